@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * One table of facts per architecture, shared by recordmcount, patchverify
+ * and libpatchsite.  Everything that depends on an instruction set or an
+ * ABI (relocation types, opcodes, NOPs, alignment) lives behind this
+ * interface, in lib/arch/<arch>.c; generic code never names an EM_* value,
+ * a relocation type or an opcode byte.
+ */
+#ifndef PS_ARCH_H
+#define PS_ARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a relocation against a hook symbol means in executable code. */
+enum reloc_role {
+	RELOC_CALL,	/* starts a call to the hook: a site to record */
+	RELOC_PART,	/* belongs to the call sequence started just before it */
+	RELOC_BAD,	/* refers to the hook but is not a call: an error */
+};
+
+/* A relocation against a hook, seen together with the code it patches. */
+struct reloc_view {
+	const uint8_t *code;	/* bytes of the section the relocation applies to */
+	uint64_t code_size;
+	uint64_t offset;	/* r_offset */
+	uint32_t type;		/* r_type */
+	bool big_endian;
+	/* Per-section state for arches whose calls take several relocations. */
+	bool have_prev;
+	uint64_t prev_offset;	/* r_offset of the previous hook relocation */
+};
+
+/* A call site found through its relocation. */
+struct call_site {
+	uint64_t site;		/* offset of the call instruction (sequence) */
+	unsigned len;		/* bytes of the call instruction (sequence) */
+	unsigned align;		/* instruction alignment the site must keep */
+	const char *why;	/* for RELOC_BAD: what was found instead */
+};
+
+struct arch {
+	const char *name;
+	uint16_t machine;
+	uint8_t elfclass;		/* 1 = ELFCLASS32, 2 = ELFCLASS64 */
+	const char *const *hooks;	/* profiling hook names, NULL-terminated */
+	bool strip_dot;			/* ELFv1 ppc64: "._mcount" names "_mcount" */
+	uint32_t abs_reloc;		/* absolute word relocation for table entries */
+	uint32_t none_reloc;		/* relocation type meaning "nothing" */
+	bool ref_skips_func;		/* never use a function symbol as reference (Thumb bit) */
+
+	/* Classify a relocation against a hook and locate its call site. */
+	enum reloc_role (*call_site)(const struct arch *a, const struct reloc_view *rv,
+				     struct call_site *cs);
+	/*
+	 * Replace the call at cs (in a writable copy of its section) with the
+	 * arch's NOP.  Returns 0, or -EINVAL when the bytes around the call
+	 * are not what the NOP expects (then nothing is written).  NULL: the
+	 * arch has no build-time NOP.
+	 */
+	int (*make_nop)(const struct arch *a, uint8_t *code, uint64_t size,
+			const struct call_site *cs, bool big_endian);
+	/*
+	 * NOP a recorded site (--nop-all) so that ftrace can patch the call
+	 * back later: unlike make_nop it keeps what the call relies on around
+	 * it (ARM's push {lr}).  NULL: make_nop does both jobs.
+	 */
+	int (*make_site_nop)(const struct arch *a, uint8_t *code, uint64_t size,
+			     const struct call_site *cs, bool big_endian);
+	/* r_info layout differs from the generic one (MIPS64 little-endian). */
+	uint64_t (*rinfo_make)(uint32_t sym, uint32_t type, bool big_endian);
+	void (*rinfo_split)(uint64_t info, bool big_endian, uint32_t *sym, uint32_t *type);
+	/* Name of a relocation type, for messages; NULL if unknown. */
+	const char *(*reloc_name)(uint32_t type);
+};
+
+/* The table for a machine and class, or NULL when we do not support it. */
+const struct arch *arch_find(uint16_t machine, uint8_t elfclass, uint32_t e_flags);
+/* A human name for any machine and class, for "unsupported architecture" messages. */
+const char *arch_machine_name(uint16_t machine, uint8_t elfclass);
+/* True when name (after the arch's own rules) is one of the arch's hooks. */
+bool arch_is_hook(const struct arch *a, const char *name);
+/* "R_X86_64_PLT32", or "type 42" in buf when the arch has no name for it. */
+const char *arch_reloc_str(const struct arch *a, uint32_t type, char *buf, size_t len);
+/* Every table we have, NULL-terminated (for --version and tests). */
+extern const struct arch *const arch_all[];
+
+/* Encode or decode r_info for the arch's ELF class. */
+uint64_t arch_rinfo_make(const struct arch *a, uint32_t sym, uint32_t type, bool big_endian);
+void arch_rinfo_split(const struct arch *a, uint64_t info, bool big_endian,
+		      uint32_t *sym, uint32_t *type);
+
+#endif

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * x86-64 and i386.
+ *
+ * Hook calls gcc emits for -pg [-mfentry]:
+ *   e8 <rel32>              call __fentry__          R_X86_64_PLT32/PC32, R_386_PC32/PLT32
+ *                                                    at site+1 (REL: rel32 holds -4)
+ *   ff 15 <disp32>          call *__fentry__@GOTPCREL(%rip)   (x86-64 PIE, Debian's default)
+ *                                                    R_X86_64_GOTPCRELX at site+2
+ *   ff 93 <disp32>          call *__fentry__@GOT(%ebx)        (i386 PIC) R_386_GOT32X at site+2
+ * Instructions have no alignment.  The NOPs are the ones the kernel's
+ * ftrace writes, so that it recognises sites we NOP at build time.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <string.h>
+
+#include "arch_list.h"
+#include "bytes.h"
+
+static const uint8_t nop5_64[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };	/* nopl 0x0(%rax,%rax,1) */
+static const uint8_t nop6_64[] = { 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00 };	/* nopw 0x0(%rax,%rax,1) */
+static const uint8_t nop5_32[] = { 0x3e, 0x8d, 0x74, 0x26, 0x00 };	/* ds lea 0x0(%esi,%eiz,1),%esi */
+static const uint8_t nop6_32[] = { 0x8d, 0xb6, 0x00, 0x00, 0x00, 0x00 };	/* lea 0x0(%esi),%esi */
+
+enum x86_form { X86_REL32, X86_INDIRECT, X86_OTHER };
+
+static enum x86_form x86_64_form(uint32_t type)
+{
+	switch (type) {
+	case R_X86_64_PC32:
+	case R_X86_64_PLT32:
+		return X86_REL32;
+	case R_X86_64_GOTPCREL:
+	case R_X86_64_GOTPCRELX:
+	case R_X86_64_REX_GOTPCRELX:
+		return X86_INDIRECT;
+	default:
+		return X86_OTHER;
+	}
+}
+
+static enum x86_form i386_form(uint32_t type)
+{
+	switch (type) {
+	case R_386_PC32:
+	case R_386_PLT32:
+		return X86_REL32;
+	case R_386_GOT32:
+	case R_386_GOT32X:
+		return X86_INDIRECT;
+	default:
+		return X86_OTHER;
+	}
+}
+
+/* ff /2 with a 32-bit displacement: (%rip) on x86-64, (%reg) on i386. */
+static bool is_indirect_call(const uint8_t *p, bool is64)
+{
+	if (p[0] != 0xff)
+		return false;
+	if (is64)
+		return p[1] == 0x15;
+	return (p[1] & 0xf8) == 0x90 && (p[1] & 7) != 4;
+}
+
+static enum reloc_role x86_site(enum x86_form form, bool is64, const struct reloc_view *rv,
+				struct call_site *cs)
+{
+	unsigned back = form == X86_REL32 ? 1 : 2;
+	const uint8_t *p;
+
+	cs->align = 1;
+	cs->why = "a relocation type that no call uses";
+	if (form == X86_OTHER)
+		return RELOC_BAD;
+	cs->why = "no room for a call before the relocation";
+	if (rv->offset < back || !in_bounds(rv->offset - back, back + 4, rv->code_size))
+		return RELOC_BAD;
+	cs->site = rv->offset - back;
+	cs->len = back + 4;
+	p = rv->code + cs->site;
+	if (form == X86_REL32 && p[0] == 0xe8)
+		return RELOC_CALL;
+	if (form == X86_INDIRECT && is_indirect_call(p, is64))
+		return RELOC_CALL;
+	cs->why = p[0] == 0xe9 || (p[0] == 0xff && (p[1] & 0x38) == 0x20)
+			  ? "a jump (tail call), not a call" : "not a call instruction";
+	return RELOC_BAD;
+}
+
+static enum reloc_role x86_64_call_site(const struct arch *a, const struct reloc_view *rv,
+					struct call_site *cs)
+{
+	(void)a;
+	return x86_site(x86_64_form(rv->type), true, rv, cs);
+}
+
+static enum reloc_role i386_call_site(const struct arch *a, const struct reloc_view *rv,
+				      struct call_site *cs)
+{
+	(void)a;
+	return x86_site(i386_form(rv->type), false, rv, cs);
+}
+
+static int x86_nop(uint8_t *code, uint64_t size, const struct call_site *cs, bool is64)
+{
+	uint8_t *p = code + cs->site;
+	bool call5 = cs->len == 5 && p[0] == 0xe8;
+	bool call6 = cs->len == 6 && is_indirect_call(p, is64);
+
+	if (!in_bounds(cs->site, cs->len, size) || !(call5 || call6))
+		return -EINVAL;
+	if (call5)
+		memcpy(p, is64 ? nop5_64 : nop5_32, 5);
+	else
+		memcpy(p, is64 ? nop6_64 : nop6_32, 6);
+	return 0;
+}
+
+static int x86_64_make_nop(const struct arch *a, uint8_t *code, uint64_t size,
+			   const struct call_site *cs, bool big_endian)
+{
+	(void)a;
+	(void)big_endian;
+	return x86_nop(code, size, cs, true);
+}
+
+static int i386_make_nop(const struct arch *a, uint8_t *code, uint64_t size,
+			 const struct call_site *cs, bool big_endian)
+{
+	(void)a;
+	(void)big_endian;
+	return x86_nop(code, size, cs, false);
+}
+
+static const struct reloc_name x86_64_relocs[] = {
+	RELOC_NAME(R_X86_64_NONE), RELOC_NAME(R_X86_64_64), RELOC_NAME(R_X86_64_PC32),
+	RELOC_NAME(R_X86_64_PLT32), RELOC_NAME(R_X86_64_GOTPCREL),
+	RELOC_NAME(R_X86_64_GOTPCRELX), RELOC_NAME(R_X86_64_REX_GOTPCRELX),
+	RELOC_NAME(R_X86_64_32), RELOC_NAME(R_X86_64_32S), { 0, NULL },
+};
+
+static const struct reloc_name i386_relocs[] = {
+	RELOC_NAME(R_386_NONE), RELOC_NAME(R_386_32), RELOC_NAME(R_386_PC32),
+	RELOC_NAME(R_386_PLT32), RELOC_NAME(R_386_GOT32), RELOC_NAME(R_386_GOT32X),
+	{ 0, NULL },
+};
+
+static const char *x86_64_reloc_name(uint32_t type)
+{
+	return reloc_name_lookup(x86_64_relocs, type);
+}
+
+static const char *i386_reloc_name(uint32_t type)
+{
+	return reloc_name_lookup(i386_relocs, type);
+}
+
+static const char *const x86_hooks[] = { "__fentry__", "mcount", NULL };
+
+const struct arch arch_x86_64 = {
+	.name		= "x86_64",
+	.machine	= EM_X86_64,
+	.elfclass	= ELFCLASS64,
+	.hooks		= x86_hooks,
+	.abs_reloc	= R_X86_64_64,
+	.none_reloc	= R_X86_64_NONE,
+	.call_site	= x86_64_call_site,
+	.make_nop	= x86_64_make_nop,
+	.reloc_name	= x86_64_reloc_name,
+};
+
+const struct arch arch_i386 = {
+	.name		= "i386",
+	.machine	= EM_386,
+	.elfclass	= ELFCLASS32,
+	.hooks		= x86_hooks,
+	.abs_reloc	= R_386_32,
+	.none_reloc	= R_386_NONE,
+	.call_site	= i386_call_site,
+	.make_nop	= i386_make_nop,
+	.reloc_name	= i386_reloc_name,
+};

@@ -1,0 +1,7 @@
+# The shared core: ELF access, diagnostics, arch tables.
+LIBCORE_SRC := lib/elfobj.c lib/elfwrite.c lib/diag.c lib/arch.c $(wildcard lib/arch/*.c)
+LIBCORE_OBJ := $(LIBCORE_SRC:%.c=$(B)/obj/%.o)
+LIBCORE     := $(B)/libcore.a
+
+$(LIBCORE): $(LIBCORE_OBJ)
+	$(call quiet,AR,$@)$(AR) rcs $@ $^

@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The one module that calls libelf.  Opening checks every offset the tools
+ * will follow (section bounds, names, symbol and link indices) so that code
+ * above this layer can trust what it is given.  Writing re-creates the
+ * whole file through libelf's own layout, so an edited object carries no
+ * stale copies of headers or string tables, and identical input gives
+ * identical output.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "arch.h"
+#include "diag.h"
+#include "elfobj.h"
+#include "elfobj_priv.h"
+
+int eo_fail(const struct elfobj *o, int err, const char *fmt, const char *arg)
+{
+	char msg[512];
+
+	snprintf(msg, sizeof(msg), fmt, arg);
+	diag_err(o->path, "%s", msg);
+	return err;
+}
+
+int eo_fail_elf(const struct elfobj *o, const char *what)
+{
+	return eo_fail(o, -EINVAL, what, elf_errmsg(-1));
+}
+
+static bool is_bitcode(int fd)
+{
+	unsigned char m[4] = { 0 };
+
+	if (pread(fd, m, 4, 0) != 4)
+		return false;
+	/* Raw bitcode "BC\xc0\xde", or the bitcode wrapper 0x0b17c0de. */
+	return (m[0] == 'B' && m[1] == 'C' && m[2] == 0xc0 && m[3] == 0xde) ||
+	       (m[0] == 0xde && m[1] == 0xc0 && m[2] == 0x17 && m[3] == 0x0b);
+}
+
+static int check_kind(struct elfobj *o)
+{
+	switch (elf_kind(o->elf)) {
+	case ELF_K_ELF:
+		return 0;
+	case ELF_K_AR:
+		return eo_fail(o, -EINVAL, "%s", "is an ar archive, not an ELF object");
+	default:
+		if (is_bitcode(o->fd))
+			return eo_fail(o, -EINVAL, "%s",
+				    "is LLVM bitcode (LTO), not an ELF object");
+		if (o->fsize == 0)
+			return eo_fail(o, -EINVAL, "%s", "is empty, not an ELF object");
+		return eo_fail(o, -EINVAL, "%s", "is not an ELF file");
+	}
+}
+
+static int read_header(struct elfobj *o)
+{
+	if (!gelf_getehdr(o->elf, &o->ehdr))
+		return eo_fail_elf(o, "bad ELF header: %s");
+	if (o->ehdr.e_ident[EI_DATA] != ELFDATA2LSB && o->ehdr.e_ident[EI_DATA] != ELFDATA2MSB)
+		return eo_fail(o, -EINVAL, "%s", "bad ELF header: unknown byte order");
+	o->hdr.type = o->ehdr.e_type;
+	o->hdr.machine = o->ehdr.e_machine;
+	o->hdr.elfclass = (uint8_t)gelf_getclass(o->elf);
+	o->hdr.big_endian = o->ehdr.e_ident[EI_DATA] == ELFDATA2MSB;
+	o->hdr.flags = o->ehdr.e_flags;
+	o->hdr.word = o->hdr.elfclass == ELFCLASS64 ? 8 : 4;
+	o->arch = arch_find(o->hdr.machine, o->hdr.elfclass, o->hdr.flags);
+	if (elf_getshdrnum(o->elf, &o->shnum) || elf_getshdrstrndx(o->elf, &o->shstrndx))
+		return eo_fail_elf(o, "bad section header table: %s");
+	if (o->shnum && o->shstrndx >= o->shnum)
+		return eo_fail(o, -EINVAL, "%s", "section name table index out of range");
+	return 0;
+}
+
+static int read_section(struct elfobj *o, size_t i)
+{
+	struct eo_sec *s = &o->secs[i];
+	GElf_Shdr sh;
+	char idx[32];
+	const char *name;
+
+	snprintf(idx, sizeof(idx), "%zu", i);
+	o->x[i].scn = elf_getscn(o->elf, i);
+	if (!o->x[i].scn || !gelf_getshdr(o->x[i].scn, &sh))
+		return eo_fail(o, -EINVAL, "cannot read section header %s", idx);
+	name = elf_strptr(o->elf, o->shstrndx, sh.sh_name);
+	if (!name)
+		return eo_fail(o, -EINVAL, "section %s: name offset out of range", idx);
+	*s = (struct eo_sec){
+		.name = name, .type = sh.sh_type, .link = sh.sh_link, .info = sh.sh_info,
+		.flags = sh.sh_flags, .addr = sh.sh_addr, .offset = sh.sh_offset,
+		.size = sh.sh_size, .entsize = sh.sh_entsize, .addralign = sh.sh_addralign,
+	};
+	if (s->type != SHT_NOBITS && (s->offset > o->fsize || s->size > o->fsize - s->offset))
+		return eo_fail(o, -EINVAL, "section %s extends past the end of the file", name);
+	if (s->link >= o->shnum && (s->type == SHT_REL || s->type == SHT_RELA ||
+				    s->type == SHT_SYMTAB || s->type == SHT_SYMTAB_SHNDX))
+		return eo_fail(o, -EINVAL, "section %s: sh_link out of range", name);
+	if ((s->type == SHT_REL || s->type == SHT_RELA) && s->info >= o->shnum)
+		return eo_fail(o, -EINVAL, "section %s: sh_info out of range", name);
+	return 0;
+}
+
+Elf_Data *eo_sec_data(const struct elfobj *o, size_t i)
+{
+	struct secx *x = &o->x[i];
+
+	if (!x->data)
+		x->data = elf_getdata(x->scn, NULL);
+	return x->data;
+}
+
+static int read_symbols(struct elfobj *o)
+{
+	Elf_Data *d, *xd = NULL;
+	size_t i, strtab;
+
+	for (i = 1; i < o->shnum && !o->symtab; i++)
+		if (o->secs[i].type == SHT_SYMTAB)
+			o->symtab = i;
+	if (!o->symtab)
+		return 0;
+	for (i = 1; i < o->shnum; i++)
+		if (o->secs[i].type == SHT_SYMTAB_SHNDX && o->secs[i].link == o->symtab)
+			o->shndx_sec = i;
+	strtab = o->secs[o->symtab].link;
+	if (o->secs[strtab].type != SHT_STRTAB)
+		return eo_fail(o, -EINVAL, "%s", "symbol table does not link to a string table");
+	d = eo_sec_data(o, o->symtab);
+	if (!d)
+		return eo_fail_elf(o, "cannot read the symbol table: %s");
+	if (o->shndx_sec && !(xd = eo_sec_data(o, o->shndx_sec)))
+		return eo_fail_elf(o, "cannot read the extended section index table: %s");
+	o->nsyms = d->d_size / gelf_fsize(o->elf, ELF_T_SYM, 1, EV_CURRENT);
+	o->syms = calloc(o->nsyms ? o->nsyms : 1, sizeof(*o->syms));
+	if (!o->syms)
+		return eo_fail(o, -ENOMEM, "%s", "out of memory");
+	for (i = 0; i < o->nsyms; i++) {
+		struct eo_sym *s = &o->syms[i];
+		GElf_Sym sym;
+		Elf32_Word xndx = 0;
+
+		if (!gelf_getsymshndx(d, xd, (int)i, &sym, &xndx))
+			return eo_fail_elf(o, "cannot read a symbol: %s");
+		s->name = elf_strptr(o->elf, strtab, sym.st_name);
+		if (!s->name)
+			return eo_fail(o, -EINVAL, "%s", "symbol name offset out of range");
+		s->value = sym.st_value;
+		s->size = sym.st_size;
+		s->bind = GELF_ST_BIND(sym.st_info);
+		s->type = GELF_ST_TYPE(sym.st_info);
+		s->shndx = sym.st_shndx == SHN_XINDEX ? xndx : sym.st_shndx;
+		s->defined = s->shndx != SHN_UNDEF && s->shndx < o->shnum &&
+			     (sym.st_shndx < SHN_LORESERVE || sym.st_shndx == SHN_XINDEX);
+	}
+	return 0;
+}
+
+static int open_file(struct elfobj *o)
+{
+	struct stat st;
+
+	o->fd = open(o->path, O_RDONLY | O_CLOEXEC);
+	if (o->fd < 0)
+		return eo_fail(o, -errno, "%s", strerror(errno));
+	if (fstat(o->fd, &st))
+		return eo_fail(o, -errno, "%s", strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return eo_fail(o, -EINVAL, "%s", S_ISDIR(st.st_mode) ? "is a directory"
+								: "is not a regular file");
+	o->mode = st.st_mode & 07777;
+	o->fsize = (uint64_t)st.st_size;
+	o->elf = elf_begin(o->fd, ELF_C_READ_MMAP, NULL);
+	if (!o->elf)
+		return eo_fail_elf(o, "cannot read: %s");
+	return check_kind(o);
+}
+
+int elfobj_open(const char *path, struct elfobj **out)
+{
+	struct elfobj *o = calloc(1, sizeof(*o));
+	size_t i;
+	int err;
+
+	*out = NULL;
+	if (!o || !(o->path = strdup(path))) {
+		free(o);
+		diag_err(path, "out of memory");
+		return -ENOMEM;
+	}
+	o->fd = -1;
+	elf_version(EV_CURRENT);
+	err = open_file(o);
+	if (!err)
+		err = read_header(o);
+	if (err)
+		goto out;
+	o->secs = calloc(o->shnum + 1, sizeof(*o->secs));
+	o->x = calloc(o->shnum + 1, sizeof(*o->x));
+	if (!o->secs || !o->x) {
+		err = eo_fail(o, -ENOMEM, "%s", "out of memory");
+		goto out;
+	}
+	for (i = 1; i < o->shnum && !err; i++)
+		err = read_section(o, i);
+	if (!err)
+		err = read_symbols(o);
+out:
+	if (err) {
+		elfobj_close(o);
+		return err;
+	}
+	*out = o;
+	return 0;
+}
+
+void elfobj_close(struct elfobj *o)
+{
+	size_t i;
+
+	if (!o)
+		return;
+	for (i = 0; o->x && i < o->shnum; i++) {
+		free(o->x[i].rw);
+		free(o->x[i].rels);
+	}
+	for (i = 0; i < o->nadded; i++)
+		free(o->added[i].buf);
+	free(o->added);
+	free(o->shstr);
+	free(o->symbuf);
+	free(o->shndxbuf);
+	free(o->syms);
+	free(o->secs);
+	free(o->x);
+	if (o->elf)
+		elf_end(o->elf);
+	if (o->fd >= 0)
+		close(o->fd);
+	free(o->path);
+	free(o);
+}
+
+const char *elfobj_path(const struct elfobj *o) { return o->path; }
+const struct eo_hdr *elfobj_hdr(const struct elfobj *o) { return &o->hdr; }
+const struct arch *elfobj_arch(const struct elfobj *o) { return o->arch; }
+size_t elfobj_shnum(const struct elfobj *o) { return o->shnum; }
+size_t elfobj_symtab_index(const struct elfobj *o) { return o->symtab; }
+size_t elfobj_nsyms(const struct elfobj *o) { return o->nsyms; }
+
+const struct eo_sec *elfobj_sec(const struct elfobj *o, size_t idx)
+{
+	return idx < o->shnum ? &o->secs[idx] : NULL;
+}
+
+const struct eo_sym *elfobj_sym(const struct elfobj *o, size_t idx)
+{
+	return idx < o->nsyms ? &o->syms[idx] : NULL;
+}
+
+size_t elfobj_find_sec(const struct elfobj *o, const char *name)
+{
+	size_t i;
+
+	for (i = 1; i < o->shnum; i++)
+		if (!strcmp(o->secs[i].name, name))
+			return i;
+	return 0;
+}
+
+const uint8_t *elfobj_sec_bytes(const struct elfobj *o, size_t idx)
+{
+	Elf_Data *d;
+
+	if (idx == 0 || idx >= o->shnum || o->secs[idx].type == SHT_NOBITS)
+		return NULL;
+	if (o->x[idx].rw)
+		return o->x[idx].rw;
+	d = eo_sec_data(o, idx);
+	if (!d || d->d_size != o->secs[idx].size)
+		return NULL;
+	return d->d_buf;
+}
+
+uint8_t *elfobj_sec_bytes_rw(struct elfobj *o, size_t idx)
+{
+	const uint8_t *b = elfobj_sec_bytes(o, idx);
+	struct secx *x = &o->x[idx];
+
+	if (!b || x->rw)
+		return x->rw;
+	x->rw = malloc(o->secs[idx].size);
+	if (x->rw)
+		memcpy(x->rw, b, o->secs[idx].size);
+	return x->rw;
+}
+
+bool elfobj_is_rel_sec(const struct elfobj *o, size_t idx)
+{
+	return idx < o->shnum && (o->secs[idx].type == SHT_REL || o->secs[idx].type == SHT_RELA);
+}
+
+static int decode_rels(struct elfobj *o, size_t idx)
+{
+	struct secx *x = &o->x[idx];
+	bool rela = o->secs[idx].type == SHT_RELA;
+	Elf_Data *d = eo_sec_data(o, idx);
+	size_t i, n;
+
+	if (!d)
+		return eo_fail_elf(o, "cannot read relocations: %s");
+	n = d->d_size / gelf_fsize(o->elf, rela ? ELF_T_RELA : ELF_T_REL, 1, EV_CURRENT);
+	x->rels = calloc(n ? n : 1, sizeof(*x->rels));
+	if (!x->rels)
+		return eo_fail(o, -ENOMEM, "%s", "out of memory");
+	for (i = 0; i < n; i++) {
+		struct eo_rel *r = &x->rels[i];
+		GElf_Rela ra = { 0 };
+		GElf_Rel rl;
+
+		if (rela ? !gelf_getrela(d, (int)i, &ra) : !gelf_getrel(d, (int)i, &rl))
+			return eo_fail_elf(o, "cannot read a relocation: %s");
+		if (!rela) {
+			ra.r_offset = rl.r_offset;
+			ra.r_info = rl.r_info;
+		}
+		r->offset = ra.r_offset;
+		r->addend = ra.r_addend;
+		if (o->arch) {
+			arch_rinfo_split(o->arch, ra.r_info, o->hdr.big_endian, &r->sym, &r->type);
+		} else if (o->hdr.elfclass == ELFCLASS64) {
+			r->sym = (uint32_t)GELF_R_SYM(ra.r_info);
+			r->type = (uint32_t)GELF_R_TYPE(ra.r_info);
+		} else {
+			r->sym = ELF32_R_SYM(ra.r_info);
+			r->type = ELF32_R_TYPE(ra.r_info);
+		}
+		if (o->secs[idx].link == o->symtab && r->sym >= o->nsyms)
+			return eo_fail(o, -EINVAL, "relocation section %s: symbol index out of range",
+				    o->secs[idx].name);
+	}
+	x->nrels = n;
+	return 0;
+}
+
+int elfobj_rels(struct elfobj *o, size_t idx, const struct eo_rel **rels, size_t *n)
+{
+	int err;
+
+	if (!elfobj_is_rel_sec(o, idx))
+		return -EINVAL;
+	if (!o->x[idx].rels && (err = decode_rels(o, idx)))
+		return err;
+	*rels = o->x[idx].rels;
+	*n = o->x[idx].nrels;
+	return 0;
+}
+
+int elfobj_set_rel(struct elfobj *o, size_t idx, size_t k, const struct eo_rel *rel)
+{
+	if (!elfobj_is_rel_sec(o, idx) || !o->x[idx].rels || k >= o->x[idx].nrels)
+		return -EINVAL;
+	o->x[idx].rels[k] = *rel;
+	o->x[idx].rels_dirty = true;
+	return 0;
+}
+

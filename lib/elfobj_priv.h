@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Private to the elfobj module (elfobj.c reads, elfwrite.c edits and writes). */
+#ifndef PS_ELFOBJ_PRIV_H
+#define PS_ELFOBJ_PRIV_H
+
+#include <gelf.h>
+#include <sys/types.h>
+
+#include "elfobj.h"
+
+struct secx {
+	Elf_Scn *scn;
+	Elf_Data *data;		/* as read, filled on first use */
+	uint8_t *rw;		/* private copy after elfobj_sec_bytes_rw() */
+	struct eo_rel *rels;	/* decoded relocations, filled on first use */
+	size_t nrels;
+	bool rels_dirty;
+};
+
+struct newsec {
+	struct eo_newsec ns;
+	void *buf;		/* host-format words or relocations */
+	size_t size;
+	Elf_Type type;
+};
+
+struct elfobj {
+	char *path;
+	int fd;
+	mode_t mode;
+	uint64_t fsize;
+	Elf *elf;
+	GElf_Ehdr ehdr;
+	struct eo_hdr hdr;
+	const struct arch *arch;
+	size_t shnum, shstrndx;
+	struct eo_sec *secs;
+	struct secx *x;
+	size_t symtab, shndx_sec, nsyms;
+	struct eo_sym *syms;
+	/* Edits. */
+	void *symbuf;		/* rebuilt symbol table, host format */
+	uint32_t *shndxbuf;	/* rebuilt SHT_SYMTAB_SHNDX */
+	size_t symbuf_n;	/* symbols copied into symbuf */
+	char *shstr;		/* grown section name table */
+	size_t shstr_len;
+	struct newsec *added;
+	size_t nadded;
+};
+
+int eo_fail(const struct elfobj *o, int err, const char *fmt, const char *arg);
+int eo_fail_elf(const struct elfobj *o, const char *what);
+Elf_Data *eo_sec_data(const struct elfobj *o, size_t i);
+
+#endif
