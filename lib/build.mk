@@ -1,5 +1,5 @@
 # The shared core: ELF access, diagnostics, arch tables.
-LIBCORE_SRC := lib/elfobj.c lib/elfwrite.c lib/diag.c lib/arch.c $(wildcard lib/arch/*.c)
+LIBCORE_SRC := $(wildcard lib/*.c lib/arch/*.c)
 LIBCORE_OBJ := $(LIBCORE_SRC:%.c=$(B)/obj/%.o)
 LIBCORE     := $(B)/libcore.a
 
