@@ -86,7 +86,7 @@ const char *arch_reloc_str(const struct arch *a, uint32_t type, char *buf, size_
 /* Every table we have, NULL-terminated (for --version and tests). */
 extern const struct arch *const arch_all[];
 
-/* Encode or decode r_info for the arch's ELF class. */
+/* Encode or decode a 64-bit object's r_info (32-bit ones have one layout). */
 uint64_t arch_rinfo_make(const struct arch *a, uint32_t sym, uint32_t type, bool big_endian);
 void arch_rinfo_split(const struct arch *a, uint64_t info, bool big_endian,
 		      uint32_t *sym, uint32_t *type);

@@ -51,9 +51,7 @@ uint64_t arch_rinfo_make(const struct arch *a, uint32_t sym, uint32_t type, bool
 {
 	if (a->rinfo_make)
 		return a->rinfo_make(sym, type, big_endian);
-	if (a->elfclass == 2)
-		return (uint64_t)sym << 32 | type;
-	return (uint64_t)sym << 8 | (type & 0xff);
+	return (uint64_t)sym << 32 | type;
 }
 
 void arch_rinfo_split(const struct arch *a, uint64_t info, bool big_endian,
@@ -61,12 +59,9 @@ void arch_rinfo_split(const struct arch *a, uint64_t info, bool big_endian,
 {
 	if (a->rinfo_split) {
 		a->rinfo_split(info, big_endian, sym, type);
-	} else if (a->elfclass == 2) {
+	} else {
 		*sym = (uint32_t)(info >> 32);
 		*type = (uint32_t)info;
-	} else {
-		*sym = (uint32_t)(info >> 8) & 0xffffff;
-		*type = (uint32_t)info & 0xff;
 	}
 }
 

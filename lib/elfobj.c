@@ -339,14 +339,12 @@ static int decode_rels(struct elfobj *o, size_t idx)
 		}
 		r->offset = ra.r_offset;
 		r->addend = ra.r_addend;
-		if (o->arch) {
+		/* gelf gives ELF32 r_info in the ELF64 layout already. */
+		if (o->arch && o->hdr.elfclass == ELFCLASS64) {
 			arch_rinfo_split(o->arch, ra.r_info, o->hdr.big_endian, &r->sym, &r->type);
-		} else if (o->hdr.elfclass == ELFCLASS64) {
+		} else {
 			r->sym = (uint32_t)GELF_R_SYM(ra.r_info);
 			r->type = (uint32_t)GELF_R_TYPE(ra.r_info);
-		} else {
-			r->sym = ELF32_R_SYM(ra.r_info);
-			r->type = ELF32_R_TYPE(ra.r_info);
 		}
 		if (o->secs[idx].link == o->symtab && r->sym >= o->nsyms)
 			return eo_fail(o, -EINVAL, "relocation section %s: symbol index out of range",

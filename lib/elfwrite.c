@@ -151,10 +151,10 @@ static void *rels_to_host(const struct elfobj *o, const struct eo_rel *r, size_t
 	size_t i;
 
 	for (i = 0; buf && i < n; i++) {
-		uint64_t info = o->arch ? arch_rinfo_make(o->arch, r[i].sym, r[i].type,
-							  o->hdr.big_endian)
-				: is64 ? GELF_R_INFO(r[i].sym, r[i].type)
-				       : ELF32_R_INFO(r[i].sym, r[i].type);
+		uint64_t info = !is64 ? ELF32_R_INFO(r[i].sym, r[i].type)
+				: o->arch ? arch_rinfo_make(o->arch, r[i].sym, r[i].type,
+							    o->hdr.big_endian)
+				: GELF_R_INFO(r[i].sym, r[i].type);
 		void *e = buf + i * ent;
 
 		if (is64 && rela)

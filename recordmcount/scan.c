@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Finding the hook calls of an object.
+ *
+ * Every relocation section whose target is executable code is walked in
+ * section-header order, then relocation order (the kernel's recordmcount
+ * order).  A relocation against a hook symbol must be a call the arch
+ * knows, at an aligned site; anything else is an error naming the place,
+ * never a silent skip, because a wrong table entry only shows up at boot.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch.h"
+#include "diag.h"
+#include "elfobj.h"
+#include "record.h"
+#include "symindex.h"
+
+/* The sections ftrace traces: prefix ".text", plus these exact names. */
+static const char *const traced_names[] = {
+	".init.text", ".ref.text", ".sched.text", ".spinlock.text", ".irqentry.text",
+	".softirqentry.text", ".kprobes.text", ".cpuidle.text", NULL,
+};
+
+bool scan_traced_section(const char *name)
+{
+	const char *const *n;
+
+	if (!strncmp(name, ".text", 5))
+		return true;
+	for (n = traced_names; *n; n++)
+		if (!strcmp(name, *n))
+			return true;
+	return false;
+}
+
+static bool is_code(const struct eo_sec *s)
+{
+	return s->type == EO_SHT_PROGBITS && (s->flags & EO_SHF_EXECINSTR);
+}
+
+struct symindex *record_symindex(struct record *r)
+{
+	if (!r->si)
+		r->si = symindex_build(r->o);
+	return r->si;
+}
+
+static int add_site(struct record *r, const struct site *s)
+{
+	if (r->nsites == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 64;
+		struct site *n = realloc(r->sites, cap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		r->sites = n;
+		r->cap = cap;
+	}
+	r->sites[r->nsites++] = *s;
+	r->ntraced += s->traced;
+	return 0;
+}
+
+static void report_bad(struct record *r, size_t sec, const struct eo_rel *rel,
+		       const char *hook, const char *why)
+{
+	char where[256], rname[32];
+
+	diag_err(r->path, "%s: %s against %s is %s",
+		 symindex_where(record_symindex(r), r->o, sec, rel->offset, where, sizeof(where)),
+		 arch_reloc_str(r->a, rel->type, rname, sizeof(rname)), hook, why);
+}
+
+static void report_misaligned(struct record *r, const struct site *s)
+{
+	char where[256];
+
+	diag_err(r->path, "%s: call to %s is not %u-byte aligned",
+		 symindex_where(record_symindex(r), r->o, s->sec, s->off, where, sizeof(where)), s->hook,
+		 s->align);
+}
+
+/* The hook calls made through one relocation section. */
+static enum rmc_status scan_relsec(struct record *r, size_t relsec)
+{
+	const struct eo_sec *rs = elfobj_sec(r->o, relsec);
+	const struct eo_sec *ts = elfobj_sec(r->o, rs->info);
+	const struct eo_rel *rels;
+	struct reloc_view rv = {
+		.code = elfobj_sec_bytes(r->o, rs->info),
+		.code_size = ts->size,
+		.big_endian = elfobj_hdr(r->o)->big_endian,
+	};
+	enum rmc_status st = RMC_OK;
+	size_t k, n;
+
+	if (elfobj_rels(r->o, relsec, &rels, &n))
+		return RMC_REJECTED;
+	if (!rv.code && ts->size)
+		return RMC_REJECTED;
+	for (k = 0; k < n; k++) {
+		const struct eo_sym *sym = elfobj_sym(r->o, rels[k].sym);
+		struct call_site cs = { 0 };
+		struct site s;
+
+		if (!rels[k].sym || !arch_is_hook(r->a, sym->name))
+			continue;
+		rv.offset = rels[k].offset;
+		rv.type = rels[k].type;
+		switch (r->a->call_site(r->a, &rv, &cs)) {
+		case RELOC_PART:
+			break;
+		case RELOC_BAD:
+			report_bad(r, rs->info, &rels[k], sym->name, cs.why);
+			st = RMC_REJECTED;
+			break;
+		case RELOC_CALL:
+			s = (struct site){ .sec = rs->info, .off = cs.site, .len = cs.len,
+					   .align = cs.align, .relsec = relsec, .rel = k,
+					   .hook = sym->name,
+					   .traced = scan_traced_section(ts->name) };
+			if (cs.align > 1 && s.off % cs.align) {
+				report_misaligned(r, &s);
+				st = RMC_REJECTED;
+			} else if (add_site(r, &s)) {
+				diag_err(r->path, "out of memory");
+				return RMC_SYSERR;
+			}
+			break;
+		}
+		rv.have_prev = true;
+		rv.prev_offset = rels[k].offset;
+	}
+	return st;
+}
+
+enum rmc_status scan_object(struct record *r)
+{
+	size_t i, shnum = elfobj_shnum(r->o), symtab = elfobj_symtab_index(r->o);
+	enum rmc_status st = RMC_OK, s;
+	bool rela_set = false;
+
+	for (i = 1; i < shnum; i++) {
+		const struct eo_sec *rs = elfobj_sec(r->o, i);
+		size_t before = r->ntraced;
+
+		if (!elfobj_is_rel_sec(r->o, i))
+			continue;
+		if (!is_code(elfobj_sec(r->o, rs->info)) || rs->link != symtab || !symtab)
+			continue;
+		s = scan_relsec(r, i);
+		st = s > st ? s : st;
+		if (r->ntraced > before && !rela_set) {
+			r->rela = rs->type == EO_SHT_RELA;
+			rela_set = true;
+		}
+	}
+	return st;
+}
+
+bool scan_has_table(const struct record *r)
+{
+	return elfobj_find_sec(r->o, "__mcount_loc") != 0;
+}
