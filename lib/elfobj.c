@@ -89,16 +89,14 @@ static int read_section(struct elfobj *o, size_t i)
 {
 	struct eo_sec *s = &o->secs[i];
 	GElf_Shdr sh;
-	char idx[32];
 	const char *name;
 
-	snprintf(idx, sizeof(idx), "%zu", i);
 	o->x[i].scn = elf_getscn(o->elf, i);
 	if (!o->x[i].scn || !gelf_getshdr(o->x[i].scn, &sh))
-		return eo_fail(o, -EINVAL, "cannot read section header %s", idx);
+		return eo_fail_elf(o, "cannot read a section header: %s");
 	name = elf_strptr(o->elf, o->shstrndx, sh.sh_name);
 	if (!name)
-		return eo_fail(o, -EINVAL, "section %s: name offset out of range", idx);
+		return eo_fail(o, -EINVAL, "%s", "a section name offset is out of range");
 	*s = (struct eo_sec){
 		.name = name, .type = sh.sh_type, .link = sh.sh_link, .info = sh.sh_info,
 		.flags = sh.sh_flags, .addr = sh.sh_addr, .offset = sh.sh_offset,

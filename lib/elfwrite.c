@@ -329,7 +329,7 @@ static int add_new_section(struct elfobj *o, Elf *elf, const struct newsec *n)
 /* Lay out and write the whole object to the open file fd. */
 static int write_elf(struct elfobj *o, int fd)
 {
-	Elf *elf = elf_begin(fd, ELF_C_WRITE, NULL);
+	Elf *elf = elf_begin(fd, ELF_C_WRITE_MMAP, NULL);
 	struct scratch s = { 0 };
 	GElf_Ehdr eh = o->ehdr;
 	size_t i;
@@ -362,7 +362,7 @@ static int write_elf(struct elfobj *o, int fd)
 	if (!err && !gelf_update_ehdr(elf, &eh))
 		err = eo_fail_elf(o, "cannot write the ELF header: %s");
 	errno = 0;
-	if (!err && elf_update(elf, ELF_C_WRITE) < 0) {
+	if (!err && elf_update(elf, ELF_C_WRITE_MMAP) < 0) {
 		char msg[300];
 
 		snprintf(msg, sizeof(msg), "%s%s%s", elf_errmsg(-1), errno ? ": " : "",
