@@ -36,7 +36,7 @@ $(B)/obj/%.o: %.c
 include lib/build.mk
 include recordmcount/build.mk
 include $(wildcard verify/build.mk patchsite/build.mk)
-include tests/build.mk
+include tests/build.mk tests/unit/build.mk
 include man/build.mk
 
 deps:

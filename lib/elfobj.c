@@ -80,6 +80,20 @@ static int read_header(struct elfobj *o)
 	o->arch = arch_find(o->hdr.machine, o->hdr.elfclass, o->hdr.flags);
 	if (elf_getshdrnum(o->elf, &o->shnum) || elf_getshdrstrndx(o->elf, &o->shstrndx))
 		return eo_fail_elf(o, "bad section header table: %s");
+	/*
+	 * libelf quietly sees fewer sections (or none) when their table runs
+	 * past the end of the file: check against the header's own count.
+	 */
+	if (o->ehdr.e_shnum && o->shnum != o->ehdr.e_shnum)
+		return eo_fail(o, -EINVAL, "%s",
+			       "section header table extends past the end of the file");
+	if (o->ehdr.e_shoff && (o->ehdr.e_shoff > o->fsize ||
+				(uint64_t)o->shnum * o->ehdr.e_shentsize > o->fsize - o->ehdr.e_shoff))
+		return eo_fail(o, -EINVAL, "%s",
+			       "section header table extends past the end of the file");
+	if (o->ehdr.e_shoff && o->shnum && o->ehdr.e_shentsize != gelf_fsize(o->elf, ELF_T_SHDR, 1,
+									      EV_CURRENT))
+		return eo_fail(o, -EINVAL, "%s", "bad section header size");
 	if (o->shnum && o->shstrndx >= o->shnum)
 		return eo_fail(o, -EINVAL, "%s", "section name table index out of range");
 	return 0;

@@ -1,0 +1,18 @@
+#!/bin/sh
+# Install what building and testing need, on Debian 12, if it is missing.
+# Run as root (as CI and a fresh machine are); otherwise it says what to install.
+set -e
+PKGS="build-essential pkg-config libelf-dev libcapstone-dev check binutils python3 gcc"
+missing=""
+have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"; }
+for p in $PKGS; do have_pkg "$p" || missing="$missing $p"; done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+	echo "deps: missing packages:$missing" >&2
+	echo "deps: run as root, or: sudo apt-get install$missing" >&2
+	exit 1
+fi
+echo "deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q $missing

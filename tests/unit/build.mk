@@ -1,0 +1,21 @@
+# Unit tests (Check): one suite per module, one runner.
+UNIT_SRC := $(wildcard tests/unit/*.c)
+UNIT_OBJ := $(UNIT_SRC:%.c=$(B)/obj/%.o)
+PKG_CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
+PKG_CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
+
+$(UNIT_OBJ): ALL_CFLAGS += $(PKG_CHECK_CFLAGS) -DSAMPLE_OBJ='"$(B)/tests/sample.o"'
+
+$(B)/tests/unit: $(UNIT_OBJ) $(LIBCORE)
+	@mkdir -p $(dir $@)
+	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_ELF_LIBS) $(PKG_CHECK_LIBS)
+
+# The sample the ELF-layer tests open: gcc -pg -mfentry output, as Kbuild makes it.
+$(B)/tests/sample.o: testdata/demo/sample.c
+	@mkdir -p $(dir $@)
+	$(call quiet,GCC,$@)gcc -O2 -fno-pie -mcmodel=kernel -mno-red-zone -pg -mfentry -c $< -o $@
+
+.PHONY: check-core
+check-core: $(B)/tests/unit $(B)/tests/sample.o
+	$(Q)CK_FORK=yes $(B)/tests/unit
+check-unit: check-core

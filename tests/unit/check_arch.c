@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The arch tables against the documented encodings of each call form
+ * (oracle: the architecture manuals' instruction encodings, as bytes in the
+ * object's byte order).  Each row is a relocation against a hook over a
+ * few bytes of code, and what call_site() must say about it.
+ */
+#include <check.h>
+#include <elf.h>
+#include <string.h>
+
+#include "arch.h"
+#include "suites.h"
+
+struct site_case {
+	const char *what;
+	uint16_t machine;
+	uint8_t cls;
+	bool be;
+	uint8_t code[16];
+	unsigned size;
+	uint64_t offset;
+	uint32_t type;
+	enum reloc_role role;
+	uint64_t site;
+	unsigned len, align;
+};
+
+static const struct site_case site_cases[] = {
+	{ "x86_64 call rel32", EM_X86_64, 2, false, { 0xe8, 0, 0, 0, 0 }, 5, 1,
+	  R_X86_64_PLT32, RELOC_CALL, 0, 5, 1 },
+	{ "x86_64 PIE call via GOT", EM_X86_64, 2, false, { 0xff, 0x15, 0, 0, 0, 0 }, 6, 2,
+	  R_X86_64_GOTPCRELX, RELOC_CALL, 0, 6, 1 },
+	{ "x86_64 tail jmp", EM_X86_64, 2, false, { 0xe9, 0, 0, 0, 0 }, 5, 1,
+	  R_X86_64_PLT32, RELOC_BAD, 0, 5, 1 },
+	{ "x86_64 address load", EM_X86_64, 2, false, { 0x48, 0xc7, 0xc0, 0, 0, 0, 0 }, 7, 3,
+	  R_X86_64_32S, RELOC_BAD, 0, 0, 1 },
+	{ "x86_64 reloc at offset 0", EM_X86_64, 2, false, { 0, 0, 0, 0 }, 4, 0,
+	  R_X86_64_PC32, RELOC_BAD, 0, 0, 1 },
+	{ "i386 REL call", EM_386, 1, false, { 0xe8, 0xfc, 0xff, 0xff, 0xff }, 5, 1,
+	  R_386_PC32, RELOC_CALL, 0, 5, 1 },
+	{ "i386 PIC call via GOT", EM_386, 1, false, { 0xff, 0x93, 0, 0, 0, 0 }, 6, 2,
+	  R_386_GOT32X, RELOC_CALL, 0, 6, 1 },
+	{ "aarch64 bl", EM_AARCH64, 2, false, { 0x00, 0x00, 0x00, 0x94 }, 4, 0,
+	  R_AARCH64_CALL26, RELOC_CALL, 0, 4, 4 },
+	{ "aarch64 b (tail)", EM_AARCH64, 2, false, { 0x00, 0x00, 0x00, 0x14 }, 4, 0,
+	  R_AARCH64_JUMP26, RELOC_BAD, 0, 4, 4 },
+	{ "arm bl", EM_ARM, 1, false, { 0x04, 0xe0, 0x2d, 0xe5, 0xfe, 0xff, 0xff, 0xeb }, 8, 4,
+	  R_ARM_CALL, RELOC_CALL, 4, 4, 4 },
+	{ "thumb bl", EM_ARM, 1, false, { 0x00, 0xb5, 0xff, 0xf7, 0xfe, 0xff }, 6, 2,
+	  R_ARM_THM_PC22, RELOC_CALL, 2, 4, 2 },
+	{ "arm b (tail)", EM_ARM, 1, false, { 0xfe, 0xff, 0xff, 0xea }, 4, 0,
+	  R_ARM_JUMP24, RELOC_BAD, 0, 4, 4 },
+	{ "mips jal (BE)", EM_MIPS, 1, true, { 0x0c, 0, 0, 0 }, 4, 0,
+	  R_MIPS_26, RELOC_CALL, 0, 4, 4 },
+	{ "mips lui long call (LE)", EM_MIPS, 1, false, { 0, 0, 0x01, 0x3c }, 4, 0,
+	  R_MIPS_HI16, RELOC_CALL, 0, 4, 4 },
+	{ "mips PIC call16", EM_MIPS, 2, false, { 0, 0, 0x99, 0xdf }, 4, 0,
+	  R_MIPS_CALL16, RELOC_BAD, 0, 4, 4 },
+	{ "ppc64le bl", EM_PPC64, 2, false, { 0x01, 0, 0, 0x48 }, 4, 0,
+	  R_PPC64_REL24, RELOC_CALL, 0, 4, 4 },
+	{ "ppc64 b (tail)", EM_PPC64, 2, true, { 0x48, 0, 0, 0 }, 4, 0,
+	  R_PPC64_REL24, RELOC_BAD, 0, 4, 4 },
+	{ "ppc32 bl", EM_PPC, 1, true, { 0x48, 0, 0, 0x01 }, 4, 0,
+	  R_PPC_REL24, RELOC_CALL, 0, 4, 4 },
+	{ "sparc64 call", EM_SPARCV9, 2, true, { 0x40, 0, 0, 0 }, 4, 0,
+	  R_SPARC_WDISP30, RELOC_CALL, 0, 4, 4 },
+	{ "s390x brasl", EM_S390, 2, true, { 0xc0, 0x05, 0, 0, 0, 0 }, 6, 2,
+	  R_390_PLT32DBL, RELOC_CALL, 0, 6, 2 },
+	{ "s390x jg (tail)", EM_S390, 2, true, { 0xc0, 0xf4, 0, 0, 0, 0 }, 6, 2,
+	  R_390_PLT32DBL, RELOC_BAD, 0, 6, 2 },
+	/* mov.l @(2*4+4 = 12 from pc 0),r1 ... literal word at 12 */
+	{ "sh literal", EM_SH, 1, false, { 0x02, 0xd1, 0x09, 0, 0x09, 0, 0x09, 0, 0x09, 0, 0x09,
+	  0, 0, 0, 0, 0 }, 16, 12, R_SH_DIR32, RELOC_CALL, 12, 4, 4 },
+	{ "sh word nobody loads", EM_SH, 1, false, { 0x09, 0, 0x09, 0, 0, 0, 0, 0 }, 8, 4,
+	  R_SH_DIR32, RELOC_BAD, 4, 4, 4 },
+	{ "riscv64 auipc+jalr", EM_RISCV, 2, false, { 0x97, 0, 0, 0, 0xe7, 0x80, 0, 0 }, 8, 0,
+	  R_RISCV_CALL_PLT, RELOC_CALL, 0, 8, 2 },
+	{ "riscv64 not a call", EM_RISCV, 2, false, { 0x13, 0, 0, 0, 0x13, 0, 0, 0 }, 8, 0,
+	  R_RISCV_CALL_PLT, RELOC_BAD, 0, 8, 2 },
+};
+
+START_TEST(test_call_site)
+{
+	const struct site_case *c = &site_cases[_i];
+	const struct arch *a = arch_find(c->machine, c->cls, 0);
+	struct reloc_view rv = { .code = c->code, .code_size = c->size, .offset = c->offset,
+				 .type = c->type, .big_endian = c->be };
+	struct call_site cs = { 0 };
+	enum reloc_role role;
+
+	ck_assert_msg(a != NULL, "%s: no arch table", c->what);
+	role = a->call_site(a, &rv, &cs);
+	ck_assert_msg(role == c->role, "%s: role %d, expected %d", c->what, role, c->role);
+	if (role == RELOC_CALL) {
+		ck_assert_msg(cs.site == c->site, "%s: site %llu", c->what,
+			      (unsigned long long)cs.site);
+		ck_assert_uint_eq(cs.len, c->len);
+		ck_assert_uint_eq(cs.align, c->align);
+	} else if (role == RELOC_BAD) {
+		ck_assert_msg(cs.why && *cs.why, "%s: no reason given", c->what);
+	}
+}
+END_TEST
+
+/* A MIPS -mlong-calls sequence: only its first relocation starts a site. */
+START_TEST(test_mips_long_call_chain)
+{
+	const struct arch *a = arch_find(EM_MIPS, 2, 0);
+	static const uint8_t code[16] = { 0, 0, 0x01, 0x3c, 0, 0, 0x03, 0x3c };
+	struct reloc_view rv = { .code = code, .code_size = 16, .type = R_MIPS_HIGHEST };
+	struct call_site cs;
+
+	ck_assert_int_eq(a->call_site(a, &rv, &cs), RELOC_CALL);
+	rv.have_prev = true;
+	rv.prev_offset = 0;
+	rv.offset = 4;
+	rv.type = R_MIPS_HI16;
+	ck_assert_int_eq(a->call_site(a, &rv, &cs), RELOC_PART);
+	/* Not chained (8 bytes on): a lone LO16 is no call. */
+	rv.offset = 12;
+	rv.prev_offset = 4;
+	rv.type = R_MIPS_LO16;
+	ck_assert_int_eq(a->call_site(a, &rv, &cs), RELOC_BAD);
+}
+END_TEST
+
+struct nop_case {
+	const char *what;
+	uint16_t machine;
+	uint8_t cls;
+	uint8_t before[12], after[12];
+	unsigned size;
+	uint64_t site;
+	unsigned len, align;
+	bool site_nop;		/* make_site_nop instead of make_nop */
+};
+
+static const struct nop_case nop_cases[] = {
+	{ "x86_64 nop5", EM_X86_64, 2, { 0xe8, 0, 0, 0, 0 }, { 0x0f, 0x1f, 0x44, 0, 0 }, 5, 0, 5, 1, false },
+	{ "x86_64 nop6", EM_X86_64, 2, { 0xff, 0x15, 0, 0, 0, 0 },
+	  { 0x66, 0x0f, 0x1f, 0x44, 0, 0 }, 6, 0, 6, 1, false },
+	{ "i386 nop5", EM_386, 1, { 0xe8, 0xfc, 0xff, 0xff, 0xff },
+	  { 0x3e, 0x8d, 0x74, 0x26, 0x00 }, 5, 0, 5, 1, false },
+	{ "aarch64 nop", EM_AARCH64, 2, { 0, 0, 0, 0x94 }, { 0x1f, 0x20, 0x03, 0xd5 }, 4, 0, 4, 4, false },
+	{ "arm push+bl", EM_ARM, 1, { 0x04, 0xe0, 0x2d, 0xe5, 0xfe, 0xff, 0xff, 0xeb },
+	  { 0, 0, 0xa0, 0xe1, 0, 0, 0xa0, 0xe1 }, 8, 4, 4, 4, false },
+	{ "thumb push+bl", EM_ARM, 1, { 0x00, 0xb5, 0xff, 0xf7, 0xfe, 0xff },
+	  { 0x00, 0xbf, 0x00, 0xbf, 0x00, 0xbf }, 6, 2, 4, 2, false },
+	{ "arm site: add sp,#4", EM_ARM, 1, { 0x04, 0xe0, 0x2d, 0xe5, 0xfe, 0xff, 0xff, 0xeb },
+	  { 0x04, 0xe0, 0x2d, 0xe5, 0x04, 0xd0, 0x8d, 0xe2 }, 8, 4, 4, 4, true },
+	{ "thumb site: add.w sp,#4", EM_ARM, 1, { 0x00, 0xb5, 0xff, 0xf7, 0xfe, 0xff },
+	  { 0x00, 0xb5, 0x0d, 0xf1, 0x04, 0x0d }, 6, 2, 4, 2, true },
+};
+
+START_TEST(test_make_nop)
+{
+	const struct nop_case *c = &nop_cases[_i];
+	const struct arch *a = arch_find(c->machine, c->cls, 0);
+	struct call_site cs = { .site = c->site, .len = c->len, .align = c->align };
+	uint8_t buf[12];
+	int err;
+
+	memcpy(buf, c->before, sizeof(buf));
+	err = c->site_nop ? a->make_site_nop(a, buf, c->size, &cs, false)
+			  : a->make_nop(a, buf, c->size, &cs, false);
+	ck_assert_msg(err == 0, "%s: make_nop failed", c->what);
+	ck_assert_msg(!memcmp(buf, c->after, c->size), "%s: wrong NOP bytes", c->what);
+}
+END_TEST
+
+START_TEST(test_nop_refuses_non_call)
+{
+	const struct arch *a = arch_find(EM_X86_64, 2, 0);
+	struct call_site cs = { .site = 0, .len = 5, .align = 1 };
+	uint8_t buf[5] = { 0x90, 0x90, 0x90, 0x90, 0x90 };
+
+	ck_assert_int_ne(a->make_nop(a, buf, 5, &cs, false), 0);
+	ck_assert_uint_eq(buf[0], 0x90);
+}
+END_TEST
+
+START_TEST(test_hooks_and_lookup)
+{
+	const struct arch *ppc64 = arch_find(EM_PPC64, 2, 0);
+	const struct arch *x86 = arch_find(EM_X86_64, 2, 0);
+
+	ck_assert_ptr_nonnull(ppc64);
+	ck_assert(arch_is_hook(ppc64, "._mcount"));
+	ck_assert(arch_is_hook(ppc64, "_mcount"));
+	ck_assert(!arch_is_hook(x86, "_mcount"));
+	ck_assert(arch_is_hook(x86, "__fentry__"));
+	ck_assert(arch_is_hook(arch_find(EM_ARM, 1, 0), "__gnu_mcount_nc"));
+	ck_assert_ptr_null(arch_find(EM_X86_64, 1, 0));	/* x32 */
+	ck_assert_ptr_null(arch_find(258, 2, 0));		/* loongarch */
+	ck_assert_str_eq(arch_machine_name(258, 2), "loongarch");
+	ck_assert_str_eq(arch_machine_name(EM_X86_64, 1), "x32");
+}
+END_TEST
+
+/* n64 r_info: r_sym, then r_ssym, r_type3, r_type2, r_type bytes. */
+START_TEST(test_mips64_rinfo)
+{
+	const struct arch *a = arch_find(EM_MIPS, 2, 0);
+	uint32_t sym, type;
+
+	ck_assert_uint_eq(arch_rinfo_make(a, 0x12, R_MIPS_64, false), 0x1200000000000012ull);
+	ck_assert_uint_eq(arch_rinfo_make(a, 0x12, R_MIPS_64, true), 0x0000001200000012ull);
+	arch_rinfo_split(a, 0x0400000000000007ull, false, &sym, &type);
+	ck_assert_uint_eq(sym, 7);
+	ck_assert_uint_eq(type, R_MIPS_26);
+	arch_rinfo_split(a, 0x0000000700000004ull, true, &sym, &type);
+	ck_assert_uint_eq(sym, 7);
+	ck_assert_uint_eq(type, R_MIPS_26);
+}
+END_TEST
+
+Suite *arch_suite(void)
+{
+	Suite *s = suite_create("arch");
+	TCase *tc = tcase_create("tables");
+
+	tcase_add_loop_test(tc, test_call_site, 0, sizeof(site_cases) / sizeof(site_cases[0]));
+	tcase_add_loop_test(tc, test_make_nop, 0, sizeof(nop_cases) / sizeof(nop_cases[0]));
+	tcase_add_test(tc, test_mips_long_call_chain);
+	tcase_add_test(tc, test_nop_refuses_non_call);
+	tcase_add_test(tc, test_hooks_and_lookup);
+	tcase_add_test(tc, test_mips64_rinfo);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The Check suites the unit runner adds, one per module. */
+#ifndef TESTS_SUITES_H
+#define TESTS_SUITES_H
+
+#include <check.h>
+
+Suite *arch_suite(void);
+Suite *elfobj_suite(void);
+
+#endif
