@@ -8,10 +8,13 @@
  * other in index order, so no stale header table or string table is left
  * behind, and the same input always gives the same bytes.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -326,7 +329,7 @@ static int add_new_section(struct elfobj *o, Elf *elf, const struct newsec *n)
 	return 0;
 }
 
-/* Lay out and write the whole object to the open file fd. */
+/* Lay out and write the whole object to fd, a memory file. */
 static int write_elf(struct elfobj *o, int fd)
 {
 	Elf *elf = elf_begin(fd, ELF_C_WRITE_MMAP, NULL);
@@ -399,24 +402,49 @@ static int make_temp(const struct elfobj *o, const char *dest, char **tmp)
 	return fd;
 }
 
+/*
+ * Copy the laid-out image into the real file in one go.  libelf writes a
+ * mapped file with msync(MS_SYNC), or a plain one with one pwrite per
+ * section; laying out in memory and copying once avoids both costs.
+ */
+static int copy_image(const struct elfobj *o, int from, int to)
+{
+	off_t size = lseek(from, 0, SEEK_END), off = 0;
+
+	if (size < 0)
+		return eo_fail(o, -errno, "cannot write: %s", strerror(errno));
+	while (off < size) {
+		ssize_t n = sendfile(to, from, &off, (size_t)(size - off));
+
+		if (n <= 0)
+			return eo_fail(o, n < 0 ? -errno : -EIO, "cannot write: %s",
+				       n < 0 ? strerror(errno) : "short write");
+	}
+	return 0;
+}
+
 int elfobj_write(struct elfobj *o, const char *dest)
 {
-	char *tmp;
-	int fd = make_temp(o, dest, &tmp);
-	int err;
+	int mem = memfd_create("elfobj", MFD_CLOEXEC);
+	char *tmp = NULL;
+	int fd = -1, err;
 
-	if (fd < 0)
-		return -EIO;
-	if (fchmod(fd, o->mode))
+	if (mem < 0)
+		return eo_fail(o, -errno, "cannot write: %s", strerror(errno));
+	err = write_elf(o, mem);
+	if (!err && (fd = make_temp(o, dest, &tmp)) < 0)
+		err = -EIO;
+	if (!err && fchmod(fd, o->mode))
 		err = eo_fail(o, -errno, "cannot set the mode of the new file: %s", strerror(errno));
-	else
-		err = write_elf(o, fd);
-	if (close(fd) && !err)
+	if (!err)
+		err = copy_image(o, mem, fd);
+	if (fd >= 0 && close(fd) && !err)
 		err = eo_fail(o, -errno, "cannot write: %s", strerror(errno));
 	if (!err && rename(tmp, dest))
 		err = eo_fail(o, -errno, "cannot replace the file: %s", strerror(errno));
-	if (err)
+	if (err && tmp)
 		unlink(tmp);
 	free(tmp);
+	close(mem);
 	return err;
 }

@@ -1,10 +1,18 @@
 RECORDMCOUNT_SRC := $(wildcard recordmcount/*.c)
 RECORDMCOUNT_OBJ := $(RECORDMCOUNT_SRC:%.c=$(B)/obj/%.o)
+# Kbuild runs the tool once per object, so start-up is most of its time:
+# a static binary skips the dynamic loader (0.7x the kernel tool's time per
+# object instead of 1.05x; see make bench).  Sanitizer builds cannot be static.
+ifeq ($(SAN),1)
+RECORDMCOUNT_LINK := $(PKG_ELF_LIBS)
+else
+RECORDMCOUNT_LINK := -static $(shell pkg-config --static --libs libelf 2>/dev/null || echo -lelf -lz)
+endif
 
 all: $(B)/recordmcount
 
 $(B)/recordmcount: $(RECORDMCOUNT_OBJ) $(LIBCORE)
-	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_ELF_LIBS)
+	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(RECORDMCOUNT_LINK)
 
 install: install-recordmcount
 .PHONY: install-recordmcount
