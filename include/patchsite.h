@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * libpatchsite: dynamic ftrace for user-space programs.
+ *
+ * Programs built with gcc -pg -mfentry [-mnop-mcount] -mrecord-mcount or
+ * -fpatchable-function-entry=5 have a 5- or 6-byte site at the start of
+ * every function.  At start-up the library checks each site and turns it
+ * into a NOP; a site becomes a call to the library's trampoline only while
+ * some registered ops wants that function, and goes back to a NOP when
+ * none does.  The names mirror the kernel's ftrace (register_ftrace_function,
+ * ftrace_set_filter, ...).
+ *
+ * Every function returns 0 or a negative errno (and sets errno); nothing
+ * here exits or aborts the program.  Types are opaque except struct
+ * patchsite_ops, which the caller owns.
+ */
+#ifndef PATCHSITE_H
+#define PATCHSITE_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PATCHSITE_API __attribute__((visibility("default")))
+
+struct patchsite_ops;
+struct patchsite_regs;			/* saved registers at a traced function's entry */
+struct patchsite_ops_state;		/* the library's per-ops state */
+
+/*
+ * Called at the entry of every traced function the ops wants: ip is the
+ * site (the function's first instruction, or the one after endbr64),
+ * parent_ip the return address into the caller.  Runs on the traced
+ * thread, possibly in many threads at once; calls from inside it (and from
+ * anything it calls) to traced functions are not traced.
+ */
+typedef void (*patchsite_func_t)(unsigned long ip, unsigned long parent_ip,
+				 struct patchsite_ops *op, struct patchsite_regs *regs);
+
+struct patchsite_ops {
+	patchsite_func_t func;
+	void *private;
+	unsigned long flags;		/* none defined yet: keep 0 */
+	struct patchsite_ops_state *state;	/* library-owned; NULL before first use */
+};
+
+/* Start the runtime: find and NOP all sites.  Done by a constructor; idempotent. */
+PATCHSITE_API int patchsite_init(void);
+
+PATCHSITE_API int patchsite_register_function(struct patchsite_ops *ops);
+/* Returns once no thread can still be running ops->func. */
+PATCHSITE_API int patchsite_unregister_function(struct patchsite_ops *ops);
+/* Release the library's state of an unregistered ops (its filters). */
+PATCHSITE_API int patchsite_ops_release(struct patchsite_ops *ops);
+
+/*
+ * Filters, ftrace's syntax: a space- or comma-separated list of
+ *   name  prefix*  *suffix  *middle*  (any fnmatch(3) glob)
+ *   !glob              remove from the set
+ *   glob:mod:libfoo.so restrict to one module (basename, a glob too)
+ * reset != 0 clears the set first.  An empty filter set means "every
+ * function"; notrace wins over filter.  A glob that matches nothing makes
+ * the call fail with -EINVAL and change nothing.  ops == NULL names the
+ * built-in tracer's ops.
+ */
+PATCHSITE_API int patchsite_set_filter(struct patchsite_ops *ops, const char *globs, int reset);
+PATCHSITE_API int patchsite_set_notrace(struct patchsite_ops *ops, const char *globs, int reset);
+
+/* Built-in tracers: "function", "nop" ("function_graph" is not done yet: -EOPNOTSUPP). */
+PATCHSITE_API int patchsite_set_tracer(const char *name);
+/* Tracing off turns every site back into a NOP; on patches what the ops want. */
+PATCHSITE_API int patchsite_tracing_on(void);
+PATCHSITE_API int patchsite_tracing_off(void);
+PATCHSITE_API int patchsite_tracing_is_on(void);
+
+/* Write and empty the built-in tracer's buffers, ftrace's text format. */
+PATCHSITE_API int patchsite_trace_write(int fd);
+/* Per-thread buffer size of the built-in tracer, from the next thread buffer on. */
+PATCHSITE_API int patchsite_set_buffer_kb(unsigned long kb);
+
+/* available_filter_functions: one call per site, in address order. */
+enum patchsite_func_flags {
+	PATCHSITE_FUNC_ENABLED = 1,	/* currently a call to the trampoline */
+	PATCHSITE_FUNC_REFUSED = 2,	/* bytes were not what we expect: never written */
+};
+typedef int (*patchsite_func_cb)(const char *name, const char *module, unsigned long ip,
+				 unsigned flags, void *arg);
+/* Stops at and returns the first nonzero value cb returns. */
+PATCHSITE_API int patchsite_for_each_function(patchsite_func_cb cb, void *arg);
+
+/* Argument registers at entry: n = 0..5 for rdi, rsi, rdx, rcx, r8, r9. */
+PATCHSITE_API unsigned long patchsite_regs_arg(const struct patchsite_regs *regs, unsigned n);
+/* Where the return address into the caller is stored. */
+PATCHSITE_API unsigned long *patchsite_regs_parent_loc(struct patchsite_regs *regs);
+
+/* Messages; the library prints nothing unless a sink is set or PATCHSITE_LOG=1. */
+enum patchsite_log_level { PATCHSITE_LOG_NOTE, PATCHSITE_LOG_WARNING, PATCHSITE_LOG_ERROR };
+typedef void (*patchsite_log_func_t)(enum patchsite_log_level level, const char *msg, void *arg);
+PATCHSITE_API void patchsite_set_log(patchsite_log_func_t fn, void *arg);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

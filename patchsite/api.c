@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Public entry points, and start-up.
+ *
+ * A constructor finds every site and NOPs it while the process still has
+ * one thread (as the kernel does at boot).  If PATCHSITE_TRACER is set, the
+ * built-in tracer is configured from the environment and its trace written
+ * at exit.  A bad setting prints one line on stderr and leaves the program
+ * untraced; nothing here ever exits or aborts the host.
+ *
+ * Every change (ops, filters, the tracing switch) takes ps.lock, recomputes
+ * which sites are wanted and patches the difference live.  Ops callbacks
+ * must not call back into this API: unregistering waits for callbacks to
+ * return while holding the lock.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+struct ps_state ps = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.arch = &ps_arch_x86_64,
+	.tracing_on = true,
+};
+
+static int env_out_fd = -1;
+
+static int ret(int err)
+{
+	if (err < 0)
+		errno = -err;
+	return err;
+}
+
+static void after_fork_child(void)
+{
+	/* The parent writes the trace; the child's copy of the buffers is not ours to write. */
+	if (env_out_fd >= 0)
+		close(env_out_fd);
+	env_out_fd = -1;
+}
+
+int patchsite_init(void)
+{
+	const char *log = getenv("PATCHSITE_LOG");
+	size_t refused = 0, sites = 0, mods = 0;
+	int err;
+
+	pthread_mutex_lock(&ps.lock);
+	if (ps.inited)
+		goto out;
+	ps.inited = true;
+	if (log && *log && strcmp(log, "0"))
+		ps_log_stderr(true);
+	err = ps_dispatch_init();
+	if (!err)
+		err = pthread_atfork(NULL, NULL, after_fork_child);
+	if (err) {
+		ps.init_err = err < 0 ? err : -err;
+		goto out;
+	}
+	ps.can_sync = ps_sync_register() == 0;
+	ps.can_write = true;
+	err = ps_modules_scan();
+	if (err == -ENOMEM) {
+		ps.init_err = err;
+		ps.can_write = false;
+		goto out;
+	}
+	for (unsigned i = 0; i < ps.nmods && ps.can_write; i++)
+		ps_patch_startup(ps.mods[i]);
+	if (!ps.can_write) {
+		ps_log(PATCHSITE_LOG_ERROR, "code cannot be made writable: tracing nothing");
+		goto out;
+	}
+	for (unsigned i = 0; i < ps.nmods; i++) {
+		struct ps_module *m = ps.mods[i];
+
+		if (!m->nsites)
+			continue;
+		mods++;
+		sites += m->nsites;
+		for (size_t j = 0; j < m->nsites; j++)
+			refused += m->sites[j].state == SITE_REFUSED;
+		ps_stubs_map(m);
+	}
+	if (ps.can_sync && ps_trap_install())
+		ps.can_sync = false;
+	ps_log(PATCHSITE_LOG_NOTE, "%zu sites in %zu objects, %zu refused", sites, mods, refused);
+out:
+	err = ps.init_err;
+	pthread_mutex_unlock(&ps.lock);
+	return ret(err);
+}
+
+/* Re-derive site masks from the registered ops and patch the difference.  ps.lock held. */
+static int update(void)
+{
+	ps_recompute_want();
+	return ps_patch_update();
+}
+
+int patchsite_register_function(struct patchsite_ops *ops)
+{
+	struct ps_ops_state *st;
+	int err, k;
+
+	if (!ops || !ops->func)
+		return ret(-EINVAL);
+	err = patchsite_init();
+	if (err)
+		return err;
+	pthread_mutex_lock(&ps.lock);
+	st = ps_ops_state(ops);
+	err = -ENOMEM;
+	if (!st)
+		goto out;
+	err = -EBUSY;
+	if (st->registered)
+		goto out;
+	err = ps.can_write ? -ENOSYS : -EACCES;
+	if (!ps.can_write || !ps.can_sync)
+		goto out;
+	for (k = 0; k < PS_MAX_OPS && ps.slots[k]; k++)
+		;
+	err = -ENOSPC;
+	if (k == PS_MAX_OPS)
+		goto out;
+	ps.slots[k] = ops;
+	st->slot = k;
+	st->registered = true;
+	ps_recompute_want();
+	err = ps_ops_publish();
+	if (!err)
+		err = ps_patch_update();
+	if (err) {
+		ps.slots[k] = NULL;
+		st->slot = -1;
+		st->registered = false;
+		ps_ops_publish();
+		update();
+	}
+out:
+	pthread_mutex_unlock(&ps.lock);
+	return ret(err);
+}
+
+int patchsite_unregister_function(struct patchsite_ops *ops)
+{
+	struct ps_ops_state *st;
+	int err = -ENOENT;
+
+	if (!ops)
+		return ret(-EINVAL);
+	pthread_mutex_lock(&ps.lock);
+	st = ops->state ? &ops->state->s : NULL;
+	if (!st || !st->registered)
+		goto out;
+	ps.slots[st->slot] = NULL;
+	/* After this, no thread is inside ops->func. */
+	err = ps_ops_publish();
+	if (err) {
+		ps.slots[st->slot] = ops;	/* still listed: still registered */
+		goto out;
+	}
+	st->slot = -1;
+	st->registered = false;
+	err = update();
+out:
+	pthread_mutex_unlock(&ps.lock);
+	return ret(err);
+}
+
+int patchsite_ops_release(struct patchsite_ops *ops)
+{
+	int err = 0;
+
+	if (!ops)
+		return ret(-EINVAL);
+	pthread_mutex_lock(&ps.lock);
+	if (ops->state && ops->state->s.registered) {
+		err = -EBUSY;
+	} else if (ops->state) {
+		free(ops->state->s.filter);
+		free(ops->state->s.notrace);
+		free(ops->state);
+		ops->state = NULL;
+	}
+	pthread_mutex_unlock(&ps.lock);
+	return ret(err);
+}
+
+static int set_globs(struct patchsite_ops *ops, const char *globs, int reset, bool notrace)
+{
+	struct ps_ops_state *st;
+	int err;
+
+	err = patchsite_init();
+	if (err)
+		return err;
+	if (!ops)
+		ops = &ps_function_ops;
+	pthread_mutex_lock(&ps.lock);
+	st = ps_ops_state(ops);
+	err = -ENOMEM;
+	if (!st)
+		goto out;
+	err = ps_filter_apply(notrace ? &st->notrace : &st->filter, globs, reset,
+			      notrace ? "notrace" : "filter");
+	if (!err && st->registered)
+		err = update();
+out:
+	pthread_mutex_unlock(&ps.lock);
+	return ret(err);
+}
+
+int patchsite_set_filter(struct patchsite_ops *ops, const char *globs, int reset)
+{
+	return set_globs(ops, globs, reset, false);
+}
+
+int patchsite_set_notrace(struct patchsite_ops *ops, const char *globs, int reset)
+{
+	return set_globs(ops, globs, reset, true);
+}
+
+int patchsite_set_tracer(const char *name)
+{
+	bool on = ps_function_ops.state && ps_function_ops.state->s.registered;
+
+	if (!name)
+		return ret(-EINVAL);
+	if (!strcmp(name, "function"))
+		return on ? 0 : patchsite_register_function(&ps_function_ops);
+	if (!strcmp(name, "nop"))
+		return on ? patchsite_unregister_function(&ps_function_ops) : 0;
+	if (!strcmp(name, "function_graph")) {
+		ps_log(PATCHSITE_LOG_ERROR, "tracer 'function_graph' is not implemented yet");
+		return ret(-EOPNOTSUPP);
+	}
+	ps_log(PATCHSITE_LOG_ERROR, "no tracer named '%s' (function, nop)", name);
+	return ret(-EINVAL);
+}
+
+static int set_tracing(bool on)
+{
+	int err = patchsite_init();
+
+	if (err)
+		return err;
+	pthread_mutex_lock(&ps.lock);
+	ps.tracing_on = on;
+	err = ps_patch_update();
+	pthread_mutex_unlock(&ps.lock);
+	return ret(err);
+}
+
+int patchsite_tracing_on(void)
+{
+	return set_tracing(true);
+}
+
+int patchsite_tracing_off(void)
+{
+	return set_tracing(false);
+}
+
+int patchsite_tracing_is_on(void)
+{
+	return ps.tracing_on;
+}
+
+int patchsite_for_each_function(patchsite_func_cb cb, void *arg)
+{
+	int err = patchsite_init();
+
+	if (err)
+		return err;
+	for (size_t i = 0; i < ps.nsites; i++) {
+		const struct ps_site *s = ps.site_index[i];
+		unsigned flags = (s->state == SITE_CALL ? PATCHSITE_FUNC_ENABLED : 0) |
+				 (s->state == SITE_REFUSED ? PATCHSITE_FUNC_REFUSED : 0);
+		char buf[32];
+		const char *name = s->sym ? s->sym->name : buf;
+
+		if (!s->sym)
+			snprintf(buf, sizeof(buf), "0x%lx", (unsigned long)s->addr);
+		err = cb(name, s->mod->name, s->addr, flags, arg);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* One line on stderr for a bad setting; the program then runs untraced. */
+static void env_bad(const char *var, const char *why)
+{
+	char line[768];
+	int n = snprintf(line, sizeof(line), "patchsite: error: %s: %s: not tracing\n", var, why);
+
+	if (n > 0)
+		(void)!write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+}
+
+static void env_start(void)
+{
+	const char *tracer = getenv("PATCHSITE_TRACER");
+	const char *filter = getenv("PATCHSITE_FILTER");
+	const char *notrace = getenv("PATCHSITE_NOTRACE");
+	const char *output = getenv("PATCHSITE_OUTPUT");
+	const char *kb = getenv("PATCHSITE_BUFFER_KB");
+	int fd;
+
+	if (!tracer || !*tracer)
+		return;
+	if (strcmp(tracer, "function") && strcmp(tracer, "nop")) {
+		char why[128];
+
+		snprintf(why, sizeof(why), !strcmp(tracer, "function_graph")
+			 ? "'%s' is not implemented yet" : "unknown tracer '%s' (function, nop)",
+			 tracer);
+		env_bad("PATCHSITE_TRACER", why);
+		return;
+	}
+	if (kb && *kb) {
+		char *end;
+		unsigned long v = strtoul(kb, &end, 10);
+
+		if (*end || patchsite_set_buffer_kb(v)) {
+			env_bad("PATCHSITE_BUFFER_KB", "expected a size in KB from 4 to 4194304");
+			return;
+		}
+	}
+	if (patchsite_init()) {
+		env_bad("PATCHSITE_TRACER", ps_last_error);
+		return;
+	}
+	if (filter && *filter && patchsite_set_filter(NULL, filter, 1)) {
+		env_bad("PATCHSITE_FILTER", ps_last_error);
+		return;
+	}
+	if (notrace && *notrace && patchsite_set_notrace(NULL, notrace, 1)) {
+		env_bad("PATCHSITE_NOTRACE", ps_last_error);
+		return;
+	}
+	if (output && *output)
+		fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	else
+		fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0) {
+		char why[600];
+
+		snprintf(why, sizeof(why), "cannot open '%s': %s", output ? output : "stderr",
+			 strerror(errno));
+		env_bad("PATCHSITE_OUTPUT", why);
+		return;
+	}
+	if (patchsite_set_tracer(tracer)) {
+		env_bad("PATCHSITE_TRACER", ps_last_error[0] ? ps_last_error : strerror(errno));
+		close(fd);
+		return;
+	}
+	env_out_fd = fd;
+}
+
+__attribute__((constructor)) static void ps_start(void)
+{
+	patchsite_init();
+	env_start();
+}
+
+__attribute__((destructor)) static void ps_stop(void)
+{
+	if (env_out_fd < 0)
+		return;
+	patchsite_set_tracer("nop");
+	patchsite_trace_write(env_out_fd);
+	close(env_out_fd);
+	env_out_fd = -1;
+}

@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * x86-64 for the runtime.
+ *
+ * Sites gcc leaves at a function's entry (after endbr64 under -fcf-protection):
+ *   e8 <rel32>               call __fentry__             -pg -mfentry, non-PIE (via the PLT)
+ *   ff 15 <disp32>           call *__fentry__@GOTPCREL(%rip)   Debian's default PIE
+ *   0f 1f 44 00 00           nopl 0x0(%rax,%rax,1)       -mnop-mcount, or our recordmcount
+ *   66 0f 1f 44 00 00        nopw 0x0(%rax,%rax,1)       6-byte site NOPed at build time
+ *   90 90 90 90 90           5 x nop                     -fpatchable-function-entry=5
+ * At start-up (one thread) every site becomes nopl, and a 6-byte site
+ * nopl + nop, so that the 5 live bytes are always one instruction and a
+ * call's return address (site + 5) never points into bytes we rewrite:
+ *
+ *   before:  ff 15 a1 2e 00 00   call *0x2ea1(%rip)
+ *   idle:    0f 1f 44 00 00 90   nopl 0x0(%rax,%rax,1); nop
+ *   traced:  e8 xx xx xx xx 90   call stub; nop
+ *
+ * Each site calls its own 16-byte stub, `push $id; jmp hub`, in a page
+ * mapped within +-2 GB of the module; the hub is `jmp *tramp(%rip)` to the
+ * one trampoline below, which saves the argument registers (rdi..r9, rax
+ * for varargs, r10/r11 which gcc's -fipa-ra may keep live across the
+ * prologue's call) and xmm0-7, and calls ps_dispatch(id, ret, regs).
+ * Instructions have no alignment; code is coherent with data stores, so
+ * no cache flush.
+ */
+#include <elf.h>
+#include <signal.h>
+#include <string.h>
+#include <ucontext.h>
+
+#include "arch.h"
+#include "patchsite.h"
+
+static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };		/* endbr64 */
+static const uint8_t nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };		/* nopl 0x0(%rax,%rax,1) */
+static const uint8_t nop6[] = { 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00 };	/* nopw 0x0(%rax,%rax,1) */
+static const uint8_t nops5[] = { 0x90, 0x90, 0x90, 0x90, 0x90 };	/* 5 x nop */
+static const uint8_t call_rip[] = { 0xff, 0x15 };			/* call *disp32(%rip) */
+static const uint8_t jmp_rip[] = { 0xff, 0x25 };			/* jmp *disp32(%rip) */
+static const uint8_t bnd_jmp_rip[] = { 0xf2, 0xff, 0x25 };		/* bnd jmp *disp32(%rip) */
+#define OP_CALL_REL32	0xe8						/* call rel32 */
+#define OP_JMP_REL32	0xe9						/* jmp rel32 */
+#define OP_PUSH_IMM32	0x68						/* push $imm32 */
+#define OP_NOP		0x90						/* nop */
+#define OP_INT3		0xcc						/* int3 */
+
+/* The register block the trampoline builds; offsets are used in the assembly below. */
+struct patchsite_regs {
+	unsigned long rdi, rsi, rdx, rcx, r8, r9, rax, r10, r11;	/* 0 .. 64 */
+	unsigned long *parent_loc;					/* 72 */
+	unsigned long pad[2];						/* 80 */
+	unsigned char xmm[8][16];					/* 96 .. 223 */
+};
+_Static_assert(sizeof(struct patchsite_regs) == 224, "trampoline frame layout");
+
+void ps_x86_64_tramp(void);
+
+__asm__(
+	"	.text\n"
+	"	.globl	ps_x86_64_tramp\n"
+	"	.hidden	ps_x86_64_tramp\n"
+	"	.type	ps_x86_64_tramp, @function\n"
+	"	.p2align 4\n"
+	/* 0(%rsp): site id (from the stub), 8: return into the function, 16: into its caller */
+	"ps_x86_64_tramp:\n"
+	"	.cfi_startproc\n"
+	"	endbr64\n"
+	"	pushq	%rbp\n"
+	"	.cfi_def_cfa_offset 16\n"
+	"	.cfi_offset %rbp, -16\n"
+	"	movq	%rsp, %rbp\n"
+	"	.cfi_def_cfa_register %rbp\n"
+	"	subq	$224, %rsp\n"
+	"	andq	$-16, %rsp\n"
+	"	movq	%rdi, 0(%rsp)\n"
+	"	movq	%rsi, 8(%rsp)\n"
+	"	movq	%rdx, 16(%rsp)\n"
+	"	movq	%rcx, 24(%rsp)\n"
+	"	movq	%r8, 32(%rsp)\n"
+	"	movq	%r9, 40(%rsp)\n"
+	"	movq	%rax, 48(%rsp)\n"
+	"	movq	%r10, 56(%rsp)\n"
+	"	movq	%r11, 64(%rsp)\n"
+	"	leaq	24(%rbp), %rax\n"
+	"	movq	%rax, 72(%rsp)\n"
+	"	movaps	%xmm0, 96(%rsp)\n"
+	"	movaps	%xmm1, 112(%rsp)\n"
+	"	movaps	%xmm2, 128(%rsp)\n"
+	"	movaps	%xmm3, 144(%rsp)\n"
+	"	movaps	%xmm4, 160(%rsp)\n"
+	"	movaps	%xmm5, 176(%rsp)\n"
+	"	movaps	%xmm6, 192(%rsp)\n"
+	"	movaps	%xmm7, 208(%rsp)\n"
+	"	movl	8(%rbp), %edi\n"
+	"	movq	16(%rbp), %rsi\n"
+	"	movq	%rsp, %rdx\n"
+	"	call	ps_dispatch\n"
+	"	movaps	96(%rsp), %xmm0\n"
+	"	movaps	112(%rsp), %xmm1\n"
+	"	movaps	128(%rsp), %xmm2\n"
+	"	movaps	144(%rsp), %xmm3\n"
+	"	movaps	160(%rsp), %xmm4\n"
+	"	movaps	176(%rsp), %xmm5\n"
+	"	movaps	192(%rsp), %xmm6\n"
+	"	movaps	208(%rsp), %xmm7\n"
+	"	movq	0(%rsp), %rdi\n"
+	"	movq	8(%rsp), %rsi\n"
+	"	movq	16(%rsp), %rdx\n"
+	"	movq	24(%rsp), %rcx\n"
+	"	movq	32(%rsp), %r8\n"
+	"	movq	40(%rsp), %r9\n"
+	"	movq	48(%rsp), %rax\n"
+	"	movq	56(%rsp), %r10\n"
+	"	movq	64(%rsp), %r11\n"
+	"	movq	%rbp, %rsp\n"
+	"	popq	%rbp\n"
+	"	.cfi_def_cfa %rsp, 16\n"
+	"	leaq	8(%rsp), %rsp\n"	/* drop the id; keeps flags */
+	"	.cfi_def_cfa_offset 8\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	"	.size	ps_x86_64_tramp, . - ps_x86_64_tramp\n");
+
+static int32_t load_s32(const uint8_t *p)
+{
+	int32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static void x86_64_decode_site(const uint8_t *p, uintptr_t addr, struct site_insn *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!memcmp(p, endbr64, sizeof(endbr64))) {
+		out->skip = sizeof(endbr64);
+		p += out->skip;
+		addr += out->skip;
+	}
+	if (p[0] == OP_CALL_REL32) {
+		out->form = FORM_CALL;
+		out->len = 5;
+		out->target = addr + 5 + (intptr_t)load_s32(p + 1);
+	} else if (!memcmp(p, call_rip, sizeof(call_rip))) {
+		out->form = FORM_CALL_SLOT;
+		out->len = 6;
+		out->slot = addr + 6 + (intptr_t)load_s32(p + 2);
+	} else if (!memcmp(p, nop5, sizeof(nop5))) {
+		out->form = FORM_NOP;
+		out->len = 5;
+	} else if (!memcmp(p, nop6, sizeof(nop6))) {
+		out->form = FORM_NOP;
+		out->len = 6;
+	} else if (!memcmp(p, nops5, sizeof(nops5))) {
+		out->form = FORM_NOP_BYTES;
+		out->len = 5;
+	} else {
+		out->form = FORM_UNKNOWN;
+		out->len = 5;
+	}
+}
+
+/* PLT entries: jmp *slot(%rip), with endbr64 and/or bnd in front (.plt.sec). */
+static uintptr_t x86_64_plt_slot(const uint8_t *p, uintptr_t addr)
+{
+	unsigned off = 0;
+
+	if (!memcmp(p, endbr64, sizeof(endbr64)))
+		off = sizeof(endbr64);
+	if (!memcmp(p + off, bnd_jmp_rip, sizeof(bnd_jmp_rip)))
+		return addr + off + 7 + (intptr_t)load_s32(p + off + 3);
+	if (!memcmp(p + off, jmp_rip, sizeof(jmp_rip)))
+		return addr + off + 6 + (intptr_t)load_s32(p + off + 2);
+	return 0;
+}
+
+static void x86_64_fill_tail(uint8_t *p, unsigned n)
+{
+	memset(p, OP_NOP, n);
+}
+
+static void x86_64_make_nop(uint8_t *out)
+{
+	memcpy(out, nop5, sizeof(nop5));
+}
+
+static bool rel32(uintptr_t from_next, uintptr_t to, int32_t *out)
+{
+	intptr_t d = (intptr_t)(to - from_next);
+
+	if (d < INT32_MIN || d > INT32_MAX)
+		return false;
+	*out = (int32_t)d;
+	return true;
+}
+
+static bool x86_64_make_call(uint8_t *out, uintptr_t from, uintptr_t to)
+{
+	int32_t d;
+
+	if (!rel32(from + 5, to, &d))
+		return false;
+	out[0] = OP_CALL_REL32;
+	memcpy(out + 1, &d, 4);
+	return true;
+}
+
+/* jmp *0(%rip); .quad tramp */
+static void x86_64_write_hub(uint8_t *p, uintptr_t tramp)
+{
+	static const uint8_t zero[4];
+
+	memcpy(p, jmp_rip, sizeof(jmp_rip));
+	memcpy(p + 2, zero, 4);
+	memcpy(p + 6, &tramp, 8);
+	memset(p + 14, OP_INT3, 2);
+}
+
+/* push $id; jmp hub; int3 padding */
+static bool x86_64_write_stub(uint8_t *p, uintptr_t at, uint32_t id, uintptr_t hub)
+{
+	int32_t d;
+
+	if (id > INT32_MAX || !rel32(at + 10, hub, &d))
+		return false;
+	p[0] = OP_PUSH_IMM32;
+	memcpy(p + 1, &id, 4);
+	p[5] = OP_JMP_REL32;
+	memcpy(p + 6, &d, 4);
+	memset(p + 10, OP_INT3, 6);
+	return true;
+}
+
+/* int3 in user mode arrives as SIGTRAP with SI_KERNEL (Linux do_int3_user). */
+static bool x86_64_is_breakpoint_trap(const siginfo_t *si)
+{
+	return si->si_code == SI_KERNEL;
+}
+
+static uintptr_t x86_64_trap_site(const ucontext_t *uc)
+{
+	return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP] - 1;	/* int3 is one byte */
+}
+
+static void x86_64_emulate(ucontext_t *uc, uintptr_t site, bool call, uintptr_t target)
+{
+	greg_t *g = uc->uc_mcontext.gregs;
+
+	if (call) {
+		g[REG_RSP] -= 8;
+		*(unsigned long *)g[REG_RSP] = site + 5;
+		g[REG_RIP] = (greg_t)target;
+	} else {
+		g[REG_RIP] = (greg_t)(site + 5);
+	}
+}
+
+static void x86_64_retry(ucontext_t *uc, uintptr_t site)
+{
+	uc->uc_mcontext.gregs[REG_RIP] = (greg_t)site;
+}
+
+static void x86_64_sync_icache(void *p, size_t n)
+{
+	(void)p;
+	(void)n;
+}
+
+unsigned long patchsite_regs_arg(const struct patchsite_regs *regs, unsigned n)
+{
+	switch (n) {
+	case 0: return regs->rdi;
+	case 1: return regs->rsi;
+	case 2: return regs->rdx;
+	case 3: return regs->rcx;
+	case 4: return regs->r8;
+	case 5: return regs->r9;
+	default: return 0;
+	}
+}
+
+unsigned long *patchsite_regs_parent_loc(struct patchsite_regs *regs)
+{
+	return regs->parent_loc;
+}
+
+static const char *const x86_64_hooks[] = { "__fentry__", "mcount", NULL };
+
+const struct ps_arch ps_arch_x86_64 = {
+	.name		= "x86_64",
+	.machine	= EM_X86_64,
+	.patch_len	= 5,
+	.max_site_len	= 6,
+	.stub_size	= 16,
+	.hub_size	= 16,
+	.hooks		= x86_64_hooks,
+	.decode_site	= x86_64_decode_site,
+	.plt_slot	= x86_64_plt_slot,
+	.fill_tail	= x86_64_fill_tail,
+	.make_nop	= x86_64_make_nop,
+	.make_call	= x86_64_make_call,
+	.breakpoint	= OP_INT3,
+	.write_hub	= x86_64_write_hub,
+	.write_stub	= x86_64_write_stub,
+	.is_breakpoint_trap = x86_64_is_breakpoint_trap,
+	.trap_site	= x86_64_trap_site,
+	.emulate	= x86_64_emulate,
+	.retry		= x86_64_retry,
+	.sync_icache	= x86_64_sync_icache,
+	.tramp		= ps_x86_64_tramp,
+};

@@ -1,0 +1,28 @@
+# libpatchsite: the runtime (modules described in patchsite/internal.h).
+#   build/libpatchsite.a   archive
+#   build/libpatchsite.so  shared, also for LD_PRELOAD (exports patchsite_* only)
+#   build/patchsite.o      one relocatable object (ld -r) to link in
+# The runtime is never built with -pg; its objects are PIC so that one set
+# serves all three outputs.
+PS_SRC  := $(wildcard patchsite/*.c)
+PS_OBJ  := $(PS_SRC:%.c=$(B)/obj/%.o)
+PS_LIBS := $(B)/libpatchsite.a $(B)/libpatchsite.so $(B)/patchsite.o
+
+$(PS_OBJ): ALL_CFLAGS += -D_GNU_SOURCE -fPIC -fvisibility=hidden -pthread
+
+all: $(PS_LIBS)
+
+$(B)/libpatchsite.a: $(PS_OBJ)
+	$(call quiet,AR,$@)rm -f $@ && $(AR) rcs $@ $^
+
+$(B)/libpatchsite.so: $(PS_OBJ) patchsite/libpatchsite.map
+	$(call quiet,LD,$@)$(CC) -shared -Wl,--version-script=patchsite/libpatchsite.map \
+		-Wl,-z,now,-z,noexecstack $(LDFLAGS) -o $@ $(PS_OBJ) -pthread
+
+$(B)/patchsite.o: $(PS_OBJ)
+	$(call quiet,LD,$@)$(LD) -r -o $@ $(PS_OBJ)
+
+.PHONY: check-patchsite bench-patchsite
+check-unit: check-patchsite
+check-patchsite: $(PS_LIBS)
+	$(Q)sh tests/patchsite/run.sh $(B) $(if $(filter 1,$(SAN)),san,plain)

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The dispatcher and the ops registry.
+ *
+ * Every stub ends in the arch trampoline, which calls ps_dispatch(id, ...).
+ * The dispatcher walks the published ops list and calls each ops whose bit
+ * is set in the site's want mask.  Changing tracers changes the list and the
+ * masks, not the trampoline or the sites (sites change only when the union
+ * of what all ops want changes).
+ *
+ * Grace periods, user-space RCU with asymmetric fences: each thread has a
+ * sequence number, odd while it is inside the dispatcher.  The reader side
+ * is two plain stores and compiler barriers.  A writer publishes a new list,
+ * then membarrier(PRIVATE_EXPEDITED) makes every running thread execute a
+ * full barrier, so afterwards either a thread's odd sequence is visible or
+ * the thread will load the new list.  The writer then waits until each
+ * thread seen odd has moved on.  Only then is an old list freed or an
+ * unregistered ops handed back to its owner.
+ *
+ * Thread records are allocated with mmap on a thread's first trip through
+ * the dispatcher (which can be inside a signal handler) and never freed.
+ */
+#include <errno.h>
+#include <linux/membarrier.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define HIDDEN __attribute__((visibility("hidden")))
+
+static __thread struct ps_thread *self __attribute__((tls_model("initial-exec")));
+static pthread_key_t thread_key;
+
+static void thread_exit(void *arg)
+{
+	struct ps_thread *t = arg;
+
+	atomic_store(&t->dead, true);
+}
+
+struct ps_thread *ps_thread_self(void)
+{
+	struct ps_thread *t = self, *head;
+
+	if (t)
+		return t;
+	t = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (t == MAP_FAILED)
+		return NULL;
+	t->tid = (pid_t)syscall(SYS_gettid);
+	prctl(PR_GET_NAME, t->comm, 0, 0, 0);
+	head = atomic_load(&ps.threads);
+	do
+		t->next = head;
+	while (!atomic_compare_exchange_weak(&ps.threads, &head, t));
+	self = t;
+	pthread_setspecific(thread_key, t);
+	return t;
+}
+
+/* After fork only the calling thread exists: nobody else can be inside the dispatcher. */
+static void after_fork_child(void)
+{
+	for (struct ps_thread *t = atomic_load(&ps.threads); t; t = t->next) {
+		if (t == self) {
+			t->tid = (pid_t)syscall(SYS_gettid);
+			continue;
+		}
+		atomic_store(&t->dead, true);
+		if (atomic_load(&t->seq) & 1)
+			atomic_fetch_add(&t->seq, 1);
+	}
+}
+
+int ps_dispatch_init(void)
+{
+	int err = pthread_key_create(&thread_key, thread_exit);
+
+	if (err)
+		return -err;
+	err = pthread_atfork(NULL, NULL, after_fork_child);
+	if (err)
+		return -err;
+	return 0;
+}
+
+HIDDEN void ps_dispatch(uint32_t id, unsigned long ret, struct patchsite_regs *regs);
+
+void ps_dispatch(uint32_t id, unsigned long ret, struct patchsite_regs *regs)
+{
+	struct ps_thread *t = self;
+	struct ps_ops_list *list;
+	struct ps_site *s;
+	uint64_t want;
+	unsigned long seq;
+
+	(void)ret;
+	if (__builtin_expect(!t, 0)) {
+		t = ps_thread_self();
+		if (!t)
+			return;
+	}
+	if (t->depth) {
+		t->missed++;
+		return;
+	}
+	t->depth = 1;
+	seq = atomic_load_explicit(&t->seq, memory_order_relaxed);
+	atomic_store_explicit(&t->seq, seq + 1, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+	list = atomic_load_explicit(&ps.list, memory_order_consume);
+	s = ps_site_by_id(id);
+	want = atomic_load_explicit(&s->want, memory_order_relaxed);
+	if (list) {
+		for (unsigned i = 0; i < list->n; i++)
+			if (want & list->e[i].bit)
+				list->e[i].ops->func(s->addr, *patchsite_regs_parent_loc(regs),
+						     list->e[i].ops, regs);
+	}
+	atomic_signal_fence(memory_order_seq_cst);
+	atomic_store_explicit(&t->seq, seq + 2, memory_order_release);
+	t->depth = 0;
+}
+
+/* Wait until every thread that may have seen the old state has left the dispatcher. */
+void ps_sync_dispatchers(void)
+{
+	struct ps_thread *me = self;
+
+	syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+	for (struct ps_thread *t = atomic_load(&ps.threads); t; t = t->next) {
+		unsigned long seq = atomic_load(&t->seq);
+
+		if (!(seq & 1) || t == me)
+			continue;
+		while (atomic_load(&t->seq) == seq) {
+			struct timespec ts = { 0, 20000 };
+
+			if (atomic_load(&t->dead))
+				break;
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
+struct ps_ops_state *ps_ops_state(struct patchsite_ops *ops)
+{
+	if (!ops->state) {
+		ops->state = calloc(1, sizeof(*ops->state));
+		if (!ops->state)
+			return NULL;
+		ops->state->s.slot = -1;
+	}
+	return &ops->state->s;
+}
+
+static bool site_wanted(const struct ps_ops_state *st, size_t i)
+{
+	if (st->filter && !st->filter[i])
+		return false;
+	return !(st->notrace && st->notrace[i]);
+}
+
+/* Masks from the registered ops' filters.  Called with ps.lock held. */
+void ps_recompute_want(void)
+{
+	for (size_t i = 0; i < ps.nsites; i++) {
+		uint64_t want = 0;
+
+		for (unsigned k = 0; k < PS_MAX_OPS; k++)
+			if (ps.slots[k] && site_wanted(&ps.slots[k]->state->s, i))
+				want |= 1ull << k;
+		atomic_store_explicit(&ps.site_index[i]->want, want, memory_order_relaxed);
+	}
+}
+
+/* Publish the list of registered ops; frees the old one after a grace period. */
+int ps_ops_publish(void)
+{
+	struct ps_ops_list *l, *old;
+	unsigned n = 0;
+
+	for (unsigned k = 0; k < PS_MAX_OPS; k++)
+		n += ps.slots[k] != NULL;
+	l = malloc(sizeof(*l) + n * sizeof(l->e[0]));
+	if (!l)
+		return -ENOMEM;
+	l->n = 0;
+	for (unsigned k = 0; k < PS_MAX_OPS; k++)
+		if (ps.slots[k]) {
+			l->e[l->n].ops = ps.slots[k];
+			l->e[l->n].bit = 1ull << k;
+			l->n++;
+		}
+	old = atomic_exchange(&ps.list, l);
+	ps_sync_dispatchers();
+	free(old);
+	return 0;
+}

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Shared state of the runtime's modules:
+ *   module.c    find loaded objects, their site tables and symbols
+ *   patch.c     start-up NOPs and live patching (breakpoint protocol)
+ *   dispatch.c  ops registry, per-thread state, the dispatcher, grace periods
+ *   filter.c    ftrace globs -> per-ops site bitmaps
+ *   ring.c      the built-in function tracer's per-thread rings and output
+ *   api.c       public entry points, start-up from the environment
+ *   log.c       the message sink
+ * Everything here has hidden visibility (see build.mk); only patchsite_* is exported.
+ */
+#ifndef PS_INTERNAL_H
+#define PS_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "arch.h"
+#include "patchsite.h"
+
+#define PS_MAX_MODULES	256
+#define PS_MAX_OPS	64		/* one bit per ops in a site's want mask */
+#define PS_ID_SHIFT	23		/* site id = module index << 23 | index in module */
+#define PS_ID_MASK	((1u << PS_ID_SHIFT) - 1)
+
+enum site_state {
+	SITE_NOP,		/* the arch's NOP */
+	SITE_CALL,		/* a call to the site's stub */
+	SITE_REFUSED,		/* not what we expected: never written */
+};
+
+struct ps_sym {
+	uintptr_t addr;
+	size_t size;
+	const char *name;
+};
+
+struct ps_seg {
+	uintptr_t lo, hi;	/* page-aligned */
+	int prot;		/* from the program header */
+};
+
+struct ps_site {
+	uintptr_t addr;			/* first of the arch's patch_len live bytes */
+	uint32_t id;
+	uint8_t state;			/* enum site_state; changed under ps.lock */
+	_Atomic uint8_t emulate_call;	/* what a trap on this site does: call the stub or skip */
+	_Atomic uint64_t want;		/* ops slots that want this site */
+	const struct ps_sym *sym;	/* the function the site is in, or NULL */
+	struct ps_module *mod;
+};
+
+struct ps_module {
+	char *path;
+	const char *name;		/* basename of path */
+	uintptr_t bias;
+	struct ps_seg segs[8];		/* executable PT_LOADs */
+	unsigned nsegs;
+	uintptr_t text_lo, text_hi;
+	void *map;			/* the file, read-only; symbol names point into it */
+	size_t map_size;
+	struct ps_sym *syms;		/* functions, by address */
+	size_t nsyms;
+	uintptr_t *hook_slots;		/* pointer slots the dynamic linker fills with a hook */
+	size_t nhook_slots;
+	uintptr_t hook_addrs[4];	/* hooks defined in the module itself */
+	unsigned nhook_addrs;
+	struct ps_site *sites;		/* by address */
+	size_t nsites;
+	uint8_t *stubs;			/* hub, then one stub per site */
+	size_t stubs_size;
+	unsigned index;
+};
+
+struct ps_ops_state {
+	int slot;			/* bit in want masks while registered, else -1 */
+	bool registered;
+	uint8_t *filter;		/* one byte per global site index, NULL = every site */
+	uint8_t *notrace;		/* NULL = none */
+};
+
+struct patchsite_ops_state {
+	struct ps_ops_state s;
+};
+
+/* The ops list the dispatcher walks: immutable once published. */
+struct ps_ops_list {
+	unsigned n;
+	struct {
+		struct patchsite_ops *ops;
+		uint64_t bit;
+	} e[];
+};
+
+struct ps_ring;
+
+/* One per thread that ever entered the dispatcher; never freed. */
+struct ps_thread {
+	_Atomic unsigned long seq;	/* odd while inside the dispatcher */
+	_Atomic bool dead;
+	int depth;			/* recursion guard */
+	unsigned long missed;		/* entries skipped by the recursion guard */
+	pid_t tid;
+	char comm[16];
+	_Atomic(struct ps_ring *) ring;
+	struct ps_thread *next;
+};
+
+struct ps_state {
+	pthread_mutex_t lock;		/* every change of sites, ops and modules */
+	const struct ps_arch *arch;
+	bool inited;
+	int init_err;
+	bool can_write;			/* text could be made writable at start-up */
+	bool can_sync;			/* membarrier sync-core registered */
+	bool tracing_on;
+	struct ps_module *mods[PS_MAX_MODULES];
+	_Atomic unsigned nmods;
+	size_t nsites;			/* over all modules */
+	struct ps_site **site_index;	/* global index -> site, for filters and listing */
+	struct patchsite_ops *slots[PS_MAX_OPS];
+	_Atomic(struct ps_ops_list *) list;
+	_Atomic(struct ps_thread *) threads;
+};
+
+extern struct ps_state ps;
+
+/* log.c */
+__attribute__((format(printf, 2, 3)))
+void ps_log(enum patchsite_log_level level, const char *fmt, ...);
+void ps_log_site(enum patchsite_log_level level, const struct ps_site *s, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void ps_log_stderr(bool on);
+extern char ps_last_error[512];	/* the last error message, for start-up from the environment */
+
+/* module.c */
+int ps_modules_scan(void);
+struct ps_site *ps_site_by_id(uint32_t id);
+struct ps_site *ps_site_by_addr(uintptr_t addr);
+const struct ps_sym *ps_sym_by_addr(uintptr_t addr, const struct ps_module **mod);
+int ps_stubs_map(struct ps_module *m);
+bool ps_module_calls_hook(const struct ps_module *m, const struct site_insn *in);
+bool ps_module_has_code(const struct ps_module *m, uintptr_t addr, size_t len);
+
+/* patch.c */
+int ps_patch_startup(struct ps_module *m);
+int ps_patch_update(void);
+int ps_trap_install(void);
+int ps_sync_register(void);
+void ps_format_bytes(char *buf, size_t len, const uint8_t *p, unsigned n);
+
+/* dispatch.c */
+int ps_dispatch_init(void);
+int ps_ops_publish(void);
+void ps_sync_dispatchers(void);
+void ps_recompute_want(void);
+struct ps_thread *ps_thread_self(void);
+struct ps_ops_state *ps_ops_state(struct patchsite_ops *ops);
+
+/* filter.c */
+int ps_filter_apply(uint8_t **set, const char *globs, int reset, const char *what);
+
+/* ring.c */
+extern struct patchsite_ops ps_function_ops;
+extern size_t ps_ring_bytes;
+
+#endif

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The runtime's one message sink.  Silent unless the program set a log
+ * callback or PATCHSITE_LOG=1 asked for stderr.  Messages follow the
+ * project's format, `patchsite: module: error: func+0xoff: what`; the
+ * callback gets the text after the level.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static patchsite_log_func_t log_fn;
+static void *log_arg;
+static bool log_stderr;
+char ps_last_error[512];
+
+void patchsite_set_log(patchsite_log_func_t fn, void *arg)
+{
+	log_fn = fn;
+	log_arg = arg;
+}
+
+void ps_log_stderr(bool on)
+{
+	log_stderr = on;
+}
+
+/* The callback gets "file: what"; stderr gets "patchsite: file: level: what". */
+static void emit(enum patchsite_log_level level, const char *file, const char *what)
+{
+	static const char *const names[] = { "note", "warning", "error" };
+	char line[1200];
+	int n;
+
+	if (level == PATCHSITE_LOG_ERROR) {
+		if (file)
+			snprintf(ps_last_error, sizeof(ps_last_error), "%s: %s", file, what);
+		else
+			snprintf(ps_last_error, sizeof(ps_last_error), "%s", what);
+	}
+	if (log_fn) {
+		if (file)
+			snprintf(line, sizeof(line), "%s: %s", file, what);
+		else
+			snprintf(line, sizeof(line), "%s", what);
+		log_fn(level, line, log_arg);
+	}
+	if (!log_stderr)
+		return;
+	if (file)
+		n = snprintf(line, sizeof(line), "patchsite: %s: %s: %s\n", file, names[level], what);
+	else
+		n = snprintf(line, sizeof(line), "patchsite: %s: %s\n", names[level], what);
+	if (n > 0)
+		(void)!write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+}
+
+void ps_log(enum patchsite_log_level level, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	emit(level, NULL, msg);
+}
+
+/* "patchsite: prog: error: leaf+0x0 (0x401136): what" */
+void ps_log_site(enum patchsite_log_level level, const struct ps_site *s, const char *fmt, ...)
+{
+	char what[800], msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (s->sym)
+		snprintf(msg, sizeof(msg), "%s+0x%lx (%#lx): %s", s->sym->name,
+			 (unsigned long)(s->addr - s->sym->addr), (unsigned long)s->addr, what);
+	else
+		snprintf(msg, sizeof(msg), "%#lx: %s", (unsigned long)s->addr, what);
+	emit(level, s->mod->name, msg);
+}

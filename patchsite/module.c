@@ -1,0 +1,677 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Loaded objects and their sites.
+ *
+ * dl_iterate_phdr gives every object's load bias and program headers; the
+ * file on disk gives what the loaded image no longer has: section headers
+ * (to find __mcount_loc and __patchable_function_entries), the symbol
+ * tables and the dynamic relocations that bind a slot to __fentry__.  The
+ * file is checked against the image (same PT_LOADs) before we trust it.
+ *
+ * Table entries are read from memory, not from the file: in a PIE or a
+ * shared library they are R_X86_64_RELATIVE words the dynamic linker has
+ * already relocated.  An entry that is not inside the module's code (an
+ * unrelocated word, or 0 for code the linker discarded) is tried with the
+ * bias added, then dropped.
+ *
+ * The runtime only ever reads files of its own machine, so ELF structures
+ * are read in host order with <elf.h>'s Elf64 types (the ELF class and
+ * e_machine are checked first).
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static const char *const table_names[] = { "__mcount_loc", "__patchable_function_entries", NULL };
+
+static uintptr_t page_size(void)
+{
+	static uintptr_t ps_page;
+
+	if (!ps_page)
+		ps_page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	return ps_page;
+}
+
+static uintptr_t page_down(uintptr_t a)
+{
+	return a & ~(page_size() - 1);
+}
+
+static uintptr_t page_up(uintptr_t a)
+{
+	return page_down(a + page_size() - 1);
+}
+
+bool ps_module_has_code(const struct ps_module *m, uintptr_t addr, size_t len)
+{
+	for (unsigned i = 0; i < m->nsegs; i++)
+		if (addr >= m->segs[i].lo && addr + len <= m->segs[i].hi && addr + len > addr)
+			return true;
+	return false;
+}
+
+/* A view of the file with bounds-checked access. */
+struct elf_file {
+	const uint8_t *data;
+	size_t size;
+	const Elf64_Ehdr *eh;
+	const Elf64_Shdr *sh;
+	const char *shstr;
+	size_t shstr_size;
+};
+
+static const void *file_at(const struct elf_file *f, uint64_t off, uint64_t len)
+{
+	if (off > f->size || len > f->size - off)
+		return NULL;
+	return f->data + off;
+}
+
+static const char *section_name(const struct elf_file *f, const Elf64_Shdr *s)
+{
+	if (!f->shstr || s->sh_name >= f->shstr_size)
+		return "";
+	return f->shstr + s->sh_name;
+}
+
+static int file_open(struct ps_module *m, struct elf_file *f)
+{
+	struct stat st;
+	void *p;
+	int fd;
+
+	memset(f, 0, sizeof(*f));
+	fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || st.st_size < (off_t)sizeof(Elf64_Ehdr)) {
+		close(fd);
+		return -ENOEXEC;
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return -errno;
+	m->map = p;
+	m->map_size = (size_t)st.st_size;
+	f->data = p;
+	f->size = m->map_size;
+	f->eh = p;
+	if (memcmp(f->eh->e_ident, ELFMAG, SELFMAG) || f->eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    f->eh->e_machine != ps.arch->machine || f->eh->e_shentsize != sizeof(Elf64_Shdr))
+		return -ENOEXEC;
+	f->sh = file_at(f, f->eh->e_shoff, (uint64_t)f->eh->e_shnum * sizeof(Elf64_Shdr));
+	if (!f->sh || f->eh->e_shnum == 0)
+		return -ENOEXEC;
+	if (f->eh->e_shstrndx < f->eh->e_shnum) {
+		const Elf64_Shdr *s = &f->sh[f->eh->e_shstrndx];
+
+		f->shstr = file_at(f, s->sh_offset, s->sh_size);
+		f->shstr_size = f->shstr ? s->sh_size : 0;
+	}
+	return 0;
+}
+
+/* The file must describe the image we run: same loadable segments. */
+static bool file_matches_image(const struct elf_file *f, const struct dl_phdr_info *info)
+{
+	const Elf64_Phdr *ph = file_at(f, f->eh->e_phoff, (uint64_t)f->eh->e_phnum * sizeof(*ph));
+	unsigned nf = 0, ni = 0;
+
+	if (!ph)
+		return false;
+	for (unsigned i = 0; i < f->eh->e_phnum; i++) {
+		if (ph[i].p_type != PT_LOAD)
+			continue;
+		nf++;
+		for (unsigned j = 0; j < info->dlpi_phnum; j++) {
+			const Elf64_Phdr *q = &info->dlpi_phdr[j];
+
+			if (q->p_type == PT_LOAD && q->p_vaddr == ph[i].p_vaddr &&
+			    q->p_memsz == ph[i].p_memsz && q->p_flags == ph[i].p_flags)
+				ni++;
+		}
+	}
+	return nf && nf == ni;
+}
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct ps_sym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return 0;
+}
+
+/* Functions from .symtab, or .dynsym when the file is stripped. */
+static int read_symbols(struct ps_module *m, const struct elf_file *f)
+{
+	const Elf64_Shdr *tab = NULL;
+	const Elf64_Sym *syms;
+	const char *str;
+	size_t n, k = 0;
+
+	for (unsigned i = 0; i < f->eh->e_shnum; i++)
+		if (f->sh[i].sh_type == SHT_SYMTAB)
+			tab = &f->sh[i];
+	for (unsigned i = 0; !tab && i < f->eh->e_shnum; i++)
+		if (f->sh[i].sh_type == SHT_DYNSYM)
+			tab = &f->sh[i];
+	if (!tab || tab->sh_link >= f->eh->e_shnum)
+		return 0;
+	syms = file_at(f, tab->sh_offset, tab->sh_size);
+	str = file_at(f, f->sh[tab->sh_link].sh_offset, f->sh[tab->sh_link].sh_size);
+	if (!syms || !str)
+		return -ENOEXEC;
+	n = tab->sh_size / sizeof(Elf64_Sym);
+	m->syms = calloc(n ? n : 1, sizeof(*m->syms));
+	if (!m->syms)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const Elf64_Sym *s = &syms[i];
+		unsigned type = ELF64_ST_TYPE(s->st_info);
+
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s->st_shndx == SHN_UNDEF ||
+		    !s->st_value || s->st_name >= f->sh[tab->sh_link].sh_size)
+			continue;
+		m->syms[k].addr = m->bias + s->st_value;
+		m->syms[k].size = s->st_size;
+		m->syms[k].name = str + s->st_name;
+		for (unsigned h = 0; ps.arch->hooks[h] && m->nhook_addrs < 4; h++)
+			if (!strcmp(m->syms[k].name, ps.arch->hooks[h]))
+				m->hook_addrs[m->nhook_addrs++] = m->syms[k].addr;
+		k++;
+	}
+	qsort(m->syms, k, sizeof(*m->syms), cmp_sym);
+	m->nsyms = k;
+	return 0;
+}
+
+static bool is_hook_name(const char *name)
+{
+	const char *at = strchr(name, '@');
+	size_t len = at ? (size_t)(at - name) : strlen(name);
+
+	for (unsigned h = 0; ps.arch->hooks[h]; h++)
+		if (strlen(ps.arch->hooks[h]) == len && !strncmp(name, ps.arch->hooks[h], len))
+			return true;
+	return false;
+}
+
+/* Slots (GOT entries) that dynamic relocations bind to a hook symbol. */
+static int read_hook_slots(struct ps_module *m, const struct elf_file *f)
+{
+	for (unsigned i = 0; i < f->eh->e_shnum; i++) {
+		const Elf64_Shdr *rs = &f->sh[i], *ss, *st;
+		const Elf64_Rela *r;
+		const Elf64_Sym *syms;
+		const char *str;
+		size_t nsyms;
+
+		if (rs->sh_type != SHT_RELA || rs->sh_link == 0 || rs->sh_link >= f->eh->e_shnum ||
+		    !(rs->sh_flags & SHF_ALLOC))
+			continue;
+		ss = &f->sh[rs->sh_link];
+		if (ss->sh_link >= f->eh->e_shnum)
+			continue;
+		st = &f->sh[ss->sh_link];
+		r = file_at(f, rs->sh_offset, rs->sh_size);
+		syms = file_at(f, ss->sh_offset, ss->sh_size);
+		str = file_at(f, st->sh_offset, st->sh_size);
+		if (!r || !syms || !str)
+			continue;
+		nsyms = ss->sh_size / sizeof(Elf64_Sym);
+		for (size_t j = 0; j < rs->sh_size / sizeof(*r); j++) {
+			size_t sym = ELF64_R_SYM(r[j].r_info);
+			uintptr_t *grown;
+
+			if (!sym || sym >= nsyms || syms[sym].st_name >= st->sh_size ||
+			    !is_hook_name(str + syms[sym].st_name))
+				continue;
+			grown = realloc(m->hook_slots, (m->nhook_slots + 1) * sizeof(*grown));
+			if (!grown)
+				return -ENOMEM;
+			m->hook_slots = grown;
+			m->hook_slots[m->nhook_slots++] = m->bias + r[j].r_offset;
+		}
+	}
+	return 0;
+}
+
+bool ps_module_calls_hook(const struct ps_module *m, const struct site_insn *in)
+{
+	uintptr_t slot = in->slot;
+
+	if (in->form == FORM_CALL) {
+		for (unsigned i = 0; i < m->nhook_addrs; i++)
+			if (in->target == m->hook_addrs[i])
+				return true;
+		if (!ps_module_has_code(m, in->target, 16))
+			return false;
+		slot = ps.arch->plt_slot((const uint8_t *)in->target, in->target);
+	} else if (in->form != FORM_CALL_SLOT) {
+		return false;
+	}
+	for (size_t i = 0; slot && i < m->nhook_slots; i++)
+		if (m->hook_slots[i] == slot)
+			return true;
+	return false;
+}
+
+static bool image_readable(const struct dl_phdr_info *info, uintptr_t addr, size_t len)
+{
+	for (unsigned j = 0; j < info->dlpi_phnum; j++) {
+		const Elf64_Phdr *q = &info->dlpi_phdr[j];
+		uintptr_t lo = info->dlpi_addr + q->p_vaddr;
+
+		if (q->p_type == PT_LOAD && (q->p_flags & PF_R) && addr >= lo &&
+		    addr + len <= lo + q->p_memsz)
+			return true;
+	}
+	return false;
+}
+
+static int cmp_site(const void *a, const void *b)
+{
+	const struct ps_site *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return 0;
+}
+
+static const struct ps_sym *module_sym(const struct ps_module *m, uintptr_t addr)
+{
+	size_t lo = 0, hi = m->nsyms;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (m->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	/* Prefer a sized symbol covering addr among aliases at the same address. */
+	for (size_t i = lo; i-- > 0 && m->syms[i].addr == m->syms[lo - 1].addr;)
+		if (addr < m->syms[i].addr + m->syms[i].size)
+			return &m->syms[i];
+	return m->syms[lo - 1].size == 0 && addr == m->syms[lo - 1].addr ? &m->syms[lo - 1] : NULL;
+}
+
+/* Entries of one table, as runtime addresses inside the module's code. */
+static int read_table(struct ps_module *m, const struct elf_file *f, const Elf64_Shdr *s,
+		      const struct dl_phdr_info *info)
+{
+	size_t n = s->sh_size / sizeof(uint64_t), base = m->nsites, k = 0;
+	const uint8_t *words;
+	struct ps_site *grown;
+
+	if (s->sh_flags & SHF_ALLOC) {
+		uintptr_t at = m->bias + s->sh_addr;
+
+		if (!image_readable(info, at, s->sh_size)) {
+			ps_log(PATCHSITE_LOG_ERROR, "%s: %s is not in a loaded segment", m->name,
+			       section_name(f, s));
+			return -ENOEXEC;
+		}
+		words = (const uint8_t *)at;
+	} else {
+		words = file_at(f, s->sh_offset, s->sh_size);
+		if (!words)
+			return -ENOEXEC;
+	}
+	grown = realloc(m->sites, (base + n + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	m->sites = grown;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t w;
+
+		memcpy(&w, words + i * sizeof(w), sizeof(w));
+		if (!ps_module_has_code(m, w, ps.arch->max_site_len + 4))
+			w += m->bias;
+		if (!ps_module_has_code(m, w, ps.arch->max_site_len + 4))
+			continue;	/* discarded code, or not ours */
+		memset(&m->sites[base + k], 0, sizeof(m->sites[0]));
+		m->sites[base + k].addr = w;
+		k++;
+	}
+	m->nsites = base + k;
+	return 0;
+}
+
+struct scan_ctx {
+	int err;
+	uintptr_t self;		/* an address inside this library */
+};
+
+static int module_add(struct dl_phdr_info *info, struct scan_ctx *ctx)
+{
+	uintptr_t vdso = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
+	struct ps_module *m;
+	struct elf_file f;
+	char buf[4096];
+	const char *path = info->dlpi_name;
+	int err;
+
+	if (path && path[0] == '\0') {
+		ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+
+		if (n < 0)
+			return 0;
+		buf[n] = '\0';
+		path = buf;
+	}
+	if (!path || path[0] != '/')
+		return 0;	/* the vDSO and other objects without a file */
+	for (unsigned j = 0; j < info->dlpi_phnum; j++)
+		if (info->dlpi_phdr[j].p_type == PT_LOAD &&
+		    info->dlpi_addr + info->dlpi_phdr[j].p_vaddr == vdso)
+			return 0;
+	if (atomic_load(&ps.nmods) >= PS_MAX_MODULES) {
+		ps_log(PATCHSITE_LOG_WARNING, "%s: more than %d objects: not traced", path,
+		       PS_MAX_MODULES);
+		return 0;
+	}
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	m->path = strdup(path);
+	if (!m->path) {
+		free(m);
+		return -ENOMEM;
+	}
+	m->name = strrchr(m->path, '/') + 1;
+	m->bias = info->dlpi_addr;
+	m->text_lo = UINTPTR_MAX;
+	for (unsigned j = 0; j < info->dlpi_phnum; j++) {
+		const Elf64_Phdr *q = &info->dlpi_phdr[j];
+		struct ps_seg *sg;
+
+		if (q->p_type != PT_LOAD || !(q->p_flags & PF_X) || m->nsegs == 8)
+			continue;
+		sg = &m->segs[m->nsegs++];
+		sg->lo = page_down(m->bias + q->p_vaddr);
+		sg->hi = page_up(m->bias + q->p_vaddr + q->p_memsz);
+		sg->prot = PROT_EXEC | (q->p_flags & PF_R ? PROT_READ : 0) |
+			   (q->p_flags & PF_W ? PROT_WRITE : 0);
+		if (sg->lo < m->text_lo)
+			m->text_lo = sg->lo;
+		if (sg->hi > m->text_hi)
+			m->text_hi = sg->hi;
+	}
+	m->index = atomic_load(&ps.nmods);
+	err = file_open(m, &f);
+	if (err) {
+		ps_log(PATCHSITE_LOG_NOTE, "%s: cannot read the file: %s", m->path, strerror(-err));
+		goto keep;	/* still known, for addresses; no symbols, no sites */
+	}
+	if (!file_matches_image(&f, info)) {
+		ps_log(PATCHSITE_LOG_WARNING, "%s: file on disk differs from the loaded image: "
+		       "not traced", m->path);
+		goto keep;
+	}
+	err = read_symbols(m, &f);
+	if (!err)
+		err = read_hook_slots(m, &f);
+	for (unsigned i = 0; !err && i < f.eh->e_shnum; i++)
+		for (unsigned t = 0; table_names[t]; t++)
+			if (!strcmp(section_name(&f, &f.sh[i]), table_names[t]) && !err)
+				err = read_table(m, &f, &f.sh[i], info);
+	if (err)
+		goto fail;
+	if (ps_module_has_code(m, ctx->self, 1) && m->nsites)
+		ps_log(PATCHSITE_LOG_NOTE, "%s: sites in the object that holds patchsite itself",
+		       m->name);
+	qsort(m->sites, m->nsites, sizeof(*m->sites), cmp_site);
+	/* Both tables may list a site; keep one. */
+	if (m->nsites) {
+		size_t k = 1;
+
+		for (size_t i = 1; i < m->nsites; i++)
+			if (m->sites[i].addr != m->sites[k - 1].addr)
+				m->sites[k++] = m->sites[i];
+		m->nsites = k;
+	}
+	if (m->nsites > PS_ID_MASK) {
+		ps_log(PATCHSITE_LOG_WARNING, "%s: %zu sites, more than %u: not traced", m->name,
+		       m->nsites, PS_ID_MASK);
+		m->nsites = 0;
+	}
+	for (size_t i = 0; i < m->nsites; i++) {
+		m->sites[i].id = m->index << PS_ID_SHIFT | (uint32_t)i;
+		m->sites[i].mod = m;
+		m->sites[i].sym = module_sym(m, m->sites[i].addr);
+		if (!m->sites[i].sym && m->sites[i].addr >= 4)
+			m->sites[i].sym = module_sym(m, m->sites[i].addr - 4);	/* after endbr64 */
+	}
+keep:
+	ps.mods[m->index] = m;
+	atomic_store_explicit(&ps.nmods, m->index + 1, memory_order_release);
+	return 0;
+fail:
+	ctx->err = err;
+	ps_log(PATCHSITE_LOG_ERROR, "%s: cannot read its site tables: %s", m->path, strerror(-err));
+	free(m->sites);
+	m->sites = NULL;
+	m->nsites = 0;
+	goto keep;
+}
+
+static int scan_one(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	return module_add(info, arg) == -ENOMEM ? 1 : 0;
+}
+
+int ps_modules_scan(void)
+{
+	struct scan_ctx ctx = { .self = (uintptr_t)&ps_modules_scan };
+	size_t total = 0, k = 0;
+
+	dl_iterate_phdr(scan_one, &ctx);
+	for (unsigned i = 0; i < ps.nmods; i++)
+		total += ps.mods[i]->nsites;
+	ps.site_index = calloc(total ? total : 1, sizeof(*ps.site_index));
+	if (!ps.site_index)
+		return -ENOMEM;
+	for (unsigned i = 0; i < ps.nmods; i++)
+		for (size_t j = 0; j < ps.mods[i]->nsites; j++)
+			ps.site_index[k++] = &ps.mods[i]->sites[j];
+	ps.nsites = total;
+	return ctx.err;
+}
+
+struct ps_site *ps_site_by_id(uint32_t id)
+{
+	struct ps_module *m = ps.mods[id >> PS_ID_SHIFT];
+
+	return &m->sites[id & PS_ID_MASK];
+}
+
+/* Async-signal-safe: modules and their site arrays never change once published. */
+struct ps_site *ps_site_by_addr(uintptr_t addr)
+{
+	unsigned n = atomic_load_explicit(&ps.nmods, memory_order_acquire);
+
+	for (unsigned i = 0; i < n; i++) {
+		struct ps_module *m = ps.mods[i];
+		size_t lo = 0, hi = m->nsites;
+
+		if (addr < m->text_lo || addr >= m->text_hi)
+			continue;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+
+			if (m->sites[mid].addr == addr)
+				return &m->sites[mid];
+			if (m->sites[mid].addr < addr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+	}
+	return NULL;
+}
+
+const struct ps_sym *ps_sym_by_addr(uintptr_t addr, const struct ps_module **mod)
+{
+	unsigned n = atomic_load_explicit(&ps.nmods, memory_order_acquire);
+
+	for (unsigned i = 0; i < n; i++) {
+		struct ps_module *m = ps.mods[i];
+
+		if (addr < m->text_lo || addr >= m->text_hi)
+			continue;
+		if (mod)
+			*mod = m;
+		return module_sym(m, addr);
+	}
+	return NULL;
+}
+
+/* Mapped ranges from /proc/self/maps, in address order. */
+struct range {
+	uintptr_t lo, hi;
+};
+
+static size_t read_maps(struct range *r, size_t max)
+{
+	size_t n = 0, have = 0, cap = 1 << 16;
+	char *buf = malloc(cap), *line, *nl;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	ssize_t got;
+
+	if (fd < 0 || !buf)
+		goto out;
+	while ((got = read(fd, buf + have, cap - 1 - have)) > 0) {
+		have += (size_t)got;
+		if (have == cap - 1) {
+			char *grown = realloc(buf, cap * 2);
+
+			if (!grown)
+				goto out;
+			buf = grown;
+			cap *= 2;
+		}
+	}
+	buf[have] = '\0';
+	for (line = buf; n < max && (nl = strchr(line, '\n')); line = nl + 1) {
+		unsigned long lo, hi;
+
+		*nl = '\0';
+		if (sscanf(line, "%lx-%lx", &lo, &hi) == 2)
+			r[n++] = (struct range){ lo, hi };
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return n;
+}
+
+/*
+ * The stub page: within +-2 GB of every site of the module, in a gap of
+ * the address space, as close to the text as we can get.
+ */
+int ps_stubs_map(struct ps_module *m)
+{
+	const uintptr_t reach = 0x7fff0000u;
+	static struct range maps[4096];
+	size_t size, n;
+	uintptr_t lo_bound, hi_bound, best = 0, best_dist = UINTPTR_MAX;
+	uint8_t *p;
+
+	if (!m->nsites)
+		return 0;
+	size = page_up(ps.arch->hub_size + m->nsites * ps.arch->stub_size);
+	lo_bound = m->text_hi > reach ? m->text_hi - reach : page_size() * 16;
+	if (lo_bound < 0x10000)
+		lo_bound = 0x10000;
+	hi_bound = m->text_lo + reach;
+	n = read_maps(maps + 1, sizeof(maps) / sizeof(maps[0]) - 2);
+	/* Sentinels: the gaps before the first and after the last mapping. */
+	maps[0] = (struct range){ 0, 0x10000 };
+	maps[n + 1] = (struct range){ 0x7ffffffff000ul, 0x7ffffffff000ul };
+	n += 2;
+	for (size_t i = 0; i + 1 < n; i++) {
+		uintptr_t glo = maps[i].hi, ghi = maps[i + 1].lo, a, dist;
+
+		if (glo < lo_bound)
+			glo = page_up(lo_bound);
+		if (ghi > hi_bound)
+			ghi = page_down(hi_bound);
+		if (ghi <= glo || ghi - glo < size)
+			continue;
+		if (ghi <= m->text_lo) {
+			/* Below the text: right under it, away from brk and the stack. */
+			a = ghi - size;
+			dist = m->text_lo - a;
+		} else if (glo >= m->text_hi) {
+			/* Above: leave room for the heap to grow if this gap follows it. */
+			uintptr_t margin = (ghi - glo - size) / 2;
+
+			if (margin > (256ul << 20))
+				margin = 256ul << 20;
+			a = page_down(glo + margin);
+			dist = (a - m->text_hi) + (1ul << 40);	/* prefer below */
+		} else {
+			continue;
+		}
+		if (dist < best_dist) {
+			best = a;
+			best_dist = dist;
+		}
+	}
+	if (!best) {
+		ps_log(PATCHSITE_LOG_ERROR, "%s: no free address within 2 GB of its code for %zu "
+		       "stubs: not traced", m->name, m->nsites);
+		return -ENOMEM;
+	}
+	p = mmap((void *)best, size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (p == MAP_FAILED || (uintptr_t)p != best) {
+		int err = p == MAP_FAILED ? errno : EEXIST;
+
+		if (p != MAP_FAILED)
+			munmap(p, size);
+		ps_log(PATCHSITE_LOG_ERROR, "%s: cannot map stubs at %#lx: %s: not traced",
+		       m->name, (unsigned long)best, strerror(err));
+		return -err;
+	}
+	ps.arch->write_hub(p, (uintptr_t)ps.arch->tramp);
+	for (size_t i = 0; i < m->nsites; i++) {
+		uintptr_t at = (uintptr_t)p + ps.arch->hub_size + i * ps.arch->stub_size;
+
+		if (!ps.arch->write_stub((uint8_t *)at, at, m->sites[i].id, (uintptr_t)p)) {
+			munmap(p, size);
+			return -ERANGE;
+		}
+	}
+	if (mprotect(p, size, PROT_READ | PROT_EXEC) < 0) {
+		int err = errno;
+
+		munmap(p, size);
+		ps_log(PATCHSITE_LOG_ERROR, "%s: cannot make the stub page executable: %s",
+		       m->name, strerror(err));
+		return -err;
+	}
+	m->stubs = p;
+	m->stubs_size = size;
+	return 0;
+}

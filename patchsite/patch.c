@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Writing sites.
+ *
+ * Start-up (one thread, nothing else runs the code yet): check what each
+ * recorded site holds, as the kernel's ftrace_check_current_call does, and
+ * turn every recognised site into the arch's NOP with plain stores.  A site
+ * holding anything else is refused: reported and never written.
+ *
+ * Live changes (other threads may be executing the sites) follow the
+ * kernel's text_poke_bp_batch, with membarrier(SYNC_CORE) as the
+ * process-wide core serialisation that text_poke_sync's IPI gives:
+ *
+ *   1. plant the breakpoint on byte 0 of every site        sync
+ *   2. write bytes 1..n-1                                  sync
+ *   3. write byte 0                                        sync
+ *
+ * A thread that reaches a site while its byte 0 is the breakpoint traps;
+ * the handler emulates the site's new instruction (call the stub, or skip
+ * the NOP).  If the handler runs late, after step 3, it finds no
+ * breakpoint and resumes at the site to execute the real instruction.
+ * Every state a thread can observe is therefore the old instruction, the
+ * new one, or the breakpoint, never a mix.  Before step 1 every site's
+ * bytes are compared with what we last wrote; a site that changed behind
+ * our back is refused and left alone.
+ *
+ * Text is writable only while a batch runs; its protection is restored
+ * from the program header afterwards.
+ */
+#include <errno.h>
+#include <linux/membarrier.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static struct sigaction old_trap;
+
+void ps_format_bytes(char *buf, size_t len, const uint8_t *p, unsigned n)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < n && off + 4 < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%02x", i ? " " : "", p[i]);
+}
+
+static int sync_cores(void)
+{
+	return (int)syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0);
+}
+
+static uintptr_t stub_of(const struct ps_site *s)
+{
+	return (uintptr_t)s->mod->stubs + ps.arch->hub_size +
+	       (s->id & PS_ID_MASK) * (uintptr_t)ps.arch->stub_size;
+}
+
+/* The bytes a site holds in a state. */
+static bool site_bytes(const struct ps_site *s, enum site_state st, uint8_t *out)
+{
+	if (st == SITE_NOP) {
+		ps.arch->make_nop(out);
+		return true;
+	}
+	return s->mod->stubs && ps.arch->make_call(out, s->addr, stub_of(s));
+}
+
+static void refuse(struct ps_site *s, const struct site_insn *in, const uint8_t *p)
+{
+	char found[64];
+
+	s->state = SITE_REFUSED;
+	ps_format_bytes(found, sizeof(found), p, in->len > ps.arch->max_site_len ?
+			ps.arch->max_site_len : in->len);
+	if (in->form == FORM_CALL)
+		ps_log_site(PATCHSITE_LOG_ERROR, s, "expected a call to %s, found a call to %#lx "
+			    "(%s): site refused", ps.arch->hooks[0], (unsigned long)in->target, found);
+	else if (in->form == FORM_CALL_SLOT)
+		ps_log_site(PATCHSITE_LOG_ERROR, s, "expected a call to %s, found a call through "
+			    "%#lx (%s): site refused", ps.arch->hooks[0], (unsigned long)in->slot,
+			    found);
+	else
+		ps_log_site(PATCHSITE_LOG_ERROR, s, "expected a call to %s or a %u-byte NOP, "
+			    "found %s: site refused", ps.arch->hooks[0], ps.arch->patch_len, found);
+}
+
+static int protect(struct ps_module *m, const bool *touched, bool writable)
+{
+	for (unsigned i = 0; i < m->nsegs; i++) {
+		struct ps_seg *sg = &m->segs[i];
+		int prot = writable ? sg->prot | PROT_WRITE : sg->prot;
+
+		if (!touched[i])
+			continue;
+		if (mprotect((void *)sg->lo, sg->hi - sg->lo, prot) < 0) {
+			int err = errno;
+
+			ps_log(PATCHSITE_LOG_ERROR, "%s: cannot make its code %s: %s%s", m->name,
+			       writable ? "writable" : "read-only again", strerror(err),
+			       writable && (err == EACCES || err == EPERM)
+				       ? " (a W^X policy: SELinux execmod, MemoryDenyWriteExecute or "
+					 "PR_SET_MDWE)" : "");
+			return -err;
+		}
+	}
+	return 0;
+}
+
+static void mark_segment(const struct ps_module *m, uintptr_t addr, bool *touched)
+{
+	for (unsigned i = 0; i < m->nsegs; i++)
+		if (addr >= m->segs[i].lo && addr < m->segs[i].hi)
+			touched[i] = true;
+}
+
+/*
+ * Check and NOP every site of a module that is loaded but not yet running
+ * on any other thread.
+ */
+int ps_patch_startup(struct ps_module *m)
+{
+	const unsigned n = ps.arch->patch_len;
+	bool touched[8] = { false };
+	uint8_t (*want)[8];
+	bool *write;
+	int err = 0;
+
+	if (!m->nsites)
+		return 0;
+	want = calloc(m->nsites, sizeof(*want));
+	write = calloc(m->nsites, sizeof(*write));
+	if (!want || !write) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < m->nsites; i++) {
+		struct ps_site *s = &m->sites[i];
+		const uint8_t *p = (const uint8_t *)s->addr;
+		struct site_insn in;
+		bool ok;
+
+		ps.arch->decode_site(p, s->addr, &in);
+		s->addr += in.skip;
+		p += in.skip;
+		if (!ps_module_has_code(m, s->addr, in.len)) {
+			ps_log_site(PATCHSITE_LOG_ERROR, s, "site runs past the end of the code: "
+				    "refused");
+			s->state = SITE_REFUSED;
+			continue;
+		}
+		switch (in.form) {
+		case FORM_CALL:
+		case FORM_CALL_SLOT:
+			ok = ps_module_calls_hook(m, &in);
+			break;
+		case FORM_NOP:
+		case FORM_NOP_BYTES:
+			ok = true;
+			break;
+		default:
+			ok = false;
+		}
+		if (!ok) {
+			refuse(s, &in, p);
+			continue;
+		}
+		s->state = SITE_NOP;
+		if (in.form == FORM_NOP && in.len == n)
+			continue;
+		ps.arch->make_nop(want[i]);
+		ps.arch->fill_tail(want[i] + n, in.len - n);
+		write[i] = true;
+		mark_segment(m, s->addr, touched);
+		/* Keep the length in the last byte of the scratch entry. */
+		want[i][7] = (uint8_t)in.len;
+	}
+	err = protect(m, touched, true);
+	if (err) {
+		ps.can_write = false;
+		goto out;
+	}
+	for (size_t i = 0; i < m->nsites; i++)
+		if (write[i])
+			memcpy((void *)m->sites[i].addr, want[i], want[i][7]);
+	ps.arch->sync_icache((void *)m->text_lo, m->text_hi - m->text_lo);
+	err = protect(m, touched, false);
+out:
+	free(want);
+	free(write);
+	return err;
+}
+
+static void trap_handler(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+
+	if (ps.arch->is_breakpoint_trap(si)) {
+		uintptr_t addr = ps.arch->trap_site(uc);
+		struct ps_site *s = ps_site_by_addr(addr);
+
+		if (s) {
+			if (*(volatile uint8_t *)addr == ps.arch->breakpoint)
+				ps.arch->emulate(uc, addr, atomic_load(&s->emulate_call), stub_of(s));
+			else
+				ps.arch->retry(uc, addr);
+			return;
+		}
+	}
+	/* Not ours: pass it on as the program's own handler would have seen it. */
+	if (old_trap.sa_flags & SA_SIGINFO) {
+		if (old_trap.sa_sigaction)
+			old_trap.sa_sigaction(sig, si, ctx);
+	} else if (old_trap.sa_handler == SIG_IGN) {
+		return;
+	} else if (old_trap.sa_handler == SIG_DFL) {
+		signal(SIGTRAP, SIG_DFL);
+		raise(SIGTRAP);
+	} else {
+		old_trap.sa_handler(sig);
+	}
+}
+
+/* (Re)install the SIGTRAP handler, chaining to whatever the program set since. */
+int ps_trap_install(void)
+{
+	struct sigaction sa, cur;
+
+	if (sigaction(SIGTRAP, NULL, &cur) < 0)
+		return -errno;
+	if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == trap_handler)
+		return 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = trap_handler;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGTRAP, &sa, &old_trap) < 0)
+		return -errno;
+	return 0;
+}
+
+static void poke_bytes(uintptr_t addr, const uint8_t *b, unsigned from, unsigned to)
+{
+	volatile uint8_t *p = (volatile uint8_t *)addr;
+
+	for (unsigned i = from; i < to; i++)
+		p[i] = b[i];
+}
+
+struct poke {
+	struct ps_site *site;
+	enum site_state to;
+	uint8_t bytes[8];
+};
+
+/*
+ * Bring every site to the state the registered ops and the tracing switch
+ * ask for.  Called with ps.lock held.
+ */
+int ps_patch_update(void)
+{
+	const unsigned n = ps.arch->patch_len;
+	struct poke *pk = NULL;
+	size_t np = 0;
+	bool (*touched)[8] = NULL;
+	int err = 0;
+
+	if (!ps.can_write || !ps.can_sync)
+		return ps.can_write ? -ENOSYS : -EACCES;
+	pk = malloc((ps.nsites ? ps.nsites : 1) * sizeof(*pk));
+	touched = calloc(ps.nmods ? ps.nmods : 1, sizeof(*touched));
+	if (!pk || !touched) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < ps.nsites; i++) {
+		struct ps_site *s = ps.site_index[i];
+		enum site_state to;
+		uint8_t cur[8];
+
+		if (s->state == SITE_REFUSED || !s->mod->stubs)
+			continue;
+		to = ps.tracing_on && atomic_load_explicit(&s->want, memory_order_relaxed)
+			     ? SITE_CALL : SITE_NOP;
+		if (to == s->state)
+			continue;
+		if (!site_bytes(s, s->state, cur) || !site_bytes(s, to, pk[np].bytes)) {
+			ps_log_site(PATCHSITE_LOG_ERROR, s, "stub out of reach: site refused");
+			s->state = SITE_REFUSED;
+			continue;
+		}
+		if (memcmp((const void *)s->addr, cur, n)) {
+			char found[32], expected[32];
+
+			ps_format_bytes(found, sizeof(found), (const uint8_t *)s->addr, n);
+			ps_format_bytes(expected, sizeof(expected), cur, n);
+			ps_log_site(PATCHSITE_LOG_ERROR, s, "expected %s, found %s: code changed "
+				    "behind our back, site refused", expected, found);
+			s->state = SITE_REFUSED;
+			continue;
+		}
+		pk[np].site = s;
+		pk[np].to = to;
+		mark_segment(s->mod, s->addr, touched[s->mod->index]);
+		np++;
+	}
+	if (!np)
+		goto out;
+	err = ps_trap_install();
+	if (err) {
+		ps_log(PATCHSITE_LOG_ERROR, "cannot install the SIGTRAP handler: %s",
+		       strerror(-err));
+		goto out;
+	}
+	for (unsigned m = 0; m < ps.nmods; m++) {
+		err = protect(ps.mods[m], touched[m], true);
+		if (err) {
+			while (m-- > 0)
+				protect(ps.mods[m], touched[m], false);
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < np; i++) {
+		atomic_store(&pk[i].site->emulate_call, pk[i].to == SITE_CALL);
+		poke_bytes(pk[i].site->addr, &ps.arch->breakpoint, 0, 1);
+	}
+	sync_cores();
+	for (size_t i = 0; i < np; i++)
+		poke_bytes(pk[i].site->addr, pk[i].bytes, 1, n);
+	sync_cores();
+	for (size_t i = 0; i < np; i++) {
+		poke_bytes(pk[i].site->addr, pk[i].bytes, 0, 1);
+		pk[i].site->state = pk[i].to;
+	}
+	for (unsigned m = 0; m < ps.nmods; m++)
+		if (ps.mods[m]->nsites)
+			ps.arch->sync_icache((void *)ps.mods[m]->text_lo,
+					     ps.mods[m]->text_hi - ps.mods[m]->text_lo);
+	sync_cores();
+	for (unsigned m = 0; m < ps.nmods; m++) {
+		int e = protect(ps.mods[m], touched[m], false);
+
+		if (e && !err)
+			err = e;
+	}
+out:
+	free(pk);
+	free(touched);
+	return err;
+}
+
+/* Register for SYNC_CORE once; without it we do not patch live. */
+int ps_sync_register(void)
+{
+	long cmds = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+
+	if (cmds < 0 || !(cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE) ||
+	    !(cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED)) {
+		ps_log(PATCHSITE_LOG_ERROR, "membarrier(PRIVATE_EXPEDITED_SYNC_CORE) is not "
+		       "available (Linux >= 4.16 needed): no live patching");
+		return -ENOSYS;
+	}
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0) ||
+	    syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0)) {
+		int err = errno;
+
+		ps_log(PATCHSITE_LOG_ERROR, "membarrier registration failed: %s: no live patching",
+		       strerror(err));
+		return -err;
+	}
+	return 0;
+}
