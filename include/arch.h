@@ -40,6 +40,26 @@ struct call_site {
 	const char *why;	/* for RELOC_BAD: what was found instead */
 };
 
+/* One instruction position in built code, for the decoding hooks below. */
+struct insn_view {
+	const uint8_t *code;	/* bytes of the section */
+	uint64_t size;
+	uint64_t off;		/* position of the instruction in code */
+	uint64_t addr;		/* its address: sh_addr + off, or off in an object */
+	bool big_endian;
+	bool thumb;		/* ARM: the code is in Thumb state */
+};
+
+/* A call or jump decoded from built code. */
+enum branch_kind { BRANCH_CALL, BRANCH_JUMP };
+
+struct branch {
+	enum branch_kind kind;
+	bool indirect;		/* through a memory word (GOT): target is the word's address */
+	uint64_t target;
+	unsigned len;		/* bytes of the instruction (sequence) */
+};
+
 struct arch {
 	const char *name;
 	uint16_t machine;
@@ -73,6 +93,31 @@ struct arch {
 	void (*rinfo_split)(uint64_t info, bool big_endian, uint32_t *sym, uint32_t *type);
 	/* Name of a relocation type, for messages; NULL if unknown. */
 	const char *(*reloc_name)(uint32_t type);
+
+	/*
+	 * What patchverify needs to recognise a site in built code.  Each
+	 * hook reads only inside iv->code[0, size) and returns 0 / false when
+	 * the bytes at iv->off are not what it looks for.
+	 */
+	/* Length of a NOP form a patch site may hold (what ftrace or the tools write). */
+	unsigned (*site_nop)(const struct arch *a, const struct insn_view *iv);
+	/* Decode a direct call or jump, or one through a memory word (PLT, GOT). */
+	bool (*decode_branch)(const struct arch *a, const struct insn_view *iv, struct branch *b);
+	/*
+	 * Encode a call from iv->addr to *target in buf (at least 8 bytes), as
+	 * the linker leaves it; target NULL: as the assembler leaves it for a
+	 * relocation.  Returns the length.
+	 */
+	unsigned (*make_call)(const struct arch *a, const struct insn_view *iv,
+			      const uint64_t *target, uint8_t *buf);
+	/* Length of a landing pad allowed before an entry site (endbr64, bti c, paciasp). */
+	unsigned (*entry_pad)(const struct arch *a, const struct insn_view *iv);
+	/* Length of one NOP of a -fpatchable-function-entry sled. */
+	unsigned (*sled_nop)(const struct arch *a, const struct insn_view *iv);
+	uint32_t relative_reloc;	/* dynamic relocation: base + addend */
+	unsigned mcount_window;		/* furthest an mcount call may sit after entry */
+	bool thumb_bit;			/* bit 0 of a function's address selects Thumb */
+	unsigned insn_align;		/* smallest instruction alignment (Thumb: 2) */
 };
 
 /* The table for a machine and class, or NULL when we do not support it. */

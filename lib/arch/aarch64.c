@@ -67,6 +67,14 @@ static const char *aarch64_reloc_name(uint32_t type)
 
 static const char *const aarch64_hooks[] = { "_mcount", "__fentry__", NULL };
 
+/* patchverify hooks, defined at the end of the file. */
+static unsigned aarch64_site_nop(const struct arch *a, const struct insn_view *iv);
+static bool aarch64_decode_branch(const struct arch *a, const struct insn_view *iv,
+				  struct branch *b);
+static unsigned aarch64_make_call(const struct arch *a, const struct insn_view *iv,
+				  const uint64_t *target, uint8_t *buf);
+static unsigned aarch64_entry_pad(const struct arch *a, const struct insn_view *iv);
+
 const struct arch arch_aarch64 = {
 	.name		= "aarch64",
 	.machine	= EM_AARCH64,
@@ -77,4 +85,97 @@ const struct arch arch_aarch64 = {
 	.call_site	= aarch64_call_site,
 	.make_nop	= aarch64_make_nop,
 	.reloc_name	= aarch64_reloc_name,
+	.site_nop	= aarch64_site_nop,
+	.decode_branch	= aarch64_decode_branch,
+	.make_call	= aarch64_make_call,
+	.entry_pad	= aarch64_entry_pad,
+	.sled_nop	= aarch64_site_nop,
+	.relative_reloc	= R_AARCH64_RELATIVE,
+	.insn_align	= 4,
+	.mcount_window	= 64,
 };
+
+/*
+ * For patchverify: the forms a site takes in built code.  A site holds
+ * "bl _mcount" or the NOP; an entry site may follow a landing pad:
+ *   d503245f  bti c     d50324df  bti jc     d503233f  paciasp     d503237f  pacibsp
+ * A PLT entry loads the GOT word and branches through it:
+ *   adrp x16, page; ldr x17, [x16, #lo]; add x16, x16, #lo; br x17
+ */
+#define A64_BTI_C	0xd503245f	/* bti c */
+#define A64_BTI_JC	0xd50324df	/* bti jc */
+#define A64_PACIASP	0xd503233f	/* paciasp */
+#define A64_PACIBSP	0xd503237f	/* pacibsp */
+#define A64_ADRP_X16	0x90000010	/* adrp x16, <page>  (mask 0x9f00001f) */
+#define A64_LDR_X17_X16	0xf9400211	/* ldr x17, [x16, #imm12*8]  (mask 0xffc003ff) */
+#define A64_BR_X17	0xd61f0220	/* br x17 */
+
+static bool a64_word(const struct insn_view *iv, uint64_t at, uint32_t *insn)
+{
+	if (!in_bounds(at, 4, iv->size))
+		return false;
+	*insn = get32(iv->code + at, iv->big_endian);
+	return true;
+}
+
+static int64_t a64_sext(uint64_t v, unsigned bits)
+{
+	return (int64_t)(v << (64 - bits)) >> (64 - bits);
+}
+
+static unsigned aarch64_site_nop(const struct arch *a, const struct insn_view *iv)
+{
+	uint32_t insn;
+
+	(void)a;
+	return a64_word(iv, iv->off, &insn) && insn == A64_NOP ? 4 : 0;
+}
+
+static bool aarch64_decode_branch(const struct arch *a, const struct insn_view *iv,
+				  struct branch *b)
+{
+	uint32_t insn, ldr, br;
+
+	(void)a;
+	if (!a64_word(iv, iv->off, &insn))
+		return false;
+	if ((insn & 0x7c000000) == A64_B) {	/* b / bl <imm26> */
+		b->kind = (insn & A64_BL_MASK) == A64_BL ? BRANCH_CALL : BRANCH_JUMP;
+		b->indirect = false;
+		b->len = 4;
+		b->target = iv->addr + (uint64_t)(a64_sext(insn & 0x3ffffff, 26) * 4);
+		return true;
+	}
+	if ((insn & 0x9f00001f) != A64_ADRP_X16 || !a64_word(iv, iv->off + 4, &ldr) ||
+	    (ldr & 0xffc003ff) != A64_LDR_X17_X16 || !a64_word(iv, iv->off + 12, &br) ||
+	    br != A64_BR_X17)
+		return false;
+	b->kind = BRANCH_JUMP;
+	b->indirect = true;
+	b->len = 16;
+	b->target = (iv->addr & ~0xfffull) +
+		    (uint64_t)(a64_sext((insn >> 29 & 3) | (insn >> 3 & 0x1ffffc), 21) << 12) +
+		    ((ldr >> 10 & 0xfff) << 3);
+	return true;
+}
+
+static unsigned aarch64_make_call(const struct arch *a, const struct insn_view *iv,
+				  const uint64_t *target, uint8_t *buf)
+{
+	uint32_t imm = target ? (uint32_t)((*target - iv->addr) >> 2) & 0x3ffffff : 0;
+
+	(void)a;
+	put32(buf, A64_BL | imm, iv->big_endian);
+	return 4;
+}
+
+static unsigned aarch64_entry_pad(const struct arch *a, const struct insn_view *iv)
+{
+	uint32_t insn;
+
+	(void)a;
+	if (!a64_word(iv, iv->off, &insn))
+		return 0;
+	return insn == A64_BTI_C || insn == A64_BTI_JC || insn == A64_PACIASP ||
+			       insn == A64_PACIBSP ? 4 : 0;
+}

@@ -131,6 +131,13 @@ static const char *arm_reloc_name(uint32_t type)
 
 static const char *const arm_hooks[] = { "__gnu_mcount_nc", "mcount", "__fentry__", NULL };
 
+/* patchverify hooks, defined at the end of the file. */
+static unsigned arm_site_nop(const struct arch *a, const struct insn_view *iv);
+static bool arm_decode_branch(const struct arch *a, const struct insn_view *iv, struct branch *b);
+static unsigned arm_make_call(const struct arch *a, const struct insn_view *iv,
+			      const uint64_t *target, uint8_t *buf);
+static unsigned arm_sled_nop(const struct arch *a, const struct insn_view *iv);
+
 const struct arch arch_arm = {
 	.name		= "arm",
 	.machine	= EM_ARM,
@@ -143,4 +150,129 @@ const struct arch arch_arm = {
 	.make_nop	= arm_make_nop,
 	.make_site_nop	= arm_make_site_nop,
 	.reloc_name	= arm_reloc_name,
+	.site_nop	= arm_site_nop,
+	.decode_branch	= arm_decode_branch,
+	.make_call	= arm_make_call,
+	.sled_nop	= arm_sled_nop,
+	.relative_reloc	= R_ARM_RELATIVE,
+	.insn_align	= 2,
+	.mcount_window	= 32,
+	.thumb_bit	= true,
 };
+
+/*
+ * For patchverify: the forms a site takes in built code.  A site holds the
+ * BL to the hook, ftrace's "add sp, sp, #4", or two NOPs:
+ *   ARM:    ebxxxxxx bl    e28dd004 add sp, sp, #4   e1a00000 / e320f000 nop
+ *   Thumb:  f000 d000 bl   f10d 0d04 add.w sp, sp, #4    bf00 bf00 nop; nop
+ * A -fpatchable-function-entry sled is nop (e1a00000 or e320f000) or bf00.
+ */
+#define ARM_NOP_HINT	0xe320f000	/* nop (ARMv6K and later) */
+#define ARM_BL_COND	0x0b000000	/* bl<cond>; a branch has 0x0a000000 */
+
+static bool arm_word(const struct insn_view *iv, uint64_t at, uint32_t *insn)
+{
+	if (!in_bounds(at, 4, iv->size))
+		return false;
+	*insn = get32(iv->code + at, iv->big_endian);
+	return true;
+}
+
+static bool thumb_pair(const struct insn_view *iv, uint64_t at, uint16_t *hw1, uint16_t *hw2)
+{
+	if (!in_bounds(at, 4, iv->size))
+		return false;
+	*hw1 = get16(iv->code + at, iv->big_endian);
+	*hw2 = get16(iv->code + at + 2, iv->big_endian);
+	return true;
+}
+
+static unsigned arm_site_nop(const struct arch *a, const struct insn_view *iv)
+{
+	uint16_t hw1, hw2;
+	uint32_t insn;
+
+	(void)a;
+	if (iv->thumb)
+		return thumb_pair(iv, iv->off, &hw1, &hw2) &&
+			       (((uint32_t)hw1 << 16 | hw2) == THUMB_ADD_SP4 ||
+				(hw1 == THUMB_NOP && hw2 == THUMB_NOP)) ? 4 : 0;
+	return arm_word(iv, iv->off, &insn) &&
+		       (insn == ARM_ADD_SP4 || insn == ARM_NOP || insn == ARM_NOP_HINT) ? 4 : 0;
+}
+
+static int64_t arm_sext(uint64_t v, unsigned bits)
+{
+	return (int64_t)(v << (64 - bits)) >> (64 - bits);
+}
+
+static bool arm_decode_branch(const struct arch *a, const struct insn_view *iv, struct branch *b)
+{
+	uint16_t hw1, hw2;
+	uint32_t insn, s, i1, i2, imm;
+
+	(void)a;
+	b->indirect = false;
+	b->len = 4;
+	if (iv->thumb) {
+		if (!thumb_pair(iv, iv->off, &hw1, &hw2) || (hw1 & 0xf800) != 0xf000 ||
+		    !(hw2 & 0x8000) || !(hw2 & 0x1000 || hw2 & 0x4000))
+			return false;
+		s = hw1 >> 10 & 1;
+		i1 = !((hw2 >> 13 & 1) ^ s);
+		i2 = !((hw2 >> 11 & 1) ^ s);
+		imm = s << 24 | i1 << 23 | i2 << 22 | (uint32_t)(hw1 & 0x3ff) << 12 |
+		      (uint32_t)(hw2 & 0x7ff) << 1;
+		b->kind = hw2 & 0x4000 ? BRANCH_CALL : BRANCH_JUMP;
+		b->target = (uint32_t)(iv->addr + 4 + (uint64_t)arm_sext(imm, 25));
+		if ((hw2 & 0xd000) == 0xc000)	/* blx: to ARM code, word-aligned */
+			b->target &= ~3ull;
+		return true;
+	}
+	if (!arm_word(iv, iv->off, &insn))
+		return false;
+	if ((insn & 0xfe000000) == 0xfa000000) {	/* blx <imm24:H> */
+		b->kind = BRANCH_CALL;
+		b->target = (uint32_t)(iv->addr + 8 + (uint64_t)arm_sext((insn & 0xffffff) << 2 |
+									  (insn >> 23 & 2), 26));
+		return true;
+	}
+	if ((insn & 0x0e000000) != 0x0a000000 || insn >> 28 == 0xf)
+		return false;
+	b->kind = (insn & 0x0f000000) == ARM_BL_COND ? BRANCH_CALL : BRANCH_JUMP;
+	b->target = (uint32_t)(iv->addr + 8 + (uint64_t)arm_sext((insn & 0xffffff) << 2, 26));
+	return true;
+}
+
+/* Without a target, the REL addend the assembler leaves: ebfffffe, f7ff fffe. */
+static unsigned arm_make_call(const struct arch *a, const struct insn_view *iv,
+			      const uint64_t *target, uint8_t *buf)
+{
+	uint32_t off, s, j1, j2;
+
+	(void)a;
+	if (iv->thumb) {
+		off = target ? (uint32_t)(*target - (iv->addr + 4)) : (uint32_t)-4;
+		s = off >> 24 & 1;
+		j1 = !((off >> 23 & 1) ^ s);
+		j2 = !((off >> 22 & 1) ^ s);
+		put16(buf, (uint16_t)(0xf000 | s << 10 | (off >> 12 & 0x3ff)), iv->big_endian);
+		put16(buf + 2, (uint16_t)(0xd000 | j1 << 13 | j2 << 11 | (off >> 1 & 0x7ff)),
+		      iv->big_endian);
+		return 4;
+	}
+	off = target ? (uint32_t)(*target - (iv->addr + 8)) : (uint32_t)-8;
+	put32(buf, 0xeb000000 | (off >> 2 & 0xffffff), iv->big_endian);	/* bl */
+	return 4;
+}
+
+static unsigned arm_sled_nop(const struct arch *a, const struct insn_view *iv)
+{
+	uint32_t insn;
+
+	(void)a;
+	if (iv->thumb)
+		return in_bounds(iv->off, 2, iv->size) &&
+			       get16(iv->code + iv->off, iv->big_endian) == THUMB_NOP ? 2 : 0;
+	return arm_word(iv, iv->off, &insn) && (insn == ARM_NOP || insn == ARM_NOP_HINT) ? 4 : 0;
+}

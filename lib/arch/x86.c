@@ -159,6 +159,18 @@ static const char *i386_reloc_name(uint32_t type)
 
 static const char *const x86_hooks[] = { "__fentry__", "mcount", NULL };
 
+/* patchverify hooks, defined at the end of the file. */
+static unsigned x86_64_site_nop(const struct arch *a, const struct insn_view *iv);
+static unsigned i386_site_nop(const struct arch *a, const struct insn_view *iv);
+static bool x86_64_decode_branch(const struct arch *a, const struct insn_view *iv,
+				 struct branch *b);
+static bool i386_decode_branch(const struct arch *a, const struct insn_view *iv, struct branch *b);
+static unsigned x86_make_call(const struct arch *a, const struct insn_view *iv,
+			      const uint64_t *target, uint8_t *buf);
+static unsigned x86_64_entry_pad(const struct arch *a, const struct insn_view *iv);
+static unsigned i386_entry_pad(const struct arch *a, const struct insn_view *iv);
+static unsigned x86_sled_nop(const struct arch *a, const struct insn_view *iv);
+
 const struct arch arch_x86_64 = {
 	.name		= "x86_64",
 	.machine	= EM_X86_64,
@@ -169,6 +181,14 @@ const struct arch arch_x86_64 = {
 	.call_site	= x86_64_call_site,
 	.make_nop	= x86_64_make_nop,
 	.reloc_name	= x86_64_reloc_name,
+	.site_nop	= x86_64_site_nop,
+	.decode_branch	= x86_64_decode_branch,
+	.make_call	= x86_make_call,
+	.entry_pad	= x86_64_entry_pad,
+	.sled_nop	= x86_sled_nop,
+	.relative_reloc	= R_X86_64_RELATIVE,
+	.insn_align	= 1,
+	.mcount_window	= 16,
 };
 
 const struct arch arch_i386 = {
@@ -181,4 +201,120 @@ const struct arch arch_i386 = {
 	.call_site	= i386_call_site,
 	.make_nop	= i386_make_nop,
 	.reloc_name	= i386_reloc_name,
+	.site_nop	= i386_site_nop,
+	.decode_branch	= i386_decode_branch,
+	.make_call	= x86_make_call,
+	.entry_pad	= i386_entry_pad,
+	.sled_nop	= x86_sled_nop,
+	.relative_reloc	= R_386_RELATIVE,
+	.insn_align	= 1,
+	.mcount_window	= 16,
 };
+
+/*
+ * For patchverify: the forms a site takes in built code.
+ *   e8 <rel32>               call rel32 (a linked -pg/-mfentry site)
+ *   67 e8 <rel32>            addr32 call (ld's relaxation of a GOTPCRELX call)
+ *   ff 15 <disp32>           call *disp32(%rip) (PIE, through the GOT)
+ *   ff 25 <disp32>           jmp *disp32(%rip) (a PLT entry), maybe after f2 (bnd)
+ * A site holds the call or the 5-/6-byte NOP above; an fentry site may
+ * follow endbr64 (endbr32).  -fpatchable-function-entry sleds are 90 (nop).
+ */
+static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };	/* endbr64 */
+static const uint8_t endbr32[] = { 0xf3, 0x0f, 0x1e, 0xfb };	/* endbr32 */
+
+static bool x86_match(const struct insn_view *iv, const uint8_t *pat, unsigned len)
+{
+	return in_bounds(iv->off, len, iv->size) && !memcmp(iv->code + iv->off, pat, len);
+}
+
+static unsigned x86_64_site_nop(const struct arch *a, const struct insn_view *iv)
+{
+	(void)a;
+	if (x86_match(iv, nop5_64, sizeof(nop5_64)))
+		return sizeof(nop5_64);
+	return x86_match(iv, nop6_64, sizeof(nop6_64)) ? sizeof(nop6_64) : 0;
+}
+
+/* The 32-bit kernel writes its own NOPs; gcc -mnop-mcount writes nopl. */
+static unsigned i386_site_nop(const struct arch *a, const struct insn_view *iv)
+{
+	(void)a;
+	if (x86_match(iv, nop5_32, sizeof(nop5_32)))
+		return sizeof(nop5_32);
+	if (x86_match(iv, nop6_32, sizeof(nop6_32)))
+		return sizeof(nop6_32);
+	return x86_match(iv, nop5_64, sizeof(nop5_64)) ? sizeof(nop5_64) : 0;
+}
+
+static bool x86_branch(const struct insn_view *iv, bool is64, struct branch *b)
+{
+	const uint8_t *p = iv->code + iv->off;
+	uint64_t left = iv->off <= iv->size ? iv->size - iv->off : 0;
+	uint64_t mask = is64 ? ~0ull : 0xffffffffull;
+	unsigned pre = 0;
+	int32_t disp;
+
+	if (left >= 1 && (p[0] == 0xf2 || p[0] == 0x67))	/* bnd / addr32 */
+		pre = 1;
+	if (left < pre + 5)
+		return false;
+	if (p[pre] == 0xe8 || p[pre] == 0xe9) {
+		disp = (int32_t)get32(p + pre + 1, false);
+		b->kind = p[pre] == 0xe8 ? BRANCH_CALL : BRANCH_JUMP;
+		b->indirect = false;
+		b->len = pre + 5;
+	} else if (is64 && p[pre] == 0xff && left >= pre + 6 &&
+		   (p[pre + 1] == 0x15 || p[pre + 1] == 0x25)) {
+		disp = (int32_t)get32(p + pre + 2, false);
+		b->kind = p[pre + 1] == 0x15 ? BRANCH_CALL : BRANCH_JUMP;
+		b->indirect = true;
+		b->len = pre + 6;
+	} else {
+		return false;
+	}
+	b->target = (iv->addr + b->len + (uint64_t)(int64_t)disp) & mask;
+	return true;
+}
+
+static bool x86_64_decode_branch(const struct arch *a, const struct insn_view *iv,
+				 struct branch *b)
+{
+	(void)a;
+	return x86_branch(iv, true, b);
+}
+
+static bool i386_decode_branch(const struct arch *a, const struct insn_view *iv, struct branch *b)
+{
+	(void)a;
+	return x86_branch(iv, false, b);
+}
+
+static unsigned x86_make_call(const struct arch *a, const struct insn_view *iv,
+			      const uint64_t *target, uint8_t *buf)
+{
+	(void)a;
+	buf[0] = 0xe8;	/* call rel32 */
+	put32(buf + 1, target ? (uint32_t)(*target - (iv->addr + 5)) : 0, false);
+	return 5;
+}
+
+static unsigned x86_64_entry_pad(const struct arch *a, const struct insn_view *iv)
+{
+	(void)a;
+	return x86_match(iv, endbr64, sizeof(endbr64)) ? sizeof(endbr64) : 0;
+}
+
+static unsigned i386_entry_pad(const struct arch *a, const struct insn_view *iv)
+{
+	(void)a;
+	return x86_match(iv, endbr32, sizeof(endbr32)) ? sizeof(endbr32) : 0;
+}
+
+static unsigned x86_sled_nop(const struct arch *a, const struct insn_view *iv)
+{
+	static const uint8_t nop1[] = { 0x90 };	/* nop */
+
+	(void)a;
+	return x86_match(iv, nop1, 1);
+}

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * One file, start to finish: open it, refuse what we cannot audit (by
+ * name), then the steps of verify.h in order, then its report.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "verify.h"
+
+static void audit_free(struct audit *au)
+{
+	report_free(au);
+	free(au->tables);
+	free(au->sites);
+	free(au->funcs);
+	free(au->calls);
+	free(au->badrefs);
+	free(au->direct);
+	free(au->slots);
+	elfquery_close(au->q);
+	elfobj_close(au->o);
+}
+
+static int refuse(struct audit *au)
+{
+	if (!au->a) {
+		diag_err(au->path, "unsupported architecture: %s (%d-bit)",
+			 arch_machine_name(au->h->machine, au->h->elfclass),
+			 au->h->elfclass == 2 ? 64 : 32);
+		return -ENOTSUP;
+	}
+	if (au->h->type != EO_ET_REL && au->h->type != EO_ET_EXEC && au->h->type != EO_ET_DYN) {
+		diag_err(au->path, "unsupported ELF type %u: not an object, executable or "
+			 "shared library", au->h->type);
+		return -ENOTSUP;
+	}
+	if (au->linked && !au->a->decode_branch) {
+		diag_err(au->path, "linked %s files are not supported yet (no call decoder for "
+			 "this arch); objects are", au->a->name);
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+int audit_file(const struct options *opt, const char *path, bool first, unsigned *errors)
+{
+	struct audit au = { .opt = opt, .path = path };
+	int err;
+
+	if ((err = elfobj_open(path, &au.o)))
+		return err;
+	au.h = elfobj_hdr(au.o);
+	au.a = elfobj_arch(au.o);
+	au.linked = au.h->type != EO_ET_REL;
+	if ((err = refuse(&au)))
+		goto out;
+	if (au.linked && (err = elfquery_open(au.o, &au.q)))
+		goto out;
+	err = table_find(&au);
+	if (!err)
+		err = symbols_load(&au);
+	if (!err)
+		err = calls_find(&au);
+	if (!err)
+		err = table_resolve(&au);
+	if (!err)
+		err = checks_run(&au);
+	if (err) {
+		if (err == -ENOMEM)
+			diag_err(path, "out of memory");
+		goto out;
+	}
+	report_file(&au, first);
+	*errors += au.count[DIAG_ERROR];
+	err = au.count[DIAG_ERROR] ? 1 : 0;
+out:
+	audit_free(&au);
+	return err;
+}

@@ -1,0 +1,34 @@
+# patchverify: audits patch-site tables (verify/), its tests and benchmark.
+PKG_CS_CFLAGS := $(shell pkg-config --cflags capstone 2>/dev/null)
+PKG_CS_LIBS   := $(shell pkg-config --libs capstone 2>/dev/null || echo -lcapstone)
+
+# lib/elfquery.c is core code (it calls libelf) that only patchverify uses so far.
+VERIFY_SRC := $(wildcard verify/*.c) lib/elfquery.c
+VERIFY_OBJ := $(VERIFY_SRC:%.c=$(B)/obj/%.o)
+
+$(B)/obj/verify/%.o: ALL_CFLAGS += $(PKG_CS_CFLAGS)
+
+all: $(B)/patchverify
+
+$(B)/patchverify: $(VERIFY_OBJ) $(LIBCORE)
+	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_ELF_LIBS) $(PKG_CS_LIBS)
+
+# The defect maker used by the tests.
+$(B)/pv-defect: $(B)/obj/tests/verify/defect.o $(LIBCORE)
+	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_ELF_LIBS)
+
+.PHONY: check-verify bench-verify
+check-verify: $(B)/patchverify $(B)/pv-defect
+	$(Q)sh tests/verify/run.sh $(B)
+
+check-unit: check-verify
+
+bench: bench-verify
+bench-verify: $(B)/patchverify
+	$(Q)sh bench/verify/run.sh $(B)
+
+install: install-patchverify
+.PHONY: install-patchverify
+install-patchverify: $(B)/patchverify
+	install -D -m 755 $(B)/patchverify $(DESTDIR)$(PREFIX)/bin/patchverify
+	install -D -m 644 man/patchverify.1 $(DESTDIR)$(PREFIX)/share/man/man1/patchverify.1

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * patchverify: audit the patch-site tables (__mcount_loc,
+ * __patchable_function_entries) of ELF objects, executables and shared
+ * libraries.  This file reads the options and picks the exit status:
+ *   0  every file audited, no finding at error level
+ *   1  findings at error level
+ *   2  usage error, or a file that could not be read or audited
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "verify.h"
+
+#define VERSION "0.1"
+
+static char last_error[1024];
+
+/* Errors still go to stderr; the last one is kept for --json. */
+static void sink(enum diag_level level, const char *file, const char *msg)
+{
+	if (file)
+		fprintf(stderr, "patchverify: %s: %s: %s\n", file, diag_level_name(level), msg);
+	else
+		fprintf(stderr, "patchverify: %s: %s\n", diag_level_name(level), msg);
+	if (level == DIAG_ERROR)
+		snprintf(last_error, sizeof(last_error), "%s", msg);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: patchverify [options] FILE...\n"
+		"Audit the ftrace patch-site tables of ELF objects, executables and libraries.\n"
+		"  --list               print every site (address, function, section, state, insn)\n"
+		"  --json               one JSON document on stdout\n"
+		"  --summary            counts per file\n"
+		"  --disable=CHECK,...  do not run these checks\n"
+		"  --error=CHECK,...    report these checks as errors (also --warning, --note)\n"
+		"  --expect-sorted      tables must be sorted (check unsorted)\n"
+		"  --sled=N[,M]         patchable entries have N NOPs, M of them before the entry\n"
+		"  --version, --help\n"
+		"checks: site-not-exec site-not-call misaligned not-at-entry missing-site\n"
+		"        untraced-call duplicate unsorted zero-entry orphan-site stale-weak\n"
+		"        bad-reloc patchable-sled\n");
+}
+
+static void version(void)
+{
+	const struct arch *const *a;
+
+	printf("patchverify %s\n", VERSION);
+	for (a = arch_all; *a; a++)
+		printf("  %-8s instructions decoded with %s\n", (*a)->name, disasm_engine(*a));
+}
+
+static int set_levels(struct options *opt, const char *list, int level)
+{
+	char *copy = strdup(list), *tok, *save = NULL;
+	int c, err = 0;
+
+	if (!copy)
+		return -1;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "all")) {
+			for (c = 0; c < CHK_COUNT; c++)
+				opt->level[c] = level;
+			continue;
+		}
+		c = check_by_name(tok);
+		if (c < 0) {
+			diag_err(NULL, "unknown check '%s' (see --help)", tok);
+			err = -1;
+			continue;
+		}
+		opt->level[c] = level;
+	}
+	free(copy);
+	return err;
+}
+
+static int parse_sled(struct options *opt, const char *arg)
+{
+	char *end;
+	long n = strtol(arg, &end, 10), m = 0;
+
+	if (end != arg && *end == ',')
+		m = strtol(end + 1, &end, 10);
+	if (*end || n < 1 || n > 64 || m < 0 || m > n) {
+		diag_err(NULL, "--sled wants N[,M] with 1 <= N <= 64 and M <= N");
+		return -1;
+	}
+	opt->sled_total = (int)n;
+	opt->sled_before = (int)m;
+	return 0;
+}
+
+enum { OPT_DISABLE = 256, OPT_ERROR, OPT_WARNING, OPT_NOTE, OPT_SORTED, OPT_SLED, OPT_VERSION };
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "list", no_argument, NULL, 'l' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "summary", no_argument, NULL, 's' },
+		{ "disable", required_argument, NULL, OPT_DISABLE },
+		{ "error", required_argument, NULL, OPT_ERROR },
+		{ "warning", required_argument, NULL, OPT_WARNING },
+		{ "note", required_argument, NULL, OPT_NOTE },
+		{ "expect-sorted", no_argument, NULL, OPT_SORTED },
+		{ "sled", required_argument, NULL, OPT_SLED },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct options opt = { .sled_total = -1, .sled_before = -1 };
+	unsigned errors = 0, failed = 0, files = 0;
+	int c, i, bad = 0;
+
+	diag_set_prog("patchverify");
+	diag_set_sink(sink);
+	checks_default_levels(opt.level);
+	while ((c = getopt_long(argc, argv, "ljsh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'l': opt.list = true; break;
+		case 'j': opt.json = true; break;
+		case 's': opt.summary = true; break;
+		case OPT_DISABLE: bad |= set_levels(&opt, optarg, LEVEL_OFF); break;
+		case OPT_ERROR: bad |= set_levels(&opt, optarg, DIAG_ERROR); break;
+		case OPT_WARNING: bad |= set_levels(&opt, optarg, DIAG_WARNING); break;
+		case OPT_NOTE: bad |= set_levels(&opt, optarg, DIAG_NOTE); break;
+		case OPT_SORTED:
+			if (opt.level[CHK_UNSORTED] == LEVEL_OFF)
+				opt.level[CHK_UNSORTED] = DIAG_ERROR;
+			break;
+		case OPT_SLED: bad |= parse_sled(&opt, optarg); break;
+		case OPT_VERSION: version(); return 0;
+		case 'h': usage(stdout); return 0;
+		default: bad = -1; break;
+		}
+	}
+	if (bad || optind >= argc) {
+		if (!bad)
+			diag_err(NULL, "no input files");
+		usage(stderr);
+		return 2;
+	}
+	report_begin(&opt);
+	for (i = optind; i < argc; i++, files++) {
+		last_error[0] = 0;
+		if (audit_file(&opt, argv[i], i == optind, &errors) < 0) {
+			failed++;
+			if (opt.json)
+				report_file_error(argv[i], last_error, i == optind);
+		}
+	}
+	report_end(&opt, files, errors, failed);
+	disasm_cleanup();
+	if (failed)
+		return 2;
+	return errors ? 1 : 0;
+}

@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * patchverify's internal interface.  One struct audit holds what is known
+ * about one file: its patch-site tables, the sites they name, the calls to
+ * a profiling hook found in its code, and its functions.  The steps fill it
+ * in order:
+ *
+ *   table_find()      the tables (__mcount_loc, __patchable_function_entries)
+ *   symbols_load()    functions, per section, for func+0xoff and coverage
+ *   calls_find()      every call to a hook (relocations, or decoded targets)
+ *   table_resolve()   each entry -> section + offset, with table-level checks
+ *   checks_run()      per-site checks, duplicates, order, completeness
+ *   report_*()        findings as text or JSON, --list, --summary
+ */
+#ifndef PV_VERIFY_H
+#define PV_VERIFY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arch.h"
+#include "diag.h"
+#include "elfobj.h"
+#include "elfquery.h"
+
+enum check {
+	CHK_SITE_NOT_EXEC,
+	CHK_SITE_NOT_CALL,
+	CHK_MISALIGNED,
+	CHK_NOT_AT_ENTRY,
+	CHK_MISSING_SITE,
+	CHK_UNTRACED_CALL,
+	CHK_DUPLICATE,
+	CHK_UNSORTED,
+	CHK_ZERO_ENTRY,
+	CHK_ORPHAN_SITE,
+	CHK_STALE_WEAK,
+	CHK_BAD_RELOC,
+	CHK_PATCHABLE_SLED,
+	CHK_COUNT
+};
+
+#define LEVEL_OFF (-1)	/* a check's level: LEVEL_OFF or an enum diag_level */
+
+struct options {
+	int level[CHK_COUNT];
+	bool json, list, summary;
+	int sled_total, sled_before;	/* --sled=N[,M]; -1 when not given */
+};
+
+const char *check_name(enum check c);
+int check_by_name(const char *name);	/* enum check, or -1 */
+void checks_default_levels(int level[CHK_COUNT]);
+
+enum table_kind { TABLE_MCOUNT, TABLE_PATCHABLE };
+
+struct table {
+	size_t sec;		/* the table's section, 0 for a __start/__stop range */
+	const char *name;
+	enum table_kind kind;
+	uint64_t addr, size;	/* linked: its address; object: 0 */
+	const uint8_t *bytes;
+	size_t nentries;
+};
+
+enum site_state { SITE_CALL, SITE_NOP, SITE_OTHER, SITE_UNCHECKED };
+
+struct func {
+	size_t sec;
+	uint64_t off, size;	/* offset in sec (Thumb bit cleared) */
+	const char *name;
+	bool weak, thumb;
+};
+
+struct site {
+	size_t table, entry;
+	uint64_t value;		/* resolved address (linked) or section offset */
+	size_t sec;		/* section holding it, 0 when none */
+	uint64_t off;
+	bool thumb;
+	bool settled;		/* a finding already explains this entry */
+	enum site_state state;
+	unsigned len;		/* of the call or NOP found there */
+	const char *hook;	/* the hook the call goes to */
+};
+
+/* A call to a profiling hook found in the code. */
+struct hookcall {
+	size_t sec;
+	uint64_t off;
+	unsigned len;
+	bool thumb;
+	const char *hook;
+	bool claimed;		/* some table entry names it */
+};
+
+/* A relocation against a hook that does not make a call (object files). */
+struct badref {
+	size_t sec;
+	uint64_t off;		/* where call_site() put the site */
+	const char *hook, *why;
+};
+
+/* Where a call to a hook may go in a linked file. */
+struct target {
+	uint64_t addr;
+	const char *hook;
+};
+
+struct finding {
+	enum check check;
+	enum diag_level level;
+	char where[160];	/* "func+0xoff (section+0xoff)" */
+	bool have_addr;
+	uint64_t addr;
+	char *msg;
+};
+
+struct audit {
+	const struct options *opt;
+	const char *path;
+	struct elfobj *o;
+	struct elfquery *q;
+	const struct arch *a;
+	const struct eo_hdr *h;
+	bool linked;
+
+	struct table *tables;
+	size_t ntables;
+	struct site *sites;
+	size_t nsites;
+	struct func *funcs;		/* sorted by section, offset */
+	size_t nfuncs;
+	struct hookcall *calls;		/* sorted by section, offset */
+	size_t ncalls;
+	struct badref *badrefs;
+	size_t nbadrefs;
+	const char *mode_hook;		/* "__fentry__" or the mcount-style hook seen */
+	struct target *direct, *slots;	/* linked: hook addresses and GOT words */
+	size_t ndirect, nslots;
+
+	struct finding *findings;
+	size_t nfindings;
+	unsigned count[3];		/* findings per enum diag_level */
+};
+
+/* table.c */
+int table_find(struct audit *au);
+int table_resolve(struct audit *au);
+
+/* symbols.c */
+int symbols_load(struct audit *au);
+const struct func *symbols_cover(const struct audit *au, size_t sec, uint64_t off);
+const struct func *symbols_next(const struct audit *au, size_t sec, uint64_t off);
+/* "func+0xoff (section+0xoff)" into buf. */
+void symbols_where(const struct audit *au, size_t sec, uint64_t off, char *buf, size_t len);
+uint64_t symbols_addr(const struct audit *au, size_t sec, uint64_t off);
+bool symbols_thumb_at(const struct audit *au, size_t sec, uint64_t off);
+
+/* calls.c */
+int calls_find(struct audit *au);
+struct hookcall *calls_at(struct audit *au, size_t sec, uint64_t off);
+struct hookcall *calls_containing(struct audit *au, size_t sec, uint64_t off);
+const struct badref *calls_badref_at(const struct audit *au, size_t sec, uint64_t off);
+/* The hook a linked call goes to (through a PLT entry or GOT word), or NULL. */
+const char *calls_linked_hook(const struct audit *au, const struct branch *b);
+struct insn_view calls_view(const struct audit *au, size_t sec, uint64_t off, bool thumb);
+
+/* checks.c */
+int checks_run(struct audit *au);
+
+/* disasm.c */
+/* One instruction as text ("call 0x1234"); returns its length, 0 if undecodable. */
+unsigned disasm_one(const struct arch *a, bool big_endian, bool thumb, const uint8_t *p,
+		    uint64_t avail, uint64_t addr, char *buf, size_t len);
+/* Does decoding from `from` reach `at` on an instruction boundary? */
+bool disasm_is_insn_start(const struct arch *a, bool big_endian, bool thumb,
+			  const uint8_t *code, uint64_t size, uint64_t base_addr,
+			  uint64_t from, uint64_t at);
+/* Which disassembler serves this arch, for --version. */
+const char *disasm_engine(const struct arch *a);
+void disasm_cleanup(void);
+
+/* report.c */
+__attribute__((format(printf, 5, 6)))
+void report(struct audit *au, enum check c, size_t sec, uint64_t off, const char *fmt, ...);
+__attribute__((format(printf, 4, 5)))
+void report_table(struct audit *au, enum check c, const char *where, const char *fmt, ...);
+/* "e8 00 00 00 00 (call 0x5)" for len bytes at p. */
+void report_bytes(const struct audit *au, bool thumb, const uint8_t *p, uint64_t avail,
+		  unsigned len, uint64_t addr, char *buf, size_t size);
+void report_file(struct audit *au, bool first);
+void report_file_error(const char *path, const char *msg, bool first);
+void report_begin(const struct options *opt);
+void report_end(const struct options *opt, unsigned files, unsigned errors, unsigned failed);
+void report_free(struct audit *au);
+
+/* audit.c */
+/* 0, 1 (error-level findings) or a negative errno (file could not be audited). */
+int audit_file(const struct options *opt, const char *path, bool first, unsigned *errors);
+
+#endif
