@@ -1,0 +1,226 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Functional tests of libpatchsite: usage  run.sh BUILD_DIR plain|san
+#
+# Samples in testdata/patchsite/ are compiled here, in a temporary
+# directory, with gcc in every form the runtime serves (compile with the
+# form's flags, link without -pg):
+#   nonpie  -pg -mfentry -mrecord-mcount -fno-pie  (link -no-pie)   e8 call via the PLT
+#   pie     -pg -mfentry -mrecord-mcount                            ff 15 call via the GOT
+#   nop     -pg -mfentry -mnop-mcount -mrecord-mcount -fno-pie      nopl already
+#   pfe     -fpatchable-function-entry=5                            5 x nop
+#   piecf   pie + -fcf-protection                                   endbr64 first
+#   pfecf   pfe + -fcf-protection
+# Traces are compared with testdata/patchsite/expected/ after normalising
+# task names, pids, CPUs, times and addresses.  Compiler: the system gcc
+# (written with Debian gcc 12.2.0).
+set -u
+
+B=${1:-build}
+MODE=${2:-plain}
+SRC=testdata/patchsite
+T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-test.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+PASS=0
+FAIL=0
+CC=${CC:-gcc}
+SANFLAGS=
+PRELOAD="$PWD/$B/libpatchsite.so"
+STRESS="4 2000 200000"
+if [ "$MODE" = san ]; then
+	SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all"
+	PRELOAD="$($CC -print-file-name=libasan.so) $($CC -print-file-name=libubsan.so) $PRELOAD"
+	STRESS="4 500 50000"
+	export ASAN_OPTIONS=detect_leaks=1
+fi
+
+pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
+fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -40; }
+
+normalise() {
+	sed -E -e 's/^ *[^ ]+-[0-9]+ +\[[0-9]+\] +[0-9]+\.[0-9]+:/TASK-PID [CPU] TIME:/' \
+	    -e 's/0x[0-9a-f]+/ADDR/g' -e 's/#P:[0-9]+/#P:N/' "$1"
+}
+
+# compare NAME EXPECTED ACTUAL
+compare() {
+	normalise "$3" >"$3.norm"
+	if diff -u "$SRC/expected/$2" "$3.norm" >"$3.diff"; then pass "$1"; else fail "$1" "$3.diff"; fi
+}
+
+form_flags() {
+	case $1 in
+	nonpie) echo "-pg -mfentry -mrecord-mcount -fno-pie" ;;
+	pie)    echo "-pg -mfentry -mrecord-mcount" ;;
+	nop)    echo "-pg -mfentry -mnop-mcount -mrecord-mcount -fno-pie" ;;
+	pfe)    echo "-fpatchable-function-entry=5" ;;
+	piecf)  echo "-pg -mfentry -mrecord-mcount -fcf-protection" ;;
+	pfecf)  echo "-fpatchable-function-entry=5 -fcf-protection" ;;
+	esac
+}
+
+form_ld() {
+	case $1 in
+	nonpie|nop) echo "-no-pie" ;;
+	*) echo "" ;;
+	esac
+}
+
+# build OUT FORM SOURCES... [-- EXTRA LINK ARGS]: traced sources with the form's flags
+build() {
+	out=$1 form=$2
+	shift 2
+	objs=
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		o="$T/$(basename "$1" .c)-$form.o"
+		$CC -O2 -g $(form_flags "$form") -c "$1" -o "$o" >>"$T/build.log" 2>&1 || return 1
+		objs="$objs $o"
+		shift
+	done
+	[ $# -gt 0 ] && shift
+	$CC $(form_ld "$form") -o "$out" $objs "$@" >>"$T/build.log" 2>&1
+}
+
+run_traced() {	# OUT ERR PROG ARGS...: preloaded, with PATCHSITE_* from the caller
+	out=$1 err=$2
+	shift 2
+	LD_PRELOAD="$PRELOAD" "$@" >"$out" 2>"$err"
+}
+
+for form in nonpie pie nop pfe piecf pfecf; do
+	if ! build "$T/basic-$form" $form $SRC/basic.c; then
+		fail "$form: build" "$T/build.log"
+		continue
+	fi
+	# The function tracer, everything but skip_me.
+	PATCHSITE_TRACER=function PATCHSITE_NOTRACE=skip_me PATCHSITE_OUTPUT="$T/trace" \
+		run_traced "$T/out" "$T/err" "$T/basic-$form"
+	if [ $? -eq 0 ] && grep -qx 'sum=5' "$T/out" && [ ! -s "$T/err" ]; then
+		compare "$form: function tracer, preloaded" basic.function "$T/trace"
+	else
+		fail "$form: function tracer, preloaded" "$T/err"
+	fi
+	# A filter.
+	PATCHSITE_TRACER=function PATCHSITE_FILTER='work_*' PATCHSITE_OUTPUT="$T/trace" \
+		run_traced "$T/out" "$T/err" "$T/basic-$form"
+	compare "$form: PATCHSITE_FILTER=work_*" basic.filter "$T/trace"
+
+	# The same, linked in as one object instead of preloaded.
+	if [ "$MODE" = plain ]; then
+		build "$T/linked-$form" $form $SRC/basic.c -- "$B/patchsite.o" -pthread &&
+		PATCHSITE_TRACER=function PATCHSITE_NOTRACE=skip_me PATCHSITE_OUTPUT="$T/trace" \
+			"$T/linked-$form" >"$T/out" 2>"$T/err" &&
+		compare "$form: function tracer, linked in (patchsite.o)" basic.function "$T/trace" ||
+		fail "$form: linked in (patchsite.o)" "$T/err"
+	fi
+
+	# A traced shared library next to a traced program (gcc has no -mnop-mcount with -fPIC).
+	libform=$form
+	[ $form = nop ] && libform=pie
+	[ $form = nonpie ] && libform=pie
+	$CC -O2 -g -fPIC -shared $(form_flags $libform) $SRC/libwork.c \
+		-o "$T/libwork-$form.so" >>"$T/build.log" 2>&1 &&
+	build "$T/uselib-$form" $form $SRC/uselib.c -- "$T/libwork-$form.so" \
+		-Wl,-rpath,"$T" || { fail "$form: build uselib" "$T/build.log"; continue; }
+	PATCHSITE_TRACER=function PATCHSITE_OUTPUT="$T/trace" \
+		run_traced "$T/out" "$T/err" "$T/uselib-$form"
+	compare "$form: program and shared library" uselib.function "$T/trace"
+	PATCHSITE_TRACER=function PATCHSITE_FILTER="*inner:mod:libwork-$form.so" \
+		PATCHSITE_OUTPUT="$T/trace" run_traced "$T/out" "$T/err" "$T/uselib-$form"
+	compare "$form: glob:mod:library" uselib.mod "$T/trace"
+
+	# The API, and live patching under load, linked with libpatchsite.a.
+	$CC -O2 -g -Iinclude $SANFLAGS -c tests/patchsite/api.c -o "$T/api.o" &&
+	$CC -O2 -g -Iinclude $SANFLAGS -c tests/patchsite/stress.c -o "$T/stress.o" ||
+		{ fail "build api/stress"; continue; }
+	if build "$T/api-$form" $form $SRC/work.c -- "$T/api.o" "$B/libpatchsite.a" $SANFLAGS \
+		-pthread; then
+		"$T/api-$form" >"$T/out" 2>&1
+		rc=$?
+		n_fail=$(grep -c '^FAIL' "$T/out")
+		if [ $rc -eq 0 ] && [ "$n_fail" -eq 0 ] && grep -q '^api: ok' "$T/out"; then
+			pass "$form: API ($(grep -c '^PASS' "$T/out") checks)"
+		else
+			fail "$form: API (exit $rc)" "$T/out"
+		fi
+	else
+		fail "$form: build api" "$T/build.log"
+	fi
+	if build "$T/stress-$form" $form $SRC/work.c -- "$T/stress.o" "$B/libpatchsite.a" \
+		$SANFLAGS -pthread; then
+		"$T/stress-$form" $STRESS >"$T/out" 2>&1
+		rc=$?
+		if [ $rc -eq 0 ] && ! grep -q '^FAIL' "$T/out"; then
+			pass "$form: stress $STRESS: $(grep steady "$T/out" | sed 's/.*phase //')"
+		else
+			fail "$form: stress (exit $rc)" "$T/out"
+		fi
+	else
+		fail "$form: build stress" "$T/build.log"
+	fi
+done
+
+# Bad settings: one line on stderr, the program runs untraced.
+bad_setting() {	# NAME VAR=VALUE...
+	name=$1
+	shift
+	env PATCHSITE_TRACER=function PATCHSITE_OUTPUT="$T/bad-trace" "$@" \
+		LD_PRELOAD="$PRELOAD" "$T/basic-pie" >"$T/out" 2>"$T/err"
+	rc=$?
+	if [ $rc -eq 0 ] && grep -qx 'sum=5' "$T/out" && [ "$(wc -l <"$T/err")" -eq 1 ] &&
+	   grep -q '^patchsite: error: .*not tracing$' "$T/err" && [ ! -e "$T/bad-trace" ]; then
+		pass "bad setting: $name: $(cat "$T/err")"
+	else
+		fail "bad setting: $name (exit $rc)" "$T/err"
+	fi
+	rm -f "$T/bad-trace"
+}
+bad_setting "filter matches nothing" PATCHSITE_FILTER=no_such_function
+bad_setting "notrace matches nothing" PATCHSITE_NOTRACE='nope*'
+bad_setting "unknown tracer" PATCHSITE_TRACER=bogus
+bad_setting "function_graph not done" PATCHSITE_TRACER=function_graph
+bad_setting "buffer size" PATCHSITE_BUFFER_KB=12x
+bad_setting "output" PATCHSITE_OUTPUT=/nonexistent/dir/trace
+
+# Lost events: a 4 KB ring holds 64 events (a power of two); the rest are counted, not stored.
+PATCHSITE_TRACER=function PATCHSITE_BUFFER_KB=4 PATCHSITE_OUTPUT="$T/trace" \
+	run_traced "$T/out" "$T/err" "$T/basic-nonpie" 1000
+if grep -q '^# entries-in-buffer/entries-written: 64/4001 ' "$T/trace" &&
+   grep -q 'LOST 3937 EVENTS' "$T/trace" && [ "$(grep -c ' <-' "$T/trace")" -eq 64 ]; then
+	pass "bounded ring: 64 of 4001 events kept, 3937 counted lost"
+else
+	fail "bounded ring" "$T/trace"
+fi
+
+# Refusal: make other()'s site a different 5-byte NOP (66 0f 1f 40 00, nopw 0x0(%rax))
+# in the file; it must be refused and reported, never written, and the rest traced.
+cp "$T/basic-nop" "$T/basic-corrupt"
+addr=$(nm "$T/basic-corrupt" | awk '$3 == "other" { print $1 }')
+python3 - "$T/basic-corrupt" "$addr" <<'EOF'
+import struct, sys
+path, addr = sys.argv[1], int(sys.argv[2], 16)
+data = bytearray(open(path, 'rb').read())
+phoff, = struct.unpack_from('<Q', data, 32)
+phentsize, phnum = struct.unpack_from('<HH', data, 54)
+for i in range(phnum):
+    p_type, p_flags, p_offset, p_vaddr, p_paddr, p_filesz = struct.unpack_from('<IIQQQQ', data, phoff + i * phentsize)
+    if p_type == 1 and p_vaddr <= addr < p_vaddr + p_filesz:
+        off = p_offset + addr - p_vaddr
+        assert data[off:off + 5] == bytes([0x0f, 0x1f, 0x44, 0x00, 0x00]), data[off:off + 5].hex()
+        data[off:off + 5] = bytes([0x66, 0x0f, 0x1f, 0x40, 0x00])
+        open(path, 'wb').write(data)
+        sys.exit(0)
+sys.exit(1)
+EOF
+PATCHSITE_LOG=1 PATCHSITE_TRACER=function PATCHSITE_NOTRACE=skip_me PATCHSITE_OUTPUT="$T/trace" \
+	run_traced "$T/out" "$T/err" "$T/basic-corrupt"
+msg="patchsite: basic-corrupt: error: other+0x0 (0x$(echo "$addr" | sed 's/^0*//')): expected a call to __fentry__ or a 5-byte NOP, found 66 0f 1f 40 00: site refused"
+if grep -qxF "$msg" "$T/err" && grep -qx 'sum=5' "$T/out"; then
+	pass "refusal: $(grep 'site refused' "$T/err" | sed 's/^patchsite: //')"
+else
+	fail "refusal is reported" "$T/err"
+fi
+compare "refusal: the refused site is left alone, the others traced" basic.refused "$T/trace"
+
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]
