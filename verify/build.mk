@@ -2,8 +2,7 @@
 PKG_CS_CFLAGS := $(shell pkg-config --cflags capstone 2>/dev/null)
 PKG_CS_LIBS   := $(shell pkg-config --libs capstone 2>/dev/null || echo -lcapstone)
 
-# lib/elfquery.c is core code (it calls libelf) that only patchverify uses so far.
-VERIFY_SRC := $(wildcard verify/*.c) lib/elfquery.c
+VERIFY_SRC := $(wildcard verify/*.c)
 VERIFY_OBJ := $(VERIFY_SRC:%.c=$(B)/obj/%.o)
 
 $(B)/obj/verify/%.o: ALL_CFLAGS += $(PKG_CS_CFLAGS)

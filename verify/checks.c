@@ -244,6 +244,12 @@ static void check_sled(struct audit *au, struct site *st, unsigned want)
 	}
 	nf = symbols_next(au, st->sec, st->off);
 	to_entry = nf ? nf->off - st->off : ~0ull;
+	if ((!nf || to_entry > bytes) && !f && au->linked && au->nfuncs) {
+		report(au, CHK_STALE_WEAK, st->sec, st->off,
+		       "%s entry %zu is a sled no function symbol covers: the dead copy of an "
+		       "overridden weak function?", au->tables[st->table].name, st->entry);
+		return;
+	}
 	if (!nf || to_entry > bytes) {
 		report(au, CHK_NOT_AT_ENTRY, st->sec, st->off,
 		       "%s entry %zu: no function starts within its %u-NOP sled",
@@ -457,8 +463,18 @@ int checks_run(struct audit *au)
 
 		if (st->settled)
 			continue;
-		if (!st->thumb)
-			st->thumb = symbols_thumb_at(au, st->sec, st->off);
+		st->thumb = symbols_thumb_at(au, st->sec, st->off);
+		if (st->lsb && !st->thumb) {
+			struct hookcall *c = calls_at(au, st->sec, st->off);
+
+			if (c)	/* ftrace clears bit 0 and finds the call */
+				c->claimed = true;
+			report(au, CHK_MISALIGNED, st->sec, st->off | 1,
+			       "%s entry %zu has bit 0 set (a Thumb site) but the code there is ARM",
+			       au->tables[st->table].name, st->entry);
+			st->settled = true;
+			continue;
+		}
 		if (st->off % site_align(au, st->thumb)) {
 			struct hookcall *c = calls_containing(au, st->sec, st->off);
 

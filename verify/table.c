@@ -158,7 +158,7 @@ static void place_site(struct audit *au, const struct table *t, struct site *st)
 	entry_where(au, t, st->entry, where, sizeof(where));
 	if (au->a->thumb_bit && (st->value & 1)) {
 		st->value &= ~1ull;
-		st->thumb = true;
+		st->lsb = true;
 	}
 	if (au->linked) {
 		st->sec = elfquery_sec_by_addr(au->q, st->value);
@@ -170,6 +170,8 @@ static void place_site(struct audit *au, const struct table *t, struct site *st)
 			return;
 		}
 		st->off = st->value - elfobj_sec(au->o, st->sec)->addr;
+	} else {
+		st->off = st->value;
 	}
 	s = elfobj_sec(au->o, st->sec);
 	if (!(s->flags & EO_SHF_EXECINSTR) || s->type == EO_SHT_NOBITS) {
@@ -284,7 +286,6 @@ static int resolve_object(struct audit *au, size_t ti)
 			st.value &= ~1ull;	/* the function's Thumb bit, not the site's */
 		if (w == 4)
 			st.value &= 0xffffffffull;
-		st.off = st.value;
 		place_site(au, t, &st);
 add:
 		if ((err = add_site(au, &st)))

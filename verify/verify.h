@@ -79,6 +79,7 @@ struct site {
 	size_t sec;		/* section holding it, 0 when none */
 	uint64_t off;
 	bool thumb;
+	bool lsb;		/* ARM: bit 0 was set (ftrace clears it: a Thumb site) */
 	bool settled;		/* a finding already explains this entry */
 	enum site_state state;
 	unsigned len;		/* of the call or NOP found there */
