@@ -438,7 +438,8 @@ static int module_add(struct dl_phdr_info *info, struct scan_ctx *ctx)
 	if (ps_module_has_code(m, ctx->self, 1) && m->nsites)
 		ps_log(PATCHSITE_LOG_NOTE, "%s: sites in the object that holds patchsite itself",
 		       m->name);
-	qsort(m->sites, m->nsites, sizeof(*m->sites), cmp_site);
+	if (m->nsites)
+		qsort(m->sites, m->nsites, sizeof(*m->sites), cmp_site);
 	/* Both tables may list a site; keep one. */
 	if (m->nsites) {
 		size_t k = 1;
