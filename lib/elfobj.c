@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "arch.h"
+#include "bigalloc.h"
 #include "diag.h"
 #include "elfobj.h"
 #include "elfobj_priv.h"
@@ -157,7 +158,7 @@ static int read_symbols(struct elfobj *o)
 	if (o->shndx_sec && !(xd = eo_sec_data(o, o->shndx_sec)))
 		return eo_fail_elf(o, "cannot read the extended section index table: %s");
 	o->nsyms = d->d_size / gelf_fsize(o->elf, ELF_T_SYM, 1, EV_CURRENT);
-	o->syms = calloc(o->nsyms ? o->nsyms : 1, sizeof(*o->syms));
+	o->syms = big_calloc(o->nsyms ? o->nsyms : 1, sizeof(*o->syms));
 	if (!o->syms)
 		return eo_fail(o, -ENOMEM, "%s", "out of memory");
 	for (i = 0; i < o->nsyms; i++) {
@@ -220,8 +221,8 @@ int elfobj_open(const char *path, struct elfobj **out)
 		err = read_header(o);
 	if (err)
 		goto out;
-	o->secs = calloc(o->shnum + 1, sizeof(*o->secs));
-	o->x = calloc(o->shnum + 1, sizeof(*o->x));
+	o->secs = big_calloc(o->shnum + 1, sizeof(*o->secs));
+	o->x = big_calloc(o->shnum + 1, sizeof(*o->x));
 	if (!o->secs || !o->x) {
 		err = eo_fail(o, -ENOMEM, "%s", "out of memory");
 		goto out;

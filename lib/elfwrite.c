@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "arch.h"
+#include "bigalloc.h"
 #include "diag.h"
 #include "elfobj_priv.h"
 
@@ -381,6 +382,192 @@ out:
 	return err;
 }
 
+/*
+ * The fast path, for objects laid out as gas and LLVM write them: every
+ * section's data, then the section name table, then the section header
+ * table at the very end.  The new file is the old one up to the name
+ * table, with edited sections patched in place, followed by the grown name
+ * table, the new sections and a new header table, so nothing stale is left
+ * behind and libelf need not build a second copy of every section.
+ */
+static bool tail_layout(const struct elfobj *o)
+{
+	const struct eo_sec *st = &o->secs[o->shstrndx];
+	size_t i;
+
+	if (o->symbuf || o->ehdr.e_phnum || !o->shstrndx ||
+	    o->ehdr.e_shoff + (uint64_t)o->shnum * o->ehdr.e_shentsize != o->fsize ||
+	    st->offset + st->size > o->ehdr.e_shoff)
+		return false;
+	for (i = 1; i < o->shnum; i++) {
+		const struct eo_sec *s = &o->secs[i];
+
+		if (i != o->shstrndx && s->type != SHT_NOBITS && s->size &&
+		    s->offset + s->size > st->offset)
+			return false;
+	}
+	return true;
+}
+
+/* Translate n host-format items of type t into the file's format at dst. */
+static int xlate(const struct elfobj *o, void *dst, const void *src, size_t size, Elf_Type t)
+{
+	Elf_Data in = { .d_buf = (void *)src, .d_type = t, .d_size = size,
+			.d_version = EV_CURRENT };
+	Elf_Data out = { .d_buf = dst, .d_type = t, .d_size = size, .d_version = EV_CURRENT };
+
+	if (!gelf_xlatetof(o->elf, &out, &in, o->ehdr.e_ident[EI_DATA]))
+		return eo_fail_elf(o, "cannot write: %s");
+	return 0;
+}
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+	return a > 1 ? (v + a - 1) / a * a : v;
+}
+
+/* Section headers, old (edited) and new, in the host form libelf translates. */
+static void *shdrs_to_host(const struct elfobj *o, const GElf_Shdr *sh, size_t n, size_t *size)
+{
+	bool is64 = o->hdr.elfclass == ELFCLASS64;
+	size_t ent = is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr), i;
+	uint8_t *buf = big_calloc(n, ent);
+
+	for (i = 0; buf && i < n; i++) {
+		const GElf_Shdr *h = &sh[i];
+
+		if (is64)
+			((Elf64_Shdr *)buf)[i] = *h;
+		else
+			((Elf32_Shdr *)buf)[i] = (Elf32_Shdr){
+				h->sh_name, h->sh_type, (Elf32_Word)h->sh_flags,
+				(Elf32_Addr)h->sh_addr, (Elf32_Off)h->sh_offset,
+				(Elf32_Word)h->sh_size, h->sh_link, h->sh_info,
+				(Elf32_Word)h->sh_addralign, (Elf32_Word)h->sh_entsize };
+	}
+	*size = n * ent;
+	return buf;
+}
+
+/* Patch the edited sections (same sizes as before) into the copied image. */
+static int patch_sections(struct elfobj *o, uint8_t *img)
+{
+	size_t i, size;
+	int err = 0;
+
+	for (i = 1; i < o->shnum && !err; i++) {
+		const struct eo_sec *s = &o->secs[i];
+		void *host;
+
+		if (o->x[i].rw)
+			memcpy(img + s->offset, o->x[i].rw, s->size);
+		if (!o->x[i].rels_dirty)
+			continue;
+		host = rels_to_host(o, o->x[i].rels, o->x[i].nrels, s->type == SHT_RELA, &size);
+		if (!host)
+			return eo_fail(o, -ENOMEM, "%s", "out of memory");
+		err = size == s->size ? xlate(o, img + s->offset, host, size,
+					       s->type == SHT_RELA ? ELF_T_RELA : ELF_T_REL)
+				      : eo_fail(o, -EINVAL, "%s", "relocation section changed size");
+		free(host);
+	}
+	return err;
+}
+
+/* Everything after the copied part: name table, new sections, header table. */
+static int append_tail(struct elfobj *o, uint8_t *img, GElf_Shdr *sh, uint64_t *pos)
+{
+	const struct eo_sec *st = &o->secs[o->shstrndx];
+	size_t i, total = o->shnum + o->nadded, size;
+	uint64_t p = st->offset;
+	void *host;
+	int err = 0;
+
+	memcpy(img + p, o->shstr ? o->shstr : (const char *)elfobj_sec_bytes(o, o->shstrndx),
+	       o->shstr ? o->shstr_len : st->size);
+	sh[o->shstrndx].sh_size = o->shstr ? o->shstr_len : st->size;
+	p += sh[o->shstrndx].sh_size;
+	for (i = 0; i < o->nadded && !err; i++) {
+		const struct newsec *n = &o->added[i];
+		GElf_Shdr *h = &sh[o->shnum + i];
+
+		p = align_up(p, n->ns.addralign);
+		*h = (GElf_Shdr){ .sh_name = n->ns.name, .sh_type = n->ns.type,
+				  .sh_flags = n->ns.flags, .sh_offset = p, .sh_size = n->size,
+				  .sh_link = n->ns.link, .sh_info = n->ns.info,
+				  .sh_addralign = n->ns.addralign, .sh_entsize = n->ns.entsize };
+		err = xlate(o, img + p, n->buf, n->size, n->type);
+		p += n->size;
+	}
+	if (total >= SHN_LORESERVE)
+		sh[0].sh_size = total;	/* the count lives in section 0 */
+	p = align_up(p, o->hdr.word);
+	host = err ? NULL : shdrs_to_host(o, sh, total, &size);
+	if (!err && !host)
+		err = eo_fail(o, -ENOMEM, "%s", "out of memory");
+	if (!err)
+		err = xlate(o, img + p, host, size, ELF_T_SHDR);
+	free(host);
+	*pos = p;
+	return err;
+}
+
+/* Build the whole new file in memory; returns its size, or 0 on error. */
+static uint64_t build_tail_image(struct elfobj *o, uint8_t **out)
+{
+	size_t i, total = o->shnum + o->nadded, raw_size;
+	uint64_t cap = o->secs[o->shstrndx].offset + o->shstr_len + o->secs[o->shstrndx].size +
+		       (total + 1) * sizeof(Elf64_Shdr) + 64;
+	const char *raw = elf_rawfile(o->elf, &raw_size);
+	GElf_Shdr *sh = big_calloc(total, sizeof(*sh));
+	GElf_Ehdr eh = o->ehdr;
+	uint8_t *img;
+	uint64_t shoff;
+	int err = 0;
+
+	for (i = 0; i < o->nadded; i++)
+		cap += o->added[i].size + o->added[i].ns.addralign;
+	img = big_calloc(1, cap);
+	if (!img || !sh || !raw) {
+		eo_fail(o, -ENOMEM, "%s", "out of memory");
+		goto fail;
+	}
+	memcpy(img, raw, o->secs[o->shstrndx].offset);
+	for (i = 0; i < o->shnum && !err; i++) {
+		if (!gelf_getshdr(elf_getscn(o->elf, i), &sh[i]))
+			err = eo_fail_elf(o, "cannot read a section header: %s");
+		else if (i)
+			sh[i].sh_link = o->secs[i].link, sh[i].sh_info = o->secs[i].info;
+	}
+	if (err || patch_sections(o, img) || append_tail(o, img, sh, &shoff))
+		goto fail;
+	eh.e_shoff = shoff;
+	eh.e_shnum = total < SHN_LORESERVE ? (Elf64_Half)total : 0;
+	if (o->hdr.elfclass == ELFCLASS64) {
+		err = xlate(o, img, &eh, sizeof(eh), ELF_T_EHDR);
+	} else {
+		Elf32_Ehdr e32 = { .e_type = eh.e_type, .e_machine = eh.e_machine,
+			.e_version = eh.e_version, .e_entry = (Elf32_Addr)eh.e_entry,
+			.e_phoff = (Elf32_Off)eh.e_phoff, .e_shoff = (Elf32_Off)eh.e_shoff,
+			.e_flags = eh.e_flags, .e_ehsize = eh.e_ehsize,
+			.e_phentsize = eh.e_phentsize, .e_phnum = eh.e_phnum,
+			.e_shentsize = eh.e_shentsize, .e_shnum = eh.e_shnum,
+			.e_shstrndx = eh.e_shstrndx };
+
+		memcpy(e32.e_ident, eh.e_ident, EI_NIDENT);
+		err = xlate(o, img, &e32, sizeof(e32), ELF_T_EHDR);
+	}
+	if (err)
+		goto fail;
+	free(sh);
+	*out = img;
+	return shoff + total * (uint64_t)o->ehdr.e_shentsize;
+fail:
+	free(sh);
+	free(img);
+	return 0;
+}
+
 /* A temporary file next to dest that nobody else can have opened or planted. */
 static int make_temp(const struct elfobj *o, const char *dest, char **tmp)
 {
@@ -423,21 +610,41 @@ static int copy_image(const struct elfobj *o, int from, int to)
 	return 0;
 }
 
+static int write_all(const struct elfobj *o, int fd, const uint8_t *buf, uint64_t size)
+{
+	while (size) {
+		ssize_t n = write(fd, buf, size);
+
+		if (n <= 0)
+			return eo_fail(o, n < 0 ? -errno : -EIO, "cannot write: %s",
+				       n < 0 ? strerror(errno) : "short write");
+		buf += n;
+		size -= (uint64_t)n;
+	}
+	return 0;
+}
+
 int elfobj_write(struct elfobj *o, const char *dest)
 {
-	int mem = memfd_create("elfobj", MFD_CLOEXEC);
+	uint8_t *img = NULL;
+	uint64_t size = 0;
 	char *tmp = NULL;
-	int fd = -1, err;
+	int mem = -1, fd = -1, err = 0;
 
-	if (mem < 0)
-		return eo_fail(o, -errno, "cannot write: %s", strerror(errno));
-	err = write_elf(o, mem);
+	if (tail_layout(o)) {
+		size = build_tail_image(o, &img);
+		err = size ? 0 : -EINVAL;
+	} else if ((mem = memfd_create("elfobj", MFD_CLOEXEC)) < 0) {
+		err = eo_fail(o, -errno, "cannot write: %s", strerror(errno));
+	} else {
+		err = write_elf(o, mem);
+	}
 	if (!err && (fd = make_temp(o, dest, &tmp)) < 0)
 		err = -EIO;
 	if (!err && fchmod(fd, o->mode))
 		err = eo_fail(o, -errno, "cannot set the mode of the new file: %s", strerror(errno));
 	if (!err)
-		err = copy_image(o, mem, fd);
+		err = img ? write_all(o, fd, img, size) : copy_image(o, mem, fd);
 	if (fd >= 0 && close(fd) && !err)
 		err = eo_fail(o, -errno, "cannot write: %s", strerror(errno));
 	if (!err && rename(tmp, dest))
@@ -445,6 +652,8 @@ int elfobj_write(struct elfobj *o, const char *dest)
 	if (err && tmp)
 		unlink(tmp);
 	free(tmp);
-	close(mem);
+	free(img);
+	if (mem >= 0)
+		close(mem);
 	return err;
 }

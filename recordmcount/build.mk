@@ -19,3 +19,8 @@ install: install-recordmcount
 install-recordmcount: $(B)/recordmcount
 	install -D -m 755 $(B)/recordmcount $(DESTDIR)$(PREFIX)/bin/recordmcount
 	install -D -m 644 man/recordmcount.1 $(DESTDIR)$(PREFIX)/share/man/man1/recordmcount.1
+
+bench: bench-recordmcount
+.PHONY: bench-recordmcount
+bench-recordmcount: $(B)/recordmcount
+	$(Q)sh bench/recordmcount.sh $(B)

@@ -1,0 +1,84 @@
+#!/bin/sh
+# make bench: recordmcount against the kernel's scripts/recordmcount
+# (Debian linux-kbuild-6.1), in one run, on the same inputs, alternating the
+# two tools.  Prints ratios (ours / kernel's: below 1 is faster).
+#   per object  - real objects, one process per object as Kbuild runs it
+#   one big .o  - all of them joined with ld -r (as objtool sees vmlinux.o)
+#   scale       - N one-line functions, each in its own section
+set -e
+B=${1:-build}
+OURS=$(cd "$B" && pwd)/recordmcount
+KERN=/usr/lib/linux-kbuild-6.1/scripts/recordmcount
+ROUNDS=${ROUNDS:-5}
+SCALE=${SCALE:-17000 34000 68000}
+if [ ! -x "$KERN" ]; then
+	[ "$(id -u)" = 0 ] || { echo "bench: needs $KERN (apt-get install linux-kbuild-6.1)" >&2; exit 2; }
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q linux-kbuild-6.1 >/dev/null
+fi
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+CFLAGS="-O2 -fno-pie -mcmodel=kernel -mno-red-zone -pg -mfentry -Iinclude -Ilib/arch"
+
+now() { date +%s%N; }
+ms() { awk -v n="$1" 'BEGIN { printf "%.1f", n / 1e6 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
+# Real objects: this project's own C sources, compiled as kernel code is.
+mkdir -p "$W/src"
+n=0
+for f in lib/*.c lib/arch/*.c recordmcount/*.c verify/*.c testdata/src/*.c testdata/demo/*.c; do
+	[ -f "$f" ] || continue
+	n=$((n + 1))
+	gcc $CFLAGS $(pkg-config --cflags libelf capstone 2>/dev/null) -c "$f" -o "$W/src/$n.o" 2>/dev/null || rm -f "$W/src/$n.o"
+done
+objs=$(ls "$W/src"/*.o)
+nobj=$(echo "$objs" | wc -w)
+
+# Time one tool over every object, one process each, on fresh copies.
+per_object() {
+	rm -rf "$W/run"; mkdir "$W/run"; cp $objs "$W/run/"
+	t0=$(now)
+	for o in "$W"/run/*.o; do "$1" "$o" >/dev/null 2>&1 || true; done
+	echo $(( $(now) - t0 ))
+}
+tk=0; to=0
+for r in $(seq "$ROUNDS"); do
+	tk=$((tk + $(per_object "$KERN")))
+	to=$((to + $(per_object "$OURS")))
+done
+echo "recordmcount benchmark: ours vs the kernel's (linux-kbuild-6.1), ratio = ours / kernel's"
+echo
+printf '%-34s %12s %12s %8s\n' "case" "kernel" "ours" "ratio"
+printf '%-34s %10sms %10sms %8s\n' "per object ($nobj objs x $ROUNDS rounds)" "$(ms $tk)" "$(ms $to)" "$(ratio $to $tk)"
+
+# Run a tool on a copy of one file; print "wall_ns max_rss_kb".
+one() {
+	cp "$2" "$W/one.o"
+	t0=$(now)
+	/usr/bin/time -f %M -o "$W/rss" "$1" "$W/one.o" >/dev/null 2>&1 || true
+	echo "$(( $(now) - t0 )) $(cat "$W/rss")"
+}
+best() {	# tool file: the best of ROUNDS runs
+	tool=$1; file=$2; b=""; rss=0
+	for r in $(seq "$ROUNDS"); do
+		set -- $(one "$tool" "$file")
+		if [ -z "$b" ] || [ "$1" -lt "$b" ]; then b=$1; rss=$2; fi
+	done
+	echo "$b $rss"
+}
+report() {	# label file
+	set -- "$1" "$2" $(best "$KERN" "$2") $(best "$OURS" "$2")
+	printf '%-34s %10sms %10sms %8s   max RSS %s KB vs %s KB\n' "$1" "$(ms $3)" "$(ms $5)" \
+		"$(ratio $5 $3)" "$4" "$6"
+}
+
+ld -r --allow-multiple-definition -o "$W/big.o" $objs
+report "one big .o (ld -r of all)" "$W/big.o"
+
+for nf in $SCALE; do
+	python3 -c "
+for i in range($nf): print(f'int f{i}(int x){{return x+{i};}}')" > "$W/scale.c"
+	gcc -O1 -fno-pie -mcmodel=kernel -fno-asynchronous-unwind-tables -ffunction-sections \
+		-pg -mfentry -c "$W/scale.c" -o "$W/scale.o"
+	ROUNDS=1 report "scale: $nf functions, own sections" "$W/scale.o"
+done
