@@ -33,11 +33,8 @@ $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-include lib/build.mk
-include recordmcount/build.mk
-include $(wildcard verify/build.mk patchsite/build.mk)
-include tests/build.mk tests/unit/build.mk
-include man/build.mk
+include lib/build.mk recordmcount/build.mk man/build.mk
+include $(wildcard verify/build.mk patchsite/build.mk tests/*/build.mk tests/golden.mk)
 
 deps:
 	$(Q)sh scripts/deps.sh
