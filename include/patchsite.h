@@ -88,6 +88,15 @@ typedef int (*patchsite_func_cb)(const char *name, const char *module, unsigned 
 /* Stops at and returns the first nonzero value cb returns. */
 PATCHSITE_API int patchsite_for_each_function(patchsite_func_cb cb, void *arg);
 
+/*
+ * Counters: "sites", "enabled", "refused", "batches" (live patch batches),
+ * "pokes" (sites changed live), "traps_emulated" (a thread hit a site while
+ * it changed and the breakpoint handler emulated it), "traps_retried" (the
+ * handler ran after the change completed), "missed" (entries skipped by
+ * the recursion guard).  Unknown name: 0 with errno EINVAL.
+ */
+PATCHSITE_API unsigned long patchsite_stat(const char *name);
+
 /* Argument registers at entry: n = 0..5 for rdi, rsi, rdx, rcx, r8, r9. */
 PATCHSITE_API unsigned long patchsite_regs_arg(const struct patchsite_regs *regs, unsigned n);
 /* Where the return address into the caller is stored. */

@@ -297,6 +297,39 @@ int patchsite_for_each_function(patchsite_func_cb cb, void *arg)
 	return 0;
 }
 
+unsigned long patchsite_stat(const char *name)
+{
+	size_t n = 0;
+
+	if (!name)
+		goto bad;
+	if (!strcmp(name, "traps_emulated"))
+		return atomic_load(&ps.traps_emulated);
+	if (!strcmp(name, "traps_retried"))
+		return atomic_load(&ps.traps_retried);
+	if (!strcmp(name, "batches"))
+		return ps.batches;
+	if (!strcmp(name, "pokes"))
+		return ps.pokes;
+	if (!strcmp(name, "sites"))
+		return ps.nsites;
+	if (!strcmp(name, "refused") || !strcmp(name, "enabled")) {
+		enum site_state st = name[0] == 'r' ? SITE_REFUSED : SITE_CALL;
+
+		for (size_t i = 0; i < ps.nsites; i++)
+			n += ps.site_index[i]->state == st;
+		return n;
+	}
+	if (!strcmp(name, "missed")) {
+		for (struct ps_thread *t = atomic_load(&ps.threads); t; t = t->next)
+			n += t->missed;
+		return n;
+	}
+bad:
+	errno = EINVAL;
+	return 0;
+}
+
 /* One line on stderr for a bad setting; the program then runs untraced. */
 static void env_bad(const char *var, const char *why)
 {

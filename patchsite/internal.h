@@ -126,6 +126,10 @@ struct ps_state {
 	struct patchsite_ops *slots[PS_MAX_OPS];
 	_Atomic(struct ps_ops_list *) list;
 	_Atomic(struct ps_thread *) threads;
+	/* Counters for patchsite_stat(). */
+	_Atomic unsigned long traps_emulated;	/* breakpoint hit while a site changed */
+	_Atomic unsigned long traps_retried;	/* ... and handled after the change was done */
+	unsigned long batches, pokes;		/* live batches and sites changed (under lock) */
 };
 
 extern struct ps_state ps;

@@ -205,10 +205,13 @@ static void trap_handler(int sig, siginfo_t *si, void *ctx)
 		struct ps_site *s = ps_site_by_addr(addr);
 
 		if (s) {
-			if (*(volatile uint8_t *)addr == ps.arch->breakpoint)
+			if (*(volatile uint8_t *)addr == ps.arch->breakpoint) {
 				ps.arch->emulate(uc, addr, atomic_load(&s->emulate_call), stub_of(s));
-			else
+				atomic_fetch_add_explicit(&ps.traps_emulated, 1, memory_order_relaxed);
+			} else {
 				ps.arch->retry(uc, addr);
+				atomic_fetch_add_explicit(&ps.traps_retried, 1, memory_order_relaxed);
+			}
 			return;
 		}
 	}
@@ -342,6 +345,8 @@ int ps_patch_update(void)
 			ps.arch->sync_icache((void *)ps.mods[m]->text_lo,
 					     ps.mods[m]->text_hi - ps.mods[m]->text_lo);
 	sync_cores();
+	ps.batches++;
+	ps.pokes += np;
 	for (unsigned m = 0; m < ps.nmods; m++) {
 		int e = protect(ps.mods[m], touched[m], false);
 

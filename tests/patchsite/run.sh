@@ -151,7 +151,7 @@ for form in nonpie pie nop pfe piecf pfecf; do
 		"$T/stress-$form" $STRESS >"$T/out" 2>&1
 		rc=$?
 		if [ $rc -eq 0 ] && ! grep -q '^FAIL' "$T/out"; then
-			pass "$form: stress $STRESS: $(grep steady "$T/out" | sed 's/.*phase //')"
+			pass "$form: stress $STRESS: $(grep steady "$T/out" | sed 's/.*phase //'); $(grep INFO "$T/out" | sed 's/INFO stress: //')"
 		else
 			fail "$form: stress (exit $rc)" "$T/out"
 		fi

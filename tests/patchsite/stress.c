@@ -114,6 +114,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < nthreads; i++)
 		pthread_join(th[i], NULL);
 	errors += patchsite_unregister_function(&steady) != 0;
+	errors += patchsite_stat("enabled") != 0;
 	patchsite_ops_release(&a);
 	patchsite_ops_release(&b);
 	patchsite_ops_release(&steady);
@@ -126,6 +127,9 @@ int main(int argc, char **argv)
 		putchar('\n');                                                  \
 		failures += !(ok);                                              \
 	} while (0)
+	printf("INFO stress: %lu live batches, %lu site changes, %lu breakpoint traps emulated, "
+	       "%lu retried\n", patchsite_stat("batches"), patchsite_stat("pokes"),
+	       patchsite_stat("traps_emulated"), patchsite_stat("traps_retried"));
 	CHECK(errors == 0, "stress: %d API calls failed in %d rounds", errors, rounds);
 	CHECK(wrong == 0, "stress: %ld wrong results from traced functions", (long)wrong);
 	CHECK(late_calls == 0, "stress: %ld callbacks after unregister returned",
