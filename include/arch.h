@@ -69,6 +69,13 @@ struct arch {
 	uint32_t abs_reloc;		/* absolute word relocation for table entries */
 	uint32_t none_reloc;		/* relocation type meaning "nothing" */
 	bool ref_skips_func;		/* never use a function symbol as reference (Thumb bit) */
+	/*
+	 * The linker may shrink code at relocations of this type (RISC-V
+	 * relaxation), moving what follows them; only symbols move with the
+	 * code, so table entries must not reach across such a relocation from
+	 * their reference symbol.  0: the arch does not relax.
+	 */
+	uint32_t relax_reloc;
 
 	/* Classify a relocation against a hook and locate its call site. */
 	enum reloc_role (*call_site)(const struct arch *a, const struct reloc_view *rv,

@@ -80,6 +80,8 @@ uint8_t *elfobj_sec_bytes_rw(struct elfobj *o, size_t idx);
 size_t elfobj_symtab_index(const struct elfobj *o);
 size_t elfobj_nsyms(const struct elfobj *o);
 const struct eo_sym *elfobj_sym(const struct elfobj *o, size_t idx);
+/* The index of a symbol elfobj_sym() returned. */
+size_t elfobj_sym_index(const struct elfobj *o, const struct eo_sym *sym);
 
 bool elfobj_is_rel_sec(const struct elfobj *o, size_t idx);
 /* Relocations of a REL or RELA section, decoded and checked (symbol in range). */

@@ -284,6 +284,11 @@ const struct eo_sym *elfobj_sym(const struct elfobj *o, size_t idx)
 	return idx < o->nsyms ? &o->syms[idx] : NULL;
 }
 
+size_t elfobj_sym_index(const struct elfobj *o, const struct eo_sym *sym)
+{
+	return (size_t)(sym - o->syms);
+}
+
 size_t elfobj_find_sec(const struct elfobj *o, const char *name)
 {
 	size_t i;

@@ -10,6 +10,11 @@
  * by default in Debian's rv64gc) instructions are 2-aligned, else 4.
  * No build-time NOP: the pair carries a linker-relaxation marker that must
  * keep its call relocation.
+ *
+ * ld relaxes auipc+jalr into jal (and more), shrinking code; it moves
+ * symbols along but not section-relative addends in other sections, so an
+ * entry "section + offset" past a relaxed call lands 4 bytes off.  Entries
+ * are therefore made relative to the function holding the call.
  */
 #include <elf.h>
 
@@ -67,6 +72,7 @@ const struct arch arch_riscv64 = {
 	.hooks		= riscv_hooks,
 	.abs_reloc	= R_RISCV_64,
 	.none_reloc	= R_RISCV_NONE,
+	.relax_reloc	= R_RISCV_RELAX,
 	.call_site	= riscv64_call_site,
 	.reloc_name	= riscv_reloc_name,
 };
