@@ -402,7 +402,8 @@ static void check_order(struct audit *au)
 {
 	size_t i;
 
-	if (au->opt->level[CHK_UNSORTED] == LEVEL_OFF)
+	/* Only linked addresses have an order; an object's are per section. */
+	if (au->opt->level[CHK_UNSORTED] == LEVEL_OFF || !au->linked)
 		return;
 	for (i = 1; i < au->nsites; i++) {
 		const struct site *p = &au->sites[i - 1], *s = &au->sites[i];

@@ -15,6 +15,9 @@
  *   live      a call that recordmcount NOPed in an untraced section is put back
  *   reltype   entry ENTRY's relocation gets the type of a call relocation
  *             (linked file: its dynamic relocation becomes R_*_NONE)
+ *   sled      entry ENTRY points one sled NOP later (patchable entries)
+ * The table edited is __mcount_loc, or __patchable_function_entries when
+ * the file has no __mcount_loc.
  * "dup" and "data" also NOP the call the entry named (as recordmcount does
  * for an untraced call), so that the one defect is all that is wrong.
  *
@@ -483,6 +486,14 @@ static int apply(struct ctx *c, const char *what, size_t k)
 		return entry_set(c, k, sec, off + 2);
 	if (!strcmp(what, "drop"))
 		return do_drop(c, k);
+	if (!strcmp(what, "sled")) {
+		const struct eo_sec *s = elfobj_sec(c->o, sec);
+		struct insn_view iv = { .code = c->buf + s->offset, .size = s->size, .off = off,
+					.big_endian = c->h->big_endian };
+		unsigned len = c->a->sled_nop ? c->a->sled_nop(c->a, &iv) : 0;
+
+		return len ? entry_set(c, k, sec, off + len) : -1;
+	}
 	if (!strcmp(what, "reltype"))
 		return do_reltype(c, k);
 	if (!strcmp(what, "dup")) {
@@ -519,7 +530,7 @@ int main(int argc, char **argv)
 
 	diag_set_prog("pv-defect");
 	if (argc < 4) {
-		fprintf(stderr, "usage: pv-defect shift|misalign|drop|dup|data|nocall|live|reltype "
+		fprintf(stderr, "usage: pv-defect shift|misalign|drop|dup|data|nocall|live|reltype|sled "
 				"IN OUT [ENTRY]\n");
 		return 2;
 	}
@@ -529,13 +540,15 @@ int main(int argc, char **argv)
 	c.a = elfobj_arch(c.o);
 	c.linked = c.h->type != EO_ET_REL;
 	c.table = elfobj_find_sec(c.o, "__mcount_loc");
+	if (!c.table)
+		c.table = elfobj_find_sec(c.o, "__patchable_function_entries");
 	for (i = 1; i < elfobj_shnum(c.o); i++)
 		if (elfobj_is_rel_sec(c.o, i) && elfobj_sec(c.o, i)->info == c.table &&
 		    !(elfobj_sec(c.o, i)->flags & EO_SHF_ALLOC))
 			c.trel = i;
 	f = fopen(argv[2], "rb");
 	if (!c.a || !c.table || (!c.linked && !c.trel) || !f) {
-		fprintf(stderr, "pv-defect: %s: no __mcount_loc table to edit\n", argv[2]);
+		fprintf(stderr, "pv-defect: %s: no table to edit\n", argv[2]);
 		goto out;
 	}
 	fseek(f, 0, SEEK_END);

@@ -1,0 +1,64 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Hand-written objects for the checks no compiler output shows:
+#   sh tests/verify/asm.sh OUT
+# For each arch, OUT/<arch>-late.o (an entry site that is not at the entry:
+# not-at-entry), <arch>-orphan.o (a recorded call outside every function:
+# orphan-site) and <arch>-zero.o (a zero word in the table: zero-entry).
+# Each has one good site besides, so the file has a table and a function.
+set -eu
+OUT=$1
+mkdir -p "$OUT"
+cd "$OUT"
+have() { command -v "$1" > /dev/null 2>&1; }
+
+# gen ARCH CC WORD CALL PAD FUNCTYPE: PAD is what goes before the late call.
+gen() {
+	arch=$1 cc=$2 word=$3 call=$4 pad=$5 ft=$6
+	for kind in late orphan zero; do
+		{
+			printf '\t.text\n\t.globl good\n\t.type good, %s\ngood:\n0:\t%s\n\t%s\n' \
+				"$ft" "$call" "$(ret_of "$arch")"
+			printf '\t.size good, .-good\n\t.globl other\n\t.type other, %s\nother:\n' "$ft"
+			case $kind in
+			late) printf '%s\n1:\t%s\n\t%s\n\t.size other, .-other\n' "$pad" "$call" \
+					"$(ret_of "$arch")" ;;
+			orphan) printf '\t%s\n\t.size other, .-other\n1:\t%s\n\t%s\n' \
+					"$(ret_of "$arch")" "$call" "$(ret_of "$arch")" ;;
+			zero) printf '\t%s\n\t.size other, .-other\n' "$(ret_of "$arch")" ;;
+			esac
+			printf '\t.section __mcount_loc, "a"\n\t%s 0b\n' "$word"
+			if [ $kind = zero ]; then
+				printf '\t%s 0\n' "$word"
+			else
+				printf '\t%s 1b\n' "$word"
+			fi
+		} > "$arch-$kind.s"
+		echo "$cc -c $arch-$kind.s -o $arch-$kind.o" >> COMMANDS
+		$cc -c "$arch-$kind.s" -o "$arch-$kind.o"
+	done
+}
+
+ret_of() {
+	case $1 in
+	x86_64|i386) echo ret ;;
+	aarch64) echo ret ;;
+	arm) echo 'bx lr' ;;
+	esac
+}
+
+nops() { n=$1; s=''; while [ "$n" -gt 0 ]; do s="$s	nop
+"; n=$((n - 1)); done; printf '%s' "$s"; }
+
+: > COMMANDS
+gen x86_64 gcc .quad 'call __fentry__' '	push %rbp
+	mov %rsp, %rbp' @function
+have i686-linux-gnu-gcc && gen i386 i686-linux-gnu-gcc .long 'call __fentry__' '	push %ebp
+	mov %esp, %ebp' @function
+# mcount calls may follow a prologue: late means beyond the arch's window.
+have aarch64-linux-gnu-gcc && gen aarch64 aarch64-linux-gnu-gcc .quad 'bl _mcount' \
+	"$(nops 17)" %function
+have arm-linux-gnueabihf-gcc && gen arm "arm-linux-gnueabihf-gcc -marm" .long \
+	'bl __gnu_mcount_nc' "$(nops 9)" %function
+exit 0

@@ -1,0 +1,249 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# patchverify's tests:   sh tests/verify/run.sh BUILD_DIR
+#
+#  clean    files made by independent producers (gcc, the kernel's
+#           recordmcount) give exactly their known findings (mostly none)
+#  defect   pv-defect makes one defect in a copy; patchverify must report
+#           exactly that check on top of the clean file's findings
+#  asm      hand-written objects for not-at-entry, orphan-site, zero-entry
+#  oracle   the sites patchverify calls good are exactly the relocation
+#           oracle's (the kernel's ftrace_make_nop view of a correct site)
+#  hostile  bad input: exit 2 with one line, never a crash (plus a fuzz loop)
+#  cli      options and exit statuses
+# Ends with "N passed, M failed"; exit 1 if anything failed.
+set -u
+B=${1:-build}
+P=$(cd "$B" && pwd)/patchverify
+D=$(cd "$B" && pwd)/pv-defect
+HERE=$(cd "$(dirname "$0")" && pwd)
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+no() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+if ! sh "$HERE/mkinputs.sh" "$T/in" > "$T/mk.log" 2>&1 ||
+   ! sh "$HERE/asm.sh" "$T/asm" >> "$T/mk.log" 2>&1; then
+	cat "$T/mk.log"
+	no "building the test inputs"
+	echo "$pass passed, $fail failed"
+	exit 1
+fi
+cd "$T/in"
+
+# The sorted, unique check names patchverify reports for a file.
+checks() {
+	"$P" "$@" 2>&1 > /dev/null |
+		awk -F': ' '$3 ~ /^(error|warning|note)$/ { print $5 }' | sort -u | tr '\n' ' ' |
+		sed 's/ $//'
+}
+
+# expect NAME "CHECKS" FILE [options]
+expect() {
+	name=$1 want=$2
+	shift 2
+	got=$(checks "$@")
+	if [ "$got" = "$want" ]; then ok; else no "$name: expected [$want], got [$got]"; fi
+}
+
+# --- clean: "file:known checks"
+CLEAN="x64-cc.o: x64-mcount.o: x64-nop.o: x64-cet.o: x64-rmc.o: x64-pfe.o: x64-pfe31.o:
+x64-pfecet.o: x64-exe:stale-weak x64-pie:stale-weak x64-lib.so: x64-pfe-exe:stale-weak
+i386-cc.o: i386-rmc.o:untraced-call a64-rmc.o: a64-rmcpac.o: a64-pfe.o: a64-pfebti.o:
+arm-rmc.o: thumb-rmc.o: ppc64le-rmc.o:untraced-call"
+for c in $CLEAN; do
+	f=${c%%:*}
+	want=$(echo "${c#*:}" | tr ',' ' ')
+	if [ ! -f "$f" ]; then
+		echo "skip: $f (compiler missing)"
+		continue
+	fi
+	expect "clean $f" "$want" "$f"
+	"$P" "$f" > /dev/null 2>&1
+	rc=$?
+	[ $rc = 0 ] && ok || no "clean $f: exit $rc"
+done
+
+# --- defects: "file:defects"; each defect adds exactly its check.
+check_of() {
+	case $1 in
+	shift|misalign) echo misaligned ;;
+	drop) echo missing-site ;;
+	dup) echo duplicate ;;
+	data) echo site-not-exec ;;
+	nocall) echo site-not-call ;;
+	live) echo untraced-call ;;
+	reltype) echo bad-reloc ;;
+	sled) echo patchable-sled ;;
+	esac
+}
+MATRIX="x64-cc.o:shift,misalign,drop,dup,data,nocall,reltype
+x64-rmc.o:shift,drop,dup,data,nocall,reltype,live
+x64-exe:shift,misalign,drop,dup,data,nocall
+x64-pie:shift,misalign,drop,dup,data,nocall,reltype
+x64-lib.so:shift,misalign,drop,dup,data,nocall,reltype
+x64-pfe.o:sled x64-pfe-exe:sled
+i386-cc.o:shift,misalign,drop,dup,data,nocall,reltype
+i386-rmc.o:shift,misalign,drop,dup,data,nocall,reltype
+a64-rmc.o:shift,misalign,drop,dup,data,nocall,reltype,live
+a64-rmcpac.o:shift,drop,nocall
+a64-pfe.o:sled,misalign a64-pfebti.o:sled
+arm-rmc.o:shift,misalign,drop,dup,data,nocall,reltype,live
+thumb-rmc.o:misalign,drop,dup,data,nocall,reltype,live
+ppc64le-rmc.o:shift,misalign,drop,nocall,reltype"
+for m in $MATRIX; do
+	f=${m%%:*}
+	[ -f "$f" ] || continue
+	base=$(checks "$f")
+	for d in $(echo "${m#*:}" | tr ',' ' '); do
+		out=$T/$d-$f
+		if ! "$D" "$d" "$f" "$out" 2> "$T/err"; then
+			no "defect $d on $f: pv-defect: $(cat "$T/err")"
+			continue
+		fi
+		want=$(printf '%s\n' $base $(check_of "$d") | sort -u | tr '\n' ' ' | sed 's/ $//')
+		expect "defect $d on $f" "$want" "$out"
+	done
+done
+# Thumb: bit 0 of an entry is the Thumb bit, which ftrace clears: not a defect.
+if [ -f thumb-rmc.o ]; then
+	"$D" shift thumb-rmc.o "$T/tshift.o" && expect "thumb entry with bit 0 set" "" "$T/tshift.o"
+fi
+# A missing site in a file whose sites are NOPs, and a sled with the wrong length.
+"$D" drop x64-pfe.o "$T/pfedrop.o" 2> /dev/null && expect "pfe drop is silent" "" "$T/pfedrop.o"
+expect "--sled=3 on a 2-NOP sled" "patchable-sled" x64-pfe.o --sled=3
+expect "--sled=3,1 on a 3,1 sled" "" x64-pfe31.o --sled=3,1
+expect "--sled=3,2 on a 3,1 sled" "not-at-entry" x64-pfe31.o --sled=3,2
+
+# --- asm: not-at-entry, orphan-site, zero-entry on every arch built.
+for f in "$T"/asm/*-late.o; do
+	[ -f "$f" ] && expect "asm $(basename "$f")" "not-at-entry" "$f"
+done
+for f in "$T"/asm/*-orphan.o; do
+	[ -f "$f" ] && expect "asm $(basename "$f")" "orphan-site" "$f"
+done
+for f in "$T"/asm/*-zero.o; do
+	[ -f "$f" ] && expect "asm $(basename "$f")" "zero-entry" "$f"
+done
+
+# --- oracle: good sites == the call relocations in traced sections (the bytes
+# the kernel's ftrace_make_nop expects are at exactly those places).
+relsites() {	# FILE TYPE HOOK DELTA: section+offset of each call relocation
+	readelf -rW "$1" | awk -v t="$2" -v h="$3" -v d="$4" '
+		function hex(x,   i, v) { v = 0; x = tolower(x)
+			for (i = 1; i <= length(x); i++) v = v * 16 + index("0123456789abcdef", substr(x, i, 1)) - 1
+			return v }
+		/^Relocation section/ { s = $3; gsub(/\047/, "", s); sub(/^\.rela?/, "", s) }
+		$3 == t && $5 == h { printf "%s+0x%x\n", s, hex($1) - d }' |
+		grep -E '^\.(text|init\.text|sched\.text)' | sort
+}
+listed() {
+	"$P" --list "$1" | awk '$5 == "call" || $5 == "nop" { print $4 }' | sort
+}
+oracle() {	# FILE TYPE HOOK DELTA
+	[ -f "$1" ] || return 0
+	if [ "$(relsites "$@")" = "$(listed "$1")" ] && [ -n "$(listed "$1")" ]; then ok
+	else no "oracle $1: $(relsites "$@" | tr '\n' ' ') vs $(listed "$1" | tr '\n' ' ')"; fi
+}
+oracle x64-rmc.o R_X86_64_PLT32 __fentry__ 1
+oracle a64-rmc.o R_AARCH64_CALL26 _mcount 0
+oracle arm-rmc.o R_ARM_CALL __gnu_mcount_nc 0
+oracle thumb-rmc.o R_ARM_THM_CALL __gnu_mcount_nc 0
+# gcc's table and the relocations agree, in every section.
+n=$("$P" --list x64-cc.o | grep -c ' call ')
+r=$(readelf -rW x64-cc.o | grep -c 'R_X86_64_PLT32.*__fentry__')
+[ "$n" = "$r" ] && [ "$n" -gt 0 ] && ok || no "x64-cc.o: $n call sites listed, $r relocations"
+
+# --- several files in one run: no state carried from one to the next.
+for f in x64-cc.o a64-rmc.o ppc64le-rmc.o arm-rmc.o x64-pie; do
+	[ -f "$f" ] && "$P" --list "$f" 2>> "$T/one.err"
+done > "$T/one"
+for f in x64-cc.o a64-rmc.o ppc64le-rmc.o arm-rmc.o x64-pie; do
+	[ -f "$f" ] && echo "$f"
+done | xargs "$P" --list > "$T/all" 2> "$T/all.err"
+cmp -s "$T/one" "$T/all" && cmp -s "$T/one.err" "$T/all.err" && ok ||
+	no "several files in one run differ from one at a time"
+
+# --- hostile input: exit 2 and exactly one line.
+hostile() {	# NAME FILE
+	"$P" "$2" > /dev/null 2> "$T/herr"
+	rc=$?
+	lines=$(wc -l < "$T/herr")
+	if [ $rc = 2 ] && [ "$lines" = 1 ]; then ok
+	else no "hostile $1: exit $rc, $lines lines: $(head -3 "$T/herr")"; fi
+}
+: > "$T/empty"
+echo 'int main(void) { return 0; }' > "$T/text.c"
+head -c 100 x64-cc.o > "$T/trunc.o"
+head -c 1000 x64-exe > "$T/trunc-exe"
+ar rc "$T/lib.a" x64-cc.o
+mkdir "$T/dir"
+cp x64-cc.o "$T/machine.o" && printf '\064\022' | dd of="$T/machine.o" bs=1 seek=18 conv=notrunc 2> /dev/null
+cp x64-cc.o "$T/core.o" && printf '\004' | dd of="$T/core.o" bs=1 seek=16 conv=notrunc 2> /dev/null
+cp x64-cc.o "$T/shoff.o" && printf '\377\377\377\177' | dd of="$T/shoff.o" bs=1 seek=40 conv=notrunc 2> /dev/null
+hostile empty "$T/empty"
+hostile text "$T/text.c"
+hostile truncated-object "$T/trunc.o"
+hostile truncated-executable "$T/trunc-exe"
+hostile archive "$T/lib.a"
+hostile directory "$T/dir"
+hostile missing "$T/nonexistent.o"
+hostile unknown-machine "$T/machine.o"
+hostile core-file "$T/core.o"
+hostile section-table-past-eof "$T/shoff.o"
+
+# Fuzz: flip bytes in copies of clean files; any exit but a crash is fine.
+crashes=0
+for f in x64-cc.o a64-rmc.o arm-rmc.o x64-pie x64-pfe.o; do
+	[ -f "$f" ] || continue
+	size=$(wc -c < "$f")
+	for seed in $(seq 1 ${FUZZ:-60}); do
+		cp "$f" "$T/fz"
+		awk -v s="$seed" -v n="$size" 'BEGIN { srand(s); for (i = 0; i < 8; i++)
+			printf "%d %d\n", int(rand() * n), int(rand() * 256) }' |
+		while read -r off val; do
+			printf "$(printf '\\%03o' "$val")" |
+				dd of="$T/fz" bs=1 seek="$off" conv=notrunc 2> /dev/null
+		done
+		"$P" --list "$T/fz" > /dev/null 2> "$T/ferr"
+		rc=$?
+		if [ $rc -gt 2 ] || grep -q -e Sanitizer -e 'runtime error' "$T/ferr"; then
+			crashes=$((crashes + 1))
+			cp "$T/fz" "/tmp/patchverify-crash-$f-$seed"
+			echo "fuzz crash: $f seed $seed (kept in /tmp/patchverify-crash-$f-$seed)"
+		fi
+	done
+done
+[ $crashes = 0 ] && ok || no "fuzz: $crashes crashes"
+
+# --- cli
+"$P" > /dev/null 2>&1; [ $? = 2 ] && ok || no "no arguments: exit not 2"
+"$P" --bogus x64-cc.o > /dev/null 2>&1; [ $? = 2 ] && ok || no "bad option: exit not 2"
+"$P" --disable=nosuch x64-cc.o > /dev/null 2>&1; [ $? = 2 ] && ok || no "unknown check: exit not 2"
+"$P" x64-cc.o "$T/empty" > /dev/null 2>&1; [ $? = 2 ] && ok || no "one unreadable file: exit not 2"
+"$P" i386-rmc.o > /dev/null 2>&1; [ $? = 0 ] && ok || no "warnings only: exit not 0"
+"$P" --error=untraced-call i386-rmc.o > /dev/null 2>&1; [ $? = 1 ] && ok ||
+	no "--error=untraced-call: exit not 1"
+expect "--disable" "" i386-rmc.o --disable=untraced-call
+"$D" dup x64-cc.o "$T/dup.o" && "$P" "$T/dup.o" > /dev/null 2>&1
+[ $? = 1 ] && ok || no "error finding: exit not 1"
+"$P" --expect-sorted x64-exe > /dev/null 2>&1; [ $? = 1 ] && ok ||
+	no "--expect-sorted on a linked table in link order (.text, .init.text, .text): exit not 1"
+expect "--expect-sorted, unsorted table" "stale-weak unsorted" x64-exe --expect-sorted
+"$P" --expect-sorted x64-lib.so > /dev/null 2>&1; [ $? = 0 ] && ok || no "--expect-sorted on a sorted table"
+"$P" --expect-sorted x64-cc.o > /dev/null 2>&1; [ $? = 0 ] && ok || no "--expect-sorted on an object"
+"$P" --json x64-cc.o x64-pie "$T/dup.o" "$T/empty" > "$T/j.json" 2> /dev/null
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["files"]) == 4
+assert d["files"][2]["findings"][0]["check"] == "duplicate"; assert "error" in d["files"][3]' \
+	"$T/j.json" && ok || no "--json is not the expected document"
+"$P" --json --list x64-exe > "$T/jl.json" 2> /dev/null
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["files"][0]["sites"]) == 7' \
+	"$T/jl.json" && ok || no "--json --list"
+"$P" --summary x64-cc.o | grep -q '5 sites (5 call, 0 nop, 0 other)' && ok || no "--summary"
+"$P" --version | grep -q 'riscv64.*own call/NOP decoder' && ok || no "--version names riscv64's decoder"
+
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
