@@ -89,6 +89,10 @@ int patchsite_init(void)
 			refused += m->sites[j].state == SITE_REFUSED;
 		ps_stubs_map(m);
 	}
+	if (!ps.can_write) {
+		ps_log(PATCHSITE_LOG_ERROR, "no executable stub page: tracing nothing");
+		goto out;
+	}
 	if (ps.can_sync && ps_trap_install())
 		ps.can_sync = false;
 	ps_log(PATCHSITE_LOG_NOTE, "%zu sites in %zu objects, %zu refused", sites, mods, refused);
@@ -381,6 +385,10 @@ static void env_start(void)
 		env_bad("PATCHSITE_NOTRACE", ps_last_error);
 		return;
 	}
+	if (patchsite_set_tracer(tracer)) {
+		env_bad("PATCHSITE_TRACER", ps_last_error[0] ? ps_last_error : strerror(errno));
+		return;
+	}
 	if (output && *output)
 		fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	else
@@ -390,12 +398,8 @@ static void env_start(void)
 
 		snprintf(why, sizeof(why), "cannot open '%s': %s", output ? output : "stderr",
 			 strerror(errno));
+		patchsite_set_tracer("nop");
 		env_bad("PATCHSITE_OUTPUT", why);
-		return;
-	}
-	if (patchsite_set_tracer(tracer)) {
-		env_bad("PATCHSITE_TRACER", ps_last_error[0] ? ps_last_error : strerror(errno));
-		close(fd);
 		return;
 	}
 	env_out_fd = fd;

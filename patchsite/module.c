@@ -668,8 +668,12 @@ int ps_stubs_map(struct ps_module *m)
 		int err = errno;
 
 		munmap(p, size);
-		ps_log(PATCHSITE_LOG_ERROR, "%s: cannot make the stub page executable: %s",
-		       m->name, strerror(err));
+		ps_log(PATCHSITE_LOG_ERROR, "%s: cannot make the stub page executable: %s%s",
+		       m->name, strerror(err), err == EACCES || err == EPERM
+		       ? " (a W^X policy: SELinux execmem, MemoryDenyWriteExecute or PR_SET_MDWE)"
+		       : "");
+		if (err == EACCES || err == EPERM)
+			ps.can_write = false;
 		return -err;
 	}
 	m->stubs = p;

@@ -171,12 +171,17 @@ int ps_patch_startup(struct ps_module *m)
 			continue;
 		}
 		s->state = SITE_NOP;
+		/*
+		 * Every segment with sites is made writable once, even when it
+		 * needs no write now: a W^X policy shows here, at start-up,
+		 * not at the first live change.
+		 */
+		mark_segment(m, s->addr, touched);
 		if (in.form == FORM_NOP && in.len == n)
 			continue;
 		ps.arch->make_nop(want[i]);
 		ps.arch->fill_tail(want[i] + n, in.len - n);
 		write[i] = true;
-		mark_segment(m, s->addr, touched);
 		/* Keep the length in the last byte of the scratch entry. */
 		want[i][7] = (uint8_t)in.len;
 	}

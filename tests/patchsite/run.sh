@@ -182,6 +182,23 @@ bad_setting "function_graph not done" PATCHSITE_TRACER=function_graph
 bad_setting "buffer size" PATCHSITE_BUFFER_KB=12x
 bad_setting "output" PATCHSITE_OUTPUT=/nonexistent/dir/trace
 
+# A W^X policy (PR_SET_MDWE): said once, nothing written, the program runs untraced.
+$CC -O2 -o "$T/mdwe" tests/patchsite/mdwe.c
+for form in nop pfe; do
+	"$T/mdwe" /usr/bin/env PATCHSITE_TRACER=function PATCHSITE_OUTPUT="$T/wx-trace" \
+		LD_PRELOAD="$PRELOAD" "$T/basic-$form" >"$T/out" 2>"$T/err"
+	rc=$?
+	if [ $rc -eq 77 ]; then
+		echo "SKIP W^X ($form): the kernel has no PR_SET_MDWE"
+	elif [ $rc -eq 0 ] && grep -qx 'sum=5' "$T/out" && [ "$(wc -l <"$T/err")" -eq 1 ] &&
+	     grep -q 'cannot be made writable: tracing nothing: not tracing$' "$T/err" &&
+	     [ ! -e "$T/wx-trace" ]; then
+		pass "W^X ($form, PR_SET_MDWE): $(cat "$T/err")"
+	else
+		fail "W^X ($form, PR_SET_MDWE) (exit $rc)" "$T/err"
+	fi
+done
+
 # Lost events: a 4 KB ring holds 64 events (a power of two); the rest are counted, not stored.
 PATCHSITE_TRACER=function PATCHSITE_BUFFER_KB=4 PATCHSITE_OUTPUT="$T/trace" \
 	run_traced "$T/out" "$T/err" "$T/basic-nonpie" 1000
