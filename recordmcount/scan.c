@@ -63,14 +63,16 @@ static int add_site(struct record *r, const struct site *s)
 	return 0;
 }
 
+/* Name the instruction where the arch found one, else the relocated field. */
 static void report_bad(struct record *r, size_t sec, const struct eo_rel *rel,
-		       const char *hook, const char *why)
+		       const char *hook, const struct call_site *cs)
 {
+	uint64_t at = cs->len ? cs->site : rel->offset;
 	char where[256], rname[32];
 
 	diag_err(r->path, "%s: %s against %s is %s",
-		 symindex_where(record_symindex(r), r->o, sec, rel->offset, where, sizeof(where)),
-		 arch_reloc_str(r->a, rel->type, rname, sizeof(rname)), hook, why);
+		 symindex_where(record_symindex(r), r->o, sec, at, where, sizeof(where)),
+		 arch_reloc_str(r->a, rel->type, rname, sizeof(rname)), hook, cs->why);
 }
 
 static void report_misaligned(struct record *r, const struct site *s)
@@ -113,7 +115,7 @@ static enum rmc_status scan_relsec(struct record *r, size_t relsec)
 		case RELOC_PART:
 			break;
 		case RELOC_BAD:
-			report_bad(r, rs->info, &rels[k], sym->name, cs.why);
+			report_bad(r, rs->info, &rels[k], sym->name, &cs);
 			st = RMC_REJECTED;
 			break;
 		case RELOC_CALL:

@@ -20,7 +20,6 @@ static enum reloc_role s390x_call_site(const struct arch *a, const struct reloc_
 
 	(void)a;
 	cs->align = 2;
-	cs->len = 6;
 	cs->why = "a relocation type that no call uses";
 	if (rv->type != R_390_PLT32DBL && rv->type != R_390_PC32DBL)
 		return RELOC_BAD;
@@ -28,6 +27,7 @@ static enum reloc_role s390x_call_site(const struct arch *a, const struct reloc_
 	if (rv->offset < 2 || !in_bounds(rv->offset - 2, 6, rv->code_size))
 		return RELOC_BAD;
 	cs->site = rv->offset - 2;
+	cs->len = 6;
 	p = rv->code + cs->site;
 	if (p[0] == 0xc0 && (p[1] & 0x0f) == 0x05)	/* brasl */
 		return RELOC_CALL;

@@ -71,6 +71,7 @@ static enum reloc_role x86_site(enum x86_form form, bool is64, const struct relo
 	const uint8_t *p;
 
 	cs->align = 1;
+	cs->len = 0;
 	cs->why = "a relocation type that no call uses";
 	if (form == X86_OTHER)
 		return RELOC_BAD;

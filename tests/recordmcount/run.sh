@@ -1,0 +1,157 @@
+#!/bin/sh
+# recordmcount's command-line behaviour.  Each case runs in its own
+# temporary directory.  Oracles: binutils (readelf, objdump, ld), the
+# kernel's documented behaviour, and byte comparison with cmp; never our
+# own earlier output.
+#   usage: sh tests/recordmcount/run.sh BUILD_DIR
+B=$(cd "${1:-build}" && pwd)
+RMC=$B/recordmcount
+TOP=$(pwd)
+OBJ=$TOP/testdata/obj
+DATA=$TOP/testdata/recordmcount
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); echo "ok    $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL  $1${2:+: $2}"; }
+check() {	# name, then a command that must succeed
+	name=$1; shift
+	if "$@"; then ok "$name"; else bad "$name"; fi
+}
+fresh() { W=$(mktemp -d); cd "$W" || exit 2; }
+done_case() { cd "$TOP" || exit 2; rm -rf "$W"; }
+# The table as "symbol+addend" lines, from readelf (RELA objects).
+table() { readelf -rW "$1" | sed -n '/__mcount_loc/,$p' | awk '/R_/ {print $5, $6, $7}'; }
+no_temp_left() { [ -z "$(ls -A . | grep '^\.')" ]; }
+
+# --- usage -----------------------------------------------------------------
+fresh
+"$RMC" >out 2>err; rc=$?
+check "no argument: exit 2 and says why" sh -c "[ $rc = 2 ] && grep -q 'no input file' err"
+"$RMC" --bogus x.o >out 2>err; rc=$?
+check "unknown option: exit 2" [ $rc = 2 ]
+"$RMC" --help >out 2>err; rc=$?
+check "--help: exit 0, usage on stdout" sh -c "[ $rc = 0 ] && grep -q '^usage: recordmcount' out"
+"$RMC" --version >out; rc=$?
+check "--version names every arch" sh -c "[ $rc = 0 ] && grep -q 'x86_64 .*riscv64' out"
+cp "$OBJ/x86_64/fentry.o" a.o; cp a.o b.o
+"$RMC" -o c.o a.o b.o 2>err; rc=$?
+check "-o with two inputs: exit 2, nothing written" sh -c "[ $rc = 2 ] && [ ! -e c.o ] && cmp -s a.o b.o"
+done_case
+
+# --- kbuild compatibility --------------------------------------------------
+fresh
+mkdir -p kernel/trace && cp "$OBJ/x86_64/fentry.o" kernel/trace/ftrace.o && cp kernel/trace/ftrace.o orig.o
+"$RMC" kernel/trace/ftrace.o; rc=$?
+check "path ending in /ftrace.o is skipped" sh -c "[ $rc = 0 ] && cmp -s orig.o kernel/trace/ftrace.o"
+cp "$OBJ/x86_64/fentry.o" a.o && "$RMC" a.o && cp a.o once.o
+touch -d 2001-01-01 a.o
+"$RMC" a.o 2>err; rc=$?
+check "second run: exit 0, warning, file untouched" \
+	sh -c "[ $rc = 0 ] && grep -q 'already exists' err && cmp -s a.o once.o && [ \$(stat -c %Y a.o) = 978307200 ]"
+done_case
+
+# --- no state carried from one file to the next (the kernel tool's bug) ----
+fresh
+cp "$OBJ/x86_64/fentry.o" x.o; cp "$OBJ/aarch64/pg.o" a.o; cp "$OBJ/ppc64le/pg.o" p.o
+cp x.o x1.o; cp a.o a1.o; cp p.o p1.o
+"$RMC" x.o a.o p.o && "$RMC" x1.o && "$RMC" a1.o && "$RMC" p1.o
+check "x86_64 + aarch64 + ppc64le in one call = each alone" \
+	sh -c "cmp -s x.o x1.o && cmp -s a.o a1.o && cmp -s p.o p1.o"
+check "  and each has its table" [ -n "$(table x.o)" -a -n "$(table a.o)" -a -n "$(table p.o)" ]
+done_case
+
+# --- writing ---------------------------------------------------------------
+fresh
+cp "$OBJ/x86_64/fentry.o" a.o && cp a.o orig.o && chmod 640 a.o
+"$RMC" -o out.o a.o; rc=$?
+t=$(table out.o)
+check "-o: input untouched, output has the table" \
+	sh -c "[ $rc = 0 ] && cmp -s a.o orig.o && [ -n '$t' ]"
+cp orig.o b.o && chmod 640 b.o && "$RMC" b.o
+check "-o and in place give the same bytes" cmp -s out.o b.o
+check "mode kept" [ "$(stat -c %a b.o)" = 640 ]
+cp orig.o c.o && "$RMC" c.o
+check "deterministic: same input, same bytes" cmp -s b.o c.o
+check "no temporary file left" no_temp_left
+ino=$(stat -c %i orig.o); "$RMC" -n orig.o
+check "--dry-run writes nothing" [ "$(stat -c %i orig.o)" = "$ino" -a -z "$(table orig.o)" ]
+check "output links (ld -r)" ld -r b.o -o linked.o
+done_case
+
+# --- --list and --json -----------------------------------------------------
+fresh
+cp "$OBJ/x86_64/sections.o" a.o
+"$RMC" --list a.o >list; rc=$?
+cp a.o r.o && "$RMC" r.o
+check "--list: one 'recorded' line per table entry" \
+	[ $rc = 0 -a "$(grep -c 'recorded$' list)" = "$(table r.o | wc -l)" ]
+check "--list: untraced calls listed too" grep -q 'untraced$' list
+"$RMC" --json a.o r.o >json 2>/dev/null
+check "--json is one valid document" python3 -c "
+import json, sys
+d = json.load(open('json'))
+assert d['files'][0]['recorded'] == len([s for s in d['files'][0]['sites'] if s['recorded']])
+assert d['files'][0]['arch'] == 'x86_64'
+"
+done_case
+
+# --- --nop-all -------------------------------------------------------------
+fresh
+cp "$OBJ/x86_64/fentry.o" a.o
+"$RMC" --nop-all a.o; rc=$?
+check "--nop-all (x86_64): no call to __fentry__ left, table kept" \
+	sh -c "[ $rc = 0 ] && ! objdump -dr a.o | grep -q 'R_X86_64_PLT32.*__fentry__'" 
+check "  table kept, every site is nopl 0x0(%rax,%rax,1) (0f 1f 44 00 00)" \
+	[ -n "$(table a.o)" -a "$(objdump -d a.o | grep -c '0f 1f 44 00 00')" -ge "$(table a.o | wc -l)" ]
+cp "$OBJ/ppc64le/pg.o" p.o && cp p.o porig.o
+"$RMC" --nop-all p.o 2>err; rc=$?
+check "--nop-all on ppc64: refused by name, file untouched" \
+	sh -c "[ $rc = 1 ] && grep -q 'not supported on ppc64' err && cmp -s p.o porig.o"
+done_case
+
+# --- rejected input --------------------------------------------------------
+fresh
+as "$DATA/badcalls.s" -o bad.o && cp bad.o orig.o
+"$RMC" bad.o 2>err; rc=$?
+check "jmp/mov of the hook: exit 1, each place named, file untouched" \
+	sh -c "[ $rc = 1 ] && grep -q 'tail+0x0 (.text+0x0): R_X86_64_PLT32 against __fentry__ is a jump (tail call), not a call' err && grep -q 'addr+0x3 (.text+0x8): R_X86_64_32S against __fentry__ is a relocation type that no call uses' err && cmp -s bad.o orig.o"
+cp "$OBJ/x86_64/fentry.o" good.o
+"$RMC" bad.o good.o 2>/dev/null; rc=$?
+check "a bad file does not stop the next one" [ $rc = 1 -a -n "$(table good.o)" ]
+printf 'int main(void){return 0;}\n' > m.c && gcc -pg -mfentry -c m.c -o m.o && gcc m.o -o m
+"$RMC" m 2>err; rc=$?
+check "executable: exit 1, 'not a relocatable object'" sh -c "[ $rc = 1 ] && grep -q 'not a relocatable object' err"
+cp "$OBJ/x86_64/fentry.o" la.o
+printf '\002\001' | dd of=la.o bs=1 seek=18 conv=notrunc 2>/dev/null	# e_machine = 258
+"$RMC" la.o 2>err; rc=$?
+check "unsupported arch named: loongarch" sh -c "[ $rc = 1 ] && grep -q 'unsupported architecture: loongarch (e_machine 258, 64-bit)' err"
+"$RMC" missing.o 2>err; rc=$?
+check "missing file: exit 2, one line" sh -c "[ $rc = 2 ] && [ \$(wc -l < err) = 1 ] && grep -q 'missing.o: error: No such file' err"
+done_case
+
+# --- where the kernel's tool is wrong ---------------------------------------
+fresh
+cp "$DATA/relax-riscv64.o" r.o
+"$RMC" r.o && riscv64-linux-gnu-ld -o r.elf r.o -e _start
+python3 - r.elf >cmp.out <<'PY'
+# Oracle: the calls to _mcount in riscv64-linux-gnu-objdump's disassembly of
+# the linked file, against the table readelf shows there.
+import re, subprocess, sys
+f = sys.argv[1]
+dump = subprocess.run(['readelf', '-x', '__mcount_loc', f], capture_output=True, text=True).stdout
+words = []
+for line in dump.splitlines():
+    m = re.match(r'\s+0x[0-9a-f]+ ((?:[0-9a-f]{8} ){1,4})', line + ' ')
+    if m:
+        hx = m.group(1).replace(' ', '')
+        words += [int.from_bytes(bytes.fromhex(hx[i:i + 16]), 'little') for i in range(0, len(hx), 16)]
+dis = subprocess.run(['riscv64-linux-gnu-objdump', '-d', f], capture_output=True, text=True).stdout
+calls = [int(l.split(':')[0], 16) for l in dis.splitlines() if l.rstrip().endswith('<_mcount>')]
+print(sorted(words) == sorted(calls) and len(calls) > 3)
+PY
+check "riscv64 after linker relaxation: every entry is a call" grep -q True cmp.out
+done_case
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
