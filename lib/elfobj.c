@@ -195,6 +195,8 @@ static int open_file(struct elfobj *o)
 		return eo_fail(o, -EINVAL, "%s", S_ISDIR(st.st_mode) ? "is a directory"
 								: "is not a regular file");
 	o->mode = st.st_mode & 07777;
+	o->uid = st.st_uid;
+	o->gid = st.st_gid;
 	o->fsize = (uint64_t)st.st_size;
 	o->elf = elf_begin(o->fd, ELF_C_READ_MMAP, NULL);
 	if (!o->elf)
@@ -227,6 +229,7 @@ int elfobj_open(const char *path, struct elfobj **out)
 		err = eo_fail(o, -ENOMEM, "%s", "out of memory");
 		goto out;
 	}
+	o->secs[0].name = "";	/* the null section: named, so no caller meets NULL */
 	for (i = 1; i < o->shnum && !err; i++)
 		err = read_section(o, i);
 	if (!err)

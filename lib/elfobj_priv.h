@@ -28,6 +28,8 @@ struct elfobj {
 	char *path;
 	int fd;
 	mode_t mode;
+	uid_t uid;
+	gid_t gid;
 	uint64_t fsize;
 	Elf *elf;
 	GElf_Ehdr ehdr;

@@ -641,6 +641,9 @@ int elfobj_write(struct elfobj *o, const char *dest)
 	}
 	if (!err && (fd = make_temp(o, dest, &tmp)) < 0)
 		err = -EIO;
+	/* Keep the owner where we may (root rewriting a user's build tree). */
+	if (!err && geteuid() == 0 && fchown(fd, o->uid, o->gid))
+		err = eo_fail(o, -errno, "cannot keep the owner of the file: %s", strerror(errno));
 	if (!err && fchmod(fd, o->mode))
 		err = eo_fail(o, -errno, "cannot set the mode of the new file: %s", strerror(errno));
 	if (!err)

@@ -71,6 +71,10 @@ check "-o: input untouched, output has the table" \
 cp orig.o b.o && chmod 640 b.o && "$RMC" b.o
 check "-o and in place give the same bytes" cmp -s out.o b.o
 check "mode kept" [ "$(stat -c %a b.o)" = 640 ]
+if [ "$(id -u)" = 0 ]; then
+	cp orig.o own.o && chown nobody:nogroup own.o && "$RMC" own.o
+	check "owner kept (root rewriting a user's object)" [ "$(stat -c %U:%G own.o)" = nobody:nogroup ]
+fi
 cp orig.o c.o && "$RMC" c.o
 check "deterministic: same input, same bytes" cmp -s b.o c.o
 check "no temporary file left" no_temp_left
