@@ -105,6 +105,19 @@ for form in nonpie pie nop pfe piecf pfecf; do
 		run_traced "$T/out" "$T/err" "$T/basic-$form"
 	compare "$form: PATCHSITE_FILTER=work_*" basic.filter "$T/trace"
 
+	# Threads and fork.
+	if build "$T/threads-$form" $form $SRC/threads.c -- -pthread; then
+		PATCHSITE_TRACER=function PATCHSITE_FILTER='work_*' PATCHSITE_OUTPUT="$T/trace" \
+			run_traced "$T/out" "$T/err" "$T/threads-$form"
+		if grep -qx 'sum=7 child=0' "$T/out"; then
+			compare "$form: threads and fork" threads.function "$T/trace"
+		else
+			fail "$form: threads and fork" "$T/out"
+		fi
+	else
+		fail "$form: build threads" "$T/build.log"
+	fi
+
 	# The same, linked in as one object instead of preloaded.
 	if [ "$MODE" = plain ]; then
 		build "$T/linked-$form" $form $SRC/basic.c -- "$B/patchsite.o" -pthread &&
