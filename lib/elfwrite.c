@@ -330,6 +330,30 @@ static int add_new_section(struct elfobj *o, Elf *elf, const struct newsec *n)
 	return 0;
 }
 
+/*
+ * libelf pads each section to its sh_addralign: a crafted alignment (2^57)
+ * would have it fill a sparse file of that size with zeros for hours.
+ * Padding cannot honestly make an object much bigger, so ask libelf for the
+ * size first (ELF_C_NULL lays out, writes nothing) and refuse absurd ones.
+ */
+static int check_layout(const struct elfobj *o, Elf *elf)
+{
+	uint64_t limit = o->fsize + o->shstr_len + (64u << 20);
+	off_t need = elf_update(elf, ELF_C_NULL);
+	char msg[160];
+	size_t i;
+
+	if (need < 0)
+		return eo_fail_elf(o, "cannot write: %s");
+	for (i = 0; i < o->nadded; i++)
+		limit += o->added[i].size;
+	if ((uint64_t)need <= 2 * limit)
+		return 0;
+	snprintf(msg, sizeof(msg), "%llu bytes for a %llu-byte object",
+		 (unsigned long long)need, (unsigned long long)o->fsize);
+	return eo_fail(o, -EINVAL, "cannot write: section alignments would make it %s", msg);
+}
+
 /* Lay out and write the whole object to fd, a memory file. */
 static int write_elf(struct elfobj *o, int fd)
 {
@@ -365,6 +389,8 @@ static int write_elf(struct elfobj *o, int fd)
 	}
 	if (!err && !gelf_update_ehdr(elf, &eh))
 		err = eo_fail_elf(o, "cannot write the ELF header: %s");
+	if (!err)
+		err = check_layout(o, elf);
 	errno = 0;
 	if (!err && elf_update(elf, ELF_C_WRITE_MMAP) < 0) {
 		char msg[300];

@@ -107,7 +107,9 @@ static enum rmc_status scan_relsec(struct record *r, size_t relsec)
 		struct call_site cs = { 0 };
 		struct site s;
 
-		if (!rels[k].sym || !arch_is_hook(r->a, sym->name))
+		/* R_*_NONE: a call an earlier run made a NOP; a rerun leaves it be. */
+		if (!rels[k].sym || rels[k].type == r->a->none_reloc ||
+		    !arch_is_hook(r->a, sym->name))
 			continue;
 		rv.offset = rels[k].offset;
 		rv.type = rels[k].type;

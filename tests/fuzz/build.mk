@@ -1,0 +1,43 @@
+# libFuzzer harnesses (clang, -fsanitize=fuzzer,address,undefined), built in
+# build/fuzz whatever B is.
+#   make fuzz FUZZ_SECONDS=N   run each harness for N seconds, one at a time
+#   make fuzz-build            only build them
+# Corpora grow in build/fuzz/corpus/<harness>; findings land in
+# build/fuzz/artifacts.  Keep each minimised finding in testdata/bad/.
+FUZZ_CC      ?= $(firstword $(shell command -v clang-14 clang 2>/dev/null) clang)
+FUZZ_SECONDS ?= 60
+FUZZ_B       := build/fuzz
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_CFLAGS  := $(WARN) -std=gnu11 -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN) \
+		-fsanitize=fuzzer-no-link -Iinclude -Ilib/arch -Irecordmcount -Iverify -Itests/fuzz \
+		$(PKG_ELF_CFLAGS) $(shell pkg-config --cflags capstone 2>/dev/null) -MMD -MP
+FUZZ_LIBS    := $(PKG_ELF_LIBS) $(shell pkg-config --libs capstone 2>/dev/null || echo -lcapstone)
+
+FUZZ_CORE    := $(LIBCORE_SRC:%.c=$(FUZZ_B)/obj/%.o) $(FUZZ_B)/obj/tests/fuzz/common.o
+FUZZ_RMC     := $(filter-out %/main.o,$(RECORDMCOUNT_SRC:%.c=$(FUZZ_B)/obj/%.o))
+FUZZ_VERIFY  := $(filter-out %/main.o,$(patsubst %.c,$(FUZZ_B)/obj/%.o,$(wildcard verify/*.c)))
+FUZZ_HARNESS := elfobj recordmcount $(if $(wildcard verify/audit.c),patchverify)
+FUZZ_BINS    := $(FUZZ_HARNESS:%=$(FUZZ_B)/fuzz_%)
+
+# verify/calls.c passes qsort() a NULL table when there are no calls (UBSan
+# nonnull-attribute; reported, reproducer testdata/bad/pv-empty-calls-qsort.o).
+# Until it is fixed, that one check is off for verify/ so fuzzing goes deeper.
+$(FUZZ_VERIFY): FUZZ_CFLAGS += -fno-sanitize=nonnull-attribute
+
+$(FUZZ_B)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(call quiet,FUZZCC,$@)$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(FUZZ_B)/fuzz_elfobj: $(FUZZ_B)/obj/tests/fuzz/fuzz_elfobj.o $(FUZZ_CORE)
+$(FUZZ_B)/fuzz_recordmcount: $(FUZZ_B)/obj/tests/fuzz/fuzz_recordmcount.o $(FUZZ_RMC) $(FUZZ_CORE)
+$(FUZZ_B)/fuzz_patchverify: $(FUZZ_B)/obj/tests/fuzz/fuzz_patchverify.o $(FUZZ_VERIFY) $(FUZZ_CORE)
+$(FUZZ_BINS):
+	$(call quiet,FUZZLD,$@)$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(FUZZ_LIBS)
+
+.PHONY: fuzz fuzz-build
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: $(FUZZ_BINS) $(B)/tests/sample.o
+	$(Q)sh tests/fuzz/run.sh $(FUZZ_B) $(FUZZ_SECONDS) $(B)/tests/sample.o $(FUZZ_HARNESS)
+
+-include $(shell find $(FUZZ_B)/obj -name '*.d' 2>/dev/null)

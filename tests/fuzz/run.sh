@@ -1,0 +1,47 @@
+#!/bin/sh
+# Run each fuzz harness in turn for a bounded time (never two at once: the
+# machine is shared), niced, and print its executions per second and total.
+#   tests/fuzz/run.sh FUZZ_DIR SECONDS SAMPLE.o HARNESS...
+# Seeds: the golden objects of every arch, the unit tests' sample, a linked
+# executable and a shared library (for patchverify), and every kept bad
+# input.  A finding stops that harness and leaves its input in
+# FUZZ_DIR/artifacts/; the script then exits 1.
+set -u
+dir=$1 secs=$2 sample=$3
+shift 3
+seeds=$dir/seeds
+mkdir -p "$seeds" "$dir/artifacts"
+for f in testdata/obj/*/*.o testdata/recordmcount/*.o "$sample"; do
+	[ -f "$f" ] && cp "$f" "$seeds/$(echo "$f" | tr / _)"
+done
+for f in testdata/bad/*; do
+	case $f in *.txt|*README*) continue ;; esac
+	[ -f "$f" ] && cp "$f" "$seeds/bad_${f##*/}"
+done
+if command -v gcc >/dev/null 2>&1 && [ ! -f "$seeds/linked.exe" ]; then
+	gcc -O2 -pg -mfentry -mrecord-mcount testdata/demo/sample.c -o "$seeds/linked.exe" 2>/dev/null
+	gcc -O2 -shared -fPIC -pg -mfentry -mrecord-mcount testdata/demo/sample.c \
+		-o "$seeds/linked.so" 2>/dev/null
+	gcc -O2 -fpatchable-function-entry=5 -c testdata/demo/sample.c \
+		-o "$seeds/patchable.o" 2>/dev/null
+fi
+status=0
+for h in "$@"; do
+	corpus=$dir/corpus/$h
+	mkdir -p "$corpus"
+	log=$dir/$h.log
+	echo "fuzz_$h: ${secs}s"
+	nice -n 19 "$dir/fuzz_$h" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+		-print_final_stats=1 -artifact_prefix="$dir/artifacts/$h-" \
+		"$corpus" "$seeds" >"$log" 2>&1
+	rc=$?
+	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+	echo "fuzz_$h: ${runs:-?} executions, ${rate:-?}/s, corpus $(ls "$corpus" | wc -l)"
+	if [ $rc -ne 0 ]; then
+		echo "fuzz_$h: FINDING (exit $rc), see $log:"
+		grep -E 'ERROR|SUMMARY|runtime error|Test unit written' "$log" | head -5
+		status=1
+	fi
+done
+exit $status
