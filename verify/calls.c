@@ -203,14 +203,16 @@ static int linked_targets(struct audit *au)
 		    (err = push_target(&au->slots, &au->nslots, r->addr, s->name)))
 			return err;
 	}
-	qsort(au->slots, au->nslots, sizeof(*au->slots), cmp_target);
+	if (au->nslots)
+		qsort(au->slots, au->nslots, sizeof(*au->slots), cmp_target);
 	for (i = 1; i < elfobj_shnum(au->o); i++) {
 		const struct eo_sec *s = elfobj_sec(au->o, i);
 
 		if ((s->flags & EO_SHF_EXECINSTR) && is_plt(s) && (err = plt_targets(au, i)))
 			return err;
 	}
-	qsort(au->direct, au->ndirect, sizeof(*au->direct), cmp_target);
+	if (au->ndirect)
+		qsort(au->direct, au->ndirect, sizeof(*au->direct), cmp_target);
 	return 0;
 }
 
@@ -293,7 +295,7 @@ int calls_find(struct audit *au)
 {
 	int err = au->linked ? linked_calls(au) : object_calls(au);
 
-	if (!err)
+	if (!err && au->ncalls)
 		qsort(au->calls, au->ncalls, sizeof(*au->calls), cmp_call);
 	return err;
 }
