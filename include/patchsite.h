@@ -93,7 +93,8 @@ PATCHSITE_API int patchsite_for_each_function(patchsite_func_cb cb, void *arg);
  * "pokes" (sites changed live), "traps_emulated" (a thread hit a site while
  * it changed and the breakpoint handler emulated it), "traps_retried" (the
  * handler ran after the change completed), "missed" (entries skipped by
- * the recursion guard).  Unknown name: 0 with errno EINVAL.
+ * the recursion guard), "init_ns" (start-up: find, check and NOP every
+ * site, map the stubs).  Unknown name: 0 with errno EINVAL.
  */
 PATCHSITE_API unsigned long patchsite_stat(const char *name);
 

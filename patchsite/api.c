@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -29,6 +30,15 @@ struct ps_state ps = {
 };
 
 static int env_out_fd = -1;
+static unsigned long init_ns;
+
+static unsigned long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long)ts.tv_sec * 1000000000ul + (unsigned long)ts.tv_nsec;
+}
 
 static int ret(int err)
 {
@@ -37,8 +47,20 @@ static int ret(int err)
 	return err;
 }
 
+/* No fork may copy the lock held, or the code writable, in the middle of a change. */
+static void before_fork(void)
+{
+	pthread_mutex_lock(&ps.lock);
+}
+
+static void after_fork_parent(void)
+{
+	pthread_mutex_unlock(&ps.lock);
+}
+
 static void after_fork_child(void)
 {
+	pthread_mutex_unlock(&ps.lock);
 	/* The parent writes the trace; the child's copy of the buffers is not ours to write. */
 	if (env_out_fd >= 0)
 		close(env_out_fd);
@@ -49,6 +71,7 @@ int patchsite_init(void)
 {
 	const char *log = getenv("PATCHSITE_LOG");
 	size_t refused = 0, sites = 0, mods = 0;
+	unsigned long t0 = now_ns();
 	int err;
 
 	pthread_mutex_lock(&ps.lock);
@@ -59,7 +82,7 @@ int patchsite_init(void)
 		ps_log_stderr(true);
 	err = ps_dispatch_init();
 	if (!err)
-		err = pthread_atfork(NULL, NULL, after_fork_child);
+		err = pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 	if (err) {
 		ps.init_err = err < 0 ? err : -err;
 		goto out;
@@ -96,6 +119,7 @@ int patchsite_init(void)
 	if (ps.can_sync && ps_trap_install())
 		ps.can_sync = false;
 	ps_log(PATCHSITE_LOG_NOTE, "%zu sites in %zu objects, %zu refused", sites, mods, refused);
+	init_ns = now_ns() - t0;
 out:
 	err = ps.init_err;
 	pthread_mutex_unlock(&ps.lock);
@@ -317,6 +341,8 @@ unsigned long patchsite_stat(const char *name)
 		return ps.pokes;
 	if (!strcmp(name, "sites"))
 		return ps.nsites;
+	if (!strcmp(name, "init_ns"))
+		return init_ns;
 	if (!strcmp(name, "refused") || !strcmp(name, "enabled")) {
 		enum site_state st = name[0] == 'r' ? SITE_REFUSED : SITE_CALL;
 

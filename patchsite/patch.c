@@ -50,9 +50,11 @@ void ps_format_bytes(char *buf, size_t len, const uint8_t *p, unsigned n)
 		off += (size_t)snprintf(buf + off, len - off, "%s%02x", i ? " " : "", p[i]);
 }
 
-static int sync_cores(void)
+static void sync_cores(void)
 {
-	return (int)syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0);
+	/* Registered at start-up (and inherited by fork), so this cannot fail but loudly. */
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0))
+		ps_log(PATCHSITE_LOG_ERROR, "membarrier(SYNC_CORE) failed: %s", strerror(errno));
 }
 
 static uintptr_t stub_of(const struct ps_site *s)

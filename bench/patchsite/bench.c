@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * libpatchsite costs, against N generated traced functions (run.sh makes
+ * them):  start-up NOPing, live enable and disable of every site while a
+ * thread keeps calling them, and time per traced call.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "patchsite.h"
+
+extern int (*const bench_funcs[])(int);
+extern const int bench_nfuncs;
+
+static atomic_bool stop;
+static atomic_long hits;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void empty(unsigned long ip, unsigned long parent, struct patchsite_ops *op,
+		  struct patchsite_regs *regs)
+{
+	(void)ip, (void)parent, (void)op, (void)regs;
+	atomic_fetch_add_explicit(&hits, 1, memory_order_relaxed);
+}
+
+static void *caller(void *arg)
+{
+	(void)arg;
+	for (int i = 0; !atomic_load_explicit(&stop, memory_order_relaxed); i++)
+		bench_funcs[i % bench_nfuncs](i);
+	return NULL;
+}
+
+static double per_call(long n)
+{
+	volatile int sink = 0;
+	double t = now();
+
+	for (long i = 0; i < n; i++)
+		sink += bench_funcs[0]((int)i);
+	return (now() - t) / n * 1e9;
+}
+
+int main(void)
+{
+	struct patchsite_ops ops = { .func = empty };
+	const long calls = 5000000;
+	pthread_t th;
+	double t, on_ms, off_ms, base, hook, fn;
+
+	patchsite_init();
+	printf("sites                          %lu\n", patchsite_stat("sites"));
+	printf("start-up (find, check, NOP)    %.2f ms\n", patchsite_stat("init_ns") / 1e6);
+
+	pthread_create(&th, NULL, caller, NULL);
+	t = now();
+	patchsite_register_function(&ops);
+	on_ms = (now() - t) * 1e3;
+	t = now();
+	patchsite_unregister_function(&ops);
+	off_ms = (now() - t) * 1e3;
+	atomic_store(&stop, true);
+	pthread_join(th, NULL);
+	printf("live enable, all sites         %.2f ms (%lu sites patched)\n", on_ms,
+	       patchsite_stat("pokes") / 2);
+	printf("live disable, all sites        %.2f ms (%lu breakpoint traps emulated)\n", off_ms,
+	       patchsite_stat("traps_emulated"));
+
+	base = per_call(calls);
+	patchsite_set_filter(&ops, "f0", 1);
+	patchsite_register_function(&ops);
+	hook = per_call(calls);
+	patchsite_unregister_function(&ops);
+	patchsite_set_buffer_kb(256 * 1024);
+	patchsite_set_filter(NULL, "f0", 1);
+	patchsite_set_tracer("function");
+	fn = per_call(calls);
+	patchsite_set_tracer("nop");
+	printf("call, site a NOP               %.1f ns\n", base);
+	printf("call, empty ops                %.1f ns (+%.1f)\n", hook, hook - base);
+	printf("call, function tracer          %.1f ns (+%.1f), 32 bytes per event\n", fn,
+	       fn - base);
+	patchsite_ops_release(&ops);
+	return 0;
+}
