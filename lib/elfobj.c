@@ -85,6 +85,10 @@ static int read_header(struct elfobj *o)
 	 * libelf quietly sees fewer sections (or none) when their table runs
 	 * past the end of the file: check against the header's own count.
 	 */
+	/* A table has at least its null entry: libelf reports 0 for a bad extended count. */
+	if (o->ehdr.e_shoff && !o->shnum)
+		return eo_fail(o, -EINVAL, "%s", "bad section count (e_shnum 0 and no valid "
+			       "extended count in section 0)");
 	if (o->ehdr.e_shnum && o->shnum != o->ehdr.e_shnum)
 		return eo_fail(o, -EINVAL, "%s",
 			       "section header table extends past the end of the file");
@@ -98,6 +102,74 @@ static int read_header(struct elfobj *o)
 	if (o->shnum && o->shstrndx >= o->shnum)
 		return eo_fail(o, -EINVAL, "%s", "section name table index out of range");
 	return 0;
+}
+
+/* A string table must end in a NUL byte, or its last string runs off its end. */
+static int check_strtab(struct elfobj *o, size_t idx, const char *what)
+{
+	size_t raw_size;
+	const char *raw = elf_rawfile(o->elf, &raw_size);
+	GElf_Shdr sh;
+
+	if (!raw || !gelf_getshdr(elf_getscn(o->elf, idx), &sh) || sh.sh_type != SHT_STRTAB ||
+	    !sh.sh_size || sh.sh_offset > raw_size || sh.sh_size > raw_size - sh.sh_offset)
+		return 0;	/* reported where the table is read */
+	if (raw[sh.sh_offset + sh.sh_size - 1])
+		return eo_fail(o, -EINVAL, "%s does not end in a NUL byte", what);
+	return 0;
+}
+
+struct extent {
+	uint64_t start, end;
+	size_t sec;		/* 0: the ELF header or the section header table */
+};
+
+static int cmp_extent(const void *a, const void *b)
+{
+	const struct extent *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static const char *extent_name(const struct elfobj *o, const struct extent *e)
+{
+	return e->sec ? o->secs[e->sec].name : e->start ? "the section header table"
+							  : "the ELF header";
+}
+
+/*
+ * No two sections share bytes, nor does a section share them with the
+ * headers: an edit patched into one would silently change the other.
+ */
+static int check_overlaps(struct elfobj *o)
+{
+	struct extent *e = big_calloc(o->shnum + 2, sizeof(*e));
+	size_t i, n = 0;
+	int err = 0;
+
+	if (!e)
+		return eo_fail(o, -ENOMEM, "%s", "out of memory");
+	e[n++] = (struct extent){ 0, o->ehdr.e_ehsize, 0 };
+	if (o->ehdr.e_shoff)
+		e[n++] = (struct extent){ o->ehdr.e_shoff,
+			o->ehdr.e_shoff + (uint64_t)o->shnum * o->ehdr.e_shentsize, 0 };
+	for (i = 1; i < o->shnum; i++)
+		if (o->secs[i].type != SHT_NOBITS && o->secs[i].size)
+			e[n++] = (struct extent){ o->secs[i].offset,
+						  o->secs[i].offset + o->secs[i].size, i };
+	qsort(e, n, sizeof(*e), cmp_extent);
+	for (i = 1; i < n && !err; i++) {
+		char msg[300];
+
+		if (e[i].start >= e[i - 1].end)
+			continue;
+		snprintf(msg, sizeof(msg), "%s%s overlaps %s%s", e[i].sec ? "section " : "",
+			 extent_name(o, &e[i]), e[i - 1].sec ? "section " : "",
+			 extent_name(o, &e[i - 1]));
+		err = eo_fail(o, -EINVAL, "%s", msg);
+	}
+	free(e);
+	return err;
 }
 
 static int read_section(struct elfobj *o, size_t i)
@@ -152,6 +224,8 @@ static int read_symbols(struct elfobj *o)
 	strtab = o->secs[o->symtab].link;
 	if (o->secs[strtab].type != SHT_STRTAB)
 		return eo_fail(o, -EINVAL, "%s", "symbol table does not link to a string table");
+	if (check_strtab(o, strtab, "the symbol string table"))
+		return -EINVAL;
 	d = eo_sec_data(o, o->symtab);
 	if (!d)
 		return eo_fail_elf(o, "cannot read the symbol table: %s");
@@ -186,7 +260,8 @@ static int open_file(struct elfobj *o)
 {
 	struct stat st;
 
-	o->fd = open(o->path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO must be refused below, not wait for a writer. */
+	o->fd = open(o->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (o->fd < 0)
 		return eo_fail(o, -errno, "%s", strerror(errno));
 	if (fstat(o->fd, &st))
@@ -199,6 +274,12 @@ static int open_file(struct elfobj *o)
 	o->gid = st.st_gid;
 	o->fsize = (uint64_t)st.st_size;
 	o->elf = elf_begin(o->fd, ELF_C_READ_MMAP, NULL);
+	if (!o->elf && o->fsize < sizeof(Elf64_Ehdr)) {
+		char msg[64];
+
+		snprintf(msg, sizeof(msg), "%llu bytes", (unsigned long long)o->fsize);
+		return eo_fail(o, -EINVAL, "is truncated inside its ELF header (%s)", msg);
+	}
 	if (!o->elf)
 		return eo_fail_elf(o, "cannot read: %s");
 	return check_kind(o);
@@ -230,8 +311,12 @@ int elfobj_open(const char *path, struct elfobj **out)
 		goto out;
 	}
 	o->secs[0].name = "";	/* the null section: named, so no caller meets NULL */
+	if (o->shnum)
+		err = check_strtab(o, o->shstrndx, "the section name table");
 	for (i = 1; i < o->shnum && !err; i++)
 		err = read_section(o, i);
+	if (!err)
+		err = check_overlaps(o);
 	if (!err)
 		err = read_symbols(o);
 out:
