@@ -85,13 +85,13 @@ static int read_header(struct elfobj *o)
 	 * libelf quietly sees fewer sections (or none) when their table runs
 	 * past the end of the file: check against the header's own count.
 	 */
+	if (o->ehdr.e_shnum && o->shnum != o->ehdr.e_shnum)
+		return eo_fail(o, -EINVAL, "%s",
+			       "section header table extends past the end of the file");
 	/* A table has at least its null entry: libelf reports 0 for a bad extended count. */
 	if (o->ehdr.e_shoff && !o->shnum)
 		return eo_fail(o, -EINVAL, "%s", "bad section count (e_shnum 0 and no valid "
 			       "extended count in section 0)");
-	if (o->ehdr.e_shnum && o->shnum != o->ehdr.e_shnum)
-		return eo_fail(o, -EINVAL, "%s",
-			       "section header table extends past the end of the file");
 	if (o->ehdr.e_shoff && (o->ehdr.e_shoff > o->fsize ||
 				(uint64_t)o->shnum * o->ehdr.e_shentsize > o->fsize - o->ehdr.e_shoff))
 		return eo_fail(o, -EINVAL, "%s",

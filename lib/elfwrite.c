@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -657,6 +658,13 @@ int elfobj_write(struct elfobj *o, const char *dest)
 	char *tmp = NULL;
 	int mem = -1, fd = -1, err = 0;
 
+	/*
+	 * The file is replaced, not written through, so the directory's
+	 * permission would do; honour the file's own, as the kernel's tool
+	 * (which opens it O_RDWR) does.  A new -o file needs none.
+	 */
+	if (faccessat(AT_FDCWD, dest, W_OK, AT_EACCESS) && errno != ENOENT)
+		return eo_fail(o, -errno, "cannot write: %s", strerror(errno));
 	if (tail_layout(o)) {
 		size = build_tail_image(o, &img);
 		err = size ? 0 : -EINVAL;
