@@ -11,6 +11,8 @@
 #   pfe     -fpatchable-function-entry=5                            5 x nop
 #   piecf   pie + -fcf-protection                                   endbr64 first
 #   pfecf   pfe + -fcf-protection
+#   rmc     -pg -mfentry -fno-pie, then our recordmcount on each object
+#   rmcpie  -pg -mfentry (PIE), then our recordmcount
 # Traces are compared with testdata/patchsite/expected/ after normalising
 # task names, pids, CPUs, times and addresses.  Compiler: the system gcc
 # (written with Debian gcc 12.2.0).
@@ -56,12 +58,14 @@ form_flags() {
 	pfe)    echo "-fpatchable-function-entry=5" ;;
 	piecf)  echo "-pg -mfentry -mrecord-mcount -fcf-protection" ;;
 	pfecf)  echo "-fpatchable-function-entry=5 -fcf-protection" ;;
+	rmc)    echo "-pg -mfentry -fno-pie" ;;
+	rmcpie) echo "-pg -mfentry" ;;
 	esac
 }
 
 form_ld() {
 	case $1 in
-	nonpie|nop) echo "-no-pie" ;;
+	nonpie|nop|rmc) echo "-no-pie" ;;
 	*) echo "" ;;
 	esac
 }
@@ -74,6 +78,9 @@ build() {
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do
 		o="$T/$(basename "$1" .c)-$form.o"
 		$CC -O2 -g $(form_flags "$form") -c "$1" -o "$o" >>"$T/build.log" 2>&1 || return 1
+		case $form in
+		rmc*) "$B/recordmcount" "$o" >>"$T/build.log" 2>&1 || return 1 ;;
+		esac
 		objs="$objs $o"
 		shift
 	done
@@ -87,7 +94,13 @@ run_traced() {	# OUT ERR PROG ARGS...: preloaded, with PATCHSITE_* from the call
 	LD_PRELOAD="$PRELOAD" "$@" >"$out" 2>"$err"
 }
 
-for form in nonpie pie nop pfe piecf pfecf; do
+FORMS="nonpie pie nop pfe piecf pfecf"
+if [ -x "$B/recordmcount" ]; then
+	FORMS="$FORMS rmc rmcpie"
+else
+	echo "SKIP forms rmc, rmcpie: no $B/recordmcount"
+fi
+for form in $FORMS; do
 	if ! build "$T/basic-$form" $form $SRC/basic.c; then
 		fail "$form: build" "$T/build.log"
 		continue
@@ -130,7 +143,7 @@ for form in nonpie pie nop pfe piecf pfecf; do
 	# A traced shared library next to a traced program (gcc has no -mnop-mcount with -fPIC).
 	libform=$form
 	[ $form = nop ] && libform=pie
-	[ $form = nonpie ] && libform=pie
+	case $form in nonpie|rmc*) libform=pie ;; esac
 	$CC -O2 -g -fPIC -shared $(form_flags $libform) $SRC/libwork.c \
 		-o "$T/libwork-$form.so" >>"$T/build.log" 2>&1 &&
 	build "$T/uselib-$form" $form $SRC/uselib.c -- "$T/libwork-$form.so" \
