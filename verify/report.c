@@ -15,7 +15,7 @@
 #include "verify.h"
 
 static void add_finding(struct audit *au, enum check c, const char *where, bool have_addr,
-			uint64_t addr, const char *fmt, va_list ap)
+			uint64_t addr, bool note, const char *fmt, va_list ap)
 {
 	int level = au->opt->level[c];
 	struct finding *f;
@@ -23,6 +23,8 @@ static void add_finding(struct audit *au, enum check c, const char *where, bool 
 
 	if (level == LEVEL_OFF)
 		return;
+	if (note)
+		level = DIAG_NOTE;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	f = realloc(au->findings, (au->nfindings + 1) * sizeof(*f));
 	if (!f)
@@ -45,7 +47,7 @@ void report(struct audit *au, enum check c, size_t sec, uint64_t off, const char
 
 	symbols_where(au, sec, off, where, sizeof(where));
 	va_start(ap, fmt);
-	add_finding(au, c, where, au->linked, symbols_addr(au, sec, off), fmt, ap);
+	add_finding(au, c, where, au->linked, symbols_addr(au, sec, off), false, fmt, ap);
 	va_end(ap);
 }
 
@@ -54,7 +56,16 @@ void report_table(struct audit *au, enum check c, const char *where, const char 
 	va_list ap;
 
 	va_start(ap, fmt);
-	add_finding(au, c, where, false, 0, fmt, ap);
+	add_finding(au, c, where, false, 0, false, fmt, ap);
+	va_end(ap);
+}
+
+void report_table_note(struct audit *au, enum check c, const char *where, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	add_finding(au, c, where, false, 0, true, fmt, ap);
 	va_end(ap);
 }
 

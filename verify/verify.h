@@ -188,6 +188,9 @@ __attribute__((format(printf, 5, 6)))
 void report(struct audit *au, enum check c, size_t sec, uint64_t off, const char *fmt, ...);
 __attribute__((format(printf, 4, 5)))
 void report_table(struct audit *au, enum check c, const char *where, const char *fmt, ...);
+/* The same, always at note level (a fact worth knowing, not a defect). */
+__attribute__((format(printf, 4, 5)))
+void report_table_note(struct audit *au, enum check c, const char *where, const char *fmt, ...);
 /* "e8 00 00 00 00 (call 0x5)" for len bytes at p. */
 void report_bytes(const struct audit *au, bool thumb, const uint8_t *p, uint64_t avail,
 		  unsigned len, uint64_t addr, char *buf, size_t size);

@@ -96,6 +96,8 @@ const struct arch arch_mips = {
 	.none_reloc	= R_MIPS_NONE,
 	.call_site	= mips_call_site,
 	.reloc_name	= mips_reloc_name,
+	.insn_align	= 4,
+	.mcount_window	= 64,
 };
 
 const struct arch arch_mips64 = {
@@ -109,4 +111,6 @@ const struct arch arch_mips64 = {
 	.rinfo_make	= mips64_rinfo_make,
 	.rinfo_split	= mips64_rinfo_split,
 	.reloc_name	= mips_reloc_name,
+	.insn_align	= 4,
+	.mcount_window	= 64,
 };

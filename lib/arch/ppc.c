@@ -69,6 +69,8 @@ const struct arch arch_ppc = {
 	.none_reloc	= R_PPC_NONE,
 	.call_site	= ppc_call_site,
 	.reloc_name	= ppc_reloc_name,
+	.insn_align	= 4,
+	.mcount_window	= 64,
 };
 
 const struct arch arch_ppc64 = {
@@ -81,4 +83,6 @@ const struct arch arch_ppc64 = {
 	.none_reloc	= R_PPC64_NONE,
 	.call_site	= ppc64_call_site,
 	.reloc_name	= ppc64_reloc_name,
+	.insn_align	= 4,
+	.mcount_window	= 64,
 };

@@ -75,4 +75,6 @@ const struct arch arch_riscv64 = {
 	.relax_reloc	= R_RISCV_RELAX,
 	.call_site	= riscv64_call_site,
 	.reloc_name	= riscv_reloc_name,
+	.insn_align	= 2,
+	.mcount_window	= 32,
 };

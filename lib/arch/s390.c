@@ -57,4 +57,6 @@ const struct arch arch_s390x = {
 	.none_reloc	= R_390_NONE,
 	.call_site	= s390x_call_site,
 	.reloc_name	= s390_reloc_name,
+	.insn_align	= 2,
+	.mcount_window	= 32,
 };

@@ -78,4 +78,5 @@ const struct arch arch_sh = {
 	.none_reloc	= R_SH_NONE,
 	.call_site	= sh_call_site,
 	.reloc_name	= sh_reloc_name,
+	.insn_align	= 2,
 };

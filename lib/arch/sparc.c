@@ -43,4 +43,6 @@ const struct arch arch_sparc64 = {
 	.none_reloc	= R_SPARC_NONE,
 	.call_site	= sparc64_call_site,
 	.reloc_name	= sparc_reloc_name,
+	.insn_align	= 4,
+	.mcount_window	= 32,
 };
