@@ -214,7 +214,7 @@ crashes=0
 for f in x64-cc.o a64-rmc.o arm-rmc.o x64-pie x64-pfe.o; do
 	[ -f "$f" ] || continue
 	size=$(wc -c < "$f")
-	for seed in $(seq 1 ${FUZZ:-60}); do
+	for seed in $(seq 1 ${FUZZ:-25}); do
 		cp "$f" "$T/fz"
 		awk -v s="$seed" -v n="$size" 'BEGIN { srand(s); for (i = 0; i < 8; i++)
 			printf "%d %d\n", int(rand() * n), int(rand() * 256) }' |
