@@ -660,8 +660,8 @@ int elfobj_write(struct elfobj *o, const char *dest)
 
 	/*
 	 * The file is replaced, not written through, so the directory's
-	 * permission would do; honour the file's own, as the kernel's tool
-	 * (which opens it O_RDWR) does.  A new -o file needs none.
+	 * permission alone would let us; a file its owner made read-only is
+	 * refused instead of silently replaced.  A new -o file needs none.
 	 */
 	if (faccessat(AT_FDCWD, dest, W_OK, AT_EACCESS) && errno != ENOENT)
 		return eo_fail(o, -errno, "cannot write: %s", strerror(errno));
