@@ -292,6 +292,15 @@ static int cmp_site(const void *a, const void *b)
 	return 0;
 }
 
+/* Tables come in link order, which is nearly always address order: skip the sort then. */
+static bool sites_sorted(const struct ps_module *m)
+{
+	for (size_t i = 1; i < m->nsites; i++)
+		if (m->sites[i].addr < m->sites[i - 1].addr)
+			return false;
+	return true;
+}
+
 static const struct ps_sym *module_sym(const struct ps_module *m, uintptr_t addr)
 {
 	size_t lo = 0, hi = m->nsyms;
@@ -438,7 +447,7 @@ static int module_add(struct dl_phdr_info *info, struct scan_ctx *ctx)
 	if (ps_module_has_code(m, ctx->self, 1) && m->nsites)
 		ps_log(PATCHSITE_LOG_NOTE, "%s: sites in the object that holds patchsite itself",
 		       m->name);
-	if (m->nsites)
+	if (!sites_sorted(m))
 		qsort(m->sites, m->nsites, sizeof(*m->sites), cmp_site);
 	/* Both tables may list a site; keep one. */
 	if (m->nsites) {
