@@ -26,3 +26,9 @@ $(B)/patchsite.o: $(PS_OBJ)
 check-unit: check-patchsite
 check-patchsite: $(PS_LIBS)
 	$(Q)sh tests/patchsite/run.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
+
+# Start-up, live patching and per-call costs over 100,000 generated functions
+# (the generated objects are kept in $(B)/bench/patchsite: the first run compiles for minutes).
+bench: bench-patchsite
+bench-patchsite: $(B)/libpatchsite.a
+	$(Q)sh bench/patchsite/run.sh $(B) $(or $(PS_BENCH_N),100000)
