@@ -186,6 +186,15 @@ def reloc_diff(a, b, skip):
     return out
 
 
+def nops(inp, out):
+    """Calls ours turned into NOPs: relocations that became R_*_NONE."""
+    n = 0
+    for ridx, (_, li) in inp.rels.items():
+        lo = out.rels.get(ridx, (None, []))[1]
+        n += sum(1 for x, y in zip(li, lo) if x[2] != y[2] and y[2].endswith("_NONE"))
+    return n
+
+
 def table_rel_sections(obj):
     t = {i for i, s in obj.secs.items() if s["name"] == "__mcount_loc"}
     return {i for i, (tidx, _) in obj.rels.items() if tidx in t}
@@ -287,6 +296,7 @@ def check_wrap(job):
                             % (extra[:8], missing[:8]))
         mism += exec_diff(a, b)
         mism += reloc_diff(a, b, table_rel_sections(a) | table_rel_sections(b))
+        r["untraced"] = nops(Obj(inp), b)
         r["pv"] = run_patchverify(pv, ours_p)
         r["notes"] = mism + known
         r["status"] = "mismatch" if mism else "known" if known else "match"
@@ -464,15 +474,15 @@ def main():
                   "%d errors, %d warnings%s%s\n"
                   % (a.arch, len(results), sites, n["match"], n["known"], n["mismatch"],
                      pv_err, pv_warn, "" if pv else " (patchverify not built)",
-                     "; %d untraced gcc sites NOPed" % untraced if a.mode == "cc" else ""))
+                     "; %d untraced calls NOPed" % untraced))
         for k, v in sorted(kinds.items()):
             rep.write("known %s: %d objects\n" % (k, v))
     with open(a.summary, "w") as f:
-        f.write("%s %d %d %d %d %d %d %d" % (a.arch, len(results), sites, n["match"], n["known"],
-                                            n["mismatch"], pv_err, pv_warn))
-    print("   %s: %d objects, %d sites, %d match, %d known, %d mismatch; patchverify %d errors,"
-          " %d warnings" % (a.arch, len(results), sites, n["match"], n["known"], n["mismatch"],
-                            pv_err, pv_warn))
+        f.write("%s %d %d %d %d %d %d %d %d" % (a.arch, len(results), sites, untraced, n["match"],
+                                               n["known"], n["mismatch"], pv_err, pv_warn))
+    print("   %s: %d objects, %d sites, %d NOPed, %d match, %d known, %d mismatch; patchverify "
+          "%d errors, %d warnings" % (a.arch, len(results), sites, untraced, n["match"],
+                                      n["known"], n["mismatch"], pv_err, pv_warn))
     for k, v in sorted(kinds.items()):
         print("     known %s: %d objects" % (k, v))
     for r in results:

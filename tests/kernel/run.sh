@@ -18,6 +18,7 @@
 #   usage: bash tests/kernel/run.sh [BUILD_DIR]
 #   env:   KERNEL_ARCHES, KERNEL_DIRS, KERNEL_JOBS (default 2), KERNEL_NICE (19)
 set -u
+main() {
 TOP=$(pwd)
 B=$(mkdir -p "${1:-build}" && cd "${1:-build}" && pwd)
 ARCHES=${KERNEL_ARCHES:-arm powerpc mips x86_64}
@@ -28,13 +29,25 @@ W=$B/kernel
 SRC=$W/linux-source-6.1
 TARBALL=/usr/src/linux-source-6.1.tar.xz
 KTOOL=/usr/lib/linux-kbuild-6.1/scripts/recordmcount
-OURS=$B/recordmcount
-PV=$B/patchverify
+OURS=$W/bin/recordmcount
+PV=$W/bin/patchverify
 
 say() { printf '%s\n' "$*"; }
 die() { say "check-kernel: error: $*" >&2; exit 2; }
 
-[ -x "$OURS" ] || die "$OURS missing (run make first)"
+[ -x "$B/recordmcount" ] || die "$B/recordmcount missing (run make first)"
+
+# Snapshot the tools under test: the build tree may be rebuilt while the
+# kernel builds.  cp -p keeps the mtime, by which compare.py tells an output
+# made by an older recordmcount (it runs ours again on the saved input).
+mkdir -p "$W/bin"
+for t in recordmcount patchverify; do
+	rm -f "$W/bin/$t"
+	[ -x "$B/$t" ] && cp -p "$B/$t" "$W/bin/$t.tmp" && mv "$W/bin/$t.tmp" "$W/bin/$t"
+done
+say "recordmcount under test: $("$OURS" --version 2>&1 | head -1), sha256 $(sha256sum <"$OURS" | cut -c1-16)"
+[ -x "$PV" ] && say "patchverify under test: sha256 $(sha256sum <"$PV" | cut -c1-16)" ||
+	say "patchverify not built: its column stays 0"
 
 # --- source and reference tools ----------------------------------------------
 if [ ! -f "$TARBALL" ] || [ ! -x "$KTOOL" ]; then
@@ -144,8 +157,12 @@ done
 
 say ""
 say "check-kernel summary (dirs: $DIRS)"
-printf '%-8s %7s %7s %7s %6s %8s %6s %6s %7s %7s %6s\n' arch objects sites match known mismatch pv-err pv-warn build-s check-s make
+printf '%-8s %7s %6s %6s %6s %6s %8s %6s %7s %7s %7s %4s\n' arch objects sites nops match known mismatch pv-err pv-warn build-s check-s make
 for s in "${summaries[@]}"; do
-	printf '%-8s %7s %7s %7s %6s %8s %6s %6s %7s %7s %6s\n' $s
+	printf '%-8s %7s %6s %6s %6s %6s %8s %6s %7s %7s %7s %4s\n' $s
 done
-exit $status
+return $status
+}
+
+main "$@"
+exit $?
