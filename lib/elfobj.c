@@ -49,6 +49,21 @@ static bool is_bitcode(int fd)
 	       (m[0] == 0xde && m[1] == 0xc0 && m[2] == 0x17 && m[3] == 0x0b);
 }
 
+static bool is_elf_magic(int fd)
+{
+	unsigned char m[4] = { 0 };
+
+	return pread(fd, m, 4, 0) == 4 && !memcmp(m, ELFMAG, SELFMAG);
+}
+
+static int fail_truncated(struct elfobj *o)
+{
+	char msg[64];
+
+	snprintf(msg, sizeof(msg), "%llu bytes", (unsigned long long)o->fsize);
+	return eo_fail(o, -EINVAL, "is truncated inside its ELF header (%s)", msg);
+}
+
 static int check_kind(struct elfobj *o)
 {
 	switch (elf_kind(o->elf)) {
@@ -62,6 +77,8 @@ static int check_kind(struct elfobj *o)
 				    "is LLVM bitcode (LTO), not an ELF object");
 		if (o->fsize == 0)
 			return eo_fail(o, -EINVAL, "%s", "is empty, not an ELF object");
+		if (o->fsize < sizeof(Elf64_Ehdr) && is_elf_magic(o->fd))
+			return fail_truncated(o);
 		return eo_fail(o, -EINVAL, "%s", "is not an ELF file");
 	}
 }
@@ -274,12 +291,8 @@ static int open_file(struct elfobj *o)
 	o->gid = st.st_gid;
 	o->fsize = (uint64_t)st.st_size;
 	o->elf = elf_begin(o->fd, ELF_C_READ_MMAP, NULL);
-	if (!o->elf && o->fsize < sizeof(Elf64_Ehdr)) {
-		char msg[64];
-
-		snprintf(msg, sizeof(msg), "%llu bytes", (unsigned long long)o->fsize);
-		return eo_fail(o, -EINVAL, "is truncated inside its ELF header (%s)", msg);
-	}
+	if (!o->elf && o->fsize < sizeof(Elf64_Ehdr))
+		return fail_truncated(o);
 	if (!o->elf)
 		return eo_fail_elf(o, "cannot read: %s");
 	return check_kind(o);
