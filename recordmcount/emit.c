@@ -41,8 +41,15 @@ static int nop_site(struct record *r, struct site *s, nop_fn make)
 		return -EINVAL;
 	if (elfobj_rels(r->o, s->relsec, &rels, &n) || s->rel >= n)
 		return -EINVAL;
+	/*
+	 * No symbol either: ld refuses an R_*_NONE against a hook that a
+	 * shared library defines ("unresolvable R_X86_64_NONE relocation"),
+	 * as glibc's __fentry__ is in a PIE.  The kernel's tool keeps the
+	 * symbol, which only its own vmlinux link tolerates.
+	 */
 	rel = rels[s->rel];
 	rel.type = r->a->none_reloc;
+	rel.sym = 0;
 	s->nopped = true;
 	return elfobj_set_rel(r->o, s->relsec, s->rel, &rel);
 }

@@ -114,6 +114,17 @@ check "--nop-all on ppc64: refused by name, file untouched" \
 	sh -c "[ $rc = 1 ] && grep -q 'not supported on ppc64' err && cmp -s p.o porig.o"
 done_case
 
+# --- user-space links (oracle: ld) -----------------------------------------
+fresh
+printf '%s\n' '__attribute__((section("mysec"))) int u1(int x) { return x + 1; }' \
+	'int main(void) { return u1(0); }' > u.c
+gcc -O2 -pg -mfentry -c u.c -o u.o && "$RMC" u.o
+check "PIE links after an untraced call became a NOP (R_X86_64_NONE, no symbol)" \
+	sh -c "gcc u.o -o u 2>/dev/null && readelf -rW u.o | grep -q 'R_X86_64_NONE  *-4'"
+gcc -O2 -fno-pie -pg -mfentry -c u.c -o n.o && "$RMC" --nop-all n.o
+check "--nop-all output links" sh -c "gcc -no-pie n.o -o n 2>/dev/null && ./n; [ \$? = 1 ]"
+done_case
+
 # --- rejected input --------------------------------------------------------
 fresh
 as "$DATA/badcalls.s" -o bad.o && cp bad.o orig.o
