@@ -61,7 +61,7 @@ static int fail_truncated(struct elfobj *o)
 	char msg[64];
 
 	snprintf(msg, sizeof(msg), "%llu bytes", (unsigned long long)o->fsize);
-	return eo_fail(o, -EINVAL, "is truncated inside its ELF header (%s)", msg);
+	return eo_fail(o, -EINVAL, "is not an ELF file: it ends inside the ELF header (%s)", msg);
 }
 
 static int check_kind(struct elfobj *o)

@@ -17,10 +17,11 @@
 #
 #   sh tests/bad/run.sh BUILD_DIR      (root runs the permission and
 #                                       read-only file system cases too)
+# RMC=... and PV=... run other builds or wrappers (make check-valgrind).
 set -u
 B=${1:-build}
-RMC=$B/recordmcount
-PV=$B/patchverify
+RMC=${RMC:-$B/recordmcount}
+PV=${PV:-$B/patchverify}
 SAMPLE=$B/tests/sample.o
 for f in "$RMC" "$SAMPLE"; do
 	[ -f "$f" ] || { echo "tests/bad: $f is missing (make all $SAMPLE)" >&2; exit 2; }
@@ -143,11 +144,11 @@ table=$work/table
 cat >"$table" <<'EOF'
 empty                       1 is empty, not an ELF object
 not-elf                     1 is not an ELF file
-elf-magic-only              1 is truncated inside its ELF header (4 bytes)
+elf-magic-only              1 is not an ELF file: it ends inside the ELF header (4 bytes)
 bad-class                   1 is not an ELF file
 bad-data                    1 is not an ELF file
 archive.a                   1 is an ar archive, not an ELF object
-trunc-ehdr-*                1 is truncated inside its ELF header
+trunc-ehdr-*                1 is not an ELF file: it ends inside the ELF header
 trunc-shdr-*                1 section header table extends past the end of the file
 trunc-sec-*                 1 section header table extends past the end of the file
 sec-offset-past-eof         1 section .text extends past the end of the file
