@@ -22,7 +22,7 @@ call by the documented encoding:
 
 Nothing here comes from the tool under test.  It shares nothing with it.
 
-usage: relsites.py [--traced | --untraced] [--nops] file.o
+usage: relsites.py [--traced | --untraced | --nops | --all] file.o
 
   --traced     only sites in sections recordmcount records (prefix .text,
                and .init.text .ref.text .sched.text .spinlock.text
@@ -31,6 +31,9 @@ usage: relsites.py [--traced | --untraced] [--nops] file.o
   --nops       for untraced sites on x86-64, i386, arm and aarch64, print
                what the tool must write there instead of the site:
                `section+0xstart hexbytes R_TYPE_NONE@0xr_offset`
+  --all        all three lists in one pass, each line tagged "T " (traced),
+               "U " (untraced) or "N " (nops): readelf -rW is slow on big
+               MIPS objects
 Output is sorted by section name, then offset.
 """
 
@@ -203,20 +206,17 @@ def nop_line(obj, sec, site, r_offset, kind):
 
 def main(argv):
     want = None
-    nops = False
     args = []
     for a in argv[1:]:
-        if a in ("--traced", "--untraced"):
+        if a in ("--traced", "--untraced", "--nops", "--all"):
             want = a
-        elif a == "--nops":
-            nops = True
         elif a.startswith("-"):
             args = []
             break
         else:
             args.append(a)
     if len(args) != 1:
-        sys.stderr.write("usage: relsites.py [--traced | --untraced] [--nops] file.o\n")
+        sys.stderr.write("usage: relsites.py [--traced | --untraced | --nops | --all] file.o\n")
         return 2
     try:
         obj = Obj(args[0])
@@ -224,24 +224,26 @@ def main(argv):
     except mcloc.Fail as e:
         sys.stderr.write("relsites.py: %s: %s\n" % (args[0], e))
         return 1
-    lines = []
+    lists = {"T": [], "U": [], "N": []}
     for sec, site, r_offset, typ, kind in found:
         name = obj.secs[sec]["name"]
-        if nops:
-            if traced(name):
-                continue
-            line = nop_line(obj, sec, site, r_offset, kind)
-            if line:
-                lines.append(line)
+        if traced(name):
+            lists["T"].append("%s+%#x" % (name, site))
             continue
-        if want == "--traced" and not traced(name):
-            continue
-        if want == "--untraced" and traced(name):
-            continue
-        lines.append("%s+%#x" % (name, site))
-    lines.sort(key=lambda l: mcloc.sort_key(l.split()[0]))
-    for line in lines:
-        print(line)
+        lists["U"].append("%s+%#x" % (name, site))
+        line = nop_line(obj, sec, site, r_offset, kind)
+        if line:
+            lists["N"].append(line)
+    for lst in lists.values():
+        lst.sort(key=lambda l: mcloc.sort_key(l.split()[0]))
+    pick = {None: "TU", "--traced": "T", "--untraced": "U", "--nops": "N", "--all": "TUN"}[want]
+    if want is None:
+        for line in sorted(lists["T"] + lists["U"], key=mcloc.sort_key):
+            print(line)
+        return 0
+    for tag in pick:
+        for line in lists[tag]:
+            print(("%s %s" % (tag, line)) if want == "--all" else line)
     return 0
 
 

@@ -20,7 +20,8 @@
 #   7. a run on a second copy gives the same bytes;
 #   8. -w gives the same bytes and names every untraced section with calls.
 # Cases marked "untouched" (the object already has a table) must exit 0 and
-# leave the file unchanged.  Then two multi-file runs: three arches in one
+# leave the file unchanged; cases marked "expect: failure" must exit non-zero,
+# say why, and leave the file unchanged.  Then two multi-file runs: three arches in one
 # call (each must come out as when run alone), and a bad file in the middle
 # (the others are still processed, exit status non-zero).
 #
@@ -150,6 +151,13 @@ run_case() {
 
 	cp "$d/orig.o" "$d/a/t.o"
 	tool "$d/a" t.o
+	if grep -q '^# expect: failure' "$d/expected.full"; then
+		[ $rc -ne 0 ] || err "exit status 0, but the tool must refuse this object ($(sed -n 's/^# expect: failure: //p' "$d/expected.full"))"
+		cmp -s "$d/orig.o" "$d/a/t.o" || err "the refused object was changed"
+		[ -s "$d/a/out" ] || err "refused without a message"
+		report "$label [refused]"
+		return
+	fi
 	[ $rc -eq 0 ] || errfile "$d/a/out" "exit status $rc, expected 0; output:"
 
 	if grep -q '^# untouched: yes' "$d/expected.full"; then
