@@ -66,14 +66,29 @@ PATCHSITE_API int patchsite_ops_release(struct patchsite_ops *ops);
 PATCHSITE_API int patchsite_set_filter(struct patchsite_ops *ops, const char *globs, int reset);
 PATCHSITE_API int patchsite_set_notrace(struct patchsite_ops *ops, const char *globs, int reset);
 
-/* Built-in tracers: "function", "nop" ("function_graph" is not done yet: -EOPNOTSUPP). */
+/*
+ * Built-in tracers: "function" (entry events), "function_graph" (entry and
+ * exit with durations; the return address is hooked through a per-thread
+ * shadow stack), "nop".  Their filters are the ones ops NULL names.
+ */
 PATCHSITE_API int patchsite_set_tracer(const char *name);
+/*
+ * function_graph only records calls made, directly or not, from functions
+ * matching these globs (ftrace's set_graph_function); an empty set means
+ * every call.  Same syntax and errors as patchsite_set_filter.
+ */
+PATCHSITE_API int patchsite_set_graph_function(const char *globs, int reset);
+/* function_graph records calls up to this depth (1..1024, default 1024; ftrace's max_graph_depth). */
+PATCHSITE_API int patchsite_set_graph_max_depth(unsigned depth);
 /* Tracing off turns every site back into a NOP; on patches what the ops want. */
 PATCHSITE_API int patchsite_tracing_on(void);
 PATCHSITE_API int patchsite_tracing_off(void);
 PATCHSITE_API int patchsite_tracing_is_on(void);
 
-/* Write and empty the built-in tracer's buffers, ftrace's text format. */
+/*
+ * Write and empty the built-in tracers' buffers: ftrace's text format, or
+ * what PATCHSITE_FORMAT chose (chrome JSON, folded stacks).
+ */
 PATCHSITE_API int patchsite_trace_write(int fd);
 /* Per-thread buffer size of the built-in tracer, from the next thread buffer on. */
 PATCHSITE_API int patchsite_set_buffer_kb(unsigned long kb);

@@ -87,6 +87,8 @@ int patchsite_init(void)
 		ps.init_err = err < 0 ? err : -err;
 		goto out;
 	}
+	ps_record_init();
+	ps.tramp = (uintptr_t)ps.arch->tramp;
 	ps.can_sync = ps_sync_register() == 0;
 	ps.can_write = true;
 	err = ps_modules_scan();
@@ -159,6 +161,7 @@ int patchsite_register_function(struct patchsite_ops *ops)
 	err = -ENOSPC;
 	if (k == PS_MAX_OPS)
 		goto out;
+	ps_tramp_select(true);
 	ps.slots[k] = ops;
 	st->slot = k;
 	st->registered = true;
@@ -173,6 +176,7 @@ int patchsite_register_function(struct patchsite_ops *ops)
 		ps_ops_publish();
 		update();
 	}
+	ps_tramp_select(false);
 out:
 	pthread_mutex_unlock(&ps.lock);
 	return ret(err);
@@ -189,6 +193,7 @@ int patchsite_unregister_function(struct patchsite_ops *ops)
 	st = ops->state ? &ops->state->s : NULL;
 	if (!st || !st->registered)
 		goto out;
+	ps_tramp_select(true);
 	ps.slots[st->slot] = NULL;
 	/* After this, no thread is inside ops->func. */
 	err = ps_ops_publish();
@@ -199,6 +204,7 @@ int patchsite_unregister_function(struct patchsite_ops *ops)
 	st->slot = -1;
 	st->registered = false;
 	err = update();
+	ps_tramp_select(false);
 out:
 	pthread_mutex_unlock(&ps.lock);
 	return ret(err);
@@ -232,7 +238,8 @@ static int set_globs(struct patchsite_ops *ops, const char *globs, int reset, bo
 	if (err)
 		return err;
 	if (!ops)
-		ops = &ps_function_ops;
+		ops = ps_graph_ops.state && ps_graph_ops.state->s.registered ? &ps_graph_ops
+									      : &ps_function_ops;
 	pthread_mutex_lock(&ps.lock);
 	st = ps_ops_state(ops);
 	err = -ENOMEM;
@@ -257,22 +264,104 @@ int patchsite_set_notrace(struct patchsite_ops *ops, const char *globs, int rese
 	return set_globs(ops, globs, reset, true);
 }
 
+/* The built-in tracer now registered, or NULL. */
+static struct patchsite_ops *current_tracer(void)
+{
+	if (ps_function_ops.state && ps_function_ops.state->s.registered)
+		return &ps_function_ops;
+	if (ps_graph_ops.state && ps_graph_ops.state->s.registered)
+		return &ps_graph_ops;
+	return NULL;
+}
+
+/* The built-in tracers share one filter set: the one patchsite_set_filter(NULL) edits. */
+static int copy_filters(struct patchsite_ops *to, struct patchsite_ops *from)
+{
+	struct ps_ops_state *a, *b;
+	uint8_t *f = NULL, *n = NULL;
+
+	pthread_mutex_lock(&ps.lock);
+	a = ps_ops_state(to);
+	b = ps_ops_state(from);
+	if (!a || !b)
+		goto nomem;
+	if (b->filter && !(f = malloc(ps.nsites)))
+		goto nomem;
+	if (b->notrace && !(n = malloc(ps.nsites)))
+		goto nomem;
+	if (f)
+		memcpy(f, b->filter, ps.nsites);
+	if (n)
+		memcpy(n, b->notrace, ps.nsites);
+	free(a->filter);
+	free(a->notrace);
+	a->filter = f;
+	a->notrace = n;
+	pthread_mutex_unlock(&ps.lock);
+	return 0;
+nomem:
+	free(f);
+	pthread_mutex_unlock(&ps.lock);
+	return -ENOMEM;
+}
+
 int patchsite_set_tracer(const char *name)
 {
-	bool on = ps_function_ops.state && ps_function_ops.state->s.registered;
+	struct patchsite_ops *cur = current_tracer(), *want;
+	int err;
 
 	if (!name)
 		return ret(-EINVAL);
 	if (!strcmp(name, "function"))
-		return on ? 0 : patchsite_register_function(&ps_function_ops);
-	if (!strcmp(name, "nop"))
-		return on ? patchsite_unregister_function(&ps_function_ops) : 0;
-	if (!strcmp(name, "function_graph")) {
-		ps_log(PATCHSITE_LOG_ERROR, "tracer 'function_graph' is not implemented yet");
-		return ret(-EOPNOTSUPP);
+		want = &ps_function_ops;
+	else if (!strcmp(name, "function_graph"))
+		want = &ps_graph_ops;
+	else if (!strcmp(name, "nop"))
+		want = NULL;
+	else {
+		ps_log(PATCHSITE_LOG_ERROR, "no tracer named '%s' (function, function_graph, nop)",
+		       name);
+		return ret(-EINVAL);
 	}
-	ps_log(PATCHSITE_LOG_ERROR, "no tracer named '%s' (function, nop)", name);
-	return ret(-EINVAL);
+	if (cur == want)
+		return 0;
+	if (cur) {
+		err = patchsite_unregister_function(cur);
+		if (err)
+			return err;
+	}
+	if (!want)
+		return 0;
+	/* Filters set through ops NULL live on the function ops; the graph tracer shares them. */
+	if (want == &ps_graph_ops) {
+		err = copy_filters(&ps_graph_ops, &ps_function_ops);
+		if (err)
+			return ret(err);
+	}
+	return patchsite_register_function(want);
+}
+
+int patchsite_set_graph_function(const char *globs, int reset)
+{
+	int err = patchsite_init();
+
+	if (err)
+		return err;
+	pthread_mutex_lock(&ps.lock);
+	err = ps_filter_apply(&ps_graph_trigger, globs, reset, "graph function");
+	/* The graph tracer's fast path cannot test the trigger: use the generic one. */
+	if (!err)
+		ps_tramp_select(false);
+	pthread_mutex_unlock(&ps.lock);
+	return ret(err);
+}
+
+int patchsite_set_graph_max_depth(unsigned depth)
+{
+	if (depth < 1 || depth > 1024)
+		return ret(-EINVAL);
+	ps_graph_max_depth = depth;
+	return 0;
 }
 
 static int set_tracing(bool on)
@@ -309,6 +398,9 @@ int patchsite_for_each_function(patchsite_func_cb cb, void *arg)
 
 	if (err)
 		return err;
+	pthread_mutex_lock(&ps.lock);
+	ps_all_syms();
+	pthread_mutex_unlock(&ps.lock);
 	for (size_t i = 0; i < ps.nsites; i++) {
 		const struct ps_site *s = ps.site_index[i];
 		unsigned flags = (s->state == SITE_CALL ? PATCHSITE_FUNC_ENABLED : 0) |
@@ -377,18 +469,46 @@ static void env_start(void)
 	const char *notrace = getenv("PATCHSITE_NOTRACE");
 	const char *output = getenv("PATCHSITE_OUTPUT");
 	const char *kb = getenv("PATCHSITE_BUFFER_KB");
+	const char *format = getenv("PATCHSITE_FORMAT");
+	const char *trigger = getenv("PATCHSITE_GRAPH_FUNCTION");
+	const char *depth = getenv("PATCHSITE_MAX_DEPTH");
 	int fd;
 
 	if (!tracer || !*tracer)
 		return;
-	if (strcmp(tracer, "function") && strcmp(tracer, "nop")) {
+	if (strcmp(tracer, "function") && strcmp(tracer, "function_graph") &&
+	    strcmp(tracer, "nop")) {
 		char why[128];
 
-		snprintf(why, sizeof(why), !strcmp(tracer, "function_graph")
-			 ? "'%s' is not implemented yet" : "unknown tracer '%s' (function, nop)",
+		snprintf(why, sizeof(why), "unknown tracer '%s' (function, function_graph, nop)",
 			 tracer);
 		env_bad("PATCHSITE_TRACER", why);
 		return;
+	}
+	if (format && *format) {
+		if (!strcmp(format, "ftrace"))
+			ps_format = PS_FORMAT_FTRACE;
+		else if (!strcmp(format, "chrome"))
+			ps_format = PS_FORMAT_CHROME;
+		else if (!strcmp(format, "folded"))
+			ps_format = PS_FORMAT_FOLDED;
+		else {
+			env_bad("PATCHSITE_FORMAT", "expected ftrace, chrome or folded");
+			return;
+		}
+		if (ps_format == PS_FORMAT_FOLDED && strcmp(tracer, "function_graph")) {
+			env_bad("PATCHSITE_FORMAT", "folded stacks need PATCHSITE_TRACER=function_graph");
+			return;
+		}
+	}
+	if (depth && *depth) {
+		char *end;
+		unsigned long v = strtoul(depth, &end, 10);
+
+		if (*end || patchsite_set_graph_max_depth((unsigned)v) || v != (unsigned)v) {
+			env_bad("PATCHSITE_MAX_DEPTH", "expected a depth from 1 to 1024");
+			return;
+		}
 	}
 	if (kb && *kb) {
 		char *end;
@@ -409,6 +529,10 @@ static void env_start(void)
 	}
 	if (notrace && *notrace && patchsite_set_notrace(NULL, notrace, 1)) {
 		env_bad("PATCHSITE_NOTRACE", ps_last_error);
+		return;
+	}
+	if (trigger && *trigger && patchsite_set_graph_function(trigger, 1)) {
+		env_bad("PATCHSITE_GRAPH_FUNCTION", ps_last_error);
 		return;
 	}
 	if (patchsite_set_tracer(tracer)) {

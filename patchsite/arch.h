@@ -40,7 +40,6 @@ struct ps_arch {
 	unsigned patch_len;		/* bytes switched between NOP and call */
 	unsigned max_site_len;		/* longest original site (to read ahead) */
 	unsigned stub_size;		/* bytes of one per-site stub */
-	unsigned hub_size;		/* bytes of the jump to the trampoline at a stub page's start */
 	const char *const *hooks;	/* names a site's call may target */
 
 	/* Decode what is at a recorded site (at least max_site_len + skip bytes readable). */
@@ -54,9 +53,8 @@ struct ps_arch {
 	bool (*make_call)(uint8_t *out, uintptr_t from, uintptr_t to);
 	/* One-byte breakpoint planted on a site's first byte while it changes. */
 	uint8_t breakpoint;
-	/* The hub (absolute jump to tramp) and a stub (pass id, jump to hub). */
-	void (*write_hub)(uint8_t *p, uintptr_t tramp);
-	bool (*write_stub)(uint8_t *p, uintptr_t at, uint32_t id, uintptr_t hub);
+	/* A stub: pass id << 2, jump to the address stored in slot (the module's trampoline). */
+	bool (*write_stub)(uint8_t *p, uintptr_t at, uint32_t id, uintptr_t slot);
 
 	/* The signal is a breakpoint instruction's trap (not a kill or a step). */
 	bool (*is_breakpoint_trap)(const siginfo_t *si);
@@ -69,8 +67,13 @@ struct ps_arch {
 	/* Flush the instruction cache after writing code (no-op where coherent). */
 	void (*sync_icache)(void *p, size_t n);
 
-	/* The trampoline every stub ends in. */
+	/* Trampolines a stub may jump to: any set of ops (calls ps_dispatch),
+	 * and the fast paths of the built-in tracers when one is alone. */
 	void (*tramp)(void);
+	void (*tramp_func)(void);
+	void (*tramp_graph)(void);
+	/* Where the graph tracer's hooked returns go. */
+	void (*graph_return)(void);
 };
 
 extern const struct ps_arch ps_arch_x86_64;

@@ -16,11 +16,27 @@
  *   idle:    0f 1f 44 00 00 90   nopl 0x0(%rax,%rax,1); nop
  *   traced:  e8 xx xx xx xx 90   call stub; nop
  *
- * Each site calls its own 16-byte stub, `push $id; jmp hub`, in a page
- * mapped within +-2 GB of the module; the hub is `jmp *tramp(%rip)` to the
- * one trampoline below, which saves the argument registers (rdi..r9, rax
- * for varargs, r10/r11 which gcc's -fipa-ra may keep live across the
- * prologue's call) and xmm0-7, and calls ps_dispatch(id, ret, regs).
+ * Each site calls its own 16-byte stub, `push $(id << 2); jmp *slot(%rip)`,
+ * in a page mapped within +-2 GB of the module; the slot, in a data page
+ * after the stubs, holds the trampoline of the moment (two-level dispatch:
+ * switching tracers stores one pointer per module, no code changes):
+ *
+ *   ps_x86_64_tramp         any set of ops: saves the argument registers
+ *                           (rdi..r9, rax for varargs, r10/r11 which gcc's
+ *                           -fipa-ra may keep live across the prologue's
+ *                           call) and xmm0-7, calls ps_dispatch(id, ret, regs)
+ *   ps_x86_64_func_entry    the built-in function tracer alone: one 16-byte
+ *                           event, in assembly, four registers touched
+ *   ps_x86_64_graph_entry   the built-in function_graph tracer alone: an
+ *                           entry event, a shadow frame, and the return
+ *                           address replaced by ps_x86_64_graph_return,
+ *                           which writes the exit event and returns to the
+ *                           real caller
+ * The fast paths use only rax, rdx (rdtsc), rcx and rdi, and leave to C
+ * (through ps_x86_64_call_saved, which keeps every other caller-saved
+ * register and xmm0-7) anything that is not the common case: a new thread,
+ * a full ring or shadow stack, a new upper half of the time stamp, a
+ * return that does not match the top shadow frame (longjmp).
  * Instructions have no alignment; code is coherent with data stores, so
  * no cache flush.
  */
@@ -30,6 +46,7 @@
 #include <ucontext.h>
 
 #include "arch.h"
+#include "internal.h"
 #include "patchsite.h"
 
 static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };		/* endbr64 */
@@ -40,7 +57,6 @@ static const uint8_t call_rip[] = { 0xff, 0x15 };			/* call *disp32(%rip) */
 static const uint8_t jmp_rip[] = { 0xff, 0x25 };			/* jmp *disp32(%rip) */
 static const uint8_t bnd_jmp_rip[] = { 0xf2, 0xff, 0x25 };		/* bnd jmp *disp32(%rip) */
 #define OP_CALL_REL32	0xe8						/* call rel32 */
-#define OP_JMP_REL32	0xe9						/* jmp rel32 */
 #define OP_PUSH_IMM32	0x68						/* push $imm32 */
 #define OP_NOP		0x90						/* nop */
 #define OP_INT3		0xcc						/* int3 */
@@ -93,6 +109,7 @@ __asm__(
 	"	movaps	%xmm6, 192(%rsp)\n"
 	"	movaps	%xmm7, 208(%rsp)\n"
 	"	movl	8(%rbp), %edi\n"
+	"	shrl	$2, %edi\n"		/* the stub pushed id << 2 */
 	"	movq	16(%rbp), %rsi\n"
 	"	movq	%rsp, %rdx\n"
 	"	call	ps_dispatch\n"
@@ -121,6 +138,234 @@ __asm__(
 	"	ret\n"
 	"	.cfi_endproc\n"
 	"	.size	ps_x86_64_tramp, . - ps_x86_64_tramp\n");
+
+/*
+ * The fast trampolines.  Stack on entry: 0 the stub's id << 2, 8 return
+ * into the traced function, 16 return into its caller.  PSF_* are the
+ * offsets in struct ps_fast; the shadow frame is { ret, key, idw }.
+ */
+#define S(x) #x
+#define XS(x) S(x)
+_Static_assert(offsetof(struct ps_fast, wp) == PSF_WP, "PSF_WP");
+_Static_assert(offsetof(struct ps_fast, budget) == PSF_BUDGET, "PSF_BUDGET");
+_Static_assert(offsetof(struct ps_fast, hi) == PSF_HI, "PSF_HI");
+_Static_assert(offsetof(struct ps_fast, fp) == PSF_FP, "PSF_FP");
+_Static_assert(sizeof(struct ps_frame) == 24, "shadow frame layout");
+_Static_assert(PS_EV_FUNC == 2 && PS_EV_EXIT == 1 && PS_FRAME_KEY_BIAS == 32, "used below");
+
+void ps_x86_64_func_entry(void);
+void ps_x86_64_graph_entry(void);
+void ps_x86_64_graph_return(void);
+void ps_func_entry_slow(unsigned long *a);
+void ps_graph_entry_slow(unsigned long *a);
+void ps_graph_exit_slow(unsigned long *slot);
+
+__asm__(
+	"	.text\n"
+	/* Call *%rax(%rdi) keeping rsi, r8-r11, xmm0-7 (the caller saved rax, rcx, rdx, rdi). */
+	"	.p2align 4\n"
+	"	.type	ps_x86_64_call_saved, @function\n"
+	"ps_x86_64_call_saved:\n"
+	"	.cfi_startproc\n"
+	"	pushq	%rbp\n"
+	"	.cfi_def_cfa_offset 16\n"
+	"	.cfi_offset %rbp, -16\n"
+	"	movq	%rsp, %rbp\n"
+	"	.cfi_def_cfa_register %rbp\n"
+	"	pushq	%rsi\n"
+	"	pushq	%r8\n"
+	"	pushq	%r9\n"
+	"	pushq	%r10\n"
+	"	pushq	%r11\n"
+	"	subq	$128, %rsp\n"
+	"	andq	$-16, %rsp\n"
+	"	movaps	%xmm0, 0(%rsp)\n"
+	"	movaps	%xmm1, 16(%rsp)\n"
+	"	movaps	%xmm2, 32(%rsp)\n"
+	"	movaps	%xmm3, 48(%rsp)\n"
+	"	movaps	%xmm4, 64(%rsp)\n"
+	"	movaps	%xmm5, 80(%rsp)\n"
+	"	movaps	%xmm6, 96(%rsp)\n"
+	"	movaps	%xmm7, 112(%rsp)\n"
+	"	call	*%rax\n"
+	"	movaps	0(%rsp), %xmm0\n"
+	"	movaps	16(%rsp), %xmm1\n"
+	"	movaps	32(%rsp), %xmm2\n"
+	"	movaps	48(%rsp), %xmm3\n"
+	"	movaps	64(%rsp), %xmm4\n"
+	"	movaps	80(%rsp), %xmm5\n"
+	"	movaps	96(%rsp), %xmm6\n"
+	"	movaps	112(%rsp), %xmm7\n"
+	"	leaq	-40(%rbp), %rsp\n"
+	"	popq	%r11\n"
+	"	popq	%r10\n"
+	"	popq	%r9\n"
+	"	popq	%r8\n"
+	"	popq	%rsi\n"
+	"	popq	%rbp\n"
+	"	.cfi_def_cfa %rsp, 8\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	"	.size	ps_x86_64_call_saved, . - ps_x86_64_call_saved\n"
+
+	/* function: word = tsc_lo << 32 | id << 2 | PS_EV_FUNC, then the parent address. */
+	"	.globl	ps_x86_64_func_entry\n"
+	"	.hidden	ps_x86_64_func_entry\n"
+	"	.type	ps_x86_64_func_entry, @function\n"
+	"	.p2align 4\n"
+	"ps_x86_64_func_entry:\n"
+	"	.cfi_startproc\n"
+	"	.cfi_def_cfa_offset 16\n"
+	"	pushq	%rax\n"
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	pushq	%rdx\n"
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	pushq	%rcx\n"
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	pushq	%rdi\n"
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	movq	ps_fast@gottpoff(%rip), %rcx\n"
+	"	rdtsc\n"
+	"	cmpl	%edx, %fs:" XS(PSF_HI) "(%rcx)\n"
+	"	jne	9f\n"
+	"	subl	$1, %fs:" XS(PSF_BUDGET) "(%rcx)\n"
+	"	js	9f\n"
+	"	movq	%fs:" XS(PSF_WP) "(%rcx), %rdx\n"
+	"	addq	$16, %fs:" XS(PSF_WP) "(%rcx)\n"
+	"	shlq	$32, %rax\n"
+	"	orq	32(%rsp), %rax\n"
+	"	orq	$2, %rax\n"		/* PS_EV_FUNC */
+	"	movq	%rax, (%rdx)\n"
+	"	movq	48(%rsp), %rax\n"
+	"	movq	%rax, 8(%rdx)\n"
+	"8:	popq	%rdi\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	popq	%rcx\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	popq	%rdx\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	popq	%rax\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	leaq	8(%rsp), %rsp\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	ret\n"
+	"9:	.cfi_adjust_cfa_offset 40\n"
+	"	leaq	32(%rsp), %rdi\n"
+	"	leaq	ps_func_entry_slow(%rip), %rax\n"
+	"	call	ps_x86_64_call_saved\n"
+	"	jmp	8b\n"
+	"	.cfi_endproc\n"
+	"	.size	ps_x86_64_func_entry, . - ps_x86_64_func_entry\n"
+
+	/* function_graph entry: event, shadow frame, return address hooked. */
+	"	.globl	ps_x86_64_graph_entry\n"
+	"	.hidden	ps_x86_64_graph_entry\n"
+	"	.type	ps_x86_64_graph_entry, @function\n"
+	"	.p2align 4\n"
+	"ps_x86_64_graph_entry:\n"
+	"	.cfi_startproc\n"
+	"	.cfi_def_cfa_offset 16\n"
+	"	pushq	%rax\n"
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	pushq	%rdx\n"
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	pushq	%rcx\n"
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	pushq	%rdi\n"
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	movq	ps_fast@gottpoff(%rip), %rcx\n"
+	"	rdtsc\n"
+	"	cmpl	%edx, %fs:" XS(PSF_HI) "(%rcx)\n"
+	"	jne	9f\n"
+	"	subl	$1, %fs:" XS(PSF_BUDGET) "(%rcx)\n"
+	"	js	9f\n"
+	"	movq	%fs:" XS(PSF_WP) "(%rcx), %rdi\n"
+	"	movq	%fs:" XS(PSF_FP) "(%rcx), %rdx\n"
+	"	addq	$8, %fs:" XS(PSF_WP) "(%rcx)\n"
+	"	addq	$24, %fs:" XS(PSF_FP) "(%rcx)\n"
+	"	shlq	$32, %rax\n"
+	"	orq	32(%rsp), %rax\n"
+	"	movq	%rax, (%rdi)\n"		/* entry event */
+	"	orl	$1, %eax\n"		/* PS_EV_EXIT; zero-extends */
+	"	movq	%rax, 16(%rdx)\n"		/* frame.idw */
+	"	movq	48(%rsp), %rcx\n"
+	"	movq	%rcx, 0(%rdx)\n"		/* frame.ret */
+	"	leaq	16(%rsp), %rcx\n"
+	"	movq	%rcx, 8(%rdx)\n"		/* frame.key: &ret - PS_FRAME_KEY_BIAS */
+	"	leaq	ps_x86_64_graph_return(%rip), %rcx\n"
+	"	movq	%rcx, 48(%rsp)\n"
+	"8:	popq	%rdi\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	popq	%rcx\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	popq	%rdx\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	popq	%rax\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	leaq	8(%rsp), %rsp\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	ret\n"
+	"9:	.cfi_adjust_cfa_offset 40\n"
+	"	leaq	32(%rsp), %rdi\n"
+	"	leaq	ps_graph_entry_slow(%rip), %rax\n"
+	"	call	ps_x86_64_call_saved\n"
+	"	jmp	8b\n"
+	"	.cfi_endproc\n"
+	"	.size	ps_x86_64_graph_entry, . - ps_x86_64_graph_entry\n"
+
+	/*
+	 * A hooked function returns here, with %rsp just above the slot that
+	 * held its return address: reuse the slot for the real one.  rax/rdx
+	 * (return values) are saved; xmm0/xmm1 are not touched on the fast path.
+	 */
+	"	.globl	ps_x86_64_graph_return\n"
+	"	.hidden	ps_x86_64_graph_return\n"
+	"	.type	ps_x86_64_graph_return, @function\n"
+	"	.p2align 4\n"
+	"ps_x86_64_graph_return:\n"
+	"	.cfi_startproc\n"
+	"	.cfi_def_cfa_offset 0\n"
+	"	subq	$8, %rsp\n"
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	pushq	%rax\n"
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	pushq	%rdx\n"
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	pushq	%rcx\n"
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	pushq	%rdi\n"
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	movq	ps_fast@gottpoff(%rip), %rcx\n"
+	"	rdtsc\n"
+	"	cmpl	%edx, %fs:" XS(PSF_HI) "(%rcx)\n"
+	"	jne	9f\n"
+	"	movq	%fs:" XS(PSF_FP) "(%rcx), %rdi\n"
+	"	cmpq	%rsp, -16(%rdi)\n"		/* top frame's key */
+	"	jne	9f\n"
+	"	movq	-24(%rdi), %rdx\n"
+	"	movq	%rdx, 32(%rsp)\n"		/* the real return address */
+	"	shlq	$32, %rax\n"
+	"	orq	-8(%rdi), %rax\n"
+	"	movq	%fs:" XS(PSF_WP) "(%rcx), %rdx\n"
+	"	movq	%rax, (%rdx)\n"		/* exit event */
+	"	addq	$8, %fs:" XS(PSF_WP) "(%rcx)\n"
+	"	subq	$24, %fs:" XS(PSF_FP) "(%rcx)\n"
+	"8:	popq	%rdi\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	popq	%rcx\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	popq	%rdx\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	popq	%rax\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	ret\n"
+	"9:	.cfi_adjust_cfa_offset 32\n"
+	"	leaq	32(%rsp), %rdi\n"
+	"	leaq	ps_graph_exit_slow(%rip), %rax\n"
+	"	call	ps_x86_64_call_saved\n"
+	"	jmp	8b\n"
+	"	.cfi_endproc\n"
+	"	.size	ps_x86_64_graph_return, . - ps_x86_64_graph_return\n");
 
 static int32_t load_s32(const uint8_t *p)
 {
@@ -206,29 +451,19 @@ static bool x86_64_make_call(uint8_t *out, uintptr_t from, uintptr_t to)
 	return true;
 }
 
-/* jmp *0(%rip); .quad tramp */
-static void x86_64_write_hub(uint8_t *p, uintptr_t tramp)
+/* push $(id << 2); jmp *slot(%rip); int3 padding */
+static bool x86_64_write_stub(uint8_t *p, uintptr_t at, uint32_t id, uintptr_t slot)
 {
-	static const uint8_t zero[4];
-
-	memcpy(p, jmp_rip, sizeof(jmp_rip));
-	memcpy(p + 2, zero, 4);
-	memcpy(p + 6, &tramp, 8);
-	memset(p + 14, OP_INT3, 2);
-}
-
-/* push $id; jmp hub; int3 padding */
-static bool x86_64_write_stub(uint8_t *p, uintptr_t at, uint32_t id, uintptr_t hub)
-{
+	uint32_t idw = id << 2;
 	int32_t d;
 
-	if (id > INT32_MAX || !rel32(at + 10, hub, &d))
+	if (id > (INT32_MAX >> 2) || !rel32(at + 11, slot, &d))
 		return false;
 	p[0] = OP_PUSH_IMM32;
-	memcpy(p + 1, &id, 4);
-	p[5] = OP_JMP_REL32;
-	memcpy(p + 6, &d, 4);
-	memset(p + 10, OP_INT3, 6);
+	memcpy(p + 1, &idw, 4);
+	memcpy(p + 5, jmp_rip, sizeof(jmp_rip));
+	memcpy(p + 7, &d, 4);
+	memset(p + 11, OP_INT3, 5);
 	return true;
 }
 
@@ -293,7 +528,6 @@ const struct ps_arch ps_arch_x86_64 = {
 	.patch_len	= 5,
 	.max_site_len	= 6,
 	.stub_size	= 16,
-	.hub_size	= 16,
 	.hooks		= x86_64_hooks,
 	.decode_site	= x86_64_decode_site,
 	.plt_slot	= x86_64_plt_slot,
@@ -301,7 +535,6 @@ const struct ps_arch ps_arch_x86_64 = {
 	.make_nop	= x86_64_make_nop,
 	.make_call	= x86_64_make_call,
 	.breakpoint	= OP_INT3,
-	.write_hub	= x86_64_write_hub,
 	.write_stub	= x86_64_write_stub,
 	.is_breakpoint_trap = x86_64_is_breakpoint_trap,
 	.trap_site	= x86_64_trap_site,
@@ -309,4 +542,7 @@ const struct ps_arch ps_arch_x86_64 = {
 	.retry		= x86_64_retry,
 	.sync_icache	= x86_64_sync_icache,
 	.tramp		= ps_x86_64_tramp,
+	.tramp_func	= ps_x86_64_func_entry,
+	.tramp_graph	= ps_x86_64_graph_entry,
+	.graph_return	= ps_x86_64_graph_return,
 };

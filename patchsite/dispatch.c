@@ -38,10 +38,27 @@
 static __thread struct ps_thread *self __attribute__((tls_model("initial-exec")));
 static pthread_key_t thread_key;
 
+/*
+ * The thread's TLS goes away with it: keep its tracer state where the
+ * reader finds it.  Asking to run again once lets destructors of other
+ * keys still record (their events are kept only up to this copy).
+ */
 static void thread_exit(void *arg)
 {
 	struct ps_thread *t = arg;
 
+	if (t->base && t->fast == &ps_fast) {
+		t->fast_copy = ps_fast;
+		atomic_store(&t->fast, &t->fast_copy);
+	}
+	if (t->exit_rounds++ == 0) {
+		pthread_setspecific(thread_key, t);
+		return;
+	}
+	if (t->base) {
+		t->fast_copy = ps_fast;
+		atomic_store(&t->fast, &t->fast_copy);
+	}
 	atomic_store(&t->dead, true);
 }
 
@@ -117,6 +134,7 @@ void ps_dispatch(uint32_t id, unsigned long ret, struct patchsite_regs *regs)
 	atomic_signal_fence(memory_order_seq_cst);
 	list = atomic_load_explicit(&ps.list, memory_order_consume);
 	s = ps_site_by_id(id);
+	t->cur_idw = id << 2;
 	want = atomic_load_explicit(&s->want, memory_order_relaxed);
 	if (list) {
 		for (unsigned i = 0; i < list->n; i++)
@@ -179,6 +197,36 @@ void ps_recompute_want(void)
 				want |= 1ull << k;
 		atomic_store_explicit(&ps.site_index[i]->want, want, memory_order_relaxed);
 	}
+}
+
+/* Point every module's stubs at tramp.  ps.lock held. */
+void ps_tramp_set(uintptr_t tramp)
+{
+	ps.tramp = tramp;
+	for (unsigned i = 0; i < ps.nmods; i++)
+		if (ps.mods[i]->tramp_slot)
+			atomic_store_explicit(ps.mods[i]->tramp_slot, tramp, memory_order_release);
+}
+
+/*
+ * The generic trampoline works for any set of ops and sites; a built-in
+ * tracer registered alone gets its fast trampoline, as the kernel calls
+ * a lone ops directly.  Before the set of ops or sites changes, callers
+ * select the generic one (generic = true).  ps.lock held.
+ */
+void ps_tramp_select(bool generic)
+{
+	struct ps_ops_list *l = atomic_load(&ps.list);
+	uintptr_t tramp = (uintptr_t)ps.arch->tramp;
+
+	if (!generic && l && l->n == 1) {
+		if (l->e[0].ops == &ps_function_ops)
+			tramp = (uintptr_t)ps.arch->tramp_func;
+		else if (l->e[0].ops == &ps_graph_ops && !ps_graph_trigger)
+			tramp = (uintptr_t)ps.arch->tramp_graph;
+	}
+	if (tramp != ps.tramp)
+		ps_tramp_set(tramp);
 }
 
 /* Publish the list of registered ops; frees the old one after a grace period. */

@@ -52,6 +52,7 @@ int ps_filter_apply(uint8_t **set, const char *globs, int reset, const char *wha
 		err = -ENOMEM;
 		goto out;
 	}
+	ps_all_syms();
 	if (!reset && *set)
 		memcpy(next, *set, ps.nsites);
 	for (tok = strtok_r(copy, " \t\n,", &save); tok; tok = strtok_r(NULL, " \t\n,", &save)) {

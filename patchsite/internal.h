@@ -5,7 +5,8 @@
  *   patch.c     start-up NOPs and live patching (breakpoint protocol)
  *   dispatch.c  ops registry, per-thread state, the dispatcher, grace periods
  *   filter.c    ftrace globs -> per-ops site bitmaps
- *   ring.c      the built-in function tracer's per-thread rings and output
+ *   record.c    the built-in tracers' per-thread rings, shadow stacks, unwinding hooks
+ *   output.c    decoding the rings: ftrace text, function_graph, Chrome JSON, folded stacks
  *   api.c       public entry points, start-up from the environment
  *   log.c       the message sink
  * Everything here has hidden visibility (see build.mk); only patchsite_* is exported.
@@ -25,7 +26,7 @@
 
 #define PS_MAX_MODULES	256
 #define PS_MAX_OPS	64		/* one bit per ops in a site's want mask */
-#define PS_ID_SHIFT	23		/* site id = module index << 23 | index in module */
+#define PS_ID_SHIFT	21		/* site id = module index << 21 | index in module */
 #define PS_ID_MASK	((1u << PS_ID_SHIFT) - 1)
 
 enum site_state {
@@ -48,6 +49,7 @@ struct ps_seg {
 struct ps_site {
 	uintptr_t addr;			/* first of the arch's patch_len live bytes */
 	uint32_t id;
+	uint32_t gindex;		/* index in ps.site_index */
 	uint8_t state;			/* enum site_state; changed under ps.lock */
 	_Atomic uint8_t emulate_call;	/* what a trap on this site does: call the stub or skip */
 	_Atomic uint64_t want;		/* ops slots that want this site */
@@ -72,9 +74,13 @@ struct ps_module {
 	unsigned nhook_addrs;
 	struct ps_site *sites;		/* by address */
 	size_t nsites;
-	uint8_t *stubs;			/* hub, then one stub per site */
+	uint8_t *stubs;			/* one stub per site, then a data page */
 	size_t stubs_size;
+	_Atomic uintptr_t *tramp_slot;	/* where every stub of the module jumps (data page) */
 	unsigned index;
+	bool syms_loaded;		/* symbols are read on first need */
+	const void *symtab, *strtab;	/* in map: the function symbols, once found */
+	size_t nsymtab, strtab_size;
 };
 
 struct ps_ops_state {
@@ -97,17 +103,61 @@ struct ps_ops_list {
 	} e[];
 };
 
-struct ps_ring;
+/*
+ * The built-in tracers' hot per-thread state, in initial-exec TLS so that
+ * the arch's fast trampolines reach it with one GOT load and %fs-relative
+ * accesses.  All zero in a new thread: budget 0 sends the first event to
+ * the slow path, which sets everything up.  Offsets are used by the arch
+ * assembly (PSF_* below).
+ */
+struct ps_frame {			/* one traced call whose return is hooked */
+	uintptr_t ret;			/* the real return address */
+	uintptr_t key;			/* where it was stored, minus PS_FRAME_KEY_BIAS; bit 0: unhooked */
+	uint64_t idw;			/* exit word: site id << 2 | PS_EV_EXIT */
+};
+#define PS_FRAME_KEY_BIAS 32		/* the exit trampoline's %rsp after it saved 4 registers */
 
-/* One per thread that ever entered the dispatcher; never freed. */
+struct ps_fast {
+	uint64_t *wp;			/* next word of the ring */
+	int32_t budget;			/* entries the fast path may record before the slow path */
+	uint32_t hi;			/* upper 32 bits of the time stamps in this stretch */
+	struct ps_frame *fp;		/* next free shadow frame */
+	struct ps_thread *t;		/* NULL until the slow path set the thread up */
+};
+#define PSF_WP		0
+#define PSF_BUDGET	8
+#define PSF_HI		12
+#define PSF_FP		16
+
+/*
+ * Ring words (8 bytes): time stamp low 32 bits << 32 | site id << 2 | type.
+ * A function event is followed by its parent address; a mark sets the
+ * upper 32 bits of the time for the words after it and is followed by the
+ * CPU the thread ran on.  PS_EV_PAD fills the end of the ring before it wraps.
+ */
+enum ps_ev_type { PS_EV_ENTRY = 0, PS_EV_EXIT = 1, PS_EV_FUNC = 2, PS_EV_MARK = 3 };
+#define PS_EV_PAD	(~(uint64_t)0)
+
+/* One per thread that ever entered the dispatcher or a tracer; never freed. */
 struct ps_thread {
 	_Atomic unsigned long seq;	/* odd while inside the dispatcher */
 	_Atomic bool dead;
 	int depth;			/* recursion guard */
 	unsigned long missed;		/* entries skipped by the recursion guard */
+	uint32_t cur_idw;		/* the site the dispatcher is calling ops for */
 	pid_t tid;
 	char comm[16];
-	_Atomic(struct ps_ring *) ring;
+	/* The ring (built-in tracers), written by its thread only. */
+	uint64_t *base, *end;		/* words [base, end) */
+	_Atomic uint64_t lap;		/* words written before the last wrap */
+	_Atomic uint64_t tail;		/* absolute index of the next word the reader wants */
+	_Atomic uint64_t lost;		/* events dropped: ring full or shadow stack full */
+	struct ps_fast *_Atomic fast;	/* the thread's TLS state, or fast_copy once it exited */
+	struct ps_fast fast_copy;
+	struct ps_frame *frames, *frames_end;	/* frames[0] is a sentinel */
+	int exit_rounds;
+	uint32_t rd_hi;			/* reader: upper time half and CPU from the last mark */
+	int32_t rd_cpu;
 	struct ps_thread *next;
 };
 
@@ -124,6 +174,7 @@ struct ps_state {
 	size_t nsites;			/* over all modules */
 	struct ps_site **site_index;	/* global index -> site, for filters and listing */
 	struct patchsite_ops *slots[PS_MAX_OPS];
+	uintptr_t tramp;			/* what the stubs jump to now */
 	_Atomic(struct ps_ops_list *) list;
 	_Atomic(struct ps_thread *) threads;
 	/* Counters for patchsite_stat(). */
@@ -151,6 +202,11 @@ int ps_stubs_map(struct ps_module *m);
 bool ps_module_calls_hook(const struct ps_module *m, const struct site_insn *in);
 bool ps_module_has_code(const struct ps_module *m, uintptr_t addr, size_t len);
 
+struct ps_module *ps_module_of_id(uint32_t id);
+int ps_module_syms(struct ps_module *m);
+void ps_all_syms(void);
+const char *ps_site_name(const struct ps_site *s, char *buf, size_t len);
+
 /* patch.c */
 int ps_patch_startup(struct ps_module *m);
 int ps_patch_update(void);
@@ -165,12 +221,23 @@ void ps_sync_dispatchers(void);
 void ps_recompute_want(void);
 struct ps_thread *ps_thread_self(void);
 struct ps_ops_state *ps_ops_state(struct patchsite_ops *ops);
+void ps_tramp_select(bool generic);
+void ps_tramp_set(uintptr_t tramp);
 
 /* filter.c */
 int ps_filter_apply(uint8_t **set, const char *globs, int reset, const char *what);
 
-/* ring.c */
-extern struct patchsite_ops ps_function_ops;
+/* record.c */
+extern __thread struct ps_fast ps_fast __attribute__((tls_model("initial-exec")));
+extern struct patchsite_ops ps_function_ops, ps_graph_ops;
 extern size_t ps_ring_bytes;
+extern unsigned ps_graph_max_depth;
+extern uint8_t *ps_graph_trigger;	/* PATCHSITE_GRAPH_FUNCTION: one byte per site, or NULL */
+void ps_record_init(void);
+uint64_t ps_tsc_to_ns(uint64_t tsc);
+
+/* output.c */
+enum ps_format { PS_FORMAT_FTRACE, PS_FORMAT_CHROME, PS_FORMAT_FOLDED };
+extern enum ps_format ps_format;
 
 #endif

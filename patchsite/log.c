@@ -78,6 +78,7 @@ void ps_log_site(enum patchsite_log_level level, const struct ps_site *s, const 
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
+	ps_module_syms(s->mod);
 	if (s->sym)
 		snprintf(msg, sizeof(msg), "%s+0x%lx (%#lx): %s", s->sym->name,
 			 (unsigned long)(s->addr - s->sym->addr), (unsigned long)s->addr, what);

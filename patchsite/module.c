@@ -156,14 +156,12 @@ static int cmp_sym(const void *a, const void *b)
 }
 
 /* Functions from .symtab, or .dynsym when the file is stripped. */
-static int read_symbols(struct ps_module *m, const struct elf_file *f)
+/* Find the function symbols (.symtab, else .dynsym); read them only when first needed. */
+static int find_symbols(struct ps_module *m, const struct elf_file *f)
 {
 	const Elf64_Shdr *tab = NULL;
-	const Elf64_Sym *syms;
-	const char *str;
-	size_t n, k = 0;
 
-	for (unsigned i = 0; i < f->eh->e_shnum; i++)
+	for (unsigned i = 0; !tab && i < f->eh->e_shnum; i++)
 		if (f->sh[i].sh_type == SHT_SYMTAB)
 			tab = &f->sh[i];
 	for (unsigned i = 0; !tab && i < f->eh->e_shnum; i++)
@@ -171,20 +169,44 @@ static int read_symbols(struct ps_module *m, const struct elf_file *f)
 			tab = &f->sh[i];
 	if (!tab || tab->sh_link >= f->eh->e_shnum)
 		return 0;
-	syms = file_at(f, tab->sh_offset, tab->sh_size);
-	str = file_at(f, f->sh[tab->sh_link].sh_offset, f->sh[tab->sh_link].sh_size);
-	if (!syms || !str)
+	m->symtab = file_at(f, tab->sh_offset, tab->sh_size);
+	m->strtab = file_at(f, f->sh[tab->sh_link].sh_offset, f->sh[tab->sh_link].sh_size);
+	if (!m->symtab || !m->strtab) {
+		m->symtab = m->strtab = NULL;
 		return -ENOEXEC;
-	n = tab->sh_size / sizeof(Elf64_Sym);
-	m->syms = calloc(n ? n : 1, sizeof(*m->syms));
+	}
+	m->nsymtab = tab->sh_size / sizeof(Elf64_Sym);
+	m->strtab_size = f->sh[tab->sh_link].sh_size;
+	return 0;
+}
+
+static const struct ps_sym *module_sym(const struct ps_module *m, uintptr_t addr);
+
+/*
+ * The module's functions by address, and each site's function.  Start-up
+ * does without (sorting a large .symtab was most of its time); names are
+ * read on the first filter, listing, message or trace output.  ps.lock held.
+ */
+int ps_module_syms(struct ps_module *m)
+{
+	const Elf64_Sym *syms = m->symtab;
+	const char *str = m->strtab;
+	size_t k = 0;
+
+	if (m->syms_loaded)
+		return 0;
+	m->syms_loaded = true;
+	if (!syms)
+		return 0;
+	m->syms = calloc(m->nsymtab ? m->nsymtab : 1, sizeof(*m->syms));
 	if (!m->syms)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < m->nsymtab; i++) {
 		const Elf64_Sym *s = &syms[i];
 		unsigned type = ELF64_ST_TYPE(s->st_info);
 
 		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s->st_shndx == SHN_UNDEF ||
-		    !s->st_value || s->st_name >= f->sh[tab->sh_link].sh_size)
+		    !s->st_value || s->st_name >= m->strtab_size)
 			continue;
 		m->syms[k].addr = m->bias + s->st_value;
 		m->syms[k].size = s->st_size;
@@ -196,7 +218,28 @@ static int read_symbols(struct ps_module *m, const struct elf_file *f)
 	}
 	qsort(m->syms, k, sizeof(*m->syms), cmp_sym);
 	m->nsyms = k;
+	for (size_t i = 0; i < m->nsites; i++) {
+		m->sites[i].sym = module_sym(m, m->sites[i].addr);
+		if (!m->sites[i].sym && m->sites[i].addr >= 4)
+			m->sites[i].sym = module_sym(m, m->sites[i].addr - 4);	/* after endbr64 */
+	}
 	return 0;
+}
+
+void ps_all_syms(void)
+{
+	for (unsigned i = 0; i < ps.nmods; i++)
+		ps_module_syms(ps.mods[i]);
+}
+
+/* "name", or "0x..." without a symbol. */
+const char *ps_site_name(const struct ps_site *s, char *buf, size_t len)
+{
+	ps_module_syms(s->mod);
+	if (s->sym)
+		return s->sym->name;
+	snprintf(buf, len, "0x%lx", (unsigned long)s->addr);
+	return buf;
 }
 
 static bool is_hook_name(const char *name)
@@ -254,7 +297,17 @@ bool ps_module_calls_hook(const struct ps_module *m, const struct site_insn *in)
 {
 	uintptr_t slot = in->slot;
 
+	/* The common case first: a PLT entry or a GOT slot bound to the hook. */
+	if (in->form == FORM_CALL && ps_module_has_code(m, in->target, 16)) {
+		uintptr_t plt = ps.arch->plt_slot((const uint8_t *)in->target, in->target);
+
+		for (size_t i = 0; plt && i < m->nhook_slots; i++)
+			if (m->hook_slots[i] == plt)
+				return true;
+	}
+
 	if (in->form == FORM_CALL) {
+		ps_module_syms((struct ps_module *)m);
 		for (unsigned i = 0; i < m->nhook_addrs; i++)
 			if (in->target == m->hook_addrs[i])
 				return true;
@@ -435,7 +488,7 @@ static int module_add(struct dl_phdr_info *info, struct scan_ctx *ctx)
 		       "not traced", m->path);
 		goto keep;
 	}
-	err = read_symbols(m, &f);
+	err = find_symbols(m, &f);
 	if (!err)
 		err = read_hook_slots(m, &f);
 	for (unsigned i = 0; !err && i < f.eh->e_shnum; i++)
@@ -458,7 +511,7 @@ static int module_add(struct dl_phdr_info *info, struct scan_ctx *ctx)
 				m->sites[k++] = m->sites[i];
 		m->nsites = k;
 	}
-	if (m->nsites > PS_ID_MASK) {
+	if (m->nsites >= PS_ID_MASK) {
 		ps_log(PATCHSITE_LOG_WARNING, "%s: %zu sites, more than %u: not traced", m->name,
 		       m->nsites, PS_ID_MASK);
 		m->nsites = 0;
@@ -466,9 +519,6 @@ static int module_add(struct dl_phdr_info *info, struct scan_ctx *ctx)
 	for (size_t i = 0; i < m->nsites; i++) {
 		m->sites[i].id = m->index << PS_ID_SHIFT | (uint32_t)i;
 		m->sites[i].mod = m;
-		m->sites[i].sym = module_sym(m, m->sites[i].addr);
-		if (!m->sites[i].sym && m->sites[i].addr >= 4)
-			m->sites[i].sym = module_sym(m, m->sites[i].addr - 4);	/* after endbr64 */
 	}
 keep:
 	ps.mods[m->index] = m;
@@ -501,10 +551,19 @@ int ps_modules_scan(void)
 	if (!ps.site_index)
 		return -ENOMEM;
 	for (unsigned i = 0; i < ps.nmods; i++)
-		for (size_t j = 0; j < ps.mods[i]->nsites; j++)
+		for (size_t j = 0; j < ps.mods[i]->nsites; j++) {
+			ps.mods[i]->sites[j].gindex = (uint32_t)k;
 			ps.site_index[k++] = &ps.mods[i]->sites[j];
+		}
 	ps.nsites = total;
 	return ctx.err;
+}
+
+struct ps_module *ps_module_of_id(uint32_t id)
+{
+	unsigned i = id >> PS_ID_SHIFT;
+
+	return i < atomic_load_explicit(&ps.nmods, memory_order_acquire) ? ps.mods[i] : NULL;
 }
 
 struct ps_site *ps_site_by_id(uint32_t id)
@@ -550,6 +609,7 @@ const struct ps_sym *ps_sym_by_addr(uintptr_t addr, const struct ps_module **mod
 			continue;
 		if (mod)
 			*mod = m;
+		ps_module_syms(m);
 		return module_sym(m, addr);
 	}
 	return NULL;
@@ -609,7 +669,8 @@ int ps_stubs_map(struct ps_module *m)
 
 	if (!m->nsites)
 		return 0;
-	size = page_up(ps.arch->hub_size + m->nsites * ps.arch->stub_size);
+	/* The stubs, then one data page for the trampoline slot. */
+	size = page_up(m->nsites * ps.arch->stub_size) + page_size();
 	lo_bound = m->text_hi > reach ? m->text_hi - reach : page_size() * 16;
 	if (lo_bound < 0x10000)
 		lo_bound = 0x10000;
@@ -664,19 +725,22 @@ int ps_stubs_map(struct ps_module *m)
 		       m->name, (unsigned long)best, strerror(err));
 		return -err;
 	}
-	ps.arch->write_hub(p, (uintptr_t)ps.arch->tramp);
+	m->tramp_slot = (_Atomic uintptr_t *)(p + size - page_size());
+	atomic_store(m->tramp_slot, ps.tramp ? ps.tramp : (uintptr_t)ps.arch->tramp);
 	for (size_t i = 0; i < m->nsites; i++) {
-		uintptr_t at = (uintptr_t)p + ps.arch->hub_size + i * ps.arch->stub_size;
+		uintptr_t at = (uintptr_t)p + i * ps.arch->stub_size;
 
-		if (!ps.arch->write_stub((uint8_t *)at, at, m->sites[i].id, (uintptr_t)p)) {
+		if (!ps.arch->write_stub((uint8_t *)at, at, m->sites[i].id, (uintptr_t)m->tramp_slot)) {
 			munmap(p, size);
+			m->tramp_slot = NULL;
 			return -ERANGE;
 		}
 	}
-	if (mprotect(p, size, PROT_READ | PROT_EXEC) < 0) {
+	if (mprotect(p, size - page_size(), PROT_READ | PROT_EXEC) < 0) {
 		int err = errno;
 
 		munmap(p, size);
+		m->tramp_slot = NULL;
 		ps_log(PATCHSITE_LOG_ERROR, "%s: cannot make the stub page executable: %s%s",
 		       m->name, strerror(err), err == EACCES || err == EPERM
 		       ? " (a W^X policy: SELinux execmem, MemoryDenyWriteExecute or PR_SET_MDWE)"

@@ -59,8 +59,7 @@ static void sync_cores(void)
 
 static uintptr_t stub_of(const struct ps_site *s)
 {
-	return (uintptr_t)s->mod->stubs + ps.arch->hub_size +
-	       (s->id & PS_ID_MASK) * (uintptr_t)ps.arch->stub_size;
+	return (uintptr_t)s->mod->stubs + (s->id & PS_ID_MASK) * (uintptr_t)ps.arch->stub_size;
 }
 
 /* The bytes a site holds in a state. */

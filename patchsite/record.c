@@ -1,0 +1,439 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The built-in tracers' writer side: per-thread rings of 8-byte words,
+ * the function_graph shadow stack, and the hooks that keep hooked return
+ * addresses right when the stack is unwound (C++ exceptions, pthread_exit)
+ * or cut (longjmp).
+ *
+ * The common case runs in the arch's fast trampolines, which need only
+ * struct ps_fast (TLS): the write pointer, an entry budget and the upper
+ * half of the time stamp.  Everything else comes here: a new thread, a
+ * spent budget (the ring or the shadow stack is nearly full, or due to
+ * wrap), a new upper half (a mark word with the CPU goes first), a return
+ * that does not match the top shadow frame.  The budget is how many
+ * entries fit, two words each, leaving room for the exits of every open
+ * frame, so exits never check.  A full ring drops new entries and counts
+ * them (ftrace's producer/consumer mode); nothing grows.
+ *
+ * Time stamps are the TSC (constant and non-stop on the machines we
+ * target), converted to CLOCK_MONOTONIC with a rate measured between
+ * start-up and the first conversion.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <x86intrin.h>
+
+#include "internal.h"
+
+#define HIDDEN __attribute__((visibility("hidden")))
+#define PS_FRAMES	1024		/* shadow frames per thread: the deepest max depth */
+#define PS_SLACK	16		/* words kept for marks and signal handlers */
+
+__thread struct ps_fast ps_fast __attribute__((tls_model("initial-exec")));
+size_t ps_ring_bytes = 1024 * 1024;
+unsigned ps_graph_max_depth = PS_FRAMES;
+
+static uint64_t tsc0, ns0;
+static double ns_per_tsc;
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void ps_record_init(void)
+{
+	ns0 = mono_ns();
+	tsc0 = __rdtsc();
+}
+
+/* CLOCK_MONOTONIC ns of a TSC value; the rate is measured over >= 20 ms once. */
+uint64_t ps_tsc_to_ns(uint64_t tsc)
+{
+	if (!ns_per_tsc) {
+		uint64_t ns = mono_ns(), t;
+
+		while (ns - ns0 < 20000000) {
+			struct timespec d = { 0, 20000000 - (long)(ns - ns0) };
+
+			nanosleep(&d, NULL);
+			ns = mono_ns();
+		}
+		t = __rdtsc();
+		ns_per_tsc = t > tsc0 ? (double)(ns - ns0) / (double)(t - tsc0) : 1.0;
+	}
+	return ns0 + (uint64_t)((double)(int64_t)(tsc - tsc0) * ns_per_tsc);
+}
+
+static void *map_zero(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* The calling thread's ring and shadow stack (the first event of a thread). */
+static struct ps_thread *thread_setup(void)
+{
+	struct ps_fast *f = &ps_fast;
+	struct ps_thread *t = f->t;
+	size_t bytes;
+
+	if (t && t->base)
+		return t;
+	t = ps_thread_self();
+	if (!t)
+		return NULL;
+	if (!t->base) {
+		bytes = ps_ring_bytes & ~(size_t)7;
+		t->frames = map_zero((PS_FRAMES + 1) * sizeof(struct ps_frame));
+		t->base = t->frames ? map_zero(bytes) : NULL;
+		if (!t->base) {
+			if (t->frames)
+				munmap(t->frames, (PS_FRAMES + 1) * sizeof(struct ps_frame));
+			t->frames = NULL;
+			return NULL;
+		}
+		t->frames[0].key = 1;	/* a sentinel no return matches */
+		t->frames_end = t->frames + 1 + PS_FRAMES;
+		t->end = t->base + bytes / 8;
+	}
+	f->wp = t->base;
+	f->fp = t->frames + 1;
+	f->budget = 0;
+	f->t = t;
+	atomic_store(&t->fast, f);
+	return t;
+}
+
+/* Start a new stretch of time: a mark word (upper half, CPU).  False when full. */
+static bool mark(struct ps_thread *t, struct ps_fast *f, uint64_t tsc)
+{
+	uint32_t hi = (uint32_t)(tsc >> 32);
+
+	if (hi == f->hi)
+		return true;
+	if (t->end - f->wp < 2)
+		return false;
+	f->wp[0] = (uint64_t)hi << 32 | PS_EV_MARK;
+	f->wp[1] = (uint64_t)sched_getcpu();
+	f->wp += 2;
+	f->hi = hi;
+	return true;
+}
+
+/* Entries that fit now (two words each, the open frames' exits kept); may wrap the ring. */
+static int32_t budget(struct ps_thread *t, struct ps_fast *f)
+{
+	uint64_t cap = (uint64_t)(t->end - t->base), open = (uint64_t)(f->fp - (t->frames + 1));
+	uint64_t need = open + PS_SLACK + 2, lin, total, b;
+
+	for (;;) {
+		uint64_t head = atomic_load_explicit(&t->lap, memory_order_relaxed) +
+				(uint64_t)(f->wp - t->base);
+		uint64_t tail = atomic_load_explicit(&t->tail, memory_order_acquire);
+
+		total = cap - (head - tail < cap ? head - tail : cap);
+		lin = (uint64_t)(t->end - f->wp);
+		if (lin >= need || total < need || total - lin < need)
+			break;
+		/* The end is near and the start is free: pad and wrap. */
+		for (uint64_t *p = f->wp; p < t->end; p++)
+			*p = PS_EV_PAD;
+		f->wp = t->base;
+		atomic_store_explicit(&t->lap, head + lin, memory_order_release);
+	}
+	b = (lin < total ? lin : total);
+	if (b < need)
+		return 0;
+	b = (b - need) / 2;
+	if (b > (uint64_t)(PS_FRAMES - open))
+		b = PS_FRAMES - open;
+	return b > INT32_MAX ? INT32_MAX : (int32_t)b;
+}
+
+/* One entry's room: true with the budget taken, false (counted lost) when full. */
+static bool take(struct ps_thread *t, struct ps_fast *f)
+{
+	if (f->budget <= 0)
+		f->budget = budget(t, f);
+	if (f->budget <= 0) {
+		f->budget = 0;
+		atomic_fetch_add_explicit(&t->lost, 1, memory_order_relaxed);
+		return false;
+	}
+	f->budget--;
+	return true;
+}
+
+static void put_exit(struct ps_thread *t, struct ps_fast *f, uint64_t tsc, uint64_t idw)
+{
+	if (f->wp >= t->end) {
+		atomic_fetch_add_explicit(&t->lost, 1, memory_order_relaxed);
+		return;
+	}
+	*f->wp++ = tsc << 32 | (uint32_t)(idw | PS_EV_EXIT);
+}
+
+static void func_entry(uint32_t idw, unsigned long parent)
+{
+	struct ps_fast *f = &ps_fast;
+	struct ps_thread *t = thread_setup();
+	uint64_t tsc = __rdtsc();
+
+	if (!t)
+		return;
+	if (!mark(t, f, tsc)) {
+		atomic_fetch_add_explicit(&t->lost, 1, memory_order_relaxed);
+		return;
+	}
+	if (!take(t, f))
+		return;
+	f->wp[0] = tsc << 32 | (idw & ~3u) | PS_EV_FUNC;
+	f->wp[1] = parent;
+	f->wp += 2;
+}
+
+static uintptr_t frame_slot(const struct ps_frame *fr)
+{
+	return (fr->key & ~(uintptr_t)1) + PS_FRAME_KEY_BIAS;
+}
+
+/*
+ * Frames above a new call's return slot belong to calls that can no longer
+ * return (a longjmp went past them): close them.  Only slots near the new
+ * one count, so that a handler on a signal stack at higher addresses does
+ * not close the frames it interrupted.
+ */
+static void close_stale(struct ps_thread *t, struct ps_fast *f, uintptr_t slot, uint64_t tsc)
+{
+	while (f->fp > t->frames + 1) {
+		struct ps_frame *top = f->fp - 1;
+		uintptr_t s = frame_slot(top);
+
+		if (s > slot || slot - s > (64u << 20))
+			break;
+		if (!(top->key & 1) && *(uintptr_t *)s == (uintptr_t)ps.arch->graph_return)
+			break;	/* still hooked: not stale (a signal handler's frames) */
+		put_exit(t, f, tsc, top->idw);
+		f->fp--;
+	}
+}
+
+static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc)
+{
+	struct ps_fast *f = &ps_fast;
+	struct ps_thread *t = thread_setup();
+	uint64_t tsc = __rdtsc();
+	struct ps_frame *fr;
+
+	if (!t)
+		return;
+	if (!mark(t, f, tsc)) {
+		atomic_fetch_add_explicit(&t->lost, 1, memory_order_relaxed);
+		return;
+	}
+	close_stale(t, f, (uintptr_t)loc, tsc);
+	if (ps_graph_trigger && f->fp == t->frames + 1) {
+		if (!site)
+			site = ps_site_by_id(idw >> 2);
+		if (!ps_graph_trigger[site->gindex])
+			return;
+	}
+	if ((unsigned)(f->fp - (t->frames + 1)) >= ps_graph_max_depth)
+		return;		/* deeper than asked: not traced, by design */
+	if (!take(t, f))
+		return;
+	*f->wp++ = tsc << 32 | (idw & ~3u) | PS_EV_ENTRY;
+	fr = f->fp++;
+	fr->ret = *loc;
+	fr->key = (uintptr_t)loc - PS_FRAME_KEY_BIAS;
+	fr->idw = (idw & ~3u) | PS_EV_EXIT;
+	*loc = (uintptr_t)ps.arch->graph_return;
+}
+
+/* From the fast trampolines: a[0] id << 2, a[1] return into the function, a[2] into its caller. */
+HIDDEN void ps_func_entry_slow(unsigned long *a);
+HIDDEN void ps_graph_entry_slow(unsigned long *a);
+HIDDEN void ps_graph_exit_slow(unsigned long *slot);
+
+void ps_func_entry_slow(unsigned long *a)
+{
+	func_entry((uint32_t)a[0], a[2]);
+}
+
+void ps_graph_entry_slow(unsigned long *a)
+{
+	graph_entry(NULL, (uint32_t)a[0], &a[2]);
+}
+
+/* A hooked return whose slot is not the top frame's, or a new time stretch: slot gets the real address. */
+void ps_graph_exit_slow(unsigned long *slot)
+{
+	struct ps_fast *f = &ps_fast;
+	struct ps_thread *t = f->t;
+	uint64_t tsc = __rdtsc();
+	uintptr_t key = (uintptr_t)slot - PS_FRAME_KEY_BIAS;
+
+	if (!mark(t, f, tsc))
+		atomic_fetch_add_explicit(&t->lost, 1, memory_order_relaxed);
+	/* Frames of calls a longjmp skipped lie above (at lower addresses): close them. */
+	while (f->fp > t->frames + 1 && ((f->fp - 1)->key & ~(uintptr_t)1) < key) {
+		put_exit(t, f, tsc, (f->fp - 1)->idw);
+		f->fp--;
+	}
+	if (f->fp > t->frames + 1 && ((f->fp - 1)->key & ~(uintptr_t)1) == key) {
+		f->fp--;
+		*slot = f->fp->ret;
+		put_exit(t, f, tsc, f->fp->idw);
+		return;
+	}
+	/* Nothing can tell where this return was going. */
+	ps_log(PATCHSITE_LOG_ERROR, "function_graph: return through %p matches no shadow frame",
+	       (void *)slot);
+	abort();
+}
+
+/* The built-in ops, for the generic dispatcher (other ops registered too). */
+static void function_call(unsigned long ip, unsigned long parent, struct patchsite_ops *op,
+			  struct patchsite_regs *regs)
+{
+	struct ps_thread *t = ps_thread_self();
+
+	(void)ip, (void)op, (void)regs;
+	if (t)
+		func_entry(t->cur_idw, parent);
+}
+
+static void graph_call(unsigned long ip, unsigned long parent, struct patchsite_ops *op,
+		       struct patchsite_regs *regs)
+{
+	struct ps_thread *t = ps_thread_self();
+
+	(void)ip, (void)parent, (void)op;
+	if (t)
+		graph_entry(NULL, t->cur_idw, patchsite_regs_parent_loc(regs));
+}
+
+struct patchsite_ops ps_function_ops = { .func = function_call };
+struct patchsite_ops ps_graph_ops = { .func = graph_call };
+uint8_t *ps_graph_trigger;
+
+/*
+ * Unwinding.  An unwinder reads return addresses from the stack, so before
+ * one runs every hooked slot of the thread gets its real address back
+ * (the frame stays, marked unhooked).  When a handler catches, frames
+ * below the catcher are closed and the others hooked again.
+ */
+static void unhook_all(void)
+{
+	struct ps_fast *f = &ps_fast;
+	struct ps_thread *t = f->t;
+
+	if (!t || !f->fp)
+		return;
+	for (struct ps_frame *fr = t->frames + 1; fr < f->fp; fr++) {
+		uintptr_t *slot = (uintptr_t *)frame_slot(fr);
+
+		if (!(fr->key & 1) && *slot == (uintptr_t)ps.arch->graph_return)
+			*slot = fr->ret;
+		fr->key |= 1;
+	}
+}
+
+/* A handler caught: slots at or below `below` are gone. */
+static void rehook_after_catch(uintptr_t below)
+{
+	struct ps_fast *f = &ps_fast;
+	struct ps_thread *t = f->t;
+	uint64_t tsc = __rdtsc();
+
+	if (!t || !f->fp)
+		return;
+	mark(t, f, tsc);
+	while (f->fp > t->frames + 1 && frame_slot(f->fp - 1) <= below) {
+		put_exit(t, f, tsc, (f->fp - 1)->idw);
+		f->fp--;
+	}
+	for (struct ps_frame *fr = t->frames + 1; fr < f->fp; fr++) {
+		uintptr_t *slot = (uintptr_t *)frame_slot(fr);
+
+		if ((fr->key & 1) && *slot == fr->ret) {
+			*slot = (uintptr_t)ps.arch->graph_return;
+			fr->key &= ~(uintptr_t)1;
+		}
+	}
+}
+
+/* Close every frame of the thread (it is leaving without returning through them). */
+static void close_all(void)
+{
+	struct ps_fast *f = &ps_fast;
+	struct ps_thread *t = f->t;
+	uint64_t tsc = __rdtsc();
+
+	if (!t || !f->fp)
+		return;
+	unhook_all();
+	mark(t, f, tsc);
+	while (f->fp > t->frames + 1) {
+		put_exit(t, f, tsc, (f->fp - 1)->idw);
+		f->fp--;
+	}
+}
+
+static void *next_sym(const char *name)
+{
+	return dlsym(RTLD_NEXT, name);
+}
+
+#define EXPORT __attribute__((visibility("default")))
+
+EXPORT void __cxa_throw(void *obj, void *tinfo, void (*dest)(void *))
+{
+	static void (*real)(void *, void *, void (*)(void *)) __attribute__((noreturn));
+
+	if (!real)
+		real = next_sym("__cxa_throw");
+	unhook_all();
+	real(obj, tinfo, dest);
+}
+
+EXPORT void __cxa_rethrow(void)
+{
+	static void (*real)(void) __attribute__((noreturn));
+
+	if (!real)
+		real = next_sym("__cxa_rethrow");
+	unhook_all();
+	real();
+}
+
+EXPORT void *__cxa_begin_catch(void *exc)
+{
+	static void *(*real)(void *);
+
+	if (!real)
+		real = next_sym("__cxa_begin_catch");
+	rehook_after_catch((uintptr_t)__builtin_frame_address(0) + sizeof(void *));
+	return real(exc);
+}
+
+EXPORT void pthread_exit(void *ret)
+{
+	static void (*real)(void *) __attribute__((noreturn));
+
+	if (!real)
+		real = next_sym("pthread_exit");
+	close_all();
+	real(ret);
+}
