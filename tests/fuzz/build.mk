@@ -19,11 +19,6 @@ FUZZ_VERIFY  := $(filter-out %/main.o,$(patsubst %.c,$(FUZZ_B)/obj/%.o,$(wildcar
 FUZZ_HARNESS := elfobj recordmcount $(if $(wildcard verify/audit.c),patchverify)
 FUZZ_BINS    := $(FUZZ_HARNESS:%=$(FUZZ_B)/fuzz_%)
 
-# verify/calls.c passes qsort() a NULL table when there are no calls (UBSan
-# nonnull-attribute; reported, reproducer testdata/bad/pv-empty-calls-qsort.o).
-# Until it is fixed, that one check is off for verify/ so fuzzing goes deeper.
-$(FUZZ_VERIFY): FUZZ_CFLAGS += -fno-sanitize=nonnull-attribute
-
 $(FUZZ_B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(call quiet,FUZZCC,$@)$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
