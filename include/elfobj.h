@@ -56,7 +56,7 @@ enum {
 enum { EO_SHF_ALLOC = 0x2, EO_SHF_EXECINSTR = 0x4 };
 enum { EO_ET_REL = 1, EO_ET_EXEC = 2, EO_ET_DYN = 3 };
 enum { EO_STB_LOCAL = 0, EO_STB_GLOBAL = 1, EO_STB_WEAK = 2 };
-enum { EO_STT_FUNC = 2, EO_STT_SECTION = 3 };
+enum { EO_STT_NOTYPE = 0, EO_STT_FUNC = 2, EO_STT_SECTION = 3 };
 
 /* Open path.  Reports one diagnostic naming the file on failure. */
 int elfobj_open(const char *path, struct elfobj **out);
@@ -95,6 +95,12 @@ int elfobj_set_rel(struct elfobj *o, size_t idx, size_t k, const struct eo_rel *
  * Returns the new symbol's index or a negative errno.
  */
 long elfobj_add_section_symbol(struct elfobj *o, size_t sec);
+/*
+ * The same for an unnamed local symbol of the given type at sec+value.
+ * Adding a symbol reallocates the symbol array: pointers from
+ * elfobj_sym() taken before are stale afterwards.
+ */
+long elfobj_add_local_symbol(struct elfobj *o, size_t sec, uint64_t value, uint8_t type);
 
 /* Append a string to the section name table; returns its offset. */
 long elfobj_add_shstr(struct elfobj *o, const char *s);

@@ -74,7 +74,7 @@ static int renumber_symbol(struct elfobj *o, uint32_t from, uint32_t to)
 	return 0;
 }
 
-long elfobj_add_section_symbol(struct elfobj *o, size_t sec)
+long elfobj_add_local_symbol(struct elfobj *o, size_t sec, uint64_t value, uint8_t type)
 {
 	uint32_t first_global = o->secs[o->symtab].info;
 	uint32_t end = (uint32_t)o->nsyms;
@@ -87,7 +87,7 @@ long elfobj_add_section_symbol(struct elfobj *o, size_t sec)
 		return eo_fail(o, -EINVAL, "%s", "no usable symbol table");
 	if (sec >= SHN_LORESERVE && !o->shndx_sec)
 		return eo_fail(o, -ENOTSUP, "%s",
-			       "cannot add a section symbol: no extended section index table");
+			       "cannot add a symbol: no extended section index table");
 	if ((err = grow_gsyms(o)))
 		return err;
 	gsyms = o->symbuf;
@@ -101,13 +101,14 @@ long elfobj_add_section_symbol(struct elfobj *o, size_t sec)
 	gxndx[end] = gxndx[first_global];
 	syms[end] = syms[first_global];
 	gsyms[first_global] = (GElf_Sym){
-		.st_info = GELF_ST_INFO(STB_LOCAL, STT_SECTION),
+		.st_info = GELF_ST_INFO(STB_LOCAL, type),
 		.st_shndx = sec < SHN_LORESERVE ? (Elf64_Section)sec : SHN_XINDEX,
+		.st_value = value,
 	};
 	gxndx[first_global] = sec < SHN_LORESERVE ? 0 : (Elf32_Word)sec;
 	syms[first_global] = (struct eo_sym){
-		.name = "", .shndx = (uint32_t)sec, .defined = true,
-		.bind = STB_LOCAL, .type = STT_SECTION,
+		.name = "", .shndx = (uint32_t)sec, .defined = true, .value = value,
+		.bind = STB_LOCAL, .type = type,
 	};
 	o->nsyms++;
 	o->symbuf_n = o->nsyms;
@@ -115,6 +116,11 @@ long elfobj_add_section_symbol(struct elfobj *o, size_t sec)
 	if (first_global < end && (err = renumber_symbol(o, first_global, end)))
 		return err;
 	return first_global;
+}
+
+long elfobj_add_section_symbol(struct elfobj *o, size_t sec)
+{
+	return elfobj_add_local_symbol(o, sec, 0, STT_SECTION);
 }
 
 long elfobj_add_shstr(struct elfobj *o, const char *s)

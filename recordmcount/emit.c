@@ -4,11 +4,7 @@
  *   1. calls in untraced code become NOPs (where the arch has a build-time
  *      NOP) and their relocations R_*_NONE, so they cost nothing and the
  *      linker leaves them alone;
- *   2. each traced section gets a reference symbol: its section symbol,
- *      else a local or global non-weak symbol in it (a weak one can be
- *      overridden at link time, which would move every entry), else a new
- *      section symbol; where the linker relaxes code (RISC-V), an entry
- *      that would reach across a relaxable spot uses its function instead;
+ *   2. each entry gets a symbol it is relative to (refs.c);
  *   3. __mcount_loc gets one word per traced site, relocated by the arch's
  *      absolute word relocation against the reference symbol; REL or RELA
  *      as the object's own code relocations are;
@@ -104,163 +100,32 @@ static enum rmc_status nop_traced(struct record *r)
 	return st;
 }
 
-static bool usable_ref(const struct record *r, const struct eo_sym *s)
-{
-	if (s->type == EO_STT_SECTION)
-		return true;
-	if (s->bind != EO_STB_LOCAL && s->bind != EO_STB_GLOBAL)
-		return false;
-	return !(r->a->ref_skips_func && s->type == EO_STT_FUNC);
-}
-
-/* refs[sec]: the reference symbol of each section, 0 where none; one pass. */
-static void choose_refs(const struct record *r, size_t *refs)
-{
-	size_t i, n = elfobj_nsyms(r->o), shnum = elfobj_shnum(r->o);
-
-	for (i = 0; i < shnum; i++)
-		refs[i] = 0;
-	for (i = 1; i < n; i++) {
-		const struct eo_sym *s = elfobj_sym(r->o, i);
-		size_t cur;
-
-		if (!s->defined || s->shndx >= shnum || !usable_ref(r, s))
-			continue;
-		cur = refs[s->shndx];
-		if (!cur || (s->type == EO_STT_SECTION &&
-			     elfobj_sym(r->o, cur)->type != EO_STT_SECTION))
-			refs[s->shndx] = i;
-	}
-}
-
-static int find_refs(struct record *r, size_t *refs)
-{
-	size_t i, added = 0;
-
-	choose_refs(r, refs);
-	for (i = 0; i < r->nsites; i++) {
-		size_t sec = r->sites[i].sec;
-
-		if (!r->sites[i].traced || refs[sec])
-			continue;
-		/* Only weak symbols here: a section symbol of our own is safe. */
-		if (elfobj_add_section_symbol(r->o, sec) < 0)
-			return -EINVAL;
-		refs[sec] = 1;	/* placeholder until the pass below */
-		added++;
-	}
-	if (added)
-		choose_refs(r, refs);
-	return 0;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Sorted offsets of the relaxable relocations of one relocation section. */
-struct relax_spots {
-	size_t relsec;
-	uint64_t *off;
-	size_t n;
-};
-
-static int load_relax(struct record *r, size_t relsec, struct relax_spots *rs)
-{
-	const struct eo_rel *rels;
-	size_t k, n;
-
-	free(rs->off);
-	*rs = (struct relax_spots){ .relsec = relsec };
-	if (elfobj_rels(r->o, relsec, &rels, &n))
-		return -EINVAL;
-	rs->off = malloc((n ? n : 1) * sizeof(*rs->off));
-	if (!rs->off)
-		return -ENOMEM;
-	for (k = 0; k < n; k++)
-		if (rels[k].type == r->a->relax_reloc)
-			rs->off[rs->n++] = rels[k].offset;
-	qsort(rs->off, rs->n, sizeof(*rs->off), cmp_u64);
-	return 0;
-}
-
-/* Is there a relaxable spot in [from, to)? */
-static bool relax_within(const struct relax_spots *rs, uint64_t from, uint64_t to)
-{
-	size_t lo = 0, hi = rs->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (rs->off[mid] < from)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < rs->n && rs->off[lo] < to;
-}
-
-/*
- * The reference symbol of one site.  Where code can shrink at link time,
- * the section's reference serves only if nothing relaxable lies between
- * it and the call; else the (non-weak) function holding the call, which
- * the linker moves with its code.
- */
-static long site_ref(struct record *r, const struct site *s, const size_t *refs,
-		     struct relax_spots *rs)
-{
-	const struct eo_sym *ref = elfobj_sym(r->o, refs[s->sec]), *fn;
-	uint64_t delta;
-	char w[256];
-
-	if (!r->a->relax_reloc)
-		return (long)refs[s->sec];
-	if (rs->relsec != s->relsec && load_relax(r, s->relsec, rs))
-		return -ENOMEM;
-	if (ref->value <= s->off && !relax_within(rs, ref->value, s->off))
-		return (long)refs[s->sec];
-	fn = symindex_covering(record_symindex(r), s->sec, s->off, &delta);
-	if (fn && fn->type == EO_STT_FUNC && fn->bind != EO_STB_WEAK &&
-	    !relax_within(rs, fn->value, s->off))
-		return (long)elfobj_sym_index(r->o, fn);
-	diag_err(r->path, "%s: no symbol to record this call against: the linker may relax "
-		 "code between %s and the call (a weak function cannot serve); compile with "
-		 "-mno-relax", where(r, s, w, sizeof(w)), fn ? fn->name : "the section start");
-	return -EINVAL;
-}
-
 static enum rmc_status add_table(struct record *r)
 {
 	const struct eo_hdr *h = elfobj_hdr(r->o);
-	size_t *refs = calloc(elfobj_shnum(r->o), sizeof(*refs));
+	long *refs = refs_choose(r);
 	uint64_t *words = calloc(r->ntraced, sizeof(*words));
 	struct eo_rel *rels = calloc(r->ntraced, sizeof(*rels));
-	struct relax_spots rs = { .relsec = 0 };
-	enum rmc_status st = RMC_SYSERR;
-	long name, loc, ref;
+	enum rmc_status st = RMC_REJECTED;
+	long name, loc;
 	size_t i, j = 0;
 
-	if (!refs || !words || !rels) {
+	if (!refs)
+		goto out;
+	st = RMC_SYSERR;
+	if (!words || !rels) {
 		diag_err(r->path, "out of memory");
 		goto out;
 	}
 	st = RMC_REJECTED;
-	if (find_refs(r, refs))
-		goto out;
 	for (i = 0; i < r->nsites; i++) {
 		const struct site *s = &r->sites[i];
 		int64_t val;
 
 		if (!s->traced)
 			continue;
-		ref = site_ref(r, s, refs, &rs);
-		if (ref < 0)
-			goto out;
-		val = (int64_t)(s->off - elfobj_sym(r->o, (size_t)ref)->value);
-		rels[j] = (struct eo_rel){ .offset = j * h->word, .sym = (uint32_t)ref,
+		val = (int64_t)(s->off - elfobj_sym(r->o, (size_t)refs[i])->value);
+		rels[j] = (struct eo_rel){ .offset = j * h->word, .sym = (uint32_t)refs[i],
 					   .type = r->a->abs_reloc, .addend = r->rela ? val : 0 };
 		words[j++] = r->rela ? 0 : (uint64_t)val;
 	}
@@ -280,7 +145,6 @@ static enum rmc_status add_table(struct record *r)
 		goto out;
 	st = RMC_OK;
 out:
-	free(rs.off);
 	free(refs);
 	free(words);
 	free(rels);

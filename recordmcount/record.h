@@ -55,6 +55,13 @@ bool scan_traced_section(const char *name);
 bool scan_has_table(const struct record *r);
 /* The symbol index, built on first use (only messages and listings need it). */
 struct symindex *record_symindex(struct record *r);
+/* Forget the index: symbols were added, its pointers are stale. */
+void record_symindex_reset(struct record *r);
+/*
+ * For each site, the index of the symbol its entry is relative to (0 for
+ * untraced sites), adding symbols where needed; NULL after an error.
+ */
+long *refs_choose(struct record *r);
 /* Find and check every hook call.  Reports its own errors. */
 enum rmc_status scan_object(struct record *r);
 /* NOP what must be NOPed, add the table, write the object. */

@@ -47,6 +47,12 @@ struct symindex *record_symindex(struct record *r)
 	return r->si;
 }
 
+void record_symindex_reset(struct record *r)
+{
+	symindex_free(r->si);
+	r->si = NULL;
+}
+
 static int add_site(struct record *r, const struct site *s)
 {
 	if (r->nsites == r->cap) {
