@@ -104,6 +104,14 @@ check() {
 		[ -z "$why" ] && [ "$want" != 0 ] && [ -e "$good/out.o" ] && why="-o: output written"
 		[ -z "$why" ] && [ "$want" != 0 ] && [ "$(wc -l <"$work/err")" -ne 1 ] &&
 			why="-o: $(wc -l <"$work/err") lines on stderr"
+		# --json between two fresh good objects: the same status (but for
+		# write errors: --json writes nothing); the JSON is checked at the end.
+		cp "$SAMPLE" "$good/a.o" && cp "$SAMPLE" "$good/z.o"
+		timeout 20 "$RMC" --json "$good/a.o" "$bad" "$good/z.o" \
+			>"$work/json/$name.json" 2>/dev/null
+		rc=$?
+		[ "$want" = 2 ] && want=0
+		[ -z "$why" ] && [ $rc -ne "$want" ] && why="--json: exit $rc, expected $want"
 	fi
 	rm -f "$good/a.o" "$good/z.o" "$good/out.o" "$snap"
 	if [ -n "$why" ]; then nok "$name" "$why"; else ok "$name"; fi
@@ -136,7 +144,7 @@ pv_check() {
 gen=$work/gen
 python3 tests/bad/mkbad.py "$gen" "$SAMPLE" testdata/obj/i386/pg.o testdata/obj/ppc64/pg.o ||
 	{ echo "tests/bad: mkbad.py failed" >&2; exit 2; }
-mkdir -p "$work/good"
+mkdir -p "$work/good" "$work/json"
 cp "$SAMPLE" "$work/ref.o" && "$RMC" "$work/ref.o" || { echo "tests/bad: $SAMPLE fails" >&2; exit 2; }
 
 # NAME-PATTERN  EXIT  WORDS IN THE MESSAGE
@@ -310,6 +318,19 @@ if $root && mount -t tmpfs -o size=1m tmpfs "$rofs" 2>/dev/null; then
 else
 	skipped "read-only file system" "needs root (mount -t tmpfs)"
 fi
+
+badjson=$(python3 - "$work"/json/*.json <<'EOF'
+import json, sys
+for p in sys.argv[1:]:
+    try:
+        d = json.load(open(p))
+        assert len(d['files']) >= 2, 'the good objects are missing'
+    except (ValueError, KeyError, AssertionError) as e:
+        print(p.rsplit('/', 1)[1][:-5], e)
+EOF
+)
+if [ -n "$badjson" ]; then nok "recordmcount --json" "$badjson"
+else ok "recordmcount --json: valid JSON around every broken input"; fi
 
 # --- patchverify over the same inputs --------------------------------------------
 if [ -x "$PV" ]; then
