@@ -166,7 +166,7 @@ static int check_overlaps(struct elfobj *o)
 
 	if (!e)
 		return eo_fail(o, -ENOMEM, "%s", "out of memory");
-	e[n++] = (struct extent){ 0, o->ehdr.e_ehsize, 0 };
+	e[n++] = (struct extent){ 0, gelf_fsize(o->elf, ELF_T_EHDR, 1, EV_CURRENT), 0 };
 	if (o->ehdr.e_shoff)
 		e[n++] = (struct extent){ o->ehdr.e_shoff,
 			o->ehdr.e_shoff + (uint64_t)o->shnum * o->ehdr.e_shentsize, 0 };
