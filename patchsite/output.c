@@ -414,7 +414,7 @@ int patchsite_trace_write(int fd)
 {
 	struct stream *s = NULL;
 	size_t ns = 0, cap = 0;
-	bool graph = false;
+	bool graph = ps_graph_ops.state && ps_graph_ops.state->s.registered;
 	FILE *f;
 	int dupfd, err = 0;
 

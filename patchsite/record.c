@@ -132,7 +132,7 @@ static bool mark(struct ps_thread *t, struct ps_fast *f, uint64_t tsc)
 }
 
 /* Entries that fit now (two words each, the open frames' exits kept); may wrap the ring. */
-static int32_t budget(struct ps_thread *t, struct ps_fast *f)
+static int32_t budget(struct ps_thread *t, struct ps_fast *f, bool frames)
 {
 	uint64_t cap = (uint64_t)(t->end - t->base), open = (uint64_t)(f->fp - (t->frames + 1));
 	uint64_t need = open + PS_SLACK + 2, lin, total, b;
@@ -156,16 +156,19 @@ static int32_t budget(struct ps_thread *t, struct ps_fast *f)
 	if (b < need)
 		return 0;
 	b = (b - need) / 2;
-	if (b > (uint64_t)(PS_FRAMES - open))
-		b = PS_FRAMES - open;
+	/* The fast path does not count depth: no more entries than could stay within it. */
+	if (frames && open >= ps_graph_max_depth)
+		return 0;
+	if (frames && b > ps_graph_max_depth - open)
+		b = ps_graph_max_depth - open;
 	return b > INT32_MAX ? INT32_MAX : (int32_t)b;
 }
 
 /* One entry's room: true with the budget taken, false (counted lost) when full. */
-static bool take(struct ps_thread *t, struct ps_fast *f)
+static bool take(struct ps_thread *t, struct ps_fast *f, bool frames)
 {
 	if (f->budget <= 0)
-		f->budget = budget(t, f);
+		f->budget = budget(t, f, frames);
 	if (f->budget <= 0) {
 		f->budget = 0;
 		atomic_fetch_add_explicit(&t->lost, 1, memory_order_relaxed);
@@ -196,7 +199,7 @@ static void func_entry(uint32_t idw, unsigned long parent)
 		atomic_fetch_add_explicit(&t->lost, 1, memory_order_relaxed);
 		return;
 	}
-	if (!take(t, f))
+	if (!take(t, f, false))
 		return;
 	f->wp[0] = tsc << 32 | (idw & ~3u) | PS_EV_FUNC;
 	f->wp[1] = parent;
@@ -249,9 +252,11 @@ static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc)
 		if (!ps_graph_trigger[site->gindex])
 			return;
 	}
-	if ((unsigned)(f->fp - (t->frames + 1)) >= ps_graph_max_depth)
+	if ((unsigned)(f->fp - (t->frames + 1)) >= ps_graph_max_depth) {
+		f->budget = 0;
 		return;		/* deeper than asked: not traced, by design */
-	if (!take(t, f))
+	}
+	if (!take(t, f, true))
 		return;
 	*f->wp++ = tsc << 32 | (idw & ~3u) | PS_EV_ENTRY;
 	fr = f->fp++;
@@ -427,6 +432,53 @@ EXPORT void *__cxa_begin_catch(void *exc)
 	rehook_after_catch((uintptr_t)__builtin_frame_address(0) + sizeof(void *));
 	return real(exc);
 }
+
+/*
+ * longjmp: the frames of the calls it leaves are closed before it jumps.
+ * glibc keeps the target %rsp in jmp_buf word 6, mangled with the thread's
+ * pointer guard (%fs:0x30): rotate left 17 after xor.  A target that does
+ * not look like a stack address further up is ignored: the exit path
+ * would then close the frames later (same result, later time stamps).
+ */
+static void before_longjmp(const void *env)
+{
+	struct ps_fast *f = &ps_fast;
+	struct ps_thread *t = f->t;
+	uintptr_t w = ((const uintptr_t *)env)[6], guard, sp, here = (uintptr_t)&w;
+	uint64_t tsc = __rdtsc();
+
+	if (!t || !f->fp)
+		return;
+	__asm__("movq %%fs:0x30, %0" : "=r"(guard));
+	sp = ((w >> 17) | (w << 47)) ^ guard;
+	if (sp <= here || sp - here > (64u << 20))
+		return;
+	mark(t, f, tsc);
+	while (f->fp > t->frames + 1 && frame_slot(f->fp - 1) < sp) {
+		struct ps_frame *top = f->fp - 1;
+		uintptr_t *slot = (uintptr_t *)frame_slot(top);
+
+		if (!(top->key & 1) && *slot == (uintptr_t)ps.arch->graph_return)
+			*slot = top->ret;
+		put_exit(t, f, tsc, top->idw);
+		f->fp--;
+	}
+}
+
+#define LONGJMP_WRAPPER(name)							\
+	EXPORT void name(void *env, int val)					\
+	{									\
+		static void (*real)(void *, int) __attribute__((noreturn));	\
+										\
+		if (!real)							\
+			real = next_sym(#name);					\
+		before_longjmp(env);						\
+		real(env, val);							\
+	}
+LONGJMP_WRAPPER(longjmp)
+LONGJMP_WRAPPER(_longjmp)
+LONGJMP_WRAPPER(siglongjmp)
+LONGJMP_WRAPPER(__longjmp_chk)
 
 EXPORT void pthread_exit(void *ret)
 {

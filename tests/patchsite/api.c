@@ -52,6 +52,28 @@ static void count_hit(unsigned long ip, unsigned long parent_ip, struct patchsit
 	}
 }
 
+/* The built-in tracer's trace, written to a temporary file and read back. */
+static char trace_text[65536];
+
+static void trace_load(void)
+{
+	FILE *f = tmpfile();
+	size_t n = 0;
+
+	if (f) {
+		patchsite_trace_write(fileno(f));
+		rewind(f);
+		n = fread(trace_text, 1, sizeof(trace_text) - 1, f);
+		fclose(f);
+	}
+	trace_text[n] = '\0';
+}
+
+static int trace_has(const char *what)
+{
+	return strstr(trace_text, what) != NULL;
+}
+
 static void run_calls(void)
 {
 	api_f1(42, 1);
@@ -166,7 +188,23 @@ int main(void)
 	patchsite_for_each_function(list_cb, &l);
 	check(l.enabled == 0, "no ops: every site is a NOP");
 
-	check(patchsite_set_tracer("function_graph") == -EOPNOTSUPP, "function_graph: EOPNOTSUPP");
+	/* function_graph alone (its fast trampoline), then next to an ops (the dispatcher). */
+	check(patchsite_set_filter(NULL, "api_g api_f2", 1) == 0, "built-in filter");
+	check(patchsite_set_tracer("function_graph") == 0, "function_graph");
+	run_calls();
+	trace_load();
+	check(trace_has("api_g() {") && trace_has("api_f2();") && !trace_has("api_f1"),
+	      "function_graph alone: api_g() { api_f2(); }, filtered");
+	check(patchsite_set_filter(&ops2, "api_g", 1) == 0 && patchsite_register_function(&ops2) == 0,
+	      "function_graph next to another ops");
+	reset(&c2);
+	run_calls();
+	trace_load();
+	check(c2.g == 1 && trace_has("api_g() {") && trace_has("api_f2();"),
+	      "function_graph through the dispatcher, the other ops called");
+	check(patchsite_unregister_function(&ops2) == 0, "unregister the other ops");
+	check(patchsite_set_graph_max_depth(0) == -EINVAL, "max depth 0: EINVAL");
+	check(patchsite_set_tracer("nop") == 0, "tracer nop");
 	check(patchsite_set_tracer("bogus") == -EINVAL, "unknown tracer: EINVAL");
 	check(patchsite_ops_release(&ops1) == 0 && patchsite_ops_release(&ops2) == 0, "release");
 	printf("%s\n", failures ? "api: FAILED" : "api: ok");

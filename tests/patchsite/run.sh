@@ -41,6 +41,9 @@ fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2
 
 normalise() {
 	sed -E -e 's/^ *[^ ]+-[0-9]+ +\[[0-9]+\] +[0-9]+\.[0-9]+:/TASK-PID [CPU] TIME:/' \
+	    -e 's/^ *[0-9]+\) +[^ ]+-[0-9]+ \|/CPU) TASK-PID |/' \
+	    -e 's/\| [ +!#*@$] +[0-9]+\.[0-9]+ us \|/| DURATION |/' \
+	    -e 's/^ *[0-9]+\) [^ ]+-[0-9]+ => [^ ]+-[0-9]+$/CPU) TASK-PID => TASK-PID/' \
 	    -e 's/0x[0-9a-f]+/ADDR/g' -e 's/#P:[0-9]+/#P:N/' "$1"
 }
 
@@ -117,6 +120,30 @@ for form in $FORMS; do
 	PATCHSITE_TRACER=function PATCHSITE_FILTER='work_*' PATCHSITE_OUTPUT="$T/trace" \
 		run_traced "$T/out" "$T/err" "$T/basic-$form"
 	compare "$form: PATCHSITE_FILTER=work_*" basic.filter "$T/trace"
+
+	# function_graph, and its return hooking across longjmp, thread exit, C++ exceptions.
+	PATCHSITE_TRACER=function_graph PATCHSITE_OUTPUT="$T/trace" \
+		run_traced "$T/out" "$T/err" "$T/basic-$form"
+	if grep -qx 'sum=5' "$T/out" && [ ! -s "$T/err" ]; then
+		compare "$form: function_graph" basic.graph "$T/trace"
+	else
+		fail "$form: function_graph" "$T/err"
+	fi
+	for sample in longjmp:c:'sum=22' texit:c:'ret=5,7' except:cc:'sum=2'; do
+		name=${sample%%:*} rest=${sample#*:} ext=${rest%%:*} want=${rest#*:}
+		if [ $ext = cc ]; then
+			CC=g++ build "$T/$name-$form" $form $SRC/$name.cc
+		else
+			build "$T/$name-$form" $form $SRC/$name.c -- -pthread
+		fi || { fail "$form: build $name" "$T/build.log"; continue; }
+		PATCHSITE_TRACER=function_graph PATCHSITE_OUTPUT="$T/trace" \
+			run_traced "$T/out" "$T/err" "$T/$name-$form"
+		if [ $? -eq 0 ] && grep -qx "$want" "$T/out" && [ ! -s "$T/err" ]; then
+			compare "$form: function_graph across $name" $name.graph "$T/trace"
+		else
+			fail "$form: function_graph across $name" "$T/err"
+		fi
+	done
 
 	# Threads and fork.
 	if build "$T/threads-$form" $form $SRC/threads.c -- -pthread; then
@@ -204,7 +231,46 @@ bad_setting() {	# NAME VAR=VALUE...
 bad_setting "filter matches nothing" PATCHSITE_FILTER=no_such_function
 bad_setting "notrace matches nothing" PATCHSITE_NOTRACE='nope*'
 bad_setting "unknown tracer" PATCHSITE_TRACER=bogus
-bad_setting "function_graph not done" PATCHSITE_TRACER=function_graph
+bad_setting "unknown format" PATCHSITE_FORMAT=xml
+bad_setting "folded without function_graph" PATCHSITE_FORMAT=folded
+bad_setting "max depth 0" PATCHSITE_TRACER=function_graph PATCHSITE_MAX_DEPTH=0
+bad_setting "graph function matches nothing" PATCHSITE_TRACER=function_graph \
+	PATCHSITE_GRAPH_FUNCTION=nope
+
+# function_graph options, on the PIE build.
+PATCHSITE_TRACER=function_graph PATCHSITE_GRAPH_FUNCTION=work_mid PATCHSITE_OUTPUT="$T/trace" \
+	run_traced "$T/out" "$T/err" "$T/basic-pie"
+compare "PATCHSITE_GRAPH_FUNCTION=work_mid: only work_mid and its callees" basic.graph-function \
+	"$T/trace"
+PATCHSITE_TRACER=function_graph PATCHSITE_MAX_DEPTH=2 PATCHSITE_OUTPUT="$T/trace" \
+	run_traced "$T/out" "$T/err" "$T/basic-pie"
+compare "PATCHSITE_MAX_DEPTH=2: work_leaf (depth 3) not recorded" basic.max-depth "$T/trace"
+
+# Chrome trace-event JSON: valid JSON, events of several threads, children inside parents.
+for tracer in function_graph function; do
+	PATCHSITE_TRACER=$tracer PATCHSITE_FORMAT=chrome PATCHSITE_OUTPUT="$T/trace.json" \
+		run_traced "$T/out" "$T/err" "$T/threads-pie"
+	if python3 tests/patchsite/check_chrome.py "$T/trace.json" $tracer >"$T/check" 2>&1; then
+		pass "chrome JSON ($tracer): $(cat "$T/check")"
+	else
+		fail "chrome JSON ($tracer)" "$T/check"
+	fi
+done
+
+# Folded stacks: `comm;f;g count` lines, every frame a known function, counts positive.
+PATCHSITE_TRACER=function_graph PATCHSITE_FORMAT=folded PATCHSITE_OUTPUT="$T/folded" \
+	run_traced "$T/out" "$T/err" "$T/basic-pie" 3
+if awk '
+	NF != 2 || $2 !~ /^[0-9]+$/ || $2 < 1 { bad = 1 }
+	{ n = split($1, f, ";"); if (f[1] != "basic-pie" || n < 2 || f[2] != "main") bad = 1
+	  for (i = 2; i <= n; i++) if (f[i] !~ /^(main|work_mid|work_leaf|other|skip_me)$/) bad = 1
+	  if (seen[$1]++) bad = 1 }
+	END { exit bad || NR != 5 }' "$T/folded" &&
+   grep -q '^basic-pie;main;work_mid;work_leaf [0-9]*$' "$T/folded"; then
+	pass "folded stacks: $(wc -l <"$T/folded") distinct stacks, e.g. $(grep work_leaf "$T/folded" | cut -d' ' -f1)"
+else
+	fail "folded stacks" "$T/folded"
+fi
 bad_setting "buffer size" PATCHSITE_BUFFER_KB=12x
 bad_setting "output" PATCHSITE_OUTPUT=/nonexistent/dir/trace
 
@@ -225,14 +291,26 @@ for form in nop pfe; do
 	fi
 done
 
-# Lost events: a 4 KB ring holds 64 events (a power of two); the rest are counted, not stored.
+# Lost events: a 4 KB ring is 512 words: one time mark (2 words), 246 function events
+# (2 words each), and 18 words kept back for exits and marks; the rest are counted, not stored.
 PATCHSITE_TRACER=function PATCHSITE_BUFFER_KB=4 PATCHSITE_OUTPUT="$T/trace" \
 	run_traced "$T/out" "$T/err" "$T/basic-nonpie" 1000
-if grep -q '^# entries-in-buffer/entries-written: 64/4001 ' "$T/trace" &&
-   grep -q 'LOST 3937 EVENTS' "$T/trace" && [ "$(grep -c ' <-' "$T/trace")" -eq 64 ]; then
-	pass "bounded ring: 64 of 4001 events kept, 3937 counted lost"
+if grep -q '^# entries-in-buffer/entries-written: 246/4001 ' "$T/trace" &&
+   grep -q 'LOST 3755 EVENTS' "$T/trace" && [ "$(grep -c ' <-' "$T/trace")" -eq 246 ]; then
+	pass "bounded ring: 246 of 4001 events kept, 3755 counted lost"
 else
 	fail "bounded ring" "$T/trace"
+fi
+
+# The same for function_graph: what is kept stays balanced (no exit without its entry).
+PATCHSITE_TRACER=function_graph PATCHSITE_BUFFER_KB=4 PATCHSITE_OUTPUT="$T/trace" \
+	run_traced "$T/out" "$T/err" "$T/basic-nonpie" 1000
+opens=$(grep -c '() {$' "$T/trace") closes=$(grep -c '| *}$' "$T/trace")
+if grep -q 'LOST [0-9]* EVENTS' "$T/trace" && ! grep -q '/\*' "$T/trace" &&
+   [ "$opens" -eq "$closes" ] && [ "$(grep -c '();$' "$T/trace")" -gt 100 ]; then
+	pass "bounded ring, function_graph: $(grep -o 'LOST [0-9]* EVENTS' "$T/trace"), $opens calls with children, balanced"
+else
+	fail "bounded ring, function_graph" "$T/trace"
 fi
 
 # Refusal: make other()'s site a different 5-byte NOP (66 0f 1f 40 00, nopw 0x0(%rax))
