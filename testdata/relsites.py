@@ -10,6 +10,7 @@ call by the documented encoding:
   x86-64  e8 rel32 (PC32/PLT32)             site = r_offset - 1
           ff 15 disp32 (GOTPCRELX, PIE)     site = r_offset - 2
   i386    e8 rel32 (PC32/PLT32)             site = r_offset - 1
+          ff 93 disp32 (GOT32X, PIE -pg)    site = r_offset - 2
   s390x   brasl c0 r5 imm32 (PLT32DBL)      site = r_offset - 2
   arm     bl (CALL/PC24), thumb bl (THM_CALL), aarch64 bl (CALL26),
   ppc bl (REL24), sparc call (WDISP30), riscv auipc+jalr (CALL[_PLT]):
@@ -51,6 +52,7 @@ TRACED = {".init.text", ".ref.text", ".sched.text", ".spinlock.text", ".irqentry
 NOP_X86_64 = "0f1f440000"        # nopl 0x0(%rax,%rax,1)
 NOP6_X86_64 = "660f1f440000"     # nopw 0x0(%rax,%rax,1), for the 6-byte ff 15 call
 NOP_I386 = "3e8d742600"          # ds lea 0x0(%esi,%eiz,1),%esi
+NOP6_I386 = "8db600000000"       # lea 0x0(%esi),%esi, for the 6-byte ff 93 call
 NOP_ARM_LE = "0000a0e1"          # mov r0, r0 (e1a00000)
 NOP_THUMB_LE = "00bf"            # nop (bf00)
 NOP_A64_LE = "1f2003d5"          # nop (d503201f)
@@ -125,9 +127,15 @@ def sites(obj):
                 else:
                     raise mcloc.Fail(where + ": unexpected type")
             elif machine == "Intel 80386":
-                expect(typ in ("R_386_PC32", "R_386_PLT32"), where + ": unexpected type")
-                expect(off >= 1 and code[off - 1] == 0xe8, where + ": not after an e8 call")
-                out.append((sec, off - 1, off, typ, "i386"))
+                if typ in ("R_386_PC32", "R_386_PLT32"):
+                    expect(off >= 1 and code[off - 1] == 0xe8, where + ": not after an e8 call")
+                    out.append((sec, off - 1, off, typ, "i386"))
+                elif typ in ("R_386_GOT32X", "R_386_GOT32"):
+                    expect(off >= 2 and code[off - 2:off] == b"\xff\x93",
+                           where + ": not after ff 93")
+                    out.append((sec, off - 2, off, typ, "i386_got"))
+                else:
+                    raise mcloc.Fail(where + ": unexpected type")
             elif machine == "IBM S/390":
                 expect(typ in ("R_390_PLT32DBL", "R_390_PC32DBL"), where + ": unexpected type")
                 expect(off >= 2 and code[off - 2] == 0xc0 and code[off - 1] & 0x0f == 5,
@@ -187,6 +195,8 @@ def nop_line(obj, sec, site, r_offset, kind):
         start, nop, none = site, NOP6_X86_64, "R_X86_64_NONE"
     elif kind == "i386":
         start, nop, none = site, NOP_I386, "R_386_NONE"
+    elif kind == "i386_got":
+        start, nop, none = site, NOP6_I386, "R_386_NONE"
     elif kind == "aarch64" and not big:
         start, nop, none = site, NOP_A64_LE, "R_AARCH64_NONE"
     elif kind == "arm" and not big:

@@ -19,6 +19,13 @@ line per problem and exits 1 if there was any, 0 otherwise.
   check.py code ORIG NEW [NOPS]
       every executable section of ORIG is still there, under the same index
       and name, with the same bytes, except inside the byte ranges NOPS lists.
+  check.py relax NEW
+      RISC-V only (nothing to check elsewhere): the linker may delete bytes
+      at an R_RISCV_RELAX or R_RISCV_ALIGN relocation, so a table entry
+      symbol+addend stays right only if no such relocation lies between the
+      symbol and the call (symbol <= r_offset < site).
+  check.py all ORIG NEW [NOPS]
+      all four, each object read once; lines are prefixed with the check.
 """
 
 import os
@@ -26,6 +33,16 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import mcloc  # noqa: E402
+
+_OBJS = {}
+
+
+def load(path):
+    """One parsed Obj per path, so that `all` reads each object once."""
+    if path not in _OBJS:
+        _OBJS[path] = Obj(path)
+    return _OBJS[path]
+
 
 REL_ENTSIZE = {(32, "REL"): 8, (32, "RELA"): 12, (64, "REL"): 16, (64, "RELA"): 24}
 
@@ -77,7 +94,7 @@ def read_nops(path):
 
 
 def cmd_headers(new_path, orig_path):
-    new, orig = Obj(new_path), Obj(orig_path)
+    new, orig = load(new_path), load(orig_path)
     word = new.hdr["bits"] // 8
     bad = []
     kinds = {s["type"] for s in orig.secs.values()
@@ -120,7 +137,7 @@ def cmd_headers(new_path, orig_path):
 
 
 def cmd_nops(new_path, nops_path):
-    new = Obj(new_path)
+    new = load(new_path)
     bad = []
     for name, start, want, rtype, roff in read_nops(nops_path):
         idx = new.by_name(name)
@@ -143,7 +160,7 @@ def cmd_nops(new_path, nops_path):
 
 
 def cmd_code(orig_path, new_path, nops_path=None):
-    orig, new = Obj(orig_path), Obj(new_path)
+    orig, new = load(orig_path), load(new_path)
     allowed = {}
     for name, start, want, _, _ in read_nops(nops_path):
         allowed.setdefault(name, []).append((start, start + len(want)))
@@ -166,10 +183,51 @@ def cmd_code(orig_path, new_path, nops_path=None):
     return bad
 
 
+def cmd_relax(new_path):
+    new = load(new_path)
+    if new.hdr["machine"] != "RISC-V":
+        return []
+    syms = mcloc.parse_symbols(mcloc.readelf("-sW", new_path))
+    moving = {}  # section index -> r_offsets where the linker may delete bytes
+    for rsec in new.secs.values():
+        if rsec["type"] in ("REL", "RELA"):
+            for off, _, typ, _ in new.relocs.get(rsec["offset"], []):
+                if typ in ("R_RISCV_RELAX", "R_RISCV_ALIGN"):
+                    moving.setdefault(rsec["info"], []).append(off)
+    bad = []
+    for t in new.by_name("__mcount_loc"):
+        for rsec in new.secs.values():
+            if rsec["type"] not in ("REL", "RELA") or rsec["info"] != t:
+                continue
+            symtab = syms.get(new.secs[rsec["link"]]["name"], {})
+            for off, sym, _, addend in new.relocs.get(rsec["offset"], []):
+                if sym not in symtab or addend is None:
+                    continue
+                value, ndx, name = symtab[sym]
+                site = value + addend
+                hit = [r for r in moving.get(ndx, []) if value <= r < site]
+                if hit:
+                    bad.append("__mcount_loc+%#x: %s%+#x (%s+%#x) spans relaxable code at %s"
+                               % (off, name or "symbol %d" % sym, addend, new.secs[ndx]["name"],
+                                  site, ", ".join("%#x" % r for r in hit)))
+    return bad
+
+
+def cmd_all(orig_path, new_path, nops_path=None):
+    bad = ["headers: " + b for b in cmd_headers(new_path, orig_path)]
+    if nops_path:
+        bad += ["nops: " + b for b in cmd_nops(new_path, nops_path)]
+    bad += ["code: " + b for b in cmd_code(orig_path, new_path, nops_path)]
+    bad += ["relax: " + b for b in cmd_relax(new_path)]
+    return bad
+
+
 def main(argv):
-    cmds = {"headers": (cmd_headers, 2, 2), "nops": (cmd_nops, 2, 2), "code": (cmd_code, 2, 3)}
+    cmds = {"headers": (cmd_headers, 2, 2), "nops": (cmd_nops, 2, 2), "code": (cmd_code, 2, 3),
+            "relax": (cmd_relax, 1, 1), "all": (cmd_all, 2, 3)}
     if len(argv) < 2 or argv[1] not in cmds or not cmds[argv[1]][1] <= len(argv) - 2 <= cmds[argv[1]][2]:
-        sys.stderr.write("usage: check.py headers NEW ORIG | nops NEW NOPS | code ORIG NEW [NOPS]\n")
+        sys.stderr.write("usage: check.py headers NEW ORIG | nops NEW NOPS | code ORIG NEW [NOPS]"
+                         " | relax NEW | all ORIG NEW [NOPS]\n")
         return 2
     try:
         bad = cmds[argv[1]][0](*argv[2:])
