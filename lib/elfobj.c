@@ -116,7 +116,8 @@ static int read_header(struct elfobj *o)
 	if (o->ehdr.e_shoff && o->shnum && o->ehdr.e_shentsize != gelf_fsize(o->elf, ELF_T_SHDR, 1,
 									      EV_CURRENT))
 		return eo_fail(o, -EINVAL, "%s", "bad section header size");
-	if (o->shnum && o->shstrndx >= o->shnum)
+	/* Without sections there is no name table either: e_shstrndx must be 0. */
+	if ((o->shnum || o->shstrndx) && o->shstrndx >= o->shnum)
 		return eo_fail(o, -EINVAL, "%s", "section name table index out of range");
 	return 0;
 }

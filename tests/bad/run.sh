@@ -220,6 +220,7 @@ huge-alignment.o            2 cannot write: section alignments would make it
 rerun-untraced-only.o       rerun
 rerun-untraced-only-fuzz.o  rerun
 pv-empty-calls-qsort.o      0
+no-sections-bad-shstrndx.o  1 section name table index out of range
 EOF
 for f in testdata/bad/*; do
 	name=${f##*/}
