@@ -408,6 +408,9 @@ int patchsite_for_each_function(patchsite_func_cb cb, void *arg)
 		char buf[32];
 		const char *name = s->sym ? s->sym->name : buf;
 
+		if (s->kind == SITE_EXIT)
+			continue;	/* listed through its function */
+
 		if (!s->sym)
 			snprintf(buf, sizeof(buf), "0x%lx", (unsigned long)s->addr);
 		err = cb(name, s->mod->name, s->addr, flags, arg);

@@ -53,8 +53,8 @@ struct ps_arch {
 	bool (*make_call)(uint8_t *out, uintptr_t from, uintptr_t to);
 	/* One-byte breakpoint planted on a site's first byte while it changes. */
 	uint8_t breakpoint;
-	/* A stub: pass id << 2, jump to the address stored in slot (the module's trampoline). */
-	bool (*write_stub)(uint8_t *p, uintptr_t at, uint32_t id, uintptr_t slot);
+	/* A stub: pass id << 2 | type (0 entry, 1 exit), jump to the address stored in slot. */
+	bool (*write_stub)(uint8_t *p, uintptr_t at, uint32_t id, unsigned type, uintptr_t slot);
 
 	/* The signal is a breakpoint instruction's trap (not a kill or a step). */
 	bool (*is_breakpoint_trap)(const siginfo_t *si);
@@ -72,6 +72,8 @@ struct ps_arch {
 	void (*tramp)(void);
 	void (*tramp_func)(void);
 	void (*tramp_graph)(void);
+	void (*tramp_graph_noret)(void);	/* entry of a function with exit sites */
+	void (*tramp_graph_exit)(void);		/* an exit site */
 	/* Where the graph tracer's hooked returns go. */
 	void (*graph_return)(void);
 };

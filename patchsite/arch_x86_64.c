@@ -159,6 +159,9 @@ void ps_x86_64_graph_return(void);
 void ps_func_entry_slow(unsigned long *a);
 void ps_graph_entry_slow(unsigned long *a);
 void ps_graph_exit_slow(unsigned long *slot);
+void ps_x86_64_graph_noret(void);
+void ps_x86_64_graph_exit(void);
+void ps_graph_word_slow(unsigned long *a);
 
 __asm__(
 	"	.text\n"
@@ -365,7 +368,61 @@ __asm__(
 	"	call	ps_x86_64_call_saved\n"
 	"	jmp	8b\n"
 	"	.cfi_endproc\n"
-	"	.size	ps_x86_64_graph_return, . - ps_x86_64_graph_return\n");
+	"	.size	ps_x86_64_graph_return, . - ps_x86_64_graph_return\n"
+
+	/*
+	 * Entry of a function with exit sites, and an exit site: one word,
+	 * tsc_lo << 32 | the stub's id << 2 | type (entry 0, exit 1); no
+	 * return hook, so calls and returns stay paired for the CPU.
+	 */
+	"	.globl	ps_x86_64_graph_noret\n"
+	"	.hidden	ps_x86_64_graph_noret\n"
+	"	.globl	ps_x86_64_graph_exit\n"
+	"	.hidden	ps_x86_64_graph_exit\n"
+	"	.type	ps_x86_64_graph_noret, @function\n"
+	"	.type	ps_x86_64_graph_exit, @function\n"
+	"	.p2align 4\n"
+	"ps_x86_64_graph_noret:\n"
+	"ps_x86_64_graph_exit:\n"
+	"	.cfi_startproc\n"
+	"	.cfi_def_cfa_offset 16\n"
+	"	pushq	%rax\n"
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	pushq	%rdx\n"
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	pushq	%rcx\n"
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	movq	ps_fast@gottpoff(%rip), %rcx\n"
+	"	rdtsc\n"
+	"	cmpl	%edx, %fs:" XS(PSF_HI) "(%rcx)\n"
+	"	jne	9f\n"
+	"	subl	$1, %fs:" XS(PSF_BUDGET) "(%rcx)\n"
+	"	js	9f\n"
+	"	movq	%fs:" XS(PSF_WP) "(%rcx), %rdx\n"
+	"	addq	$8, %fs:" XS(PSF_WP) "(%rcx)\n"
+	"	shlq	$32, %rax\n"
+	"	orq	24(%rsp), %rax\n"
+	"	movq	%rax, (%rdx)\n"
+	"8:	popq	%rcx\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	popq	%rdx\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	popq	%rax\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	leaq	8(%rsp), %rsp\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	ret\n"
+	"9:	.cfi_adjust_cfa_offset 32\n"
+	"	pushq	%rdi\n"
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	leaq	32(%rsp), %rdi\n"
+	"	leaq	ps_graph_word_slow(%rip), %rax\n"
+	"	call	ps_x86_64_call_saved\n"
+	"	popq	%rdi\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	jmp	8b\n"
+	"	.cfi_endproc\n"
+	"	.size	ps_x86_64_graph_noret, . - ps_x86_64_graph_noret\n");
 
 static int32_t load_s32(const uint8_t *p)
 {
@@ -452,9 +509,10 @@ static bool x86_64_make_call(uint8_t *out, uintptr_t from, uintptr_t to)
 }
 
 /* push $(id << 2); jmp *slot(%rip); int3 padding */
-static bool x86_64_write_stub(uint8_t *p, uintptr_t at, uint32_t id, uintptr_t slot)
+static bool x86_64_write_stub(uint8_t *p, uintptr_t at, uint32_t id, unsigned type,
+			      uintptr_t slot)
 {
-	uint32_t idw = id << 2;
+	uint32_t idw = id << 2 | type;
 	int32_t d;
 
 	if (id > (INT32_MAX >> 2) || !rel32(at + 11, slot, &d))
@@ -544,5 +602,7 @@ const struct ps_arch ps_arch_x86_64 = {
 	.tramp		= ps_x86_64_tramp,
 	.tramp_func	= ps_x86_64_func_entry,
 	.tramp_graph	= ps_x86_64_graph_entry,
+	.tramp_graph_noret = ps_x86_64_graph_noret,
+	.tramp_graph_exit = ps_x86_64_graph_exit,
 	.graph_return	= ps_x86_64_graph_return,
 };

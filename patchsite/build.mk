@@ -30,5 +30,5 @@ check-patchsite: $(PS_LIBS)
 # Start-up, live patching and per-call costs over 100,000 generated functions
 # (the generated objects are kept in $(B)/bench/patchsite: the first run compiles for minutes).
 bench: bench-patchsite
-bench-patchsite: $(B)/libpatchsite.a
+bench-patchsite: $(B)/libpatchsite.a $(B)/libpatchsite.so
 	$(Q)sh bench/patchsite/run.sh $(B) $(or $(PS_BENCH_N),100000)

@@ -186,26 +186,52 @@ static bool site_wanted(const struct ps_ops_state *st, size_t i)
 	return !(st->notrace && st->notrace[i]);
 }
 
-/* Masks from the registered ops' filters.  Called with ps.lock held. */
+/*
+ * Masks from the registered ops' filters.  An exit site is wanted by the
+ * graph tracer alone, exactly when its function's entry is.  ps.lock held.
+ */
 void ps_recompute_want(void)
 {
+	struct ps_ops_state *g = ps_graph_ops.state ? &ps_graph_ops.state->s : NULL;
+	uint64_t gbit = g && g->registered ? 1ull << g->slot : 0;
+
 	for (size_t i = 0; i < ps.nsites; i++) {
+		struct ps_site *s = ps.site_index[i];
 		uint64_t want = 0;
 
+		if (s->kind == SITE_EXIT)
+			continue;
 		for (unsigned k = 0; k < PS_MAX_OPS; k++)
 			if (ps.slots[k] && site_wanted(&ps.slots[k]->state->s, i))
 				want |= 1ull << k;
-		atomic_store_explicit(&ps.site_index[i]->want, want, memory_order_relaxed);
+		atomic_store_explicit(&s->want, want, memory_order_relaxed);
+	}
+	for (size_t i = 0; i < ps.nsites; i++) {
+		struct ps_site *s = ps.site_index[i];
+
+		if (s->kind == SITE_EXIT)
+			atomic_store_explicit(&s->want, atomic_load_explicit(
+				&s->mod->sites[s->owner].want, memory_order_relaxed) & gbit,
+					      memory_order_relaxed);
 	}
 }
 
-/* Point every module's stubs at tramp.  ps.lock held. */
+/* Point every module's stubs at tramp (by site kind: the graph tracer's differ).  ps.lock held. */
 void ps_tramp_set(uintptr_t tramp)
 {
+	uintptr_t t[SITE_KINDS] = { tramp, tramp, tramp };
+
+	if (tramp == (uintptr_t)ps.arch->tramp_graph) {
+		t[SITE_ENTRY_EXITS] = (uintptr_t)ps.arch->tramp_graph_noret;
+		t[SITE_EXIT] = (uintptr_t)ps.arch->tramp_graph_exit;
+	} else if (tramp != (uintptr_t)ps.arch->tramp) {
+		t[SITE_EXIT] = (uintptr_t)ps.arch->tramp;	/* only the graph tracer wants exits */
+	}
 	ps.tramp = tramp;
 	for (unsigned i = 0; i < ps.nmods; i++)
-		if (ps.mods[i]->tramp_slot)
-			atomic_store_explicit(ps.mods[i]->tramp_slot, tramp, memory_order_release);
+		for (unsigned k = 0; ps.mods[i]->tramp_slot && k < SITE_KINDS; k++)
+			atomic_store_explicit(&ps.mods[i]->tramp_slot[k], t[k],
+					      memory_order_release);
 }
 
 /*

@@ -4,6 +4,8 @@
  *   glob            add the matching functions (fnmatch: name, prefix*, *suffix, *mid*)
  *   !glob           remove them
  *   glob:mod:M      only in the object whose basename matches M (M may be a glob)
+ * A C++ function matches by its mangled name or by its demangled name
+ * without parameters (`ns::Class::method`).
  * Tokens are separated by spaces or commas.  The new set is built aside and
  * installed only if every adding token matched something, so a typo leaves
  * the old set in force and the call fails with -EINVAL.
@@ -31,7 +33,9 @@ static size_t apply_token(uint8_t *set, char *tok)
 	for (size_t i = 0; i < ps.nsites; i++) {
 		const struct ps_site *s = ps.site_index[i];
 
-		if (!s->sym || fnmatch(func, s->sym->name, 0))
+		/* C++: the mangled name or the demangled one without parameters. */
+		if (!s->sym || (fnmatch(func, s->sym->name, 0) &&
+				fnmatch(func, ps_sym_shown(s->sym), 0)))
 			continue;
 		if (mod && fnmatch(mod, s->mod->name, 0))
 			continue;

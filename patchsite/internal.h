@@ -39,6 +39,7 @@ struct ps_sym {
 	uintptr_t addr;
 	size_t size;
 	const char *name;
+	const char *shown;	/* C++: demangled without parameters, once asked for; else name */
 };
 
 struct ps_seg {
@@ -46,11 +47,28 @@ struct ps_seg {
 	int prot;		/* from the program header */
 };
 
+/*
+ * What a site is for.  Entry sites are the function's first instruction
+ * (after endbr64).  Exit sites come from gcc's -minstrument-return=nop5
+ * -mrecord-return (__return_loc): a nop5 before each ret and tail-call
+ * jmp; only function_graph wants them, and only while it wants their
+ * function.  An entry site whose function has exit sites records no return
+ * hook: the exit sites say when it returns.
+ */
+enum site_kind {
+	SITE_ENTRY_HOOK,	/* entry; the return is hooked (no exit sites) */
+	SITE_ENTRY_EXITS,	/* entry of a function with exit sites */
+	SITE_EXIT,		/* an exit site */
+	SITE_KINDS
+};
+
 struct ps_site {
 	uintptr_t addr;			/* first of the arch's patch_len live bytes */
 	uint32_t id;
 	uint32_t gindex;		/* index in ps.site_index */
 	uint8_t state;			/* enum site_state; changed under ps.lock */
+	uint8_t kind;			/* enum site_kind */
+	uint32_t owner;			/* SITE_EXIT: index in the module of its function's entry */
 	_Atomic uint8_t emulate_call;	/* what a trap on this site does: call the stub or skip */
 	_Atomic uint64_t want;		/* ops slots that want this site */
 	const struct ps_sym *sym;	/* the function the site is in, or NULL */
@@ -76,7 +94,7 @@ struct ps_module {
 	size_t nsites;
 	uint8_t *stubs;			/* one stub per site, then a data page */
 	size_t stubs_size;
-	_Atomic uintptr_t *tramp_slot;	/* where every stub of the module jumps (data page) */
+	_Atomic uintptr_t *tramp_slot;	/* where stubs jump, by site kind (in a data page) */
 	unsigned index;
 	bool syms_loaded;		/* symbols are read on first need */
 	const void *symtab, *strtab;	/* in map: the function symbols, once found */
@@ -206,6 +224,7 @@ struct ps_module *ps_module_of_id(uint32_t id);
 int ps_module_syms(struct ps_module *m);
 void ps_all_syms(void);
 const char *ps_site_name(const struct ps_site *s, char *buf, size_t len);
+const char *ps_sym_shown(const struct ps_sym *sym);
 
 /* patch.c */
 int ps_patch_startup(struct ps_module *m);

@@ -18,6 +18,7 @@
  * are read in host order with <elf.h>'s Elf64 types (the ELF class and
  * e_machine are checked first).
  */
+#include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -32,7 +33,8 @@
 
 #include "internal.h"
 
-static const char *const table_names[] = { "__mcount_loc", "__patchable_function_entries", NULL };
+static const char *const table_names[] = { "__mcount_loc", "__patchable_function_entries",
+					   "__return_loc", NULL };
 
 static uintptr_t page_size(void)
 {
@@ -232,12 +234,63 @@ void ps_all_syms(void)
 		ps_module_syms(ps.mods[i]);
 }
 
+/*
+ * C++ names as uftrace's --demangle=simple shows them: demangled, without
+ * the parameter list.  __cxa_demangle comes from libstdc++ when the
+ * program has it loaded (a C++ program does); C programs never need it,
+ * and without it names stay mangled.
+ */
+static char *demangle_simple(const char *name)
+{
+	static char *(*demangle)(const char *, char *, size_t *, int *);
+	static bool looked;
+	char *d;
+	size_t n;
+	int status = -1, depth = 0;
+
+	if (name[0] != '_' || name[1] != 'Z')
+		return NULL;
+	if (!looked) {
+		demangle = (char *(*)(const char *, char *, size_t *, int *))
+			dlsym(RTLD_DEFAULT, "__cxa_demangle");
+		looked = true;
+	}
+	if (!demangle || !(d = demangle(name, NULL, NULL, &status)) || status) {
+		return NULL;
+	}
+	n = strlen(d);
+	if (n > 6 && !strcmp(d + n - 6, " const"))
+		n -= 6;
+	if (n && d[n - 1] == ')') {
+		while (n-- > 0) {
+			depth += d[n] == ')' ? 1 : d[n] == '(' ? -1 : 0;
+			if (!depth)
+				break;
+		}
+		if (n > 0 && n != (size_t)-1)
+			d[n] = '\0';
+	}
+	return d;
+}
+
+const char *ps_sym_shown(const struct ps_sym *sym)
+{
+	struct ps_sym *s = (struct ps_sym *)sym;
+
+	if (!s->shown) {
+		char *d = demangle_simple(s->name);
+
+		s->shown = d ? d : s->name;
+	}
+	return s->shown;
+}
+
 /* "name", or "0x..." without a symbol. */
 const char *ps_site_name(const struct ps_site *s, char *buf, size_t len)
 {
 	ps_module_syms(s->mod);
 	if (s->sym)
-		return s->sym->name;
+		return ps_sym_shown(s->sym);
 	snprintf(buf, len, "0x%lx", (unsigned long)s->addr);
 	return buf;
 }
@@ -377,7 +430,7 @@ static const struct ps_sym *module_sym(const struct ps_module *m, uintptr_t addr
 
 /* Entries of one table, as runtime addresses inside the module's code. */
 static int read_table(struct ps_module *m, const struct elf_file *f, const Elf64_Shdr *s,
-		      const struct dl_phdr_info *info)
+		      const struct dl_phdr_info *info, enum site_kind kind)
 {
 	size_t n = s->sh_size / sizeof(uint64_t), base = m->nsites, k = 0;
 	const uint8_t *words;
@@ -411,10 +464,82 @@ static int read_table(struct ps_module *m, const struct elf_file *f, const Elf64
 			continue;	/* discarded code, or not ours */
 		memset(&m->sites[base + k], 0, sizeof(m->sites[0]));
 		m->sites[base + k].addr = w;
+		m->sites[base + k].kind = (uint8_t)kind;
 		k++;
 	}
 	m->nsites = base + k;
 	return 0;
+}
+
+/*
+ * Give each exit site its function's entry site, by symbol (a foo.cold
+ * part belongs to foo).  A module where any exit site has no owner uses
+ * none of them (its functions' returns are hooked instead): an exit we
+ * could not attribute would leave a call open forever.
+ */
+static void link_exits(struct ps_module *m)
+{
+	size_t nexit = 0, k = 0;
+	bool ok = true;
+
+	for (size_t i = 0; i < m->nsites; i++)
+		nexit += m->sites[i].kind == SITE_EXIT;
+	if (!nexit)
+		return;
+	ps_module_syms(m);
+	for (size_t i = 0; i < m->nsites && ok; i++) {
+		struct ps_site *x = &m->sites[i];
+		const char *name;
+		size_t len;
+
+		if (x->kind != SITE_EXIT)
+			continue;
+		if (!x->sym) {
+			ok = false;
+			break;
+		}
+		name = x->sym->name;
+		len = strcspn(name, ".");
+		ok = false;
+		/* Usually the nearest entry site before it, in the same symbol. */
+		for (size_t j = i; j-- > 0;) {
+			if (m->sites[j].kind == SITE_EXIT)
+				continue;
+			if (m->sites[j].sym == x->sym) {
+				x->owner = (uint32_t)j;
+				m->sites[j].kind = SITE_ENTRY_EXITS;
+				ok = true;
+			}
+			break;
+		}
+		for (size_t j = 0; !ok && name[len] == '.' && j < m->nsites; j++) {
+			struct ps_site *e = &m->sites[j];
+
+			if (e->kind == SITE_EXIT || !e->sym)
+				continue;
+			if (e->sym == x->sym || (name[len] == '.' && !strncmp(e->sym->name, name, len) &&
+						 e->sym->name[len] == '\0')) {
+				x->owner = (uint32_t)j;
+				e->kind = SITE_ENTRY_EXITS;
+				ok = true;
+				break;
+			}
+		}
+	}
+	if (!ok) {
+		ps_log(PATCHSITE_LOG_NOTE, "%s: an exit site outside any traced function: "
+		       "returns are hooked instead", m->name);
+		for (size_t i = 0; i < m->nsites; i++)
+			m->sites[i].kind = SITE_ENTRY_HOOK;
+		nexit = 0;
+	}
+	/* Drop the unused exit sites (owners are indices: compact and renumber). */
+	if (!ok) {
+		for (size_t i = 0; i < m->nsites; i++)
+			if (m->sites[i].kind != SITE_EXIT)
+				m->sites[k++] = m->sites[i];
+		m->nsites = k;
+	}
 }
 
 struct scan_ctx {
@@ -494,7 +619,8 @@ static int module_add(struct dl_phdr_info *info, struct scan_ctx *ctx)
 	for (unsigned i = 0; !err && i < f.eh->e_shnum; i++)
 		for (unsigned t = 0; table_names[t]; t++)
 			if (!strcmp(section_name(&f, &f.sh[i]), table_names[t]) && !err)
-				err = read_table(m, &f, &f.sh[i], info);
+				err = read_table(m, &f, &f.sh[i], info,
+						 t == 2 ? SITE_EXIT : SITE_ENTRY_HOOK);
 	if (err)
 		goto fail;
 	if (ps_module_has_code(m, ctx->self, 1) && m->nsites)
@@ -511,6 +637,7 @@ static int module_add(struct dl_phdr_info *info, struct scan_ctx *ctx)
 				m->sites[k++] = m->sites[i];
 		m->nsites = k;
 	}
+	link_exits(m);
 	if (m->nsites >= PS_ID_MASK) {
 		ps_log(PATCHSITE_LOG_WARNING, "%s: %zu sites, more than %u: not traced", m->name,
 		       m->nsites, PS_ID_MASK);
@@ -726,11 +853,14 @@ int ps_stubs_map(struct ps_module *m)
 		return -err;
 	}
 	m->tramp_slot = (_Atomic uintptr_t *)(p + size - page_size());
-	atomic_store(m->tramp_slot, ps.tramp ? ps.tramp : (uintptr_t)ps.arch->tramp);
+	for (unsigned k = 0; k < SITE_KINDS; k++)
+		atomic_store(&m->tramp_slot[k], (uintptr_t)ps.arch->tramp);
 	for (size_t i = 0; i < m->nsites; i++) {
 		uintptr_t at = (uintptr_t)p + i * ps.arch->stub_size;
+		const struct ps_site *s = &m->sites[i];
 
-		if (!ps.arch->write_stub((uint8_t *)at, at, m->sites[i].id, (uintptr_t)m->tramp_slot)) {
+		if (!ps.arch->write_stub((uint8_t *)at, at, s->id, s->kind == SITE_EXIT,
+					 (uintptr_t)&m->tramp_slot[s->kind])) {
 			munmap(p, size);
 			m->tramp_slot = NULL;
 			return -ERANGE;

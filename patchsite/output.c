@@ -31,8 +31,21 @@ struct ev {
 	uint8_t type;
 	uint8_t leaf;		/* an entry whose exit comes next */
 	int32_t cpu;
-	uint32_t match;		/* entry: index of its exit + 1, or 0 */
+	uint32_t match;		/* entry: index of its exit + 1; exit: of its entry + 1; or 0 */
+	uint8_t closed_by;	/* entry closed by an outer function's exit */
 };
+
+/* The entry site an exit event belongs to (exit sites name their function's). */
+static uint32_t entry_of(uint32_t id)
+{
+	struct ps_module *m = ps_module_of_id(id);
+	const struct ps_site *s;
+
+	if (!m || (id & PS_ID_MASK) >= m->nsites)
+		return id;
+	s = &m->sites[id & PS_ID_MASK];
+	return s->kind == SITE_EXIT ? m->sites[s->owner].id : id;
+}
 
 struct stream {
 	struct ps_thread *t;
@@ -95,10 +108,16 @@ static int decode(struct stream *s)
 		e->cpu = t->rd_cpu;
 		e->leaf = 0;
 		e->match = 0;
+		e->closed_by = 0;
 		n++;
 	}
 	s->n = n;
-	/* Pair entries with exits (the ring holds them in call order). */
+	/*
+	 * Pair entries with exits (the ring holds them in call order).  An
+	 * exit site's event names its function's entry site; an exit whose
+	 * function is not open is dropped, and calls above it that saw no
+	 * exit (left by longjmp or an exception) are closed with it.
+	 */
 	{
 		uint32_t *st = malloc((n + 1) * sizeof(*st));
 		size_t d = 0;
@@ -106,13 +125,29 @@ static int decode(struct stream *s)
 		if (!st)
 			return -ENOMEM;
 		for (size_t i = 0; i < n; i++) {
-			if (s->ev[i].type == PS_EV_ENTRY)
-				st[d++] = (uint32_t)i;
-			else if (s->ev[i].type == PS_EV_EXIT && d) {
-				struct ev *in = &s->ev[st[--d]];
+			struct ev *e = &s->ev[i];
 
-				in->match = (uint32_t)i + 1;
-				in->leaf = st[d] + 1 == i;
+			if (e->type == PS_EV_ENTRY) {
+				st[d++] = (uint32_t)i;
+			} else if (e->type == PS_EV_EXIT) {
+				uint32_t fn = entry_of(e->id);
+				size_t k = d;
+
+				while (k > 0 && s->ev[st[k - 1]].id != fn)
+					k--;
+				if (!k) {
+					e->type = PS_EV_MARK;	/* not shown */
+					continue;
+				}
+				while (d > k) {
+					s->ev[st[--d]].match = (uint32_t)i + 1;
+					s->ev[st[d]].closed_by = 1;
+				}
+				d--;
+				s->ev[st[d]].match = (uint32_t)i + 1;
+				s->ev[st[d]].leaf = st[d] + 1 == i;
+				e->match = st[d] + 1;
+				e->id = fn;
 			}
 		}
 		free(st);
@@ -137,7 +172,7 @@ static void print_addr(FILE *f, uintptr_t addr)
 	const struct ps_sym *s = ps_sym_by_addr(addr, NULL);
 
 	if (s)
-		fputs(s->name, f);
+		fputs(ps_sym_shown(s), f);
 	else
 		fprintf(f, "0x%lx", (unsigned long)addr);
 }
@@ -260,12 +295,19 @@ static void write_graph(FILE *f, struct stream *s, size_t ns)
 				m->stack = g;
 			}
 			m->stack[m->depth++] = (uint32_t)(e - m->ev);
-		} else if (m->depth) {
-			struct ev *in = &m->ev[m->stack[--m->depth]];
+		} else if (m->depth && e->match) {
+			struct ev *in;
 
+			/* Calls left without an exit close here too. */
+			while (m->depth > 1 && m->ev[m->stack[m->depth - 1]].closed_by) {
+				in = &m->ev[m->stack[--m->depth]];
+				d = dur_ns(in->tsc, e->tsc);
+				graph_line(f, m, e, &d, m->depth, "}");
+			}
+			in = &m->ev[m->stack[--m->depth]];
 			d = dur_ns(in->tsc, e->tsc);
 			graph_line(f, m, e, &d, m->depth, "}");
-		} else {
+		} else if (e->match) {
 			snprintf(text, sizeof(text), "} /* %s */", id_name(e->id, buf, sizeof(buf)));
 			graph_line(f, m, e, NULL, 0, text);
 		}

@@ -76,7 +76,8 @@ uint64_t ps_tsc_to_ns(uint64_t tsc)
 
 static void *map_zero(size_t bytes)
 {
-	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 
 	return p == MAP_FAILED ? NULL : p;
 }
@@ -266,7 +267,32 @@ static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc)
 	*loc = (uintptr_t)ps.arch->graph_return;
 }
 
+/* An entry of a function with exit sites, or an exit site: one word, no return hook. */
+static void graph_word(uint32_t idw)
+{
+	struct ps_fast *f = &ps_fast;
+	struct ps_thread *t = thread_setup();
+	uint64_t tsc = __rdtsc();
+
+	if (!t)
+		return;
+	if (!mark(t, f, tsc)) {
+		atomic_fetch_add_explicit(&t->lost, 1, memory_order_relaxed);
+		return;
+	}
+	if (!take(t, f, false))
+		return;
+	*f->wp++ = tsc << 32 | idw;
+}
+
 /* From the fast trampolines: a[0] id << 2, a[1] return into the function, a[2] into its caller. */
+HIDDEN void ps_graph_word_slow(unsigned long *a);
+
+void ps_graph_word_slow(unsigned long *a)
+{
+	graph_word((uint32_t)a[0]);
+}
+
 HIDDEN void ps_func_entry_slow(unsigned long *a);
 HIDDEN void ps_graph_entry_slow(unsigned long *a);
 HIDDEN void ps_graph_exit_slow(unsigned long *slot);
@@ -323,10 +349,18 @@ static void graph_call(unsigned long ip, unsigned long parent, struct patchsite_
 		       struct patchsite_regs *regs)
 {
 	struct ps_thread *t = ps_thread_self();
+	struct ps_site *s;
 
 	(void)ip, (void)parent, (void)op;
-	if (t)
-		graph_entry(NULL, t->cur_idw, patchsite_regs_parent_loc(regs));
+	if (!t)
+		return;
+	s = ps_site_by_id(t->cur_idw >> 2);
+	if (s->kind == SITE_EXIT)
+		graph_word(t->cur_idw | PS_EV_EXIT);
+	else if (s->kind == SITE_ENTRY_EXITS)
+		graph_word(t->cur_idw);
+	else
+		graph_entry(s, t->cur_idw, patchsite_regs_parent_loc(regs));
 }
 
 struct patchsite_ops ps_function_ops = { .func = function_call };

@@ -57,7 +57,7 @@ int main(void)
 	struct patchsite_ops ops = { .func = empty };
 	const long calls = 5000000;
 	pthread_t th;
-	double t, on_ms, off_ms, base, hook, fn;
+	double t, on_ms, off_ms, base, hook, fn, graph;
 
 	patchsite_init();
 	printf("sites                          %lu\n", patchsite_stat("sites"));
@@ -86,11 +86,15 @@ int main(void)
 	patchsite_set_filter(NULL, "f0", 1);
 	patchsite_set_tracer("function");
 	fn = per_call(calls);
+	patchsite_set_tracer("function_graph");
+	graph = per_call(calls);
 	patchsite_set_tracer("nop");
 	printf("call, site a NOP               %.1f ns\n", base);
 	printf("call, empty ops                %.1f ns (+%.1f)\n", hook, hook - base);
-	printf("call, function tracer          %.1f ns (+%.1f), 32 bytes per event\n", fn,
+	printf("call, function tracer          %.1f ns (+%.1f), 16 bytes per event\n", fn,
 	       fn - base);
+	printf("call, function_graph tracer    %.1f ns (+%.1f), 8 bytes per entry or exit\n",
+	       graph, graph - base);
 	patchsite_ops_release(&ops);
 	return 0;
 }

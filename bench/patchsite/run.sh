@@ -32,3 +32,5 @@ done
 $CC -O2 -Iinclude -fno-pie -c bench/patchsite/bench.c -o "$T/bench.o"
 $CC -no-pie -o "$T/bench" "$T/bench.o" "$T/table.o" "$T"/gen*.o "$B/libpatchsite.a" -pthread
 taskset -c 1 "$T/bench" 2>/dev/null || "$T/bench"
+echo
+sh bench/patchsite/compare.sh "$B"

@@ -13,6 +13,7 @@
 #   pfecf   pfe + -fcf-protection
 #   rmc     -pg -mfentry -fno-pie, then our recordmcount on each object
 #   rmcpie  -pg -mfentry (PIE), then our recordmcount
+#   ret     nop + -minstrument-return=nop5 -mrecord-return: function_graph exit sites
 # Traces are compared with testdata/patchsite/expected/ after normalising
 # task names, pids, CPUs, times and addresses.  Compiler: the system gcc
 # (written with Debian gcc 12.2.0).
@@ -63,12 +64,13 @@ form_flags() {
 	pfecf)  echo "-fpatchable-function-entry=5 -fcf-protection" ;;
 	rmc)    echo "-pg -mfentry -fno-pie" ;;
 	rmcpie) echo "-pg -mfentry" ;;
+	ret)    echo "-pg -mfentry -mnop-mcount -mrecord-mcount -minstrument-return=nop5 -mrecord-return -fno-pie" ;;
 	esac
 }
 
 form_ld() {
 	case $1 in
-	nonpie|nop|rmc) echo "-no-pie" ;;
+	nonpie|nop|rmc|ret) echo "-no-pie" ;;
 	*) echo "" ;;
 	esac
 }
@@ -97,7 +99,7 @@ run_traced() {	# OUT ERR PROG ARGS...: preloaded, with PATCHSITE_* from the call
 	LD_PRELOAD="$PRELOAD" "$@" >"$out" 2>"$err"
 }
 
-FORMS="nonpie pie nop pfe piecf pfecf"
+FORMS="nonpie pie nop pfe piecf pfecf ret"
 if [ -x "$B/recordmcount" ]; then
 	FORMS="$FORMS rmc rmcpie"
 else
@@ -138,8 +140,11 @@ for form in $FORMS; do
 		fi || { fail "$form: build $name" "$T/build.log"; continue; }
 		PATCHSITE_TRACER=function_graph PATCHSITE_OUTPUT="$T/trace" \
 			run_traced "$T/out" "$T/err" "$T/$name-$form"
-		if [ $? -eq 0 ] && grep -qx "$want" "$T/out" && [ ! -s "$T/err" ]; then
-			compare "$form: function_graph across $name" $name.graph "$T/trace"
+		rc=$?
+		exp=$name.graph
+		[ -e "$SRC/expected/$name.graph-$form" ] && exp=$name.graph-$form
+		if [ $rc -eq 0 ] && grep -qx "$want" "$T/out" && [ ! -s "$T/err" ]; then
+			compare "$form: function_graph across $name" $exp "$T/trace"
 		else
 			fail "$form: function_graph across $name" "$T/err"
 		fi
@@ -170,7 +175,7 @@ for form in $FORMS; do
 	# A traced shared library next to a traced program (gcc has no -mnop-mcount with -fPIC).
 	libform=$form
 	[ $form = nop ] && libform=pie
-	case $form in nonpie|rmc*) libform=pie ;; esac
+	case $form in nonpie|rmc*|ret) libform=pie ;; esac
 	$CC -O2 -g -fPIC -shared $(form_flags $libform) $SRC/libwork.c \
 		-o "$T/libwork-$form.so" >>"$T/build.log" 2>&1 &&
 	build "$T/uselib-$form" $form $SRC/uselib.c -- "$T/libwork-$form.so" \
@@ -236,6 +241,16 @@ bad_setting "folded without function_graph" PATCHSITE_FORMAT=folded
 bad_setting "max depth 0" PATCHSITE_TRACER=function_graph PATCHSITE_MAX_DEPTH=0
 bad_setting "graph function matches nothing" PATCHSITE_TRACER=function_graph \
 	PATCHSITE_GRAPH_FUNCTION=nope
+
+# C++: names demangled (without parameters), and filters match them.
+PATCHSITE_TRACER=function_graph PATCHSITE_FILTER='catcher middle' PATCHSITE_OUTPUT="$T/trace" \
+	run_traced "$T/out" "$T/err" "$T/except-pie"
+if [ "$(grep -c '| *catcher() {$' "$T/trace")" -eq 4 ] && [ "$(grep -c '| *middle();$' "$T/trace")" -eq 4 ] &&
+   ! grep -q thrower "$T/trace"; then
+	pass "C++: demangled names, PATCHSITE_FILTER='catcher middle'"
+else
+	fail "C++: demangled names in filters" "$T/trace"
+fi
 
 # function_graph options, on the PIE build.
 PATCHSITE_TRACER=function_graph PATCHSITE_GRAPH_FUNCTION=work_mid PATCHSITE_OUTPUT="$T/trace" \

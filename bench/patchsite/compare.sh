@@ -1,0 +1,114 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# libpatchsite next to uftrace and LLVM XRay FDR mode on one workload
+# (loop.c: two traced calls per iteration).  usage: compare.sh BUILD_DIR
+#   Ir/call   callgrind instructions per traced call above the untraced
+#             build (-mnop-mcount, sites NOPed), counted inside main only
+#             (output written at exit is not counted), N=100000 minus N=0
+#   ns/call   CPU time of the loop per traced call above the untraced
+#             build, best of 5 runs of N=2000000 (the program times its own
+#             loop: start-up and trace output are not counted; uftrace's
+#             recorder process is not either)
+#   B/event   bytes each entry or exit takes in the trace buffer
+# uftrace (Debian package) and XRay (clang 14, libclang-rt-14-dev) are
+# skipped, with a note, when not installed.
+set -u
+B=${1:-build}
+T=$B/bench/patchsite/compare
+mkdir -p "$T"
+LIB="$PWD/$B/libpatchsite.so"
+SRC=bench/patchsite/loop.c
+NIR=100000
+NT=2000000
+
+gcc -O2 -pg -mfentry -mnop-mcount -mrecord-mcount -fno-pie -no-pie -o "$T/nop" $SRC || exit 2
+gcc -O2 -pg -mfentry -mnop-mcount -mrecord-mcount -minstrument-return=nop5 -mrecord-return \
+	-fno-pie -no-pie -o "$T/ret" $SRC || exit 2
+gcc -O2 -pg -mfentry -o "$T/pg" $SRC || exit 2
+have_xray=0
+if clang -O2 -fxray-instrument -fxray-instruction-threshold=1 -o "$T/xray" $SRC 2>/dev/null; then
+	have_xray=1
+fi
+have_uftrace=0
+command -v uftrace >/dev/null && have_uftrace=1
+have_cg=0
+command -v valgrind >/dev/null && have_cg=1
+
+# ir N CMD...: instructions inside main
+ir() {
+	n=$1
+	shift
+	valgrind --tool=callgrind --toggle-collect=main --trace-children=yes \
+		--callgrind-out-file="$T/cg.%p" "$@" "$n" >/dev/null 2>"$T/cg.log"
+	awk '/Collected/ { s += $4 } END { print s }' "$T/cg.log"
+}
+
+# per_call_ir CMD...: (Ir(N) - Ir(0)) / (2 N)
+per_call_ir() {
+	[ $have_cg = 1 ] || { echo "-"; return; }
+	a=$(ir 0 "$@")
+	b=$(ir $NIR "$@")
+	echo "$a $b" | awk -v n=$NIR '{ printf "%.1f", ($2 - $1) / (2 * n) }'
+}
+
+now() { date +%s%N; }
+
+# per_call_ns CMD...: best of 5 loop times (the program's own) of N=NT, per traced call
+per_call_ns() {
+	best=
+	for i in 1 2 3 4 5; do
+		"$@" $NT >/dev/null 2>"$T/ns.log"
+		d=$(awk '/^loop_ns/ { print $2 }' "$T/ns.log")
+		[ -n "$d" ] || { echo "-"; return; }
+		[ -z "$best" ] || [ $d -lt $best ] && best=$d
+	done
+	echo "$best" | awk -v n=$NT '{ printf "%.1f", $1 / (2 * n) }'
+}
+
+# Commands as words (valgrind runs them; shell functions would not do).
+pgraph="env PATCHSITE_TRACER=function_graph PATCHSITE_BUFFER_KB=131072 PATCHSITE_OUTPUT=$T/ps.trace LD_PRELOAD=$LIB"
+pfunc="env PATCHSITE_TRACER=function PATCHSITE_BUFFER_KB=131072 PATCHSITE_OUTPUT=$T/ps.trace LD_PRELOAD=$LIB"
+pidle="env LD_PRELOAD=$LIB"
+urec="uftrace record -d $T/uftrace.data"
+xfdr="env XRAY_OPTIONS=patch_premain=true:xray_mode=xray-fdr:verbosity=0 XRAY_FDR_OPTIONS=buffer_size=1048576:buffer_max=128"
+
+base_ir=$(per_call_ir "$T/nop")
+base_ns=$(per_call_ns "$T/nop")
+plain_ir=$(per_call_ir $pidle "$T/nop")
+
+row() {	# NAME BYTES IR NS
+	echo "$1|$2|$3|$4" >>"$T/rows"
+}
+: >"$T/rows"
+sub() { echo "$1 $2" | awk '{ if ($1 == "-" || $2 == "-") print "-"; else printf "%.1f", $1 - $2 }'; }
+
+row "patchsite, preloaded, no tracer (NOP sites)" "-" "$(sub "$plain_ir" "$base_ir")" "-"
+row "patchsite function_graph (entry+exit)" 8 "$(sub "$(per_call_ir $pgraph "$T/nop")" "$base_ir")" \
+	"$(sub "$(per_call_ns $pgraph "$T/nop")" "$base_ns")"
+row "patchsite function_graph, gcc exit sites" 8 \
+	"$(sub "$(per_call_ir $pgraph "$T/ret")" "$base_ir")" "$(sub "$(per_call_ns $pgraph "$T/ret")" "$base_ns")"
+row "patchsite function (entry)" 16 "$(sub "$(per_call_ir $pfunc "$T/nop")" "$base_ir")" \
+	"$(sub "$(per_call_ns $pfunc "$T/nop")" "$base_ns")"
+if [ $have_uftrace = 1 ]; then
+	row "uftrace record (-pg; entry+exit)" 16 "$(sub "$(per_call_ir $urec "$T/pg")" "$base_ir")" \
+		"$(sub "$(per_call_ns $urec "$T/pg")" "$base_ns")"
+else
+	echo "note: uftrace not installed (apt-get install uftrace): skipped"
+fi
+if [ $have_xray = 1 ]; then
+	row "XRay FDR mode (entry+exit)" 8 "$(sub "$(per_call_ir $xfdr "$T/xray")" "$base_ir")" \
+		"$(sub "$(per_call_ns $xfdr "$T/xray")" "$base_ns")"
+else
+	echo "note: clang -fxray-instrument failed (libclang-rt-14-dev?): XRay skipped"
+fi
+
+printf '%-46s %8s %9s %9s %14s %14s\n' "tracer (loop.c: mid->leaf)" "B/event" "Ir/call" \
+	"ns/call" "Ir vs graph" "ns vs graph"
+g=$(awk -F'|' '/function_graph \(/ { print $3 "|" $4 }' "$T/rows")
+while IFS='|' read -r name bytes irc nsc; do
+	echo "$name|$bytes|$irc|$nsc|$g"
+done <"$T/rows" | awk -F'|' '{
+	r1 = ($3 != "-" && $5 > 0) ? sprintf("%.1fx", $3 / $5) : "-"
+	r2 = ($4 != "-" && $6 > 0) ? sprintf("%.1fx", $4 / $6) : "-"
+	printf "%-46s %8s %9s %9s %14s %14s\n", $1, $2, $3, $4, r1, r2 }'
+echo "(above the untraced NOP build, which takes $base_ir Ir and $base_ns ns per call; Ir: callgrind inside main; ns: the loop's CPU time, best of 5; ratios: this row over the function_graph row)"
