@@ -210,7 +210,7 @@ const struct arch arch_i386 = {
 	.sled_nop	= x86_sled_nop,
 	.relative_reloc	= R_386_RELATIVE,
 	.insn_align	= 1,
-	.mcount_window	= 16,
+	.mcount_window	= 32,	/* PIC -pg: push %ebx; call the pc thunk; add GOT; sub %esp */
 };
 
 /*
