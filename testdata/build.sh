@@ -25,12 +25,16 @@
 # recordmcount (linux-kbuild-6.1) on a copy: an oracle that disagrees
 # without a recorded reason stops the build.  The header of every expected
 # file says which oracle made it and how the others compared.
+# Flag lists ($X86, $MIPS...) are split into words on purpose.
+# shellcheck disable=SC2086
 set -eu
 cd "$(dirname "$0")"
 
 RMC=${KERNEL_RECORDMCOUNT:-/usr/lib/linux-kbuild-6.1/scripts/recordmcount}
 PY=${PYTHON:-python3}
 export LC_ALL=C
+# No __pycache__ next to the sources.
+export PYTHONDONTWRITEBYTECODE=1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
@@ -340,4 +344,4 @@ big mips mips-linux-gnu-gcc rel - "crashes (SIGSEGV) on a big-endian object with
 	done <"$compilers"
 } >>"$versions"
 cp "$versions" obj/VERSIONS
-echo "done: $(ls obj/*/*.o obj/*/*.o.xz | wc -l) objects, $(du -sh obj | cut -f1)"
+echo "done: $(find obj -name "*.o" -o -name "*.o.xz" | wc -l) objects, $(du -sh obj | cut -f1)"

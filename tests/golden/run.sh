@@ -22,9 +22,10 @@
 #   8. -w gives the same bytes and names every untraced section with calls.
 # Cases marked "untouched" (the object already has a table) must exit 0 and
 # leave the file unchanged; cases marked "expect: failure" must exit non-zero,
-# say why, and leave the file unchanged.  Then two multi-file runs: three arches in one
-# call (each must come out as when run alone), and a bad file in the middle
-# (the others are still processed, exit status non-zero).
+# say why, and leave the file unchanged.  Then two multi-file runs: "multi",
+# three arches in one call (each must come out as when run alone), and
+# "multi-bad", a bad file in the middle (the others are still processed, exit
+# status non-zero).  ARCH/CASE arguments are shell patterns (x86_64/\*, multi).
 #
 # Each expected file says in its header which oracle made it (gcc's
 # -mrecord-mcount table or the relocation list, never our tool) and how the
@@ -56,6 +57,8 @@ PY=$($PY -c 'import sys; print(sys.executable)' 2>/dev/null) || PY=python3
 MCLOC="$PY $root/tests/mcloc.py"
 CHECK="$PY $here/check.py"
 export LC_ALL=C
+# No __pycache__ next to the sources.
+export PYTHONDONTWRITEBYTECODE=1
 TIMEOUT=
 command -v timeout >/dev/null 2>&1 && TIMEOUT="timeout 300"
 
@@ -94,7 +97,7 @@ tool() {
 	shift
 	# An inner shell waits for the tool, so that its notice of a crash
 	# ("Segmentation fault") lands in DIR/out too, and exits with its status.
-	# shellcheck disable=SC2016
+	# shellcheck disable=SC2016,SC2086
 	sh -c 'cd "$1" && shift && "$@"; exit $?' sh "$td" $TIMEOUT "$TOOL" "$@" >"$td/out" 2>&1
 	rc=$?
 }
@@ -186,6 +189,7 @@ run_case() {
 	check_table "$d/a/t.o" "$d/expected" "$d"
 	# Section headers, NOPs of expected/$arch/$name.nops, other code bytes,
 	# RISC-V relaxation.
+	# shellcheck disable=SC2086
 	$CHECK all "$d/orig.o" "$d/a/t.o" $nops >"$d/check" ||
 		errfile "$d/check" "tests/golden/check.py all (headers, nops, code, relax):"
 
