@@ -186,11 +186,23 @@ long *refs_choose(struct record *r)
 		err = add_symbols(r, refs, how, out);
 	for (i = 0; i < r->nsites && !err; i++) {
 		const struct site *s = &r->sites[i];
+		const struct eo_sym *fn;
 
 		if (s->traced && how[i] == BY_SECTION)
 			out[i] = (long)refs[s->sec];
-		else if (s->traced && how[i] == BY_FUNCTION)
-			out[i] = (long)elfobj_sym_index(r->o, safe_function(r, s, &rs));
+		if (!s->traced || how[i] != BY_FUNCTION)
+			continue;
+		/* The spots of this site's section, not of the last one decided. */
+		if (rs.relsec != s->relsec && (err = load_relax(r, s->relsec, &rs)))
+			break;
+		fn = safe_function(r, s, &rs);
+		if (!fn) {
+			diag_err(r->path, "no reference symbol for a call in %s",
+				 elfobj_sec(r->o, s->sec)->name);
+			err = -EINVAL;
+			break;
+		}
+		out[i] = (long)elfobj_sym_index(r->o, fn);
 	}
 out:
 	if (err == -ENOMEM)
