@@ -22,7 +22,9 @@ Called by tests/kernel/run.sh once per arch, after the build.
     weak-only       "Cannot find symbol for section": the section holds only
                     weak symbols; the kernel's tool fails (the build would
                     stop), ours records the oracle's sites
-  Everything else is a mismatch.
+  Everything else is a mismatch.  Ours must also equal that relocation oracle
+  (hook symbol, call relocation type, traced section; MIPS: the long-call
+  filter applied within each section) on every object, matched or not.
 
 --mode cc (x86_64): gcc -mrecord-mcount made the table.  For each object with
   a __mcount_loc: copy it, strip the table (objcopy), run ours, and check that
@@ -296,7 +298,14 @@ def check_wrap(job):
                             % (extra[:8], missing[:8]))
         mism += exec_diff(a, b)
         mism += reloc_diff(a, b, table_rel_sections(a) | table_rel_sections(b))
-        r["untraced"] = nops(Obj(inp), b)
+        i = Obj(inp)
+        r["untraced"] = nops(i, b)
+        # Independent of both tools: the input's call relocations in traced sections.
+        want = oracle(i, arch, False)
+        if tb != want and not (ref_rc == 0 and ours_rc and not tb):
+            mism.append("ours differs from the relocation oracle: extra %s; missing %s"
+                        % (sorted(set(tb) - set(want), key=mcloc.sort_key)[:8],
+                           sorted(set(want) - set(tb), key=mcloc.sort_key)[:8]))
         r["pv"] = run_patchverify(pv, ours_p)
         r["notes"] = mism + known
         r["status"] = "mismatch" if mism else "known" if known else "match"
