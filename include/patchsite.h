@@ -109,7 +109,8 @@ PATCHSITE_API int patchsite_for_each_function(patchsite_func_cb cb, void *arg);
  * it changed and the breakpoint handler emulated it), "traps_retried" (the
  * handler ran after the change completed), "missed" (entries skipped by
  * the recursion guard), "init_ns" (start-up: find, check and NOP every
- * site, map the stubs).  Unknown name: 0 with errno EINVAL.
+ * site, map the stubs; wall time), "init_cpu_ns" (the same in CPU time).
+ * Unknown name: 0 with errno EINVAL.
  */
 PATCHSITE_API unsigned long patchsite_stat(const char *name);
 

@@ -30,7 +30,15 @@ struct ps_state ps = {
 };
 
 static int env_out_fd = -1;
-static unsigned long init_ns;
+static unsigned long init_ns, init_cpu_ns;
+
+static unsigned long cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (unsigned long)ts.tv_sec * 1000000000ul + (unsigned long)ts.tv_nsec;
+}
 
 static unsigned long now_ns(void)
 {
@@ -71,7 +79,7 @@ int patchsite_init(void)
 {
 	const char *log = getenv("PATCHSITE_LOG");
 	size_t refused = 0, sites = 0, mods = 0;
-	unsigned long t0 = now_ns();
+	unsigned long t0 = now_ns(), c0 = cpu_ns();
 	int err;
 
 	pthread_mutex_lock(&ps.lock);
@@ -122,6 +130,7 @@ int patchsite_init(void)
 		ps.can_sync = false;
 	ps_log(PATCHSITE_LOG_NOTE, "%zu sites in %zu objects, %zu refused", sites, mods, refused);
 	init_ns = now_ns() - t0;
+	init_cpu_ns = cpu_ns() - c0;
 out:
 	err = ps.init_err;
 	pthread_mutex_unlock(&ps.lock);
@@ -438,6 +447,8 @@ unsigned long patchsite_stat(const char *name)
 		return ps.nsites;
 	if (!strcmp(name, "init_ns"))
 		return init_ns;
+	if (!strcmp(name, "init_cpu_ns"))
+		return init_cpu_ns;
 	if (!strcmp(name, "refused") || !strcmp(name, "enabled")) {
 		enum site_state st = name[0] == 'r' ? SITE_REFUSED : SITE_CALL;
 

@@ -92,6 +92,7 @@ struct ps_module {
 	unsigned nhook_addrs;
 	struct ps_site *sites;		/* by address */
 	size_t nsites;
+	size_t sites_map;		/* bytes, when sites is one mmap (large tables) */
 	uint8_t *stubs;			/* one stub per site, then a data page */
 	size_t stubs_size;
 	_Atomic uintptr_t *tramp_slot;	/* where stubs jump, by site kind (in a data page) */

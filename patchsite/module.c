@@ -450,10 +450,12 @@ static int read_table(struct ps_module *m, const struct elf_file *f, const Elf64
 		if (!words)
 			return -ENOEXEC;
 	}
-	grown = realloc(m->sites, (base + n + 1) * sizeof(*grown));
-	if (!grown)
-		return -ENOMEM;
-	m->sites = grown;
+	if (!m->sites_map) {
+		grown = realloc(m->sites, (base + n + 1) * sizeof(*grown));
+		if (!grown)
+			return -ENOMEM;
+		m->sites = grown;
+	}
 	for (size_t i = 0; i < n; i++) {
 		uint64_t w;
 
@@ -616,6 +618,28 @@ static int module_add(struct dl_phdr_info *info, struct scan_ctx *ctx)
 	err = find_symbols(m, &f);
 	if (!err)
 		err = read_hook_slots(m, &f);
+	/*
+	 * Large tables: one mapping, filled in by the kernel at once, costs far
+	 * less than a page fault per page of a growing heap array.
+	 */
+	{
+		size_t total = 0;
+
+		for (unsigned i = 0; i < f.eh->e_shnum; i++)
+			for (unsigned t = 0; table_names[t]; t++)
+				if (!strcmp(section_name(&f, &f.sh[i]), table_names[t]))
+					total += f.sh[i].sh_size / sizeof(uint64_t);
+		if (total >= 4096) {
+			size_t bytes = page_up((total + 1) * sizeof(struct ps_site));
+			void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+
+			if (p != MAP_FAILED) {
+				m->sites = p;
+				m->sites_map = bytes;
+			}
+		}
+	}
 	for (unsigned i = 0; !err && i < f.eh->e_shnum; i++)
 		for (unsigned t = 0; table_names[t]; t++)
 			if (!strcmp(section_name(&f, &f.sh[i]), table_names[t]) && !err)
@@ -654,8 +678,12 @@ keep:
 fail:
 	ctx->err = err;
 	ps_log(PATCHSITE_LOG_ERROR, "%s: cannot read its site tables: %s", m->path, strerror(-err));
-	free(m->sites);
+	if (m->sites_map)
+		munmap(m->sites, m->sites_map);
+	else
+		free(m->sites);
 	m->sites = NULL;
+	m->sites_map = 0;
 	m->nsites = 0;
 	goto keep;
 }
@@ -842,7 +870,7 @@ int ps_stubs_map(struct ps_module *m)
 		return -ENOMEM;
 	}
 	p = mmap((void *)best, size, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE | MAP_POPULATE, -1, 0);
 	if (p == MAP_FAILED || (uintptr_t)p != best) {
 		int err = p == MAP_FAILED ? errno : EEXIST;
 

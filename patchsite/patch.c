@@ -128,15 +128,14 @@ int ps_patch_startup(struct ps_module *m)
 {
 	const unsigned n = ps.arch->patch_len;
 	bool touched[8] = { false };
-	uint8_t (*want)[8];
-	bool *write;
+	uint8_t *len;		/* bytes to rewrite at each site, 0 for none */
+	size_t nwrite = 0;
 	int err = 0;
 
 	if (!m->nsites)
 		return 0;
-	want = calloc(m->nsites, sizeof(*want));
-	write = calloc(m->nsites, sizeof(*write));
-	if (!want || !write) {
+	len = calloc(m->nsites, 1);
+	if (!len) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -180,25 +179,34 @@ int ps_patch_startup(struct ps_module *m)
 		mark_segment(m, s->addr, touched);
 		if (in.form == FORM_NOP && in.len == n)
 			continue;
-		ps.arch->make_nop(want[i]);
-		ps.arch->fill_tail(want[i] + n, in.len - n);
-		write[i] = true;
-		/* Keep the length in the last byte of the scratch entry. */
-		want[i][7] = (uint8_t)in.len;
+		len[i] = (uint8_t)in.len;
+		nwrite++;
 	}
 	err = protect(m, touched, true);
 	if (err) {
 		ps.can_write = false;
 		goto out;
 	}
+	/*
+	 * Text pages are copied on the first write: fault them all in with
+	 * one call rather than one fault per page (Linux 5.14; else no-op).
+	 */
+	for (unsigned i = 0; i < m->nsegs; i++)
+		if (touched[i] && nwrite)
+			madvise((void *)m->segs[i].lo, m->segs[i].hi - m->segs[i].lo,
+				MADV_POPULATE_WRITE);
 	for (size_t i = 0; i < m->nsites; i++)
-		if (write[i])
-			memcpy((void *)m->sites[i].addr, want[i], want[i][7]);
+		if (len[i]) {
+			uint8_t b[16];
+
+			ps.arch->make_nop(b);
+			ps.arch->fill_tail(b + n, len[i] - n);
+			memcpy((void *)m->sites[i].addr, b, len[i]);
+		}
 	ps.arch->sync_icache((void *)m->text_lo, m->text_hi - m->text_lo);
 	err = protect(m, touched, false);
 out:
-	free(want);
-	free(write);
+	free(len);
 	return err;
 }
 

@@ -61,7 +61,8 @@ int main(void)
 
 	patchsite_init();
 	printf("sites                          %lu\n", patchsite_stat("sites"));
-	printf("start-up (find, check, NOP)    %.2f ms\n", patchsite_stat("init_ns") / 1e6);
+	printf("start-up (find, check, NOP)    %.2f ms (%.2f ms CPU)\n", patchsite_stat("init_ns") / 1e6,
+	       patchsite_stat("init_cpu_ns") / 1e6);
 
 	pthread_create(&th, NULL, caller, NULL);
 	t = now();
