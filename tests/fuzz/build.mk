@@ -2,6 +2,7 @@
 # build/fuzz whatever B is.
 #   make fuzz FUZZ_SECONDS=N   run each harness for N seconds, one at a time
 #   make fuzz-build            only build them
+#   make fuzz-regress          run every harness over testdata/bad once
 # Corpora grow in build/fuzz/corpus/<harness>; findings land in
 # build/fuzz/artifacts.  Keep each minimised finding in testdata/bad/.
 FUZZ_CC      ?= $(firstword $(shell command -v clang-14 clang 2>/dev/null) clang)
@@ -29,10 +30,18 @@ $(FUZZ_B)/fuzz_patchverify: $(FUZZ_B)/obj/tests/fuzz/fuzz_patchverify.o $(FUZZ_V
 $(FUZZ_BINS):
 	$(call quiet,FUZZLD,$@)$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(FUZZ_LIBS)
 
-.PHONY: fuzz fuzz-build
+.PHONY: fuzz fuzz-build fuzz-regress
 fuzz-build: $(FUZZ_BINS)
 
-fuzz: $(FUZZ_BINS) $(B)/tests/sample.o
+# Every kept finding through every harness (clang's sanitizers see some UB
+# that gcc's, in make check-san, do not), then the bounded runs.
+fuzz-regress: $(FUZZ_BINS)
+	$(Q)for h in $(FUZZ_BINS); do \
+		$$h -runs=0 $(filter-out %README,$(wildcard testdata/bad/*)) >$$h.regress.log 2>&1 || \
+		{ echo "$$h: a kept finding fails again, see $$h.regress.log"; exit 1; }; \
+		echo "$${h##*/}: testdata/bad passes"; done
+
+fuzz: fuzz-regress $(FUZZ_BINS) $(B)/tests/sample.o
 	$(Q)sh tests/fuzz/run.sh $(FUZZ_B) $(FUZZ_SECONDS) $(B)/tests/sample.o $(FUZZ_HARNESS)
 
 -include $(shell find $(FUZZ_B)/obj -name '*.d' 2>/dev/null)
