@@ -32,7 +32,8 @@ Called by tests/kernel/run.sh once per arch, after the build.
   became `0f 1f 44 00 00` with R_X86_64_NONE, and that nothing else changed.
 
 patchverify (if built) runs on each of our outputs; its errors and warnings
-are counted.  Exit status: 0 no mismatch, 1 a mismatch, 2 usage or setup.
+are counted.  In wrap mode it also runs on the kernel tool's outputs, where
+its errors should be exactly the sites the kernel's tool dropped.  Exit status: 0 no mismatch, 1 a mismatch, 2 usage or setup.
 """
 
 import argparse
@@ -307,6 +308,8 @@ def check_wrap(job):
                         % (sorted(set(tb) - set(want), key=mcloc.sort_key)[:8],
                            sorted(set(want) - set(tb), key=mcloc.sort_key)[:8]))
         r["pv"] = run_patchverify(pv, ours_p)
+        # The kernel's output too: patchverify should see what the kernel's tool got wrong.
+        r["pv_ref"] = run_patchverify(pv, ref_p)[0] if pv and not ref_rc else 0
         r["notes"] = mism + known
         r["status"] = "mismatch" if mism else "known" if known else "match"
     except Exception as e:  # noqa: BLE001 - one bad object must not hide the others
@@ -479,6 +482,7 @@ def main():
                 for f in findings[:20]:
                     rep.write("    pv %s\n" % f)
         untraced = sum(r.get("untraced", 0) for r in results)
+        pv_ref = sum(r.get("pv_ref", 0) for r in results)
         rep.write("\n%s: %d objects, %d sites, %d match, %d known, %d mismatch; patchverify "
                   "%d errors, %d warnings%s%s\n"
                   % (a.arch, len(results), sites, n["match"], n["known"], n["mismatch"],
@@ -486,6 +490,8 @@ def main():
                      "; %d untraced calls NOPed" % untraced))
         for k, v in sorted(kinds.items()):
             rep.write("known %s: %d objects\n" % (k, v))
+        if pv and a.mode == "wrap":
+            rep.write("patchverify on the kernel tool's outputs: %d errors\n" % pv_ref)
     with open(a.summary, "w") as f:
         f.write("%s %d %d %d %d %d %d %d %d" % (a.arch, len(results), sites, untraced, n["match"],
                                                n["known"], n["mismatch"], pv_err, pv_warn))
@@ -494,6 +500,8 @@ def main():
                                       n["known"], n["mismatch"], pv_err, pv_warn))
     for k, v in sorted(kinds.items()):
         print("     known %s: %d objects" % (k, v))
+    if pv and a.mode == "wrap":
+        print("     patchverify on the kernel tool's outputs: %d errors" % pv_ref)
     for r in results:
         if r["status"] == "mismatch":
             print("   MISMATCH %s: %s" % (r["obj"], "; ".join(r["notes"])[:300]))
