@@ -142,8 +142,17 @@ pv_check() {
 		jrc=$?
 		[ $jrc -ne $rc ] && why="--json: exit $jrc, text mode $rc"
 	fi
-	if [ -n "$why" ]; then nok "patchverify $name" "$why"; else ok "patchverify $name"; fi
+	if [ -n "$why" ] && echo " $pv_open " | grep -qF " $name "; then
+		echo "open  patchverify $name: $why (known, not counted)"
+	elif [ -n "$why" ]; then
+		nok "patchverify $name" "$why"
+	else
+		ok "patchverify $name"
+	fi
 }
+# patchverify findings reported to its owner and not fixed yet: shown, not
+# counted.  Take a name out when its fix lands.
+pv_open="pv-report-null-code-segv.o"
 
 # --- Broken content, made from clean objects --------------------------------
 gen=$work/gen
@@ -229,6 +238,7 @@ pv-empty-calls-qsort.o      0
 no-sections-bad-shstrndx.o  1 section name table index out of range
 riscv-stale-relax-spots.o   0
 pv-null-plus-zero.o         0 __mcount_loc already exists; left unchanged
+pv-report-null-code-segv.o  1 not a relocatable object (e_type 3)
 EOF
 for f in testdata/bad/*; do
 	name=${f##*/}
