@@ -146,6 +146,46 @@ static enum rmc_status scan_relsec(struct record *r, size_t relsec)
 	return st;
 }
 
+static int by_place(const void *pa, const void *pb)
+{
+	const struct site *a = *(const struct site *const *)pa;
+	const struct site *b = *(const struct site *const *)pb;
+
+	if (a->sec != b->sec)
+		return a->sec < b->sec ? -1 : 1;
+	return a->off < b->off ? -1 : a->off > b->off;
+}
+
+/*
+ * Two hook relocations on one call (two relocation sections aimed at one
+ * code section) would leave one live over a NOP, or record a site twice.
+ */
+static enum rmc_status check_distinct(struct record *r)
+{
+	const struct site **v = malloc((r->nsites ? r->nsites : 1) * sizeof(*v));
+	enum rmc_status st = RMC_OK;
+	char where[256];
+	size_t i;
+
+	if (!v) {
+		diag_err(r->path, "out of memory");
+		return RMC_SYSERR;
+	}
+	for (i = 0; i < r->nsites; i++)
+		v[i] = &r->sites[i];
+	qsort(v, r->nsites, sizeof(*v), by_place);
+	for (i = 1; i < r->nsites && st == RMC_OK; i++) {
+		if (v[i]->sec != v[i - 1]->sec || v[i]->off >= v[i - 1]->off + v[i - 1]->len)
+			continue;
+		diag_err(r->path, "%s: two relocations call %s at one place",
+			 symindex_where(record_symindex(r), r->o, v[i]->sec, v[i]->off, where,
+					sizeof(where)), v[i]->hook);
+		st = RMC_REJECTED;
+	}
+	free(v);
+	return st;
+}
+
 enum rmc_status scan_object(struct record *r)
 {
 	size_t i, shnum = elfobj_shnum(r->o), symtab = elfobj_symtab_index(r->o);
@@ -167,7 +207,7 @@ enum rmc_status scan_object(struct record *r)
 			rela_set = true;
 		}
 	}
-	return st;
+	return st == RMC_OK ? check_distinct(r) : st;
 }
 
 bool scan_has_table(const struct record *r)

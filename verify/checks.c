@@ -132,8 +132,12 @@ static void report_not_call(struct audit *au, const struct site *st, const char 
 	} else {
 		snprintf(want, sizeof(want), "a call to %s", hook);
 	}
-	report_bytes(au, st->thumb, iv.code + st->off, iv.size - st->off, len ? len : 4, iv.addr,
-		     found, sizeof(found));
+	/* The site may lie where the file holds no bytes (NOBITS, or cut short). */
+	if (iv.code && st->off < iv.size)
+		report_bytes(au, st->thumb, iv.code + st->off, iv.size - st->off, len ? len : 4,
+			     iv.addr, found, sizeof(found));
+	else
+		snprintf(found, sizeof(found), "no bytes in the file at the site");
 	report(au, CHK_SITE_NOT_CALL, st->sec, st->off,
 	       "%s entry %zu is neither a call to %s nor its NOP%s, expected %s%s%s, found %s",
 	       au->tables[st->table].name, st->entry, hook, extra, want,
