@@ -251,12 +251,15 @@ static unsigned i386_site_nop(const struct arch *a, const struct insn_view *iv)
 
 static bool x86_branch(const struct insn_view *iv, bool is64, struct branch *b)
 {
-	const uint8_t *p = iv->code + iv->off;
+	const uint8_t *p;
 	uint64_t left = iv->off <= iv->size ? iv->size - iv->off : 0;
 	uint64_t mask = is64 ? ~0ull : 0xffffffffull;
 	unsigned pre = 0;
 	int32_t disp;
 
+	if (!iv->code || !left)		/* no bytes in the file here (NOBITS) */
+		return false;
+	p = iv->code + iv->off;
 	if (left >= 1 && (p[0] == 0xf2 || p[0] == 0x67))	/* bnd / addr32 */
 		pre = 1;
 	if (left < pre + 5)
