@@ -58,7 +58,7 @@ one() {
 	t0=$(now)
 	/usr/bin/time -f '%U %S %M' -o "$W/rss" "$1" "$W/one.o" >/dev/null 2>&1 || true
 	t1=$(now)
-	awk -v w=$((t1 - t0)) '{ printf "%d %d %d\n", w, ($1 + $2) * 1e9, $3 }' "$W/rss"
+	awk -v w=$((t1 - t0)) '{ printf "%.0f %.0f %d\n", w, ($1 + $2) * 1e9, $3 }' "$W/rss"
 }
 best() {	# tool file: the best of ROUNDS runs, by CPU time
 	tool=$1; file=$2; b=""
