@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "json.h"
 
 enum ps_format ps_format = PS_FORMAT_FTRACE;
 
@@ -312,22 +313,6 @@ static void write_graph(FILE *f, struct stream *s, size_t ns)
 			graph_line(f, m, e, NULL, 0, text);
 		}
 	}
-}
-
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
 }
 
 static void write_chrome(FILE *f, struct stream *s, size_t ns)

@@ -8,24 +8,9 @@
 
 #include "arch.h"
 #include "elfobj.h"
+#include "json.h"
 #include "record.h"
 #include "symindex.h"
-
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
 
 void list_begin(FILE *f, const struct options *opt)
 {

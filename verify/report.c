@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "verify.h"
 
 static void add_finding(struct audit *au, enum check c, const char *where, bool have_addr,
@@ -88,22 +89,6 @@ void report_bytes(const struct audit *au, bool thumb, const uint8_t *p, uint64_t
 		snprintf(buf + n, size - n, " (%s)", text);
 	else if (len && !strncmp(disasm_engine(au->a), "Capstone", 8))
 		snprintf(buf + n, size - n, " (undecodable)");
-}
-
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			printf("\\%c", ch);
-		else if (ch < 0x20 || ch >= 0x7f)
-			printf("\\u%04x", ch);
-		else
-			putchar(ch);
-	}
-	putchar('"');
 }
 
 static const char *const state_names[] = { "call", "nop", "other", "unchecked" };
@@ -195,14 +180,14 @@ static void json_file(const struct audit *au, bool first)
 
 	count_states(au, n);
 	printf("%s\n    {\"file\": ", first ? "" : ",");
-	json_str(au->path);
+	json_str(stdout, au->path);
 	printf(", \"arch\": \"%s\", \"type\": \"%s\", \"disassembler\": ", au->a->name,
 	       file_type(au));
-	json_str(disasm_engine(au->a));
+	json_str(stdout, disasm_engine(au->a));
 	printf(",\n     \"tables\": [");
 	for (i = 0; i < au->ntables; i++) {
 		printf("%s{\"section\": ", i ? ", " : "");
-		json_str(au->tables[i].name);
+		json_str(stdout, au->tables[i].name);
 		printf(", \"kind\": \"%s\", \"entries\": %zu}",
 		       au->tables[i].kind == TABLE_MCOUNT ? "mcount" : "patchable",
 		       au->tables[i].nentries);
@@ -213,11 +198,11 @@ static void json_file(const struct audit *au, bool first)
 
 		printf("%s\n       {\"check\": \"%s\", \"level\": \"%s\", \"where\": ", i ? "," : "",
 		       check_name(f->check), diag_level_name(f->level));
-		json_str(f->where);
+		json_str(stdout, f->where);
 		if (f->have_addr)
 			printf(", \"address\": \"0x%llx\"", (unsigned long long)f->addr);
 		printf(", \"message\": ");
-		json_str(f->msg);
+		json_str(stdout, f->msg);
 		putchar('}');
 	}
 	printf("%s]", au->nfindings ? "\n     " : "");
@@ -231,16 +216,16 @@ static void json_file(const struct audit *au, bool first)
 			site_where(au, st, func, sizeof(func), sec, sizeof(sec));
 			site_text(au, st, text, sizeof(text));
 			printf("%s\n       {\"table\": ", i ? "," : "");
-			json_str(au->tables[st->table].name);
+			json_str(stdout, au->tables[st->table].name);
 			printf(", \"entry\": %zu, \"value\": \"0x%llx\", \"function\": ", st->entry,
 			       (unsigned long long)st->value);
-			json_str(func);
+			json_str(stdout, func);
 			printf(", \"section\": ");
-			json_str(sec);
+			json_str(stdout, sec);
 			printf(", \"state\": \"%s\", \"insn\": ",
 			       st->settled && st->state == SITE_UNCHECKED ? "bad"
 									 : state_names[st->state]);
-			json_str(text);
+			json_str(stdout, text);
 			putchar('}');
 		}
 		printf("%s]", au->nsites ? "\n     " : "");
@@ -283,9 +268,9 @@ void report_file(struct audit *au, bool first)
 void report_file_error(const char *path, const char *msg, bool first)
 {
 	printf("%s\n    {\"file\": ", first ? "" : ",");
-	json_str(path);
+	json_str(stdout, path);
 	printf(", \"error\": ");
-	json_str(msg);
+	json_str(stdout, msg);
 	putchar('}');
 }
 
