@@ -188,19 +188,32 @@ static void put_exit(struct ps_thread *t, struct ps_fast *f, uint64_t tsc, uint6
 	*f->wp++ = tsc << 32 | (uint32_t)(idw | PS_EV_EXIT);
 }
 
+/*
+ * The calling thread, ready to record an event stamped *tsc; NULL when it
+ * has no buffer, or when the event is lost (counted) because a new time
+ * stretch could not be marked.
+ */
+static struct ps_thread *begin_event(uint64_t *tsc)
+{
+	struct ps_thread *t = thread_setup();
+
+	*tsc = __rdtsc();
+	if (!t)
+		return NULL;
+	if (!mark(t, &ps_fast, *tsc)) {
+		atomic_fetch_add_explicit(&t->lost, 1, memory_order_relaxed);
+		return NULL;
+	}
+	return t;
+}
+
 static void func_entry(uint32_t idw, unsigned long parent)
 {
 	struct ps_fast *f = &ps_fast;
-	struct ps_thread *t = thread_setup();
-	uint64_t tsc = __rdtsc();
+	uint64_t tsc;
+	struct ps_thread *t = begin_event(&tsc);
 
-	if (!t)
-		return;
-	if (!mark(t, f, tsc)) {
-		atomic_fetch_add_explicit(&t->lost, 1, memory_order_relaxed);
-		return;
-	}
-	if (!take(t, f, false))
+	if (!t || !take(t, f, false))
 		return;
 	f->wp[0] = tsc << 32 | (idw & ~3u) | PS_EV_FUNC;
 	f->wp[1] = parent;
@@ -236,16 +249,12 @@ static void close_stale(struct ps_thread *t, struct ps_fast *f, uintptr_t slot, 
 static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc)
 {
 	struct ps_fast *f = &ps_fast;
-	struct ps_thread *t = thread_setup();
-	uint64_t tsc = __rdtsc();
+	uint64_t tsc;
+	struct ps_thread *t = begin_event(&tsc);
 	struct ps_frame *fr;
 
 	if (!t)
 		return;
-	if (!mark(t, f, tsc)) {
-		atomic_fetch_add_explicit(&t->lost, 1, memory_order_relaxed);
-		return;
-	}
 	close_stale(t, f, (uintptr_t)loc, tsc);
 	if (ps_graph_trigger && f->fp == t->frames + 1) {
 		if (!site)
@@ -271,16 +280,10 @@ static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc)
 static void graph_word(uint32_t idw)
 {
 	struct ps_fast *f = &ps_fast;
-	struct ps_thread *t = thread_setup();
-	uint64_t tsc = __rdtsc();
+	uint64_t tsc;
+	struct ps_thread *t = begin_event(&tsc);
 
-	if (!t)
-		return;
-	if (!mark(t, f, tsc)) {
-		atomic_fetch_add_explicit(&t->lost, 1, memory_order_relaxed);
-		return;
-	}
-	if (!take(t, f, false))
+	if (!t || !take(t, f, false))
 		return;
 	*f->wp++ = tsc << 32 | idw;
 }
