@@ -132,12 +132,7 @@ static void report_not_call(struct audit *au, const struct site *st, const char 
 	} else {
 		snprintf(want, sizeof(want), "a call to %s", hook);
 	}
-	/* The site may lie where the file holds no bytes (NOBITS, or cut short). */
-	if (iv.code && st->off < iv.size)
-		report_bytes(au, st->thumb, iv.code + st->off, iv.size - st->off, len ? len : 4,
-			     iv.addr, found, sizeof(found));
-	else
-		snprintf(found, sizeof(found), "no bytes in the file at the site");
+	report_view_bytes(au, &iv, 0, len ? len : 4, found, sizeof(found));
 	report(au, CHK_SITE_NOT_CALL, st->sec, st->off,
 	       "%s entry %zu is neither a call to %s nor its NOP%s, expected %s%s%s, found %s",
 	       au->tables[st->table].name, st->entry, hook, extra, want,
@@ -221,8 +216,7 @@ static void check_sled(struct audit *au, struct site *st, unsigned want)
 	char found[192];
 
 	if (n < want || !n) {
-		report_bytes(au, st->thumb, iv.code + st->off + bytes, iv.size - st->off - bytes,
-			     4, iv.addr + bytes, found, sizeof(found));
+		report_view_bytes(au, &iv, bytes, 4, found, sizeof(found));
 		report(au, CHK_PATCHABLE_SLED, st->sec, st->off,
 		       "%s entry %zu: expected a sled of %u NOP%s, found %u NOP%s then %s",
 		       au->tables[st->table].name, st->entry, want, want == 1 ? "" : "s", n,

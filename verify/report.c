@@ -91,6 +91,18 @@ void report_bytes(const struct audit *au, bool thumb, const uint8_t *p, uint64_t
 		snprintf(buf + n, size - n, " (undecodable)");
 }
 
+void report_view_bytes(const struct audit *au, const struct insn_view *iv, uint64_t skip,
+		       unsigned len, char *buf, size_t size)
+{
+	uint64_t at = iv->off + skip;
+
+	if (!iv->code || at >= iv->size || at < iv->off)
+		snprintf(buf, size, "no bytes in the file at the site");
+	else
+		report_bytes(au, iv->thumb, iv->code + at, iv->size - at, len, iv->addr + skip,
+			     buf, size);
+}
+
 static const char *const state_names[] = { "call", "nop", "other", "unchecked" };
 
 static const char *file_type(const struct audit *au)

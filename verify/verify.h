@@ -194,6 +194,10 @@ void report_table_note(struct audit *au, enum check c, const char *where, const 
 /* "e8 00 00 00 00 (call 0x5)" for len bytes at p. */
 void report_bytes(const struct audit *au, bool thumb, const uint8_t *p, uint64_t avail,
 		  unsigned len, uint64_t addr, char *buf, size_t size);
+/* The same for the bytes `skip` past iv's instruction, which may lie where
+ * the file holds none (NOBITS, or a section cut short). */
+void report_view_bytes(const struct audit *au, const struct insn_view *iv, uint64_t skip,
+		       unsigned len, char *buf, size_t size);
 void report_file(struct audit *au, bool first);
 void report_file_error(const char *path, const char *msg, bool first);
 void report_begin(const struct options *opt);

@@ -20,12 +20,6 @@ FUZZ_VERIFY  := $(filter-out %/main.o,$(patsubst %.c,$(FUZZ_B)/obj/%.o,$(wildcar
 FUZZ_HARNESS := elfobj recordmcount $(if $(wildcard verify/audit.c),patchverify)
 FUZZ_BINS    := $(FUZZ_HARNESS:%=$(FUZZ_B)/fuzz_%)
 
-# Open finding testdata/bad/pv-null-plus-zero.o (verify/checks.c: NULL + 0):
-# set FUZZ_PV_SKIP=pointer-overflow to fuzz past it until it is fixed.
-ifneq ($(FUZZ_PV_SKIP),)
-$(FUZZ_VERIFY): FUZZ_CFLAGS += -fno-sanitize=$(FUZZ_PV_SKIP)
-endif
-
 $(FUZZ_B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(call quiet,FUZZCC,$@)$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
