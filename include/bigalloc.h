@@ -11,5 +11,8 @@
 #include <stddef.h>
 
 void *big_calloc(size_t n, size_t size);
+/* Before opening a big ELF file: let the heap grow once, on huge pages. */
+void big_heap(size_t expect);
+void big_heap_for(const char *path);
 
 #endif

@@ -459,31 +459,87 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 	return a > 1 ? (v + a - 1) / a * a : v;
 }
 
-/* Section headers, old (edited) and new, in the host form libelf translates. */
-static void *shdrs_to_host(const struct elfobj *o, const GElf_Shdr *sh, size_t n, size_t *size)
+/*
+ * Section headers, old (edited) and new, in the host form libelf
+ * translates.  GElf_Shdr is Elf64_Shdr, so a 64-bit file needs no copy.
+ */
+static void *shdrs_to_host(const struct elfobj *o, GElf_Shdr *sh, size_t n, size_t *size)
 {
-	bool is64 = o->hdr.elfclass == ELFCLASS64;
-	size_t ent = is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr), i;
-	uint8_t *buf = big_calloc(n, ent);
+	size_t i;
+	Elf32_Shdr *buf;
 
+	if (o->hdr.elfclass == ELFCLASS64) {
+		*size = n * sizeof(Elf64_Shdr);
+		return sh;
+	}
+	buf = big_calloc(n, sizeof(*buf));
 	for (i = 0; buf && i < n; i++) {
 		const GElf_Shdr *h = &sh[i];
 
-		if (is64)
-			((Elf64_Shdr *)buf)[i] = *h;
-		else
-			((Elf32_Shdr *)buf)[i] = (Elf32_Shdr){
-				h->sh_name, h->sh_type, (Elf32_Word)h->sh_flags,
-				(Elf32_Addr)h->sh_addr, (Elf32_Off)h->sh_offset,
-				(Elf32_Word)h->sh_size, h->sh_link, h->sh_info,
-				(Elf32_Word)h->sh_addralign, (Elf32_Word)h->sh_entsize };
+		buf[i] = (Elf32_Shdr){
+			h->sh_name, h->sh_type, (Elf32_Word)h->sh_flags, (Elf32_Addr)h->sh_addr,
+			(Elf32_Off)h->sh_offset, (Elf32_Word)h->sh_size, h->sh_link, h->sh_info,
+			(Elf32_Word)h->sh_addralign, (Elf32_Word)h->sh_entsize };
 	}
-	*size = n * ent;
+	*size = n * sizeof(*buf);
 	return buf;
 }
 
-/* Patch the edited sections (same sizes as before) into the copied image. */
-static int patch_sections(struct elfobj *o, uint8_t *img)
+static int pwrite_all(const struct elfobj *o, int fd, const void *buf, uint64_t size,
+		      uint64_t off)
+{
+	const uint8_t *p = buf;
+
+	while (size) {
+		ssize_t n = pwrite(fd, p, size, (off_t)off);
+
+		if (n <= 0)
+			return eo_fail(o, n < 0 ? -errno : -EIO, "cannot write: %s",
+				       n < 0 ? strerror(errno) : "short write");
+		p += n;
+		off += (uint64_t)n;
+		size -= (uint64_t)n;
+	}
+	return 0;
+}
+
+/* Translate size bytes of type t to the file's form and write them at off. */
+static int put(const struct elfobj *o, int fd, const void *host, size_t size, Elf_Type t,
+	       uint64_t off)
+{
+	uint8_t *buf = big_calloc(1, size);
+	int err;
+
+	if (!buf)
+		return eo_fail(o, -ENOMEM, "%s", "out of memory");
+	err = xlate(o, buf, host, size, t);
+	if (!err)
+		err = pwrite_all(o, fd, buf, size, off);
+	free(buf);
+	return err;
+}
+
+/*
+ * The old file up to the name table, copied by the kernel from file to
+ * file: on a 7 MB object, copying it through our memory cost more page
+ * faults than everything else we do.
+ */
+static int copy_prefix(const struct elfobj *o, int to, uint64_t len)
+{
+	off_t off = 0;
+
+	while ((uint64_t)off < len) {
+		ssize_t n = sendfile(to, o->fd, &off, (size_t)(len - (uint64_t)off));
+
+		if (n <= 0)
+			return eo_fail(o, n < 0 ? -errno : -EIO, "cannot write: %s",
+				       n < 0 ? strerror(errno) : "short write");
+	}
+	return 0;
+}
+
+/* Write the edited sections (same sizes as before) over their old bytes. */
+static int patch_sections(struct elfobj *o, int fd)
 {
 	size_t i, size;
 	int err = 0;
@@ -493,32 +549,35 @@ static int patch_sections(struct elfobj *o, uint8_t *img)
 		void *host;
 
 		if (o->x[i].rw)
-			memcpy(img + s->offset, o->x[i].rw, s->size);
-		if (!o->x[i].rels_dirty)
+			err = pwrite_all(o, fd, o->x[i].rw, s->size, s->offset);
+		if (err || !o->x[i].rels_dirty)
 			continue;
 		host = rels_to_host(o, o->x[i].rels, o->x[i].nrels, s->type == SHT_RELA, &size);
 		if (!host)
 			return eo_fail(o, -ENOMEM, "%s", "out of memory");
-		err = size == s->size ? xlate(o, img + s->offset, host, size,
-					       s->type == SHT_RELA ? ELF_T_RELA : ELF_T_REL)
+		err = size == s->size ? put(o, fd, host, size,
+					    s->type == SHT_RELA ? ELF_T_RELA : ELF_T_REL, s->offset)
 				      : eo_fail(o, -EINVAL, "%s", "relocation section changed size");
 		free(host);
 	}
 	return err;
 }
 
-/* Everything after the copied part: name table, new sections, header table. */
-static int append_tail(struct elfobj *o, uint8_t *img, GElf_Shdr *sh, uint64_t *pos)
+/*
+ * Everything from the name table on, built in tail (which holds the file
+ * from offset base): name table, new sections, header table.
+ */
+static int build_tail(struct elfobj *o, uint8_t *tail, uint64_t base, GElf_Shdr *sh,
+		      uint64_t *shoff)
 {
-	const struct eo_sec *st = &o->secs[o->shstrndx];
 	size_t i, total = o->shnum + o->nadded, size;
-	uint64_t p = st->offset;
+	uint64_t p = base;
 	void *host;
 	int err = 0;
 
-	memcpy(img + p, o->shstr ? o->shstr : (const char *)elfobj_sec_bytes(o, o->shstrndx),
-	       o->shstr ? o->shstr_len : st->size);
-	sh[o->shstrndx].sh_size = o->shstr ? o->shstr_len : st->size;
+	sh[o->shstrndx].sh_size = o->shstr ? o->shstr_len : o->secs[o->shstrndx].size;
+	memcpy(tail, o->shstr ? o->shstr : (const char *)elfobj_sec_bytes(o, o->shstrndx),
+	       sh[o->shstrndx].sh_size);
 	p += sh[o->shstrndx].sh_size;
 	for (i = 0; i < o->nadded && !err; i++) {
 		const struct newsec *n = &o->added[i];
@@ -529,7 +588,7 @@ static int append_tail(struct elfobj *o, uint8_t *img, GElf_Shdr *sh, uint64_t *
 				  .sh_flags = n->ns.flags, .sh_offset = p, .sh_size = n->size,
 				  .sh_link = n->ns.link, .sh_info = n->ns.info,
 				  .sh_addralign = n->ns.addralign, .sh_entsize = n->ns.entsize };
-		err = xlate(o, img + p, n->buf, n->size, n->type);
+		err = xlate(o, tail + (p - base), n->buf, n->size, n->type);
 		p += n->size;
 	}
 	if (total >= SHN_LORESERVE)
@@ -539,66 +598,75 @@ static int append_tail(struct elfobj *o, uint8_t *img, GElf_Shdr *sh, uint64_t *
 	if (!err && !host)
 		err = eo_fail(o, -ENOMEM, "%s", "out of memory");
 	if (!err)
-		err = xlate(o, img + p, host, size, ELF_T_SHDR);
-	free(host);
-	*pos = p;
+		err = xlate(o, tail + (p - base), host, size, ELF_T_SHDR);
+	if (host != sh)
+		free(host);
+	*shoff = p;
 	return err;
 }
 
-/* Build the whole new file in memory; returns its size, or 0 on error. */
-static uint64_t build_tail_image(struct elfobj *o, uint8_t **out)
+/* The ELF header with the new header table's place and count, at offset 0. */
+static int put_ehdr(const struct elfobj *o, int fd, uint64_t shoff, size_t total)
 {
-	size_t i, total = o->shnum + o->nadded, raw_size;
-	uint64_t cap = o->secs[o->shstrndx].offset + o->shstr_len + o->secs[o->shstrndx].size +
-		       (total + 1) * sizeof(Elf64_Shdr) + 64;
-	const char *raw = elf_rawfile(o->elf, &raw_size);
-	GElf_Shdr *sh = big_calloc(total, sizeof(*sh));
 	GElf_Ehdr eh = o->ehdr;
-	uint8_t *img;
-	uint64_t shoff;
+	Elf32_Ehdr e32;
+
+	eh.e_shoff = shoff;
+	eh.e_shnum = total < SHN_LORESERVE ? (Elf64_Half)total : 0;
+	if (o->hdr.elfclass == ELFCLASS64)
+		return put(o, fd, &eh, sizeof(eh), ELF_T_EHDR, 0);
+	e32 = (Elf32_Ehdr){ .e_type = eh.e_type, .e_machine = eh.e_machine,
+		.e_version = eh.e_version, .e_entry = (Elf32_Addr)eh.e_entry,
+		.e_phoff = (Elf32_Off)eh.e_phoff, .e_shoff = (Elf32_Off)eh.e_shoff,
+		.e_flags = eh.e_flags, .e_ehsize = eh.e_ehsize, .e_phentsize = eh.e_phentsize,
+		.e_phnum = eh.e_phnum, .e_shentsize = eh.e_shentsize, .e_shnum = eh.e_shnum,
+		.e_shstrndx = eh.e_shstrndx };
+	memcpy(e32.e_ident, eh.e_ident, EI_NIDENT);
+	return put(o, fd, &e32, sizeof(e32), ELF_T_EHDR, 0);
+}
+
+/*
+ * Write the new file into fd in pieces: the old prefix, the edited
+ * sections over it, the new tail, the header.
+ */
+static int write_tail_layout(struct elfobj *o, int fd)
+{
+	size_t i, total = o->shnum + o->nadded;
+	uint64_t base = o->secs[o->shstrndx].offset, shoff;
+	uint64_t cap = o->shstr_len + o->secs[o->shstrndx].size +
+		       (total + 1) * sizeof(Elf64_Shdr) + 64;
+	GElf_Shdr *sh = big_calloc(total, sizeof(*sh));
+	uint8_t *tail;
 	int err = 0;
 
 	for (i = 0; i < o->nadded; i++)
 		cap += o->added[i].size + o->added[i].ns.addralign;
-	img = big_calloc(1, cap);
-	if (!img || !sh || !raw) {
-		eo_fail(o, -ENOMEM, "%s", "out of memory");
-		goto fail;
+	tail = big_calloc(1, cap);
+	if (!tail || !sh) {
+		err = eo_fail(o, -ENOMEM, "%s", "out of memory");
+		goto out;
 	}
-	memcpy(img, raw, o->secs[o->shstrndx].offset);
 	for (i = 0; i < o->shnum && !err; i++) {
 		if (!gelf_getshdr(elf_getscn(o->elf, i), &sh[i]))
 			err = eo_fail_elf(o, "cannot read a section header: %s");
 		else if (i)
 			sh[i].sh_link = o->secs[i].link, sh[i].sh_info = o->secs[i].info;
 	}
-	if (err || patch_sections(o, img) || append_tail(o, img, sh, &shoff))
-		goto fail;
-	eh.e_shoff = shoff;
-	eh.e_shnum = total < SHN_LORESERVE ? (Elf64_Half)total : 0;
-	if (o->hdr.elfclass == ELFCLASS64) {
-		err = xlate(o, img, &eh, sizeof(eh), ELF_T_EHDR);
-	} else {
-		Elf32_Ehdr e32 = { .e_type = eh.e_type, .e_machine = eh.e_machine,
-			.e_version = eh.e_version, .e_entry = (Elf32_Addr)eh.e_entry,
-			.e_phoff = (Elf32_Off)eh.e_phoff, .e_shoff = (Elf32_Off)eh.e_shoff,
-			.e_flags = eh.e_flags, .e_ehsize = eh.e_ehsize,
-			.e_phentsize = eh.e_phentsize, .e_phnum = eh.e_phnum,
-			.e_shentsize = eh.e_shentsize, .e_shnum = eh.e_shnum,
-			.e_shstrndx = eh.e_shstrndx };
-
-		memcpy(e32.e_ident, eh.e_ident, EI_NIDENT);
-		err = xlate(o, img, &e32, sizeof(e32), ELF_T_EHDR);
-	}
-	if (err)
-		goto fail;
+	if (!err)
+		err = build_tail(o, tail, base, sh, &shoff);
+	if (!err)
+		err = copy_prefix(o, fd, base);
+	if (!err)
+		err = patch_sections(o, fd);
+	if (!err)
+		err = pwrite_all(o, fd, tail, shoff - base + total * (uint64_t)o->ehdr.e_shentsize,
+				 base);
+	if (!err)
+		err = put_ehdr(o, fd, shoff, total);
+out:
 	free(sh);
-	*out = img;
-	return shoff + total * (uint64_t)o->ehdr.e_shentsize;
-fail:
-	free(sh);
-	free(img);
-	return 0;
+	free(tail);
+	return err;
 }
 
 /* A temporary file next to dest that nobody else can have opened or planted. */
@@ -643,24 +711,9 @@ static int copy_image(const struct elfobj *o, int from, int to)
 	return 0;
 }
 
-static int write_all(const struct elfobj *o, int fd, const uint8_t *buf, uint64_t size)
-{
-	while (size) {
-		ssize_t n = write(fd, buf, size);
-
-		if (n <= 0)
-			return eo_fail(o, n < 0 ? -errno : -EIO, "cannot write: %s",
-				       n < 0 ? strerror(errno) : "short write");
-		buf += n;
-		size -= (uint64_t)n;
-	}
-	return 0;
-}
-
 int elfobj_write(struct elfobj *o, const char *dest)
 {
-	uint8_t *img = NULL;
-	uint64_t size = 0;
+	bool fast = tail_layout(o);
 	char *tmp = NULL;
 	int mem = -1, fd = -1, err = 0;
 
@@ -671,14 +724,12 @@ int elfobj_write(struct elfobj *o, const char *dest)
 	 */
 	if (faccessat(AT_FDCWD, dest, W_OK, AT_EACCESS) && errno != ENOENT)
 		return eo_fail(o, -errno, "cannot write: %s", strerror(errno));
-	if (tail_layout(o)) {
-		size = build_tail_image(o, &img);
-		err = size ? 0 : -EINVAL;
-	} else if ((mem = memfd_create("elfobj", MFD_CLOEXEC)) < 0) {
+	if (fast)
+		;	/* written straight into the temporary file below */
+	else if ((mem = memfd_create("elfobj", MFD_CLOEXEC)) < 0)
 		err = eo_fail(o, -errno, "cannot write: %s", strerror(errno));
-	} else {
+	else
 		err = write_elf(o, mem);
-	}
 	if (!err && (fd = make_temp(o, dest, &tmp)) < 0)
 		err = -EIO;
 	/* Keep the owner where we may (root rewriting a user's build tree). */
@@ -687,7 +738,7 @@ int elfobj_write(struct elfobj *o, const char *dest)
 	if (!err && fchmod(fd, o->mode))
 		err = eo_fail(o, -errno, "cannot set the mode of the new file: %s", strerror(errno));
 	if (!err)
-		err = img ? write_all(o, fd, img, size) : copy_image(o, mem, fd);
+		err = fast ? write_tail_layout(o, fd) : copy_image(o, mem, fd);
 	if (fd >= 0 && close(fd) && !err)
 		err = eo_fail(o, -errno, "cannot write: %s", strerror(errno));
 	if (!err && rename(tmp, dest))
@@ -695,7 +746,6 @@ int elfobj_write(struct elfobj *o, const char *dest)
 	if (err && tmp)
 		unlink(tmp);
 	free(tmp);
-	free(img);
 	if (mem >= 0)
 		close(mem);
 	return err;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "arch.h"
+#include "bigalloc.h"
 #include "diag.h"
 #include "elfobj.h"
 #include "record.h"
@@ -84,6 +85,7 @@ static enum rmc_status record_file(const char *path, const struct options *opt, 
 
 	if (skipped(path))
 		return RMC_OK;
+	big_heap_for(path);
 	err = elfobj_open(path, &r.o);
 	if (err)
 		return err == -EINVAL || err == -ENOTSUP ? RMC_REJECTED : RMC_SYSERR;
