@@ -53,7 +53,7 @@ enum {
 	EO_SHT_PROGBITS = 1, EO_SHT_SYMTAB = 2, EO_SHT_RELA = 4, EO_SHT_NOBITS = 8,
 	EO_SHT_REL = 9,
 };
-enum { EO_SHF_ALLOC = 0x2, EO_SHF_EXECINSTR = 0x4 };
+enum { EO_SHF_ALLOC = 0x2, EO_SHF_EXECINSTR = 0x4, EO_SHF_GROUP = 0x200 };
 enum { EO_ET_REL = 1, EO_ET_EXEC = 2, EO_ET_DYN = 3 };
 enum { EO_STB_LOCAL = 0, EO_STB_GLOBAL = 1, EO_STB_WEAK = 2 };
 enum { EO_STT_NOTYPE = 0, EO_STT_FUNC = 2, EO_STT_SECTION = 3 };
@@ -117,6 +117,11 @@ struct eo_newsec {
 };
 /* Returns the new section's index or a negative errno. */
 long elfobj_add_section(struct elfobj *o, const struct eo_newsec *ns);
+
+/* The section group (SHT_GROUP section) holding section sec, or 0. */
+size_t elfobj_sec_group(struct elfobj *o, size_t sec);
+/* Make section member (usually a new one, flagged EO_SHF_GROUP) part of group g. */
+int elfobj_group_add(struct elfobj *o, size_t g, size_t member);
 
 /*
  * Write the object, with every edit, to dest: a new file in dest's

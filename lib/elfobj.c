@@ -355,6 +355,10 @@ void elfobj_close(struct elfobj *o)
 	for (i = 0; i < o->nadded; i++)
 		free(o->added[i].buf);
 	free(o->added);
+	for (i = 0; i < o->ngroups; i++)
+		free(o->groups[i].words);
+	free(o->groups);
+	free(o->group_of);
 	free(o->shstr);
 	free(o->symbuf);
 	free(o->shndxbuf);

@@ -17,6 +17,14 @@ struct secx {
 	bool rels_dirty;
 };
 
+/* A section group's words (flags, then members), read on first use. */
+struct eo_group {
+	size_t sec;
+	uint32_t *words;
+	size_t n;
+	bool grown;		/* members were added: written from words */
+};
+
 struct newsec {
 	struct eo_newsec ns;
 	void *buf;		/* host-format words or relocations */
@@ -48,6 +56,9 @@ struct elfobj {
 	size_t shstr_len;
 	struct newsec *added;
 	size_t nadded;
+	uint32_t *group_of;	/* per section: its group, 0 for none */
+	struct eo_group *groups;
+	size_t ngroups;
 };
 
 int eo_fail(const struct elfobj *o, int err, const char *fmt, const char *arg);

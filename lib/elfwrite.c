@@ -263,10 +263,21 @@ static void *keep(struct scratch *s, void *p)
 	return p;
 }
 
+static const struct eo_group *grown_group(const struct elfobj *o, size_t sec)
+{
+	size_t i;
+
+	for (i = 0; i < o->ngroups; i++)
+		if (o->groups[i].sec == sec && o->groups[i].grown)
+			return &o->groups[i];
+	return NULL;
+}
+
 /* The bytes of output section i: the input's, or an edited copy. */
 static int fill_section(struct elfobj *o, size_t i, Elf_Data *out, struct scratch *s)
 {
 	const struct eo_sec *sec = &o->secs[i];
+	const struct eo_group *grp = grown_group(o, i);
 	Elf_Data *in;
 
 	if (sec->type == SHT_NOBITS || sec->size == 0) {
@@ -277,7 +288,10 @@ static int fill_section(struct elfobj *o, size_t i, Elf_Data *out, struct scratc
 	if (!(in = eo_sec_data(o, i)))
 		return eo_fail_elf(o, "cannot read a section: %s");
 	*out = *in;
-	if (o->x[i].rw) {
+	if (grp) {
+		out->d_buf = grp->words;
+		out->d_size = grp->n * sizeof(*grp->words);
+	} else if (o->x[i].rw) {
 		out->d_buf = o->x[i].rw;
 	} else if (i == o->shstrndx && o->shstr) {
 		out->d_buf = o->shstr;
@@ -428,6 +442,9 @@ static bool tail_layout(const struct elfobj *o)
 	const struct eo_sec *st = &o->secs[o->shstrndx];
 	size_t i;
 
+	for (i = 0; i < o->ngroups; i++)
+		if (o->groups[i].grown)
+			return false;	/* a group grew: sections move */
 	if (o->symbuf || o->ehdr.e_phnum || !o->shstrndx ||
 	    o->ehdr.e_shoff + (uint64_t)o->shnum * o->ehdr.e_shentsize != o->fsize ||
 	    st->offset + st->size > o->ehdr.e_shoff)

@@ -7,7 +7,8 @@
  *   2. each entry gets a symbol it is relative to (refs.c);
  *   3. __mcount_loc gets one word per traced site, relocated by the arch's
  *      absolute word relocation against the reference symbol; REL or RELA
- *      as the object's own code relocations are;
+ *      as the object's own code relocations are; sites in a COMDAT group
+ *      get a __mcount_loc of their own in that group;
  *   4. the object is written whole to a temporary file and renamed.
  */
 #include <errno.h>
@@ -100,54 +101,106 @@ static enum rmc_status nop_traced(struct record *r)
 	return st;
 }
 
-static enum rmc_status add_table(struct record *r)
+/*
+ * One __mcount_loc and its relocation section for the n traced sites in
+ * idx, all in section group g (0: in none).  A group's table joins the
+ * group, so the linker discards it with the code when it keeps another
+ * object's copy of an inline or template function.
+ */
+static enum rmc_status add_one_table(struct record *r, const long *refs, const size_t *idx,
+				     size_t n, size_t g, long name)
 {
 	const struct eo_hdr *h = elfobj_hdr(r->o);
-	long *refs = refs_choose(r);
-	uint64_t *words = calloc(r->ntraced, sizeof(*words));
-	struct eo_rel *rels = calloc(r->ntraced, sizeof(*rels));
+	uint64_t *words = calloc(n, sizeof(*words));
+	struct eo_rel *rels = calloc(n, sizeof(*rels));
+	uint64_t grp = g ? EO_SHF_GROUP : 0;
 	enum rmc_status st = RMC_REJECTED;
-	long name, loc;
-	size_t i, j = 0;
+	long loc, rel = -1;
+	size_t j;
 
-	if (!refs)
-		goto out;
-	st = RMC_SYSERR;
 	if (!words || !rels) {
 		diag_err(r->path, "out of memory");
+		st = RMC_SYSERR;
 		goto out;
 	}
-	st = RMC_REJECTED;
-	for (i = 0; i < r->nsites; i++) {
-		const struct site *s = &r->sites[i];
-		int64_t val;
+	for (j = 0; j < n; j++) {
+		const struct site *s = &r->sites[idx[j]];
+		size_t ref = (size_t)refs[idx[j]];
+		int64_t val = (int64_t)(s->off - elfobj_sym(r->o, ref)->value);
 
-		if (!s->traced)
-			continue;
-		val = (int64_t)(s->off - elfobj_sym(r->o, (size_t)refs[i])->value);
-		rels[j] = (struct eo_rel){ .offset = j * h->word, .sym = (uint32_t)refs[i],
+		rels[j] = (struct eo_rel){ .offset = j * h->word, .sym = (uint32_t)ref,
 					   .type = r->a->abs_reloc, .addend = r->rela ? val : 0 };
-		words[j++] = r->rela ? 0 : (uint64_t)val;
+		words[j] = r->rela ? 0 : (uint64_t)val;
 	}
 	/* One name serves both sections: "__mcount_loc" is its own suffix. */
-	name = elfobj_add_shstr(r->o, r->rela ? ".rela__mcount_loc" : ".rel__mcount_loc");
-	if (name < 0)
-		goto out;
 	loc = elfobj_add_section(r->o, &(struct eo_newsec){
 		.name = (uint32_t)name + (r->rela ? 5 : 4), .type = EO_SHT_PROGBITS,
-		.flags = EO_SHF_ALLOC, .addralign = h->word, .entsize = h->word,
-		.words = words, .count = j });
-	if (loc < 0 || elfobj_add_section(r->o, &(struct eo_newsec){
-		.name = (uint32_t)name, .type = r->rela ? EO_SHT_RELA : EO_SHT_REL,
-		.link = (uint32_t)elfobj_symtab_index(r->o), .info = (uint32_t)loc,
-		.addralign = h->word, .entsize = (r->rela ? 3 : 2) * h->word,
-		.rels = rels, .count = j }) < 0)
-		goto out;
-	st = RMC_OK;
+		.flags = EO_SHF_ALLOC | grp, .addralign = h->word, .entsize = h->word,
+		.words = words, .count = n });
+	if (loc >= 0)
+		rel = elfobj_add_section(r->o, &(struct eo_newsec){
+			.name = (uint32_t)name, .type = r->rela ? EO_SHT_RELA : EO_SHT_REL,
+			.flags = grp, .link = (uint32_t)elfobj_symtab_index(r->o),
+			.info = (uint32_t)loc, .addralign = h->word,
+			.entsize = (r->rela ? 3 : 2) * h->word, .rels = rels, .count = n });
+	if (rel >= 0 && (!g || (!elfobj_group_add(r->o, g, (size_t)loc) &&
+				!elfobj_group_add(r->o, g, (size_t)rel))))
+		st = RMC_OK;
 out:
-	free(refs);
 	free(words);
 	free(rels);
+	return st;
+}
+
+/*
+ * The traced sites bucketed by section group (a counting sort, stable, so
+ * each table keeps the sites' order), then one table per bucket: objects
+ * without groups (all the kernel's) get exactly one.
+ */
+static enum rmc_status add_tables(struct record *r, const long *refs, long name)
+{
+	size_t shnum = elfobj_shnum(r->o), i, g, *start = calloc(shnum + 1, sizeof(*start));
+	size_t *idx = calloc(r->ntraced ? r->ntraced : 1, sizeof(*idx));
+	enum rmc_status st = RMC_OK;
+
+	if (!start || !idx) {
+		diag_err(r->path, "out of memory");
+		st = RMC_SYSERR;
+		goto out;
+	}
+	for (i = 0; i < r->nsites; i++)
+		if (r->sites[i].traced)
+			start[elfobj_sec_group(r->o, r->sites[i].sec) + 1]++;
+	for (g = 1; g <= shnum; g++)
+		start[g] += start[g - 1];
+	for (i = 0; i < r->nsites; i++)
+		if (r->sites[i].traced)
+			idx[start[elfobj_sec_group(r->o, r->sites[i].sec)]++] = i;
+	/* start[g] is now the end of bucket g, and so the start of g + 1. */
+	for (g = 0; g < shnum && st == RMC_OK; g++) {
+		size_t from = g ? start[g - 1] : 0;
+
+		if (start[g] > from)
+			st = add_one_table(r, refs, idx + from, start[g] - from, g, name);
+	}
+out:
+	free(start);
+	free(idx);
+	return st;
+}
+
+static enum rmc_status add_table(struct record *r)
+{
+	long *refs = refs_choose(r);
+	enum rmc_status st = RMC_REJECTED;
+	long name;
+
+	if (!refs)
+		return st;
+	name = elfobj_add_shstr(r->o, r->rela ? ".rela__mcount_loc" : ".rel__mcount_loc");
+	if (name >= 0)
+		st = add_tables(r, refs, name);
+	free(refs);
 	return st;
 }
 

@@ -125,6 +125,38 @@ gcc -O2 -fno-pie -pg -mfentry -c u.c -o n.o && "$RMC" --nop-all n.o
 check "--nop-all output links" sh -c "gcc -no-pie n.o -o n 2>/dev/null && ./n; [ \$? = 1 ]"
 done_case
 
+# C++: an inline template compiled into two objects is a COMDAT group in
+# each; ld keeps one copy and discards the other group.  A table entry
+# outside the group would point into the discarded copy ("defined in
+# discarded section", as gcc's own -mrecord-mcount fails today), so its
+# entries get a __mcount_loc of their own inside the group.  Oracles: ld,
+# readelf -g, and objdump -d of the program (one table word per function
+# that calls __fentry__).
+fresh
+printf '%s\n' 'template <class T> __attribute__((noinline)) T twice(T x) { return x + x; }' \
+	'int fa(int x) { return twice(x); }' > a.cc
+printf '%s\n' 'template <class T> __attribute__((noinline)) T twice(T x) { return x + x; }' \
+	'int fa(int); int fb(int x) { return twice(x) + 1; }' \
+	'int main() { return fa(1) + fb(2) - 7; }' > b.cc
+g++ -O1 -fno-pie -pg -mfentry -c a.cc b.cc && cp b.o b0.o && "$RMC" a.o b.o
+check "C++ COMDAT: the group's table is a member of the group" \
+	sh -c "readelf -gW b.o | sed -n '/_Z5twiceIiET_S0_/,/^\$/p' | grep -q '__mcount_loc'"
+check "C++ COMDAT: a section outside any group keeps its one table" \
+	sh -c "[ \$(readelf -SW b.o | grep -c ' __mcount_loc .* A  ') = 1 ]"
+if g++ -no-pie a.o b.o -o ab 2>err && ./ab; then
+	words=$(($(readelf -SW ab | awk '$2 == "__mcount_loc" { print "0x" $6 }') / 8))
+	calls=$(objdump -d ab | grep -c 'call.*<__fentry__')
+	check "C++ COMDAT: links, runs, one entry per traced function ($words = $calls)" \
+		[ "$words" = "$calls" ]
+else
+	bad "C++ COMDAT: the recorded objects link and run" "$(head -1 err)"
+fi
+cp "$DATA/comdat-x86_64.o" c.o && "$RMC" c.o
+check "C++ COMDAT: two groups, two group tables, one plain table (readelf -g)" \
+	sh -c "[ \$(readelf -gW c.o | grep -c '__mcount_loc') = 4 ] && \
+	       [ \$(readelf -SW c.o | grep -c ' __mcount_loc ') = 3 ]"
+done_case
+
 # --- rejected input --------------------------------------------------------
 fresh
 as "$DATA/badcalls.s" -o bad.o && cp bad.o orig.o
