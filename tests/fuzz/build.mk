@@ -3,6 +3,8 @@
 #   make fuzz FUZZ_SECONDS=N   run each harness for N seconds, one at a time
 #   make fuzz-build            only build them
 #   make fuzz-regress          run every harness over testdata/bad once
+#   make fuzz-ci               what CI runs: fuzz-regress, then FUZZ_CI_RUNS
+#                              executions of each harness with a fixed seed
 # Corpora grow in build/fuzz/corpus/<harness>; findings land in
 # build/fuzz/artifacts.  Keep each minimised finding in testdata/bad/.
 FUZZ_CC      ?= $(firstword $(shell command -v clang-14 clang 2>/dev/null) clang)
@@ -30,7 +32,7 @@ $(FUZZ_B)/fuzz_patchverify: $(FUZZ_B)/obj/tests/fuzz/fuzz_patchverify.o $(FUZZ_V
 $(FUZZ_BINS):
 	$(call quiet,FUZZLD,$@)$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(FUZZ_LIBS)
 
-.PHONY: fuzz fuzz-build fuzz-regress
+.PHONY: fuzz fuzz-build fuzz-regress fuzz-ci
 fuzz-build: $(FUZZ_BINS)
 
 # Every kept finding through every harness (clang's sanitizers see some UB
@@ -43,5 +45,12 @@ fuzz-regress: $(FUZZ_BINS)
 
 fuzz: fuzz-regress $(FUZZ_BINS) $(B)/tests/sample.o
 	$(Q)sh tests/fuzz/run.sh $(FUZZ_B) $(FUZZ_SECONDS) $(B)/tests/sample.o $(FUZZ_HARNESS)
+
+
+# About a minute per harness here; fixed seed and count, so a CI failure
+# is a real finding that the same command reproduces anywhere.
+FUZZ_CI_RUNS ?= 60000
+fuzz-ci: fuzz-regress $(FUZZ_BINS) $(B)/tests/sample.o
+	$(Q)FUZZ_CI=$(FUZZ_CI_RUNS) sh tests/fuzz/run.sh $(FUZZ_B) 300 $(B)/tests/sample.o $(FUZZ_HARNESS)
 
 -include $(shell find $(FUZZ_B)/obj -name '*.d' 2>/dev/null)

@@ -6,8 +6,12 @@
 # executable and a shared library (for patchverify), and every kept bad
 # input.  A finding stops that harness and leaves its input in
 # FUZZ_DIR/artifacts/; the script then exits 1.
+# FUZZ_CI=RUNS: the bounded run CI does instead: a fixed seed, RUNS
+# executions from the seeds alone in a fresh corpus, so it is the same run
+# on every machine (SECONDS only caps it) and fails only on a real bug.
 set -u
 dir=$1 secs=$2 sample=$3
+ci=${FUZZ_CI:-}
 shift 3
 seeds=$dir/seeds
 mkdir -p "$seeds" "$dir/artifacts"
@@ -28,11 +32,17 @@ fi
 status=0
 for h in "$@"; do
 	corpus=$dir/corpus/$h
+	bound=
+	if [ -n "$ci" ]; then
+		corpus=$dir/ci-corpus/$h
+		rm -rf "$corpus"
+		bound="-seed=1 -runs=$ci"
+	fi
 	mkdir -p "$corpus"
-	log=$dir/$h.log
-	echo "fuzz_$h: ${secs}s"
+	log=$dir/$h${ci:+-ci}.log
+	echo "fuzz_$h: ${secs}s${ci:+ at most, $ci runs, seed 1}"
 	nice -n 19 "$dir/fuzz_$h" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
-		-print_final_stats=1 -artifact_prefix="$dir/artifacts/$h-" \
+		-print_final_stats=1 -artifact_prefix="$dir/artifacts/$h-" $bound \
 		"$corpus" "$seeds" >"$log" 2>&1
 	rc=$?
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
