@@ -82,6 +82,7 @@ int patchsite_init(void)
 	unsigned long t0 = now_ns(), c0 = cpu_ns();
 	int err;
 
+	ps_demangle_lookup();
 	pthread_mutex_lock(&ps.lock);
 	if (ps.inited)
 		goto out;
@@ -95,6 +96,7 @@ int patchsite_init(void)
 		ps.init_err = err < 0 ? err : -err;
 		goto out;
 	}
+	ps_loader_init();
 	ps_record_init();
 	ps.tramp = (uintptr_t)ps.arch->tramp;
 	ps.can_sync = ps_sync_register() == 0;
@@ -141,7 +143,7 @@ out:
 static int update(void)
 {
 	ps_recompute_want();
-	return ps_patch_update();
+	return ps_loader_sync(false);
 }
 
 int patchsite_register_function(struct patchsite_ops *ops)
@@ -177,7 +179,7 @@ int patchsite_register_function(struct patchsite_ops *ops)
 	ps_recompute_want();
 	err = ps_ops_publish();
 	if (!err)
-		err = ps_patch_update();
+		err = ps_loader_sync(false);
 	if (err) {
 		ps.slots[k] = NULL;
 		st->slot = -1;
@@ -229,8 +231,14 @@ int patchsite_ops_release(struct patchsite_ops *ops)
 	if (ops->state && ops->state->s.registered) {
 		err = -EBUSY;
 	} else if (ops->state) {
-		free(ops->state->s.filter);
-		free(ops->state->s.notrace);
+		struct ps_ops_state **p = &ps.states;
+
+		while (*p && *p != &ops->state->s)
+			p = &(*p)->next;
+		if (*p)
+			*p = ops->state->s.next;
+		ps_globs_free(&ops->state->s.filter);
+		ps_globs_free(&ops->state->s.notrace);
 		free(ops->state);
 		ops->state = NULL;
 	}
@@ -284,34 +292,38 @@ static struct patchsite_ops *current_tracer(void)
 }
 
 /* The built-in tracers share one filter set: the one patchsite_set_filter(NULL) edits. */
+static int copy_globs(struct ps_globs *to, const struct ps_globs *from)
+{
+	struct ps_globs g = { NULL, NULL };
+
+	if (from->set && !(g.set = malloc(ps.nsites ? ps.nsites : 1)))
+		return -ENOMEM;
+	if (from->text && !(g.text = strdup(from->text))) {
+		free(g.set);
+		return -ENOMEM;
+	}
+	if (g.set)
+		memcpy(g.set, from->set, ps.nsites);
+	ps_globs_free(to);
+	*to = g;
+	return 0;
+}
+
 static int copy_filters(struct patchsite_ops *to, struct patchsite_ops *from)
 {
 	struct ps_ops_state *a, *b;
-	uint8_t *f = NULL, *n = NULL;
+	int err = -ENOMEM;
 
 	pthread_mutex_lock(&ps.lock);
 	a = ps_ops_state(to);
 	b = ps_ops_state(from);
-	if (!a || !b)
-		goto nomem;
-	if (b->filter && !(f = malloc(ps.nsites)))
-		goto nomem;
-	if (b->notrace && !(n = malloc(ps.nsites)))
-		goto nomem;
-	if (f)
-		memcpy(f, b->filter, ps.nsites);
-	if (n)
-		memcpy(n, b->notrace, ps.nsites);
-	free(a->filter);
-	free(a->notrace);
-	a->filter = f;
-	a->notrace = n;
+	if (a && b) {
+		err = copy_globs(&a->filter, &b->filter);
+		if (!err)
+			err = copy_globs(&a->notrace, &b->notrace);
+	}
 	pthread_mutex_unlock(&ps.lock);
-	return 0;
-nomem:
-	free(f);
-	pthread_mutex_unlock(&ps.lock);
-	return -ENOMEM;
+	return err;
 }
 
 int patchsite_set_tracer(const char *name)
@@ -381,7 +393,7 @@ static int set_tracing(bool on)
 		return err;
 	pthread_mutex_lock(&ps.lock);
 	ps.tracing_on = on;
-	err = ps_patch_update();
+	err = ps_loader_sync(false);
 	pthread_mutex_unlock(&ps.lock);
 	return ret(err);
 }
@@ -403,30 +415,50 @@ int patchsite_tracing_is_on(void)
 
 int patchsite_for_each_function(patchsite_func_cb cb, void *arg)
 {
+	struct {
+		const char *name, *module;
+		uintptr_t addr;
+		unsigned flags;
+	} *list;
+	size_t n = 0;
 	int err = patchsite_init();
 
 	if (err)
 		return err;
+	/*
+	 * Objects loaded or unloaded meanwhile change the index: the
+	 * callbacks get a copy, made under the lock (and without the lock
+	 * held, they may call this API).
+	 */
 	pthread_mutex_lock(&ps.lock);
+	ps_loader_sync(false);
 	ps_all_syms();
-	pthread_mutex_unlock(&ps.lock);
-	for (size_t i = 0; i < ps.nsites; i++) {
+	list = malloc((ps.nsites ? ps.nsites : 1) * sizeof(*list));
+	for (size_t i = 0; list && i < ps.nsites; i++) {
 		const struct ps_site *s = ps.site_index[i];
-		unsigned flags = (s->state == SITE_CALL ? PATCHSITE_FUNC_ENABLED : 0) |
-				 (s->state == SITE_REFUSED ? PATCHSITE_FUNC_REFUSED : 0);
-		char buf[32];
-		const char *name = s->sym ? s->sym->name : buf;
 
-		if (s->kind == SITE_EXIT)
-			continue;	/* listed through its function */
-
-		if (!s->sym)
-			snprintf(buf, sizeof(buf), "0x%lx", (unsigned long)s->addr);
-		err = cb(name, s->mod->name, s->addr, flags, arg);
-		if (err)
-			return err;
+		if (!s || s->kind == SITE_EXIT)
+			continue;	/* an unloaded object's; an exit is listed through its function */
+		list[n].name = s->sym ? s->sym->name : NULL;
+		list[n].module = s->mod->name;
+		list[n].addr = s->addr;
+		list[n].flags = (s->state == SITE_CALL ? PATCHSITE_FUNC_ENABLED : 0) |
+				(s->state == SITE_REFUSED ? PATCHSITE_FUNC_REFUSED : 0);
+		n++;
 	}
-	return 0;
+	pthread_mutex_unlock(&ps.lock);
+	if (!list)
+		return ret(-ENOMEM);
+	for (size_t i = 0; i < n && !err; i++) {
+		char buf[32];
+
+		if (!list[i].name)
+			snprintf(buf, sizeof(buf), "0x%lx", (unsigned long)list[i].addr);
+		err = cb(list[i].name ? list[i].name : buf, list[i].module, list[i].addr,
+			 list[i].flags, arg);
+	}
+	free(list);
+	return err;
 }
 
 unsigned long patchsite_stat(const char *name)
@@ -443,8 +475,13 @@ unsigned long patchsite_stat(const char *name)
 		return ps.batches;
 	if (!strcmp(name, "pokes"))
 		return ps.pokes;
-	if (!strcmp(name, "sites"))
-		return ps.nsites;
+	if (!strcmp(name, "sites")) {
+		pthread_mutex_lock(&ps.lock);
+		for (size_t i = 0; i < ps.nsites; i++)
+			n += ps.site_index[i] != NULL;
+		pthread_mutex_unlock(&ps.lock);
+		return n;
+	}
 	if (!strcmp(name, "init_ns"))
 		return init_ns;
 	if (!strcmp(name, "init_cpu_ns"))
@@ -452,8 +489,10 @@ unsigned long patchsite_stat(const char *name)
 	if (!strcmp(name, "refused") || !strcmp(name, "enabled")) {
 		enum site_state st = name[0] == 'r' ? SITE_REFUSED : SITE_CALL;
 
+		pthread_mutex_lock(&ps.lock);
 		for (size_t i = 0; i < ps.nsites; i++)
-			n += ps.site_index[i]->state == st;
+			n += ps.site_index[i] && ps.site_index[i]->state == st;
+		pthread_mutex_unlock(&ps.lock);
 		return n;
 	}
 	if (!strcmp(name, "missed")) {

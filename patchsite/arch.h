@@ -60,7 +60,7 @@ struct ps_arch {
 	bool (*is_breakpoint_trap)(const siginfo_t *si);
 	/* Signal context: address of the breakpoint that trapped. */
 	uintptr_t (*trap_site)(const ucontext_t *uc);
-	/* Resume as if the site were a call to target (call) or a NOP (!call). */
+	/* Resume as if the site were a call to target (call) or a NOP ending at target (!call). */
 	void (*emulate)(ucontext_t *uc, uintptr_t site, bool call, uintptr_t target);
 	/* Resume by executing the site again (the breakpoint is gone). */
 	void (*retry)(ucontext_t *uc, uintptr_t site);

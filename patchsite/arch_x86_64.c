@@ -545,7 +545,7 @@ static void x86_64_emulate(ucontext_t *uc, uintptr_t site, bool call, uintptr_t 
 		*(unsigned long *)g[REG_RSP] = site + 5;
 		g[REG_RIP] = (greg_t)target;
 	} else {
-		g[REG_RIP] = (greg_t)(site + 5);
+		g[REG_RIP] = (greg_t)target;	/* the end of the NOP */
 	}
 }
 

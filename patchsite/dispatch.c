@@ -168,6 +168,31 @@ void ps_sync_dispatchers(void)
 	}
 }
 
+/*
+ * Other readers of module data outside the lock (the SIGTRAP handler)
+ * mark themselves the same way, so that one grace period covers them too.
+ * Nested entries (a handler interrupting the dispatcher) leave seq alone.
+ */
+unsigned long ps_reader_enter(struct ps_thread *t)
+{
+	unsigned long seq = atomic_load_explicit(&t->seq, memory_order_relaxed);
+
+	if (!(seq & 1)) {
+		atomic_store_explicit(&t->seq, seq + 1, memory_order_relaxed);
+		atomic_signal_fence(memory_order_seq_cst);
+	}
+	return seq;
+}
+
+void ps_reader_exit(struct ps_thread *t, unsigned long seq)
+{
+	if (seq & 1)
+		return;
+	atomic_signal_fence(memory_order_seq_cst);
+	atomic_store_explicit(&t->seq, seq + 2, memory_order_release);
+}
+
+/* Listed in ps.states so that objects loaded later reach every filter.  ps.lock held. */
 struct ps_ops_state *ps_ops_state(struct patchsite_ops *ops)
 {
 	if (!ops->state) {
@@ -175,15 +200,17 @@ struct ps_ops_state *ps_ops_state(struct patchsite_ops *ops)
 		if (!ops->state)
 			return NULL;
 		ops->state->s.slot = -1;
+		ops->state->s.next = ps.states;
+		ps.states = &ops->state->s;
 	}
 	return &ops->state->s;
 }
 
 static bool site_wanted(const struct ps_ops_state *st, size_t i)
 {
-	if (st->filter && !st->filter[i])
+	if (st->filter.set && !st->filter.set[i])
 		return false;
-	return !(st->notrace && st->notrace[i]);
+	return !(st->notrace.set && st->notrace.set[i]);
 }
 
 /*
@@ -199,7 +226,7 @@ void ps_recompute_want(void)
 		struct ps_site *s = ps.site_index[i];
 		uint64_t want = 0;
 
-		if (s->kind == SITE_EXIT)
+		if (!s || s->kind == SITE_EXIT)
 			continue;
 		for (unsigned k = 0; k < PS_MAX_OPS; k++)
 			if (ps.slots[k] && site_wanted(&ps.slots[k]->state->s, i))
@@ -209,7 +236,7 @@ void ps_recompute_want(void)
 	for (size_t i = 0; i < ps.nsites; i++) {
 		struct ps_site *s = ps.site_index[i];
 
-		if (s->kind == SITE_EXIT)
+		if (s && s->kind == SITE_EXIT)
 			atomic_store_explicit(&s->want, atomic_load_explicit(
 				&s->mod->sites[s->owner].want, memory_order_relaxed) & gbit,
 					      memory_order_relaxed);
@@ -248,7 +275,7 @@ void ps_tramp_select(bool generic)
 	if (!generic && l && l->n == 1) {
 		if (l->e[0].ops == &ps_function_ops)
 			tramp = (uintptr_t)ps.arch->tramp_func;
-		else if (l->e[0].ops == &ps_graph_ops && !ps_graph_trigger)
+		else if (l->e[0].ops == &ps_graph_ops && !ps_graph_trigger.set)
 			tramp = (uintptr_t)ps.arch->tramp_graph;
 	}
 	if (tramp != ps.tramp)

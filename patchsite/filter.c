@@ -9,6 +9,12 @@
  * Tokens are separated by spaces or commas.  The new set is built aside and
  * installed only if every adding token matched something, so a typo leaves
  * the old set in force and the call fails with -EINVAL.
+ *
+ * The tokens are kept with the set: when an object is loaded later they are
+ * applied, in order, to its sites alone.  As the kernel does for modules
+ * not loaded yet, a `:mod:` token whose object is not loaded is kept
+ * pending rather than refused; the set is then allocated (all zero), so
+ * that it selects nothing until the object comes.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -18,24 +24,32 @@
 
 #include "internal.h"
 
-static size_t apply_token(uint8_t *set, char *tok)
+#define SEPARATORS " \t\n,"
+
+/* Sites [from, to) a token matches are set (or cleared for !glob); returns the hits. */
+static size_t apply_token(uint8_t *set, char *tok, size_t from, size_t to, bool *pending)
 {
 	bool neg = tok[0] == '!';
 	char *func = tok + neg, *mod = strstr(func, ":mod:");
 	size_t hits = 0;
 
+	*pending = false;
 	if (mod) {
 		*mod = '\0';
 		mod += strlen(":mod:");
+		*pending = true;
+		for (unsigned i = 0; i < ps.nmods && *pending; i++)
+			if (!ps.mods[i]->gone && !fnmatch(mod, ps.mods[i]->name, 0))
+				*pending = false;
 	}
 	if (!*func)
 		func = "*";
-	for (size_t i = 0; i < ps.nsites; i++) {
+	for (size_t i = from; i < to; i++) {
 		const struct ps_site *s = ps.site_index[i];
 
 		/* C++: the mangled name or the demangled one without parameters. */
-		if (!s->sym || (fnmatch(func, s->sym->name, 0) &&
-				fnmatch(func, ps_sym_shown(s->sym), 0)))
+		if (!s || !s->sym || (fnmatch(func, s->sym->name, 0) &&
+				      fnmatch(func, ps_sym_shown(s->sym), 0)))
 			continue;
 		if (mod && fnmatch(mod, s->mod->name, 0))
 			continue;
@@ -45,39 +59,141 @@ static size_t apply_token(uint8_t *set, char *tok)
 	return hits;
 }
 
-int ps_filter_apply(uint8_t **set, const char *globs, int reset, const char *what)
+/* Run every token of text over sites [from, to); *pending when an adding one waits for its object. */
+static int apply_text(uint8_t *set, const char *text, size_t from, size_t to, const char *what,
+		      bool *pending)
 {
-	uint8_t *next = calloc(ps.nsites ? ps.nsites : 1, 1);
-	char *copy = strdup(globs ? globs : ""), *save = NULL, *tok;
-	bool any = false;
+	char *copy = strdup(text ? text : ""), *save = NULL, *tok;
 	int err = 0;
 
-	if (!next || !copy) {
-		err = -ENOMEM;
-		goto out;
-	}
-	ps_all_syms();
-	if (!reset && *set)
-		memcpy(next, *set, ps.nsites);
-	for (tok = strtok_r(copy, " \t\n,", &save); tok; tok = strtok_r(NULL, " \t\n,", &save)) {
+	if (!copy)
+		return -ENOMEM;
+	*pending = false;
+	for (tok = strtok_r(copy, SEPARATORS, &save); tok; tok = strtok_r(NULL, SEPARATORS, &save)) {
 		char shown[256];
+		bool wait;
 
 		snprintf(shown, sizeof(shown), "%s", tok);
-		if (!apply_token(next, tok) && tok[0] != '!') {
+		if (!apply_token(set, tok, from, to, &wait) && tok[0] != '!' && !wait && what) {
 			ps_log(PATCHSITE_LOG_ERROR, "%s: no traceable function matches '%s'", what,
 			       shown);
 			err = -EINVAL;
-			goto out;
+			break;
 		}
+		*pending |= wait && tok[0] != '!';
 	}
-	for (size_t i = 0; i < ps.nsites && !any; i++)
-		any = next[i];
-	free(*set);
-	*set = any ? next : NULL;
-	if (any)
-		next = NULL;
-out:
-	free(next);
 	free(copy);
 	return err;
+}
+
+/*
+ * The graph trigger is read by the dispatcher without the lock: the old
+ * set is freed only when no thread can be reading it.
+ */
+static void set_replace(struct ps_globs *g, uint8_t *next)
+{
+	uint8_t *old = g->set;
+
+	__atomic_store_n(&g->set, next, __ATOMIC_RELEASE);
+	if (old && g == &ps_graph_trigger)
+		ps_sync_dispatchers();
+	free(old);
+}
+
+static bool set_any(const uint8_t *set)
+{
+	for (size_t i = 0; i < ps.nsites; i++)
+		if (set[i])
+			return true;
+	return false;
+}
+
+int ps_filter_apply(struct ps_globs *g, const char *globs, int reset, const char *what)
+{
+	uint8_t *next = calloc(ps.nsites ? ps.nsites : 1, 1);
+	char *text = NULL;
+	bool pending;
+	int err;
+
+	if (!next)
+		return -ENOMEM;
+	ps_all_syms();
+	if (!reset && g->set)
+		memcpy(next, g->set, ps.nsites);
+	err = apply_text(next, globs, 0, ps.nsites, what, &pending);
+	if (err)
+		goto out;
+	/* Keep what every object loaded later must hear: all the tokens since the last reset. */
+	if (!reset && g->text && globs && *globs) {
+		size_t n = strlen(g->text) + strlen(globs) + 2;
+
+		text = malloc(n);
+		if (text)
+			snprintf(text, n, "%s %s", g->text, globs);
+	} else if (!reset && g->text) {
+		text = strdup(g->text);
+	} else if (globs && *globs) {
+		text = strdup(globs);
+	}
+	if (!text && ((globs && *globs) || (!reset && g->text))) {
+		err = -ENOMEM;
+		goto out;
+	}
+	/* A pending token that an earlier call left also keeps the set allocated. */
+	if (!pending && !reset && g->set && g->text)
+		pending = !set_any(g->set);
+	free(g->text);
+	g->text = text;
+	if (!pending && !set_any(next)) {
+		free(next);
+		next = NULL;
+	}
+	set_replace(g, next);
+	next = NULL;
+out:
+	free(next);
+	return err;
+}
+
+/*
+ * ps.nsites grew from old_n: the set grows with it (new sites unselected).
+ * The old array goes to *old, for the caller to free (after a grace
+ * period for the graph trigger).
+ */
+int ps_filter_grow(struct ps_globs *g, size_t old_n, uint8_t **old)
+{
+	uint8_t *next;
+
+	*old = NULL;
+	if (!g->set || ps.nsites == old_n)
+		return 0;
+	next = calloc(ps.nsites, 1);
+	if (!next)
+		return -ENOMEM;
+	memcpy(next, g->set, old_n);
+	*old = g->set;
+	__atomic_store_n(&g->set, next, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/*
+ * Sites [from, to) were just loaded: apply the tokens to them alone.  A set
+ * that is NULL stays NULL (every site, or none for notrace).
+ */
+void ps_filter_eval(struct ps_globs *g, size_t from, size_t to)
+{
+	bool pending;
+
+	if (!g->set || !g->text)
+		return;
+	memset(g->set + from, 0, to - from);
+	apply_text(g->set, g->text, from, to, NULL, &pending);
+}
+
+void ps_globs_free(struct ps_globs *g)
+{
+	free(g->set);
+	free(g->text);
+	g->set = NULL;
+	g->text = NULL;
 }

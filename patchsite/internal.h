@@ -2,6 +2,7 @@
 /*
  * Shared state of the runtime's modules:
  *   module.c    find loaded objects, their site tables and symbols
+ *   loader.c    objects loaded and unloaded after start-up (dlopen, dlclose)
  *   patch.c     start-up NOPs and live patching (breakpoint protocol)
  *   dispatch.c  ops registry, per-thread state, the dispatcher, grace periods
  *   filter.c    ftrace globs -> per-ops site bitmaps
@@ -19,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <link.h>
 #include <sys/types.h>
 
 #include "arch.h"
@@ -68,6 +70,7 @@ struct ps_site {
 	uint32_t gindex;		/* index in ps.site_index */
 	uint8_t state;			/* enum site_state; changed under ps.lock */
 	uint8_t kind;			/* enum site_kind */
+	uint8_t len;			/* bytes of the instruction as built (a 6-byte call: 6) */
 	uint32_t owner;			/* SITE_EXIT: index in the module of its function's entry */
 	_Atomic uint8_t emulate_call;	/* what a trap on this site does: call the stub or skip */
 	_Atomic uint64_t want;		/* ops slots that want this site */
@@ -97,16 +100,29 @@ struct ps_module {
 	size_t stubs_size;
 	_Atomic uintptr_t *tramp_slot;	/* where stubs jump, by site kind (in a data page) */
 	unsigned index;
+	size_t gbase;			/* global index of sites[0] (ps.site_index) */
+	bool gone;			/* unloaded: kept only to name its events in the rings */
 	bool syms_loaded;		/* symbols are read on first need */
 	const void *symtab, *strtab;	/* in map: the function symbols, once found */
 	size_t nsymtab, strtab_size;
 };
 
+/*
+ * A filter: one byte per global site index (every such array has
+ * ps.nsites bytes), and the tokens that made it, kept to apply them to
+ * sites of objects loaded later.
+ */
+struct ps_globs {
+	uint8_t *set;			/* NULL: no function selected (filter: every site) */
+	char *text;			/* tokens so far, NULL when none */
+};
+
 struct ps_ops_state {
 	int slot;			/* bit in want masks while registered, else -1 */
 	bool registered;
-	uint8_t *filter;		/* one byte per global site index, NULL = every site */
-	uint8_t *notrace;		/* NULL = none */
+	struct ps_globs filter;		/* set NULL = every site */
+	struct ps_globs notrace;	/* set NULL = none */
+	struct ps_ops_state *next;	/* every state, for objects loaded later */
 };
 
 struct patchsite_ops_state {
@@ -188,10 +204,11 @@ struct ps_state {
 	bool can_write;			/* text could be made writable at start-up */
 	bool can_sync;			/* membarrier sync-core registered */
 	bool tracing_on;
-	struct ps_module *mods[PS_MAX_MODULES];
+	struct ps_module *mods[PS_MAX_MODULES];	/* never NULL below nmods; gone ones kept */
 	_Atomic unsigned nmods;
-	size_t nsites;			/* over all modules */
-	struct ps_site **site_index;	/* global index -> site, for filters and listing */
+	size_t nsites;			/* global indices handed out (holes included) */
+	struct ps_site **site_index;	/* global index -> site, NULL for an unloaded object's */
+	struct ps_ops_state *states;	/* every ops state (registered or not) */
 	struct patchsite_ops *slots[PS_MAX_OPS];
 	uintptr_t tramp;			/* what the stubs jump to now */
 	_Atomic(struct ps_ops_list *) list;
@@ -214,6 +231,10 @@ extern char ps_last_error[512];	/* the last error message, for start-up from the
 
 /* module.c */
 int ps_modules_scan(void);
+int ps_module_add(struct dl_phdr_info *info, int index, struct ps_module **out);
+int ps_module_index(struct ps_module *m);
+void ps_module_forget(struct ps_module *m);
+void ps_module_free(struct ps_module *m);
 struct ps_site *ps_site_by_id(uint32_t id);
 struct ps_site *ps_site_by_addr(uintptr_t addr);
 const struct ps_sym *ps_sym_by_addr(uintptr_t addr, const struct ps_module **mod);
@@ -226,10 +247,12 @@ int ps_module_syms(struct ps_module *m);
 void ps_all_syms(void);
 const char *ps_site_name(const struct ps_site *s, char *buf, size_t len);
 const char *ps_sym_shown(const struct ps_sym *sym);
+void ps_demangle_lookup(void);
 
 /* patch.c */
 int ps_patch_startup(struct ps_module *m);
 int ps_patch_update(void);
+int ps_patch_late(struct ps_module *m);
 int ps_trap_install(void);
 int ps_sync_register(void);
 void ps_format_bytes(char *buf, size_t len, const uint8_t *p, unsigned n);
@@ -243,16 +266,25 @@ struct ps_thread *ps_thread_self(void);
 struct ps_ops_state *ps_ops_state(struct patchsite_ops *ops);
 void ps_tramp_select(bool generic);
 void ps_tramp_set(uintptr_t tramp);
+unsigned long ps_reader_enter(struct ps_thread *t);
+void ps_reader_exit(struct ps_thread *t, unsigned long seq);
 
 /* filter.c */
-int ps_filter_apply(uint8_t **set, const char *globs, int reset, const char *what);
+int ps_filter_apply(struct ps_globs *g, const char *globs, int reset, const char *what);
+int ps_filter_grow(struct ps_globs *g, size_t old_n, uint8_t **old);
+void ps_filter_eval(struct ps_globs *g, size_t from, size_t to);
+void ps_globs_free(struct ps_globs *g);
+
+/* loader.c */
+int ps_loader_sync(bool scan);
+void ps_loader_init(void);
 
 /* record.c */
 extern __thread struct ps_fast ps_fast __attribute__((tls_model("initial-exec")));
 extern struct patchsite_ops ps_function_ops, ps_graph_ops;
 extern size_t ps_ring_bytes;
 extern unsigned ps_graph_max_depth;
-extern uint8_t *ps_graph_trigger;	/* PATCHSITE_GRAPH_FUNCTION: one byte per site, or NULL */
+extern struct ps_globs ps_graph_trigger;	/* PATCHSITE_GRAPH_FUNCTION; set read in the dispatcher */
 void ps_record_init(void);
 uint64_t ps_tsc_to_ns(uint64_t tsc);
 

@@ -240,21 +240,27 @@ void ps_all_syms(void)
  * program has it loaded (a C++ program does); C programs never need it,
  * and without it names stay mangled.
  */
+static char *(*demangle)(const char *, char *, size_t *, int *);
+
+/*
+ * Looked up outside ps.lock: dlsym takes the loader's lock, which a
+ * constructor calling this library may hold while it waits for ps.lock.
+ */
+void ps_demangle_lookup(void)
+{
+	if (!__atomic_load_n(&demangle, __ATOMIC_ACQUIRE))
+		__atomic_store_n(&demangle, (char *(*)(const char *, char *, size_t *, int *))
+				 dlsym(RTLD_DEFAULT, "__cxa_demangle"), __ATOMIC_RELEASE);
+}
+
 static char *demangle_simple(const char *name)
 {
-	static char *(*demangle)(const char *, char *, size_t *, int *);
-	static bool looked;
 	char *d;
 	size_t n;
 	int status = -1, depth = 0;
 
 	if (name[0] != '_' || name[1] != 'Z')
 		return NULL;
-	if (!looked) {
-		demangle = (char *(*)(const char *, char *, size_t *, int *))
-			dlsym(RTLD_DEFAULT, "__cxa_demangle");
-		looked = true;
-	}
 	if (!demangle || !(d = demangle(name, NULL, NULL, &status)) || status) {
 		return NULL;
 	}
@@ -547,6 +553,8 @@ static void link_exits(struct ps_module *m)
 struct scan_ctx {
 	int err;
 	uintptr_t self;		/* an address inside this library */
+	int index;		/* slot in ps.mods for the next object, -1: after the last */
+	struct ps_module *added;
 };
 
 static int module_add(struct dl_phdr_info *info, struct scan_ctx *ctx)
@@ -566,13 +574,15 @@ static int module_add(struct dl_phdr_info *info, struct scan_ctx *ctx)
 		buf[n] = '\0';
 		path = buf;
 	}
+	if (path && path[0] != '/' && strchr(path, '/') && realpath(path, buf))
+		path = buf;	/* dlopen("./libfoo.so"): relative to the directory we are in */
 	if (!path || path[0] != '/')
 		return 0;	/* the vDSO and other objects without a file */
 	for (unsigned j = 0; j < info->dlpi_phnum; j++)
 		if (info->dlpi_phdr[j].p_type == PT_LOAD &&
 		    info->dlpi_addr + info->dlpi_phdr[j].p_vaddr == vdso)
 			return 0;
-	if (atomic_load(&ps.nmods) >= PS_MAX_MODULES) {
+	if (ctx->index < 0 && atomic_load(&ps.nmods) >= PS_MAX_MODULES) {
 		ps_log(PATCHSITE_LOG_WARNING, "%s: more than %d objects: not traced", path,
 		       PS_MAX_MODULES);
 		return 0;
@@ -604,7 +614,7 @@ static int module_add(struct dl_phdr_info *info, struct scan_ctx *ctx)
 		if (sg->hi > m->text_hi)
 			m->text_hi = sg->hi;
 	}
-	m->index = atomic_load(&ps.nmods);
+	m->index = ctx->index < 0 ? atomic_load(&ps.nmods) : (unsigned)ctx->index;
 	err = file_open(m, &f);
 	if (err) {
 		ps_log(PATCHSITE_LOG_NOTE, "%s: cannot read the file: %s", m->path, strerror(-err));
@@ -672,8 +682,10 @@ static int module_add(struct dl_phdr_info *info, struct scan_ctx *ctx)
 		m->sites[i].mod = m;
 	}
 keep:
+	ctx->added = m;
 	ps.mods[m->index] = m;
-	atomic_store_explicit(&ps.nmods, m->index + 1, memory_order_release);
+	if (m->index >= atomic_load(&ps.nmods))
+		atomic_store_explicit(&ps.nmods, m->index + 1, memory_order_release);
 	return 0;
 fail:
 	ctx->err = err;
@@ -694,9 +706,41 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *arg)
 	return module_add(info, arg) == -ENOMEM ? 1 : 0;
 }
 
+/* One object loaded after start-up, into slot index (-1: a new one).  ps.lock held. */
+int ps_module_add(struct dl_phdr_info *info, int index, struct ps_module **out)
+{
+	struct scan_ctx ctx = { .self = (uintptr_t)&ps_modules_scan, .index = index };
+	int err = module_add(info, &ctx);
+
+	*out = ctx.added;
+	return err ? err : ctx.err;
+}
+
+/* Free an unloaded object's record; no reader may still hold it (a grace period has passed). */
+void ps_module_free(struct ps_module *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->nsyms; i++)
+		if (m->syms[i].shown && m->syms[i].shown != m->syms[i].name)
+			free((char *)m->syms[i].shown);
+	free(m->syms);
+	if (m->sites_map)
+		munmap(m->sites, m->sites_map);
+	else
+		free(m->sites);
+	if (m->stubs)
+		munmap(m->stubs, m->stubs_size);
+	if (m->map)
+		munmap(m->map, m->map_size);
+	free(m->hook_slots);
+	free(m->path);
+	free(m);
+}
+
 int ps_modules_scan(void)
 {
-	struct scan_ctx ctx = { .self = (uintptr_t)&ps_modules_scan };
+	struct scan_ctx ctx = { .self = (uintptr_t)&ps_modules_scan, .index = -1 };
 	size_t total = 0, k = 0;
 
 	dl_iterate_phdr(scan_one, &ctx);
@@ -705,11 +749,13 @@ int ps_modules_scan(void)
 	ps.site_index = calloc(total ? total : 1, sizeof(*ps.site_index));
 	if (!ps.site_index)
 		return -ENOMEM;
-	for (unsigned i = 0; i < ps.nmods; i++)
+	for (unsigned i = 0; i < ps.nmods; i++) {
+		ps.mods[i]->gbase = k;
 		for (size_t j = 0; j < ps.mods[i]->nsites; j++) {
 			ps.mods[i]->sites[j].gindex = (uint32_t)k;
 			ps.site_index[k++] = &ps.mods[i]->sites[j];
 		}
+	}
 	ps.nsites = total;
 	return ctx.err;
 }

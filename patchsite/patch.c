@@ -216,18 +216,28 @@ static void trap_handler(int sig, siginfo_t *si, void *ctx)
 
 	if (ps.arch->is_breakpoint_trap(si)) {
 		uintptr_t addr = ps.arch->trap_site(uc);
+		/* Module records are freed after a grace period: be seen while reading them. */
+		struct ps_thread *t = ps_thread_self();
+		unsigned long seq = t ? ps_reader_enter(t) : 1;
 		struct ps_site *s = ps_site_by_addr(addr);
 
 		if (s) {
 			if (*(volatile uint8_t *)addr == ps.arch->breakpoint) {
-				ps.arch->emulate(uc, addr, atomic_load(&s->emulate_call), stub_of(s));
+				bool call = atomic_load(&s->emulate_call);
+				unsigned len = s->len > ps.arch->patch_len ? s->len : ps.arch->patch_len;
+
+				/* As a NOP: skip the whole instruction as built (see ps_patch_late). */
+				ps.arch->emulate(uc, addr, call, call ? stub_of(s) : addr + len);
 				atomic_fetch_add_explicit(&ps.traps_emulated, 1, memory_order_relaxed);
 			} else {
 				ps.arch->retry(uc, addr);
 				atomic_fetch_add_explicit(&ps.traps_retried, 1, memory_order_relaxed);
 			}
-			return;
 		}
+		if (t)
+			ps_reader_exit(t, seq);
+		if (s)
+			return;
 	}
 	/* Not ours: pass it on as the program's own handler would have seen it. */
 	if (old_trap.sa_flags & SA_SIGINFO) {
@@ -300,7 +310,7 @@ int ps_patch_update(void)
 		enum site_state to;
 		uint8_t cur[8];
 
-		if (s->state == SITE_REFUSED || !s->mod->stubs)
+		if (!s || s->state == SITE_REFUSED || !s->mod->stubs)
 			continue;
 		to = ps.tracing_on && atomic_load_explicit(&s->want, memory_order_relaxed)
 			     ? SITE_CALL : SITE_NOP;
@@ -393,4 +403,104 @@ int ps_sync_register(void)
 		return -err;
 	}
 	return 0;
+}
+
+/* Is the site what start-up accepts (a call to the hook or a NOP)?  Refuses it if not. */
+static bool site_check(struct ps_module *m, struct ps_site *s, struct site_insn *in)
+{
+	const uint8_t *p = (const uint8_t *)s->addr;
+	bool ok = false;
+
+	ps.arch->decode_site(p, s->addr, in);
+	s->addr += in->skip;
+	p += in->skip;
+	if (!ps_module_has_code(m, s->addr, in->len)) {
+		ps_log_site(PATCHSITE_LOG_ERROR, s, "site runs past the end of the code: refused");
+		s->state = SITE_REFUSED;
+		return false;
+	}
+	if (in->form == FORM_CALL || in->form == FORM_CALL_SLOT)
+		ok = ps_module_calls_hook(m, in);
+	else if (in->form == FORM_NOP || in->form == FORM_NOP_BYTES)
+		ok = true;
+	if (!ok)
+		refuse(s, in, p);
+	return ok;
+}
+
+/*
+ * Check and NOP every site of an object loaded after start-up.  Other
+ * threads may already run its code (its constructors may have started
+ * some), so the writes follow the live protocol.  A thread that traps
+ * on a site meanwhile skips the whole instruction as built (s->len
+ * bytes): its call to the hook did nothing either, and the NOP that
+ * replaces it has the same length.
+ *
+ *   before:  ff 15 a1 2e 00 00   call *__fentry__@GOTPCREL(%rip)
+ *   step 1:  cc 15 a1 2e 00 00   int3 (skips 6 bytes)        sync
+ *   step 2:  cc 1f 44 00 00 90                               sync
+ *   step 3:  0f 1f 44 00 00 90   nopl 0x0(%rax,%rax,1); nop  sync
+ *
+ * gcc's five one-byte NOPs (-fpatchable-function-entry) are rewritten the
+ * same way; a thread stopped between two of them when that happens is the
+ * one case this cannot make safe (see patchsite(7)).  ps.lock held, inside
+ * ps_loader_sync (the object cannot be unmapped meanwhile).
+ */
+int ps_patch_late(struct ps_module *m)
+{
+	const unsigned n = ps.arch->patch_len;
+	bool touched[8] = { false };
+	struct poke *pk = NULL;
+	size_t np = 0;
+	int err = 0;
+
+	if (!m->nsites)
+		return 0;
+	pk = malloc(m->nsites * sizeof(*pk));
+	if (!pk)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->nsites; i++) {
+		struct ps_site *s = &m->sites[i];
+		struct site_insn in;
+
+		if (!site_check(m, s, &in))
+			continue;
+		s->state = SITE_NOP;
+		s->len = (uint8_t)in.len;
+		atomic_store(&s->emulate_call, false);
+		mark_segment(m, s->addr, touched);
+		if (in.form == FORM_NOP && in.len == n)
+			continue;
+		_Static_assert(sizeof(pk->bytes) >= 8, "room for the longest site");
+		ps.arch->make_nop(pk[np].bytes);
+		ps.arch->fill_tail(pk[np].bytes + n, in.len - n);
+		pk[np++].site = s;
+	}
+	if (!np)
+		goto out;
+	err = !ps.can_sync ? -ENOSYS : ps_trap_install();
+	if (!err)
+		err = protect(m, touched, true);
+	if (err) {
+		/* As built they call the hook, which does nothing: leave them so, for good. */
+		ps_log(PATCHSITE_LOG_ERROR, "%s: cannot NOP its sites: %s: not traced", m->name,
+		       strerror(-err));
+		for (size_t i = 0; i < m->nsites; i++)
+			m->sites[i].state = SITE_REFUSED;
+		goto out;
+	}
+	for (size_t i = 0; i < np; i++)
+		poke_bytes(pk[i].site->addr, &ps.arch->breakpoint, 0, 1);
+	sync_cores();
+	for (size_t i = 0; i < np; i++)
+		poke_bytes(pk[i].site->addr, pk[i].bytes, 1, pk[i].site->len);
+	sync_cores();
+	for (size_t i = 0; i < np; i++)
+		poke_bytes(pk[i].site->addr, pk[i].bytes, 0, 1);
+	ps.arch->sync_icache((void *)m->text_lo, m->text_hi - m->text_lo);
+	sync_cores();
+	err = protect(m, touched, false);
+out:
+	free(pk);
+	return err;
 }

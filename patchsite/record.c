@@ -256,11 +256,15 @@ static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc)
 	if (!t)
 		return;
 	close_stale(t, f, (uintptr_t)loc, tsc);
-	if (ps_graph_trigger && f->fp == t->frames + 1) {
-		if (!site)
-			site = ps_site_by_id(idw >> 2);
-		if (!ps_graph_trigger[site->gindex])
-			return;
+	if (f->fp == t->frames + 1) {
+		const uint8_t *trigger = __atomic_load_n(&ps_graph_trigger.set, __ATOMIC_ACQUIRE);
+
+		if (trigger) {
+			if (!site)
+				site = ps_site_by_id(idw >> 2);
+			if (!trigger[site->gindex])
+				return;
+		}
 	}
 	if ((unsigned)(f->fp - (t->frames + 1)) >= ps_graph_max_depth) {
 		f->budget = 0;
@@ -368,7 +372,7 @@ static void graph_call(unsigned long ip, unsigned long parent, struct patchsite_
 
 struct patchsite_ops ps_function_ops = { .func = function_call };
 struct patchsite_ops ps_graph_ops = { .func = graph_call };
-uint8_t *ps_graph_trigger;
+struct ps_globs ps_graph_trigger;
 
 /*
  * Unwinding.  An unwinder reads return addresses from the stack, so before
