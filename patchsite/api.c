@@ -416,7 +416,7 @@ int patchsite_tracing_is_on(void)
 int patchsite_for_each_function(patchsite_func_cb cb, void *arg)
 {
 	struct {
-		const char *name, *module;
+		char *name, *module;
 		uintptr_t addr;
 		unsigned flags;
 	} *list;
@@ -434,13 +434,20 @@ int patchsite_for_each_function(patchsite_func_cb cb, void *arg)
 	ps_loader_sync(false);
 	ps_all_syms();
 	list = malloc((ps.nsites ? ps.nsites : 1) * sizeof(*list));
-	for (size_t i = 0; list && i < ps.nsites; i++) {
+	for (size_t i = 0; list && i < ps.nsites && !err; i++) {
 		const struct ps_site *s = ps.site_index[i];
 
 		if (!s || s->kind == SITE_EXIT)
 			continue;	/* an unloaded object's; an exit is listed through its function */
-		list[n].name = s->sym ? s->sym->name : NULL;
-		list[n].module = s->mod->name;
+		/* Copies: an object unloaded meanwhile takes its names with it. */
+		list[n].name = s->sym ? strdup(s->sym->name) : NULL;
+		list[n].module = strdup(s->mod->name);
+		if (!list[n].module || (s->sym && !list[n].name)) {
+			free(list[n].name);
+			free(list[n].module);
+			err = -ENOMEM;
+			break;
+		}
 		list[n].addr = s->addr;
 		list[n].flags = (s->state == SITE_CALL ? PATCHSITE_FUNC_ENABLED : 0) |
 				(s->state == SITE_REFUSED ? PATCHSITE_FUNC_REFUSED : 0);
@@ -456,6 +463,10 @@ int patchsite_for_each_function(patchsite_func_cb cb, void *arg)
 			snprintf(buf, sizeof(buf), "0x%lx", (unsigned long)list[i].addr);
 		err = cb(list[i].name ? list[i].name : buf, list[i].module, list[i].addr,
 			 list[i].flags, arg);
+	}
+	for (size_t i = 0; i < n; i++) {
+		free(list[i].name);
+		free(list[i].module);
 	}
 	free(list);
 	return err;

@@ -80,6 +80,10 @@ static int apply_text(uint8_t *set, const char *text, size_t from, size_t to, co
 			err = -EINVAL;
 			break;
 		}
+		if (wait && tok[0] != '!' && what)
+			ps_log(PATCHSITE_LOG_NOTE, "%s: no object '%s' loaded: '%s' waits for it",
+			       what, strstr(shown, ":mod:") ? strstr(shown, ":mod:") + 5 : "",
+			       shown);
 		*pending |= wait && tok[0] != '!';
 	}
 	free(copy);

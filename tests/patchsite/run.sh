@@ -99,8 +99,12 @@ run_traced() {	# OUT ERR PROG ARGS...: preloaded, with PATCHSITE_* from the call
 	LD_PRELOAD="$PRELOAD" "$@" >"$out" 2>"$err"
 }
 
-FORMS="nonpie pie nop pfe piecf pfecf ret"
-if [ -x "$B/recordmcount" ]; then
+# PS_FORMS=pie (say) runs one form while working on the runtime; the sections after
+# the loop expect the pie, nonpie, nop and pfe builds.
+FORMS=${PS_FORMS:-"nonpie pie nop pfe piecf pfecf ret"}
+if [ -n "${PS_FORMS:-}" ]; then
+	:
+elif [ -x "$B/recordmcount" ]; then
 	FORMS="$FORMS rmc rmcpie"
 else
 	echo "SKIP forms rmc, rmcpie: no $B/recordmcount"
@@ -215,6 +219,72 @@ for form in $FORMS; do
 		fi
 	else
 		fail "$form: build stress" "$T/build.log"
+	fi
+done
+
+# Libraries loaded with dlopen after tracing started, in each form a shared library takes:
+#   pie     -fPIC: ff 15 call through the GOT       nonpie  -fno-pic: e8 call through the PLT
+#   pfe     -fPIC -fpatchable-function-entry=5      rmcpie  -fPIC, then our recordmcount (nopw)
+# libdyntop needs libdyn, so dlopen of the one loads the other as its dependency.
+build_lib() {	# OUT FORM SOURCE [LINK ARGS]
+	out=$1 form=$2 src=$3
+	shift 3
+	o="$T/$(basename "$out" .so).o"
+	case $form in
+	pie)    fl="-fPIC -pg -mfentry -mrecord-mcount" ;;
+	nonpie) fl="-fno-pic -pg -mfentry -mrecord-mcount" ;;
+	pfe)    fl="-fPIC -fpatchable-function-entry=5" ;;
+	rmcpie) fl="-fPIC -pg -mfentry" ;;
+	esac
+	$CC -O2 -g $fl -c "$src" -o "$o" >>"$T/build.log" 2>&1 || return 1
+	if [ $form = rmcpie ]; then
+		"$B/recordmcount" "$o" >>"$T/build.log" 2>&1 || return 1
+	fi
+	$CC -shared -o "$out" "$o" "$@" >>"$T/build.log" 2>&1
+}
+DLFORMS="pie nonpie pfe"
+[ -x "$B/recordmcount" ] && DLFORMS="$DLFORMS rmcpie"
+DLSTRESS="4 300"
+DLPATH=
+if [ "$MODE" = san ]; then
+	DLSTRESS="2 100"
+	DLPATH=$T	# ASan's dlopen interceptor is the caller glibc sees: no DT_RUNPATH
+fi
+# The program finds the libraries by bare name through its DT_RUNPATH: the runtime's
+# dlopen must search as if the program had called the C library's.
+build "$T/dlopen-prog" pie $SRC/dlopen.c -- -Wl,-rpath,"$T" &&
+$CC -O2 -g -Iinclude $SANFLAGS tests/patchsite/dlopen.c -o "$T/dlopen-api" "$B/libpatchsite.a" \
+	$SANFLAGS -pthread >>"$T/build.log" 2>&1 || fail "build dlopen tests" "$T/build.log"
+for libform in $DLFORMS; do
+	if ! build_lib "$T/libdyn-$libform.so" $libform $SRC/libdyn.c ||
+	   ! build_lib "$T/libdyntop-$libform.so" $libform $SRC/libdyntop.c \
+		-L"$T" -ldyn-$libform -Wl,-rpath,'$ORIGIN'; then
+		fail "dlopen ($libform): build libraries" "$T/build.log"
+		continue
+	fi
+	LD_LIBRARY_PATH=$DLPATH PATCHSITE_TRACER=function_graph PATCHSITE_OUTPUT="$T/trace" \
+		run_traced "$T/out" "$T/err" "$T/dlopen-prog" $libform
+	if grep -qx 'sum=213' "$T/out" && [ ! -s "$T/err" ]; then
+		compare "dlopen ($libform): function_graph through dlopen, dlclose, dlopen" \
+			dlopen.graph "$T/trace"
+	else
+		fail "dlopen ($libform): function_graph" "$T/out"
+	fi
+	# A :mod: filter set at start-up, before its library is loaded.
+	LD_LIBRARY_PATH=$DLPATH PATCHSITE_TRACER=function_graph \
+		PATCHSITE_FILTER='*inner:mod:libdyn-*.so' PATCHSITE_OUTPUT="$T/trace" run_traced "$T/out" "$T/err" "$T/dlopen-prog" $libform
+	if grep -qx 'sum=213' "$T/out" && [ ! -s "$T/err" ]; then
+		compare "dlopen ($libform): PATCHSITE_FILTER='*inner:mod:libdyn-*.so', pending" \
+			dlopen.mod "$T/trace"
+	else
+		fail "dlopen ($libform): pending :mod: filter" "$T/err"
+	fi
+	"$T/dlopen-api" "$T" $libform $DLSTRESS >"$T/out" 2>&1
+	rc=$?
+	if [ $rc -eq 0 ] && ! grep -q '^FAIL' "$T/out"; then
+		pass "dlopen ($libform): API, $(grep -c '^PASS' "$T/out") checks; $(grep '^PASS threads: [0-9]* threads' "$T/out" | sed 's/^PASS threads: //;s/:.*//'); $(grep INFO "$T/out" | sed 's/INFO dlopen: //')"
+	else
+		fail "dlopen ($libform): API and threads (exit $rc)" "$T/out"
 	fi
 done
 
