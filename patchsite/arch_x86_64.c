@@ -150,6 +150,8 @@ _Static_assert(offsetof(struct ps_fast, wp) == PSF_WP, "PSF_WP");
 _Static_assert(offsetof(struct ps_fast, budget) == PSF_BUDGET, "PSF_BUDGET");
 _Static_assert(offsetof(struct ps_fast, hi) == PSF_HI, "PSF_HI");
 _Static_assert(offsetof(struct ps_fast, fp) == PSF_FP, "PSF_FP");
+_Static_assert(offsetof(struct ps_fast, stack_lo) == PSF_STACK_LO, "PSF_STACK_LO");
+_Static_assert(offsetof(struct ps_fast, stack_hi) == PSF_STACK_HI, "PSF_STACK_HI");
 _Static_assert(sizeof(struct ps_frame) == 24, "shadow frame layout");
 _Static_assert(PS_EV_FUNC == 2 && PS_EV_EXIT == 1 && PS_FRAME_KEY_BIAS == 32, "used below");
 
@@ -277,6 +279,12 @@ __asm__(
 	"	pushq	%rdi\n"
 	"	.cfi_adjust_cfa_offset 8\n"
 	"	movq	ps_fast@gottpoff(%rip), %rcx\n"
+	/* A return slot off the thread's own stack (a coroutine's, sigaltstack) is not hooked. */
+	"	leaq	48(%rsp), %rdi\n"
+	"	cmpq	%fs:" XS(PSF_STACK_LO) "(%rcx), %rdi\n"
+	"	jb	9f\n"
+	"	cmpq	%fs:" XS(PSF_STACK_HI) "(%rcx), %rdi\n"
+	"	jae	9f\n"
 	"	rdtsc\n"
 	"	cmpl	%edx, %fs:" XS(PSF_HI) "(%rcx)\n"
 	"	jne	9f\n"

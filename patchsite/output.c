@@ -266,7 +266,7 @@ static void write_graph(FILE *f, struct stream *s, size_t ns)
 		char buf[32], text[600];
 		double d;
 
-		if (e->type != PS_EV_ENTRY && e->type != PS_EV_EXIT)
+		if (e->type == PS_EV_MARK)
 			continue;
 		if (last && last != m) {
 			fprintf(f, " ------------------------------------------\n");
@@ -275,7 +275,12 @@ static void write_graph(FILE *f, struct stream *s, size_t ns)
 			fprintf(f, " ------------------------------------------\n\n");
 		}
 		last = m;
-		if (e->type == PS_EV_ENTRY) {
+		if (e->type == PS_EV_FUNC) {
+			/* function_graph on another stack (a coroutine's): no exit to wait for. */
+			snprintf(text, sizeof(text), "%s(); /* other stack */",
+				 id_name(e->id, buf, sizeof(buf)));
+			graph_line(f, m, e, NULL, m->depth, text);
+		} else if (e->type == PS_EV_ENTRY) {
 			const char *name = id_name(e->id, buf, sizeof(buf));
 
 			if (e->leaf) {

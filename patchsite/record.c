@@ -10,7 +10,8 @@
  * half of the time stamp.  Everything else comes here: a new thread, a
  * spent budget (the ring or the shadow stack is nearly full, or due to
  * wrap), a new upper half (a mark word with the CPU goes first), a return
- * that does not match the top shadow frame.  The budget is how many
+ * that does not match the top shadow frame, a call off the thread's own
+ * stack.  The budget is how many
  * entries fit, two words each, leaving room for the exits of every open
  * frame, so exits never check.  A full ring drops new entries and counts
  * them (ftrace's producer/consumer mode); nothing grows.
@@ -50,10 +51,56 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * Returns are hooked only where the return address lies on the thread's
+ * own stack: one region, used last in first out, so that a return at a
+ * slot ends every call whose slot lies below it.  A coroutine's stack
+ * (makecontext/swapcontext), a sigaltstack or a fiber's does not have that
+ * order as seen from the thread: calls there are recorded without their
+ * return.  The main thread's stack is measured at start-up
+ * (pthread_getattr_np reads /proc there, with malloc: not from a signal
+ * handler).
+ */
+static uintptr_t main_lo, main_hi;
+
+static void stack_bounds(uintptr_t *lo, uintptr_t *hi)
+{
+	pthread_attr_t a;
+	void *addr;
+	size_t size;
+
+	*lo = *hi = 0;
+	if (pthread_getattr_np(pthread_self(), &a))
+		return;
+	if (!pthread_attr_getstack(&a, &addr, &size)) {
+		*lo = (uintptr_t)addr;
+		*hi = (uintptr_t)addr + size;
+	}
+	pthread_attr_destroy(&a);
+}
+
+static void thread_stack(struct ps_fast *f)
+{
+	uintptr_t here = (uintptr_t)&f;
+
+	if (here >= main_lo && here < main_hi) {
+		f->stack_lo = main_lo;
+		f->stack_hi = main_hi;
+	} else {
+		stack_bounds(&f->stack_lo, &f->stack_hi);
+	}
+}
+
+static bool own_stack(const struct ps_fast *f, uintptr_t slot)
+{
+	return slot >= f->stack_lo && slot < f->stack_hi;
+}
+
 void ps_record_init(void)
 {
 	ns0 = mono_ns();
 	tsc0 = __rdtsc();
+	stack_bounds(&main_lo, &main_hi);
 }
 
 /* CLOCK_MONOTONIC ns of a TSC value; the rate is measured over >= 20 ms once. */
@@ -112,6 +159,7 @@ static struct ps_thread *thread_setup(void)
 	f->fp = t->frames + 1;
 	f->budget = 0;
 	f->t = t;
+	thread_stack(f);
 	atomic_store(&t->fast, f);
 	return t;
 }
@@ -226,6 +274,17 @@ static uintptr_t frame_slot(const struct ps_frame *fr)
 }
 
 /*
+ * A frame dropped while its slot may still hold the hook (its memory
+ * might be copied back, or our reading of the stack was wrong): kept, the
+ * most recent 16, so that a return through it still finds its way.
+ */
+static void bury(struct ps_thread *t, const struct ps_frame *fr)
+{
+	if (!(fr->key & 1))
+		t->grave[t->ngrave++ % 16] = *fr;
+}
+
+/*
  * Frames above a new call's return slot belong to calls that can no longer
  * return (a longjmp went past them): close them.  Only slots near the new
  * one count, so that a handler on a signal stack at higher addresses does
@@ -242,8 +301,23 @@ static void close_stale(struct ps_thread *t, struct ps_fast *f, uintptr_t slot, 
 		if (!(top->key & 1) && *(uintptr_t *)s == (uintptr_t)ps.arch->graph_return)
 			break;	/* still hooked: not stale (a signal handler's frames) */
 		put_exit(t, f, tsc, top->idw);
+		bury(t, top);
 		f->fp--;
 	}
+}
+
+/* A call whose return is not hooked (off the thread's own stack): an entry with its parent. */
+static void graph_unhooked(uint32_t idw, unsigned long parent)
+{
+	struct ps_fast *f = &ps_fast;
+	uint64_t tsc;
+	struct ps_thread *t = begin_event(&tsc);
+
+	if (!t || !take(t, f, false))
+		return;
+	f->wp[0] = tsc << 32 | (idw & ~3u) | PS_EV_FUNC;
+	f->wp[1] = parent;
+	f->wp += 2;
 }
 
 static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc)
@@ -255,6 +329,10 @@ static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc)
 
 	if (!t)
 		return;
+	if (!own_stack(f, (uintptr_t)loc)) {
+		graph_unhooked(idw, *loc);
+		return;
+	}
 	close_stale(t, f, (uintptr_t)loc, tsc);
 	if (f->fp == t->frames + 1) {
 		const uint8_t *trigger = __atomic_load_n(&ps_graph_trigger.set, __ATOMIC_ACQUIRE);
@@ -314,31 +392,103 @@ void ps_graph_entry_slow(unsigned long *a)
 	graph_entry(NULL, (uint32_t)a[0], &a[2]);
 }
 
-/* A hooked return whose slot is not the top frame's, or a new time stretch: slot gets the real address. */
+/* The real return address of a slot some dropped frame hooked, or 0. */
+static uintptr_t dug_up(struct ps_thread *t, uintptr_t key)
+{
+	for (unsigned i = 0; i < 16 && i < t->ngrave; i++) {
+		struct ps_frame *fr = &t->grave[(t->ngrave - 1 - i) % 16];
+
+		if (fr->key == key) {
+			fr->key |= 1;
+			return fr->ret;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The frame of the thread that hooked this slot, in any thread's shadow
+ * stack (a context that moved to another thread with hooked returns on
+ * it); 0 when none.  Reads other threads' frames racily: a frame found is
+ * only ever read, and frames are never unmapped.
+ */
+static uintptr_t other_thread_ret(struct ps_thread *me, uintptr_t key)
+{
+	for (struct ps_thread *t = atomic_load(&ps.threads); t; t = t->next) {
+		struct ps_fast *f = atomic_load(&t->fast);
+		struct ps_frame *top = f ? *(struct ps_frame *volatile *)&f->fp : NULL;
+
+		if (t == me || !t->frames || !top || top <= t->frames || top > t->frames_end)
+			continue;
+		for (struct ps_frame *fr = top; fr-- > t->frames + 1;)
+			if (*(volatile uintptr_t *)&fr->key == key)
+				return fr->ret;
+	}
+	return 0;
+}
+
+/*
+ * The thread could not tell where a hooked return goes (see patchsite(7):
+ * a program that copies its stacks around).  Nothing can continue that
+ * call; the runtime must not abort the program, so the thread alone ends.
+ */
+HIDDEN void ps_graph_lost(void) __attribute__((noreturn, force_align_arg_pointer));
+
+/* Reached by a return, not a call: the stack may be misaligned by 8, hence the attribute. */
+void ps_graph_lost(void)
+{
+	ps_log(PATCHSITE_LOG_ERROR, "function_graph: a hooked return address was lost "
+	       "(stack copied?): ending this thread");
+	pthread_exit(NULL);
+}
+
+/*
+ * A hooked return that is not the top frame's, or a new time stretch:
+ * slot gets the real address.  Frames are matched by their slot: those
+ * above the match whose slots lie below this one are calls that cannot
+ * return any more (left by a longjmp we did not see); those whose slots
+ * lie above it belong to another context on this stack and stay.
+ */
 void ps_graph_exit_slow(unsigned long *slot)
 {
 	struct ps_fast *f = &ps_fast;
 	struct ps_thread *t = f->t;
 	uint64_t tsc = __rdtsc();
-	uintptr_t key = (uintptr_t)slot - PS_FRAME_KEY_BIAS;
+	uintptr_t key = (uintptr_t)slot - PS_FRAME_KEY_BIAS, ret;
+	struct ps_frame *fr = f->fp, *to;
 
-	if (!mark(t, f, tsc))
-		atomic_fetch_add_explicit(&t->lost, 1, memory_order_relaxed);
-	/* Frames of calls a longjmp skipped lie above (at lower addresses): close them. */
-	while (f->fp > t->frames + 1 && ((f->fp - 1)->key & ~(uintptr_t)1) < key) {
-		put_exit(t, f, tsc, (f->fp - 1)->idw);
-		f->fp--;
-	}
-	if (f->fp > t->frames + 1 && ((f->fp - 1)->key & ~(uintptr_t)1) == key) {
-		f->fp--;
-		*slot = f->fp->ret;
-		put_exit(t, f, tsc, f->fp->idw);
+	if (!t) {
+		*slot = other_thread_ret(NULL, key);
+		if (!*slot)
+			*slot = (uintptr_t)ps_graph_lost;
 		return;
 	}
-	/* Nothing can tell where this return was going. */
-	ps_log(PATCHSITE_LOG_ERROR, "function_graph: return through %p matches no shadow frame",
-	       (void *)slot);
-	abort();
+	if (!mark(t, f, tsc))
+		atomic_fetch_add_explicit(&t->lost, 1, memory_order_relaxed);
+	while (fr > t->frames + 1 && (fr - 1)->key != key)
+		fr--;
+	if (fr > t->frames + 1) {
+		fr--;
+		ret = fr->ret;
+		/* Above it: close the dead, keep the others in order. */
+		to = fr;
+		for (struct ps_frame *p = fr + 1; p < f->fp; p++) {
+			if ((p->key & ~(uintptr_t)1) < key) {
+				put_exit(t, f, tsc, p->idw);
+				bury(t, p);
+			} else {
+				*to++ = *p;
+			}
+		}
+		put_exit(t, f, tsc, fr->idw);
+		f->fp = to;
+		*slot = ret;
+		return;
+	}
+	ret = dug_up(t, key);
+	if (!ret)
+		ret = other_thread_ret(t, key);
+	*slot = ret ? ret : (uintptr_t)ps_graph_lost;
 }
 
 /* The built-in ops, for the generic dispatcher (other ops registered too). */

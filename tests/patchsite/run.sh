@@ -135,7 +135,9 @@ for form in $FORMS; do
 	else
 		fail "$form: function_graph" "$T/err"
 	fi
-	for sample in longjmp:c:'sum=22' texit:c:'ret=5,7' except:cc:'sum=2'; do
+	# coro: swapcontext coroutines and signal handlers on a sigaltstack.
+	for sample in longjmp:c:'sum=22' texit:c:'ret=5,7' except:cc:'sum=2' \
+		coro:c:'sum=352 co=12 handled=15'; do
 		name=${sample%%:*} rest=${sample#*:} ext=${rest%%:*} want=${rest#*:}
 		if [ $ext = cc ]; then
 			CC=g++ build "$T/$name-$form" $form $SRC/$name.cc
