@@ -60,7 +60,9 @@ PATCHSITE_API int patchsite_ops_release(struct patchsite_ops *ops);
  *   glob:mod:libfoo.so restrict to one module (basename, a glob too)
  * reset != 0 clears the set first.  An empty filter set means "every
  * function"; notrace wins over filter.  A glob that matches nothing makes
- * the call fail with -EINVAL and change nothing.  ops == NULL names the
+ * the call fail with -EINVAL and change nothing, except a :mod: token for
+ * an object not loaded yet, which waits for it (objects loaded later with
+ * dlopen get every filter applied).  ops == NULL names the
  * built-in tracer's ops.
  */
 PATCHSITE_API int patchsite_set_filter(struct patchsite_ops *ops, const char *globs, int reset);

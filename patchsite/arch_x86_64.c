@@ -151,7 +151,7 @@ _Static_assert(offsetof(struct ps_fast, budget) == PSF_BUDGET, "PSF_BUDGET");
 _Static_assert(offsetof(struct ps_fast, hi) == PSF_HI, "PSF_HI");
 _Static_assert(offsetof(struct ps_fast, fp) == PSF_FP, "PSF_FP");
 _Static_assert(offsetof(struct ps_fast, stack_lo) == PSF_STACK_LO, "PSF_STACK_LO");
-_Static_assert(offsetof(struct ps_fast, stack_hi) == PSF_STACK_HI, "PSF_STACK_HI");
+_Static_assert(offsetof(struct ps_fast, stack_size) == PSF_STACK_SIZE, "PSF_STACK_SIZE");
 _Static_assert(sizeof(struct ps_frame) == 24, "shadow frame layout");
 _Static_assert(PS_EV_FUNC == 2 && PS_EV_EXIT == 1 && PS_FRAME_KEY_BIAS == 32, "used below");
 
@@ -281,9 +281,8 @@ __asm__(
 	"	movq	ps_fast@gottpoff(%rip), %rcx\n"
 	/* A return slot off the thread's own stack (a coroutine's, sigaltstack) is not hooked. */
 	"	leaq	48(%rsp), %rdi\n"
-	"	cmpq	%fs:" XS(PSF_STACK_LO) "(%rcx), %rdi\n"
-	"	jb	9f\n"
-	"	cmpq	%fs:" XS(PSF_STACK_HI) "(%rcx), %rdi\n"
+	"	subq	%fs:" XS(PSF_STACK_LO) "(%rcx), %rdi\n"
+	"	cmpq	%fs:" XS(PSF_STACK_SIZE) "(%rcx), %rdi\n"
 	"	jae	9f\n"
 	"	rdtsc\n"
 	"	cmpl	%edx, %fs:" XS(PSF_HI) "(%rcx)\n"

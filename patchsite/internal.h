@@ -158,14 +158,14 @@ struct ps_fast {
 	uint32_t hi;			/* upper 32 bits of the time stamps in this stretch */
 	struct ps_frame *fp;		/* next free shadow frame */
 	struct ps_thread *t;		/* NULL until the slow path set the thread up */
-	uintptr_t stack_lo, stack_hi;	/* the thread's own stack: only returns there are hooked */
+	uintptr_t stack_lo, stack_size;	/* the thread's own stack: only returns there are hooked */
 };
 #define PSF_WP		0
 #define PSF_BUDGET	8
 #define PSF_HI		12
 #define PSF_FP		16
 #define PSF_STACK_LO	32
-#define PSF_STACK_HI	40
+#define PSF_STACK_SIZE	40
 
 /*
  * Ring words (8 bytes): time stamp low 32 bits << 32 | site id << 2 | type.

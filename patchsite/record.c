@@ -81,19 +81,17 @@ static void stack_bounds(uintptr_t *lo, uintptr_t *hi)
 
 static void thread_stack(struct ps_fast *f)
 {
-	uintptr_t here = (uintptr_t)&f;
+	uintptr_t here = (uintptr_t)&f, lo = main_lo, hi = main_hi;
 
-	if (here >= main_lo && here < main_hi) {
-		f->stack_lo = main_lo;
-		f->stack_hi = main_hi;
-	} else {
-		stack_bounds(&f->stack_lo, &f->stack_hi);
-	}
+	if (here < main_lo || here >= main_hi)
+		stack_bounds(&lo, &hi);
+	f->stack_lo = lo;
+	f->stack_size = hi - lo;
 }
 
 static bool own_stack(const struct ps_fast *f, uintptr_t slot)
 {
-	return slot >= f->stack_lo && slot < f->stack_hi;
+	return slot - f->stack_lo < f->stack_size;
 }
 
 void ps_record_init(void)
