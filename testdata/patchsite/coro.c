@@ -11,7 +11,6 @@
  */
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <ucontext.h>
 
 #define TRACED __attribute__((noinline, noipa))
@@ -63,8 +62,9 @@ TRACED int raise_in(int sig)
 int main(void)
 {
 	static char co_stack[256 * 1024] __attribute__((aligned(16)));
+	static char sig_stack[256 * 1024] __attribute__((aligned(16)));
 	struct sigaction sa = { .sa_handler = on_signal };
-	stack_t ss = { .ss_size = 256 * 1024 };
+	stack_t ss = { .ss_sp = sig_stack, .ss_size = sizeof(sig_stack) };
 	int sum = 0;
 
 	getcontext(&co_ctx);
@@ -75,7 +75,6 @@ int main(void)
 	for (int i = 0; i < 4; i++)	/* the fourth resume lets co_body finish */
 		sum += main_step(i);
 
-	ss.ss_sp = malloc(ss.ss_size);
 	sigaltstack(&ss, NULL);
 	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = SA_ONSTACK;

@@ -147,6 +147,8 @@ for form in $FORMS; do
 		PATCHSITE_TRACER=function_graph PATCHSITE_OUTPUT="$T/trace" \
 			run_traced "$T/out" "$T/err" "$T/$name-$form"
 		rc=$?
+		# ASan's note on swapcontext (coro) is not an error.
+		sed -i "/ASan doesn't fully support makecontext/,/^\$/d" "$T/err"
 		exp=$name.graph
 		[ -e "$SRC/expected/$name.graph-$form" ] && exp=$name.graph-$form
 		if [ $rc -eq 0 ] && grep -qx "$want" "$T/out" && [ ! -s "$T/err" ]; then
