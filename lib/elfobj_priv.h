@@ -61,6 +61,17 @@ struct elfobj {
 	size_t ngroups;
 };
 
+/* elfreplace.c: the new file that replaces dest all at once. */
+struct eo_out {
+	int fd;
+	char *tmp;		/* its temporary name */
+	bool unnamed;		/* O_TMPFILE: tmp not linked yet */
+};
+int eo_out_open(const struct elfobj *o, const char *dest, struct eo_out *out);
+/* Close, name and rename over dest; on failure nothing is left behind. */
+int eo_out_commit(const struct elfobj *o, struct eo_out *out, const char *dest);
+void eo_out_abort(struct eo_out *out);
+
 int eo_fail(const struct elfobj *o, int err, const char *fmt, const char *arg);
 int eo_fail_elf(const struct elfobj *o, const char *what);
 Elf_Data *eo_sec_data(const struct elfobj *o, size_t i);

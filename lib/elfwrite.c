@@ -686,27 +686,6 @@ out:
 	return err;
 }
 
-/* A temporary file next to dest that nobody else can have opened or planted. */
-static int make_temp(const struct elfobj *o, const char *dest, char **tmp)
-{
-	const char *slash = strrchr(dest, '/');
-	int dirlen = slash ? (int)(slash - dest + 1) : 0;
-	size_t n = strlen(dest) + sizeof(".XXXXXX") + 1;
-	int fd;
-
-	*tmp = malloc(n);
-	if (!*tmp)
-		return eo_fail(o, -ENOMEM, "%s", "out of memory");
-	snprintf(*tmp, n, "%.*s.%s.XXXXXX", dirlen, dest, dest + dirlen);
-	fd = mkstemp(*tmp);	/* O_EXCL: never follows a planted link */
-	if (fd < 0) {
-		eo_fail(o, -errno, "cannot create a temporary file: %s", strerror(errno));
-		free(*tmp);
-		*tmp = NULL;
-	}
-	return fd;
-}
-
 /*
  * Copy the laid-out image into the real file in one go.  libelf writes a
  * mapped file with msync(MS_SYNC), or a plain one with one pwrite per
@@ -731,8 +710,8 @@ static int copy_image(const struct elfobj *o, int from, int to)
 int elfobj_write(struct elfobj *o, const char *dest)
 {
 	bool fast = tail_layout(o);
-	char *tmp = NULL;
-	int mem = -1, fd = -1, err = 0;
+	struct eo_out out = { .fd = -1 };
+	int mem = -1, err = 0;
 
 	/*
 	 * The file is replaced, not written through, so the directory's
@@ -742,27 +721,24 @@ int elfobj_write(struct elfobj *o, const char *dest)
 	if (faccessat(AT_FDCWD, dest, W_OK, AT_EACCESS) && errno != ENOENT)
 		return eo_fail(o, -errno, "cannot write: %s", strerror(errno));
 	if (fast)
-		;	/* written straight into the temporary file below */
+		;	/* written straight into the new file below */
 	else if ((mem = memfd_create("elfobj", MFD_CLOEXEC)) < 0)
 		err = eo_fail(o, -errno, "cannot write: %s", strerror(errno));
 	else
 		err = write_elf(o, mem);
-	if (!err && (fd = make_temp(o, dest, &tmp)) < 0)
-		err = -EIO;
+	if (!err)
+		err = eo_out_open(o, dest, &out);
 	/* Keep the owner where we may (root rewriting a user's build tree). */
-	if (!err && geteuid() == 0 && fchown(fd, o->uid, o->gid))
+	if (!err && geteuid() == 0 && fchown(out.fd, o->uid, o->gid))
 		err = eo_fail(o, -errno, "cannot keep the owner of the file: %s", strerror(errno));
-	if (!err && fchmod(fd, o->mode))
+	if (!err && fchmod(out.fd, o->mode))
 		err = eo_fail(o, -errno, "cannot set the mode of the new file: %s", strerror(errno));
 	if (!err)
-		err = fast ? write_tail_layout(o, fd) : copy_image(o, mem, fd);
-	if (fd >= 0 && close(fd) && !err)
-		err = eo_fail(o, -errno, "cannot write: %s", strerror(errno));
-	if (!err && rename(tmp, dest))
-		err = eo_fail(o, -errno, "cannot replace the file: %s", strerror(errno));
-	if (err && tmp)
-		unlink(tmp);
-	free(tmp);
+		err = fast ? write_tail_layout(o, out.fd) : copy_image(o, mem, out.fd);
+	if (!err)
+		err = eo_out_commit(o, &out, dest);
+	else
+		eo_out_abort(&out);
 	if (mem >= 0)
 		close(mem);
 	return err;

@@ -3,9 +3,11 @@
 # recordmcount's rewrite is all or nothing.  On a large object (thousands of
 # -ffunction-sections functions, made here with gcc):
 #   - SIGKILL at random points: the object is always either the original or
-#     the finished result.  A kill after mkstemp() and before rename() can
-#     leave the temporary ".NAME.XXXXXX" (nothing can remove it); the next
-#     run must not be confused by it, and it never replaces NAME;
+#     the finished result.  The new file is unnamed (O_TMPFILE) until just
+#     before the rename, so only a kill between linkat() and rename() (or,
+#     where O_TMPFILE is missing, between mkstemp() and rename()) can leave
+#     the temporary ".NAME.XXXXXX"; the next run must not be confused by
+#     it, and it never replaces NAME;
 #   - a full disk (a small tmpfs): the original intact, one clear error, no
 #     temporary left;
 #   - concurrent runs on different objects of one directory never collide;
@@ -150,12 +152,19 @@ why=
 [ -z "$why" ] && [ "$(cat victim)" != "do not touch" ] && why="the symlinks' target was written"
 [ -z "$why" ] && ! cmp -s plant/a.o ref.o && why="a.o not processed"
 [ -z "$why" ] && [ "$(find plant -type l | wc -l)" -ne 7 ] && why="a planted link was replaced"
-# The temporary is opened O_CREAT|O_EXCL (mkstemp): a link there fails, not followed.
+# The temporary is either unnamed (O_TMPFILE) and then named with linkat,
+# which fails on an existing name instead of following it, or opened
+# O_CREAT|O_EXCL (mkstemp, where O_TMPFILE is missing): a link there fails.
 if [ -z "$why" ] && command -v strace >/dev/null 2>&1; then
 	cp orig.o plant/b.o
-	strace -f -e trace=open,openat -o trace "$RMC" plant/b.o 2>/dev/null
-	grep -q 'plant/\.b\.o\.[A-Za-z0-9]\{6\}".*O_CREAT|O_EXCL' trace ||
-		why="the temporary is not opened O_CREAT|O_EXCL: $(grep 'plant/\.b' trace)"
+	strace -f -e trace=open,openat,linkat -o trace "$RMC" plant/b.o 2>/dev/null
+	if grep -q '"plant/".*O_TMPFILE' trace; then
+		grep -q 'linkat(.*"plant/\.b\.o\.[A-Za-z0-9]\{6\}"' trace ||
+			why="the unnamed temporary is not named with linkat: $(grep linkat trace)"
+	else
+		grep -q 'plant/\.b\.o\.[A-Za-z0-9]\{6\}".*O_CREAT|O_EXCL' trace ||
+			why="the temporary is not opened O_CREAT|O_EXCL: $(grep 'plant/\.b' trace)"
+	fi
 fi
 # A symlink as the -o output is replaced, never written through.
 ln -s "$work/victim" plant/out.o
