@@ -10,6 +10,7 @@
  *   output.c    decoding the rings: ftrace text, function_graph, Chrome JSON, folded stacks
  *   api.c       public entry points, start-up from the environment
  *   log.c       the message sink
+ *   mem.c       zeroed memory for large tables and rings (2 MB pages)
  * Everything here has hidden visibility (see build.mk); only patchsite_* is exported.
  */
 #ifndef PS_INTERNAL_H
@@ -253,6 +254,12 @@ void ps_all_syms(void);
 const char *ps_site_name(const struct ps_site *s, char *buf, size_t len);
 const char *ps_sym_shown(const struct ps_sym *sym);
 void ps_demangle_lookup(void);
+
+const uint8_t *ps_module_file_code(const struct ps_module *m, uintptr_t addr, size_t len);
+
+/* mem.c */
+void *ps_map_zero(size_t *bytes, bool round, uintptr_t hint);
+void *ps_calloc_large(size_t n, size_t size);
 
 /* patch.c */
 int ps_patch_startup(struct ps_module *m);

@@ -148,6 +148,28 @@ static bool file_matches_image(const struct elf_file *f, const struct dl_phdr_in
 	return nf && nf == ni;
 }
 
+/*
+ * The file's bytes at a code address of the module, or NULL.  Only a
+ * prediction of what the image holds (text relocations or an earlier
+ * patcher may have changed it): start-up reads it to decide, before it
+ * touches the text, whether the text will be written.
+ */
+const uint8_t *ps_module_file_code(const struct ps_module *m, uintptr_t addr, size_t len)
+{
+	struct elf_file f = { .data = m->map, .size = m->map_size, .eh = m->map };
+	const Elf64_Phdr *ph;
+	uint64_t va = addr - m->bias;
+
+	if (!m->map || m->map_size < sizeof(Elf64_Ehdr))
+		return NULL;
+	ph = file_at(&f, f.eh->e_phoff, (uint64_t)f.eh->e_phnum * sizeof(*ph));
+	for (unsigned i = 0; ph && i < f.eh->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD && va >= ph[i].p_vaddr && va + len > va &&
+		    va + len <= ph[i].p_vaddr + ph[i].p_filesz)
+			return file_at(&f, ph[i].p_offset + (va - ph[i].p_vaddr), len);
+	return NULL;
+}
+
 static int cmp_sym(const void *a, const void *b)
 {
 	const struct ps_sym *x = a, *y = b;
@@ -470,10 +492,7 @@ static int read_table(struct ps_module *m, const struct elf_file *f, const Elf64
 			w += m->bias;
 		if (!ps_module_has_code(m, w, ps.arch->max_site_len + 4))
 			continue;	/* discarded code, or not ours */
-		memset(&m->sites[base + k], 0, sizeof(m->sites[0]));
-		m->sites[base + k].addr = w;
-		m->sites[base + k].kind = (uint8_t)kind;
-		k++;
+		m->sites[base + k++] = (struct ps_site){ .addr = w, .kind = (uint8_t)kind };
 	}
 	m->nsites = base + k;
 	return 0;
@@ -640,11 +659,10 @@ static int module_add(struct dl_phdr_info *info, struct scan_ctx *ctx)
 				if (!strcmp(section_name(&f, &f.sh[i]), table_names[t]))
 					total += f.sh[i].sh_size / sizeof(uint64_t);
 		if (total >= 4096) {
-			size_t bytes = page_up((total + 1) * sizeof(struct ps_site));
-			void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+			size_t bytes = (total + 1) * sizeof(struct ps_site);
+			void *p = ps_map_zero(&bytes, true, 0);
 
-			if (p != MAP_FAILED) {
+			if (p) {
 				m->sites = p;
 				m->sites_map = bytes;
 			}
@@ -667,8 +685,8 @@ static int module_add(struct dl_phdr_info *info, struct scan_ctx *ctx)
 		size_t k = 1;
 
 		for (size_t i = 1; i < m->nsites; i++)
-			if (m->sites[i].addr != m->sites[k - 1].addr)
-				m->sites[k++] = m->sites[i];
+			if (m->sites[i].addr != m->sites[k - 1].addr && k++ != i)
+				m->sites[k - 1] = m->sites[i];
 		m->nsites = k;
 	}
 	link_exits(m);
@@ -746,7 +764,7 @@ int ps_modules_scan(void)
 	dl_iterate_phdr(scan_one, &ctx);
 	for (unsigned i = 0; i < ps.nmods; i++)
 		total += ps.mods[i]->nsites;
-	ps.site_index = calloc(total ? total : 1, sizeof(*ps.site_index));
+	ps.site_index = ps_calloc_large(total ? total : 1, sizeof(*ps.site_index));
 	if (!ps.site_index)
 		return -ENOMEM;
 	for (unsigned i = 0; i < ps.nmods; i++) {
@@ -864,14 +882,20 @@ int ps_stubs_map(struct ps_module *m)
 {
 	const uintptr_t reach = 0x7fff0000u;
 	static struct range maps[4096];
-	size_t size, n;
-	uintptr_t lo_bound, hi_bound, best = 0, best_dist = UINTPTR_MAX;
+	size_t size, n, stub_bytes, mapped;
+	uintptr_t lo_bound, hi_bound, best = 0, best_dist = UINTPTR_MAX, align = page_size();
 	uint8_t *p;
 
 	if (!m->nsites)
 		return 0;
 	/* The stubs, then one data page for the trampoline slot. */
-	size = page_up(m->nsites * ps.arch->stub_size) + page_size();
+	stub_bytes = page_up(m->nsites * ps.arch->stub_size);
+	if (stub_bytes >= (512ul << 10)) {
+		/* Whole 2 MB pages of stubs (see mem.c): far fewer first-touch faults. */
+		align = 2ul << 20;
+		stub_bytes = (stub_bytes + align - 1) & ~(align - 1);
+	}
+	size = stub_bytes + page_size();
 	lo_bound = m->text_hi > reach ? m->text_hi - reach : page_size() * 16;
 	if (lo_bound < 0x10000)
 		lo_bound = 0x10000;
@@ -892,7 +916,9 @@ int ps_stubs_map(struct ps_module *m)
 			continue;
 		if (ghi <= m->text_lo) {
 			/* Below the text: right under it, away from brk and the stack. */
-			a = ghi - size;
+			a = (ghi - size) & ~(align - 1);
+			if (a < glo)
+				continue;
 			dist = m->text_lo - a;
 		} else if (glo >= m->text_hi) {
 			/* Above: leave room for the heap to grow if this gap follows it. */
@@ -900,7 +926,9 @@ int ps_stubs_map(struct ps_module *m)
 
 			if (margin > (256ul << 20))
 				margin = 256ul << 20;
-			a = page_down(glo + margin);
+			a = (glo + margin + align - 1) & ~(align - 1);
+			if (a + size > ghi || a + size < a)
+				continue;
 			dist = (a - m->text_hi) + (1ul << 40);	/* prefer below */
 		} else {
 			continue;
@@ -915,13 +943,11 @@ int ps_stubs_map(struct ps_module *m)
 		       "stubs: not traced", m->name, m->nsites);
 		return -ENOMEM;
 	}
-	p = mmap((void *)best, size, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE | MAP_POPULATE, -1, 0);
-	if (p == MAP_FAILED || (uintptr_t)p != best) {
-		int err = p == MAP_FAILED ? errno : EEXIST;
+	mapped = size;
+	p = ps_map_zero(&mapped, false, best);
+	if (!p) {
+		int err = errno;
 
-		if (p != MAP_FAILED)
-			munmap(p, size);
 		ps_log(PATCHSITE_LOG_ERROR, "%s: cannot map stubs at %#lx: %s: not traced",
 		       m->name, (unsigned long)best, strerror(err));
 		return -err;

@@ -121,29 +121,95 @@ static void mark_segment(const struct ps_module *m, uintptr_t addr, bool *touche
 }
 
 /*
+ * Will start-up write this module's text?  Asked of the file, before the
+ * text is read: a text page that was read is mapped from the page cache
+ * and its copy on write must also flush the old mapping, which on our VMs
+ * costs 10-40 us a page; a page written first is copied in about 1 us.
+ * A sample of sites is enough: one build form covers a module.  Only a
+ * prediction: the sites themselves are checked in memory.
+ */
+static bool writes_likely(const struct ps_module *m)
+{
+	const unsigned n = ps.arch->patch_len, samples = 16;
+	uint8_t nop[16];
+
+	ps.arch->make_nop(nop);
+	for (unsigned k = 0; k < samples && k < m->nsites; k++) {
+		const struct ps_site *s = &m->sites[m->nsites / samples * k];
+		const uint8_t *p = ps_module_file_code(m, s->addr, ps.arch->max_site_len + 4);
+		struct site_insn in;
+
+		if (!p)
+			return true;
+		ps.arch->decode_site(p, s->addr, &in);
+		if (in.form != FORM_NOP || in.len != n)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Is a site's instruction what we expect (a call to the hook, or a NOP)?
+ * Consecutive sites nearly always call the same PLT entry: remember the
+ * last target's answer.
+ */
+static bool site_ok(const struct ps_module *m, const struct site_insn *in, uintptr_t *last_target,
+		    bool *last_ok)
+{
+	switch (in->form) {
+	case FORM_CALL:
+		if (in->target != *last_target) {
+			*last_target = in->target;
+			*last_ok = ps_module_calls_hook(m, in);
+		}
+		return *last_ok;
+	case FORM_CALL_SLOT:
+		return ps_module_calls_hook(m, in);
+	case FORM_NOP:
+	case FORM_NOP_BYTES:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
  * Check and NOP every site of a module that is loaded but not yet running
- * on any other thread.
+ * on any other thread.  The text is made writable first (every segment with
+ * sites, even when nothing needs writing: a W^X policy shows here, at
+ * start-up, not at the first live change), then one pass checks each site
+ * and writes it.  If the text cannot be made writable, the pass still checks
+ * (refused sites are reported) but writes nothing.
  */
 int ps_patch_startup(struct ps_module *m)
 {
 	const unsigned n = ps.arch->patch_len;
-	bool touched[8] = { false };
-	uint8_t *len;		/* bytes to rewrite at each site, 0 for none */
-	size_t nwrite = 0;
-	int err = 0;
+	bool touched[8] = { false }, last_ok = false;
+	uintptr_t last_target = 0;
+	uint8_t nop[16];
+	int err;
 
 	if (!m->nsites)
 		return 0;
-	len = calloc(m->nsites, 1);
-	if (!len) {
-		err = -ENOMEM;
-		goto out;
+	for (size_t i = 0; i < m->nsites; i++) {
+		/* Where the site may be: after an endbr64, up to max_site_len bytes. */
+		mark_segment(m, m->sites[i].addr, touched);
+		mark_segment(m, m->sites[i].addr + ps.arch->max_site_len + 3, touched);
 	}
+	err = protect(m, touched, true);
+	if (err)
+		ps.can_write = false;
+	else if (writes_likely(m))
+		/* Copy the text pages in one call, before anything reads them (Linux 5.14; else no-op). */
+		for (unsigned i = 0; i < m->nsegs; i++)
+			if (touched[i])
+				madvise((void *)m->segs[i].lo, m->segs[i].hi - m->segs[i].lo,
+					MADV_POPULATE_WRITE);
+	ps.arch->make_nop(nop);
 	for (size_t i = 0; i < m->nsites; i++) {
 		struct ps_site *s = &m->sites[i];
 		const uint8_t *p = (const uint8_t *)s->addr;
 		struct site_insn in;
-		bool ok;
 
 		ps.arch->decode_site(p, s->addr, &in);
 		s->addr += in.skip;
@@ -154,60 +220,21 @@ int ps_patch_startup(struct ps_module *m)
 			s->state = SITE_REFUSED;
 			continue;
 		}
-		switch (in.form) {
-		case FORM_CALL:
-		case FORM_CALL_SLOT:
-			ok = ps_module_calls_hook(m, &in);
-			break;
-		case FORM_NOP:
-		case FORM_NOP_BYTES:
-			ok = true;
-			break;
-		default:
-			ok = false;
-		}
-		if (!ok) {
+		if (!site_ok(m, &in, &last_target, &last_ok)) {
 			refuse(s, &in, p);
 			continue;
 		}
 		s->state = SITE_NOP;
-		/*
-		 * Every segment with sites is made writable once, even when it
-		 * needs no write now: a W^X policy shows here, at start-up,
-		 * not at the first live change.
-		 */
-		mark_segment(m, s->addr, touched);
-		if (in.form == FORM_NOP && in.len == n)
+		if (err || (in.form == FORM_NOP && in.len == n))
 			continue;
-		len[i] = (uint8_t)in.len;
-		nwrite++;
+		memcpy((void *)s->addr, nop, n);
+		if (in.len > n)
+			ps.arch->fill_tail((uint8_t *)s->addr + n, in.len - n);
 	}
-	err = protect(m, touched, true);
-	if (err) {
-		ps.can_write = false;
-		goto out;
-	}
-	/*
-	 * Text pages are copied on the first write: fault them all in with
-	 * one call rather than one fault per page (Linux 5.14; else no-op).
-	 */
-	for (unsigned i = 0; i < m->nsegs; i++)
-		if (touched[i] && nwrite)
-			madvise((void *)m->segs[i].lo, m->segs[i].hi - m->segs[i].lo,
-				MADV_POPULATE_WRITE);
-	for (size_t i = 0; i < m->nsites; i++)
-		if (len[i]) {
-			uint8_t b[16];
-
-			ps.arch->make_nop(b);
-			ps.arch->fill_tail(b + n, len[i] - n);
-			memcpy((void *)m->sites[i].addr, b, len[i]);
-		}
+	if (err)
+		return err;
 	ps.arch->sync_icache((void *)m->text_lo, m->text_hi - m->text_lo);
-	err = protect(m, touched, false);
-out:
-	free(len);
-	return err;
+	return protect(m, touched, false);
 }
 
 static void trap_handler(int sig, siginfo_t *si, void *ctx)
