@@ -221,16 +221,24 @@ void ps_recompute_want(void)
 {
 	struct ps_ops_state *g = ps_graph_ops.state ? &ps_graph_ops.state->s : NULL;
 	uint64_t gbit = g && g->registered ? 1ull << g->slot : 0;
+	const struct ps_ops_state *st[PS_MAX_OPS];
+	uint64_t bit[PS_MAX_OPS];
+	unsigned n = 0;
 
+	for (unsigned k = 0; k < PS_MAX_OPS; k++)
+		if (ps.slots[k]) {
+			st[n] = &ps.slots[k]->state->s;
+			bit[n++] = 1ull << k;
+		}
 	for (size_t i = 0; i < ps.nsites; i++) {
 		struct ps_site *s = ps.site_index[i];
 		uint64_t want = 0;
 
 		if (!s || s->kind == SITE_EXIT)
 			continue;
-		for (unsigned k = 0; k < PS_MAX_OPS; k++)
-			if (ps.slots[k] && site_wanted(&ps.slots[k]->state->s, i))
-				want |= 1ull << k;
+		for (unsigned k = 0; k < n; k++)
+			if (site_wanted(st[k], i))
+				want |= bit[k];
 		atomic_store_explicit(&s->want, want, memory_order_relaxed);
 	}
 	for (size_t i = 0; i < ps.nsites; i++) {

@@ -306,91 +306,131 @@ static void poke_bytes(uintptr_t addr, const uint8_t *b, unsigned from, unsigned
 		p[i] = b[i];
 }
 
-struct poke {
-	struct ps_site *site;
-	enum site_state to;
-	uint8_t bytes[8];
-};
+/* Does the site need to change, and to what?  Stable while ps.lock is held. */
+static bool site_pending(const struct ps_site *s, enum site_state *to)
+{
+	if (s->state == SITE_REFUSED)
+		return false;
+	*to = ps.tracing_on && atomic_load_explicit(&s->want, memory_order_relaxed) ? SITE_CALL
+										     : SITE_NOP;
+	return *to != s->state;
+}
+
+/* Check the bytes of every site that will change; refuse the ones that differ.  Returns how many. */
+static size_t check_pending(bool (*touched)[8])
+{
+	const unsigned n = ps.arch->patch_len;
+	size_t np = 0;
+
+	for (unsigned k = 0; k < ps.nmods; k++) {
+		struct ps_module *m = ps.mods[k];
+
+		/* An unloaded object's text is gone (its sites left the index). */
+		for (size_t i = 0; !m->gone && m->stubs && i < m->nsites; i++) {
+			struct ps_site *s = &m->sites[i];
+			enum site_state to;
+			uint8_t cur[8], next[8];
+
+			if (!site_pending(s, &to))
+				continue;
+			if (!site_bytes(s, s->state, cur) || !site_bytes(s, to, next)) {
+				ps_log_site(PATCHSITE_LOG_ERROR, s, "stub out of reach: site refused");
+				s->state = SITE_REFUSED;
+				continue;
+			}
+			if (memcmp((const void *)s->addr, cur, n)) {
+				char found[32], expected[32];
+
+				ps_format_bytes(found, sizeof(found), (const uint8_t *)s->addr, n);
+				ps_format_bytes(expected, sizeof(expected), cur, n);
+				ps_log_site(PATCHSITE_LOG_ERROR, s, "expected %s, found %s: code "
+					    "changed behind our back, site refused", expected, found);
+				s->state = SITE_REFUSED;
+				continue;
+			}
+			mark_segment(m, s->addr, touched[k]);
+			np++;
+		}
+	}
+	return np;
+}
+
+enum poke_step { POKE_BREAKPOINT, POKE_TAIL, POKE_FIRST };
+
+/* One step of the protocol on every pending site, in address order. */
+static void poke_pending(enum poke_step step)
+{
+	const unsigned n = ps.arch->patch_len;
+
+	for (unsigned k = 0; k < ps.nmods; k++) {
+		struct ps_module *m = ps.mods[k];
+
+		/* An unloaded object's text is gone (its sites left the index). */
+		for (size_t i = 0; !m->gone && m->stubs && i < m->nsites; i++) {
+			struct ps_site *s = &m->sites[i];
+			enum site_state to;
+			uint8_t b[8];
+
+			if (!site_pending(s, &to))
+				continue;
+			switch (step) {
+			case POKE_BREAKPOINT:
+				atomic_store(&s->emulate_call, to == SITE_CALL);
+				poke_bytes(s->addr, &ps.arch->breakpoint, 0, 1);
+				break;
+			case POKE_TAIL:
+				site_bytes(s, to, b);	/* checked by check_pending */
+				poke_bytes(s->addr, b, 1, n);
+				break;
+			case POKE_FIRST:
+				site_bytes(s, to, b);
+				poke_bytes(s->addr, b, 0, 1);
+				s->state = to;
+				break;
+			}
+		}
+	}
+}
 
 /*
  * Bring every site to the state the registered ops and the tracing switch
- * ask for.  Called with ps.lock held.
+ * ask for.  Called with ps.lock held, which keeps what each site should
+ * become fixed across the passes: one check pass, then the three steps
+ * over all sites that change, one membarrier after each, and one mprotect
+ * each way per code segment (not per site or page).  Nothing is allocated:
+ * each pass finds the changing sites again from their state and want mask.
  */
 int ps_patch_update(void)
 {
-	const unsigned n = ps.arch->patch_len;
-	struct poke *pk = NULL;
-	size_t np = 0;
-	bool (*touched)[8] = NULL;
+	static bool touched[PS_MAX_MODULES][8];
+	size_t np;
 	int err = 0;
 
 	if (!ps.can_write || !ps.can_sync)
 		return ps.can_write ? -ENOSYS : -EACCES;
-	pk = malloc((ps.nsites ? ps.nsites : 1) * sizeof(*pk));
-	touched = calloc(ps.nmods ? ps.nmods : 1, sizeof(*touched));
-	if (!pk || !touched) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (size_t i = 0; i < ps.nsites; i++) {
-		struct ps_site *s = ps.site_index[i];
-		enum site_state to;
-		uint8_t cur[8];
-
-		if (!s || s->state == SITE_REFUSED || !s->mod->stubs)
-			continue;
-		to = ps.tracing_on && atomic_load_explicit(&s->want, memory_order_relaxed)
-			     ? SITE_CALL : SITE_NOP;
-		if (to == s->state)
-			continue;
-		if (!site_bytes(s, s->state, cur) || !site_bytes(s, to, pk[np].bytes)) {
-			ps_log_site(PATCHSITE_LOG_ERROR, s, "stub out of reach: site refused");
-			s->state = SITE_REFUSED;
-			continue;
-		}
-		if (memcmp((const void *)s->addr, cur, n)) {
-			char found[32], expected[32];
-
-			ps_format_bytes(found, sizeof(found), (const uint8_t *)s->addr, n);
-			ps_format_bytes(expected, sizeof(expected), cur, n);
-			ps_log_site(PATCHSITE_LOG_ERROR, s, "expected %s, found %s: code changed "
-				    "behind our back, site refused", expected, found);
-			s->state = SITE_REFUSED;
-			continue;
-		}
-		pk[np].site = s;
-		pk[np].to = to;
-		mark_segment(s->mod, s->addr, touched[s->mod->index]);
-		np++;
-	}
+	memset(touched, 0, sizeof(touched));
+	np = check_pending(touched);
 	if (!np)
-		goto out;
+		return 0;
 	err = ps_trap_install();
 	if (err) {
 		ps_log(PATCHSITE_LOG_ERROR, "cannot install the SIGTRAP handler: %s",
 		       strerror(-err));
-		goto out;
+		return err;
 	}
 	for (unsigned m = 0; m < ps.nmods; m++) {
 		err = protect(ps.mods[m], touched[m], true);
 		if (err) {
 			while (m-- > 0)
 				protect(ps.mods[m], touched[m], false);
-			goto out;
+			return err;
 		}
 	}
-	for (size_t i = 0; i < np; i++) {
-		atomic_store(&pk[i].site->emulate_call, pk[i].to == SITE_CALL);
-		poke_bytes(pk[i].site->addr, &ps.arch->breakpoint, 0, 1);
-	}
+	poke_pending(POKE_BREAKPOINT);
 	sync_cores();
-	for (size_t i = 0; i < np; i++)
-		poke_bytes(pk[i].site->addr, pk[i].bytes, 1, n);
+	poke_pending(POKE_TAIL);
 	sync_cores();
-	for (size_t i = 0; i < np; i++) {
-		poke_bytes(pk[i].site->addr, pk[i].bytes, 0, 1);
-		pk[i].site->state = pk[i].to;
-	}
+	poke_pending(POKE_FIRST);
 	for (unsigned m = 0; m < ps.nmods; m++)
 		if (ps.mods[m]->nsites)
 			ps.arch->sync_icache((void *)ps.mods[m]->text_lo,
@@ -404,9 +444,6 @@ int ps_patch_update(void)
 		if (e && !err)
 			err = e;
 	}
-out:
-	free(pk);
-	free(touched);
 	return err;
 }
 
@@ -431,6 +468,12 @@ int ps_sync_register(void)
 	}
 	return 0;
 }
+
+/* One site's new bytes (ps_patch_late). */
+struct poke {
+	struct ps_site *site;
+	uint8_t bytes[8];
+};
 
 /* Is the site what start-up accepts (a call to the hook or a NOP)?  Refuses it if not. */
 static bool site_check(struct ps_module *m, struct ps_site *s, struct site_insn *in)
