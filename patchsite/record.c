@@ -119,12 +119,10 @@ uint64_t ps_tsc_to_ns(uint64_t tsc)
 	return ns0 + (uint64_t)((double)(int64_t)(tsc - tsc0) * ns_per_tsc);
 }
 
+/* 2 MB pages for a large ring (mem.c): a first touch per 4 KB page cost more than the events. */
 static void *map_zero(size_t bytes)
 {
-	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
+	return ps_map_zero(&bytes, false, 0);
 }
 
 /* The calling thread's ring and shadow stack (the first event of a thread). */
