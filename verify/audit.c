@@ -13,7 +13,7 @@ static void audit_free(struct audit *au)
 	report_free(au);
 	free(au->tables);
 	free(au->sites);
-	free(au->funcs);
+	symindex_free(au->si);
 	free(au->calls);
 	free(au->badrefs);
 	free(au->direct);
@@ -43,6 +43,18 @@ static int refuse(struct audit *au)
 	return 0;
 }
 
+uint64_t audit_addr(const struct audit *au, size_t sec, uint64_t off)
+{
+	const struct eo_sec *s = elfobj_sec(au->o, sec);
+
+	return au->linked && s ? s->addr + off : off;
+}
+
+void audit_where(const struct audit *au, size_t sec, uint64_t off, char *buf, size_t len)
+{
+	symindex_func_where(au->si, au->o, sec, off, buf, len);
+}
+
 int audit_file(const struct options *opt, const char *path, bool first, unsigned *errors)
 {
 	struct audit au = { .opt = opt, .path = path };
@@ -58,8 +70,8 @@ int audit_file(const struct options *opt, const char *path, bool first, unsigned
 	if (au.linked && (err = elfquery_open(au.o, &au.q)))
 		goto out;
 	err = table_find(&au);
-	if (!err)
-		err = symbols_load(&au);
+	if (!err && !(au.si = symindex_build_linked(au.o, au.q)))
+		err = -ENOMEM;
 	if (!err)
 		err = calls_find(&au);
 	if (!err)

@@ -22,7 +22,7 @@ struct insn_view calls_view(const struct audit *au, size_t sec, uint64_t off, bo
 
 	return (struct insn_view){
 		.code = code, .size = code ? s->size : 0, .off = off,
-		.addr = symbols_addr(au, sec, off), .big_endian = au->h->big_endian,
+		.addr = audit_addr(au, sec, off), .big_endian = au->h->big_endian,
 		.thumb = thumb,
 	};
 }
@@ -169,7 +169,7 @@ static int plt_targets(struct audit *au, size_t sec)
 		if (!au->a->decode_branch(au->a, &iv, &b) || b.kind != BRANCH_JUMP || !b.indirect)
 			continue;
 		t = find_target(au->slots, au->nslots, b.target);
-		if (t && (err = push_target(&au->direct, &au->ndirect, symbols_addr(au, sec, p),
+		if (t && (err = push_target(&au->direct, &au->ndirect, audit_addr(au, sec, p),
 					    t->hook)))
 			return err;
 	}
@@ -242,7 +242,7 @@ static int linked_calls_in(struct audit *au, size_t sec, size_t *cap)
 		iv.off = p;
 		iv.addr = s->addr + p;
 		if (au->a->thumb_bit) {
-			iv.thumb = symbols_thumb_at(au, sec, p);
+			iv.thumb = symindex_thumb_at(au->si, sec, p);
 			if (!iv.thumb && p % 4)
 				continue;
 		}

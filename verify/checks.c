@@ -149,13 +149,13 @@ static unsigned site_align(const struct audit *au, bool thumb)
 /* For arches without alignment: is the site where decoding the function puts an insn? */
 static bool insn_start(const struct audit *au, const struct site *st)
 {
-	const struct func *f = symbols_cover(au, st->sec, st->off);
+	const struct si_func *f = symindex_func_at(au->si, st->sec, st->off);
 	struct insn_view iv = calls_view(au, st->sec, st->off, st->thumb);
 
 	if (!f || !iv.code)
 		return true;	/* nothing to decode from: no accusation */
 	return disasm_is_insn_start(au->a, au->h->big_endian, st->thumb, iv.code, iv.size,
-				    symbols_addr(au, st->sec, 0), f->off, st->off);
+				    audit_addr(au, st->sec, 0), f->off, st->off);
 }
 
 /* Count the sled's NOPs; a landing pad where a function starts is skipped. */
@@ -170,7 +170,7 @@ static unsigned sled_run(const struct audit *au, const struct site *st, uint64_t
 	while (n < 64 && iv.off < iv.size) {
 		l = au->a->sled_nop(au->a, &iv);
 		if (!l && au->a->entry_pad) {
-			const struct func *f = symbols_next(au, st->sec, iv.off);
+			const struct si_func *f = symindex_func_next(au->si, st->sec, iv.off);
 
 			if (f && f->off == iv.off && (l = au->a->entry_pad(au->a, &iv))) {
 				iv.off += l;
@@ -210,7 +210,7 @@ static unsigned sled_expected(const struct audit *au)
 static void check_sled(struct audit *au, struct site *st, unsigned want)
 {
 	struct insn_view iv = calls_view(au, st->sec, st->off, st->thumb);
-	const struct func *f = symbols_cover(au, st->sec, st->off), *nf;
+	const struct si_func *f = symindex_func_at(au->si, st->sec, st->off), *nf;
 	uint64_t bytes, to_entry;
 	unsigned n = sled_run(au, st, &bytes);
 	char found[192];
@@ -240,9 +240,9 @@ static void check_sled(struct audit *au, struct site *st, unsigned want)
 		       pad ? " (after its landing pad)" : "");
 		return;
 	}
-	nf = symbols_next(au, st->sec, st->off);
+	nf = symindex_func_next(au->si, st->sec, st->off);
 	to_entry = nf ? nf->off - st->off : ~0ull;
-	if ((!nf || to_entry > bytes) && !f && au->linked && au->nfuncs) {
+	if ((!nf || to_entry > bytes) && !f && au->linked && symindex_nfuncs(au->si)) {
 		report(au, CHK_STALE_WEAK, st->sec, st->off,
 		       "%s entry %zu is a sled no function symbol covers: the dead copy of an "
 		       "overridden weak function?", au->tables[st->table].name, st->entry);
@@ -289,7 +289,7 @@ static void check_contents(struct audit *au, struct site *st)
 		char where[160];
 
 		c->claimed = true;
-		symbols_where(au, c->sec, c->off, where, sizeof(where));
+		audit_where(au, c->sec, c->off, where, sizeof(where));
 		report(au, CHK_MISALIGNED, st->sec, st->off,
 		       "%s entry %zu is %llu byte%s into the call to %s at %s, not at its start",
 		       au->tables[st->table].name, st->entry,
@@ -320,13 +320,13 @@ static void check_contents(struct audit *au, struct site *st)
 /* An entry site, or a call within the arch's mcount prologue. */
 static void check_place(struct audit *au, struct site *st)
 {
-	const struct func *f = symbols_cover(au, st->sec, st->off);
+	const struct si_func *f = symindex_func_at(au->si, st->sec, st->off);
 	const char *hook = st->hook ? st->hook : au->mode_hook;
 	struct insn_view fv;
 	unsigned pad;
 
 	if (!f) {
-		if (!au->nfuncs)
+		if (!symindex_nfuncs(au->si))
 			return;
 		if (au->linked)
 			report(au, CHK_STALE_WEAK, st->sec, st->off,
@@ -437,7 +437,7 @@ static int check_complete(struct audit *au)
 			continue;
 		/* A decoded linked call with no alignment to trust: confirm it. */
 		if (au->linked && site_align(au, c->thumb) == 1 &&
-		    (!symbols_cover(au, c->sec, c->off) || !insn_start(au, &st)))
+		    (!symindex_func_at(au->si, c->sec, c->off) || !insn_start(au, &st)))
 			continue;
 		if (traced[c->sec])
 			report(au, CHK_MISSING_SITE, c->sec, c->off,
@@ -462,7 +462,7 @@ int checks_run(struct audit *au)
 
 		if (st->settled)
 			continue;
-		st->thumb = symbols_thumb_at(au, st->sec, st->off);
+		st->thumb = symindex_thumb_at(au->si, st->sec, st->off);
 		if (st->lsb && !st->thumb) {
 			struct hookcall *c = calls_at(au, st->sec, st->off);
 

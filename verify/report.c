@@ -46,9 +46,9 @@ void report(struct audit *au, enum check c, size_t sec, uint64_t off, const char
 	char where[160];
 	va_list ap;
 
-	symbols_where(au, sec, off, where, sizeof(where));
+	audit_where(au, sec, off, where, sizeof(where));
 	va_start(ap, fmt);
-	add_finding(au, c, where, au->linked, symbols_addr(au, sec, off), false, fmt, ap);
+	add_finding(au, c, where, au->linked, audit_addr(au, sec, off), false, fmt, ap);
 	va_end(ap);
 }
 
@@ -147,7 +147,7 @@ static void site_text(const struct audit *au, const struct site *st, char *buf, 
 static void site_where(const struct audit *au, const struct site *st, char *func, size_t flen,
 		       char *sec, size_t slen)
 {
-	const struct func *f = st->sec ? symbols_cover(au, st->sec, st->off) : NULL;
+	const struct si_func *f = st->sec ? symindex_func_at(au->si, st->sec, st->off) : NULL;
 
 	if (f)
 		snprintf(func, flen, "%s+0x%llx", f->name, (unsigned long long)(st->off - f->off));

@@ -6,7 +6,8 @@
  * in order:
  *
  *   table_find()      the tables (__mcount_loc, __patchable_function_entries)
- *   symbols_load()    functions, per section, for func+0xoff and coverage
+ *   symindex          functions, per section, for func+0xoff and coverage
+ *                     (lib/symindex.c, built in audit_file())
  *   calls_find()      every call to a hook (relocations, or decoded targets)
  *   table_resolve()   each entry -> section + offset, with table-level checks
  *   checks_run()      per-site checks, duplicates, order, completeness
@@ -23,6 +24,7 @@
 #include "diag.h"
 #include "elfobj.h"
 #include "elfquery.h"
+#include "symindex.h"
 
 enum check {
 	CHK_SITE_NOT_EXEC,
@@ -65,13 +67,6 @@ struct table {
 };
 
 enum site_state { SITE_CALL, SITE_NOP, SITE_OTHER, SITE_UNCHECKED };
-
-struct func {
-	size_t sec;
-	uint64_t off, size;	/* offset in sec (Thumb bit cleared) */
-	const char *name;
-	bool weak, thumb;
-};
 
 struct site {
 	size_t table, entry;
@@ -131,8 +126,7 @@ struct audit {
 	size_t ntables;
 	struct site *sites;
 	size_t nsites;
-	struct func *funcs;		/* sorted by section, offset */
-	size_t nfuncs;
+	struct symindex *si;		/* functions by section, offset */
 	struct hookcall *calls;		/* sorted by section, offset */
 	size_t ncalls;
 	struct badref *badrefs;
@@ -149,15 +143,6 @@ struct audit {
 /* table.c */
 int table_find(struct audit *au);
 int table_resolve(struct audit *au);
-
-/* symbols.c */
-int symbols_load(struct audit *au);
-const struct func *symbols_cover(const struct audit *au, size_t sec, uint64_t off);
-const struct func *symbols_next(const struct audit *au, size_t sec, uint64_t off);
-/* "func+0xoff (section+0xoff)" into buf. */
-void symbols_where(const struct audit *au, size_t sec, uint64_t off, char *buf, size_t len);
-uint64_t symbols_addr(const struct audit *au, size_t sec, uint64_t off);
-bool symbols_thumb_at(const struct audit *au, size_t sec, uint64_t off);
 
 /* calls.c */
 int calls_find(struct audit *au);
@@ -205,6 +190,10 @@ void report_end(const struct options *opt, unsigned files, unsigned errors, unsi
 void report_free(struct audit *au);
 
 /* audit.c */
+/* The address of sec+off: linked, sh_addr + off; in an object, off. */
+uint64_t audit_addr(const struct audit *au, size_t sec, uint64_t off);
+/* "func+0xoff (section+0xoff)", naming the function that holds the place. */
+void audit_where(const struct audit *au, size_t sec, uint64_t off, char *buf, size_t len);
 /* 0, 1 (error-level findings) or a negative errno (file could not be audited). */
 int audit_file(const struct options *opt, const char *path, bool first, unsigned *errors);
 
