@@ -124,6 +124,11 @@ struct arch {
 	uint32_t relative_reloc;	/* dynamic relocation: base + addend */
 	unsigned mcount_window;		/* furthest an mcount call may sit after entry */
 	bool thumb_bit;			/* bit 0 of a function's address selects Thumb */
+	/*
+	 * decode_branch knows every form ld leaves a hook call in (direct,
+	 * PLT entry, GOT word): patchverify audits linked files of this arch.
+	 */
+	bool decodes_linked;
 	unsigned insn_align;		/* smallest instruction alignment (Thumb: 2) */
 };
 

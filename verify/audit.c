@@ -35,9 +35,10 @@ static int refuse(struct audit *au)
 			 "shared library", au->h->type);
 		return -ENOTSUP;
 	}
-	if (au->linked && !au->a->decode_branch) {
-		diag_err(au->path, "linked %s files are not supported yet (no call decoder for "
-			 "this arch); objects are", au->a->name);
+	if (au->linked && !au->a->decodes_linked) {
+		diag_err(au->path, "linked %s files are not supported yet (the calls and PLT "
+			 "entries ld leaves are not decoded for this arch); objects are",
+			 au->a->name);
 		return -ENOTSUP;
 	}
 	return 0;

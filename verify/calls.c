@@ -132,15 +132,30 @@ static const struct target *find_target(const struct target *t, size_t n, uint64
 	return n ? bsearch(&key, t, n, sizeof(*t), cmp_target) : NULL;
 }
 
-static int push_target(struct target **t, size_t *n, uint64_t addr, const char *hook)
+/* addr as a symbol value has it: on ARM bit 0 is the target's Thumb state. */
+static int push_target(const struct audit *au, struct target **t, size_t *n, uint64_t addr,
+		       const char *hook)
 {
 	struct target *p = realloc(*t, (*n + 1) * sizeof(*p));
+	bool thumb = au->a->thumb_bit && (addr & 1);
 
 	if (!p)
 		return -ENOMEM;
 	*t = p;
-	p[(*n)++] = (struct target){ addr, hook };
+	p[(*n)++] = (struct target){ thumb ? addr & ~1ull : addr, hook, thumb };
 	return 0;
+}
+
+/*
+ * The view of an instruction at sec+p in the state of the code there; false
+ * when no instruction of that state starts at p (ARM code is word-aligned).
+ */
+static bool view_at(const struct audit *au, size_t sec, uint64_t p, struct insn_view *iv)
+{
+	*iv = calls_view(au, sec, p, false);
+	if (au->a->thumb_bit)
+		iv->thumb = symindex_thumb_at(au->si, sec, p);
+	return iv->thumb || p % (au->a->thumb_bit ? 4 : 1) == 0;
 }
 
 static bool is_plt(const struct eo_sec *s)
@@ -159,18 +174,21 @@ static int plt_targets(struct audit *au, size_t sec)
 	if (!elfobj_sec_bytes(au->o, sec))
 		return 0;
 	for (p = 0; p < s->size; p += step) {
-		struct insn_view iv = calls_view(au, sec, p, false);
-		unsigned pad = au->a->entry_pad ? au->a->entry_pad(au->a, &iv) : 0;
+		struct insn_view iv;
+		unsigned pad;
 		const struct target *t;
 		struct branch b;
 
+		if (!view_at(au, sec, p, &iv))
+			continue;
+		pad = au->a->entry_pad ? au->a->entry_pad(au->a, &iv) : 0;
 		iv.off += pad;
 		iv.addr += pad;
 		if (!au->a->decode_branch(au->a, &iv, &b) || b.kind != BRANCH_JUMP || !b.indirect)
 			continue;
 		t = find_target(au->slots, au->nslots, b.target);
-		if (t && (err = push_target(&au->direct, &au->ndirect, audit_addr(au, sec, p),
-					    t->hook)))
+		if (t && (err = push_target(au, &au->direct, &au->ndirect,
+					    audit_addr(au, sec, p) | iv.thumb, t->hook)))
 			return err;
 	}
 	return 0;
@@ -185,14 +203,14 @@ static int linked_targets(struct audit *au)
 		const struct eo_sym *s = elfobj_sym(au->o, i);
 
 		if (s->defined && s->value && arch_is_hook(au->a, s->name) &&
-		    (err = push_target(&au->direct, &au->ndirect, s->value, s->name)))
+		    (err = push_target(au, &au->direct, &au->ndirect, s->value, s->name)))
 			return err;
 	}
 	for (i = 1; i < elfquery_ndynsyms(au->q); i++) {
 		const struct eo_sym *s = elfquery_dynsym(au->q, i);
 
 		if (s->defined && s->value && arch_is_hook(au->a, s->name) &&
-		    (err = push_target(&au->direct, &au->ndirect, s->value, s->name)))
+		    (err = push_target(au, &au->direct, &au->ndirect, s->value, s->name)))
 			return err;
 	}
 	for (i = 0; i < elfquery_ndynrels(au->q); i++) {
@@ -200,7 +218,7 @@ static int linked_targets(struct audit *au)
 		const struct eo_sym *s = r->sym ? elfquery_dynsym(au->q, r->sym) : NULL;
 
 		if (s && arch_is_hook(au->a, s->name) &&
-		    (err = push_target(&au->slots, &au->nslots, r->addr, s->name)))
+		    (err = push_target(au, &au->slots, &au->nslots, r->addr, s->name)))
 			return err;
 	}
 	if (au->nslots)
@@ -229,7 +247,7 @@ static int linked_calls_in(struct audit *au, size_t sec, size_t *cap)
 	const struct eo_sec *s = elfobj_sec(au->o, sec);
 	const uint8_t *code = elfobj_sec_bytes(au->o, sec);
 	unsigned step = au->a->insn_align ? au->a->insn_align : 4;
-	struct insn_view iv = calls_view(au, sec, 0, false);
+	struct insn_view iv;
 	uint64_t p;
 	int err;
 
@@ -239,14 +257,8 @@ static int linked_calls_in(struct audit *au, size_t sec, size_t *cap)
 		struct branch b;
 		const char *hook;
 
-		iv.off = p;
-		iv.addr = s->addr + p;
-		if (au->a->thumb_bit) {
-			iv.thumb = symindex_thumb_at(au->si, sec, p);
-			if (!iv.thumb && p % 4)
-				continue;
-		}
-		if (!au->a->decode_branch(au->a, &iv, &b) || b.kind != BRANCH_CALL)
+		if (!view_at(au, sec, p, &iv) || !au->a->decode_branch(au->a, &iv, &b) ||
+		    b.kind != BRANCH_CALL)
 			continue;
 		hook = calls_linked_hook(au, &b);
 		if (!hook)

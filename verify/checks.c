@@ -92,13 +92,17 @@ static const char *expected_hook(const struct audit *au, const struct site *st)
 	return au->mode_hook ? au->mode_hook : au->a->hooks[0];
 }
 
-static const uint64_t *hook_address(const struct audit *au, const char *hook)
+/* Where a linked call to hook goes (ARM: bit 0 set for Thumb code), or NULL. */
+static const uint64_t *hook_address(const struct audit *au, const char *hook, uint64_t *addr)
 {
 	size_t i;
 
-	for (i = 0; au->linked && i < au->ndirect; i++)
-		if (!strcmp(au->direct[i].hook, hook))
-			return &au->direct[i].addr;
+	for (i = 0; au->linked && i < au->ndirect; i++) {
+		if (!strcmp(au->direct[i].hook, hook)) {
+			*addr = au->direct[i].addr | au->direct[i].thumb;
+			return addr;
+		}
+	}
 	return NULL;
 }
 
@@ -109,7 +113,8 @@ static void report_not_call(struct audit *au, const struct site *st, const char 
 	struct insn_view iv = calls_view(au, st->sec, st->off, st->thumb);
 	uint8_t call[16] = { 0 }, nop[16];
 	char want[192], nopstr[192] = "", found[192];
-	unsigned len = au->a->make_call ? au->a->make_call(au->a, &iv, hook_address(au, hook),
+	uint64_t to;
+	unsigned len = au->a->make_call ? au->a->make_call(au->a, &iv, hook_address(au, hook, &to),
 							    call) : 0;
 	int (*mknop)(const struct arch *, uint8_t *, uint64_t, const struct call_site *, bool) =
 		au->a->make_site_nop ? au->a->make_site_nop : au->a->make_nop;

@@ -100,8 +100,9 @@ struct badref {
 
 /* Where a call to a hook may go in a linked file. */
 struct target {
-	uint64_t addr;
+	uint64_t addr;		/* ARM: bit 0 cleared, as a decoded branch target has it */
 	const char *hook;
+	bool thumb;		/* ARM: the target is Thumb code */
 };
 
 struct finding {

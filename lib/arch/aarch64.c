@@ -91,6 +91,7 @@ const struct arch arch_aarch64 = {
 	.entry_pad	= aarch64_entry_pad,
 	.sled_nop	= aarch64_site_nop,
 	.relative_reloc	= R_AARCH64_RELATIVE,
+	.decodes_linked	= true,
 	.insn_align	= 4,
 	.mcount_window	= 64,
 };

@@ -155,6 +155,7 @@ const struct arch arch_arm = {
 	.make_call	= arm_make_call,
 	.sled_nop	= arm_sled_nop,
 	.relative_reloc	= R_ARM_RELATIVE,
+	.decodes_linked	= true,
 	.insn_align	= 2,
 	.mcount_window	= 32,
 	.thumb_bit	= true,
@@ -166,9 +167,19 @@ const struct arch arch_arm = {
  *   ARM:    ebxxxxxx bl    e28dd004 add sp, sp, #4   e1a00000 / e320f000 nop
  *   Thumb:  f000 d000 bl   f10d 0d04 add.w sp, sp, #4    bf00 bf00 nop; nop
  * A -fpatchable-function-entry sled is nop (e1a00000 or e320f000) or bf00.
+ * A PLT entry (ARM code; ld's short and --long-plt forms) loads the GOT word
+ * into pc:
+ *   e28fc6xx  add ip, pc, #xx, 12      (pc reads as the entry + 8)
+ *   e28ccaxx  add ip, ip, #xx, 20      (--long-plt: e28cc6xx first)
+ *   e5bcfxxx  ldr pc, [ip, #xxx]!
+ * A Thumb caller reaches an ARM target with blx (and the reverse): the
+ * state of a target is bit 0 of its address, as in a symbol's value.
  */
 #define ARM_NOP_HINT	0xe320f000	/* nop (ARMv6K and later) */
 #define ARM_BL_COND	0x0b000000	/* bl<cond>; a branch has 0x0a000000 */
+#define ARM_ADD_IP_PC	0xe28fc000	/* add ip, pc, #imm  (mask 0xfffff000) */
+#define ARM_ADD_IP_IP	0xe28cc000	/* add ip, ip, #imm  (mask 0xfffff000) */
+#define ARM_LDR_PC_IP	0xe5bcf000	/* ldr pc, [ip, #imm12]!  (mask 0xfffff000) */
 
 static bool arm_word(const struct insn_view *iv, uint64_t at, uint32_t *insn)
 {
@@ -206,6 +217,39 @@ static int64_t arm_sext(uint64_t v, unsigned bits)
 	return (int64_t)(v << (64 - bits)) >> (64 - bits);
 }
 
+/* The value of an ARM data-processing immediate: imm8 rotated right by twice rot4. */
+static uint32_t arm_rot_imm(uint32_t insn)
+{
+	uint32_t imm = insn & 0xff, rot = (insn >> 8 & 0xf) * 2;
+
+	return rot ? imm >> rot | imm << (32 - rot) : imm;
+}
+
+/* A PLT entry at iv: an indirect jump through the GOT word it loads. */
+static bool arm_plt_entry(const struct insn_view *iv, struct branch *b)
+{
+	uint32_t insn, got;
+	unsigned n;
+
+	if (!arm_word(iv, iv->off, &insn) || (insn & 0xfffff000) != ARM_ADD_IP_PC)
+		return false;
+	got = (uint32_t)iv->addr + 8 + arm_rot_imm(insn);
+	for (n = 1; n < 4 && arm_word(iv, iv->off + 4 * n, &insn); n++) {
+		if ((insn & 0xfffff000) == ARM_ADD_IP_IP) {
+			got += arm_rot_imm(insn);
+		} else if ((insn & 0xfffff000) == ARM_LDR_PC_IP) {
+			b->kind = BRANCH_JUMP;
+			b->indirect = true;
+			b->target = (uint32_t)(got + (insn & 0xfff));
+			b->len = 4 * (n + 1);
+			return true;
+		} else {
+			break;
+		}
+	}
+	return false;
+}
+
 static bool arm_decode_branch(const struct arch *a, const struct insn_view *iv, struct branch *b)
 {
 	uint16_t hw1, hw2;
@@ -229,6 +273,8 @@ static bool arm_decode_branch(const struct arch *a, const struct insn_view *iv, 
 			b->target &= ~3ull;
 		return true;
 	}
+	if (arm_plt_entry(iv, b))
+		return true;
 	if (!arm_word(iv, iv->off, &insn))
 		return false;
 	if ((insn & 0xfe000000) == 0xfa000000) {	/* blx <imm24:H> */
@@ -244,25 +290,37 @@ static bool arm_decode_branch(const struct arch *a, const struct insn_view *iv, 
 	return true;
 }
 
-/* Without a target, the REL addend the assembler leaves: ebfffffe, f7ff fffe. */
+/*
+ * Without a target, the REL addend the assembler leaves: ebfffffe, f7ff fffe.
+ * With one, what ld leaves: bl to code of the caller's state, else blx
+ * (bit 0 of *target is the target's Thumb state).
+ */
 static unsigned arm_make_call(const struct arch *a, const struct insn_view *iv,
 			      const uint64_t *target, uint8_t *buf)
 {
+	bool to_thumb = target ? *target & 1 : iv->thumb;
 	uint32_t off, s, j1, j2;
 
 	(void)a;
 	if (iv->thumb) {
-		off = target ? (uint32_t)(*target - (iv->addr + 4)) : (uint32_t)-4;
+		/* blx counts from the word-aligned pc and lands on a word. */
+		off = !target ? (uint32_t)-4
+		      : to_thumb ? (uint32_t)(*target - 1 - (iv->addr + 4))
+				 : (uint32_t)(*target - ((iv->addr + 4) & ~3ull));
 		s = off >> 24 & 1;
 		j1 = !((off >> 23 & 1) ^ s);
 		j2 = !((off >> 22 & 1) ^ s);
 		put16(buf, (uint16_t)(0xf000 | s << 10 | (off >> 12 & 0x3ff)), iv->big_endian);
-		put16(buf + 2, (uint16_t)(0xd000 | j1 << 13 | j2 << 11 | (off >> 1 & 0x7ff)),
-		      iv->big_endian);
+		put16(buf + 2, (uint16_t)((to_thumb ? 0xd000 : 0xc000) | j1 << 13 | j2 << 11 |
+					  (off >> 1 & (to_thumb ? 0x7ff : 0x7fe))), iv->big_endian);
 		return 4;
 	}
-	off = target ? (uint32_t)(*target - (iv->addr + 8)) : (uint32_t)-8;
-	put32(buf, 0xeb000000 | (off >> 2 & 0xffffff), iv->big_endian);	/* bl */
+	off = target ? (uint32_t)((*target & ~1ull) - (iv->addr + 8)) : (uint32_t)-8;
+	if (to_thumb)	/* blx <imm24:H> */
+		put32(buf, 0xfa000000 | (off >> 1 & 1) << 24 | (off >> 2 & 0xffffff),
+		      iv->big_endian);
+	else		/* bl */
+		put32(buf, 0xeb000000 | (off >> 2 & 0xffffff), iv->big_endian);
 	return 4;
 }
 

@@ -189,6 +189,7 @@ const struct arch arch_x86_64 = {
 	.entry_pad	= x86_64_entry_pad,
 	.sled_nop	= x86_sled_nop,
 	.relative_reloc	= R_X86_64_RELATIVE,
+	.decodes_linked	= true,
 	.insn_align	= 1,
 	.mcount_window	= 16,
 };
@@ -209,6 +210,8 @@ const struct arch arch_i386 = {
 	.entry_pad	= i386_entry_pad,
 	.sled_nop	= x86_sled_nop,
 	.relative_reloc	= R_386_RELATIVE,
+	/* Not decodes_linked: i386 PLT entries and PIE calls go through %ebx
+	 * (ff a3, ff 93), whose GOT base decode_branch does not know. */
 	.insn_align	= 1,
 	.mcount_window	= 32,	/* PIC -pg: push %ebx; call the pc thunk; add GOT; sub %esp */
 };
