@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Hand-written objects for the checks no compiler output shows:
-#   sh tests/verify/asm.sh OUT
+#   sh testdata/verify/asm.sh OUT   (build.sh runs it; prints its commands)
 # For each arch, OUT/<arch>-late.o (an entry site that is not at the entry:
 # not-at-entry), <arch>-orphan.o (a recorded call outside every function:
 # orphan-site) and <arch>-zero.o (a zero word in the table: zero-entry).
@@ -11,7 +11,6 @@ set -eu
 OUT=$1
 mkdir -p "$OUT"
 cd "$OUT"
-have() { command -v "$1" > /dev/null 2>&1; }
 
 # gen ARCH CC WORD CALL PAD FUNCTYPE: PAD is what goes before the late call.
 gen() {
@@ -35,7 +34,7 @@ gen() {
 				printf '\t%s 1b\n' "$word"
 			fi
 		} > "$arch-$kind.s"
-		echo "$cc -c $arch-$kind.s -o $arch-$kind.o" >> COMMANDS
+		echo "asm/: $cc -c $arch-$kind.s -o $arch-$kind.o  # source: asm.sh gen $arch"
 		$cc -c "$arch-$kind.s" -o "$arch-$kind.o"
 	done
 }
@@ -51,14 +50,12 @@ ret_of() {
 nops() { n=$1; s=''; while [ "$n" -gt 0 ]; do s="$s	nop
 "; n=$((n - 1)); done; printf '%s' "$s"; }
 
-: > COMMANDS
 gen x86_64 gcc .quad 'call __fentry__' '	push %rbp
 	mov %rsp, %rbp' @function
-have i686-linux-gnu-gcc && gen i386 i686-linux-gnu-gcc .long 'call __fentry__' '	push %ebp
+gen i386 i686-linux-gnu-gcc .long 'call __fentry__' '	push %ebp
 	mov %esp, %ebp' @function
 # mcount calls may follow a prologue: late means beyond the arch's window.
-have aarch64-linux-gnu-gcc && gen aarch64 aarch64-linux-gnu-gcc .quad 'bl _mcount' \
+gen aarch64 aarch64-linux-gnu-gcc .quad 'bl _mcount' \
 	"$(nops 17)" %function
-have arm-linux-gnueabihf-gcc && gen arm "arm-linux-gnueabihf-gcc -marm" .long \
+gen arm "arm-linux-gnueabihf-gcc -marm" .long \
 	'bl __gnu_mcount_nc' "$(nops 9)" %function
-exit 0

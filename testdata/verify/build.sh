@@ -1,32 +1,51 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Build patchverify's clean test inputs into OUT:   sh tests/verify/mkinputs.sh OUT
+# Rebuild patchverify's committed test inputs:   sh testdata/verify/build.sh
 #
-# Every command is echoed into OUT/COMMANDS together with the compiler
-# versions, so a failing case can be rebuilt by hand.  The tables come from
-# independent producers only: gcc's -mrecord-mcount / -fpatchable-function-entry,
-# and the kernel's recordmcount from Debian's linux-kbuild-6.1 (run with -w,
-# as kbuild does for RECORDMCOUNT_WARN=1).  A cross compiler that is missing
-# skips its arch (the runner says which).
+# Needs the Debian 12 cross compilers (gcc-{i686,aarch64,arm,powerpc64le}-linux-gnu*)
+# and the kernel's recordmcount (linux-kbuild-6.1); `make check` needs none
+# of them: it audits the files this script leaves next to it.  VERSIONS
+# lists every command (run in a scratch directory, SRC = testdata/verify/src)
+# and the exact compiler versions.
+#
+# The tables come from independent producers only: gcc's -mrecord-mcount and
+# -fpatchable-function-entry, and the kernel's recordmcount from Debian's
+# linux-kbuild-6.1 (run with -w, as kbuild does for RECORDMCOUNT_WARN=1) on
+# the objects of arches where gcc has no -mrecord-mcount (aarch64, arm,
+# ppc64le).  Linked files are linked by the cross gcc/ld without -pg.
+#   *-exe        -no-pie, main.c overrides sites.c's weak wfun: the dead
+#                copy keeps its site (stale-weak, made by ld)
+#   *-exe-plain  the same link with -DNO_OVERRIDE: its clean twin
+#   *-pie        -pie (the table is filled by R_*_RELATIVE at load time)
+#   *-lib.so     -shared, sites only in .text: a sorted table
+#   *-pfe-exe    -fpatchable-function-entry=2 sleds in a linked file
+# asm/ holds the hand-written objects of asm.sh (checks no compiler output
+# shows: not-at-entry, orphan-site, zero-entry).
 set -eu
-OUT=$1
-SRC=$(cd "$(dirname "$0")" && pwd)/src
+HERE=$(cd "$(dirname "$0")" && pwd)
+SRC=$HERE/src
 RMC=${KERNEL_RECORDMCOUNT:-/usr/lib/linux-kbuild-6.1/scripts/recordmcount}
-mkdir -p "$OUT"
-cd "$OUT"
-: > COMMANDS
-run() { echo "$*" >> COMMANDS; "$@"; }
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+cd "$W"
+LOG=$W/VERSIONS
+{
+	echo "# Made by testdata/verify/build.sh on $(date +%Y-%m-%d); commands run in a"
+	echo "# scratch directory with SRC=testdata/verify/src."
+	for cc in gcc i686-linux-gnu-gcc aarch64-linux-gnu-gcc arm-linux-gnueabihf-gcc \
+		  powerpc64le-linux-gnu-gcc; do
+		echo "# $cc: $($cc --version | head -1)"
+	done
+	echo "# ld: $(ld --version | head -1)"
+	echo "# kernel recordmcount: $RMC ($(dpkg-query -W -f='${Package} ${Version}' \
+		linux-kbuild-6.1 2>/dev/null || echo 'version unknown'))"
+} > "$LOG"
+run() { echo "$*" | sed "s|$SRC|\$SRC|g" >> "$LOG"; "$@"; }
 rmc() { run cp "$1" "$2"; run "$RMC" -w "$2" > /dev/null; }
-have() { command -v "$1" > /dev/null 2>&1; }
 NOUW=-fno-asynchronous-unwind-tables
-
-for cc in gcc i686-linux-gnu-gcc aarch64-linux-gnu-gcc arm-linux-gnueabihf-gcc \
-	  powerpc64le-linux-gnu-gcc; do
-	have $cc && echo "# $($cc --version | head -1)" >> COMMANDS
-done
-echo "# $(ld --version | head -1)" >> COMMANDS
-echo "# kernel recordmcount: $RMC (linux-kbuild-6.1)" >> COMMANDS
+KEEP=""	# the files to commit
+keep() { KEEP="$KEEP $*"; }
 
 # x86_64 objects: gcc's own table (fentry, mcount, NOPs, CET), recordmcount's.
 X="-O2 -fno-pie $NOUW"
@@ -39,12 +58,15 @@ rmc x64-pg.o x64-rmc.o
 run gcc $X -fpatchable-function-entry=2 -c "$SRC/sites.c" -o x64-pfe.o
 run gcc $X -fpatchable-function-entry=3,1 -c "$SRC/sites.c" -o x64-pfe31.o
 run gcc $X -fpatchable-function-entry=2 -fcf-protection=full -c "$SRC/sites.c" -o x64-pfecet.o
+keep x64-cc.o x64-mcount.o x64-nop.o x64-cet.o x64-rmc.o x64-pfe.o x64-pfe31.o x64-pfecet.o
 
 # x86_64 linked files: compiled with -pg, linked without it.
 L="-O2 $NOUW -pg -mfentry -mrecord-mcount"
 run gcc $L -fno-pie -c "$SRC/sites.c" -o l-sites-np.o
 run gcc $L -fno-pie -c "$SRC/main.c" -o l-main-np.o
+run gcc $L -fno-pie -DNO_OVERRIDE -c "$SRC/main.c" -o l-main-plain.o
 run gcc -no-pie l-sites-np.o l-main-np.o -o x64-exe
+run gcc -no-pie l-sites-np.o l-main-plain.o -o x64-exe-plain
 run gcc $L -fpie -c "$SRC/sites.c" -o l-sites-pie.o
 run gcc $L -fpie -c "$SRC/main.c" -o l-main-pie.o
 run gcc -pie l-sites-pie.o l-main-pie.o -o x64-pie 2> /dev/null
@@ -53,38 +75,83 @@ run gcc -shared l-lib.o -o x64-lib.so 2> /dev/null
 run gcc -O2 $NOUW -fno-pie -fpatchable-function-entry=2 -c "$SRC/sites.c" -o l-pfe.o
 run gcc -O2 $NOUW -fno-pie -fpatchable-function-entry=2 -c "$SRC/main.c" -o l-mpfe.o
 run gcc -no-pie l-pfe.o l-mpfe.o -o x64-pfe-exe
+keep x64-exe x64-exe-plain x64-pie x64-lib.so x64-pfe-exe
 
-# i386: gcc's table, and recordmcount's (REL).
-if have i686-linux-gnu-gcc; then
-	I="-O2 -fno-pie $NOUW -pg -mfentry"
-	run i686-linux-gnu-gcc $I -mrecord-mcount -c "$SRC/sites.c" -o i386-cc.o
-	run i686-linux-gnu-gcc $I -c "$SRC/sites.c" -o i386-pg.o
-	rmc i386-pg.o i386-rmc.o
-fi
+# i386: gcc's table, recordmcount's (REL), patchable entries; one linked
+# file, which patchverify refuses by name.
+I="-O2 -fno-pie $NOUW"
+run i686-linux-gnu-gcc $I -pg -mfentry -mrecord-mcount -c "$SRC/sites.c" -o i386-cc.o
+run i686-linux-gnu-gcc $I -pg -mfentry -c "$SRC/sites.c" -o i386-pg.o
+rmc i386-pg.o i386-rmc.o
+run i686-linux-gnu-gcc $I -fpatchable-function-entry=2 -c "$SRC/sites.c" -o i386-pfe.o
+run i686-linux-gnu-gcc $I -pg -mfentry -mrecord-mcount -c "$SRC/main.c" -o i386-main.o
+run i686-linux-gnu-gcc -no-pie i386-cc.o i386-main.o -o i386-exe
+keep i386-cc.o i386-rmc.o i386-pfe.o i386-exe
+
+# crosslinked PREFIX CC FLAGS: objects through the kernel's recordmcount,
+# then the five linked files above.
+crosslinked() {
+	p=$1 cc=$2 f=$3
+	for v in np:-fno-pie pie:-fpie; do
+		run $cc $f ${v#*:} -pg -c "$SRC/sites.c" -o $p-s-${v%%:*}-pg.o
+		rmc $p-s-${v%%:*}-pg.o $p-s-${v%%:*}.o
+		run $cc $f ${v#*:} -pg -c "$SRC/main.c" -o $p-m-${v%%:*}-pg.o
+		rmc $p-m-${v%%:*}-pg.o $p-m-${v%%:*}.o
+	done
+	run $cc $f -fno-pie -pg -DNO_OVERRIDE -c "$SRC/main.c" -o $p-mplain-pg.o
+	rmc $p-mplain-pg.o $p-mplain.o
+	run $cc $f -fpic -pg -c "$SRC/lib.c" -o $p-l-pg.o
+	rmc $p-l-pg.o $p-l.o
+	run $cc -no-pie $p-s-np.o $p-m-np.o -o $p-exe
+	run $cc -no-pie $p-s-np.o $p-mplain.o -o $p-exe-plain
+	run $cc -pie $p-s-pie.o $p-m-pie.o -o $p-pie
+	run $cc -shared $p-l.o -o $p-lib.so
+	run $cc $f -fno-pie -fpatchable-function-entry=2 -c "$SRC/sites.c" -o $p-pfes.o
+	run $cc $f -fno-pie -fpatchable-function-entry=2 -c "$SRC/main.c" -o $p-pfem.o
+	run $cc -no-pie $p-pfes.o $p-pfem.o -o $p-pfe-exe
+	keep $p-exe $p-exe-plain $p-pie $p-lib.so $p-pfe-exe
+}
 
 # aarch64: gcc has no -mrecord-mcount; recordmcount, and patchable entries.
-if have aarch64-linux-gnu-gcc; then
-	A="-O2 -fno-pie $NOUW"
-	run aarch64-linux-gnu-gcc $A -pg -mbranch-protection=none -c "$SRC/sites.c" -o a64-pg.o
-	rmc a64-pg.o a64-rmc.o
-	run aarch64-linux-gnu-gcc $A -pg -mbranch-protection=standard -c "$SRC/sites.c" -o a64-pac.o
-	rmc a64-pac.o a64-rmcpac.o
-	run aarch64-linux-gnu-gcc $A -fpatchable-function-entry=2 -c "$SRC/sites.c" -o a64-pfe.o
-	run aarch64-linux-gnu-gcc $A -fpatchable-function-entry=2 -mbranch-protection=bti \
-		-c "$SRC/sites.c" -o a64-pfebti.o
-fi
+A="-O2 -fno-pie $NOUW"
+run aarch64-linux-gnu-gcc $A -pg -mbranch-protection=none -c "$SRC/sites.c" -o a64-pg.o
+rmc a64-pg.o a64-rmc.o
+run aarch64-linux-gnu-gcc $A -pg -mbranch-protection=standard -c "$SRC/sites.c" -o a64-pac.o
+rmc a64-pac.o a64-rmcpac.o
+run aarch64-linux-gnu-gcc $A -fpatchable-function-entry=2 -c "$SRC/sites.c" -o a64-pfe.o
+run aarch64-linux-gnu-gcc $A -fpatchable-function-entry=2 -mbranch-protection=bti \
+	-c "$SRC/sites.c" -o a64-pfebti.o
+keep a64-rmc.o a64-rmcpac.o a64-pfe.o a64-pfebti.o
+crosslinked a64 aarch64-linux-gnu-gcc "-O2 $NOUW -mbranch-protection=none"
 
-# arm: recordmcount, ARM and Thumb.
-if have arm-linux-gnueabihf-gcc; then
-	R="-O2 -fno-pie $NOUW -pg"
-	run arm-linux-gnueabihf-gcc $R -marm -c "$SRC/sites.c" -o arm-pg.o
-	rmc arm-pg.o arm-rmc.o
-	run arm-linux-gnueabihf-gcc $R -mthumb -c "$SRC/sites.c" -o thumb-pg.o
-	rmc thumb-pg.o thumb-rmc.o
-fi
+# arm: recordmcount, ARM and Thumb; patchable entries.  Debian's armhf gcc
+# makes Thumb-2 code by default: its linked files are Thumb, calling the
+# ARM PLT entry of __gnu_mcount_nc with blx; arm-lib-arm.so is ARM code.
+R="-O2 -fno-pie $NOUW"
+run arm-linux-gnueabihf-gcc $R -pg -marm -c "$SRC/sites.c" -o arm-pg.o
+rmc arm-pg.o arm-rmc.o
+run arm-linux-gnueabihf-gcc $R -pg -mthumb -c "$SRC/sites.c" -o thumb-pg.o
+rmc thumb-pg.o thumb-rmc.o
+run arm-linux-gnueabihf-gcc $R -marm -fpatchable-function-entry=2 -c "$SRC/sites.c" -o arm-pfe.o
+run arm-linux-gnueabihf-gcc $R -mthumb -fpatchable-function-entry=2 -c "$SRC/sites.c" \
+	-o thumb-pfe.o
+keep arm-rmc.o thumb-rmc.o arm-pfe.o thumb-pfe.o
+crosslinked arm arm-linux-gnueabihf-gcc "-O2 $NOUW"
+run arm-linux-gnueabihf-gcc -O2 $NOUW -marm -fpic -pg -c "$SRC/lib.c" -o arm-la-pg.o
+rmc arm-la-pg.o arm-la.o
+run arm-linux-gnueabihf-gcc -shared arm-la.o -o arm-lib-arm.so
+keep arm-lib-arm.so
 
-# ppc64le: recordmcount (clean only).
-if have powerpc64le-linux-gnu-gcc; then
-	run powerpc64le-linux-gnu-gcc -O2 -fno-pie $NOUW -pg -c "$SRC/sites.c" -o ppc64le-pg.o
-	rmc ppc64le-pg.o ppc64le-rmc.o
-fi
+# ppc64le: recordmcount (objects only).
+run powerpc64le-linux-gnu-gcc -O2 -fno-pie $NOUW -pg -c "$SRC/sites.c" -o ppc64le-pg.o
+rmc ppc64le-pg.o ppc64le-rmc.o
+keep ppc64le-rmc.o
+
+sh "$HERE/asm.sh" "$W/asm" >> "$LOG"
+
+rm -rf "$HERE/asm"
+mkdir -p "$HERE/asm"
+cp $KEEP "$HERE/"
+cp asm/*.o "$HERE/asm/"
+cp "$LOG" "$HERE/VERSIONS"
+echo "testdata/verify: $(echo $KEEP | wc -w) files and $(ls asm/*.o | wc -l) asm objects"

@@ -16,6 +16,8 @@
  *   reltype   entry ENTRY's relocation gets the type of a call relocation
  *             (linked file: its dynamic relocation becomes R_*_NONE)
  *   sled      entry ENTRY points one sled NOP later (patchable entries)
+ *   swap      the first two entries from ENTRY on with ascending, different
+ *             sites trade places (linked files: the table is then unsorted)
  * The table edited is __mcount_loc, or __patchable_function_entries when
  * the file has no __mcount_loc.
  * "dup" and "data" also NOP the call the entry named (as recordmcount does
@@ -34,6 +36,7 @@
 #include "bytes.h"
 #include "diag.h"
 #include "elfobj.h"
+#include "symindex.h"
 
 struct ctx {
 	struct elfobj *o;
@@ -44,6 +47,7 @@ struct ctx {
 	size_t table;		/* __mcount_loc section */
 	size_t trel;		/* its relocation section (objects) */
 	bool linked;
+	struct symindex *si;	/* linked ARM: is the code at a site Thumb? */
 };
 
 static uint64_t rd(const struct ctx *c, uint64_t off, unsigned n)
@@ -256,6 +260,16 @@ static int call_rel(struct ctx *c, size_t sec, uint64_t off, size_t *rs, size_t 
 	return -1;
 }
 
+/* The instruction at (sec, off), in the state of the code there (ARM or Thumb). */
+static struct insn_view code_view(const struct ctx *c, size_t sec, uint64_t off)
+{
+	const struct eo_sec *s = elfobj_sec(c->o, sec);
+
+	return (struct insn_view){ .code = c->buf + s->offset, .size = s->size, .off = off,
+				   .addr = s->addr + off, .big_endian = c->h->big_endian,
+				   .thumb = symindex_thumb_at(c->si, sec, off) };
+}
+
 /* Make the call at (sec, off) the arch's NOP, as recordmcount does for untraced calls. */
 static int nop_call(struct ctx *c, size_t sec, uint64_t off)
 {
@@ -282,13 +296,13 @@ static int nop_call(struct ctx *c, size_t sec, uint64_t off)
 		return 0;
 	}
 	{
-		struct insn_view iv = { .code = c->buf + s->offset, .size = s->size, .off = off,
-					.addr = s->addr + off, .big_endian = c->h->big_endian };
+		struct insn_view iv = code_view(c, sec, off);
 		struct branch b;
 
 		if (!c->a->decode_branch || !c->a->decode_branch(c->a, &iv, &b))
 			return -1;
 		cs.len = b.len;
+		cs.align = iv.thumb ? 2 : 4;
 		return mk(c->a, c->buf + s->offset, s->size, &cs, c->h->big_endian);
 	}
 }
@@ -296,9 +310,7 @@ static int nop_call(struct ctx *c, size_t sec, uint64_t off)
 /* Length of the call at (sec, off), or 0. */
 static unsigned call_len(struct ctx *c, size_t sec, uint64_t off)
 {
-	const struct eo_sec *s = elfobj_sec(c->o, sec);
-	struct insn_view iv = { .code = c->buf + s->offset, .size = s->size, .off = off,
-				.addr = s->addr + off, .big_endian = c->h->big_endian };
+	struct insn_view iv = code_view(c, sec, off);
 	struct call_site cs;
 	struct branch b;
 	size_t rs, k;
@@ -457,6 +469,26 @@ static int do_reltype(struct ctx *c, size_t k)
 	return 0;
 }
 
+/*
+ * Only a linked table has an order (an object's entries are per section
+ * until the link), so swap applies to linked files only.
+ */
+static int do_swap(struct ctx *c, size_t k)
+{
+	size_t n = elfobj_sec(c->o, c->table)->size / c->h->word, s1, s2;
+	uint64_t o1, o2;
+
+	if (!c->linked)
+		return -1;
+	for (; k + 1 < n; k++) {
+		if (entry_site(c, k, &s1, &o1) || entry_site(c, k + 1, &s2, &o2))
+			return -1;
+		if (elfobj_sec(c->o, s1)->addr + o1 < elfobj_sec(c->o, s2)->addr + o2)
+			return entry_set(c, k, s2, o2) || entry_set(c, k + 1, s1, o1) ? -1 : 0;
+	}
+	return -1;
+}
+
 static size_t data_section(struct ctx *c)
 {
 	size_t i;
@@ -487,15 +519,15 @@ static int apply(struct ctx *c, const char *what, size_t k)
 	if (!strcmp(what, "drop"))
 		return do_drop(c, k);
 	if (!strcmp(what, "sled")) {
-		const struct eo_sec *s = elfobj_sec(c->o, sec);
-		struct insn_view iv = { .code = c->buf + s->offset, .size = s->size, .off = off,
-					.big_endian = c->h->big_endian };
+		struct insn_view iv = code_view(c, sec, off);
 		unsigned len = c->a->sled_nop ? c->a->sled_nop(c->a, &iv) : 0;
 
 		return len ? entry_set(c, k, sec, off + len) : -1;
 	}
 	if (!strcmp(what, "reltype"))
 		return do_reltype(c, k);
+	if (!strcmp(what, "swap"))
+		return do_swap(c, k);
 	if (!strcmp(what, "dup")) {
 		if (entry_site(c, k + 1, &sec2, &off2) || nop_call(c, sec, off))
 			return -1;
@@ -530,7 +562,7 @@ int main(int argc, char **argv)
 
 	diag_set_prog("pv-defect");
 	if (argc < 4) {
-		fprintf(stderr, "usage: pv-defect shift|misalign|drop|dup|data|nocall|live|reltype|sled "
+		fprintf(stderr, "usage: pv-defect shift|misalign|drop|dup|data|nocall|live|reltype|sled|swap "
 				"IN OUT [ENTRY]\n");
 		return 2;
 	}
@@ -546,8 +578,9 @@ int main(int argc, char **argv)
 		if (elfobj_is_rel_sec(c.o, i) && elfobj_sec(c.o, i)->info == c.table &&
 		    !(elfobj_sec(c.o, i)->flags & EO_SHF_ALLOC))
 			c.trel = i;
+	c.si = symindex_build(c.o);
 	f = fopen(argv[2], "rb");
-	if (!c.a || !c.table || (!c.linked && !c.trel) || !f) {
+	if (!c.a || !c.si || !c.table || (!c.linked && !c.trel) || !f) {
 		fprintf(stderr, "pv-defect: %s: no table to edit\n", argv[2]);
 		goto out;
 	}
@@ -572,6 +605,7 @@ out:
 	if (f)
 		fclose(f);
 	free(c.buf);
+	symindex_free(c.si);
 	elfobj_close(c.o);
 	return rc;
 }

@@ -3,10 +3,15 @@
 #
 # patchverify's tests:   sh tests/verify/run.sh BUILD_DIR
 #
+# The inputs are committed in testdata/verify (build.sh there made them and
+# lists every command and compiler version in VERSIONS), so no cross
+# compiler is needed here.
 #  clean    files made by independent producers (gcc, the kernel's
-#           recordmcount) give exactly their known findings (mostly none)
+#           recordmcount, ld) give exactly their known findings (mostly none)
 #  defect   pv-defect makes one defect in a copy; patchverify must report
 #           exactly that check on top of the clean file's findings
+#  twins    a defect ld makes (stale-weak: an overridden weak function's
+#           dead copy) against the same link without it
 #  asm      hand-written objects for not-at-entry, orphan-site, zero-entry
 #  oracle   the sites patchverify calls good are exactly the relocation
 #           oracle's (the kernel's ftrace_make_nop view of a correct site)
@@ -26,13 +31,9 @@ fail=0
 ok() { pass=$((pass + 1)); }
 no() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
-if ! sh "$HERE/mkinputs.sh" "$T/in" > "$T/mk.log" 2>&1 ||
-   ! sh "$HERE/asm.sh" "$T/asm" >> "$T/mk.log" 2>&1; then
-	cat "$T/mk.log"
-	no "building the test inputs"
-	echo "$pass passed, $fail failed"
-	exit 1
-fi
+TD=$(cd "$HERE/../../testdata/verify" && pwd)
+mkdir "$T/in"
+cp -R "$TD"/*.o "$TD"/*-exe "$TD"/*-exe-plain "$TD"/*-pie "$TD"/*.so "$TD/asm" "$T/in/"
 cd "$T/in"
 
 # The sorted, unique check names patchverify reports for a file.
@@ -47,19 +48,41 @@ expect() {
 	name=$1 want=$2
 	shift 2
 	got=$(checks "$@")
-	if [ "$got" = "$want" ]; then ok; else no "$name: expected [$want], got [$got]"; fi
+	if [ "$got" = "$want" ]; then ok; last=ok; else no "$name: expected [$want], got [$got]"; last=no; fi
 }
 
+# covered CHECK FILE: the expect just before was a defect test of CHECK that
+# passed; the matrix printed at the end counts it for FILE's arch.
+covered() {
+	[ "$last" = ok ] || return 0
+	case ${2##*/} in
+	x64-*|x86_64-*) a=x86_64 ;;
+	i386-*) a=i386 ;;
+	a64-*|aarch64-*) a=aarch64 ;;
+	arm-*|thumb-*) a=arm ;;
+	*) a=${2##*/}; a=${a%%-*} ;;
+	esac
+	echo "$1 $a" >> "$T/covered"
+}
+: > "$T/covered"
+
 # --- clean: "file:known checks"
+# (*-exe, *-pie and *-pfe-exe link main.c's wfun over sites.c's weak one:
+# stale-weak is ld's doing there, see "twins".)
 CLEAN="x64-cc.o: x64-mcount.o: x64-nop.o: x64-cet.o: x64-rmc.o: x64-pfe.o: x64-pfe31.o:
-x64-pfecet.o: x64-exe:stale-weak x64-pie:stale-weak x64-lib.so: x64-pfe-exe:stale-weak
-i386-cc.o: i386-rmc.o:untraced-call a64-rmc.o: a64-rmcpac.o: a64-pfe.o: a64-pfebti.o:
-arm-rmc.o: thumb-rmc.o: ppc64le-rmc.o:untraced-call"
+x64-pfecet.o: x64-exe:stale-weak x64-exe-plain: x64-pie:stale-weak x64-lib.so:
+x64-pfe-exe:stale-weak
+i386-cc.o: i386-rmc.o:untraced-call i386-pfe.o:
+a64-rmc.o: a64-rmcpac.o: a64-pfe.o: a64-pfebti.o: a64-exe:stale-weak a64-exe-plain:
+a64-pie:stale-weak a64-lib.so: a64-pfe-exe:stale-weak
+arm-rmc.o: thumb-rmc.o: arm-pfe.o: thumb-pfe.o: arm-exe:stale-weak arm-exe-plain:
+arm-pie:stale-weak arm-lib.so: arm-lib-arm.so: arm-pfe-exe:stale-weak
+ppc64le-rmc.o:untraced-call"
 for c in $CLEAN; do
 	f=${c%%:*}
 	want=$(echo "${c#*:}" | tr ',' ' ')
 	if [ ! -f "$f" ]; then
-		echo "skip: $f (compiler missing)"
+		no "clean $f: not in testdata/verify (run its build.sh)"
 		continue
 	fi
 	expect "clean $f" "$want" "$f"
@@ -68,7 +91,26 @@ for c in $CLEAN; do
 	[ $rc = 0 ] && ok || no "clean $f: exit $rc"
 done
 
-# --- defects: "file:defects"; each defect adds exactly its check.
+# --- defects: "file:defects"; each defect adds exactly its check.  What
+# makes each one a defect (the oracle): the clean file's table is its
+# producer's (gcc -mrecord-mcount or -fpatchable-function-entry, the
+# kernel's recordmcount, then ld), every entry on a call start that the
+# relocation list (readelf -r) or, linked, the documented encoding of the
+# call names; pv-defect then moves exactly one thing:
+#   shift, misalign  entry +1 / +2 bytes: inside the documented call
+#                    encoding (x86 e8/ff 15, 5-6 bytes; 4-byte bl/BL)
+#   drop             one entry removed: its call is still in the relocations
+#                    (objects) or the code (linked)
+#   dup              entry k names entry k+1's site (its own call NOPed with
+#                    the arch's documented NOP, as recordmcount does)
+#   data             entry k names .data (readelf -S: no X flag)
+#   nocall           the call at a site overwritten by the next instruction
+#   live             a call recordmcount NOPed (R_*_NONE) put back
+#   reltype          the table relocation gets a call relocation type; linked:
+#                    its R_*_RELATIVE becomes R_*_NONE (readelf -r)
+#   sled             entry k moved one sled NOP on (gcc's sled is N NOPs)
+#   swap             two ascending entries of a sorted linked table (readelf:
+#                    the .so tables are in address order) trade places
 check_of() {
 	case $1 in
 	shift|misalign) echo misaligned ;;
@@ -79,55 +121,98 @@ check_of() {
 	live) echo untraced-call ;;
 	reltype) echo bad-reloc ;;
 	sled) echo patchable-sled ;;
+	swap) echo unsorted ;;
 	esac
 }
+# The table is checked for order only when asked to be sorted.
+opts_of() {
+	case $1 in swap) echo --expect-sorted ;; esac
+}
+# Thumb: bit 0 of an entry is the Thumb state, which ftrace clears, so
+# "shift" is no defect in Thumb files (tested below); misalign is.
 MATRIX="x64-cc.o:shift,misalign,drop,dup,data,nocall,reltype
 x64-rmc.o:shift,drop,dup,data,nocall,reltype,live
 x64-exe:shift,misalign,drop,dup,data,nocall
 x64-pie:shift,misalign,drop,dup,data,nocall,reltype
-x64-lib.so:shift,misalign,drop,dup,data,nocall,reltype
+x64-lib.so:shift,misalign,drop,dup,data,nocall,reltype,swap
 x64-pfe.o:sled x64-pfe-exe:sled
 i386-cc.o:shift,misalign,drop,dup,data,nocall,reltype
 i386-rmc.o:shift,misalign,drop,dup,data,nocall,reltype
+i386-pfe.o:sled
 a64-rmc.o:shift,misalign,drop,dup,data,nocall,reltype,live
 a64-rmcpac.o:shift,drop,nocall
 a64-pfe.o:sled,misalign a64-pfebti.o:sled
+a64-exe:shift,misalign,drop,dup,data,nocall
+a64-pie:shift,misalign,drop,dup,data,nocall,reltype
+a64-lib.so:shift,misalign,drop,dup,data,nocall,reltype,swap
+a64-pfe-exe:sled
 arm-rmc.o:shift,misalign,drop,dup,data,nocall,reltype,live
 thumb-rmc.o:misalign,drop,dup,data,nocall,reltype,live
+arm-pfe.o:sled thumb-pfe.o:sled
+arm-exe:misalign,drop,dup,data,nocall
+arm-pie:misalign,drop,dup,data,nocall,reltype
+arm-lib.so:misalign,drop,dup,data,nocall,reltype,swap
+arm-lib-arm.so:shift,misalign,drop,dup,data,nocall,reltype,swap
+arm-pfe-exe:sled
 ppc64le-rmc.o:shift,misalign,drop,nocall,reltype"
 for m in $MATRIX; do
 	f=${m%%:*}
-	[ -f "$f" ] || continue
-	base=$(checks "$f")
 	for d in $(echo "${m#*:}" | tr ',' ' '); do
 		out=$T/$d-$f
+		base=$(checks "$f" $(opts_of "$d"))
 		if ! "$D" "$d" "$f" "$out" 2> "$T/err"; then
 			no "defect $d on $f: pv-defect: $(cat "$T/err")"
 			continue
 		fi
 		want=$(printf '%s\n' $base $(check_of "$d") | sort -u | tr '\n' ' ' | sed 's/ $//')
-		expect "defect $d on $f" "$want" "$out"
+		expect "defect $d on $f" "$want" "$out" $(opts_of "$d")
+		covered "$(check_of "$d")" "$f"
 	done
 done
+
+# --- twins: ld makes stale-weak.  The oracle is readelf: in the twin that
+# links main.c's wfun over sites.c's weak one, the site patchverify calls
+# stale lies in no function symbol (the dead copy's wfun is gone), and the
+# -DNO_OVERRIDE twin has no such finding.
+uncovered() {	# FILE ADDR: no FUNC symbol of FILE covers ADDR (hex, no 0x)
+	readelf -sW "$1" | awk -v a="$2" '
+		function hex(x,   i, v) { v = 0; x = tolower(x); sub(/^0x/, "", x)
+			for (i = 1; i <= length(x); i++) v = v * 16 + index("0123456789abcdef", substr(x, i, 1)) - 1
+			return v }
+		BEGIN { at = hex(a); bad = 0 }
+		$4 == "FUNC" && $7 != "UND" { v = hex($2); v -= v % 2
+			if (at >= v && at < v + $3) bad = 1 }
+		END { exit bad }'
+}
+for p in x64 a64 arm; do
+	expect "twin $p-exe-plain" "" $p-exe-plain
+	expect "twin $p-exe (ld: weak wfun overridden)" "stale-weak" $p-exe
+	covered stale-weak $p-exe
+	addr=$("$P" --json $p-exe 2> /dev/null | python3 -c 'import json,sys
+f = [x for x in json.load(sys.stdin)["files"][0]["findings"] if x["check"] == "stale-weak"]
+print(f[0]["address"] if len(f) == 1 else "none")')
+	if [ "$addr" != none ] && uncovered $p-exe "$addr"; then ok
+	else no "twin $p-exe: stale-weak site $addr is inside a function per readelf -s"; fi
+done
 # Thumb: bit 0 of an entry is the Thumb bit, which ftrace clears: not a defect.
-if [ -f thumb-rmc.o ]; then
-	"$D" shift thumb-rmc.o "$T/tshift.o" && expect "thumb entry with bit 0 set" "" "$T/tshift.o"
-fi
+"$D" shift thumb-rmc.o "$T/tshift.o" && expect "thumb entry with bit 0 set" "" "$T/tshift.o"
+"$D" shift arm-lib.so "$T/tshift.so" && expect "linked thumb entry with bit 0 set" "" "$T/tshift.so"
 # A missing site in a file whose sites are NOPs, and a sled with the wrong length.
 "$D" drop x64-pfe.o "$T/pfedrop.o" 2> /dev/null && expect "pfe drop is silent" "" "$T/pfedrop.o"
 expect "--sled=3 on a 2-NOP sled" "patchable-sled" x64-pfe.o --sled=3
 expect "--sled=3,1 on a 3,1 sled" "" x64-pfe31.o --sled=3,1
 expect "--sled=3,2 on a 3,1 sled" "not-at-entry" x64-pfe31.o --sled=3,2
+covered not-at-entry x64-pfe31.o
 
-# --- asm: not-at-entry, orphan-site, zero-entry on every arch built.
-for f in "$T"/asm/*-late.o; do
-	[ -f "$f" ] && expect "asm $(basename "$f")" "not-at-entry" "$f"
-done
-for f in "$T"/asm/*-orphan.o; do
-	[ -f "$f" ] && expect "asm $(basename "$f")" "orphan-site" "$f"
-done
-for f in "$T"/asm/*-zero.o; do
-	[ -f "$f" ] && expect "asm $(basename "$f")" "zero-entry" "$f"
+# --- asm: not-at-entry, orphan-site, zero-entry on every arch (oracle: the
+# hand-written source in testdata/verify/asm.sh says where each entry points).
+for a in x86_64 i386 aarch64 arm; do
+	expect "asm $a-late.o" "not-at-entry" asm/$a-late.o
+	covered not-at-entry $a-late.o
+	expect "asm $a-orphan.o" "orphan-site" asm/$a-orphan.o
+	covered orphan-site $a-orphan.o
+	expect "asm $a-zero.o" "zero-entry" asm/$a-zero.o
+	covered zero-entry $a-zero.o
 done
 
 # --- oracle: good sites == the call relocations in traced sections (the bytes
@@ -172,10 +257,10 @@ if [ -x "$R" ] && [ -d "$HERE/../../testdata/obj" ]; then
 fi
 
 # --- several files in one run: no state carried from one to the next.
-for f in x64-cc.o a64-rmc.o ppc64le-rmc.o arm-rmc.o x64-pie; do
+for f in x64-cc.o a64-rmc.o ppc64le-rmc.o arm-rmc.o x64-pie a64-pie arm-exe arm-lib-arm.so; do
 	[ -f "$f" ] && "$P" --list "$f" 2>> "$T/one.err"
 done > "$T/one"
-for f in x64-cc.o a64-rmc.o ppc64le-rmc.o arm-rmc.o x64-pie; do
+for f in x64-cc.o a64-rmc.o ppc64le-rmc.o arm-rmc.o x64-pie a64-pie arm-exe arm-lib-arm.so; do
 	[ -f "$f" ] && echo "$f"
 done | xargs "$P" --list > "$T/all" 2> "$T/all.err"
 cmp -s "$T/one" "$T/all" && cmp -s "$T/one.err" "$T/all.err" && ok ||
@@ -208,10 +293,14 @@ hostile missing "$T/nonexistent.o"
 hostile unknown-machine "$T/machine.o"
 hostile core-file "$T/core.o"
 hostile section-table-past-eof "$T/shoff.o"
+# Linked files of an arch whose linked call forms are not decoded: refused by name.
+hostile linked-i386 "$TD/i386-exe"
+grep -q 'linked i386 files are not supported' "$T/herr" && ok ||
+	no "linked i386: not refused by name: $(cat "$T/herr")"
 
 # Fuzz: flip bytes in copies of clean files; any exit but a crash is fine.
 crashes=0
-for f in x64-cc.o a64-rmc.o arm-rmc.o x64-pie x64-pfe.o; do
+for f in x64-cc.o a64-rmc.o arm-rmc.o x64-pie x64-pfe.o a64-pie arm-exe arm-lib-arm.so; do
 	[ -f "$f" ] || continue
 	size=$(wc -c < "$f")
 	for seed in $(seq 1 ${FUZZ:-25}); do
@@ -259,5 +348,18 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["files
 "$P" --summary x64-cc.o | grep -q '5 sites (5 call, 0 nop, 0 other)' && ok || no "--summary"
 "$P" --version | grep -q 'riscv64.*own call/NOP decoder' && ok || no "--version names riscv64's decoder"
 
+# The defect matrix: how many passing defect tests each check has per arch.
+ARCHES="x86_64 i386 aarch64 arm ppc64le"
+printf '%-15s' "defect tests"
+for a in $ARCHES; do printf ' %8s' "$a"; done
+echo
+for c in site-not-exec site-not-call misaligned not-at-entry missing-site untraced-call \
+	 duplicate unsorted zero-entry orphan-site stale-weak bad-reloc patchable-sled; do
+	printf '%-15s' "$c"
+	for a in $ARCHES; do
+		printf ' %8s' "$(grep -c "^$c $a\$" "$T/covered")"
+	done
+	echo
+done
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
