@@ -134,7 +134,9 @@ struct symindex *symindex_build_linked(const struct elfobj *o, const struct elfq
 	for (i = 1; i < n; i++)
 		add_sym(si, o, elfobj_sym(o, i), thumb_bit, false);
 	/* A stripped file still names its exported functions in .dynsym. */
-	for (i = 1; !si->nfuncs && i < nd; i++)
+	if (si->nfuncs)
+		nd = 0;
+	for (i = 1; i < nd; i++)
 		add_sym(si, o, elfquery_dynsym(q, i), thumb_bit, true);
 	qsort(si->named, si->nnamed, sizeof(*si->named), cmp_placed);
 	qsort(si->funcs, si->nfuncs, sizeof(*si->funcs), cmp_func);

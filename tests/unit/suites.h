@@ -7,5 +7,6 @@
 
 Suite *arch_suite(void);
 Suite *elfobj_suite(void);
+Suite *symindex_suite(void);
 
 #endif
