@@ -20,6 +20,7 @@
 #   *-pie        -pie (the table is filled by R_*_RELATIVE at load time)
 #   *-lib.so     -shared, sites only in .text: a sorted table
 #   *-pfe-exe    -fpatchable-function-entry=2 sleds in a linked file
+#   *-lib-stripped.so  *-lib.so through strip: functions only in .dynsym
 # asm/ holds the hand-written objects of asm.sh (checks no compiler output
 # shows: not-at-entry, orphan-site, zero-entry).
 set -eu
@@ -46,6 +47,8 @@ rmc() { run cp "$1" "$2"; run "$RMC" -w "$2" > /dev/null; }
 NOUW=-fno-asynchronous-unwind-tables
 KEEP=""	# the files to commit
 keep() { KEEP="$KEEP $*"; }
+# strip ARCH-PREFIX P: P-lib.so without .symtab (functions only in .dynsym).
+stripped() { run $1strip -o $2-lib-stripped.so $2-lib.so; keep $2-lib-stripped.so; }
 
 # x86_64 objects: gcc's own table (fentry, mcount, NOPs, CET), recordmcount's.
 X="-O2 -fno-pie $NOUW"
@@ -76,6 +79,7 @@ run gcc -O2 $NOUW -fno-pie -fpatchable-function-entry=2 -c "$SRC/sites.c" -o l-p
 run gcc -O2 $NOUW -fno-pie -fpatchable-function-entry=2 -c "$SRC/main.c" -o l-mpfe.o
 run gcc -no-pie l-pfe.o l-mpfe.o -o x64-pfe-exe
 keep x64-exe x64-exe-plain x64-pie x64-lib.so x64-pfe-exe
+stripped "" x64
 
 # i386: gcc's table, recordmcount's (REL), patchable entries; one linked
 # file, which patchverify refuses by name.
@@ -123,6 +127,7 @@ run aarch64-linux-gnu-gcc $A -fpatchable-function-entry=2 -mbranch-protection=bt
 	-c "$SRC/sites.c" -o a64-pfebti.o
 keep a64-rmc.o a64-rmcpac.o a64-pfe.o a64-pfebti.o
 crosslinked a64 aarch64-linux-gnu-gcc "-O2 $NOUW -mbranch-protection=none"
+stripped aarch64-linux-gnu- a64
 
 # arm: recordmcount, ARM and Thumb; patchable entries.  Debian's armhf gcc
 # makes Thumb-2 code by default: its linked files are Thumb, calling the
@@ -141,6 +146,7 @@ run arm-linux-gnueabihf-gcc -O2 $NOUW -marm -fpic -pg -c "$SRC/lib.c" -o arm-la-
 rmc arm-la-pg.o arm-la.o
 run arm-linux-gnueabihf-gcc -shared arm-la.o -o arm-lib-arm.so
 keep arm-lib-arm.so
+stripped arm-linux-gnueabihf- arm
 
 # ppc64le: recordmcount (objects only).
 run powerpc64le-linux-gnu-gcc -O2 -fno-pie $NOUW -pg -c "$SRC/sites.c" -o ppc64le-pg.o

@@ -3,7 +3,8 @@
 # machine is shared), niced, and print its executions per second and total.
 #   tests/fuzz/run.sh FUZZ_DIR SECONDS SAMPLE.o HARNESS...
 # Seeds: the golden objects of every arch, the unit tests' sample, a linked
-# executable and a shared library (for patchverify), and every kept bad
+# executable and a shared library (for patchverify), patchverify's test
+# inputs (linked aarch64 and arm files among them), and every kept bad
 # input.  A finding stops that harness and leaves its input in
 # FUZZ_DIR/artifacts/; the script then exits 1.
 # FUZZ_CI=RUNS: the bounded run CI does instead: a fixed seed, RUNS
@@ -15,7 +16,8 @@ ci=${FUZZ_CI:-}
 shift 3
 seeds=$dir/seeds
 mkdir -p "$seeds" "$dir/artifacts"
-for f in testdata/obj/*/*.o testdata/recordmcount/*.o "$sample"; do
+for f in testdata/obj/*/*.o testdata/recordmcount/*.o testdata/verify/*.o \
+	 testdata/verify/*-exe* testdata/verify/*-pie testdata/verify/*.so "$sample"; do
 	[ -f "$f" ] && cp "$f" "$seeds/$(echo "$f" | tr / _)"
 done
 for f in testdata/bad/*; do

@@ -36,6 +36,7 @@
 #include "bytes.h"
 #include "diag.h"
 #include "elfobj.h"
+#include "elfquery.h"
 #include "symindex.h"
 
 struct ctx {
@@ -47,7 +48,8 @@ struct ctx {
 	size_t table;		/* __mcount_loc section */
 	size_t trel;		/* its relocation section (objects) */
 	bool linked;
-	struct symindex *si;	/* linked ARM: is the code at a site Thumb? */
+	struct elfquery *q;	/* linked files: .dynsym, for a stripped file's functions */
+	struct symindex *si;	/* ARM: is the code at a site Thumb? */
 };
 
 static uint64_t rd(const struct ctx *c, uint64_t off, unsigned n)
@@ -557,7 +559,7 @@ int main(int argc, char **argv)
 {
 	struct ctx c = { 0 };
 	size_t k = argc > 4 ? strtoul(argv[4], NULL, 0) : 0, i;
-	FILE *f;
+	FILE *f = NULL;
 	int rc = 2;
 
 	diag_set_prog("pv-defect");
@@ -578,7 +580,9 @@ int main(int argc, char **argv)
 		if (elfobj_is_rel_sec(c.o, i) && elfobj_sec(c.o, i)->info == c.table &&
 		    !(elfobj_sec(c.o, i)->flags & EO_SHF_ALLOC))
 			c.trel = i;
-	c.si = symindex_build(c.o);
+	if (c.linked && elfquery_open(c.o, &c.q))
+		goto out;
+	c.si = symindex_build_linked(c.o, c.q);
 	f = fopen(argv[2], "rb");
 	if (!c.a || !c.si || !c.table || (!c.linked && !c.trel) || !f) {
 		fprintf(stderr, "pv-defect: %s: no table to edit\n", argv[2]);
@@ -606,6 +610,7 @@ out:
 		fclose(f);
 	free(c.buf);
 	symindex_free(c.si);
+	elfquery_close(c.q);
 	elfobj_close(c.o);
 	return rc;
 }

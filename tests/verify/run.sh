@@ -71,12 +71,12 @@ covered() {
 # stale-weak is ld's doing there, see "twins".)
 CLEAN="x64-cc.o: x64-mcount.o: x64-nop.o: x64-cet.o: x64-rmc.o: x64-pfe.o: x64-pfe31.o:
 x64-pfecet.o: x64-exe:stale-weak x64-exe-plain: x64-pie:stale-weak x64-lib.so:
-x64-pfe-exe:stale-weak
+x64-pfe-exe:stale-weak x64-lib-stripped.so:
 i386-cc.o: i386-rmc.o:untraced-call i386-pfe.o:
 a64-rmc.o: a64-rmcpac.o: a64-pfe.o: a64-pfebti.o: a64-exe:stale-weak a64-exe-plain:
-a64-pie:stale-weak a64-lib.so: a64-pfe-exe:stale-weak
+a64-pie:stale-weak a64-lib.so: a64-pfe-exe:stale-weak a64-lib-stripped.so:
 arm-rmc.o: thumb-rmc.o: arm-pfe.o: thumb-pfe.o: arm-exe:stale-weak arm-exe-plain:
-arm-pie:stale-weak arm-lib.so: arm-lib-arm.so: arm-pfe-exe:stale-weak
+arm-pie:stale-weak arm-lib.so: arm-lib-arm.so: arm-pfe-exe:stale-weak arm-lib-stripped.so:
 ppc64le-rmc.o:untraced-call"
 for c in $CLEAN; do
 	f=${c%%:*}
@@ -135,7 +135,7 @@ x64-rmc.o:shift,drop,dup,data,nocall,reltype,live
 x64-exe:shift,misalign,drop,dup,data,nocall
 x64-pie:shift,misalign,drop,dup,data,nocall,reltype
 x64-lib.so:shift,misalign,drop,dup,data,nocall,reltype,swap
-x64-pfe.o:sled x64-pfe-exe:sled
+x64-pfe.o:sled x64-pfe-exe:sled x64-lib-stripped.so:misalign,drop,nocall
 i386-cc.o:shift,misalign,drop,dup,data,nocall,reltype
 i386-rmc.o:shift,misalign,drop,dup,data,nocall,reltype
 i386-pfe.o:sled
@@ -145,7 +145,7 @@ a64-pfe.o:sled,misalign a64-pfebti.o:sled
 a64-exe:shift,misalign,drop,dup,data,nocall
 a64-pie:shift,misalign,drop,dup,data,nocall,reltype
 a64-lib.so:shift,misalign,drop,dup,data,nocall,reltype,swap
-a64-pfe-exe:sled
+a64-pfe-exe:sled a64-lib-stripped.so:misalign,drop,nocall
 arm-rmc.o:shift,misalign,drop,dup,data,nocall,reltype,live
 thumb-rmc.o:misalign,drop,dup,data,nocall,reltype,live
 arm-pfe.o:sled thumb-pfe.o:sled
@@ -153,7 +153,7 @@ arm-exe:misalign,drop,dup,data,nocall
 arm-pie:misalign,drop,dup,data,nocall,reltype
 arm-lib.so:misalign,drop,dup,data,nocall,reltype,swap
 arm-lib-arm.so:shift,misalign,drop,dup,data,nocall,reltype,swap
-arm-pfe-exe:sled
+arm-pfe-exe:sled arm-lib-stripped.so:misalign,drop,nocall
 ppc64le-rmc.o:shift,misalign,drop,nocall,reltype"
 for m in $MATRIX; do
 	f=${m%%:*}
