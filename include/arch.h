@@ -48,6 +48,11 @@ struct insn_view {
 	uint64_t addr;		/* its address: sh_addr + off, or off in an object */
 	bool big_endian;
 	bool thumb;		/* ARM: the code is in Thumb state */
+	/*
+	 * Linked PIC code: the address of the GOT (_GLOBAL_OFFSET_TABLE_,
+	 * the start of .got.plt), which i386 PIC code keeps in %ebx; 0 unknown.
+	 */
+	uint64_t got;
 };
 
 /* A call or jump decoded from built code. */

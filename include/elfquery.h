@@ -40,6 +40,13 @@ const struct eq_dynrel *elfquery_dynrel(const struct elfquery *q, size_t idx);
 /* The dynamic relocation that writes the word at addr, or NULL. */
 const struct eq_dynrel *elfquery_dynrel_at(const struct elfquery *q, uint64_t addr);
 
+/*
+ * The GOT's address, which PIC code keeps in a register on some arches
+ * (i386 %ebx): _GLOBAL_OFFSET_TABLE_, else the start of .got.plt (else
+ * .got); 0 when the file has none.
+ */
+uint64_t elfquery_got_addr(const struct elfquery *q);
+
 /* The allocated section (with file contents) that holds addr, or 0. */
 size_t elfquery_sec_by_addr(const struct elfquery *q, uint64_t addr);
 

@@ -197,6 +197,22 @@ const struct eq_dynrel *elfquery_dynrel_at(const struct elfquery *q, uint64_t ad
 	return lo < q->nrels && q->rels[lo].addr == addr ? &q->rels[lo] : NULL;
 }
 
+uint64_t elfquery_got_addr(const struct elfquery *q)
+{
+	size_t i, sec;
+
+	for (i = 1; i < q->o->nsyms; i++) {
+		const struct eo_sym *s = &q->o->syms[i];
+
+		if (s->defined && !strcmp(s->name, "_GLOBAL_OFFSET_TABLE_"))
+			return s->value;
+	}
+	sec = elfobj_find_sec(q->o, ".got.plt");
+	if (!sec)
+		sec = elfobj_find_sec(q->o, ".got");
+	return sec ? q->o->secs[sec].addr : 0;
+}
+
 size_t elfquery_sec_by_addr(const struct elfquery *q, uint64_t addr)
 {
 	size_t lo = 0, hi = q->nranges;

@@ -23,7 +23,7 @@ struct insn_view calls_view(const struct audit *au, size_t sec, uint64_t off, bo
 	return (struct insn_view){
 		.code = code, .size = code ? s->size : 0, .off = off,
 		.addr = audit_addr(au, sec, off), .big_endian = au->h->big_endian,
-		.thumb = thumb,
+		.thumb = thumb, .got = au->got,
 	};
 }
 
@@ -199,6 +199,7 @@ static int linked_targets(struct audit *au)
 	size_t i;
 	int err;
 
+	au->got = elfquery_got_addr(au->q);
 	for (i = 1; i < elfobj_nsyms(au->o); i++) {
 		const struct eo_sym *s = elfobj_sym(au->o, i);
 

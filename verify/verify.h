@@ -135,6 +135,7 @@ struct audit {
 	const char *mode_hook;		/* "__fentry__" or the mcount-style hook seen */
 	struct target *direct, *slots;	/* linked: hook addresses and GOT words */
 	size_t ndirect, nslots;
+	uint64_t got;			/* linked: the GOT's address, 0 if none */
 
 	struct finding *findings;
 	size_t nfindings;

@@ -210,8 +210,7 @@ const struct arch arch_i386 = {
 	.entry_pad	= i386_entry_pad,
 	.sled_nop	= x86_sled_nop,
 	.relative_reloc	= R_386_RELATIVE,
-	/* Not decodes_linked: i386 PLT entries and PIE calls go through %ebx
-	 * (ff a3, ff 93), whose GOT base decode_branch does not know. */
+	.decodes_linked	= true,
 	.insn_align	= 1,
 	.mcount_window	= 32,	/* PIC -pg: push %ebx; call the pc thunk; add GOT; sub %esp */
 };
@@ -222,6 +221,11 @@ const struct arch arch_i386 = {
  *   67 e8 <rel32>            addr32 call (ld's relaxation of a GOTPCRELX call)
  *   ff 15 <disp32>           call *disp32(%rip) (PIE, through the GOT)
  *   ff 25 <disp32>           jmp *disp32(%rip) (a PLT entry), maybe after f2 (bnd)
+ * i386 has no pc-relative memory operand: the same calls and jumps are
+ *   ff 15 <abs32>            call *abs32            ff 25 <abs32>  jmp *abs32 (PLT)
+ *   ff 93 <disp32>           call *disp32(%ebx)     ff a3 <disp32> jmp *disp32(%ebx)
+ * where PIC code (a PIE, a shared library, and their PLT entries) keeps the
+ * GOT's address in %ebx.
  * A site holds the call or the 5-/6-byte NOP above; an fentry site may
  * follow endbr64 (endbr32).  -fpatchable-function-entry sleds are 90 (nop).
  */
@@ -272,12 +276,23 @@ static bool x86_branch(const struct insn_view *iv, bool is64, struct branch *b)
 		b->kind = p[pre] == 0xe8 ? BRANCH_CALL : BRANCH_JUMP;
 		b->indirect = false;
 		b->len = pre + 5;
-	} else if (is64 && p[pre] == 0xff && left >= pre + 6 &&
+	} else if (p[pre] == 0xff && left >= pre + 6 &&
 		   (p[pre + 1] == 0x15 || p[pre + 1] == 0x25)) {
 		disp = (int32_t)get32(p + pre + 2, false);
 		b->kind = p[pre + 1] == 0x15 ? BRANCH_CALL : BRANCH_JUMP;
 		b->indirect = true;
 		b->len = pre + 6;
+		if (!is64) {	/* an absolute address, not rip-relative */
+			b->target = (uint32_t)disp;
+			return true;
+		}
+	} else if (!is64 && iv->got && p[pre] == 0xff && left >= pre + 6 &&
+		   (p[pre + 1] == 0x93 || p[pre + 1] == 0xa3)) {
+		b->kind = p[pre + 1] == 0x93 ? BRANCH_CALL : BRANCH_JUMP;
+		b->indirect = true;
+		b->len = pre + 6;
+		b->target = (iv->got + (uint64_t)(int64_t)(int32_t)get32(p + pre + 2, false)) & mask;
+		return true;
 	} else {
 		return false;
 	}

@@ -215,6 +215,87 @@ START_TEST(test_mips64_rinfo)
 }
 END_TEST
 
+/*
+ * decode_branch() on the forms ld leaves in linked code (patchverify).
+ * Oracle: the manuals' encodings, and objdump's reading of the same bytes
+ * in testdata/verify (arm-exe: "blx 0x468" at 0x5a6; the PLT entry of
+ * __gnu_mcount_nc at 0x468 loads the GOT word at 0x201c).
+ */
+struct branch_case {
+	const char *what;
+	uint16_t machine;
+	uint8_t cls;
+	uint8_t code[16];
+	unsigned size;
+	uint64_t addr, got;
+	bool thumb, ok;
+	enum branch_kind kind;
+	bool indirect;
+	uint64_t target;
+	unsigned len;
+};
+
+static const struct branch_case branch_cases[] = {
+	{ "x86_64 call *disp(%rip)", EM_X86_64, 2, { 0xff, 0x15, 0x10, 0, 0, 0 }, 6, 0x1000, 0,
+	  false, true, BRANCH_CALL, true, 0x1016, 6 },
+	{ "x86_64 PLT jmp *disp(%rip)", EM_X86_64, 2, { 0xff, 0x25, 0xfa, 0xff, 0xff, 0xff }, 6,
+	  0x1000, 0, false, true, BRANCH_JUMP, true, 0x1000, 6 },
+	{ "i386 call rel32", EM_386, 1, { 0xe8, 0xfb, 0xff, 0xff, 0xff }, 5, 0x1000, 0,
+	  false, true, BRANCH_CALL, false, 0x1000, 5 },
+	{ "i386 PLT jmp *abs32", EM_386, 1, { 0xff, 0x25, 0x0c, 0xc0, 0x04, 0x08 }, 6, 0x8049030,
+	  0, false, true, BRANCH_JUMP, true, 0x804c00c, 6 },
+	{ "i386 PIC call *disp(%ebx)", EM_386, 1, { 0xff, 0x93, 0xf0, 0xff, 0xff, 0xff }, 6,
+	  0x1200, 0x3ff4, false, true, BRANCH_CALL, true, 0x3fe4, 6 },
+	{ "i386 PIC PLT jmp *disp(%ebx)", EM_386, 1, { 0xff, 0xa3, 0x0c, 0, 0, 0 }, 6, 0x1030,
+	  0x3ff4, false, true, BRANCH_JUMP, true, 0x4000, 6 },
+	{ "i386 %ebx form, GOT unknown", EM_386, 1, { 0xff, 0x93, 0x10, 0, 0, 0 }, 6, 0x1200, 0,
+	  false, false, BRANCH_CALL, false, 0, 0 },
+	{ "arm PLT entry", EM_ARM, 1,
+	  { 0x00, 0xc6, 0x8f, 0xe2, 0x01, 0xca, 0x8c, 0xe2, 0xac, 0xfb, 0xbc, 0xe5 }, 12, 0x468, 0,
+	  false, true, BRANCH_JUMP, true, 0x201c, 12 },
+	{ "thumb blx to ARM", EM_ARM, 1, { 0xff, 0xf7, 0x60, 0xef }, 4, 0x5a6, 0, true, true,
+	  BRANCH_CALL, false, 0x468, 4 },
+	{ "aarch64 bl", EM_AARCH64, 2, { 0xff, 0xff, 0xff, 0x97 }, 4, 0x1000, 0, false, true,
+	  BRANCH_CALL, false, 0xffc, 4 },
+};
+
+START_TEST(test_decode_branch)
+{
+	const struct branch_case *c = &branch_cases[_i];
+	const struct arch *a = arch_find(c->machine, c->cls, 0);
+	struct insn_view iv = { .code = c->code, .size = c->size, .addr = c->addr,
+				.thumb = c->thumb, .got = c->got };
+	struct branch b = { 0 };
+	bool ok;
+
+	ck_assert_ptr_nonnull(a);
+	ok = a->decode_branch(a, &iv, &b);
+	ck_assert_msg(ok == c->ok, "%s: decoded %d", c->what, ok);
+	if (!ok)
+		return;
+	ck_assert_msg(b.kind == c->kind && b.indirect == c->indirect && b.target == c->target &&
+			      b.len == c->len, "%s: kind %d indirect %d target 0x%llx len %u",
+		      c->what, b.kind, b.indirect, (unsigned long long)b.target, b.len);
+}
+END_TEST
+
+/* ld's interworking call, encoded back: Thumb at 0x5a6 to the ARM PLT entry at 0x468. */
+START_TEST(test_arm_make_call_interworking)
+{
+	const struct arch *a = arch_find(EM_ARM, 1, 0);
+	static const uint8_t blx[] = { 0xff, 0xf7, 0x60, 0xef };	/* blx 0x468 */
+	struct insn_view iv = { .addr = 0x5a6, .thumb = true };
+	uint64_t arm_target = 0x468, thumb_target = 0x469;
+	uint8_t buf[8];
+
+	ck_assert_uint_eq(a->make_call(a, &iv, &arm_target, buf), 4);
+	ck_assert_mem_eq(buf, blx, 4);
+	/* To Thumb code it stays bl (hw2 0xd000 form). */
+	a->make_call(a, &iv, &thumb_target, buf);
+	ck_assert_uint_eq(buf[3] & 0xd0, 0xd0);
+}
+END_TEST
+
 Suite *arch_suite(void)
 {
 	Suite *s = suite_create("arch");
@@ -226,6 +307,9 @@ Suite *arch_suite(void)
 	tcase_add_test(tc, test_nop_refuses_non_call);
 	tcase_add_test(tc, test_hooks_and_lookup);
 	tcase_add_test(tc, test_mips64_rinfo);
+	tcase_add_loop_test(tc, test_decode_branch, 0,
+			    sizeof(branch_cases) / sizeof(branch_cases[0]));
+	tcase_add_test(tc, test_arm_make_call_interworking);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -269,7 +269,8 @@ static struct insn_view code_view(const struct ctx *c, size_t sec, uint64_t off)
 
 	return (struct insn_view){ .code = c->buf + s->offset, .size = s->size, .off = off,
 				   .addr = s->addr + off, .big_endian = c->h->big_endian,
-				   .thumb = symindex_thumb_at(c->si, sec, off) };
+				   .thumb = symindex_thumb_at(c->si, sec, off),
+				   .got = c->q ? elfquery_got_addr(c->q) : 0 };
 }
 
 /* Make the call at (sec, off) the arch's NOP, as recordmcount does for untraced calls. */
