@@ -81,16 +81,29 @@ run gcc -no-pie l-pfe.o l-mpfe.o -o x64-pfe-exe
 keep x64-exe x64-exe-plain x64-pie x64-lib.so x64-pfe-exe
 stripped "" x64
 
-# i386: gcc's table, recordmcount's (REL), patchable entries; one linked
-# file, which patchverify refuses by name.
+# i386: gcc's table, recordmcount's (REL), patchable entries; linked files
+# from gcc's tables: -mfentry calls through the PLT (-no-pie), and, since
+# gcc has no -mfentry with -fpic, PIC "call *mcount@GOT(%ebx)" (PIE, .so).
 I="-O2 -fno-pie $NOUW"
+II="i686-linux-gnu-gcc -O2 $NOUW -pg -mrecord-mcount"
 run i686-linux-gnu-gcc $I -pg -mfentry -mrecord-mcount -c "$SRC/sites.c" -o i386-cc.o
 run i686-linux-gnu-gcc $I -pg -mfentry -c "$SRC/sites.c" -o i386-pg.o
 rmc i386-pg.o i386-rmc.o
 run i686-linux-gnu-gcc $I -fpatchable-function-entry=2 -c "$SRC/sites.c" -o i386-pfe.o
-run i686-linux-gnu-gcc $I -pg -mfentry -mrecord-mcount -c "$SRC/main.c" -o i386-main.o
+keep i386-cc.o i386-rmc.o i386-pfe.o
+run $II -fno-pie -mfentry -c "$SRC/main.c" -o i386-main.o
+run $II -fno-pie -mfentry -DNO_OVERRIDE -c "$SRC/main.c" -o i386-mplain.o
 run i686-linux-gnu-gcc -no-pie i386-cc.o i386-main.o -o i386-exe
-keep i386-cc.o i386-rmc.o i386-pfe.o i386-exe
+run i686-linux-gnu-gcc -no-pie i386-cc.o i386-mplain.o -o i386-exe-plain
+run $II -fpie -c "$SRC/sites.c" -o i386-s-pie.o
+run $II -fpie -c "$SRC/main.c" -o i386-m-pie.o
+run i686-linux-gnu-gcc -pie i386-s-pie.o i386-m-pie.o -o i386-pie 2> /dev/null
+run $II -fpic -c "$SRC/lib.c" -o i386-l.o
+run i686-linux-gnu-gcc -shared i386-l.o -o i386-lib.so 2> /dev/null
+run i686-linux-gnu-gcc $I -fpatchable-function-entry=2 -c "$SRC/main.c" -o i386-pfem.o
+run i686-linux-gnu-gcc -no-pie i386-pfe.o i386-pfem.o -o i386-pfe-exe
+keep i386-exe i386-exe-plain i386-pie i386-lib.so i386-pfe-exe
+stripped i686-linux-gnu- i386
 
 # crosslinked PREFIX CC FLAGS: objects through the kernel's recordmcount,
 # then the five linked files above.
@@ -148,10 +161,13 @@ run arm-linux-gnueabihf-gcc -shared arm-la.o -o arm-lib-arm.so
 keep arm-lib-arm.so
 stripped arm-linux-gnueabihf- arm
 
-# ppc64le: recordmcount (objects only).
+# ppc64le: recordmcount; one linked file, which patchverify refuses by name.
 run powerpc64le-linux-gnu-gcc -O2 -fno-pie $NOUW -pg -c "$SRC/sites.c" -o ppc64le-pg.o
 rmc ppc64le-pg.o ppc64le-rmc.o
-keep ppc64le-rmc.o
+run powerpc64le-linux-gnu-gcc -O2 $NOUW -pg -c "$SRC/main.c" -o ppc64le-mpg.o
+rmc ppc64le-mpg.o ppc64le-m.o
+run powerpc64le-linux-gnu-gcc -no-pie ppc64le-rmc.o ppc64le-m.o -o ppc64le-exe
+keep ppc64le-rmc.o ppc64le-exe
 
 sh "$HERE/asm.sh" "$W/asm" >> "$LOG"
 
