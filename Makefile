@@ -5,6 +5,7 @@
 #   make check      all tests, then again under ASan+UBSan
 #   make bench      benchmarks side by side with the reference tools
 #   make V=1        show full commands;  make SAN=1  sanitizer build in build/san
+#   make check-tsan libpatchsite's stress test under ThreadSanitizer (build/tsan)
 
 B        ?= build
 PREFIX   ?= /usr/local
@@ -16,6 +17,11 @@ ifeq ($(SAN),1)
 B        := build/san
 CFLAGS   += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS  += -fsanitize=address,undefined
+endif
+ifeq ($(TSAN),1)
+B        := build/tsan
+CFLAGS   += -O1 -fsanitize=thread -fno-omit-frame-pointer
+LDFLAGS  += -fsanitize=thread
 endif
 PKG_ELF_CFLAGS := $(shell pkg-config --cflags libelf 2>/dev/null)
 PKG_ELF_LIBS   := $(shell pkg-config --libs libelf 2>/dev/null || echo -lelf)

@@ -22,10 +22,17 @@ $(B)/libpatchsite.so: $(PS_OBJ) patchsite/libpatchsite.map
 $(B)/patchsite.o: $(PS_OBJ)
 	$(call quiet,LD,$@)$(LD) -r -o $@ $(PS_OBJ)
 
-.PHONY: check-patchsite bench-patchsite
+.PHONY: check-patchsite check-tsan check-patchsite-tsan bench-patchsite
 check-unit: check-patchsite
 check-patchsite: $(PS_LIBS)
 	$(Q)sh tests/patchsite/run.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
+
+# The stress test under ThreadSanitizer, with libpatchsite built for it in build/tsan
+# (tests/patchsite/tsan.supp says why each suppressed report is not a race).
+check-tsan:
+	$(Q)$(MAKE) --no-print-directory TSAN=1 check-patchsite-tsan
+check-patchsite-tsan: $(B)/libpatchsite.a
+	$(Q)sh tests/patchsite/tsan.sh $(B)
 
 # Start-up, live patching and per-call costs over 100,000 generated functions
 # (the generated objects are kept in $(B)/bench/patchsite: the first run compiles for minutes).

@@ -298,6 +298,13 @@ int ps_trap_install(void)
 	return 0;
 }
 
+/*
+ * Live text is written through its own (briefly writable) mapping while other
+ * threads execute it; the breakpoint protocol and membarrier order this, not
+ * the C memory model.  Not instrumented by ThreadSanitizer, whose shadow of an
+ * object's text is a read-only page (it assumes text is never written).
+ */
+__attribute__((no_sanitize("thread")))
 static void poke_bytes(uintptr_t addr, const uint8_t *b, unsigned from, unsigned to)
 {
 	volatile uint8_t *p = (volatile uint8_t *)addr;
