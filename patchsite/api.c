@@ -30,7 +30,7 @@ struct ps_state ps = {
 };
 
 static int env_out_fd = -1;
-static unsigned long init_ns, init_cpu_ns;
+static _Atomic unsigned long init_ns, init_cpu_ns;	/* set under lock, read without */
 
 static unsigned long cpu_ns(void)
 {
@@ -131,8 +131,8 @@ int patchsite_init(void)
 	if (ps.can_sync && ps_trap_install())
 		ps.can_sync = false;
 	ps_log(PATCHSITE_LOG_NOTE, "%zu sites in %zu objects, %zu refused", sites, mods, refused);
-	init_ns = now_ns() - t0;
-	init_cpu_ns = cpu_ns() - c0;
+	atomic_store_explicit(&init_ns, now_ns() - t0, memory_order_relaxed);
+	atomic_store_explicit(&init_cpu_ns, cpu_ns() - c0, memory_order_relaxed);
 out:
 	err = ps.init_err;
 	pthread_mutex_unlock(&ps.lock);
@@ -392,7 +392,7 @@ static int set_tracing(bool on)
 	if (err)
 		return err;
 	pthread_mutex_lock(&ps.lock);
-	ps.tracing_on = on;
+	atomic_store_explicit(&ps.tracing_on, on, memory_order_relaxed);
 	err = ps_loader_sync(false);
 	pthread_mutex_unlock(&ps.lock);
 	return ret(err);
@@ -410,7 +410,7 @@ int patchsite_tracing_off(void)
 
 int patchsite_tracing_is_on(void)
 {
-	return ps.tracing_on;
+	return atomic_load_explicit(&ps.tracing_on, memory_order_relaxed);
 }
 
 int patchsite_for_each_function(patchsite_func_cb cb, void *arg)
@@ -483,9 +483,9 @@ unsigned long patchsite_stat(const char *name)
 	if (!strcmp(name, "traps_retried"))
 		return atomic_load(&ps.traps_retried);
 	if (!strcmp(name, "batches"))
-		return ps.batches;
+		return atomic_load_explicit(&ps.batches, memory_order_relaxed);
 	if (!strcmp(name, "pokes"))
-		return ps.pokes;
+		return atomic_load_explicit(&ps.pokes, memory_order_relaxed);
 	if (!strcmp(name, "sites")) {
 		pthread_mutex_lock(&ps.lock);
 		for (size_t i = 0; i < ps.nsites; i++)
@@ -494,9 +494,9 @@ unsigned long patchsite_stat(const char *name)
 		return n;
 	}
 	if (!strcmp(name, "init_ns"))
-		return init_ns;
+		return atomic_load_explicit(&init_ns, memory_order_relaxed);
 	if (!strcmp(name, "init_cpu_ns"))
-		return init_cpu_ns;
+		return atomic_load_explicit(&init_cpu_ns, memory_order_relaxed);
 	if (!strcmp(name, "refused") || !strcmp(name, "enabled")) {
 		enum site_state st = name[0] == 'r' ? SITE_REFUSED : SITE_CALL;
 
@@ -508,7 +508,7 @@ unsigned long patchsite_stat(const char *name)
 	}
 	if (!strcmp(name, "missed")) {
 		for (struct ps_thread *t = atomic_load(&ps.threads); t; t = t->next)
-			n += t->missed;
+			n += atomic_load_explicit(&t->missed, memory_order_relaxed);
 		return n;
 	}
 bad:

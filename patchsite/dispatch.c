@@ -125,7 +125,7 @@ void ps_dispatch(uint32_t id, unsigned long ret, struct patchsite_regs *regs)
 			return;
 	}
 	if (t->depth) {
-		t->missed++;
+		atomic_fetch_add_explicit(&t->missed, 1, memory_order_relaxed);	/* patchsite_stat reads */
 		return;
 	}
 	t->depth = 1;

@@ -182,7 +182,7 @@ struct ps_thread {
 	_Atomic unsigned long seq;	/* odd while inside the dispatcher */
 	_Atomic bool dead;
 	int depth;			/* recursion guard */
-	unsigned long missed;		/* entries skipped by the recursion guard */
+	_Atomic unsigned long missed;	/* entries skipped by the recursion guard (patchsite_stat reads) */
 	uint32_t cur_idw;		/* the site the dispatcher is calling ops for */
 	pid_t tid;
 	char comm[16];
@@ -209,7 +209,7 @@ struct ps_state {
 	int init_err;
 	bool can_write;			/* text could be made writable at start-up */
 	bool can_sync;			/* membarrier sync-core registered */
-	bool tracing_on;
+	_Atomic bool tracing_on;	/* changed under lock; patchsite_tracing_is_on reads without */
 	struct ps_module *mods[PS_MAX_MODULES];	/* never NULL below nmods; gone ones kept */
 	_Atomic unsigned nmods;
 	size_t nsites;			/* global indices handed out (holes included) */
@@ -222,7 +222,7 @@ struct ps_state {
 	/* Counters for patchsite_stat(). */
 	_Atomic unsigned long traps_emulated;	/* breakpoint hit while a site changed */
 	_Atomic unsigned long traps_retried;	/* ... and handled after the change was done */
-	unsigned long batches, pokes;		/* live batches and sites changed (under lock) */
+	_Atomic unsigned long batches, pokes;	/* live batches and sites changed (under lock; read without) */
 };
 
 extern struct ps_state ps;

@@ -10,6 +10,9 @@
  *     returned (grace period);
  *   - steady phase: with one ops registered and nothing changing, the
  *     callback count equals the number of calls exactly.
+ * One more thread reads the runtime's state (patchsite_stat, whether tracing
+ * is on) all along, and one callback calls a traced function (the recursion
+ * guard counts it as missed), so that ThreadSanitizer sees those readers too.
  * Usage: stress THREADS ROUNDS STEADY_CALLS
  */
 #include <pthread.h>
@@ -44,6 +47,8 @@ static void cb_b(unsigned long ip, unsigned long parent, struct patchsite_ops *o
 	(void)ip, (void)parent, (void)op, (void)regs;
 	if (!atomic_load(&ops_b_live))
 		atomic_fetch_add(&late_calls, 1);
+	if (work_other(1) != 4)		/* traced: not traced again (missed) */
+		atomic_fetch_add(&wrong, 1);
 }
 
 static void cb_steady(unsigned long ip, unsigned long parent, struct patchsite_ops *op,
@@ -72,6 +77,19 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/* Readers of the runtime's counters and switches while it patches. */
+static void *watcher(void *arg)
+{
+	static const char *const stats[] = { "batches", "pokes", "missed", "traps_emulated",
+					     "traps_retried", "init_ns", "enabled" };
+	unsigned long sum = 0;
+
+	(void)arg;
+	for (unsigned i = 0; !atomic_load_explicit(&stop, memory_order_relaxed); i++)
+		sum += patchsite_stat(stats[i % 7]) + (unsigned long)patchsite_tracing_is_on();
+	return (void *)sum;
+}
+
 int main(int argc, char **argv)
 {
 	int nthreads = argc > 1 ? atoi(argv[1]) : 8;
@@ -80,12 +98,13 @@ int main(int argc, char **argv)
 	struct patchsite_ops steady = { .func = cb_steady };
 	static const char *const filters[] = { "work_*", "work_count api_f1", "*", "api_*",
 					       "work_other" };
-	pthread_t *th = calloc((size_t)nthreads, sizeof(*th));
+	pthread_t *th = calloc((size_t)nthreads, sizeof(*th)), watch;
 	int errors = 0, failures = 0;
 
 	steady_calls = argc > 3 ? atol(argv[3]) : 1000000;
 	for (long i = 0; i < nthreads; i++)
 		pthread_create(&th[i], NULL, worker, (void *)(i * 1000));
+	pthread_create(&watch, NULL, watcher, NULL);
 	for (int r = 0; r < rounds; r++) {
 		atomic_store(&ops_a_live, true);
 		errors += patchsite_set_filter(&a, filters[r % 5], 1) != 0;
@@ -113,6 +132,7 @@ int main(int argc, char **argv)
 	atomic_store(&steady_go, true);
 	for (int i = 0; i < nthreads; i++)
 		pthread_join(th[i], NULL);
+	pthread_join(watch, NULL);
 	errors += patchsite_unregister_function(&steady) != 0;
 	errors += patchsite_stat("enabled") != 0;
 	patchsite_ops_release(&a);
@@ -131,6 +151,8 @@ int main(int argc, char **argv)
 	       "%lu retried\n", patchsite_stat("batches"), patchsite_stat("pokes"),
 	       patchsite_stat("traps_emulated"), patchsite_stat("traps_retried"));
 	CHECK(errors == 0, "stress: %d API calls failed in %d rounds", errors, rounds);
+	CHECK(patchsite_stat("missed") > 0, "stress: %lu recursive entries skipped",
+	      patchsite_stat("missed"));
 	CHECK(wrong == 0, "stress: %ld wrong results from traced functions", (long)wrong);
 	CHECK(late_calls == 0, "stress: %ld callbacks after unregister returned",
 	      (long)late_calls);
