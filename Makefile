@@ -2,10 +2,10 @@
 # targets in its own build.mk; everything lands in $(B)/.
 #   make            build the tools and libraries
 #   make demo       install missing build dependencies, build, record a sample
-#   make check      all tests, then again under ASan+UBSan
+#   make check      all tests, then again under ASan+UBSan, then libpatchsite's
+#                   stress test under TSan (make check-tsan)
 #   make bench      benchmarks side by side with the reference tools
 #   make V=1        show full commands;  make SAN=1  sanitizer build in build/san
-#   make check-tsan libpatchsite's stress test under ThreadSanitizer (build/tsan)
 
 B        ?= build
 PREFIX   ?= /usr/local
@@ -52,6 +52,7 @@ demo: deps
 check: all
 	$(Q)$(MAKE) --no-print-directory check-unit check-golden
 	$(Q)$(MAKE) --no-print-directory SAN=1 check-san
+	$(Q)$(MAKE) --no-print-directory check-tsan
 
 check-san: all
 	$(Q)$(MAKE) --no-print-directory SAN=1 check-unit check-golden

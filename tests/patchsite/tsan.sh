@@ -1,7 +1,30 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # tests/patchsite/stress.c under ThreadSanitizer: usage  tsan.sh BUILD_DIR
-# (BUILD_DIR holds a libpatchsite.a built with -fsanitize=thread: make check-tsan).
+# (BUILD_DIR holds a libpatchsite.a built with gcc -fsanitize=thread: make check-tsan).
+#
+# The traced functions (work.c) are built as in run.sh, in the two call forms
+# (pie: ff 15 through the GOT; nonpie: e8), without TSan; the test and the
+# runtime with it.  Any report fails the test (halt_on_error, exit 66, and
+# stderr is checked too).  Nothing is suppressed.  What TSan cannot model is
+# kept out of its sight narrowly, not suppressed:
+#   - live text is written by poke_bytes() (patch.c), which is not
+#     instrumented: the breakpoint protocol and membarrier order those
+#     writes, and TSan's shadow of text is a read-only page;
+#   - the arch trampolines are assembly (not instrumented); what they share
+#     with other threads (stub slots, want masks, the ops list) is read and
+#     written with atomics on the C side;
+#   - the SIGTRAP handler reads the site's byte from text (TSan ignores reads
+#     of text) and its emulation target from the atomic emulate_call.
+# The grace period (membarrier, then waiting for odd sequence numbers to
+# move on) is seen by TSan through the release store that ends a dispatch and
+# the writer's load of it.
+#
+# Counts: 8 threads as in the issue, but 150 rounds and 50,000 steady calls
+# per thread instead of 10,000 and 1,000,000: under TSan each round costs
+# about 0.1 s on a 2-core machine (membarrier and the waits for 8 busy
+# threads), so the full counts would take about 20 minutes; this run takes
+# about 30 s for both forms.  PS_TSAN_STRESS="THREADS ROUNDS CALLS" overrides.
 set -u
 
 B=${1:-build/tsan}
@@ -9,9 +32,9 @@ SRC=testdata/patchsite
 T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-tsan.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 CC=${CC:-gcc}
-STRESS=${PS_TSAN_STRESS:-"4 300 20000"}
+STRESS=${PS_TSAN_STRESS:-"8 150 50000"}
 TSAN="-fsanitize=thread"
-export TSAN_OPTIONS="halt_on_error=1 exitcode=66 suppressions=$PWD/tests/patchsite/tsan.supp ${TSAN_OPTIONS:-}"
+export TSAN_OPTIONS="halt_on_error=1 exitcode=66 ${TSAN_OPTIONS:-}"
 FAIL=0
 
 for form in pie nonpie; do
