@@ -49,7 +49,7 @@ fuzz: fuzz-regress $(FUZZ_BINS) $(B)/tests/sample.o
 
 # About a minute per harness here; fixed seed and count, so a CI failure
 # is a real finding that the same command reproduces anywhere.
-FUZZ_CI_RUNS ?= 200000
+FUZZ_CI_RUNS ?= 500000
 fuzz-ci: fuzz-regress $(FUZZ_BINS) $(B)/tests/sample.o
 	$(Q)FUZZ_CI=$(FUZZ_CI_RUNS) sh tests/fuzz/run.sh $(FUZZ_B) 300 $(B)/tests/sample.o $(FUZZ_HARNESS)
 
