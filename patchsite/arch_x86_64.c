@@ -26,13 +26,13 @@
  *                           -fipa-ra may keep live across the prologue's
  *                           call) and xmm0-7, calls ps_dispatch(id, ret, regs)
  *   ps_x86_64_func_entry    the built-in function tracer alone: one 16-byte
- *                           event, in assembly, four registers touched
+ *                           event, in assembly, three registers touched
  *   ps_x86_64_graph_entry   the built-in function_graph tracer alone: an
  *                           entry event, a shadow frame, and the return
  *                           address replaced by ps_x86_64_graph_return,
- *                           which writes the exit event and returns to the
+ *                           which writes the exit event and jumps to the
  *                           real caller
- * The fast paths use only rax, rdx (rdtsc), rcx and rdi, and leave to C
+ * The fast paths use only rax, rdx (rdtsc) and rcx, and leave to C
  * (through ps_x86_64_call_saved, which keeps every other caller-saved
  * register and xmm0-7) anything that is not the common case: a new thread,
  * a full ring or shadow stack, a new upper half of the time stamp, a
@@ -85,7 +85,7 @@ _Static_assert(offsetof(struct ps_fast, fp) == PSF_FP, "PSF_FP");
 _Static_assert(offsetof(struct ps_fast, stack_lo) == PSF_STACK_LO, "PSF_STACK_LO");
 _Static_assert(offsetof(struct ps_fast, stack_size) == PSF_STACK_SIZE, "PSF_STACK_SIZE");
 _Static_assert(sizeof(struct ps_frame) == 24, "shadow frame layout");
-_Static_assert(PS_EV_FUNC == 2 && PS_EV_EXIT == 1 && PS_FRAME_KEY_BIAS == 32, "used below");
+_Static_assert(PS_EV_FUNC == 2 && PS_EV_EXIT == 1 && PS_FRAME_KEY_BIAS == 24, "used below");
 
 /*
  * The pieces every trampoline repeats, as assembler macros (top-level asm
@@ -256,80 +256,99 @@ __asm__(
 	"	.cfi_endproc\n"
 	"	.size	ps_x86_64_call_saved, . - ps_x86_64_call_saved\n"
 
+	/*
+	 * The entry paths save rax, rdx (rdtsc) and rcx, and work with rdx
+	 * once the time stamp's upper half is checked; only their slow paths
+	 * need rdi (the argument), and save it themselves.  Stack after the
+	 * three pushes: 24 the stub's id << 2, 32 return into the function,
+	 * 40 into its caller.
+	 */
 	/* function: word = tsc_lo << 32 | id << 2 | PS_EV_FUNC, then the parent address. */
 	"	PS_FUNC	ps_x86_64_func_entry\n"
 	"	.cfi_def_cfa_offset 16\n"
-	"	PS_FAST_ENTER rax, rdx, rcx, rdi\n"
+	"	PS_FAST_ENTER rax, rdx, rcx\n"
 	"	PS_FAST_STAMP\n"
 	"	PS_FAST_TAKE\n"
 	"	movq	%fs:" XS(PSF_WP) "(%rcx), %rdx\n"
 	"	addq	$16, %fs:" XS(PSF_WP) "(%rcx)\n"
 	"	shlq	$32, %rax\n"
-	"	orq	32(%rsp), %rax\n"
+	"	orq	24(%rsp), %rax\n"
 	"	orq	$2, %rax\n"		/* PS_EV_FUNC */
 	"	movq	%rax, (%rdx)\n"
-	"	movq	48(%rsp), %rax\n"
+	"	movq	40(%rsp), %rax\n"
 	"	movq	%rax, 8(%rdx)\n"
-	"	PS_FAST_LEAVE ps_func_entry_slow, 32, 32, 1, rdi, rcx, rdx, rax\n"
+	"	PS_FAST_LEAVE ps_func_entry_slow, 32, 24, 0, rcx, rdx, rax\n"
 	"	PS_ENDFUNC ps_x86_64_func_entry\n"
 
 	/* function_graph entry: event, shadow frame, return address hooked. */
 	"	PS_FUNC	ps_x86_64_graph_entry\n"
 	"	.cfi_def_cfa_offset 16\n"
-	"	PS_FAST_ENTER rax, rdx, rcx, rdi\n"
+	"	PS_FAST_ENTER rax, rdx, rcx\n"
 	/* A return slot off the thread's own stack (a coroutine's, sigaltstack) is not hooked. */
-	"	leaq	48(%rsp), %rdi\n"
-	"	subq	%fs:" XS(PSF_STACK_LO) "(%rcx), %rdi\n"
-	"	cmpq	%fs:" XS(PSF_STACK_SIZE) "(%rcx), %rdi\n"
+	"	leaq	40(%rsp), %rdx\n"
+	"	subq	%fs:" XS(PSF_STACK_LO) "(%rcx), %rdx\n"
+	"	cmpq	%fs:" XS(PSF_STACK_SIZE) "(%rcx), %rdx\n"
 	"	jae	9f\n"
 	"	PS_FAST_STAMP\n"
 	"	PS_FAST_TAKE\n"
-	"	movq	%fs:" XS(PSF_WP) "(%rcx), %rdi\n"
-	"	movq	%fs:" XS(PSF_FP) "(%rcx), %rdx\n"
+	"	movq	%fs:" XS(PSF_WP) "(%rcx), %rdx\n"
 	"	addq	$8, %fs:" XS(PSF_WP) "(%rcx)\n"
-	"	addq	$24, %fs:" XS(PSF_FP) "(%rcx)\n"
 	"	shlq	$32, %rax\n"
-	"	orq	32(%rsp), %rax\n"
-	"	movq	%rax, (%rdi)\n"		/* entry event */
+	"	orq	24(%rsp), %rax\n"
+	"	movq	%rax, (%rdx)\n"		/* entry event */
+	"	movq	%fs:" XS(PSF_FP) "(%rcx), %rdx\n"
+	"	addq	$24, %fs:" XS(PSF_FP) "(%rcx)\n"
 	"	orl	$1, %eax\n"		/* PS_EV_EXIT; zero-extends */
 	"	movq	%rax, 16(%rdx)\n"		/* frame.idw */
-	"	movq	48(%rsp), %rcx\n"
+	"	movq	40(%rsp), %rcx\n"
 	"	movq	%rcx, 0(%rdx)\n"		/* frame.ret */
 	"	leaq	16(%rsp), %rcx\n"
 	"	movq	%rcx, 8(%rdx)\n"		/* frame.key: &ret - PS_FRAME_KEY_BIAS */
 	"	leaq	ps_x86_64_graph_return(%rip), %rcx\n"
-	"	movq	%rcx, 48(%rsp)\n"
-	"	PS_FAST_LEAVE ps_graph_entry_slow, 32, 32, 1, rdi, rcx, rdx, rax\n"
+	"	movq	%rcx, 40(%rsp)\n"
+	"	PS_FAST_LEAVE ps_graph_entry_slow, 32, 24, 0, rcx, rdx, rax\n"
 	"	PS_ENDFUNC ps_x86_64_graph_entry\n"
 
 	/*
 	 * A hooked function returns here, with %rsp just above the slot that
-	 * held its return address: reuse the slot for the real one.  rax/rdx
-	 * (return values) are saved; xmm0/xmm1 are not touched on the fast path.
+	 * held its return address: reuse the slot for the real one (at
+	 * 24(%rsp) once rax, rdx, rcx are saved; that %rsp is the frame's
+	 * key).  rax/rdx (return values) are saved; xmm0/xmm1 are not
+	 * touched on the fast path.
+	 *
+	 * It leaves with an indirect jmp, not ret.  The hooked ret that came
+	 * here was mispredicted: the CPU's return stack expected the caller,
+	 * and popped it.  Another ret would pop the next, older prediction and
+	 * miss again, and so would every return above it; the jmp keeps the
+	 * return stack in step with the real calls.
 	 */
 	"	PS_FUNC	ps_x86_64_graph_return\n"
 	"	.cfi_def_cfa_offset 0\n"
 	"	subq	$8, %rsp\n"
 	"	.cfi_adjust_cfa_offset 8\n"
-	"	PS_FAST_ENTER rax, rdx, rcx, rdi\n"
+	"	PS_FAST_ENTER rax, rdx, rcx\n"
 	"	PS_FAST_STAMP\n"
-	"	movq	%fs:" XS(PSF_FP) "(%rcx), %rdi\n"
-	"	cmpq	%rsp, -16(%rdi)\n"		/* top frame's key */
+	"	movq	%fs:" XS(PSF_FP) "(%rcx), %rdx\n"
+	"	cmpq	%rsp, -16(%rdx)\n"		/* top frame's key */
 	"	jne	9f\n"
-	"	movq	-24(%rdi), %rdx\n"
-	"	movq	%rdx, 32(%rsp)\n"		/* the real return address */
 	"	shlq	$32, %rax\n"
-	"	orq	-8(%rdi), %rax\n"
+	"	orq	-8(%rdx), %rax\n"		/* exit event */
+	"	movq	-24(%rdx), %rdx\n"
+	"	movq	%rdx, 24(%rsp)\n"		/* the real return address */
 	"	movq	%fs:" XS(PSF_WP) "(%rcx), %rdx\n"
-	"	movq	%rax, (%rdx)\n"		/* exit event */
+	"	movq	%rax, (%rdx)\n"
 	"	addq	$8, %fs:" XS(PSF_WP) "(%rcx)\n"
 	"	subq	$24, %fs:" XS(PSF_FP) "(%rcx)\n"
-	"8:	PS_POP	rdi, rcx, rdx, rax\n"
-	"	ret\n"
+	"8:	PS_POP	rcx, rdx, rax\n"
+	"	leaq	8(%rsp), %rsp\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	jmp	*-8(%rsp)\n"
 	"9:	.cfi_adjust_cfa_offset 32\n"
+	"	PS_PUSH	rdi\n"
 	"	leaq	32(%rsp), %rdi\n"
 	"	leaq	ps_graph_exit_slow(%rip), %rax\n"
 	"	call	ps_x86_64_call_saved\n"
+	"	PS_POP	rdi\n"
 	"	jmp	8b\n"
 	"	PS_ENDFUNC ps_x86_64_graph_return\n"
 

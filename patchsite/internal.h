@@ -151,7 +151,7 @@ struct ps_frame {			/* one traced call whose return is hooked */
 	uintptr_t key;			/* where it was stored, minus PS_FRAME_KEY_BIAS; bit 0: unhooked */
 	uint64_t idw;			/* exit word: site id << 2 | PS_EV_EXIT */
 };
-#define PS_FRAME_KEY_BIAS 32		/* the exit trampoline's %rsp after it saved 4 registers */
+#define PS_FRAME_KEY_BIAS 24		/* the exit trampoline's %rsp after it saved 3 registers */
 
 struct ps_fast {
 	uint64_t *wp;			/* next word of the ring */
