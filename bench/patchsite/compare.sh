@@ -10,6 +10,9 @@
 #             loop: start-up and trace output are not counted; uftrace's
 #             recorder process is not either)
 #   B/event   bytes each entry or exit takes in the trace buffer
+#   floor     floor.c: one rdtsc, and the same loop where each function
+#             stores its own two stamped words (no tracer): no
+#             function_graph tracer can cost less per call on this machine
 # uftrace (Debian package) and XRay (clang 14, libclang-rt-14-dev) are
 # skipped, with a note, when not installed.
 set -u
@@ -112,3 +115,12 @@ done <"$T/rows" | awk -F'|' '{
 	r2 = ($4 != "-" && $6 > 0) ? sprintf("%.1fx", $4 / $6) : "-"
 	printf "%-46s %8s %9s %9s %14s %14s\n", $1, $2, $3, $4, r1, r2 }'
 echo "(above the untraced NOP build, which takes $base_ir Ir and $base_ns ns per call; Ir: callgrind inside main; ns: the loop's CPU time, best of 5; ratios: this row over the function_graph row)"
+
+# The floor: what two time stamps per call cost here, whatever the tracer.
+gcc -O2 -o "$T/floor" bench/patchsite/floor.c || exit 2
+"$T/floor" >"$T/floor.out" || exit 2
+awk '/^rdtsc_ns/ { r = $2 } /^graph_ns/ { g = $2 } END {
+	printf "floor: rdtsc %.1f ns; function_graph with only its two time stamps and stores inlined in the functions: %.1f ns per call\n", r, g }' "$T/floor.out"
+awk -F'|' -v g="$(awk '/^graph_ns/ { print $2 }' "$T/floor.out")" '
+	/^uftrace/ && $4 != "-" { printf "10x less than uftrace needs <= %.1f ns per call (floor %.1f: %s)\n", $4 / 10, g, $4 / 10 >= g ? "reachable" : "not reachable with TSC stamps" }
+	/^XRay/ && $4 != "-" { printf "5x less than XRay FDR needs <= %.1f ns per call (floor %.1f: %s)\n", $4 / 5, g, $4 / 5 >= g ? "reachable" : "not reachable with TSC stamps" }' "$T/rows"
