@@ -113,6 +113,15 @@ static int protect(struct ps_module *m, const bool *touched, bool writable)
 	return 0;
 }
 
+/* The code segment that holds [addr, addr + len), or NULL (as ps_module_has_code). */
+static const struct ps_seg *segment_of(const struct ps_module *m, uintptr_t addr, size_t len)
+{
+	for (unsigned i = 0; i < m->nsegs; i++)
+		if (addr >= m->segs[i].lo && addr + len <= m->segs[i].hi && addr + len > addr)
+			return &m->segs[i];
+	return NULL;
+}
+
 static void mark_segment(const struct ps_module *m, uintptr_t addr, bool *touched)
 {
 	for (unsigned i = 0; i < m->nsegs; i++)
@@ -183,19 +192,25 @@ static bool site_ok(const struct ps_module *m, const struct site_insn *in, uintp
  */
 int ps_patch_startup(struct ps_module *m)
 {
-	const unsigned n = ps.arch->patch_len;
+	const unsigned n = ps.arch->patch_len, reach = ps.arch->max_site_len + 4;
 	bool touched[8] = { false }, last_ok = false;
 	uintptr_t last_target = 0;
-	uint8_t nop[16];
+	const struct ps_seg *sg = NULL;	/* the segment of the last site (sites are sorted) */
 	int err;
 
 	if (!m->nsites)
 		return 0;
 	for (size_t i = 0; i < m->nsites; i++) {
+		uintptr_t a = m->sites[i].addr;
+
 		/* Where the site may be: after an endbr64, up to max_site_len bytes. */
-		mark_segment(m, m->sites[i].addr, touched);
-		mark_segment(m, m->sites[i].addr + ps.arch->max_site_len + 3, touched);
+		if (sg && a >= sg->lo && a + reach <= sg->hi)
+			continue;
+		mark_segment(m, a, touched);
+		mark_segment(m, a + reach - 1, touched);
+		sg = segment_of(m, a, reach);
 	}
+	sg = NULL;
 	err = protect(m, touched, true);
 	if (err)
 		ps.can_write = false;
@@ -205,7 +220,6 @@ int ps_patch_startup(struct ps_module *m)
 			if (touched[i])
 				madvise((void *)m->segs[i].lo, m->segs[i].hi - m->segs[i].lo,
 					MADV_POPULATE_WRITE);
-	ps.arch->make_nop(nop);
 	for (size_t i = 0; i < m->nsites; i++) {
 		struct ps_site *s = &m->sites[i];
 		const uint8_t *p = (const uint8_t *)s->addr;
@@ -214,7 +228,8 @@ int ps_patch_startup(struct ps_module *m)
 		ps.arch->decode_site(p, s->addr, &in);
 		s->addr += in.skip;
 		p += in.skip;
-		if (!ps_module_has_code(m, s->addr, in.len)) {
+		if (!(sg && s->addr >= sg->lo && s->addr + in.len <= sg->hi) &&
+		    !(sg = segment_of(m, s->addr, in.len))) {
 			ps_log_site(PATCHSITE_LOG_ERROR, s, "site runs past the end of the code: "
 				    "refused");
 			s->state = SITE_REFUSED;
@@ -227,7 +242,7 @@ int ps_patch_startup(struct ps_module *m)
 		s->state = SITE_NOP;
 		if (err || (in.form == FORM_NOP && in.len == n))
 			continue;
-		memcpy((void *)s->addr, nop, n);
+		ps.arch->make_nop((uint8_t *)s->addr);
 		if (in.len > n)
 			ps.arch->fill_tail((uint8_t *)s->addr + n, in.len - n);
 	}
