@@ -82,7 +82,7 @@ int patchsite_init(void)
 	unsigned long t0 = now_ns(), c0 = cpu_ns();
 	int err;
 
-	ps_demangle_lookup();
+	ps_demangle_lookup(NULL);
 	pthread_mutex_lock(&ps.lock);
 	if (ps.inited)
 		goto out;

@@ -443,12 +443,12 @@ static bool next_symbols(void)
 }
 
 /* After the outermost dlopen or dlclose of this thread: bring the objects up to date. */
-static void after_change(bool scan)
+static void after_change(bool scan, void *h)
 {
 	if (dl_depth != 1 || !ps.inited || ps.init_err)
 		return;
 	if (scan)
-		ps_demangle_lookup();	/* a C++ library may have brought libstdc++ */
+		ps_demangle_lookup(h);	/* a C++ library may have brought libstdc++ */
 	pthread_mutex_lock(&ps.lock);
 	ps_loader_sync(scan);
 	pthread_mutex_unlock(&ps.lock);
@@ -472,7 +472,7 @@ EXPORT void *dlopen(const char *name, int flags)
 		h = real_dlopen(path ? path : name, flags);
 	free(path);
 	if (h)
-		after_change(true);
+		after_change(true, h);
 	dl_leave();
 	return h;
 }
@@ -488,7 +488,7 @@ EXPORT int dlclose(void *h)
 	dl_enter();
 	err = real_dlclose(h);
 	if (!err)
-		after_change(false);
+		after_change(false, NULL);
 	dl_leave();
 	return err;
 }

@@ -267,12 +267,30 @@ static char *(*demangle)(const char *, char *, size_t *, int *);
 /*
  * Looked up outside ps.lock: dlsym takes the loader's lock, which a
  * constructor calling this library may hold while it waits for ps.lock.
+ * handle: an object just dlopened, or NULL.  A C++ library dlopened
+ * RTLD_LOCAL by a C program brings libstdc++ into its own scope only,
+ * where RTLD_DEFAULT does not look: dlsym on its handle does.
  */
-void ps_demangle_lookup(void)
+void ps_demangle_lookup(void *handle)
 {
-	if (!__atomic_load_n(&demangle, __ATOMIC_ACQUIRE))
-		__atomic_store_n(&demangle, (char *(*)(const char *, char *, size_t *, int *))
-				 dlsym(RTLD_DEFAULT, "__cxa_demangle"), __ATOMIC_RELEASE);
+	void *f;
+
+	if (__atomic_load_n(&demangle, __ATOMIC_ACQUIRE))
+		return;
+	f = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+	if (!f && handle) {
+		Dl_info di;
+
+		f = dlsym(handle, "__cxa_demangle");
+		/* Keep its object loaded when the library that brought it is closed. */
+		if (f && (!dladdr(f, &di) || !di.dli_fname ||
+			  !dlopen(di.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE)))
+			f = NULL;
+	}
+	if (!f)
+		dlerror();	/* the failed lookup is not the program's error */
+	__atomic_store_n(&demangle, (char *(*)(const char *, char *, size_t *, int *))f,
+			 __ATOMIC_RELEASE);
 }
 
 static char *demangle_simple(const char *name)

@@ -258,7 +258,11 @@ fi
 # dlopen must search as if the program had called the C library's.
 build "$T/dlopen-prog" pie $SRC/dlopen.c -- -Wl,-rpath,"$T" &&
 $CC -O2 -g -Iinclude $SANFLAGS tests/patchsite/dlopen.c -o "$T/dlopen-api" "$B/libpatchsite.a" \
+	$SANFLAGS -pthread >>"$T/build.log" 2>&1 &&
+$CC -O2 -g -Iinclude $SANFLAGS tests/patchsite/dlspin.c -o "$T/dlspin" "$B/libpatchsite.a" \
 	$SANFLAGS -pthread >>"$T/build.log" 2>&1 || fail "build dlopen tests" "$T/build.log"
+DLSPIN=200
+[ "$MODE" = san ] && DLSPIN=50
 for libform in $DLFORMS; do
 	if ! build_lib "$T/libdyn-$libform.so" $libform $SRC/libdyn.c ||
 	   ! build_lib "$T/libdyntop-$libform.so" $libform $SRC/libdyntop.c \
@@ -290,7 +294,51 @@ for libform in $DLFORMS; do
 	else
 		fail "dlopen ($libform): API and threads (exit $rc)" "$T/out"
 	fi
+	# A thread in the library's code while dlopen NOPs its sites (tests/patchsite/dlspin.c says
+	# what it asserts).  Not pfe: rewriting five one-byte NOPs under a running thread is the
+	# case patchsite(7) says cannot be made safe.  Not nonpie: -fno-pic code takes the
+	# addresses of its own data and functions as 32-bit constants, which a shared object
+	# cannot have (libdyn has neither).
+	case $libform in pfe|nonpie) continue ;; esac
+	if ! build_lib "$T/libspin-$libform.so" $libform $SRC/libspin.c -pthread; then
+		fail "dlopen ($libform): build libspin" "$T/build.log"
+		continue
+	fi
+	"$T/dlspin" "$T/libspin-$libform.so" $DLSPIN >"$T/out" 2>&1
+	rc=$?
+	if [ $rc -eq 0 ] && ! grep -q '^FAIL' "$T/out" && [ "$(grep -c '^PASS' "$T/out")" -eq 9 ]; then
+		pass "dlopen ($libform): constructor thread running the library while its sites are NOPed, $DLSPIN rounds x 2; $(grep INFO "$T/out" | sed 's/INFO dlspin: //')"
+	else
+		fail "dlopen ($libform): constructor thread in the library during dlopen (exit $rc)" "$T/out"
+	fi
 done
+
+# A C++ library dlopened (RTLD_LOCAL) by a C program after tracing started: libstdc++ is
+# only in the library's scope.  Oracle: the expected files, written by hand from
+# testdata/patchsite/libcxx.cc and c++filt of its symbols less the parameter list
+# (shapes::area(int, int), shapes::Square::perimeter() const, int shapes::twice<int>(int)).
+# The filter picks the method by its demangled name and the template by its mangled one.
+if CC=g++ build_lib "$T/libcxx-pie.so" pie $SRC/libcxx.cc &&
+   build "$T/dlcxx-prog" pie $SRC/dlcxx.c -- -Wl,-rpath,"$T"; then
+	LD_LIBRARY_PATH=$DLPATH PATCHSITE_TRACER=function PATCHSITE_OUTPUT="$T/trace" \
+		run_traced "$T/out" "$T/err" "$T/dlcxx-prog" libcxx-pie.so
+	if grep -qx 'sum=26' "$T/out" && [ ! -s "$T/err" ]; then
+		compare "dlopen C++: demangled names in the function tracer" dlcxx.function "$T/trace"
+	else
+		fail "dlopen C++: function tracer" "$T/out"
+	fi
+	LD_LIBRARY_PATH=$DLPATH PATCHSITE_TRACER=function PATCHSITE_OUTPUT="$T/trace" \
+		PATCHSITE_FILTER='shapes::Square::*:mod:libcxx-pie.so _ZN6shapes5twice*:mod:libcxx-*.so' \
+		run_traced "$T/out" "$T/err" "$T/dlcxx-prog" libcxx-pie.so
+	if grep -qx 'sum=26' "$T/out" && [ ! -s "$T/err" ]; then
+		compare "dlopen C++: PATCHSITE_FILTER='shapes::Square::*:mod:... _ZN6shapes5twice*:mod:...'" \
+			dlcxx.filter "$T/trace"
+	else
+		fail "dlopen C++: filter" "$T/out"
+	fi
+else
+	fail "dlopen C++: build" "$T/build.log"
+fi
 
 # Bad settings: one line on stderr, the program runs untraced.
 bad_setting() {	# NAME VAR=VALUE...
