@@ -251,17 +251,24 @@ static struct ps_thread *begin_event(uint64_t *tsc)
 	return t;
 }
 
-static void func_entry(uint32_t idw, unsigned long parent)
+/* An entry with its parent: the function tracer's, or a graph call whose return is not hooked. */
+static void put_func(struct ps_thread *t, struct ps_fast *f, uint64_t tsc, uint32_t idw,
+		     unsigned long parent)
 {
-	struct ps_fast *f = &ps_fast;
-	uint64_t tsc;
-	struct ps_thread *t = begin_event(&tsc);
-
-	if (!t || !take(t, f, false))
+	if (!take(t, f, false))
 		return;
 	f->wp[0] = tsc << 32 | (idw & ~3u) | PS_EV_FUNC;
 	f->wp[1] = parent;
 	f->wp += 2;
+}
+
+static void func_entry(uint32_t idw, unsigned long parent)
+{
+	uint64_t tsc;
+	struct ps_thread *t = begin_event(&tsc);
+
+	if (t)
+		put_func(t, &ps_fast, tsc, idw, parent);
 }
 
 static uintptr_t frame_slot(const struct ps_frame *fr)
@@ -302,20 +309,6 @@ static void close_stale(struct ps_thread *t, struct ps_fast *f, uintptr_t slot, 
 	}
 }
 
-/* A call whose return is not hooked (off the thread's own stack): an entry with its parent. */
-static void graph_unhooked(uint32_t idw, unsigned long parent)
-{
-	struct ps_fast *f = &ps_fast;
-	uint64_t tsc;
-	struct ps_thread *t = begin_event(&tsc);
-
-	if (!t || !take(t, f, false))
-		return;
-	f->wp[0] = tsc << 32 | (idw & ~3u) | PS_EV_FUNC;
-	f->wp[1] = parent;
-	f->wp += 2;
-}
-
 static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc)
 {
 	struct ps_fast *f = &ps_fast;
@@ -326,7 +319,7 @@ static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc)
 	if (!t)
 		return;
 	if (!own_stack(f, (uintptr_t)loc)) {
-		graph_unhooked(idw, *loc);
+		put_func(t, f, tsc, idw, *loc);	/* off our stack: return not hooked */
 		return;
 	}
 	close_stale(t, f, (uintptr_t)loc, tsc);

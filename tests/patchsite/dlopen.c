@@ -22,30 +22,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "patchsite.h"
+#include "check.h"
 
 static char dyn_path[512], top_path[512], dyn_name[128];
-static atomic_long hits, wrong, failed_loads;
+static atomic_long wrong, failed_loads;
 static atomic_bool stop;
 static int failures;
 static long rounds;
-
-/* ok is evaluated once: it may be the call under test. */
-#define CHECK(ok, ...)                                                          \
-	do {                                                                    \
-		bool ok_ = (ok);                                                \
-		printf("%s ", ok_ ? "PASS" : "FAIL");                           \
-		printf(__VA_ARGS__);                                            \
-		putchar('\n');                                                  \
-		failures += !ok_;                                               \
-	} while (0)
-
-static void count(unsigned long ip, unsigned long parent, struct patchsite_ops *op,
-		  struct patchsite_regs *regs)
-{
-	(void)ip, (void)parent, (void)op, (void)regs;
-	atomic_fetch_add_explicit(&hits, 1, memory_order_relaxed);
-}
 
 struct listing {
 	int listed, enabled;

@@ -29,26 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "patchsite.h"
+#include "check.h"
 
-static atomic_long hits;
 static int failures;
-
-#define CHECK(ok, ...)                                                          \
-	do {                                                                    \
-		bool ok_ = (ok);                                                \
-		printf("%s ", ok_ ? "PASS" : "FAIL");                           \
-		printf(__VA_ARGS__);                                            \
-		putchar('\n');                                                  \
-		failures += !ok_;                                               \
-	} while (0)
-
-static void count(unsigned long ip, unsigned long parent, struct patchsite_ops *op,
-		  struct patchsite_regs *regs)
-{
-	(void)ip, (void)parent, (void)op, (void)regs;
-	atomic_fetch_add_explicit(&hits, 1, memory_order_relaxed);
-}
 
 /* ROUNDS times dlopen, let the thread make 1000 more calls, stop it, dlclose; false on an error. */
 static bool rounds_of(const char *lib, long rounds, long *calls)

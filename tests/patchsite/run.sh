@@ -257,9 +257,9 @@ fi
 # The program finds the libraries by bare name through its DT_RUNPATH: the runtime's
 # dlopen must search as if the program had called the C library's.
 build "$T/dlopen-prog" pie $SRC/dlopen.c -- -Wl,-rpath,"$T" &&
-$CC -O2 -g -Iinclude $SANFLAGS tests/patchsite/dlopen.c -o "$T/dlopen-api" "$B/libpatchsite.a" \
+$CC -O2 -g -Iinclude -Itests/patchsite $SANFLAGS tests/patchsite/dlopen.c -o "$T/dlopen-api" "$B/libpatchsite.a" \
 	$SANFLAGS -pthread >>"$T/build.log" 2>&1 &&
-$CC -O2 -g -Iinclude $SANFLAGS tests/patchsite/dlspin.c -o "$T/dlspin" "$B/libpatchsite.a" \
+$CC -O2 -g -Iinclude -Itests/patchsite $SANFLAGS tests/patchsite/dlspin.c -o "$T/dlspin" "$B/libpatchsite.a" \
 	$SANFLAGS -pthread >>"$T/build.log" 2>&1 || fail "build dlopen tests" "$T/build.log"
 DLSPIN=200
 [ "$MODE" = san ] && DLSPIN=50
