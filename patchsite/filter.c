@@ -4,8 +4,8 @@
  *   glob            add the matching functions (fnmatch: name, prefix*, *suffix, *mid*)
  *   !glob           remove them
  *   glob:mod:M      only in the object whose basename matches M (M may be a glob)
- * A C++ function matches by its mangled name or by its demangled name
- * without parameters (`ns::Class::method`).
+ * A C++ function matches by its mangled name or by its name as shown
+ * (demangle.c: `ns::Class::method`, `ns::twice<int>`).
  * Tokens are separated by spaces or commas.  The new set is built aside and
  * installed only if every adding token matched something, so a typo leaves
  * the old set in force and the call fails with -EINVAL.
@@ -47,7 +47,7 @@ static size_t apply_token(uint8_t *set, char *tok, size_t from, size_t to, bool 
 	for (size_t i = from; i < to; i++) {
 		const struct ps_site *s = ps.site_index[i];
 
-		/* C++: the mangled name or the demangled one without parameters. */
+		/* C++: the mangled name or the name as shown. */
 		if (!s || !s->sym || (fnmatch(func, s->sym->name, 0) &&
 				      fnmatch(func, ps_sym_shown(s->sym), 0)))
 			continue;

@@ -25,6 +25,7 @@
 #include <sys/types.h>
 
 #include "arch.h"
+#include "demangle.h"
 #include "patchsite.h"
 
 #define PS_MAX_MODULES	256
@@ -253,7 +254,6 @@ int ps_module_syms(struct ps_module *m);
 void ps_all_syms(void);
 const char *ps_site_name(const struct ps_site *s, char *buf, size_t len);
 const char *ps_sym_shown(const struct ps_sym *sym);
-void ps_demangle_lookup(void *handle);
 
 const uint8_t *ps_module_file_code(const struct ps_module *m, uintptr_t addr, size_t len);
 

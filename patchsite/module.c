@@ -256,75 +256,12 @@ void ps_all_syms(void)
 		ps_module_syms(ps.mods[i]);
 }
 
-/*
- * C++ names as uftrace's --demangle=simple shows them: demangled, without
- * the parameter list.  __cxa_demangle comes from libstdc++ when the
- * program has it loaded (a C++ program does); C programs never need it,
- * and without it names stay mangled.
- */
-static char *(*demangle)(const char *, char *, size_t *, int *);
-
-/*
- * Looked up outside ps.lock: dlsym takes the loader's lock, which a
- * constructor calling this library may hold while it waits for ps.lock.
- * handle: an object just dlopened, or NULL.  A C++ library dlopened
- * RTLD_LOCAL by a C program brings libstdc++ into its own scope only,
- * where RTLD_DEFAULT does not look: dlsym on its handle does.
- */
-void ps_demangle_lookup(void *handle)
-{
-	void *f;
-
-	if (__atomic_load_n(&demangle, __ATOMIC_ACQUIRE))
-		return;
-	f = dlsym(RTLD_DEFAULT, "__cxa_demangle");
-	if (!f && handle) {
-		Dl_info di;
-
-		f = dlsym(handle, "__cxa_demangle");
-		/* Keep its object loaded when the library that brought it is closed. */
-		if (f && (!dladdr(f, &di) || !di.dli_fname ||
-			  !dlopen(di.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE)))
-			f = NULL;
-	}
-	if (!f)
-		dlerror();	/* the failed lookup is not the program's error */
-	__atomic_store_n(&demangle, (char *(*)(const char *, char *, size_t *, int *))f,
-			 __ATOMIC_RELEASE);
-}
-
-static char *demangle_simple(const char *name)
-{
-	char *d;
-	size_t n;
-	int status = -1, depth = 0;
-
-	if (name[0] != '_' || name[1] != 'Z')
-		return NULL;
-	if (!demangle || !(d = demangle(name, NULL, NULL, &status)) || status) {
-		return NULL;
-	}
-	n = strlen(d);
-	if (n > 6 && !strcmp(d + n - 6, " const"))
-		n -= 6;
-	if (n && d[n - 1] == ')') {
-		while (n-- > 0) {
-			depth += d[n] == ')' ? 1 : d[n] == '(' ? -1 : 0;
-			if (!depth)
-				break;
-		}
-		if (n > 0 && n != (size_t)-1)
-			d[n] = '\0';
-	}
-	return d;
-}
-
 const char *ps_sym_shown(const struct ps_sym *sym)
 {
 	struct ps_sym *s = (struct ps_sym *)sym;
 
 	if (!s->shown) {
-		char *d = demangle_simple(s->name);
+		char *d = ps_demangle_simple(s->name);
 
 		s->shown = d ? d : s->name;
 	}

@@ -99,8 +99,7 @@ run_traced() {	# OUT ERR PROG ARGS...: preloaded, with PATCHSITE_* from the call
 	LD_PRELOAD="$PRELOAD" "$@" >"$out" 2>"$err"
 }
 
-# PS_FORMS=pie (say) runs one form while working on the runtime; the sections after
-# the loop expect the pie, nonpie, nop and pfe builds.
+# PS_FORMS=pie (say) runs one form while working on the runtime.
 FORMS=${PS_FORMS:-"nonpie pie nop pfe piecf pfecf ret"}
 if [ -n "${PS_FORMS:-}" ]; then
 	:
@@ -226,6 +225,15 @@ for form in $FORMS; do
 	fi
 done
 
+# The sections below use these builds; with PS_FORMS the loop may not have made them.
+{ [ -x "$T/basic-pie" ] || build "$T/basic-pie" pie $SRC/basic.c; } &&
+{ [ -x "$T/basic-nonpie" ] || build "$T/basic-nonpie" nonpie $SRC/basic.c; } &&
+{ [ -x "$T/basic-nop" ] || build "$T/basic-nop" nop $SRC/basic.c; } &&
+{ [ -x "$T/basic-pfe" ] || build "$T/basic-pfe" pfe $SRC/basic.c; } &&
+{ [ -x "$T/threads-pie" ] || build "$T/threads-pie" pie $SRC/threads.c -- -pthread; } &&
+{ [ -x "$T/except-pie" ] || CC=g++ build "$T/except-pie" pie $SRC/except.cc; } ||
+	fail "build the programs of the sections below" "$T/build.log"
+
 # Libraries loaded with dlopen after tracing started, in each form a shared library takes:
 #   pie     -fPIC: ff 15 call through the GOT       nonpie  -fno-pic: e8 call through the PLT
 #   pfe     -fPIC -fpatchable-function-entry=5      rmcpie  -fPIC, then our recordmcount (nopw)
@@ -328,10 +336,10 @@ if CC=g++ build_lib "$T/libcxx-pie.so" pie $SRC/libcxx.cc &&
 		fail "dlopen C++: function tracer" "$T/out"
 	fi
 	LD_LIBRARY_PATH=$DLPATH PATCHSITE_TRACER=function PATCHSITE_OUTPUT="$T/trace" \
-		PATCHSITE_FILTER='shapes::Square::*:mod:libcxx-pie.so _ZN6shapes5twice*:mod:libcxx-*.so' \
+		PATCHSITE_FILTER='shapes::Square::*:mod:libcxx-pie.so shapes::tw*:mod:libcxx-*.so _ZN6shapes4areaEii:mod:libcxx-pie.so' \
 		run_traced "$T/out" "$T/err" "$T/dlcxx-prog" libcxx-pie.so
 	if grep -qx 'sum=26' "$T/out" && [ ! -s "$T/err" ]; then
-		compare "dlopen C++: PATCHSITE_FILTER='shapes::Square::*:mod:... _ZN6shapes5twice*:mod:...'" \
+		compare "dlopen C++: PATCHSITE_FILTER='shapes::Square::*:mod:... shapes::tw*:mod:... _ZN6shapes4areaEii:mod:...'" \
 			dlcxx.filter "$T/trace"
 	else
 		fail "dlopen C++: filter" "$T/out"

@@ -5,10 +5,12 @@ PKG_CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 PKG_CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
 
 $(UNIT_OBJ): ALL_CFLAGS += $(PKG_CHECK_CFLAGS) -DSAMPLE_OBJ='"$(B)/tests/sample.o"'
+$(B)/obj/tests/unit/check_demangle.o: ALL_CFLAGS += -Ipatchsite
 
-$(B)/tests/unit: $(UNIT_OBJ) $(LIBCORE)
+# libpatchsite's pure parts are tested here too.
+$(B)/tests/unit: $(UNIT_OBJ) $(LIBCORE) $(B)/obj/patchsite/demangle.o
 	@mkdir -p $(dir $@)
-	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_ELF_LIBS) $(PKG_CHECK_LIBS)
+	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_ELF_LIBS) $(PKG_CHECK_LIBS) -ldl
 
 # The sample the ELF-layer tests open: gcc -pg -mfentry output, as Kbuild makes it.
 $(B)/tests/sample.o: testdata/demo/sample.c
