@@ -104,6 +104,8 @@ struct ps_module {
 	unsigned index;
 	size_t gbase;			/* global index of sites[0] (ps.site_index) */
 	bool gone;			/* unloaded: kept only to name its events in the rings */
+	uintptr_t was_lo, was_hi;	/* gone: where its code was (text_lo/hi before) */
+	uint64_t gone_tsc;		/* gone: when it left */
 	bool syms_loaded;		/* symbols are read on first need */
 	const void *symtab, *strtab;	/* in map: the function symbols, once found */
 	size_t nsymtab, strtab_size;
@@ -254,6 +256,7 @@ int ps_module_syms(struct ps_module *m);
 void ps_all_syms(void);
 const char *ps_site_name(const struct ps_site *s, char *buf, size_t len);
 const char *ps_sym_shown(const struct ps_sym *sym);
+const struct ps_sym *ps_sym_at(uintptr_t addr, uint64_t tsc);
 
 const uint8_t *ps_module_file_code(const struct ps_module *m, uintptr_t addr, size_t len);
 
@@ -299,6 +302,7 @@ extern unsigned ps_graph_max_depth;
 extern struct ps_globs ps_graph_trigger;	/* PATCHSITE_GRAPH_FUNCTION; set read in the dispatcher */
 void ps_record_init(void);
 uint64_t ps_tsc_to_ns(uint64_t tsc);
+uint64_t ps_tsc_now(void);
 
 /* output.c */
 enum ps_format { PS_FORMAT_FTRACE, PS_FORMAT_CHROME, PS_FORMAT_FOLDED };

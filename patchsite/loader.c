@@ -141,6 +141,9 @@ static void module_forget(struct sync_ctx *c, struct ps_module *m)
 		if (m->gbase + i < ps.nsites && ps.site_index[m->gbase + i] == &m->sites[i])
 			ps.site_index[m->gbase + i] = NULL;
 	m->gone = true;
+	m->gone_tsc = ps_tsc_now();
+	m->was_lo = m->text_lo;
+	m->was_hi = m->text_hi;
 	m->nsegs = 0;
 	m->text_lo = UINTPTR_MAX;	/* ps_site_by_addr and ps_sym_by_addr skip it */
 	m->text_hi = 0;

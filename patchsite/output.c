@@ -168,9 +168,9 @@ static const char *id_name(uint32_t id, char *buf, size_t len)
 	return ps_site_name(&m->sites[id & PS_ID_MASK], buf, len);
 }
 
-static void print_addr(FILE *f, uintptr_t addr)
+static void print_addr(FILE *f, uintptr_t addr, uint64_t tsc)
 {
-	const struct ps_sym *s = ps_sym_by_addr(addr, NULL);
+	const struct ps_sym *s = ps_sym_at(addr, tsc);
 
 	if (s)
 		fputs(ps_sym_shown(s), f);
@@ -219,7 +219,7 @@ static void write_function(FILE *f, struct stream *s, size_t ns)
 			(unsigned long long)(ns_ / 1000000000u),
 			(unsigned long long)(ns_ % 1000000000u / 1000u),
 			id_name(e->id, buf, sizeof(buf)));
-		print_addr(f, e->parent);
+		print_addr(f, e->parent, e->tsc);
 		fputc('\n', f);
 	}
 }

@@ -101,6 +101,12 @@ void ps_record_init(void)
 	stack_bounds(&main_lo, &main_hi);
 }
 
+/* The time-stamp counter the events carry. */
+uint64_t ps_tsc_now(void)
+{
+	return __rdtsc();
+}
+
 /* CLOCK_MONOTONIC ns of a TSC value; the rate is measured over >= 20 ms once. */
 uint64_t ps_tsc_to_ns(uint64_t tsc)
 {

@@ -286,6 +286,15 @@ for libform in $DLFORMS; do
 	else
 		fail "dlopen ($libform): function_graph" "$T/out"
 	fi
+	# The function tracer: callers inside a library that was unloaded before the trace is written.
+	LD_LIBRARY_PATH=$DLPATH PATCHSITE_TRACER=function PATCHSITE_OUTPUT="$T/trace" \
+		run_traced "$T/out" "$T/err" "$T/dlopen-prog" $libform
+	if grep -qx 'sum=213' "$T/out" && [ ! -s "$T/err" ]; then
+		compare "dlopen ($libform): function tracer, callers in unloaded code named" \
+			dlopen.function "$T/trace"
+	else
+		fail "dlopen ($libform): function tracer" "$T/out"
+	fi
 	# A :mod: filter set at start-up, before its library is loaded.
 	LD_LIBRARY_PATH=$DLPATH PATCHSITE_TRACER=function_graph \
 		PATCHSITE_FILTER='*inner:mod:libdyn-*.so' PATCHSITE_OUTPUT="$T/trace" run_traced "$T/out" "$T/err" "$T/dlopen-prog" $libform
