@@ -187,6 +187,7 @@ static int32_t budget(struct ps_thread *t, struct ps_fast *f, bool frames)
 {
 	uint64_t cap = (uint64_t)(t->end - t->base), open = (uint64_t)(f->fp - (t->frames + 1));
 	uint64_t need = open + PS_SLACK + 2, lin, total, b;
+	uint64_t one = need + 2;	/* room for one more entry */
 
 	for (;;) {
 		uint64_t head = atomic_load_explicit(&t->lap, memory_order_relaxed) +
@@ -195,7 +196,7 @@ static int32_t budget(struct ps_thread *t, struct ps_fast *f, bool frames)
 
 		total = cap - (head - tail < cap ? head - tail : cap);
 		lin = (uint64_t)(t->end - f->wp);
-		if (lin >= need || total < need || total - lin < need)
+		if (lin >= one || total < one || total - lin < one)
 			break;
 		/* The end is near and the start is free: pad and wrap. */
 		for (uint64_t *p = f->wp; p < t->end; p++)
@@ -204,7 +205,7 @@ static int32_t budget(struct ps_thread *t, struct ps_fast *f, bool frames)
 		atomic_store_explicit(&t->lap, head + lin, memory_order_release);
 	}
 	b = (lin < total ? lin : total);
-	if (b < need)
+	if (b < one)
 		return 0;
 	b = (b - need) / 2;
 	/* The fast path does not count depth: no more entries than could stay within it. */

@@ -30,10 +30,12 @@ CC=${CC:-gcc}
 SANFLAGS=
 PRELOAD="$PWD/$B/libpatchsite.so"
 STRESS="4 2000 200000"
+RINGS="4 200 50000"	# tests/patchsite/rings.c: threads, rounds, steady calls
 if [ "$MODE" = san ]; then
 	SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all"
 	PRELOAD="$($CC -print-file-name=libasan.so) $($CC -print-file-name=libubsan.so) $PRELOAD"
 	STRESS="4 500 50000"
+	RINGS="4 100 20000"
 	export ASAN_OPTIONS=detect_leaks=1
 fi
 
@@ -196,8 +198,9 @@ for form in $FORMS; do
 
 	# The API, and live patching under load, linked with libpatchsite.a.
 	$CC -O2 -g -Iinclude $SANFLAGS -c tests/patchsite/api.c -o "$T/api.o" &&
-	$CC -O2 -g -Iinclude $SANFLAGS -c tests/patchsite/stress.c -o "$T/stress.o" ||
-		{ fail "build api/stress"; continue; }
+	$CC -O2 -g -Iinclude $SANFLAGS -c tests/patchsite/stress.c -o "$T/stress.o" &&
+	$CC -O2 -g -Iinclude -Itests/patchsite $SANFLAGS -c tests/patchsite/rings.c -o "$T/rings.o" ||
+		{ fail "build api/stress/rings"; continue; }
 	if build "$T/api-$form" $form $SRC/work.c -- "$T/api.o" "$B/libpatchsite.a" $SANFLAGS \
 		-pthread; then
 		"$T/api-$form" >"$T/out" 2>&1
@@ -222,6 +225,18 @@ for form in $FORMS; do
 		fi
 	else
 		fail "$form: build stress" "$T/build.log"
+	fi
+	if build "$T/rings-$form" $form $SRC/work.c -- "$T/rings.o" "$B/libpatchsite.a" \
+		$SANFLAGS -pthread; then
+		"$T/rings-$form" $RINGS >"$T/out" 2>&1
+		rc=$?
+		if [ $rc -eq 0 ] && ! grep -q '^FAIL' "$T/out"; then
+			pass "$form: built-in tracers' rings, $RINGS: $(grep -c '^PASS' "$T/out") checks"
+		else
+			fail "$form: rings $RINGS (exit $rc)" "$T/out"
+		fi
+	else
+		fail "$form: build rings" "$T/build.log"
 	fi
 done
 
