@@ -164,6 +164,20 @@ struct ps_fast {
 	struct ps_thread *t;		/* NULL until the slow path set the thread up */
 	uintptr_t stack_lo, stack_size;	/* the thread's own stack: only returns there are hooked */
 };
+/*
+ * The write pointer is the thread's own, but the trace writer reads it: the
+ * words below it are complete once it moved (release here; the arch's fast
+ * paths store it after the words too).
+ */
+static inline void ps_wp_set(struct ps_fast *f, uint64_t *wp)
+{
+	__atomic_store_n(&f->wp, wp, __ATOMIC_RELEASE);
+}
+
+static inline uint64_t *ps_wp_get(struct ps_fast *f)
+{
+	return __atomic_load_n(&f->wp, __ATOMIC_ACQUIRE);
+}
 #define PSF_WP		0
 #define PSF_BUDGET	8
 #define PSF_HI		12

@@ -70,7 +70,7 @@ static int decode(struct stream *s)
 
 	do {
 		lap1 = atomic_load_explicit(&t->lap, memory_order_acquire);
-		wp = *(uint64_t *volatile *)&f->wp;
+		wp = ps_wp_get(f);
 		lap2 = atomic_load_explicit(&t->lap, memory_order_acquire);
 	} while (lap1 != lap2);
 	if (wp < t->base || wp > t->end)
@@ -461,7 +461,8 @@ int patchsite_trace_write(int fd)
 	}
 	pthread_mutex_lock(&ps.lock);
 	for (struct ps_thread *t = atomic_load(&ps.threads); t; t = t->next) {
-		if (!t->base || !atomic_load(&t->fast))
+		/* fast is published after the ring: only then may base be read. */
+		if (!atomic_load(&t->fast) || !t->base)
 			continue;
 		if (ns == cap) {
 			struct stream *g = realloc(s, (cap = cap ? cap * 2 : 16) * sizeof(*s));

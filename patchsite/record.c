@@ -157,7 +157,7 @@ static struct ps_thread *thread_setup(void)
 		t->frames_end = t->frames + 1 + PS_FRAMES;
 		t->end = t->base + bytes / 8;
 	}
-	f->wp = t->base;
+	ps_wp_set(f, t->base);
 	f->fp = t->frames + 1;
 	f->budget = 0;
 	f->t = t;
@@ -177,7 +177,7 @@ static bool mark(struct ps_thread *t, struct ps_fast *f, uint64_t tsc)
 		return false;
 	f->wp[0] = (uint64_t)hi << 32 | PS_EV_MARK;
 	f->wp[1] = (uint64_t)sched_getcpu();
-	f->wp += 2;
+	ps_wp_set(f, f->wp + 2);
 	f->hi = hi;
 	return true;
 }
@@ -201,7 +201,7 @@ static int32_t budget(struct ps_thread *t, struct ps_fast *f, bool frames)
 		/* The end is near and the start is free: pad and wrap. */
 		for (uint64_t *p = f->wp; p < t->end; p++)
 			*p = PS_EV_PAD;
-		f->wp = t->base;
+		ps_wp_set(f, t->base);
 		atomic_store_explicit(&t->lap, head + lin, memory_order_release);
 	}
 	b = (lin < total ? lin : total);
@@ -236,7 +236,8 @@ static void put_exit(struct ps_thread *t, struct ps_fast *f, uint64_t tsc, uint6
 		atomic_fetch_add_explicit(&t->lost, 1, memory_order_relaxed);
 		return;
 	}
-	*f->wp++ = tsc << 32 | (uint32_t)(idw | PS_EV_EXIT);
+	f->wp[0] = tsc << 32 | (uint32_t)(idw | PS_EV_EXIT);
+	ps_wp_set(f, f->wp + 1);
 }
 
 /*
@@ -266,7 +267,7 @@ static void put_func(struct ps_thread *t, struct ps_fast *f, uint64_t tsc, uint3
 		return;
 	f->wp[0] = tsc << 32 | (idw & ~3u) | PS_EV_FUNC;
 	f->wp[1] = parent;
-	f->wp += 2;
+	ps_wp_set(f, f->wp + 2);
 }
 
 static void func_entry(uint32_t idw, unsigned long parent)
@@ -346,7 +347,8 @@ static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc)
 	}
 	if (!take(t, f, true))
 		return;
-	*f->wp++ = tsc << 32 | (idw & ~3u) | PS_EV_ENTRY;
+	f->wp[0] = tsc << 32 | (idw & ~3u) | PS_EV_ENTRY;
+	ps_wp_set(f, f->wp + 1);
 	fr = f->fp++;
 	fr->ret = *loc;
 	fr->key = (uintptr_t)loc - PS_FRAME_KEY_BIAS;
@@ -363,7 +365,8 @@ static void graph_word(uint32_t idw)
 
 	if (!t || !take(t, f, false))
 		return;
-	*f->wp++ = tsc << 32 | idw;
+	f->wp[0] = tsc << 32 | idw;
+	ps_wp_set(f, f->wp + 1);
 }
 
 /* From the fast trampolines: a[0] id << 2, a[1] return into the function, a[2] into its caller. */

@@ -7,8 +7,8 @@
  * empties) the rings with patchsite_trace_write while the workers record.
  *   - nothing may crash or compute a wrong result;
  *   - steady phase: with the function tracer on work_count alone, each
- *     thread calling it CALLS times (at most 50,000: they fit the default
- *     1 MiB ring), one write afterwards has every call: entries-written
+ *     thread calling it CALLS times (the rings are made twice the size
+ *     those calls take), one write afterwards has every call: entries-written
  *     equals THREADS * CALLS, none lost, each a work_count line.  (The
  *     churn used to leave a thread's ring a word short of room for an
  *     entry at its end: it never wrapped and lost every later event.)
@@ -123,8 +123,11 @@ int main(int argc, char **argv)
 	pthread_t tid[64];
 
 	steady_calls = argc > 3 ? atol(argv[3]) : 50000;
-	if (threads < 1 || threads > 64 || steady_calls > 50000)
+	if (threads < 1 || threads > 64 || steady_calls < 1 || steady_calls > 10000000)
 		return 2;
+	/* 16 bytes an entry, twice over: the churn fills them, the steady phase fits. */
+	CHECK(patchsite_set_buffer_kb((unsigned long)(steady_calls * 32 / 1024 + 16)) == 0,
+	      "ring size set");
 	for (long t = 0; t < threads; t++)
 		pthread_create(&tid[t], NULL, worker, NULL);
 	while (atomic_load(&ready) < threads)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# tests/patchsite/stress.c under ThreadSanitizer: usage  tsan.sh BUILD_DIR
+# tests/patchsite/stress.c and rings.c under ThreadSanitizer: usage  tsan.sh BUILD_DIR
 # (BUILD_DIR holds a libpatchsite.a built with gcc -fsanitize=thread: make check-tsan).
 #
 # The traced functions (work.c) are built as in run.sh, in the two call forms
@@ -25,6 +25,9 @@
 # about 0.1 s on a 2-core machine (membarrier and the waits for 8 busy
 # threads), so the full counts would take about 20 minutes; this run takes
 # about 30 s for both forms.  PS_TSAN_STRESS="THREADS ROUNDS CALLS" overrides.
+# rings.c (the built-in tracers' rings written while threads record): 20
+# rounds instead of run.sh's 200, 5,000 steady calls, about 20 s a form
+# (each round formats every ring; PS_TSAN_RINGS overrides).
 set -u
 
 B=${1:-build/tsan}
@@ -33,6 +36,7 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-tsan.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 CC=${CC:-gcc}
 STRESS=${PS_TSAN_STRESS:-"8 150 50000"}
+RINGS=${PS_TSAN_RINGS:-"4 20 5000"}	# tests/patchsite/rings.c: the built-in tracers' rings
 TSAN="-fsanitize=thread"
 export TSAN_OPTIONS="halt_on_error=1 exitcode=66 ${TSAN_OPTIONS:-}"
 FAIL=0
@@ -44,7 +48,11 @@ for form in pie nonpie; do
 	esac
 	if ! { $CC -O2 -g $fl -c $SRC/work.c -o "$T/work-$form.o" &&
 	       $CC -O1 -g -Iinclude $TSAN -c tests/patchsite/stress.c -o "$T/stress.o" &&
+	       $CC -O1 -g -Iinclude -Itests/patchsite $TSAN -c tests/patchsite/rings.c \
+			-o "$T/rings.o" &&
 	       $CC $ld -o "$T/stress-$form" "$T/work-$form.o" "$T/stress.o" "$B/libpatchsite.a" \
+			$TSAN -pthread &&
+	       $CC $ld -o "$T/rings-$form" "$T/work-$form.o" "$T/rings.o" "$B/libpatchsite.a" \
 			$TSAN -pthread; } >"$T/build.log" 2>&1; then
 		echo "FAIL $form: tsan: build"; sed 's/^/    /' "$T/build.log" | head -40
 		FAIL=$((FAIL + 1))
@@ -58,6 +66,17 @@ for form in pie nonpie; do
 		echo "PASS $form: tsan stress $STRESS (${secs}s): $(grep steady "$T/out" | sed 's/.*phase //'); $(grep INFO "$T/out" | sed 's/INFO stress: //')"
 	else
 		echo "FAIL $form: tsan stress $STRESS (exit $rc, ${secs}s)"
+		sed 's/^/    /' "$T/out" "$T/err" | head -${PS_TSAN_LINES:-80}
+		FAIL=$((FAIL + 1))
+	fi
+	start=$(date +%s)
+	"$T/rings-$form" $RINGS >"$T/out" 2>"$T/err"
+	rc=$?
+	secs=$(($(date +%s) - start))
+	if [ $rc -eq 0 ] && ! grep -q '^FAIL' "$T/out" && ! grep -q 'ThreadSanitizer' "$T/err"; then
+		echo "PASS $form: tsan rings $RINGS (${secs}s): $(grep -c '^PASS' "$T/out") checks"
+	else
+		echo "FAIL $form: tsan rings $RINGS (exit $rc, ${secs}s)"
 		sed 's/^/    /' "$T/out" "$T/err" | head -${PS_TSAN_LINES:-80}
 		FAIL=$((FAIL + 1))
 	fi
