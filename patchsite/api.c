@@ -526,6 +526,20 @@ static void env_bad(const char *var, const char *why)
 		(void)!write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }
 
+/*
+ * The standard streams by name share the program's file and offset: a new
+ * open of /dev/stdout redirected to a file would truncate it and write over
+ * what the program writes.
+ */
+static int output_fd(const char *output)
+{
+	if (!output || !*output || !strcmp(output, "/dev/stderr"))
+		return fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (!strcmp(output, "-") || !strcmp(output, "/dev/stdout"))
+		return fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+	return open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+}
+
 static void env_start(void)
 {
 	const char *tracer = getenv("PATCHSITE_TRACER");
@@ -603,10 +617,7 @@ static void env_start(void)
 		env_bad("PATCHSITE_TRACER", ps_last_error[0] ? ps_last_error : strerror(errno));
 		return;
 	}
-	if (output && *output)
-		fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	else
-		fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+	fd = output_fd(output);
 	if (fd < 0) {
 		char why[600];
 

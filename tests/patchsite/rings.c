@@ -18,6 +18,7 @@
  */
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,7 +49,7 @@ static void *worker(void *arg)
 	}
 	atomic_fetch_add(&parked, 1);
 	while (!atomic_load(&steady_go))
-		;
+		sched_yield();	/* the machine may have fewer cores than threads */
 	for (i = 0; i < steady_calls; i++)
 		if (work_count(i) != (i ^ 1))
 			atomic_fetch_add(&wrong, 1);
@@ -131,18 +132,18 @@ int main(int argc, char **argv)
 	for (long t = 0; t < threads; t++)
 		pthread_create(&tid[t], NULL, worker, NULL);
 	while (atomic_load(&ready) < threads)
-		;
+		sched_yield();
 	churn(rounds);
 	/* Steady: function tracer on work_count alone, rings emptied before the phase. */
 	CHECK(patchsite_set_tracer("function") == 0 &&
 	      patchsite_set_filter(NULL, "work_count", 1) == 0, "steady: filter set");
 	atomic_store(&stop, true);
 	while (atomic_load(&parked) < threads)
-		;
+		sched_yield();
 	free(trace_text());	/* empties the rings: no worker is in traced code now */
 	atomic_store(&steady_go, true);
 	while (atomic_load(&steady_done) < threads)
-		;
+		sched_yield();
 	check_steady(threads);
 	for (long t = 0; t < threads; t++)
 		pthread_join(tid[t], NULL);

@@ -30,12 +30,12 @@ CC=${CC:-gcc}
 SANFLAGS=
 PRELOAD="$PWD/$B/libpatchsite.so"
 STRESS="4 2000 200000"
-RINGS="4 200 50000"	# tests/patchsite/rings.c: threads, rounds, steady calls
+RINGS="4 100 20000"	# tests/patchsite/rings.c: threads, rounds, steady calls
 if [ "$MODE" = san ]; then
 	SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all"
 	PRELOAD="$($CC -print-file-name=libasan.so) $($CC -print-file-name=libubsan.so) $PRELOAD"
 	STRESS="4 500 50000"
-	RINGS="4 100 20000"
+	RINGS="4 50 10000"
 	export ASAN_OPTIONS=detect_leaks=1
 fi
 
@@ -371,6 +371,19 @@ if CC=g++ build_lib "$T/libcxx-pie.so" pie $SRC/libcxx.cc &&
 else
 	fail "dlopen C++: build" "$T/build.log"
 fi
+
+# PATCHSITE_OUTPUT=/dev/stdout redirected to a file: the program's output and the
+# trace both there, neither truncated nor written over.
+for dest in /dev/stdout -; do
+	PATCHSITE_TRACER=function PATCHSITE_FILTER='work_*' PATCHSITE_OUTPUT=$dest \
+		run_traced "$T/out" "$T/err" "$T/basic-pie"
+	if grep -qx 'sum=5' "$T/out" && grep -qx '# tracer: function' "$T/out" &&
+	   [ "$(grep -c ': work_' "$T/out")" -eq 4 ] && [ ! -s "$T/err" ]; then
+		pass "PATCHSITE_OUTPUT=$dest into a file: the program's output and the trace"
+	else
+		fail "PATCHSITE_OUTPUT=$dest into a file" "$T/out"
+	fi
+done
 
 # Bad settings: one line on stderr, the program runs untraced.
 bad_setting() {	# NAME VAR=VALUE...
