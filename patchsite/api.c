@@ -11,7 +11,12 @@
  * Every change (ops, filters, the tracing switch) takes ps.lock, recomputes
  * which sites are wanted and patches the difference live.  Ops callbacks
  * must not call back into this API: unregistering waits for callbacks to
- * return while holding the lock.
+ * return while holding the lock.  Before it takes the lock, each change
+ * looks for objects loaded behind our back (ps_loader_prepare), which the
+ * change then adds.
+ *
+ * A copy of this library loaded into another link-map namespace (dlmopen)
+ * cannot see the program's objects; it says so once and does nothing.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +35,7 @@ struct ps_state ps = {
 };
 
 static int env_out_fd = -1;
+static atomic_bool demangle_looked_up;
 static _Atomic unsigned long init_ns, init_cpu_ns;	/* set under lock, read without */
 
 static unsigned long cpu_ns(void)
@@ -80,15 +86,25 @@ int patchsite_init(void)
 	const char *log = getenv("PATCHSITE_LOG");
 	size_t refused = 0, sites = 0, mods = 0;
 	unsigned long t0 = now_ns(), c0 = cpu_ns();
+	long ns;
 	int err;
 
-	ps_demangle_lookup(NULL);
+	/* Once: dlsym resets the program's dlerror(); libraries loaded later are seen by loader.c. */
+	if (!atomic_exchange(&demangle_looked_up, true))
+		ps_demangle_lookup(NULL);
 	pthread_mutex_lock(&ps.lock);
 	if (ps.inited)
 		goto out;
 	ps.inited = true;
 	if (log && *log && strcmp(log, "0"))
 		ps_log_stderr(true);
+	ns = ps_loader_namespace();
+	if (ns != 0) {
+		ps.init_err = -ENOTSUP;
+		ps_log(PATCHSITE_LOG_NOTE, "this copy was loaded into namespace %ld (dlmopen): "
+		       "inert, only a copy in the base namespace traces", ns);
+		goto out;
+	}
 	err = ps_dispatch_init();
 	if (!err)
 		err = pthread_atfork(before_fork, after_fork_parent, after_fork_child);
@@ -139,15 +155,25 @@ out:
 	return ret(err);
 }
 
-/* Re-derive site masks from the registered ops and patch the difference.  ps.lock held. */
-static int update(void)
+/*
+ * Re-derive site masks from the registered ops and patch the difference,
+ * adding the objects of arrivals (ps_loader_prepare, or NULL).  ps.lock held.
+ */
+static int update(const struct ps_arrivals *arrivals)
 {
 	ps_recompute_want();
-	return ps_loader_sync(false);
+	return ps_loader_sync(arrivals);
+}
+
+/* Before a glob is applied: it may name functions of objects loaded behind our back. */
+static int add_arrivals(const struct ps_arrivals *a)
+{
+	return a->n ? ps_loader_sync(a) : 0;
 }
 
 int patchsite_register_function(struct patchsite_ops *ops)
 {
+	struct ps_arrivals a;
 	struct ps_ops_state *st;
 	int err, k;
 
@@ -156,6 +182,7 @@ int patchsite_register_function(struct patchsite_ops *ops)
 	err = patchsite_init();
 	if (err)
 		return err;
+	ps_loader_prepare(&a);
 	pthread_mutex_lock(&ps.lock);
 	st = ps_ops_state(ops);
 	err = -ENOMEM;
@@ -179,27 +206,30 @@ int patchsite_register_function(struct patchsite_ops *ops)
 	ps_recompute_want();
 	err = ps_ops_publish();
 	if (!err)
-		err = ps_loader_sync(false);
+		err = ps_loader_sync(&a);
 	if (err) {
 		ps.slots[k] = NULL;
 		st->slot = -1;
 		st->registered = false;
 		ps_ops_publish();
-		update();
+		update(NULL);
 	}
 	ps_tramp_select(false);
 out:
 	pthread_mutex_unlock(&ps.lock);
+	ps_loader_done(&a);
 	return ret(err);
 }
 
 int patchsite_unregister_function(struct patchsite_ops *ops)
 {
+	struct ps_arrivals a;
 	struct ps_ops_state *st;
 	int err = -ENOENT;
 
 	if (!ops)
 		return ret(-EINVAL);
+	ps_loader_prepare(&a);
 	pthread_mutex_lock(&ps.lock);
 	st = ops->state ? &ops->state->s : NULL;
 	if (!st || !st->registered)
@@ -214,10 +244,11 @@ int patchsite_unregister_function(struct patchsite_ops *ops)
 	}
 	st->slot = -1;
 	st->registered = false;
-	err = update();
+	err = update(&a);
 	ps_tramp_select(false);
 out:
 	pthread_mutex_unlock(&ps.lock);
+	ps_loader_done(&a);
 	return ret(err);
 }
 
@@ -248,6 +279,7 @@ int patchsite_ops_release(struct patchsite_ops *ops)
 
 static int set_globs(struct patchsite_ops *ops, const char *globs, int reset, bool notrace)
 {
+	struct ps_arrivals a;
 	struct ps_ops_state *st;
 	int err;
 
@@ -257,17 +289,19 @@ static int set_globs(struct patchsite_ops *ops, const char *globs, int reset, bo
 	if (!ops)
 		ops = ps_graph_ops.state && ps_graph_ops.state->s.registered ? &ps_graph_ops
 									      : &ps_function_ops;
+	ps_loader_prepare(&a);
 	pthread_mutex_lock(&ps.lock);
 	st = ps_ops_state(ops);
-	err = -ENOMEM;
-	if (!st)
+	err = st ? add_arrivals(&a) : -ENOMEM;
+	if (err)
 		goto out;
 	err = ps_filter_apply(notrace ? &st->notrace : &st->filter, globs, reset,
 			      notrace ? "notrace" : "filter");
 	if (!err && st->registered)
-		err = update();
+		err = update(NULL);
 out:
 	pthread_mutex_unlock(&ps.lock);
+	ps_loader_done(&a);
 	return ret(err);
 }
 
@@ -364,16 +398,21 @@ int patchsite_set_tracer(const char *name)
 
 int patchsite_set_graph_function(const char *globs, int reset)
 {
+	struct ps_arrivals a;
 	int err = patchsite_init();
 
 	if (err)
 		return err;
+	ps_loader_prepare(&a);
 	pthread_mutex_lock(&ps.lock);
-	err = ps_filter_apply(&ps_graph_trigger, globs, reset, "graph function");
+	err = add_arrivals(&a);
+	if (!err)
+		err = ps_filter_apply(&ps_graph_trigger, globs, reset, "graph function");
 	/* The graph tracer's fast path cannot test the trigger: use the generic one. */
 	if (!err)
 		ps_tramp_select(false);
 	pthread_mutex_unlock(&ps.lock);
+	ps_loader_done(&a);
 	return ret(err);
 }
 
@@ -387,14 +426,17 @@ int patchsite_set_graph_max_depth(unsigned depth)
 
 static int set_tracing(bool on)
 {
+	struct ps_arrivals a;
 	int err = patchsite_init();
 
 	if (err)
 		return err;
+	ps_loader_prepare(&a);
 	pthread_mutex_lock(&ps.lock);
 	atomic_store_explicit(&ps.tracing_on, on, memory_order_relaxed);
-	err = ps_loader_sync(false);
+	err = ps_loader_sync(&a);
 	pthread_mutex_unlock(&ps.lock);
+	ps_loader_done(&a);
 	return ret(err);
 }
 
@@ -420,6 +462,7 @@ int patchsite_for_each_function(patchsite_func_cb cb, void *arg)
 		uintptr_t addr;
 		unsigned flags;
 	} *list;
+	struct ps_arrivals a;
 	size_t n = 0;
 	int err = patchsite_init();
 
@@ -430,8 +473,10 @@ int patchsite_for_each_function(patchsite_func_cb cb, void *arg)
 	 * callbacks get a copy, made under the lock (and without the lock
 	 * held, they may call this API).
 	 */
+	ps_loader_prepare(&a);
 	pthread_mutex_lock(&ps.lock);
-	ps_loader_sync(false);
+	ps_loader_sync(&a);
+	ps_loader_done(&a);
 	ps_all_syms();
 	list = malloc((ps.nsites ? ps.nsites : 1) * sizeof(*list));
 	for (size_t i = 0; list && i < ps.nsites && !err; i++) {
@@ -550,7 +595,7 @@ static void env_start(void)
 	const char *format = getenv("PATCHSITE_FORMAT");
 	const char *trigger = getenv("PATCHSITE_GRAPH_FUNCTION");
 	const char *depth = getenv("PATCHSITE_MAX_DEPTH");
-	int fd;
+	int fd, err;
 
 	if (!tracer || !*tracer)
 		return;
@@ -597,7 +642,10 @@ static void env_start(void)
 			return;
 		}
 	}
-	if (patchsite_init()) {
+	err = patchsite_init();
+	if (err == -ENOTSUP)
+		return;		/* a copy in another namespace: it said so */
+	if (err) {
 		env_bad("PATCHSITE_TRACER", ps_last_error);
 		return;
 	}

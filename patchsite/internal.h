@@ -305,8 +305,17 @@ void ps_filter_eval(struct ps_globs *g, size_t from, size_t to);
 void ps_globs_free(struct ps_globs *g);
 
 /* loader.c */
-int ps_loader_sync(bool scan);
+struct ps_arrivals {			/* objects ps_loader_sync may add (loader.c) */
+	const void **phdr;		/* their program headers */
+	size_t n, cap;
+	unsigned long long adds, subs;	/* glibc's load and unload counts then */
+	bool cxx;			/* libstdc++ among them */
+};
+void ps_loader_prepare(struct ps_arrivals *a);
+void ps_loader_done(struct ps_arrivals *a);
+int ps_loader_sync(const struct ps_arrivals *arrivals);
 void ps_loader_init(void);
+long ps_loader_namespace(void);
 
 /* record.c */
 extern __thread struct ps_fast ps_fast __attribute__((tls_model("initial-exec")));

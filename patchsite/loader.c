@@ -2,13 +2,18 @@
 /*
  * Objects loaded and unloaded after start-up.
  *
- * How we hear of them: libpatchsite defines dlopen and dlclose (preloaded,
- * or linked into the program), which call the C library's and then bring
- * our list of objects up to date.  The rtld audit interface would need
- * LD_AUDIT; the r_debug breakpoint would mean patching ld.so.  Calls that
- * do not come through us (libpatchsite itself dlopened, a library calling
- * dlclose when libpatchsite is linked into the program) are seen later:
- * every live change first drops objects that are no longer loaded.
+ * How we hear of them: libpatchsite defines dlopen, dlmopen and dlclose
+ * (preloaded, or linked into the program), which call the C library's and
+ * then bring our list of objects up to date.  The rtld audit interface
+ * would need LD_AUDIT; the r_debug breakpoint would mean patching ld.so.
+ * Loads that do not come through us (libpatchsite itself dlopened, a
+ * library calling dlopen when libpatchsite is linked into the program)
+ * are picked up by the next live change through the API (tracing on or
+ * off, a filter, an ops registered or unregistered, the function list);
+ * until then their sites keep what the compiler put there (a call to
+ * __fentry__, which does nothing without gprof, or a NOP): untraced.
+ * Unloads are noticed the same way: every live change first drops the
+ * objects that are no longer loaded.
  *
  * What keeps it safe:
  *   - Text is written only inside ps_loader_sync, from a dl_iterate_phdr
@@ -18,17 +23,29 @@
  *     Nothing in that section waits for another thread (a thread in a
  *     tracer may itself be in dl_iterate_phdr, unwinding): grace periods
  *     come after it.
- *   - Our dlopen wrappers run one at a time (dl_mutex, re-entrant for a
- *     constructor that calls dlopen), so the objects a scan finds are
- *     loaded and relocated, not half-way through the loader (a library
- *     built with -mrecord-mcount has DT_TEXTREL: the loader writes its
- *     text while relocating).
+ *   - An object is added only once its dlopen is over: a library built
+ *     with -mrecord-mcount has DT_TEXTREL, and the loader writes its text
+ *     while relocating.  glibc adds an object to its list early in dlopen,
+ *     and holds dl_load_lock from before that until the objects are
+ *     relocated and initialised, or removed again.  So ps_loader_prepare
+ *     notes the objects we do not know yet, then waits for that lock
+ *     (dladdr takes it; dlopen with RTLD_NOLOAD would too, but it resets
+ *     the program's dlerror() state, and dladdr does not).  The scan adds
+ *     only those objects, and only if glibc's load and unload counts show
+ *     that none of them can have been replaced by a newer object at the
+ *     same address meanwhile.  Objects loaded later wait for the next sync.
  *   - An unloaded object's sites leave the global index at once; its stub
  *     page and, when its slot is reused, its record are freed only after
  *     every thread has left the dispatcher and the SIGTRAP handler (the
  *     dispatch.c grace period).  The record itself stays, without code,
  *     so that events already in the rings keep their names; the same file
  *     loaded again takes the same slot and the same global indices.
+ *
+ * Other namespaces: dl_iterate_phdr lists only its caller's namespace, so
+ * objects that dlmopen puts elsewhere are neither seen nor written; each
+ * is reported once as not traced.  Their sites call their own namespace's
+ * __fentry__ (glibc's gprof hook, idle).  A copy of libpatchsite loaded
+ * into another namespace stays inert (api.c).
  *
  * The wrapper calls dlopen from libpatchsite, but glibc searches a bare
  * name through its caller's DT_RUNPATH and expands $ORIGIN from the
@@ -43,6 +60,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -78,7 +96,7 @@ struct object {
 };
 
 struct sync_ctx {
-	bool scan;		/* add objects we do not know yet */
+	const struct ps_arrivals *arrivals;	/* the objects we may add, or NULL */
 	bool ran;
 	int err;
 	struct object *objs;
@@ -248,6 +266,25 @@ static void module_arrive(struct sync_ctx *c, struct object *o)
 	ps_log(PATCHSITE_LOG_NOTE, "%s: loaded: %zu sites", m->name, m->nsites);
 }
 
+/*
+ * Whether an unknown object may be added: it was noted before the wait
+ * (its dlopen is over), and it is still that object.  The program headers
+ * are in the object's own mapping, so no two loaded objects share them;
+ * but if objects were both removed and added since, a newer object may
+ * sit at the same address: it waits for the next sync.
+ */
+static bool arrived(const struct sync_ctx *c, const struct object *o)
+{
+	const struct ps_arrivals *a = c->arrivals;
+
+	if (!a || (o->info.dlpi_adds != a->adds && o->info.dlpi_subs != a->subs))
+		return false;
+	for (size_t i = 0; i < a->n; i++)
+		if (a->phdr[i] == o->info.dlpi_phdr)
+			return true;
+	return false;
+}
+
 /* With glibc's dl_load_write_lock held: no object can come or go meanwhile. */
 static int locked(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -272,8 +309,8 @@ static int locked(struct dl_phdr_info *info, size_t size, void *arg)
 			changed = true;
 		}
 	}
-	for (size_t k = 0; c->scan && k < c->nobjs; k++) {
-		if (object_known(&c->objs[k]))
+	for (size_t k = 0; c->arrivals && k < c->nobjs; k++) {
+		if (object_known(&c->objs[k]) || !arrived(c, &c->objs[k]))
 			continue;
 		module_arrive(c, &c->objs[k]);
 		changed = true;
@@ -287,13 +324,13 @@ static int locked(struct dl_phdr_info *info, size_t size, void *arg)
 }
 
 /*
- * Bring the objects up to date (adding new ones only when scan), then
- * patch what the ops want.  Every live change goes through here.  ps.lock
- * held; dl_mutex too when scan.
+ * Bring the objects up to date (adding those of arrivals that are new,
+ * arrivals from ps_loader_prepare, or NULL), then patch what the ops
+ * want.  Every live change goes through here.  ps.lock held.
  */
-int ps_loader_sync(bool scan)
+int ps_loader_sync(const struct ps_arrivals *arrivals)
 {
-	struct sync_ctx c = { .scan = scan };
+	struct sync_ctx c = { .arrivals = arrivals };
 
 	dl_iterate_phdr(locked, &c);
 	if (!c.ran)
@@ -313,6 +350,61 @@ int ps_loader_sync(bool scan)
 	}
 	free(c.objs);
 	return c.err;
+}
+
+/* For ps_loader_prepare: the objects with a file that we do not know yet. */
+static int note_unknown(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct ps_arrivals *a = arg;
+	struct object o = { .name = info->dlpi_name ? info->dlpi_name : "",
+			    .addr = info->dlpi_addr };
+
+	(void)size;
+	a->adds = info->dlpi_adds;
+	a->subs = info->dlpi_subs;
+	if (!strchr(o.name, '/') || object_known(&o))
+		return 0;	/* no file (the vDSO), or known already */
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? 2 * a->cap : 16;
+		const void **p = realloc(a->phdr, cap * sizeof(*p));
+
+		if (!p)
+			return 1;	/* the others wait for a later sync */
+		a->phdr = p;
+		a->cap = cap;
+	}
+	a->phdr[a->n++] = info->dlpi_phdr;
+	a->cxx |= !strncmp(base_name(o.name), "libstdc++", 9);
+	return 0;
+}
+
+/*
+ * Before a sync, without ps.lock (a constructor may hold glibc's lock while
+ * it waits for ps.lock): note the objects we do not know, then wait for
+ * any dlopen still busy with them (see the top of this file).
+ */
+void ps_loader_prepare(struct ps_arrivals *a)
+{
+	Dl_info di;
+
+	memset(a, 0, sizeof(*a));
+	pthread_mutex_lock(&ps.lock);
+	if (ps.inited && !ps.init_err)
+		dl_iterate_phdr(note_unknown, a);
+	pthread_mutex_unlock(&ps.lock);
+	if (!a->n)
+		return;
+	/* Takes dl_load_lock, held by a dlopen until its objects are relocated or removed. */
+	dladdr((void *)&ps_loader_prepare, &di);
+	if (a->cxx)
+		ps_demangle_lookup(NULL);	/* loaded RTLD_GLOBAL, maybe */
+}
+
+void ps_loader_done(struct ps_arrivals *a)
+{
+	free(a->phdr);
+	a->phdr = NULL;
+	a->n = a->cap = 0;
 }
 
 /* Search dirs of an object, as dlinfo(RTLD_DI_SERINFO) gives them; NULL on failure. */
@@ -345,11 +437,18 @@ static void *(*real_dlopen)(const char *, int);
 static void *(*real_dlmopen)(Lmid_t, const char *, int);
 static int (*real_dlclose)(void *);
 
+/* The C library's dlopen, into namespace lmid. */
+static void *real_open(Lmid_t lmid, const char *name, int flags)
+{
+	return lmid == LM_ID_BASE ? real_dlopen(name, flags) : real_dlmopen(lmid, name, flags);
+}
+
 /*
  * A bare name found in a directory that only the caller searches (its
- * DT_RUNPATH or DT_RPATH) and not loaded yet, by its full path.
+ * DT_RUNPATH or DT_RPATH) and not loaded yet into namespace lmid, by its
+ * full path.
  */
-static char *caller_search(const char *name, void *caller_lm)
+static char *caller_search(const char *name, void *caller_lm, Lmid_t lmid)
 {
 	struct link_map *self = NULL;
 	Dl_info di;
@@ -374,8 +473,8 @@ static char *caller_search(const char *name, void *caller_lm)
 		path = strdup(buf);
 	}
 	/* Already loaded under that name: glibc returns that object, whatever the paths. */
-	if (path) {
-		h = real_dlopen(name, RTLD_LAZY | RTLD_NOLOAD);
+	if (path && lmid != LM_ID_NEWLM) {
+		h = real_open(lmid, name, RTLD_LAZY | RTLD_NOLOAD);
 		if (h) {
 			real_dlclose(h);
 			free(path);
@@ -418,20 +517,28 @@ static char *caller_origin(const char *name, void *caller_lm)
 	return out;
 }
 
-/* What to pass to the real dlopen for this caller (NULL: name as it is), and its namespace. */
-static char *caller_path(const char *name, void *ret, Lmid_t *lmid)
+/* The caller's link map, found by its return address, and its namespace. */
+static struct link_map *caller_map(void *ret, Lmid_t *lmid)
 {
 	struct link_map *lm = NULL;
 	Dl_info di;
 
 	*lmid = LM_ID_BASE;
-	if (!name || !dladdr1(ret, &di, (void **)&lm, RTLD_DL_LINKMAP) || !lm)
+	if (!dladdr1(ret, &di, (void **)&lm, RTLD_DL_LINKMAP) || !lm)
 		return NULL;
 	if (dlinfo(lm, RTLD_DI_LMID, lmid))
 		*lmid = LM_ID_BASE;
+	return lm;
+}
+
+/* What to pass to the real dlopen for this caller (NULL: name as it is), loading into lmid. */
+static char *caller_path(const char *name, struct link_map *caller, Lmid_t lmid)
+{
+	if (!name || !caller)
+		return NULL;
 	if (strchr(name, '/'))
-		return caller_origin(name, lm);
-	return caller_search(name, lm);
+		return caller_origin(name, caller);
+	return caller_search(name, caller, lmid);
 }
 
 static bool next_symbols(void)
@@ -445,39 +552,178 @@ static bool next_symbols(void)
 	return real_dlopen && real_dlclose && real_dlmopen;
 }
 
+/* The namespace this copy of the runtime lives in: dlmopen can load a second copy elsewhere. */
+long ps_loader_namespace(void)
+{
+	static long own = -2;	/* not known yet */
+	long known = __atomic_load_n(&own, __ATOMIC_RELAXED);
+	struct link_map *self = NULL;
+	Dl_info di;
+	Lmid_t lmid = LM_ID_BASE;
+
+	if (known != -2)
+		return known;
+	if (dladdr1((void *)&ps_loader_namespace, &di, (void **)&self, RTLD_DL_LINKMAP) && self)
+		dlinfo(self, RTLD_DI_LMID, &lmid);
+	__atomic_store_n(&own, lmid, __ATOMIC_RELAXED);
+	return lmid;
+}
+
+/*
+ * Objects of other namespaces reported so far, by namespace and dynamic
+ * section (which is in the object's mapping: no two loaded objects share
+ * it).  dl_mutex held.
+ */
+static struct foreign {
+	Lmid_t lmid;
+	const void *ld;
+} *foreign;
+static size_t nforeign, foreign_cap;
+
+struct namespace_walk {
+	struct link_map *lm;	/* an object dlmopen returned */
+	Lmid_t lmid;
+	char **names;		/* objects not reported yet */
+	size_t n;
+};
+
+static bool in_list(const struct link_map *head, const void *ld)
+{
+	for (const struct link_map *l = head; l; l = l->l_next)
+		if (l->l_ld == ld)
+			return true;
+	return false;
+}
+
+static bool foreign_add(struct namespace_walk *w, const struct link_map *l)
+{
+	char **names = realloc(w->names, (w->n + 1) * sizeof(*names));
+
+	if (!names)
+		return false;
+	w->names = names;
+	if (nforeign == foreign_cap) {
+		size_t cap = foreign_cap ? 2 * foreign_cap : 16;
+		struct foreign *f = realloc(foreign, cap * sizeof(*f));
+
+		if (!f)
+			return false;
+		foreign = f;
+		foreign_cap = cap;
+	}
+	w->names[w->n] = strdup(l->l_name);
+	if (!w->names[w->n])
+		return false;
+	w->n++;
+	foreign[nforeign++] = (struct foreign){ w->lmid, l->l_ld };
+	return true;
+}
+
+/*
+ * With glibc's dl_load_write_lock held, so that the namespace's list (its
+ * link maps, l_prev and l_next) stays as it is while we walk it.  ld.so is
+ * in every namespace, as one mapping: it is the base namespace's.
+ */
+static int namespace_walk(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct namespace_walk *w = arg;
+	uintptr_t ldso = (uintptr_t)getauxval(AT_BASE);
+	struct link_map *head = w->lm;
+	size_t k = 0;
+
+	(void)info, (void)size;
+	while (head->l_prev)
+		head = head->l_prev;
+	/* Objects that left are reported again if they come back. */
+	for (size_t i = 0; i < nforeign; i++)
+		if (foreign[i].lmid != w->lmid || in_list(head, foreign[i].ld))
+			foreign[k++] = foreign[i];
+	nforeign = k;
+	for (struct link_map *l = head; l; l = l->l_next) {
+		bool known = !l->l_name[0] || l->l_addr == ldso;
+
+		for (size_t i = 0; i < nforeign && !known; i++)
+			known = foreign[i].lmid == w->lmid && foreign[i].ld == l->l_ld;
+		if (!known && !foreign_add(w, l))
+			break;
+	}
+	return 1;
+}
+
+/* Objects loaded into another namespace, which we cannot see or patch: one line each. */
+static void report_elsewhere(const char *fn, void *h)
+{
+	struct namespace_walk w = { .lm = NULL };
+
+	if (ps_loader_namespace() != LM_ID_BASE)
+		return;		/* an inert copy: the base namespace's copy speaks */
+	if (dlinfo(h, RTLD_DI_LINKMAP, &w.lm) || dlinfo(h, RTLD_DI_LMID, &w.lmid) || !w.lm) {
+		dlerror();	/* not the program's error */
+		return;
+	}
+	dl_iterate_phdr(namespace_walk, &w);
+	for (size_t i = 0; i < w.n; i++) {
+		ps_log(PATCHSITE_LOG_WARNING, "%s: loaded by %s into namespace %ld: not traced",
+		       w.names[i], fn, (long)w.lmid);
+		free(w.names[i]);
+	}
+	free(w.names);
+}
+
 /* After the outermost dlopen or dlclose of this thread: bring the objects up to date. */
 static void after_change(bool scan, void *h)
 {
+	struct ps_arrivals a = { .n = 0 };
+
 	if (dl_depth != 1 || !ps.inited || ps.init_err)
 		return;
-	if (scan)
+	if (scan) {
 		ps_demangle_lookup(h);	/* a C++ library may have brought libstdc++ */
+		ps_loader_prepare(&a);
+	}
 	pthread_mutex_lock(&ps.lock);
-	ps_loader_sync(scan);
+	ps_loader_sync(scan ? &a : NULL);
 	pthread_mutex_unlock(&ps.lock);
+	ps_loader_done(&a);
 }
 
-EXPORT void *dlopen(const char *name, int flags)
+/* dlopen (into the caller's namespace: into NULL) and dlmopen. */
+static void *load(const char *fn, const Lmid_t *into, const char *name, int flags, void *ret)
 {
-	void *ret = __builtin_return_address(0), *h;
-	Lmid_t lmid;
+	struct link_map *caller = NULL;
+	Lmid_t lmid = LM_ID_BASE;
 	char *path;
+	void *h;
 
 	if (!next_symbols()) {
 		errno = ENOSYS;
 		return NULL;
 	}
 	dl_enter();
-	path = caller_path(name, ret, &lmid);
-	if (lmid != LM_ID_BASE)
-		h = real_dlmopen(lmid, path ? path : name, flags);
-	else
-		h = real_dlopen(path ? path : name, flags);
+	if (name)
+		caller = caller_map(ret, &lmid);
+	if (into)
+		lmid = *into;
+	path = caller_path(name, caller, lmid);
+	h = real_open(lmid, path ? path : name, flags);
 	free(path);
-	if (h)
+	if (h && lmid == LM_ID_BASE)
 		after_change(true, h);
+	else if (h)
+		report_elsewhere(fn, h);
 	dl_leave();
 	return h;
+}
+
+EXPORT void *dlopen(const char *name, int flags)
+{
+	return load("dlopen", NULL, name, flags, __builtin_return_address(0));
+}
+
+/* LM_ID_BASE: as dlopen.  Elsewhere we cannot see the objects (see the top of this file). */
+EXPORT void *dlmopen(Lmid_t lmid, const char *name, int flags)
+{
+	return load("dlmopen", &lmid, name, flags, __builtin_return_address(0));
 }
 
 EXPORT int dlclose(void *h)

@@ -283,7 +283,39 @@ build "$T/dlopen-prog" pie $SRC/dlopen.c -- -Wl,-rpath,"$T" &&
 $CC -O2 -g -Iinclude -Itests/patchsite $SANFLAGS tests/patchsite/dlopen.c -o "$T/dlopen-api" "$B/libpatchsite.a" \
 	$SANFLAGS -pthread >>"$T/build.log" 2>&1 &&
 $CC -O2 -g -Iinclude -Itests/patchsite $SANFLAGS tests/patchsite/dlspin.c -o "$T/dlspin" "$B/libpatchsite.a" \
-	$SANFLAGS -pthread >>"$T/build.log" 2>&1 || fail "build dlopen tests" "$T/build.log"
+	$SANFLAGS -pthread >>"$T/build.log" 2>&1 &&
+$CC -O2 -g -Iinclude -Itests/patchsite $SANFLAGS tests/patchsite/dlruntime.c -o "$T/dlruntime" \
+	$SANFLAGS -pthread >>"$T/build.log" 2>&1 &&
+build "$T/dlmopen-prog" pie $SRC/dlmopen.c -- -Wl,-rpath,"$T" &&
+build "$T/dlmopen-linked" pie $SRC/dlmopen.c -- "$B/libpatchsite.a" $SANFLAGS -pthread \
+	-Wl,-rpath,"$T" || fail "build dlopen tests" "$T/build.log"
+# A second libpatchsite in a namespace of its own, for testdata/patchsite/dlmopen.c: not under
+# ASan (that copy would need an ASan runtime of its own in that namespace).
+RUNTIME_COPY="$PWD/$B/libpatchsite.so" INERT=-95	# ENOTSUP
+[ "$MODE" = san ] && RUNTIME_COPY= INERT=0
+
+# dlmopen_verdict NAME LIBFORM: what testdata/patchsite/dlmopen.c printed, traced and said.
+# libdyn in the base namespace is traced: 3 calls of dyn_outer -> dyn_inner.  The copy in a
+# new namespace (5 calls) and libdyntop there (2 calls) are not, and each is reported by name
+# exactly once on stderr, although libdyn is dlmopened into that namespace twice.  The second
+# libpatchsite, if loaded, says once that it stays inert.
+dlmopen_verdict() {
+	other="^patchsite: warning: .*/%s-$2.so: loaded by dlmopen into namespace [1-9][0-9]*: not traced\$"
+	inert=$(grep -c '^patchsite: note: this copy was loaded into namespace [1-9][0-9]* (dlmopen): inert' "$T/err")
+	if grep -qx "base=21 other=50 top=211 again=1 inert=$INERT" "$T/out" &&
+	   [ "$(grep -c "$(printf "$other" libdyn)" "$T/err")" -eq 1 ] &&
+	   [ "$(grep -c "$(printf "$other" libdyntop)" "$T/err")" -eq 1 ] &&
+	   [ "$inert" -eq "$([ -n "$RUNTIME_COPY" ] && echo 1 || echo 0)" ] &&
+	   ! grep -q ': error: ' "$T/err" &&
+	   [ "$(grep -c ' dyn_outer <-prog_sum$' "$T/trace")" -eq 3 ] &&
+	   [ "$(grep -c ' dyn_inner <-dyn_outer$' "$T/trace")" -eq 3 ] &&
+	   ! grep -q top_call "$T/trace"; then
+		pass "$1: $(grep -m1 "$(printf "$other" libdyntop)" "$T/err" | sed 's/^patchsite: //;s|/.*/||')"
+	else
+		fail "$1" "$T/err"
+		sed 's/^/    out: /' "$T/out"
+	fi
+}
 DLSPIN=200
 [ "$MODE" = san ] && DLSPIN=50
 for libform in $DLFORMS; do
@@ -326,6 +358,24 @@ for libform in $DLFORMS; do
 	else
 		fail "dlopen ($libform): API and threads (exit $rc)" "$T/out"
 	fi
+	# libpatchsite itself dlopened (tests/patchsite/dlruntime.c says what it asserts).  No
+	# threads for pfe: the runtime NOPs a library the threads already run (see dlspin below).
+	RT_THREADS=$DLSTRESS
+	[ $libform = pfe ] && RT_THREADS=
+	"$T/dlruntime" "$PWD/$B/libpatchsite.so" "$T" $libform $RT_THREADS >"$T/out" 2>&1
+	rc=$?
+	if [ $rc -eq 0 ] && ! grep -q '^FAIL' "$T/out"; then
+		pass "dlopen ($libform): libpatchsite dlopened, libraries picked up by API calls, $(grep -c '^PASS' "$T/out") checks$(grep INFO "$T/out" | sed 's/INFO dlruntime: /; /')"
+	else
+		fail "dlopen ($libform): libpatchsite dlopened (exit $rc)" "$T/out"
+	fi
+	# dlmopen into the base namespace and into others, preloaded and linked in.
+	LD_LIBRARY_PATH=$DLPATH PATCHSITE_LOG=1 PATCHSITE_TRACER=function PATCHSITE_OUTPUT="$T/trace" \
+		run_traced "$T/out" "$T/err" "$T/dlmopen-prog" $libform $RUNTIME_COPY
+	dlmopen_verdict "dlmopen ($libform), preloaded" $libform
+	LD_LIBRARY_PATH=$DLPATH PATCHSITE_LOG=1 PATCHSITE_TRACER=function PATCHSITE_OUTPUT="$T/trace" \
+		"$T/dlmopen-linked" $libform $RUNTIME_COPY >"$T/out" 2>"$T/err"
+	dlmopen_verdict "dlmopen ($libform), linked in" $libform
 	# A thread in the library's code while dlopen NOPs its sites (tests/patchsite/dlspin.c says
 	# what it asserts).  Not pfe: rewriting five one-byte NOPs under a running thread is the
 	# case patchsite(7) says cannot be made safe.  Not nonpie: -fno-pic code takes the
