@@ -121,7 +121,10 @@ PATCHSITE_API unsigned long patchsite_regs_arg(const struct patchsite_regs *regs
 /* Where the return address into the caller is stored. */
 PATCHSITE_API unsigned long *patchsite_regs_parent_loc(struct patchsite_regs *regs);
 
-/* Messages; the library prints nothing unless a sink is set or PATCHSITE_LOG=1. */
+/*
+ * Messages go to fn.  On stderr only when the environment asks: PATCHSITE_LOG=1
+ * (everything), or PATCHSITE_TRACER set (warnings and errors).
+ */
 enum patchsite_log_level { PATCHSITE_LOG_NOTE, PATCHSITE_LOG_WARNING, PATCHSITE_LOG_ERROR };
 typedef void (*patchsite_log_func_t)(enum patchsite_log_level level, const char *msg, void *arg);
 PATCHSITE_API void patchsite_set_log(patchsite_log_func_t fn, void *arg);

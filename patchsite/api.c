@@ -86,6 +86,7 @@ int patchsite_init(void)
 	const char *log = getenv("PATCHSITE_LOG");
 	size_t refused = 0, sites = 0, mods = 0;
 	unsigned long t0 = now_ns(), c0 = cpu_ns();
+	char why[sizeof(ps_last_error)];
 	long ns;
 	int err;
 
@@ -96,8 +97,16 @@ int patchsite_init(void)
 	if (ps.inited)
 		goto out;
 	ps.inited = true;
-	if (log && *log && strcmp(log, "0"))
-		ps_log_stderr(true);
+	/*
+	 * Started from the environment, nothing else would show what is not
+	 * traced: warnings now; errors once the settings are in (env_bad says
+	 * a failing setting's error in one line).
+	 */
+	if (log && *log)
+		ps_log_stderr(strcmp(log, "0") ? PATCHSITE_LOG_NOTE : PATCHSITE_LOG_ERROR + 1,
+			      PATCHSITE_LOG_ERROR);
+	else if (getenv("PATCHSITE_TRACER") && *getenv("PATCHSITE_TRACER"))
+		ps_log_stderr(PATCHSITE_LOG_WARNING, PATCHSITE_LOG_WARNING);
 	ns = ps_loader_namespace();
 	if (ns != 0) {
 		ps.init_err = -ENOTSUP;
@@ -126,7 +135,8 @@ int patchsite_init(void)
 	for (unsigned i = 0; i < ps.nmods && ps.can_write; i++)
 		ps_patch_startup(ps.mods[i]);
 	if (!ps.can_write) {
-		ps_log(PATCHSITE_LOG_ERROR, "code cannot be made writable: tracing nothing");
+		/* One line with the object and the reason patch.c gave. */
+		ps_log(PATCHSITE_LOG_ERROR, "%s: tracing nothing", ps_error_copy(why, sizeof(why)));
 		goto out;
 	}
 	for (unsigned i = 0; i < ps.nmods; i++) {
@@ -141,7 +151,7 @@ int patchsite_init(void)
 		ps_stubs_map(m);
 	}
 	if (!ps.can_write) {
-		ps_log(PATCHSITE_LOG_ERROR, "no executable stub page: tracing nothing");
+		ps_log(PATCHSITE_LOG_ERROR, "%s: tracing nothing", ps_error_copy(why, sizeof(why)));
 		goto out;
 	}
 	if (ps.can_sync && ps_trap_install())
@@ -676,6 +686,8 @@ static void env_start(void)
 		return;
 	}
 	env_out_fd = fd;
+	if (!getenv("PATCHSITE_LOG"))
+		ps_log_stderr(PATCHSITE_LOG_WARNING, PATCHSITE_LOG_ERROR);	/* later errors too */
 }
 
 __attribute__((constructor)) static void ps_start(void)

@@ -249,7 +249,8 @@ __attribute__((format(printf, 2, 3)))
 void ps_log(enum patchsite_log_level level, const char *fmt, ...);
 void ps_log_site(enum patchsite_log_level level, const struct ps_site *s, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-void ps_log_stderr(bool on);
+void ps_log_stderr(int from, int to);	/* levels from..to also go to stderr */
+const char *ps_error_copy(char *buf, size_t len);
 extern char ps_last_error[512];	/* the last error message, for start-up from the environment */
 
 /* module.c */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The runtime's one message sink.  Silent unless the program set a log
- * callback or PATCHSITE_LOG=1 asked for stderr.  Messages follow the
+ * The runtime's one message sink: the program's log callback, and stderr
+ * from a level on (api.c: warnings and errors when the environment started
+ * a tracer, everything with PATCHSITE_LOG=1, nothing otherwise).  Messages follow the
  * project's format, `patchsite: module: error: func+0xoff: what`; the
  * callback gets the text after the level.
  */
@@ -14,7 +15,7 @@
 
 static patchsite_log_func_t log_fn;
 static void *log_arg;
-static bool log_stderr;
+static int log_stderr_from = PATCHSITE_LOG_ERROR + 1, log_stderr_to;	/* nothing */
 char ps_last_error[512];
 
 void patchsite_set_log(patchsite_log_func_t fn, void *arg)
@@ -23,9 +24,17 @@ void patchsite_set_log(patchsite_log_func_t fn, void *arg)
 	log_arg = arg;
 }
 
-void ps_log_stderr(bool on)
+void ps_log_stderr(int from, int to)
 {
-	log_stderr = on;
+	log_stderr_from = from;
+	log_stderr_to = to;
+}
+
+/* ps_last_error copied to buf (it is rewritten by the next error). */
+const char *ps_error_copy(char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", ps_last_error[0] ? ps_last_error : "unknown reason");
+	return buf;
 }
 
 /* The callback gets "file: what"; stderr gets "patchsite: file: level: what". */
@@ -48,7 +57,7 @@ static void emit(enum patchsite_log_level level, const char *file, const char *w
 			snprintf(line, sizeof(line), "%s", what);
 		log_fn(level, line, log_arg);
 	}
-	if (!log_stderr)
+	if ((int)level < log_stderr_from || (int)level > log_stderr_to)
 		return;
 	if (file)
 		n = snprintf(line, sizeof(line), "patchsite: %s: %s: %s\n", file, names[level], what);

@@ -423,7 +423,7 @@ static int read_table(struct ps_module *m, const struct elf_file *f, const Elf64
 		uintptr_t at = m->bias + s->sh_addr;
 
 		if (!image_readable(info, at, s->sh_size)) {
-			ps_log(PATCHSITE_LOG_ERROR, "%s: %s is not in a loaded segment", m->name,
+			ps_log(PATCHSITE_LOG_WARNING, "%s: %s is not in a loaded segment", m->name,
 			       section_name(f, s));
 			return -ENOEXEC;
 		}
@@ -662,7 +662,7 @@ keep:
 	return 0;
 fail:
 	ctx->err = err;
-	ps_log(PATCHSITE_LOG_ERROR, "%s: cannot read its site tables: %s", m->path, strerror(-err));
+	ps_log(PATCHSITE_LOG_WARNING, "%s: cannot read its site tables: %s", m->path, strerror(-err));
 	if (m->sites_map)
 		munmap(m->sites, m->sites_map);
 	else
@@ -920,7 +920,7 @@ int ps_stubs_map(struct ps_module *m)
 		}
 	}
 	if (!best) {
-		ps_log(PATCHSITE_LOG_ERROR, "%s: no free address within 2 GB of its code for %zu "
+		ps_log(PATCHSITE_LOG_WARNING, "%s: no free address within 2 GB of its code for %zu "
 		       "stubs: not traced", m->name, m->nsites);
 		return -ENOMEM;
 	}
@@ -929,7 +929,7 @@ int ps_stubs_map(struct ps_module *m)
 	if (!p) {
 		int err = errno;
 
-		ps_log(PATCHSITE_LOG_ERROR, "%s: cannot map stubs at %#lx: %s: not traced",
+		ps_log(PATCHSITE_LOG_WARNING, "%s: cannot map stubs at %#lx: %s: not traced",
 		       m->name, (unsigned long)best, strerror(err));
 		return -err;
 	}

@@ -80,14 +80,14 @@ static void refuse(struct ps_site *s, const struct site_insn *in, const uint8_t 
 	ps_format_bytes(found, sizeof(found), p, in->len > ps.arch->max_site_len ?
 			ps.arch->max_site_len : in->len);
 	if (in->form == FORM_CALL)
-		ps_log_site(PATCHSITE_LOG_ERROR, s, "expected a call to %s, found a call to %#lx "
+		ps_log_site(PATCHSITE_LOG_WARNING, s, "expected a call to %s, found a call to %#lx "
 			    "(%s): site refused", ps.arch->hooks[0], (unsigned long)in->target, found);
 	else if (in->form == FORM_CALL_SLOT)
-		ps_log_site(PATCHSITE_LOG_ERROR, s, "expected a call to %s, found a call through "
+		ps_log_site(PATCHSITE_LOG_WARNING, s, "expected a call to %s, found a call through "
 			    "%#lx (%s): site refused", ps.arch->hooks[0], (unsigned long)in->slot,
 			    found);
 	else
-		ps_log_site(PATCHSITE_LOG_ERROR, s, "expected a call to %s or a %u-byte NOP, "
+		ps_log_site(PATCHSITE_LOG_WARNING, s, "expected a call to %s or a %u-byte NOP, "
 			    "found %s: site refused", ps.arch->hooks[0], ps.arch->patch_len, found);
 }
 
@@ -230,7 +230,7 @@ int ps_patch_startup(struct ps_module *m)
 		p += in.skip;
 		if (!(sg && s->addr >= sg->lo && s->addr + in.len <= sg->hi) &&
 		    !(sg = segment_of(m, s->addr, in.len))) {
-			ps_log_site(PATCHSITE_LOG_ERROR, s, "site runs past the end of the code: "
+			ps_log_site(PATCHSITE_LOG_WARNING, s, "site runs past the end of the code: "
 				    "refused");
 			s->state = SITE_REFUSED;
 			continue;
@@ -356,7 +356,7 @@ static size_t check_pending(bool (*touched)[8])
 			if (!site_pending(s, &to))
 				continue;
 			if (!site_bytes(s, s->state, cur) || !site_bytes(s, to, next)) {
-				ps_log_site(PATCHSITE_LOG_ERROR, s, "stub out of reach: site refused");
+				ps_log_site(PATCHSITE_LOG_WARNING, s, "stub out of reach: site refused");
 				s->state = SITE_REFUSED;
 				continue;
 			}
@@ -365,7 +365,7 @@ static size_t check_pending(bool (*touched)[8])
 
 				ps_format_bytes(found, sizeof(found), (const uint8_t *)s->addr, n);
 				ps_format_bytes(expected, sizeof(expected), cur, n);
-				ps_log_site(PATCHSITE_LOG_ERROR, s, "expected %s, found %s: code "
+				ps_log_site(PATCHSITE_LOG_WARNING, s, "expected %s, found %s: code "
 					    "changed behind our back, site refused", expected, found);
 				s->state = SITE_REFUSED;
 				continue;
@@ -476,7 +476,7 @@ int ps_sync_register(void)
 
 	if (cmds < 0 || !(cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE) ||
 	    !(cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED)) {
-		ps_log(PATCHSITE_LOG_ERROR, "membarrier(PRIVATE_EXPEDITED_SYNC_CORE) is not "
+		ps_log(PATCHSITE_LOG_WARNING, "membarrier(PRIVATE_EXPEDITED_SYNC_CORE) is not "
 		       "available (Linux >= 4.16 needed): no live patching");
 		return -ENOSYS;
 	}
@@ -484,7 +484,7 @@ int ps_sync_register(void)
 	    syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0)) {
 		int err = errno;
 
-		ps_log(PATCHSITE_LOG_ERROR, "membarrier registration failed: %s: no live patching",
+		ps_log(PATCHSITE_LOG_WARNING, "membarrier registration failed: %s: no live patching",
 		       strerror(err));
 		return -err;
 	}
@@ -507,7 +507,7 @@ static bool site_check(struct ps_module *m, struct ps_site *s, struct site_insn 
 	s->addr += in->skip;
 	p += in->skip;
 	if (!ps_module_has_code(m, s->addr, in->len)) {
-		ps_log_site(PATCHSITE_LOG_ERROR, s, "site runs past the end of the code: refused");
+		ps_log_site(PATCHSITE_LOG_WARNING, s, "site runs past the end of the code: refused");
 		s->state = SITE_REFUSED;
 		return false;
 	}
@@ -575,7 +575,7 @@ int ps_patch_late(struct ps_module *m)
 		err = protect(m, touched, true);
 	if (err) {
 		/* As built they call the hook, which does nothing: leave them so, for good. */
-		ps_log(PATCHSITE_LOG_ERROR, "%s: cannot NOP its sites: %s: not traced", m->name,
+		ps_log(PATCHSITE_LOG_WARNING, "%s: cannot NOP its sites: %s: not traced", m->name,
 		       strerror(-err));
 		for (size_t i = 0; i < m->nsites; i++)
 			m->sites[i].state = SITE_REFUSED;
