@@ -316,6 +316,17 @@ dlmopen_verdict() {
 		sed 's/^/    out: /' "$T/out"
 	fi
 }
+# dl_trace NAME EXPECTED TRACER [FILTER]: testdata/patchsite/dlopen.c traced, in form $libform.
+dl_trace() {
+	LD_LIBRARY_PATH=$DLPATH PATCHSITE_TRACER=$3 PATCHSITE_FILTER=${4:-} \
+		PATCHSITE_OUTPUT="$T/trace" run_traced "$T/out" "$T/err" "$T/dlopen-prog" $libform
+	if grep -qx 'sum=213' "$T/out" && [ ! -s "$T/err" ]; then
+		compare "dlopen ($libform): $1" $2 "$T/trace"
+	else
+		fail "dlopen ($libform): $1" "$T/err"
+		sed 's/^/    out: /' "$T/out"
+	fi
+}
 DLSPIN=200
 [ "$MODE" = san ] && DLSPIN=50
 for libform in $DLFORMS; do
@@ -325,32 +336,12 @@ for libform in $DLFORMS; do
 		fail "dlopen ($libform): build libraries" "$T/build.log"
 		continue
 	fi
-	LD_LIBRARY_PATH=$DLPATH PATCHSITE_TRACER=function_graph PATCHSITE_OUTPUT="$T/trace" \
-		run_traced "$T/out" "$T/err" "$T/dlopen-prog" $libform
-	if grep -qx 'sum=213' "$T/out" && [ ! -s "$T/err" ]; then
-		compare "dlopen ($libform): function_graph through dlopen, dlclose, dlopen" \
-			dlopen.graph "$T/trace"
-	else
-		fail "dlopen ($libform): function_graph" "$T/out"
-	fi
+	dl_trace "function_graph through dlopen, dlclose, dlopen" dlopen.graph function_graph
 	# The function tracer: callers inside a library that was unloaded before the trace is written.
-	LD_LIBRARY_PATH=$DLPATH PATCHSITE_TRACER=function PATCHSITE_OUTPUT="$T/trace" \
-		run_traced "$T/out" "$T/err" "$T/dlopen-prog" $libform
-	if grep -qx 'sum=213' "$T/out" && [ ! -s "$T/err" ]; then
-		compare "dlopen ($libform): function tracer, callers in unloaded code named" \
-			dlopen.function "$T/trace"
-	else
-		fail "dlopen ($libform): function tracer" "$T/out"
-	fi
+	dl_trace "function tracer, callers in unloaded code named" dlopen.function function
 	# A :mod: filter set at start-up, before its library is loaded.
-	LD_LIBRARY_PATH=$DLPATH PATCHSITE_TRACER=function_graph \
-		PATCHSITE_FILTER='*inner:mod:libdyn-*.so' PATCHSITE_OUTPUT="$T/trace" run_traced "$T/out" "$T/err" "$T/dlopen-prog" $libform
-	if grep -qx 'sum=213' "$T/out" && [ ! -s "$T/err" ]; then
-		compare "dlopen ($libform): PATCHSITE_FILTER='*inner:mod:libdyn-*.so', pending" \
-			dlopen.mod "$T/trace"
-	else
-		fail "dlopen ($libform): pending :mod: filter" "$T/err"
-	fi
+	dl_trace "PATCHSITE_FILTER='*inner:mod:libdyn-*.so', pending" dlopen.mod function_graph \
+		'*inner:mod:libdyn-*.so'
 	"$T/dlopen-api" "$T" $libform $DLSTRESS >"$T/out" 2>&1
 	rc=$?
 	if [ $rc -eq 0 ] && ! grep -q '^FAIL' "$T/out"; then

@@ -16,6 +16,9 @@
 #     written with atomics on the C side;
 #   - the SIGTRAP handler reads the site's byte from text (TSan ignores reads
 #     of text) and its emulation target from the atomic emulate_call.
+# dlopen.c is not run here: glibc's loader locks are internal to ld.so,
+# where TSan does not see them, so in its eyes every read of a loaded
+# object's name (dl_iterate_phdr) races with a later dlclose freeing it.
 # The grace period (membarrier, then waiting for odd sequence numbers to
 # move on) is seen by TSan through the release store that ends a dispatch and
 # the writer's load of it.
