@@ -226,6 +226,8 @@ for form in $FORMS; do
 	else
 		fail "$form: build stress" "$T/build.log"
 	fi
+	# The rings do not depend on how a site calls (ret: graph exits from exit sites).
+	case $form in pie|nonpie|ret) ;; *) continue ;; esac
 	if build "$T/rings-$form" $form $SRC/work.c -- "$T/rings.o" "$B/libpatchsite.a" \
 		$SANFLAGS -pthread; then
 		"$T/rings-$form" $RINGS >"$T/out" 2>&1
