@@ -268,6 +268,7 @@ bool ps_module_has_code(const struct ps_module *m, uintptr_t addr, size_t len);
 
 struct ps_module *ps_module_of_id(uint32_t id);
 int ps_module_syms(struct ps_module *m);
+void ps_warn_full(const char *path);
 void ps_all_syms(void);
 const char *ps_site_name(const struct ps_site *s, char *buf, size_t len);
 const char *ps_sym_shown(const struct ps_sym *sym);

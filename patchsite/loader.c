@@ -241,8 +241,7 @@ static void module_arrive(struct sync_ctx *c, struct object *o)
 	int err;
 
 	if (slot == -2) {
-		ps_log(PATCHSITE_LOG_WARNING, "%s: more than %d objects: not traced", o->name,
-		       PS_MAX_MODULES);
+		ps_warn_full(o->name);
 		return;
 	}
 	err = ps_module_add(&o->info, slot, &m);

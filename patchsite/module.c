@@ -531,6 +531,20 @@ struct scan_ctx {
 	struct ps_module *added;
 };
 
+/*
+ * Once per process: every later sync meets the same objects again.  (256
+ * is what a stub's push of a sign-extended imm32 leaves for the module
+ * index beside 21 bits of site index.)
+ */
+void ps_warn_full(const char *path)
+{
+	static atomic_bool said;
+
+	if (!atomic_exchange(&said, true))
+		ps_log(PATCHSITE_LOG_WARNING, "%s: more than %d objects: this one and any "
+		       "further ones not traced", path, PS_MAX_MODULES);
+}
+
 static int module_add(struct dl_phdr_info *info, struct scan_ctx *ctx)
 {
 	uintptr_t vdso = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
@@ -557,8 +571,7 @@ static int module_add(struct dl_phdr_info *info, struct scan_ctx *ctx)
 		    info->dlpi_addr + info->dlpi_phdr[j].p_vaddr == vdso)
 			return 0;
 	if (ctx->index < 0 && atomic_load(&ps.nmods) >= PS_MAX_MODULES) {
-		ps_log(PATCHSITE_LOG_WARNING, "%s: more than %d objects: not traced", path,
-		       PS_MAX_MODULES);
+		ps_warn_full(path);
 		return 0;
 	}
 	m = calloc(1, sizeof(*m));

@@ -415,6 +415,27 @@ else
 	fail "dlopen C++: build" "$T/build.log"
 fi
 
+# More objects than module slots (256): 300 copies of libdyn dlopened one by one.  The
+# first ones are traced (one dyn_outer line each), the program runs right, and the
+# objects left out are said once, not once per object or per later dlopen.
+mkdir -p "$T/many" &&
+for i in $(seq 0 299); do cp "$T/libdyn-pie.so" "$T/many/libmany-$i.so" || break; done &&
+build "$T/many-prog" pie $SRC/many.c -- >>"$T/build.log" 2>&1
+if [ $? -eq 0 ]; then
+	PATCHSITE_TRACER=function PATCHSITE_FILTER='dyn_outer:mod:libmany-*' \
+		PATCHSITE_OUTPUT="$T/trace" run_traced "$T/out" "$T/err" "$T/many-prog" "$T/many" 300
+	traced=$(grep -c ': dyn_outer <-main$' "$T/trace")
+	if grep -qx 'sum=1200' "$T/out" && [ "$(wc -l <"$T/err")" -eq 1 ] &&
+	   grep -q '^patchsite: warning: /.*/libmany-[0-9]*.so: more than 256 objects: this one and any further ones not traced$' "$T/err" &&
+	   [ "$traced" -ge 200 ] && [ "$traced" -lt 300 ]; then
+		pass "300 objects: $traced traced, then one line: $(sed 's/^patchsite: warning: //;s|/.*/||' "$T/err")"
+	else
+		fail "300 objects ($traced traced)" "$T/err"
+	fi
+else
+	fail "300 objects: build" "$T/build.log"
+fi
+
 # PATCHSITE_OUTPUT=/dev/stdout redirected to a file: the program's output and the
 # trace both there, neither truncated nor written over.
 for dest in /dev/stdout -; do
