@@ -833,68 +833,74 @@ struct range {
 	uintptr_t lo, hi;
 };
 
-static size_t read_maps(struct range *r, size_t max)
+/* Room for /proc/self/maps at vm.max_map_count (65530) lines of up to 128 bytes. */
+#define MAPS_BYTES	(8ul << 20)
+
+/*
+ * Every mapping, at r[1..n], with room for a sentinel on each side; *mem
+ * is the mapping to munmap (MAPS_BYTES).  NULL on failure.  Nothing is
+ * allocated once the list is read: a mapping made then (by malloc, or
+ * ASan's allocator) would be missing from it, in the very gap we choose.
+ * So the buffer is mapped first, and the ranges overwrite the text they
+ * are read from (a line is longer than a range).
+ */
+static struct range *read_maps(size_t *np, void **mem)
 {
-	size_t n = 0, have = 0, cap = 1 << 16;
-	char *buf = malloc(cap), *line, *nl;
-	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-	ssize_t got;
+	char *buf = mmap(NULL, MAPS_BYTES, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0), *line, *nl;
+	struct range *r = (struct range *)buf;
+	size_t n = 0, have = 0;
+	ssize_t got = 0;
+	int fd;
 
-	if (fd < 0 || !buf)
-		goto out;
-	while ((got = read(fd, buf + have, cap - 1 - have)) > 0) {
+	if (buf == MAP_FAILED)
+		return NULL;
+	fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	while (fd >= 0 && have < MAPS_BYTES - 1 &&
+	       (got = read(fd, buf + have, MAPS_BYTES - 1 - have)) > 0)
 		have += (size_t)got;
-		if (have == cap - 1) {
-			char *grown = realloc(buf, cap * 2);
-
-			if (!grown)
-				goto out;
-			buf = grown;
-			cap *= 2;
-		}
-	}
+	if (fd >= 0)
+		close(fd);
+	if (fd < 0 || got < 0 || have >= MAPS_BYTES - 1)
+		goto fail;
 	buf[have] = '\0';
-	for (line = buf; n < max && (nl = strchr(line, '\n')); line = nl + 1) {
+	for (line = buf; (nl = strchr(line, '\n')); line = nl + 1) {
 		unsigned long lo, hi;
 
 		*nl = '\0';
-		if (sscanf(line, "%lx-%lx", &lo, &hi) == 2)
-			r[n++] = (struct range){ lo, hi };
+		if (sscanf(line, "%lx-%lx", &lo, &hi) != 2)
+			continue;
+		if ((char *)&r[n + 2] > nl + 1)
+			goto fail;	/* cannot be: a line shorter than a range */
+		r[1 + n++] = (struct range){ lo, hi };
 	}
-out:
-	if (fd >= 0)
-		close(fd);
-	free(buf);
-	return n;
+	*np = n;
+	*mem = buf;
+	return r;
+fail:
+	munmap(buf, MAPS_BYTES);
+	return NULL;
 }
 
 /*
- * The stub page: within +-2 GB of every site of the module, in a gap of
- * the address space, as close to the text as we can get.
+ * Where the stubs of m go: in a gap of the address space within +-2 GB of
+ * every site, as close to the text as we can get; 0 if there is none.
  */
-int ps_stubs_map(struct ps_module *m)
+static uintptr_t stub_place(const struct ps_module *m, size_t size, uintptr_t align)
 {
 	const uintptr_t reach = 0x7fff0000u;
-	static struct range maps[4096];
-	size_t size, n, stub_bytes, mapped;
-	uintptr_t lo_bound, hi_bound, best = 0, best_dist = UINTPTR_MAX, align = page_size();
-	uint8_t *p;
+	uintptr_t lo_bound, hi_bound, best = 0, best_dist = UINTPTR_MAX;
+	struct range *maps;
+	void *mem;
+	size_t n;
 
-	if (!m->nsites)
-		return 0;
-	/* The stubs, then one data page for the trampoline slot. */
-	stub_bytes = page_up(m->nsites * ps.arch->stub_size);
-	if (stub_bytes >= (512ul << 10)) {
-		/* Whole 2 MB pages of stubs (see mem.c): far fewer first-touch faults. */
-		align = 2ul << 20;
-		stub_bytes = (stub_bytes + align - 1) & ~(align - 1);
-	}
-	size = stub_bytes + page_size();
 	lo_bound = m->text_hi > reach ? m->text_hi - reach : page_size() * 16;
 	if (lo_bound < 0x10000)
 		lo_bound = 0x10000;
 	hi_bound = m->text_lo + reach;
-	n = read_maps(maps + 1, sizeof(maps) / sizeof(maps[0]) - 2);
+	maps = read_maps(&n, &mem);
+	if (!maps)
+		return 0;
 	/* Sentinels: the gaps before the first and after the last mapping. */
 	maps[0] = (struct range){ 0, 0x10000 };
 	maps[n + 1] = (struct range){ 0x7ffffffff000ul, 0x7ffffffff000ul };
@@ -932,16 +938,46 @@ int ps_stubs_map(struct ps_module *m)
 			best_dist = dist;
 		}
 	}
-	if (!best) {
-		ps_log(PATCHSITE_LOG_WARNING, "%s: no free address within 2 GB of its code for %zu "
-		       "stubs: not traced", m->name, m->nsites);
-		return -ENOMEM;
-	}
-	mapped = size;
-	p = ps_map_zero(&mapped, false, best);
-	if (!p) {
-		int err = errno;
+	munmap(mem, MAPS_BYTES);
+	return best;
+}
 
+/*
+ * The stub page of m, mapped where stub_place says.  The gap may be taken
+ * between reading the maps and mapping (another thread's malloc, ASan's
+ * allocator): then we look again, a few times.
+ */
+int ps_stubs_map(struct ps_module *m)
+{
+	size_t size, stub_bytes, mapped;
+	uintptr_t best = 0, align = page_size();
+	uint8_t *p = NULL;
+	int err = 0;
+
+	if (!m->nsites)
+		return 0;
+	/* The stubs, then one data page for the trampoline slot. */
+	stub_bytes = page_up(m->nsites * ps.arch->stub_size);
+	if (stub_bytes >= (512ul << 10)) {
+		/* Whole 2 MB pages of stubs (see mem.c): far fewer first-touch faults. */
+		align = 2ul << 20;
+		stub_bytes = (stub_bytes + align - 1) & ~(align - 1);
+	}
+	size = stub_bytes + page_size();
+	for (int tries = 0; !p && tries < 8; tries++) {
+		best = stub_place(m, size, align);
+		if (!best) {
+			ps_log(PATCHSITE_LOG_WARNING, "%s: no free address within 2 GB of its code "
+			       "for %zu stubs: not traced", m->name, m->nsites);
+			return -ENOMEM;
+		}
+		mapped = size;
+		p = ps_map_zero(&mapped, false, best);
+		err = p ? 0 : errno;
+		if (err != EEXIST)
+			break;
+	}
+	if (!p) {
 		ps_log(PATCHSITE_LOG_WARNING, "%s: cannot map stubs at %#lx: %s: not traced",
 		       m->name, (unsigned long)best, strerror(err));
 		return -err;
