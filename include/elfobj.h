@@ -60,7 +60,27 @@ enum { EO_STT_NOTYPE = 0, EO_STT_FUNC = 2, EO_STT_SECTION = 3 };
 
 /* Open path.  Reports one diagnostic naming the file on failure. */
 int elfobj_open(const char *path, struct elfobj **out);
+/*
+ * The same for an image already in memory, called name in messages.  The
+ * caller keeps the (writable: libelf may convert headers in place) image
+ * alive until elfobj_close().  Such an object cannot be written.
+ */
+int elfobj_open_image(const char *name, void *image, size_t size, struct elfobj **out);
 void elfobj_close(struct elfobj *o);
+
+/* One member of an ar archive: its name (the long name resolved) and bytes. */
+struct eo_member {
+	char *name;
+	uint64_t off, size;	/* where its bytes are in the archive */
+};
+/*
+ * The members of an ar archive in memory (name for messages), in order,
+ * without the symbol and long-name tables.  *members is freed with
+ * elfobj_members_free().  A thin archive is refused by name.
+ */
+int elfobj_ar_members(const char *name, void *image, size_t size, struct eo_member **members,
+		      size_t *n);
+void elfobj_members_free(struct eo_member *members, size_t n);
 
 const char *elfobj_path(const struct elfobj *o);
 const struct eo_hdr *elfobj_hdr(const struct elfobj *o);

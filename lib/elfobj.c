@@ -12,6 +12,7 @@
 #include <gelf.h>
 #include <libgen.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,22 +39,34 @@ int eo_fail_elf(const struct elfobj *o, const char *what)
 	return eo_fail(o, -EINVAL, what, elf_errmsg(-1));
 }
 
-static bool is_bitcode(int fd)
+/* The first four bytes of the file (or image), zeros when it is shorter. */
+static void peek4(const struct elfobj *o, unsigned char m[4])
 {
-	unsigned char m[4] = { 0 };
+	memset(m, 0, 4);
+	if (o->fsize < 4)
+		return;
+	if (o->mem)
+		memcpy(m, o->mem, 4);
+	else if (pread(o->fd, m, 4, 0) != 4)
+		memset(m, 0, 4);
+}
 
-	if (pread(fd, m, 4, 0) != 4)
-		return false;
+static bool is_bitcode(const struct elfobj *o)
+{
+	unsigned char m[4];
+
+	peek4(o, m);
 	/* Raw bitcode "BC\xc0\xde", or the bitcode wrapper 0x0b17c0de. */
 	return (m[0] == 'B' && m[1] == 'C' && m[2] == 0xc0 && m[3] == 0xde) ||
 	       (m[0] == 0xde && m[1] == 0xc0 && m[2] == 0x17 && m[3] == 0x0b);
 }
 
-static bool is_elf_magic(int fd)
+static bool is_elf_magic(const struct elfobj *o)
 {
-	unsigned char m[4] = { 0 };
+	unsigned char m[4];
 
-	return pread(fd, m, 4, 0) == 4 && !memcmp(m, ELFMAG, SELFMAG);
+	peek4(o, m);
+	return !memcmp(m, ELFMAG, SELFMAG);
 }
 
 static int fail_truncated(struct elfobj *o)
@@ -72,12 +85,12 @@ static int check_kind(struct elfobj *o)
 	case ELF_K_AR:
 		return eo_fail(o, -EINVAL, "%s", "is an ar archive, not an ELF object");
 	default:
-		if (is_bitcode(o->fd))
+		if (is_bitcode(o))
 			return eo_fail(o, -EINVAL, "%s",
 				    "is LLVM bitcode (LTO), not an ELF object");
 		if (o->fsize == 0)
 			return eo_fail(o, -EINVAL, "%s", "is empty, not an ELF object");
-		if (o->fsize < sizeof(Elf64_Ehdr) && is_elf_magic(o->fd))
+		if (o->fsize < sizeof(Elf64_Ehdr) && is_elf_magic(o))
 			return fail_truncated(o);
 		return eo_fail(o, -EINVAL, "%s", "is not an ELF file");
 	}
@@ -299,7 +312,31 @@ static int open_file(struct elfobj *o)
 	return check_kind(o);
 }
 
-int elfobj_open(const char *path, struct elfobj **out)
+/* An image already in memory (decompressed, an archive member, standard input). */
+static int open_image(struct elfobj *o)
+{
+	o->elf = elf_memory(o->mem, o->fsize);
+	if (!o->elf && o->fsize < sizeof(Elf64_Ehdr))
+		return fail_truncated(o);
+	if (!o->elf)
+		return eo_fail_elf(o, "cannot read: %s");
+	return check_kind(o);
+}
+
+static void init_libelf(void)
+{
+	elf_version(EV_CURRENT);
+}
+
+/* libelf's version is set once, whichever thread opens a file first. */
+void eo_libelf_init(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, init_libelf);
+}
+
+static int open_common(const char *path, void *image, size_t size, struct elfobj **out)
 {
 	struct elfobj *o = calloc(1, sizeof(*o));
 	size_t i;
@@ -312,8 +349,14 @@ int elfobj_open(const char *path, struct elfobj **out)
 		return -ENOMEM;
 	}
 	o->fd = -1;
-	elf_version(EV_CURRENT);
-	err = open_file(o);
+	eo_libelf_init();
+	if (image) {
+		o->mem = image;
+		o->fsize = size;
+		err = open_image(o);
+	} else {
+		err = open_file(o);
+	}
 	if (!err)
 		err = read_header(o);
 	if (err)
@@ -340,6 +383,19 @@ out:
 	}
 	*out = o;
 	return 0;
+}
+
+int elfobj_open(const char *path, struct elfobj **out)
+{
+	return open_common(path, NULL, 0, out);
+}
+
+int elfobj_open_image(const char *name, void *image, size_t size, struct elfobj **out)
+{
+	static char empty[1];
+
+	/* libelf refuses a NULL image; an empty one is still "empty, not an ELF object". */
+	return open_common(name, image ? image : empty, image ? size : 0, out);
 }
 
 void elfobj_close(struct elfobj *o)

@@ -35,6 +35,7 @@ struct newsec {
 struct elfobj {
 	char *path;
 	int fd;
+	void *mem;		/* an image in memory (the caller's), or NULL: fd */
 	mode_t mode;
 	uid_t uid;
 	gid_t gid;
@@ -74,6 +75,7 @@ void eo_out_abort(struct eo_out *out);
 
 int eo_fail(const struct elfobj *o, int err, const char *fmt, const char *arg);
 int eo_fail_elf(const struct elfobj *o, const char *what);
+void eo_libelf_init(void);
 Elf_Data *eo_sec_data(const struct elfobj *o, size_t i);
 
 #endif

@@ -713,6 +713,8 @@ int elfobj_write(struct elfobj *o, const char *dest)
 	struct eo_out out = { .fd = -1 };
 	int mem = -1, err = 0;
 
+	if (o->mem)
+		return eo_fail(o, -EINVAL, "%s", "was read from memory, not a file: cannot write it");
 	/*
 	 * The file is replaced, not written through, so the directory's
 	 * permission alone would let us; a file its owner made read-only is

@@ -56,13 +56,12 @@ void audit_where(const struct audit *au, size_t sec, uint64_t off, char *buf, si
 	symindex_func_where(au->si, au->o, sec, off, buf, len);
 }
 
-int audit_file(const struct options *opt, const char *path, bool first, unsigned *errors)
+int audit_object(const struct options *opt, struct output *out, const char *name,
+		 struct elfobj *o)
 {
-	struct audit au = { .opt = opt, .path = path };
+	struct audit au = { .opt = opt, .out = out, .path = name, .o = o };
 	int err;
 
-	if ((err = elfobj_open(path, &au.o)))
-		return err;
 	au.h = elfobj_hdr(au.o);
 	au.a = elfobj_arch(au.o);
 	au.linked = au.h->type != EO_ET_REL;
@@ -81,11 +80,10 @@ int audit_file(const struct options *opt, const char *path, bool first, unsigned
 		err = checks_run(&au);
 	if (err) {
 		if (err == -ENOMEM)
-			diag_err(path, "out of memory");
+			diag_err(name, "out of memory");
 		goto out;
 	}
-	report_file(&au, first);
-	*errors += au.count[DIAG_ERROR];
+	report_file(&au);
 	err = au.count[DIAG_ERROR] ? 1 : 0;
 out:
 	audit_free(&au);

@@ -1,6 +1,8 @@
 # patchverify: audits patch-site tables (verify/), its tests and benchmark.
 PKG_CS_CFLAGS := $(shell pkg-config --cflags capstone 2>/dev/null)
 PKG_CS_LIBS   := $(shell pkg-config --libs capstone 2>/dev/null || echo -lcapstone)
+# Compressed modules (.ko.xz, .ko.zst, .ko.gz): Debian's liblzma, libzstd, zlib.
+PKG_UNPACK_LIBS := $(shell pkg-config --libs liblzma libzstd zlib 2>/dev/null || echo -llzma -lzstd -lz)
 
 VERIFY_SRC := $(wildcard verify/*.c)
 VERIFY_OBJ := $(VERIFY_SRC:%.c=$(B)/obj/%.o)
@@ -10,7 +12,7 @@ $(B)/obj/verify/%.o: ALL_CFLAGS += $(PKG_CS_CFLAGS)
 all: $(B)/patchverify
 
 $(B)/patchverify: $(VERIFY_OBJ) $(LIBCORE)
-	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_ELF_LIBS) $(PKG_CS_LIBS)
+	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_ELF_LIBS) $(PKG_CS_LIBS) $(PKG_UNPACK_LIBS)
 
 # The defect maker used by the tests.
 $(B)/pv-defect: $(B)/obj/tests/verify/defect.o $(LIBCORE)

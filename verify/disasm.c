@@ -4,7 +4,8 @@
  * test for arches whose instructions have no alignment (x86).  Capstone 4
  * serves every arch it knows; riscv64 and sh are not among them, so their
  * sites are described by the arch table's own call/NOP decoder alone
- * (--version says so).  Handles are opened on first use and kept.
+ * (--version says so).  Handles are opened on first use and kept, per
+ * thread; each thread closes its own with disasm_cleanup().
  */
 #include <capstone/capstone.h>
 #include <stdio.h>
@@ -37,8 +38,9 @@ struct handle {
 	csh h;
 };
 
-static struct handle handles[8];
-static size_t nhandles;
+/* Per thread: a Capstone handle is not shared between threads (--jobs). */
+static __thread struct handle handles[8];
+static __thread size_t nhandles;
 
 static const struct engine *engine_of(const struct arch *a)
 {

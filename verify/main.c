@@ -11,32 +11,45 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "verify.h"
 
 #define VERSION "0.1"
 
-static char last_error[1024];
-
-/* Errors still go to stderr; the last one is kept for --json. */
+/*
+ * Messages about a file go to that file's output (printed whole, in input
+ * order); the last error is kept for its JSON document.  Others (options,
+ * expanding the inputs) go straight to stderr.
+ */
 static void sink(enum diag_level level, const char *file, const char *msg)
 {
+	struct output *o = run_current_output();
+	FILE *f = o ? o->err : stderr;
+
 	if (file)
-		fprintf(stderr, "patchverify: %s: %s: %s\n", file, diag_level_name(level), msg);
+		fprintf(f, "patchverify: %s: %s: %s\n", file, diag_level_name(level), msg);
 	else
-		fprintf(stderr, "patchverify: %s: %s\n", diag_level_name(level), msg);
-	if (level == DIAG_ERROR)
-		snprintf(last_error, sizeof(last_error), "%s", msg);
+		fprintf(f, "patchverify: %s: %s\n", diag_level_name(level), msg);
+	if (o && level == DIAG_ERROR)
+		snprintf(o->last_error, sizeof(o->last_error), "%s", msg);
 }
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: patchverify [options] FILE...\n"
+		"usage: patchverify [options] FILE|DIR|@LIST|-...\n"
 		"Audit the ftrace patch-site tables of ELF objects, executables and libraries.\n"
-		"  --list               print every site (address, function, section, state, insn)\n"
+		"Files may be xz, zstd or gzip compressed (.ko.xz ...) or ar archives (.a);\n"
+		"a DIR is searched recursively for them, @LIST names one input per line,\n"
+		"- is standard input.\n"
+		"  --list               print every site, tab-separated (file, table, address,\n"
+		"                       function, section, state, insn)\n"
 		"  --json               one JSON document on stdout\n"
-		"  --summary            counts per file\n"
+		"  --summary            counts per file, per check, and a grand total\n"
+		"  --jobs N, -J N       audit N files at once (default 1; 0: one per CPU);\n"
+		"                       the output is the same as with one\n"
+		"  --files-from FILE    the same as @FILE\n"
 		"  --disable=CHECK,...  do not run these checks\n"
 		"  --error=CHECK,...    report these checks as errors (also --warning, --note)\n"
 		"  --expect-sorted      tables must be sorted (check unsorted)\n"
@@ -81,6 +94,24 @@ static int set_levels(struct options *opt, const char *list, int level)
 	return err;
 }
 
+static int parse_jobs(struct options *opt, const char *arg)
+{
+	char *end;
+	long n = strtol(arg, &end, 10);
+
+	if (end == arg || *end || n < 0 || n > 1024) {
+		diag_err(NULL, "--jobs wants a number from 0 (one per CPU) to 1024");
+		return -1;
+	}
+	if (!n) {
+		n = sysconf(_SC_NPROCESSORS_ONLN);
+		if (n < 1)
+			n = 1;
+	}
+	opt->jobs = (unsigned)n;
+	return 0;
+}
+
 static int parse_sled(struct options *opt, const char *arg)
 {
 	char *end;
@@ -97,7 +128,10 @@ static int parse_sled(struct options *opt, const char *arg)
 	return 0;
 }
 
-enum { OPT_DISABLE = 256, OPT_ERROR, OPT_WARNING, OPT_NOTE, OPT_SORTED, OPT_SLED, OPT_VERSION };
+enum {
+	OPT_DISABLE = 256, OPT_ERROR, OPT_WARNING, OPT_NOTE, OPT_SORTED, OPT_SLED, OPT_VERSION,
+	OPT_FILES_FROM,
+};
 
 int main(int argc, char **argv)
 {
@@ -111,22 +145,27 @@ int main(int argc, char **argv)
 		{ "note", required_argument, NULL, OPT_NOTE },
 		{ "expect-sorted", no_argument, NULL, OPT_SORTED },
 		{ "sled", required_argument, NULL, OPT_SLED },
+		{ "jobs", required_argument, NULL, 'J' },
+		{ "files-from", required_argument, NULL, OPT_FILES_FROM },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct options opt = { .sled_total = -1, .sled_before = -1 };
-	unsigned errors = 0, failed = 0, files = 0;
+	struct options opt = { .sled_total = -1, .sled_before = -1, .jobs = 1 };
+	struct inputs in = { 0 };
+	struct totals t = { 0 };
 	int c, i, bad = 0;
 
 	diag_set_prog("patchverify");
 	diag_set_sink(sink);
 	checks_default_levels(opt.level);
-	while ((c = getopt_long(argc, argv, "ljsh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ljshJ:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'l': opt.list = true; break;
 		case 'j': opt.json = true; break;
 		case 's': opt.summary = true; break;
+		case 'J': bad |= parse_jobs(&opt, optarg); break;
+		case OPT_FILES_FROM: bad |= inputs_add_list(&in, optarg) ? -1 : 0; break;
 		case OPT_DISABLE: bad |= set_levels(&opt, optarg, LEVEL_OFF); break;
 		case OPT_ERROR: bad |= set_levels(&opt, optarg, DIAG_ERROR); break;
 		case OPT_WARNING: bad |= set_levels(&opt, optarg, DIAG_WARNING); break;
@@ -141,24 +180,27 @@ int main(int argc, char **argv)
 		default: bad = -1; break;
 		}
 	}
-	if (bad || optind >= argc) {
+	if (bad || (optind >= argc && !in.n && !in.empty_dirs && !in.stdin_read)) {
 		if (!bad)
 			diag_err(NULL, "no input files");
 		usage(stderr);
+		inputs_free(&in);
 		return 2;
 	}
+	for (i = optind; i < argc; i++)
+		if (inputs_add(&in, argv[i]))
+			t.failed++;	/* said on stderr; the other inputs are still audited */
+	if (!in.n && !t.failed)
+		diag_warn(NULL, "no files found to audit");
 	report_begin(&opt);
-	for (i = optind; i < argc; i++, files++) {
-		last_error[0] = 0;
-		if (audit_file(&opt, argv[i], i == optind, &errors) < 0) {
-			failed++;
-			if (opt.json)
-				report_file_error(argv[i], last_error, i == optind);
-		}
+	if (run_all(&opt, &in, &t)) {
+		diag_err(NULL, "out of memory");
+		t.failed++;
 	}
-	report_end(&opt, files, errors, failed);
+	report_end(&opt, &t);
+	inputs_free(&in);
 	disasm_cleanup();
-	if (failed)
+	if (t.failed)
 		return 2;
-	return errors ? 1 : 0;
+	return t.level[DIAG_ERROR] ? 1 : 0;
 }

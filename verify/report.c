@@ -6,6 +6,8 @@
  *   patchverify: FILE: error: func+0xoff (section+0xoff): CHECK: what, expected ..., found ...
  * or as one JSON document on stdout (--json).  --list prints every site, the
  * data behind ftrace's available_filter_functions; --summary the counts.
+ * Everything about one file goes to its struct output (run.c prints it, in
+ * input order); the run's totals are printed here at the end.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -160,9 +162,12 @@ static void site_where(const struct audit *au, const struct site *st, char *func
 		snprintf(sec, slen, "-");
 }
 
+/* Tab-separated, one line per site, like recordmcount --list:
+ *   FILE  TABLE  ADDRESS  FUNC+0xOFF  SECTION+0xOFF  STATE  INSN */
 static void list_text(const struct audit *au)
 {
 	char func[160], sec[160], text[192];
+	FILE *f = au->out->out;
 	size_t i;
 
 	for (i = 0; i < au->nsites; i++) {
@@ -170,10 +175,10 @@ static void list_text(const struct audit *au)
 
 		site_where(au, st, func, sizeof(func), sec, sizeof(sec));
 		site_text(au, st, text, sizeof(text));
-		printf("%s: 0x%016llx %-32s %-28s %-9s %s\n", au->path,
-		       (unsigned long long)st->value, func, sec,
-		       st->settled && st->state == SITE_UNCHECKED ? "bad" : state_names[st->state],
-		       text);
+		fprintf(f, "%s\t%s\t0x%016llx\t%s\t%s\t%s\t%s\n", au->path,
+			au->tables[st->table].name, (unsigned long long)st->value, func, sec,
+			st->settled && st->state == SITE_UNCHECKED ? "bad" : state_names[st->state],
+			text[0] ? text : "-");
 	}
 }
 
@@ -186,104 +191,145 @@ static void count_states(const struct audit *au, size_t n[4])
 		n[au->sites[i].state]++;
 }
 
-static void json_file(const struct audit *au, bool first)
+static void json_file(const struct audit *au)
 {
+	FILE *f = au->out->out;
 	size_t i, n[4];
 
 	count_states(au, n);
-	printf("%s\n    {\"file\": ", first ? "" : ",");
-	json_str(stdout, au->path);
-	printf(", \"arch\": \"%s\", \"type\": \"%s\", \"disassembler\": ", au->a->name,
+	fprintf(f, "%s\n    {\"file\": ", au->out->docs ? "," : "");
+	json_str(f, au->path);
+	fprintf(f, ", \"arch\": \"%s\", \"type\": \"%s\", \"disassembler\": ", au->a->name,
 	       file_type(au));
-	json_str(stdout, disasm_engine(au->a));
-	printf(",\n     \"tables\": [");
+	json_str(f, disasm_engine(au->a));
+	fprintf(f, ",\n     \"tables\": [");
 	for (i = 0; i < au->ntables; i++) {
-		printf("%s{\"section\": ", i ? ", " : "");
-		json_str(stdout, au->tables[i].name);
-		printf(", \"kind\": \"%s\", \"entries\": %zu}",
+		fprintf(f, "%s{\"section\": ", i ? ", " : "");
+		json_str(f, au->tables[i].name);
+		fprintf(f, ", \"kind\": \"%s\", \"entries\": %zu}",
 		       au->tables[i].kind == TABLE_MCOUNT ? "mcount" : "patchable",
 		       au->tables[i].nentries);
 	}
-	printf("],\n     \"findings\": [");
+	fprintf(f, "],\n     \"findings\": [");
 	for (i = 0; i < au->nfindings; i++) {
-		const struct finding *f = &au->findings[i];
+		const struct finding *fd = &au->findings[i];
 
-		printf("%s\n       {\"check\": \"%s\", \"level\": \"%s\", \"where\": ", i ? "," : "",
-		       check_name(f->check), diag_level_name(f->level));
-		json_str(stdout, f->where);
-		if (f->have_addr)
-			printf(", \"address\": \"0x%llx\"", (unsigned long long)f->addr);
-		printf(", \"message\": ");
-		json_str(stdout, f->msg);
-		putchar('}');
+		fprintf(f, "%s\n       {\"check\": \"%s\", \"level\": \"%s\", \"where\": ", i ? "," : "",
+		       check_name(fd->check), diag_level_name(fd->level));
+		json_str(f, fd->where);
+		if (fd->have_addr)
+			fprintf(f, ", \"address\": \"0x%llx\"", (unsigned long long)fd->addr);
+		fprintf(f, ", \"message\": ");
+		json_str(f, fd->msg);
+		fputc('}', f);
 	}
-	printf("%s]", au->nfindings ? "\n     " : "");
+	fprintf(f, "%s]", au->nfindings ? "\n     " : "");
 	if (au->opt->list) {
 		char func[160], sec[160], text[192];
 
-		printf(",\n     \"sites\": [");
+		fprintf(f, ",\n     \"sites\": [");
 		for (i = 0; i < au->nsites; i++) {
 			const struct site *st = &au->sites[i];
 
 			site_where(au, st, func, sizeof(func), sec, sizeof(sec));
 			site_text(au, st, text, sizeof(text));
-			printf("%s\n       {\"table\": ", i ? "," : "");
-			json_str(stdout, au->tables[st->table].name);
-			printf(", \"entry\": %zu, \"value\": \"0x%llx\", \"function\": ", st->entry,
+			fprintf(f, "%s\n       {\"table\": ", i ? "," : "");
+			json_str(f, au->tables[st->table].name);
+			fprintf(f, ", \"entry\": %zu, \"value\": \"0x%llx\", \"function\": ", st->entry,
 			       (unsigned long long)st->value);
-			json_str(stdout, func);
-			printf(", \"section\": ");
-			json_str(stdout, sec);
-			printf(", \"state\": \"%s\", \"insn\": ",
+			json_str(f, func);
+			fprintf(f, ", \"section\": ");
+			json_str(f, sec);
+			fprintf(f, ", \"state\": \"%s\", \"insn\": ",
 			       st->settled && st->state == SITE_UNCHECKED ? "bad"
 									 : state_names[st->state]);
-			json_str(stdout, text);
-			putchar('}');
+			json_str(f, text);
+			fputc('}', f);
 		}
-		printf("%s]", au->nsites ? "\n     " : "");
+		fprintf(f, "%s]", au->nsites ? "\n     " : "");
 	}
-	printf(",\n     \"summary\": {\"sites\": %zu, \"call\": %zu, \"nop\": %zu, \"other\": %zu, "
+	fprintf(f, ",\n     \"summary\": {\"sites\": %zu, \"call\": %zu, \"nop\": %zu, \"other\": %zu, "
 	       "\"hook_calls\": %zu, \"errors\": %u, \"warnings\": %u, \"notes\": %u}}",
 	       au->nsites, n[SITE_CALL], n[SITE_NOP], n[SITE_OTHER], au->ncalls,
 	       au->count[DIAG_ERROR], au->count[DIAG_WARNING], au->count[DIAG_NOTE]);
+	au->out->docs++;
 }
 
-void report_file(struct audit *au, bool first)
+/* What this file adds to the run's totals. */
+static void count_file(const struct audit *au)
 {
+	struct totals *t = &au->out->t;
+	size_t i;
+
+	t->files++;
+	t->tables += au->ntables;
+	t->sites += au->nsites;
+	t->hook_calls += au->ncalls;
+	for (i = 0; i < au->nfindings; i++) {
+		t->level[au->findings[i].level]++;
+		t->check[au->findings[i].check][au->findings[i].level]++;
+	}
+}
+
+void totals_add(struct totals *sum, const struct totals *t)
+{
+	size_t c, l;
+
+	sum->files += t->files;
+	sum->failed += t->failed;
+	sum->skipped += t->skipped;
+	sum->tables += t->tables;
+	sum->sites += t->sites;
+	sum->hook_calls += t->hook_calls;
+	for (l = 0; l < 3; l++) {
+		sum->level[l] += t->level[l];
+		for (c = 0; c < CHK_COUNT; c++)
+			sum->check[c][l] += t->check[c][l];
+	}
+}
+
+void report_file(struct audit *au)
+{
+	FILE *f = au->out->out;
 	size_t i, n[4];
 
+	count_file(au);
 	if (au->opt->json) {
-		json_file(au, first);
+		json_file(au);
 		return;
 	}
 	if (au->opt->list)
 		list_text(au);
 	for (i = 0; i < au->nfindings; i++) {
-		const struct finding *f = &au->findings[i];
+		const struct finding *fd = &au->findings[i];
 
-		diag(f->level, au->path, "%s: %s: %s", f->where, check_name(f->check), f->msg);
+		diag(fd->level, au->path, "%s: %s: %s", fd->where, check_name(fd->check), fd->msg);
 	}
 	if (au->opt->summary) {
 		count_states(au, n);
-		printf("%s: %s %s: %zu table%s, %zu site%s (%zu call, %zu nop, %zu other), "
-		       "%zu hook call%s; %u error%s, %u warning%s, %u note%s\n",
-		       au->path, au->a->name, file_type(au), au->ntables,
-		       au->ntables == 1 ? "" : "s", au->nsites, au->nsites == 1 ? "" : "s",
-		       n[SITE_CALL], n[SITE_NOP], n[SITE_OTHER], au->ncalls,
-		       au->ncalls == 1 ? "" : "s", au->count[DIAG_ERROR],
-		       au->count[DIAG_ERROR] == 1 ? "" : "s", au->count[DIAG_WARNING],
-		       au->count[DIAG_WARNING] == 1 ? "" : "s", au->count[DIAG_NOTE],
-		       au->count[DIAG_NOTE] == 1 ? "" : "s");
+		fprintf(f, "%s: %s %s: %zu table%s, %zu site%s (%zu call, %zu nop, %zu other), "
+			"%zu hook call%s; %u error%s, %u warning%s, %u note%s\n",
+			au->path, au->a->name, file_type(au), au->ntables,
+			au->ntables == 1 ? "" : "s", au->nsites, au->nsites == 1 ? "" : "s",
+			n[SITE_CALL], n[SITE_NOP], n[SITE_OTHER], au->ncalls,
+			au->ncalls == 1 ? "" : "s", au->count[DIAG_ERROR],
+			au->count[DIAG_ERROR] == 1 ? "" : "s", au->count[DIAG_WARNING],
+			au->count[DIAG_WARNING] == 1 ? "" : "s", au->count[DIAG_NOTE],
+			au->count[DIAG_NOTE] == 1 ? "" : "s");
 	}
 }
 
-void report_file_error(const char *path, const char *msg, bool first)
+void report_file_error(const struct options *opt, struct output *out, const char *path)
 {
-	printf("%s\n    {\"file\": ", first ? "" : ",");
-	json_str(stdout, path);
-	printf(", \"error\": ");
-	json_str(stdout, msg);
-	putchar('}');
+	out->t.failed++;
+	if (!opt->json)
+		return;
+	fprintf(out->out, "%s\n    {\"file\": ", out->docs ? "," : "");
+	json_str(out->out, path);
+	fprintf(out->out, ", \"error\": ");
+	json_str(out->out, out->last_error);
+	fputc('}', out->out);
+	out->docs++;
 }
 
 void report_begin(const struct options *opt)
@@ -292,14 +338,69 @@ void report_begin(const struct options *opt)
 		printf("{\"patchverify\": 1,\n  \"files\": [");
 }
 
-void report_end(const struct options *opt, unsigned files, unsigned errors, unsigned failed)
+static const char *plural(size_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+static void json_totals(const struct totals *t)
+{
+	bool first = true;
+	int c;
+
+	printf("\n  ],\n  \"summary\": {\"files\": %u, \"unreadable\": %u, \"skipped\": %u, "
+	       "\"tables\": %zu, \"sites\": %zu, \"hook_calls\": %zu, \"errors\": %u, "
+	       "\"warnings\": %u, \"notes\": %u,\n    \"checks\": {", t->files, t->failed,
+	       t->skipped, t->tables, t->sites, t->hook_calls, t->level[DIAG_ERROR],
+	       t->level[DIAG_WARNING], t->level[DIAG_NOTE]);
+	for (c = 0; c < CHK_COUNT; c++) {
+		const unsigned *n = t->check[c];
+
+		if (!n[DIAG_ERROR] && !n[DIAG_WARNING] && !n[DIAG_NOTE])
+			continue;
+		printf("%s\"%s\": {\"errors\": %u, \"warnings\": %u, \"notes\": %u}",
+		       first ? "" : ", ", check_name((enum check)c), n[DIAG_ERROR],
+		       n[DIAG_WARNING], n[DIAG_NOTE]);
+		first = false;
+	}
+	/* "errors" and "unreadable" at the top stay for older readers. */
+	printf("}},\n  \"errors\": %u, \"unreadable\": %u}\n", t->level[DIAG_ERROR],
+	       t->failed);
+}
+
+/*
+ * --summary: a line per check that found anything, then the grand total
+ * (the last line, for scripts):
+ *   total: not-at-entry: 3 errors, 0 warnings, 0 notes
+ *   total: 9 files (1 not audited, 2 skipped: not ELF), 12 tables, ...
+ */
+static void text_totals(const struct totals *t)
+{
+	int c;
+
+	for (c = 0; c < CHK_COUNT; c++) {
+		const unsigned *n = t->check[c];
+
+		if (!n[DIAG_ERROR] && !n[DIAG_WARNING] && !n[DIAG_NOTE])
+			continue;
+		printf("total: %s: %u error%s, %u warning%s, %u note%s\n", check_name((enum check)c),
+		       n[DIAG_ERROR], plural(n[DIAG_ERROR]), n[DIAG_WARNING],
+		       plural(n[DIAG_WARNING]), n[DIAG_NOTE], plural(n[DIAG_NOTE]));
+	}
+	printf("total: %u file%s audited (%u not audited, %u skipped: not ELF), %zu table%s, "
+	       "%zu site%s, %zu hook call%s; %u error%s, %u warning%s, %u note%s\n",
+	       t->files, plural(t->files), t->failed, t->skipped, t->tables, plural(t->tables),
+	       t->sites, plural(t->sites), t->hook_calls, plural(t->hook_calls),
+	       t->level[DIAG_ERROR], plural(t->level[DIAG_ERROR]), t->level[DIAG_WARNING],
+	       plural(t->level[DIAG_WARNING]), t->level[DIAG_NOTE], plural(t->level[DIAG_NOTE]));
+}
+
+void report_end(const struct options *opt, const struct totals *t)
 {
 	if (opt->json)
-		printf("\n  ],\n  \"errors\": %u, \"unreadable\": %u}\n", errors, failed);
-	else if (opt->summary && files > 1)
-		printf("total: %u file%s, %u error%s, %u file%s not audited\n", files,
-		       files == 1 ? "" : "s", errors, errors == 1 ? "" : "s", failed,
-		       failed == 1 ? "" : "s");
+		json_totals(t);
+	else if (opt->summary)
+		text_totals(t);
 }
 
 void report_free(struct audit *au)

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "arch.h"
 #include "diag.h"
@@ -49,6 +50,31 @@ struct options {
 	int level[CHK_COUNT];
 	bool json, list, summary;
 	int sled_total, sled_before;	/* --sled=N[,M]; -1 when not given */
+	unsigned jobs;			/* --jobs: files audited at once */
+};
+
+/* What a run adds up: per file, then over the whole run in input order. */
+struct totals {
+	unsigned files;		/* audited */
+	unsigned failed;	/* could not be read or audited */
+	unsigned skipped;	/* found in a directory or archive, not ELF by magic */
+	size_t tables, sites, hook_calls;
+	unsigned level[3];	/* findings per enum diag_level */
+	unsigned check[CHK_COUNT][3];
+};
+
+/*
+ * One input's output, kept whole until its turn comes (so that --jobs
+ * prints exactly what a sequential run prints): what goes to stdout and
+ * what goes to stderr, as memory streams.
+ */
+struct output {
+	FILE *out, *err;
+	char *outbuf, *errbuf;
+	size_t outlen, errlen;
+	unsigned docs;		/* JSON documents written to out */
+	char last_error[512];	/* for a JSON document of a file not audited */
+	struct totals t;
 };
 
 const char *check_name(enum check c);
@@ -116,6 +142,7 @@ struct finding {
 
 struct audit {
 	const struct options *opt;
+	struct output *out;
 	const char *path;
 	struct elfobj *o;
 	struct elfquery *q;
@@ -185,18 +212,57 @@ void report_bytes(const struct audit *au, bool thumb, const uint8_t *p, uint64_t
  * the file holds none (NOBITS, or a section cut short). */
 void report_view_bytes(const struct audit *au, const struct insn_view *iv, uint64_t skip,
 		       unsigned len, char *buf, size_t size);
-void report_file(struct audit *au, bool first);
-void report_file_error(const char *path, const char *msg, bool first);
+void report_file(struct audit *au);
+void report_file_error(const struct options *opt, struct output *out, const char *path);
 void report_begin(const struct options *opt);
-void report_end(const struct options *opt, unsigned files, unsigned errors, unsigned failed);
+void report_end(const struct options *opt, const struct totals *t);
 void report_free(struct audit *au);
+void totals_add(struct totals *sum, const struct totals *t);
 
 /* audit.c */
 /* The address of sec+off: linked, sh_addr + off; in an object, off. */
 uint64_t audit_addr(const struct audit *au, size_t sec, uint64_t off);
 /* "func+0xoff (section+0xoff)", naming the function that holds the place. */
 void audit_where(const struct audit *au, size_t sec, uint64_t off, char *buf, size_t len);
-/* 0, 1 (error-level findings) or a negative errno (file could not be audited). */
-int audit_file(const struct options *opt, const char *path, bool first, unsigned *errors);
+/*
+ * Audit an opened object, called name in messages; its report goes to out.
+ * 0, 1 (error-level findings) or a negative errno (could not be audited).
+ * The object is closed.
+ */
+int audit_object(const struct options *opt, struct output *out, const char *name,
+		 struct elfobj *o);
+
+/* unpack.c: what a file's first bytes say it is, and decompression. */
+enum blob_kind { BLOB_ELF, BLOB_AR, BLOB_XZ, BLOB_ZSTD, BLOB_GZIP, BLOB_OTHER };
+enum blob_kind unpack_kind(const uint8_t *p, size_t n);
+const char *unpack_name(enum blob_kind k);
+/* Decompress in into a new buffer (*out, freed by the caller); -errno with one message. */
+int unpack(const char *name, enum blob_kind k, const uint8_t *in, size_t n, uint8_t **out,
+	   size_t *outn);
+
+/* input.c: the command line's inputs, expanded, and how each is read. */
+struct input {
+	char *path;		/* as given or found; "-" for standard input */
+	bool in_dir;		/* found in a directory: skip it if not ELF by magic */
+};
+struct inputs {
+	struct input *v;
+	size_t n;
+	unsigned empty_dirs;
+	uint8_t *stdin_data;	/* standard input, read once */
+	size_t stdin_len;
+	bool stdin_read;
+};
+/* Add one argument: FILE, DIR (recursively), @LIST, or - ; -errno after one message. */
+int inputs_add(struct inputs *in, const char *arg);
+int inputs_add_list(struct inputs *in, const char *listfile);
+void inputs_free(struct inputs *in);
+/* Audit input k (every member of an archive), reporting to out. */
+void input_audit(const struct options *opt, struct inputs *in, size_t k, struct output *out);
+
+/* run.c: every input, --jobs at a time, printed in input order. */
+int run_all(const struct options *opt, struct inputs *in, struct totals *t);
+/* The output of the input this thread audits (the diagnostic sink writes there). */
+struct output *run_current_output(void);
 
 #endif
