@@ -101,7 +101,8 @@ static int add_dir(struct inputs *in, const char *dir)
 	}
 	closedir(d);
 	if (!err) {
-		qsort(names, n, sizeof(*names), cmp_names);
+		if (n)
+			qsort(names, n, sizeof(*names), cmp_names);
 		err = add_entries(in, dir, names, n);
 	}
 	for (i = 0; i < n; i++)

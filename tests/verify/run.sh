@@ -337,6 +337,129 @@ for seed in range(1, int(sys.argv[3]) + 1):
 done
 [ $crashes = 0 ] && ok || no "fuzz: $crashes crashes"
 
+# --- inputs: compressed files, trees, @lists, standard input, archives, --jobs.
+# Oracles: xz, zstd and gzip (the bytes they compress are the committed
+# objects), ar and "ar t" (the members), readelf -r and -S (the counts the
+# --summary totals must add up to), and the sequential run (--jobs).
+mkdir -p "$T/tree/sub/deeper"
+OBJS="x64-cc.o i386-cc.o a64-rmc.o arm-rmc.o thumb-rmc.o x64-pfe.o a64-pfe.o"
+for f in $OBJS; do cp "$f" "$T/tree/$f"; done
+xz -c x64-cc.o > "$T/tree/sub/x64-cc.ko.xz"
+zstd -q -c a64-rmc.o > "$T/tree/sub/a64-rmc.ko.zst"
+gzip -c arm-rmc.o > "$T/tree/sub/deeper/arm-rmc.ko.gz"
+xz -c x64-pfe.o > "$T/tree/sub/deeper/no-suffix"	# found by magic, not name
+echo 'not an object' > "$T/tree/README"
+printf 'modules.dep: text\n' | gzip -c > "$T/tree/sub/modules.dep.gz"	# gzip, not ELF inside
+ar rc "$T/tree/sub/lib.a" i386-cc.o thumb-rmc.o
+# Each compressed file lists exactly what its original lists.
+same_list() {	# COMPRESSED ORIGINAL
+	"$P" --list "$1" | cut -f2- > "$T/l1"
+	"$P" --list "$2" | cut -f2- > "$T/l2"
+	if [ -s "$T/l2" ] && cmp -s "$T/l1" "$T/l2" &&
+	   [ "$("$P" --list "$1" | cut -f1 | sort -u)" = "$1" ]; then ok
+	else no "--list $1 differs from --list $2"; fi
+}
+same_list "$T/tree/sub/x64-cc.ko.xz" x64-cc.o
+same_list "$T/tree/sub/a64-rmc.ko.zst" a64-rmc.o
+same_list "$T/tree/sub/deeper/arm-rmc.ko.gz" arm-rmc.o
+same_list "$T/tree/sub/deeper/no-suffix" x64-pfe.o
+# An archive: each member as the file itself, named lib.a(member) in ar t order.
+"$P" --list "$T/tree/sub/lib.a" > "$T/la"
+{ "$P" --list i386-cc.o | sed "s|^i386-cc.o|$T/tree/sub/lib.a(i386-cc.o)|"
+  "$P" --list thumb-rmc.o | sed "s|^thumb-rmc.o|$T/tree/sub/lib.a(thumb-rmc.o)|"; } > "$T/lb"
+[ "$(ar t "$T/tree/sub/lib.a" | tr '\n' ' ')" = "i386-cc.o thumb-rmc.o " ] &&
+	cmp -s "$T/la" "$T/lb" && ok || no "--list lib.a is not its members' lists"
+# Standard input, raw and compressed.
+"$P" --list - < x64-cc.o | sed 's|^<stdin>|x64-cc.o|' > "$T/ls"
+"$P" --list x64-cc.o > "$T/lf"
+xz -c x64-cc.o | "$P" --list - | sed 's|^<stdin>|x64-cc.o|' > "$T/lsx"
+cmp -s "$T/ls" "$T/lf" && cmp -s "$T/lsx" "$T/lf" && ok || no "--list - differs from the file's"
+# The tree: every ELF file (11, with the 2 members), README and the
+# gzipped text skipped, totals from readelf.
+"$P" --summary "$T/tree" > "$T/sum" 2> "$T/sum.err"
+rc=$?
+[ $rc = 0 ] && [ ! -s "$T/sum.err" ] && ok || no "tree: exit $rc, stderr: $(head -2 "$T/sum.err")"
+tabs=0 sites=0 calls=0
+for f in $OBJS x64-cc.o a64-rmc.o arm-rmc.o x64-pfe.o i386-cc.o thumb-rmc.o; do
+	t=$(readelf -SW "$f" | grep -cE ' (__mcount_loc|__patchable_function_entries) ')
+	n=$(readelf -rW "$f" | awk '/^Relocation section .\.rela?(__mcount_loc|__patchable_function_entries)/ { n += $(NF-1) } END { print n + 0 }')
+	# calls: relocations against a hook, less those recordmcount NOPed (R_*_NONE)
+	c=$(readelf -rW "$f" | grep -E ' (__fentry__|mcount|_mcount|__gnu_mcount_nc)([+ ]|$)' |
+		grep -vc '_NONE ')
+	tabs=$((tabs + t)) sites=$((sites + n)) calls=$((calls + c))
+done
+want="total: 13 files audited (0 not audited, 2 skipped: not ELF), $tabs tables, $sites sites, $calls hook calls; 0 errors, 0 warnings, 0 notes"
+[ "$(tail -1 "$T/sum")" = "$want" ] && ok || no "tree totals: [$(tail -1 "$T/sum")], readelf says [$want]"
+[ "$(grep -vc '^total: ' "$T/sum")" = 13 ] && ok || no "tree: not 13 per-file lines"
+# Per check: a duplicate made by pv-defect is one error in the totals; exit 1.
+"$D" dup x64-cc.o "$T/tree/sub/dup.o"
+"$P" --summary "$T/tree" > "$T/sum" 2> /dev/null
+rc=$?
+[ $rc = 1 ] && grep -qx 'total: duplicate: 1 error, 0 warnings, 0 notes' "$T/sum" && ok ||
+	no "tree with a duplicate: exit $rc, $(grep '^total' "$T/sum" | head -1)"
+"$P" --json "$T/tree" 2> /dev/null | python3 -c 'import json, sys
+d = json.load(sys.stdin); s = d["summary"]
+assert len(d["files"]) == s["files"] == 14, s
+assert s["skipped"] == 2 and s["errors"] == 1 and s["checks"]["duplicate"]["errors"] == 1, s' &&
+	ok || no "--json tree summary"
+# --jobs: byte-identical output (stdout and stderr) to the sequential run.
+for opts in "--summary" "--list" "--json --list"; do
+	"$P" $opts "$T/tree" x64-pie a64-exe > "$T/j1" 2> "$T/j1.err"
+	r1=$?
+	"$P" --jobs 2 $opts "$T/tree" x64-pie a64-exe > "$T/j2" 2> "$T/j2.err"
+	r2=$?
+	"$P" -J 0 $opts "$T/tree" x64-pie a64-exe > "$T/j3" 2> "$T/j3.err"
+	r3=$?
+	[ -s "$T/j1" ] && cmp -s "$T/j1" "$T/j2" && cmp -s "$T/j1.err" "$T/j2.err" &&
+		cmp -s "$T/j1" "$T/j3" && [ $r1 = $r2 ] && [ $r1 = $r3 ] && ok ||
+		no "--jobs $opts: output differs from the sequential run"
+done
+# @list and --files-from: the same as the names on the command line.
+printf '%s\n' x64-cc.o "$T/tree/sub" a64-pie > "$T/list"
+"$P" --summary x64-cc.o "$T/tree/sub" a64-pie > "$T/a1" 2>&1
+"$P" --summary @"$T/list" > "$T/a2" 2>&1
+"$P" --summary --files-from "$T/list" > "$T/a3" 2>&1
+"$P" --summary @- < "$T/list" > "$T/a4" 2>&1
+cmp -s "$T/a1" "$T/a2" && cmp -s "$T/a1" "$T/a3" && cmp -s "$T/a1" "$T/a4" && ok ||
+	no "@list differs from the same names as arguments"
+# A pipe given by name (not a regular file) is read too.
+mkfifo "$T/fifo"
+cat x64-cc.o > "$T/fifo" &
+"$P" --list "$T/fifo" 2> /dev/null | cut -f2- > "$T/lp"
+wait
+"$P" --list x64-cc.o | cut -f2- > "$T/lf"
+cmp -s "$T/lp" "$T/lf" && ok || no "a pipe given by name"
+# Bad compressed data and archives: one line naming the file, exit 2.
+head -c 200 "$T/tree/sub/x64-cc.ko.xz" > "$T/trunc.ko.xz"
+head -c 200 "$T/tree/sub/a64-rmc.ko.zst" > "$T/trunc.ko.zst"
+head -c 200 "$T/tree/sub/deeper/arm-rmc.ko.gz" > "$T/trunc.ko.gz"
+python3 -c 'import sys; b = bytearray(open(sys.argv[1], "rb").read()); b[len(b) // 2] ^= 0x55
+open(sys.argv[2], "wb").write(b)' "$T/tree/sub/x64-cc.ko.xz" "$T/flip.ko.xz"
+head -c 1000 "$T/tree/sub/lib.a" > "$T/trunc.a"
+(cd "$T" && ar rcT thin.a "$TD/x64-cc.o" 2> /dev/null)
+printf 'hello\n' | xz -c > "$T/text.xz"
+hostile truncated-xz "$T/trunc.ko.xz"
+grep -q 'cannot decompress xz data' "$T/herr" && ok || no "truncated xz: $(cat "$T/herr")"
+hostile truncated-zstd "$T/trunc.ko.zst"
+hostile truncated-gzip "$T/trunc.ko.gz"
+hostile corrupt-xz "$T/flip.ko.xz"
+hostile truncated-archive "$T/trunc.a"
+[ -f "$T/thin.a" ] && hostile thin-archive "$T/thin.a"
+hostile xz-of-text "$T/text.xz"
+hostile stdin-empty - < /dev/null
+# In a tree a bad file is one line, the rest is audited, exit 2.
+rm "$T/tree/sub/dup.o"
+cp "$T/trunc.ko.xz" "$T/tree/sub/"
+"$P" --summary "$T/tree" > "$T/sum" 2> "$T/sum.err"
+rc=$?
+[ $rc = 2 ] && [ "$(wc -l < "$T/sum.err")" = 1 ] &&
+	tail -1 "$T/sum" | grep -q '^total: 13 files audited (1 not audited, 2 skipped' && ok ||
+	no "tree with a truncated .xz: exit $rc, $(tail -1 "$T/sum"), $(cat "$T/sum.err")"
+# An empty directory: nothing to audit is said, exit 0.
+mkdir "$T/emptydir"
+"$P" "$T/emptydir" > /dev/null 2> "$T/herr"
+[ $? = 0 ] && grep -q 'no files found' "$T/herr" && ok || no "empty directory: $(cat "$T/herr")"
+
 # --- cli
 "$P" > /dev/null 2>&1; [ $? = 2 ] && ok || no "no arguments: exit not 2"
 "$P" --bogus x64-cc.o > /dev/null 2>&1; [ $? = 2 ] && ok || no "bad option: exit not 2"
