@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "verify.h"
 
@@ -56,6 +57,39 @@ void audit_where(const struct audit *au, size_t sec, uint64_t off, char *buf, si
 	symindex_func_where(au->si, au->o, sec, off, buf, len);
 }
 
+/* --system-map serves a linked file whose own symbols do not bound the table. */
+static const struct sysmap *sysmap_for(const struct audit *au)
+{
+	size_t i;
+
+	if (!au->linked || !au->opt->sysmap)
+		return NULL;
+	for (i = 1; i < elfobj_nsyms(au->o); i++)
+		if (!strcmp(elfobj_sym(au->o, i)->name, "__start_mcount_loc"))
+			return NULL;
+	return au->opt->sysmap;
+}
+
+/*
+ * Calls to a hook and no table: the sites are unknown, which is no
+ * all-clear.  A stripped static image (a vmlinux) shows no calls either,
+ * since the hook's address went with the symbols: say so, as a note.
+ */
+static void no_table(struct audit *au)
+{
+	if (au->ntables)
+		return;
+	if (au->ncalls)
+		report_table(au, CHK_NO_TABLE, "-", "%zu call%s to %s but no __mcount_loc or "
+			     "__patchable_function_entries table", au->ncalls,
+			     au->ncalls == 1 ? "" : "s",
+			     au->mode_hook ? au->mode_hook : "a profiling hook");
+	else if (au->h->type == EO_ET_EXEC && !elfobj_nsyms(au->o) && !elfquery_ndynsyms(au->q) &&
+		 !au->sysmap)
+		report_table_note(au, CHK_NO_TABLE, "-", "no symbols and no table: calls to a hook "
+				  "cannot be found (a stripped kernel image? give --system-map)");
+}
+
 int audit_object(const struct options *opt, struct output *out, const char *name,
 		 struct elfobj *o)
 {
@@ -69,6 +103,7 @@ int audit_object(const struct options *opt, struct output *out, const char *name
 		goto out;
 	if (au.linked && (err = elfquery_open(au.o, &au.q)))
 		goto out;
+	au.sysmap = sysmap_for(&au);
 	err = table_find(&au);
 	if (!err && !(au.si = symindex_build_linked(au.o, au.q)))
 		err = -ENOMEM;
@@ -78,6 +113,8 @@ int audit_object(const struct options *opt, struct output *out, const char *name
 		err = table_resolve(&au);
 	if (!err)
 		err = checks_run(&au);
+	if (!err)
+		no_table(&au);
 	if (err) {
 		if (err == -ENOMEM)
 			diag_err(name, "out of memory");

@@ -214,6 +214,14 @@ static int linked_targets(struct audit *au)
 		    (err = push_target(au, &au->direct, &au->ndirect, s->value, s->name)))
 			return err;
 	}
+	for (i = 0; i < sysmap_count(au->sysmap); i++) {	/* a stripped image's hooks */
+		uint64_t addr;
+		const char *name = sysmap_sym(au->sysmap, i, &addr);
+
+		if (addr && arch_is_hook(au->a, name) &&
+		    (err = push_target(au, &au->direct, &au->ndirect, addr, name)))
+			return err;
+	}
 	for (i = 0; i < elfquery_ndynrels(au->q); i++) {
 		const struct eq_dynrel *r = elfquery_dynrel(au->q, i);
 		const struct eo_sym *s = r->sym ? elfquery_dynsym(au->q, r->sym) : NULL;

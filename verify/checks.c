@@ -33,6 +33,7 @@ static const char *const check_names[CHK_COUNT] = {
 	[CHK_STALE_WEAK] = "stale-weak",
 	[CHK_BAD_RELOC] = "bad-reloc",
 	[CHK_PATCHABLE_SLED] = "patchable-sled",
+	[CHK_NO_TABLE] = "no-table",
 };
 
 const char *check_name(enum check c)
@@ -61,6 +62,7 @@ void checks_default_levels(int level[CHK_COUNT])
 	level[CHK_UNTRACED_CALL] = DIAG_WARNING;
 	level[CHK_ORPHAN_SITE] = DIAG_WARNING;
 	level[CHK_STALE_WEAK] = DIAG_WARNING;
+	level[CHK_NO_TABLE] = DIAG_WARNING;	/* audit.c: hook calls, no table */
 }
 
 /* The sections the kernel traces (scripts/recordmcount.c's list). */

@@ -50,6 +50,8 @@ static void usage(FILE *f)
 		"  --jobs N, -J N       audit N files at once (default 1; 0: one per CPU);\n"
 		"                       the output is the same as with one\n"
 		"  --files-from FILE    the same as @FILE\n"
+		"  --system-map FILE    symbols of a stripped kernel image (its System.map):\n"
+		"                       the table's bounds and the hooks' addresses\n"
 		"  --disable=CHECK,...  do not run these checks\n"
 		"  --error=CHECK,...    report these checks as errors (also --warning, --note)\n"
 		"  --expect-sorted      tables must be sorted (check unsorted)\n"
@@ -57,7 +59,7 @@ static void usage(FILE *f)
 		"  --version, --help\n"
 		"checks: site-not-exec site-not-call misaligned not-at-entry missing-site\n"
 		"        untraced-call duplicate unsorted zero-entry orphan-site stale-weak\n"
-		"        bad-reloc patchable-sled\n");
+		"        bad-reloc patchable-sled no-table\n");
 }
 
 static void version(void)
@@ -130,7 +132,7 @@ static int parse_sled(struct options *opt, const char *arg)
 
 enum {
 	OPT_DISABLE = 256, OPT_ERROR, OPT_WARNING, OPT_NOTE, OPT_SORTED, OPT_SLED, OPT_VERSION,
-	OPT_FILES_FROM,
+	OPT_FILES_FROM, OPT_SYSTEM_MAP,
 };
 
 int main(int argc, char **argv)
@@ -147,6 +149,7 @@ int main(int argc, char **argv)
 		{ "sled", required_argument, NULL, OPT_SLED },
 		{ "jobs", required_argument, NULL, 'J' },
 		{ "files-from", required_argument, NULL, OPT_FILES_FROM },
+		{ "system-map", required_argument, NULL, OPT_SYSTEM_MAP },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -154,6 +157,7 @@ int main(int argc, char **argv)
 	struct options opt = { .sled_total = -1, .sled_before = -1, .jobs = 1 };
 	struct inputs in = { 0 };
 	struct totals t = { 0 };
+	struct sysmap *map = NULL;
 	int c, i, bad = 0;
 
 	diag_set_prog("patchverify");
@@ -165,6 +169,11 @@ int main(int argc, char **argv)
 		case 'j': opt.json = true; break;
 		case 's': opt.summary = true; break;
 		case 'J': bad |= parse_jobs(&opt, optarg); break;
+		case OPT_SYSTEM_MAP:
+			sysmap_free(map);
+			bad |= sysmap_read(optarg, &map) ? -1 : 0;
+			opt.sysmap = map;
+			break;
 		case OPT_FILES_FROM: bad |= inputs_add_list(&in, optarg) ? -1 : 0; break;
 		case OPT_DISABLE: bad |= set_levels(&opt, optarg, LEVEL_OFF); break;
 		case OPT_ERROR: bad |= set_levels(&opt, optarg, DIAG_ERROR); break;
@@ -185,6 +194,7 @@ int main(int argc, char **argv)
 			diag_err(NULL, "no input files");
 		usage(stderr);
 		inputs_free(&in);
+		sysmap_free(map);
 		return 2;
 	}
 	for (i = optind; i < argc; i++)
@@ -199,6 +209,7 @@ int main(int argc, char **argv)
 	}
 	report_end(&opt, &t);
 	inputs_free(&in);
+	sysmap_free(map);
 	disasm_cleanup();
 	if (t.failed)
 		return 2;

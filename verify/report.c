@@ -43,12 +43,28 @@ static void add_finding(struct audit *au, enum check c, const char *where, bool 
 	au->count[level]++;
 }
 
+/*
+ * A linked file's place also gets its absolute address, the number kernel
+ * developers look up:  func+0x4 (.text+0x1234, 0xffffffff81001234)
+ */
+static void add_address(char *where, size_t len, uint64_t addr)
+{
+	size_t n = strlen(where);
+
+	if (n && where[n - 1] == ')')
+		snprintf(where + n - 1, len - (n - 1), ", 0x%llx)", (unsigned long long)addr);
+	else
+		snprintf(where + n, len - n, " (0x%llx)", (unsigned long long)addr);
+}
+
 void report(struct audit *au, enum check c, size_t sec, uint64_t off, const char *fmt, ...)
 {
 	char where[160];
 	va_list ap;
 
 	audit_where(au, sec, off, where, sizeof(where));
+	if (au->linked)
+		add_address(where, sizeof(where), audit_addr(au, sec, off));
 	va_start(ap, fmt);
 	add_finding(au, c, where, au->linked, audit_addr(au, sec, off), false, fmt, ap);
 	va_end(ap);

@@ -80,6 +80,7 @@ static int find_range_table(struct audit *au)
 {
 	const struct eo_sym *start = NULL, *stop = NULL;
 	struct table t = { .name = MCOUNT_SEC, .kind = TABLE_MCOUNT };
+	uint64_t vstart = 0, vstop = 0;
 	size_t i, sec;
 
 	for (i = 1; i < elfobj_nsyms(au->o); i++) {
@@ -90,13 +91,20 @@ static int find_range_table(struct audit *au)
 		else if (!strcmp(s->name, "__stop_mcount_loc"))
 			stop = s;
 	}
-	if (!start || !stop || stop->value <= start->value)
+	if (start && stop) {
+		vstart = start->value;
+		vstop = stop->value;
+	} else if (!sysmap_addr(au->sysmap, "__start_mcount_loc", &vstart) ||
+		   !sysmap_addr(au->sysmap, "__stop_mcount_loc", &vstop)) {
+		return 0;	/* a stripped image: --system-map gives the bounds */
+	}
+	if (vstop <= vstart)
 		return 0;
-	sec = elfquery_sec_by_addr(au->q, start->value);
+	sec = elfquery_sec_by_addr(au->q, vstart);
 	if (!sec)
 		return 0;
-	t.addr = start->value;
-	t.size = stop->value - start->value;
+	t.addr = vstart;
+	t.size = vstop - vstart;
 	if (t.size > elfobj_sec(au->o, sec)->size - (t.addr - elfobj_sec(au->o, sec)->addr)) {
 		report_table(au, CHK_BAD_RELOC, MCOUNT_SEC,
 			     "__start_mcount_loc..__stop_mcount_loc runs past the end of %s",

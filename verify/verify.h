@@ -41,6 +41,7 @@ enum check {
 	CHK_STALE_WEAK,
 	CHK_BAD_RELOC,
 	CHK_PATCHABLE_SLED,
+	CHK_NO_TABLE,
 	CHK_COUNT
 };
 
@@ -51,6 +52,7 @@ struct options {
 	bool json, list, summary;
 	int sled_total, sled_before;	/* --sled=N[,M]; -1 when not given */
 	unsigned jobs;			/* --jobs: files audited at once */
+	const struct sysmap *sysmap;	/* --system-map, or NULL */
 };
 
 /* What a run adds up: per file, then over the whole run in input order. */
@@ -163,6 +165,8 @@ struct audit {
 	struct target *direct, *slots;	/* linked: hook addresses and GOT words */
 	size_t ndirect, nslots;
 	uint64_t got;			/* linked: the GOT's address, 0 if none */
+	/* --system-map, for a linked file whose own symbols lack the table's bounds */
+	const struct sysmap *sysmap;
 
 	struct finding *findings;
 	size_t nfindings;
@@ -231,6 +235,14 @@ void audit_where(const struct audit *au, size_t sec, uint64_t off, char *buf, si
  */
 int audit_object(const struct options *opt, struct output *out, const char *name,
 		 struct elfobj *o);
+
+/* sysmap.c: --system-map, the symbols a stripped image lacks. */
+struct sysmap;
+int sysmap_read(const char *path, struct sysmap **out);
+bool sysmap_addr(const struct sysmap *m, const char *name, uint64_t *addr);
+size_t sysmap_count(const struct sysmap *m);
+const char *sysmap_sym(const struct sysmap *m, size_t i, uint64_t *addr);
+void sysmap_free(struct sysmap *m);
 
 /* unpack.c: what a file's first bytes say it is, and decompression. */
 enum blob_kind { BLOB_ELF, BLOB_AR, BLOB_XZ, BLOB_ZSTD, BLOB_GZIP, BLOB_OTHER };

@@ -460,6 +460,46 @@ mkdir "$T/emptydir"
 "$P" "$T/emptydir" > /dev/null 2> "$T/herr"
 [ $? = 0 ] && grep -q 'no files found' "$T/herr" && ok || no "empty directory: $(cat "$T/herr")"
 
+# --- a kernel-like image: the table between __start_mcount_loc and
+# __stop_mcount_loc in .init.data, linked by ld from x64-cc.o and a
+# __fentry__ made by as; then stripped (objcopy), with its System.map made
+# by nm -n (as the kernel's scripts/mksysmap does).  Oracles: readelf -r
+# (x64-cc.o's table relocations: the sites) and the unstripped image.
+mkdir "$T/kimg"
+printf '.text\n.globl __fentry__\n__fentry__:\n ret\n.section .note.GNU-stack,"",@progbits\n' > "$T/kimg/hook.s"
+printf 'SECTIONS {\n . = 0xffffffff81000000;\n .text : { *(.text .text.* .init.text .exit.text) }
+ .init.data : { __start_mcount_loc = .; KEEP(*(__mcount_loc)) __stop_mcount_loc = .; }
+ .data : { *(.data .data.* .bss .rodata*) }\n /DISCARD/ : { *(.note.* .comment .eh_frame) }\n}\n' > "$T/kimg/k.lds"
+sed 's|KEEP(\*(__mcount_loc))||; s|/DISCARD/ : { |/DISCARD/ : { *(__mcount_loc) |' "$T/kimg/k.lds" > "$T/kimg/notable.lds"
+if as --64 -o "$T/kimg/hook.o" "$T/kimg/hook.s" 2> /dev/null &&
+   ld -m elf_x86_64 -T "$T/kimg/k.lds" -e 0 -o "$T/kimg/vmlinux" x64-cc.o "$T/kimg/hook.o" 2> /dev/null &&
+   ld -m elf_x86_64 -T "$T/kimg/notable.lds" -e 0 -o "$T/kimg/notable" x64-cc.o "$T/kimg/hook.o" 2> /dev/null; then
+	nm -n "$T/kimg/vmlinux" > "$T/kimg/System.map"
+	objcopy --strip-all "$T/kimg/vmlinux" "$T/kimg/vmlinux.stripped"
+	n=$(readelf -rW x64-cc.o | awk '/^Relocation section .\.rela__mcount_loc/ { print $(NF-1) }')
+	"$P" --list "$T/kimg/vmlinux" | cut -f3,6 > "$T/kimg/l1"
+	"$P" --list --system-map "$T/kimg/System.map" "$T/kimg/vmlinux.stripped" 2> "$T/kimg/err" |
+		cut -f3,6 > "$T/kimg/l2"
+	[ "$(grep -c '	call$' "$T/kimg/l1")" = "$n" ] && cmp -s "$T/kimg/l1" "$T/kimg/l2" &&
+		[ ! -s "$T/kimg/err" ] && ok || no "--system-map: the stripped image's sites differ"
+	# Without the map: a note says why nothing was found.
+	"$P" "$T/kimg/vmlinux.stripped" > /dev/null 2> "$T/kimg/err"
+	[ $? = 0 ] && grep -q 'note: -: no-table: .*--system-map' "$T/kimg/err" && ok ||
+		no "stripped image without a map: $(cat "$T/kimg/err")"
+	# Calls to __fentry__ and no table: a no-table warning, not silence.
+	# (mfun in .mytext, which ftrace does not trace: untraced-call)
+	expect "linked, table discarded" "missing-site no-table untraced-call" "$T/kimg/notable"
+	# Messages about a linked file carry the absolute address (nm -n: gfun's).
+	g=$(awk '$3 == "gfun" { print $1 }' "$T/kimg/System.map" | sed 's/^0*//')
+	"$P" "$T/kimg/notable" 2>&1 | grep -q "gfun+0x0 (.text+0x0, 0x$g): missing-site" && ok ||
+		no "no absolute address 0x$g in the linked file's message"
+	printf 'not a map\n' > "$T/kimg/bad.map"
+	"$P" --system-map "$T/kimg/bad.map" x64-cc.o > /dev/null 2>&1
+	[ $? = 2 ] && ok || no "--system-map of a file that is not one: exit not 2"
+else
+	no "as/ld could not make the kernel-like image"
+fi
+
 # --- cli
 "$P" > /dev/null 2>&1; [ $? = 2 ] && ok || no "no arguments: exit not 2"
 "$P" --bogus x64-cc.o > /dev/null 2>&1; [ $? = 2 ] && ok || no "bad option: exit not 2"
