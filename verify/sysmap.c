@@ -75,8 +75,11 @@ int sysmap_read(const char *path, struct sysmap **out)
 	} else if (!lineno || bad > lineno / 2) {
 		err = -EINVAL;
 		diag_err(path, "is not a System.map (lines of ADDRESS TYPE NAME)");
-	} else if (!sysmap_addr(m, "__start_mcount_loc", &start))
-		diag_warn(path, "has no __start_mcount_loc: it cannot locate the ftrace table");
+	} else if (!sysmap_addr(m, "__start_mcount_loc", &start)) {
+		diag_warn(path, "has no __start_mcount_loc: it cannot locate the ftrace table%s",
+			  lineno < 100 ? " (a placeholder? Debian ships the real System.map in "
+					 "the linux-image-*-dbg package)" : "");
+	}
 out:
 	if (f)
 		fclose(f);
