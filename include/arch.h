@@ -126,6 +126,15 @@ struct arch {
 	unsigned (*entry_pad)(const struct arch *a, const struct insn_view *iv);
 	/* Length of one NOP of a -fpatchable-function-entry sled. */
 	unsigned (*sled_nop)(const struct arch *a, const struct insn_view *iv);
+	/*
+	 * gcc -pg without -mfentry calls the hook once the frame is set up.
+	 * Walk the code from a function's entry (iv->off, after any landing
+	 * pad) to the call at site: true when all of it is set-up this arch
+	 * understands; else false with *stop at the first instruction that is
+	 * not.  NULL: only mcount_window is checked.
+	 */
+	bool (*mcount_setup)(const struct arch *a, const struct insn_view *iv, uint64_t site,
+			     uint64_t *stop);
 	uint32_t relative_reloc;	/* dynamic relocation: base + addend */
 	unsigned mcount_window;		/* furthest an mcount call may sit after entry */
 	bool thumb_bit;			/* bit 0 of a function's address selects Thumb */

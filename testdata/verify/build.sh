@@ -21,6 +21,8 @@
 #   *-lib.so     -shared, sites only in .text: a sorted table
 #   *-pfe-exe    -fpatchable-function-entry=2 sleds in a linked file
 #   *-lib-stripped.so  *-lib.so through strip: functions only in .dynsym
+#   *-weak-*.o   ld -r of a weak and a strong hook(): the dead copy (stale-weak)
+#   *-prologue.o -pg after a long frame set-up (clean)
 # asm/ holds the hand-written objects of asm.sh (checks no compiler output
 # shows: not-at-entry, orphan-site, zero-entry).
 set -eu
@@ -168,6 +170,43 @@ run powerpc64le-linux-gnu-gcc -O2 $NOUW -pg -c "$SRC/main.c" -o ppc64le-mpg.o
 rmc ppc64le-mpg.o ppc64le-m.o
 run powerpc64le-linux-gnu-gcc -no-pie ppc64le-rmc.o ppc64le-m.o -o ppc64le-exe
 keep ppc64le-rmc.o ppc64le-exe
+
+# Dead weak copies (stale-weak): weak.c's weak hook() and strong.c's strong
+# one joined by ld -r, as a kernel module is; every table kind, and with
+# -ffunction-sections (.text.hook names the dead copy).
+# weakpair PREFIX CC LD OUT FLAGS
+weakpair() {
+	run $2 $5 -c "$SRC/weak.c" -o $4-w.o
+	run $2 $5 -c "$SRC/strong.c" -o $4-s.o
+	run $3 -r $4-w.o $4-s.o -o $4.o
+	keep $4.o
+}
+# the same through the kernel's recordmcount (arches without -mrecord-mcount)
+weakpair_rmc() {
+	run $2 $5 -c "$SRC/weak.c" -o $4-wpg.o
+	rmc $4-wpg.o $4-w.o
+	run $2 $5 -c "$SRC/strong.c" -o $4-spg.o
+	rmc $4-spg.o $4-s.o
+	run $3 -r $4-w.o $4-s.o -o $4.o
+	keep $4.o
+}
+weakpair x64 gcc ld x64-weak-pfe "$X -fpatchable-function-entry=2"
+weakpair x64 gcc ld x64-weak-pad "$X -fpatchable-function-entry=16,16"
+weakpair x64 gcc ld x64-weak-cc "$X -pg -mfentry -mrecord-mcount"
+weakpair x64 gcc ld x64-weak-fs "$X -pg -mfentry -mrecord-mcount -ffunction-sections"
+AL=aarch64-linux-gnu-ld
+weakpair a64 aarch64-linux-gnu-gcc $AL a64-weak-pfe "$A -fpatchable-function-entry=2"
+weakpair a64 aarch64-linux-gnu-gcc $AL a64-weak-fs \
+	"$A -fpatchable-function-entry=2 -ffunction-sections"
+weakpair_rmc a64 aarch64-linux-gnu-gcc $AL a64-weak-rmc "$A -pg -mbranch-protection=none"
+
+# -pg after a long frame set-up (prologue.c): arm64 as Linux 6.1 builds it
+# (stack protector, no -mfentry there), x86_64 -pg without -mfentry.
+run aarch64-linux-gnu-gcc $A -pg -fstack-protector-strong -mbranch-protection=none \
+	-c "$SRC/prologue.c" -o a64-prol-pg.o
+rmc a64-prol-pg.o a64-prologue.o
+run gcc $X -pg -mrecord-mcount -fstack-protector-strong -c "$SRC/prologue.c" -o x64-prologue.o
+keep a64-prologue.o x64-prologue.o
 
 sh "$HERE/asm.sh" "$W/asm" >> "$LOG"
 
