@@ -254,6 +254,11 @@ const struct si_func *symindex_func_next(const struct symindex *si, size_t sec, 
 	return si && i < si->nfuncs && si->funcs[i].sec == sec ? &si->funcs[i] : NULL;
 }
 
+const struct si_func *symindex_func_nth(const struct symindex *si, size_t i)
+{
+	return si && i < si->nfuncs ? &si->funcs[i] : NULL;
+}
+
 const struct si_func *symindex_func_prev(const struct symindex *si, size_t sec, uint64_t off)
 {
 	size_t i = func_bound(si, sec, off);

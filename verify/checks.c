@@ -608,6 +608,133 @@ static int check_complete(struct audit *au)
 	return 0;
 }
 
+static int cmp_place(const void *a, const void *b)
+{
+	const struct site *x = a, *y = b;
+
+	if (x->sec != y->sec)
+		return x->sec < y->sec ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Is an entry of v (sorted by place) within [at, at + len) of at's section? */
+static bool site_within(const struct site *v, size_t n, const struct site *at, uint64_t len)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cmp_place(&v[mid], at) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo].sec == at->sec && v[lo].off < at->off + len;
+}
+
+/*
+ * Where a good patchable entry starts relative to its function, in bytes
+ * before the entry (the M of -fpatchable-function-entry=N,M), and the
+ * sled's length: the most common of each over the table.
+ */
+static void sled_shape(const struct audit *au, uint64_t *before, uint64_t *len)
+{
+	uint64_t b[8] = { 0 }, l[8] = { 0 };
+	unsigned nb[8] = { 0 }, nl[8] = { 0 }, i, j;
+	size_t k;
+
+	*before = *len = 0;
+	for (k = 0; k < au->nsites; k++) {
+		const struct site *st = &au->sites[k];
+		const struct si_func *f = symindex_func_next(au->si, st->sec, st->off);
+		uint64_t v[2];
+
+		if (st->settled || st->state != SITE_NOP ||
+		    au->tables[st->table].kind != TABLE_PATCHABLE)
+			continue;
+		if (symindex_func_at(au->si, st->sec, st->off))
+			v[0] = 0;		/* at the entry (after a landing pad) */
+		else if (f && f->off - st->off < st->len)
+			v[0] = f->off - st->off;
+		else
+			continue;
+		v[1] = st->len;
+		for (j = 0; j < 2; j++) {
+			uint64_t *val = j ? l : b;
+			unsigned *n = j ? nl : nb;
+
+			for (i = 0; i < 8 && n[i] && val[i] != v[j]; i++)
+				;
+			if (i < 8) {
+				val[i] = v[j];
+				n[i]++;
+			}
+		}
+	}
+	for (i = 1, j = 0; i < 8; i++)
+		j = nb[i] > nb[j] ? i : j;
+	*before = b[j];
+	for (i = 1, j = 0; i < 8; i++)
+		j = nl[i] > nl[j] ? i : j;
+	*len = l[j];
+}
+
+/*
+ * Patchable tables have no call to compare with: a function is missing
+ * when its entry holds the sled's NOPs after the entry (N - M of them) but
+ * no entry names it.  With all of the sled before the entry (x86 call
+ * padding, 16,16) an entry holds nothing to tell: not checked.
+ */
+static int check_complete_sleds(struct audit *au)
+{
+	struct site *v = malloc((au->nsites + 1) * sizeof(*v));
+	bool *traced = calloc(elfobj_shnum(au->o) + 1, sizeof(*traced));
+	uint64_t before, len, bytes;
+	size_t i, n = 0;
+	int err = 0;
+
+	if (!v || !traced) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < au->nsites; i++) {
+		if (au->tables[au->sites[i].table].kind != TABLE_PATCHABLE || !au->sites[i].sec)
+			continue;
+		v[n++] = au->sites[i];
+		traced[au->sites[i].sec] = true;
+	}
+	sled_shape(au, &before, &len);
+	if (!n || len <= before)
+		goto out;
+	qsort(v, n, sizeof(*v), cmp_place);
+	for (i = 0; symindex_func_nth(au->si, i); i++) {
+		const struct si_func *f = symindex_func_nth(au->si, i);
+		struct insn_view iv = calls_view(au, f->sec, f->off, f->thumb);
+		unsigned pad = au->a->entry_pad ? au->a->entry_pad(au->a, &iv) : 0;
+		struct site key = { .sec = f->sec, .off = f->off - before, .thumb = f->thumb };
+		unsigned nops;
+
+		if (!traced[f->sec] || f->off < before || (i && f->off ==
+		    symindex_func_nth(au->si, i - 1)->off && f->sec == symindex_func_nth(au->si, i - 1)->sec))
+			continue;
+		/* An entry anywhere in the sled names it (a wrong one is reported already). */
+		if (site_within(v, n, &key, pad + len))
+			continue;
+		key.off = f->off + pad;
+		nops = sled_run(au, &key, &bytes);
+		if (!nops || bytes < len - before)
+			continue;
+		report(au, CHK_MISSING_SITE, f->sec, key.off,
+		       "%s's entry holds a %u-NOP sled, but no __patchable_function_entries entry "
+		       "names it", f->name, nops);
+	}
+out:
+	free(v);
+	free(traced);
+	return err;
+}
+
 int checks_run(struct audit *au)
 {
 	unsigned sled = 0;
@@ -663,5 +790,7 @@ int checks_run(struct audit *au)
 			check_place(au, st);
 	}
 	check_order(au);
+	if ((err = check_complete_sleds(au)))
+		return err;
 	return check_complete(au);
 }

@@ -23,6 +23,7 @@
 #   *-lib-stripped.so  *-lib.so through strip: functions only in .dynsym
 #   *-weak-*.o   ld -r of a weak and a strong hook(): the dead copy (stale-weak)
 #   *-prologue.o -pg after a long frame set-up (clean)
+#   x64-cxx-pfe-exe  a C++ link that loses one object's patchable entries
 # asm/ holds the hand-written objects of asm.sh (checks no compiler output
 # shows: not-at-entry, orphan-site, zero-entry).
 set -eu
@@ -36,7 +37,7 @@ LOG=$W/VERSIONS
 {
 	echo "# Made by testdata/verify/build.sh on $(date +%Y-%m-%d); commands run in a"
 	echo "# scratch directory with SRC=testdata/verify/src."
-	for cc in gcc i686-linux-gnu-gcc aarch64-linux-gnu-gcc arm-linux-gnueabihf-gcc \
+	for cc in gcc g++ i686-linux-gnu-gcc aarch64-linux-gnu-gcc arm-linux-gnueabihf-gcc \
 		  powerpc64le-linux-gnu-gcc; do
 		echo "# $cc: $($cc --version | head -1)"
 	done
@@ -207,6 +208,13 @@ run aarch64-linux-gnu-gcc $A -pg -fstack-protector-strong -mbranch-protection=no
 rmc a64-prol-pg.o a64-prologue.o
 run gcc $X -pg -mrecord-mcount -fstack-protector-strong -c "$SRC/prologue.c" -o x64-prologue.o
 keep a64-prologue.o x64-prologue.o
+
+# g++ -fpatchable-function-entry=5, two files sharing COMDAT functions: the
+# link drops one object's table with the group (missing-site, issue 16).
+run g++ -O0 $NOUW -fpatchable-function-entry=5 -c "$SRC/cxx-a.cpp" -o cxx-a.o
+run g++ -O0 $NOUW -fpatchable-function-entry=5 -c "$SRC/cxx-b.cpp" -o cxx-b.o
+run g++ cxx-a.o cxx-b.o -o x64-cxx-pfe-exe
+keep x64-cxx-pfe-exe
 
 sh "$HERE/asm.sh" "$W/asm" >> "$LOG"
 
