@@ -9,6 +9,7 @@
 # no function would start: orphan-site) and <arch>-zero.o (a zero word in the
 # table: zero-entry).  Each has one good site besides, so the file has a
 # table and a function; SETUP is the frame set-up an mcount call follows.
+# x86_64-f2 (linked, at the end) counts its hook calls.
 set -eu
 OUT=$1
 mkdir -p "$OUT"
@@ -70,3 +71,35 @@ gen aarch64 aarch64-linux-gnu-gcc .quad 'bl _mcount' \
 # arm: an mcount call may follow a prologue of up to 32 bytes; late: beyond it.
 gen arm "arm-linux-gnueabihf-gcc -marm" .long \
 	'bl __gnu_mcount_nc' "$(nops 9)" %function
+
+# x86_64-f2: a linked file where work's fentry call follows _start's last
+# instruction, "mov $0xf2,%al" (b0 f2): the f2 byte, read as a bnd prefix, made the call count twice
+# (issue 13: 8 calls on the amd64 vmlinux).  objdump -d shows two calls.
+cat > x86_64-f2.s <<'EOF'
+	.text
+	.globl __fentry__
+	.type __fentry__, @function
+__fentry__:
+	ret
+	.size __fentry__, .-__fentry__
+	.globl _start
+	.type _start, @function
+_start:
+0:	call __fentry__
+	call work
+	mov $60, %eax
+	syscall
+	mov $0xf2, %al
+	.size _start, .-_start
+	.globl work
+	.type work, @function
+work:
+1:	call __fentry__
+	ret
+	.size work, .-work
+	.section __mcount_loc, "a"
+	.quad 0b
+	.quad 1b
+EOF
+echo "asm/: gcc -nostdlib -no-pie x86_64-f2.s -o x86_64-f2  # source: asm.sh"
+gcc -nostdlib -no-pie x86_64-f2.s -o x86_64-f2

@@ -289,6 +289,14 @@ for a in x86_64 i386 aarch64 arm; do
 	covered zero-entry $a-zero.o
 done
 
+# --- hook_calls counts each call once: a call after "mov $0xf2,%al" is not
+# also a bnd call (oracle: objdump -d's calls to __fentry__).
+want=$(objdump -d asm/x86_64-f2 | grep -c 'call.*<__fentry__>')
+got=$("$P" --json asm/x86_64-f2 2> /dev/null | python3 -c 'import json,sys
+print(json.load(sys.stdin)["files"][0]["summary"]["hook_calls"])')
+[ "$got" = "$want" ] && [ "$want" = 2 ] && ok || no "hook_calls of asm/x86_64-f2: $got, objdump: $want"
+expect "asm x86_64-f2" "" asm/x86_64-f2
+
 # --- oracle: good sites == the call relocations in traced sections (the bytes
 # the kernel's ftrace_make_nop expects are at exactly those places).
 relsites() {	# FILE TYPE HOOK DELTA: section+offset of each call relocation
