@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pcrel_table.h"
+
 /* What a relocation against a hook symbol means in executable code. */
 enum reloc_role {
 	RELOC_CALL,	/* starts a call to the hook: a site to record */
@@ -73,6 +75,11 @@ struct arch {
 	bool strip_dot;			/* ELFv1 ppc64: "._mcount" names "_mcount" */
 	uint32_t abs_reloc;		/* absolute word relocation for table entries */
 	uint32_t none_reloc;		/* relocation type meaning "nothing" */
+	/*
+	 * 32-bit place-relative data relocation (S + A - P), for the entries
+	 * of a --pie-table; 0: the arch has no such table.
+	 */
+	uint32_t pcrel32_reloc;
 	bool ref_skips_func;		/* never use a function symbol as reference (Thumb bit) */
 	/*
 	 * The linker may shrink code at relocations of this type (RISC-V

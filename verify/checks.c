@@ -567,7 +567,7 @@ static void check_order(struct audit *au)
 		if (p->table != s->table || s->value >= p->value || !s->value || !p->value)
 			continue;
 		snprintf(where, sizeof(where), "%s+0x%zx (entry %zu)", au->tables[s->table].name,
-			 s->entry * au->h->word, s->entry);
+			 s->entry * au->tables[s->table].entsize, s->entry);
 		report_table(au, CHK_UNSORTED, where, "entry 0x%llx is below entry %zu's 0x%llx",
 			     (unsigned long long)s->value, p->entry, (unsigned long long)p->value);
 	}

@@ -61,6 +61,8 @@ struct table {
 	size_t sec;		/* the table's section, 0 for a __start/__stop range */
 	const char *name;
 	enum table_kind kind;
+	bool pcrel;		/* PCREL_TABLE: each entry is the site less its own address */
+	unsigned entsize;	/* bytes per entry: the file's word, or 4 (pcrel) */
 	uint64_t addr, size;	/* linked: its address; object: 0 */
 	const uint8_t *bytes;
 	size_t nentries;

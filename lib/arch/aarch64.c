@@ -57,7 +57,7 @@ static const struct reloc_name aarch64_relocs[] = {
 	RELOC_NAME(R_AARCH64_CALL26), RELOC_NAME(R_AARCH64_JUMP26),
 	RELOC_NAME(R_AARCH64_ADR_PREL_PG_HI21), RELOC_NAME(R_AARCH64_ADD_ABS_LO12_NC),
 	RELOC_NAME(R_AARCH64_ADR_GOT_PAGE), RELOC_NAME(R_AARCH64_LD64_GOT_LO12_NC),
-	RELOC_NAME(R_AARCH64_RELATIVE), { 0, NULL },
+	RELOC_NAME(R_AARCH64_RELATIVE), RELOC_NAME(R_AARCH64_PREL32), { 0, NULL },
 };
 
 static const char *aarch64_reloc_name(uint32_t type)
@@ -84,6 +84,7 @@ const struct arch arch_aarch64 = {
 	.hooks		= aarch64_hooks,
 	.abs_reloc	= R_AARCH64_ABS64,
 	.none_reloc	= R_AARCH64_NONE,
+	.pcrel32_reloc	= R_AARCH64_PREL32,
 	.call_site	= aarch64_call_site,
 	.make_nop	= aarch64_make_nop,
 	.reloc_name	= aarch64_reloc_name,

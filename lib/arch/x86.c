@@ -182,6 +182,7 @@ const struct arch arch_x86_64 = {
 	.hooks		= x86_hooks,
 	.abs_reloc	= R_X86_64_64,
 	.none_reloc	= R_X86_64_NONE,
+	.pcrel32_reloc	= R_X86_64_PC32,
 	.call_site	= x86_64_call_site,
 	.make_nop	= x86_64_make_nop,
 	.reloc_name	= x86_64_reloc_name,
