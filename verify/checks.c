@@ -341,6 +341,16 @@ static unsigned sled_expected(const struct audit *au)
 	return best;
 }
 
+/* Call padding ends where its function starts: no NOP at the entry (after a landing pad). */
+static bool padding_runs_on(const struct audit *au, const struct site *st,
+			    const struct si_func *f)
+{
+	struct insn_view ev = calls_view(au, st->sec, f->off, st->thumb);
+
+	ev.off += au->a->entry_pad ? au->a->entry_pad(au->a, &ev) : 0;
+	return au->a->sled_nop && au->a->sled_nop(au->a, &ev);
+}
+
 static void check_sled(struct audit *au, struct site *st, unsigned want)
 {
 	struct insn_view iv = calls_view(au, st->sec, st->off, st->thumb);
@@ -384,6 +394,13 @@ static void check_sled(struct audit *au, struct site *st, unsigned want)
 		report(au, CHK_NOT_AT_ENTRY, st->sec, st->off,
 		       "%s entry %zu: no function starts within its %u-NOP sled",
 		       au->tables[st->table].name, st->entry, n);
+		return;
+	}
+	if (au->tables[st->table].padding && padding_runs_on(au, st, nf)) {
+		report(au, CHK_NOT_AT_ENTRY, st->sec, st->off,
+		       "%s entry %zu (call padding beside __mcount_loc): its NOPs run on into "
+		       "%s, expected to end at its entry", au->tables[st->table].name,
+		       st->entry, nf->name);
 		return;
 	}
 	if (au->opt->sled_before >= 0 && n && to_entry != (uint64_t)au->opt->sled_before * (bytes / n))
@@ -651,7 +668,7 @@ static void sled_shape(const struct audit *au, uint64_t *before, uint64_t *len)
 		uint64_t v[2];
 
 		if (st->settled || st->state != SITE_NOP ||
-		    au->tables[st->table].kind != TABLE_PATCHABLE)
+		    au->tables[st->table].kind != TABLE_PATCHABLE || au->tables[st->table].padding)
 			continue;
 		if (symindex_func_at(au->si, st->sec, st->off))
 			v[0] = 0;		/* at the entry (after a landing pad) */
@@ -699,7 +716,8 @@ static int check_complete_sleds(struct audit *au)
 		goto out;
 	}
 	for (i = 0; i < au->nsites; i++) {
-		if (au->tables[au->sites[i].table].kind != TABLE_PATCHABLE || !au->sites[i].sec)
+		if (au->tables[au->sites[i].table].kind != TABLE_PATCHABLE || !au->sites[i].sec ||
+		    au->tables[au->sites[i].table].padding)
 			continue;
 		v[n++] = au->sites[i];
 		traced[au->sites[i].sec] = true;

@@ -201,7 +201,8 @@ static void json_file(const struct audit *au, bool first)
 		printf("%s{\"section\": ", i ? ", " : "");
 		json_str(stdout, au->tables[i].name);
 		printf(", \"kind\": \"%s\", \"entries\": %zu}",
-		       au->tables[i].kind == TABLE_MCOUNT ? "mcount" : "patchable",
+		       au->tables[i].kind == TABLE_MCOUNT ? "mcount" :
+		       au->tables[i].padding ? "padding" : "patchable",
 		       au->tables[i].nentries);
 	}
 	printf("],\n     \"findings\": [");

@@ -115,6 +115,18 @@ static int find_range_table(struct audit *au)
 	return add_table(au, &t);
 }
 
+/* With an __mcount_loc there, a patchable table is padding, not ftrace's. */
+static void mark_padding(struct audit *au)
+{
+	bool mcount = false;
+	size_t i;
+
+	for (i = 0; i < au->ntables; i++)
+		mcount |= au->tables[i].kind == TABLE_MCOUNT;
+	for (i = 0; i < au->ntables; i++)
+		au->tables[i].padding = mcount && au->tables[i].kind == TABLE_PATCHABLE;
+}
+
 int table_find(struct audit *au)
 {
 	size_t i;
@@ -143,8 +155,9 @@ int table_find(struct audit *au)
 		if ((err = add_table(au, &t)))
 			return err;
 	}
-	if (au->linked && !au->ntables)
-		return find_range_table(au);
+	if (au->linked && !au->ntables && (err = find_range_table(au)))
+		return err;
+	mark_padding(au);
 	return 0;
 }
 

@@ -23,6 +23,7 @@
 #   *-lib-stripped.so  *-lib.so through strip: functions only in .dynsym
 #   *-weak-*.o   ld -r of a weak and a strong hook(): the dead copy (stale-weak)
 #   *-prologue.o -pg after a long frame set-up (clean)
+#   x64-pad*.o   call padding (16,16) beside -mrecord-mcount (clean)
 #   x64-cxx-pfe-exe  a C++ link that loses one object's patchable entries
 # asm/ holds the hand-written objects of asm.sh (checks no compiler output
 # shows: not-at-entry, orphan-site, zero-entry).
@@ -64,7 +65,14 @@ rmc x64-pg.o x64-rmc.o
 run gcc $X -fpatchable-function-entry=2 -c "$SRC/sites.c" -o x64-pfe.o
 run gcc $X -fpatchable-function-entry=3,1 -c "$SRC/sites.c" -o x64-pfe31.o
 run gcc $X -fpatchable-function-entry=2 -fcf-protection=full -c "$SRC/sites.c" -o x64-pfecet.o
+# x86 call padding beside ftrace's table, as Linux 6.12 builds (CALL_PADDING):
+# __patchable_function_entries is padding there, not ftrace's table.
+run gcc $X -pg -mfentry -mrecord-mcount -fpatchable-function-entry=16,16 -falign-functions=16 \
+	-c "$SRC/sites.c" -o x64-pad.o
+run gcc $X -pg -mfentry -mrecord-mcount -fpatchable-function-entry=16,16 -falign-functions=16 \
+	-fcf-protection=full -c "$SRC/sites.c" -o x64-padcet.o
 keep x64-cc.o x64-mcount.o x64-nop.o x64-cet.o x64-rmc.o x64-pfe.o x64-pfe31.o x64-pfecet.o
+keep x64-pad.o x64-padcet.o
 
 # x86_64 linked files: compiled with -pg, linked without it.
 L="-O2 $NOUW -pg -mfentry -mrecord-mcount"

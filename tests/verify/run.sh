@@ -81,7 +81,7 @@ arm-pie:stale-weak arm-lib.so: arm-lib-arm.so: arm-pfe-exe:stale-weak arm-lib-st
 ppc64le-rmc.o:untraced-call
 x64-weak-pfe.o:stale-weak x64-weak-pad.o:stale-weak x64-weak-cc.o:stale-weak
 x64-weak-fs.o:stale-weak a64-weak-pfe.o:stale-weak a64-weak-fs.o:stale-weak
-a64-weak-rmc.o:stale-weak a64-prologue.o: x64-prologue.o:"
+a64-weak-rmc.o:stale-weak a64-prologue.o: x64-prologue.o: x64-pad.o: x64-padcet.o:"
 for c in $CLEAN; do
 	f=${c%%:*}
 	want=$(echo "${c#*:}" | tr ',' ' ')
@@ -269,6 +269,21 @@ got=$("$P" $f 2>&1 | sed -n 's/.*missing-site: \([^ ]*\)'"'"'s entry holds.*/\1/
 [ "$got" = "$oracle" ] && [ "$got" = "_Z2fbi main " ] && ok ||
 	no "C++ link losing a table: missing-site for [$got], nm/readelf/objdump say [$oracle]"
 covered missing-site $f
+
+# x86 call padding beside -mrecord-mcount (Linux 6.12's CALL_PADDING): ftrace
+# reads __mcount_loc (gcc's own table of the fentry calls); the 16,16 table
+# is padding: its sleds are checked (a shifted entry: patchable-sled), a
+# dropped entry is no missing-site, and --json names its kind.
+for f in x64-pad.o x64-padcet.o; do
+	kinds=$("$P" --json $f 2> /dev/null | python3 -c 'import json,sys
+print(" ".join(sorted(t["section"] + ":" + t["kind"] for t in json.load(sys.stdin)["files"][0]["tables"])))')
+	[ "$kinds" = "__mcount_loc:mcount __patchable_function_entries:padding" ] && ok ||
+		no "$f: table kinds [$kinds]"
+	PV_DEFECT_TABLE=__patchable_function_entries "$D" sled $f "$T/padsled-$f" &&
+		expect "padding entry of $f one NOP on" "patchable-sled" "$T/padsled-$f"
+	PV_DEFECT_TABLE=__patchable_function_entries "$D" drop $f "$T/paddrop-$f" &&
+		expect "padding entry of $f dropped: not ftrace's table" "" "$T/paddrop-$f"
+done
 
 # All of the sled before the entry (x86 call padding): nothing to tell at the entry.
 "$D" drop x64-weak-pad.o "$T/paddrop.o" 0 2> /dev/null &&
