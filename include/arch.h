@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pcrel_table.h"
+
 /* What a relocation against a hook symbol means in executable code. */
 enum reloc_role {
 	RELOC_CALL,	/* starts a call to the hook: a site to record */
@@ -73,6 +75,11 @@ struct arch {
 	bool strip_dot;			/* ELFv1 ppc64: "._mcount" names "_mcount" */
 	uint32_t abs_reloc;		/* absolute word relocation for table entries */
 	uint32_t none_reloc;		/* relocation type meaning "nothing" */
+	/*
+	 * 32-bit place-relative data relocation (S + A - P), for the entries
+	 * of a --pie-table; 0: the arch has no such table.
+	 */
+	uint32_t pcrel32_reloc;
 	bool ref_skips_func;		/* never use a function symbol as reference (Thumb bit) */
 	/*
 	 * The linker may shrink code at relocations of this type (RISC-V
@@ -126,6 +133,15 @@ struct arch {
 	unsigned (*entry_pad)(const struct arch *a, const struct insn_view *iv);
 	/* Length of one NOP of a -fpatchable-function-entry sled. */
 	unsigned (*sled_nop)(const struct arch *a, const struct insn_view *iv);
+	/*
+	 * gcc -pg without -mfentry calls the hook once the frame is set up.
+	 * Walk the code from a function's entry (iv->off, after any landing
+	 * pad) to the call at site: true when all of it is set-up this arch
+	 * understands; else false with *stop at the first instruction that is
+	 * not.  NULL: only mcount_window is checked.
+	 */
+	bool (*mcount_setup)(const struct arch *a, const struct insn_view *iv, uint64_t site,
+			     uint64_t *stop);
 	uint32_t relative_reloc;	/* dynamic relocation: base + addend */
 	unsigned mcount_window;		/* furthest an mcount call may sit after entry */
 	bool thumb_bit;			/* bit 0 of a function's address selects Thumb */

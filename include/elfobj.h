@@ -132,6 +132,7 @@ struct eo_newsec {
 	uint64_t flags, addralign, entsize;
 	/* Exactly one of: table words, relocations. */
 	const uint64_t *words;
+	bool word32;		/* the words are 32-bit in any class */
 	const struct eo_rel *rels;
 	size_t count;
 };

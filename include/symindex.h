@@ -55,6 +55,10 @@ size_t symindex_nfuncs(const struct symindex *si);
 const struct si_func *symindex_func_at(const struct symindex *si, size_t sec, uint64_t off);
 /* The first function starting at or after off in sec, or NULL. */
 const struct si_func *symindex_func_next(const struct symindex *si, size_t sec, uint64_t off);
+/* Functions in (section, offset) order: the i-th, or NULL past the last. */
+const struct si_func *symindex_func_nth(const struct symindex *si, size_t i);
+/* The last function of sec starting before off, or NULL. */
+const struct si_func *symindex_func_prev(const struct symindex *si, size_t sec, uint64_t off);
 /* The same as symindex_where(), naming only a function that holds off. */
 const char *symindex_func_where(const struct symindex *si, const struct elfobj *o, size_t sec,
 				uint64_t off, char *buf, size_t len);

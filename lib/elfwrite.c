@@ -182,9 +182,10 @@ static void *rels_to_host(const struct elfobj *o, const struct eo_rel *r, size_t
 	return buf;
 }
 
-static void *words_to_host(const struct elfobj *o, const uint64_t *w, size_t n, size_t *size)
+static void *words_to_host(const struct elfobj *o, const uint64_t *w, size_t n, bool word32,
+			   size_t *size)
 {
-	bool is64 = o->hdr.elfclass == ELFCLASS64;
+	bool is64 = o->hdr.elfclass == ELFCLASS64 && !word32;
 	size_t ent = is64 ? sizeof(Elf64_Addr) : sizeof(Elf32_Addr);
 	uint8_t *buf = calloc(n ? n : 1, ent);
 	size_t i;
@@ -213,8 +214,8 @@ long elfobj_add_section(struct elfobj *o, const struct eo_newsec *ns)
 		n->buf = rels_to_host(o, ns->rels, ns->count, ns->type == SHT_RELA, &n->size);
 		n->type = ns->type == SHT_RELA ? ELF_T_RELA : ELF_T_REL;
 	} else {
-		n->buf = words_to_host(o, ns->words, ns->count, &n->size);
-		n->type = ELF_T_ADDR;
+		n->buf = words_to_host(o, ns->words, ns->count, ns->word32, &n->size);
+		n->type = ns->word32 && o->hdr.elfclass == ELFCLASS64 ? ELF_T_WORD : ELF_T_ADDR;
 	}
 	n->ns.words = NULL;
 	n->ns.rels = NULL;

@@ -254,6 +254,18 @@ const struct si_func *symindex_func_next(const struct symindex *si, size_t sec, 
 	return si && i < si->nfuncs && si->funcs[i].sec == sec ? &si->funcs[i] : NULL;
 }
 
+const struct si_func *symindex_func_nth(const struct symindex *si, size_t i)
+{
+	return si && i < si->nfuncs ? &si->funcs[i] : NULL;
+}
+
+const struct si_func *symindex_func_prev(const struct symindex *si, size_t sec, uint64_t off)
+{
+	size_t i = func_bound(si, sec, off);
+
+	return si && i > 0 && si->funcs[i - 1].sec == sec ? &si->funcs[i - 1] : NULL;
+}
+
 const char *symindex_func_where(const struct symindex *si, const struct elfobj *o, size_t sec,
 				uint64_t off, char *buf, size_t len)
 {

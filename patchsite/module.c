@@ -32,9 +32,12 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "pcrel_table.h"
 
 static const char *const table_names[] = { "__mcount_loc", "__patchable_function_entries",
-					   "__return_loc", NULL };
+					   "__return_loc", PCREL_TABLE, NULL };
+#define TABLE_RETURN	2	/* table_names[]: exit sites */
+#define TABLE_PCREL	3	/* 32-bit entries: the site less the entry's own address */
 
 static uintptr_t page_size(void)
 {
@@ -411,11 +414,16 @@ static const struct ps_sym *module_sym(const struct ps_module *m, uintptr_t addr
 	return m->syms[lo - 1].size == 0 && addr == m->syms[lo - 1].addr ? &m->syms[lo - 1] : NULL;
 }
 
-/* Entries of one table, as runtime addresses inside the module's code. */
+/*
+ * Entries of one table, as runtime addresses inside the module's code.  A
+ * pcrel table (recordmcount --pie-table) is read where it is loaded: each
+ * entry is relative to its own runtime address.
+ */
 static int read_table(struct ps_module *m, const struct elf_file *f, const Elf64_Shdr *s,
-		      const struct dl_phdr_info *info, enum site_kind kind)
+		      const struct dl_phdr_info *info, enum site_kind kind, bool pcrel)
 {
-	size_t n = s->sh_size / sizeof(uint64_t), base = m->nsites, k = 0;
+	size_t ent = pcrel ? sizeof(int32_t) : sizeof(uint64_t);
+	size_t n = s->sh_size / ent, base = m->nsites, k = 0;
 	const uint8_t *words;
 	struct ps_site *grown;
 
@@ -428,6 +436,10 @@ static int read_table(struct ps_module *m, const struct elf_file *f, const Elf64
 			return -ENOEXEC;
 		}
 		words = (const uint8_t *)at;
+	} else if (pcrel) {
+		ps_log(PATCHSITE_LOG_WARNING, "%s: %s is not loaded: its entries have no place",
+		       m->name, section_name(f, s));
+		return -ENOEXEC;
 	} else {
 		words = file_at(f, s->sh_offset, s->sh_size);
 		if (!words)
@@ -442,8 +454,15 @@ static int read_table(struct ps_module *m, const struct elf_file *f, const Elf64
 	for (size_t i = 0; i < n; i++) {
 		uint64_t w;
 
-		memcpy(&w, words + i * sizeof(w), sizeof(w));
-		if (!ps_module_has_code(m, w, ps.arch->max_site_len + 4))
+		if (pcrel) {
+			int32_t d;
+
+			memcpy(&d, words + i * ent, sizeof(d));
+			w = (uint64_t)(uintptr_t)(words + i * ent) + (uint64_t)(int64_t)d;
+		} else {
+			memcpy(&w, words + i * ent, sizeof(w));
+		}
+		if (!pcrel && !ps_module_has_code(m, w, ps.arch->max_site_len + 4))
 			w += m->bias;
 		if (!ps_module_has_code(m, w, ps.arch->max_site_len + 4))
 			continue;	/* discarded code, or not ours */
@@ -625,7 +644,8 @@ static int module_add(struct dl_phdr_info *info, struct scan_ctx *ctx)
 		for (unsigned i = 0; i < f.eh->e_shnum; i++)
 			for (unsigned t = 0; table_names[t]; t++)
 				if (!strcmp(section_name(&f, &f.sh[i]), table_names[t]))
-					total += f.sh[i].sh_size / sizeof(uint64_t);
+					total += f.sh[i].sh_size /
+						 (t == TABLE_PCREL ? sizeof(int32_t) : sizeof(uint64_t));
 		if (total >= 4096) {
 			size_t bytes = (total + 1) * sizeof(struct ps_site);
 			void *p = ps_map_zero(&bytes, true, 0);
@@ -640,7 +660,8 @@ static int module_add(struct dl_phdr_info *info, struct scan_ctx *ctx)
 		for (unsigned t = 0; table_names[t]; t++)
 			if (!strcmp(section_name(&f, &f.sh[i]), table_names[t]) && !err)
 				err = read_table(m, &f, &f.sh[i], info,
-						 t == 2 ? SITE_EXIT : SITE_ENTRY_HOOK);
+						 t == TABLE_RETURN ? SITE_EXIT : SITE_ENTRY_HOOK,
+						 t == TABLE_PCREL);
 	if (err)
 		goto fail;
 	if (ps_module_has_code(m, ctx->self, 1) && m->nsites)

@@ -6,7 +6,11 @@
  *      linker leaves them alone;
  *   2. each entry gets a symbol it is relative to (refs.c);
  *   3. __mcount_loc gets one word per traced site, relocated by the arch's
- *      absolute word relocation against the reference symbol; REL or RELA
+ *      absolute word relocation against the reference symbol (--pie-table:
+ *      __mcount_loc_pcrel, 32-bit words site - &word, relocated by the
+ *      arch's place-relative data relocation against a local symbol, which
+ *      ld resolves at link time: no dynamic relocation, no text
+ *      relocation in a PIE or shared library); REL or RELA
  *      as the object's own code relocations are; sites in a COMDAT group
  *      get a __mcount_loc of their own in that group;
  *   4. the object is written whole to a temporary file and renamed.
@@ -111,6 +115,7 @@ static enum rmc_status add_one_table(struct record *r, const long *refs, const s
 				     size_t n, size_t g, long name)
 {
 	const struct eo_hdr *h = elfobj_hdr(r->o);
+	unsigned w = r->pcrel ? 4 : h->word;
 	uint64_t *words = calloc(n, sizeof(*words));
 	struct eo_rel *rels = calloc(n, sizeof(*rels));
 	uint64_t grp = g ? EO_SHF_GROUP : 0;
@@ -128,15 +133,16 @@ static enum rmc_status add_one_table(struct record *r, const long *refs, const s
 		size_t ref = (size_t)refs[idx[j]];
 		int64_t val = (int64_t)(s->off - elfobj_sym(r->o, ref)->value);
 
-		rels[j] = (struct eo_rel){ .offset = j * h->word, .sym = (uint32_t)ref,
-					   .type = r->a->abs_reloc, .addend = r->rela ? val : 0 };
+		rels[j] = (struct eo_rel){ .offset = j * w, .sym = (uint32_t)ref,
+					   .type = r->pcrel ? r->a->pcrel32_reloc : r->a->abs_reloc,
+					   .addend = r->rela ? val : 0 };
 		words[j] = r->rela ? 0 : (uint64_t)val;
 	}
 	/* One name serves both sections: "__mcount_loc" is its own suffix. */
 	loc = elfobj_add_section(r->o, &(struct eo_newsec){
 		.name = (uint32_t)name + (r->rela ? 5 : 4), .type = EO_SHT_PROGBITS,
-		.flags = EO_SHF_ALLOC | grp, .addralign = h->word, .entsize = h->word,
-		.words = words, .count = n });
+		.flags = EO_SHF_ALLOC | grp, .addralign = w, .entsize = w,
+		.words = words, .word32 = r->pcrel, .count = n });
 	if (loc >= 0)
 		rel = elfobj_add_section(r->o, &(struct eo_newsec){
 			.name = (uint32_t)name, .type = r->rela ? EO_SHT_RELA : EO_SHT_REL,
@@ -197,7 +203,10 @@ static enum rmc_status add_table(struct record *r)
 
 	if (!refs)
 		return st;
-	name = elfobj_add_shstr(r->o, r->rela ? ".rela__mcount_loc" : ".rel__mcount_loc");
+	if (r->pcrel)
+		name = elfobj_add_shstr(r->o, r->rela ? ".rela" PCREL_TABLE : ".rel" PCREL_TABLE);
+	else
+		name = elfobj_add_shstr(r->o, r->rela ? ".rela__mcount_loc" : ".rel__mcount_loc");
 	if (name >= 0)
 		st = add_tables(r, refs, name);
 	free(refs);
@@ -209,6 +218,13 @@ enum rmc_status emit_object(struct record *r, const struct options *opt)
 	enum rmc_status st = RMC_OK;
 	bool changed;
 	size_t i;
+
+	if (opt->pie_table && (!r->a->pcrel32_reloc || !r->rela)) {
+		diag_err(r->path, "--pie-table is not supported on %s: no 32-bit place-relative "
+			 "RELA data relocation known for it (x86_64 and aarch64 have one)",
+			 r->a->name);
+		return RMC_REJECTED;
+	}
 
 	nop_untraced(r, opt);
 	if (opt->nop_all)

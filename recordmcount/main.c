@@ -36,6 +36,10 @@ static const char usage_text[] =
 	"  -l, --list        print every site (implies --dry-run)\n"
 	"  -j, --json        print every site as JSON (implies --dry-run)\n"
 	"      --nop-all     also NOP the recorded sites (like gcc -mnop-mcount)\n"
+	"      --pie-table   write " PCREL_TABLE " instead: 32-bit entries relative\n"
+	"                    to themselves, which need no dynamic relocation, so PIEs\n"
+	"                    and shared libraries link with -z text (x86_64, aarch64;\n"
+	"                    read by libpatchsite and patchverify, not by the kernel)\n"
 	"  -h, --help        show this help\n"
 	"  -V, --version     show the version and the supported architectures\n"
 	"\n"
@@ -79,7 +83,7 @@ static enum rmc_status check_object(struct record *r)
 
 static enum rmc_status record_file(const char *path, const struct options *opt, bool first)
 {
-	struct record r = { .path = path };
+	struct record r = { .path = path, .pcrel = opt->pie_table };
 	enum rmc_status st;
 	int err;
 
@@ -119,6 +123,7 @@ static int parse(int argc, char **argv, struct options *opt)
 		{ "list", no_argument, NULL, 'l' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "nop-all", no_argument, NULL, 'N' },
+		{ "pie-table", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -133,6 +138,7 @@ static int parse(int argc, char **argv, struct options *opt)
 		case 'l': opt->list = opt->dry_run = true; break;
 		case 'j': opt->json = opt->dry_run = true; break;
 		case 'N': opt->nop_all = true; break;
+		case 'P': opt->pie_table = true; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case 'V': version(); exit(0);
 		default: return -1;

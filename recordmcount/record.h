@@ -22,6 +22,7 @@ struct options {
 	bool dry_run;		/* find and check, write nothing */
 	bool list;		/* print every site */
 	bool json;		/* ... as JSON */
+	bool pie_table;		/* --pie-table: 32-bit place-relative entries */
 	const char *out;	/* -o: write here instead of in place */
 };
 
@@ -45,6 +46,7 @@ struct record {
 	struct site *sites;
 	size_t nsites, cap, ntraced;
 	bool rela;		/* the table's relocations: RELA, or REL */
+	bool pcrel;		/* --pie-table: entries relative to local symbols only */
 };
 
 /* Exit-status classes, worst wins. */

@@ -33,6 +33,9 @@ static bool usable_ref(const struct record *r, const struct eo_sym *s)
 		return true;
 	if (s->bind != EO_STB_LOCAL && s->bind != EO_STB_GLOBAL)
 		return false;
+	/* A place-relative entry against a global would need a dynamic relocation in a .so. */
+	if (r->pcrel && s->bind != EO_STB_LOCAL)
+		return false;
 	return !(r->a->ref_skips_func && s->type == EO_STT_FUNC);
 }
 

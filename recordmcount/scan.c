@@ -212,5 +212,5 @@ enum rmc_status scan_object(struct record *r)
 
 bool scan_has_table(const struct record *r)
 {
-	return elfobj_find_sec(r->o, "__mcount_loc") != 0;
+	return elfobj_find_sec(r->o, "__mcount_loc") || elfobj_find_sec(r->o, PCREL_TABLE);
 }

@@ -251,12 +251,40 @@ const char *calls_linked_hook(const struct audit *au, const struct branch *b)
 	return t ? t->hook : NULL;
 }
 
+/*
+ * A call decoded at p that ends where the last one found does, which began
+ * before p, is one instruction read two ways: with a prefix byte (x86 f2
+ * or 67) or without it, where that byte may belong to the instruction
+ * before.  Decoding from the function's start says which (a function that
+ * starts at p: p); without a function, the longer reading stays.  True when the call at p replaces it.
+ */
+static bool same_call(const struct audit *au, size_t sec, uint64_t p, const struct branch *b,
+		      bool *replace)
+{
+	const struct hookcall *prev = au->ncalls ? &au->calls[au->ncalls - 1] : NULL;
+	const struct si_func *f;
+	struct insn_view iv;
+
+	*replace = false;
+	if (!prev || prev->sec != sec || prev->off >= p || prev->off + prev->len != p + b->len)
+		return false;
+	f = symindex_func_at(au->si, sec, p);
+	iv = calls_view(au, sec, p, prev->thumb);
+	/* A function starting between the two readings: the longer one straddles it. */
+	*replace = f && (f->off > prev->off ||
+			 (iv.code && disasm_is_insn_start(au->a, au->h->big_endian, iv.thumb,
+							  iv.code, iv.size, audit_addr(au, sec, 0),
+							  f->off, p)));
+	return true;
+}
+
 static int linked_calls_in(struct audit *au, size_t sec, size_t *cap)
 {
 	const struct eo_sec *s = elfobj_sec(au->o, sec);
 	const uint8_t *code = elfobj_sec_bytes(au->o, sec);
 	unsigned step = au->a->insn_align ? au->a->insn_align : 4;
 	struct insn_view iv;
+	bool replace;
 	uint64_t p;
 	int err;
 
@@ -275,6 +303,11 @@ static int linked_calls_in(struct audit *au, size_t sec, size_t *cap)
 		note_mode(au, hook);
 		struct hookcall c = { .sec = sec, .off = p, .len = b.len, .thumb = iv.thumb,
 				      .hook = hook };
+		if (same_call(au, sec, p, &b, &replace)) {
+			if (replace)
+				au->calls[au->ncalls - 1] = c;
+			continue;
+		}
 		if ((err = push_call(au, cap, &c)))
 			return err;
 	}

@@ -223,7 +223,8 @@ static void json_file(const struct audit *au)
 		fprintf(f, "%s{\"section\": ", i ? ", " : "");
 		json_str(f, au->tables[i].name);
 		fprintf(f, ", \"kind\": \"%s\", \"entries\": %zu}",
-		       au->tables[i].kind == TABLE_MCOUNT ? "mcount" : "patchable",
+		       au->tables[i].kind == TABLE_MCOUNT ? "mcount" :
+		       au->tables[i].padding ? "padding" : "patchable",
 		       au->tables[i].nentries);
 	}
 	fprintf(f, "],\n     \"findings\": [");

@@ -18,11 +18,15 @@
 #define MCOUNT_SEC	"__mcount_loc"
 #define PATCHABLE_SEC	"__patchable_function_entries"
 
-static uint64_t get_word(const struct audit *au, const uint8_t *p)
+/* Entry k of table t, as stored (a pcrel entry sign-extended). */
+static uint64_t get_entry(const struct audit *au, const struct table *t, size_t k)
 {
+	const uint8_t *p = t->bytes + k * t->entsize;
 	bool be = au->h->big_endian;
 
-	if (au->h->word == 8)
+	if (t->pcrel)
+		return (uint64_t)(int64_t)(int32_t)get32(p, be);
+	if (t->entsize == 8)
 		return be ? (uint64_t)get32(p, be) << 32 | get32(p + 4, be)
 			  : (uint64_t)get32(p + 4, be) << 32 | get32(p, be);
 	return get32(p, be);
@@ -42,7 +46,7 @@ static int add_table(struct audit *au, const struct table *t)
 /* Table-level facts: the section must be allocated data made of whole words. */
 static void check_table_section(struct audit *au, const struct table *t, const struct eo_sec *s)
 {
-	unsigned w = au->h->word;
+	unsigned w = t->entsize;
 
 	if (s->type != EO_SHT_PROGBITS)
 		report_table(au, CHK_BAD_RELOC, t->name,
@@ -79,7 +83,7 @@ static void check_table_section(struct audit *au, const struct table *t, const s
 static int find_range_table(struct audit *au)
 {
 	const struct eo_sym *start = NULL, *stop = NULL;
-	struct table t = { .name = MCOUNT_SEC, .kind = TABLE_MCOUNT };
+	struct table t = { .name = MCOUNT_SEC, .kind = TABLE_MCOUNT, .entsize = au->h->word };
 	uint64_t vstart = 0, vstop = 0;
 	size_t i, sec;
 
@@ -119,6 +123,18 @@ static int find_range_table(struct audit *au)
 	return add_table(au, &t);
 }
 
+/* With an __mcount_loc there, a patchable table is padding, not ftrace's. */
+static void mark_padding(struct audit *au)
+{
+	bool mcount = false;
+	size_t i;
+
+	for (i = 0; i < au->ntables; i++)
+		mcount |= au->tables[i].kind == TABLE_MCOUNT;
+	for (i = 0; i < au->ntables; i++)
+		au->tables[i].padding = mcount && au->tables[i].kind == TABLE_PATCHABLE;
+}
+
 int table_find(struct audit *au)
 {
 	size_t i;
@@ -126,10 +142,13 @@ int table_find(struct audit *au)
 
 	for (i = 1; i < elfobj_shnum(au->o); i++) {
 		const struct eo_sec *s = elfobj_sec(au->o, i);
-		struct table t = { .sec = i, .name = s->name };
+		struct table t = { .sec = i, .name = s->name, .entsize = au->h->word };
 
 		if (!strcmp(s->name, MCOUNT_SEC))
 			t.kind = TABLE_MCOUNT;
+		else if (!strcmp(s->name, PCREL_TABLE))
+			t = (struct table){ .sec = i, .name = s->name, .kind = TABLE_MCOUNT,
+					    .pcrel = true, .entsize = 4 };
 		else if (!strcmp(s->name, PATCHABLE_SEC))
 			t.kind = TABLE_PATCHABLE;
 		else
@@ -140,12 +159,13 @@ int table_find(struct audit *au)
 		t.bytes = elfobj_sec_bytes(au->o, i);
 		if (!t.bytes)
 			t.size = 0;
-		t.nentries = t.size / au->h->word;
+		t.nentries = t.size / t.entsize;
 		if ((err = add_table(au, &t)))
 			return err;
 	}
-	if (au->linked && !au->ntables)
-		return find_range_table(au);
+	if (au->linked && !au->ntables && (err = find_range_table(au)))
+		return err;
+	mark_padding(au);
 	return 0;
 }
 
@@ -160,7 +180,7 @@ static void entry_where(const struct audit *au, const struct table *t, size_t k,
 			size_t len)
 {
 	(void)au;
-	snprintf(buf, len, "%s+0x%zx (entry %zu)", t->name, k * au->h->word, k);
+	snprintf(buf, len, "%s+0x%zx (entry %zu)", t->name, k * t->entsize, k);
 }
 
 /* Point the site at the section holding it, or report why it is not code. */
@@ -207,7 +227,7 @@ static int object_relocs(struct audit *au, const struct table *t, const struct e
 {
 	const struct eo_rel **rel = calloc(t->nentries + 1, sizeof(*rel));
 	bool *rela = calloc(t->nentries + 1, sizeof(*rela));
-	unsigned w = au->h->word;
+	unsigned w = t->entsize;
 	char buf[48], where[160];
 	size_t i, k, n;
 	int err = 0;
@@ -254,7 +274,8 @@ static int resolve_object(struct audit *au, size_t ti)
 {
 	const struct table *t = &au->tables[ti];
 	const struct eo_rel **rel = NULL;
-	unsigned w = au->h->word;
+	unsigned w = t->entsize;
+	uint32_t want_type = t->pcrel ? au->a->pcrel32_reloc : au->a->abs_reloc;
 	bool *rela = NULL;
 	char buf[48], want[48], where[160];
 	size_t k;
@@ -264,7 +285,7 @@ static int resolve_object(struct audit *au, size_t ti)
 		goto out;
 	for (k = 0; k < t->nentries; k++) {
 		struct site st = { .table = ti, .entry = k, .state = SITE_UNCHECKED };
-		uint64_t word = get_word(au, t->bytes + k * w);
+		uint64_t word = get_entry(au, t, k);
 		const struct eo_sym *sym;
 
 		entry_where(au, t, k, where, sizeof(where));	/* objects are small */
@@ -279,10 +300,10 @@ static int resolve_object(struct audit *au, size_t ti)
 			st.settled = true;
 			goto add;
 		}
-		if (rel[k]->type != au->a->abs_reloc)
+		if (rel[k]->type != want_type)
 			report_table(au, CHK_BAD_RELOC, where, "relocation %s, expected %s",
 				     arch_reloc_str(au->a, rel[k]->type, buf, sizeof(buf)),
-				     arch_reloc_str(au->a, au->a->abs_reloc, want, sizeof(want)));
+				     arch_reloc_str(au->a, want_type, want, sizeof(want)));
 		sym = elfobj_sym(au->o, rel[k]->sym);
 		if (!sym || !rel[k]->sym || !sym->defined) {
 			report_table(au, CHK_SITE_NOT_EXEC, where,
@@ -294,11 +315,12 @@ static int resolve_object(struct audit *au, size_t ti)
 		}
 		if (w == 4 && !rela[k])
 			word = (uint64_t)(int64_t)(int32_t)word;
+		/* A pcrel entry is S + A - P: the site is S + A, P is the entry's own place. */
 		st.sec = sym->shndx;
 		st.value = sym->value + (rela[k] ? (uint64_t)rel[k]->addend : word);
 		if (au->a->thumb_bit && sym->type == EO_STT_FUNC && (sym->value & 1))
 			st.value &= ~1ull;	/* the function's Thumb bit, not the site's */
-		if (w == 4)
+		if (au->h->word == 4)
 			st.value &= 0xffffffffull;
 		place_site(au, t, &st);
 add:
@@ -311,10 +333,26 @@ out:
 	return err;
 }
 
+/* A linked pcrel entry: the site is the entry's address plus it; nothing fills it at load. */
+static void resolve_pcrel(struct audit *au, const struct table *t, struct site *st)
+{
+	uint64_t ea = t->addr + st->entry * t->entsize;
+	char where[160];
+
+	st->value = ea + get_entry(au, t, st->entry);
+	if (elfquery_dynrel_at(au->q, ea)) {
+		entry_where(au, t, st->entry, where, sizeof(where));
+		report_table(au, CHK_BAD_RELOC, where, "a dynamic relocation on a place-relative "
+			     "entry, which needs none");
+	}
+	if (au->h->word == 4)
+		st->value &= 0xffffffffull;
+}
+
 static int resolve_linked(struct audit *au, size_t ti)
 {
 	const struct table *t = &au->tables[ti];
-	unsigned w = au->h->word;
+	unsigned w = t->entsize;
 	char buf[48], want[48], where[160];
 	size_t k;
 	int err;
@@ -322,9 +360,14 @@ static int resolve_linked(struct audit *au, size_t ti)
 	for (k = 0; k < t->nentries; k++) {
 		struct site st = { .table = ti, .entry = k, .state = SITE_UNCHECKED };
 		uint64_t ea = t->addr + k * w;
-		const struct eq_dynrel *dr = elfquery_dynrel_at(au->q, ea);
+		const struct eq_dynrel *dr = t->pcrel ? NULL : elfquery_dynrel_at(au->q, ea);
 
-		st.value = get_word(au, t->bytes + k * w);
+		st.value = get_entry(au, t, k);
+		if (t->pcrel) {
+			resolve_pcrel(au, t, &st);
+			place_site(au, t, &st);
+			goto add;
+		}
 		if (dr && dr->type == au->a->relative_reloc) {
 			if (dr->rela)
 				st.value = (uint64_t)dr->addend;
@@ -355,7 +398,7 @@ static int resolve_linked(struct audit *au, size_t ti)
 				     "address in a position-independent file",
 				     (unsigned long long)st.value);
 		}
-		if (w == 4)
+		if (au->h->word == 4)
 			st.value &= 0xffffffffull;
 		if (!st.value) {
 			entry_where(au, t, k, where, sizeof(where));

@@ -89,6 +89,15 @@ struct table {
 	size_t sec;		/* the table's section, 0 for a __start/__stop range */
 	const char *name;
 	enum table_kind kind;
+	bool pcrel;		/* PCREL_TABLE: each entry is the site less its own address */
+	/*
+	 * A __patchable_function_entries beside an __mcount_loc: ftrace reads
+	 * the latter; the former is call padding (x86 -fpatchable-function-
+	 * entry=16,16 with -mrecord-mcount, as 6.12 kernels build): NOPs that
+	 * must end at a function's entry, and no site of ftrace's.
+	 */
+	bool padding;
+	unsigned entsize;	/* bytes per entry: the file's word, or 4 (pcrel) */
 	uint64_t addr, size;	/* linked: its address; object: 0 */
 	const uint8_t *bytes;
 	size_t nentries;

@@ -57,7 +57,7 @@ static const struct reloc_name aarch64_relocs[] = {
 	RELOC_NAME(R_AARCH64_CALL26), RELOC_NAME(R_AARCH64_JUMP26),
 	RELOC_NAME(R_AARCH64_ADR_PREL_PG_HI21), RELOC_NAME(R_AARCH64_ADD_ABS_LO12_NC),
 	RELOC_NAME(R_AARCH64_ADR_GOT_PAGE), RELOC_NAME(R_AARCH64_LD64_GOT_LO12_NC),
-	RELOC_NAME(R_AARCH64_RELATIVE), { 0, NULL },
+	RELOC_NAME(R_AARCH64_RELATIVE), RELOC_NAME(R_AARCH64_PREL32), { 0, NULL },
 };
 
 static const char *aarch64_reloc_name(uint32_t type)
@@ -74,6 +74,8 @@ static bool aarch64_decode_branch(const struct arch *a, const struct insn_view *
 static unsigned aarch64_make_call(const struct arch *a, const struct insn_view *iv,
 				  const uint64_t *target, uint8_t *buf);
 static unsigned aarch64_entry_pad(const struct arch *a, const struct insn_view *iv);
+static bool aarch64_mcount_setup(const struct arch *a, const struct insn_view *iv, uint64_t site,
+				 uint64_t *stop);
 
 const struct arch arch_aarch64 = {
 	.name		= "aarch64",
@@ -82,6 +84,7 @@ const struct arch arch_aarch64 = {
 	.hooks		= aarch64_hooks,
 	.abs_reloc	= R_AARCH64_ABS64,
 	.none_reloc	= R_AARCH64_NONE,
+	.pcrel32_reloc	= R_AARCH64_PREL32,
 	.call_site	= aarch64_call_site,
 	.make_nop	= aarch64_make_nop,
 	.reloc_name	= aarch64_reloc_name,
@@ -93,6 +96,7 @@ const struct arch arch_aarch64 = {
 	.relative_reloc	= R_AARCH64_RELATIVE,
 	.decodes_linked	= true,
 	.insn_align	= 4,
+	.mcount_setup	= aarch64_mcount_setup,
 	.mcount_window	= 64,
 };
 
@@ -179,4 +183,48 @@ static unsigned aarch64_entry_pad(const struct arch *a, const struct insn_view *
 		return 0;
 	return insn == A64_BTI_C || insn == A64_BTI_JC || insn == A64_PACIASP ||
 			       insn == A64_PACIBSP ? 4 : 0;
+}
+
+/*
+ * gcc -pg calls _mcount once the frame record is saved and x29 points at
+ * it (arm64's _mcount finds the caller's return address through x29):
+ *   a9bf7bfd  stp x29, x30, [sp, #-16]!    (any offset, pre-index or not)
+ *   910003fd  mov x29, sp                  (add x29, sp, #imm)
+ * Callee-saved stores, stack-protector loads and argument moves may come
+ * before or after them (Linux 6.1's ZSTD_buildSeqTable: 17 instructions);
+ * no branch may: the call must run once on every entry.
+ */
+#define A64_STP_FP_LR_MASK	0xfe407fff	/* stp (64-bit) of x29, x30 at sp, L = 0 */
+#define A64_STP_FP_LR		0xa8007bfd	/* bits 24:23: 1 post-, 2 offset, 3 pre-index */
+#define A64_ADD_FP_SP_MASK	0xff8003ff
+#define A64_ADD_FP_SP		0x910003fd	/* add x29, sp, #imm (mov x29, sp) */
+
+static bool a64_is_branch(uint32_t insn)
+{
+	return (insn & 0x7c000000) == 0x14000000 ||	/* b, bl */
+	       (insn & 0xff000010) == 0x54000000 ||	/* b.cond */
+	       (insn & 0x7e000000) == 0x34000000 ||	/* cbz, cbnz */
+	       (insn & 0x7e000000) == 0x36000000 ||	/* tbz, tbnz */
+	       (insn & 0xfe000000) == 0xd6000000 ||	/* br, blr, ret, eret (and PAC forms) */
+	       (insn & 0xff000000) == 0xd4000000;	/* svc, hvc, smc, brk, hlt */
+}
+
+static bool aarch64_mcount_setup(const struct arch *a, const struct insn_view *iv, uint64_t site,
+				 uint64_t *stop)
+{
+	bool saved = false, fp = false;
+	uint32_t insn;
+	uint64_t at;
+
+	(void)a;
+	for (at = iv->off; at < site; at += 4) {
+		if (!a64_word(iv, at, &insn) || a64_is_branch(insn)) {
+			*stop = at;
+			return false;
+		}
+		saved |= (insn & A64_STP_FP_LR_MASK) == A64_STP_FP_LR && (insn >> 23 & 3);
+		fp |= saved && (insn & A64_ADD_FP_SP_MASK) == A64_ADD_FP_SP;
+	}
+	*stop = site;
+	return saved && fp;
 }

@@ -172,6 +172,8 @@ static unsigned x86_make_call(const struct arch *a, const struct insn_view *iv,
 static unsigned x86_64_entry_pad(const struct arch *a, const struct insn_view *iv);
 static unsigned i386_entry_pad(const struct arch *a, const struct insn_view *iv);
 static unsigned x86_sled_nop(const struct arch *a, const struct insn_view *iv);
+static bool x86_64_mcount_setup(const struct arch *a, const struct insn_view *iv, uint64_t site,
+				uint64_t *stop);
 
 const struct arch arch_x86_64 = {
 	.name		= "x86_64",
@@ -180,6 +182,7 @@ const struct arch arch_x86_64 = {
 	.hooks		= x86_hooks,
 	.abs_reloc	= R_X86_64_64,
 	.none_reloc	= R_X86_64_NONE,
+	.pcrel32_reloc	= R_X86_64_PC32,
 	.call_site	= x86_64_call_site,
 	.make_nop	= x86_64_make_nop,
 	.reloc_name	= x86_64_reloc_name,
@@ -191,6 +194,7 @@ const struct arch arch_x86_64 = {
 	.relative_reloc	= R_X86_64_RELATIVE,
 	.decodes_linked	= true,
 	.insn_align	= 1,
+	.mcount_setup	= x86_64_mcount_setup,
 	.mcount_window	= 16,
 };
 
@@ -340,4 +344,62 @@ static unsigned x86_sled_nop(const struct arch *a, const struct insn_view *iv)
 
 	(void)a;
 	return x86_match(iv, nop1, 1);
+}
+
+/*
+ * gcc -pg without -mfentry calls mcount after the prologue, which -pg
+ * gives a frame pointer (issue 12):
+ *   55                       push %rbp
+ *   48 89 e5                 mov %rsp,%rbp
+ * with callee-saved pushes and the stack allocation around them, and, for a
+ * function that realigns its stack, the DRAP set-up before them.
+ */
+static const struct x86_setup {
+	uint8_t len, imm;	/* opcode bytes, then immediate bytes */
+	bool fp;		/* mov %rsp,%rbp: the frame is set up once %rbp was pushed */
+	uint8_t bytes[5];
+} x86_64_setup[] = {
+	{ 3, 0, true, { 0x48, 0x89, 0xe5 } },		/* mov %rsp,%rbp */
+	{ 5, 0, false, { 0x4c, 0x8d, 0x54, 0x24, 0x08 } },	/* lea 0x8(%rsp),%r10 */
+	{ 4, 0, false, { 0x41, 0xff, 0x72, 0xf8 } },	/* push -0x8(%r10) */
+	{ 3, 1, false, { 0x48, 0x83, 0xe4 } },		/* and $imm8,%rsp */
+	{ 3, 1, false, { 0x48, 0x83, 0xec } },		/* sub $imm8,%rsp */
+	{ 3, 4, false, { 0x48, 0x81, 0xec } },		/* sub $imm32,%rsp */
+};
+
+static unsigned x86_64_setup_insn(const struct insn_view *iv, uint64_t at, bool *push_bp, bool *fp)
+{
+	const uint8_t *p = iv->code + at;
+	uint64_t left = at < iv->size ? iv->size - at : 0;
+	unsigned i;
+
+	if (left >= 1 && p[0] >= 0x50 && p[0] <= 0x57) {	/* push %rax..%rdi */
+		*push_bp |= p[0] == 0x55;			/* push %rbp */
+		return 1;
+	}
+	if (left >= 2 && p[0] == 0x41 && p[1] >= 0x50 && p[1] <= 0x57)	/* push %r8..%r15 */
+		return 2;
+	for (i = 0; i < sizeof(x86_64_setup) / sizeof(x86_64_setup[0]); i++) {
+		const struct x86_setup *s = &x86_64_setup[i];
+
+		if (left < (uint64_t)s->len + s->imm || memcmp(p, s->bytes, s->len))
+			continue;
+		*fp |= s->fp && *push_bp;
+		return s->len + s->imm;
+	}
+	return 0;
+}
+
+static bool x86_64_mcount_setup(const struct arch *a, const struct insn_view *iv, uint64_t site,
+				uint64_t *stop)
+{
+	bool push_bp = false, fp = false;
+	uint64_t at = iv->off;
+	unsigned l;
+
+	(void)a;
+	while (at < site && iv->code && (l = x86_64_setup_insn(iv, at, &push_bp, &fp)))
+		at += l;
+	*stop = at;
+	return at == site && fp;
 }

@@ -3,28 +3,32 @@
 #
 # Hand-written objects for the checks no compiler output shows:
 #   sh testdata/verify/asm.sh OUT   (build.sh runs it; prints its commands)
-# For each arch, OUT/<arch>-late.o (an entry site that is not at the entry:
-# not-at-entry), <arch>-orphan.o (a recorded call outside every function:
-# orphan-site) and <arch>-zero.o (a zero word in the table: zero-entry).
-# Each has one good site besides, so the file has a table and a function.
+# For each arch, OUT/<arch>-late.o (an entry site that is not at the entry,
+# or an mcount call after a branch: not-at-entry), <arch>-orphan.o (a
+# recorded call outside every function, 40 returns past the last one, where
+# no function would start: orphan-site) and <arch>-zero.o (a zero word in the
+# table: zero-entry).  Each has one good site besides, so the file has a
+# table and a function; SETUP is the frame set-up an mcount call follows.
+# x86_64-f2 (linked, at the end) counts its hook calls.
 set -eu
 OUT=$1
 mkdir -p "$OUT"
 cd "$OUT"
 
-# gen ARCH CC WORD CALL PAD FUNCTYPE: PAD is what goes before the late call.
+# gen ARCH CC WORD CALL PAD FUNCTYPE [SETUP]: PAD is what goes before the late call.
 gen() {
-	arch=$1 cc=$2 word=$3 call=$4 pad=$5 ft=$6
+	arch=$1 cc=$2 word=$3 call=$4 pad=$5 ft=$6 setup=${7:-}
 	for kind in late orphan zero; do
 		{
-			printf '\t.text\n\t.globl good\n\t.type good, %s\ngood:\n0:\t%s\n\t%s\n' \
-				"$ft" "$call" "$(ret_of "$arch")"
+			printf '\t.text\n\t.globl good\n\t.type good, %s\ngood:\n%s0:\t%s\n\t%s\n' \
+				"$ft" "$setup" "$call" "$(ret_of "$arch")"
 			printf '\t.size good, .-good\n\t.globl other\n\t.type other, %s\nother:\n' "$ft"
 			case $kind in
 			late) printf '%s\n1:\t%s\n\t%s\n\t.size other, .-other\n' "$pad" "$call" \
 					"$(ret_of "$arch")" ;;
-			orphan) printf '\t%s\n\t.size other, .-other\n1:\t%s\n\t%s\n' \
-					"$(ret_of "$arch")" "$call" "$(ret_of "$arch")" ;;
+			orphan) printf '\t%s\n\t.size other, .-other\n%s\n1:\t%s\n\t%s\n' \
+					"$(ret_of "$arch")" "$(rets 40 "$arch")" "$call" \
+					"$(ret_of "$arch")" ;;
 			zero) printf '\t%s\n\t.size other, .-other\n' "$(ret_of "$arch")" ;;
 			esac
 			printf '\t.section __mcount_loc, "a"\n\t%s 0b\n' "$word"
@@ -47,6 +51,8 @@ ret_of() {
 	esac
 }
 
+rets() { n=$1; s=''; while [ "$n" -gt 0 ]; do s="$s	$(ret_of "$2")
+"; n=$((n - 1)); done; printf '%s' "$s"; }
 nops() { n=$1; s=''; while [ "$n" -gt 0 ]; do s="$s	nop
 "; n=$((n - 1)); done; printf '%s' "$s"; }
 
@@ -54,8 +60,46 @@ gen x86_64 gcc .quad 'call __fentry__' '	push %rbp
 	mov %rsp, %rbp' @function
 gen i386 i686-linux-gnu-gcc .long 'call __fentry__' '	push %ebp
 	mov %esp, %ebp' @function
-# mcount calls may follow a prologue: late means beyond the arch's window.
+# aarch64: _mcount follows the frame record (stp x29, x30; mov x29, sp) with
+# no branch before it; late: a branch (cbz) between the two.
+A64SETUP='	stp x29, x30, [sp, #-16]!
+	mov x29, sp
+'
 gen aarch64 aarch64-linux-gnu-gcc .quad 'bl _mcount' \
-	"$(nops 17)" %function
+	"${A64SETUP}	cbz x0, 2f
+2:" %function "$A64SETUP"
+# arm: an mcount call may follow a prologue of up to 32 bytes; late: beyond it.
 gen arm "arm-linux-gnueabihf-gcc -marm" .long \
 	'bl __gnu_mcount_nc' "$(nops 9)" %function
+
+# x86_64-f2: a linked file where work's fentry call follows _start's last
+# instruction, "mov $0xf2,%al" (b0 f2): the f2 byte, read as a bnd prefix, made the call count twice
+# (issue 13: 8 calls on the amd64 vmlinux).  objdump -d shows two calls.
+cat > x86_64-f2.s <<'EOF'
+	.text
+	.globl __fentry__
+	.type __fentry__, @function
+__fentry__:
+	ret
+	.size __fentry__, .-__fentry__
+	.globl _start
+	.type _start, @function
+_start:
+0:	call __fentry__
+	call work
+	mov $60, %eax
+	syscall
+	mov $0xf2, %al
+	.size _start, .-_start
+	.globl work
+	.type work, @function
+work:
+1:	call __fentry__
+	ret
+	.size work, .-work
+	.section __mcount_loc, "a"
+	.quad 0b
+	.quad 1b
+EOF
+echo "asm/: gcc -nostdlib -no-pie x86_64-f2.s -o x86_64-f2  # source: asm.sh"
+gcc -nostdlib -no-pie x86_64-f2.s -o x86_64-f2

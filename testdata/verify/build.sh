@@ -21,6 +21,10 @@
 #   *-lib.so     -shared, sites only in .text: a sorted table
 #   *-pfe-exe    -fpatchable-function-entry=2 sleds in a linked file
 #   *-lib-stripped.so  *-lib.so through strip: functions only in .dynsym
+#   *-weak-*.o   ld -r of a weak and a strong hook(): the dead copy (stale-weak)
+#   *-prologue.o -pg after a long frame set-up (clean)
+#   x64-pad*.o   call padding (16,16) beside -mrecord-mcount (clean)
+#   x64-cxx-pfe-exe  a C++ link that loses one object's patchable entries
 # asm/ holds the hand-written objects of asm.sh (checks no compiler output
 # shows: not-at-entry, orphan-site, zero-entry).
 set -eu
@@ -34,7 +38,7 @@ LOG=$W/VERSIONS
 {
 	echo "# Made by testdata/verify/build.sh on $(date +%Y-%m-%d); commands run in a"
 	echo "# scratch directory with SRC=testdata/verify/src."
-	for cc in gcc i686-linux-gnu-gcc aarch64-linux-gnu-gcc arm-linux-gnueabihf-gcc \
+	for cc in gcc g++ i686-linux-gnu-gcc aarch64-linux-gnu-gcc arm-linux-gnueabihf-gcc \
 		  powerpc64le-linux-gnu-gcc; do
 		echo "# $cc: $($cc --version | head -1)"
 	done
@@ -61,7 +65,14 @@ rmc x64-pg.o x64-rmc.o
 run gcc $X -fpatchable-function-entry=2 -c "$SRC/sites.c" -o x64-pfe.o
 run gcc $X -fpatchable-function-entry=3,1 -c "$SRC/sites.c" -o x64-pfe31.o
 run gcc $X -fpatchable-function-entry=2 -fcf-protection=full -c "$SRC/sites.c" -o x64-pfecet.o
+# x86 call padding beside ftrace's table, as Linux 6.12 builds (CALL_PADDING):
+# __patchable_function_entries is padding there, not ftrace's table.
+run gcc $X -pg -mfentry -mrecord-mcount -fpatchable-function-entry=16,16 -falign-functions=16 \
+	-c "$SRC/sites.c" -o x64-pad.o
+run gcc $X -pg -mfentry -mrecord-mcount -fpatchable-function-entry=16,16 -falign-functions=16 \
+	-fcf-protection=full -c "$SRC/sites.c" -o x64-padcet.o
 keep x64-cc.o x64-mcount.o x64-nop.o x64-cet.o x64-rmc.o x64-pfe.o x64-pfe31.o x64-pfecet.o
+keep x64-pad.o x64-padcet.o
 
 # x86_64 linked files: compiled with -pg, linked without it.
 L="-O2 $NOUW -pg -mfentry -mrecord-mcount"
@@ -169,11 +180,55 @@ rmc ppc64le-mpg.o ppc64le-m.o
 run powerpc64le-linux-gnu-gcc -no-pie ppc64le-rmc.o ppc64le-m.o -o ppc64le-exe
 keep ppc64le-rmc.o ppc64le-exe
 
+# Dead weak copies (stale-weak): weak.c's weak hook() and strong.c's strong
+# one joined by ld -r, as a kernel module is; every table kind, and with
+# -ffunction-sections (.text.hook names the dead copy).
+# weakpair PREFIX CC LD OUT FLAGS
+weakpair() {
+	run $2 $5 -c "$SRC/weak.c" -o $4-w.o
+	run $2 $5 -c "$SRC/strong.c" -o $4-s.o
+	run $3 -r $4-w.o $4-s.o -o $4.o
+	keep $4.o
+}
+# the same through the kernel's recordmcount (arches without -mrecord-mcount)
+weakpair_rmc() {
+	run $2 $5 -c "$SRC/weak.c" -o $4-wpg.o
+	rmc $4-wpg.o $4-w.o
+	run $2 $5 -c "$SRC/strong.c" -o $4-spg.o
+	rmc $4-spg.o $4-s.o
+	run $3 -r $4-w.o $4-s.o -o $4.o
+	keep $4.o
+}
+weakpair x64 gcc ld x64-weak-pfe "$X -fpatchable-function-entry=2"
+weakpair x64 gcc ld x64-weak-pad "$X -fpatchable-function-entry=16,16"
+weakpair x64 gcc ld x64-weak-cc "$X -pg -mfentry -mrecord-mcount"
+weakpair x64 gcc ld x64-weak-fs "$X -pg -mfentry -mrecord-mcount -ffunction-sections"
+AL=aarch64-linux-gnu-ld
+weakpair a64 aarch64-linux-gnu-gcc $AL a64-weak-pfe "$A -fpatchable-function-entry=2"
+weakpair a64 aarch64-linux-gnu-gcc $AL a64-weak-fs \
+	"$A -fpatchable-function-entry=2 -ffunction-sections"
+weakpair_rmc a64 aarch64-linux-gnu-gcc $AL a64-weak-rmc "$A -pg -mbranch-protection=none"
+
+# -pg after a long frame set-up (prologue.c): arm64 as Linux 6.1 builds it
+# (stack protector, no -mfentry there), x86_64 -pg without -mfentry.
+run aarch64-linux-gnu-gcc $A -pg -fstack-protector-strong -mbranch-protection=none \
+	-c "$SRC/prologue.c" -o a64-prol-pg.o
+rmc a64-prol-pg.o a64-prologue.o
+run gcc $X -pg -mrecord-mcount -fstack-protector-strong -c "$SRC/prologue.c" -o x64-prologue.o
+keep a64-prologue.o x64-prologue.o
+
+# g++ -fpatchable-function-entry=5, two files sharing COMDAT functions: the
+# link drops one object's table with the group (missing-site, issue 16).
+run g++ -O0 $NOUW -fpatchable-function-entry=5 -c "$SRC/cxx-a.cpp" -o cxx-a.o
+run g++ -O0 $NOUW -fpatchable-function-entry=5 -c "$SRC/cxx-b.cpp" -o cxx-b.o
+run g++ cxx-a.o cxx-b.o -o x64-cxx-pfe-exe
+keep x64-cxx-pfe-exe
+
 sh "$HERE/asm.sh" "$W/asm" >> "$LOG"
 
 rm -rf "$HERE/asm"
 mkdir -p "$HERE/asm"
 cp $KEEP "$HERE/"
-cp asm/*.o "$HERE/asm/"
+cp asm/*.o asm/x86_64-f2 "$HERE/asm/"
 cp "$LOG" "$HERE/VERSIONS"
 echo "testdata/verify: $(echo $KEEP | wc -w) files and $(ls asm/*.o | wc -l) asm objects"

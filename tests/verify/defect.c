@@ -19,7 +19,7 @@
  *   swap      the first two entries from ENTRY on with ascending, different
  *             sites trade places (linked files: the table is then unsorted)
  * The table edited is __mcount_loc, or __patchable_function_entries when
- * the file has no __mcount_loc.
+ * the file has no __mcount_loc (or PV_DEFECT_TABLE names the section).
  * "dup" and "data" also NOP the call the entry named (as recordmcount does
  * for an untraced call), so that the one defect is all that is wrong.
  *
@@ -574,7 +574,8 @@ int main(int argc, char **argv)
 	c.h = elfobj_hdr(c.o);
 	c.a = elfobj_arch(c.o);
 	c.linked = c.h->type != EO_ET_REL;
-	c.table = elfobj_find_sec(c.o, "__mcount_loc");
+	c.table = elfobj_find_sec(c.o, getenv("PV_DEFECT_TABLE") ? getenv("PV_DEFECT_TABLE")
+								  : "__mcount_loc");
 	if (!c.table)
 		c.table = elfobj_find_sec(c.o, "__patchable_function_entries");
 	for (i = 1; i < elfobj_shnum(c.o); i++)

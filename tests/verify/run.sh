@@ -78,7 +78,10 @@ a64-rmc.o: a64-rmcpac.o: a64-pfe.o: a64-pfebti.o: a64-exe:stale-weak a64-exe-pla
 a64-pie:stale-weak a64-lib.so: a64-pfe-exe:stale-weak a64-lib-stripped.so:
 arm-rmc.o: thumb-rmc.o: arm-pfe.o: thumb-pfe.o: arm-exe:stale-weak arm-exe-plain:
 arm-pie:stale-weak arm-lib.so: arm-lib-arm.so: arm-pfe-exe:stale-weak arm-lib-stripped.so:
-ppc64le-rmc.o:untraced-call"
+ppc64le-rmc.o:untraced-call
+x64-weak-pfe.o:stale-weak x64-weak-pad.o:stale-weak x64-weak-cc.o:stale-weak
+x64-weak-fs.o:stale-weak a64-weak-pfe.o:stale-weak a64-weak-fs.o:stale-weak
+a64-weak-rmc.o:stale-weak a64-prologue.o: x64-prologue.o: x64-pad.o: x64-padcet.o:"
 for c in $CLEAN; do
 	f=${c%%:*}
 	want=$(echo "${c#*:}" | tr ',' ' ')
@@ -212,11 +215,79 @@ print(f[0]["address"] if len(f) == 1 else "none")')
 	if [ "$addr" != none ] && uncovered $p-exe "$addr"; then ok
 	else no "twin $p-exe: stale-weak site $addr is inside a function per readelf -s"; fi
 done
+# ld -r of a weak and a strong hook() (a module's in-module override): the
+# dead copy is stale-weak on every table kind, in objects as in linked
+# files.  Oracle: readelf -s, no function symbol covers the site named; with
+# -ffunction-sections the dead copy's section is .text.hook and readelf puts
+# the strong hook at the place the message names.
+for f in x64-weak-pfe.o x64-weak-pad.o x64-weak-cc.o a64-weak-pfe.o a64-weak-rmc.o; do
+	off=$("$P" $f 2>&1 | sed -n 's/.*warning: \.text+0x\([0-9a-f]*\): stale-weak: .*/\1/p')
+	if [ -n "$off" ] && [ "$(echo "$off" | wc -l)" = 1 ] && uncovered $f "$off"; then ok
+	else no "dead copy in $f: site [$off] is not one uncovered place per readelf -s"; fi
+	covered stale-weak $f
+done
+for f in x64-weak-fs.o a64-weak-fs.o; do
+	val=$(readelf -sW $f | awk '$8 == "hook" && $4 == "FUNC" { print "0x" $2 }')
+	sec=$(readelf -SW $f | awk -v n="$(readelf -sW $f | awk '$8 == "hook" { print $7 }')" \
+		'{ sub(/^ *\[ */, ""); sub(/\]/, " ") } $1 == n { print $2 }')
+	want=$(printf 'dead copy of weak `hook`, overridden at hook+0x0 (%s+0x%x)' "$sec" "$val")
+	"$P" $f 2>&1 | grep -qF "$want" && ok || no "dead copy in $f: not [$want]: $("$P" $f 2>&1)"
+done
+
 # Thumb: bit 0 of an entry is the Thumb bit, which ftrace clears: not a defect.
 "$D" shift thumb-rmc.o "$T/tshift.o" && expect "thumb entry with bit 0 set" "" "$T/tshift.o"
 "$D" shift arm-lib.so "$T/tshift.so" && expect "linked thumb entry with bit 0 set" "" "$T/tshift.so"
 # A missing site in a file whose sites are NOPs, and a sled with the wrong length.
-"$D" drop x64-pfe.o "$T/pfedrop.o" 2> /dev/null && expect "pfe drop is silent" "" "$T/pfedrop.o"
+# Patchable tables: a function whose entry holds the sled but that no entry
+# names is missing-site (oracle: gcc put one entry per sled; pv-defect drops
+# one, the function's NOPs stay, as objdump -d shows).
+for f in x64-pfe.o i386-pfe.o a64-pfe.o a64-pfebti.o arm-pfe.o thumb-pfe.o x64-pfecet.o \
+	 x64-pfe31.o x64-pfe-exe i386-pfe-exe a64-pfe-exe arm-pfe-exe; do
+	last=no
+	base=$(checks $f)
+	want=$(printf '%s\n' $base missing-site | sort -u | tr '\n' ' ' | sed 's/ $//')
+	"$D" drop $f "$T/pfedrop-$f" 2> /dev/null && expect "pfe drop on $f" "$want" "$T/pfedrop-$f"
+	covered missing-site $f
+done
+# A C++ link that drops an object's table with a COMDAT group (build.sh,
+# src/cxx-a.cpp): missing-site names exactly the functions nm lists that no
+# table word (readelf -x) holds and whose first bytes objdump shows are NOPs:
+# fb and main.
+f=x64-cxx-pfe-exe
+words=$(readelf -x __patchable_function_entries $f | python3 -c 'import re, sys
+b = bytes.fromhex("".join("".join(re.findall(r"\b[0-9a-f]{8}\b", l[12:48]))
+			  for l in sys.stdin if l.startswith("  0x")))
+for i in range(0, len(b), 8):
+	print("%x" % int.from_bytes(b[i:i + 8], "little"))')
+oracle=$(nm $f | awk '$2 == "T" { print $1, $3 }' | while read -r a n; do
+	a=$(printf '%x' "0x$a")
+	echo "$words" | grep -qx "$a" && continue
+	objdump -d --start-address=0x$a --stop-address=$((0x$a + 5)) $f |
+		grep -q '^ *[0-9a-f]*:.*nop' && echo "$n"
+done | sort | tr '\n' ' ')
+got=$("$P" $f 2>&1 | sed -n 's/.*missing-site: \([^ ]*\)'"'"'s entry holds.*/\1/p' | sort | tr '\n' ' ')
+[ "$got" = "$oracle" ] && [ "$got" = "_Z2fbi main " ] && ok ||
+	no "C++ link losing a table: missing-site for [$got], nm/readelf/objdump say [$oracle]"
+covered missing-site $f
+
+# x86 call padding beside -mrecord-mcount (Linux 6.12's CALL_PADDING): ftrace
+# reads __mcount_loc (gcc's own table of the fentry calls); the 16,16 table
+# is padding: its sleds are checked (a shifted entry: patchable-sled), a
+# dropped entry is no missing-site, and --json names its kind.
+for f in x64-pad.o x64-padcet.o; do
+	kinds=$("$P" --json $f 2> /dev/null | python3 -c 'import json,sys
+print(" ".join(sorted(t["section"] + ":" + t["kind"] for t in json.load(sys.stdin)["files"][0]["tables"])))')
+	[ "$kinds" = "__mcount_loc:mcount __patchable_function_entries:padding" ] && ok ||
+		no "$f: table kinds [$kinds]"
+	PV_DEFECT_TABLE=__patchable_function_entries "$D" sled $f "$T/padsled-$f" &&
+		expect "padding entry of $f one NOP on" "patchable-sled" "$T/padsled-$f"
+	PV_DEFECT_TABLE=__patchable_function_entries "$D" drop $f "$T/paddrop-$f" &&
+		expect "padding entry of $f dropped: not ftrace's table" "" "$T/paddrop-$f"
+done
+
+# All of the sled before the entry (x86 call padding): nothing to tell at the entry.
+"$D" drop x64-weak-pad.o "$T/paddrop.o" 0 2> /dev/null &&
+	expect "pfe=16,16: entry 0 (use) dropped, not judged" "stale-weak" "$T/paddrop.o"
 expect "--sled=3 on a 2-NOP sled" "patchable-sled" x64-pfe.o --sled=3
 expect "--sled=3,1 on a 3,1 sled" "" x64-pfe31.o --sled=3,1
 expect "--sled=3,2 on a 3,1 sled" "not-at-entry" x64-pfe31.o --sled=3,2
@@ -232,6 +303,14 @@ for a in x86_64 i386 aarch64 arm; do
 	expect "asm $a-zero.o" "zero-entry" asm/$a-zero.o
 	covered zero-entry $a-zero.o
 done
+
+# --- hook_calls counts each call once: a call after "mov $0xf2,%al" is not
+# also a bnd call (oracle: objdump -d's calls to __fentry__).
+want=$(objdump -d asm/x86_64-f2 | grep -c 'call.*<__fentry__>')
+got=$("$P" --json asm/x86_64-f2 2> /dev/null | python3 -c 'import json,sys
+print(json.load(sys.stdin)["files"][0]["summary"]["hook_calls"])')
+[ "$got" = "$want" ] && [ "$want" = 2 ] && ok || no "hook_calls of asm/x86_64-f2: $got, objdump: $want"
+expect "asm x86_64-f2" "" asm/x86_64-f2
 
 # --- oracle: good sites == the call relocations in traced sections (the bytes
 # the kernel's ftrace_make_nop expects are at exactly those places).
