@@ -248,7 +248,7 @@ check "--pie-table: no TEXTREL, no dynamic relocation on the table" sh -c '
 check "patchverify: both clean, every call relocation a site" sh -c \
 	"\"$PV\" libwork.so uselib >pv.out 2>pv.err &&
 	 [ ! -s pv.err ] &&
-	 [ \$(\"$PV\" --list libwork.so uselib | grep -c ' call ') = \
+	 [ \$(\"$PV\" --list libwork.so uselib | awk -F'\t' '\$6 == \"call\"' | wc -l) = \
 	   \$(readelf -rW libwork.o uselib.o | grep -c 'R_X86_64_.*__fentry__') ]"
 LD_PRELOAD="$PRELOAD" PATCHSITE_TRACER=function PATCHSITE_OUTPUT=trace ./uselib >out 2>err; rc=$?
 sed -E -e 's/^ *[^ ]+-[0-9]+ +\[[0-9]+\] +[0-9]+\.[0-9]+:/TASK-PID [CPU] TIME:/' \
