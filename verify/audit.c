@@ -70,6 +70,20 @@ static const struct sysmap *sysmap_for(const struct audit *au)
 	return au->opt->sysmap;
 }
 
+/* --system-map was given and still no table: never a silent pass. */
+static void sysmap_no_table(struct audit *au)
+{
+	uint64_t start;
+
+	if (!sysmap_addr(au->sysmap, "__start_mcount_loc", &start))
+		report_table(au, CHK_NO_TABLE, "-", "no table: the System.map has no "
+			     "__start_mcount_loc");
+	else
+		report_table(au, CHK_NO_TABLE, "-", "no table: the System.map's "
+			     "__start_mcount_loc..__stop_mcount_loc (from 0x%llx) is not inside this "
+			     "file's sections (the map of another build?)", (unsigned long long)start);
+}
+
 /*
  * Calls to a hook and no table: the sites are unknown, which is no
  * all-clear.  A stripped static image (a vmlinux) shows no calls either,
@@ -84,8 +98,9 @@ static void no_table(struct audit *au)
 			     "__patchable_function_entries table", au->ncalls,
 			     au->ncalls == 1 ? "" : "s",
 			     au->mode_hook ? au->mode_hook : "a profiling hook");
-	else if (au->h->type == EO_ET_EXEC && !elfobj_nsyms(au->o) && !elfquery_ndynsyms(au->q) &&
-		 !au->sysmap)
+	else if (au->sysmap)
+		sysmap_no_table(au);
+	else if (au->h->type == EO_ET_EXEC && !elfobj_nsyms(au->o) && !elfquery_ndynsyms(au->q))
 		report_table_note(au, CHK_NO_TABLE, "-", "no symbols and no table: calls to a hook "
 				  "cannot be found (a stripped kernel image? give --system-map)");
 }

@@ -243,8 +243,13 @@ static int load(struct inputs *in, const struct input *it, struct blob *b)
 		b->len = in->stdin_len;
 		return 0;
 	}
-	/* O_NONBLOCK: opening a FIFO must not wait for a writer here. */
-	fd = open(it->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	/*
+	 * A named pipe is opened as cat(1) opens it, waiting for its writer
+	 * (opened without, a read before the writer comes is an early end);
+	 * anything else without waiting, to see what it is first.
+	 */
+	fd = open(it->path, O_RDONLY | O_CLOEXEC |
+		  (!stat(it->path, &st) && S_ISFIFO(st.st_mode) ? 0 : O_NONBLOCK));
 	if (fd < 0 || fstat(fd, &st)) {
 		err = -errno;
 		goto out;

@@ -572,6 +572,10 @@ if as --64 -o "$T/kimg/hook.o" "$T/kimg/hook.s" 2> /dev/null &&
 	g=$(awk '$3 == "gfun" { print $1 }' "$T/kimg/System.map" | sed 's/^0*//')
 	"$P" "$T/kimg/notable" 2>&1 | grep -q "gfun+0x0 (.text+0x0, 0x$g): missing-site" && ok ||
 		no "no absolute address 0x$g in the linked file's message"
+	# The map of another build (the table's bounds outside this image): said, not silent.
+	sed 's/^ffffffff81/ffffffff99/' "$T/kimg/System.map" | grep -v __fentry__ > "$T/kimg/other.map"
+	expect "--system-map of another build" "no-table" "$T/kimg/vmlinux.stripped" \
+		--system-map "$T/kimg/other.map"
 	printf 'not a map\n' > "$T/kimg/bad.map"
 	"$P" --system-map "$T/kimg/bad.map" x64-cc.o > /dev/null 2>&1
 	[ $? = 2 ] && ok || no "--system-map of a file that is not one: exit not 2"
