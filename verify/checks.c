@@ -163,135 +163,6 @@ static bool insn_start(const struct audit *au, const struct site *st)
 				    audit_addr(au, st->sec, 0), f->off, st->off);
 }
 
-/* How an entry must sit at a function's start s: its sled, fentry call or mcount call. */
-enum entry_form { FORM_SLED, FORM_FENTRY, FORM_MCOUNT };
-
-/* Does a call or sled at site belong at a function starting at sec+s? */
-static bool starts_function(const struct audit *au, const struct site *st, enum entry_form form,
-			    uint64_t s)
-{
-	struct insn_view iv = calls_view(au, st->sec, s, st->thumb);
-	unsigned pad = au->a->entry_pad ? au->a->entry_pad(au->a, &iv) : 0;
-	uint64_t stop;
-
-	if (form == FORM_SLED)
-		return st->off == s;
-	if (form == FORM_FENTRY)
-		return st->off == s || st->off == s + pad;
-	if (st->off < s + pad)
-		return false;
-	iv.off += pad;
-	iv.addr += pad;
-	if (au->a->mcount_setup)
-		return au->a->mcount_setup(au->a, &iv, st->off, &stop);
-	return st->off - s <= au->a->mcount_window;
-}
-
-/*
- * Code no function symbol covers, where a function would start: right
- * after the previous function (or at the section's start), or at the next
- * boundary of an alignment up to 64 bytes.  That is what ld leaves of a
- * weak function a strong one overrides: the code and its table entry, not
- * its symbol.  The kernel skips such entries (FTRACE_MCOUNT_MAX_OFFSET,
- * commit b39181f7c6907).  Returns the start found, or false.
- */
-static bool dead_copy_start(const struct audit *au, const struct site *st, enum entry_form form,
-			    uint64_t *start)
-{
-	const struct si_func *prev = symindex_func_prev(au->si, st->sec, st->off);
-	uint64_t end = prev ? prev->off + prev->size : 0, s;
-	unsigned align;
-
-	if (!symindex_nfuncs(au->si) || end > st->off)
-		return false;
-	for (align = 1; align <= 64; align *= 2) {
-		s = (end + align - 1) & ~(uint64_t)(align - 1);
-		if (s <= st->off && starts_function(au, st, form, s)) {
-			*start = s;
-			return true;
-		}
-	}
-	return false;
-}
-
-/* -ffunction-sections puts f in .text.f (or .text.unlikely.f, ...): f's name. */
-static const char *section_func_name(const char *sec)
-{
-	static const char *const prefixes[] = {
-		".text.unlikely.", ".text.hot.", ".text.startup.", ".text.", NULL,
-	};
-	const char *const *p;
-
-	for (p = prefixes; *p; p++)
-		if (!strncmp(sec, *p, strlen(*p)) && sec[strlen(*p)])
-			return sec + strlen(*p);
-	return NULL;
-}
-
-/* The function named name defined in the file, as "func (section+0xoff)". */
-static bool function_named(const struct audit *au, const char *name, char *where, size_t len)
-{
-	size_t i;
-
-	for (i = 1; i < elfobj_nsyms(au->o); i++) {
-		const struct eo_sym *s = elfobj_sym(au->o, i);
-		const struct eo_sec *sec;
-		uint64_t off;
-
-		if (s->type != EO_STT_FUNC || !s->defined || strcmp(s->name, name))
-			continue;
-		sec = elfobj_sec(au->o, s->shndx);
-		if (!sec)
-			continue;
-		off = (au->linked ? s->value - sec->addr : s->value) &
-		      ~(uint64_t)(au->a->thumb_bit ? 1 : 0);
-		audit_where(au, s->shndx, off, where, len);
-		return true;
-	}
-	return false;
-}
-
-/* One warning for a dead copy, the same for every table kind and file type. */
-static void report_dead_copy(struct audit *au, const struct site *st, uint64_t start)
-{
-	struct insn_view iv = calls_view(au, st->sec, st->off, st->thumb);
-	const struct si_func *prev = symindex_func_prev(au->si, st->sec, st->off);
-	const char *name = section_func_name(elfobj_sec(au->o, st->sec)->name);
-	char bytes[192], strong[160], whose[320];
-
-	report_view_bytes(au, &iv, 0, 8, bytes, sizeof(bytes));
-	if (name && function_named(au, name, strong, sizeof(strong)))
-		snprintf(whose, sizeof(whose), "dead copy of weak `%s`, overridden at %s", name,
-			 strong);
-	else if (prev && start == prev->off + prev->size)
-		snprintf(whose, sizeof(whose), "dead copy of an overridden weak function? It "
-			 "starts right after %s", prev->name);
-	else if (prev)
-		snprintf(whose, sizeof(whose), "dead copy of an overridden weak function? It "
-			 "starts %llu bytes after the end of %s (alignment)",
-			 (unsigned long long)(start - (prev->off + prev->size)), prev->name);
-	else
-		snprintf(whose, sizeof(whose), "dead copy of an overridden weak function? It "
-			 "starts at %s+0x%llx, before any function", elfobj_sec(au->o, st->sec)->name,
-			 (unsigned long long)start);
-	report(au, CHK_STALE_WEAK, st->sec, st->off,
-	       "%s entry %zu: %s; no function symbol covers it; it holds %s",
-	       au->tables[st->table].name, st->entry, whose, bytes);
-}
-
-/* A site in code no function symbol covers: a dead weak copy, or an orphan. */
-static void check_uncovered(struct audit *au, struct site *st, enum entry_form form)
-{
-	uint64_t start;
-
-	if (dead_copy_start(au, st, form, &start))
-		report_dead_copy(au, st, start);
-	else
-		report(au, CHK_ORPHAN_SITE, st->sec, st->off,
-		       "%s entry %zu: no function symbol covers the site, and no function "
-		       "would start there", au->tables[st->table].name, st->entry);
-}
-
 /* Count the sled's NOPs; a landing pad where a function starts is skipped. */
 static unsigned sled_run(const struct audit *au, const struct site *st, uint64_t *bytes)
 {
@@ -387,7 +258,7 @@ static void check_sled(struct audit *au, struct site *st, unsigned want)
 	nf = symindex_func_next(au->si, st->sec, st->off);
 	to_entry = nf ? nf->off - st->off : ~0ull;
 	if ((!nf || to_entry > bytes) && !f && symindex_nfuncs(au->si)) {
-		check_uncovered(au, st, FORM_SLED);
+		deadcopy_check(au, st, FORM_SLED);
 		return;
 	}
 	if (!nf || to_entry > bytes) {
@@ -503,7 +374,7 @@ static void check_place(struct audit *au, struct site *st)
 
 	if (!f) {
 		if (symindex_nfuncs(au->si))
-			check_uncovered(au, st, is_fentry(hook) ? FORM_FENTRY : FORM_MCOUNT);
+			deadcopy_check(au, st, is_fentry(hook) ? FORM_FENTRY : FORM_MCOUNT);
 		return;
 	}
 	fv = calls_view(au, st->sec, f->off, st->thumb);
