@@ -13,16 +13,31 @@
 
 #include "verify.h"
 
+/* Past the NOPs of call padding (x86 16,16) at sec+s, where the function's code starts. */
+static uint64_t past_padding(const struct audit *au, const struct site *st, uint64_t s)
+{
+	struct insn_view iv = calls_view(au, st->sec, s, st->thumb);
+	unsigned n, l;
+
+	for (n = 0; n < 64 && au->a->sled_nop && iv.off < st->off &&
+		    (l = au->a->sled_nop(au->a, &iv)); n++)
+		iv.off += l;
+	return iv.off;
+}
+
 /* Does a call or sled at site belong at a function starting at sec+s? */
 static bool starts_function(const struct audit *au, const struct site *st, enum entry_form form,
 			    uint64_t s)
 {
-	struct insn_view iv = calls_view(au, st->sec, s, st->thumb);
-	unsigned pad = au->a->entry_pad ? au->a->entry_pad(au->a, &iv) : 0;
+	struct insn_view iv;
+	unsigned pad;
 	uint64_t stop;
 
 	if (form == FORM_SLED)
 		return st->off == s;
+	s = past_padding(au, st, s);
+	iv = calls_view(au, st->sec, s, st->thumb);
+	pad = au->a->entry_pad ? au->a->entry_pad(au->a, &iv) : 0;
 	if (form == FORM_FENTRY)
 		return st->off == s || st->off == s + pad;
 	if (st->off < s + pad)
@@ -37,7 +52,7 @@ static bool starts_function(const struct audit *au, const struct site *st, enum 
 /*
  * Code no function symbol covers, where a function would start: right
  * after the previous function (or at the section's start), or at the next
- * boundary of an alignment up to 64 bytes.  That is what ld leaves of a
+ * boundary of an alignment up to 64 bytes, after any call padding.  That is what ld leaves of a
  * weak function a strong one overrides: the code and its table entry, not
  * its symbol.  The kernel skips such entries (FTRACE_MCOUNT_MAX_OFFSET,
  * commit b39181f7c6907).  True with the start in *start, or false.

@@ -203,6 +203,10 @@ weakpair x64 gcc ld x64-weak-pfe "$X -fpatchable-function-entry=2"
 weakpair x64 gcc ld x64-weak-pad "$X -fpatchable-function-entry=16,16"
 weakpair x64 gcc ld x64-weak-cc "$X -pg -mfentry -mrecord-mcount"
 weakpair x64 gcc ld x64-weak-fs "$X -pg -mfentry -mrecord-mcount -ffunction-sections"
+# as Linux 6.12 x86 modules: call padding beside __mcount_loc, with and without CET
+KPAD="-pg -mfentry -mrecord-mcount -fpatchable-function-entry=16,16 -falign-functions=16"
+weakpair x64 gcc ld x64-weak-kpad "$X $KPAD"
+weakpair x64 gcc ld x64-weak-kpadcet "$X $KPAD -fcf-protection=full"
 AL=aarch64-linux-gnu-ld
 weakpair a64 aarch64-linux-gnu-gcc $AL a64-weak-pfe "$A -fpatchable-function-entry=2"
 weakpair a64 aarch64-linux-gnu-gcc $AL a64-weak-fs \
