@@ -33,12 +33,12 @@ static bool starts_function(const struct audit *au, const struct site *st, enum 
 	unsigned pad;
 	uint64_t stop;
 
-	if (form == FORM_SLED)
-		return st->off == s;
-	s = past_padding(au, st, s);
+	if (form != FORM_SLED)
+		s = past_padding(au, st, s);
 	iv = calls_view(au, st->sec, s, st->thumb);
 	pad = au->a->entry_pad ? au->a->entry_pad(au->a, &iv) : 0;
-	if (form == FORM_FENTRY)
+	/* A sled or fentry call may follow a landing pad (bti c, endbr64). */
+	if (form != FORM_MCOUNT)
 		return st->off == s || st->off == s + pad;
 	if (st->off < s + pad)
 		return false;
@@ -130,8 +130,9 @@ static void report_dead_copy(struct audit *au, const struct site *st, uint64_t s
 			 "starts right after %s", prev->name);
 	else if (prev)
 		snprintf(whose, sizeof(whose), "dead copy of an overridden weak function? It "
-			 "starts %llu bytes after the end of %s (alignment)",
-			 (unsigned long long)(start - (prev->off + prev->size)), prev->name);
+			 "starts %llu byte%s after the end of %s (alignment)",
+			 (unsigned long long)(start - (prev->off + prev->size)),
+			 start - (prev->off + prev->size) == 1 ? "" : "s", prev->name);
 	else
 		snprintf(whose, sizeof(whose), "dead copy of an overridden weak function? It "
 			 "starts at %s+0x%llx, before any function", elfobj_sec(au->o, st->sec)->name,

@@ -82,7 +82,8 @@ ppc64le-rmc.o:untraced-call
 x64-weak-pfe.o:stale-weak x64-weak-pad.o:stale-weak x64-weak-cc.o:stale-weak
 x64-weak-fs.o:stale-weak a64-weak-pfe.o:stale-weak a64-weak-fs.o:stale-weak
 a64-weak-rmc.o:stale-weak a64-prologue.o: x64-prologue.o: x64-pad.o: x64-padcet.o:
-x64-weak-kpad.o:stale-weak x64-weak-kpadcet.o:stale-weak"
+x64-weak-kpad.o:stale-weak x64-weak-kpadcet.o:stale-weak x64-weak-cet.o:stale-weak
+a64-weak-bti.o:stale-weak"
 for c in $CLEAN; do
 	f=${c%%:*}
 	want=$(echo "${c#*:}" | tr ',' ' ')
@@ -221,7 +222,8 @@ done
 # files.  Oracle: readelf -s, no function symbol covers the site named; with
 # -ffunction-sections the dead copy's section is .text.hook and readelf puts
 # the strong hook at the place the message names.
-for f in x64-weak-pfe.o x64-weak-pad.o x64-weak-cc.o a64-weak-pfe.o a64-weak-rmc.o; do
+for f in x64-weak-pfe.o x64-weak-pad.o x64-weak-cc.o x64-weak-cet.o a64-weak-pfe.o \
+	 a64-weak-bti.o a64-weak-rmc.o; do
 	off=$("$P" $f 2>&1 | sed -n 's/.*warning: \.text+0x\([0-9a-f]*\): stale-weak: .*/\1/p')
 	if [ -n "$off" ] && [ "$(echo "$off" | wc -l)" = 1 ] && uncovered $f "$off"; then ok
 	else no "dead copy in $f: site [$off] is not one uncovered place per readelf -s"; fi
