@@ -343,6 +343,7 @@ static void check_setup(struct audit *au, const struct site *st, const struct si
 {
 	uint64_t stop;
 	char found[192];
+	unsigned len;
 
 	fv->off += pad;
 	fv->addr += pad;
@@ -355,7 +356,11 @@ static void check_setup(struct audit *au, const struct site *st, const struct si
 		       (unsigned long long)(st->off - f->off), f->name);
 		return;
 	}
-	report_view_bytes(au, fv, stop - fv->off, 4, found, sizeof(found));
+	/* The whole instruction that stopped the walk (x86: its decoded length). */
+	len = fv->code && stop < fv->size ?
+		      disasm_one(au->a, au->h->big_endian, fv->thumb, fv->code + stop,
+				 fv->size - stop, audit_addr(au, st->sec, stop), found, sizeof(found)) : 0;
+	report_view_bytes(au, fv, stop - fv->off, len ? len : 4, found, sizeof(found));
 	report(au, CHK_NOT_AT_ENTRY, st->sec, st->off,
 	       "%s entry %zu: the %s call is %llu bytes into %s, after %s at %s+0x%llx: only "
 	       "frame set-up, and no branch, may come before it", au->tables[st->table].name,
