@@ -163,124 +163,6 @@ static bool insn_start(const struct audit *au, const struct site *st)
 				    audit_addr(au, st->sec, 0), f->off, st->off);
 }
 
-/* Count the sled's NOPs; a landing pad where a function starts is skipped. */
-static unsigned sled_run(const struct audit *au, const struct site *st, uint64_t *bytes)
-{
-	struct insn_view iv = calls_view(au, st->sec, st->off, st->thumb);
-	unsigned n = 0, l;
-
-	*bytes = 0;
-	if (!au->a->sled_nop || !iv.code)
-		return 0;
-	while (n < 64 && iv.off < iv.size) {
-		l = au->a->sled_nop(au->a, &iv);
-		if (!l && au->a->entry_pad) {
-			const struct si_func *f = symindex_func_next(au->si, st->sec, iv.off);
-
-			if (f && f->off == iv.off && (l = au->a->entry_pad(au->a, &iv))) {
-				iv.off += l;
-				continue;
-			}
-			break;
-		}
-		if (!l)
-			break;
-		n++;
-		iv.off += l;
-	}
-	*bytes = iv.off - st->off;
-	return n;
-}
-
-static unsigned sled_expected(const struct audit *au)
-{
-	unsigned hist[65] = { 0 }, best = 0, i;
-	size_t k;
-
-	if (au->opt->sled_total >= 0)
-		return (unsigned)au->opt->sled_total;
-	for (k = 0; k < au->nsites; k++) {
-		const struct site *st = &au->sites[k];
-		uint64_t b;
-
-		if (!st->settled && au->tables[st->table].kind == TABLE_PATCHABLE)
-			hist[sled_run(au, st, &b)]++;
-	}
-	for (i = 1; i < 65; i++)
-		if (hist[i] >= hist[best] || !best)
-			best = hist[i] ? i : best;
-	return best;
-}
-
-/* Call padding ends where its function starts: no NOP at the entry (after a landing pad). */
-static bool padding_runs_on(const struct audit *au, const struct site *st,
-			    const struct si_func *f)
-{
-	struct insn_view ev = calls_view(au, st->sec, f->off, st->thumb);
-
-	ev.off += au->a->entry_pad ? au->a->entry_pad(au->a, &ev) : 0;
-	return au->a->sled_nop && au->a->sled_nop(au->a, &ev);
-}
-
-static void check_sled(struct audit *au, struct site *st, unsigned want)
-{
-	struct insn_view iv = calls_view(au, st->sec, st->off, st->thumb);
-	const struct si_func *f = symindex_func_at(au->si, st->sec, st->off), *nf;
-	uint64_t bytes, to_entry;
-	unsigned n = sled_run(au, st, &bytes);
-	char found[192];
-
-	if (n < want || !n) {
-		report_view_bytes(au, &iv, bytes, 4, found, sizeof(found));
-		report(au, CHK_PATCHABLE_SLED, st->sec, st->off,
-		       "%s entry %zu: expected a sled of %u NOP%s, found %u NOP%s then %s",
-		       au->tables[st->table].name, st->entry, want, want == 1 ? "" : "s", n,
-		       n == 1 ? "" : "s", found);
-		st->settled = true;
-		return;
-	}
-	st->state = SITE_NOP;
-	st->len = (unsigned)bytes;
-	/* The entry is where the sled starts: at the function, or M NOPs before it. */
-	if (f && f->off < st->off) {
-		struct insn_view fv = calls_view(au, st->sec, f->off, st->thumb);
-		unsigned pad = au->a->entry_pad ? au->a->entry_pad(au->a, &fv) : 0;
-
-		if (f->off + pad == st->off)
-			return;
-		report(au, CHK_NOT_AT_ENTRY, st->sec, st->off,
-		       "%s entry %zu is %llu bytes into %s, expected its entry%s",
-		       au->tables[st->table].name, st->entry,
-		       (unsigned long long)(st->off - f->off), f->name,
-		       pad ? " (after its landing pad)" : "");
-		return;
-	}
-	nf = symindex_func_next(au->si, st->sec, st->off);
-	to_entry = nf ? nf->off - st->off : ~0ull;
-	if ((!nf || to_entry > bytes) && !f && symindex_nfuncs(au->si)) {
-		deadcopy_check(au, st, FORM_SLED);
-		return;
-	}
-	if (!nf || to_entry > bytes) {
-		report(au, CHK_NOT_AT_ENTRY, st->sec, st->off,
-		       "%s entry %zu: no function starts within its %u-NOP sled",
-		       au->tables[st->table].name, st->entry, n);
-		return;
-	}
-	if (au->tables[st->table].padding && padding_runs_on(au, st, nf)) {
-		report(au, CHK_NOT_AT_ENTRY, st->sec, st->off,
-		       "%s entry %zu (call padding beside __mcount_loc): its NOPs run on into "
-		       "%s, expected to end at its entry", au->tables[st->table].name,
-		       st->entry, nf->name);
-		return;
-	}
-	if (au->opt->sled_before >= 0 && n && to_entry != (uint64_t)au->opt->sled_before * (bytes / n))
-		report(au, CHK_NOT_AT_ENTRY, st->sec, st->off,
-		       "%s entry %zu starts %llu bytes before %s, expected %d NOP%s before it",
-		       au->tables[st->table].name, st->entry, (unsigned long long)to_entry,
-		       nf->name, au->opt->sled_before, au->opt->sled_before == 1 ? "" : "s");
-}
-
 /* What the site holds: the call, its NOP, or something else. */
 static void check_contents(struct audit *au, struct site *st)
 {
@@ -501,134 +383,6 @@ static int check_complete(struct audit *au)
 	return 0;
 }
 
-static int cmp_place(const void *a, const void *b)
-{
-	const struct site *x = a, *y = b;
-
-	if (x->sec != y->sec)
-		return x->sec < y->sec ? -1 : 1;
-	return x->off < y->off ? -1 : x->off > y->off;
-}
-
-/* Is an entry of v (sorted by place) within [at, at + len) of at's section? */
-static bool site_within(const struct site *v, size_t n, const struct site *at, uint64_t len)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (cmp_place(&v[mid], at) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && v[lo].sec == at->sec && v[lo].off < at->off + len;
-}
-
-/*
- * Where a good patchable entry starts relative to its function, in bytes
- * before the entry (the M of -fpatchable-function-entry=N,M), and the
- * sled's length: the most common of each over the table.
- */
-static void sled_shape(const struct audit *au, uint64_t *before, uint64_t *len)
-{
-	uint64_t b[8] = { 0 }, l[8] = { 0 };
-	unsigned nb[8] = { 0 }, nl[8] = { 0 }, i, j;
-	size_t k;
-
-	*before = *len = 0;
-	for (k = 0; k < au->nsites; k++) {
-		const struct site *st = &au->sites[k];
-		const struct si_func *f = symindex_func_next(au->si, st->sec, st->off);
-		uint64_t v[2];
-
-		if (st->settled || st->state != SITE_NOP ||
-		    au->tables[st->table].kind != TABLE_PATCHABLE || au->tables[st->table].padding)
-			continue;
-		if (symindex_func_at(au->si, st->sec, st->off))
-			v[0] = 0;		/* at the entry (after a landing pad) */
-		else if (f && f->off - st->off < st->len)
-			v[0] = f->off - st->off;
-		else
-			continue;
-		v[1] = st->len;
-		for (j = 0; j < 2; j++) {
-			uint64_t *val = j ? l : b;
-			unsigned *n = j ? nl : nb;
-
-			for (i = 0; i < 8 && n[i] && val[i] != v[j]; i++)
-				;
-			if (i < 8) {
-				val[i] = v[j];
-				n[i]++;
-			}
-		}
-	}
-	for (i = 1, j = 0; i < 8; i++)
-		j = nb[i] > nb[j] ? i : j;
-	*before = b[j];
-	for (i = 1, j = 0; i < 8; i++)
-		j = nl[i] > nl[j] ? i : j;
-	*len = l[j];
-}
-
-/*
- * Patchable tables have no call to compare with: a function is missing
- * when its entry holds the sled's NOPs after the entry (N - M of them) but
- * no entry names it.  With all of the sled before the entry (x86 call
- * padding, 16,16) an entry holds nothing to tell: not checked.
- */
-static int check_complete_sleds(struct audit *au)
-{
-	struct site *v = malloc((au->nsites + 1) * sizeof(*v));
-	bool *traced = calloc(elfobj_shnum(au->o) + 1, sizeof(*traced));
-	uint64_t before, len, bytes;
-	size_t i, n = 0;
-	int err = 0;
-
-	if (!v || !traced) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < au->nsites; i++) {
-		if (au->tables[au->sites[i].table].kind != TABLE_PATCHABLE || !au->sites[i].sec ||
-		    au->tables[au->sites[i].table].padding)
-			continue;
-		v[n++] = au->sites[i];
-		traced[au->sites[i].sec] = true;
-	}
-	sled_shape(au, &before, &len);
-	if (!n || len <= before)
-		goto out;
-	qsort(v, n, sizeof(*v), cmp_place);
-	for (i = 0; symindex_func_nth(au->si, i); i++) {
-		const struct si_func *f = symindex_func_nth(au->si, i);
-		struct insn_view iv = calls_view(au, f->sec, f->off, f->thumb);
-		unsigned pad = au->a->entry_pad ? au->a->entry_pad(au->a, &iv) : 0;
-		struct site key = { .sec = f->sec, .off = f->off - before, .thumb = f->thumb };
-		unsigned nops;
-
-		if (!traced[f->sec] || f->off < before || (i && f->off ==
-		    symindex_func_nth(au->si, i - 1)->off && f->sec == symindex_func_nth(au->si, i - 1)->sec))
-			continue;
-		/* An entry anywhere in the sled names it (a wrong one is reported already). */
-		if (site_within(v, n, &key, pad + len))
-			continue;
-		key.off = f->off + pad;
-		nops = sled_run(au, &key, &bytes);
-		if (!nops || bytes < len - before)
-			continue;
-		report(au, CHK_MISSING_SITE, f->sec, key.off,
-		       "%s's entry holds a %u-NOP sled, but no __patchable_function_entries entry "
-		       "names it", f->name, nops);
-	}
-out:
-	free(v);
-	free(traced);
-	return err;
-}
-
 int checks_run(struct audit *au)
 {
 	unsigned sled = 0;
@@ -667,7 +421,7 @@ int checks_run(struct audit *au)
 		return err;
 	for (i = 0; i < au->nsites; i++)
 		if (!au->sites[i].settled && au->tables[au->sites[i].table].kind == TABLE_PATCHABLE) {
-			sled = sled_expected(au);
+			sled = sleds_expected(au);
 			break;
 		}
 	for (i = 0; i < au->nsites; i++) {
@@ -676,7 +430,7 @@ int checks_run(struct audit *au)
 		if (st->settled)
 			continue;
 		if (au->tables[st->table].kind == TABLE_PATCHABLE) {
-			check_sled(au, st, sled);
+			sleds_check(au, st, sled);
 			continue;
 		}
 		check_contents(au, st);
@@ -684,7 +438,7 @@ int checks_run(struct audit *au)
 			check_place(au, st);
 	}
 	check_order(au);
-	if ((err = check_complete_sleds(au)))
+	if ((err = sleds_complete(au)))
 		return err;
 	return check_complete(au);
 }
