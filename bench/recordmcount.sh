@@ -34,22 +34,26 @@ done
 objs=$(ls "$W/src"/*.o)
 nobj=$(echo "$objs" | wc -w)
 
-# Time one tool over every object, one process each, on fresh copies.
+# Time one tool over every object, one process each, on fresh copies:
+# "wall_ns cpu_ns" (CPU: user + sys of the loop's children, by time(1)).
 per_object() {
 	rm -rf "$W/run"; mkdir "$W/run"; cp $objs "$W/run/"
 	t0=$(now)
-	for o in "$W"/run/*.o; do "$1" "$o" >/dev/null 2>&1 || true; done
-	echo $(( $(now) - t0 ))
+	/usr/bin/time -f '%U %S' -o "$W/cpu" sh -c \
+		'for o in "$2"/run/*.o; do "$1" "$o" >/dev/null 2>&1 || true; done' sh "$1" "$W"
+	t1=$(now)
+	awk -v w=$((t1 - t0)) '{ printf "%.0f %.0f\n", w, ($1 + $2) * 1e9 }' "$W/cpu"
 }
-tk=0; to=0
+tk=0; to=0; ck=0; co=0
 for r in $(seq "$ROUNDS"); do
-	tk=$((tk + $(per_object "$KERN")))
-	to=$((to + $(per_object "$OURS")))
+	set -- $(per_object "$KERN"); tk=$((tk + $1)); ck=$((ck + $2))
+	set -- $(per_object "$OURS"); to=$((to + $1)); co=$((co + $2))
 done
 echo "recordmcount benchmark: ours vs the kernel's (linux-kbuild-6.1), ratio = ours / kernel's"
 echo
 printf '%-34s %10s %10s %6s   %-30s\n' "case" "kernel" "ours" "ratio" "(cpu: kernel, ours, ratio)"
-printf '%-34s %8sms %8sms %6s   wall time\n' "per object ($nobj objs x $ROUNDS rounds)" "$(ms $tk)" "$(ms $to)" "$(ratio $to $tk)"
+printf '%-34s %8sms %8sms %6s   cpu %8sms %8sms %6s\n' "per object ($nobj objs x $ROUNDS rounds)" \
+	"$(ms $tk)" "$(ms $to)" "$(ratio $to $tk)" "$(ms $ck)" "$(ms $co)" "$(ratio $co $ck)"
 
 # Run a tool on a copy of one file; print "wall_ns cpu_ns max_rss_kb".
 # CPU time (user + sys) is what a loaded machine does not blur.

@@ -165,253 +165,6 @@ static bool insn_start(const struct audit *au, const struct site *st)
 				    audit_addr(au, st->sec, 0), f->off, st->off);
 }
 
-/* How an entry must sit at a function's start s: its sled, fentry call or mcount call. */
-enum entry_form { FORM_SLED, FORM_FENTRY, FORM_MCOUNT };
-
-/* Does a call or sled at site belong at a function starting at sec+s? */
-static bool starts_function(const struct audit *au, const struct site *st, enum entry_form form,
-			    uint64_t s)
-{
-	struct insn_view iv = calls_view(au, st->sec, s, st->thumb);
-	unsigned pad = au->a->entry_pad ? au->a->entry_pad(au->a, &iv) : 0;
-	uint64_t stop;
-
-	if (form == FORM_SLED)
-		return st->off == s;
-	if (form == FORM_FENTRY)
-		return st->off == s || st->off == s + pad;
-	if (st->off < s + pad)
-		return false;
-	iv.off += pad;
-	iv.addr += pad;
-	if (au->a->mcount_setup)
-		return au->a->mcount_setup(au->a, &iv, st->off, &stop);
-	return st->off - s <= au->a->mcount_window;
-}
-
-/*
- * Code no function symbol covers, where a function would start: right
- * after the previous function (or at the section's start), or at the next
- * boundary of an alignment up to 64 bytes.  That is what ld leaves of a
- * weak function a strong one overrides: the code and its table entry, not
- * its symbol.  The kernel skips such entries (FTRACE_MCOUNT_MAX_OFFSET,
- * commit b39181f7c6907).  Returns the start found, or false.
- */
-static bool dead_copy_start(const struct audit *au, const struct site *st, enum entry_form form,
-			    uint64_t *start)
-{
-	const struct si_func *prev = symindex_func_prev(au->si, st->sec, st->off);
-	uint64_t end = prev ? prev->off + prev->size : 0, s;
-	unsigned align;
-
-	if (!symindex_nfuncs(au->si) || end > st->off)
-		return false;
-	for (align = 1; align <= 64; align *= 2) {
-		s = (end + align - 1) & ~(uint64_t)(align - 1);
-		if (s <= st->off && starts_function(au, st, form, s)) {
-			*start = s;
-			return true;
-		}
-	}
-	return false;
-}
-
-/* -ffunction-sections puts f in .text.f (or .text.unlikely.f, ...): f's name. */
-static const char *section_func_name(const char *sec)
-{
-	static const char *const prefixes[] = {
-		".text.unlikely.", ".text.hot.", ".text.startup.", ".text.", NULL,
-	};
-	const char *const *p;
-
-	for (p = prefixes; *p; p++)
-		if (!strncmp(sec, *p, strlen(*p)) && sec[strlen(*p)])
-			return sec + strlen(*p);
-	return NULL;
-}
-
-/* The function named name defined in the file, as "func (section+0xoff)". */
-static bool function_named(const struct audit *au, const char *name, char *where, size_t len)
-{
-	size_t i;
-
-	for (i = 1; i < elfobj_nsyms(au->o); i++) {
-		const struct eo_sym *s = elfobj_sym(au->o, i);
-		const struct eo_sec *sec;
-		uint64_t off;
-
-		if (s->type != EO_STT_FUNC || !s->defined || strcmp(s->name, name))
-			continue;
-		sec = elfobj_sec(au->o, s->shndx);
-		if (!sec)
-			continue;
-		off = (au->linked ? s->value - sec->addr : s->value) &
-		      ~(uint64_t)(au->a->thumb_bit ? 1 : 0);
-		audit_where(au, s->shndx, off, where, len);
-		return true;
-	}
-	return false;
-}
-
-/* One warning for a dead copy, the same for every table kind and file type. */
-static void report_dead_copy(struct audit *au, const struct site *st, uint64_t start)
-{
-	struct insn_view iv = calls_view(au, st->sec, st->off, st->thumb);
-	const struct si_func *prev = symindex_func_prev(au->si, st->sec, st->off);
-	const char *name = section_func_name(elfobj_sec(au->o, st->sec)->name);
-	char bytes[192], strong[160], whose[320];
-
-	report_view_bytes(au, &iv, 0, 8, bytes, sizeof(bytes));
-	if (name && function_named(au, name, strong, sizeof(strong)))
-		snprintf(whose, sizeof(whose), "dead copy of weak `%s`, overridden at %s", name,
-			 strong);
-	else if (prev && start == prev->off + prev->size)
-		snprintf(whose, sizeof(whose), "dead copy of an overridden weak function? It "
-			 "starts right after %s", prev->name);
-	else if (prev)
-		snprintf(whose, sizeof(whose), "dead copy of an overridden weak function? It "
-			 "starts %llu bytes after the end of %s (alignment)",
-			 (unsigned long long)(start - (prev->off + prev->size)), prev->name);
-	else
-		snprintf(whose, sizeof(whose), "dead copy of an overridden weak function? It "
-			 "starts at %s+0x%llx, before any function", elfobj_sec(au->o, st->sec)->name,
-			 (unsigned long long)start);
-	report(au, CHK_STALE_WEAK, st->sec, st->off,
-	       "%s entry %zu: %s; no function symbol covers it; it holds %s",
-	       au->tables[st->table].name, st->entry, whose, bytes);
-}
-
-/* A site in code no function symbol covers: a dead weak copy, or an orphan. */
-static void check_uncovered(struct audit *au, struct site *st, enum entry_form form)
-{
-	uint64_t start;
-
-	if (dead_copy_start(au, st, form, &start))
-		report_dead_copy(au, st, start);
-	else
-		report(au, CHK_ORPHAN_SITE, st->sec, st->off,
-		       "%s entry %zu: no function symbol covers the site, and no function "
-		       "would start there", au->tables[st->table].name, st->entry);
-}
-
-/* Count the sled's NOPs; a landing pad where a function starts is skipped. */
-static unsigned sled_run(const struct audit *au, const struct site *st, uint64_t *bytes)
-{
-	struct insn_view iv = calls_view(au, st->sec, st->off, st->thumb);
-	unsigned n = 0, l;
-
-	*bytes = 0;
-	if (!au->a->sled_nop || !iv.code)
-		return 0;
-	while (n < 64 && iv.off < iv.size) {
-		l = au->a->sled_nop(au->a, &iv);
-		if (!l && au->a->entry_pad) {
-			const struct si_func *f = symindex_func_next(au->si, st->sec, iv.off);
-
-			if (f && f->off == iv.off && (l = au->a->entry_pad(au->a, &iv))) {
-				iv.off += l;
-				continue;
-			}
-			break;
-		}
-		if (!l)
-			break;
-		n++;
-		iv.off += l;
-	}
-	*bytes = iv.off - st->off;
-	return n;
-}
-
-static unsigned sled_expected(const struct audit *au)
-{
-	unsigned hist[65] = { 0 }, best = 0, i;
-	size_t k;
-
-	if (au->opt->sled_total >= 0)
-		return (unsigned)au->opt->sled_total;
-	for (k = 0; k < au->nsites; k++) {
-		const struct site *st = &au->sites[k];
-		uint64_t b;
-
-		if (!st->settled && au->tables[st->table].kind == TABLE_PATCHABLE)
-			hist[sled_run(au, st, &b)]++;
-	}
-	for (i = 1; i < 65; i++)
-		if (hist[i] >= hist[best] || !best)
-			best = hist[i] ? i : best;
-	return best;
-}
-
-/* Call padding ends where its function starts: no NOP at the entry (after a landing pad). */
-static bool padding_runs_on(const struct audit *au, const struct site *st,
-			    const struct si_func *f)
-{
-	struct insn_view ev = calls_view(au, st->sec, f->off, st->thumb);
-
-	ev.off += au->a->entry_pad ? au->a->entry_pad(au->a, &ev) : 0;
-	return au->a->sled_nop && au->a->sled_nop(au->a, &ev);
-}
-
-static void check_sled(struct audit *au, struct site *st, unsigned want)
-{
-	struct insn_view iv = calls_view(au, st->sec, st->off, st->thumb);
-	const struct si_func *f = symindex_func_at(au->si, st->sec, st->off), *nf;
-	uint64_t bytes, to_entry;
-	unsigned n = sled_run(au, st, &bytes);
-	char found[192];
-
-	if (n < want || !n) {
-		report_view_bytes(au, &iv, bytes, 4, found, sizeof(found));
-		report(au, CHK_PATCHABLE_SLED, st->sec, st->off,
-		       "%s entry %zu: expected a sled of %u NOP%s, found %u NOP%s then %s",
-		       au->tables[st->table].name, st->entry, want, want == 1 ? "" : "s", n,
-		       n == 1 ? "" : "s", found);
-		st->settled = true;
-		return;
-	}
-	st->state = SITE_NOP;
-	st->len = (unsigned)bytes;
-	/* The entry is where the sled starts: at the function, or M NOPs before it. */
-	if (f && f->off < st->off) {
-		struct insn_view fv = calls_view(au, st->sec, f->off, st->thumb);
-		unsigned pad = au->a->entry_pad ? au->a->entry_pad(au->a, &fv) : 0;
-
-		if (f->off + pad == st->off)
-			return;
-		report(au, CHK_NOT_AT_ENTRY, st->sec, st->off,
-		       "%s entry %zu is %llu bytes into %s, expected its entry%s",
-		       au->tables[st->table].name, st->entry,
-		       (unsigned long long)(st->off - f->off), f->name,
-		       pad ? " (after its landing pad)" : "");
-		return;
-	}
-	nf = symindex_func_next(au->si, st->sec, st->off);
-	to_entry = nf ? nf->off - st->off : ~0ull;
-	if ((!nf || to_entry > bytes) && !f && symindex_nfuncs(au->si)) {
-		check_uncovered(au, st, FORM_SLED);
-		return;
-	}
-	if (!nf || to_entry > bytes) {
-		report(au, CHK_NOT_AT_ENTRY, st->sec, st->off,
-		       "%s entry %zu: no function starts within its %u-NOP sled",
-		       au->tables[st->table].name, st->entry, n);
-		return;
-	}
-	if (au->tables[st->table].padding && padding_runs_on(au, st, nf)) {
-		report(au, CHK_NOT_AT_ENTRY, st->sec, st->off,
-		       "%s entry %zu (call padding beside __mcount_loc): its NOPs run on into "
-		       "%s, expected to end at its entry", au->tables[st->table].name,
-		       st->entry, nf->name);
-		return;
-	}
-	if (au->opt->sled_before >= 0 && n && to_entry != (uint64_t)au->opt->sled_before * (bytes / n))
-		report(au, CHK_NOT_AT_ENTRY, st->sec, st->off,
-		       "%s entry %zu starts %llu bytes before %s, expected %d NOP%s before it",
-		       au->tables[st->table].name, st->entry, (unsigned long long)to_entry,
-		       nf->name, au->opt->sled_before, au->opt->sled_before == 1 ? "" : "s");
-}
-
 /* What the site holds: the call, its NOP, or something else. */
 static void check_contents(struct audit *au, struct site *st)
 {
@@ -474,6 +227,7 @@ static void check_setup(struct audit *au, const struct site *st, const struct si
 {
 	uint64_t stop;
 	char found[192];
+	unsigned len;
 
 	fv->off += pad;
 	fv->addr += pad;
@@ -486,7 +240,11 @@ static void check_setup(struct audit *au, const struct site *st, const struct si
 		       (unsigned long long)(st->off - f->off), f->name);
 		return;
 	}
-	report_view_bytes(au, fv, stop - fv->off, 4, found, sizeof(found));
+	/* The whole instruction that stopped the walk (x86: its decoded length). */
+	len = fv->code && stop < fv->size ?
+		      disasm_one(au->a, au->h->big_endian, fv->thumb, fv->code + stop,
+				 fv->size - stop, audit_addr(au, st->sec, stop), found, sizeof(found)) : 0;
+	report_view_bytes(au, fv, stop - fv->off, len ? len : 4, found, sizeof(found));
 	report(au, CHK_NOT_AT_ENTRY, st->sec, st->off,
 	       "%s entry %zu: the %s call is %llu bytes into %s, after %s at %s+0x%llx: only "
 	       "frame set-up, and no branch, may come before it", au->tables[st->table].name,
@@ -505,7 +263,7 @@ static void check_place(struct audit *au, struct site *st)
 
 	if (!f) {
 		if (symindex_nfuncs(au->si))
-			check_uncovered(au, st, is_fentry(hook) ? FORM_FENTRY : FORM_MCOUNT);
+			deadcopy_check(au, st, is_fentry(hook) ? FORM_FENTRY : FORM_MCOUNT);
 		return;
 	}
 	fv = calls_view(au, st->sec, f->off, st->thumb);
@@ -627,134 +385,6 @@ static int check_complete(struct audit *au)
 	return 0;
 }
 
-static int cmp_place(const void *a, const void *b)
-{
-	const struct site *x = a, *y = b;
-
-	if (x->sec != y->sec)
-		return x->sec < y->sec ? -1 : 1;
-	return x->off < y->off ? -1 : x->off > y->off;
-}
-
-/* Is an entry of v (sorted by place) within [at, at + len) of at's section? */
-static bool site_within(const struct site *v, size_t n, const struct site *at, uint64_t len)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (cmp_place(&v[mid], at) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && v[lo].sec == at->sec && v[lo].off < at->off + len;
-}
-
-/*
- * Where a good patchable entry starts relative to its function, in bytes
- * before the entry (the M of -fpatchable-function-entry=N,M), and the
- * sled's length: the most common of each over the table.
- */
-static void sled_shape(const struct audit *au, uint64_t *before, uint64_t *len)
-{
-	uint64_t b[8] = { 0 }, l[8] = { 0 };
-	unsigned nb[8] = { 0 }, nl[8] = { 0 }, i, j;
-	size_t k;
-
-	*before = *len = 0;
-	for (k = 0; k < au->nsites; k++) {
-		const struct site *st = &au->sites[k];
-		const struct si_func *f = symindex_func_next(au->si, st->sec, st->off);
-		uint64_t v[2];
-
-		if (st->settled || st->state != SITE_NOP ||
-		    au->tables[st->table].kind != TABLE_PATCHABLE || au->tables[st->table].padding)
-			continue;
-		if (symindex_func_at(au->si, st->sec, st->off))
-			v[0] = 0;		/* at the entry (after a landing pad) */
-		else if (f && f->off - st->off < st->len)
-			v[0] = f->off - st->off;
-		else
-			continue;
-		v[1] = st->len;
-		for (j = 0; j < 2; j++) {
-			uint64_t *val = j ? l : b;
-			unsigned *n = j ? nl : nb;
-
-			for (i = 0; i < 8 && n[i] && val[i] != v[j]; i++)
-				;
-			if (i < 8) {
-				val[i] = v[j];
-				n[i]++;
-			}
-		}
-	}
-	for (i = 1, j = 0; i < 8; i++)
-		j = nb[i] > nb[j] ? i : j;
-	*before = b[j];
-	for (i = 1, j = 0; i < 8; i++)
-		j = nl[i] > nl[j] ? i : j;
-	*len = l[j];
-}
-
-/*
- * Patchable tables have no call to compare with: a function is missing
- * when its entry holds the sled's NOPs after the entry (N - M of them) but
- * no entry names it.  With all of the sled before the entry (x86 call
- * padding, 16,16) an entry holds nothing to tell: not checked.
- */
-static int check_complete_sleds(struct audit *au)
-{
-	struct site *v = malloc((au->nsites + 1) * sizeof(*v));
-	bool *traced = calloc(elfobj_shnum(au->o) + 1, sizeof(*traced));
-	uint64_t before, len, bytes;
-	size_t i, n = 0;
-	int err = 0;
-
-	if (!v || !traced) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < au->nsites; i++) {
-		if (au->tables[au->sites[i].table].kind != TABLE_PATCHABLE || !au->sites[i].sec ||
-		    au->tables[au->sites[i].table].padding)
-			continue;
-		v[n++] = au->sites[i];
-		traced[au->sites[i].sec] = true;
-	}
-	sled_shape(au, &before, &len);
-	if (!n || len <= before)
-		goto out;
-	qsort(v, n, sizeof(*v), cmp_place);
-	for (i = 0; symindex_func_nth(au->si, i); i++) {
-		const struct si_func *f = symindex_func_nth(au->si, i);
-		struct insn_view iv = calls_view(au, f->sec, f->off, f->thumb);
-		unsigned pad = au->a->entry_pad ? au->a->entry_pad(au->a, &iv) : 0;
-		struct site key = { .sec = f->sec, .off = f->off - before, .thumb = f->thumb };
-		unsigned nops;
-
-		if (!traced[f->sec] || f->off < before || (i && f->off ==
-		    symindex_func_nth(au->si, i - 1)->off && f->sec == symindex_func_nth(au->si, i - 1)->sec))
-			continue;
-		/* An entry anywhere in the sled names it (a wrong one is reported already). */
-		if (site_within(v, n, &key, pad + len))
-			continue;
-		key.off = f->off + pad;
-		nops = sled_run(au, &key, &bytes);
-		if (!nops || bytes < len - before)
-			continue;
-		report(au, CHK_MISSING_SITE, f->sec, key.off,
-		       "%s's entry holds a %u-NOP sled, but no __patchable_function_entries entry "
-		       "names it", f->name, nops);
-	}
-out:
-	free(v);
-	free(traced);
-	return err;
-}
-
 int checks_run(struct audit *au)
 {
 	unsigned sled = 0;
@@ -793,7 +423,7 @@ int checks_run(struct audit *au)
 		return err;
 	for (i = 0; i < au->nsites; i++)
 		if (!au->sites[i].settled && au->tables[au->sites[i].table].kind == TABLE_PATCHABLE) {
-			sled = sled_expected(au);
+			sled = sleds_expected(au);
 			break;
 		}
 	for (i = 0; i < au->nsites; i++) {
@@ -802,7 +432,7 @@ int checks_run(struct audit *au)
 		if (st->settled)
 			continue;
 		if (au->tables[st->table].kind == TABLE_PATCHABLE) {
-			check_sled(au, st, sled);
+			sleds_check(au, st, sled);
 			continue;
 		}
 		check_contents(au, st);
@@ -810,7 +440,7 @@ int checks_run(struct audit *au)
 			check_place(au, st);
 	}
 	check_order(au);
-	if ((err = check_complete_sleds(au)))
+	if ((err = sleds_complete(au)))
 		return err;
 	return check_complete(au);
 }

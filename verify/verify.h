@@ -11,6 +11,8 @@
  *   calls_find()      every call to a hook (relocations, or decoded targets)
  *   table_resolve()   each entry -> section + offset, with table-level checks
  *   checks_run()      per-site checks, duplicates, order, completeness
+ *                     (sleds.c: patchable entries; deadcopy.c: sites no
+ *                     function covers)
  *   report_*()        findings as text or JSON, --list, --summary
  */
 #ifndef PV_VERIFY_H
@@ -197,6 +199,20 @@ struct insn_view calls_view(const struct audit *au, size_t sec, uint64_t off, bo
 
 /* checks.c */
 int checks_run(struct audit *au);
+
+/* sleds.c */
+/* The sled length the table's entries have (--sled, or the most common). */
+unsigned sleds_expected(const struct audit *au);
+/* A patchable entry: its sled of want NOPs and its place before/at a function. */
+void sleds_check(struct audit *au, struct site *st, unsigned want);
+/* Every function whose entry holds the sled is named by an entry (missing-site). */
+int sleds_complete(struct audit *au);
+
+/* deadcopy.c */
+/* How an entry sits at its function's start: its sled, fentry call or mcount call. */
+enum entry_form { FORM_SLED, FORM_FENTRY, FORM_MCOUNT };
+/* A site no function symbol covers: stale-weak (a dead weak copy) or orphan-site. */
+void deadcopy_check(struct audit *au, const struct site *st, enum entry_form form);
 
 /* disasm.c */
 /* One instruction as text ("call 0x1234"); returns its length, 0 if undecodable. */

@@ -9,6 +9,7 @@
 # no function would start: orphan-site) and <arch>-zero.o (a zero word in the
 # table: zero-entry).  Each has one good site besides, so the file has a
 # table and a function; SETUP is the frame set-up an mcount call follows.
+# x86_64-mlate.o: an x86_64 mcount call after code that is not frame set-up;
 # x86_64-f2 (linked, at the end) counts its hook calls.
 set -eu
 OUT=$1
@@ -71,6 +72,41 @@ gen aarch64 aarch64-linux-gnu-gcc .quad 'bl _mcount' \
 # arm: an mcount call may follow a prologue of up to 32 bytes; late: beyond it.
 gen arm "arm-linux-gnueabihf-gcc -marm" .long \
 	'bl __gnu_mcount_nc' "$(nops 9)" %function
+
+# x86_64-mlate.o: gcc -pg without -mfentry calls mcount after the frame
+# set-up; "good" does (push %rbp; mov %rsp,%rbp; push %rbx; sub $8,%rsp),
+# "other" has an argument move before the call: not-at-entry there only.
+cat > x86_64-mlate.s <<'EOF'
+	.text
+	.globl good
+	.type good, @function
+good:
+	push %rbp
+	mov %rsp, %rbp
+	push %rbx
+	sub $8, %rsp
+0:	call mcount
+	add $8, %rsp
+	pop %rbx
+	pop %rbp
+	ret
+	.size good, .-good
+	.globl other
+	.type other, @function
+other:
+	push %rbp
+	mov %rsp, %rbp
+	mov %edi, %eax
+1:	call mcount
+	pop %rbp
+	ret
+	.size other, .-other
+	.section __mcount_loc, "a"
+	.quad 0b
+	.quad 1b
+EOF
+echo "asm/: gcc -c x86_64-mlate.s -o x86_64-mlate.o  # source: asm.sh"
+gcc -c x86_64-mlate.s -o x86_64-mlate.o
 
 # x86_64-f2: a linked file where work's fentry call follows _start's last
 # instruction, "mov $0xf2,%al" (b0 f2): the f2 byte, read as a bnd prefix, made the call count twice

@@ -201,10 +201,17 @@ weakpair_rmc() {
 }
 weakpair x64 gcc ld x64-weak-pfe "$X -fpatchable-function-entry=2"
 weakpair x64 gcc ld x64-weak-pad "$X -fpatchable-function-entry=16,16"
+weakpair x64 gcc ld x64-weak-cet "$X -fpatchable-function-entry=2 -fcf-protection=full"
 weakpair x64 gcc ld x64-weak-cc "$X -pg -mfentry -mrecord-mcount"
 weakpair x64 gcc ld x64-weak-fs "$X -pg -mfentry -mrecord-mcount -ffunction-sections"
+# as Linux 6.12 x86 modules: call padding beside __mcount_loc, with and without CET
+KPAD="-pg -mfentry -mrecord-mcount -fpatchable-function-entry=16,16 -falign-functions=16"
+weakpair x64 gcc ld x64-weak-kpad "$X $KPAD"
+weakpair x64 gcc ld x64-weak-kpadcet "$X $KPAD -fcf-protection=full"
 AL=aarch64-linux-gnu-ld
 weakpair a64 aarch64-linux-gnu-gcc $AL a64-weak-pfe "$A -fpatchable-function-entry=2"
+weakpair a64 aarch64-linux-gnu-gcc $AL a64-weak-bti \
+	"$A -fpatchable-function-entry=2 -mbranch-protection=bti"
 weakpair a64 aarch64-linux-gnu-gcc $AL a64-weak-fs \
 	"$A -fpatchable-function-entry=2 -ffunction-sections"
 weakpair_rmc a64 aarch64-linux-gnu-gcc $AL a64-weak-rmc "$A -pg -mbranch-protection=none"

@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * -fpatchable-function-entry=N[,M] tables: each entry names a sled of N
+ * NOPs, M of them before its function's entry (the rest at it, after any
+ * landing pad).  N is the table's most common sled unless --sled says; an
+ * entry is checked for its sled and its place, and, since such a table has
+ * no calls to compare with, every function whose entry holds the sled must
+ * be named by an entry (missing-site).  Beside an __mcount_loc the table
+ * is call padding (struct table's padding): its NOPs must end at the
+ * entry, and it is not ftrace's, so it is not checked for completeness.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "verify.h"
+
+/* Count the sled's NOPs; a landing pad where a function starts is skipped. */
+static unsigned sled_run(const struct audit *au, const struct site *st, uint64_t *bytes)
+{
+	struct insn_view iv = calls_view(au, st->sec, st->off, st->thumb);
+	unsigned n = 0, l;
+
+	*bytes = 0;
+	if (!au->a->sled_nop || !iv.code)
+		return 0;
+	while (n < 64 && iv.off < iv.size) {
+		l = au->a->sled_nop(au->a, &iv);
+		if (!l && au->a->entry_pad) {
+			const struct si_func *f = symindex_func_next(au->si, st->sec, iv.off);
+
+			if (f && f->off == iv.off && (l = au->a->entry_pad(au->a, &iv))) {
+				iv.off += l;
+				continue;
+			}
+			break;
+		}
+		if (!l)
+			break;
+		n++;
+		iv.off += l;
+	}
+	*bytes = iv.off - st->off;
+	return n;
+}
+
+unsigned sleds_expected(const struct audit *au)
+{
+	unsigned hist[65] = { 0 }, best = 0, i;
+	size_t k;
+
+	if (au->opt->sled_total >= 0)
+		return (unsigned)au->opt->sled_total;
+	for (k = 0; k < au->nsites; k++) {
+		const struct site *st = &au->sites[k];
+		uint64_t b;
+
+		if (!st->settled && au->tables[st->table].kind == TABLE_PATCHABLE)
+			hist[sled_run(au, st, &b)]++;
+	}
+	for (i = 1; i < 65; i++)
+		if (hist[i] >= hist[best] || !best)
+			best = hist[i] ? i : best;
+	return best;
+}
+
+/* Call padding ends where its function starts: no NOP at the entry (after a landing pad). */
+static bool padding_runs_on(const struct audit *au, const struct site *st,
+			    const struct si_func *f)
+{
+	struct insn_view ev = calls_view(au, st->sec, f->off, st->thumb);
+
+	ev.off += au->a->entry_pad ? au->a->entry_pad(au->a, &ev) : 0;
+	return au->a->sled_nop && au->a->sled_nop(au->a, &ev);
+}
+
+void sleds_check(struct audit *au, struct site *st, unsigned want)
+{
+	struct insn_view iv = calls_view(au, st->sec, st->off, st->thumb);
+	const struct si_func *f = symindex_func_at(au->si, st->sec, st->off), *nf;
+	uint64_t bytes, to_entry;
+	unsigned n = sled_run(au, st, &bytes);
+	char found[192];
+
+	if (n < want || !n) {
+		report_view_bytes(au, &iv, bytes, 4, found, sizeof(found));
+		report(au, CHK_PATCHABLE_SLED, st->sec, st->off,
+		       "%s entry %zu: expected a sled of %u NOP%s, found %u NOP%s then %s",
+		       au->tables[st->table].name, st->entry, want, want == 1 ? "" : "s", n,
+		       n == 1 ? "" : "s", found);
+		st->settled = true;
+		return;
+	}
+	st->state = SITE_NOP;
+	st->len = (unsigned)bytes;
+	/* The entry is where the sled starts: at the function, or M NOPs before it. */
+	if (f && f->off < st->off) {
+		struct insn_view fv = calls_view(au, st->sec, f->off, st->thumb);
+		unsigned pad = au->a->entry_pad ? au->a->entry_pad(au->a, &fv) : 0;
+
+		if (f->off + pad == st->off)
+			return;
+		report(au, CHK_NOT_AT_ENTRY, st->sec, st->off,
+		       "%s entry %zu is %llu bytes into %s, expected its entry%s",
+		       au->tables[st->table].name, st->entry,
+		       (unsigned long long)(st->off - f->off), f->name,
+		       pad ? " (after its landing pad)" : "");
+		return;
+	}
+	nf = symindex_func_next(au->si, st->sec, st->off);
+	to_entry = nf ? nf->off - st->off : ~0ull;
+	if ((!nf || to_entry > bytes) && !f && symindex_nfuncs(au->si)) {
+		deadcopy_check(au, st, FORM_SLED);
+		return;
+	}
+	if (!nf || to_entry > bytes) {
+		report(au, CHK_NOT_AT_ENTRY, st->sec, st->off,
+		       "%s entry %zu: no function starts within its %u-NOP sled",
+		       au->tables[st->table].name, st->entry, n);
+		return;
+	}
+	if (au->tables[st->table].padding && padding_runs_on(au, st, nf)) {
+		report(au, CHK_NOT_AT_ENTRY, st->sec, st->off,
+		       "%s entry %zu (call padding beside __mcount_loc): its NOPs run on into "
+		       "%s, expected to end at its entry", au->tables[st->table].name,
+		       st->entry, nf->name);
+		return;
+	}
+	if (au->opt->sled_before >= 0 && n && to_entry != (uint64_t)au->opt->sled_before * (bytes / n))
+		report(au, CHK_NOT_AT_ENTRY, st->sec, st->off,
+		       "%s entry %zu starts %llu bytes before %s, expected %d NOP%s before it",
+		       au->tables[st->table].name, st->entry, (unsigned long long)to_entry,
+		       nf->name, au->opt->sled_before, au->opt->sled_before == 1 ? "" : "s");
+}
+
+static int cmp_place(const void *a, const void *b)
+{
+	const struct site *x = a, *y = b;
+
+	if (x->sec != y->sec)
+		return x->sec < y->sec ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Is an entry of v (sorted by place) within [at, at + len) of at's section? */
+static bool site_within(const struct site *v, size_t n, const struct site *at, uint64_t len)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cmp_place(&v[mid], at) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo].sec == at->sec && v[lo].off < at->off + len;
+}
+
+/* The most common of a few values: count v in a table of up to 8. */
+struct tally {
+	uint64_t val[8];
+	unsigned n[8];
+};
+
+static void tally_add(struct tally *t, uint64_t v)
+{
+	unsigned i;
+
+	for (i = 0; i < 8 && t->n[i] && t->val[i] != v; i++)
+		;
+	if (i < 8) {
+		t->val[i] = v;
+		t->n[i]++;
+	}
+}
+
+static uint64_t tally_mode(const struct tally *t)
+{
+	unsigned i, best = 0;
+
+	for (i = 1; i < 8; i++)
+		best = t->n[i] > t->n[best] ? i : best;
+	return t->val[best];
+}
+
+static bool is_patchable(const struct audit *au, const struct site *st)
+{
+	const struct table *t = &au->tables[st->table];
+
+	return t->kind == TABLE_PATCHABLE && !t->padding;
+}
+
+/*
+ * Where a good patchable entry starts relative to its function, in bytes
+ * before the entry (the M of -fpatchable-function-entry=N,M), and the
+ * sled's length: the most common of each over the table.
+ */
+static void sled_shape(const struct audit *au, uint64_t *before, uint64_t *len)
+{
+	struct tally b, l;
+	size_t k;
+
+	memset(&b, 0, sizeof(b));
+	memset(&l, 0, sizeof(l));
+	for (k = 0; k < au->nsites; k++) {
+		const struct site *st = &au->sites[k];
+		const struct si_func *f = symindex_func_next(au->si, st->sec, st->off);
+
+		if (st->settled || st->state != SITE_NOP || !is_patchable(au, st))
+			continue;
+		if (symindex_func_at(au->si, st->sec, st->off))
+			tally_add(&b, 0);	/* at the entry (after a landing pad) */
+		else if (f && f->off - st->off < st->len)
+			tally_add(&b, f->off - st->off);
+		else
+			continue;
+		tally_add(&l, st->len);
+	}
+	*before = tally_mode(&b);
+	*len = tally_mode(&l);
+}
+
+/* f starts where the function before it does (an alias): judged once. */
+static bool alias_of_previous(const struct symindex *si, size_t i)
+{
+	const struct si_func *f = symindex_func_nth(si, i);
+	const struct si_func *p = i ? symindex_func_nth(si, i - 1) : NULL;
+
+	return p && p->sec == f->sec && p->off == f->off;
+}
+
+/* The function's entry holds a sled no entry in v names: missing-site. */
+static void check_named(struct audit *au, const struct site *v, size_t n,
+			const struct si_func *f, uint64_t before, uint64_t len)
+{
+	struct insn_view iv = calls_view(au, f->sec, f->off, f->thumb);
+	unsigned pad = au->a->entry_pad ? au->a->entry_pad(au->a, &iv) : 0, nops;
+	struct site at = { .sec = f->sec, .off = f->off - before, .thumb = f->thumb };
+	uint64_t bytes;
+
+	/* An entry anywhere in the sled names it (a wrong one is reported already). */
+	if (site_within(v, n, &at, pad + len))
+		return;
+	at.off = f->off + pad;
+	nops = sled_run(au, &at, &bytes);
+	if (!nops || bytes < len - before)
+		return;
+	report(au, CHK_MISSING_SITE, f->sec, at.off,
+	       "%s's entry holds a %u-NOP sled, but no __patchable_function_entries entry "
+	       "names it", f->name, nops);
+}
+
+/*
+ * Patchable tables have no call to compare with: a function is missing
+ * when its entry holds the sled's NOPs after the entry (N - M of them) but
+ * no entry names it.  With all of the sled before the entry (x86 call
+ * padding, 16,16) an entry holds nothing to tell: not checked.
+ */
+int sleds_complete(struct audit *au)
+{
+	struct site *v = malloc((au->nsites + 1) * sizeof(*v));
+	bool *traced = calloc(elfobj_shnum(au->o) + 1, sizeof(*traced));
+	const struct si_func *f;
+	uint64_t before, len;
+	size_t i, n = 0;
+	int err = 0;
+
+	if (!v || !traced) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < au->nsites; i++) {
+		if (!is_patchable(au, &au->sites[i]) || !au->sites[i].sec)
+			continue;
+		v[n++] = au->sites[i];
+		traced[au->sites[i].sec] = true;
+	}
+	sled_shape(au, &before, &len);
+	if (!n || len <= before)
+		goto out;
+	qsort(v, n, sizeof(*v), cmp_place);
+	for (i = 0; (f = symindex_func_nth(au->si, i)); i++)
+		if (traced[f->sec] && f->off >= before && !alias_of_previous(au->si, i))
+			check_named(au, v, n, f, before, len);
+out:
+	free(v);
+	free(traced);
+	return err;
+}
