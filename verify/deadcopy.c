@@ -50,6 +50,51 @@ static bool starts_function(const struct audit *au, const struct site *st, enum 
 }
 
 /*
+ * The call padding (x86 16,16 beside __mcount_loc) of such a second dead
+ * copy: 16-byte aligned NOPs, at least 8 bytes of them.
+ */
+static bool padding_of_dead_copy(const struct audit *au, const struct site *st, uint64_t *start)
+{
+	struct insn_view iv = calls_view(au, st->sec, st->off, st->thumb);
+	unsigned n, l;
+
+	if (!au->tables[st->table].padding || st->off % 16 || !au->a->sled_nop)
+		return false;
+	for (n = 0; n < 64 && iv.off < iv.size && (l = au->a->sled_nop(au->a, &iv)); n++)
+		iv.off += l;
+	*start = st->off;
+	return iv.off - st->off >= 8;
+}
+
+/*
+ * Two dead copies in a row (kvm.ko of Linux 6.12 has several): the second
+ * starts after the first, whose end nothing records, but where call padding
+ * puts a function: at a 16-byte boundary right after at least 8 bytes of
+ * NOPs.  Not for sleds (their NOPs are the site's own) nor mcount calls
+ * (they follow a prologue of unknown length).
+ */
+static bool after_padding(const struct audit *au, const struct site *st, enum entry_form form,
+			  uint64_t *start)
+{
+	uint64_t s, k;
+
+	if (form == FORM_SLED)
+		return padding_of_dead_copy(au, st, start);
+	if (form == FORM_MCOUNT)
+		return false;
+	for (s = st->off; s + 4 >= st->off && s >= 8; s -= 4) {
+		if (s % 16 || !starts_function(au, st, form, s))
+			continue;
+		for (k = 8; k <= 64 && k <= s; k++)
+			if (past_padding(au, st, s - k) == s) {
+				*start = s;
+				return true;
+			}
+	}
+	return false;
+}
+
+/*
  * Code no function symbol covers, where a function would start: right
  * after the previous function (or at the section's start), or at the next
  * boundary of an alignment up to 64 bytes, after any call padding.  That is what ld leaves of a
@@ -73,7 +118,7 @@ static bool dead_copy_start(const struct audit *au, const struct site *st, enum 
 			return true;
 		}
 	}
-	return false;
+	return after_padding(au, st, form, start);
 }
 
 /* -ffunction-sections puts f in .text.f (or .text.unlikely.f, ...): f's name. */
@@ -128,6 +173,10 @@ static void report_dead_copy(struct audit *au, const struct site *st, uint64_t s
 	else if (prev && start == prev->off + prev->size)
 		snprintf(whose, sizeof(whose), "dead copy of an overridden weak function? It "
 			 "starts right after %s", prev->name);
+	else if (prev && start - (prev->off + prev->size) >= 64)
+		snprintf(whose, sizeof(whose), "dead copy of an overridden weak function? It "
+			 "starts after call padding, past more code no symbol covers after %s",
+			 prev->name);
 	else if (prev)
 		snprintf(whose, sizeof(whose), "dead copy of an overridden weak function? It "
 			 "starts %llu byte%s after the end of %s (alignment)",

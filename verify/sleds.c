@@ -108,6 +108,13 @@ void sleds_check(struct audit *au, struct site *st, unsigned want)
 		return;
 	}
 	nf = symindex_func_next(au->si, st->sec, st->off);
+	/*
+	 * objtool names call padding (__pfx_NAME, __cfi_NAME with kCFI): a
+	 * symbol that lies wholly inside the sled is the padding's own, and the
+	 * function is the one after it.
+	 */
+	while (nf && nf->size && nf->off + nf->size <= st->off + bytes)
+		nf = symindex_func_next(au->si, st->sec, nf->off + nf->size);
 	to_entry = nf ? nf->off - st->off : ~0ull;
 	if ((!nf || to_entry > bytes) && !f && symindex_nfuncs(au->si)) {
 		deadcopy_check(au, st, FORM_SLED);
