@@ -19,8 +19,8 @@
  * trampolines (x30 holds the return address, not the stack) are the
  * arch's own file, like arch_x86_64.c.
  */
-#ifndef PS_ARCH_H
-#define PS_ARCH_H
+#ifndef PATCHSITE_ARCH_H
+#define PATCHSITE_ARCH_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -62,6 +62,16 @@ struct ps_arch {
 	void (*make_nop)(uint8_t *out);
 	/* Call from `from` to `to`; false when out of reach. */
 	bool (*make_call)(uint8_t *out, uintptr_t from, uintptr_t to);
+	/*
+	 * One-step protocol: every instruction of a site is one aligned word
+	 * whose concurrent change is architecturally safe (aarch64: NOP <-> BL),
+	 * so a live change is one aligned store per word that differs, then
+	 * sync_icache and membarrier(SYNC_CORE); no breakpoint, no trap handler
+	 * (breakpoint, is_breakpoint_trap, trap_site, emulate, retry unused).
+	 */
+	bool one_step;
+	/* How far a site's call reaches: stubs go within this distance of the whole text. */
+	uintptr_t reach;
 	/* One-byte breakpoint planted on a site's first byte while it changes. */
 	uint8_t breakpoint;
 	/* A stub: pass id << 2 | type (0 entry, 1 exit), jump to the address stored in slot. */
@@ -89,6 +99,6 @@ struct ps_arch {
 	void (*graph_return)(void);
 };
 
-extern const struct ps_arch ps_arch_x86_64;
+extern const struct ps_arch ps_arch_x86_64, ps_arch_aarch64;
 
 #endif

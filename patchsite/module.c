@@ -883,12 +883,12 @@ fail:
 }
 
 /*
- * Where the stubs of m go: in a gap of the address space within +-2 GB of
+ * Where the stubs of m go: in a gap of the address space within the call reach of
  * every site, as close to the text as we can get; 0 if there is none.
  */
 static uintptr_t stub_place(const struct ps_module *m, size_t size, uintptr_t align)
 {
-	const uintptr_t reach = 0x7fff0000u;
+	const uintptr_t reach = ps.arch->reach;
 	uintptr_t lo_bound, hi_bound, best = 0, best_dist = UINTPTR_MAX;
 	struct range *maps;
 	void *mem;
@@ -967,8 +967,9 @@ int ps_stubs_map(struct ps_module *m)
 	for (int tries = 0; !p && tries < 8; tries++) {
 		best = stub_place(m, size, align);
 		if (!best) {
-			ps_log(PATCHSITE_LOG_WARNING, "%s: no free address within 2 GB of its code "
-			       "for %zu stubs: not traced", m->name, m->nsites);
+			ps_log(PATCHSITE_LOG_WARNING, "%s: no free address within %lu MB of its code "
+			       "for %zu stubs: not traced", m->name, (unsigned long)(ps.arch->reach >> 20),
+			       m->nsites);
 			return -ENOMEM;
 		}
 		mapped = size;

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * aarch64 trampolines (patchsite/aarch64/arch.c describes the site and
+ * the stub).  On entry from a stub:
+ *   x30  the traced function's body (the site's BL + 4): where we resume
+ *   x9   the function's own return address (the site's `mov x9, x30`)
+ *   x16  the stub's word, site id << 2 | type;  x17 scratch (the stub's)
+ * Every trampoline builds the same 304-byte frame, struct patchsite_regs
+ * at sp + 16 (arch.c checks the layout):
+ *     0  x29, x30         a frame record, so that unwinders see the site
+ *    16  x0 .. x8         arguments and the indirect result register
+ *    88  parent_loc       = &a[2]
+ *    96  a[0] a[1] a[2]   stub word, resume address, return address
+ *   128  q0 .. q7         floating-point and vector arguments
+ *   256  x10 .. x15       caller-saved, which -fipa-ra may keep live
+ * and leaves with x30 = a[2] (the function's return address, or the
+ * graph tracer's hook) and `ret x9` to the resume address: the function
+ * then runs its prologue (paciasp signs whatever x30 holds then).
+ * The stub reaches us through `br x17`: `bti c` is the landing pad a
+ * BTI-guarded page needs (a NOP on cores without BTI).
+ *
+ * ps_aarch64_graph_return is where a hooked function returns: sp is
+ * back at the function's entry value, so the same frame puts a[2] at the
+ * same address as at entry (that address is the shadow frame's key);
+ * ps_graph_exit_slow stores the real return address there.
+ */
+#define FRAME	304
+#define A0	96
+#define A2	112
+
+	.macro	SAVE
+	sub	sp, sp, #FRAME
+	stp	x29, x30, [sp]
+	mov	x29, sp
+	stp	x0, x1, [sp, #16]
+	stp	x2, x3, [sp, #32]
+	stp	x4, x5, [sp, #48]
+	stp	x6, x7, [sp, #64]
+	str	x8, [sp, #80]
+	add	x17, sp, #A2
+	str	x17, [sp, #88]
+	stp	q0, q1, [sp, #128]
+	stp	q2, q3, [sp, #160]
+	stp	q4, q5, [sp, #192]
+	stp	q6, q7, [sp, #224]
+	stp	x10, x11, [sp, #256]
+	stp	x12, x13, [sp, #272]
+	stp	x14, x15, [sp, #288]
+	.endm
+
+	.macro	RESTORE
+	ldp	x0, x1, [sp, #16]
+	ldp	x2, x3, [sp, #32]
+	ldp	x4, x5, [sp, #48]
+	ldp	x6, x7, [sp, #64]
+	ldr	x8, [sp, #80]
+	ldp	q0, q1, [sp, #128]
+	ldp	q2, q3, [sp, #160]
+	ldp	q4, q5, [sp, #192]
+	ldp	q6, q7, [sp, #224]
+	ldp	x10, x11, [sp, #256]
+	ldp	x12, x13, [sp, #272]
+	ldp	x14, x15, [sp, #288]
+	ldr	x30, [sp, #A2]
+	ldr	x29, [sp]
+	.endm
+
+	.macro	FUNC name, ra=x30
+	.globl	\name
+	.hidden	\name
+	.type	\name, %function
+	.p2align 4
+\name:
+	.cfi_startproc
+	.cfi_return_column \ra
+	bti	c
+	.endm
+
+	.macro	ENDFUNC name
+	.cfi_endproc
+	.size	\name, . - \name
+	.endm
+
+	/* A trampoline: save, the C call `call` (x0..x2 set by `args`), restore, resume. */
+	.macro	TRAMP name, call, args
+	FUNC	\name, x9
+	SAVE
+	stp	x16, x30, [sp, #A0]
+	str	x9, [sp, #A2]
+	/* For unwinders: this frame returns to a[1] (the function's body), whose x30 is a[2]. */
+	.cfi_def_cfa x29, FRAME
+	.cfi_offset x29, -FRAME
+	.cfi_offset x9, -FRAME + A0 + 8
+	.cfi_offset x30, -FRAME + A2
+	\args
+	bl	\call
+	ldr	x9, [sp, #A0 + 8]
+	RESTORE
+	add	sp, sp, #FRAME
+	.cfi_def_cfa sp, 0
+	ret	x9
+	ENDFUNC	\name
+	.endm
+
+	.macro	ARGS_DISPATCH
+	lsr	w0, w16, #2		/* ps_dispatch(id, resume, regs) */
+	mov	x1, x30
+	add	x2, sp, #16
+	.endm
+	.macro	ARGS_A
+	add	x0, sp, #A0		/* slow(a): a[0] stub word, a[2] return address */
+	.endm
+
+	.text
+	TRAMP	ps_aarch64_tramp, ps_dispatch, ARGS_DISPATCH
+	TRAMP	ps_aarch64_func_entry, ps_func_entry_slow, ARGS_A
+	TRAMP	ps_aarch64_graph_entry, ps_graph_entry_slow, ARGS_A
+	TRAMP	ps_aarch64_graph_noret, ps_graph_word_slow, ARGS_A
+
+	/* Reached by a hooked function's ret: keep x0..x8 and q0..q7 (return values). */
+	FUNC	ps_aarch64_graph_return
+	SAVE
+	.cfi_def_cfa x29, FRAME
+	.cfi_offset x29, -FRAME
+	add	x0, sp, #A2
+	bl	ps_graph_exit_slow
+	RESTORE
+	add	sp, sp, #FRAME
+	.cfi_def_cfa sp, 0
+	ret
+	ENDFUNC	ps_aarch64_graph_return
+
+	.section .note.GNU-stack, "", %progbits
