@@ -47,13 +47,15 @@
 struct patchsite_regs {
 	unsigned long x[9];			/* 0: x0..x8 */
 	unsigned long *parent_loc;		/* 72 */
-	unsigned long a[4];			/* 80: stub word, resume, return address, pad */
-	unsigned char q[8][16];			/* 112: q0..q7 */
-	unsigned long x10_15[6];		/* 240: x10..x15 */
+	unsigned char q[8][16];			/* 80: q0..q7 */
+	unsigned long x10_15[6];		/* 208: x10..x15 */
+	unsigned long pad;			/* 256 */
+	unsigned long a[3];			/* 264: stub word, resume, return address */
 };
 _Static_assert(offsetof(struct patchsite_regs, parent_loc) == 88 - 16, "tramp.S layout");
-_Static_assert(offsetof(struct patchsite_regs, a) == 96 - 16, "tramp.S A0");
-_Static_assert(offsetof(struct patchsite_regs, q) == 128 - 16, "tramp.S q0");
+_Static_assert(offsetof(struct patchsite_regs, q) == 96 - 16, "tramp.S q0");
+_Static_assert(offsetof(struct patchsite_regs, x10_15) == 224 - 16, "tramp.S x10");
+_Static_assert(offsetof(struct patchsite_regs, a) == 280 - 16, "tramp.S A0");
 _Static_assert(sizeof(struct patchsite_regs) == 304 - 16, "tramp.S FRAME");
 
 void ps_aarch64_tramp(void);

@@ -10,9 +10,9 @@
  *     0  x29, x30         a frame record, so that unwinders see the site
  *    16  x0 .. x8         arguments and the indirect result register
  *    88  parent_loc       = &a[2]
- *    96  a[0] a[1] a[2]   stub word, resume address, return address
- *   128  q0 .. q7         floating-point and vector arguments
- *   256  x10 .. x15       caller-saved, which -fipa-ra may keep live
+ *    96  q0 .. q7         floating-point and vector arguments
+ *   224  x10 .. x15       caller-saved, which -fipa-ra may keep live
+ *   280  a[0] a[1] a[2]   stub word, resume address, return address
  * and leaves with x30 = a[2] (the function's return address, or the
  * graph tracer's hook) and `ret x9` to the resume address: the function
  * then runs its prologue (paciasp signs whatever x30 holds then).
@@ -22,11 +22,14 @@
  * ps_aarch64_graph_return is where a hooked function returns: sp is
  * back at the function's entry value, so the same frame puts a[2] at the
  * same address as at entry (that address is the shadow frame's key);
- * ps_graph_exit_slow stores the real return address there.
+ * ps_graph_exit_slow stores the real return address there.  a[2] is the
+ * frame's top word, entry sp - 8: above every stack pointer of the
+ * function's body, as x86-64's return slot is, so record.c's comparisons
+ * with stack pointers (a longjmp's target, a catching frame) hold.
  */
 #define FRAME	304
-#define A0	96
-#define A2	112
+#define A0	280
+#define A2	296
 
 	.macro	SAVE
 	sub	sp, sp, #FRAME
@@ -39,13 +42,13 @@
 	str	x8, [sp, #80]
 	add	x17, sp, #A2
 	str	x17, [sp, #88]
-	stp	q0, q1, [sp, #128]
-	stp	q2, q3, [sp, #160]
-	stp	q4, q5, [sp, #192]
-	stp	q6, q7, [sp, #224]
-	stp	x10, x11, [sp, #256]
-	stp	x12, x13, [sp, #272]
-	stp	x14, x15, [sp, #288]
+	stp	q0, q1, [sp, #96]
+	stp	q2, q3, [sp, #128]
+	stp	q4, q5, [sp, #160]
+	stp	q6, q7, [sp, #192]
+	stp	x10, x11, [sp, #224]
+	stp	x12, x13, [sp, #240]
+	stp	x14, x15, [sp, #256]
 	.endm
 
 	.macro	RESTORE
@@ -54,13 +57,13 @@
 	ldp	x4, x5, [sp, #48]
 	ldp	x6, x7, [sp, #64]
 	ldr	x8, [sp, #80]
-	ldp	q0, q1, [sp, #128]
-	ldp	q2, q3, [sp, #160]
-	ldp	q4, q5, [sp, #192]
-	ldp	q6, q7, [sp, #224]
-	ldp	x10, x11, [sp, #256]
-	ldp	x12, x13, [sp, #272]
-	ldp	x14, x15, [sp, #288]
+	ldp	q0, q1, [sp, #96]
+	ldp	q2, q3, [sp, #128]
+	ldp	q4, q5, [sp, #160]
+	ldp	q6, q7, [sp, #192]
+	ldp	x10, x11, [sp, #224]
+	ldp	x12, x13, [sp, #240]
+	ldp	x14, x15, [sp, #256]
 	ldr	x30, [sp, #A2]
 	ldr	x29, [sp]
 	.endm
