@@ -70,6 +70,8 @@ struct ps_arch {
 	 * (breakpoint, is_breakpoint_trap, trap_site, emulate, retry unused).
 	 */
 	bool one_step;
+	/* Why __mcount_loc sites (-pg) are not traced on this arch, or NULL when they are. */
+	const char *mcount_refused;
 	/* How far a site's call reaches: stubs go within this distance of the whole text. */
 	uintptr_t reach;
 	/* One-byte breakpoint planted on a site's first byte while it changes. */

@@ -638,9 +638,15 @@ static int module_add(struct dl_phdr_info *info, struct scan_ctx *ctx)
 	}
 	for (unsigned i = 0; !err && i < f.eh->e_shnum; i++)
 		for (unsigned t = 0; table_names[t]; t++)
-			if (!strcmp(section_name(&f, &f.sh[i]), table_names[t]) && !err)
+			if (!strcmp(section_name(&f, &f.sh[i]), table_names[t]) && !err) {
+				if (t == 0 && ps.arch->mcount_refused) {
+					ps_log(PATCHSITE_LOG_WARNING, "%s: %s: its __mcount_loc "
+					       "sites not traced", m->name, ps.arch->mcount_refused);
+					continue;
+				}
 				err = read_table(m, &f, &f.sh[i], info,
 						 t == 2 ? SITE_EXIT : SITE_ENTRY_HOOK);
+			}
 	if (err)
 		goto fail;
 	if (ps_module_has_code(m, ctx->self, 1) && m->nsites)

@@ -31,8 +31,8 @@
  * free at a function's entry, as in a linker veneer.  Encodings come from
  * lib/arch/aarch64.c (include/a64_insn.h); the trampolines are tramp.S.
  *
- * Not handled yet (refused per site, by what the site holds): the -pg
- * form, `bl _mcount` after the prologue.
+ * Not handled yet: the -pg form, `bl _mcount` after the prologue (its
+ * __mcount_loc table is refused by name, once per object: mcount_refused).
  */
 #include <elf.h>
 #include <stddef.h>
@@ -181,6 +181,8 @@ const struct ps_arch ps_arch_aarch64 = {
 	.make_nop	= aarch64_make_nop,
 	.make_call	= aarch64_make_call,
 	.one_step	= true,
+	.mcount_refused	= "-pg sites (bl _mcount after the prologue) are not supported on "
+			  "aarch64 yet (build with -fpatchable-function-entry=2)",
 	/* From every site to its stub, for the BL at site + 4 (a page of margin). */
 	.reach		= A64_BRANCH_REACH - 4096,
 	.write_stub	= aarch64_write_stub,
