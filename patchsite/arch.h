@@ -8,16 +8,10 @@
  * or a call to a per-site stub; a live change first plants a breakpoint on
  * the first byte, so the arch also says how to recognise and emulate it.
  *
- * Where aarch64 goes (next): gcc -fpatchable-function-entry=2 gives two
- * NOPs per function; the site is the second, one aligned 4-byte word
- * switched between NOP and BL to the stub (make_call fails beyond BL's
- * +-128 MiB, so stubs are mapped near the module, as here).  A 4-byte
- * aligned store is single-copy atomic there, so a live change needs no
- * breakpoint: patch.c's three steps become one store per site, then
- * sync_icache (dc cvau / ic ivau) and the same membarrier(SYNC_CORE).
- * That is one flag in this struct selecting the one-step protocol; the
- * trampolines (x30 holds the return address, not the stack) are the
- * arch's own file, like arch_x86_64.c.
+ * aarch64 (patchsite/aarch64/arch.c) sets one_step: its sites are aligned
+ * words that may change while other threads run them (NOP <-> BL), so a
+ * live change is one store per word, sync_icache and membarrier(SYNC_CORE),
+ * with no breakpoint.  The build picks the host's struct (PS_HOST_ARCH).
  */
 #ifndef PATCHSITE_ARCH_H
 #define PATCHSITE_ARCH_H
