@@ -93,6 +93,16 @@ struct ps_arch {
 	void (*tramp_graph_exit)(void);		/* an exit site */
 	/* Where the graph tracer's hooked returns go. */
 	void (*graph_return)(void);
+	/*
+	 * Returns hooked through a register (aarch64's x30): the function saves
+	 * the hook in its frame record, which only the frame-pointer chain finds
+	 * (record.c walks it before an unwinder runs).  NULL where the hooked
+	 * slot is the return address in memory (x86-64).  ret_strip drops a
+	 * pointer authentication code; ret_sign signs as the function's entry
+	 * did (its sp then follows from the shadow frame's slot).
+	 */
+	uintptr_t (*ret_strip)(uintptr_t v);
+	uintptr_t (*ret_sign)(uintptr_t v, uintptr_t slot);
 };
 
 extern const struct ps_arch ps_arch_x86_64, ps_arch_aarch64;

@@ -532,6 +532,8 @@ struct ps_globs ps_graph_trigger;
  * (the frame stays, marked unhooked).  When a handler catches, frames
  * below the catcher are closed and the others hooked again.
  */
+static void unhook_chain(struct ps_thread *t, struct ps_fast *f, bool rehook);
+
 static void unhook_all(void)
 {
 	struct ps_fast *f = &ps_fast;
@@ -539,6 +541,10 @@ static void unhook_all(void)
 
 	if (!t || !f->fp)
 		return;
+	if (ps.arch->ret_strip) {
+		unhook_chain(t, f, false);
+		return;
+	}
 	for (struct ps_frame *fr = t->frames + 1; fr < f->fp; fr++) {
 		uintptr_t *slot = (uintptr_t *)frame_slot(fr);
 
@@ -562,6 +568,10 @@ static void rehook_after_catch(uintptr_t below)
 		put_exit(t, f, tsc, (f->fp - 1)->idw);
 		f->fp--;
 	}
+	if (ps.arch->ret_strip) {
+		unhook_chain(t, f, true);
+		return;
+	}
 	for (struct ps_frame *fr = t->frames + 1; fr < f->fp; fr++) {
 		uintptr_t *slot = (uintptr_t *)frame_slot(fr);
 
@@ -569,6 +579,46 @@ static void rehook_after_catch(uintptr_t below)
 			*slot = (uintptr_t)ps.arch->graph_return;
 			fr->key &= ~(uintptr_t)1;
 		}
+	}
+}
+
+/*
+ * Where returns are hooked through a register (aarch64's x30), a traced
+ * function saves the hook in its frame record {fp, lr}; only the frame
+ * pointer chain says where.  Walk it outwards: a record at lr belongs to
+ * the innermost function whose sp at entry (its shadow frame's slot + 8)
+ * lies above lr, so frames deeper than that are passed over; if the
+ * record holds the hook (signed or not), it is that frame's.  Unhook puts
+ * the real address there (signed like the hook) and marks the frame;
+ * rehook reverses that for marked frames still open.  A hooked frame
+ * without a record is left as it is.
+ */
+static void unhook_chain(struct ps_thread *t, struct ps_fast *f, bool rehook)
+{
+	const uintptr_t hook = (uintptr_t)ps.arch->graph_return;
+	struct ps_frame *fr = f->fp;
+	uintptr_t *fp = __builtin_frame_address(0);
+
+	while (own_stack(f, (uintptr_t)fp) && fr > t->frames + 1) {
+		uintptr_t *lr = fp + 1, slot;
+
+		while (fr > t->frames + 1 && frame_slot(fr - 1) + 8 <= (uintptr_t)lr)
+			fr--;
+		if (fr == t->frames + 1)
+			break;
+		slot = frame_slot(fr - 1);
+		if (!rehook && !((fr - 1)->key & 1) && ps.arch->ret_strip(*lr) == hook) {
+			*lr = *lr == hook ? (fr - 1)->ret : ps.arch->ret_sign((fr - 1)->ret, slot);
+			(fr - 1)->key |= 1;
+			fr--;
+		} else if (rehook && ((fr - 1)->key & 1) && ps.arch->ret_strip(*lr) == (fr - 1)->ret) {
+			*lr = *lr == (fr - 1)->ret ? hook : ps.arch->ret_sign(hook, slot);
+			(fr - 1)->key &= ~(uintptr_t)1;
+			fr--;
+		}
+		if (fp[0] <= (uintptr_t)fp)
+			break;
+		fp = (uintptr_t *)fp[0];
 	}
 }
 
@@ -622,7 +672,8 @@ EXPORT void *__cxa_begin_catch(void *exc)
 
 	if (!real)
 		real = next_sym("__cxa_begin_catch");
-	rehook_after_catch((uintptr_t)__builtin_frame_address(0) + sizeof(void *));
+	/* Our caller's sp, less a word: x86-64's return slot; aarch64's frame slots lie there too. */
+	rehook_after_catch((uintptr_t)__builtin_dwarf_cfa() - sizeof(void *));
 	return real(exc);
 }
 

@@ -155,6 +155,32 @@ static void aarch64_sync_icache(void *p, size_t n)
 	__builtin___clear_cache((char *)p, (char *)p + n);
 }
 
+/*
+ * A return address as a frame record holds it, without its PAC (xpaclri,
+ * hint #7: a NOP without FEAT_PAuth, and for an address never signed).
+ */
+static uintptr_t aarch64_ret_strip(uintptr_t v)
+{
+	uintptr_t out;
+
+	__asm__("mov x30, %1\n\thint #7\n\tmov %0, x30" : "=r"(out) : "r"(v) : "x30");
+	return out;
+}
+
+/*
+ * v signed as the paciasp after the site signs x30: key A, modifier the sp
+ * at entry, which is tramp.S's slot (a[2], entry sp - 8) + 8.  pacia1716
+ * (hint #8: x17 signed with x16) is a NOP without FEAT_PAuth.
+ */
+static uintptr_t aarch64_ret_sign(uintptr_t v, uintptr_t slot)
+{
+	register uintptr_t x17 __asm__("x17") = v;
+	register uintptr_t x16 __asm__("x16") = slot + 8;
+
+	__asm__("hint #8" : "+r"(x17) : "r"(x16));
+	return x17;
+}
+
 unsigned long patchsite_regs_arg(const struct patchsite_regs *regs, unsigned n)
 {
 	return n < 8 ? regs->x[n] : 0;
@@ -193,4 +219,6 @@ const struct ps_arch ps_arch_aarch64 = {
 	.tramp_graph_noret = ps_aarch64_graph_noret,
 	.tramp_graph_exit = ps_aarch64_graph_noret,
 	.graph_return	= ps_aarch64_graph_return,
+	.ret_strip	= aarch64_ret_strip,
+	.ret_sign	= aarch64_ret_sign,
 };

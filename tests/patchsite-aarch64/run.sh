@@ -124,11 +124,17 @@ for form in pfe pfenp bti; do
 		run_traced "$T/out" "$T/err" "$T/basic-$form"
 	compare "$form: PATCHSITE_MAX_DEPTH=2" basic.max-depth "$T/trace"
 
-	# function_graph's return hooking across longjmp and thread exit.
-	for sample in longjmp:'sum=22' texit:'ret=5,7'; do
-		name=${sample%%:*} want=${sample#*:}
-		build "$T/$name-$form" $form $SRC/$name.c -- -pthread ||
-			{ fail "$form: build $name" "$T/build.log"; continue; }
+	# function_graph's return hooking across longjmp, thread exit, C++ exceptions (the
+	# hooked x30 saved in frame records, signed by paciasp in the bti form), coroutines
+	# and signal handlers on a sigaltstack.
+	for sample in longjmp:c:'sum=22' texit:c:'ret=5,7' except:cc:'sum=2' \
+		coro:c:'sum=352 co=12 handled=15'; do
+		name=${sample%%:*} rest=${sample#*:} ext=${rest%%:*} want=${rest#*:}
+		if [ $ext = cc ]; then
+			CC=$CXX build "$T/$name-$form" $form $SRC/$name.cc
+		else
+			build "$T/$name-$form" $form $SRC/$name.c -- -pthread
+		fi || { fail "$form: build $name" "$T/build.log"; continue; }
 		PATCHSITE_TRACER=function_graph PATCHSITE_OUTPUT="$T/trace" \
 			run_traced "$T/out" "$T/err" "$T/$name-$form"
 		if [ $? -eq 0 ] && grep -qx "$want" "$T/out" && [ ! -s "$T/err" ]; then
