@@ -13,3 +13,13 @@ check-patchsite-aarch64:
 	$(Q)$(MAKE) --no-print-directory CROSS_COMPILE=$(A64_CROSS) B=$(A64_B) SAN= TSAN= \
 		$(A64_B)/libpatchsite.a $(A64_B)/libpatchsite.so $(A64_B)/patchsite.o
 	$(Q)sh tests/patchsite-aarch64/run.sh $(A64_B)
+
+# Guest instructions per traced call under qemu (bench/patchsite/aarch64.sh, about 2 minutes).
+.PHONY: bench-patchsite-aarch64
+ifeq ($(ARCH)$(SAN)$(TSAN),x86_64)
+bench: bench-patchsite-aarch64
+endif
+bench-patchsite-aarch64:
+	$(Q)$(MAKE) --no-print-directory CROSS_COMPILE=$(A64_CROSS) B=$(A64_B) SAN= TSAN= \
+		$(A64_B)/libpatchsite.so
+	$(Q)sh bench/patchsite/aarch64.sh $(A64_B)
