@@ -58,6 +58,12 @@ _Static_assert(offsetof(struct patchsite_regs, x10_15) == 224 - 16, "tramp.S x10
 _Static_assert(offsetof(struct patchsite_regs, a) == 280 - 16, "tramp.S A0");
 _Static_assert(sizeof(struct patchsite_regs) == 304 - 16, "tramp.S FRAME");
 
+/* tramp.S's fast path repeats these offsets. */
+_Static_assert(offsetof(struct ps_fast, wp) == 0 && PSF_WP == 0, "PSF_WP");
+_Static_assert(offsetof(struct ps_fast, budget) == 8 && PSF_BUDGET == 8, "PSF_BUDGET");
+_Static_assert(offsetof(struct ps_fast, hi) == 12 && PSF_HI == 12, "PSF_HI");
+_Static_assert(PS_EV_FUNC == 2, "PS_EV_FUNC in tramp.S");
+
 void ps_aarch64_tramp(void);
 void ps_aarch64_func_entry(void);
 void ps_aarch64_graph_entry(void);

@@ -116,7 +116,57 @@
 
 	.text
 	TRAMP	ps_aarch64_tramp, ps_dispatch, ARGS_DISPATCH
-	TRAMP	ps_aarch64_func_entry, ps_func_entry_slow, ARGS_A
+	TRAMP	ps_aarch64_func_slow, ps_func_entry_slow, ARGS_A
+
+/*
+ * The function tracer alone, its common case without a C call: one
+ * 16-byte event (word, parent) in the thread's ring.  struct ps_fast is
+ * reached through initial-exec TLS (tpidr_el0 + its GOT offset); PSF_*
+ * are its offsets (internal.h; arch.c checks them).  Anything else (a new
+ * thread, a spent budget, a new upper half of the clock) goes to
+ * ps_aarch64_func_slow with every register as it came.  Uses x16, x17 and
+ * x0..x3 (saved).
+ */
+#define PSF_WP		0
+#define PSF_BUDGET	8
+#define PSF_HI		12
+	FUNC	ps_aarch64_func_entry
+	stp	x0, x1, [sp, #-32]!
+	.cfi_adjust_cfa_offset 32
+	stp	x2, x3, [sp, #16]
+	mrs	x17, tpidr_el0
+	adrp	x0, :gottprel:ps_fast
+	ldr	x0, [x0, #:gottprel_lo12:ps_fast]
+	add	x17, x17, x0			/* &ps_fast */
+	isb
+	mrs	x1, cntvct_el0			/* as host.h's ps_clock */
+	ldr	w0, [x17, #PSF_HI]
+	lsr	x2, x1, #32
+	cmp	w0, w2
+	b.ne	9f
+	ldr	w0, [x17, #PSF_BUDGET]
+	subs	w0, w0, #1
+	b.mi	9f
+	str	w0, [x17, #PSF_BUDGET]
+	ldr	x0, [x17, #PSF_WP]
+	and	w3, w16, #~3
+	orr	w3, w3, #2			/* PS_EV_FUNC */
+	orr	x3, x3, x1, lsl #32		/* clock low half << 32 | idw */
+	stp	x3, x9, [x0]			/* the event, then its parent */
+	add	x0, x0, #16
+	stlr	x0, [x17]			/* PSF_WP, after the words (ps_wp_set) */
+	ldp	x2, x3, [sp, #16]
+	ldp	x0, x1, [sp], #32
+	.cfi_adjust_cfa_offset -32
+	mov	x17, x30
+	mov	x30, x9
+	ret	x17
+9:	.cfi_adjust_cfa_offset 32
+	ldp	x2, x3, [sp, #16]
+	ldp	x0, x1, [sp], #32
+	.cfi_adjust_cfa_offset -32
+	b	ps_aarch64_func_slow
+	ENDFUNC	ps_aarch64_func_entry
 	TRAMP	ps_aarch64_graph_entry, ps_graph_entry_slow, ARGS_A
 	TRAMP	ps_aarch64_graph_noret, ps_graph_word_slow, ARGS_A
 
