@@ -130,14 +130,22 @@
 #define PSF_WP		0
 #define PSF_BUDGET	8
 #define PSF_HI		12
+#define PSF_FP		16
+#define PSF_STACK_LO	32
+#define PSF_STACK_SIZE	40
+
+	/* \reg = &ps_fast (initial-exec TLS), \tmp clobbered. */
+	.macro	PS_FAST reg, tmp
+	mrs	\reg, tpidr_el0
+	adrp	\tmp, :gottprel:ps_fast
+	ldr	\tmp, [\tmp, #:gottprel_lo12:ps_fast]
+	add	\reg, \reg, \tmp
+	.endm
 	FUNC	ps_aarch64_func_entry
 	stp	x0, x1, [sp, #-32]!
 	.cfi_adjust_cfa_offset 32
 	stp	x2, x3, [sp, #16]
-	mrs	x17, tpidr_el0
-	adrp	x0, :gottprel:ps_fast
-	ldr	x0, [x0, #:gottprel_lo12:ps_fast]
-	add	x17, x17, x0			/* &ps_fast */
+	PS_FAST	x17, x0
 	isb
 	mrs	x1, cntvct_el0			/* as host.h's ps_clock */
 	ldr	w0, [x17, #PSF_HI]
@@ -167,11 +175,11 @@
 	.cfi_adjust_cfa_offset -32
 	b	ps_aarch64_func_slow
 	ENDFUNC	ps_aarch64_func_entry
-	TRAMP	ps_aarch64_graph_entry, ps_graph_entry_slow, ARGS_A
+	TRAMP	ps_aarch64_graph_slow, ps_graph_entry_slow, ARGS_A
 	TRAMP	ps_aarch64_graph_noret, ps_graph_word_slow, ARGS_A
 
 	/* Reached by a hooked function's ret: keep x0..x8 and q0..q7 (return values). */
-	FUNC	ps_aarch64_graph_return
+	FUNC	ps_aarch64_graph_return_slow
 	SAVE
 	.cfi_def_cfa x29, FRAME
 	.cfi_offset x29, -FRAME
@@ -181,6 +189,92 @@
 	add	sp, sp, #FRAME
 	.cfi_def_cfa sp, 0
 	ret
+	ENDFUNC	ps_aarch64_graph_return_slow
+
+/*
+ * function_graph alone: the entry event, a shadow frame { ret, key, idw },
+ * and x30 = ps_aarch64_graph_return when the function goes on; the return
+ * slot is entry sp - 8 (see above), the frame's key that minus
+ * PS_FRAME_KEY_BIAS (24).  A return slot off the thread's own stack, a
+ * new upper half of the clock, a spent budget (also the depth limit): the
+ * C path, every register as it came.  Uses x16, x17, x0..x3 (saved).
+ */
+	FUNC	ps_aarch64_graph_entry
+	stp	x0, x1, [sp, #-32]!
+	.cfi_adjust_cfa_offset 32
+	stp	x2, x3, [sp, #16]
+	PS_FAST	x17, x0
+	add	x2, sp, #32 - 8			/* the return slot */
+	ldr	x0, [x17, #PSF_STACK_LO]
+	ldr	x1, [x17, #PSF_STACK_SIZE]
+	sub	x0, x2, x0
+	cmp	x0, x1
+	b.hs	9f
+	isb
+	mrs	x1, cntvct_el0
+	ldr	w0, [x17, #PSF_HI]
+	lsr	x3, x1, #32
+	cmp	w0, w3
+	b.ne	9f
+	ldr	w0, [x17, #PSF_BUDGET]
+	subs	w0, w0, #1
+	b.mi	9f
+	str	w0, [x17, #PSF_BUDGET]
+	and	w3, w16, #~3			/* idw, PS_EV_ENTRY */
+	orr	x1, x3, x1, lsl #32
+	ldr	x0, [x17, #PSF_WP]
+	str	x1, [x0], #8			/* the entry event */
+	stlr	x0, [x17]			/* PSF_WP, after the word */
+	ldr	x0, [x17, #PSF_FP]
+	orr	w3, w3, #1			/* PS_EV_EXIT, for the frame */
+	sub	x1, x2, #24			/* key: slot - PS_FRAME_KEY_BIAS */
+	stp	x9, x1, [x0]			/* frame.ret, frame.key */
+	str	x3, [x0, #16]			/* frame.idw */
+	add	x0, x0, #24
+	str	x0, [x17, #PSF_FP]
+	ldp	x2, x3, [sp, #16]
+	ldp	x0, x1, [sp], #32
+	.cfi_adjust_cfa_offset -32
+	mov	x17, x30
+	adr	x30, ps_aarch64_graph_return
+	ret	x17
+9:	.cfi_adjust_cfa_offset 32
+	ldp	x2, x3, [sp, #16]
+	ldp	x0, x1, [sp], #32
+	.cfi_adjust_cfa_offset -32
+	b	ps_aarch64_graph_slow
+	ENDFUNC	ps_aarch64_graph_entry
+
+/*
+ * A hooked return: sp is the function's entry sp again, so the top shadow
+ * frame's key must be sp - 8 - 24.  x9..x17 are free after a return
+ * (caller-saved, no return value); x0..x8 and the vector registers are
+ * not touched.  Anything else (another frame, a new upper half of the
+ * clock): the C path, which sorts it out.
+ */
+	FUNC	ps_aarch64_graph_return
+	PS_FAST	x17, x16
+	isb
+	mrs	x16, cntvct_el0
+	ldr	w15, [x17, #PSF_HI]
+	lsr	x14, x16, #32
+	cmp	w15, w14
+	b.ne	9f
+	ldr	x15, [x17, #PSF_FP]
+	ldur	x14, [x15, #-16]		/* top frame's key */
+	sub	x13, sp, #8 + 24
+	cmp	x14, x13
+	b.ne	9f
+	ldur	x14, [x15, #-8]			/* idw | PS_EV_EXIT */
+	orr	x14, x14, x16, lsl #32
+	ldur	x30, [x15, #-24]		/* the real return address */
+	ldr	x13, [x17, #PSF_WP]
+	str	x14, [x13], #8			/* the exit event */
+	stlr	x13, [x17]			/* PSF_WP */
+	sub	x15, x15, #24
+	str	x15, [x17, #PSF_FP]
+	ret
+9:	b	ps_aarch64_graph_return_slow
 	ENDFUNC	ps_aarch64_graph_return
 
 	.section .note.GNU-stack, "", %progbits
