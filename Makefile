@@ -35,6 +35,10 @@ BASE     := build/$(ARCH)
 # The tools (recordmcount, patchverify) need the target's libelf and
 # capstone (Debian multiarch: libelf-dev:arm64 libcapstone-dev:arm64).
 TOOLS_MISSING := $(if $(wildcard $(shell $(CC) -print-file-name=libelf.so)),,libelf)
+# Tests and benchmarks run on the build machine, which cross-builds what it needs.
+ifneq ($(filter check% bench%,$(MAKECMDGOALS)),)
+$(error make $(filter check% bench%,$(MAKECMDGOALS)) with CROSS_COMPILE: run it without; on x86-64 it cross-builds the aarch64 runtime and runs its tests under qemu)
+endif
 endif
 B        ?= $(BASE)
 CFLAGS   ?= -O2 -g
