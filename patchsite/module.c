@@ -1003,6 +1003,8 @@ int ps_stubs_map(struct ps_module *m)
 			return -ERANGE;
 		}
 	}
+	/* The stubs are new code: make them coherent before any site can reach them. */
+	ps.arch->sync_icache(p, size - page_size());
 	if (mprotect(p, size - page_size(), PROT_READ | PROT_EXEC) < 0) {
 		int err = errno;
 
