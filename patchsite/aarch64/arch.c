@@ -16,7 +16,8 @@
  *
  * NOP <-> BL is one of the changes the Arm ARM lets one thread make while
  * others execute the word (the concurrent modification and execution rules,
- * "CMODX", B2.2.5 in DDI 0487): a thread sees either instruction.  So
+ * "CMODX": "Concurrent modification and execution of instructions" in DDI
+ * 0487): a thread sees either instruction.  So
  * this arch uses patch.c's one-step protocol: one aligned 32-bit store per
  * site, then the cache maintenance (__builtin___clear_cache: dc cvau, dsb
  * ish, ic ivau, dsb ish, isb on the writer) and membarrier(SYNC_CORE), which
