@@ -6,25 +6,55 @@
 #                   stress test under TSan (make check-tsan)
 #   make bench      benchmarks side by side with the reference tools
 #   make V=1        show full commands;  make SAN=1  sanitizer build in build/san
+#   make CROSS_COMPILE=aarch64-linux-gnu-   cross build into build/aarch64
 
-B        ?= build
 PREFIX   ?= /usr/local
 DESTDIR  ?=
 CC       ?= cc
+ifneq ($(CROSS_COMPILE),)
+CC       := $(CROSS_COMPILE)gcc
+AR       := $(CROSS_COMPILE)ar
+LD       := $(CROSS_COMPILE)ld
+PKG_CONFIG ?= $(CROSS_COMPILE)pkg-config
+endif
+PKG_CONFIG ?= pkg-config
+# The host arch (what the runtime is built for), chosen here and only here:
+# the compiler's target triplet.  Per-arch sources are picked by $(ARCH).
+ARCHES   := x86_64 aarch64
+ARCH     := $(firstword $(subst -, ,$(shell $(CC) -dumpmachine 2>/dev/null)))
+ifeq ($(ARCH),)
+$(error cannot tell the host architecture: '$(CC) -dumpmachine' failed)
+endif
+ifeq ($(filter $(ARCH),$(ARCHES)),)
+$(error unsupported host architecture '$(ARCH)' ($(CC) -dumpmachine); supported: $(ARCHES))
+endif
+ifeq ($(CROSS_COMPILE),)
+BASE     := build
+else
+BASE     := build/$(ARCH)
+# The tools (recordmcount, patchverify) need the target's libelf and
+# capstone (Debian multiarch: libelf-dev:arm64 libcapstone-dev:arm64).
+TOOLS_MISSING := $(if $(wildcard $(shell $(CC) -print-file-name=libelf.so)),,libelf)
+# Tests and benchmarks run on the build machine, which cross-builds what it needs.
+ifneq ($(filter check% bench%,$(MAKECMDGOALS)),)
+$(error make $(filter check% bench%,$(MAKECMDGOALS)) with CROSS_COMPILE: run it without; on x86-64 it cross-builds the aarch64 runtime and runs its tests under qemu)
+endif
+endif
+B        ?= $(BASE)
 CFLAGS   ?= -O2 -g
 WARN     := -Wall -Wextra -Werror
 ifeq ($(SAN),1)
-B        := build/san
+B        := $(BASE)/san
 CFLAGS   += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS  += -fsanitize=address,undefined
 endif
 ifeq ($(TSAN),1)
-B        := build/tsan
+B        := $(BASE)/tsan
 CFLAGS   += -O1 -fsanitize=thread -fno-omit-frame-pointer
 LDFLAGS  += -fsanitize=thread
 endif
-PKG_ELF_CFLAGS := $(shell pkg-config --cflags libelf 2>/dev/null)
-PKG_ELF_LIBS   := $(shell pkg-config --libs libelf 2>/dev/null || echo -lelf)
+PKG_ELF_CFLAGS := $(shell $(PKG_CONFIG) --cflags libelf 2>/dev/null)
+PKG_ELF_LIBS   := $(shell $(PKG_CONFIG) --libs libelf 2>/dev/null || echo -lelf)
 ALL_CFLAGS = $(WARN) -std=gnu11 $(CFLAGS) -Iinclude -Ilib/arch $(PKG_ELF_CFLAGS) -MMD -MP
 
 ifneq ($(V),1)
@@ -32,12 +62,20 @@ Q        := @
 quiet     = @printf '  %-7s %s\n' $(1) $(2);
 endif
 
-.PHONY: all demo check check-unit check-golden check-san bench install clean deps
-all:
+.PHONY: all tools tools-missing demo check check-unit check-golden check-san bench install clean deps
+all: $(if $(TOOLS_MISSING),tools-missing,tools)
+
+tools-missing:
+	@echo "note: recordmcount and patchverify not built for $(ARCH): no $(TOOLS_MISSING) for it" \
+		"(libelf-dev:$(ARCH:aarch64=arm64) libcapstone-dev:$(ARCH:aarch64=arm64)); the runtime only"
 
 $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(B)/obj/%.o: %.S
+	@mkdir -p $(dir $@)
+	$(call quiet,AS,$@)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 include lib/build.mk recordmcount/build.mk man/build.mk
 include $(wildcard verify/build.mk patchsite/build.mk tests/*/build.mk tests/golden.mk)

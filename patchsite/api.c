@@ -30,7 +30,7 @@
 
 struct ps_state ps = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
-	.arch = &ps_arch_x86_64,
+	.arch = &PS_HOST_ARCH,		/* from the build: ps_arch_$(ARCH) */
 	.tracing_on = true,
 };
 
@@ -154,7 +154,7 @@ int patchsite_init(void)
 		ps_log(PATCHSITE_LOG_ERROR, "%s: tracing nothing", ps_error_copy(why, sizeof(why)));
 		goto out;
 	}
-	if (ps.can_sync && ps_trap_install())
+	if (ps.can_sync && !ps.arch->one_step && ps_trap_install())
 		ps.can_sync = false;
 	ps_log(PATCHSITE_LOG_NOTE, "%zu sites in %zu objects, %zu refused", sites, mods, refused);
 	atomic_store_explicit(&init_ns, now_ns() - t0, memory_order_relaxed);

@@ -8,19 +8,13 @@
  * or a call to a per-site stub; a live change first plants a breakpoint on
  * the first byte, so the arch also says how to recognise and emulate it.
  *
- * Where aarch64 goes (next): gcc -fpatchable-function-entry=2 gives two
- * NOPs per function; the site is the second, one aligned 4-byte word
- * switched between NOP and BL to the stub (make_call fails beyond BL's
- * +-128 MiB, so stubs are mapped near the module, as here).  A 4-byte
- * aligned store is single-copy atomic there, so a live change needs no
- * breakpoint: patch.c's three steps become one store per site, then
- * sync_icache (dc cvau / ic ivau) and the same membarrier(SYNC_CORE).
- * That is one flag in this struct selecting the one-step protocol; the
- * trampolines (x30 holds the return address, not the stack) are the
- * arch's own file, like arch_x86_64.c.
+ * aarch64 (patchsite/aarch64/arch.c) sets one_step: its sites are aligned
+ * words that may change while other threads run them (NOP <-> BL), so a
+ * live change is one store per word, sync_icache and membarrier(SYNC_CORE),
+ * with no breakpoint.  The build picks the host's struct (PS_HOST_ARCH).
  */
-#ifndef PS_ARCH_H
-#define PS_ARCH_H
+#ifndef PATCHSITE_ARCH_H
+#define PATCHSITE_ARCH_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -62,6 +56,18 @@ struct ps_arch {
 	void (*make_nop)(uint8_t *out);
 	/* Call from `from` to `to`; false when out of reach. */
 	bool (*make_call)(uint8_t *out, uintptr_t from, uintptr_t to);
+	/*
+	 * One-step protocol: every instruction of a site is one aligned word
+	 * whose concurrent change is architecturally safe (aarch64: NOP <-> BL),
+	 * so a live change is one aligned store per word that differs, then
+	 * sync_icache and membarrier(SYNC_CORE); no breakpoint, no trap handler
+	 * (breakpoint, is_breakpoint_trap, trap_site, emulate, retry unused).
+	 */
+	bool one_step;
+	/* Why __mcount_loc sites (-pg) are not traced on this arch, or NULL when they are. */
+	const char *mcount_refused;
+	/* How far a site's call reaches: stubs go within this distance of the whole text. */
+	uintptr_t reach;
 	/* One-byte breakpoint planted on a site's first byte while it changes. */
 	uint8_t breakpoint;
 	/* A stub: pass id << 2 | type (0 entry, 1 exit), jump to the address stored in slot. */
@@ -87,8 +93,18 @@ struct ps_arch {
 	void (*tramp_graph_exit)(void);		/* an exit site */
 	/* Where the graph tracer's hooked returns go. */
 	void (*graph_return)(void);
+	/*
+	 * Returns hooked through a register (aarch64's x30): the function saves
+	 * the hook in its frame record, which only the frame-pointer chain finds
+	 * (record.c walks it before an unwinder runs).  NULL where the hooked
+	 * slot is the return address in memory (x86-64).  ret_strip drops a
+	 * pointer authentication code; ret_sign signs as the function's entry
+	 * did (its sp then follows from the shadow frame's slot).
+	 */
+	uintptr_t (*ret_strip)(uintptr_t v);
+	uintptr_t (*ret_sign)(uintptr_t v, uintptr_t slot);
 };
 
-extern const struct ps_arch ps_arch_x86_64;
+extern const struct ps_arch ps_arch_x86_64, ps_arch_aarch64;
 
 #endif

@@ -535,6 +535,7 @@ const struct ps_arch ps_arch_x86_64 = {
 	.patch_len	= 5,
 	.max_site_len	= 6,
 	.stub_size	= 16,
+	.reach		= 0x7fff0000u,		/* call rel32, less a margin */
 	.hooks		= x86_64_hooks,
 	.decode_site	= x86_64_decode_site,
 	.plt_slot	= x86_64_plt_slot,

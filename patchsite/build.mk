@@ -4,19 +4,37 @@
 #   build/patchsite.o      one relocatable object (ld -r) to link in
 # The runtime is never built with -pg; its objects are PIC so that one set
 # serves all three outputs.
-PS_SRC  := $(wildcard patchsite/*.c)
-PS_OBJ  := $(PS_SRC:%.c=$(B)/obj/%.o)
+#
+# The host arch ($(ARCH), Makefile) picks the arch's runtime files, its
+# host.h (-Ipatchsite/$(ARCH)), its symbol-version map, and the lib/arch
+# files the runtime links for instruction encodings (compiled again here,
+# PIC and hidden, under $(B)/obj/ps/).
+PS_ARCH_SRC_x86_64  := patchsite/arch_x86_64.c
+PS_ARCH_SRC_aarch64 := $(wildcard patchsite/aarch64/*.c patchsite/aarch64/*.S)
+PS_LIBARCH_aarch64  := lib/arch/aarch64.c lib/arch/common.c
+PS_MAP_x86_64       := patchsite/libpatchsite.map
+PS_MAP_aarch64      := patchsite/aarch64/libpatchsite.map
+PS_MAP  := $(PS_MAP_$(ARCH))
+
+PS_SRC  := $(filter-out patchsite/arch_%.c,$(wildcard patchsite/*.c)) $(PS_ARCH_SRC_$(ARCH))
+PS_OBJ  := $(patsubst %,$(B)/obj/%.o,$(basename $(PS_SRC))) \
+	   $(PS_LIBARCH_$(ARCH):%.c=$(B)/obj/ps/%.o)
 PS_LIBS := $(B)/libpatchsite.a $(B)/libpatchsite.so $(B)/patchsite.o
 
-$(PS_OBJ): ALL_CFLAGS += -D_GNU_SOURCE -fPIC -fvisibility=hidden -pthread
+$(PS_OBJ): ALL_CFLAGS += -D_GNU_SOURCE -fPIC -fvisibility=hidden -pthread \
+	-Ipatchsite -Ipatchsite/$(ARCH) -DPS_HOST_ARCH=ps_arch_$(ARCH)
+
+$(B)/obj/ps/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 all: $(PS_LIBS)
 
 $(B)/libpatchsite.a: $(PS_OBJ)
 	$(call quiet,AR,$@)rm -f $@ && $(AR) rcs $@ $^
 
-$(B)/libpatchsite.so: $(PS_OBJ) patchsite/libpatchsite.map
-	$(call quiet,LD,$@)$(CC) -shared -Wl,--version-script=patchsite/libpatchsite.map \
+$(B)/libpatchsite.so: $(PS_OBJ) $(PS_MAP)
+	$(call quiet,LD,$@)$(CC) -shared -Wl,--version-script=$(PS_MAP) \
 		-Wl,-z,now,-z,noexecstack $(LDFLAGS) -o $@ $(PS_OBJ) -pthread
 
 $(B)/patchsite.o: $(PS_OBJ)

@@ -658,10 +658,16 @@ static int module_add(struct dl_phdr_info *info, struct scan_ctx *ctx)
 	}
 	for (unsigned i = 0; !err && i < f.eh->e_shnum; i++)
 		for (unsigned t = 0; table_names[t]; t++)
-			if (!strcmp(section_name(&f, &f.sh[i]), table_names[t]) && !err)
+			if (!strcmp(section_name(&f, &f.sh[i]), table_names[t]) && !err) {
+				if (t == 0 && ps.arch->mcount_refused) {
+					ps_log(PATCHSITE_LOG_WARNING, "%s: %s: its __mcount_loc "
+					       "sites not traced", m->name, ps.arch->mcount_refused);
+					continue;
+				}
 				err = read_table(m, &f, &f.sh[i], info,
 						 t == TABLE_RETURN ? SITE_EXIT : SITE_ENTRY_HOOK,
 						 t == TABLE_PCREL);
+			}
 	if (err)
 		goto fail;
 	if (ps_module_has_code(m, ctx->self, 1) && m->nsites)
@@ -904,12 +910,12 @@ fail:
 }
 
 /*
- * Where the stubs of m go: in a gap of the address space within +-2 GB of
+ * Where the stubs of m go: in a gap of the address space within the call reach of
  * every site, as close to the text as we can get; 0 if there is none.
  */
 static uintptr_t stub_place(const struct ps_module *m, size_t size, uintptr_t align)
 {
-	const uintptr_t reach = 0x7fff0000u;
+	const uintptr_t reach = ps.arch->reach;
 	uintptr_t lo_bound, hi_bound, best = 0, best_dist = UINTPTR_MAX;
 	struct range *maps;
 	void *mem;
@@ -988,8 +994,9 @@ int ps_stubs_map(struct ps_module *m)
 	for (int tries = 0; !p && tries < 8; tries++) {
 		best = stub_place(m, size, align);
 		if (!best) {
-			ps_log(PATCHSITE_LOG_WARNING, "%s: no free address within 2 GB of its code "
-			       "for %zu stubs: not traced", m->name, m->nsites);
+			ps_log(PATCHSITE_LOG_WARNING, "%s: no free address within %lu MB of its code "
+			       "for %zu stubs: not traced", m->name, (unsigned long)(ps.arch->reach >> 20),
+			       m->nsites);
 			return -ENOMEM;
 		}
 		mapped = size;
@@ -1017,6 +1024,8 @@ int ps_stubs_map(struct ps_module *m)
 			return -ERANGE;
 		}
 	}
+	/* The stubs are new code: make them coherent before any site can reach them. */
+	ps.arch->sync_icache(p, size - page_size());
 	if (mprotect(p, size - page_size(), PROT_READ | PROT_EXEC) < 0) {
 		int err = errno;
 

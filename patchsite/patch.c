@@ -24,6 +24,11 @@
  * bytes are compared with what we last wrote; a site that changed behind
  * our back is refused and left alone.
  *
+ * Where the arch says every site is aligned words that may be swapped
+ * while other threads run them (ps_arch.one_step: aarch64's NOP <-> BL),
+ * a live change is one store per changed word, the cache maintenance for
+ * it, and one membarrier(SYNC_CORE) for the batch; no breakpoint.
+ *
  * Text is writable only while a batch runs; its protection is restored
  * from the program header afterwards.
  */
@@ -328,6 +333,24 @@ static void poke_bytes(uintptr_t addr, const uint8_t *b, unsigned from, unsigned
 		p[i] = b[i];
 }
 
+/*
+ * The one-step protocol: each aligned 32-bit word of the site that differs
+ * is stored once (single-copy atomic), then its cache lines are made
+ * coherent; the caller's membarrier(SYNC_CORE) follows.
+ */
+__attribute__((no_sanitize("thread")))
+static void poke_words(uintptr_t addr, const uint8_t *b, unsigned n)
+{
+	for (unsigned i = 0; i + 4 <= n; i += 4) {
+		uint32_t w;
+
+		memcpy(&w, b + i, 4);
+		if (*(volatile uint32_t *)(addr + i) != w)
+			__atomic_store_n((uint32_t *)(addr + i), w, __ATOMIC_RELAXED);
+	}
+	ps.arch->sync_icache((void *)addr, n);
+}
+
 /* Does the site need to change, and to what?  Stable while ps.lock is held. */
 static bool site_pending(const struct ps_site *s, enum site_state *to)
 {
@@ -377,7 +400,7 @@ static size_t check_pending(bool (*touched)[8])
 	return np;
 }
 
-enum poke_step { POKE_BREAKPOINT, POKE_TAIL, POKE_FIRST };
+enum poke_step { POKE_BREAKPOINT, POKE_TAIL, POKE_FIRST, POKE_ONE_STEP };
 
 /* One step of the protocol on every pending site, in address order. */
 static void poke_pending(enum poke_step step)
@@ -409,6 +432,11 @@ static void poke_pending(enum poke_step step)
 				poke_bytes(s->addr, b, 0, 1);
 				s->state = to;
 				break;
+			case POKE_ONE_STEP:
+				site_bytes(s, to, b);
+				poke_words(s->addr, b, n);
+				s->state = to;
+				break;
 			}
 		}
 	}
@@ -434,7 +462,7 @@ int ps_patch_update(void)
 	np = check_pending(touched);
 	if (!np)
 		return 0;
-	err = ps_trap_install();
+	err = ps.arch->one_step ? 0 : ps_trap_install();
 	if (err) {
 		ps_log(PATCHSITE_LOG_ERROR, "cannot install the SIGTRAP handler: %s",
 		       strerror(-err));
@@ -448,15 +476,19 @@ int ps_patch_update(void)
 			return err;
 		}
 	}
-	poke_pending(POKE_BREAKPOINT);
-	sync_cores();
-	poke_pending(POKE_TAIL);
-	sync_cores();
-	poke_pending(POKE_FIRST);
-	for (unsigned m = 0; m < ps.nmods; m++)
-		if (ps.mods[m]->nsites)
-			ps.arch->sync_icache((void *)ps.mods[m]->text_lo,
-					     ps.mods[m]->text_hi - ps.mods[m]->text_lo);
+	if (ps.arch->one_step) {
+		poke_pending(POKE_ONE_STEP);
+	} else {
+		poke_pending(POKE_BREAKPOINT);
+		sync_cores();
+		poke_pending(POKE_TAIL);
+		sync_cores();
+		poke_pending(POKE_FIRST);
+		for (unsigned m = 0; m < ps.nmods; m++)
+			if (ps.mods[m]->nsites)
+				ps.arch->sync_icache((void *)ps.mods[m]->text_lo,
+						     ps.mods[m]->text_hi - ps.mods[m]->text_lo);
+	}
 	sync_cores();
 	ps.batches++;
 	ps.pokes += np;
@@ -570,7 +602,7 @@ int ps_patch_late(struct ps_module *m)
 	}
 	if (!np)
 		goto out;
-	err = !ps.can_sync ? -ENOSYS : ps_trap_install();
+	err = !ps.can_sync ? -ENOSYS : ps.arch->one_step ? 0 : ps_trap_install();
 	if (!err)
 		err = protect(m, touched, true);
 	if (err) {
@@ -580,6 +612,13 @@ int ps_patch_late(struct ps_module *m)
 		for (size_t i = 0; i < m->nsites; i++)
 			m->sites[i].state = SITE_REFUSED;
 		goto out;
+	}
+	if (ps.arch->one_step) {
+		/* aarch64: NOP -> mov x9, x30 is outside the CMODX list; see patchsite(7). */
+		for (size_t i = 0; i < np; i++)
+			poke_words(pk[i].site->addr, pk[i].bytes, pk[i].site->len);
+		sync_cores();
+		goto protect;
 	}
 	for (size_t i = 0; i < np; i++)
 		poke_bytes(pk[i].site->addr, &ps.arch->breakpoint, 0, 1);
@@ -591,6 +630,7 @@ int ps_patch_late(struct ps_module *m)
 		poke_bytes(pk[i].site->addr, pk[i].bytes, 0, 1);
 	ps.arch->sync_icache((void *)m->text_lo, m->text_hi - m->text_lo);
 	sync_cores();
+protect:
 	err = protect(m, touched, false);
 out:
 	free(pk);

@@ -16,9 +16,10 @@
  * frame, so exits never check.  A full ring drops new entries and counts
  * them (ftrace's producer/consumer mode); nothing grows.
  *
- * Time stamps are the TSC (constant and non-stop on the machines we
- * target), converted to CLOCK_MONOTONIC with a rate measured between
- * start-up and the first conversion.
+ * Time stamps are the arch's counter (host.h: the TSC, cntvct_el0;
+ * constant and non-stop on the machines we target), converted to
+ * CLOCK_MONOTONIC at the rate the arch states (cntfrq_el0), else one
+ * measured between start-up and the first conversion.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -28,8 +29,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
-#include <x86intrin.h>
 
+#include "host.h"
 #include "internal.h"
 
 #define HIDDEN __attribute__((visibility("hidden")))
@@ -97,19 +98,21 @@ static bool own_stack(const struct ps_fast *f, uintptr_t slot)
 void ps_record_init(void)
 {
 	ns0 = mono_ns();
-	tsc0 = __rdtsc();
+	tsc0 = ps_clock();
 	stack_bounds(&main_lo, &main_hi);
 }
 
 /* The time-stamp counter the events carry. */
 uint64_t ps_tsc_now(void)
 {
-	return __rdtsc();
+	return ps_clock();
 }
 
-/* CLOCK_MONOTONIC ns of a TSC value; the rate is measured over >= 20 ms once. */
+/* CLOCK_MONOTONIC ns of a clock value; an unstated rate is measured over >= 20 ms once. */
 uint64_t ps_tsc_to_ns(uint64_t tsc)
 {
+	if (!ns_per_tsc && ps_clock_hz())
+		ns_per_tsc = 1e9 / (double)ps_clock_hz();
 	if (!ns_per_tsc) {
 		uint64_t ns = mono_ns(), t;
 
@@ -119,7 +122,7 @@ uint64_t ps_tsc_to_ns(uint64_t tsc)
 			nanosleep(&d, NULL);
 			ns = mono_ns();
 		}
-		t = __rdtsc();
+		t = ps_clock();
 		ns_per_tsc = t > tsc0 ? (double)(ns - ns0) / (double)(t - tsc0) : 1.0;
 	}
 	return ns0 + (uint64_t)((double)(int64_t)(tsc - tsc0) * ns_per_tsc);
@@ -249,7 +252,7 @@ static struct ps_thread *begin_event(uint64_t *tsc)
 {
 	struct ps_thread *t = thread_setup();
 
-	*tsc = __rdtsc();
+	*tsc = ps_clock();
 	if (!t)
 		return NULL;
 	if (!mark(t, &ps_fast, *tsc)) {
@@ -431,9 +434,9 @@ static uintptr_t other_thread_ret(struct ps_thread *me, uintptr_t key)
  * a program that copies its stacks around).  Nothing can continue that
  * call; the runtime must not abort the program, so the thread alone ends.
  */
-HIDDEN void ps_graph_lost(void) __attribute__((noreturn, force_align_arg_pointer));
+HIDDEN void ps_graph_lost(void) __attribute__((noreturn)) PS_REACHED_BY_RET;
 
-/* Reached by a return, not a call: the stack may be misaligned by 8, hence the attribute. */
+/* Reached by a return, not a call: PS_REACHED_BY_RET (host.h) fixes the stack alignment where needed. */
 void ps_graph_lost(void)
 {
 	ps_log(PATCHSITE_LOG_ERROR, "function_graph: a hooked return address was lost "
@@ -452,7 +455,7 @@ void ps_graph_exit_slow(unsigned long *slot)
 {
 	struct ps_fast *f = &ps_fast;
 	struct ps_thread *t = f->t;
-	uint64_t tsc = __rdtsc();
+	uint64_t tsc = ps_clock();
 	uintptr_t key = (uintptr_t)slot - PS_FRAME_KEY_BIAS, ret;
 	struct ps_frame *fr = f->fp, *to;
 
@@ -529,6 +532,8 @@ struct ps_globs ps_graph_trigger;
  * (the frame stays, marked unhooked).  When a handler catches, frames
  * below the catcher are closed and the others hooked again.
  */
+static void unhook_chain(struct ps_thread *t, struct ps_fast *f, bool rehook);
+
 static void unhook_all(void)
 {
 	struct ps_fast *f = &ps_fast;
@@ -536,6 +541,10 @@ static void unhook_all(void)
 
 	if (!t || !f->fp)
 		return;
+	if (ps.arch->ret_strip) {
+		unhook_chain(t, f, false);
+		return;
+	}
 	for (struct ps_frame *fr = t->frames + 1; fr < f->fp; fr++) {
 		uintptr_t *slot = (uintptr_t *)frame_slot(fr);
 
@@ -550,7 +559,7 @@ static void rehook_after_catch(uintptr_t below)
 {
 	struct ps_fast *f = &ps_fast;
 	struct ps_thread *t = f->t;
-	uint64_t tsc = __rdtsc();
+	uint64_t tsc = ps_clock();
 
 	if (!t || !f->fp)
 		return;
@@ -558,6 +567,10 @@ static void rehook_after_catch(uintptr_t below)
 	while (f->fp > t->frames + 1 && frame_slot(f->fp - 1) <= below) {
 		put_exit(t, f, tsc, (f->fp - 1)->idw);
 		f->fp--;
+	}
+	if (ps.arch->ret_strip) {
+		unhook_chain(t, f, true);
+		return;
 	}
 	for (struct ps_frame *fr = t->frames + 1; fr < f->fp; fr++) {
 		uintptr_t *slot = (uintptr_t *)frame_slot(fr);
@@ -569,12 +582,52 @@ static void rehook_after_catch(uintptr_t below)
 	}
 }
 
+/*
+ * Where returns are hooked through a register (aarch64's x30), a traced
+ * function saves the hook in its frame record {fp, lr}; only the frame
+ * pointer chain says where.  Walk it outwards: a record at lr belongs to
+ * the innermost function whose sp at entry (its shadow frame's slot + 8)
+ * lies above lr, so frames deeper than that are passed over; if the
+ * record holds the hook (signed or not), it is that frame's.  Unhook puts
+ * the real address there (signed like the hook) and marks the frame;
+ * rehook reverses that for marked frames still open.  A hooked frame
+ * without a record is left as it is.
+ */
+static void unhook_chain(struct ps_thread *t, struct ps_fast *f, bool rehook)
+{
+	const uintptr_t hook = (uintptr_t)ps.arch->graph_return;
+	struct ps_frame *fr = f->fp;
+	uintptr_t *fp = __builtin_frame_address(0);
+
+	while (own_stack(f, (uintptr_t)fp) && fr > t->frames + 1) {
+		uintptr_t *lr = fp + 1, slot;
+
+		while (fr > t->frames + 1 && frame_slot(fr - 1) + 8 <= (uintptr_t)lr)
+			fr--;
+		if (fr == t->frames + 1)
+			break;
+		slot = frame_slot(fr - 1);
+		if (!rehook && !((fr - 1)->key & 1) && ps.arch->ret_strip(*lr) == hook) {
+			*lr = *lr == hook ? (fr - 1)->ret : ps.arch->ret_sign((fr - 1)->ret, slot);
+			(fr - 1)->key |= 1;
+			fr--;
+		} else if (rehook && ((fr - 1)->key & 1) && ps.arch->ret_strip(*lr) == (fr - 1)->ret) {
+			*lr = *lr == (fr - 1)->ret ? hook : ps.arch->ret_sign(hook, slot);
+			(fr - 1)->key &= ~(uintptr_t)1;
+			fr--;
+		}
+		if (fp[0] <= (uintptr_t)fp)
+			break;
+		fp = (uintptr_t *)fp[0];
+	}
+}
+
 /* Close every frame of the thread (it is leaving without returning through them). */
 static void close_all(void)
 {
 	struct ps_fast *f = &ps_fast;
 	struct ps_thread *t = f->t;
-	uint64_t tsc = __rdtsc();
+	uint64_t tsc = ps_clock();
 
 	if (!t || !f->fp)
 		return;
@@ -619,14 +672,15 @@ EXPORT void *__cxa_begin_catch(void *exc)
 
 	if (!real)
 		real = next_sym("__cxa_begin_catch");
-	rehook_after_catch((uintptr_t)__builtin_frame_address(0) + sizeof(void *));
+	/* Our caller's sp, less a word: x86-64's return slot; aarch64's frame slots lie there too. */
+	rehook_after_catch((uintptr_t)__builtin_dwarf_cfa() - sizeof(void *));
 	return real(exc);
 }
 
 /*
  * longjmp: the frames of the calls it leaves are closed before it jumps.
- * glibc keeps the target %rsp in jmp_buf word 6, mangled with the thread's
- * pointer guard (%fs:0x30): rotate left 17 after xor.  A target that does
+ * The target stack pointer comes from the jmp_buf (ps_longjmp_sp, the
+ * arch's host.h: glibc mangles it with its pointer guard).  A target that does
  * not look like a stack address further up is ignored: the exit path
  * would then close the frames later (same result, later time stamps).
  */
@@ -634,13 +688,11 @@ static void before_longjmp(const void *env)
 {
 	struct ps_fast *f = &ps_fast;
 	struct ps_thread *t = f->t;
-	uintptr_t w = ((const uintptr_t *)env)[6], guard, sp, here = (uintptr_t)&w;
-	uint64_t tsc = __rdtsc();
+	uintptr_t sp = ps_longjmp_sp(env), here = (uintptr_t)&sp;
+	uint64_t tsc = ps_clock();
 
 	if (!t || !f->fp)
 		return;
-	__asm__("movq %%fs:0x30, %0" : "=r"(guard));
-	sp = ((w >> 17) | (w << 47)) ^ guard;
 	if (sp <= here || sp - here > (64u << 20))
 		return;
 	mark(t, f, tsc);

@@ -6,10 +6,10 @@ RECORDMCOUNT_OBJ := $(RECORDMCOUNT_SRC:%.c=$(B)/obj/%.o)
 ifeq ($(SAN),1)
 RECORDMCOUNT_LINK := $(PKG_ELF_LIBS)
 else
-RECORDMCOUNT_LINK := -static $(shell pkg-config --static --libs libelf 2>/dev/null || echo -lelf -lz)
+RECORDMCOUNT_LINK := -static $(shell $(PKG_CONFIG) --static --libs libelf 2>/dev/null || echo -lelf -lz)
 endif
 
-all: $(B)/recordmcount
+tools: $(B)/recordmcount
 
 $(B)/recordmcount: $(RECORDMCOUNT_OBJ) $(LIBCORE)
 	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(RECORDMCOUNT_LINK)

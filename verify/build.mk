@@ -1,15 +1,15 @@
 # patchverify: audits patch-site tables (verify/), its tests and benchmark.
-PKG_CS_CFLAGS := $(shell pkg-config --cflags capstone 2>/dev/null)
-PKG_CS_LIBS   := $(shell pkg-config --libs capstone 2>/dev/null || echo -lcapstone)
+PKG_CS_CFLAGS := $(shell $(PKG_CONFIG) --cflags capstone 2>/dev/null)
+PKG_CS_LIBS   := $(shell $(PKG_CONFIG) --libs capstone 2>/dev/null || echo -lcapstone)
 # Compressed modules (.ko.xz, .ko.zst, .ko.gz): Debian's liblzma, libzstd, zlib.
-PKG_UNPACK_LIBS := $(shell pkg-config --libs liblzma libzstd zlib 2>/dev/null || echo -llzma -lzstd -lz)
+PKG_UNPACK_LIBS := $(shell $(PKG_CONFIG) --libs liblzma libzstd zlib 2>/dev/null || echo -llzma -lzstd -lz)
 
 VERIFY_SRC := $(wildcard verify/*.c)
 VERIFY_OBJ := $(VERIFY_SRC:%.c=$(B)/obj/%.o)
 
 $(B)/obj/verify/%.o: ALL_CFLAGS += $(PKG_CS_CFLAGS)
 
-all: $(B)/patchverify
+tools: $(B)/patchverify
 
 $(B)/patchverify: $(VERIFY_OBJ) $(LIBCORE)
 	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_ELF_LIBS) $(PKG_CS_LIBS) $(PKG_UNPACK_LIBS)

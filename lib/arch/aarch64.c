@@ -12,6 +12,7 @@
 #include <errno.h>
 
 #include "arch_list.h"
+#include "a64_insn.h"
 #include "bytes.h"
 
 #define A64_NOP		0xd503201f	/* nop */
@@ -227,4 +228,75 @@ static bool aarch64_mcount_setup(const struct arch *a, const struct insn_view *i
 	}
 	*stop = site;
 	return saved && fp;
+}
+
+/*
+ * Encodings for the runtime (include/a64_insn.h), from the Arm ARM (DDI
+ * 0487) A64 encoding index: the hint space (NOP, BTI), BL imm26,
+ * ORR (shifted register) as MOV, MOVZ/MOVK, ADRP, LDR (immediate,
+ * unsigned offset), BR, BRK.  tests/unit/check_a64.c checks each against
+ * the manual's bit patterns.
+ */
+#define A64_MOV_X9_LR	0xaa1e03e9	/* orr x9, xzr, x30 */
+#define A64_BRK		0xd4200000	/* brk #imm16 (imm16 at bit 5) */
+#define A64_BR		0xd61f0000	/* br xN (Rn at bit 5) */
+#define A64_MOVZ_W	0x52800000	/* movz wd, #imm16, lsl #(hw*16) */
+#define A64_MOVK_W	0x72800000	/* movk wd, #imm16, lsl #(hw*16) */
+#define A64_ADRP	0x90000000	/* adrp xd, immhi:immlo pages */
+#define A64_LDR_X_UOFF	0xf9400000	/* ldr xt, [xn, #imm12*8] */
+
+uint32_t a64_nop(void) { return A64_NOP; }
+uint32_t a64_mov_x9_lr(void) { return A64_MOV_X9_LR; }
+uint32_t a64_bti_c(void) { return A64_BTI_C; }
+uint32_t a64_brk(uint16_t imm) { return A64_BRK | (uint32_t)imm << 5; }
+uint32_t a64_br(unsigned rn) { return A64_BR | (rn & 31) << 5; }
+
+bool a64_is_bl(uint32_t insn)
+{
+	return (insn & A64_BL_MASK) == A64_BL;
+}
+
+bool a64_bl(uint64_t from, uint64_t to, uint32_t *insn)
+{
+	int64_t d = (int64_t)(to - from);
+
+	if ((from | to) & 3 || d < -(int64_t)A64_BRANCH_REACH || d >= (int64_t)A64_BRANCH_REACH)
+		return false;
+	*insn = A64_BL | ((uint32_t)(d >> 2) & 0x3ffffff);
+	return true;
+}
+
+uint64_t a64_bl_target(uint64_t from, uint32_t insn)
+{
+	return from + (uint64_t)(a64_sext(insn & 0x3ffffff, 26) * 4);
+}
+
+uint32_t a64_movz_w(unsigned rd, uint16_t imm, unsigned hw)
+{
+	return A64_MOVZ_W | (hw & 1) << 21 | (uint32_t)imm << 5 | (rd & 31);
+}
+
+uint32_t a64_movk_w(unsigned rd, uint16_t imm, unsigned hw)
+{
+	return A64_MOVK_W | (hw & 1) << 21 | (uint32_t)imm << 5 | (rd & 31);
+}
+
+bool a64_adrp(unsigned rd, uint64_t from, uint64_t to, uint32_t *insn)
+{
+	int64_t pages = (int64_t)(to >> 12) - (int64_t)(from >> 12);
+	uint32_t imm;
+
+	if (pages < -(1l << 20) || pages >= (1l << 20))
+		return false;
+	imm = (uint32_t)pages & 0x1fffff;
+	*insn = A64_ADRP | (imm & 3) << 29 | (imm >> 2) << 5 | (rd & 31);
+	return true;
+}
+
+bool a64_ldr_x_imm(unsigned rt, unsigned rn, uint64_t off, uint32_t *insn)
+{
+	if (off & 7 || off >> 3 > 0xfff)
+		return false;
+	*insn = A64_LDR_X_UOFF | (uint32_t)(off >> 3) << 10 | (rn & 31) << 5 | (rt & 31);
+	return true;
 }

@@ -13,9 +13,9 @@ FUZZ_B       := build/fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS  := $(WARN) -std=gnu11 -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN) \
 		-fsanitize=fuzzer-no-link -Iinclude -Ilib/arch -Irecordmcount -Iverify -Itests/fuzz \
-		$(PKG_ELF_CFLAGS) $(shell pkg-config --cflags capstone 2>/dev/null) -MMD -MP
-FUZZ_LIBS    := $(PKG_ELF_LIBS) $(shell pkg-config --libs capstone 2>/dev/null || echo -lcapstone) \
-		$(shell pkg-config --libs liblzma libzstd zlib 2>/dev/null || echo -llzma -lzstd -lz)
+		$(PKG_ELF_CFLAGS) $(shell $(PKG_CONFIG) --cflags capstone 2>/dev/null) -MMD -MP
+FUZZ_LIBS    := $(PKG_ELF_LIBS) $(shell $(PKG_CONFIG) --libs capstone 2>/dev/null || echo -lcapstone) \
+		$(shell $(PKG_CONFIG) --libs liblzma libzstd zlib 2>/dev/null || echo -llzma -lzstd -lz)
 
 FUZZ_CORE    := $(LIBCORE_SRC:%.c=$(FUZZ_B)/obj/%.o) $(FUZZ_B)/obj/tests/fuzz/common.o
 FUZZ_RMC     := $(filter-out %/main.o,$(RECORDMCOUNT_SRC:%.c=$(FUZZ_B)/obj/%.o))

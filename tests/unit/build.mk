@@ -1,8 +1,8 @@
 # Unit tests (Check): one suite per module, one runner.
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_OBJ := $(UNIT_SRC:%.c=$(B)/obj/%.o)
-PKG_CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
-PKG_CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
+PKG_CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
+PKG_CHECK_LIBS   := $(shell $(PKG_CONFIG) --libs check 2>/dev/null || echo -lcheck)
 
 $(UNIT_OBJ): ALL_CFLAGS += $(PKG_CHECK_CFLAGS) -DSAMPLE_OBJ='"$(B)/tests/sample.o"'
 $(B)/obj/tests/unit/check_demangle.o: ALL_CFLAGS += -Ipatchsite

@@ -10,6 +10,7 @@ int main(void)
 	SRunner *sr = srunner_create(arch_suite());
 	int failed;
 
+	srunner_add_suite(sr, a64_suite());
 	srunner_add_suite(sr, elfobj_suite());
 	srunner_add_suite(sr, symindex_suite());
 	srunner_add_suite(sr, demangle_suite());

@@ -6,6 +6,7 @@
 #include <check.h>
 
 Suite *arch_suite(void);
+Suite *a64_suite(void);
 Suite *demangle_suite(void);
 Suite *elfobj_suite(void);
 Suite *symindex_suite(void);

@@ -1,0 +1,50 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# libpatchsite on aarch64, under qemu-user: guest instructions per traced
+# call.  usage: aarch64.sh BUILD_DIR (the aarch64 runtime, build/aarch64)
+# Times under qemu mean nothing, so no ns/call: qemu-aarch64 runs the loop
+# (bench/patchsite/loop.c, mid() -> leaf(), two traced calls per iteration,
+# built with -fpatchable-function-entry=2) one instruction per block
+# (-singlestep) and logs each executed one (-d exec,nochain) with the
+# system calls (strace); the count is taken between the loop's two
+# clock_gettime calls, so start-up and the trace written at exit are not
+# in it; runs of N1 and N2 iterations take out each thread's first event
+# (its ring and shadow stack are set up then).
+# Per traced call = ((traced N2 - N1) - (untraced N2 - N1)) / 2(N2 - N1).
+set -u
+B=${1:-build/aarch64}
+CC=${A64_CC:-aarch64-linux-gnu-gcc}
+SYSROOT=${A64_SYSROOT:-/usr/aarch64-linux-gnu}
+QEMU=${QEMU_AARCH64:-$(command -v qemu-aarch64-static || command -v qemu-aarch64)}
+T=$(mktemp -d "${TMPDIR:-/tmp}/ps-bench-a64.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+N1=200
+N2=1200
+LIB="$PWD/$B/libpatchsite.so"
+
+$CC -O2 -fpatchable-function-entry=2 -o "$T/loop" bench/patchsite/loop.c || exit 2
+
+count() {	# N [VAR=VALUE...]: guest instructions between the loop's two clock_gettime
+	N=$1
+	shift
+	env "$@" "$QEMU" -L "$SYSROOT" -singlestep -d exec,nochain,strace -D "$T/log" \
+		"$T/loop" $N >/dev/null 2>"$T/err" || { sed 's/^/    /' "$T/err"; exit 1; }
+	# The loop's pair: the last two before its first write to stderr (the
+	# runtime's start-up reads that clock too).
+	awk '/^Trace / { c++; next }
+	     /clock_gettime\(CLOCK_THREAD_CPUTIME_ID/ { a = b; b = c; n++; next }
+	     /^[0-9]+ write\(2,/ { if (n < 2) exit 1; print b - a; done = 1; exit }
+	     END { if (!done) exit 1 }' "$T/log"
+}
+
+per() {	# ENV...: instructions per loop call, N2 run less N1 run
+	c1=$(count $N1 "$@") && c2=$(count $N2 "$@") || exit 1
+	echo "$c1 $c2 $N1 $N2" | awk '{ printf "%.1f", ($2 - $1) / (2 * ($4 - $3)) }'
+}
+base=$(per QEMU_X=0) || exit 1
+echo "aarch64 (qemu-user, $N1 and $N2 iterations, 2 traced calls each): guest instructions per call"
+echo "  untraced build (two NOPs per function), the loop included: $base"
+for tracer in function function_graph; do
+	c=$(per QEMU_SET_ENV=LD_PRELOAD="$LIB",PATCHSITE_TRACER=$tracer,PATCHSITE_OUTPUT=/dev/null) || exit 1
+	echo "  patchsite $tracer: $(echo "$c $base" | awk '{ printf "%.1f", $1 - $2 }') above the untraced build"
+done

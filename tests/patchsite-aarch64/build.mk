@@ -1,0 +1,47 @@
+# libpatchsite for aarch64, from an x86-64 host: the runtime cross-built into
+# build/aarch64 (a make of its own, CROSS_COMPILE=aarch64-linux-gnu-), its
+# samples run under qemu-aarch64 (tests/patchsite-aarch64/run.sh; about a
+# minute).  Not under the sanitizers: qemu-user does not run ASan's or TSan's
+# shadow mappings.
+A64_CROSS ?= aarch64-linux-gnu-
+A64_B     := build/aarch64
+.PHONY: check-patchsite-aarch64
+ifeq ($(ARCH)$(SAN)$(TSAN),x86_64)
+check-unit: check-patchsite-aarch64
+endif
+check-patchsite-aarch64:
+	$(Q)$(MAKE) --no-print-directory CROSS_COMPILE=$(A64_CROSS) B=$(A64_B) SAN= TSAN= \
+		$(A64_B)/libpatchsite.a $(A64_B)/libpatchsite.so $(A64_B)/patchsite.o
+	$(Q)sh tests/patchsite-aarch64/run.sh $(A64_B)
+
+# Guest instructions per traced call under qemu (bench/patchsite/aarch64.sh, about 2 minutes).
+.PHONY: bench-patchsite-aarch64
+ifeq ($(ARCH)$(SAN)$(TSAN),x86_64)
+bench: bench-patchsite-aarch64
+endif
+bench-patchsite-aarch64:
+	$(Q)$(MAKE) --no-print-directory CROSS_COMPILE=$(A64_CROSS) B=$(A64_B) SAN= TSAN= \
+		$(A64_B)/libpatchsite.so
+	$(Q)sh bench/patchsite/aarch64.sh $(A64_B)
+
+# Built with the aarch64 runtime (make CROSS_COMPILE=aarch64-linux-gnu-, or make on
+# an aarch64 machine): the runtime's test programs, to run there or under qemu:
+#   api, stress THREADS ROUNDS CALLS   linked with libpatchsite.a
+#   basic                              for LD_PRELOAD=libpatchsite.so PATCHSITE_TRACER=...
+# The traced parts (testdata/patchsite) with -fpatchable-function-entry=2, the harness without.
+ifeq ($(ARCH),aarch64)
+A64_TESTS := $(addprefix $(B)/tests/patchsite/,api stress basic)
+all: $(A64_TESTS)
+
+$(B)/tests/patchsite/%.pfe.o: testdata/patchsite/%.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) -O2 -g -fpatchable-function-entry=2 -c $< -o $@
+$(B)/tests/patchsite/%.o: tests/patchsite/%.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) -O2 -g -Iinclude -c $< -o $@
+$(B)/tests/patchsite/api $(B)/tests/patchsite/stress: $(B)/tests/patchsite/%: \
+		$(B)/tests/patchsite/%.o $(B)/tests/patchsite/work.pfe.o $(B)/libpatchsite.a
+	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ -pthread
+$(B)/tests/patchsite/basic: $(B)/tests/patchsite/basic.pfe.o
+	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^
+endif

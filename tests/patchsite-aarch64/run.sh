@@ -1,0 +1,265 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# libpatchsite for aarch64, under qemu-user: usage  run.sh BUILD_DIR
+# (BUILD_DIR holds the aarch64 runtime: make CROSS_COMPILE=aarch64-linux-gnu-).
+#
+# The samples of testdata/patchsite are compiled with the cross gcc in the
+# forms gcc emits on aarch64 (compile with the form's flags):
+#   pfe     -fpatchable-function-entry=2                     PIE (Debian's default)
+#   pfenp   -fpatchable-function-entry=2 -fno-pie, linked -no-pie
+#   bti     pfe + -mbranch-protection=standard               bti c; nop; nop; paciasp
+# and run under qemu-aarch64 with the cross C library (libc6-arm64-cross).
+# Oracles: the expected traces of tests/patchsite (written by hand from the
+# samples' call trees; the same for every arch) and the programs' own results.
+# qemu-user runs the guest's threads as host threads but does not model
+# aarch64's memory ordering or cache rules: these runs check the protocol's
+# logic and encodings, not its hardware guarantees (see patchsite(7)).
+set -u
+
+B=${1:-build/aarch64}
+SRC=testdata/patchsite
+T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-a64.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+PASS=0
+FAIL=0
+CC=${A64_CC:-aarch64-linux-gnu-gcc}
+CXX=${A64_CXX:-aarch64-linux-gnu-g++}
+SYSROOT=${A64_SYSROOT:-/usr/aarch64-linux-gnu}
+QEMU=${QEMU_AARCH64:-$(command -v qemu-aarch64-static || command -v qemu-aarch64)}
+PRELOAD="$PWD/$B/libpatchsite.so"
+STRESS="4 100 20000"
+
+pass() { PASS=$((PASS + 1)); echo "PASS aarch64 $1"; }
+fail() { FAIL=$((FAIL + 1)); echo "FAIL aarch64 $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -40; }
+
+if [ -z "$QEMU" ] || ! command -v "$CC" >/dev/null; then
+	echo "FAIL aarch64: need qemu-user-static and gcc-aarch64-linux-gnu (make deps)"
+	exit 1
+fi
+
+# The same normalisation as tests/patchsite/run.sh (task names, pids, CPUs, times, addresses).
+normalise() {
+	sed -E -e 's/^ *[^ ]+-[0-9]+ +\[[0-9]+\] +[0-9]+\.[0-9]+:/TASK-PID [CPU] TIME:/' \
+	    -e 's/^ *[0-9]+\) +[^ ]+-[0-9]+ \|/CPU) TASK-PID |/' \
+	    -e 's/\| [ +!#*@$] +[0-9]+\.[0-9]+ us \|/| DURATION |/' \
+	    -e 's/^ *[0-9]+\) [^ ]+-[0-9]+ => [^ ]+-[0-9]+$/CPU) TASK-PID => TASK-PID/' \
+	    -e 's/0x[0-9a-f]+/ADDR/g' -e 's/#P:[0-9]+/#P:N/' "$1"
+}
+
+compare() {	# NAME EXPECTED ACTUAL
+	normalise "$3" >"$3.norm"
+	if diff -u "$SRC/expected/$2" "$3.norm" >"$3.diff"; then pass "$1"; else fail "$1" "$3.diff"; fi
+}
+
+form_flags() {
+	case $1 in
+	pfe)   echo "-fpatchable-function-entry=2" ;;
+	pfenp) echo "-fpatchable-function-entry=2 -fno-pie" ;;
+	bti)   echo "-fpatchable-function-entry=2 -mbranch-protection=standard" ;;
+	pg)    echo "-pg" ;;
+	esac
+}
+
+form_ld() {
+	case $1 in pfenp) echo "-no-pie" ;; *) echo "" ;; esac
+}
+
+# build OUT FORM SOURCES... [-- EXTRA LINK ARGS]
+build() {
+	out=$1 form=$2
+	shift 2
+	objs=
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		o="$T/$(basename "$1" | sed 's/\.[a-z]*$//')-$form.o"
+		$CC -O2 -g $(form_flags "$form") -c "$1" -o "$o" >>"$T/build.log" 2>&1 || return 1
+		objs="$objs $o"
+		shift
+	done
+	[ $# -gt 0 ] && shift
+	$CC $(form_ld "$form") -o "$out" $objs "$@" >>"$T/build.log" 2>&1
+}
+
+run() {		# OUT ERR PROG ARGS...: under qemu, PATCHSITE_* from the caller
+	out=$1 err=$2
+	shift 2
+	"$QEMU" -L "$SYSROOT" "$@" >"$out" 2>"$err"
+}
+
+run_traced() {	# OUT ERR PROG ARGS...: preloaded
+	out=$1 err=$2
+	shift 2
+	"$QEMU" -L "$SYSROOT" -E LD_PRELOAD="$PRELOAD" "$@" >"$out" 2>"$err"
+}
+
+$CC -O2 -g -Iinclude -c tests/patchsite/api.c -o "$T/api.o" &&
+$CC -O2 -g -Iinclude -c tests/patchsite/stress.c -o "$T/stress.o" ||
+	fail "build api/stress" "$T/build.log"
+
+for form in pfe pfenp bti; do
+	if ! build "$T/basic-$form" $form $SRC/basic.c; then
+		fail "$form: build" "$T/build.log"
+		continue
+	fi
+	PATCHSITE_TRACER=function PATCHSITE_NOTRACE=skip_me PATCHSITE_OUTPUT="$T/trace" \
+		run_traced "$T/out" "$T/err" "$T/basic-$form"
+	if [ $? -eq 0 ] && grep -qx 'sum=5' "$T/out" && [ ! -s "$T/err" ]; then
+		compare "$form: function tracer, preloaded" basic.function "$T/trace"
+	else
+		fail "$form: function tracer, preloaded" "$T/err"
+	fi
+	PATCHSITE_TRACER=function PATCHSITE_FILTER='work_*' PATCHSITE_OUTPUT="$T/trace" \
+		run_traced "$T/out" "$T/err" "$T/basic-$form"
+	compare "$form: PATCHSITE_FILTER=work_*" basic.filter "$T/trace"
+	PATCHSITE_TRACER=function_graph PATCHSITE_OUTPUT="$T/trace" \
+		run_traced "$T/out" "$T/err" "$T/basic-$form"
+	if grep -qx 'sum=5' "$T/out" && [ ! -s "$T/err" ]; then
+		compare "$form: function_graph" basic.graph "$T/trace"
+	else
+		fail "$form: function_graph" "$T/err"
+	fi
+	PATCHSITE_TRACER=function_graph PATCHSITE_GRAPH_FUNCTION=work_mid PATCHSITE_OUTPUT="$T/trace" \
+		run_traced "$T/out" "$T/err" "$T/basic-$form"
+	compare "$form: PATCHSITE_GRAPH_FUNCTION=work_mid" basic.graph-function "$T/trace"
+	PATCHSITE_TRACER=function_graph PATCHSITE_MAX_DEPTH=2 PATCHSITE_OUTPUT="$T/trace" \
+		run_traced "$T/out" "$T/err" "$T/basic-$form"
+	compare "$form: PATCHSITE_MAX_DEPTH=2" basic.max-depth "$T/trace"
+
+	# function_graph's return hooking across longjmp, thread exit, C++ exceptions (the
+	# hooked x30 saved in frame records, signed by paciasp in the bti form), coroutines
+	# and signal handlers on a sigaltstack.
+	for sample in longjmp:c:'sum=22' texit:c:'ret=5,7' except:cc:'sum=2' \
+		coro:c:'sum=352 co=12 handled=15'; do
+		name=${sample%%:*} rest=${sample#*:} ext=${rest%%:*} want=${rest#*:}
+		if [ $ext = cc ]; then
+			CC=$CXX build "$T/$name-$form" $form $SRC/$name.cc
+		else
+			build "$T/$name-$form" $form $SRC/$name.c -- -pthread
+		fi || { fail "$form: build $name" "$T/build.log"; continue; }
+		PATCHSITE_TRACER=function_graph PATCHSITE_OUTPUT="$T/trace" \
+			run_traced "$T/out" "$T/err" "$T/$name-$form"
+		if [ $? -eq 0 ] && grep -qx "$want" "$T/out" && [ ! -s "$T/err" ]; then
+			compare "$form: function_graph across $name" $name.graph "$T/trace"
+		else
+			fail "$form: function_graph across $name" "$T/err"
+		fi
+	done
+
+	if build "$T/threads-$form" $form $SRC/threads.c -- -pthread; then
+		PATCHSITE_TRACER=function PATCHSITE_FILTER='work_*' PATCHSITE_OUTPUT="$T/trace" \
+			run_traced "$T/out" "$T/err" "$T/threads-$form"
+		if grep -qx 'sum=7 child=0' "$T/out"; then
+			compare "$form: threads and fork" threads.function "$T/trace"
+		else
+			fail "$form: threads and fork" "$T/out"
+		fi
+	else
+		fail "$form: build threads" "$T/build.log"
+	fi
+
+	build "$T/linked-$form" $form $SRC/basic.c -- "$B/patchsite.o" -pthread &&
+	PATCHSITE_TRACER=function PATCHSITE_NOTRACE=skip_me PATCHSITE_OUTPUT="$T/trace" \
+		run "$T/out" "$T/err" "$T/linked-$form" &&
+	compare "$form: function tracer, linked in (patchsite.o)" basic.function "$T/trace" ||
+	fail "$form: linked in (patchsite.o)" "$T/err"
+
+	libflags="-fpatchable-function-entry=2"
+	[ $form = bti ] && libflags="$libflags -mbranch-protection=standard"
+	$CC -O2 -g -fPIC -shared $libflags $SRC/libwork.c -o "$T/libwork-$form.so" \
+		>>"$T/build.log" 2>&1 &&
+	build "$T/uselib-$form" $form $SRC/uselib.c -- "$T/libwork-$form.so" -Wl,-rpath,"$T" ||
+		{ fail "$form: build uselib" "$T/build.log"; continue; }
+	PATCHSITE_TRACER=function PATCHSITE_OUTPUT="$T/trace" \
+		run_traced "$T/out" "$T/err" "$T/uselib-$form"
+	compare "$form: program and shared library" uselib.function "$T/trace"
+	PATCHSITE_TRACER=function PATCHSITE_FILTER="*inner:mod:libwork-$form.so" \
+		PATCHSITE_OUTPUT="$T/trace" run_traced "$T/out" "$T/err" "$T/uselib-$form"
+	compare "$form: glob:mod:library" uselib.mod "$T/trace"
+
+	# The API, and live patching under load (exact callback counts in the steady phase).
+	if build "$T/api-$form" $form $SRC/work.c -- "$T/api.o" "$B/libpatchsite.a" -pthread; then
+		run "$T/out" "$T/out" "$T/api-$form"
+		rc=$?
+		if [ $rc -eq 0 ] && ! grep -q '^FAIL' "$T/out" && grep -q '^api: ok' "$T/out"; then
+			pass "$form: API ($(grep -c '^PASS' "$T/out") checks)"
+		else
+			fail "$form: API (exit $rc)" "$T/out"
+		fi
+	else
+		fail "$form: build api" "$T/build.log"
+	fi
+	if build "$T/stress-$form" $form $SRC/work.c -- "$T/stress.o" "$B/libpatchsite.a" -pthread; then
+		run "$T/out" "$T/out" "$T/stress-$form" $STRESS
+		rc=$?
+		if [ $rc -eq 0 ] && ! grep -q '^FAIL' "$T/out"; then
+			pass "$form: stress $STRESS: $(grep steady "$T/out" | sed 's/.*phase //'); $(grep INFO "$T/out" | sed 's/INFO stress: //')"
+		else
+			fail "$form: stress (exit $rc)" "$T/out"
+		fi
+	else
+		fail "$form: build stress" "$T/build.log"
+	fi
+done
+
+# Libraries loaded with dlopen after tracing started (their sites NOPed live: the first
+# word becomes mov x9, x30 while the program runs), unloaded, loaded again; libdyntop
+# needs libdyn, so dlopen of the one loads the other.
+lf="-fPIC -fpatchable-function-entry=2"
+if $CC -O2 -g $lf -shared $SRC/libdyn.c -o "$T/libdyn-pfe.so" >>"$T/build.log" 2>&1 &&
+   $CC -O2 -g $lf -shared $SRC/libdyntop.c -o "$T/libdyntop-pfe.so" -L"$T" -ldyn-pfe \
+	-Wl,-rpath,'$ORIGIN' >>"$T/build.log" 2>&1 &&
+   build "$T/dlopen-prog" pfe $SRC/dlopen.c -- -Wl,-rpath,"$T"; then
+	PATCHSITE_TRACER=function_graph PATCHSITE_OUTPUT="$T/trace" \
+		run_traced "$T/out" "$T/err" "$T/dlopen-prog" pfe
+	if grep -qx 'sum=213' "$T/out" && [ ! -s "$T/err" ]; then
+		compare "dlopen, dlclose, dlopen: function_graph" dlopen.graph "$T/trace"
+	else
+		fail "dlopen, dlclose, dlopen: function_graph" "$T/err"
+	fi
+	# The function tracer: both rounds' calls.  Not dlopen.function: under qemu the
+	# library comes back at another address, and the runtime reuses its record on
+	# reload, so callers in the first, unloaded copy are not named (left as is: loader.c).
+	PATCHSITE_TRACER=function PATCHSITE_OUTPUT="$T/trace" \
+		run_traced "$T/out" "$T/err" "$T/dlopen-prog" pfe
+	if grep -qx 'sum=213' "$T/out" && [ ! -s "$T/err" ] &&
+	   [ "$(grep -c ' dyn_outer <-' "$T/trace")" -eq 2 ] &&
+	   [ "$(grep -c ' dyn_inner <-' "$T/trace")" -eq 2 ] &&
+	   [ "$(grep -c ' top_call <-prog_run$' "$T/trace")" -eq 2 ]; then
+		pass "dlopen, dlclose, dlopen: function tracer, 2 calls in each library"
+	else
+		fail "dlopen, dlclose, dlopen: function tracer" "$T/trace"
+	fi
+else
+	fail "dlopen: build" "$T/build.log"
+fi
+
+# -pg (bl _mcount after the prologue, recorded by our recordmcount): not traced yet on
+# aarch64, said once per object by name; the program runs right.
+if [ -x build/recordmcount ] && $CC -O2 -g -pg -c $SRC/basic.c -o "$T/basic-pg.o" &&
+   build/recordmcount "$T/basic-pg.o" && $CC -o "$T/basic-pg" "$T/basic-pg.o"; then
+	PATCHSITE_TRACER=function PATCHSITE_OUTPUT="$T/trace" run_traced "$T/out" "$T/err" "$T/basic-pg"
+	if [ $? -eq 0 ] && grep -qx 'sum=5' "$T/out" && [ "$(wc -l <"$T/err")" -eq 1 ] &&
+	   grep -q '^patchsite: warning: basic-pg: -pg sites (bl _mcount after the prologue) are not supported on aarch64 yet .*: its __mcount_loc sites not traced$' "$T/err"; then
+		pass "-pg refused by name: $(sed 's/^patchsite: //' "$T/err")"
+	else
+		fail "-pg refused by name" "$T/err"
+	fi
+else
+	echo "SKIP aarch64 -pg refusal: no build/recordmcount (make) or no build"
+fi
+
+# The build chooses the host arch from $(CC) -dumpmachine, and refuses one it does not
+# support by name (a compiler that says riscv64; one that cannot run).
+printf '#!/bin/sh\n[ "$1" = -dumpmachine ] && echo riscv64-linux-gnu\n' >"$T/cc-riscv64"
+chmod +x "$T/cc-riscv64"
+make -n CC="$T/cc-riscv64" >"$T/out" 2>&1
+rc=$?
+if [ $rc -ne 0 ] && grep -q "unsupported host architecture 'riscv64'.*supported: x86_64 aarch64" "$T/out" &&
+   ! make -n CC="$T/no-such-cc" >"$T/out2" 2>&1 &&
+   grep -q "cannot tell the host architecture" "$T/out2"; then
+	pass "build: $(sed -n 's/.*\*\*\* //p' "$T/out")"
+else
+	fail "build refuses an unsupported host arch (exit $rc)" "$T/out"
+fi
+
+echo "aarch64: $PASS passed, $FAIL failed"
+[ $FAIL -eq 0 ]
