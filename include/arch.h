@@ -133,6 +133,8 @@ struct arch {
 	unsigned (*entry_pad)(const struct arch *a, const struct insn_view *iv);
 	/* Length of one NOP of a -fpatchable-function-entry sled. */
 	unsigned (*sled_nop)(const struct arch *a, const struct insn_view *iv);
+	/* Length of one NOP of any form the assembler pads code with (NULL: sled_nop's). */
+	unsigned (*align_nop)(const struct arch *a, const struct insn_view *iv);
 	/*
 	 * gcc -pg without -mfentry calls the hook once the frame is set up.
 	 * Walk the code from a function's entry (iv->off, after any landing

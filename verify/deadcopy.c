@@ -49,6 +49,20 @@ static bool starts_function(const struct audit *au, const struct site *st, enum 
 	return st->off - s <= au->a->mcount_window;
 }
 
+/* Do the assembler's alignment NOPs fill [from, to) exactly? */
+static bool past_align_nops(const struct audit *au, const struct site *st, uint64_t from,
+			    uint64_t to)
+{
+	unsigned (*nop)(const struct arch *, const struct insn_view *) =
+		au->a->align_nop ? au->a->align_nop : au->a->sled_nop;
+	struct insn_view iv = calls_view(au, st->sec, from, st->thumb);
+	unsigned l;
+
+	while (nop && iv.off < to && (l = nop(au->a, &iv)))
+		iv.off += l;
+	return nop && iv.off == to;
+}
+
 /*
  * The call padding (x86 16,16 beside __mcount_loc) of such a second dead
  * copy: 16-byte aligned NOPs, at least 8 bytes of them.
@@ -67,11 +81,12 @@ static bool padding_of_dead_copy(const struct audit *au, const struct site *st, 
 }
 
 /*
- * Two dead copies in a row (kvm.ko of Linux 6.12 has several): the second
- * starts after the first, whose end nothing records, but where call padding
- * puts a function: at a 16-byte boundary right after at least 8 bytes of
- * NOPs.  Not for sleds (their NOPs are the site's own) nor mcount calls
- * (they follow a prologue of unknown length).
+ * Two dead copies in a row (kvm.ko of Linux 6.1 and 6.12 has several): the
+ * second starts after the first, whose end nothing records, but where the
+ * compiler puts a function: at a 16-byte boundary right after NOPs (the
+ * alignment after the first, or call padding).  Not for sleds (their NOPs
+ * are the site's own) nor mcount calls (they follow a prologue of unknown
+ * length).
  */
 static bool after_padding(const struct audit *au, const struct site *st, enum entry_form form,
 			  uint64_t *start)
@@ -85,8 +100,8 @@ static bool after_padding(const struct audit *au, const struct site *st, enum en
 	for (s = st->off; s + 4 >= st->off && s >= 8; s -= 4) {
 		if (s % 16 || !starts_function(au, st, form, s))
 			continue;
-		for (k = 8; k <= 64 && k <= s; k++)
-			if (past_padding(au, st, s - k) == s) {
+		for (k = 1; k <= 64 && k <= s; k++)
+			if (past_align_nops(au, st, s - k, s)) {
 				*start = s;
 				return true;
 			}

@@ -172,6 +172,7 @@ static unsigned x86_make_call(const struct arch *a, const struct insn_view *iv,
 static unsigned x86_64_entry_pad(const struct arch *a, const struct insn_view *iv);
 static unsigned i386_entry_pad(const struct arch *a, const struct insn_view *iv);
 static unsigned x86_sled_nop(const struct arch *a, const struct insn_view *iv);
+static unsigned x86_align_nop(const struct arch *a, const struct insn_view *iv);
 static bool x86_64_mcount_setup(const struct arch *a, const struct insn_view *iv, uint64_t site,
 				uint64_t *stop);
 
@@ -191,6 +192,7 @@ const struct arch arch_x86_64 = {
 	.make_call	= x86_make_call,
 	.entry_pad	= x86_64_entry_pad,
 	.sled_nop	= x86_sled_nop,
+	.align_nop	= x86_align_nop,
 	.relative_reloc	= R_X86_64_RELATIVE,
 	.decodes_linked	= true,
 	.insn_align	= 1,
@@ -213,6 +215,7 @@ const struct arch arch_i386 = {
 	.make_call	= x86_make_call,
 	.entry_pad	= i386_entry_pad,
 	.sled_nop	= x86_sled_nop,
+	.align_nop	= x86_align_nop,
 	.relative_reloc	= R_386_RELATIVE,
 	.decodes_linked	= true,
 	.insn_align	= 1,
@@ -344,6 +347,35 @@ static unsigned x86_sled_nop(const struct arch *a, const struct insn_view *iv)
 
 	(void)a;
 	return x86_match(iv, nop1, 1);
+}
+
+/*
+ * The NOPs gas and gcc align code with: 90 (nop), and 0f 1f /0 (nopl/nopw
+ * r/m) after up to five 66 prefixes and an optional 2e (cs), with its
+ * ModRM, SIB and displacement: 0f 1f 00, 0f 1f 40 00, 0f 1f 44 00 00,
+ * 66 0f 1f 44 00 00, 0f 1f 80 00 00 00 00, 66 2e 0f 1f 84 00 00 00 00 00.
+ */
+static unsigned x86_align_nop(const struct arch *a, const struct insn_view *iv)
+{
+	const uint8_t *p = iv->code + iv->off;
+	uint64_t room = iv->off < iv->size ? iv->size - iv->off : 0;
+	unsigned n = 0, mod, rm, len;
+
+	(void)a;
+	while (n < room && n < 5 && p[n] == 0x66)
+		n++;
+	if (n < room && p[n] == 0x90)
+		return n + 1;			/* nop, xchg %ax,%ax */
+	if (n < room && p[n] == 0x2e)
+		n++;
+	if (n + 3 > room || p[n] != 0x0f || p[n + 1] != 0x1f || (p[n + 2] >> 3 & 7))
+		return 0;
+	mod = p[n + 2] >> 6;
+	rm = p[n + 2] & 7;
+	if (mod == 3)
+		return 0;
+	len = n + 3 + (rm == 4) + (mod == 1 ? 1 : mod == 2 || (mod == 0 && rm == 5) ? 4 : 0);
+	return len <= room ? len : 0;
 }
 
 /*

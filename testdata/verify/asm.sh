@@ -169,3 +169,23 @@ pad16() { for i in $(seq 16); do printf '\tnop\n'; done; }
 } > x86_64-kpfx.s
 echo "asm/: gcc -c x86_64-kpfx.s -o x86_64-kpfx.o  # source: asm.sh"
 gcc -c x86_64-kpfx.s -o x86_64-kpfx.o
+
+# x86_64-kdead.o: the same run of two dead copies as Linux 6.1's kvm.ko,
+# without call padding: each function 16-byte aligned (gas fills the gap
+# with NOPs), only __mcount_loc.  Both copies are stale-weak.
+{
+	printf '\t.text\n'
+	for f in f dead1 dead2 g; do
+		printf '\t.p2align 4\n'
+		case $f in dead*) ;; *) printf '\t.globl %s\n\t.type %s, @function\n%s:\n' \
+			"$f" "$f" "$f" ;; esac
+		printf '%s_call:\n\tcall __fentry__\n' "$f"
+		case $f in dead*) printf '\t.rept 40\n\txor %%eax, %%eax\n\t.endr\n' ;; esac
+		printf '\tret\n'
+		case $f in dead*) ;; *) printf '\t.size %s, .-%s\n' "$f" "$f" ;; esac
+	done
+	printf '\t.section __mcount_loc, "a"\n'
+	for f in f dead1 dead2 g; do printf '\t.quad %s_call\n' "$f"; done
+} > x86_64-kdead.s
+echo "asm/: gcc -c x86_64-kdead.s -o x86_64-kdead.o  # source: asm.sh"
+gcc -c x86_64-kdead.s -o x86_64-kdead.o

@@ -330,6 +330,12 @@ expect "asm x86_64-kpfx.o" "stale-weak" asm/x86_64-kpfx.o
 n=$("$P" asm/x86_64-kpfx.o 2>&1 | grep -c 'stale-weak')
 [ "$n" = 4 ] && ok || no "asm x86_64-kpfx.o: $n stale-weak warnings, want 4 (2 copies x 2 tables)"
 
+# Linux 6.1's shape (asm.sh x86_64-kdead.o): two dead copies in a row, only
+# alignment NOPs between them.  Oracle: the source.
+expect "asm x86_64-kdead.o" "stale-weak" asm/x86_64-kdead.o
+n=$("$P" asm/x86_64-kdead.o 2>&1 | grep -c 'stale-weak')
+[ "$n" = 2 ] && ok || no "asm x86_64-kdead.o: $n stale-weak warnings, want 2"
+
 # x86_64 -pg without -mfentry (issue 12): the mcount call must follow the
 # frame set-up (asm.sh: good's does, other's follows an argument move).
 expect "asm x86_64-mlate.o" "not-at-entry" asm/x86_64-mlate.o
