@@ -40,7 +40,7 @@ $(B)/obj/%.o: %.c
 	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 include lib/build.mk recordmcount/build.mk man/build.mk
-include $(wildcard verify/build.mk patchsite/build.mk tests/*/build.mk tests/golden.mk)
+include $(wildcard verify/build.mk patchsite/build.mk trace/build.mk tests/*/build.mk tests/golden.mk)
 
 deps:
 	$(Q)sh scripts/deps.sh

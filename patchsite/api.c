@@ -79,6 +79,9 @@ static void after_fork_child(void)
 	if (env_out_fd >= 0)
 		close(env_out_fd);
 	env_out_fd = -1;
+	/* The trace directory: the child records in a process directory of its own. */
+	ps_store_forked(ps_fast.t);
+	ps_fast.budget = 0;
 }
 
 int patchsite_init(void)
@@ -595,6 +598,104 @@ static int output_fd(const char *output)
 	return open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 }
 
+/* The variables env_start reads; any other PATCHSITE_* is probably misspelt. */
+static const char *const env_known[] = {
+	"PATCHSITE_TRACER", "PATCHSITE_FILTER", "PATCHSITE_NOTRACE", "PATCHSITE_OUTPUT",
+	"PATCHSITE_BUFFER_KB", "PATCHSITE_FORMAT", "PATCHSITE_GRAPH_FUNCTION",
+	"PATCHSITE_MAX_DEPTH", "PATCHSITE_LOG", "PATCHSITE_DATA", "PATCHSITE_OVERWRITE", NULL
+};
+
+/* Letters to change, add or drop to turn a into b (small strings only). */
+static unsigned edit_distance(const char *a, const char *b)
+{
+	unsigned d[64], la = (unsigned)strlen(a), lb = (unsigned)strlen(b);
+
+	if (la >= 63 || lb >= 63)
+		return 99;
+	for (unsigned j = 0; j <= lb; j++)
+		d[j] = j;
+	for (unsigned i = 1; i <= la; i++) {
+		unsigned diag = d[0], tmp;
+
+		d[0] = i;
+		for (unsigned j = 1; j <= lb; j++) {
+			tmp = d[j];
+			d[j] = diag + (a[i - 1] != b[j - 1]);
+			if (d[j - 1] + 1 < d[j])
+				d[j] = d[j - 1] + 1;
+			if (tmp + 1 < d[j])
+				d[j] = tmp + 1;
+			diag = tmp;
+		}
+	}
+	return d[lb];
+}
+
+/* A PATCHSITE_* variable nobody reads: a warning, with the nearest known name. */
+static void env_check_names(void)
+{
+	extern char **environ;
+
+	for (char **e = environ; e && *e; e++) {
+		const char *eq = strchr(*e, '='), *best = NULL;
+		char name[64], line[256];
+		unsigned bd = 99;
+		int n;
+
+		if (strncmp(*e, "PATCHSITE_", 10) || !eq || (size_t)(eq - *e) >= sizeof(name))
+			continue;
+		memcpy(name, *e, (size_t)(eq - *e));
+		name[eq - *e] = 0;
+		for (unsigned k = 0; env_known[k]; k++) {
+			unsigned d = edit_distance(name, env_known[k]);
+
+			if (d < bd)
+				bd = d, best = env_known[k];
+		}
+		if (!bd)
+			continue;
+		if (bd <= 3)
+			n = snprintf(line, sizeof(line), "patchsite: warning: %s: not a variable "
+				     "patchsite reads (did you mean %s?)\n", name, best);
+		else
+			n = snprintf(line, sizeof(line), "patchsite: warning: %s: not a variable "
+				     "patchsite reads\n", name);
+		if (n > 0)
+			(void)!write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+	}
+}
+
+/* PATCHSITE_OVERWRITE: 1 or 0 (unset: 0). */
+static int env_overwrite(bool *on)
+{
+	const char *v = getenv("PATCHSITE_OVERWRITE");
+
+	*on = v && !strcmp(v, "1");
+	return !v || !*v || !strcmp(v, "0") || !strcmp(v, "1") ? 0 : -EINVAL;
+}
+
+/* No PATCHSITE_OUTPUT: record into the trace directory (PATCHSITE_DATA). */
+static int env_store(const char *tracer)
+{
+	const char *dir = getenv("PATCHSITE_DATA");
+	char why[4400];
+	bool over;
+	int err;
+
+	if (env_overwrite(&over)) {
+		env_bad("PATCHSITE_OVERWRITE", "expected 0 or 1");
+		return -EINVAL;
+	}
+	if (!dir || !*dir)
+		dir = "patchsite.data";
+	err = ps_store_open(dir, tracer, over, ps_ring_bytes);
+	if (err) {
+		snprintf(why, sizeof(why), "cannot record into '%s': %s", dir, strerror(-err));
+		env_bad("PATCHSITE_DATA", why);
+	}
+	return err;
+}
+
 static void env_start(void)
 {
 	const char *tracer = getenv("PATCHSITE_TRACER");
@@ -607,6 +708,7 @@ static void env_start(void)
 	const char *depth = getenv("PATCHSITE_MAX_DEPTH");
 	int fd, err;
 
+	env_check_names();
 	if (!tracer || !*tracer)
 		return;
 	if (strcmp(tracer, "function") && strcmp(tracer, "function_graph") &&
@@ -671,6 +773,15 @@ static void env_start(void)
 		env_bad("PATCHSITE_GRAPH_FUNCTION", ps_last_error);
 		return;
 	}
+	if (!output && strcmp(tracer, "nop")) {
+		if (env_store(tracer))
+			return;
+		if (patchsite_set_tracer(tracer))
+			env_bad("PATCHSITE_TRACER", ps_last_error[0] ? ps_last_error : strerror(errno));
+		else if (!getenv("PATCHSITE_LOG"))
+			ps_log_stderr(PATCHSITE_LOG_WARNING, PATCHSITE_LOG_ERROR);
+		return;
+	}
 	if (patchsite_set_tracer(tracer)) {
 		env_bad("PATCHSITE_TRACER", ps_last_error[0] ? ps_last_error : strerror(errno));
 		return;
@@ -698,6 +809,7 @@ __attribute__((constructor)) static void ps_start(void)
 
 __attribute__((destructor)) static void ps_stop(void)
 {
+	ps_store_finish();
 	if (env_out_fd < 0)
 		return;
 	patchsite_set_tracer("nop");
