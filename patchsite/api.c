@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -579,9 +580,19 @@ static void env_bad(const char *var, const char *why)
 {
 	char line[768];
 	int n = snprintf(line, sizeof(line), "patchsite: error: %s: %s: not tracing\n", var, why);
+	const char *out = getenv("PATCHSITE_OUTPUT");
+	struct stat sb;
+	int fd;
 
 	if (n > 0)
 		(void)!write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+	/* A trace file of an earlier run must not pass for this one's: it says why there is none. */
+	if (out && *out && !stat(out, &sb) && S_ISREG(sb.st_mode) &&
+	    (fd = open(out, O_WRONLY | O_TRUNC | O_CLOEXEC)) >= 0) {
+		if (n > 0)
+			(void)!write(fd, "# ", 2), (void)!write(fd, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+		close(fd);
+	}
 }
 
 /*
@@ -602,7 +613,9 @@ static int output_fd(const char *output)
 static const char *const env_known[] = {
 	"PATCHSITE_TRACER", "PATCHSITE_FILTER", "PATCHSITE_NOTRACE", "PATCHSITE_OUTPUT",
 	"PATCHSITE_BUFFER_KB", "PATCHSITE_FORMAT", "PATCHSITE_GRAPH_FUNCTION",
-	"PATCHSITE_MAX_DEPTH", "PATCHSITE_LOG", "PATCHSITE_DATA", "PATCHSITE_OVERWRITE", NULL
+	"PATCHSITE_MAX_DEPTH", "PATCHSITE_LOG", "PATCHSITE_DATA", "PATCHSITE_OVERWRITE",
+	"PATCHSITE_LIB",	/* read by `patchsite record` */
+	NULL
 };
 
 /* Letters to change, add or drop to turn a into b (small strings only). */
@@ -809,11 +822,24 @@ __attribute__((constructor)) static void ps_start(void)
 
 __attribute__((destructor)) static void ps_stop(void)
 {
+	int err;
+
 	ps_store_finish();
 	if (env_out_fd < 0)
 		return;
 	patchsite_set_tracer("nop");
-	patchsite_trace_write(env_out_fd);
-	close(env_out_fd);
+	err = patchsite_trace_write(env_out_fd);
+	if (close(env_out_fd) && !err)
+		err = -errno;
 	env_out_fd = -1;
+	/* A trace cut short must not pass for a whole one. */
+	if (err) {
+		const char *out = getenv("PATCHSITE_OUTPUT");
+		char line[600];
+		int n = snprintf(line, sizeof(line), "patchsite: %s: writing the trace: %s: it is "
+				 "incomplete\n", out && *out ? out : "stderr", strerror(-err));
+
+		if (n > 0)
+			(void)!write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+	}
 }

@@ -24,8 +24,9 @@ $(B)/patchsite.o: $(PS_OBJ)
 
 .PHONY: check-patchsite check-tsan check-patchsite-tsan bench-patchsite
 check-unit: check-patchsite
-check-patchsite: $(PS_LIBS)
+check-patchsite: $(PS_LIBS) $(B)/patchsite
 	$(Q)sh tests/patchsite/run.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
+	$(Q)sh tests/patchsite/record.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
 
 # The stress test under ThreadSanitizer, with libpatchsite built for it in build/tsan
 # (about 30 s on a 2-core machine; part of make check).

@@ -203,7 +203,8 @@ static int cmd_record(int argc, char **argv)
 	if (fresh_dir(dir))
 		return 2;
 	old = getenv("LD_PRELOAD");
-	snprintf(preload, sizeof(preload), "%s%s%s", lib, old && *old ? " " : "", old ? old : "");
+	/* After what is there: a sanitizer's runtime must stay first. */
+	snprintf(preload, sizeof(preload), "%s%s%s", old ? old : "", old && *old ? " " : "", lib);
 	unsetenv("PATCHSITE_OUTPUT");
 	unsetenv("PATCHSITE_FORMAT");
 	set_env("LD_PRELOAD", preload);

@@ -193,18 +193,18 @@ static char dur_mark(double ns)
 
 /* One function_graph line: text in up to three pieces, so that no name is cut. */
 static void graph_line(FILE *f, const struct stream *m, int cpu, const uint64_t *d, size_t depth,
-		       const char *a, const char *b)
+		       const char *a, const char *b, const char *c)
 {
 	fprintf(f, " %d) %14s | ", cpu, m->task);
 	if (d)
 		fprintf(f, "%c %8.3f us | ", dur_mark((double)*d), (double)*d / 1000.0);
 	else
 		fprintf(f, "              | ");
-	fprintf(f, "%*s%s%s\n", (int)(2 * depth), "", a, b);
+	fprintf(f, "%*s%s%s%s\n", (int)(2 * depth), "", a, b, c);
 }
 
-/* One event of function_graph; false when it shows nothing (an exit with no open call). */
-static bool graph_event(FILE *f, struct stream *m, struct stream **last)
+/* One event of function_graph. */
+static void graph_event(FILE *f, struct stream *m, struct stream **last)
 {
 	const struct psr_proc *p = m->p;
 	struct psr_event e = m->ev;
@@ -214,8 +214,8 @@ static bool graph_event(FILE *f, struct stream *m, struct stream **last)
 	uint64_t d;
 	size_t k = 0;
 
-	if (e.type == PSR_EXIT && !(k = match(m, e.id)))
-		return false;
+	if (e.type == PSR_EXIT)
+		k = match(m, e.id);
 	if (*last && *last != m) {
 		fprintf(f, " ------------------------------------------\n");
 		fprintf(f, " %d) %s => %s\n", e.cpu, (*last)->task, m->task);
@@ -224,26 +224,27 @@ static bool graph_event(FILE *f, struct stream *m, struct stream **last)
 	*last = m;
 	name = psr_site_name(p, e.id, e.tsc, buf, sizeof(buf));
 	if (e.type == PSR_FUNC) {
-		graph_line(f, m, e.cpu, NULL, m->depth, name, "(); /* other stack */");
+		graph_line(f, m, e.cpu, NULL, m->depth, name, "(); /* other stack */", "");
 	} else if (e.type == PSR_ENTRY) {
 		nx = peek(m);
 		if (nx && nx->type == PSR_EXIT && nx->id == e.id) {
 			d = dur(p, e.tsc, nx->tsc);
-			graph_line(f, m, e.cpu, &d, m->depth, name, "();");
+			graph_line(f, m, e.cpu, &d, m->depth, name, "();", "");
 			advance(m);	/* the exit */
 		} else {
-			graph_line(f, m, e.cpu, NULL, m->depth, name, "() {");
-			if (push(m, e.id, e.tsc, 0))
-				return true;
+			graph_line(f, m, e.cpu, NULL, m->depth, name, "() {", "");
+			push(m, e.id, e.tsc, 0);	/* no memory: shown unnested */
 		}
+	} else if (!k) {
+		/* Its entry is not in the record (overwritten, or before a fork). */
+		graph_line(f, m, e.cpu, NULL, 0, "} /* ", name, " */");
 	} else {
 		while (m->depth >= k) {
 			d = dur(p, m->stack[m->depth - 1].tsc, e.tsc);
 			m->depth--;
-			graph_line(f, m, e.cpu, &d, m->depth, "}", "");
+			graph_line(f, m, e.cpu, &d, m->depth, "}", "", "");
 		}
 	}
-	return true;
 }
 
 static void write_graph(FILE *f, const struct psr_proc *p, struct stream *s, size_t ns)
@@ -716,9 +717,13 @@ int render_info(FILE *out, const struct psr_session *s, const struct render_opts
 		fprintf(out, "  tracer:   %s%s\n", p->tracer, p->overwrite ? " (overwrite)" : "");
 		fprintf(out, "  clock:    tsc, %.6f ns per tick\n", p->ns_per_tsc);
 		fprintf(out, "  time:     %.6f s recorded\n", (double)span / 1e9);
-		fprintf(out, "  end:      %s\n", p->has_end ? (p->status[0] ? p->status : "normal exit") :
-			p->exec_followed ? "exec (a later image of this pid follows)" :
-			p->status[0] ? p->status : "abnormal: no clean end written");
+		if (p->has_end)
+			fprintf(out, "  end:      %s\n", p->status[0] ? p->status : "normal exit");
+		else if (p->exec_followed)
+			fprintf(out, "  end:      exec (a later image of this pid follows)\n");
+		else
+			fprintf(out, "  end:      %s%sabnormal: no clean end written\n", p->status,
+				p->status[0] ? ", " : "");
 		fprintf(out, "  objects:  %zu\n", p->nmods);
 		for (size_t k = 0; k < p->nmods; k++)
 			fprintf(out, "    [%u] %s: %zu sites%s\n", p->mods[k].index,
