@@ -39,6 +39,7 @@ for h in "$@"; do
 		corpus=$dir/ci-corpus/$h
 		rm -rf "$corpus"
 		bound="-seed=1 -runs=$ci"
+		[ "$h" = psread ] && bound="-seed=1 -runs=${FUZZ_CI_PSREAD_RUNS:-20000}"
 	fi
 	mkdir -p "$corpus"
 	log=$dir/$h${ci:+-ci}.log
