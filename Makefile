@@ -48,6 +48,7 @@ deps:
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)sh scripts/demo.sh $(B)
+	$(Q)sh scripts/demo-trace.sh $(B)
 
 check: all
 	$(Q)$(MAKE) --no-print-directory check-unit check-golden
