@@ -22,6 +22,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +42,11 @@
 #define GROW_CHUNK	(1ul << 20)
 
 struct ps_tstore {
+	void *_Atomic ready;		/* grow: chunk ready_seq, mapped and filled by the helper */
+	uint64_t ready_seq;
+	uint64_t want_seq;		/* under helper.lock: the chunk asked for */
+	bool queued;			/* under helper.lock: waiting for the helper */
+	struct ps_tstore *qnext;
 	int fd;
 	pid_t pid;			/* the process whose file this is */
 	struct psd_thread_hdr *hdr;	/* mapped shared, the whole time */
@@ -58,6 +65,103 @@ static struct {
 	char tracer[32];
 	_Atomic bool said_full;
 } st = { .procfd = -1 };
+
+/*
+ * The helper thread: it reserves, maps and fills in the next chunk of each
+ * thread's file while the thread writes the current one, so that the
+ * recording thread does not pay for fresh page-cache pages (most of what a
+ * chunk costs).  Started at the first chunk switch; a forked child starts
+ * its own.  Without it (it could not start), threads map their chunks
+ * themselves.
+ */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct ps_tstore *queue;
+	pid_t pid;			/* the process it runs in */
+	bool closing;
+} helper = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0, false };
+
+static int reserve(int fd, off_t off, size_t len);
+
+static off_t chunk_off(uint64_t seq)
+{
+	return PSD_HDR_BYTES + (off_t)(seq * st.chunk);
+}
+
+/* Chunk seq of s's file, reserved, mapped and its pages in; NULL on failure. */
+static void *prepare(struct ps_tstore *s, uint64_t seq)
+{
+	void *p;
+
+	if (reserve(s->fd, chunk_off(seq), st.chunk))
+		return NULL;
+	p = mmap(NULL, st.chunk, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, chunk_off(seq));
+	if (p == MAP_FAILED)
+		return NULL;
+	(void)madvise(p, st.chunk, MADV_POPULATE_WRITE);	/* Linux 5.14; a hint */
+	return p;
+}
+
+static void *helper_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&helper.lock);
+	for (;;) {
+		struct ps_tstore *s;
+		uint64_t seq;
+		void *p;
+
+		while (!helper.queue && !helper.closing)
+			pthread_cond_wait(&helper.cond, &helper.lock);
+		if (helper.closing)
+			break;
+		s = helper.queue;
+		helper.queue = s->qnext;
+		s->queued = false;
+		seq = s->want_seq;
+		pthread_mutex_unlock(&helper.lock);
+		p = prepare(s, seq);
+		if (p) {
+			s->ready_seq = seq;
+			atomic_store_explicit(&s->ready, p, memory_order_release);
+		}
+		pthread_mutex_lock(&helper.lock);
+	}
+	pthread_mutex_unlock(&helper.lock);
+	return NULL;
+}
+
+/*
+ * Ask the helper for s's next chunk (s->seq); start it if it is not running
+ * here.  Never waits: with the lock taken (the helper descheduled while
+ * holding it, on a busy machine), the thread maps its next chunk itself.
+ */
+static void helper_request(struct ps_tstore *s)
+{
+	if (pthread_mutex_trylock(&helper.lock))
+		return;
+	if (helper.pid != st.pid && !helper.closing) {
+		sigset_t all, old;
+		pthread_t th;
+
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);	/* the program's signals are not for it */
+		if (!pthread_create(&th, NULL, helper_main, NULL)) {
+			pthread_detach(th);
+			helper.pid = st.pid;
+		}
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	if (helper.pid == st.pid && !s->queued) {
+		s->queued = true;
+		s->want_seq = s->seq;
+		s->qnext = helper.queue;
+		helper.queue = s;
+		pthread_cond_signal(&helper.cond);
+	}
+	pthread_mutex_unlock(&helper.lock);
+}
 
 bool ps_store_on(void)
 {
@@ -405,25 +509,35 @@ static void chunk_start(struct ps_thread *t, struct ps_fast *f, uint64_t *base)
 	__atomic_store_n(&s->hdr->chunks, s->seq, __ATOMIC_RELEASE);
 }
 
-/* Map chunk s->seq (grow): reserved on disk first, pages filled in one call. */
+/*
+ * Map chunk s->seq (grow): the one the helper made ready, else reserved on
+ * disk and mapped here; then the helper is asked for the one after.
+ */
 static int map_next(struct ps_thread *t, struct ps_fast *f)
 {
 	struct ps_tstore *s = t->store;
-	off_t off = PSD_HDR_BYTES + (off_t)(s->seq * st.chunk);
-	void *p;
-	int err = reserve(s->fd, off, st.chunk);
+	void *p = atomic_exchange_explicit(&s->ready, NULL, memory_order_acquire);
+	int err;
 
-	if (err)
-		return err;
-	p = mmap(NULL, st.chunk, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, off);
-	if (p == MAP_FAILED)
-		return -errno;
-	(void)madvise(p, st.chunk, MADV_POPULATE_WRITE);	/* Linux 5.14; a hint */
+	if (p && s->ready_seq != s->seq) {
+		munmap(p, st.chunk);
+		p = NULL;
+	}
+	if (!p) {
+		err = reserve(s->fd, chunk_off(s->seq), st.chunk);
+		if (err)
+			return err;
+		p = mmap(NULL, st.chunk, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, chunk_off(s->seq));
+		if (p == MAP_FAILED)
+			return -errno;
+		(void)madvise(p, st.chunk, MADV_POPULATE_WRITE);	/* Linux 5.14; a hint */
+	}
 	if (s->map)
 		munmap(s->map, s->map_bytes);
 	s->map = p;
 	s->map_bytes = st.chunk;
 	chunk_start(t, f, p);
+	helper_request(s);
 	return 0;
 }
 
@@ -543,6 +657,20 @@ void ps_store_lost(struct ps_thread *t)
 		__atomic_fetch_add(&t->store->hdr->lost, 1, __ATOMIC_RELAXED);
 }
 
+/* Whether the helper may be preparing a chunk of s now (then its file is left as it is). */
+static bool helper_busy(struct ps_tstore *s)
+{
+	void *p;
+
+	if (helper.pid != st.pid)
+		return false;
+	p = atomic_load_explicit(&s->ready, memory_order_acquire);
+	if (p)
+		return false;
+	/* Not ready yet: the helper may be between reserve and publish; leave the file. */
+	return true;
+}
+
 /*
  * Normal exit: each thread's file says where its data ends, and `end`
  * is written (its presence is the clean trailer).
@@ -554,12 +682,19 @@ void ps_store_finish(void)
 
 	if (!st.on || st.pid != getpid())
 		return;
+	pthread_mutex_lock(&helper.lock);
+	helper.closing = true;
+	pthread_cond_signal(&helper.cond);
+	pthread_mutex_unlock(&helper.lock);
 	for (struct ps_thread *t = atomic_load(&ps.threads); t; t = t->next) {
 		struct ps_fast *f = atomic_load(&t->fast);
 		struct ps_tstore *s = t->store;
 
 		if (!s || ps_store_stale(t) || !f)
 			continue;
+		/* A chunk made ready and not used is not data: the file ends where the data does. */
+		if (!st.overwrite && !helper_busy(s))
+			(void)!ftruncate(s->fd, chunk_off(s->seq));
 		memcpy(s->hdr->comm, t->comm, sizeof(s->hdr->comm));
 		s->hdr->end_word = (uint64_t)(ps_wp_get(f) - t->base);
 		__atomic_store_n(&s->hdr->clean, 1, __ATOMIC_RELEASE);
@@ -595,6 +730,11 @@ void ps_store_forked(struct ps_thread *self)
 		s->fd = -1;
 		s->map = NULL;	/* not to be unmapped by the next chunk switch */
 	}
+	/* The helper did not follow: its lock may have been held at the fork. */
+	pthread_mutex_init(&helper.lock, NULL);
+	pthread_cond_init(&helper.cond, NULL);
+	helper.queue = NULL;
+	helper.pid = 0;
 	if (st.procfd >= 0)
 		close(st.procfd);
 	st.procfd = -1;
