@@ -32,7 +32,7 @@ check-patchsite: $(PS_LIBS) $(B)/patchsite
 # (about 30 s on a 2-core machine; part of make check).
 check-tsan:
 	$(Q)$(MAKE) --no-print-directory SAN= TSAN=1 check-patchsite-tsan
-check-patchsite-tsan: $(B)/libpatchsite.a
+check-patchsite-tsan: $(B)/libpatchsite.a $(B)/patchsite.o $(B)/patchsite
 	$(Q)sh tests/patchsite/tsan.sh $(B)
 
 # Start-up, live patching and per-call costs over 100,000 generated functions
