@@ -42,8 +42,7 @@
 #define GROW_CHUNK	(1ul << 20)
 
 struct ps_tstore {
-	void *_Atomic ready;		/* grow: chunk ready_seq, mapped and filled by the helper */
-	uint64_t ready_seq;
+	void *_Atomic ready;		/* grow: a chunk mapped and filled by the helper (its word 1: its number) */
 	uint64_t want_seq;		/* under helper.lock: the chunk asked for */
 	bool queued;			/* under helper.lock: waiting for the helper */
 	struct ps_tstore *qnext;
@@ -123,8 +122,10 @@ static void *helper_main(void *arg)
 		pthread_mutex_unlock(&helper.lock);
 		p = prepare(s, seq);
 		if (p) {
-			s->ready_seq = seq;
-			atomic_store_explicit(&s->ready, p, memory_order_release);
+			((uint64_t *)p)[1] = seq;	/* rewritten by chunk_start when used */
+			p = atomic_exchange_explicit(&s->ready, p, memory_order_acq_rel);
+			if (p)
+				munmap(p, st.chunk);	/* an older one, never taken */
 		}
 		pthread_mutex_lock(&helper.lock);
 	}
@@ -519,7 +520,7 @@ static int map_next(struct ps_thread *t, struct ps_fast *f)
 	void *p = atomic_exchange_explicit(&s->ready, NULL, memory_order_acquire);
 	int err;
 
-	if (p && s->ready_seq != s->seq) {
+	if (p && ((uint64_t *)p)[1] != s->seq) {
 		munmap(p, st.chunk);
 		p = NULL;
 	}
