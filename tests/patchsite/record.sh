@@ -293,6 +293,23 @@ if [ $rc -eq 2 ] && grep -q 'expected total, self, calls, avg or max' err; then
 else
 	fail "bad --sort (exit $rc)" err
 fi
+# Names of any length, whole in every output (a C++ template's can run to kilobytes).
+long=f_$(printf '%0700d' 0)
+printf '__attribute__((noinline)) void %s(void) { __asm__ volatile(""); }\nint main(void) { %s(); return 0; }\n' \
+	"$long" "$long" >long.c
+if $CC -O2 -pg -mfentry -mrecord-mcount -c long.c -o long.o 2>/dev/null && $CC -o long long.o 2>/dev/null; then
+	rm -rf d
+	record -d d -- ./long >out 2>err
+	"$PS" replay -d d >replay 2>rerr
+	PATCHSITE_TRACER=function_graph PATCHSITE_OUTPUT="$T/trace" LD_PRELOAD="$SANPRE $PATCHSITE_LIB" ./long 2>err
+	if grep -q "| *$long();\$" replay && grep -q "| *$long();\$" trace; then
+		pass "a 702-character name whole in replay and in PATCHSITE_OUTPUT"
+	else
+		fail "long names" rerr
+	fi
+else
+	fail "long names: build"
+fi
 "$PS" --help >out && grep -q '^usage: patchsite record' out && pass "--help" || fail "--help" out
 
 echo "$PASS passed, $FAIL failed"
