@@ -293,6 +293,33 @@ if [ $rc -eq 2 ] && grep -q 'expected total, self, calls, avg or max' err; then
 else
 	fail "bad --sort (exit $rc)" err
 fi
+# dlopen/dlclose twice (testdata/patchsite/dlopen.c): each load and unload in the modules
+# log, and the calls into code unloaded since still named (2 rounds: top_call -> dyn_outer
+# -> dyn_inner once each).
+SRC=$OLDPWD/testdata/patchsite
+fl="-O2 -g -fPIC -pg -mfentry -mrecord-mcount"
+if { $CC $fl -c "$SRC/libdyn.c" -o dyn.o && $CC -shared -o libdyn-pie.so dyn.o &&
+     $CC $fl -c "$SRC/libdyntop.c" -o dyntop.o &&
+     $CC -shared -o libdyntop-pie.so dyntop.o -L. -ldyn-pie -Wl,-rpath,"$T" &&
+     $CC -O2 -g -pg -mfentry -mrecord-mcount -c "$SRC/dlopen.c" -o dlopen.o &&
+     $CC -o dlopen-prog dlopen.o -ldl -Wl,-rpath,"$T"; } >>build.log 2>&1; then
+	rm -rf d
+	LD_LIBRARY_PATH=$T record -d d -- ./dlopen-prog pie >out 2>err
+	"$PS" report -d d --json >report.json 2>rerr
+	loads=$(grep -c '^load [0-9]* [0-9]* 0x[0-9a-f]* mod\.[0-9.]* .*/libdyntop-pie.so$' d/*/modules)
+	unloads=$(grep -c '^unload ' d/*/modules)
+	if grep -qx 'sum=213' out && [ "$loads" -eq 2 ] && [ "$unloads" -eq 4 ] &&
+	   [ "$(calls top_call)" -eq 2 ] && [ "$(calls dyn_outer)" -eq 2 ] &&
+	   [ "$(calls dyn_inner)" -eq 2 ] && [ "$(calls prog_run)" -eq 2 ] && [ ! -s rerr ]; then
+		pass "dlopen/dlclose twice: 2 loads and 4 unloads logged, calls into unloaded code named"
+	else
+		fail "dlopen/dlclose (loads $loads, unloads $unloads)" report.json
+		cat d/*/modules
+	fi
+else
+	fail "dlopen: build" build.log
+fi
+
 # Names of any length, whole in every output (a C++ template's can run to kilobytes).
 long=f_$(printf '%0700d' 0)
 printf '__attribute__((noinline)) void %s(void) { __asm__ volatile(""); }\nint main(void) { %s(); return 0; }\n' \
