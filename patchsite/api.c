@@ -36,6 +36,7 @@ struct ps_state ps = {
 };
 
 static int env_out_fd = -1;
+static bool env_tmp_data;	/* the trace directory is ours, for PATCHSITE_OUTPUT only */
 static atomic_bool demangle_looked_up;
 static _Atomic unsigned long init_ns, init_cpu_ns;	/* set under lock, read without */
 
@@ -688,10 +689,10 @@ static int env_overwrite(bool *on)
 }
 
 /* No PATCHSITE_OUTPUT: record into the trace directory (PATCHSITE_DATA). */
-static int env_store(const char *tracer)
+static int env_store(const char *tracer, bool for_output)
 {
-	const char *dir = getenv("PATCHSITE_DATA");
-	char why[4400];
+	const char *dir = getenv("PATCHSITE_DATA"), *tmp = getenv("TMPDIR");
+	char why[4400], made[4096];
 	bool over;
 	int err;
 
@@ -699,14 +700,36 @@ static int env_store(const char *tracer)
 		env_bad("PATCHSITE_OVERWRITE", "expected 0 or 1");
 		return -EINVAL;
 	}
+	if ((!dir || !*dir) && for_output) {
+		/* Only for PATCHSITE_OUTPUT: a private session, removed once the trace is written. */
+		snprintf(made, sizeof(made), "%s/patchsite-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		dir = mkdtemp(made);
+		if (!dir) {
+			snprintf(why, sizeof(why), "cannot make a directory to record into: %s",
+				 strerror(errno));
+			env_bad("PATCHSITE_OUTPUT", why);
+			return -errno;
+		}
+		env_tmp_data = true;
+	}
 	if (!dir || !*dir)
 		dir = "patchsite.data";
 	err = ps_store_open(dir, tracer, over, ps_ring_bytes);
+	if (err && env_tmp_data)
+		rmdir(dir);
 	if (err) {
 		snprintf(why, sizeof(why), "cannot record into '%s': %s", dir, strerror(-err));
 		env_bad("PATCHSITE_DATA", why);
 	}
 	return err;
+}
+
+/* A private trace directory not to be rendered after all. */
+static void env_drop_data(void)
+{
+	if (env_tmp_data && ps_store_on())
+		ps_store_remove();
+	env_tmp_data = false;
 }
 
 static void env_start(void)
@@ -787,7 +810,7 @@ static void env_start(void)
 		return;
 	}
 	if (!output && strcmp(tracer, "nop")) {
-		if (env_store(tracer))
+		if (env_store(tracer, false))
 			return;
 		if (patchsite_set_tracer(tracer))
 			env_bad("PATCHSITE_TRACER", ps_last_error[0] ? ps_last_error : strerror(errno));
@@ -795,8 +818,17 @@ static void env_start(void)
 			ps_log_stderr(PATCHSITE_LOG_WARNING, PATCHSITE_LOG_ERROR);
 		return;
 	}
+	/*
+	 * PATCHSITE_OUTPUT: recorded into a trace directory all the same (a
+	 * private one unless PATCHSITE_DATA names one), rendered into the file
+	 * at exit by the code `patchsite replay` and `dump` use.  The file is
+	 * opened last: a setting that fails leaves no file behind.
+	 */
+	if (strcmp(tracer, "nop") && env_store(tracer, true))
+		return;
 	if (patchsite_set_tracer(tracer)) {
 		env_bad("PATCHSITE_TRACER", ps_last_error[0] ? ps_last_error : strerror(errno));
+		env_drop_data();
 		return;
 	}
 	fd = output_fd(output);
@@ -807,6 +839,7 @@ static void env_start(void)
 			 strerror(errno));
 		patchsite_set_tracer("nop");
 		env_bad("PATCHSITE_OUTPUT", why);
+		env_drop_data();
 		return;
 	}
 	env_out_fd = fd;
@@ -832,6 +865,8 @@ __attribute__((destructor)) static void ps_stop(void)
 	if (close(env_out_fd) && !err)
 		err = -errno;
 	env_out_fd = -1;
+	if (env_tmp_data && ps_store_on())
+		ps_store_remove();
 	/* A trace cut short must not pass for a whole one. */
 	if (err) {
 		const char *out = getenv("PATCHSITE_OUTPUT");

@@ -5,7 +5,8 @@
 # The runtime is never built with -pg; its objects are PIC so that one set
 # serves all three outputs.
 PS_SRC  := $(wildcard patchsite/*.c)
-PS_OBJ  := $(PS_SRC:%.c=$(B)/obj/%.o)
+# The trace directory's reader and renderer, shared with the patchsite command (trace/).
+PS_OBJ  := $(PS_SRC:%.c=$(B)/obj/%.o) $(B)/obj/trace/psread.o $(B)/obj/trace/render.o
 PS_LIBS := $(B)/libpatchsite.a $(B)/libpatchsite.so $(B)/patchsite.o
 
 $(PS_OBJ): ALL_CFLAGS += -D_GNU_SOURCE -fPIC -fvisibility=hidden -pthread

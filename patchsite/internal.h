@@ -334,6 +334,8 @@ uint64_t ps_tsc_now(void);
 /* store.c */
 struct ps_tstore;
 bool ps_store_on(void);
+const char *ps_store_dir(const char **procname);
+void ps_store_remove(void);
 int ps_store_open(const char *dir, const char *tracer, bool overwrite, size_t ring_bytes);
 int ps_store_thread(struct ps_thread *t, struct ps_fast *f);
 int ps_store_next(struct ps_thread *t, struct ps_fast *f);

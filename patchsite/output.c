@@ -22,6 +22,7 @@
 
 #include "internal.h"
 #include "json.h"
+#include "../trace/render.h"
 
 enum ps_format ps_format = PS_FORMAT_FTRACE;
 
@@ -439,6 +440,31 @@ static int write_folded(FILE *f, struct stream *s, size_t ns)
 	return err;
 }
 
+/*
+ * Recording into a trace directory: this process's part of it, rendered by
+ * the same code as `patchsite replay` and `patchsite dump`.
+ */
+static int write_from_store(FILE *f)
+{
+	struct render_opts o = { .bare = true };
+	struct psr_session *s;
+	int err;
+
+	ps_store_dir(&o.proc);
+	o.pid = getpid();
+	err = psr_open(ps_store_dir(&o.proc), stderr, &s);
+	if (err)
+		return err;
+	if (ps_format == PS_FORMAT_CHROME)
+		err = render_chrome(f, s, &o);
+	else if (ps_format == PS_FORMAT_FOLDED)
+		err = render_folded(f, s, &o);
+	else
+		err = render_replay(f, s, &o);
+	psr_close(s);
+	return err;
+}
+
 int patchsite_trace_write(int fd)
 {
 	struct stream *s = NULL;
@@ -454,6 +480,12 @@ int patchsite_trace_write(int fd)
 	if (!f) {
 		err = -errno;
 		close(dupfd);
+		return err;
+	}
+	if (ps_store_on()) {
+		err = write_from_store(f);
+		if (fclose(f) && !err)
+			err = -errno;
 		return err;
 	}
 	pthread_mutex_lock(&ps.lock);

@@ -37,6 +37,7 @@ struct psd_thread_hdr {
 	uint32_t stopped;		/* 1: recording stopped (no room); the reason below */
 	uint64_t end_word;		/* clean: words used in the last chunk */
 	char why[128];			/* stopped: strerror text */
+	uint64_t overwritten;		/* overwrite: events in chunks reused since */
 };
 
 #endif

@@ -20,6 +20,7 @@
  * only at a normal exit (its absence marks an abnormal end).  Every
  * process appends one line to the session list, even one with no sites.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -62,6 +63,7 @@ static struct {
 	size_t chunk, ring;		/* chunk bytes; overwrite: bytes per thread */
 	char dir[4096], proc[4400];	/* the session directory, the process directory */
 	char tracer[32];
+	char procname[64];		/* this process's directory in the session */
 	_Atomic bool said_full;
 } st = { .procfd = -1 };
 
@@ -167,6 +169,34 @@ static void helper_request(struct ps_tstore *s)
 bool ps_store_on(void)
 {
 	return st.on;
+}
+
+/* The session directory and this process's directory in it (ps_store_on()). */
+const char *ps_store_dir(const char **procname)
+{
+	*procname = st.procname;
+	return st.dir;
+}
+
+/* A session made for PATCHSITE_OUTPUT alone: removed once rendered (its files, then it). */
+void ps_store_remove(void)
+{
+	char path[4400];
+
+	if (st.procfd >= 0) {
+		DIR *d = fdopendir(dup(st.procfd));
+		struct dirent *e;
+
+		while (d && (e = readdir(d)))
+			if (e->d_name[0] != '.')
+				unlinkat(st.procfd, e->d_name, 0);
+		if (d)
+			closedir(d);
+	}
+	rmdir(st.proc);
+	snprintf(path, sizeof(path), "%s/session", st.dir);
+	unlink(path);
+	rmdir(st.dir);	/* fails, as it should, while a child's directory is there */
 }
 
 static uint64_t clock_ns(clockid_t c)
@@ -417,6 +447,7 @@ static int open_process(void)
 	err = make_procdir(name, sizeof(name));
 	if (!err)
 		err = write_info();
+	snprintf(st.procname, sizeof(st.procname), "%s", name);
 	if (err)
 		return err;
 	session_line(name);
@@ -619,6 +650,26 @@ bool ps_store_stale(const struct ps_thread *t)
 	return t->store && t->store->pid != st.pid;
 }
 
+/* Events in a used chunk (overwrite: what reusing it loses, counted). */
+static uint64_t chunk_events(const uint64_t *c)
+{
+	const uint64_t *end = c + st.chunk / 8;
+	uint64_t n = 0;
+
+	for (c += PSD_CHUNK_WORDS; c < end && *c; c++) {
+		if (*c == PS_EV_PAD)
+			continue;
+		if ((*c & 3) == PS_EV_MARK) {
+			c++;	/* and its CPU word */
+			continue;
+		}
+		if ((*c & 3) == PS_EV_FUNC)
+			c++;	/* and its parent word */
+		n++;
+	}
+	return n;
+}
+
 /*
  * The current chunk is full: pad it and go on in the next one.  -errno
  * when there is no room (recording stopped, said once): the thread keeps
@@ -636,11 +687,13 @@ int ps_store_next(struct ps_thread *t, struct ps_fast *f)
 	if (s->hdr->stopped)
 		return -ENOSPC;
 	if (st.overwrite) {
-		uint64_t n = st.ring / st.chunk;
+		uint64_t n = st.ring / st.chunk, *next = s->map + (s->seq % n) * (st.chunk / 8);
 
 		for (uint64_t *p = ps_wp_get(f); p < t->end; p++)
 			*p = PS_EV_PAD;
-		chunk_start(t, f, s->map + (s->seq % n) * (st.chunk / 8));
+		if (s->seq >= n)
+			__atomic_fetch_add(&s->hdr->overwritten, chunk_events(next), __ATOMIC_RELAXED);
+		chunk_start(t, f, next);
 		return 0;
 	}
 	err = map_next(t, f);

@@ -3,7 +3,8 @@
 TRACE_SRC := $(wildcard trace/*.c)
 TRACE_OBJ := $(TRACE_SRC:%.c=$(B)/obj/%.o)
 
-$(TRACE_OBJ): ALL_CFLAGS += -D_GNU_SOURCE
+# psread.c and render.c are in libpatchsite too (PATCHSITE_OUTPUT): PIC, hidden.
+$(TRACE_OBJ): ALL_CFLAGS += -D_GNU_SOURCE -fPIC -fvisibility=hidden
 
 all: $(B)/patchsite
 

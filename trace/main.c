@@ -315,6 +315,11 @@ static int cmd_read(enum verb verb, int argc, char **argv)
 	case DUMP: err = fmt == 'c' ? render_chrome(stdout, s, &o) : render_folded(stdout, s, &o); break;
 	default: err = render_info(stdout, s, &o); break;
 	}
+	/* Folded stacks and JSON have no room for comments: what is missing goes to stderr. */
+	if (verb == DUMP || o.json)
+		for (size_t i = 0; i < s->nprocs; i++)
+			if (render_proc_wanted(&s->procs[i], &o))
+				render_losses(stderr, &s->procs[i], "patchsite: ");
 	if (o.pid) {
 		bool any = false;
 

@@ -418,6 +418,7 @@ static void read_thread(struct psr_proc *p, const char *name)
 	t->tid = (int)h->tid;
 	memcpy(t->comm, h->comm, 16);
 	t->lost = h->lost;
+	t->overwritten = h->overwritten;
 	t->clean = h->clean == 1;
 	t->stopped = h->stopped == 1;
 	memcpy(t->why, h->why, 128);

@@ -58,6 +58,7 @@ struct psr_thread {
 	int tid;
 	char comm[17];
 	uint64_t lost;
+	uint64_t overwritten;	/* overwrite: events in chunks reused since */
 	bool clean, stopped;
 	char why[129];
 	const uint64_t *words;	/* the whole file, mapped */

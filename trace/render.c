@@ -96,7 +96,7 @@ static void stream_init(struct stream *s, const struct psr_proc *p, const struct
 
 bool render_proc_wanted(const struct psr_proc *p, const struct render_opts *o)
 {
-	return !o->pid || p->pid == o->pid;
+	return (!o->pid || p->pid == o->pid) && (!o->proc || !strcmp(p->name, o->proc));
 }
 
 static bool thread_wanted(const struct psr_thread *t, const struct render_opts *o)
@@ -135,6 +135,8 @@ static struct stream *earliest(struct stream *s, size_t n)
 	return min;
 }
 
+static bool bare;	/* render_opts.bare of the current call */
+
 void render_losses(FILE *out, const struct psr_proc *p, const char *prefix)
 {
 	for (size_t i = 0; i < p->nthreads; i++) {
@@ -143,10 +145,15 @@ void render_losses(FILE *out, const struct psr_proc *p, const char *prefix)
 		if (t->lost)
 			fprintf(out, "%s%s-%d [LOST %llu EVENTS]\n", prefix, t->comm, t->tid,
 				(unsigned long long)t->lost);
+		if (t->overwritten)
+			fprintf(out, "%s%s-%d [OVERWRITTEN %llu EVENTS]\n", prefix, t->comm, t->tid,
+				(unsigned long long)t->overwritten);
 		if (t->stopped)
 			fprintf(out, "%s%s-%d [RECORDING STOPPED: %s]\n", prefix, t->comm, t->tid,
 				t->why);
 	}
+	if (bare || !prefix[0] || prefix[0] != '#')
+		return;		/* running (it is writing this), or stderr: only what is lost */
 	if (!p->has_end)
 		fprintf(out, "%sprocess %d ended %s: no clean end was written\n", prefix, p->pid,
 			p->exec_followed ? "by exec" : p->status[0] ? p->status : "abnormally");
@@ -161,7 +168,7 @@ static void write_function(FILE *f, const struct psr_proc *p, struct stream *s, 
 
 	for (size_t i = 0; i < ns; i++) {
 		entries += s[i].t->funcs;
-		lost += s[i].t->lost;
+		lost += s[i].t->lost + s[i].t->overwritten;	/* written, not in the buffer */
 	}
 	fprintf(f, "# tracer: function\n#\n");
 	fprintf(f, "# entries-in-buffer/entries-written: %llu/%llu   #P:%ld\n#\n", entries,
@@ -214,8 +221,8 @@ static void graph_event(FILE *f, struct stream *m, struct stream **last)
 	uint64_t d;
 	size_t k = 0;
 
-	if (e.type == PSR_EXIT)
-		k = match(m, e.id);
+	if (e.type == PSR_EXIT && !(k = match(m, e.id)) && bare)
+		return;
 	if (*last && *last != m) {
 		fprintf(f, " ------------------------------------------\n");
 		fprintf(f, " %d) %s => %s\n", e.cpu, (*last)->task, m->task);
@@ -277,6 +284,7 @@ int render_replay(FILE *out, const struct psr_session *s, const struct render_op
 {
 	bool first = true;
 
+	bare = o->bare;
 	for (size_t i = 0; i < s->nprocs; i++) {
 		const struct psr_proc *p = &s->procs[i];
 		struct stream *st;
@@ -290,7 +298,9 @@ int render_replay(FILE *out, const struct psr_session *s, const struct render_op
 		if (!first)
 			fputc('\n', out);
 		first = false;
-		fprintf(out, "# process %d: %s\n", p->pid, p->cmdline ? p->cmdline : p->exe ? p->exe : "?");
+		if (!bare)
+			fprintf(out, "# process %d: %s\n", p->pid,
+				p->cmdline ? p->cmdline : p->exe ? p->exe : "?");
 		if (is_graph(p))
 			write_graph(out, p, st, n);
 		else
@@ -319,7 +329,7 @@ static void chrome_event(FILE *f, const char **sep, const struct psr_proc *p, in
 static int chrome_thread(FILE *f, const char **sep, struct stream *m)
 {
 	const struct psr_proc *p = m->p;
-	char buf[32];
+	char buf[48];
 	uint64_t d;
 
 	fprintf(f, "%s{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":",
@@ -327,6 +337,10 @@ static int chrome_thread(FILE *f, const char **sep, struct stream *m)
 	json_str(f, m->t->comm);
 	fprintf(f, "}}");
 	*sep = ",\n";
+	if (m->t->lost && m->has_ev) {
+		snprintf(buf, sizeof(buf), "LOST %llu EVENTS", (unsigned long long)m->t->lost);
+		chrome_event(f, sep, p, m->t->tid, buf, "i", m->ev.tsc, NULL);
+	}
 	for (; m->has_ev; advance(m)) {
 		struct psr_event *e = &m->ev;
 		size_t k;
@@ -735,8 +749,9 @@ int render_info(FILE *out, const struct psr_session *s, const struct render_opts
 
 			if (!thread_wanted(t, o))
 				continue;
-			fprintf(out, "    %d %-16s events %llu lost %llu%s%s%s\n", t->tid, t->comm,
-				(unsigned long long)t->events, (unsigned long long)t->lost,
+			fprintf(out, "    %d %-16s events %llu lost %llu overwritten %llu%s%s%s\n",
+				t->tid, t->comm, (unsigned long long)t->events,
+				(unsigned long long)t->lost, (unsigned long long)t->overwritten,
 				t->stopped ? " stopped: " : "", t->stopped ? t->why : "",
 				t->clean ? "" : " (not closed)");
 			events += t->events;

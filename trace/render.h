@@ -18,8 +18,11 @@ enum render_sort { SORT_TOTAL, SORT_SELF, SORT_CALLS, SORT_AVG, SORT_MAX };
 
 struct render_opts {
 	int pid, tid;		/* 0: every one */
+	const char *proc;	/* only the process directory of this name, or NULL */
 	enum render_sort sort;
 	bool json;
+	bool bare;		/* the runtime's own trace at exit (PATCHSITE_OUTPUT): no
+				   process header, a return without its call not shown */
 };
 
 bool render_proc_wanted(const struct psr_proc *p, const struct render_opts *o);

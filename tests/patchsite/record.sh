@@ -175,17 +175,22 @@ else
 fi
 
 # Flight recorder: a 64 KB ring per thread (4 chunks of 2048 words, one of them being
-# reused) keeps the newest 3 to 4 chunks of calls, main's exit among them.
+# reused) keeps the newest 3 to 4 chunks of calls, main's exit among them; what reuse
+# overwrote is counted: kept + overwritten = 2 * 100000 + 2 events exactly.
 rm -rf d
 record -d d --overwrite --buffer-kb=64 -- ./ending 100000 normal >out 2>err
 "$PS" report -d d --json >report.json 2>rerr
 "$PS" replay -d d >replay 2>>rerr
+"$PS" info -d d >info 2>>rerr
 kept=$(calls leaf)
+set -- $(sed -n 's/^ *[0-9]* ending *events \([0-9]*\) lost 0 overwritten \([0-9]*\)$/\1 \2/p' info)
 if [ "$kept" -gt 3000 ] && [ "$kept" -lt 4096 ] && [ "$(tail -1 replay | grep -c '| } /\* main \*/$')" -eq 1 ] &&
-   [ ! -s rerr ] && [ "$(stat -c %s d/*/thread.*)" -eq $((4096 + 65536)) ]; then
-	pass "overwrite: a 64 KB ring kept the newest $kept of 100000 calls and main's return"
+   [ $(($1 + $2)) -eq 200002 ] && grep -q "^# ending-[0-9]* \[OVERWRITTEN $2 EVENTS\]" replay &&
+   [ "$(cat rerr)" = "$(sed -n 's/^# /patchsite: /p' replay | grep OVERWRITTEN)" ] &&
+   [ "$(stat -c %s d/*/thread.*)" -eq $((4096 + 65536)) ]; then
+	pass "overwrite: a 64 KB ring kept the newest $kept of 100000 calls and main's return; $1 kept + $2 overwritten events = 200002"
 else
-	fail "overwrite: kept $kept" replay
+	fail "overwrite: kept $kept, events ${1:-?} + ${2:-?}" replay
 fi
 
 # Damage: one line naming the file and the reason, partial results, never a crash.
