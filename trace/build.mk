@@ -18,3 +18,6 @@ install-patchsite: $(B)/patchsite $(B)/libpatchsite.so
 	install -D -m 644 $(B)/libpatchsite.so $(DESTDIR)$(PREFIX)/lib/libpatchsite.so
 	install -D -m 644 man/patchsite.1 $(DESTDIR)$(PREFIX)/share/man/man1/patchsite.1
 	install -D -m 644 man/patchsite-data.5 $(DESTDIR)$(PREFIX)/share/man/man5/patchsite-data.5
+	install -D -m 644 man/patchsite.7 $(DESTDIR)$(PREFIX)/share/man/man7/patchsite.7
+	install -D -m 644 man/libpatchsite.3 $(DESTDIR)$(PREFIX)/share/man/man3/libpatchsite.3
+	install -D -m 644 include/patchsite.h $(DESTDIR)$(PREFIX)/include/patchsite.h

@@ -121,10 +121,14 @@ static int fresh_dir(const char *dir)
 	return 0;
 }
 
-/* CMD's end, in the directory of its last image (what info and replay say). */
-static void write_status(const char *dir, pid_t pid, int st)
+/*
+ * CMD's end, in the directory of its last image (what info and replay say);
+ * a run that recorded nothing is said, with the likely reason.
+ */
+static void write_status(const char *dir, const char *cmd, pid_t pid, int st)
 {
 	char path[PATH_MAX], line[256], name[64] = "", text[64];
+	unsigned procs = 0, with_sites = 0;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/session", dir);
@@ -133,11 +137,21 @@ static void write_status(const char *dir, pid_t pid, int st)
 		int p, pp;
 		char n[64];
 
-		if (sscanf(line, "%d %d %63s", &p, &pp, n) == 3 && p == pid && strcmp(n, "-"))
+		if (sscanf(line, "%d %d %63s", &p, &pp, n) != 3)
+			continue;
+		procs++;
+		with_sites += strcmp(n, "-") != 0;
+		if (p == pid && strcmp(n, "-"))
 			snprintf(name, sizeof(name), "%s", n);
 	}
 	if (f)
 		fclose(f);
+	if (!procs)
+		fprintf(stderr, "patchsite: %s: nothing recorded: the runtime did not start in it "
+			"(a static executable? a setting refused above?)\n", cmd);
+	else if (!with_sites)
+		fprintf(stderr, "patchsite: %s: nothing recorded: no traceable functions (build with "
+			"-pg -mfentry -mrecord-mcount or -fpatchable-function-entry=5)\n", cmd);
 	if (!name[0] || strchr(name, '/'))
 		return;
 	if (WIFSIGNALED(st))
@@ -235,7 +249,7 @@ static int cmd_record(int argc, char **argv)
 			perror("patchsite: waitpid");
 			return 2;
 		}
-	write_status(dir, pid, st);
+	write_status(dir, argv[optind], pid, st);
 	free(filter);
 	free(notrace);
 	free(graph);
