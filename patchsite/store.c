@@ -47,6 +47,7 @@ struct ps_tstore {
 	uint64_t want_seq;		/* under helper.lock: the chunk asked for */
 	bool queued;			/* under helper.lock: waiting for the helper */
 	struct ps_tstore *qnext;
+	struct ps_tstore *all_next;	/* every one made, never freed (threads keep theirs) */
 	int fd;
 	pid_t pid;			/* the process whose file this is */
 	struct psd_thread_hdr *hdr;	/* mapped shared, the whole time */
@@ -55,6 +56,8 @@ struct ps_tstore {
 	uint64_t seq;			/* chunks started */
 	char path[64];			/* relative to the process directory */
 };
+
+static _Atomic(struct ps_tstore *) all_stores;
 
 static struct {
 	bool on, overwrite;
@@ -619,6 +622,9 @@ int ps_store_thread(struct ps_thread *t, struct ps_fast *f)
 		free(s);
 		return err;
 	}
+	s->all_next = atomic_load(&all_stores);
+	while (!atomic_compare_exchange_weak(&all_stores, &s->all_next, s))
+		;
 	memcpy(s->hdr->magic, PSD_THREAD_MAGIC, 8);
 	s->hdr->version = PSD_VERSION;
 	s->hdr->hdr_bytes = PSD_HDR_BYTES;
@@ -636,10 +642,11 @@ int ps_store_thread(struct ps_thread *t, struct ps_fast *f)
 	err = map_next(t, f);
 	if (err) {
 		say_stopped(s, err);
-		t->store = NULL;
+		t->store = NULL;	/* s stays listed, unused: its file says why it stopped */
 		munmap(s->hdr, PSD_HDR_BYTES);
+		s->hdr = NULL;
 		close(s->fd);
-		free(s);
+		s->fd = -1;
 	}
 	return err;
 }
