@@ -43,7 +43,9 @@
 #define GROW_CHUNK	(1ul << 20)
 
 struct ps_tstore {
-	void *_Atomic ready;		/* grow: a chunk mapped and filled by the helper (its word 1: its number) */
+	void *_Atomic ready[2];		/* grow: chunks n and n + 1, mapped and filled by the helper,
+					   in slot n % 2 (word 1: the chunk's number) */
+	uint64_t prepared;		/* helper only: chunks below this were made ready */
 	uint64_t want_seq;		/* under helper.lock: the chunk asked for */
 	bool queued;			/* under helper.lock: waiting for the helper */
 	struct ps_tstore *qnext;
@@ -84,7 +86,8 @@ static struct {
 	struct ps_tstore *queue;
 	pid_t pid;			/* the process it runs in */
 	bool closing;
-} helper = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0, false };
+	struct ps_tstore *working;	/* whose chunks it is preparing now */
+} helper = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0, false, NULL };
 
 static int reserve(int fd, off_t off, size_t len);
 
@@ -107,14 +110,29 @@ static void *prepare(struct ps_tstore *s, uint64_t seq)
 	return p;
 }
 
+/* Chunks want and want + 1 of s ready (two ahead: slack for a helper scheduled late). */
+static void prepare_ahead(struct ps_tstore *s, uint64_t want)
+{
+	for (uint64_t y = want > s->prepared ? want : s->prepared; y <= want + 1; y++) {
+		void *p = prepare(s, y);
+
+		if (!p)
+			return;
+		((uint64_t *)p)[1] = y;	/* rewritten by chunk_start when used */
+		p = atomic_exchange_explicit(&s->ready[y % 2], p, memory_order_acq_rel);
+		if (p)
+			munmap(p, st.chunk);	/* an older one, never taken */
+		s->prepared = y + 1;
+	}
+}
+
 static void *helper_main(void *arg)
 {
 	(void)arg;
 	pthread_mutex_lock(&helper.lock);
 	for (;;) {
 		struct ps_tstore *s;
-		uint64_t seq;
-		void *p;
+		uint64_t want;
 
 		while (!helper.queue && !helper.closing)
 			pthread_cond_wait(&helper.cond, &helper.lock);
@@ -123,16 +141,13 @@ static void *helper_main(void *arg)
 		s = helper.queue;
 		helper.queue = s->qnext;
 		s->queued = false;
-		seq = s->want_seq;
+		want = s->want_seq;
+		helper.working = s;
 		pthread_mutex_unlock(&helper.lock);
-		p = prepare(s, seq);
-		if (p) {
-			((uint64_t *)p)[1] = seq;	/* rewritten by chunk_start when used */
-			p = atomic_exchange_explicit(&s->ready, p, memory_order_acq_rel);
-			if (p)
-				munmap(p, st.chunk);	/* an older one, never taken */
-		}
+		prepare_ahead(s, want);
 		pthread_mutex_lock(&helper.lock);
+		helper.working = NULL;
+		pthread_cond_broadcast(&helper.cond);
 	}
 	pthread_mutex_unlock(&helper.lock);
 	return NULL;
@@ -551,7 +566,7 @@ static void chunk_start(struct ps_thread *t, struct ps_fast *f, uint64_t *base)
 static int map_next(struct ps_thread *t, struct ps_fast *f)
 {
 	struct ps_tstore *s = t->store;
-	void *p = atomic_exchange_explicit(&s->ready, NULL, memory_order_acquire);
+	void *p = atomic_exchange_explicit(&s->ready[s->seq % 2], NULL, memory_order_acquire);
 	int err;
 
 	if (p && ((uint64_t *)p)[1] != s->seq) {
@@ -718,18 +733,15 @@ void ps_store_lost(struct ps_thread *t)
 		__atomic_fetch_add(&t->store->hdr->lost, 1, __ATOMIC_RELAXED);
 }
 
-/* Whether the helper may be preparing a chunk of s now (then its file is left as it is). */
-static bool helper_busy(struct ps_tstore *s)
+/* Chunks made ready and not used: not data (unmapped: the file is about to end before them). */
+static void drop_ready(struct ps_tstore *s)
 {
-	void *p;
+	for (int k = 0; k < 2; k++) {
+		void *p = atomic_exchange_explicit(&s->ready[k], NULL, memory_order_acq_rel);
 
-	if (helper.pid != st.pid)
-		return false;
-	p = atomic_load_explicit(&s->ready, memory_order_acquire);
-	if (p)
-		return false;
-	/* Not ready yet: the helper may be between reserve and publish; leave the file. */
-	return true;
+		if (p)
+			munmap(p, st.chunk);
+	}
 }
 
 /*
@@ -743,9 +755,12 @@ void ps_store_finish(void)
 
 	if (!st.on || st.pid != getpid())
 		return;
+	/* The helper stops, and finishes what it was doing first. */
 	pthread_mutex_lock(&helper.lock);
 	helper.closing = true;
-	pthread_cond_signal(&helper.cond);
+	pthread_cond_broadcast(&helper.cond);
+	while (helper.working && helper.pid == st.pid)
+		pthread_cond_wait(&helper.cond, &helper.lock);
 	pthread_mutex_unlock(&helper.lock);
 	for (struct ps_thread *t = atomic_load(&ps.threads); t; t = t->next) {
 		struct ps_fast *f = atomic_load(&t->fast);
@@ -753,9 +768,15 @@ void ps_store_finish(void)
 
 		if (!s || ps_store_stale(t) || !f)
 			continue;
-		/* A chunk made ready and not used is not data: the file ends where the data does. */
-		if (!st.overwrite && !helper_busy(s))
+		/*
+		 * The file ends where the data does: chunks reserved ahead go,
+		 * for this thread and threads that exited (one still running
+		 * may be switching chunks: its file keeps its reserve).
+		 */
+		if (!st.overwrite && (f == &ps_fast || f == &t->fast_copy)) {
+			drop_ready(s);
 			(void)!ftruncate(s->fd, chunk_off(s->seq));
+		}
 		memcpy(s->hdr->comm, t->comm, sizeof(s->hdr->comm));
 		s->hdr->end_word = (uint64_t)(ps_wp_get(f) - t->base);
 		__atomic_store_n(&s->hdr->clean, 1, __ATOMIC_RELEASE);
