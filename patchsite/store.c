@@ -411,7 +411,9 @@ static void write_module(struct ps_module *m, char *name, size_t len)
 		snprintf(name, len, "-");
 		return;
 	}
-	ps_module_syms(m);
+	/* Symbols are read only where they name something: sites, or callers (function). */
+	if (m->nsites || !strcmp(st.tracer, "function"))
+		ps_module_syms(m);
 	fprintf(f, "path %s\nbias %#lx\n", m->path ? m->path : "", (unsigned long)m->bias);
 	if (m->path && !stat(m->path, &sb))
 		fprintf(f, "file %llu %lld\n", (unsigned long long)sb.st_size,
@@ -580,14 +582,20 @@ static int map_next(struct ps_thread *t, struct ps_fast *f)
 		p = mmap(NULL, st.chunk, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, chunk_off(s->seq));
 		if (p == MAP_FAILED)
 			return -errno;
-		(void)madvise(p, st.chunk, MADV_POPULATE_WRITE);	/* Linux 5.14; a hint */
+		/*
+		 * A thread's first chunk gets its pages as it uses them: a
+		 * thread that makes a few calls costs a few pages, not a MiB.
+		 */
+		if (s->seq)
+			(void)madvise(p, st.chunk, MADV_POPULATE_WRITE);	/* Linux 5.14; a hint */
 	}
 	if (s->map)
 		munmap(s->map, s->map_bytes);
 	s->map = p;
 	s->map_bytes = st.chunk;
 	chunk_start(t, f, p);
-	helper_request(s);
+	if (s->seq > 1)
+		helper_request(s);	/* chunks ahead only for a thread that filled one */
 	return 0;
 }
 
@@ -773,7 +781,13 @@ void ps_store_finish(void)
 		 * for this thread and threads that exited (one still running
 		 * may be switching chunks: its file keeps its reserve).
 		 */
-		if (!st.overwrite && (f == &ps_fast || f == &t->fast_copy)) {
+		if (!st.overwrite && f == &t->fast_copy) {
+			/* Exited: it writes no more, its file ends at its last word. */
+			drop_ready(s);
+			(void)!ftruncate(s->fd, chunk_off(s->seq - 1) +
+					 (off_t)(ps_wp_get(f) - t->base) * 8);
+		} else if (!st.overwrite && f == &ps_fast) {
+			/* This thread may still record (later destructors): whole chunks. */
 			drop_ready(s);
 			(void)!ftruncate(s->fd, chunk_off(s->seq));
 		}
