@@ -292,6 +292,24 @@ assert len({e["tid"] for e in x}) == 4
 else
 	fail "dump" rerr
 fi
+tid=$(ls d/*/thread.* | sed -n '2s/.*thread\.//p')
+"$PS" replay -d d --tid="$tid" >replay 2>rerr
+if [ "$(grep -c "| *leaf();\$" replay)" -eq 20 ] && ! grep -q "=>" replay &&
+   [ "$(grep -c "ending-$tid |" replay)" -eq "$(grep -cE '^ *[0-9]+\) ' replay)" ] && [ ! -s rerr ]; then
+	pass "replay --tid=$tid: that thread's 20 calls alone"
+else
+	fail "replay --tid" replay
+fi
+# The function tracer: one line per call, its caller named.
+rm -rf d
+record -d d --tracer=function -F leaf -- ./ending 100 >out 2>err
+"$PS" replay -d d >replay 2>rerr
+if [ "$(grep -c ': leaf <-main$' replay)" -eq 100 ] && [ "$(grep -c ' <-' replay)" -eq 100 ] &&
+   grep -q '^# entries-in-buffer/entries-written: 100/100 ' replay && [ ! -s rerr ]; then
+	pass "function tracer, -F leaf: 100 'leaf <-main' lines"
+else
+	fail "function tracer" replay
+fi
 "$PS" report -d d --sort=bogus >out 2>err
 rc=$?
 if [ $rc -eq 2 ] && grep -q 'expected total, self, calls, avg or max' err; then
