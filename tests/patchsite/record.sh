@@ -310,6 +310,20 @@ if [ "$(grep -c ': leaf <-main$' replay)" -eq 100 ] && [ "$(grep -c ' <-' replay
 else
 	fail "function tracer" replay
 fi
+# Graph depth and graph function through record: -D 1 keeps main alone; -G leaf keeps leaf alone.
+rm -rf d
+record -d d -D 1 -- ./ending 50 >out 2>err
+"$PS" report -d d --json >report.json 2>rerr
+d1="$(calls main) $(calls leaf)"
+rm -rf d
+record -d d -G leaf -- ./ending 50 >out 2>err
+"$PS" report -d d --json >report.json 2>>rerr
+g1="$(calls main) $(calls leaf)"
+if [ "$d1" = "1 0" ] && [ "$g1" = "0 50" ] && [ ! -s rerr ]; then
+	pass "record -D 1: main 1, leaf 0; -G leaf: main 0, leaf 50"
+else
+	fail "record -D/-G: '$d1' '$g1'" rerr
+fi
 "$PS" report -d d --sort=bogus >out 2>err
 rc=$?
 if [ $rc -eq 2 ] && grep -q 'expected total, self, calls, avg or max' err; then
