@@ -41,10 +41,11 @@
 #include "psdata.h"
 
 #define GROW_CHUNK	(1ul << 20)
+#define AHEAD		4		/* chunks the helper keeps ready for a busy thread */
 
 struct ps_tstore {
-	void *_Atomic ready[2];		/* grow: chunks n and n + 1, mapped and filled by the helper,
-					   in slot n % 2 (word 1: the chunk's number) */
+	void *_Atomic ready[AHEAD];	/* grow: chunks n to n + AHEAD - 1, mapped and filled by the
+					   helper, chunk y in slot y % AHEAD (word 1: its number) */
 	uint64_t prepared;		/* helper only: chunks below this were made ready */
 	uint64_t want_seq;		/* under helper.lock: the chunk asked for */
 	bool queued;			/* under helper.lock: waiting for the helper */
@@ -110,16 +111,16 @@ static void *prepare(struct ps_tstore *s, uint64_t seq)
 	return p;
 }
 
-/* Chunks want and want + 1 of s ready (two ahead: slack for a helper scheduled late). */
+/* Chunks want to want + AHEAD - 1 of s ready (slack for a helper scheduled late). */
 static void prepare_ahead(struct ps_tstore *s, uint64_t want)
 {
-	for (uint64_t y = want > s->prepared ? want : s->prepared; y <= want + 1; y++) {
+	for (uint64_t y = want > s->prepared ? want : s->prepared; y < want + AHEAD; y++) {
 		void *p = prepare(s, y);
 
 		if (!p)
 			return;
 		((uint64_t *)p)[1] = y;	/* rewritten by chunk_start when used */
-		p = atomic_exchange_explicit(&s->ready[y % 2], p, memory_order_acq_rel);
+		p = atomic_exchange_explicit(&s->ready[y % AHEAD], p, memory_order_acq_rel);
 		if (p)
 			munmap(p, st.chunk);	/* an older one, never taken */
 		s->prepared = y + 1;
@@ -568,7 +569,7 @@ static void chunk_start(struct ps_thread *t, struct ps_fast *f, uint64_t *base)
 static int map_next(struct ps_thread *t, struct ps_fast *f)
 {
 	struct ps_tstore *s = t->store;
-	void *p = atomic_exchange_explicit(&s->ready[s->seq % 2], NULL, memory_order_acquire);
+	void *p = atomic_exchange_explicit(&s->ready[s->seq % AHEAD], NULL, memory_order_acquire);
 	int err;
 
 	if (p && ((uint64_t *)p)[1] != s->seq) {
@@ -744,7 +745,7 @@ void ps_store_lost(struct ps_thread *t)
 /* Chunks made ready and not used: not data (unmapped: the file is about to end before them). */
 static void drop_ready(struct ps_tstore *s)
 {
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < AHEAD; k++) {
 		void *p = atomic_exchange_explicit(&s->ready[k], NULL, memory_order_acq_rel);
 
 		if (p)
