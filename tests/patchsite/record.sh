@@ -310,6 +310,17 @@ if [ "$(grep -c ': leaf <-main$' replay)" -eq 100 ] && [ "$(grep -c ' <-' replay
 else
 	fail "function tracer" replay
 fi
+# A bad setting does not leave an earlier run's trace looking current: the file says why.
+echo "# tracer: function (an earlier run)" >old-trace
+PATCHSITE_TRACER=function PATCHSITE_FILTER=no_such_function PATCHSITE_OUTPUT="$T/old-trace" \
+	LD_PRELOAD="$SANPRE $PATCHSITE_LIB" ./ending 5 >out 2>err
+if [ "$(wc -l <old-trace)" -eq 1 ] &&
+   grep -qx "# patchsite: error: PATCHSITE_FILTER: filter: no traceable function matches 'no_such_function': not tracing" old-trace; then
+	pass "bad setting over an old PATCHSITE_OUTPUT file: $(cat old-trace)"
+else
+	fail "bad setting over an old trace file" old-trace
+fi
+
 # Graph depth and graph function through record: -D 1 keeps main alone; -G leaf keeps leaf alone.
 rm -rf d
 record -d d -D 1 -- ./ending 50 >out 2>err
