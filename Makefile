@@ -78,7 +78,7 @@ $(B)/obj/%.o: %.S
 	$(call quiet,AS,$@)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 include lib/build.mk recordmcount/build.mk man/build.mk
-include $(wildcard verify/build.mk patchsite/build.mk tests/*/build.mk tests/golden.mk)
+include $(wildcard verify/build.mk patchsite/build.mk trace/build.mk tests/*/build.mk tests/golden.mk)
 
 deps:
 	$(Q)sh scripts/deps.sh
@@ -86,6 +86,7 @@ deps:
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)sh scripts/demo.sh $(B)
+	$(Q)sh scripts/demo-trace.sh $(B)
 
 check: all
 	$(Q)$(MAKE) --no-print-directory check-unit check-golden

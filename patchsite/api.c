@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,7 @@ struct ps_state ps = {
 };
 
 static int env_out_fd = -1;
+static bool env_tmp_data;	/* the trace directory is ours, for PATCHSITE_OUTPUT only */
 static atomic_bool demangle_looked_up;
 static _Atomic unsigned long init_ns, init_cpu_ns;	/* set under lock, read without */
 
@@ -79,6 +81,9 @@ static void after_fork_child(void)
 	if (env_out_fd >= 0)
 		close(env_out_fd);
 	env_out_fd = -1;
+	/* The trace directory: the child records in a process directory of its own. */
+	ps_store_forked(ps_fast.t);
+	ps_fast.budget = 0;
 }
 
 int patchsite_init(void)
@@ -576,9 +581,19 @@ static void env_bad(const char *var, const char *why)
 {
 	char line[768];
 	int n = snprintf(line, sizeof(line), "patchsite: error: %s: %s: not tracing\n", var, why);
+	const char *out = getenv("PATCHSITE_OUTPUT");
+	struct stat sb;
+	int fd;
 
 	if (n > 0)
 		(void)!write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+	/* A trace file of an earlier run must not pass for this one's: it says why there is none. */
+	if (out && *out && !stat(out, &sb) && S_ISREG(sb.st_mode) &&
+	    (fd = open(out, O_WRONLY | O_TRUNC | O_CLOEXEC)) >= 0) {
+		if (n > 0)
+			(void)!write(fd, "# ", 2), (void)!write(fd, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+		close(fd);
+	}
 }
 
 /*
@@ -595,6 +610,128 @@ static int output_fd(const char *output)
 	return open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 }
 
+/* The variables env_start reads; any other PATCHSITE_* is probably misspelt. */
+static const char *const env_known[] = {
+	"PATCHSITE_TRACER", "PATCHSITE_FILTER", "PATCHSITE_NOTRACE", "PATCHSITE_OUTPUT",
+	"PATCHSITE_BUFFER_KB", "PATCHSITE_FORMAT", "PATCHSITE_GRAPH_FUNCTION",
+	"PATCHSITE_MAX_DEPTH", "PATCHSITE_LOG", "PATCHSITE_DATA", "PATCHSITE_OVERWRITE",
+	"PATCHSITE_LIB",	/* read by `patchsite record` */
+	NULL
+};
+
+/* Letters to change, add or drop to turn a into b (small strings only). */
+static unsigned edit_distance(const char *a, const char *b)
+{
+	unsigned d[64], la = (unsigned)strlen(a), lb = (unsigned)strlen(b);
+
+	if (la >= 63 || lb >= 63)
+		return 99;
+	for (unsigned j = 0; j <= lb; j++)
+		d[j] = j;
+	for (unsigned i = 1; i <= la; i++) {
+		unsigned diag = d[0], tmp;
+
+		d[0] = i;
+		for (unsigned j = 1; j <= lb; j++) {
+			tmp = d[j];
+			d[j] = diag + (a[i - 1] != b[j - 1]);
+			if (d[j - 1] + 1 < d[j])
+				d[j] = d[j - 1] + 1;
+			if (tmp + 1 < d[j])
+				d[j] = tmp + 1;
+			diag = tmp;
+		}
+	}
+	return d[lb];
+}
+
+/* A PATCHSITE_* variable nobody reads: a warning, with the nearest known name. */
+static void env_check_names(void)
+{
+	extern char **environ;
+
+	for (char **e = environ; e && *e; e++) {
+		const char *eq = strchr(*e, '='), *best = NULL;
+		char name[64], line[256];
+		unsigned bd = 99;
+		int n;
+
+		if (strncmp(*e, "PATCHSITE_", 10) || !eq || (size_t)(eq - *e) >= sizeof(name))
+			continue;
+		memcpy(name, *e, (size_t)(eq - *e));
+		name[eq - *e] = 0;
+		for (unsigned k = 0; env_known[k]; k++) {
+			unsigned d = edit_distance(name, env_known[k]);
+
+			if (d < bd)
+				bd = d, best = env_known[k];
+		}
+		if (!bd)
+			continue;
+		if (bd <= 3)
+			n = snprintf(line, sizeof(line), "patchsite: warning: %s: not a variable "
+				     "patchsite reads (did you mean %s?)\n", name, best);
+		else
+			n = snprintf(line, sizeof(line), "patchsite: warning: %s: not a variable "
+				     "patchsite reads\n", name);
+		if (n > 0)
+			(void)!write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+	}
+}
+
+/* PATCHSITE_OVERWRITE: 1 or 0 (unset: 0). */
+static int env_overwrite(bool *on)
+{
+	const char *v = getenv("PATCHSITE_OVERWRITE");
+
+	*on = v && !strcmp(v, "1");
+	return !v || !*v || !strcmp(v, "0") || !strcmp(v, "1") ? 0 : -EINVAL;
+}
+
+/* No PATCHSITE_OUTPUT: record into the trace directory (PATCHSITE_DATA). */
+static int env_store(const char *tracer, bool for_output)
+{
+	const char *dir = getenv("PATCHSITE_DATA"), *tmp = getenv("TMPDIR");
+	char why[4400], made[4096];
+	bool over;
+	int err;
+
+	if (env_overwrite(&over)) {
+		env_bad("PATCHSITE_OVERWRITE", "expected 0 or 1");
+		return -EINVAL;
+	}
+	if ((!dir || !*dir) && for_output) {
+		/* Only for PATCHSITE_OUTPUT: a private session, removed once the trace is written. */
+		snprintf(made, sizeof(made), "%s/patchsite-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		dir = mkdtemp(made);
+		if (!dir) {
+			snprintf(why, sizeof(why), "cannot make a directory to record into: %s",
+				 strerror(errno));
+			env_bad("PATCHSITE_OUTPUT", why);
+			return -errno;
+		}
+		env_tmp_data = true;
+	}
+	if (!dir || !*dir)
+		dir = "patchsite.data";
+	err = ps_store_open(dir, tracer, over, ps_ring_bytes);
+	if (err && env_tmp_data)
+		rmdir(dir);
+	if (err) {
+		snprintf(why, sizeof(why), "cannot record into '%s': %s", dir, strerror(-err));
+		env_bad("PATCHSITE_DATA", why);
+	}
+	return err;
+}
+
+/* A private trace directory not to be rendered after all. */
+static void env_drop_data(void)
+{
+	if (env_tmp_data && ps_store_on())
+		ps_store_remove();
+	env_tmp_data = false;
+}
+
 static void env_start(void)
 {
 	const char *tracer = getenv("PATCHSITE_TRACER");
@@ -607,6 +744,7 @@ static void env_start(void)
 	const char *depth = getenv("PATCHSITE_MAX_DEPTH");
 	int fd, err;
 
+	env_check_names();
 	if (!tracer || !*tracer)
 		return;
 	if (strcmp(tracer, "function") && strcmp(tracer, "function_graph") &&
@@ -671,8 +809,26 @@ static void env_start(void)
 		env_bad("PATCHSITE_GRAPH_FUNCTION", ps_last_error);
 		return;
 	}
+	if (!output && strcmp(tracer, "nop")) {
+		if (env_store(tracer, false))
+			return;
+		if (patchsite_set_tracer(tracer))
+			env_bad("PATCHSITE_TRACER", ps_last_error[0] ? ps_last_error : strerror(errno));
+		else if (!getenv("PATCHSITE_LOG"))
+			ps_log_stderr(PATCHSITE_LOG_WARNING, PATCHSITE_LOG_ERROR);
+		return;
+	}
+	/*
+	 * PATCHSITE_OUTPUT: recorded into a trace directory all the same (a
+	 * private one unless PATCHSITE_DATA names one), rendered into the file
+	 * at exit by the code `patchsite replay` and `dump` use.  The file is
+	 * opened last: a setting that fails leaves no file behind.
+	 */
+	if (strcmp(tracer, "nop") && env_store(tracer, true))
+		return;
 	if (patchsite_set_tracer(tracer)) {
 		env_bad("PATCHSITE_TRACER", ps_last_error[0] ? ps_last_error : strerror(errno));
+		env_drop_data();
 		return;
 	}
 	fd = output_fd(output);
@@ -683,6 +839,7 @@ static void env_start(void)
 			 strerror(errno));
 		patchsite_set_tracer("nop");
 		env_bad("PATCHSITE_OUTPUT", why);
+		env_drop_data();
 		return;
 	}
 	env_out_fd = fd;
@@ -698,10 +855,26 @@ __attribute__((constructor)) static void ps_start(void)
 
 __attribute__((destructor)) static void ps_stop(void)
 {
+	int err;
+
+	ps_store_finish();
 	if (env_out_fd < 0)
 		return;
 	patchsite_set_tracer("nop");
-	patchsite_trace_write(env_out_fd);
-	close(env_out_fd);
+	err = patchsite_trace_write(env_out_fd);
+	if (close(env_out_fd) && !err)
+		err = -errno;
 	env_out_fd = -1;
+	if (env_tmp_data && ps_store_on())
+		ps_store_remove();
+	/* A trace cut short must not pass for a whole one. */
+	if (err) {
+		const char *out = getenv("PATCHSITE_OUTPUT");
+		char line[600];
+		int n = snprintf(line, sizeof(line), "patchsite: %s: writing the trace: %s: it is "
+				 "incomplete\n", out && *out ? out : "stderr", strerror(-err));
+
+		if (n > 0)
+			(void)!write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+	}
 }

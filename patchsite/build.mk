@@ -17,8 +17,10 @@ PS_MAP_aarch64      := patchsite/aarch64/libpatchsite.map
 PS_MAP  := $(PS_MAP_$(ARCH))
 
 PS_SRC  := $(filter-out patchsite/arch_%.c,$(wildcard patchsite/*.c)) $(PS_ARCH_SRC_$(ARCH))
+# The trace directory's reader and renderer, shared with the patchsite command (trace/).
 PS_OBJ  := $(patsubst %,$(B)/obj/%.o,$(basename $(PS_SRC))) \
-	   $(PS_LIBARCH_$(ARCH):%.c=$(B)/obj/ps/%.o)
+	   $(PS_LIBARCH_$(ARCH):%.c=$(B)/obj/ps/%.o) \
+	   $(B)/obj/trace/psread.o $(B)/obj/trace/render.o
 PS_LIBS := $(B)/libpatchsite.a $(B)/libpatchsite.so $(B)/patchsite.o
 
 $(PS_OBJ): ALL_CFLAGS += -D_GNU_SOURCE -fPIC -fvisibility=hidden -pthread \
@@ -42,14 +44,15 @@ $(B)/patchsite.o: $(PS_OBJ)
 
 .PHONY: check-patchsite check-tsan check-patchsite-tsan bench-patchsite
 check-unit: check-patchsite
-check-patchsite: $(PS_LIBS)
+check-patchsite: $(PS_LIBS) $(B)/patchsite
 	$(Q)sh tests/patchsite/run.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
+	$(Q)sh tests/patchsite/record.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
 
 # The stress test under ThreadSanitizer, with libpatchsite built for it in build/tsan
 # (about 30 s on a 2-core machine; part of make check).
 check-tsan:
 	$(Q)$(MAKE) --no-print-directory SAN= TSAN=1 check-patchsite-tsan
-check-patchsite-tsan: $(B)/libpatchsite.a
+check-patchsite-tsan: $(B)/libpatchsite.a $(B)/patchsite.o $(B)/patchsite
 	$(Q)sh tests/patchsite/tsan.sh $(B)
 
 # Start-up, live patching and per-call costs over 100,000 generated functions

@@ -59,6 +59,23 @@ static size_t apply_token(uint8_t *set, char *tok, size_t from, size_t to, bool 
 	return hits;
 }
 
+/* Why a glob is not one (an unclosed '[', a trailing '\\'), or NULL when it is. */
+static const char *glob_fault(const char *g)
+{
+	for (const char *p = g; *p; p++) {
+		if (*p == '\\' && !*++p)
+			return "a '\\' escapes nothing";
+		if (*p != '[')
+			continue;
+		p += p[1] == '!' || p[1] == '^';
+		p += p[1] == ']';	/* a ']' first is a member */
+		p = strchr(p + 1, ']');
+		if (!p)
+			return "a '[' is never closed";
+	}
+	return NULL;
+}
+
 /* Run every token of text over sites [from, to); *pending when an adding one waits for its object. */
 static int apply_text(uint8_t *set, const char *text, size_t from, size_t to, const char *what,
 		      bool *pending)
@@ -74,6 +91,12 @@ static int apply_text(uint8_t *set, const char *text, size_t from, size_t to, co
 		bool wait;
 
 		snprintf(shown, sizeof(shown), "%s", tok);
+		if (glob_fault(tok + (tok[0] == '!'))) {
+			ps_log(PATCHSITE_LOG_ERROR, "%s: '%s' is not a valid glob: %s", what ? what : "filter",
+			       shown, glob_fault(tok + (tok[0] == '!')));
+			err = -EINVAL;
+			break;
+		}
 		if (!apply_token(set, tok, from, to, &wait) && tok[0] != '!' && !wait && what) {
 			ps_log(PATCHSITE_LOG_ERROR, "%s: no traceable function matches '%s'", what,
 			       shown);

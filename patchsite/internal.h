@@ -8,6 +8,7 @@
  *   filter.c    ftrace globs -> per-ops site bitmaps
  *   record.c    the built-in tracers' per-thread rings, shadow stacks, unwinding hooks
  *   output.c    decoding the rings: ftrace text, function_graph, Chrome JSON, folded stacks
+ *   store.c     the trace directory: per-thread files the rings are written into
  *   api.c       public entry points, start-up from the environment
  *   log.c       the message sink
  *   mem.c       zeroed memory for large tables and rings (2 MB pages)
@@ -214,6 +215,7 @@ struct ps_thread {
 	struct ps_frame grave[16];	/* frames dropped while their slot might come back */
 	unsigned ngrave;
 	int exit_rounds;
+	struct ps_tstore *store;	/* the thread's file in the trace directory (store.c), or NULL */
 	uint32_t rd_hi;			/* reader: upper time half and CPU from the last mark */
 	int32_t rd_cpu;
 	struct ps_thread *next;
@@ -328,6 +330,21 @@ extern struct ps_globs ps_graph_trigger;	/* PATCHSITE_GRAPH_FUNCTION; set read i
 void ps_record_init(void);
 uint64_t ps_tsc_to_ns(uint64_t tsc);
 uint64_t ps_tsc_now(void);
+
+/* store.c */
+struct ps_tstore;
+bool ps_store_on(void);
+const char *ps_store_dir(const char **procname);
+void ps_store_remove(void);
+int ps_store_open(const char *dir, const char *tracer, bool overwrite, size_t ring_bytes);
+int ps_store_thread(struct ps_thread *t, struct ps_fast *f);
+int ps_store_next(struct ps_thread *t, struct ps_fast *f);
+bool ps_store_stale(const struct ps_thread *t);
+void ps_store_lost(struct ps_thread *t);
+void ps_store_module(struct ps_module *m);
+void ps_store_module_gone(struct ps_module *m);
+void ps_store_finish(void);
+void ps_store_forked(struct ps_thread *self);
 
 /* output.c */
 enum ps_format { PS_FORMAT_FTRACE, PS_FORMAT_CHROME, PS_FORMAT_FOLDED };

@@ -167,6 +167,7 @@ static void module_forget(struct sync_ctx *c, struct ps_module *m)
 	m->text_hi = 0;
 	m->tramp_slot = NULL;		/* ps_tramp_set leaves it alone */
 	c->gone[c->ngone++] = m;
+	ps_store_module_gone(m);
 	ps_log(PATCHSITE_LOG_NOTE, "%s: unloaded: %zu sites forgotten", m->name, m->nsites);
 }
 
@@ -262,6 +263,7 @@ static void module_arrive(struct sync_ctx *c, struct object *o)
 		module_forget(c, m);	/* untraceable: as if it had left */
 		return;
 	}
+	ps_store_module(m);
 	ps_log(PATCHSITE_LOG_NOTE, "%s: loaded: %zu sites", m->name, m->nsites);
 }
 

@@ -22,6 +22,7 @@
 
 #include "internal.h"
 #include "json.h"
+#include "../trace/render.h"
 
 enum ps_format ps_format = PS_FORMAT_FTRACE;
 
@@ -236,8 +237,9 @@ static char dur_mark(double ns)
 	       ns > 1e4 ? '+' : ' ';
 }
 
+/* One line; its text in pieces (a, b, c), so that no name is cut, whatever its length. */
 static void graph_line(FILE *f, const struct stream *m, const struct ev *e, const double *dur,
-		       size_t depth, const char *text)
+		       size_t depth, const char *a, const char *b, const char *c)
 {
 	char task[40];
 
@@ -247,7 +249,7 @@ static void graph_line(FILE *f, const struct stream *m, const struct ev *e, cons
 		fprintf(f, "%c %8.3f us | ", dur_mark(*dur), *dur / 1000.0);
 	else
 		fprintf(f, "              | ");
-	fprintf(f, "%*s%s\n", (int)(2 * depth), "", text);
+	fprintf(f, "%*s%s%s%s\n", (int)(2 * depth), "", a, b, c);
 }
 
 static void write_graph(FILE *f, struct stream *s, size_t ns)
@@ -263,7 +265,7 @@ static void write_graph(FILE *f, struct stream *s, size_t ns)
 	fprintf(f, "# |     |    |           |   |                     |   |   |   |\n");
 	while ((m = next_stream(s, ns))) {
 		struct ev *e = &m->ev[m->at++];
-		char buf[32], text[600];
+		char buf[32];
 		double d;
 
 		if (e->type == PS_EV_MARK)
@@ -277,21 +279,18 @@ static void write_graph(FILE *f, struct stream *s, size_t ns)
 		last = m;
 		if (e->type == PS_EV_FUNC) {
 			/* function_graph on another stack (a coroutine's): no exit to wait for. */
-			snprintf(text, sizeof(text), "%s(); /* other stack */",
-				 id_name(e->id, buf, sizeof(buf)));
-			graph_line(f, m, e, NULL, m->depth, text);
+			graph_line(f, m, e, NULL, m->depth, id_name(e->id, buf, sizeof(buf)),
+				   "(); /* other stack */", "");
 		} else if (e->type == PS_EV_ENTRY) {
 			const char *name = id_name(e->id, buf, sizeof(buf));
 
 			if (e->leaf) {
 				d = dur_ns(e->tsc, m->ev[e->match - 1].tsc);
-				snprintf(text, sizeof(text), "%s();", name);
-				graph_line(f, m, e, &d, m->depth, text);
+				graph_line(f, m, e, &d, m->depth, name, "();", "");
 				m->at++;	/* the exit */
 				continue;
 			}
-			snprintf(text, sizeof(text), "%s() {", name);
-			graph_line(f, m, e, NULL, m->depth, text);
+			graph_line(f, m, e, NULL, m->depth, name, "() {", "");
 			if (m->depth == m->cap) {
 				uint32_t *g = realloc(m->stack, (m->cap = m->cap * 2 + 16) *
 							     sizeof(*g));
@@ -308,14 +307,13 @@ static void write_graph(FILE *f, struct stream *s, size_t ns)
 			while (m->depth > 1 && m->ev[m->stack[m->depth - 1]].closed_by) {
 				in = &m->ev[m->stack[--m->depth]];
 				d = dur_ns(in->tsc, e->tsc);
-				graph_line(f, m, e, &d, m->depth, "}");
+				graph_line(f, m, e, &d, m->depth, "}", "", "");
 			}
 			in = &m->ev[m->stack[--m->depth]];
 			d = dur_ns(in->tsc, e->tsc);
-			graph_line(f, m, e, &d, m->depth, "}");
+			graph_line(f, m, e, &d, m->depth, "}", "", "");
 		} else if (e->match) {
-			snprintf(text, sizeof(text), "} /* %s */", id_name(e->id, buf, sizeof(buf)));
-			graph_line(f, m, e, NULL, 0, text);
+			graph_line(f, m, e, NULL, 0, "} /* ", id_name(e->id, buf, sizeof(buf)), " */");
 		}
 	}
 }
@@ -442,6 +440,31 @@ static int write_folded(FILE *f, struct stream *s, size_t ns)
 	return err;
 }
 
+/*
+ * Recording into a trace directory: this process's part of it, rendered by
+ * the same code as `patchsite replay` and `patchsite dump`.
+ */
+static int write_from_store(FILE *f)
+{
+	struct render_opts o = { .bare = true };
+	struct psr_session *s;
+	int err;
+
+	ps_store_dir(&o.proc);
+	o.pid = getpid();
+	err = psr_open(ps_store_dir(&o.proc), stderr, &s);
+	if (err)
+		return err;
+	if (ps_format == PS_FORMAT_CHROME)
+		err = render_chrome(f, s, &o);
+	else if (ps_format == PS_FORMAT_FOLDED)
+		err = render_folded(f, s, &o);
+	else
+		err = render_replay(f, s, &o);
+	psr_close(s);
+	return err;
+}
+
 int patchsite_trace_write(int fd)
 {
 	struct stream *s = NULL;
@@ -457,6 +480,12 @@ int patchsite_trace_write(int fd)
 	if (!f) {
 		err = -errno;
 		close(dupfd);
+		return err;
+	}
+	if (ps_store_on()) {
+		err = write_from_store(f);
+		if (fclose(f) && !err)
+			err = -errno;
 		return err;
 	}
 	pthread_mutex_lock(&ps.lock);

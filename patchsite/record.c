@@ -134,34 +134,53 @@ static void *map_zero(size_t bytes)
 	return ps_map_zero(&bytes, false, 0);
 }
 
+/* An event not recorded: counted (in the thread's file too, where there is one). */
+static void lose(struct ps_thread *t)
+{
+	atomic_fetch_add_explicit(&t->lost, 1, memory_order_relaxed);
+	ps_store_lost(t);
+}
+
+/* The ring: in memory, or the first chunk of the thread's file in the trace directory. */
+static int ring_setup(struct ps_thread *t, struct ps_fast *f)
+{
+	size_t bytes = ps_ring_bytes & ~(size_t)7;
+
+	if (ps_store_on())
+		return ps_store_thread(t, f);
+	t->base = map_zero(bytes);
+	if (!t->base)
+		return -ENOMEM;
+	t->end = t->base + bytes / 8;
+	ps_wp_set(f, t->base);
+	return 0;
+}
+
 /* The calling thread's ring and shadow stack (the first event of a thread). */
 static struct ps_thread *thread_setup(void)
 {
 	struct ps_fast *f = &ps_fast;
 	struct ps_thread *t = f->t;
-	size_t bytes;
 
 	if (t && t->base)
 		return t;
 	t = ps_thread_self();
 	if (!t)
 		return NULL;
-	if (!t->base) {
-		bytes = ps_ring_bytes & ~(size_t)7;
+	if (!t->frames) {
 		t->frames = map_zero((PS_FRAMES + 1) * sizeof(struct ps_frame));
-		t->base = t->frames ? map_zero(bytes) : NULL;
-		if (!t->base) {
-			if (t->frames)
-				munmap(t->frames, (PS_FRAMES + 1) * sizeof(struct ps_frame));
-			t->frames = NULL;
+		if (!t->frames)
 			return NULL;
-		}
 		t->frames[0].key = 1;	/* a sentinel no return matches */
 		t->frames_end = t->frames + 1 + PS_FRAMES;
-		t->end = t->base + bytes / 8;
 	}
-	ps_wp_set(f, t->base);
-	f->fp = t->frames + 1;
+	if (!t->base && ring_setup(t, f))
+		return NULL;
+	if (f->t != t) {
+		if (!ps_store_on())
+			ps_wp_set(f, t->base);
+		f->fp = t->frames + 1;
+	}
 	f->budget = 0;
 	f->t = t;
 	thread_stack(f);
@@ -176,7 +195,7 @@ static bool mark(struct ps_thread *t, struct ps_fast *f, uint64_t tsc)
 
 	if (hi == f->hi)
 		return true;
-	if (t->end - f->wp < 2)
+	if ((t->end - f->wp < 2 || ps_store_stale(t)) && !(t->store && !ps_store_next(t, f)))
 		return false;
 	f->wp[0] = (uint64_t)hi << 32 | PS_EV_MARK;
 	f->wp[1] = (uint64_t)sched_getcpu();
@@ -192,7 +211,15 @@ static int32_t budget(struct ps_thread *t, struct ps_fast *f, bool frames)
 	uint64_t need = open + PS_SLACK + 2, lin, total, b;
 	uint64_t one = need + 2;	/* room for one more entry */
 
-	for (;;) {
+	lin = total = 0;
+	if (ps_store_on()) {
+		/* The trace directory: a full chunk is followed by the next, nothing wraps. */
+		lin = (uint64_t)(t->end - f->wp);
+		if ((lin < one || ps_store_stale(t)) && (!t->store || ps_store_next(t, f)))
+			return 0;
+		total = lin = (uint64_t)(t->end - f->wp);
+	}
+	for (; !ps_store_on();) {
 		uint64_t head = atomic_load_explicit(&t->lap, memory_order_relaxed) +
 				(uint64_t)(f->wp - t->base);
 		uint64_t tail = atomic_load_explicit(&t->tail, memory_order_acquire);
@@ -226,7 +253,7 @@ static bool take(struct ps_thread *t, struct ps_fast *f, bool frames)
 		f->budget = budget(t, f, frames);
 	if (f->budget <= 0) {
 		f->budget = 0;
-		atomic_fetch_add_explicit(&t->lost, 1, memory_order_relaxed);
+		lose(t);
 		return false;
 	}
 	f->budget--;
@@ -236,7 +263,7 @@ static bool take(struct ps_thread *t, struct ps_fast *f, bool frames)
 static void put_exit(struct ps_thread *t, struct ps_fast *f, uint64_t tsc, uint64_t idw)
 {
 	if (f->wp >= t->end) {
-		atomic_fetch_add_explicit(&t->lost, 1, memory_order_relaxed);
+		lose(t);
 		return;
 	}
 	f->wp[0] = tsc << 32 | (uint32_t)(idw | PS_EV_EXIT);
@@ -256,7 +283,7 @@ static struct ps_thread *begin_event(uint64_t *tsc)
 	if (!t)
 		return NULL;
 	if (!mark(t, &ps_fast, *tsc)) {
-		atomic_fetch_add_explicit(&t->lost, 1, memory_order_relaxed);
+		lose(t);
 		return NULL;
 	}
 	return t;
@@ -466,7 +493,7 @@ void ps_graph_exit_slow(unsigned long *slot)
 		return;
 	}
 	if (!mark(t, f, tsc))
-		atomic_fetch_add_explicit(&t->lost, 1, memory_order_relaxed);
+		lose(t);
 	while (fr > t->frames + 1 && (fr - 1)->key != key)
 		fr--;
 	if (fr > t->frames + 1) {

@@ -37,3 +37,5 @@ done | sort -n | awk 'NR == 1 { printf "start-up, best of 5            %.2f ms C
 taskset -c 1 "$T/bench" 2>/dev/null || "$T/bench"
 echo
 sh bench/patchsite/compare.sh "$B"
+echo
+sh bench/patchsite/record.sh "$B"

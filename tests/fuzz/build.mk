@@ -20,7 +20,7 @@ FUZZ_LIBS    := $(PKG_ELF_LIBS) $(shell $(PKG_CONFIG) --libs capstone 2>/dev/nul
 FUZZ_CORE    := $(LIBCORE_SRC:%.c=$(FUZZ_B)/obj/%.o) $(FUZZ_B)/obj/tests/fuzz/common.o
 FUZZ_RMC     := $(filter-out %/main.o,$(RECORDMCOUNT_SRC:%.c=$(FUZZ_B)/obj/%.o))
 FUZZ_VERIFY  := $(filter-out %/main.o,$(patsubst %.c,$(FUZZ_B)/obj/%.o,$(wildcard verify/*.c)))
-FUZZ_HARNESS := elfobj recordmcount $(if $(wildcard verify/audit.c),patchverify)
+FUZZ_HARNESS := elfobj recordmcount $(if $(wildcard verify/audit.c),patchverify) psread
 FUZZ_BINS    := $(FUZZ_HARNESS:%=$(FUZZ_B)/fuzz_%)
 
 $(FUZZ_B)/obj/%.o: %.c
@@ -30,6 +30,10 @@ $(FUZZ_B)/obj/%.o: %.c
 $(FUZZ_B)/fuzz_elfobj: $(FUZZ_B)/obj/tests/fuzz/fuzz_elfobj.o $(FUZZ_CORE)
 $(FUZZ_B)/fuzz_recordmcount: $(FUZZ_B)/obj/tests/fuzz/fuzz_recordmcount.o $(FUZZ_RMC) $(FUZZ_CORE)
 $(FUZZ_B)/fuzz_patchverify: $(FUZZ_B)/obj/tests/fuzz/fuzz_patchverify.o $(FUZZ_VERIFY) $(FUZZ_CORE)
+# The trace directory reader (trace/), with every renderer.
+$(FUZZ_B)/fuzz_psread: $(FUZZ_B)/obj/tests/fuzz/fuzz_psread.o $(FUZZ_B)/obj/trace/psread.o \
+		$(FUZZ_B)/obj/trace/render.o $(FUZZ_CORE)
+$(FUZZ_B)/obj/trace/%.o $(FUZZ_B)/obj/tests/fuzz/fuzz_psread.o: FUZZ_CFLAGS += -D_GNU_SOURCE
 $(FUZZ_BINS):
 	$(call quiet,FUZZLD,$@)$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(FUZZ_LIBS)
 
@@ -49,8 +53,11 @@ fuzz: fuzz-regress $(FUZZ_BINS) $(B)/tests/sample.o
 
 
 # About a minute per harness here; fixed seed and count, so a CI failure
-# is a real finding that the same command reproduces anywhere.
+# is a real finding that the same command reproduces anywhere.  The trace
+# reader writes a directory per run: fewer runs (FUZZ_CI_PSREAD_RUNS).
 FUZZ_CI_RUNS ?= 500000
+FUZZ_CI_PSREAD_RUNS ?= 20000
+export FUZZ_CI_PSREAD_RUNS
 fuzz-ci: fuzz-regress $(FUZZ_BINS) $(B)/tests/sample.o
 	$(Q)FUZZ_CI=$(FUZZ_CI_RUNS) sh tests/fuzz/run.sh $(FUZZ_B) 300 $(B)/tests/sample.o $(FUZZ_HARNESS)
 

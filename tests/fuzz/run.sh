@@ -38,11 +38,14 @@ for h in "$@"; do
 	if [ -n "$ci" ]; then
 		corpus=$dir/ci-corpus/$h
 		rm -rf "$corpus"
-		bound="-seed=1 -runs=$ci"
+		runs=$ci
+		# The trace reader writes a directory per run: fewer runs.
+		[ "$h" = psread ] && runs=${FUZZ_CI_PSREAD_RUNS:-20000}
+		bound="-seed=1 -runs=$runs"
 	fi
 	mkdir -p "$corpus"
 	log=$dir/$h${ci:+-ci}.log
-	echo "fuzz_$h: ${secs}s${ci:+ at most, $ci runs, seed 1}"
+	echo "fuzz_$h: ${secs}s${ci:+ at most, $runs runs, seed 1}"
 	nice -n 19 "$dir/fuzz_$h" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
 		-print_final_stats=1 -artifact_prefix="$dir/artifacts/$h-" $bound \
 		"$corpus" "$seeds" >"$log" 2>&1

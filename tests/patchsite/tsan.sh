@@ -84,4 +84,25 @@ for form in pie nonpie; do
 		FAIL=$((FAIL + 1))
 	fi
 done
+
+# Recording into a trace directory (store.c: four threads switching chunks while
+# the helper thread prepares the next ones), the program itself uninstrumented.
+if $CC -O2 -g -pg -mfentry -mrecord-mcount -fno-pie -c $SRC/ending.c -o "$T/ending.o" \
+	>"$T/build.log" 2>&1 && $CC -no-pie -o "$T/ending" "$T/ending.o" "$B/patchsite.o" $TSAN \
+	-pthread >>"$T/build.log" 2>&1; then
+	PATCHSITE_TRACER=function_graph PATCHSITE_DATA="$T/d" "$T/ending" 300000 threads >"$T/out" 2>"$T/err"
+	rc=$?
+	"$B/patchsite" report -d "$T/d" --json >"$T/report" 2>>"$T/err"
+	if [ $rc -eq 0 ] && ! grep -q 'ThreadSanitizer' "$T/err" &&
+	   grep -q '"name":"leaf","calls":1200000,' "$T/report"; then
+		echo "PASS tsan: 4 threads x 300000 calls recorded into a trace directory, all counted"
+	else
+		echo "FAIL tsan: trace directory (exit $rc)"
+		sed 's/^/    /' "$T/err" "$T/report" | head -${PS_TSAN_LINES:-80}
+		FAIL=$((FAIL + 1))
+	fi
+else
+	echo "FAIL tsan: build ending"; sed 's/^/    /' "$T/build.log" | head -20
+	FAIL=$((FAIL + 1))
+fi
 [ "$FAIL" -eq 0 ]

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The trace directory's binary parts, shared by the runtime that writes
+ * them (store.c) and the one reader (tools/psread.c).  The whole format,
+ * text files included, is described in patchsite-data(5); change both
+ * together and bump PSD_VERSION.
+ *
+ * A thread's file: one header page, then chunks of chunk_bytes.  Each
+ * chunk starts with PSD_CHUNK_WORDS words (magic, sequence number, TSC,
+ * CLOCK_MONOTONIC ns) and a time mark, then ring words (internal.h:
+ * PS_EV_*); PS_EV_PAD fills a chunk's unused end.  Words never written are
+ * zero: a chunk's data ends at its last non-zero word.
+ */
+#ifndef PS_PSDATA_H
+#define PS_PSDATA_H
+
+#include <stdint.h>
+
+#define PSD_VERSION		1
+#define PSD_THREAD_MAGIC	"PSTHRD1"	/* 8 bytes with the NUL */
+#define PSD_CHUNK_MAGIC		0x4b4e484353500000ull	/* "..PSCHNK" low 16 bits: version */
+#define PSD_CHUNK_WORDS		4
+#define PSD_HDR_BYTES		4096
+
+struct psd_thread_hdr {
+	char magic[8];
+	uint32_t version;
+	uint32_t hdr_bytes;		/* PSD_HDR_BYTES: chunk 0 starts here */
+	uint32_t pid, tid;
+	char comm[16];
+	uint64_t chunk_bytes;
+	uint32_t overwrite;		/* 1: the chunks are a ring of nchunks, oldest overwritten */
+	uint32_t nchunks;		/* overwrite: chunks in the ring */
+	uint64_t lost;			/* events not recorded (full, limit, shadow stack) */
+	uint64_t chunks;		/* chunks started so far (the next sequence number) */
+	uint32_t clean;			/* 1: closed at a normal exit; end_word is exact */
+	uint32_t stopped;		/* 1: recording stopped (no room); the reason below */
+	uint64_t end_word;		/* clean: words used in the last chunk */
+	char why[128];			/* stopped: strerror text */
+	uint64_t overwritten;		/* overwrite: events in chunks reused since */
+};
+
+#endif

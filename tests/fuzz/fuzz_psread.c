@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The trace directory reader (trace/psread.c) and every renderer on
+ * arbitrary bytes.  The input is cut into the directory's files:
+ *   byte 0       flags: bit 0 a valid thread header is made (fields from
+ *                the next bytes), else the thread file is raw input;
+ *                bit 1 overwrite; bit 2 clean
+ *   bytes 1-8    lengths (2 bytes each) of session, info, modules, mod.0
+ *   then those four files' bytes, and the rest is the thread file (after
+ *   the made header, when there is one).
+ * The reader must say what is wrong and carry on: no memory error, no
+ * undefined behaviour, no hang; all five outputs are produced each run.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../patchsite/psdata.h"
+#include "../../trace/render.h"
+#include "common.h"
+
+static char dir[4096], proc[4200];
+static FILE *null;
+
+static void put(const char *name, const uint8_t *p, size_t n, const void *hdr, size_t hn)
+{
+	char path[4400];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", proc, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		abort();
+	if ((hn && write(fd, hdr, hn) != (ssize_t)hn) || (n && write(fd, p, n) != (ssize_t)n))
+		abort();
+	close(fd);
+}
+
+static size_t take(const uint8_t **p, size_t *left, size_t want)
+{
+	size_t n = want < *left ? want : *left;
+
+	*p += n;
+	*left -= n;
+	return n;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const struct render_opts opts[] = { { 0 }, { .sort = SORT_SELF, .json = true } };
+	struct psd_thread_hdr h;
+	struct psr_session *s;
+	const uint8_t *p = data;
+	size_t left = size, len[4];
+	uint8_t flags;
+
+	if (!null) {
+		fuzz_init();
+		snprintf(dir, sizeof(dir), "%s", fuzz_scratch("psdata"));
+		snprintf(proc, sizeof(proc), "%s/p", dir);
+		mkdir(dir, 0755);
+		mkdir(proc, 0755);
+		null = fopen("/dev/null", "w");
+	}
+	if (size < 9)
+		return 0;
+	flags = data[0];
+	for (int i = 0; i < 4; i++)
+		len[i] = (size_t)(data[1 + 2 * i] | data[2 + 2 * i] << 8) % 2048;
+	take(&p, &left, 9);
+	/* session and the rest live in dir; proc is "p" */
+	{
+		char path[4400];
+		const uint8_t *q = p;
+		size_t n = take(&p, &left, len[0]);
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/session", dir);
+		f = fopen(path, "w");
+		fputs("1 0 p /x\n", f);
+		fwrite(q, 1, n, f);
+		fclose(f);
+	}
+	{
+		const uint8_t *q = p;
+
+		put("info", q, take(&p, &left, len[1]), NULL, 0);
+		q = p;
+		put("modules", q, take(&p, &left, len[2]), "load 0 0 0 mod.0 /x\n", 20);
+		q = p;
+		put("mod.0", q, take(&p, &left, len[3]), NULL, 0);
+	}
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, PSD_THREAD_MAGIC, 8);
+	h.version = PSD_VERSION;
+	h.hdr_bytes = PSD_HDR_BYTES;
+	h.tid = 7;
+	h.chunk_bytes = 4096;
+	h.overwrite = flags >> 1 & 1;
+	h.nchunks = 4;
+	h.clean = flags >> 2 & 1;
+	h.end_word = flags >> 3;
+	h.chunks = flags >> 5;
+	if (flags & 1) {
+		uint8_t page[PSD_HDR_BYTES] = { 0 };
+
+		memcpy(page, &h, sizeof(h));
+		put("thread.7", p, left, page, sizeof(page));
+	} else {
+		put("thread.7", p, left, NULL, 0);
+	}
+	if (psr_open(dir, null, &s))
+		return 0;
+	for (int i = 0; i < 2; i++) {
+		render_replay(null, s, &opts[i]);
+		render_report(null, s, &opts[i]);
+		render_chrome(null, s, &opts[i]);
+		render_folded(null, s, &opts[i]);
+		render_info(null, s, &opts[i]);
+	}
+	psr_close(s);
+	return 0;
+}

@@ -1,0 +1,392 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# The trace directory and the patchsite command: usage  record.sh BUILD_DIR plain|san
+#
+# The oracle is the sample program (testdata/patchsite/ending.c): it knows
+# how many traced calls it made (N calls of leaf() from main(), fib(n)
+# counting its own calls) and how it ends.  function_graph records two
+# events per completed call and one for a call left open, so after
+# `ending N HOW` the file holds exactly 1 + 2N events (2 + 2N when main
+# returned), and `patchsite report --json` must count leaf N times.
+set -u
+
+B=${1:-build}
+MODE=${2:-plain}
+T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-record.XXXXXX")
+SMALL=
+cleanup() {
+	[ -n "$SMALL" ] && umount "$SMALL" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+PASS=0
+FAIL=0
+CC=${CC:-gcc}
+PS="$PWD/$B/patchsite"
+export PATCHSITE_LIB="$PWD/$B/libpatchsite.so"
+SANPRE=
+SEGV_RC=139
+if [ "$MODE" = san ]; then
+	# The sanitizers' runtimes first in the traced program; record adds libpatchsite after them.
+	SANPRE="$($CC -print-file-name=libasan.so) $($CC -print-file-name=libubsan.so)"
+	export ASAN_OPTIONS=detect_leaks=1
+	SEGV_RC=1	# ASan reports the SEGV and exits 1
+fi
+record() { LD_PRELOAD="$SANPRE" "$PS" record "$@"; }
+
+pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
+fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
+
+# calls NAME [PID]: the calls report --json counts for NAME (in process PID), or 0.
+calls() {
+	python3 - "$T/report.json" "$1" "${2:-}" <<'EOF'
+import json, sys
+rows = json.load(open(sys.argv[1]))
+n = sum(r["calls"] for r in rows if r["name"] == sys.argv[2] and
+        (not sys.argv[3] or r.get("pid") == int(sys.argv[3])))
+print(n)
+EOF
+}
+
+# The PIE form (-pg -mfentry -mrecord-mcount), linked without -pg.
+$CC -O2 -g -pg -mfentry -mrecord-mcount -c testdata/patchsite/ending.c -o "$T/ending.o" \
+	>"$T/build.log" 2>&1 && $CC -o "$T/ending" "$T/ending.o" -pthread >>"$T/build.log" 2>&1 ||
+	{ fail "build ending" "$T/build.log"; echo "0 passed, 1 failed"; exit 1; }
+cd "$T" || exit 1
+
+# How each ending leaves the directory: exit status, events, end.
+N=1000
+for case in normal:0:2002:clean segv:$SEGV_RC:2001:signal abort:134:2001:signal kill:137:2001:signal \
+	    term:143:2001:signal _exit:3:2001:abnormal; do
+	how=${case%%:*} rest=${case#*:}
+	rc_want=${rest%%:*} rest=${rest#*:}
+	ev_want=${rest%%:*} end_want=${rest#*:}
+	rm -rf d
+	record -d d -- ./ending $N $how >out 2>err
+	rc=$?
+	"$PS" report -d d --json >report.json 2>rerr
+	"$PS" info -d d >info 2>>rerr
+	ev=$(sed -n 's/^# events: \([0-9]*\) recorded, 0 lost$/\1/p' info)
+	case $end_want in
+	clean) endok=$(grep -c '^  end:      exit 0$' info) ;;
+	signal) endok=$(grep -c '^  end:      \(signal\|exit 1,\) .*abnormal: no clean end' info) ;;
+	*) endok=$(grep -c '^  end:      exit 3, abnormal: no clean end' info) ;;
+	esac
+	if [ $rc -eq "$rc_want" ] && [ "$(calls leaf)" -eq $N ] && [ "$ev" = "$ev_want" ] &&
+	   [ "$endok" -eq 1 ] && [ ! -s rerr ] && grep -qx "calls=$N" out; then
+		pass "$how: exit $rc, $ev events kept, leaf counted $N times, end: $(sed -n 's/^  end: *//p' info)"
+	else
+		fail "$how (exit $rc, events '$ev')" info
+		cat rerr
+	fi
+done
+
+# fork: the child records under its own pid, the parent's calls before and after stay its own.
+rm -rf d
+record -d d -- ./ending 1000 fork 300 >out 2>err
+"$PS" report -d d --json >report.json 2>rerr
+parent=$(awk 'NR == 1 { print $1 }' d/session) child=$(awk 'NR == 2 { print $1 }' d/session)
+if [ "$(wc -l <d/session)" -eq 2 ] && [ -d "d/$parent" ] && [ -d "d/$child" ] &&
+   [ "$(calls leaf "$parent")" -eq 1300 ] && [ "$(calls leaf "$child")" -eq 300 ] && [ ! -s rerr ]; then
+	pass "fork: parent $parent 1300 calls, child $child 300 calls, each in its own directory"
+else
+	fail "fork" report.json
+fi
+
+# exec: the new image is a new process in the same directory, the old one's record intact.
+rm -rf d
+record -d d -- ./ending 1000 exec 300 >out 2>err
+"$PS" report -d d --json >report.json 2>rerr
+"$PS" info -d d >info 2>>rerr
+pid=$(awk 'NR == 1 { print $1 }' d/session)
+if [ -d "d/$pid" ] && [ -d "d/$pid.1" ] && [ "$(calls leaf)" -eq 1300 ] &&
+   grep -q '^  end:      exec' info && [ "$(grep -c '^process' info)" -eq 2 ] && [ ! -s rerr ]; then
+	pass "exec: $pid and $pid.1, 1000 + 300 calls, the first marked as ended by exec"
+else
+	fail "exec" info
+fi
+
+# Threads: each its own file, every call counted.
+rm -rf d
+record -d d -- ./ending 50000 threads >out 2>err
+"$PS" report -d d --json >report.json 2>rerr
+if [ "$(calls leaf)" -eq 200000 ] && [ "$(ls d/*/thread.* | wc -l)" -eq 5 ] && [ ! -s rerr ]; then
+	pass "4 threads x 50000 calls: 200000 counted, 5 thread files"
+else
+	fail "threads" report.json
+fi
+
+# About a million calls with the defaults: nothing lost, every call counted.
+rm -rf d
+record -d d -- ./ending 28 fib >out 2>err
+want=$(sed -n 's/^fib=[0-9]* calls=//p' out)
+"$PS" report -d d --json >report.json 2>rerr
+"$PS" info -d d >info 2>>rerr
+if [ -n "$want" ] && [ "$(calls fib)" -eq "$want" ] && grep -q ', 0 lost$' info && [ ! -s rerr ] &&
+   [ ! -s err ]; then
+	pass "fib(28): $want calls recorded and counted, none lost"
+else
+	fail "fib(28): $(calls fib) of $want" info
+fi
+
+# A file size limit (RLIMIT_FSIZE, 2 MB): one line on stderr, the program runs on, and
+# every event is either recorded or counted lost.
+rm -rf d
+(ulimit -f 4096 && record -d d -- ./ending 300000 normal >out 2>err)
+rc=$?
+"$PS" report -d d --json >report.json 2>rerr
+"$PS" info -d d >info 2>>rerr
+lost=$(sed -n 's/^# events: [0-9]* recorded, \([0-9]*\) lost$/\1/p' info)
+kept=$(calls leaf)
+if [ $rc -eq 0 ] && grep -qx 'calls=300000' out && [ "$(wc -l <err)" -eq 1 ] &&
+   grep -q 'File too large: recording stopped' err && [ $((kept + lost)) -eq 300000 ] &&
+   [ "$kept" -gt 0 ] && grep -q 'stopped: File too large' info; then
+	pass "RLIMIT_FSIZE: $kept calls kept + $lost counted lost = 300000; $(cat err)"
+else
+	fail "RLIMIT_FSIZE (exit $rc, kept $kept, lost $lost)" err
+fi
+"$PS" replay -d d >replay 2>/dev/null
+if grep -q "^# ending-[0-9]* \[LOST $lost EVENTS\]" replay &&
+   grep -q "RECORDING STOPPED: File too large" replay; then
+	pass "RLIMIT_FSIZE: replay says what was lost"
+else
+	fail "RLIMIT_FSIZE: replay" replay
+fi
+
+# A full file system: a 3 MB tmpfs (root only).
+mkdir small
+if mount -t tmpfs -o size=3m tmpfs small 2>/dev/null; then
+	SMALL=$T/small
+	record -d small/d -- ./ending 600000 normal >out 2>err
+	rc=$?
+	"$PS" report -d small/d --json >report.json 2>rerr
+	"$PS" info -d small/d >info 2>>rerr
+	lost=$(sed -n 's/^# events: [0-9]* recorded, \([0-9]*\) lost$/\1/p' info)
+	kept=$(calls leaf)
+	if [ $rc -eq 0 ] && [ "$(wc -l <err)" -eq 1 ] && grep -q 'No space left on device' err &&
+	   [ $((kept + lost)) -eq 600000 ] && [ "$kept" -gt 0 ]; then
+		pass "full tmpfs: $kept calls kept + $lost counted lost = 600000"
+	else
+		fail "full tmpfs (exit $rc, kept $kept, lost $lost)" err
+	fi
+	umount small && SMALL=
+else
+	echo "SKIP full file system: cannot mount a tmpfs here (not root?)"
+fi
+
+# Flight recorder: a 64 KB ring per thread (4 chunks of 2048 words, one of them being
+# reused) keeps the newest 3 to 4 chunks of calls, main's exit among them; what reuse
+# overwrote is counted: kept + overwritten = 2 * 100000 + 2 events exactly.
+rm -rf d
+record -d d --overwrite --buffer-kb=64 -- ./ending 100000 normal >out 2>err
+"$PS" report -d d --json >report.json 2>rerr
+"$PS" replay -d d >replay 2>>rerr
+"$PS" info -d d >info 2>>rerr
+kept=$(calls leaf)
+set -- $(sed -n 's/^ *[0-9]* ending *events \([0-9]*\) lost 0 overwritten \([0-9]*\)$/\1 \2/p' info)
+if [ "$kept" -gt 3000 ] && [ "$kept" -lt 4096 ] && [ "$(tail -1 replay | grep -c '| } /\* main \*/$')" -eq 1 ] &&
+   [ $(($1 + $2)) -eq 200002 ] && grep -q "^# ending-[0-9]* \[OVERWRITTEN $2 EVENTS\]" replay &&
+   [ "$(cat rerr)" = "$(sed -n 's/^# /patchsite: /p' replay | grep OVERWRITTEN)" ] &&
+   [ "$(stat -c %s d/*/thread.*)" -eq $((4096 + 65536)) ]; then
+	pass "overwrite: a 64 KB ring kept the newest $kept of 100000 calls and main's return; $1 kept + $2 overwritten events = 200002"
+else
+	fail "overwrite: kept $kept, events ${1:-?} + ${2:-?}" replay
+fi
+
+# Damage: one line naming the file and the reason, partial results, never a crash.
+rm -rf d
+record -d d -- ./ending 300000 normal >out 2>err
+f=$(ls d/*/thread.*)
+truncate -s $((4096 + 1048576 + 4096)) "$f"
+"$PS" report -d d --json >report.json 2>rerr
+rc=$?
+kept=$(calls leaf)
+if [ $rc -eq 0 ] && [ "$(wc -l <rerr)" -eq 1 ] && grep -q "^patchsite: $f: truncated in chunk 1" rerr &&
+   [ "$kept" -gt 65000 ] && [ "$kept" -lt 66000 ]; then
+	pass "truncated thread file: $(cat rerr); $kept calls of the first chunk and a page read"
+else
+	fail "truncated thread file (exit $rc, $kept calls)" rerr
+fi
+printf 'garbage' | dd of="$f" conv=notrunc 2>/dev/null
+"$PS" info -d d >info 2>rerr
+rc=$?
+if [ $rc -eq 0 ] && grep -q "^patchsite: $f: not a thread file of format version 1 (bad header): skipped" rerr &&
+   grep -q '^# events: 0 recorded' info; then
+	pass "damaged header: $(cat rerr)"
+else
+	fail "damaged header (exit $rc)" rerr
+fi
+rm -rf d
+record -d d -- ./ending 1000 normal >out 2>err
+rm d/*/modules
+"$PS" report -d d --json >report.json 2>rerr
+if [ "$(wc -l <rerr)" -eq 1 ] && grep -q 'modules: missing: events are shown by site number' rerr &&
+   [ "$(python3 -c 'import json,sys; print(sorted(r["calls"] for r in json.load(open("report.json"))))')" = "[1, 1000]" ]; then
+	pass "modules log missing: $(cat rerr); still 1 + 1000 calls"
+else
+	fail "modules log missing" rerr
+fi
+rm d/session
+"$PS" info -d d >info 2>rerr
+rc=$?
+if [ $rc -eq 1 ] && [ "$(wc -l <rerr)" -eq 1 ] && grep -q '^patchsite: d: not a trace directory' rerr; then
+	pass "no session list: $(cat rerr)"
+else
+	fail "no session list (exit $rc)" rerr
+fi
+
+# Output errors are not silent.
+rm -rf d
+record -d d -- ./ending 10 normal >out 2>err
+"$PS" replay -d d >/dev/full 2>rerr
+rc=$?
+if [ $rc -eq 1 ] && grep -q 'No space left on device' rerr; then
+	pass "replay into /dev/full: exit 1, $(cat rerr)"
+else
+	fail "replay into /dev/full (exit $rc)" rerr
+fi
+PATCHSITE_TRACER=function PATCHSITE_OUTPUT=/dev/full LD_PRELOAD="$SANPRE $PATCHSITE_LIB" \
+	./ending 10 >out 2>err
+if [ "$(wc -l <err)" -eq 1 ] && grep -q '^patchsite: /dev/full: writing the trace: No space left on device: it is incomplete$' err; then
+	pass "PATCHSITE_OUTPUT=/dev/full: $(cat err)"
+else
+	fail "PATCHSITE_OUTPUT=/dev/full" err
+fi
+
+# A process with no sites: its line in the session list, nothing else.
+rm -rf d
+record -d d -- /bin/true >out 2>err
+if [ "$(cat d/session | cut -d' ' -f3)" = "-" ] && [ "$(ls d)" = session ] &&
+   grep -qx 'patchsite: /bin/true: nothing recorded: no traceable functions (build with -pg -mfentry -mrecord-mcount or -fpatchable-function-entry=5)' err; then
+	pass "a program without sites: one session line, no process directory"
+else
+	fail "no sites" d/session
+fi
+
+# Settings: a misspelt variable, a glob that is not one, dump formats, bad options.
+PATCHSITE_TRACER=function PATCHSITE_DATA=d2 PATCHSITE_FILTR=leaf LD_PRELOAD="$SANPRE $PATCHSITE_LIB" \
+	./ending 10 >out 2>err
+if grep -qx 'patchsite: warning: PATCHSITE_FILTR: not a variable patchsite reads (did you mean PATCHSITE_FILTER?)' err; then
+	pass "misspelt variable: $(cat err)"
+else
+	fail "misspelt variable" err
+fi
+record -d d -F 'le[af' -- ./ending 10 >out 2>err
+if grep -q "PATCHSITE_FILTER: filter: 'le\[af' is not a valid glob: a '\[' is never closed: not tracing" err &&
+   grep -qx 'calls=10' out; then
+	pass "invalid glob: $(head -1 err)"
+else
+	fail "invalid glob" err
+fi
+rm -rf d
+record -d d -- ./ending 20 threads >out 2>err
+"$PS" dump -d d --chrome >trace.json 2>rerr && "$PS" dump -d d --folded >folded 2>>rerr
+if python3 -c '
+import json, sys
+ev = json.load(open("trace.json"))["traceEvents"]
+x = [e for e in ev if e["ph"] == "X" and e["name"] == "leaf"]
+assert len(x) == 80, len(x)
+assert len({e["tid"] for e in x}) == 4
+' 2>>rerr && grep -q '^ending;thread;leaf [0-9]*$' folded && [ ! -s rerr ]; then
+	pass "dump --chrome: 80 leaf calls on 4 threads; --folded: $(wc -l <folded) stacks"
+else
+	fail "dump" rerr
+fi
+tid=$(ls d/*/thread.* | sed -n '2s/.*thread\.//p')
+"$PS" replay -d d --tid="$tid" >replay 2>rerr
+if [ "$(grep -c "| *leaf();\$" replay)" -eq 20 ] && ! grep -q "=>" replay &&
+   [ "$(grep -c "ending-$tid |" replay)" -eq "$(grep -cE '^ *[0-9]+\) ' replay)" ] && [ ! -s rerr ]; then
+	pass "replay --tid=$tid: that thread's 20 calls alone"
+else
+	fail "replay --tid" replay
+fi
+# The function tracer: one line per call, its caller named.
+rm -rf d
+record -d d --tracer=function -F leaf -- ./ending 100 >out 2>err
+"$PS" replay -d d >replay 2>rerr
+if [ "$(grep -c ': leaf <-main$' replay)" -eq 100 ] && [ "$(grep -c ' <-' replay)" -eq 100 ] &&
+   grep -q '^# entries-in-buffer/entries-written: 100/100 ' replay && [ ! -s rerr ]; then
+	pass "function tracer, -F leaf: 100 'leaf <-main' lines"
+else
+	fail "function tracer" replay
+fi
+# A bad setting does not leave an earlier run's trace looking current: the file says why.
+echo "# tracer: function (an earlier run)" >old-trace
+PATCHSITE_TRACER=function PATCHSITE_FILTER=no_such_function PATCHSITE_OUTPUT="$T/old-trace" \
+	LD_PRELOAD="$SANPRE $PATCHSITE_LIB" ./ending 5 >out 2>err
+if [ "$(wc -l <old-trace)" -eq 1 ] &&
+   grep -qx "# patchsite: error: PATCHSITE_FILTER: filter: no traceable function matches 'no_such_function': not tracing" old-trace; then
+	pass "bad setting over an old PATCHSITE_OUTPUT file: $(cat old-trace)"
+else
+	fail "bad setting over an old trace file" old-trace
+fi
+
+# Graph depth and graph function through record: -D 1 keeps main alone; -G leaf keeps leaf alone.
+rm -rf d
+record -d d -D 1 -- ./ending 50 >out 2>err
+"$PS" report -d d --json >report.json 2>rerr
+d1="$(calls main) $(calls leaf)"
+rm -rf d
+record -d d -G leaf -- ./ending 50 >out 2>err
+"$PS" report -d d --json >report.json 2>>rerr
+g1="$(calls main) $(calls leaf)"
+if [ "$d1" = "1 0" ] && [ "$g1" = "0 50" ] && [ ! -s rerr ]; then
+	pass "record -D 1: main 1, leaf 0; -G leaf: main 0, leaf 50"
+else
+	fail "record -D/-G: '$d1' '$g1'" rerr
+fi
+"$PS" report -d d --sort=bogus >out 2>err
+rc=$?
+if [ $rc -eq 2 ] && grep -q 'expected total, self, calls, avg or max' err; then
+	pass "bad --sort: exit 2, $(head -1 err)"
+else
+	fail "bad --sort (exit $rc)" err
+fi
+# dlopen/dlclose twice (testdata/patchsite/dlopen.c): each load and unload in the modules
+# log, and the calls into code unloaded since still named (2 rounds: top_call -> dyn_outer
+# -> dyn_inner once each).
+SRC=$OLDPWD/testdata/patchsite
+fl="-O2 -g -fPIC -pg -mfentry -mrecord-mcount"
+if { $CC $fl -c "$SRC/libdyn.c" -o dyn.o && $CC -shared -o libdyn-pie.so dyn.o &&
+     $CC $fl -c "$SRC/libdyntop.c" -o dyntop.o &&
+     $CC -shared -o libdyntop-pie.so dyntop.o -L. -ldyn-pie -Wl,-rpath,"$T" &&
+     $CC -O2 -g -pg -mfentry -mrecord-mcount -c "$SRC/dlopen.c" -o dlopen.o &&
+     $CC -o dlopen-prog dlopen.o -ldl -Wl,-rpath,"$T"; } >>build.log 2>&1; then
+	rm -rf d
+	LD_LIBRARY_PATH=$T record -d d -- ./dlopen-prog pie >out 2>err
+	"$PS" report -d d --json >report.json 2>rerr
+	loads=$(grep -c '^load [0-9]* [0-9]* 0x[0-9a-f]* mod\.[0-9.]* .*/libdyntop-pie.so$' d/*/modules)
+	unloads=$(grep -c '^unload ' d/*/modules)
+	if grep -qx 'sum=213' out && [ "$loads" -eq 2 ] && [ "$unloads" -eq 4 ] &&
+	   [ "$(calls top_call)" -eq 2 ] && [ "$(calls dyn_outer)" -eq 2 ] &&
+	   [ "$(calls dyn_inner)" -eq 2 ] && [ "$(calls prog_run)" -eq 2 ] && [ ! -s rerr ]; then
+		pass "dlopen/dlclose twice: 2 loads and 4 unloads logged, calls into unloaded code named"
+	else
+		fail "dlopen/dlclose (loads $loads, unloads $unloads)" report.json
+		cat d/*/modules
+	fi
+else
+	fail "dlopen: build" build.log
+fi
+
+# Names of any length, whole in every output (a C++ template's can run to kilobytes).
+long=f_$(printf '%0700d' 0)
+printf '__attribute__((noinline)) void %s(void) { __asm__ volatile(""); }\nint main(void) { %s(); return 0; }\n' \
+	"$long" "$long" >long.c
+if $CC -O2 -pg -mfentry -mrecord-mcount -c long.c -o long.o 2>/dev/null && $CC -o long long.o 2>/dev/null; then
+	rm -rf d
+	record -d d -- ./long >out 2>err
+	"$PS" replay -d d >replay 2>rerr
+	PATCHSITE_TRACER=function_graph PATCHSITE_OUTPUT="$T/trace" LD_PRELOAD="$SANPRE $PATCHSITE_LIB" ./long 2>err
+	if grep -q "| *$long();\$" replay && grep -q "| *$long();\$" trace; then
+		pass "a 702-character name whole in replay and in PATCHSITE_OUTPUT"
+	else
+		fail "long names" rerr
+	fi
+else
+	fail "long names: build"
+fi
+"$PS" --help >out && grep -q '^usage: patchsite record' out && pass "--help" || fail "--help" out
+
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]

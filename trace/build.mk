@@ -1,0 +1,23 @@
+# patchsite: the command that records with libpatchsite and reads trace
+# directories (trace/): record, replay, report, dump, info.
+TRACE_SRC := $(wildcard trace/*.c)
+TRACE_OBJ := $(TRACE_SRC:%.c=$(B)/obj/%.o)
+
+# psread.c and render.c are in libpatchsite too (PATCHSITE_OUTPUT): PIC, hidden.
+$(TRACE_OBJ): ALL_CFLAGS += -D_GNU_SOURCE -fPIC -fvisibility=hidden
+
+all: $(B)/patchsite
+
+$(B)/patchsite: $(TRACE_OBJ)
+	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^
+
+install: install-patchsite
+.PHONY: install-patchsite
+install-patchsite: $(B)/patchsite $(B)/libpatchsite.so
+	install -D -m 755 $(B)/patchsite $(DESTDIR)$(PREFIX)/bin/patchsite
+	install -D -m 644 $(B)/libpatchsite.so $(DESTDIR)$(PREFIX)/lib/libpatchsite.so
+	install -D -m 644 man/patchsite.1 $(DESTDIR)$(PREFIX)/share/man/man1/patchsite.1
+	install -D -m 644 man/patchsite-data.5 $(DESTDIR)$(PREFIX)/share/man/man5/patchsite-data.5
+	install -D -m 644 man/patchsite.7 $(DESTDIR)$(PREFIX)/share/man/man7/patchsite.7
+	install -D -m 644 man/libpatchsite.3 $(DESTDIR)$(PREFIX)/share/man/man3/libpatchsite.3
+	install -D -m 644 include/patchsite.h $(DESTDIR)$(PREFIX)/include/patchsite.h

@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * patchsite: record a program with libpatchsite into a trace directory,
+ * then replay, report and convert what it recorded (patchsite(1)).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "render.h"
+
+#define DEFAULT_DIR "patchsite.data"
+
+static const char usage[] =
+	"usage: patchsite record [-d DIR] [--tracer=function|function_graph] [-F GLOB]...\n"
+	"                        [-N GLOB]... [-G GLOB]... [-D DEPTH] [--buffer-kb=N]\n"
+	"                        [--overwrite] [--] CMD [ARGS...]\n"
+	"       patchsite replay [-d DIR] [--pid=P] [--tid=T]\n"
+	"       patchsite report [-d DIR] [--sort=total|self|calls|avg|max] [--pid=P] [--json]\n"
+	"       patchsite dump   [-d DIR] --chrome|--folded [--pid=P] [--tid=T]\n"
+	"       patchsite info   [-d DIR] [--pid=P]\n"
+	"\n"
+	"record   runs CMD with libpatchsite preloaded; it records into DIR (default\n"
+	"         ./" DEFAULT_DIR ") as it runs, one directory per process; the exit status\n"
+	"         is CMD's.  -F/-N: functions to trace / not to trace (ftrace globs,\n"
+	"         glob:mod:OBJECT); -G: function_graph only below these; -D: graph depth;\n"
+	"         --overwrite: keep the newest --buffer-kb KB per thread (flight recorder).\n"
+	"replay   the ftrace text of the function or function_graph tracer\n"
+	"report   per function: total, self, calls, average, min, max time\n"
+	"dump     Chrome trace-event JSON (Perfetto) or folded stacks (flamegraph.pl)\n"
+	"info     the session: processes, threads, objects, events and losses\n"
+	"See patchsite(1) and patchsite-data(5).\n";
+
+static int bad_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "patchsite: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n(patchsite --help for usage)\n");
+	return 2;
+}
+
+/* "a b" + c: the tokens of repeated -F options, one space apart. */
+static char *append(char *list, const char *tok)
+{
+	size_t a = list ? strlen(list) : 0, b = strlen(tok);
+	char *s = realloc(list, a + b + 2);
+
+	if (!s) {
+		perror("patchsite");
+		exit(2);
+	}
+	if (a)
+		s[a++] = ' ';
+	memcpy(s + a, tok, b + 1);
+	return s;
+}
+
+/* The runtime to preload: $PATCHSITE_LIB, next to this program, or in ../lib. */
+static int find_runtime(char *buf, size_t len)
+{
+	char exe[PATH_MAX - 64];
+	const char *env = getenv("PATCHSITE_LIB");
+	ssize_t n;
+	char *slash;
+
+	if (env && *env) {
+		snprintf(buf, len, "%s", env);
+		return access(buf, R_OK) ? -errno : 0;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return -errno;
+	exe[n] = 0;
+	slash = strrchr(exe, '/');
+	*slash = 0;
+	snprintf(buf, len, "%s/libpatchsite.so", exe);
+	if (!access(buf, R_OK))
+		return 0;
+	snprintf(buf, len, "%s/../lib/libpatchsite.so", exe);
+	return access(buf, R_OK) ? -ENOENT : 0;
+}
+
+static int rm_tree(const char *path)
+{
+	char *argv[] = { "rm", "-rf", "--", (char *)path, NULL };
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		execvp("rm", argv);
+		_exit(127);
+	}
+	return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : -1;
+}
+
+/* An older session in DIR goes to DIR.old (as uftrace does): processes never mix sessions. */
+static int fresh_dir(const char *dir)
+{
+	char old[PATH_MAX], sess[PATH_MAX];
+	struct stat sb;
+
+	if (stat(dir, &sb))
+		return 0;
+	snprintf(sess, sizeof(sess), "%s/session", dir);
+	if (!S_ISDIR(sb.st_mode) || stat(sess, &sb)) {
+		fprintf(stderr, "patchsite: %s: exists and is not a trace directory: not touched\n", dir);
+		return -1;
+	}
+	snprintf(old, sizeof(old), "%s.old", dir);
+	if ((!stat(old, &sb) && rm_tree(old)) || rename(dir, old)) {
+		fprintf(stderr, "patchsite: %s: cannot move the older session to %s\n", dir, old);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * CMD's end, in the directory of its last image (what info and replay say);
+ * a run that recorded nothing is said, with the likely reason.
+ */
+static void write_status(const char *dir, const char *cmd, pid_t pid, int st)
+{
+	char path[PATH_MAX], line[256], name[64] = "", text[64];
+	unsigned procs = 0, with_sites = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/session", dir);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		int p, pp;
+		char n[64];
+
+		if (sscanf(line, "%d %d %63s", &p, &pp, n) != 3)
+			continue;
+		procs++;
+		with_sites += strcmp(n, "-") != 0;
+		if (p == pid && strcmp(n, "-"))
+			snprintf(name, sizeof(name), "%s", n);
+	}
+	if (f)
+		fclose(f);
+	if (!procs)
+		fprintf(stderr, "patchsite: %s: nothing recorded: the runtime did not start in it "
+			"(a static executable? a setting refused above?)\n", cmd);
+	else if (!with_sites)
+		fprintf(stderr, "patchsite: %s: nothing recorded: no traceable functions (build with "
+			"-pg -mfentry -mrecord-mcount or -fpatchable-function-entry=5)\n", cmd);
+	if (!name[0] || strchr(name, '/'))
+		return;
+	if (WIFSIGNALED(st))
+		snprintf(text, sizeof(text), "signal %d (%s)\n", WTERMSIG(st), strsignal(WTERMSIG(st)));
+	else
+		snprintf(text, sizeof(text), "exit %d\n", WEXITSTATUS(st));
+	snprintf(path, sizeof(path), "%s/%s/status", dir, name);
+	f = fopen(path, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static void set_env(const char *name, const char *value)
+{
+	if (value && setenv(name, value, 1)) {
+		perror("patchsite: setenv");
+		exit(2);
+	}
+}
+
+static int cmd_record(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "dir", required_argument, NULL, 'd' },
+		{ "tracer", required_argument, NULL, 't' },
+		{ "buffer-kb", required_argument, NULL, 'b' },
+		{ "overwrite", no_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *dir = DEFAULT_DIR, *tracer = "function_graph", *depth = NULL, *kb = NULL;
+	char *filter = NULL, *notrace = NULL, *graph = NULL, lib[PATH_MAX], preload[2 * PATH_MAX];
+	const char *old;
+	bool overwrite = false;
+	int c, st;
+	pid_t pid;
+
+	while ((c = getopt_long(argc, argv, "+d:F:N:G:D:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': dir = optarg; break;
+		case 't': tracer = optarg; break;
+		case 'F': filter = append(filter, optarg); break;
+		case 'N': notrace = append(notrace, optarg); break;
+		case 'G': graph = append(graph, optarg); break;
+		case 'D': depth = optarg; break;
+		case 'b': kb = optarg; break;
+		case 'o': overwrite = true; break;
+		case 'h': fputs(usage, stdout); return 0;
+		default: return bad_usage("record: bad option", "");
+		}
+	}
+	if (optind >= argc)
+		return bad_usage("record: no command to run%s", "");
+	if (strcmp(tracer, "function") && strcmp(tracer, "function_graph"))
+		return bad_usage("record: --tracer=%s: expected function or function_graph", tracer);
+	if (find_runtime(lib, sizeof(lib))) {
+		fprintf(stderr, "patchsite: cannot find libpatchsite.so next to this program or in "
+			"../lib (set PATCHSITE_LIB)\n");
+		return 2;
+	}
+	if (fresh_dir(dir))
+		return 2;
+	old = getenv("LD_PRELOAD");
+	/* After what is there: a sanitizer's runtime must stay first. */
+	snprintf(preload, sizeof(preload), "%s%s%s", old ? old : "", old && *old ? " " : "", lib);
+	unsetenv("PATCHSITE_OUTPUT");
+	unsetenv("PATCHSITE_FORMAT");
+	set_env("LD_PRELOAD", preload);
+	set_env("PATCHSITE_TRACER", tracer);
+	set_env("PATCHSITE_DATA", dir);
+	set_env("PATCHSITE_FILTER", filter);
+	set_env("PATCHSITE_NOTRACE", notrace);
+	set_env("PATCHSITE_GRAPH_FUNCTION", graph);
+	set_env("PATCHSITE_MAX_DEPTH", depth);
+	set_env("PATCHSITE_BUFFER_KB", kb);
+	set_env("PATCHSITE_OVERWRITE", overwrite ? "1" : NULL);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		perror("patchsite: fork");
+		return 2;
+	}
+	if (!pid) {
+		execvp(argv[optind], argv + optind);
+		fprintf(stderr, "patchsite: %s: %s\n", argv[optind], strerror(errno));
+		_exit(127);
+	}
+	/* Like time(1): ^C and ^\ are for the program; we stay to say how it ended. */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR) {
+			perror("patchsite: waitpid");
+			return 2;
+		}
+	write_status(dir, argv[optind], pid, st);
+	free(filter);
+	free(notrace);
+	free(graph);
+	if (WIFSIGNALED(st)) {
+		fprintf(stderr, "patchsite: %s: killed by signal %d (%s); recorded up to then in %s\n",
+			argv[optind], WTERMSIG(st), strsignal(WTERMSIG(st)), dir);
+		return 128 + WTERMSIG(st);
+	}
+	return WEXITSTATUS(st);
+}
+
+static int parse_int(const char *s, const char *what, int *out)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (*end || end == s || v <= 0 || v > INT_MAX) {
+		bad_usage("%s: expected a positive number", what);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
+
+enum verb { REPLAY, REPORT, DUMP, INFO };
+
+static int cmd_read(enum verb verb, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "dir", required_argument, NULL, 'd' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "tid", required_argument, NULL, 't' },
+		{ "sort", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "chrome", no_argument, NULL, 'c' },
+		{ "folded", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	static const char *const sorts[] = { "total", "self", "calls", "avg", "max", NULL };
+	struct render_opts o = { 0 };
+	struct psr_session *s;
+	const char *dir = DEFAULT_DIR;
+	int c, err, fmt = 0;
+	bool sorted = false;
+
+	while ((c = getopt_long(argc, argv, "d:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': dir = optarg; break;
+		case 'p': if (parse_int(optarg, "--pid", &o.pid)) return 2; break;
+		case 't': if (parse_int(optarg, "--tid", &o.tid)) return 2; break;
+		case 'j': o.json = true; break;
+		case 'c': case 'f': fmt = c; break;
+		case 's':
+			sorted = true;
+			for (o.sort = 0; sorts[o.sort] && strcmp(sorts[o.sort], optarg); o.sort++)
+				;
+			if (!sorts[o.sort])
+				return bad_usage("--sort=%s: expected total, self, calls, avg or max",
+						 optarg);
+			break;
+		case 'h': fputs(usage, stdout); return 0;
+		default: return bad_usage("bad option%s", "");
+		}
+	}
+	if (optind < argc)
+		return bad_usage("unexpected argument '%s'", argv[optind]);
+	if ((o.json && verb != REPORT) || (sorted && verb != REPORT))
+		return bad_usage("--json and --sort are report's options%s", "");
+	if (verb == DUMP && !fmt)
+		return bad_usage("dump: --chrome or --folded?%s", "");
+	if (psr_open(dir, stderr, &s))
+		return 1;
+	switch (verb) {
+	case REPLAY: err = render_replay(stdout, s, &o); break;
+	case REPORT: err = render_report(stdout, s, &o); break;
+	case DUMP: err = fmt == 'c' ? render_chrome(stdout, s, &o) : render_folded(stdout, s, &o); break;
+	default: err = render_info(stdout, s, &o); break;
+	}
+	/* Folded stacks and JSON have no room for comments: what is missing goes to stderr. */
+	if (verb == DUMP || o.json)
+		for (size_t i = 0; i < s->nprocs; i++)
+			if (render_proc_wanted(&s->procs[i], &o))
+				render_losses(stderr, &s->procs[i], "patchsite: ");
+	if (o.pid) {
+		bool any = false;
+
+		for (size_t i = 0; i < s->nprocs; i++)
+			any |= s->procs[i].pid == o.pid;
+		if (!any) {
+			fprintf(stderr, "patchsite: %s: no process %d recorded\n", dir, o.pid);
+			err = err ? err : -ESRCH;
+		}
+	}
+	psr_close(s);
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "patchsite: writing the output: %s\n", strerror(errno));
+		return 1;
+	}
+	if (err == -ENOMEM)
+		fprintf(stderr, "patchsite: out of memory\n");
+	return err ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *verb = argc > 1 ? argv[1] : "";
+
+	if (!strcmp(verb, "--help") || !strcmp(verb, "-h") || !strcmp(verb, "help")) {
+		fputs(usage, stdout);
+		return fflush(stdout) ? 1 : 0;
+	}
+	if (!strcmp(verb, "record"))
+		return cmd_record(argc - 1, argv + 1);
+	if (!strcmp(verb, "replay"))
+		return cmd_read(REPLAY, argc - 1, argv + 1);
+	if (!strcmp(verb, "report"))
+		return cmd_read(REPORT, argc - 1, argv + 1);
+	if (!strcmp(verb, "dump"))
+		return cmd_read(DUMP, argc - 1, argv + 1);
+	if (!strcmp(verb, "info"))
+		return cmd_read(INFO, argc - 1, argv + 1);
+	fprintf(stderr, "patchsite: %s%s\n", *verb ? "unknown command " : "no command given",
+		verb);
+	fputs(usage, stderr);
+	return 2;
+}

@@ -1,0 +1,715 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Reading a trace directory (psread.h, patchsite-data(5)).  Thread files
+ * are mapped read-only and walked chunk by chunk; every index into them is
+ * checked against the mapping, every text line is parsed with bounds, and
+ * whatever is missing or wrong is said once and skipped.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../patchsite/psdata.h"
+#include "psread.h"
+
+#define EV_MARK		3
+#define EV_PAD		(~(uint64_t)0)
+#define ID_SHIFT	21
+#define ID_MASK		((1u << ID_SHIFT) - 1)
+
+static FILE *errf;
+static unsigned *problems;
+
+__attribute__((format(printf, 2, 3)))
+static void say(const char *path, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (problems)
+		(*problems)++;
+	if (!errf)
+		return;
+	fprintf(errf, "patchsite: %s: ", path);
+	va_start(ap, fmt);
+	vfprintf(errf, fmt, ap);
+	va_end(ap);
+	fputc('\n', errf);
+}
+
+static char *join(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	char *s = malloc(la + lb + 2);
+
+	if (s) {
+		memcpy(s, a, la);
+		s[la] = '/';
+		memcpy(s + la + 1, b, lb + 1);
+	}
+	return s;
+}
+
+/* A whole file, NUL-terminated (NULL: missing or unreadable; *len its size). */
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
+
+	if (!f)
+		return NULL;
+	for (;;) {
+		if (cap - n < 4096) {
+			char *g = realloc(buf, cap = cap * 2 + 8192);
+
+			if (!g)
+				break;
+			buf = g;
+		}
+		size_t got = fread(buf + n, 1, cap - n - 1, f);
+
+		if (!got)
+			break;
+		n += got;
+	}
+	fclose(f);
+	if (buf)
+		buf[n] = 0;
+	if (len)
+		*len = n;
+	return buf;
+}
+
+/* "key value" lines: the value of key (a pointer into text, up to the newline), or NULL. */
+static const char *field(const char *text, const char *key, char *buf, size_t len)
+{
+	size_t kl = strlen(key);
+
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		if (!strncmp(l, key, kl) && l[kl] == ' ') {
+			const char *v = l + kl + 1, *e = strchr(v, '\n');
+			size_t n = e ? (size_t)(e - v) : strlen(v);
+
+			if (n >= len)
+				n = len - 1;
+			memcpy(buf, v, n);
+			buf[n] = 0;
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+static uint64_t field_u64(const char *text, const char *key, bool *ok)
+{
+	char buf[64], *end;
+	unsigned long long v;
+
+	if (!field(text, key, buf, sizeof(buf)))
+		return *ok = false, 0;
+	errno = 0;
+	v = strtoull(buf, &end, 0);
+	if (*end || errno || end == buf)
+		*ok = false;
+	return v;
+}
+
+static int cmp_func(const void *a, const void *b)
+{
+	const struct psr_func *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* mod.N: site and func lines. */
+static void read_module(struct psr_module *m, const char *path)
+{
+	char *text = slurp(path, NULL), *line, *save = NULL;
+	size_t capf = 0, caps = 0;
+
+	if (!text) {
+		say(path, "cannot read: %s: its events are shown by site number", strerror(errno));
+		return;
+	}
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		unsigned long long a, b, c;
+		char kind[16];
+		int off = 0;
+
+		if (sscanf(line, "site %llu %llx %15s %llu %n", &a, &b, kind, &c, &off) == 4 && off) {
+			if (a > ID_MASK || a != m->nsites) {
+				say(path, "site %llu out of order: ignored", a);
+				continue;
+			}
+			if (m->nsites == caps) {
+				struct psr_site *g = realloc(m->sites, (caps = caps * 2 + 64) * sizeof(*g));
+
+				if (!g)
+					break;
+				m->sites = g;
+			}
+			m->sites[m->nsites].addr = b;
+			m->sites[m->nsites].exit = !strcmp(kind, "exit");
+			m->sites[m->nsites].owner = c <= ID_MASK ? (uint32_t)c : (uint32_t)a;
+			m->sites[m->nsites].name = strdup(line + off);
+			if (!m->sites[m->nsites].name)
+				break;
+			m->nsites++;
+		} else if (sscanf(line, "func %llx %llu %n", &a, &b, &off) == 2 && off) {
+			if (m->nfuncs == capf) {
+				struct psr_func *g = realloc(m->funcs, (capf = capf * 2 + 64) * sizeof(*g));
+
+				if (!g)
+					break;
+				m->funcs = g;
+			}
+			m->funcs[m->nfuncs].addr = a;
+			m->funcs[m->nfuncs].size = b;
+			m->funcs[m->nfuncs].name = strdup(line + off);
+			if (!m->funcs[m->nfuncs].name)
+				break;
+			m->nfuncs++;
+		} else if (!strncmp(line, "path ", 5) && !m->path) {
+			m->path = strdup(line + 5);
+		}
+	}
+	free(text);
+	if (m->nfuncs)
+		qsort(m->funcs, m->nfuncs, sizeof(*m->funcs), cmp_func);
+}
+
+/* The modules log: load/unload lines, each load naming its mod file. */
+static void read_modules(struct psr_proc *p)
+{
+	char *path = join(p->dir, "modules"), *text = path ? slurp(path, NULL) : NULL;
+	char *line, *save = NULL;
+	size_t cap = 0;
+
+	if (!text) {
+		if (path)
+			say(path, "missing: events are shown by site number");
+		free(path);
+		return;
+	}
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		unsigned idx;
+		unsigned long long tsc, bias;
+		char file[64];
+		int off = 0;
+
+		if (sscanf(line, "load %u %llu %llx %63s %n", &idx, &tsc, &bias, file, &off) == 4) {
+			struct psr_module *m;
+			char *mp;
+
+			if (p->nmods == cap) {
+				struct psr_module *g = realloc(p->mods, (cap = cap * 2 + 8) * sizeof(*g));
+
+				if (!g)
+					break;
+				p->mods = g;
+			}
+			m = &p->mods[p->nmods++];
+			memset(m, 0, sizeof(*m));
+			m->index = idx;
+			m->load_tsc = tsc;
+			m->bias = bias;
+			if (strchr(file, '/') || !strncmp(file, "..", 2)) {
+				say(path, "bad module file name '%s': ignored", file);
+				continue;
+			}
+			mp = strcmp(file, "-") ? join(p->dir, file) : NULL;
+			if (mp)
+				read_module(m, mp);
+			free(mp);
+			if (!m->path && off)
+				m->path = strdup(line + off);
+		} else if (sscanf(line, "unload %u %llu", &idx, &tsc) == 2) {
+			for (size_t i = p->nmods; i-- > 0;)
+				if (p->mods[i].index == idx && !p->mods[i].unload_tsc) {
+					p->mods[i].unload_tsc = tsc;
+					break;
+				}
+		} else {
+			say(path, "not a modules line: '%.40s': ignored", line);
+		}
+	}
+	free(text);
+	free(path);
+}
+
+/* The object that slot idx held at tsc. */
+static const struct psr_module *module_at(const struct psr_proc *p, unsigned idx, uint64_t tsc)
+{
+	const struct psr_module *best = NULL;
+
+	for (size_t i = 0; i < p->nmods; i++) {
+		const struct psr_module *m = &p->mods[i];
+
+		if (m->index != idx)
+			continue;
+		if (!best || (m->load_tsc <= tsc && (best->load_tsc > tsc || m->load_tsc > best->load_tsc)))
+			best = m;
+	}
+	return best;
+}
+
+static const struct psr_site *site_at(const struct psr_proc *p, uint32_t id, uint64_t tsc)
+{
+	const struct psr_module *m = module_at(p, id >> ID_SHIFT, tsc);
+
+	return m && (id & ID_MASK) < m->nsites ? &m->sites[id & ID_MASK] : NULL;
+}
+
+const char *psr_site_name(const struct psr_proc *p, uint32_t id, uint64_t tsc, char *buf,
+			  size_t len)
+{
+	const struct psr_site *s = site_at(p, id, tsc);
+
+	if (s && s->name)
+		return s->name;
+	snprintf(buf, len, "site#%u", id);
+	return buf;
+}
+
+const char *psr_addr_name(const struct psr_proc *p, uint64_t addr, uint64_t tsc, char *buf,
+			  size_t len)
+{
+	for (size_t i = p->nmods; i-- > 0;) {
+		const struct psr_module *m = &p->mods[i];
+		size_t lo = 0, hi = m->nfuncs;
+
+		if (m->load_tsc > tsc || (m->unload_tsc && m->unload_tsc <= tsc))
+			continue;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+
+			if (m->funcs[mid].addr <= addr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo && addr - m->funcs[lo - 1].addr < (m->funcs[lo - 1].size ? m->funcs[lo - 1].size : 1))
+			return m->funcs[lo - 1].name;
+	}
+	snprintf(buf, len, "0x%llx", (unsigned long long)addr);
+	return buf;
+}
+
+uint64_t psr_ns(const struct psr_proc *p, uint64_t tsc)
+{
+	return p->ns0 + (uint64_t)((double)(int64_t)(tsc - p->tsc0) * p->ns_per_tsc);
+}
+
+static int cmp_chunk(const void *a, const void *b)
+{
+	const struct psr_chunk *x = a, *y = b;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The chunks of a mapped thread file, in time order, each [first, end) of data words. */
+static void index_chunks(struct psr_thread *t, const struct psd_thread_hdr *h, const char *path)
+{
+	size_t cw = (size_t)(h->chunk_bytes / 8), hw = PSD_HDR_BYTES / 8, n = 0;
+
+	if (t->nwords <= hw)
+		return;
+	n = (t->nwords - hw + cw - 1) / cw;
+	t->chunks = calloc(n, sizeof(*t->chunks));
+	if (!t->chunks)
+		return;
+	for (size_t k = 0; k < n; k++) {
+		size_t at = hw + k * cw, end = at + cw;
+		const uint64_t *w = t->words;
+
+		if (end > t->nwords) {
+			end = t->nwords;
+			if (!h->overwrite && k + 1 < h->chunks)
+				say(path, "truncated in chunk %zu: %zu of %zu words", k, end - at, cw);
+		}
+		if (end - at < PSD_CHUNK_WORDS || (w[at] & ~0xffffull) != PSD_CHUNK_MAGIC)
+			continue;	/* never used (zero) or damaged */
+		if ((w[at] & 0xffff) != PSD_VERSION) {
+			say(path, "chunk %zu: format version %llu, not %d: skipped", k,
+			    (unsigned long long)(w[at] & 0xffff), PSD_VERSION);
+			continue;
+		}
+		t->chunks[t->nchunks].seq = w[at + 1];
+		t->chunks[t->nchunks].first = at + PSD_CHUNK_WORDS;
+		/* Data ends at the last word written: words never written are zero. */
+		while (end > at + PSD_CHUNK_WORDS && !w[end - 1])
+			end--;
+		t->chunks[t->nchunks].end = end;
+		t->chunks[t->nchunks].limit = at + cw < t->nwords ? at + cw : t->nwords;
+		t->nchunks++;
+	}
+	qsort(t->chunks, t->nchunks, sizeof(*t->chunks), cmp_chunk);
+	/* A clean end says exactly where the last chunk's data ends (a last word may be 0). */
+	if (t->nchunks && h->clean) {
+		struct psr_chunk *last = &t->chunks[t->nchunks - 1];
+		size_t at = last->first - PSD_CHUNK_WORDS;
+
+		if (h->end_word <= cw && at + h->end_word > last->end && at + h->end_word <= last->limit)
+			last->end = at + (size_t)h->end_word;
+	}
+}
+
+static void count_events(struct psr_proc *p, struct psr_thread *t)
+{
+	struct psr_cursor c;
+	struct psr_event ev;
+
+	psr_cursor_init(&c, p, t);
+	while (psr_next(&c, &ev)) {
+		t->events++;
+		t->entries += ev.type == PSR_ENTRY;
+		t->funcs += ev.type == PSR_FUNC;
+		if (ev.tsc - p->tsc0 < (1ull << 62) && psr_ns(p, ev.tsc) > p->last_ns)
+			p->last_ns = psr_ns(p, ev.tsc);
+	}
+}
+
+static void read_thread(struct psr_proc *p, const char *name)
+{
+	struct psr_thread *t, *g;
+	const struct psd_thread_hdr *h;
+	struct stat sb;
+	char *path = join(p->dir, name);
+	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	void *map;
+
+	if (fd < 0 || fstat(fd, &sb)) {
+		say(path ? path : name, "cannot read: %s", strerror(errno));
+		goto out;
+	}
+	if ((size_t)sb.st_size < sizeof(*h)) {
+		say(path, "truncated (%lld bytes, no header): skipped", (long long)sb.st_size);
+		goto out;
+	}
+	map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED) {
+		say(path, "cannot map: %s", strerror(errno));
+		goto out;
+	}
+	h = map;
+	if (memcmp(h->magic, PSD_THREAD_MAGIC, 8) || h->version != PSD_VERSION ||
+	    h->hdr_bytes != PSD_HDR_BYTES || h->chunk_bytes < 4096 || h->chunk_bytes > (1ull << 30) ||
+	    h->chunk_bytes % 8) {
+		say(path, "not a thread file of format version %d (bad header): skipped", PSD_VERSION);
+		munmap(map, (size_t)sb.st_size);
+		goto out;
+	}
+	g = realloc(p->threads, (p->nthreads + 1) * sizeof(*g));
+	if (!g) {
+		munmap(map, (size_t)sb.st_size);
+		goto out;
+	}
+	p->threads = g;
+	t = &p->threads[p->nthreads++];
+	memset(t, 0, sizeof(*t));
+	t->file = path;
+	path = NULL;
+	t->tid = (int)h->tid;
+	memcpy(t->comm, h->comm, 16);
+	t->lost = h->lost;
+	t->overwritten = h->overwritten;
+	t->clean = h->clean == 1;
+	t->stopped = h->stopped == 1;
+	memcpy(t->why, h->why, 128);
+	t->words = map;
+	t->map_bytes = (size_t)sb.st_size;
+	t->nwords = (size_t)sb.st_size / 8;
+	index_chunks(t, h, t->file);
+out:
+	if (fd >= 0)
+		close(fd);
+	free(path);
+}
+
+static void read_info(struct psr_proc *p)
+{
+	char *path = join(p->dir, "info"), *text = path ? slurp(path, NULL) : NULL, buf[4096];
+	bool ok = true;
+	double rate;
+
+	p->ns_per_tsc = 1.0;
+	if (!text) {
+		say(path ? path : p->dir, "missing: times are raw time stamps");
+		free(path);
+		return;
+	}
+	if (!field(text, "format", buf, sizeof(buf)) || strcmp(buf, "patchsite-data 1"))
+		say(path, "format '%s', expected 'patchsite-data 1': read anyway",
+		    field(text, "format", buf, sizeof(buf)) ? buf : "(none)");
+	p->pid = (int)field_u64(text, "pid", &ok);
+	p->ppid = (int)field_u64(text, "ppid", &ok);
+	p->tsc0 = field_u64(text, "tsc0", &ok);
+	p->ns0 = field_u64(text, "ns0", &ok);
+	p->realtime0 = field_u64(text, "realtime0", &ok);
+	p->overwrite = field_u64(text, "overwrite", &ok);
+	if (field(text, "exe", buf, sizeof(buf)))
+		p->exe = strdup(buf);
+	if (field(text, "tracer", buf, sizeof(buf)))
+		snprintf(p->tracer, sizeof(p->tracer), "%.31s", buf);
+	if (field(text, "ns_per_tsc", buf, sizeof(buf)) && (rate = strtod(buf, NULL)) > 0 &&
+	    rate < 1e6)
+		p->ns_per_tsc = rate;
+	if (!ok)
+		say(path, "damaged: some fields missing or not numbers");
+	free(text);
+	free(path);
+}
+
+/* end: the clean trailer; with it, the rate over the whole run. */
+static void read_end(struct psr_proc *p)
+{
+	char *path = join(p->dir, "end"), *text = path ? slurp(path, NULL) : NULL;
+	bool ok = true;
+	uint64_t tsc, ns;
+
+	if (text) {
+		tsc = field_u64(text, "tsc", &ok);
+		ns = field_u64(text, "ns", &ok);
+		p->end_realtime = field_u64(text, "realtime", &ok);
+		if (ok) {
+			p->has_end = true;
+			p->end_ns = ns;
+			if (ns > p->ns0 + 10000000 && tsc > p->tsc0)
+				p->ns_per_tsc = (double)(ns - p->ns0) / (double)(tsc - p->tsc0);
+		} else {
+			say(path, "damaged: the run's end is not known");
+		}
+	}
+	free(text);
+	free(path);
+	path = join(p->dir, "status");
+	text = path ? slurp(path, NULL) : NULL;
+	if (text) {
+		text[strcspn(text, "\n")] = 0;
+		snprintf(p->status, sizeof(p->status), "%s", text);
+	}
+	free(text);
+	free(path);
+}
+
+static void read_cmdline(struct psr_proc *p)
+{
+	size_t n = 0;
+	char *path = join(p->dir, "cmdline"), *text = path ? slurp(path, &n) : NULL;
+
+	for (size_t i = 0; text && n && i < n - 1; i++)
+		if (!text[i])
+			text[i] = ' ';
+	p->cmdline = text;
+	free(path);
+}
+
+/* No trailer: the latest chunk header's clock pair measures the rate over the run. */
+static void rate_from_chunks(struct psr_proc *p)
+{
+	uint64_t tsc = 0, ns = 0;
+
+	for (size_t i = 0; i < p->nthreads; i++)
+		for (size_t k = 0; k < p->threads[i].nchunks; k++) {
+			const uint64_t *w = p->threads[i].words + p->threads[i].chunks[k].first;
+
+			if (w[-1] > ns && w[-2] > p->tsc0)
+				ns = w[-1], tsc = w[-2];
+		}
+	if (ns > p->ns0 + 10000000 && ns - p->ns0 < (1ull << 50))
+		p->ns_per_tsc = (double)(ns - p->ns0) / (double)(tsc - p->tsc0);
+}
+
+static int cmp_thread(const void *a, const void *b)
+{
+	const struct psr_thread *x = a, *y = b;
+
+	return x->tid - y->tid;
+}
+
+static void read_proc(struct psr_session *s, const char *name)
+{
+	struct psr_proc *p = &s->procs[s->nprocs];
+	DIR *d;
+	struct dirent *e;
+
+	memset(p, 0, sizeof(*p));
+	p->name = strdup(name);
+	p->dir = join(s->dir, name);
+	if (!p->dir || !p->name || !(d = opendir(p->dir))) {
+		say(p->dir ? p->dir : name, "cannot read the process directory: %s", strerror(errno));
+		free(p->dir);
+		free(p->name);
+		return;
+	}
+	s->nprocs++;
+	read_info(p);
+	read_end(p);
+	read_cmdline(p);
+	read_modules(p);
+	while ((e = readdir(d)))
+		if (!strncmp(e->d_name, "thread.", 7))
+			read_thread(p, e->d_name);
+	closedir(d);
+	if (p->nthreads)
+		qsort(p->threads, p->nthreads, sizeof(*p->threads), cmp_thread);
+	if (!p->has_end)
+		rate_from_chunks(p);
+	for (size_t k = 0; k < p->nthreads; k++)
+		count_events(p, &p->threads[k]);
+	if (p->end_ns > p->last_ns)
+		p->last_ns = p->end_ns;
+}
+
+/* Process directories: from the session list, in its order (start order). */
+int psr_open(const char *dir, FILE *err, struct psr_session **out)
+{
+	struct psr_session *s = calloc(1, sizeof(*s));
+	char *path, *text, *line, *save = NULL;
+	size_t cap = 0;
+
+	errf = err;
+	if (!s)
+		return -ENOMEM;
+	problems = &s->problems;
+	s->dir = strdup(dir);
+	path = join(dir, "session");
+	text = path ? slurp(path, NULL) : NULL;
+	if (!text) {
+		int e = errno;
+
+		fprintf(err, "patchsite: %s: not a trace directory (no session list: %s)\n", dir,
+			strerror(e));
+		free(path);
+		psr_close(s);
+		return -(e ? e : ENOENT);
+	}
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		int pid, ppid;
+		char name[64];
+
+		if (sscanf(line, "%d %d %63s", &pid, &ppid, name) != 3) {
+			say(path, "not a session line: '%.40s': ignored", line);
+			continue;
+		}
+		if (!strcmp(name, "-")) {
+			s->nosites++;
+			continue;
+		}
+		if (strchr(name, '/') || name[0] == '.') {
+			say(path, "bad process directory '%s': ignored", name);
+			continue;
+		}
+		if (s->nprocs == cap) {
+			struct psr_proc *g = realloc(s->procs, (cap = cap * 2 + 4) * sizeof(*g));
+
+			if (!g)
+				break;
+			s->procs = g;
+		}
+		read_proc(s, name);
+	}
+	/* A later image of the same pid: the earlier one ended by exec, not a crash. */
+	for (size_t i = 0; i < s->nprocs; i++)
+		for (size_t j = i + 1; j < s->nprocs; j++)
+			if (s->procs[j].pid == s->procs[i].pid)
+				s->procs[i].exec_followed = true;
+	free(text);
+	free(path);
+	*out = s;
+	return 0;
+}
+
+void psr_close(struct psr_session *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nprocs; i++) {
+		struct psr_proc *p = &s->procs[i];
+
+		for (size_t k = 0; k < p->nthreads; k++) {
+			munmap((void *)p->threads[k].words, p->threads[k].map_bytes);
+			free(p->threads[k].chunks);
+			free(p->threads[k].file);
+		}
+		for (size_t k = 0; k < p->nmods; k++) {
+			for (size_t j = 0; j < p->mods[k].nsites; j++)
+				free(p->mods[k].sites[j].name);
+			for (size_t j = 0; j < p->mods[k].nfuncs; j++)
+				free(p->mods[k].funcs[j].name);
+			free(p->mods[k].sites);
+			free(p->mods[k].funcs);
+			free(p->mods[k].path);
+		}
+		free(p->threads);
+		free(p->mods);
+		free(p->dir);
+		free(p->name);
+		free(p->exe);
+		free(p->cmdline);
+	}
+	free(s->procs);
+	free(s->dir);
+	free(s);
+}
+
+void psr_cursor_init(struct psr_cursor *c, const struct psr_proc *p, const struct psr_thread *t)
+{
+	memset(c, 0, sizeof(*c));
+	c->p = p;
+	c->t = t;
+	c->at = t->nchunks ? t->chunks[0].first : 0;
+	c->cpu = -1;
+}
+
+int psr_next(struct psr_cursor *c, struct psr_event *ev)
+{
+	const struct psr_thread *t = c->t;
+
+	while (c->chunk < t->nchunks) {
+		const struct psr_chunk *k = &t->chunks[c->chunk];
+		uint64_t w;
+
+		if (c->at >= k->end) {
+			/* Read: its pages can go (peak memory stays near one chunk a thread). */
+			size_t from = (k->first - PSD_CHUNK_WORDS) * 8, to = k->limit * 8;
+
+			if (!(from & 4095) && to > from)
+				(void)madvise((char *)t->words + from, ((to - from) + 4095) & ~(size_t)4095,
+					      MADV_DONTNEED);
+			if (++c->chunk < t->nchunks)
+				c->at = t->chunks[c->chunk].first;
+			continue;
+		}
+		w = t->words[c->at++];
+		if (w == EV_PAD)
+			continue;
+		if ((w & 3) == EV_MARK) {
+			c->hi = (uint32_t)(w >> 32);
+			if (c->at < k->end)
+				c->cpu = (int32_t)t->words[c->at++];
+			continue;
+		}
+		ev->tsc = (uint64_t)c->hi << 32 | w >> 32;
+		ev->id = (uint32_t)w >> 2;
+		ev->type = w & 3;
+		ev->cpu = c->cpu;
+		ev->parent = 0;
+		if (ev->type == PSR_FUNC && c->at < k->end)
+			ev->parent = t->words[c->at++];
+		if (ev->type == PSR_EXIT) {
+			const struct psr_site *s = site_at(c->p, ev->id, ev->tsc);
+
+			if (s && s->exit)
+				ev->id = (ev->id & ~ID_MASK) | s->owner;
+		}
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The one reader of a trace directory (patchsite-data(5)).  It trusts
+ * nothing in it: a missing, truncated or damaged part is said in one line
+ * (on the FILE given to psr_open) and the rest is read; nothing in the data
+ * can make it read out of bounds.
+ */
+#ifndef PS_PSREAD_H
+#define PS_PSREAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum psr_type { PSR_ENTRY = 0, PSR_EXIT = 1, PSR_FUNC = 2 };
+
+struct psr_event {
+	uint64_t tsc;
+	uint64_t parent;	/* PSR_FUNC: the caller's address */
+	uint32_t id;		/* site id; for PSR_EXIT already its function's entry site */
+	uint8_t type;
+	int32_t cpu;
+};
+
+struct psr_site {
+	uint64_t addr;
+	uint32_t owner;		/* an exit site: index of its function's entry site */
+	bool exit;
+	char *name;
+};
+
+struct psr_func {
+	uint64_t addr, size;
+	char *name;
+};
+
+struct psr_module {
+	unsigned index;
+	uint64_t load_tsc;	/* names events from here on (until the slot is reused) */
+	uint64_t unload_tsc;	/* 0: never unloaded */
+	uint64_t bias;
+	char *path;
+	struct psr_site *sites;
+	size_t nsites;
+	struct psr_func *funcs;	/* by address */
+	size_t nfuncs;
+};
+
+struct psr_chunk {
+	uint64_t seq;
+	size_t first, end;	/* words of the file: [first, end) after the chunk header */
+	size_t limit;		/* the chunk's last word + 1 in the file */
+};
+
+struct psr_thread {
+	char *file;
+	int tid;
+	char comm[17];
+	uint64_t lost;
+	uint64_t overwritten;	/* overwrite: events in chunks reused since */
+	bool clean, stopped;
+	char why[129];
+	const uint64_t *words;	/* the whole file, mapped */
+	size_t nwords, map_bytes;
+	struct psr_chunk *chunks;	/* in time order */
+	size_t nchunks;
+	uint64_t events;	/* entries + exits + function events (psr_open counts them) */
+	uint64_t entries, funcs;
+};
+
+struct psr_proc {
+	char *dir, *name;	/* the process directory, and its name in the session */
+	int pid, ppid;
+	char *exe, *cmdline;	/* cmdline: arguments joined by spaces */
+	char tracer[32];
+	uint64_t tsc0, ns0, realtime0;
+	double ns_per_tsc;
+	bool overwrite;
+	bool has_end, exec_followed;	/* end: a normal exit; exec_followed: a later image of the pid */
+	uint64_t end_ns, end_realtime;
+	char status[64];	/* from `patchsite record`: "exit N" or "signal N (NAME)", or "" */
+	struct psr_module *mods;
+	size_t nmods;
+	struct psr_thread *threads;
+	size_t nthreads;
+	uint64_t last_ns;	/* the latest time any event or chunk header shows */
+};
+
+struct psr_session {
+	char *dir;
+	struct psr_proc *procs;
+	size_t nprocs;
+	size_t nosites;		/* processes listed without a directory (no sites) */
+	unsigned problems;	/* damaged or missing parts said on err */
+};
+
+/* Read the directory: 0, or -errno when it is not a trace directory at all (said on err). */
+int psr_open(const char *dir, FILE *err, struct psr_session **out);
+void psr_close(struct psr_session *s);
+
+/* Events of one thread, in order. */
+struct psr_cursor {
+	const struct psr_proc *p;
+	const struct psr_thread *t;
+	size_t chunk, at;
+	uint32_t hi;
+	int32_t cpu;
+};
+void psr_cursor_init(struct psr_cursor *c, const struct psr_proc *p, const struct psr_thread *t);
+/* The next event: 1, or 0 at the end. */
+int psr_next(struct psr_cursor *c, struct psr_event *ev);
+
+/* Names: a site's function ("site#N" when unknown); a caller address ("0x..." unknown). */
+const char *psr_site_name(const struct psr_proc *p, uint32_t id, uint64_t tsc, char *buf,
+			  size_t len);
+const char *psr_addr_name(const struct psr_proc *p, uint64_t addr, uint64_t tsc, char *buf,
+			  size_t len);
+/* CLOCK_MONOTONIC ns of a time stamp. */
+uint64_t psr_ns(const struct psr_proc *p, uint64_t tsc);
+
+#endif

@@ -1,0 +1,765 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Formats of a trace directory (render.h).  The ftrace text is the
+ * runtime's own (patchsite/output.c): the function tracer's
+ * `TASK-PID [CPU] TIMESTAMP: func <-parent` and function_graph's
+ * `CPU) TASK-PID | DURATION | func() {` with ftrace's duration markers,
+ * threads merged by time with `=>` lines where the thread changes, one
+ * block per process.  An exit is paired with the innermost open call of
+ * its function; calls above it that saw no exit (left by longjmp or an
+ * exception) close with it; an exit with no open call is not shown.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "json.h"
+#include "render.h"
+
+struct frame {
+	uint32_t id;
+	uint64_t tsc;
+	uint64_t child_ns;	/* time in completed callees */
+	size_t path_len;	/* folded: length of the path before this frame */
+};
+
+/* One thread's events, with one event of lookahead and its open calls. */
+struct stream {
+	const struct psr_proc *p;
+	const struct psr_thread *t;
+	struct psr_cursor cur;
+	struct psr_event ev, next;
+	bool has_ev, has_next;
+	struct frame *stack;
+	size_t depth, cap;
+	char task[64];
+};
+
+static bool advance(struct stream *s)
+{
+	if (s->has_next) {
+		s->ev = s->next;
+		s->has_next = false;
+		return s->has_ev = true;
+	}
+	return s->has_ev = psr_next(&s->cur, &s->ev);
+}
+
+static const struct psr_event *peek(struct stream *s)
+{
+	if (!s->has_next)
+		s->has_next = psr_next(&s->cur, &s->next);
+	return s->has_next ? &s->next : NULL;
+}
+
+static int push(struct stream *s, uint32_t id, uint64_t tsc, size_t path_len)
+{
+	if (s->depth == s->cap) {
+		struct frame *g = realloc(s->stack, (s->cap = s->cap * 2 + 64) * sizeof(*g));
+
+		if (!g)
+			return -ENOMEM;
+		s->stack = g;
+	}
+	s->stack[s->depth++] = (struct frame){ id, tsc, 0, path_len };
+	return 0;
+}
+
+/* Depth of the open call an exit of id closes + 1, or 0 when none is open. */
+static size_t match(const struct stream *s, uint32_t id)
+{
+	size_t k = s->depth;
+
+	while (k > 0 && s->stack[k - 1].id != id)
+		k--;
+	return k;
+}
+
+static uint64_t dur(const struct psr_proc *p, uint64_t a, uint64_t b)
+{
+	uint64_t x = psr_ns(p, a), y = psr_ns(p, b);
+
+	return y > x ? y - x : 0;
+}
+
+static void stream_init(struct stream *s, const struct psr_proc *p, const struct psr_thread *t)
+{
+	memset(s, 0, sizeof(*s));
+	s->p = p;
+	s->t = t;
+	psr_cursor_init(&s->cur, p, t);
+	snprintf(s->task, sizeof(s->task), "%s-%d", t->comm, t->tid);
+	advance(s);
+}
+
+bool render_proc_wanted(const struct psr_proc *p, const struct render_opts *o)
+{
+	return (!o->pid || p->pid == o->pid) && (!o->proc || !strcmp(p->name, o->proc));
+}
+
+static bool thread_wanted(const struct psr_thread *t, const struct render_opts *o)
+{
+	return !o->tid || t->tid == o->tid;
+}
+
+/* The streams of a process's wanted threads; NULL with *n 0 when none. */
+static struct stream *streams(const struct psr_proc *p, const struct render_opts *o, size_t *n)
+{
+	struct stream *s = calloc(p->nthreads + 1, sizeof(*s));
+
+	*n = 0;
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < p->nthreads; i++)
+		if (thread_wanted(&p->threads[i], o))
+			stream_init(&s[(*n)++], p, &p->threads[i]);
+	return s;
+}
+
+static void streams_free(struct stream *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(s[i].stack);
+	free(s);
+}
+
+static struct stream *earliest(struct stream *s, size_t n)
+{
+	struct stream *min = NULL;
+
+	for (size_t i = 0; i < n; i++)
+		if (s[i].has_ev && (!min || s[i].ev.tsc < min->ev.tsc))
+			min = &s[i];
+	return min;
+}
+
+static bool bare;	/* render_opts.bare of the current call */
+
+void render_losses(FILE *out, const struct psr_proc *p, const char *prefix)
+{
+	for (size_t i = 0; i < p->nthreads; i++) {
+		const struct psr_thread *t = &p->threads[i];
+
+		if (t->lost)
+			fprintf(out, "%s%s-%d [LOST %llu EVENTS]\n", prefix, t->comm, t->tid,
+				(unsigned long long)t->lost);
+		if (t->overwritten)
+			fprintf(out, "%s%s-%d [OVERWRITTEN %llu EVENTS]\n", prefix, t->comm, t->tid,
+				(unsigned long long)t->overwritten);
+		if (t->stopped)
+			fprintf(out, "%s%s-%d [RECORDING STOPPED: %s]\n", prefix, t->comm, t->tid,
+				t->why);
+	}
+	if (bare || !prefix[0] || prefix[0] != '#')
+		return;		/* running (it is writing this), or stderr: only what is lost */
+	if (!p->has_end)
+		fprintf(out, "%sprocess %d ended %s: no clean end was written\n", prefix, p->pid,
+			p->exec_followed ? "by exec" : p->status[0] ? p->status : "abnormally");
+	else if (p->status[0] && strcmp(p->status, "exit 0"))
+		fprintf(out, "%sprocess %d: %s\n", prefix, p->pid, p->status);
+}
+
+static void write_function(FILE *f, const struct psr_proc *p, struct stream *s, size_t ns)
+{
+	unsigned long long entries = 0, lost = 0;
+	struct stream *m;
+
+	for (size_t i = 0; i < ns; i++) {
+		entries += s[i].t->funcs;
+		lost += s[i].t->lost + s[i].t->overwritten;	/* written, not in the buffer */
+	}
+	fprintf(f, "# tracer: function\n#\n");
+	fprintf(f, "# entries-in-buffer/entries-written: %llu/%llu   #P:%ld\n#\n", entries,
+		entries + lost, sysconf(_SC_NPROCESSORS_ONLN));
+	render_losses(f, p, "# ");
+	fprintf(f, "#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n");
+	fprintf(f, "#              | |         |         |         |\n");
+	while ((m = earliest(s, ns))) {
+		struct psr_event *e = &m->ev;
+		uint64_t t = psr_ns(p, e->tsc);
+		char b1[32], b2[32];
+
+		if (e->type == PSR_FUNC)
+			fprintf(f, "%16s-%-7d [%03d] %5llu.%06llu: %s <-%s\n", m->t->comm, m->t->tid,
+				e->cpu, (unsigned long long)(t / 1000000000u),
+				(unsigned long long)(t % 1000000000u / 1000u),
+				psr_site_name(p, e->id, e->tsc, b1, sizeof(b1)),
+				psr_addr_name(p, e->parent, e->tsc, b2, sizeof(b2)));
+		advance(m);
+	}
+}
+
+/* ftrace's markers: $ > 1 s, @ > 100 ms, * > 10 ms, # > 1 ms, ! > 100 us, + > 10 us. */
+static char dur_mark(double ns)
+{
+	return ns > 1e9 ? '$' : ns > 1e8 ? '@' : ns > 1e7 ? '*' : ns > 1e6 ? '#' : ns > 1e5 ? '!' :
+	       ns > 1e4 ? '+' : ' ';
+}
+
+/* One function_graph line: text in up to three pieces, so that no name is cut. */
+static void graph_line(FILE *f, const struct stream *m, int cpu, const uint64_t *d, size_t depth,
+		       const char *a, const char *b, const char *c)
+{
+	fprintf(f, " %d) %14s | ", cpu, m->task);
+	if (d)
+		fprintf(f, "%c %8.3f us | ", dur_mark((double)*d), (double)*d / 1000.0);
+	else
+		fprintf(f, "              | ");
+	fprintf(f, "%*s%s%s%s\n", (int)(2 * depth), "", a, b, c);
+}
+
+/* One event of function_graph. */
+static void graph_event(FILE *f, struct stream *m, struct stream **last)
+{
+	const struct psr_proc *p = m->p;
+	struct psr_event e = m->ev;
+	const struct psr_event *nx;
+	char buf[32];
+	const char *name;
+	uint64_t d;
+	size_t k = 0;
+
+	if (e.type == PSR_EXIT && !(k = match(m, e.id)) && bare)
+		return;
+	if (*last && *last != m) {
+		fprintf(f, " ------------------------------------------\n");
+		fprintf(f, " %d) %s => %s\n", e.cpu, (*last)->task, m->task);
+		fprintf(f, " ------------------------------------------\n\n");
+	}
+	*last = m;
+	name = psr_site_name(p, e.id, e.tsc, buf, sizeof(buf));
+	if (e.type == PSR_FUNC) {
+		graph_line(f, m, e.cpu, NULL, m->depth, name, "(); /* other stack */", "");
+	} else if (e.type == PSR_ENTRY) {
+		nx = peek(m);
+		if (nx && nx->type == PSR_EXIT && nx->id == e.id) {
+			d = dur(p, e.tsc, nx->tsc);
+			graph_line(f, m, e.cpu, &d, m->depth, name, "();", "");
+			advance(m);	/* the exit */
+		} else {
+			graph_line(f, m, e.cpu, NULL, m->depth, name, "() {", "");
+			push(m, e.id, e.tsc, 0);	/* no memory: shown unnested */
+		}
+	} else if (!k) {
+		/* Its entry is not in the record (overwritten, or before a fork). */
+		graph_line(f, m, e.cpu, NULL, 0, "} /* ", name, " */");
+	} else {
+		while (m->depth >= k) {
+			d = dur(p, m->stack[m->depth - 1].tsc, e.tsc);
+			m->depth--;
+			graph_line(f, m, e.cpu, &d, m->depth, "}", "", "");
+		}
+	}
+}
+
+static void write_graph(FILE *f, const struct psr_proc *p, struct stream *s, size_t ns)
+{
+	struct stream *m, *last = NULL;
+
+	fprintf(f, "# tracer: function_graph\n#\n");
+	render_losses(f, p, "# ");
+	fprintf(f, "# CPU  TASK/PID         DURATION                  FUNCTION CALLS\n");
+	fprintf(f, "# |     |    |           |   |                     |   |   |   |\n");
+	while ((m = earliest(s, ns))) {
+		graph_event(f, m, &last);
+		advance(m);
+	}
+}
+
+static bool is_graph(const struct psr_proc *p)
+{
+	if (!strcmp(p->tracer, "function_graph"))
+		return true;
+	if (!strcmp(p->tracer, "function"))
+		return false;
+	for (size_t i = 0; i < p->nthreads; i++)
+		if (p->threads[i].events > p->threads[i].funcs)
+			return true;
+	return false;
+}
+
+int render_replay(FILE *out, const struct psr_session *s, const struct render_opts *o)
+{
+	bool first = true;
+
+	bare = o->bare;
+	for (size_t i = 0; i < s->nprocs; i++) {
+		const struct psr_proc *p = &s->procs[i];
+		struct stream *st;
+		size_t n;
+
+		if (!render_proc_wanted(p, o))
+			continue;
+		st = streams(p, o, &n);
+		if (!st)
+			return -ENOMEM;
+		if (!first)
+			fputc('\n', out);
+		first = false;
+		if (!bare)
+			fprintf(out, "# process %d: %s\n", p->pid,
+				p->cmdline ? p->cmdline : p->exe ? p->exe : "?");
+		if (is_graph(p))
+			write_graph(out, p, st, n);
+		else
+			write_function(out, p, st, n);
+		streams_free(st, n);
+	}
+	return 0;
+}
+
+/* Chrome trace-event JSON: per thread, complete "X" events as their calls end. */
+static void chrome_event(FILE *f, const char **sep, const struct psr_proc *p, int tid,
+			 const char *name, const char *ph, uint64_t tsc, const uint64_t *d)
+{
+	fprintf(f, "%s{\"name\":", *sep);
+	json_str(f, name);
+	fprintf(f, ",\"ph\":\"%s\"", ph);
+	if (!strcmp(ph, "i"))
+		fprintf(f, ",\"s\":\"t\"");
+	if (d)
+		fprintf(f, ",\"dur\":%.3f", (double)*d / 1000.0);
+	fprintf(f, ",\"ts\":%.3f,\"pid\":%d,\"tid\":%d,\"cat\":\"patchsite\"}",
+		(double)psr_ns(p, tsc) / 1000.0, p->pid, tid);
+	*sep = ",\n";
+}
+
+static int chrome_thread(FILE *f, const char **sep, struct stream *m)
+{
+	const struct psr_proc *p = m->p;
+	char buf[48];
+	uint64_t d;
+
+	fprintf(f, "%s{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":",
+		*sep, p->pid, m->t->tid);
+	json_str(f, m->t->comm);
+	fprintf(f, "}}");
+	*sep = ",\n";
+	if (m->t->lost && m->has_ev) {
+		snprintf(buf, sizeof(buf), "LOST %llu EVENTS", (unsigned long long)m->t->lost);
+		chrome_event(f, sep, p, m->t->tid, buf, "i", m->ev.tsc, NULL);
+	}
+	for (; m->has_ev; advance(m)) {
+		struct psr_event *e = &m->ev;
+		size_t k;
+
+		if (e->type == PSR_FUNC) {
+			chrome_event(f, sep, p, m->t->tid, psr_site_name(p, e->id, e->tsc, buf, sizeof(buf)),
+				     "i", e->tsc, NULL);
+		} else if (e->type == PSR_ENTRY) {
+			if (push(m, e->id, e->tsc, 0))
+				return -ENOMEM;
+		} else if ((k = match(m, e->id))) {
+			while (m->depth >= k) {
+				struct frame *fr = &m->stack[--m->depth];
+
+				d = dur(p, fr->tsc, e->tsc);
+				chrome_event(f, sep, p, m->t->tid,
+					     psr_site_name(p, fr->id, fr->tsc, buf, sizeof(buf)), "X",
+					     fr->tsc, &d);
+			}
+		}
+	}
+	/* Still open at the end of the record. */
+	for (size_t k = 0; k < m->depth; k++)
+		chrome_event(f, sep, p, m->t->tid,
+			     psr_site_name(p, m->stack[k].id, m->stack[k].tsc, buf, sizeof(buf)), "B",
+			     m->stack[k].tsc, NULL);
+	return 0;
+}
+
+int render_chrome(FILE *out, const struct psr_session *s, const struct render_opts *o)
+{
+	const char *sep = "\n";
+	int err = 0;
+
+	fprintf(out, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+	for (size_t i = 0; i < s->nprocs && !err; i++) {
+		const struct psr_proc *p = &s->procs[i];
+		struct stream *st;
+		size_t n;
+
+		if (!render_proc_wanted(p, o))
+			continue;
+		fprintf(out, "%s{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":",
+			sep, p->pid);
+		json_str(out, p->exe ? p->exe : "?");
+		fprintf(out, "}}");
+		sep = ",\n";
+		st = streams(p, o, &n);
+		if (!st)
+			return -ENOMEM;
+		for (size_t k = 0; k < n && !err; k++)
+			err = chrome_thread(out, &sep, &st[k]);
+		streams_free(st, n);
+	}
+	fprintf(out, "\n]}\n");
+	return err;
+}
+
+/* A string -> value table (open addressing), for distinct stacks and functions. */
+struct entry {
+	char *key;
+	int pid;
+	uint64_t calls, total, self, min, max;
+};
+
+struct table {
+	struct entry *e;
+	size_t n, cap;
+};
+
+static uint64_t hash(const char *s, int pid)
+{
+	uint64_t h = 1469598103934665603ull ^ (uint64_t)(unsigned)pid;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static struct entry *lookup(struct table *t, const char *key, int pid)
+{
+	size_t i;
+
+	if (2 * (t->n + 1) > t->cap) {
+		struct table g = { calloc(t->cap ? 2 * t->cap : 1024, sizeof(struct entry)), 0,
+				   t->cap ? 2 * t->cap : 1024 };
+
+		if (!g.e)
+			return NULL;
+		for (size_t k = 0; k < t->cap; k++) {
+			if (!t->e[k].key)
+				continue;
+			for (i = hash(t->e[k].key, t->e[k].pid) & (g.cap - 1); g.e[i].key;
+			     i = (i + 1) & (g.cap - 1))
+				;
+			g.e[i] = t->e[k];
+			g.n++;
+		}
+		free(t->e);
+		*t = g;
+	}
+	for (i = hash(key, pid) & (t->cap - 1); t->e[i].key; i = (i + 1) & (t->cap - 1))
+		if (t->e[i].pid == pid && !strcmp(t->e[i].key, key))
+			return &t->e[i];
+	t->e[i].key = strdup(key);
+	if (!t->e[i].key)
+		return NULL;
+	t->e[i].pid = pid;
+	t->e[i].min = UINT64_MAX;
+	t->n++;
+	return &t->e[i];
+}
+
+static void table_free(struct table *t)
+{
+	for (size_t i = 0; i < t->cap; i++)
+		free(t->e[i].key);
+	free(t->e);
+}
+
+/* The table's entries, packed (the table's memory, reused). */
+static size_t table_pack(struct table *t)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->cap; i++)
+		if (t->e[i].key)
+			t->e[n++] = t->e[i];
+	for (size_t i = n; i < t->cap; i++)
+		t->e[i].key = NULL;
+	return n;
+}
+
+/* A completed call: its stats (self = its time less its callees'). */
+static int account(struct table *t, const char *name, int pid, uint64_t d, uint64_t self)
+{
+	struct entry *e = lookup(t, name, pid);
+
+	if (!e)
+		return -ENOMEM;
+	e->calls++;
+	e->total += d;
+	e->self += self;
+	if (d < e->min)
+		e->min = d;
+	if (d > e->max)
+		e->max = d;
+	return 0;
+}
+
+/* The calls an exit at depth k closes, innermost first, each accounted. */
+static int close_calls(struct stream *m, size_t k, uint64_t tsc, struct table *t, int pid)
+{
+	char buf[32];
+
+	while (m->depth >= k) {
+		struct frame *fr = &m->stack[--m->depth];
+		uint64_t d = dur(m->p, fr->tsc, tsc), self = d > fr->child_ns ? d - fr->child_ns : 0;
+
+		if (m->depth)
+			m->stack[m->depth - 1].child_ns += d;
+		if (account(t, psr_site_name(m->p, fr->id, fr->tsc, buf, sizeof(buf)), pid, d, self))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int report_thread(struct stream *m, struct table *t, int pid)
+{
+	char buf[32];
+	int err = 0;
+	size_t k;
+
+	for (; m->has_ev && !err; advance(m)) {
+		struct psr_event *e = &m->ev;
+
+		if (e->type == PSR_ENTRY)
+			err = push(m, e->id, e->tsc, 0);
+		else if (e->type == PSR_EXIT && (k = match(m, e->id)))
+			err = close_calls(m, k, e->tsc, t, pid);
+		else if (e->type == PSR_FUNC)
+			err = account(t, psr_site_name(m->p, e->id, e->tsc, buf, sizeof(buf)), pid, 0, 0);
+	}
+	return err;
+}
+
+static enum render_sort sort_by;
+
+static uint64_t sort_key(const struct entry *e)
+{
+	switch (sort_by) {
+	case SORT_SELF: return e->self;
+	case SORT_CALLS: return e->calls;
+	case SORT_AVG: return e->calls ? e->total / e->calls : 0;
+	case SORT_MAX: return e->max;
+	default: return e->total;
+	}
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+	uint64_t kx = sort_key(x), ky = sort_key(y);
+
+	if (kx != ky)
+		return kx > ky ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
+/* A time as uftrace prints it: 3 decimals and a unit. */
+static void print_time(FILE *f, uint64_t ns)
+{
+	if (ns >= 1000000000u)
+		fprintf(f, "  %8.3f  s", (double)ns / 1e9);
+	else if (ns >= 1000000u)
+		fprintf(f, "  %8.3f ms", (double)ns / 1e6);
+	else if (ns >= 1000u)
+		fprintf(f, "  %8.3f us", (double)ns / 1e3);
+	else
+		fprintf(f, "  %8llu ns", (unsigned long long)ns);
+}
+
+int render_report(FILE *out, const struct psr_session *s, const struct render_opts *o)
+{
+	struct table t = { 0 };
+	size_t nprocs = 0, n;
+	int err = 0;
+
+	for (size_t i = 0; i < s->nprocs; i++)
+		nprocs += render_proc_wanted(&s->procs[i], o);
+	for (size_t i = 0; i < s->nprocs && !err; i++) {
+		const struct psr_proc *p = &s->procs[i];
+		struct stream *st;
+		size_t ns;
+
+		if (!render_proc_wanted(p, o))
+			continue;
+		st = streams(p, o, &ns);
+		if (!st)
+			return -ENOMEM;
+		for (size_t k = 0; k < ns && !err; k++)
+			err = report_thread(&st[k], &t, nprocs > 1 ? p->pid : 0);
+		streams_free(st, ns);
+	}
+	n = table_pack(&t);
+	sort_by = o->sort;
+	if (n)
+		qsort(t.e, n, sizeof(*t.e), cmp_entry);
+	if (o->json) {
+		fprintf(out, "[");
+		for (size_t i = 0; i < n; i++) {
+			struct entry *e = &t.e[i];
+
+			fprintf(out, "%s\n{\"name\":", i ? "," : "");
+			json_str(out, e->key);
+			fprintf(out, ",\"calls\":%llu,\"total_ns\":%llu,\"self_ns\":%llu,\"avg_ns\":%llu,"
+				"\"min_ns\":%llu,\"max_ns\":%llu", (unsigned long long)e->calls,
+				(unsigned long long)e->total, (unsigned long long)e->self,
+				(unsigned long long)(e->calls ? e->total / e->calls : 0),
+				(unsigned long long)(e->calls ? e->min : 0), (unsigned long long)e->max);
+			if (nprocs > 1)
+				fprintf(out, ",\"pid\":%d", e->pid);
+			fprintf(out, "}");
+		}
+		fprintf(out, "\n]\n");
+	} else {
+		for (size_t i = 0; i < s->nprocs; i++)
+			if (render_proc_wanted(&s->procs[i], o))
+				render_losses(out, &s->procs[i], "# ");
+		fprintf(out, "    Total time     Self time       Calls       Average           Min"
+			"           Max  %sFunction\n", nprocs > 1 ? "    Pid  " : "");
+		fprintf(out, "  ============  ============  ==========  ============  ============"
+			"  ============  %s====================\n", nprocs > 1 ? "=======  " : "");
+		for (size_t i = 0; i < n; i++) {
+			struct entry *e = &t.e[i];
+
+			print_time(out, e->total);
+			print_time(out, e->self);
+			fprintf(out, "  %10llu", (unsigned long long)e->calls);
+			print_time(out, e->calls ? e->total / e->calls : 0);
+			print_time(out, e->calls ? e->min : 0);
+			print_time(out, e->max);
+			if (nprocs > 1)
+				fprintf(out, "  %7d", e->pid);
+			fprintf(out, "  %s\n", e->key);
+		}
+	}
+	table_free(&t);
+	return err;
+}
+
+/* Folded stacks: self time of every completed call, summed by stack. */
+static int folded_thread(struct stream *m, struct table *t, char **path, size_t *cap)
+{
+	char buf[32];
+	size_t len = strlen(m->t->comm), k;
+
+	if (*cap < len + 1 && !(*path = realloc(*path, *cap = len + 4096)))
+		return -ENOMEM;
+	memcpy(*path, m->t->comm, len + 1);
+	for (; m->has_ev; advance(m)) {
+		struct psr_event *e = &m->ev;
+
+		if (e->type == PSR_ENTRY) {
+			const char *name = psr_site_name(m->p, e->id, e->tsc, buf, sizeof(buf));
+			size_t nl = strlen(name);
+
+			if (len + nl + 2 > *cap && !(*path = realloc(*path, *cap = 2 * (len + nl + 2))))
+				return -ENOMEM;
+			if (push(m, e->id, e->tsc, len))
+				return -ENOMEM;
+			(*path)[len] = ';';
+			memcpy(*path + len + 1, name, nl + 1);
+			len += nl + 1;
+		} else if (e->type == PSR_EXIT && (k = match(m, e->id))) {
+			while (m->depth >= k) {
+				struct frame *fr = &m->stack[--m->depth];
+				uint64_t d = dur(m->p, fr->tsc, e->tsc);
+				struct entry *x = lookup(t, *path, 0);
+
+				if (!x)
+					return -ENOMEM;
+				x->self += d > fr->child_ns ? d - fr->child_ns : 0;
+				if (m->depth)
+					m->stack[m->depth - 1].child_ns += d;
+				len = fr->path_len;
+				(*path)[len] = 0;
+			}
+		}
+	}
+	return 0;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	return strcmp(((const struct entry *)a)->key, ((const struct entry *)b)->key);
+}
+
+int render_folded(FILE *out, const struct psr_session *s, const struct render_opts *o)
+{
+	struct table t = { 0 };
+	char *path = NULL;
+	size_t cap = 0, n;
+	int err = 0;
+
+	for (size_t i = 0; i < s->nprocs && !err; i++) {
+		const struct psr_proc *p = &s->procs[i];
+		struct stream *st;
+		size_t ns;
+
+		if (!render_proc_wanted(p, o))
+			continue;
+		st = streams(p, o, &ns);
+		if (!st)
+			return -ENOMEM;
+		for (size_t k = 0; k < ns && !err; k++)
+			err = folded_thread(&st[k], &t, &path, &cap);
+		streams_free(st, ns);
+	}
+	free(path);
+	n = table_pack(&t);
+	if (n)
+		qsort(t.e, n, sizeof(*t.e), cmp_key);
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "%s %llu\n", t.e[i].key,
+			(unsigned long long)(t.e[i].self ? t.e[i].self : 1));
+	table_free(&t);
+	return err;
+}
+
+int render_info(FILE *out, const struct psr_session *s, const struct render_opts *o)
+{
+	unsigned long long events = 0, lost = 0;
+
+	fprintf(out, "# directory: %s\n# format: patchsite-data 1\n", s->dir);
+	fprintf(out, "# processes: %zu recorded, %zu without sites\n", s->nprocs, s->nosites);
+	for (size_t i = 0; i < s->nprocs; i++) {
+		const struct psr_proc *p = &s->procs[i];
+		uint64_t span = p->last_ns > p->ns0 ? p->last_ns - p->ns0 : 0;
+
+		if (!render_proc_wanted(p, o))
+			continue;
+		fprintf(out, "\nprocess %d (parent %d) in %s\n", p->pid, p->ppid, p->name);
+		fprintf(out, "  command:  %s\n", p->cmdline ? p->cmdline : "?");
+		fprintf(out, "  exe:      %s\n", p->exe ? p->exe : "?");
+		fprintf(out, "  tracer:   %s%s\n", p->tracer, p->overwrite ? " (overwrite)" : "");
+		fprintf(out, "  clock:    tsc, %.6f ns per tick\n", p->ns_per_tsc);
+		fprintf(out, "  time:     %.6f s recorded\n", (double)span / 1e9);
+		if (p->has_end)
+			fprintf(out, "  end:      %s\n", p->status[0] ? p->status : "normal exit");
+		else if (p->exec_followed)
+			fprintf(out, "  end:      exec (a later image of this pid follows)\n");
+		else
+			fprintf(out, "  end:      %s%sabnormal: no clean end written\n", p->status,
+				p->status[0] ? ", " : "");
+		fprintf(out, "  objects:  %zu\n", p->nmods);
+		for (size_t k = 0; k < p->nmods; k++)
+			fprintf(out, "    [%u] %s: %zu sites%s\n", p->mods[k].index,
+				p->mods[k].path ? p->mods[k].path : "?", p->mods[k].nsites,
+				p->mods[k].unload_tsc ? " (unloaded)" : "");
+		fprintf(out, "  threads:  %zu\n", p->nthreads);
+		for (size_t k = 0; k < p->nthreads; k++) {
+			const struct psr_thread *t = &p->threads[k];
+
+			if (!thread_wanted(t, o))
+				continue;
+			fprintf(out, "    %d %-16s events %llu lost %llu overwritten %llu%s%s%s\n",
+				t->tid, t->comm, (unsigned long long)t->events,
+				(unsigned long long)t->lost, (unsigned long long)t->overwritten,
+				t->stopped ? " stopped: " : "", t->stopped ? t->why : "",
+				t->clean ? "" : " (not closed)");
+			events += t->events;
+			lost += t->lost;
+		}
+	}
+	fprintf(out, "\n# events: %llu recorded, %llu lost\n", events, lost);
+	if (s->problems)
+		fprintf(out, "# damaged or missing parts: %u (said above on stderr)\n", s->problems);
+	return 0;
+}

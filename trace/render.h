@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What `patchsite` prints from a trace directory (render.c): the ftrace
+ * text, Chrome JSON, folded stacks, the per-function report and the
+ * session's summary.  Every one reads each thread's events in one pass and
+ * keeps only the open calls (and, for the report and folded stacks, one
+ * entry per function or distinct stack), never the list of all calls.
+ */
+#ifndef PS_RENDER_H
+#define PS_RENDER_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "psread.h"
+
+enum render_sort { SORT_TOTAL, SORT_SELF, SORT_CALLS, SORT_AVG, SORT_MAX };
+
+struct render_opts {
+	int pid, tid;		/* 0: every one */
+	const char *proc;	/* only the process directory of this name, or NULL */
+	enum render_sort sort;
+	bool json;
+	bool bare;		/* the runtime's own trace at exit (PATCHSITE_OUTPUT): no
+				   process header, a return without its call not shown */
+};
+
+bool render_proc_wanted(const struct psr_proc *p, const struct render_opts *o);
+int render_replay(FILE *out, const struct psr_session *s, const struct render_opts *o);
+int render_report(FILE *out, const struct psr_session *s, const struct render_opts *o);
+int render_chrome(FILE *out, const struct psr_session *s, const struct render_opts *o);
+int render_folded(FILE *out, const struct psr_session *s, const struct render_opts *o);
+int render_info(FILE *out, const struct psr_session *s, const struct render_opts *o);
+
+/* Lines saying what is missing from a process's record ("# ..." comments), for every format. */
+void render_losses(FILE *out, const struct psr_proc *p, const char *prefix);
+
+#endif
