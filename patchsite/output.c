@@ -22,7 +22,7 @@
 
 #include "internal.h"
 #include "json.h"
-#include "../trace/render.h"
+#include "cmd/render.h"
 
 enum ps_format ps_format = PS_FORMAT_FTRACE;
 

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../patchsite/psdata.h"
+#include "../psdata.h"
 #include "psread.h"
 
 #define EV_MARK		3

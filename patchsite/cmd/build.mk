@@ -1,6 +1,6 @@
 # patchsite: the command that records with libpatchsite and reads trace
-# directories (trace/): record, replay, report, dump, info.
-TRACE_SRC := $(wildcard trace/*.c)
+# directories (patchsite/cmd/): record, replay, report, dump, info.
+TRACE_SRC := $(wildcard patchsite/cmd/*.c)
 TRACE_OBJ := $(TRACE_SRC:%.c=$(B)/obj/%.o)
 
 # psread.c and render.c are in libpatchsite too (PATCHSITE_OUTPUT): PIC, hidden.
