@@ -404,6 +404,7 @@ struct entry {
 	char *key;
 	int pid;
 	uint64_t calls, total, self, min, max;
+	uint64_t sum;			/* every call's time, nested recursion included (average) */
 };
 
 struct table {
@@ -474,21 +475,37 @@ static size_t table_pack(struct table *t)
 	return n;
 }
 
-/* A completed call: its stats (self = its time less its callees'). */
-static int account(struct table *t, const char *name, int pid, uint64_t d, uint64_t self)
+/*
+ * A completed call: its stats (self = its time less its callees').  A call
+ * made while the same function is still running further out (recursion)
+ * adds nothing to total, which the outer call's time already holds, as
+ * uftrace report counts: total never exceeds the time the thread ran.
+ */
+static int account(struct table *t, const char *name, int pid, uint64_t d, uint64_t self,
+		   bool nested)
 {
 	struct entry *e = lookup(t, name, pid);
 
 	if (!e)
 		return -ENOMEM;
 	e->calls++;
-	e->total += d;
+	e->total += nested ? 0 : d;
+	e->sum += d;
 	e->self += self;
 	if (d < e->min)
 		e->min = d;
 	if (d > e->max)
 		e->max = d;
 	return 0;
+}
+
+/* Is function id still running in this thread (below the top of its stack)? */
+static bool active(const struct stream *m, uint32_t id)
+{
+	for (size_t i = m->depth; i-- > 0;)
+		if (m->stack[i].id == id)
+			return true;
+	return false;
 }
 
 /* The calls an exit at depth k closes, innermost first, each accounted. */
@@ -502,7 +519,8 @@ static int close_calls(struct stream *m, size_t k, uint64_t tsc, struct table *t
 
 		if (m->depth)
 			m->stack[m->depth - 1].child_ns += d;
-		if (account(t, psr_site_name(m->p, fr->id, fr->tsc, buf, sizeof(buf)), pid, d, self))
+		if (account(t, psr_site_name(m->p, fr->id, fr->tsc, buf, sizeof(buf)), pid, d, self,
+			    active(m, fr->id)))
 			return -ENOMEM;
 	}
 	return 0;
@@ -522,7 +540,7 @@ static int report_thread(struct stream *m, struct table *t, int pid)
 		else if (e->type == PSR_EXIT && (k = match(m, e->id)))
 			err = close_calls(m, k, e->tsc, t, pid);
 		else if (e->type == PSR_FUNC)
-			err = account(t, psr_site_name(m->p, e->id, e->tsc, buf, sizeof(buf)), pid, 0, 0);
+			err = account(t, psr_site_name(m->p, e->id, e->tsc, buf, sizeof(buf)), pid, 0, 0, false);
 	}
 	return err;
 }
@@ -534,7 +552,7 @@ static uint64_t sort_key(const struct entry *e)
 	switch (sort_by) {
 	case SORT_SELF: return e->self;
 	case SORT_CALLS: return e->calls;
-	case SORT_AVG: return e->calls ? e->total / e->calls : 0;
+	case SORT_AVG: return e->calls ? e->sum / e->calls : 0;
 	case SORT_MAX: return e->max;
 	default: return e->total;
 	}
@@ -601,7 +619,7 @@ int render_report(FILE *out, const struct psr_session *s, const struct render_op
 			fprintf(out, ",\"calls\":%llu,\"total_ns\":%llu,\"self_ns\":%llu,\"avg_ns\":%llu,"
 				"\"min_ns\":%llu,\"max_ns\":%llu", (unsigned long long)e->calls,
 				(unsigned long long)e->total, (unsigned long long)e->self,
-				(unsigned long long)(e->calls ? e->total / e->calls : 0),
+				(unsigned long long)(e->calls ? e->sum / e->calls : 0),
 				(unsigned long long)(e->calls ? e->min : 0), (unsigned long long)e->max);
 			if (nprocs > 1)
 				fprintf(out, ",\"pid\":%d", e->pid);
@@ -622,7 +640,7 @@ int render_report(FILE *out, const struct psr_session *s, const struct render_op
 			print_time(out, e->total);
 			print_time(out, e->self);
 			fprintf(out, "  %10llu", (unsigned long long)e->calls);
-			print_time(out, e->calls ? e->total / e->calls : 0);
+			print_time(out, e->calls ? e->sum / e->calls : 0);
 			print_time(out, e->calls ? e->min : 0);
 			print_time(out, e->max);
 			if (nprocs > 1)

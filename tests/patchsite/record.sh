@@ -129,6 +129,17 @@ else
 	fail "fib(28): $(calls fib) of $want" info
 fi
 
+# Recursion: fib's total holds the outermost call's time only (as uftrace
+# report counts it), so it is at most main's, which encloses it; the sum of
+# every nested call's time would be about 20 times as much at depth 28.
+tot() { python3 -c 'import json,sys
+print(next(e["total_ns"] for e in json.load(open(sys.argv[1])) if e["name"] == sys.argv[2]))' report.json "$1"; }
+if [ "$(tot fib)" -le "$(tot main)" ] && [ "$(tot fib)" -gt 0 ]; then
+	pass "fib(28): total time $(tot fib) ns, within main's $(tot main) ns (nested calls not counted twice)"
+else
+	fail "fib(28): total $(tot fib) ns exceeds main's $(tot main) ns" report.json
+fi
+
 # A file size limit (RLIMIT_FSIZE, 2 MB): one line on stderr, the program runs on, and
 # every event is either recorded or counted lost.
 rm -rf d
