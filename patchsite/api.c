@@ -399,7 +399,9 @@ int patchsite_set_tracer(const char *name)
 		return 0;
 	/* Filters set through ops NULL live on the function ops; the graph tracer shares them. */
 	if (want == &ps_graph_ops) {
-		err = copy_filters(&ps_graph_ops, &ps_function_ops);
+		err = ps_graph_unwinder_check();
+		if (!err)
+			err = copy_filters(&ps_graph_ops, &ps_function_ops);
 		if (err)
 			return ret(err);
 	}

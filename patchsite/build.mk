@@ -26,6 +26,7 @@ $(B)/patchsite.o: $(PS_OBJ)
 check-unit: check-patchsite
 check-patchsite: $(PS_LIBS)
 	$(Q)sh tests/patchsite/run.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
+	$(Q)sh tests/patchsite/unwind.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
 
 # The stress test under ThreadSanitizer, with libpatchsite built for it in build/tsan
 # (about 30 s on a 2-core machine; part of make check).

@@ -326,6 +326,8 @@ extern size_t ps_ring_bytes;
 extern unsigned ps_graph_max_depth;
 extern struct ps_globs ps_graph_trigger;	/* PATCHSITE_GRAPH_FUNCTION; set read in the dispatcher */
 void ps_record_init(void);
+void ps_graph_thread_end(void);
+int ps_graph_unwinder_check(void);
 uint64_t ps_tsc_to_ns(uint64_t tsc);
 uint64_t ps_tsc_now(void);
 

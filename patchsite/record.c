@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The built-in tracers' writer side: per-thread rings of 8-byte words,
- * the function_graph shadow stack, and the hooks that keep hooked return
- * addresses right when the stack is unwound (C++ exceptions, pthread_exit)
- * or cut (longjmp).
+ * the function_graph shadow stack, the hooks that show libgcc's unwinder
+ * the real return addresses and close the calls it leaves (C++
+ * exceptions, pthread_exit, pthread_cancel), and those that close calls
+ * a longjmp cuts.
  *
  * The common case runs in the arch's fast trampolines, which need only
  * struct ps_fast (TLS): the write pointer, an entry budget and the upper
@@ -21,6 +22,7 @@
  * start-up and the first conversion.
  */
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -524,53 +526,188 @@ struct patchsite_ops ps_graph_ops = { .func = graph_call };
 struct ps_globs ps_graph_trigger;
 
 /*
- * Unwinding.  An unwinder reads return addresses from the stack, so before
- * one runs every hooked slot of the thread gets its real address back
- * (the frame stays, marked unhooked).  When a handler catches, frames
- * below the catcher are closed and the others hooked again.
+ * Unwinding.  Hooked slots stay hooked while an unwinder runs: it is shown
+ * through them instead.  Every unwinder walk of libgcc (exceptions thrown
+ * and resumed, std::rethrow_exception, forced unwinding for pthread_exit
+ * and pthread_cancel, _Unwind_Backtrace) asks _Unwind_Find_FDE for the
+ * code at each return address minus one, through its PLT, with
+ * &context->bases; a hooked slot makes that graph_return - 1.  The wrapper
+ * then finds the frame whose slot it is, puts the real return address in
+ * the walk's context, and asks for that address's FDE: the walk goes on
+ * as if the slot held it.  Nothing is written to the stack, so nothing
+ * has to be put back when a handler catches, however the walks nest (a
+ * catch inside a destructor run by another exception's unwinding).
+ *
+ * A personality routine calls _Unwind_SetIP when the walk is about to
+ * land in a frame (a catch or a cleanup): calls below that frame are left
+ * for good, and are closed there, at the right depth.  What is still open
+ * when the thread ends (a forced unwind ends past the thread's function)
+ * is closed then (ps_graph_thread_end).
+ *
+ * The layout of libgcc's struct _Unwind_Context (unwind-dw2.c, unchanged
+ * since gcc 4.x): void *reg[DWARF_FRAME_REGISTERS + 1], then cfa, ra,
+ * lsda, then bases.  Both words read from it are checked against what
+ * they must hold (ra is graph_return, the slot below the cfa holds it too)
+ * before anything is changed; a program with its own copy of the unwinder
+ * (-static-libgcc) cannot be reached this way, and is refused at start-up
+ * (ps_graph_unwinder_check).
  */
-static void unhook_all(void)
+struct unwind_bases { void *tbase, *dbase, *func; };
+typedef const void *find_fde_fn(void *pc, struct unwind_bases *bases);
+typedef void set_ip_fn(void *ctx, uintptr_t ip);
+typedef uintptr_t get_cfa_fn(void *ctx);
+static find_fde_fn *real_find_fde;
+static set_ip_fn *real_set_ip;
+static get_cfa_fn *real_get_cfa;
+
+/* The unwinder's own function: the next definition, or libgcc_s's when glibc loaded it locally. */
+static void *unwinder_sym(const char *name)
+{
+	void *p = dlsym(RTLD_NEXT, name), *h;
+
+	if (p)
+		return p;
+	h = dlopen("libgcc_s.so.1", RTLD_LAZY | RTLD_NOLOAD);
+	if (!h)
+		return NULL;
+	p = dlsym(h, name);
+	dlclose(h);
+	return p;
+}
+
+static void unwinder_syms(void)
+{
+	if (__atomic_load_n(&real_get_cfa, __ATOMIC_ACQUIRE))
+		return;
+	real_find_fde = (find_fde_fn *)unwinder_sym("_Unwind_Find_FDE");
+	real_set_ip = (set_ip_fn *)unwinder_sym("_Unwind_SetIP");
+	__atomic_store_n(&real_get_cfa, (get_cfa_fn *)unwinder_sym("_Unwind_GetCFA"),
+			 __ATOMIC_RELEASE);
+}
+
+/*
+ * The real return address of a hooked slot of this thread (or another's),
+ * or 0.  A tail call hooks its caller's slot again: the frame below holds
+ * the address the first hook saved.
+ */
+static uintptr_t hooked_ret(uintptr_t slot, uintptr_t hook)
 {
 	struct ps_fast *f = &ps_fast;
 	struct ps_thread *t = f->t;
+	uintptr_t key = slot - PS_FRAME_KEY_BIAS;
 
-	if (!t || !f->fp)
-		return;
-	for (struct ps_frame *fr = t->frames + 1; fr < f->fp; fr++) {
-		uintptr_t *slot = (uintptr_t *)frame_slot(fr);
-
-		if (!(fr->key & 1) && *slot == (uintptr_t)ps.arch->graph_return)
-			*slot = fr->ret;
-		fr->key |= 1;
+	if (t && f->fp) {
+		for (struct ps_frame *fr = f->fp; fr-- > t->frames + 1;)
+			if (fr->key == key && fr->ret != hook)
+				return fr->ret;
+		for (unsigned i = 0; i < 16 && i < t->ngrave; i++)
+			if (t->grave[i].key == key)
+				return t->grave[i].ret;
 	}
+	return other_thread_ret(t, key);
 }
 
-/* A handler caught: slots at or below `below` are gone. */
-static void rehook_after_catch(uintptr_t below)
+#define EXPORT __attribute__((visibility("default")))
+
+EXPORT const void *_Unwind_Find_FDE(void *pc, struct unwind_bases *bases)
+{
+	uintptr_t hook = ps.arch ? (uintptr_t)ps.arch->graph_return : 0, ret;
+	void **ctx_end = (void **)bases;	/* ctx_end[-3] cfa, ctx_end[-2] ra */
+
+	unwinder_syms();
+	if (!real_find_fde)
+		return NULL;
+	if (hook && (uintptr_t)pc + 1 == hook && (uintptr_t)ctx_end[-2] == hook) {
+		uintptr_t *slot = (uintptr_t *)((uintptr_t)ctx_end[-3] - sizeof(void *));
+
+		ret = *slot == hook ? hooked_ret((uintptr_t)slot, hook) : 0;
+		if (ret) {
+			ctx_end[-2] = (void *)ret;
+			pc = (void *)(ret - 1);
+		}
+	}
+	return real_find_fde(pc, bases);
+}
+
+/*
+ * A landing in a frame: the context's CFA there is what the frame's %rsp
+ * was at the call it is left from (libgcc keeps the callee's CFA), so
+ * every slot below it belongs to a call that was left.
+ */
+static void close_below(uintptr_t cfa)
 {
 	struct ps_fast *f = &ps_fast;
 	struct ps_thread *t = f->t;
 	uint64_t tsc = __rdtsc();
-
-	if (!t || !f->fp)
+	if (!t || !f->fp || !own_stack(f, cfa - 1))
 		return;
 	mark(t, f, tsc);
-	while (f->fp > t->frames + 1 && frame_slot(f->fp - 1) <= below) {
+	while (f->fp > t->frames + 1 && frame_slot(f->fp - 1) < cfa) {
 		put_exit(t, f, tsc, (f->fp - 1)->idw);
 		f->fp--;
 	}
-	for (struct ps_frame *fr = t->frames + 1; fr < f->fp; fr++) {
-		uintptr_t *slot = (uintptr_t *)frame_slot(fr);
-
-		if ((fr->key & 1) && *slot == fr->ret) {
-			*slot = (uintptr_t)ps.arch->graph_return;
-			fr->key &= ~(uintptr_t)1;
-		}
-	}
 }
 
-/* Close every frame of the thread (it is leaving without returning through them). */
-static void close_all(void)
+EXPORT void _Unwind_SetIP(void *ctx, uintptr_t ip)
+{
+	unwinder_syms();
+	if (real_get_cfa)
+		close_below(real_get_cfa(ctx));
+	if (real_set_ip)
+		real_set_ip(ctx, ip);
+}
+
+/* The module defines the unwinder's entry itself (its symbols; a stripped file cannot tell). */
+static bool own_unwinder(const struct ps_module *m)
+{
+	const Elf64_Sym *syms = m->symtab;
+	const char *str = m->strtab;
+
+	if (!syms || !strncmp(m->name, "libgcc_s.so", 11))
+		return false;
+	for (size_t i = 0; i < m->nsymtab; i++)
+		if (syms[i].st_shndx != SHN_UNDEF && syms[i].st_name < m->strtab_size &&
+		    ELF64_ST_TYPE(syms[i].st_info) == STT_FUNC &&
+		    !strcmp(str + syms[i].st_name, "_Unwind_RaiseException"))
+			return true;
+	return false;
+}
+
+/*
+ * function_graph hooks returns only if every unwinder in the process is
+ * libgcc_s's, which the wrappers above reach.  A private copy (linked
+ * -static-libgcc, or the whole program static but for libc) would abort
+ * the program on its first exception through a hooked frame: refused,
+ * naming the object.  Sites with exit sites do without return hooks.
+ */
+int ps_graph_unwinder_check(void)
+{
+	bool hooks = false;
+	const struct ps_module *own = NULL;
+
+	pthread_mutex_lock(&ps.lock);
+	for (unsigned i = 0; i < ps.nmods; i++) {
+		const struct ps_module *m = ps.mods[i];
+
+		if (m->gone)
+			continue;
+		if (!own && own_unwinder(m))
+			own = m;
+		for (size_t j = 0; !hooks && j < m->nsites; j++)
+			hooks = m->sites[j].kind == SITE_ENTRY_HOOK;
+	}
+	pthread_mutex_unlock(&ps.lock);
+	if (!own || !hooks)
+		return 0;
+	ps_log(PATCHSITE_LOG_ERROR, "function_graph: %s has its own copy of the unwinder "
+	       "(_Unwind_RaiseException; linked -static-libgcc?): an exception through a hooked "
+	       "return would abort it; link it with the shared libgcc_s, or build with exit sites "
+	       "(-minstrument-return=nop5 -mrecord-return), or use the function tracer", own->name);
+	return -ENOTSUP;
+}
+
+/* Close every frame of the thread: it ends without returning through them (dispatch.c). */
+void ps_graph_thread_end(void)
 {
 	struct ps_fast *f = &ps_fast;
 	struct ps_thread *t = f->t;
@@ -578,49 +715,11 @@ static void close_all(void)
 
 	if (!t || !f->fp)
 		return;
-	unhook_all();
 	mark(t, f, tsc);
 	while (f->fp > t->frames + 1) {
 		put_exit(t, f, tsc, (f->fp - 1)->idw);
 		f->fp--;
 	}
-}
-
-static void *next_sym(const char *name)
-{
-	return dlsym(RTLD_NEXT, name);
-}
-
-#define EXPORT __attribute__((visibility("default")))
-
-EXPORT void __cxa_throw(void *obj, void *tinfo, void (*dest)(void *))
-{
-	static void (*real)(void *, void *, void (*)(void *)) __attribute__((noreturn));
-
-	if (!real)
-		real = next_sym("__cxa_throw");
-	unhook_all();
-	real(obj, tinfo, dest);
-}
-
-EXPORT void __cxa_rethrow(void)
-{
-	static void (*real)(void) __attribute__((noreturn));
-
-	if (!real)
-		real = next_sym("__cxa_rethrow");
-	unhook_all();
-	real();
-}
-
-EXPORT void *__cxa_begin_catch(void *exc)
-{
-	static void *(*real)(void *);
-
-	if (!real)
-		real = next_sym("__cxa_begin_catch");
-	rehook_after_catch((uintptr_t)__builtin_frame_address(0) + sizeof(void *));
-	return real(exc);
 }
 
 /*
@@ -661,7 +760,7 @@ static void before_longjmp(const void *env)
 		static void (*real)(void *, int) __attribute__((noreturn));	\
 										\
 		if (!real)							\
-			real = next_sym(#name);					\
+			real = dlsym(RTLD_NEXT, #name);					\
 		before_longjmp(env);						\
 		real(env, val);							\
 	}
@@ -669,13 +768,3 @@ LONGJMP_WRAPPER(longjmp)
 LONGJMP_WRAPPER(_longjmp)
 LONGJMP_WRAPPER(siglongjmp)
 LONGJMP_WRAPPER(__longjmp_chk)
-
-EXPORT void pthread_exit(void *ret)
-{
-	static void (*real)(void *) __attribute__((noreturn));
-
-	if (!real)
-		real = next_sym("pthread_exit");
-	close_all();
-	real(ret);
-}

@@ -1,0 +1,113 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Tracing never changes what a C++ or POSIX program does: usage  unwind.sh BUILD_DIR plain|san
+#
+# testdata/patchsite/unwind.cc leaves frames every way C++ and POSIX do
+# (std::rethrow_exception, std::async, nested exceptions, a catch inside
+# destructors run by unwinding, pthread_cancel and pthread_exit 6 frames
+# deep, backtrace(), a loop catching 2,000 exceptions, a 2,000-character
+# name) and prints what it saw, destructors counted.  The oracle is the
+# same binary run untraced: its output must be the same, byte for byte,
+# under the function and function_graph tracers, in every build form.
+# Trace depths are checked against the program's call structure.
+set -u
+
+B=${1:-build}
+MODE=${2:-plain}
+SRC=testdata/patchsite
+T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-unwind.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+PASS=0
+FAIL=0
+CXX=${CXX:-g++}
+PRELOAD="$PWD/$B/libpatchsite.so"
+SANPRE=
+if [ "$MODE" = san ]; then
+	SANPRE="$($CXX -print-file-name=libasan.so) $($CXX -print-file-name=libubsan.so)"
+	PRELOAD="$SANPRE $PRELOAD"
+	export ASAN_OPTIONS=detect_leaks=0
+fi
+
+pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
+fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
+
+# form NAME: compile and link flags (compile; link), and whether our recordmcount runs.
+form_flags() {
+	case $1 in
+	pie)     echo "-pg -mfentry -mrecord-mcount" ;;
+	nonpie)  echo "-pg -mfentry -mrecord-mcount -fno-pie" ;;
+	rmc)     echo "-pg -mfentry" ;;
+	sstd)    echo "-pg -mfentry -mrecord-mcount" ;;
+	sgcc)    echo "-pg -mfentry -mrecord-mcount" ;;
+	esac
+}
+form_ld() {
+	case $1 in
+	nonpie) echo "-no-pie" ;;
+	sstd)   echo "-static-libstdc++" ;;
+	sgcc)   echo "-static-libstdc++ -static-libgcc" ;;
+	esac
+}
+
+build() {	# OUT FORM
+	o="$T/unwind-$2.o"
+	$CXX -O2 -g $(form_flags "$2") -c $SRC/unwind.cc -o "$o" >>"$T/build.log" 2>&1 || return 1
+	case $2 in
+	rmc) "$B/recordmcount" "$o" >>"$T/build.log" 2>&1 || return 1 ;;
+	esac
+	$CXX $(form_ld "$2") -o "$1" "$o" -pthread >>"$T/build.log" 2>&1
+}
+
+# The depths (indent / 2) of the calls in a function_graph trace whose name matches $2
+# (an ERE: demangled, or mangled where the demangler is out of reach, -static-libstdc++).
+depths() {
+	awk -F'|' -v re="$2" 'NF >= 3 { f = $NF; match(f, /^ */); n = RLENGTH; rest = substr(f, n + 1)
+		if (rest ~ re) print (n - 1) / 2 }' "$1" | sort -u | tr '\n' ' '
+}
+
+for form in pie nonpie rmc sstd sgcc; do
+	if ! build "$T/u-$form" $form; then
+		fail "$form: build" "$T/build.log"
+		continue
+	fi
+	LD_PRELOAD="$SANPRE" "$T/u-$form" >"$T/plain" 2>&1
+	for tracer in function function_graph; do
+		PATCHSITE_TRACER=$tracer PATCHSITE_OUTPUT="$T/trace" LD_PRELOAD="$PRELOAD" \
+			"$T/u-$form" >"$T/out" 2>"$T/err"
+		rc=$?
+		if [ $form = sgcc ] && [ $tracer = function_graph ]; then
+			# Its own unwinder: refused by name, run untraced, same output.
+			if [ $rc -eq 0 ] && cmp -s "$T/plain" "$T/out" && [ "$(wc -l <"$T/err")" -eq 1 ] &&
+			   grep -q "function_graph: u-sgcc has its own copy of the unwinder .*exit sites.*not tracing" "$T/err"; then
+				pass "$form: function_graph refused: $(cat "$T/err")"
+			else
+				fail "$form: function_graph refused (exit $rc)" "$T/err"
+			fi
+			continue
+		fi
+		if [ $rc -eq 0 ] && cmp -s "$T/plain" "$T/out" && [ ! -s "$T/err" ]; then
+			pass "$form: $tracer: output and destructor counts as untraced ($(grep -c destructors "$T/out") cases)"
+		else
+			diff "$T/plain" "$T/out" >>"$T/err"
+			fail "$form: $tracer (exit $rc)" "$T/err"
+		fi
+		[ $tracer = function_graph ] || continue
+		# Depths: main 0; t_loop 1, loop_mid 2 every time; show at outer's depth;
+		# the cancelled and exiting threads' level() at 1..6, every frame closed.
+		d_loop=$(depths "$T/trace" '^(loop_mid|_Z8loop_midi)\(') d_show=$(depths "$T/trace" '^(show|_Z4show[A-Za-z0-9_]*)\(\) \{')
+		d_outer=$(depths "$T/trace" '^(outer|_Z5outerv)\(') d_level=$(depths "$T/trace" '^(level|_Z5levelib)\(')
+		# Calls with children have no duration on their line; each has its closing brace.
+		opens=$(grep -c '|               | ' "$T/trace") closes=$(grep -c '| *}$' "$T/trace")
+		if [ "$d_loop" = "2 " ] && [ "$d_show" = "$d_outer" ] && [ "$d_outer" = "2 " ] &&
+		   [ "$d_level" = "1 2 3 4 5 6 " ] && [ "$opens" -eq "$closes" ] &&
+		   [ "$(grep -Ec '(loop_mid|_Z8loop_midi)\(\) \{$' "$T/trace")" -eq 2000 ]; then
+			pass "$form: function_graph depths: loop_mid at $d_loop, show/outer at $d_outer, level at $d_level; $opens calls closed"
+		else
+			echo "loop $d_loop show $d_show outer $d_outer level $d_level opens $opens closes $closes" >"$T/why"
+			fail "$form: function_graph depths" "$T/why"
+		fi
+	done
+done
+
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]
