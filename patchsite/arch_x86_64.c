@@ -536,6 +536,7 @@ const struct ps_arch ps_arch_x86_64 = {
 	.max_site_len	= 6,
 	.stub_size	= 16,
 	.hooks		= x86_64_hooks,
+	.late_hook	= 1,		/* mcount */
 	.decode_site	= x86_64_decode_site,
 	.plt_slot	= x86_64_plt_slot,
 	.fill_tail	= x86_64_fill_tail,

@@ -92,8 +92,10 @@ struct ps_module {
 	struct ps_sym *syms;		/* functions, by address */
 	size_t nsyms;
 	uintptr_t *hook_slots;		/* pointer slots the dynamic linker fills with a hook */
+	uint8_t *hook_slot_hook;	/* ... and which: 1 + index in the arch's hooks */
 	size_t nhook_slots;
 	uintptr_t hook_addrs[4];	/* hooks defined in the module itself */
+	uint8_t hook_addr_hook[4];
 	unsigned nhook_addrs;
 	struct ps_site *sites;		/* by address */
 	size_t nsites;
@@ -263,7 +265,7 @@ struct ps_site *ps_site_by_id(uint32_t id);
 struct ps_site *ps_site_by_addr(uintptr_t addr);
 const struct ps_sym *ps_sym_by_addr(uintptr_t addr, const struct ps_module **mod);
 int ps_stubs_map(struct ps_module *m);
-bool ps_module_calls_hook(const struct ps_module *m, const struct site_insn *in);
+unsigned ps_module_calls_hook(const struct ps_module *m, const struct site_insn *in);
 bool ps_module_has_code(const struct ps_module *m, uintptr_t addr, size_t len);
 
 struct ps_module *ps_module_of_id(uint32_t id);

@@ -236,8 +236,10 @@ int ps_module_syms(struct ps_module *m)
 		m->syms[k].size = s->st_size;
 		m->syms[k].name = str + s->st_name;
 		for (unsigned h = 0; ps.arch->hooks[h] && m->nhook_addrs < 4; h++)
-			if (!strcmp(m->syms[k].name, ps.arch->hooks[h]))
+			if (!strcmp(m->syms[k].name, ps.arch->hooks[h])) {
+				m->hook_addr_hook[m->nhook_addrs] = (uint8_t)(h + 1);
 				m->hook_addrs[m->nhook_addrs++] = m->syms[k].addr;
+			}
 		k++;
 	}
 	qsort(m->syms, k, sizeof(*m->syms), cmp_sym);
@@ -278,15 +280,16 @@ const char *ps_site_name(const struct ps_site *s, char *buf, size_t len)
 	return buf;
 }
 
-static bool is_hook_name(const char *name)
+/* 1 + the index of name in the arch's hooks, or 0. */
+static unsigned hook_of_name(const char *name)
 {
 	const char *at = strchr(name, '@');
 	size_t len = at ? (size_t)(at - name) : strlen(name);
 
 	for (unsigned h = 0; ps.arch->hooks[h]; h++)
 		if (strlen(ps.arch->hooks[h]) == len && !strncmp(name, ps.arch->hooks[h], len))
-			return true;
-	return false;
+			return h + 1;
+	return 0;
 }
 
 /* Slots (GOT entries) that dynamic relocations bind to a hook symbol. */
@@ -314,22 +317,30 @@ static int read_hook_slots(struct ps_module *m, const struct elf_file *f)
 		nsyms = ss->sh_size / sizeof(Elf64_Sym);
 		for (size_t j = 0; j < rs->sh_size / sizeof(*r); j++) {
 			size_t sym = ELF64_R_SYM(r[j].r_info);
+			unsigned hook;
 			uintptr_t *grown;
+			uint8_t *which;
 
 			if (!sym || sym >= nsyms || syms[sym].st_name >= st->sh_size ||
-			    !is_hook_name(str + syms[sym].st_name))
+			    !(hook = hook_of_name(str + syms[sym].st_name)))
 				continue;
 			grown = realloc(m->hook_slots, (m->nhook_slots + 1) * sizeof(*grown));
-			if (!grown)
+			if (grown)
+				m->hook_slots = grown;
+			which = realloc(m->hook_slot_hook, m->nhook_slots + 1);
+			if (which)
+				m->hook_slot_hook = which;
+			if (!grown || !which)
 				return -ENOMEM;
-			m->hook_slots = grown;
+			m->hook_slot_hook[m->nhook_slots] = (uint8_t)hook;
 			m->hook_slots[m->nhook_slots++] = m->bias + r[j].r_offset;
 		}
 	}
 	return 0;
 }
 
-bool ps_module_calls_hook(const struct ps_module *m, const struct site_insn *in)
+/* 1 + the index in the arch's hooks of what the site calls, or 0 when it calls none. */
+unsigned ps_module_calls_hook(const struct ps_module *m, const struct site_insn *in)
 {
 	uintptr_t slot = in->slot;
 
@@ -339,24 +350,24 @@ bool ps_module_calls_hook(const struct ps_module *m, const struct site_insn *in)
 
 		for (size_t i = 0; plt && i < m->nhook_slots; i++)
 			if (m->hook_slots[i] == plt)
-				return true;
+				return m->hook_slot_hook[i];
 	}
 
 	if (in->form == FORM_CALL) {
 		ps_module_syms((struct ps_module *)m);
 		for (unsigned i = 0; i < m->nhook_addrs; i++)
 			if (in->target == m->hook_addrs[i])
-				return true;
+				return m->hook_addr_hook[i];
 		if (!ps_module_has_code(m, in->target, 16))
-			return false;
+			return 0;
 		slot = ps.arch->plt_slot((const uint8_t *)in->target, in->target);
 	} else if (in->form != FORM_CALL_SLOT) {
-		return false;
+		return 0;
 	}
 	for (size_t i = 0; slot && i < m->nhook_slots; i++)
 		if (m->hook_slots[i] == slot)
-			return true;
-	return false;
+			return m->hook_slot_hook[i];
+	return 0;
 }
 
 static bool image_readable(const struct dl_phdr_info *info, uintptr_t addr, size_t len)
@@ -720,6 +731,7 @@ void ps_module_free(struct ps_module *m)
 	if (m->map)
 		munmap(m->map, m->map_size);
 	free(m->hook_slots);
+	free(m->hook_slot_hook);
 	free(m->path);
 	free(m);
 }

@@ -657,17 +657,24 @@ EXPORT void _Unwind_SetIP(void *ctx, uintptr_t ip)
 		real_set_ip(ctx, ip);
 }
 
-/* The module defines the unwinder's entry itself (its symbols; a stripped file cannot tell). */
+/*
+ * The module has a private copy of the unwinder: it defines its entry as
+ * a local symbol (libgcc_eh's are hidden, hence local once linked).  An
+ * exported definition is libgcc_s's or an interposer that forwards to it
+ * (ASan's).  A stripped file cannot tell.
+ */
 static bool own_unwinder(const struct ps_module *m)
 {
 	const Elf64_Sym *syms = m->symtab;
 	const char *str = m->strtab;
 
-	if (!syms || !strncmp(m->name, "libgcc_s.so", 11))
+	if (!syms)
 		return false;
 	for (size_t i = 0; i < m->nsymtab; i++)
 		if (syms[i].st_shndx != SHN_UNDEF && syms[i].st_name < m->strtab_size &&
 		    ELF64_ST_TYPE(syms[i].st_info) == STT_FUNC &&
+		    (ELF64_ST_BIND(syms[i].st_info) == STB_LOCAL ||
+		     ELF64_ST_VISIBILITY(syms[i].st_other) == STV_HIDDEN) &&
 		    !strcmp(str + syms[i].st_name, "_Unwind_RaiseException"))
 			return true;
 	return false;
