@@ -165,6 +165,7 @@ struct ps_fast {
 	struct ps_frame *fp;		/* next free shadow frame */
 	struct ps_thread *t;		/* NULL until the slow path set the thread up */
 	uintptr_t stack_lo, stack_size;	/* the thread's own stack: only returns there are hooked */
+	struct ps_frame *fp_end;	/* the end of the shadow stack */
 };
 /*
  * The write pointer is the thread's own, but the trace writer reads it: the
@@ -186,6 +187,7 @@ static inline uint64_t *ps_wp_get(struct ps_fast *f)
 #define PSF_FP		16
 #define PSF_STACK_LO	32
 #define PSF_STACK_SIZE	40
+#define PSF_FP_END	48
 
 /*
  * Ring words (8 bytes): time stamp low 32 bits << 32 | site id << 2 | type.

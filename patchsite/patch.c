@@ -72,6 +72,17 @@ static bool site_bytes(const struct ps_site *s, enum site_state st, uint8_t *out
 	return s->mod->stubs && ps.arch->make_call(out, s->addr, stub_of(s));
 }
 
+/* The site already holds the NOP we write (another NOP form, clang's, is rewritten). */
+static bool our_nop(const struct site_insn *in, const uint8_t *p)
+{
+	uint8_t nop[16];
+
+	if (in->form != FORM_NOP || in->len != ps.arch->patch_len)
+		return false;
+	ps.arch->make_nop(nop);
+	return !memcmp(p, nop, ps.arch->patch_len);
+}
+
 /* A site that calls a hook: an entry hook's call is ours to write, a late one's is refused. */
 static bool entry_hook(unsigned hook)
 {
@@ -257,7 +268,7 @@ int ps_patch_startup(struct ps_module *m)
 			continue;
 		}
 		s->state = SITE_NOP;
-		if (err || (in.form == FORM_NOP && in.len == n))
+		if (err || our_nop(&in, p))
 			continue;
 		ps.arch->make_nop((uint8_t *)s->addr);
 		if (in.len > n)
@@ -579,7 +590,7 @@ int ps_patch_late(struct ps_module *m)
 		s->len = (uint8_t)in.len;
 		atomic_store(&s->emulate_call, false);
 		mark_segment(m, s->addr, touched);
-		if (in.form == FORM_NOP && in.len == n)
+		if (our_nop(&in, (const uint8_t *)s->addr))
 			continue;
 		_Static_assert(sizeof(pk->bytes) >= 8, "room for the longest site");
 		ps.arch->make_nop(pk[np].bytes);

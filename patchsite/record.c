@@ -161,6 +161,7 @@ static struct ps_thread *thread_setup(void)
 	}
 	ps_wp_set(f, t->base);
 	f->fp = t->frames + 1;
+	f->fp_end = t->frames_end;
 	f->budget = 0;
 	f->t = t;
 	thread_stack(f);
@@ -358,17 +359,29 @@ static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc)
 	*loc = (uintptr_t)ps.arch->graph_return;
 }
 
-/* An entry of a function with exit sites, or an exit site: one word, no return hook. */
-static void graph_word(uint32_t idw)
+/*
+ * An entry of a function with exit sites, or an exit site: one word, no
+ * return hook.  The entry pushes a frame that hooks nothing (key bit 0
+ * set), the exit pops it when it is on top: what is left on the shadow
+ * stack is a call an exception left, closed where it lands.
+ */
+static void graph_word(uint32_t idw, unsigned long *loc)
 {
 	struct ps_fast *f = &ps_fast;
 	uint64_t tsc;
 	struct ps_thread *t = begin_event(&tsc);
+	uintptr_t key = ((uintptr_t)loc - PS_FRAME_KEY_BIAS) | 1;
 
 	if (!t || !take(t, f, false))
 		return;
 	f->wp[0] = tsc << 32 | idw;
 	ps_wp_set(f, f->wp + 1);
+	if ((idw & 3) == PS_EV_EXIT) {
+		if (f->fp > t->frames + 1 && f->fp[-1].key == key)
+			f->fp--;
+	} else if (own_stack(f, (uintptr_t)loc) && f->fp < t->frames_end) {
+		*f->fp++ = (struct ps_frame){ .ret = 0, .key = key, .idw = idw | PS_EV_EXIT };
+	}
 }
 
 /* From the fast trampolines: a[0] id << 2, a[1] return into the function, a[2] into its caller. */
@@ -376,7 +389,7 @@ HIDDEN void ps_graph_word_slow(unsigned long *a);
 
 void ps_graph_word_slow(unsigned long *a)
 {
-	graph_word((uint32_t)a[0]);
+	graph_word((uint32_t)a[0], &a[2]);
 }
 
 HIDDEN void ps_func_entry_slow(unsigned long *a);
@@ -514,9 +527,9 @@ static void graph_call(unsigned long ip, unsigned long parent, struct patchsite_
 		return;
 	s = ps_site_by_id(t->cur_idw >> 2);
 	if (s->kind == SITE_EXIT)
-		graph_word(t->cur_idw | PS_EV_EXIT);
+		graph_word(t->cur_idw | PS_EV_EXIT, patchsite_regs_parent_loc(regs));
 	else if (s->kind == SITE_ENTRY_EXITS)
-		graph_word(t->cur_idw);
+		graph_word(t->cur_idw, patchsite_regs_parent_loc(regs));
 	else
 		graph_entry(s, t->cur_idw, patchsite_regs_parent_loc(regs));
 }
@@ -713,18 +726,27 @@ int ps_graph_unwinder_check(void)
 	return -ENOTSUP;
 }
 
-/* Close every frame of the thread: it ends without returning through them (dispatch.c). */
+/*
+ * Close every frame of the thread: it ends without returning through them
+ * (dispatch.c).  A frame of a function with exit sites may be left over
+ * from function_graph's last turn (the tracer changed between its entry and
+ * its exit): it is only dropped unless function_graph is the tracer now,
+ * so that the function tracer's rings get no exits.
+ */
 void ps_graph_thread_end(void)
 {
 	struct ps_fast *f = &ps_fast;
 	struct ps_thread *t = f->t;
 	uint64_t tsc = __rdtsc();
+	struct patchsite_ops_state *g = __atomic_load_n(&ps_graph_ops.state, __ATOMIC_ACQUIRE);
+	bool graph = g && __atomic_load_n(&g->s.registered, __ATOMIC_RELAXED);
 
 	if (!t || !f->fp)
 		return;
 	mark(t, f, tsc);
 	while (f->fp > t->frames + 1) {
-		put_exit(t, f, tsc, (f->fp - 1)->idw);
+		if (graph || !(f->fp[-1].key & 1))
+			put_exit(t, f, tsc, (f->fp - 1)->idw);
 		f->fp--;
 	}
 }

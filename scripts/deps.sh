@@ -2,7 +2,7 @@
 # Install what building and testing need, on Debian 12, if it is missing.
 # Run as root (as CI and a fresh machine are); otherwise it says what to install.
 set -e
-PKGS="build-essential pkg-config libelf-dev libcapstone-dev check binutils python3 gcc libtsan2 groff-base binutils-riscv64-linux-gnu"
+PKGS="build-essential pkg-config libelf-dev libcapstone-dev check binutils python3 gcc libtsan2 groff-base binutils-riscv64-linux-gnu clang"
 missing=""
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"; }
 for p in $PKGS; do have_pkg "$p" || missing="$missing $p"; done
