@@ -10,7 +10,11 @@ PS_LIBS := $(B)/libpatchsite.a $(B)/libpatchsite.so $(B)/patchsite.o
 
 $(PS_OBJ): ALL_CFLAGS += -D_GNU_SOURCE -fPIC -fvisibility=hidden -pthread
 
-all: $(PS_LIBS)
+all: $(PS_LIBS) $(B)/patchsite-cc $(B)/patchsite-c++
+
+# The compiler wrapper (scripts/patchsite-cc): -pg objects get our recordmcount, links no -pg.
+$(B)/patchsite-cc $(B)/patchsite-c++: scripts/patchsite-cc
+	$(call quiet,GEN,$@)mkdir -p $(B) && cp $< $@ && chmod +x $@
 
 $(B)/libpatchsite.a: $(PS_OBJ)
 	$(call quiet,AR,$@)rm -f $@ && $(AR) rcs $@ $^

@@ -44,6 +44,7 @@ struct ps_sym {
 	size_t size;
 	const char *name;
 	const char *shown;	/* C++: demangled without parameters, once asked for; else name */
+	size_t order;		/* index in the symbol table: of aliases, the compiler's first shows */
 };
 
 struct ps_seg {
@@ -277,6 +278,9 @@ void ps_all_syms(void);
 const char *ps_site_name(const struct ps_site *s, char *buf, size_t len);
 const char *ps_sym_shown(const struct ps_sym *sym);
 const struct ps_sym *ps_sym_at(uintptr_t addr, uint64_t tsc);
+bool ps_module_links_gprof(const struct ps_module *m);
+size_t ps_sym_aliases(const struct ps_module *m, const struct ps_sym *sym,
+		      const struct ps_sym **first);
 
 const uint8_t *ps_module_file_code(const struct ps_module *m, uintptr_t addr, size_t len);
 

@@ -176,7 +176,7 @@ static int cmp_sym(const void *a, const void *b)
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	return 0;
+	return x->order < y->order ? -1 : x->order > y->order;
 }
 
 /* Functions from .symtab, or .dynsym when the file is stripped. */
@@ -235,6 +235,7 @@ int ps_module_syms(struct ps_module *m)
 		m->syms[k].addr = m->bias + s->st_value;
 		m->syms[k].size = s->st_size;
 		m->syms[k].name = str + s->st_name;
+		m->syms[k].order = i;
 		for (unsigned h = 0; ps.arch->hooks[h] && m->nhook_addrs < 4; h++)
 			if (!strcmp(m->syms[k].name, ps.arch->hooks[h])) {
 				m->hook_addr_hook[m->nhook_addrs] = (uint8_t)(h + 1);
@@ -404,6 +405,7 @@ static bool sites_sorted(const struct ps_module *m)
 static const struct ps_sym *module_sym(const struct ps_module *m, uintptr_t addr)
 {
 	size_t lo = 0, hi = m->nsyms;
+	const struct ps_sym *best = NULL;
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
@@ -415,11 +417,53 @@ static const struct ps_sym *module_sym(const struct ps_module *m, uintptr_t addr
 	}
 	if (!lo)
 		return NULL;
-	/* Prefer a sized symbol covering addr among aliases at the same address. */
+	/*
+	 * Aliases at one address (C1/C2 constructors, functions folded by
+	 * -fipa-icf, alias attributes): the first in the symbol table that
+	 * is sized and covers addr, which is the name the compiler gave the
+	 * body first.
+	 */
 	for (size_t i = lo; i-- > 0 && m->syms[i].addr == m->syms[lo - 1].addr;)
 		if (addr < m->syms[i].addr + m->syms[i].size)
-			return &m->syms[i];
+			best = &m->syms[i];
+	if (best)
+		return best;
 	return m->syms[lo - 1].size == 0 && addr == m->syms[lo - 1].addr ? &m->syms[lo - 1] : NULL;
+}
+
+/*
+ * The object was linked with -pg: gprof's start-up (gcrt1.o) calls
+ * __monstartup and registers _mcleanup, which writes gmon.out at exit.
+ */
+bool ps_module_links_gprof(const struct ps_module *m)
+{
+	const Elf64_Sym *syms = m->symtab;
+	const char *str = m->strtab;
+
+	for (size_t i = 0; syms && i < m->nsymtab; i++) {
+		const char *name = syms[i].st_name < m->strtab_size ? str + syms[i].st_name : "";
+
+		if (!strncmp(name, "__monstartup", 12) && (name[12] == '\0' || name[12] == '@'))
+			return true;
+	}
+	return false;
+}
+
+/* The symbols at sym's address (sym among them): *first and how many. */
+size_t ps_sym_aliases(const struct ps_module *m, const struct ps_sym *sym,
+		      const struct ps_sym **first)
+{
+	const struct ps_sym *lo = sym, *hi = sym + 1, *end = m->syms + m->nsyms;
+
+	*first = sym;
+	if (sym < m->syms || sym >= end)
+		return 1;	/* not one of m's (a gone object's name) */
+	while (lo > m->syms && lo[-1].addr == sym->addr)
+		lo--;
+	while (hi < end && hi->addr == sym->addr)
+		hi++;
+	*first = lo;
+	return (size_t)(hi - lo);
 }
 
 /* Entries of one table, as runtime addresses inside the module's code. */

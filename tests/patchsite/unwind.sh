@@ -10,7 +10,8 @@
 # same binary run untraced: its output must be the same, byte for byte,
 # under the function and function_graph tracers, in every build form.
 # Trace depths are checked against the program's call structure.
-# Also: sites gcc -pg (without -mfentry) builds are refused.
+# Also: build forms (gcc and clang, C++; patchverify on clang's NOP), a function with three
+# names at one address, and sites gcc -pg (without -mfentry) builds are refused.
 set -u
 
 B=${1:-build}
@@ -148,12 +149,96 @@ PY
 	fi
 fi
 
+# Several names at one address (alias.c; readelf is the oracle for the names, their order
+# in the symbol table and their one address): a filter naming any of them traces the
+# function, the trace shows the first name, the listing gives the others as aliases.
+CC=${CC:-gcc}
+if PATCHSITE_CC=$CC "$B/patchsite-cc" -O2 -pg -mfentry -mrecord-mcount -o "$T/alias" \
+	$SRC/alias.c >>"$T/build.log" 2>&1 &&
+   PATCHSITE_CC=$CC "$B/patchsite-cc" -O2 -Iinclude -pg -mfentry -mrecord-mcount -DLIST \
+	-o "$T/alias-list" $SRC/alias.c "$B/patchsite.o" -pthread >>"$T/build.log" 2>&1; then
+	names=$(readelf -sW "$T/alias" | awk '$4 == "FUNC" && $8 ~ /^scale_/ { print $2, $8 }')
+	addrs=$(echo "$names" | awk '{ print $1 }' | sort -u | wc -l)
+	first=$(echo "$names" | head -1 | awk '{ print $2 }')
+	ok=1
+	for name in $(echo "$names" | awk '{ print $2 }'); do
+		PATCHSITE_TRACER=function_graph PATCHSITE_FILTER=$name PATCHSITE_OUTPUT="$T/trace" \
+			LD_PRELOAD="$PRELOAD" "$T/alias" >"$T/out" 2>"$T/err"
+		[ $? -eq 0 ] && [ ! -s "$T/err" ] && grep -qx '10 17 24' "$T/out" &&
+		[ "$(grep -c "| $first();\$" "$T/trace")" -eq 3 ] && [ "$(grep -c scale_ "$T/trace")" -eq 3 ] ||
+			{ ok=0; echo "filter $name:" >>"$T/why"; cat "$T/err" "$T/trace" >>"$T/why"; }
+	done
+	"$T/alias-list" >"$T/out" 2>"$T/err"
+	want=$(echo "$names" | awk 'NR == 1 { print $2 " same-ip" } NR > 1 { print $2 " alias same-ip" }')
+	[ "$(sed 1d "$T/out")" = "$want" ] || { ok=0; cat "$T/out" >>"$T/why"; }
+	if [ $ok = 1 ] && [ "$addrs" -eq 1 ] && [ "$(echo "$names" | wc -l)" -eq 3 ]; then
+		pass "aliases: $(echo "$names" | awk '{ printf "%s ", $2 }')at one address: each filters, '$first' shown, the others listed as aliases"
+	else
+		fail "aliases ($addrs addresses)" "$T/why"
+	fi
+else
+	fail "aliases: build" "$T/build.log"
+fi
+
+# build/patchsite-c++ (scripts/patchsite-cc): C++ over two files, gcc and clang, objects
+# compiled apart or with the link on one line: each -pg -mfentry object gets our
+# recordmcount, the link has no -pg (readelf: no __monstartup; no gmon.out written), and
+# Box<int>::get, emitted in both objects, is traced at both calls (the sources' oracle).
+for cxx in g++ clang++; do
+	command -v $cxx >/dev/null || { echo "SKIP patchsite-c++ with $cxx: not installed"; continue; }
+	for how in apart oneline; do
+		d="$T/multi-$cxx-$how"
+		mkdir -p "$d"
+		if [ $how = apart ]; then
+			(cd "$d" && PATCHSITE_CXX=$cxx "$OLDPWD/$B/patchsite-c++" -O2 -pg -mfentry \
+				-c "$OLDPWD/$SRC/multi_a.cc" &&
+			 PATCHSITE_CXX=$cxx "$OLDPWD/$B/patchsite-c++" -O2 -pg -mfentry \
+				-c "$OLDPWD/$SRC/multi_b.cc" -o b.o &&
+			 PATCHSITE_CXX=$cxx "$OLDPWD/$B/patchsite-c++" -pg multi_a.o b.o -o prog)
+		else
+			(cd "$d" && PATCHSITE_CXX=$cxx "$OLDPWD/$B/patchsite-c++" -O2 -pg -mfentry \
+				"$OLDPWD/$SRC/multi_a.cc" "$OLDPWD/$SRC/multi_b.cc" -o prog)
+		fi >>"$T/build.log" 2>&1 || { fail "patchsite-c++ ($cxx, $how): build" "$T/build.log"; continue; }
+		(cd "$d" && PATCHSITE_TRACER=function_graph PATCHSITE_OUTPUT="$d/trace" \
+			LD_PRELOAD="$PRELOAD" ./prog >"$d/out" 2>"$d/err")
+		rc=$?
+		if [ $rc -eq 0 ] && grep -qx 'ab1 8' "$d/out" && [ ! -s "$d/err" ] && [ ! -e "$d/gmon.out" ] &&
+		   ! readelf -sW "$d/prog" | grep -q __monstartup &&
+		   [ "$(grep -c 'Box<int>::get();$' "$d/trace")" -eq 2 ] && grep -q 'join_b() {$' "$d/trace"; then
+			pass "patchsite-c++ ($cxx, $how): two C++ objects through our recordmcount, linked without -pg, Box<int>::get traced twice"
+		else
+			cat "$d/err" "$d/trace" >"$T/why" 2>/dev/null
+			fail "patchsite-c++ ($cxx, $how) (exit $rc)" "$T/why"
+		fi
+	done
+done
+
+# A program linked with -pg: one warning naming it and the fix; it still runs (and gprof's
+# start-up writes gmon.out, which glibc does for any -pg link).
+d="$T/pglink"
+mkdir -p "$d"
+if ${CC:-gcc} -O2 -pg -mfentry -mrecord-mcount -o "$d/basic" $SRC/basic.c >>"$T/build.log" 2>&1; then
+	(cd "$d" && PATCHSITE_TRACER=function PATCHSITE_OUTPUT="$d/trace" LD_PRELOAD="$PRELOAD" \
+		./basic >"$d/out" 2>"$d/err")
+	rc=$?
+	if [ $rc -eq 0 ] && grep -qx 'sum=5' "$d/out" && [ "$(wc -l <"$d/err")" -eq 1 ] &&
+	   grep -q '^patchsite: warning: basic: linked with -pg: .*link without it (build/patchsite-cc does)$' "$d/err" &&
+	   [ -e "$d/gmon.out" ] && grep -q ': work_mid <-' "$d/trace"; then
+		pass "linked with -pg: $(cat "$d/err")"
+	else
+		fail "linked with -pg (exit $rc)" "$d/err"
+	fi
+else
+	fail "linked with -pg: build" "$T/build.log"
+fi
+
 # -pg without -mfentry: gcc calls mcount after the prologue (objdump shows where), which
 # the tracers cannot handle yet (issue 12): every such site is refused by name, the program
 # runs untraced and unharmed, PIE and non-PIE, function and function_graph.
 for form in pie nonpie; do
 	fl=; [ $form = nonpie ] && fl="-fno-pie -no-pie"
-	if ! ${CC:-gcc} -O2 -pg -mrecord-mcount $fl -o "$T/mcount-$form" $SRC/basic.c >>"$T/build.log" 2>&1; then
+	if ! PATCHSITE_CC=${CC:-gcc} "$B/patchsite-cc" -O2 -pg -mrecord-mcount $fl -o "$T/mcount-$form" \
+		$SRC/basic.c >>"$T/build.log" 2>&1; then
 		fail "mcount ($form): build" "$T/build.log"
 		continue
 	fi
