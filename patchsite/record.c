@@ -96,11 +96,14 @@ static bool own_stack(const struct ps_fast *f, uintptr_t slot)
 	return slot - f->stack_lo < f->stack_size;
 }
 
+static void unwinder_syms(void);
+
 void ps_record_init(void)
 {
 	ns0 = mono_ns();
 	tsc0 = __rdtsc();
 	stack_bounds(&main_lo, &main_hi);
+	unwinder_syms();
 }
 
 /* The time-stamp counter the events carry. */
@@ -588,6 +591,7 @@ static void *unwinder_sym(const char *name)
 	return p;
 }
 
+/* Found at start-up (ps_record_init) when libgcc_s is loaded, else at the first unwinding. */
 static void unwinder_syms(void)
 {
 	if (__atomic_load_n(&real_get_cfa, __ATOMIC_ACQUIRE))
@@ -652,6 +656,7 @@ static void close_below(uintptr_t cfa)
 	struct ps_fast *f = &ps_fast;
 	struct ps_thread *t = f->t;
 	uint64_t tsc = __rdtsc();
+
 	if (!t || !f->fp || !own_stack(f, cfa - 1))
 		return;
 	mark(t, f, tsc);

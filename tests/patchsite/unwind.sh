@@ -213,6 +213,27 @@ for cxx in g++ clang++; do
 	done
 done
 
+# clang, C: basic.c through patchsite-cc (clang -pg -mfentry, our recordmcount) and with
+# -fpatchable-function-entry=5; function_graph draws the source's call tree, the same
+# expected trace as gcc's forms (testdata/patchsite/expected/basic.graph).
+if command -v clang >/dev/null; then
+	for fl in "-pg -mfentry" "-fpatchable-function-entry=5"; do
+		PATCHSITE_CC=clang "$B/patchsite-cc" -O2 -Wno-unknown-attributes $fl -o "$T/clang-c" \
+			$SRC/basic.c >>"$T/build.log" 2>&1 || { fail "clang C ($fl): build" "$T/build.log"; continue; }
+		PATCHSITE_TRACER=function_graph PATCHSITE_OUTPUT="$T/trace" LD_PRELOAD="$PRELOAD" \
+			"$T/clang-c" >"$T/out" 2>"$T/err"
+		sed -E -e 's/^ *[0-9]+\) +[^ ]+-[0-9]+ \|/CPU) TASK-PID |/' \
+		    -e 's/\| [ +!#*@$] +[0-9]+\.[0-9]+ us \|/| DURATION |/' "$T/trace" >"$T/trace.norm"
+		if grep -qx 'sum=5' "$T/out" && [ ! -s "$T/err" ] &&
+		   diff -u $SRC/expected/basic.graph "$T/trace.norm" >"$T/why"; then
+			pass "clang C ($fl): function_graph as expected (basic.graph)"
+		else
+			cat "$T/err" >>"$T/why"
+			fail "clang C ($fl)" "$T/why"
+		fi
+	done
+fi
+
 # A program linked with -pg: one warning naming it and the fix; it still runs (and gprof's
 # start-up writes gmon.out, which glibc does for any -pg link).
 d="$T/pglink"
