@@ -361,7 +361,7 @@ __asm__(
 	 * tsc_lo << 32 | the stub's id << 2 | type (entry 0, exit 1); no
 	 * return hook, so calls and returns stay paired for the CPU.  The
 	 * entry also pushes a shadow frame that hooks nothing (key bit 0
-	 * set, ret 0; only on the thread's own stack, while frames are left)
+	 * set, ret unused; only on the thread's own stack, while frames are left)
 	 * and the exit pops it when it is on top: a call an exception leaves
 	 * is then closed where the exception lands (record.c).  Both see the
 	 * function's return slot at 40(%rsp): the entry's caller pushed it,
@@ -381,13 +381,11 @@ __asm__(
 	"	movq	%fs:" XS(PSF_FP) "(%rcx), %rdx\n"
 	"	cmpq	%fs:" XS(PSF_FP_END) "(%rcx), %rdx\n"
 	"	jae	8f\n"
-	"	addq	$24, %fs:" XS(PSF_FP) "(%rcx)\n"
-	"	movq	$0, 0(%rdx)\n"			/* frame.ret: none hooked */
+	"	addq	$24, %fs:" XS(PSF_FP) "(%rcx)\n"	/* frame.ret: unused (nothing hooked) */
+	"	orl	$1, %eax\n"			/* PS_EV_EXIT; zero-extends */
+	"	movq	%rax, 16(%rdx)\n"		/* frame.idw */
 	"	leaq	17(%rsp), %rax\n"
 	"	movq	%rax, 8(%rdx)\n"			/* frame.key: &ret - 24, bit 0 set */
-	"	movq	24(%rsp), %rax\n"
-	"	orq	$1, %rax\n"			/* PS_EV_EXIT */
-	"	movq	%rax, 16(%rdx)\n"		/* frame.idw */
 	"	PS_FAST_LEAVE ps_graph_word_slow, 32, 24, 0, rcx, rdx, rax\n"
 	"	PS_ENDFUNC ps_x86_64_graph_noret\n"
 
