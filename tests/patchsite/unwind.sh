@@ -10,8 +10,9 @@
 # same binary run untraced: its output must be the same, byte for byte,
 # under the function and function_graph tracers, in every build form.
 # Trace depths are checked against the program's call structure.
-# Also: build forms (gcc and clang, C++; patchverify on clang's NOP), a function with three
-# names at one address, and sites gcc -pg (without -mfentry) builds are refused.
+# Also: build forms (gcc and clang, C and C++; patchverify on clang's NOP), functions
+# with several names at one address (alias attributes, -fipa-icf folds), and sites gcc
+# -pg (without -mfentry) builds are refused.
 set -u
 
 B=${1:-build}
@@ -178,6 +179,29 @@ if PATCHSITE_CC=$CC "$B/patchsite-cc" -O2 -pg -mfentry -mrecord-mcount -o "$T/al
 	fi
 else
 	fail "aliases: build" "$T/build.log"
+fi
+
+# Functions gcc's -fipa-icf folded (folded.cc: X::f and Y::f, one body; readelf shows the
+# two names at one address, X's first): a filter naming Y::f traces both calls, shown as X::f.
+if PATCHSITE_CXX=$CXX "$B/patchsite-c++" -O2 -pg -mfentry -o "$T/folded" $SRC/folded.cc \
+	>>"$T/build.log" 2>&1; then
+	syms=$(readelf -sW "$T/folded" | awk '$4 == "FUNC" && $8 ~ /1[XY]1fEi$/ { print $2, $8 }')
+	PATCHSITE_TRACER=function_graph PATCHSITE_FILTER='*::Y::f' PATCHSITE_OUTPUT="$T/trace" \
+		LD_PRELOAD="$PRELOAD" "$T/folded" >"$T/out" 2>"$T/err"
+	rc=$?
+	if [ $rc -eq 0 ] && grep -qx '6 11' "$T/out" && [ ! -s "$T/err" ] &&
+	   [ "$(echo "$syms" | awk '{ print $1 }' | sort -u | wc -l)" -eq 1 ] &&
+	   [ "$(echo "$syms" | head -1 | awk '{ print $2 }')" = _ZNK12_GLOBAL__N_11X1fEi ] &&
+	   [ "$(grep -c '| (anonymous namespace)::X::f();$' "$T/trace")" -eq 2 ] &&
+	   [ "$(grep -c '::f()' "$T/trace")" -eq 2 ]; then
+		pass "-fipa-icf: X::f and Y::f at one address: PATCHSITE_FILTER='*::Y::f' traces both calls, shown as X::f"
+	else
+		echo "$syms" >"$T/why"
+		cat "$T/err" "$T/trace" >>"$T/why"
+		fail "-fipa-icf folded functions (exit $rc)" "$T/why"
+	fi
+else
+	fail "-fipa-icf: build" "$T/build.log"
 fi
 
 # build/patchsite-c++ (scripts/patchsite-cc): C++ over two files, gcc and clang, objects
