@@ -24,9 +24,10 @@ PASS=0
 FAIL=0
 CXX=${CXX:-g++}
 PRELOAD="$PWD/$B/libpatchsite.so"
-SANPRE=
+SANPRE= SANLINK=
 if [ "$MODE" = san ]; then
 	SANPRE="$($CXX -print-file-name=libasan.so) $($CXX -print-file-name=libubsan.so)"
+	SANLINK="-fsanitize=address,undefined"	# for the runtime linked in (build/san/patchsite.o)
 	PRELOAD="$SANPRE $PRELOAD"
 	export ASAN_OPTIONS=detect_leaks=0
 fi
@@ -157,7 +158,7 @@ CC=${CC:-gcc}
 if PATCHSITE_CC=$CC "$B/patchsite-cc" -O2 -pg -mfentry -mrecord-mcount -o "$T/alias" \
 	$SRC/alias.c >>"$T/build.log" 2>&1 &&
    PATCHSITE_CC=$CC "$B/patchsite-cc" -O2 -Iinclude -pg -mfentry -mrecord-mcount -DLIST \
-	-o "$T/alias-list" $SRC/alias.c "$B/patchsite.o" -pthread >>"$T/build.log" 2>&1; then
+	-o "$T/alias-list" $SRC/alias.c "$B/patchsite.o" -pthread $SANLINK >>"$T/build.log" 2>&1; then
 	names=$(readelf -sW "$T/alias" | awk '$4 == "FUNC" && $8 ~ /^scale_/ { print $2, $8 }')
 	addrs=$(echo "$names" | awk '{ print $1 }' | sort -u | wc -l)
 	first=$(echo "$names" | head -1 | awk '{ print $2 }')
