@@ -95,10 +95,16 @@ PATCHSITE_API int patchsite_trace_write(int fd);
 /* Per-thread buffer size of the built-in tracer, from the next thread buffer on. */
 PATCHSITE_API int patchsite_set_buffer_kb(unsigned long kb);
 
-/* available_filter_functions: one call per site, in address order. */
+/*
+ * available_filter_functions: one call per site, in address order, under
+ * the name traces show; then one call per other name of the same function
+ * (aliases: several symbols at one address, e.g. functions gcc's -fipa-icf
+ * folded), flagged PATCHSITE_FUNC_ALIAS.  Filters match every name.
+ */
 enum patchsite_func_flags {
 	PATCHSITE_FUNC_ENABLED = 1,	/* currently a call to the trampoline */
 	PATCHSITE_FUNC_REFUSED = 2,	/* bytes were not what we expect: never written */
+	PATCHSITE_FUNC_ALIAS = 4,	/* another name of the site just listed */
 };
 typedef int (*patchsite_func_cb)(const char *name, const char *module, unsigned long ip,
 				 unsigned flags, void *arg);

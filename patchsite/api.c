@@ -149,6 +149,10 @@ int patchsite_init(void)
 
 		if (!m->nsites)
 			continue;
+		if (ps_module_links_gprof(m))
+			ps_log(PATCHSITE_LOG_WARNING, "%s: linked with -pg: gprof's start-up runs and "
+			       "writes gmon.out at exit; compile with -pg but link without it "
+			       "(build/patchsite-cc does)", m->name);
 		mods++;
 		sites += m->nsites;
 		for (size_t j = 0; j < m->nsites; j++)
@@ -404,7 +408,9 @@ int patchsite_set_tracer(const char *name)
 		return 0;
 	/* Filters set through ops NULL live on the function ops; the graph tracer shares them. */
 	if (want == &ps_graph_ops) {
-		err = copy_filters(&ps_graph_ops, &ps_function_ops);
+		err = ps_graph_unwinder_check();
+		if (!err)
+			err = copy_filters(&ps_graph_ops, &ps_function_ops);
 		if (err)
 			return ret(err);
 	}
@@ -470,15 +476,49 @@ int patchsite_tracing_is_on(void)
 	return atomic_load_explicit(&ps.tracing_on, memory_order_relaxed);
 }
 
+struct func_entry {
+	char *name, *module;
+	uintptr_t addr;
+	unsigned flags;
+};
+
+/* The site's function, then its other names (aliases) if any: copies, as the list holds them. */
+static int list_site(const struct ps_site *s, struct func_entry *list, size_t *n)
+{
+	const struct ps_sym *a = s->sym;
+	size_t na = s->sym ? ps_sym_aliases(s->mod, s->sym, &a) : 1;
+	unsigned flags = (s->state == SITE_CALL ? PATCHSITE_FUNC_ENABLED : 0) |
+			 (s->state == SITE_REFUSED ? PATCHSITE_FUNC_REFUSED : 0);
+
+	for (size_t k = 0; k <= na; k++) {
+		const struct ps_sym *sym = k ? &a[k - 1] : s->sym;
+		struct func_entry *e = &list[*n];
+
+		if (k && sym == s->sym)
+			continue;	/* the first entry named it */
+		if (k && (sym->size ? s->addr >= sym->addr + sym->size : s->addr != sym->addr))
+			continue;	/* a name at the address that does not cover the site */
+		e->name = sym ? strdup(sym->name) : NULL;
+		e->module = strdup(s->mod->name);
+		if (!e->module || (sym && !e->name)) {
+			free(e->name);
+			free(e->module);
+			return -ENOMEM;
+		}
+		e->addr = s->addr;
+		e->flags = flags | (k ? PATCHSITE_FUNC_ALIAS : 0);
+		(*n)++;
+		if (!sym)
+			break;
+	}
+	return 0;
+}
+
 int patchsite_for_each_function(patchsite_func_cb cb, void *arg)
 {
-	struct {
-		char *name, *module;
-		uintptr_t addr;
-		unsigned flags;
-	} *list;
+	struct func_entry *list;
 	struct ps_arrivals a;
-	size_t n = 0;
+	size_t n = 0, cap = 0;
 	int err = patchsite_init();
 
 	if (err)
@@ -493,25 +533,20 @@ int patchsite_for_each_function(patchsite_func_cb cb, void *arg)
 	ps_loader_sync(&a);
 	ps_loader_done(&a);
 	ps_all_syms();
-	list = malloc((ps.nsites ? ps.nsites : 1) * sizeof(*list));
+	for (size_t i = 0; i < ps.nsites; i++) {
+		const struct ps_site *s = ps.site_index[i];
+		const struct ps_sym *first;
+
+		if (s && s->kind != SITE_EXIT)
+			cap += s->sym ? ps_sym_aliases(s->mod, s->sym, &first) : 1;
+	}
+	list = malloc((cap ? cap : 1) * sizeof(*list));
 	for (size_t i = 0; list && i < ps.nsites && !err; i++) {
 		const struct ps_site *s = ps.site_index[i];
 
 		if (!s || s->kind == SITE_EXIT)
 			continue;	/* an unloaded object's; an exit is listed through its function */
-		/* Copies: an object unloaded meanwhile takes its names with it. */
-		list[n].name = s->sym ? strdup(s->sym->name) : NULL;
-		list[n].module = strdup(s->mod->name);
-		if (!list[n].module || (s->sym && !list[n].name)) {
-			free(list[n].name);
-			free(list[n].module);
-			err = -ENOMEM;
-			break;
-		}
-		list[n].addr = s->addr;
-		list[n].flags = (s->state == SITE_CALL ? PATCHSITE_FUNC_ENABLED : 0) |
-				(s->state == SITE_REFUSED ? PATCHSITE_FUNC_REFUSED : 0);
-		n++;
+		err = list_site(s, list, &n);
 	}
 	pthread_mutex_unlock(&ps.lock);
 	if (!list)

@@ -46,6 +46,12 @@ struct ps_arch {
 	unsigned max_site_len;		/* longest original site (to read ahead) */
 	unsigned stub_size;		/* bytes of one per-site stub */
 	const char *const *hooks;	/* names a site's call may target */
+	/*
+	 * hooks[late_hook] and after are called after the prologue (x86-64
+	 * mcount: -pg without -mfentry): the return address is not where an
+	 * entry hook finds it, so such sites are refused, naming the reason.
+	 */
+	unsigned late_hook;
 
 	/* Decode what is at a recorded site (at least max_site_len + skip bytes readable). */
 	void (*decode_site)(const uint8_t *p, uintptr_t addr, struct site_insn *out);

@@ -8,6 +8,7 @@
  *   0f 1f 44 00 00           nopl 0x0(%rax,%rax,1)       -mnop-mcount, or our recordmcount
  *   66 0f 1f 44 00 00        nopw 0x0(%rax,%rax,1)       6-byte site NOPed at build time
  *   90 90 90 90 90           5 x nop                     -fpatchable-function-entry=5
+ *   0f 1f 44 00 08           nopl 0x8(%rax,%rax,1)       clang -fpatchable-function-entry=5
  * At start-up (one thread) every site becomes nopl, and a 6-byte site
  * nopl + nop, so that the 5 live bytes are always one instruction and a
  * call's return address (site + 5) never points into bytes we rewrite:
@@ -48,6 +49,7 @@
 #include "arch.h"
 #include "internal.h"
 #include "patchsite.h"
+#include "x86_nop.h"
 
 static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };		/* endbr64 */
 static const uint8_t nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };		/* nopl 0x0(%rax,%rax,1) */
@@ -84,6 +86,7 @@ _Static_assert(offsetof(struct ps_fast, hi) == PSF_HI, "PSF_HI");
 _Static_assert(offsetof(struct ps_fast, fp) == PSF_FP, "PSF_FP");
 _Static_assert(offsetof(struct ps_fast, stack_lo) == PSF_STACK_LO, "PSF_STACK_LO");
 _Static_assert(offsetof(struct ps_fast, stack_size) == PSF_STACK_SIZE, "PSF_STACK_SIZE");
+_Static_assert(offsetof(struct ps_fast, fp_end) == PSF_FP_END, "PSF_FP_END");
 _Static_assert(sizeof(struct ps_frame) == 24, "shadow frame layout");
 _Static_assert(PS_EV_FUNC == 2 && PS_EV_EXIT == 1 && PS_FRAME_KEY_BIAS == 24, "used below");
 
@@ -356,7 +359,13 @@ __asm__(
 	/*
 	 * Entry of a function with exit sites, and an exit site: one word,
 	 * tsc_lo << 32 | the stub's id << 2 | type (entry 0, exit 1); no
-	 * return hook, so calls and returns stay paired for the CPU.
+	 * return hook, so calls and returns stay paired for the CPU.  The
+	 * entry also pushes a shadow frame that hooks nothing (key bit 0
+	 * set, ret unused; only on the thread's own stack, while frames are left)
+	 * and the exit pops it when it is on top: a call an exception leaves
+	 * is then closed where the exception lands (record.c).  Both see the
+	 * function's return slot at 40(%rsp): the entry's caller pushed it,
+	 * and an exit site sits before the ret or tail jmp.
 	 */
 	"	PS_FUNC	ps_x86_64_graph_noret\n"
 	"	.cfi_def_cfa_offset 16\n"
@@ -365,13 +374,35 @@ __asm__(
 	"	PS_FAST_TAKE\n"
 	"	PS_FAST_WORD 8\n"
 	"	movq	%rax, (%rdx)\n"
+	"	leaq	40(%rsp), %rdx\n"
+	"	subq	%fs:" XS(PSF_STACK_LO) "(%rcx), %rdx\n"
+	"	cmpq	%fs:" XS(PSF_STACK_SIZE) "(%rcx), %rdx\n"
+	"	jae	8f\n"
+	"	movq	%fs:" XS(PSF_FP) "(%rcx), %rdx\n"
+	"	cmpq	%fs:" XS(PSF_FP_END) "(%rcx), %rdx\n"
+	"	jae	8f\n"
+	"	addq	$24, %fs:" XS(PSF_FP) "(%rcx)\n"	/* frame.ret: unused (nothing hooked) */
+	"	orl	$1, %eax\n"			/* PS_EV_EXIT; zero-extends */
+	"	movq	%rax, 16(%rdx)\n"		/* frame.idw */
+	"	leaq	17(%rsp), %rax\n"
+	"	movq	%rax, 8(%rdx)\n"			/* frame.key: &ret - 24, bit 0 set */
 	"	PS_FAST_LEAVE ps_graph_word_slow, 32, 24, 0, rcx, rdx, rax\n"
 	"	PS_ENDFUNC ps_x86_64_graph_noret\n"
-	"	.globl	ps_x86_64_graph_exit\n"
-	"	.hidden	ps_x86_64_graph_exit\n"
-	"	.type	ps_x86_64_graph_exit, @function\n"
-	"	.set	ps_x86_64_graph_exit, ps_x86_64_graph_noret\n"
-	"	.size	ps_x86_64_graph_exit, . - ps_x86_64_graph_noret\n");
+
+	"	PS_FUNC	ps_x86_64_graph_exit\n"
+	"	.cfi_def_cfa_offset 16\n"
+	"	PS_FAST_ENTER rax, rdx, rcx\n"
+	"	PS_FAST_STAMP\n"
+	"	PS_FAST_TAKE\n"
+	"	PS_FAST_WORD 8\n"
+	"	movq	%rax, (%rdx)\n"
+	"	movq	%fs:" XS(PSF_FP) "(%rcx), %rdx\n"
+	"	leaq	17(%rsp), %rax\n"
+	"	cmpq	%rax, -16(%rdx)\n"		/* the top frame's key (frames[0]: a sentinel) */
+	"	jne	8f\n"
+	"	subq	$24, %fs:" XS(PSF_FP) "(%rcx)\n"
+	"	PS_FAST_LEAVE ps_graph_word_slow, 32, 24, 0, rcx, rdx, rax\n"
+	"	PS_ENDFUNC ps_x86_64_graph_exit\n");
 
 static int32_t load_s32(const uint8_t *p)
 {
@@ -397,7 +428,7 @@ static void x86_64_decode_site(const uint8_t *p, uintptr_t addr, struct site_ins
 		out->form = FORM_CALL_SLOT;
 		out->len = 6;
 		out->slot = addr + 6 + (intptr_t)load_s32(p + 2);
-	} else if (!memcmp(p, nop5, sizeof(nop5))) {
+	} else if (x86_is_nop5(p)) {		/* any of lib/arch's 5-byte NOPs (clang's too) */
 		out->form = FORM_NOP;
 		out->len = 5;
 	} else if (!memcmp(p, nop6, sizeof(nop6))) {
@@ -537,6 +568,7 @@ const struct ps_arch ps_arch_x86_64 = {
 	.stub_size	= 16,
 	.reach		= 0x7fff0000u,		/* call rel32, less a margin */
 	.hooks		= x86_64_hooks,
+	.late_hook	= 1,		/* mcount */
 	.decode_site	= x86_64_decode_site,
 	.plt_slot	= x86_64_plt_slot,
 	.fill_tail	= x86_64_fill_tail,

@@ -30,7 +30,11 @@ $(B)/obj/ps/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-all: $(PS_LIBS)
+all: $(PS_LIBS) $(B)/patchsite-cc $(B)/patchsite-c++
+
+# The compiler wrapper (scripts/patchsite-cc): -pg objects get our recordmcount, links no -pg.
+$(B)/patchsite-cc $(B)/patchsite-c++: scripts/patchsite-cc
+	$(call quiet,GEN,$@)mkdir -p $(B) && cp $< $@ && chmod +x $@
 
 $(B)/libpatchsite.a: $(PS_OBJ)
 	$(call quiet,AR,$@)rm -f $@ && $(AR) rcs $@ $^
@@ -47,6 +51,7 @@ check-unit: check-patchsite
 check-patchsite: $(PS_LIBS) $(B)/patchsite
 	$(Q)sh tests/patchsite/run.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
 	$(Q)sh tests/patchsite/record.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
+	$(Q)sh tests/patchsite/unwind.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
 
 # The stress test under ThreadSanitizer, with libpatchsite built for it in build/tsan
 # (about 30 s on a 2-core machine; part of make check).

@@ -40,13 +40,16 @@ static pthread_key_t thread_key;
 
 /*
  * The thread's TLS goes away with it: keep its tracer state where the
- * reader finds it.  Asking to run again once lets destructors of other
+ * reader finds it, and close the calls still open (left by pthread_exit
+ * or a cancel).  Asking to run again once lets destructors of other
  * keys still record (their events are kept only up to this copy).
  */
 static void thread_exit(void *arg)
 {
 	struct ps_thread *t = arg;
 
+	if (t->exit_rounds == 0)
+		ps_graph_thread_end();
 	if (t->base && t->fast == &ps_fast) {
 		t->fast_copy = ps_fast;
 		atomic_store(&t->fast, &t->fast_copy);

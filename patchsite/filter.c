@@ -5,7 +5,9 @@
  *   !glob           remove them
  *   glob:mod:M      only in the object whose basename matches M (M may be a glob)
  * A C++ function matches by its mangled name or by its name as shown
- * (demangle.c: `ns::Class::method`, `ns::twice<int>`).
+ * (demangle.c: `ns::Class::method`, `ns::twice<int>`); a function with
+ * several names at one address (aliases, functions gcc's -fipa-icf folded)
+ * by any of them.
  * Tokens are separated by spaces or commas.  The new set is built aside and
  * installed only if every adding token matched something, so a typo leaves
  * the old set in force and the call fails with -EINVAL.
@@ -25,6 +27,18 @@
 #include "internal.h"
 
 #define SEPARATORS " \t\n,"
+
+/* Any name of the site's function (aliases too), mangled or as shown (C++), matches glob. */
+static bool sym_matches(const struct ps_site *s, const char *glob)
+{
+	const struct ps_sym *a;
+	size_t n = ps_sym_aliases(s->mod, s->sym, &a);
+
+	for (size_t k = 0; k < n; k++)
+		if (!fnmatch(glob, a[k].name, 0) || !fnmatch(glob, ps_sym_shown(&a[k]), 0))
+			return true;
+	return false;
+}
 
 /* Sites [from, to) a token matches are set (or cleared for !glob); returns the hits. */
 static size_t apply_token(uint8_t *set, char *tok, size_t from, size_t to, bool *pending)
@@ -47,9 +61,7 @@ static size_t apply_token(uint8_t *set, char *tok, size_t from, size_t to, bool 
 	for (size_t i = from; i < to; i++) {
 		const struct ps_site *s = ps.site_index[i];
 
-		/* C++: the mangled name or the name as shown. */
-		if (!s || !s->sym || (fnmatch(func, s->sym->name, 0) &&
-				      fnmatch(func, ps_sym_shown(s->sym), 0)))
+		if (!s || !s->sym || !sym_matches(s, func))
 			continue;
 		if (mod && fnmatch(mod, s->mod->name, 0))
 			continue;

@@ -45,6 +45,7 @@ struct ps_sym {
 	size_t size;
 	const char *name;
 	const char *shown;	/* C++: demangled without parameters, once asked for; else name */
+	size_t order;		/* index in the symbol table: of aliases, the compiler's first shows */
 };
 
 struct ps_seg {
@@ -93,8 +94,10 @@ struct ps_module {
 	struct ps_sym *syms;		/* functions, by address */
 	size_t nsyms;
 	uintptr_t *hook_slots;		/* pointer slots the dynamic linker fills with a hook */
+	uint8_t *hook_slot_hook;	/* ... and which: 1 + index in the arch's hooks */
 	size_t nhook_slots;
 	uintptr_t hook_addrs[4];	/* hooks defined in the module itself */
+	uint8_t hook_addr_hook[4];
 	unsigned nhook_addrs;
 	struct ps_site *sites;		/* by address */
 	size_t nsites;
@@ -164,6 +167,7 @@ struct ps_fast {
 	struct ps_frame *fp;		/* next free shadow frame */
 	struct ps_thread *t;		/* NULL until the slow path set the thread up */
 	uintptr_t stack_lo, stack_size;	/* the thread's own stack: only returns there are hooked */
+	struct ps_frame *fp_end;	/* the end of the shadow stack */
 };
 /*
  * The write pointer is the thread's own, but the trace writer reads it: the
@@ -185,6 +189,7 @@ static inline uint64_t *ps_wp_get(struct ps_fast *f)
 #define PSF_FP		16
 #define PSF_STACK_LO	32
 #define PSF_STACK_SIZE	40
+#define PSF_FP_END	48
 
 /*
  * Ring words (8 bytes): time stamp low 32 bits << 32 | site id << 2 | type.
@@ -265,7 +270,7 @@ struct ps_site *ps_site_by_id(uint32_t id);
 struct ps_site *ps_site_by_addr(uintptr_t addr);
 const struct ps_sym *ps_sym_by_addr(uintptr_t addr, const struct ps_module **mod);
 int ps_stubs_map(struct ps_module *m);
-bool ps_module_calls_hook(const struct ps_module *m, const struct site_insn *in);
+unsigned ps_module_calls_hook(const struct ps_module *m, const struct site_insn *in);
 bool ps_module_has_code(const struct ps_module *m, uintptr_t addr, size_t len);
 
 struct ps_module *ps_module_of_id(uint32_t id);
@@ -275,6 +280,9 @@ void ps_all_syms(void);
 const char *ps_site_name(const struct ps_site *s, char *buf, size_t len);
 const char *ps_sym_shown(const struct ps_sym *sym);
 const struct ps_sym *ps_sym_at(uintptr_t addr, uint64_t tsc);
+bool ps_module_links_gprof(const struct ps_module *m);
+size_t ps_sym_aliases(const struct ps_module *m, const struct ps_sym *sym,
+		      const struct ps_sym **first);
 
 const uint8_t *ps_module_file_code(const struct ps_module *m, uintptr_t addr, size_t len);
 
@@ -328,6 +336,8 @@ extern size_t ps_ring_bytes;
 extern unsigned ps_graph_max_depth;
 extern struct ps_globs ps_graph_trigger;	/* PATCHSITE_GRAPH_FUNCTION; set read in the dispatcher */
 void ps_record_init(void);
+void ps_graph_thread_end(void);
+int ps_graph_unwinder_check(void);
 uint64_t ps_tsc_to_ns(uint64_t tsc);
 uint64_t ps_tsc_now(void);
 

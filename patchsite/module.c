@@ -179,7 +179,7 @@ static int cmp_sym(const void *a, const void *b)
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	return 0;
+	return x->order < y->order ? -1 : x->order > y->order;
 }
 
 /* Functions from .symtab, or .dynsym when the file is stripped. */
@@ -238,9 +238,12 @@ int ps_module_syms(struct ps_module *m)
 		m->syms[k].addr = m->bias + s->st_value;
 		m->syms[k].size = s->st_size;
 		m->syms[k].name = str + s->st_name;
+		m->syms[k].order = i;
 		for (unsigned h = 0; ps.arch->hooks[h] && m->nhook_addrs < 4; h++)
-			if (!strcmp(m->syms[k].name, ps.arch->hooks[h]))
+			if (!strcmp(m->syms[k].name, ps.arch->hooks[h])) {
+				m->hook_addr_hook[m->nhook_addrs] = (uint8_t)(h + 1);
 				m->hook_addrs[m->nhook_addrs++] = m->syms[k].addr;
+			}
 		k++;
 	}
 	qsort(m->syms, k, sizeof(*m->syms), cmp_sym);
@@ -281,15 +284,16 @@ const char *ps_site_name(const struct ps_site *s, char *buf, size_t len)
 	return buf;
 }
 
-static bool is_hook_name(const char *name)
+/* 1 + the index of name in the arch's hooks, or 0. */
+static unsigned hook_of_name(const char *name)
 {
 	const char *at = strchr(name, '@');
 	size_t len = at ? (size_t)(at - name) : strlen(name);
 
 	for (unsigned h = 0; ps.arch->hooks[h]; h++)
 		if (strlen(ps.arch->hooks[h]) == len && !strncmp(name, ps.arch->hooks[h], len))
-			return true;
-	return false;
+			return h + 1;
+	return 0;
 }
 
 /* Slots (GOT entries) that dynamic relocations bind to a hook symbol. */
@@ -317,22 +321,30 @@ static int read_hook_slots(struct ps_module *m, const struct elf_file *f)
 		nsyms = ss->sh_size / sizeof(Elf64_Sym);
 		for (size_t j = 0; j < rs->sh_size / sizeof(*r); j++) {
 			size_t sym = ELF64_R_SYM(r[j].r_info);
+			unsigned hook;
 			uintptr_t *grown;
+			uint8_t *which;
 
 			if (!sym || sym >= nsyms || syms[sym].st_name >= st->sh_size ||
-			    !is_hook_name(str + syms[sym].st_name))
+			    !(hook = hook_of_name(str + syms[sym].st_name)))
 				continue;
 			grown = realloc(m->hook_slots, (m->nhook_slots + 1) * sizeof(*grown));
-			if (!grown)
+			if (grown)
+				m->hook_slots = grown;
+			which = realloc(m->hook_slot_hook, m->nhook_slots + 1);
+			if (which)
+				m->hook_slot_hook = which;
+			if (!grown || !which)
 				return -ENOMEM;
-			m->hook_slots = grown;
+			m->hook_slot_hook[m->nhook_slots] = (uint8_t)hook;
 			m->hook_slots[m->nhook_slots++] = m->bias + r[j].r_offset;
 		}
 	}
 	return 0;
 }
 
-bool ps_module_calls_hook(const struct ps_module *m, const struct site_insn *in)
+/* 1 + the index in the arch's hooks of what the site calls, or 0 when it calls none. */
+unsigned ps_module_calls_hook(const struct ps_module *m, const struct site_insn *in)
 {
 	uintptr_t slot = in->slot;
 
@@ -342,24 +354,24 @@ bool ps_module_calls_hook(const struct ps_module *m, const struct site_insn *in)
 
 		for (size_t i = 0; plt && i < m->nhook_slots; i++)
 			if (m->hook_slots[i] == plt)
-				return true;
+				return m->hook_slot_hook[i];
 	}
 
 	if (in->form == FORM_CALL) {
 		ps_module_syms((struct ps_module *)m);
 		for (unsigned i = 0; i < m->nhook_addrs; i++)
 			if (in->target == m->hook_addrs[i])
-				return true;
+				return m->hook_addr_hook[i];
 		if (!ps_module_has_code(m, in->target, 16))
-			return false;
+			return 0;
 		slot = ps.arch->plt_slot((const uint8_t *)in->target, in->target);
 	} else if (in->form != FORM_CALL_SLOT) {
-		return false;
+		return 0;
 	}
 	for (size_t i = 0; slot && i < m->nhook_slots; i++)
 		if (m->hook_slots[i] == slot)
-			return true;
-	return false;
+			return m->hook_slot_hook[i];
+	return 0;
 }
 
 static bool image_readable(const struct dl_phdr_info *info, uintptr_t addr, size_t len)
@@ -396,6 +408,7 @@ static bool sites_sorted(const struct ps_module *m)
 static const struct ps_sym *module_sym(const struct ps_module *m, uintptr_t addr)
 {
 	size_t lo = 0, hi = m->nsyms;
+	const struct ps_sym *best = NULL;
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
@@ -407,11 +420,53 @@ static const struct ps_sym *module_sym(const struct ps_module *m, uintptr_t addr
 	}
 	if (!lo)
 		return NULL;
-	/* Prefer a sized symbol covering addr among aliases at the same address. */
+	/*
+	 * Aliases at one address (C1/C2 constructors, functions folded by
+	 * -fipa-icf, alias attributes): the first in the symbol table that
+	 * is sized and covers addr, which is the name the compiler gave the
+	 * body first.
+	 */
 	for (size_t i = lo; i-- > 0 && m->syms[i].addr == m->syms[lo - 1].addr;)
 		if (addr < m->syms[i].addr + m->syms[i].size)
-			return &m->syms[i];
+			best = &m->syms[i];
+	if (best)
+		return best;
 	return m->syms[lo - 1].size == 0 && addr == m->syms[lo - 1].addr ? &m->syms[lo - 1] : NULL;
+}
+
+/*
+ * The object was linked with -pg: gprof's start-up (gcrt1.o) calls
+ * __monstartup and registers _mcleanup, which writes gmon.out at exit.
+ */
+bool ps_module_links_gprof(const struct ps_module *m)
+{
+	const Elf64_Sym *syms = m->symtab;
+	const char *str = m->strtab;
+
+	for (size_t i = 0; syms && i < m->nsymtab; i++) {
+		const char *name = syms[i].st_name < m->strtab_size ? str + syms[i].st_name : "";
+
+		if (!strncmp(name, "__monstartup", 12) && (name[12] == '\0' || name[12] == '@'))
+			return true;
+	}
+	return false;
+}
+
+/* The symbols at sym's address (sym among them): *first and how many. */
+size_t ps_sym_aliases(const struct ps_module *m, const struct ps_sym *sym,
+		      const struct ps_sym **first)
+{
+	const struct ps_sym *lo = sym, *hi = sym + 1, *end = m->syms + m->nsyms;
+
+	*first = sym;
+	if (sym < m->syms || sym >= end)
+		return 1;	/* not one of m's (a gone object's name) */
+	while (lo > m->syms && lo[-1].addr == sym->addr)
+		lo--;
+	while (hi < end && hi->addr == sym->addr)
+		hi++;
+	*first = lo;
+	return (size_t)(hi - lo);
 }
 
 /*
@@ -747,6 +802,7 @@ void ps_module_free(struct ps_module *m)
 	if (m->map)
 		munmap(m->map, m->map_size);
 	free(m->hook_slots);
+	free(m->hook_slot_hook);
 	free(m->path);
 	free(m);
 }

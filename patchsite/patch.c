@@ -77,11 +77,35 @@ static bool site_bytes(const struct ps_site *s, enum site_state st, uint8_t *out
 	return s->mod->stubs && ps.arch->make_call(out, s->addr, stub_of(s));
 }
 
-static void refuse(struct ps_site *s, const struct site_insn *in, const uint8_t *p)
+/* The site already holds the NOP we write (another NOP form, clang's, is rewritten). */
+static bool our_nop(const struct site_insn *in, const uint8_t *p)
+{
+	uint8_t nop[16];
+
+	if (in->form != FORM_NOP || in->len != ps.arch->patch_len)
+		return false;
+	ps.arch->make_nop(nop);
+	return !memcmp(p, nop, ps.arch->patch_len);
+}
+
+/* A site that calls a hook: an entry hook's call is ours to write, a late one's is refused. */
+static bool entry_hook(unsigned hook)
+{
+	return hook && hook - 1 < ps.arch->late_hook;
+}
+
+static void refuse(struct ps_site *s, const struct site_insn *in, const uint8_t *p, unsigned hook)
 {
 	char found[64];
 
 	s->state = SITE_REFUSED;
+	if (hook && !entry_hook(hook)) {
+		/* Until the tracers handle it (issue 12): never run wrong. */
+		ps_log_site(PATCHSITE_LOG_WARNING, s, "a call to %s, after the prologue (built -pg "
+			    "without -mfentry): tracing it would corrupt the stack; build with "
+			    "-pg -mfentry: site refused", ps.arch->hooks[hook - 1]);
+		return;
+	}
 	ps_format_bytes(found, sizeof(found), p, in->len > ps.arch->max_site_len ?
 			ps.arch->max_site_len : in->len);
 	if (in->form == FORM_CALL)
@@ -168,17 +192,20 @@ static bool writes_likely(const struct ps_module *m)
  * last target's answer.
  */
 static bool site_ok(const struct ps_module *m, const struct site_insn *in, uintptr_t *last_target,
-		    bool *last_ok)
+		    unsigned *last_hook, unsigned *hook)
 {
+	*hook = 0;
 	switch (in->form) {
 	case FORM_CALL:
 		if (in->target != *last_target) {
 			*last_target = in->target;
-			*last_ok = ps_module_calls_hook(m, in);
+			*last_hook = ps_module_calls_hook(m, in);
 		}
-		return *last_ok;
+		*hook = *last_hook;
+		return entry_hook(*hook);
 	case FORM_CALL_SLOT:
-		return ps_module_calls_hook(m, in);
+		*hook = ps_module_calls_hook(m, in);
+		return entry_hook(*hook);
 	case FORM_NOP:
 	case FORM_NOP_BYTES:
 		return true;
@@ -198,7 +225,8 @@ static bool site_ok(const struct ps_module *m, const struct site_insn *in, uintp
 int ps_patch_startup(struct ps_module *m)
 {
 	const unsigned n = ps.arch->patch_len, reach = ps.arch->max_site_len + 4;
-	bool touched[8] = { false }, last_ok = false;
+	bool touched[8] = { false };
+	unsigned last_hook = 0, hook;
 	uintptr_t last_target = 0;
 	const struct ps_seg *sg = NULL;	/* the segment of the last site (sites are sorted) */
 	int err;
@@ -240,12 +268,12 @@ int ps_patch_startup(struct ps_module *m)
 			s->state = SITE_REFUSED;
 			continue;
 		}
-		if (!site_ok(m, &in, &last_target, &last_ok)) {
-			refuse(s, &in, p);
+		if (!site_ok(m, &in, &last_target, &last_hook, &hook)) {
+			refuse(s, &in, p, hook);
 			continue;
 		}
 		s->state = SITE_NOP;
-		if (err || (in.form == FORM_NOP && in.len == n))
+		if (err || our_nop(&in, p))
 			continue;
 		ps.arch->make_nop((uint8_t *)s->addr);
 		if (in.len > n)
@@ -533,6 +561,7 @@ struct poke {
 static bool site_check(struct ps_module *m, struct ps_site *s, struct site_insn *in)
 {
 	const uint8_t *p = (const uint8_t *)s->addr;
+	unsigned hook = 0;
 	bool ok = false;
 
 	ps.arch->decode_site(p, s->addr, in);
@@ -544,11 +573,11 @@ static bool site_check(struct ps_module *m, struct ps_site *s, struct site_insn 
 		return false;
 	}
 	if (in->form == FORM_CALL || in->form == FORM_CALL_SLOT)
-		ok = ps_module_calls_hook(m, in);
+		ok = entry_hook(hook = ps_module_calls_hook(m, in));
 	else if (in->form == FORM_NOP || in->form == FORM_NOP_BYTES)
 		ok = true;
 	if (!ok)
-		refuse(s, in, p);
+		refuse(s, in, p, hook);
 	return ok;
 }
 
@@ -593,7 +622,7 @@ int ps_patch_late(struct ps_module *m)
 		s->len = (uint8_t)in.len;
 		atomic_store(&s->emulate_call, false);
 		mark_segment(m, s->addr, touched);
-		if (in.form == FORM_NOP && in.len == n)
+		if (our_nop(&in, (const uint8_t *)s->addr))
 			continue;
 		_Static_assert(sizeof(pk->bytes) >= 8, "room for the longest site");
 		ps.arch->make_nop(pk[np].bytes);

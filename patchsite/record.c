@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The built-in tracers' writer side: per-thread rings of 8-byte words,
- * the function_graph shadow stack, and the hooks that keep hooked return
- * addresses right when the stack is unwound (C++ exceptions, pthread_exit)
- * or cut (longjmp).
+ * the function_graph shadow stack, the hooks that show libgcc's unwinder
+ * the real return addresses and close the calls it leaves (C++
+ * exceptions, pthread_exit, pthread_cancel), and those that close calls
+ * a longjmp cuts.
  *
  * The common case runs in the arch's fast trampolines, which need only
  * struct ps_fast (TLS): the write pointer, an entry budget and the upper
@@ -22,6 +23,7 @@
  * measured between start-up and the first conversion.
  */
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -95,11 +97,14 @@ static bool own_stack(const struct ps_fast *f, uintptr_t slot)
 	return slot - f->stack_lo < f->stack_size;
 }
 
+static void unwinder_syms(void);
+
 void ps_record_init(void)
 {
 	ns0 = mono_ns();
 	tsc0 = ps_clock();
 	stack_bounds(&main_lo, &main_hi);
+	unwinder_syms();
 }
 
 /* The time-stamp counter the events carry. */
@@ -180,6 +185,7 @@ static struct ps_thread *thread_setup(void)
 		if (!ps_store_on())
 			ps_wp_set(f, t->base);
 		f->fp = t->frames + 1;
+		f->fp_end = t->frames_end;
 	}
 	f->budget = 0;
 	f->t = t;
@@ -386,17 +392,29 @@ static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc)
 	*loc = (uintptr_t)ps.arch->graph_return;
 }
 
-/* An entry of a function with exit sites, or an exit site: one word, no return hook. */
-static void graph_word(uint32_t idw)
+/*
+ * An entry of a function with exit sites, or an exit site: one word, no
+ * return hook.  The entry pushes a frame that hooks nothing (key bit 0
+ * set), the exit pops it when it is on top: what is left on the shadow
+ * stack is a call an exception left, closed where it lands.
+ */
+static void graph_word(uint32_t idw, unsigned long *loc)
 {
 	struct ps_fast *f = &ps_fast;
 	uint64_t tsc;
 	struct ps_thread *t = begin_event(&tsc);
+	uintptr_t key = ((uintptr_t)loc - PS_FRAME_KEY_BIAS) | 1;
 
 	if (!t || !take(t, f, false))
 		return;
 	f->wp[0] = tsc << 32 | idw;
 	ps_wp_set(f, f->wp + 1);
+	if ((idw & 3) == PS_EV_EXIT) {
+		if (f->fp > t->frames + 1 && f->fp[-1].key == key)
+			f->fp--;
+	} else if (own_stack(f, (uintptr_t)loc) && f->fp < t->frames_end) {
+		*f->fp++ = (struct ps_frame){ .ret = 0, .key = key, .idw = idw | PS_EV_EXIT };
+	}
 }
 
 /* From the fast trampolines: a[0] id << 2, a[1] return into the function, a[2] into its caller. */
@@ -404,7 +422,7 @@ HIDDEN void ps_graph_word_slow(unsigned long *a);
 
 void ps_graph_word_slow(unsigned long *a)
 {
-	graph_word((uint32_t)a[0]);
+	graph_word((uint32_t)a[0], &a[2]);
 }
 
 HIDDEN void ps_func_entry_slow(unsigned long *a);
@@ -542,9 +560,9 @@ static void graph_call(unsigned long ip, unsigned long parent, struct patchsite_
 		return;
 	s = ps_site_by_id(t->cur_idw >> 2);
 	if (s->kind == SITE_EXIT)
-		graph_word(t->cur_idw | PS_EV_EXIT);
+		graph_word(t->cur_idw | PS_EV_EXIT, patchsite_regs_parent_loc(regs));
 	else if (s->kind == SITE_ENTRY_EXITS)
-		graph_word(t->cur_idw);
+		graph_word(t->cur_idw, patchsite_regs_parent_loc(regs));
 	else
 		graph_entry(s, t->cur_idw, patchsite_regs_parent_loc(regs));
 }
@@ -554,10 +572,95 @@ struct patchsite_ops ps_graph_ops = { .func = graph_call };
 struct ps_globs ps_graph_trigger;
 
 /*
- * Unwinding.  An unwinder reads return addresses from the stack, so before
- * one runs every hooked slot of the thread gets its real address back
- * (the frame stays, marked unhooked).  When a handler catches, frames
- * below the catcher are closed and the others hooked again.
+ * Unwinding.  Hooked slots stay hooked while an unwinder runs: it is shown
+ * through them instead.  Every unwinder walk of libgcc (exceptions thrown
+ * and resumed, std::rethrow_exception, forced unwinding for pthread_exit
+ * and pthread_cancel, _Unwind_Backtrace) asks _Unwind_Find_FDE for the
+ * code at each return address minus one, through its PLT, with
+ * &context->bases; a hooked slot makes that graph_return - 1.  The wrapper
+ * then finds the frame whose slot it is, puts the real return address in
+ * the walk's context, and asks for that address's FDE: the walk goes on
+ * as if the slot held it.  Nothing is written to the stack, so nothing
+ * has to be put back when a handler catches, however the walks nest (a
+ * catch inside a destructor run by another exception's unwinding).
+ *
+ * A personality routine calls _Unwind_SetIP when the walk is about to
+ * land in a frame (a catch or a cleanup): calls below that frame are left
+ * for good, and are closed there, at the right depth.  What is still open
+ * when the thread ends (a forced unwind ends past the thread's function)
+ * is closed then (ps_graph_thread_end).
+ *
+ * The layout of libgcc's struct _Unwind_Context (unwind-dw2.c, unchanged
+ * since gcc 4.x): void *reg[DWARF_FRAME_REGISTERS + 1], then cfa, ra,
+ * lsda, then bases.  Both words read from it are checked against what
+ * they must hold (ra is graph_return, the slot below the cfa holds it too)
+ * before anything is changed; a program with its own copy of the unwinder
+ * (-static-libgcc) cannot be reached this way, and is refused at start-up
+ * (ps_graph_unwinder_check).
+ */
+struct unwind_bases { void *tbase, *dbase, *func; };
+typedef const void *find_fde_fn(void *pc, struct unwind_bases *bases);
+typedef void set_ip_fn(void *ctx, uintptr_t ip);
+typedef uintptr_t get_cfa_fn(void *ctx);
+static find_fde_fn *real_find_fde;
+static set_ip_fn *real_set_ip;
+static get_cfa_fn *real_get_cfa;
+
+/* The unwinder's own function: the next definition, or libgcc_s's when glibc loaded it locally. */
+static void *unwinder_sym(const char *name)
+{
+	void *p = dlsym(RTLD_NEXT, name), *h;
+
+	if (p)
+		return p;
+	h = dlopen("libgcc_s.so.1", RTLD_LAZY | RTLD_NOLOAD);
+	if (!h)
+		return NULL;
+	p = dlsym(h, name);
+	dlclose(h);
+	return p;
+}
+
+/* Found at start-up (ps_record_init) when libgcc_s is loaded, else at the first unwinding. */
+static void unwinder_syms(void)
+{
+	if (__atomic_load_n(&real_get_cfa, __ATOMIC_ACQUIRE))
+		return;
+	real_find_fde = (find_fde_fn *)unwinder_sym("_Unwind_Find_FDE");
+	real_set_ip = (set_ip_fn *)unwinder_sym("_Unwind_SetIP");
+	__atomic_store_n(&real_get_cfa, (get_cfa_fn *)unwinder_sym("_Unwind_GetCFA"),
+			 __ATOMIC_RELEASE);
+}
+
+/*
+ * The real return address of a hooked slot of this thread (or another's),
+ * or 0.  A tail call hooks its caller's slot again: the frame below holds
+ * the address the first hook saved.
+ */
+static uintptr_t hooked_ret(uintptr_t slot, uintptr_t hook)
+{
+	struct ps_fast *f = &ps_fast;
+	struct ps_thread *t = f->t;
+	uintptr_t key = slot - PS_FRAME_KEY_BIAS;
+
+	if (t && f->fp) {
+		for (struct ps_frame *fr = f->fp; fr-- > t->frames + 1;)
+			if (fr->key == key && fr->ret != hook)
+				return fr->ret;
+		for (unsigned i = 0; i < 16 && i < t->ngrave; i++)
+			if (t->grave[i].key == key)
+				return t->grave[i].ret;
+	}
+	return other_thread_ret(t, key);
+}
+
+/*
+ * Where returns are hooked through a register (aarch64's x30: ret_strip),
+ * a traced function saves the hook in its frame record, which the
+ * unwinder reads through the CFI, not at the CFA where _Unwind_Find_FDE
+ * above looks.  There every hooked record gets its real address back
+ * before a throw (__cxa_throw, __cxa_rethrow), and the frames still open
+ * get the hook again when a handler catches (__cxa_begin_catch).
  */
 static void unhook_chain(struct ps_thread *t, struct ps_fast *f, bool rehook);
 
@@ -566,19 +669,8 @@ static void unhook_all(void)
 	struct ps_fast *f = &ps_fast;
 	struct ps_thread *t = f->t;
 
-	if (!t || !f->fp)
-		return;
-	if (ps.arch->ret_strip) {
+	if (t && f->fp && ps.arch->ret_strip)
 		unhook_chain(t, f, false);
-		return;
-	}
-	for (struct ps_frame *fr = t->frames + 1; fr < f->fp; fr++) {
-		uintptr_t *slot = (uintptr_t *)frame_slot(fr);
-
-		if (!(fr->key & 1) && *slot == (uintptr_t)ps.arch->graph_return)
-			*slot = fr->ret;
-		fr->key |= 1;
-	}
 }
 
 /* A handler caught: slots at or below `below` are gone. */
@@ -588,25 +680,14 @@ static void rehook_after_catch(uintptr_t below)
 	struct ps_thread *t = f->t;
 	uint64_t tsc = ps_clock();
 
-	if (!t || !f->fp)
+	if (!t || !f->fp || !ps.arch->ret_strip)
 		return;
 	mark(t, f, tsc);
 	while (f->fp > t->frames + 1 && frame_slot(f->fp - 1) <= below) {
 		put_exit(t, f, tsc, (f->fp - 1)->idw);
 		f->fp--;
 	}
-	if (ps.arch->ret_strip) {
-		unhook_chain(t, f, true);
-		return;
-	}
-	for (struct ps_frame *fr = t->frames + 1; fr < f->fp; fr++) {
-		uintptr_t *slot = (uintptr_t *)frame_slot(fr);
-
-		if ((fr->key & 1) && *slot == fr->ret) {
-			*slot = (uintptr_t)ps.arch->graph_return;
-			fr->key &= ~(uintptr_t)1;
-		}
-	}
+	unhook_chain(t, f, true);
 }
 
 /*
@@ -649,23 +730,6 @@ static void unhook_chain(struct ps_thread *t, struct ps_fast *f, bool rehook)
 	}
 }
 
-/* Close every frame of the thread (it is leaving without returning through them). */
-static void close_all(void)
-{
-	struct ps_fast *f = &ps_fast;
-	struct ps_thread *t = f->t;
-	uint64_t tsc = ps_clock();
-
-	if (!t || !f->fp)
-		return;
-	unhook_all();
-	mark(t, f, tsc);
-	while (f->fp > t->frames + 1) {
-		put_exit(t, f, tsc, (f->fp - 1)->idw);
-		f->fp--;
-	}
-}
-
 static void *next_sym(const char *name)
 {
 	return dlsym(RTLD_NEXT, name);
@@ -673,6 +737,137 @@ static void *next_sym(const char *name)
 
 #define EXPORT __attribute__((visibility("default")))
 
+EXPORT const void *_Unwind_Find_FDE(void *pc, struct unwind_bases *bases)
+{
+	uintptr_t hook = ps.arch ? (uintptr_t)ps.arch->graph_return : 0, ret;
+	void **ctx_end = (void **)bases;	/* ctx_end[-3] cfa, ctx_end[-2] ra */
+
+	unwinder_syms();
+	if (!real_find_fde)
+		return NULL;
+	if (hook && (uintptr_t)pc + 1 == hook && (uintptr_t)ctx_end[-2] == hook) {
+		uintptr_t *slot = (uintptr_t *)((uintptr_t)ctx_end[-3] - sizeof(void *));
+
+		ret = *slot == hook ? hooked_ret((uintptr_t)slot, hook) : 0;
+		if (ret) {
+			ctx_end[-2] = (void *)ret;
+			pc = (void *)(ret - 1);
+		}
+	}
+	return real_find_fde(pc, bases);
+}
+
+/*
+ * A landing in a frame: the context's CFA there is what the frame's %rsp
+ * was at the call it is left from (libgcc keeps the callee's CFA), so
+ * every slot below it belongs to a call that was left.
+ */
+static void close_below(uintptr_t cfa)
+{
+	struct ps_fast *f = &ps_fast;
+	struct ps_thread *t = f->t;
+	uint64_t tsc = ps_clock();
+
+	if (!t || !f->fp || !own_stack(f, cfa - 1))
+		return;
+	mark(t, f, tsc);
+	while (f->fp > t->frames + 1 && frame_slot(f->fp - 1) < cfa) {
+		put_exit(t, f, tsc, (f->fp - 1)->idw);
+		f->fp--;
+	}
+}
+
+EXPORT void _Unwind_SetIP(void *ctx, uintptr_t ip)
+{
+	unwinder_syms();
+	if (real_get_cfa)
+		close_below(real_get_cfa(ctx));
+	if (real_set_ip)
+		real_set_ip(ctx, ip);
+}
+
+/*
+ * The module has a private copy of the unwinder: it defines its entry as
+ * a local symbol (libgcc_eh's are hidden, hence local once linked).  An
+ * exported definition is libgcc_s's or an interposer that forwards to it
+ * (ASan's).  A stripped file cannot tell.
+ */
+static bool own_unwinder(const struct ps_module *m)
+{
+	const Elf64_Sym *syms = m->symtab;
+	const char *str = m->strtab;
+
+	if (!syms)
+		return false;
+	for (size_t i = 0; i < m->nsymtab; i++)
+		if (syms[i].st_shndx != SHN_UNDEF && syms[i].st_name < m->strtab_size &&
+		    ELF64_ST_TYPE(syms[i].st_info) == STT_FUNC &&
+		    (ELF64_ST_BIND(syms[i].st_info) == STB_LOCAL ||
+		     ELF64_ST_VISIBILITY(syms[i].st_other) == STV_HIDDEN) &&
+		    !strcmp(str + syms[i].st_name, "_Unwind_RaiseException"))
+			return true;
+	return false;
+}
+
+/*
+ * function_graph hooks returns only if every unwinder in the process is
+ * libgcc_s's, which the wrappers above reach.  A private copy (linked
+ * -static-libgcc, or the whole program static but for libc) would abort
+ * the program on its first exception through a hooked frame: refused,
+ * naming the object.  Sites with exit sites do without return hooks.
+ */
+int ps_graph_unwinder_check(void)
+{
+	bool hooks = false;
+	const struct ps_module *own = NULL;
+
+	pthread_mutex_lock(&ps.lock);
+	for (unsigned i = 0; i < ps.nmods; i++) {
+		const struct ps_module *m = ps.mods[i];
+
+		if (m->gone)
+			continue;
+		if (!own && own_unwinder(m))
+			own = m;
+		for (size_t j = 0; !hooks && j < m->nsites; j++)
+			hooks = m->sites[j].kind == SITE_ENTRY_HOOK;
+	}
+	pthread_mutex_unlock(&ps.lock);
+	if (!own || !hooks)
+		return 0;
+	ps_log(PATCHSITE_LOG_ERROR, "function_graph: %s has its own copy of the unwinder "
+	       "(_Unwind_RaiseException; linked -static-libgcc?): an exception through a hooked "
+	       "return would abort it; link it with the shared libgcc_s, or build with exit sites "
+	       "(-minstrument-return=nop5 -mrecord-return), or use the function tracer", own->name);
+	return -ENOTSUP;
+}
+
+/*
+ * Close every frame of the thread: it ends without returning through them
+ * (dispatch.c).  A frame of a function with exit sites may be left over
+ * from function_graph's last turn (the tracer changed between its entry and
+ * its exit): it is only dropped unless function_graph is the tracer now,
+ * so that the function tracer's rings get no exits.
+ */
+void ps_graph_thread_end(void)
+{
+	struct ps_fast *f = &ps_fast;
+	struct ps_thread *t = f->t;
+	uint64_t tsc = ps_clock();
+	struct patchsite_ops_state *g = __atomic_load_n(&ps_graph_ops.state, __ATOMIC_ACQUIRE);
+	bool graph = g && __atomic_load_n(&g->s.registered, __ATOMIC_RELAXED);
+
+	if (!t || !f->fp)
+		return;
+	mark(t, f, tsc);
+	while (f->fp > t->frames + 1) {
+		if (graph || !(f->fp[-1].key & 1))
+			put_exit(t, f, tsc, (f->fp - 1)->idw);
+		f->fp--;
+	}
+}
+
+/* Register-hooked arches only (above); elsewhere these only pass through. */
 EXPORT void __cxa_throw(void *obj, void *tinfo, void (*dest)(void *))
 {
 	static void (*real)(void *, void *, void (*)(void *)) __attribute__((noreturn));
@@ -699,7 +894,7 @@ EXPORT void *__cxa_begin_catch(void *exc)
 
 	if (!real)
 		real = next_sym("__cxa_begin_catch");
-	/* Our caller's sp, less a word: x86-64's return slot; aarch64's frame slots lie there too. */
+	/* Our caller's sp, less a word: aarch64's frame slots lie there. */
 	rehook_after_catch((uintptr_t)__builtin_dwarf_cfa() - sizeof(void *));
 	return real(exc);
 }
@@ -734,6 +929,17 @@ static void before_longjmp(const void *env)
 	}
 }
 
+/* Register-hooked arches: the forced unwind reads real addresses; frames close at thread end. */
+EXPORT void pthread_exit(void *ret)
+{
+	static void (*real)(void *) __attribute__((noreturn));
+
+	if (!real)
+		real = next_sym("pthread_exit");
+	unhook_all();
+	real(ret);
+}
+
 #define LONGJMP_WRAPPER(name)							\
 	EXPORT void name(void *env, int val)					\
 	{									\
@@ -748,13 +954,3 @@ LONGJMP_WRAPPER(longjmp)
 LONGJMP_WRAPPER(_longjmp)
 LONGJMP_WRAPPER(siglongjmp)
 LONGJMP_WRAPPER(__longjmp_chk)
-
-EXPORT void pthread_exit(void *ret)
-{
-	static void (*real)(void *) __attribute__((noreturn));
-
-	if (!real)
-		real = next_sym("pthread_exit");
-	close_all();
-	real(ret);
-}

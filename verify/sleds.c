@@ -84,10 +84,15 @@ void sleds_check(struct audit *au, struct site *st, unsigned want)
 
 	if (n < want || !n) {
 		report_view_bytes(au, &iv, bytes, 4, found, sizeof(found));
-		report(au, CHK_PATCHABLE_SLED, st->sec, st->off,
-		       "%s entry %zu: expected a sled of %u NOP%s, found %u NOP%s then %s",
-		       au->tables[st->table].name, st->entry, want, want == 1 ? "" : "s", n,
-		       n == 1 ? "" : "s", found);
+		if (!want)	/* no entry of the table starts with a NOP the arch lists */
+			report(au, CHK_PATCHABLE_SLED, st->sec, st->off,
+			       "%s entry %zu: expected a NOP sled, found %s",
+			       au->tables[st->table].name, st->entry, found);
+		else
+			report(au, CHK_PATCHABLE_SLED, st->sec, st->off,
+			       "%s entry %zu: expected a sled of %u NOP%s, found %u NOP%s then %s",
+			       au->tables[st->table].name, st->entry, want, want == 1 ? "" : "s",
+			       n, n == 1 ? "" : "s", found);
 		st->settled = true;
 		return;
 	}

@@ -17,6 +17,7 @@
 
 #include "arch_list.h"
 #include "bytes.h"
+#include "x86_nop.h"
 
 static const uint8_t nop5_64[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };	/* nopl 0x0(%rax,%rax,1) */
 static const uint8_t nop6_64[] = { 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00 };	/* nopw 0x0(%rax,%rax,1) */
@@ -341,11 +342,14 @@ static unsigned i386_entry_pad(const struct arch *a, const struct insn_view *iv)
 	return x86_match(iv, endbr32, sizeof(endbr32)) ? sizeof(endbr32) : 0;
 }
 
+/* gcc's sleds are 90s; clang's -fpatchable-function-entry=5 is one 5-byte NOP (x86_nop.h). */
 static unsigned x86_sled_nop(const struct arch *a, const struct insn_view *iv)
 {
 	static const uint8_t nop1[] = { 0x90 };	/* nop */
 
 	(void)a;
+	if (in_bounds(iv->off, 5, iv->size) && x86_is_nop5(iv->code + iv->off))
+		return 5;
 	return x86_match(iv, nop1, 1);
 }
 
