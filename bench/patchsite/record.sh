@@ -25,7 +25,9 @@ PS="$PWD/$B/patchsite"
 export PATCHSITE_LIB="$PWD/$B/libpatchsite.so"
 SRC=testdata/patchsite/ending.c
 
-gcc -O2 -pg -mfentry -mnop-mcount -mrecord-mcount -fno-pie -no-pie -o "$T/nop" $SRC -pthread || exit 2
+# compiled with -pg, linked without it (a -pg link adds gprof's start-up and gmon.out)
+gcc -O2 -pg -mfentry -mnop-mcount -mrecord-mcount -fno-pie -c $SRC -o "$T/nop.o" &&
+	gcc -no-pie -o "$T/nop" "$T/nop.o" -pthread || exit 2
 gcc -O2 -pg -mfentry -mrecord-mcount -fno-pie -c $SRC -o "$T/pg.o" && gcc -no-pie -o "$T/pg" "$T/pg.o" -pthread || exit 2
 gcc -O2 -o "$T/floor" bench/patchsite/floor.c || exit 2
 have_uftrace=0
