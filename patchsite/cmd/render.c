@@ -407,9 +407,18 @@ struct entry {
 	uint64_t sum;			/* every call's time, nested recursion included (average) */
 };
 
+/*
+ * Names come from the reader as stable pointers, one per site: a small
+ * direct-mapped cache from that pointer to its entry spares the string
+ * hash and compare per call.  It is valid while the table does not grow
+ * (gen counts growths).
+ */
+#define NCACHE 1024
 struct table {
 	struct entry *e;
 	size_t n, cap;
+	unsigned gen;
+	struct { const char *name; int pid; unsigned gen; struct entry *e; } cache[NCACHE];
 };
 
 static uint64_t hash(const char *s, int pid)
@@ -426,8 +435,9 @@ static struct entry *lookup(struct table *t, const char *key, int pid)
 	size_t i;
 
 	if (2 * (t->n + 1) > t->cap) {
-		struct table g = { calloc(t->cap ? 2 * t->cap : 1024, sizeof(struct entry)), 0,
-				   t->cap ? 2 * t->cap : 1024 };
+		struct { struct entry *e; size_t n, cap; } g = {
+			calloc(t->cap ? 2 * t->cap : 1024, sizeof(struct entry)), 0,
+			t->cap ? 2 * t->cap : 1024 };
 
 		if (!g.e)
 			return NULL;
@@ -441,7 +451,10 @@ static struct entry *lookup(struct table *t, const char *key, int pid)
 			g.n++;
 		}
 		free(t->e);
-		*t = g;
+		t->e = g.e;
+		t->n = g.n;
+		t->cap = g.cap;
+		t->gen++;
 	}
 	for (i = hash(key, pid) & (t->cap - 1); t->e[i].key; i = (i + 1) & (t->cap - 1))
 		if (t->e[i].pid == pid && !strcmp(t->e[i].key, key))
@@ -481,10 +494,22 @@ static size_t table_pack(struct table *t)
  * adds nothing to total, which the outer call's time already holds, as
  * uftrace report counts: total never exceeds the time the thread ran.
  */
-static int account(struct table *t, const char *name, int pid, uint64_t d, uint64_t self,
-		   bool nested)
+static int account(struct table *t, const char *name, bool stable, int pid, uint64_t d,
+		   uint64_t self, bool nested)
 {
-	struct entry *e = lookup(t, name, pid);
+	size_t c = ((uintptr_t)name >> 3) % NCACHE;
+	struct entry *e;
+
+	if (stable && t->cache[c].name == name && t->cache[c].pid == pid &&
+	    t->cache[c].gen == t->gen + 1) {
+		e = t->cache[c].e;
+	} else {
+		e = lookup(t, name, pid);
+		t->cache[c].name = name;
+		t->cache[c].pid = pid;
+		t->cache[c].gen = t->gen + 1;
+		t->cache[c].e = e;
+	}
 
 	if (!e)
 		return -ENOMEM;
@@ -519,8 +544,9 @@ static int close_calls(struct stream *m, size_t k, uint64_t tsc, struct table *t
 
 		if (m->depth)
 			m->stack[m->depth - 1].child_ns += d;
-		if (account(t, psr_site_name(m->p, fr->id, fr->tsc, buf, sizeof(buf)), pid, d, self,
-			    active(m, fr->id)))
+		const char *name = psr_site_name(m->p, fr->id, fr->tsc, buf, sizeof(buf));
+
+		if (account(t, name, name != buf, pid, d, self, active(m, fr->id)))
 			return -ENOMEM;
 	}
 	return 0;
@@ -539,8 +565,11 @@ static int report_thread(struct stream *m, struct table *t, int pid)
 			err = push(m, e->id, e->tsc, 0);
 		else if (e->type == PSR_EXIT && (k = match(m, e->id)))
 			err = close_calls(m, k, e->tsc, t, pid);
-		else if (e->type == PSR_FUNC)
-			err = account(t, psr_site_name(m->p, e->id, e->tsc, buf, sizeof(buf)), pid, 0, 0, false);
+		else if (e->type == PSR_FUNC) {
+			const char *name = psr_site_name(m->p, e->id, e->tsc, buf, sizeof(buf));
+
+			err = account(t, name, name != buf, pid, 0, 0, false);
+		}
 	}
 	return err;
 }
