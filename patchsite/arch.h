@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What the runtime needs to know about an instruction set, behind one
- * const struct per arch (patchsite/arch_<arch>.c).  Generic code never
+ * const struct per arch (patchsite/<arch>/arch.c).  Generic code never
  * names an opcode byte, a register of the machine context or an EM_* value.
  *
  * The model: a site is psa_patch_len bytes that are either the arch's NOP

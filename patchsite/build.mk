@@ -9,14 +9,14 @@
 # host.h (-Ipatchsite/$(ARCH)), its symbol-version map, and the lib/arch
 # files the runtime links for instruction encodings (compiled again here,
 # PIC and hidden, under $(B)/obj/ps/).
-PS_ARCH_SRC_x86_64  := patchsite/arch_x86_64.c
+PS_ARCH_SRC_x86_64  := $(wildcard patchsite/x86_64/*.c)
 PS_ARCH_SRC_aarch64 := $(wildcard patchsite/aarch64/*.c patchsite/aarch64/*.S)
 PS_LIBARCH_aarch64  := lib/arch/aarch64.c lib/arch/common.c
-PS_MAP_x86_64       := patchsite/libpatchsite.map
+PS_MAP_x86_64       := patchsite/x86_64/libpatchsite.map
 PS_MAP_aarch64      := patchsite/aarch64/libpatchsite.map
 PS_MAP  := $(PS_MAP_$(ARCH))
 
-PS_SRC  := $(filter-out patchsite/arch_%.c,$(wildcard patchsite/*.c)) $(PS_ARCH_SRC_$(ARCH))
+PS_SRC  := $(wildcard patchsite/*.c) $(PS_ARCH_SRC_$(ARCH))
 # The trace directory's reader and renderer, shared with the patchsite command (patchsite/cmd/).
 PS_OBJ  := $(patsubst %,$(B)/obj/%.o,$(basename $(PS_SRC))) \
 	   $(PS_LIBARCH_$(ARCH):%.c=$(B)/obj/ps/%.o) \

@@ -17,10 +17,10 @@
 
 #include "arch_list.h"
 #include "bytes.h"
-#include "x86_nop.h"
+#include "x86_insn.h"
 
-static const uint8_t nop5_64[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };	/* nopl 0x0(%rax,%rax,1) */
-static const uint8_t nop6_64[] = { 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00 };	/* nopw 0x0(%rax,%rax,1) */
+#define nop5_64 x86_nop5_forms[0]	/* nopl 0x0(%rax,%rax,1) */
+#define nop6_64 x86_nop6_64		/* nopw 0x0(%rax,%rax,1) */
 static const uint8_t nop5_32[] = { 0x3e, 0x8d, 0x74, 0x26, 0x00 };	/* ds lea 0x0(%esi,%eiz,1),%esi */
 static const uint8_t nop6_32[] = { 0x8d, 0xb6, 0x00, 0x00, 0x00, 0x00 };	/* lea 0x0(%esi),%esi */
 
@@ -82,7 +82,7 @@ static enum reloc_role x86_site(enum x86_form form, bool is64, const struct relo
 	cs->site = rv->offset - back;
 	cs->len = back + 4;
 	p = rv->code + cs->site;
-	if (form == X86_REL32 && p[0] == 0xe8)
+	if (form == X86_REL32 && p[0] == X86_OP_CALL_REL32)
 		return RELOC_CALL;
 	if (form == X86_INDIRECT && is_indirect_call(p, is64))
 		return RELOC_CALL;
@@ -108,7 +108,7 @@ static enum reloc_role i386_call_site(const struct arch *a, const struct reloc_v
 static int x86_nop(uint8_t *code, uint64_t size, const struct call_site *cs, bool is64)
 {
 	uint8_t *p = code + cs->site;
-	bool call5 = cs->len == 5 && p[0] == 0xe8;
+	bool call5 = cs->len == 5 && p[0] == X86_OP_CALL_REL32;
 	bool call6 = cs->len == 6 && is_indirect_call(p, is64);
 
 	if (!in_bounds(cs->site, cs->len, size) || !(call5 || call6))
@@ -237,8 +237,8 @@ const struct arch arch_i386 = {
  * A site holds the call or the 5-/6-byte NOP above; an fentry site may
  * follow endbr64 (endbr32).  -fpatchable-function-entry sleds are 90 (nop).
  */
-static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };	/* endbr64 */
-static const uint8_t endbr32[] = { 0xf3, 0x0f, 0x1e, 0xfb };	/* endbr32 */
+#define endbr64 x86_endbr64
+#define endbr32 x86_endbr32
 
 static bool x86_match(const struct insn_view *iv, const uint8_t *pat, unsigned len)
 {
@@ -279,9 +279,9 @@ static bool x86_branch(const struct insn_view *iv, bool is64, struct branch *b)
 		pre = 1;
 	if (left < pre + 5)
 		return false;
-	if (p[pre] == 0xe8 || p[pre] == 0xe9) {
+	if (p[pre] == X86_OP_CALL_REL32 || p[pre] == X86_OP_JMP_REL32) {
 		disp = (int32_t)get32(p + pre + 1, false);
-		b->kind = p[pre] == 0xe8 ? BRANCH_CALL : BRANCH_JUMP;
+		b->kind = p[pre] == X86_OP_CALL_REL32 ? BRANCH_CALL : BRANCH_JUMP;
 		b->indirect = false;
 		b->len = pre + 5;
 	} else if (p[pre] == 0xff && left >= pre + 6 &&
@@ -325,7 +325,7 @@ static unsigned x86_make_call(const struct arch *a, const struct insn_view *iv,
 			      const uint64_t *target, uint8_t *buf)
 {
 	(void)a;
-	buf[0] = 0xe8;	/* call rel32 */
+	buf[0] = X86_OP_CALL_REL32;
 	put32(buf + 1, target ? (uint32_t)(*target - (iv->addr + 5)) : 0, false);
 	return 5;
 }
@@ -342,7 +342,7 @@ static unsigned i386_entry_pad(const struct arch *a, const struct insn_view *iv)
 	return x86_match(iv, endbr32, sizeof(endbr32)) ? sizeof(endbr32) : 0;
 }
 
-/* gcc's sleds are 90s; clang's -fpatchable-function-entry=5 is one 5-byte NOP (x86_nop.h). */
+/* gcc's sleds are 90s; clang's -fpatchable-function-entry=5 is one 5-byte NOP (x86_insn.h). */
 static unsigned x86_sled_nop(const struct arch *a, const struct insn_view *iv)
 {
 	static const uint8_t nop1[] = { 0x90 };	/* nop */

@@ -49,19 +49,8 @@
 #include "arch.h"
 #include "internal.h"
 #include "patchsite.h"
-#include "x86_nop.h"
+#include "x86_insn.h"
 
-static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };		/* endbr64 */
-static const uint8_t nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };		/* nopl 0x0(%rax,%rax,1) */
-static const uint8_t nop6[] = { 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00 };	/* nopw 0x0(%rax,%rax,1) */
-static const uint8_t nops5[] = { 0x90, 0x90, 0x90, 0x90, 0x90 };	/* 5 x nop */
-static const uint8_t call_rip[] = { 0xff, 0x15 };			/* call *disp32(%rip) */
-static const uint8_t jmp_rip[] = { 0xff, 0x25 };			/* jmp *disp32(%rip) */
-static const uint8_t bnd_jmp_rip[] = { 0xf2, 0xff, 0x25 };		/* bnd jmp *disp32(%rip) */
-#define OP_CALL_REL32	0xe8						/* call rel32 */
-#define OP_PUSH_IMM32	0x68						/* push $imm32 */
-#define OP_NOP		0x90						/* nop */
-#define OP_INT3		0xcc						/* int3 */
 
 /* The register block the trampoline builds; offsets are used in the assembly below. */
 struct patchsite_regs {
@@ -415,26 +404,26 @@ static int32_t load_s32(const uint8_t *p)
 static void x86_64_decode_site(const uint8_t *p, uintptr_t addr, struct site_insn *out)
 {
 	memset(out, 0, sizeof(*out));
-	if (!memcmp(p, endbr64, sizeof(endbr64))) {
-		out->skip = sizeof(endbr64);
+	if (!memcmp(p, x86_endbr64, sizeof(x86_endbr64))) {
+		out->skip = sizeof(x86_endbr64);
 		p += out->skip;
 		addr += out->skip;
 	}
-	if (p[0] == OP_CALL_REL32) {
+	if (p[0] == X86_OP_CALL_REL32) {
 		out->form = FORM_CALL;
 		out->len = 5;
 		out->target = addr + 5 + (intptr_t)load_s32(p + 1);
-	} else if (!memcmp(p, call_rip, sizeof(call_rip))) {
+	} else if (!memcmp(p, x86_call_rip, sizeof(x86_call_rip))) {
 		out->form = FORM_CALL_SLOT;
 		out->len = 6;
 		out->slot = addr + 6 + (intptr_t)load_s32(p + 2);
 	} else if (x86_is_nop5(p)) {		/* any of lib/arch's 5-byte NOPs (clang's too) */
 		out->form = FORM_NOP;
 		out->len = 5;
-	} else if (!memcmp(p, nop6, sizeof(nop6))) {
+	} else if (!memcmp(p, x86_nop6_64, sizeof(x86_nop6_64))) {
 		out->form = FORM_NOP;
 		out->len = 6;
-	} else if (!memcmp(p, nops5, sizeof(nops5))) {
+	} else if (!memcmp(p, x86_nops5, sizeof(x86_nops5))) {
 		out->form = FORM_NOP_BYTES;
 		out->len = 5;
 	} else {
@@ -448,23 +437,23 @@ static uintptr_t x86_64_plt_slot(const uint8_t *p, uintptr_t addr)
 {
 	unsigned off = 0;
 
-	if (!memcmp(p, endbr64, sizeof(endbr64)))
-		off = sizeof(endbr64);
-	if (!memcmp(p + off, bnd_jmp_rip, sizeof(bnd_jmp_rip)))
+	if (!memcmp(p, x86_endbr64, sizeof(x86_endbr64)))
+		off = sizeof(x86_endbr64);
+	if (!memcmp(p + off, x86_bnd_jmp_rip, sizeof(x86_bnd_jmp_rip)))
 		return addr + off + 7 + (intptr_t)load_s32(p + off + 3);
-	if (!memcmp(p + off, jmp_rip, sizeof(jmp_rip)))
+	if (!memcmp(p + off, x86_jmp_rip, sizeof(x86_jmp_rip)))
 		return addr + off + 6 + (intptr_t)load_s32(p + off + 2);
 	return 0;
 }
 
 static void x86_64_fill_tail(uint8_t *p, unsigned n)
 {
-	memset(p, OP_NOP, n);
+	memset(p, X86_OP_NOP, n);
 }
 
 static void x86_64_make_nop(uint8_t *out)
 {
-	memcpy(out, nop5, sizeof(nop5));
+	memcpy(out, x86_nop5_forms[0], 5);
 }
 
 static bool rel32(uintptr_t from_next, uintptr_t to, int32_t *out)
@@ -483,7 +472,7 @@ static bool x86_64_make_call(uint8_t *out, uintptr_t from, uintptr_t to)
 
 	if (!rel32(from + 5, to, &d))
 		return false;
-	out[0] = OP_CALL_REL32;
+	out[0] = X86_OP_CALL_REL32;
 	memcpy(out + 1, &d, 4);
 	return true;
 }
@@ -497,11 +486,11 @@ static bool x86_64_write_stub(uint8_t *p, uintptr_t at, uint32_t id, unsigned ty
 
 	if (id > (INT32_MAX >> 2) || !rel32(at + 11, slot, &d))
 		return false;
-	p[0] = OP_PUSH_IMM32;
+	p[0] = X86_OP_PUSH_IMM32;
 	memcpy(p + 1, &idw, 4);
-	memcpy(p + 5, jmp_rip, sizeof(jmp_rip));
+	memcpy(p + 5, x86_jmp_rip, sizeof(x86_jmp_rip));
 	memcpy(p + 7, &d, 4);
-	memset(p + 11, OP_INT3, 5);
+	memset(p + 11, X86_OP_INT3, 5);
 	return true;
 }
 
@@ -574,7 +563,7 @@ const struct ps_arch ps_arch_x86_64 = {
 	.fill_tail	= x86_64_fill_tail,
 	.make_nop	= x86_64_make_nop,
 	.make_call	= x86_64_make_call,
-	.breakpoint	= OP_INT3,
+	.breakpoint	= X86_OP_INT3,
 	.write_stub	= x86_64_write_stub,
 	.is_breakpoint_trap = x86_64_is_breakpoint_trap,
 	.trap_site	= x86_64_trap_site,
