@@ -612,14 +612,12 @@ static void print_time(FILE *f, uint64_t ns)
 		fprintf(f, "  %8llu ns", (unsigned long long)ns);
 }
 
-int render_report(FILE *out, const struct psr_session *s, const struct render_opts *o)
+/* report's and folded's walk: each wanted thread of each wanted process, one process's streams at a time. */
+static int each_thread(const struct psr_session *s, const struct render_opts *o,
+		       int (*fn)(struct stream *m, const struct psr_proc *p, void *arg), void *arg)
 {
-	struct table t = { 0 };
-	size_t nprocs = 0, n;
 	int err = 0;
 
-	for (size_t i = 0; i < s->nprocs; i++)
-		nprocs += render_proc_wanted(&s->procs[i], o);
 	for (size_t i = 0; i < s->nprocs && !err; i++) {
 		const struct psr_proc *p = &s->procs[i];
 		struct stream *st;
@@ -631,17 +629,45 @@ int render_report(FILE *out, const struct psr_session *s, const struct render_op
 		if (!st)
 			return -ENOMEM;
 		for (size_t k = 0; k < ns && !err; k++)
-			err = report_thread(&st[k], &t, nprocs > 1 ? p->pid : 0);
+			err = fn(&st[k], p, arg);
 		streams_free(st, ns);
 	}
-	n = table_pack(&t);
+	return err;
+}
+
+struct report_walk {
+	struct table t;
+	bool by_pid;			/* several processes: one row per function and process */
+};
+
+static int report_one(struct stream *m, const struct psr_proc *p, void *arg)
+{
+	struct report_walk *w = arg;
+
+	return report_thread(m, &w->t, w->by_pid ? p->pid : 0);
+}
+
+int render_report(FILE *out, const struct psr_session *s, const struct render_opts *o)
+{
+	static struct report_walk w;	/* its name cache is large for the stack */
+	struct table *t;
+	size_t nprocs = 0, n;
+	int err;
+
+	memset(&w, 0, sizeof(w));
+	for (size_t i = 0; i < s->nprocs; i++)
+		nprocs += render_proc_wanted(&s->procs[i], o);
+	w.by_pid = nprocs > 1;
+	err = each_thread(s, o, report_one, &w);
+	t = &w.t;
+	n = table_pack(t);
 	sort_by = o->sort;
 	if (n)
-		qsort(t.e, n, sizeof(*t.e), cmp_entry);
+		qsort(t->e, n, sizeof(*t->e), cmp_entry);
 	if (o->json) {
 		fprintf(out, "[");
 		for (size_t i = 0; i < n; i++) {
-			struct entry *e = &t.e[i];
+			struct entry *e = &t->e[i];
 
 			fprintf(out, "%s\n{\"name\":", i ? "," : "");
 			json_str(out, e->key);
@@ -664,7 +690,7 @@ int render_report(FILE *out, const struct psr_session *s, const struct render_op
 		fprintf(out, "  ============  ============  ==========  ============  ============"
 			"  ============  %s====================\n", nprocs > 1 ? "=======  " : "");
 		for (size_t i = 0; i < n; i++) {
-			struct entry *e = &t.e[i];
+			struct entry *e = &t->e[i];
 
 			print_time(out, e->total);
 			print_time(out, e->self);
@@ -677,7 +703,7 @@ int render_report(FILE *out, const struct psr_session *s, const struct render_op
 			fprintf(out, "  %s\n", e->key);
 		}
 	}
-	table_free(&t);
+	table_free(t);
 	return err;
 }
 
@@ -728,35 +754,38 @@ static int cmp_key(const void *a, const void *b)
 	return strcmp(((const struct entry *)a)->key, ((const struct entry *)b)->key);
 }
 
+struct folded_walk {
+	struct table t;
+	char *path;
+	size_t cap;
+};
+
+static int folded_one(struct stream *m, const struct psr_proc *p, void *arg)
+{
+	struct folded_walk *w = arg;
+
+	(void)p;
+	return folded_thread(m, &w->t, &w->path, &w->cap);
+}
+
 int render_folded(FILE *out, const struct psr_session *s, const struct render_opts *o)
 {
-	struct table t = { 0 };
-	char *path = NULL;
-	size_t cap = 0, n;
-	int err = 0;
+	static struct folded_walk w;	/* its name cache is large for the stack */
+	struct table *t;
+	size_t n;
+	int err;
 
-	for (size_t i = 0; i < s->nprocs && !err; i++) {
-		const struct psr_proc *p = &s->procs[i];
-		struct stream *st;
-		size_t ns;
-
-		if (!render_proc_wanted(p, o))
-			continue;
-		st = streams(p, o, &ns);
-		if (!st)
-			return -ENOMEM;
-		for (size_t k = 0; k < ns && !err; k++)
-			err = folded_thread(&st[k], &t, &path, &cap);
-		streams_free(st, ns);
-	}
-	free(path);
-	n = table_pack(&t);
+	memset(&w, 0, sizeof(w));
+	err = each_thread(s, o, folded_one, &w);
+	t = &w.t;
+	free(w.path);
+	n = table_pack(t);
 	if (n)
-		qsort(t.e, n, sizeof(*t.e), cmp_key);
+		qsort(t->e, n, sizeof(*t->e), cmp_key);
 	for (size_t i = 0; i < n; i++)
-		fprintf(out, "%s %llu\n", t.e[i].key,
-			(unsigned long long)(t.e[i].self ? t.e[i].self : 1));
-	table_free(&t);
+		fprintf(out, "%s %llu\n", t->e[i].key,
+			(unsigned long long)(t->e[i].self ? t->e[i].self : 1));
+	table_free(t);
 	return err;
 }
 
