@@ -48,7 +48,7 @@ $(B)/patchsite.o: $(PS_OBJ)
 
 .PHONY: check-patchsite check-tsan check-patchsite-tsan bench-patchsite
 check-unit: check-patchsite
-check-patchsite: $(PS_LIBS) $(B)/patchsite
+check-patchsite: $(PS_LIBS) $(B)/patchsite $(B)/recordmcount $(B)/patchsite-cc $(B)/patchsite-c++
 	$(Q)sh tests/patchsite/run.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
 	$(Q)sh tests/patchsite/record.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
 	$(Q)sh tests/patchsite/unwind.sh $(B) $(if $(filter 1,$(SAN)),san,plain)

@@ -116,9 +116,10 @@ void sleds_check(struct audit *au, struct site *st, unsigned want)
 	/*
 	 * objtool names call padding (__pfx_NAME, __cfi_NAME with kCFI): a
 	 * symbol that lies wholly inside the sled is the padding's own, and the
-	 * function is the one after it.
+	 * function is the one after it.  (A size that wraps around would not
+	 * move on: a corrupt symbol stops the walk.)
 	 */
-	while (nf && nf->size && nf->off + nf->size <= st->off + bytes)
+	while (nf && nf->size && nf->off + nf->size > nf->off && nf->off + nf->size <= st->off + bytes)
 		nf = symindex_func_next(au->si, st->sec, nf->off + nf->size);
 	to_entry = nf ? nf->off - st->off : ~0ull;
 	if ((!nf || to_entry > bytes) && !f && symindex_nfuncs(au->si)) {

@@ -242,6 +242,7 @@ pv-null-plus-zero.o         0 __mcount_loc already exists; left unchanged
 pv-report-null-code-segv.o  1 not a relocatable object (e_type 3)
 rmc-two-relsecs-one-site.o  1 two relocations call _mcount at one place
 pv-sled-nobits.o            0
+pv-pfx-wrapping-size.o      0 __mcount_loc already exists; left unchanged
 EOF
 for f in testdata/bad/*; do
 	name=${f##*/}
