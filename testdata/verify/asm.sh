@@ -140,52 +140,45 @@ EOF
 echo "asm/: gcc -nostdlib -no-pie x86_64-f2.s -o x86_64-f2  # source: asm.sh"
 gcc -nostdlib -no-pie x86_64-f2.s -o x86_64-f2
 
-# x86_64-kpfx.o: the shape of a Linux 6.12 x86 module (CALL_PADDING beside
-# __mcount_loc): objtool's __pfx_NAME symbols cover each function's 16 NOPs
-# of padding, and ld -r left two dead weak copies in a row with no symbol
-# (kvm.ko has such runs).  Every padding entry ends at its function's entry;
-# both copies are stale-weak in both tables, nothing else is reported.
+# deadrun NAME PADDED: f, two dead weak copies in a row with no symbol
+# (kvm.ko has such runs), then g; each 16-byte aligned.  A dead copy is
+# longer than the 64-byte alignment a function could follow.  PADDED=1 is
+# the shape of a Linux 6.12 x86 module (CALL_PADDING beside __mcount_loc):
+# objtool's __pfx_NAME symbols cover each function's 16 NOPs of padding,
+# listed in __patchable_function_entries.  PADDED=0 is Linux 6.1's: gas
+# fills the alignment gaps with NOPs, only __mcount_loc.  Every padding
+# entry ends at its function's entry; each copy is stale-weak in each
+# table, nothing else is reported.
 pad16() { for i in $(seq 16); do printf '\tnop\n'; done; }
-{
-	printf '\t.text\n'
-	for f in f dead1 dead2 g; do
-		printf '\t.p2align 4\n'
-		case $f in dead*) printf '%s_pad:\n' "$f" ;;
-		*) printf '\t.type __pfx_%s, @function\n__pfx_%s:\n' "$f" "$f" ;; esac
-		pad16
-		case $f in dead*) ;;
-		*) printf '\t.size __pfx_%s, .-__pfx_%s\n\t.globl %s\n\t.type %s, @function\n%s:\n' \
-			"$f" "$f" "$f" "$f" "$f" ;; esac
-		printf '\tendbr64\n%s_call:\n\tcall __fentry__\n' "$f"
-		# a dead copy longer than the 64-byte alignment a function could follow
-		case $f in dead*) printf '\t.rept 40\n\txor %%eax, %%eax\n\t.endr\n' ;; esac
-		printf '\tret\n'
-		case $f in dead*) ;; *) printf '\t.size %s, .-%s\n' "$f" "$f" ;; esac
-	done
-	printf '\t.section __mcount_loc, "a"\n'
-	for f in f dead1 dead2 g; do printf '\t.quad %s_call\n' "$f"; done
-	printf '\t.section __patchable_function_entries, "awo", @progbits, __pfx_f\n'
-	printf '\t.quad __pfx_f\n\t.quad dead1_pad\n\t.quad dead2_pad\n\t.quad __pfx_g\n'
-} > x86_64-kpfx.s
-echo "asm/: gcc -c x86_64-kpfx.s -o x86_64-kpfx.o  # source: asm.sh"
-gcc -c x86_64-kpfx.s -o x86_64-kpfx.o
-
-# x86_64-kdead.o: the same run of two dead copies as Linux 6.1's kvm.ko,
-# without call padding: each function 16-byte aligned (gas fills the gap
-# with NOPs), only __mcount_loc.  Both copies are stale-weak.
-{
-	printf '\t.text\n'
-	for f in f dead1 dead2 g; do
-		printf '\t.p2align 4\n'
-		case $f in dead*) ;; *) printf '\t.globl %s\n\t.type %s, @function\n%s:\n' \
-			"$f" "$f" "$f" ;; esac
-		printf '%s_call:\n\tcall __fentry__\n' "$f"
-		case $f in dead*) printf '\t.rept 40\n\txor %%eax, %%eax\n\t.endr\n' ;; esac
-		printf '\tret\n'
-		case $f in dead*) ;; *) printf '\t.size %s, .-%s\n' "$f" "$f" ;; esac
-	done
-	printf '\t.section __mcount_loc, "a"\n'
-	for f in f dead1 dead2 g; do printf '\t.quad %s_call\n' "$f"; done
-} > x86_64-kdead.s
-echo "asm/: gcc -c x86_64-kdead.s -o x86_64-kdead.o  # source: asm.sh"
-gcc -c x86_64-kdead.s -o x86_64-kdead.o
+deadrun() {
+	name=$1 padded=$2
+	{
+		printf '\t.text\n'
+		for f in f dead1 dead2 g; do
+			printf '\t.p2align 4\n'
+			if [ "$padded" = 1 ]; then
+				case $f in dead*) printf '%s_pad:\n' "$f" ;;
+				*) printf '\t.type __pfx_%s, @function\n__pfx_%s:\n' "$f" "$f" ;; esac
+				pad16
+				case $f in dead*) ;; *) printf '\t.size __pfx_%s, .-__pfx_%s\n' "$f" "$f" ;; esac
+			fi
+			case $f in dead*) ;; *) printf '\t.globl %s\n\t.type %s, @function\n%s:\n' \
+				"$f" "$f" "$f" ;; esac
+			[ "$padded" = 1 ] && printf '\tendbr64\n'
+			printf '%s_call:\n\tcall __fentry__\n' "$f"
+			case $f in dead*) printf '\t.rept 40\n\txor %%eax, %%eax\n\t.endr\n' ;; esac
+			printf '\tret\n'
+			case $f in dead*) ;; *) printf '\t.size %s, .-%s\n' "$f" "$f" ;; esac
+		done
+		printf '\t.section __mcount_loc, "a"\n'
+		for f in f dead1 dead2 g; do printf '\t.quad %s_call\n' "$f"; done
+		if [ "$padded" = 1 ]; then
+			printf '\t.section __patchable_function_entries, "awo", @progbits, __pfx_f\n'
+			printf '\t.quad __pfx_f\n\t.quad dead1_pad\n\t.quad dead2_pad\n\t.quad __pfx_g\n'
+		fi
+	} > "$name.s"
+	echo "asm/: gcc -c $name.s -o $name.o  # source: asm.sh"
+	gcc -c "$name.s" -o "$name.o"
+}
+deadrun x86_64-kpfx 1
+deadrun x86_64-kdead 0
