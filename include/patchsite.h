@@ -128,6 +128,20 @@ PATCHSITE_API unsigned long patchsite_regs_arg(const struct patchsite_regs *regs
 PATCHSITE_API unsigned long *patchsite_regs_parent_loc(struct patchsite_regs *regs);
 
 /*
+ * Control files, named and behaving as ftrace's tracefs files
+ * (patchsite(7) lists them): what `patchsite ctl PID FILE [VALUE]` reads and
+ * writes from outside the process, and the environment at start.
+ * patchsite_ctl_read puts the file's text into buf (cut to size, always
+ * NUL-terminated when size > 0) and returns its whole length, or -errno.
+ * patchsite_ctl_write replaces the setting with value, or adds to it when
+ * append is nonzero (as `>>` does); 0 or -errno.  On an error,
+ * patchsite_last_error() says why (the calling thread's last error).
+ */
+PATCHSITE_API long patchsite_ctl_read(const char *file, char *buf, unsigned long size);
+PATCHSITE_API int patchsite_ctl_write(const char *file, const char *value, int append);
+PATCHSITE_API const char *patchsite_last_error(void);
+
+/*
  * Messages go to fn.  On stderr only when the environment asks: PATCHSITE_LOG=1
  * (everything), or PATCHSITE_TRACER set (warnings and errors).
  */

@@ -198,6 +198,7 @@ static inline uint64_t *ps_wp_get(struct ps_fast *f)
  * CPU the thread ran on.  PS_EV_PAD fills the end of the ring before it wraps.
  */
 enum ps_ev_type { PS_EV_ENTRY = 0, PS_EV_EXIT = 1, PS_EV_FUNC = 2, PS_EV_MARK = 3 };
+/* A mark word with a kind is an extended record (psdata.h: PSD_EXT_*). */
 #define PS_EV_PAD	(~(uint64_t)0)
 
 /* One per thread that ever entered the dispatcher or a tracer; never freed. */
@@ -258,7 +259,7 @@ void ps_log_site(enum patchsite_log_level level, const struct ps_site *s, const 
 	__attribute__((format(printf, 3, 4)));
 void ps_log_stderr(int from, int to);	/* levels from..to also go to stderr */
 const char *ps_error_copy(char *buf, size_t len);
-extern char ps_last_error[512];	/* the last error message, for start-up from the environment */
+extern __thread char ps_last_error[512];	/* the calling thread's last error message */
 
 /* module.c */
 int ps_modules_scan(void);
@@ -340,6 +341,7 @@ void ps_graph_thread_end(void);
 int ps_graph_unwinder_check(void);
 uint64_t ps_tsc_to_ns(uint64_t tsc);
 uint64_t ps_tsc_now(void);
+bool ps_ring_ext(unsigned kind, const uint64_t *payload, unsigned words);
 
 /* store.c */
 struct ps_tstore;

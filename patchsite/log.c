@@ -16,7 +16,7 @@
 static patchsite_log_func_t log_fn;
 static void *log_arg;
 static int log_stderr_from = PATCHSITE_LOG_ERROR + 1, log_stderr_to;	/* nothing */
-char ps_last_error[512];
+__thread char ps_last_error[512];	/* per thread: the control channel's and the program's */
 
 void patchsite_set_log(patchsite_log_func_t fn, void *arg)
 {

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "psdata.h"
 #include "json.h"
 #include "cmd/render.h"
 
@@ -94,6 +95,10 @@ static int decode(struct stream *s)
 			continue;
 		switch (w & 3) {
 		case PS_EV_MARK:
+			if (PSD_EXT_KIND(w)) {
+				p += PSD_EXT_WORDS(w);	/* extended records: not shown here */
+				continue;
+			}
 			t->rd_hi = (uint32_t)(w >> 32);
 			if (++p < head)
 				t->rd_cpu = (int32_t)t->base[p % cap];

@@ -16,7 +16,8 @@
 
 #include <stdint.h>
 
-#define PSD_VERSION		1
+#define PSD_VERSION		2	/* 2: extended records; version 1 files read the same */
+#define PSD_VERSION_MIN		1
 #define PSD_THREAD_MAGIC	"PSTHRD1"	/* 8 bytes with the NUL */
 #define PSD_CHUNK_MAGIC		0x4b4e484353500000ull	/* "..PSCHNK" low 16 bits: version */
 #define PSD_CHUNK_WORDS		4
@@ -38,6 +39,29 @@ struct psd_thread_hdr {
 	uint64_t end_word;		/* clean: words used in the last chunk */
 	char why[128];			/* stopped: strerror text */
 	uint64_t overwritten;		/* overwrite: events in chunks reused since */
+};
+
+
+/*
+ * Extended records (format version 2): a mark word (type 3) whose kind
+ * field, bits 2..9, is not zero.  The word is
+ *	time stamp low half << 32 | words << 10 | kind << 2 | 3
+ * and `words` payload words follow (at most PSD_EXT_MAX_WORDS; a record
+ * never crosses a chunk).  A plain mark has kind 0.  Payload words may be
+ * zero: a record's end is its count, not the last non-zero word.  Readers
+ * skip kinds they do not know, by the count, and count them.  The payload
+ * of each kind is described in patchsite-data(5).
+ */
+#define PSD_EXT_KIND(w)		((unsigned)((w) >> 2) & 0xffu)
+#define PSD_EXT_WORDS(w)	((unsigned)((uint32_t)(w) >> 10))
+#define PSD_EXT_MAX_WORDS	1024u
+enum psd_ext_kind {
+	PSD_EXT_MARKER = 1,	/* trace_marker text */
+	PSD_EXT_ARGS = 2,	/* a call's argument values */
+	PSD_EXT_RETVAL = 3,	/* a call's return value */
+	PSD_EXT_STACK = 4,	/* a stack trace (stacktrace trigger) */
+	PSD_EXT_EVENT = 5,	/* a static trace event and its fields */
+	/* 6..15: control plane (triggers, latency); 16..31: trace events and branches; 32..63 free */
 };
 
 #endif

@@ -34,6 +34,7 @@
 
 #include "host.h"
 #include "internal.h"
+#include "psdata.h"
 
 #define HIDDEN __attribute__((visibility("hidden")))
 #define PS_FRAMES	1024		/* shadow frames per thread: the deepest max depth */
@@ -304,6 +305,33 @@ static void put_func(struct ps_thread *t, struct ps_fast *f, uint64_t tsc, uint3
 	f->wp[0] = tsc << 32 | (idw & ~3u) | PS_EV_FUNC;
 	f->wp[1] = parent;
 	ps_wp_set(f, f->wp + 2);
+}
+
+/*
+ * An extended record (psdata.h) in the calling thread's ring, stamped now:
+ * true when written, false when lost (counted) or there is no ring.  The
+ * room is taken as entries (two words each), so the fast path's budget
+ * stays right.  The header goes first: a record cut short by a crash keeps
+ * its count, and its missing words read as zero.
+ */
+bool ps_ring_ext(unsigned kind, const uint64_t *payload, unsigned words)
+{
+	struct ps_fast *f = &ps_fast;
+	uint64_t tsc;
+	struct ps_thread *t;
+
+	if (!kind || kind > 0xff || words > PSD_EXT_MAX_WORDS)
+		return false;
+	t = begin_event(&tsc);
+	if (!t)
+		return false;
+	for (unsigned units = (words + 2) / 2; units; units--)
+		if (!take(t, f, false))
+			return false;
+	f->wp[0] = tsc << 32 | (uint64_t)words << 10 | kind << 2 | PS_EV_MARK;
+	memcpy(f->wp + 1, payload, (size_t)words * 8);
+	ps_wp_set(f, f->wp + 1 + words);
+	return true;
 }
 
 static void func_entry(uint32_t idw, unsigned long parent)

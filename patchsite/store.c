@@ -690,6 +690,11 @@ static uint64_t chunk_events(const uint64_t *c)
 	for (c += PSD_CHUNK_WORDS; c < end && *c; c++) {
 		if (*c == PS_EV_PAD)
 			continue;
+		if ((*c & 3) == PS_EV_MARK && PSD_EXT_KIND(*c)) {
+			n++;
+			c += PSD_EXT_WORDS(*c);	/* an extended record and its payload */
+			continue;
+		}
 		if ((*c & 3) == PS_EV_MARK) {
 			c++;	/* and its CPU word */
 			continue;

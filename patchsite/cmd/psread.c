@@ -335,9 +335,9 @@ static void index_chunks(struct psr_thread *t, const struct psd_thread_hdr *h, c
 		}
 		if (end - at < PSD_CHUNK_WORDS || (w[at] & ~0xffffull) != PSD_CHUNK_MAGIC)
 			continue;	/* never used (zero) or damaged */
-		if ((w[at] & 0xffff) != PSD_VERSION) {
-			say(path, "chunk %zu: format version %llu, not %d: skipped", k,
-			    (unsigned long long)(w[at] & 0xffff), PSD_VERSION);
+		if ((w[at] & 0xffff) < PSD_VERSION_MIN || (w[at] & 0xffff) > PSD_VERSION) {
+			say(path, "chunk %zu: format version %llu, not %d to %d: skipped", k,
+			    (unsigned long long)(w[at] & 0xffff), PSD_VERSION_MIN, PSD_VERSION);
 			continue;
 		}
 		t->chunks[t->nchunks].seq = w[at + 1];
@@ -370,6 +370,7 @@ static void count_events(struct psr_proc *p, struct psr_thread *t)
 		t->events++;
 		t->entries += ev.type == PSR_ENTRY;
 		t->funcs += ev.type == PSR_FUNC;
+		t->ext += ev.type == PSR_EXT;
 		if (ev.tsc - p->tsc0 < (1ull << 62) && psr_ns(p, ev.tsc) > p->last_ns)
 			p->last_ns = psr_ns(p, ev.tsc);
 	}
@@ -398,10 +399,12 @@ static void read_thread(struct psr_proc *p, const char *name)
 		goto out;
 	}
 	h = map;
-	if (memcmp(h->magic, PSD_THREAD_MAGIC, 8) || h->version != PSD_VERSION ||
+	if (memcmp(h->magic, PSD_THREAD_MAGIC, 8) || h->version < PSD_VERSION_MIN ||
+	    h->version > PSD_VERSION ||
 	    h->hdr_bytes != PSD_HDR_BYTES || h->chunk_bytes < 4096 || h->chunk_bytes > (1ull << 30) ||
 	    h->chunk_bytes % 8) {
-		say(path, "not a thread file of format version %d (bad header): skipped", PSD_VERSION);
+		say(path, "not a thread file of format version %d to %d (bad header): skipped",
+		    PSD_VERSION_MIN, PSD_VERSION);
 		munmap(map, (size_t)sb.st_size);
 		goto out;
 	}
@@ -444,8 +447,9 @@ static void read_info(struct psr_proc *p)
 		free(path);
 		return;
 	}
-	if (!field(text, "format", buf, sizeof(buf)) || strcmp(buf, "patchsite-data 1"))
-		say(path, "format '%s', expected 'patchsite-data 1': read anyway",
+	if (!field(text, "format", buf, sizeof(buf)) || strncmp(buf, "patchsite-data ", 15) ||
+	    (strcmp(buf + 15, "1") && strcmp(buf + 15, "2")))
+		say(path, "format '%s', expected 'patchsite-data 1' or '2': read anyway",
 		    field(text, "format", buf, sizeof(buf)) ? buf : "(none)");
 	p->pid = (int)field_u64(text, "pid", &ok);
 	p->ppid = (int)field_u64(text, "ppid", &ok);
@@ -668,6 +672,32 @@ void psr_cursor_init(struct psr_cursor *c, const struct psr_proc *p, const struc
 	c->cpu = -1;
 }
 
+/*
+ * An extended record: its payload in place.  Its words may be zero, so its
+ * end is its count, within the chunk's limit; one cut short by the end of
+ * the file is returned with the words there are (ev->truncated).
+ */
+static int ext_record(struct psr_cursor *c, const struct psr_chunk *k, uint64_t w,
+		      struct psr_event *ev)
+{
+	size_t n = PSD_EXT_WORDS(w), room = k->limit - c->at;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->type = PSR_EXT;
+	ev->tsc = (uint64_t)c->hi << 32 | w >> 32;
+	ev->cpu = c->cpu;
+	ev->ext_kind = (uint8_t)PSD_EXT_KIND(w);
+	ev->truncated = n > PSD_EXT_MAX_WORDS || n > room;
+	if (n > room)
+		n = room;
+	if (n > PSD_EXT_MAX_WORDS)
+		n = PSD_EXT_MAX_WORDS;
+	ev->payload = c->t->words + c->at;
+	ev->nwords = (uint32_t)n;
+	c->at += n;
+	return 1;
+}
+
 int psr_next(struct psr_cursor *c, struct psr_event *ev)
 {
 	const struct psr_thread *t = c->t;
@@ -690,6 +720,8 @@ int psr_next(struct psr_cursor *c, struct psr_event *ev)
 		w = t->words[c->at++];
 		if (w == EV_PAD)
 			continue;
+		if ((w & 3) == EV_MARK && PSD_EXT_KIND(w))
+			return ext_record(c, k, w, ev);
 		if ((w & 3) == EV_MARK) {
 			c->hi = (uint32_t)(w >> 32);
 			if (c->at < k->end)

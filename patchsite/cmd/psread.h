@@ -13,7 +13,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-enum psr_type { PSR_ENTRY = 0, PSR_EXIT = 1, PSR_FUNC = 2 };
+/* PSR_EXT: an extended record (psdata.h PSD_EXT_*): renderers skip kinds they do not show. */
+enum psr_type { PSR_ENTRY = 0, PSR_EXIT = 1, PSR_FUNC = 2, PSR_EXT = 3 };
 
 struct psr_event {
 	uint64_t tsc;
@@ -21,6 +22,11 @@ struct psr_event {
 	uint32_t id;		/* site id; for PSR_EXIT already its function's entry site */
 	uint8_t type;
 	int32_t cpu;
+	/* PSR_EXT only: */
+	uint8_t ext_kind;	/* PSD_EXT_* */
+	bool truncated;		/* fewer words than the record said (the file ends) */
+	uint32_t nwords;
+	const uint64_t *payload;	/* nwords words in the mapped file (valid until psr_close) */
 };
 
 struct psr_site {
@@ -65,8 +71,8 @@ struct psr_thread {
 	size_t nwords, map_bytes;
 	struct psr_chunk *chunks;	/* in time order */
 	size_t nchunks;
-	uint64_t events;	/* entries + exits + function events (psr_open counts them) */
-	uint64_t entries, funcs;
+	uint64_t events;	/* entries + exits + function events + extended records (psr_open counts them) */
+	uint64_t entries, funcs, ext;
 };
 
 struct psr_proc {

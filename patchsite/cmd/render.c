@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "../psdata.h"
 #include "render.h"
 
 struct frame {
@@ -37,6 +38,16 @@ struct stream {
 	char task[64];
 };
 
+/* The next event these renderers show: extended records are not shown yet. */
+static int next_event(struct psr_cursor *c, struct psr_event *ev)
+{
+	int more;
+
+	while ((more = psr_next(c, ev)) && ev->type == PSR_EXT)
+		;
+	return more;
+}
+
 static bool advance(struct stream *s)
 {
 	if (s->has_next) {
@@ -44,13 +55,13 @@ static bool advance(struct stream *s)
 		s->has_next = false;
 		return s->has_ev = true;
 	}
-	return s->has_ev = psr_next(&s->cur, &s->ev);
+	return s->has_ev = next_event(&s->cur, &s->ev);
 }
 
 static const struct psr_event *peek(struct stream *s)
 {
 	if (!s->has_next)
-		s->has_next = psr_next(&s->cur, &s->next);
+		s->has_next = next_event(&s->cur, &s->next);
 	return s->has_next ? &s->next : NULL;
 }
 
@@ -275,7 +286,7 @@ static bool is_graph(const struct psr_proc *p)
 	if (!strcmp(p->tracer, "function"))
 		return false;
 	for (size_t i = 0; i < p->nthreads; i++)
-		if (p->threads[i].events > p->threads[i].funcs)
+		if (p->threads[i].events - p->threads[i].ext > p->threads[i].funcs)
 			return true;
 	return false;
 }
@@ -793,7 +804,7 @@ int render_info(FILE *out, const struct psr_session *s, const struct render_opts
 {
 	unsigned long long events = 0, lost = 0;
 
-	fprintf(out, "# directory: %s\n# format: patchsite-data 1\n", s->dir);
+	fprintf(out, "# directory: %s\n# format: patchsite-data %d\n", s->dir, PSD_VERSION);
 	fprintf(out, "# processes: %zu recorded, %zu without sites\n", s->nprocs, s->nosites);
 	for (size_t i = 0; i < s->nprocs; i++) {
 		const struct psr_proc *p = &s->procs[i];

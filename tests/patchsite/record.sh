@@ -24,9 +24,12 @@ FAIL=0
 CC=${CC:-gcc}
 PS="$PWD/$B/patchsite"
 export PATCHSITE_LIB="$PWD/$B/libpatchsite.so"
+TOP=$PWD
 SANPRE=
+SANFLAGS=
 SEGV_RC=139
 if [ "$MODE" = san ]; then
+	SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all"
 	# The sanitizers' runtimes first in the traced program; record adds libpatchsite after them.
 	SANPRE="$($CC -print-file-name=libasan.so) $($CC -print-file-name=libubsan.so)"
 	export ASAN_OPTIONS=detect_leaks=1
@@ -221,7 +224,7 @@ fi
 printf 'garbage' | dd of="$f" conv=notrunc 2>/dev/null
 "$PS" info -d d >info 2>rerr
 rc=$?
-if [ $rc -eq 0 ] && grep -q "^patchsite: $f: not a thread file of format version 1 (bad header): skipped" rerr &&
+if [ $rc -eq 0 ] && grep -q "^patchsite: $f: not a thread file of format version 1 to 2 (bad header): skipped" rerr &&
    grep -q '^# events: 0 recorded' info; then
 	pass "damaged header: $(cat rerr)"
 else
@@ -396,6 +399,21 @@ if $CC -O2 -pg -mfentry -mrecord-mcount -c long.c -o long.o 2>/dev/null && $CC -
 	fi
 else
 	fail "long names: build"
+fi
+# Extended records (tests/patchsite/ext.c): written by the runtime, read back by the reader.
+$CC -O2 -g -pg -mfentry -mrecord-mcount -c "$TOP/testdata/patchsite/work.c" -o work.o 2>/dev/null &&
+$CC -O2 -g -I"$TOP/include" -I"$TOP/tests/patchsite" $SANFLAGS -c "$TOP/tests/patchsite/ext.c" -o ext.o &&
+$CC -o ext ext.o work.o "$TOP/$B/libpatchsite.a" $SANFLAGS -pthread 2>/dev/null
+if [ -x ext ]; then
+	rm -rf d
+	if PATCHSITE_TRACER=function PATCHSITE_FILTER=work_count PATCHSITE_DATA=d ./ext write d >out 2>&1 &&
+	   ./ext read d >>out 2>&1 && ! grep -q '^FAIL' out; then
+		pass "extended records: $(grep -c '^PASS' out) checks"
+	else
+		fail "extended records" out
+	fi
+else
+	fail "extended records: build"
 fi
 "$PS" --help >out && grep -q '^usage: patchsite record' out && pass "--help" || fail "--help" out
 

@@ -1,0 +1,11 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The tables of control files (control.h), one line per part of the
+ * runtime that owns some.  Kept apart so that adding a table touches
+ * nothing else.
+ */
+#include "control.h"
+
+const struct ps_ctl_file *const ps_ctl_groups[] = {
+	NULL
+};
