@@ -329,7 +329,8 @@ bool ps_ring_ext(unsigned kind, const uint64_t *payload, unsigned words)
 		if (!take(t, f, false))
 			return false;
 	f->wp[0] = tsc << 32 | (uint64_t)words << 10 | kind << 2 | PS_EV_MARK;
-	memcpy(f->wp + 1, payload, (size_t)words * 8);
+	if (words)
+		memcpy(f->wp + 1, payload, (size_t)words * 8);
 	ps_wp_set(f, f->wp + 1 + words);
 	return true;
 }
