@@ -44,16 +44,47 @@ per_object() {
 	t1=$(now)
 	awk -v w=$((t1 - t0)) '{ printf "%.0f %.0f\n", w, ($1 + $2) * 1e9 }' "$W/cpu"
 }
+# The floors (bench/recordmcount/floor.c): tools that do less than ours,
+# to show where the time per object goes.  One binary per mode, so that
+# the loop runs each as it runs the tools, with the object alone.
+for m in 0:-0 n:-n a:; do
+	gcc -O2 -static -DFLOOR_MODE="\"${m#*:}\"" bench/recordmcount/floor.c -o "$W/floor-static-${m%%:*}"
+	gcc -O2 -DFLOOR_MODE="\"${m#*:}\"" bench/recordmcount/floor.c -o "$W/floor-dyn-${m%%:*}"
+done
+FLOORS="floor-dyn-0 floor-static-0 floor-dyn-n floor-static-a"
 tk=0; to=0; ck=0; co=0
-for r in $(seq "$ROUNDS"); do
+for f in $FLOORS; do eval "w_${f##*-}_$(echo $f | cut -d- -f2)=0 c_${f##*-}_$(echo $f | cut -d- -f2)=0"; done
+for r in $(seq "$ROUNDS"); do	# every tool once a round, so that a busy moment hits them all
 	set -- $(per_object "$KERN"); tk=$((tk + $1)); ck=$((ck + $2))
 	set -- $(per_object "$OURS"); to=$((to + $1)); co=$((co + $2))
+	for f in $FLOORS; do
+		k=${f##*-}_$(echo $f | cut -d- -f2)
+		set -- $(per_object "$W/$f")
+		eval "w_$k=\$((w_$k + $1)); c_$k=\$((c_$k + $2))"
+	done
 done
 echo "recordmcount benchmark: ours vs the kernel's (linux-kbuild-6.1), ratio = ours / kernel's"
 echo
 printf '%-34s %10s %10s %6s   %-30s\n' "case" "kernel" "ours" "ratio" "(cpu: kernel, ours, ratio)"
 printf '%-34s %8sms %8sms %6s   cpu %8sms %8sms %6s\n' "per object ($nobj objs x $ROUNDS rounds)" \
 	"$(ms $tk)" "$(ms $to)" "$(ratio $to $tk)" "$(ms $ck)" "$(ms $co)" "$(ratio $co $ck)"
+
+# Where the time per object goes: the same loop with tools that do less
+# (bench/recordmcount/floor.c): start-up alone (static, and dynamic as the
+# kernel's tool is linked), then the least an atomic rewrite costs.  What
+# ours spends above "atomic rewrite, static" is its own work.
+floor_line() {	# label key: a floor's totals and its ratios to the kernel's tool
+	eval "fw=\$w_$2 fc=\$c_$2"
+	printf '  %-32s %8sms %6s   cpu %8sms %6s\n' "$1" "$(ms $fw)" "$(ratio $fw $tk)" \
+		"$(ms $fc)" "$(ratio $fc $ck)"
+}
+echo
+echo "where the time per object goes (same loop; ratio to the kernel's tool):"
+floor_line "start-up only, dynamic" 0_dyn
+floor_line "start-up only, static" 0_static
+floor_line "rewrite as the kernel's, dynamic" n_dyn
+floor_line "atomic rewrite, static" a_static
+printf '  %-32s %8sms %6s   cpu %8sms %6s\n' "ours" "$(ms $to)" "$(ratio $to $tk)" "$(ms $co)" "$(ratio $co $ck)"
 
 # Run a tool on a copy of one file; print "wall_ns cpu_ns max_rss_kb".
 # CPU time (user + sys) is what a loaded machine does not blur.
