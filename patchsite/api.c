@@ -84,6 +84,7 @@ static void after_fork_child(void)
 	/* The trace directory: the child records in a process directory of its own. */
 	ps_store_forked(ps_fast.t);
 	ps_fast.budget = 0;
+	ps_channel_forked();
 }
 
 int patchsite_init(void)
@@ -305,20 +306,21 @@ static int set_globs(struct patchsite_ops *ops, const char *globs, int reset, bo
 	err = patchsite_init();
 	if (err)
 		return err;
-	if (!ops)
-		ops = ps_graph_ops.state && ps_graph_ops.state->s.registered ? &ps_graph_ops
-									      : &ps_function_ops;
 	ps_loader_prepare(&a);
 	pthread_mutex_lock(&ps.lock);
-	st = ps_ops_state(ops);
-	err = st ? add_arrivals(&a) : -ENOMEM;
-	if (err)
-		goto out;
-	err = ps_filter_apply(notrace ? &st->notrace : &st->filter, globs, reset,
-			      notrace ? "notrace" : "filter");
-	if (!err && st->registered)
-		err = update(NULL);
-out:
+	err = add_arrivals(&a);
+	/* NULL: both built-in tracers, which keep one filter whichever runs. */
+	for (int k = 0; k < 2 && !err; k++) {
+		struct patchsite_ops *o = ops ? ops : k ? &ps_graph_ops : &ps_function_ops;
+
+		st = ps_ops_state(o);
+		err = st ? ps_filter_apply(notrace ? &st->notrace : &st->filter, globs, reset,
+					   notrace ? "notrace" : "filter") : -ENOMEM;
+		if (!err && st->registered)
+			err = update(NULL);
+		if (ops)
+			break;
+	}
 	pthread_mutex_unlock(&ps.lock);
 	ps_loader_done(&a);
 	return ret(err);
@@ -435,6 +437,23 @@ int patchsite_set_graph_function(const char *globs, int reset)
 	pthread_mutex_unlock(&ps.lock);
 	ps_loader_done(&a);
 	return ret(err);
+}
+
+const char *patchsite_get_tracer(void)
+{
+	struct patchsite_ops *cur = current_tracer();
+
+	return cur == &ps_function_ops ? "function" : cur == &ps_graph_ops ? "function_graph" : "nop";
+}
+
+unsigned patchsite_get_graph_max_depth(void)
+{
+	return ps_graph_max_depth;
+}
+
+unsigned long patchsite_get_buffer_kb(void)
+{
+	return (unsigned long)(ps_ring_bytes / 1024);
 }
 
 int patchsite_set_graph_max_depth(unsigned depth)
@@ -650,6 +669,7 @@ static const char *const env_known[] = {
 	"PATCHSITE_TRACER", "PATCHSITE_FILTER", "PATCHSITE_NOTRACE", "PATCHSITE_OUTPUT",
 	"PATCHSITE_BUFFER_KB", "PATCHSITE_FORMAT", "PATCHSITE_GRAPH_FUNCTION",
 	"PATCHSITE_MAX_DEPTH", "PATCHSITE_LOG", "PATCHSITE_DATA", "PATCHSITE_OVERWRITE",
+	"PATCHSITE_CTL",	/* channel.c */
 	"PATCHSITE_LIB",	/* read by `patchsite record` */
 	NULL
 };
@@ -886,12 +906,15 @@ __attribute__((constructor)) static void ps_start(void)
 {
 	patchsite_init();
 	env_start();
+	if (!ps.init_err)
+		ps_channel_start();
 }
 
 __attribute__((destructor)) static void ps_stop(void)
 {
 	int err;
 
+	ps_channel_stop();
 	ps_store_finish();
 	if (env_out_fd < 0)
 		return;
