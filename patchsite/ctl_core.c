@@ -64,7 +64,7 @@ static int number(const char *file, const char *value, unsigned long lo, unsigne
  * Before the first tracer: a trace directory to record into (trace_dir if
  * written, PATCHSITE_DATA, else PID.data next to the control socket).
  */
-static int open_store(const char *tracer)
+static int open_store(void)
 {
 	const char *over = getenv("PATCHSITE_OVERWRITE"), *dir = chosen_dir;
 	char made[4200];
@@ -80,7 +80,8 @@ static int open_store(const char *tracer)
 	}
 	if (!dir || !*dir)
 		dir = "patchsite.data";
-	err = ps_store_open(dir, tracer, over && !strcmp(over, "1"), ps_ring_bytes);
+	/* Tracers may change from now on: "ctl" says so, and readers tell them by their events. */
+	err = ps_store_open(dir, "ctl", over && !strcmp(over, "1"), ps_ring_bytes);
 	if (err) {
 		ps_log(PATCHSITE_LOG_ERROR, "current_tracer: cannot record into '%.300s': %s", dir,
 		       strerror(-err));
@@ -110,7 +111,7 @@ static int tracer_write(const char *sub, const char *value, bool append)
 		       "(available_tracers: function_graph function nop)", name);
 		return -EINVAL;
 	}
-	err = strcmp(name, "nop") ? open_store(name) : 0;
+	err = strcmp(name, "nop") ? open_store() : 0;
 	if (!err)
 		err = patchsite_set_tracer(name);
 	return err;
