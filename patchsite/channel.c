@@ -182,6 +182,7 @@ static void serve(int fd)
 	struct ucred cred;
 	socklen_t cl = sizeof(cred);
 	uint8_t hdr[PSCTL_HDR];
+	struct psctl_req r = { 0 };
 	struct psctl_hdr h;
 	char *body, who[64];
 	int err;
@@ -202,21 +203,20 @@ static void serve(int fd)
 			reply_error(fd, PSCTL_ERROR, -err, "bad request: %s", strerror(-err));
 		return;
 	}
-	body = malloc(h.len1 + h.len2 + 2);
+	body = malloc(h.len1 + h.len2 + 1);
 	if (!body) {
 		reply_error(fd, PSCTL_ERROR, ENOMEM, "%s", "out of memory");
 		return;
 	}
 	err = psctl_io(fd, body, h.len1 + h.len2, 0, deadline);
-	if (!err && (psctl_text_check(body, h.len1) || psctl_text_check(body + h.len1, h.len2)))
-		reply_error(fd, PSCTL_ERROR, EINVAL, "%s", "bad request: a NUL byte in a name or value");
-	else if (!err) {
-		/* name NUL value NUL */
-		memmove(body + h.len1 + 1, body + h.len1, h.len2);
-		body[h.len1] = '\0';
-		body[h.len1 + 1 + h.len2] = '\0';
-		execute(fd, h.op, body, body + h.len1 + 1);
-	}
+	if (!err)
+		err = psctl_req_body(&h, (const uint8_t *)body, &r);
+	if (!err)
+		execute(fd, r.op, r.name, r.value);
+	else if (err != -ETIMEDOUT && err != -ECONNRESET)
+		reply_error(fd, PSCTL_ERROR, -err, "bad request: %s", err == -EINVAL ?
+			    "a NUL byte in a name or value" : strerror(-err));
+	psctl_req_free(&r);
 	free(body);
 }
 

@@ -2,6 +2,7 @@
 /* The control channel's headers (ctlproto.h): made and checked in one place. */
 #include <errno.h>
 #include <poll.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -60,6 +61,34 @@ void psctl_hdr_make(uint8_t p[PSCTL_HDR], int reply, const struct psctl_hdr *h)
 int psctl_text_check(const char *p, size_t n)
 {
 	return n && memchr(p, '\0', n) ? -EINVAL : 0;
+}
+
+int psctl_req_body(const struct psctl_hdr *h, const uint8_t *body, struct psctl_req *r)
+{
+	char *p;
+
+	*r = (struct psctl_req){ .op = h->op };
+	if (h->len1 > PSCTL_MAX_NAME || h->len2 > PSCTL_MAX_VALUE)
+		return -EMSGSIZE;
+	if (psctl_text_check((const char *)body, h->len1) ||
+	    psctl_text_check((const char *)body + h->len1, h->len2))
+		return -EINVAL;
+	p = malloc(h->len1 + h->len2 + 2);
+	if (!p)
+		return -ENOMEM;
+	memcpy(p, body, h->len1);
+	p[h->len1] = '\0';
+	memcpy(p + h->len1 + 1, body + h->len1, h->len2);
+	p[h->len1 + 1 + h->len2] = '\0';
+	r->name = p;
+	r->value = p + h->len1 + 1;
+	return 0;
+}
+
+void psctl_req_free(struct psctl_req *r)
+{
+	free(r->name);
+	r->name = r->value = NULL;
 }
 
 static long long mono_ms(void)

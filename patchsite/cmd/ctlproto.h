@@ -46,6 +46,18 @@ void psctl_hdr_make(uint8_t p[PSCTL_HDR], int reply, const struct psctl_hdr *h);
 /* 0 when n bytes at p hold no NUL, else -EINVAL. */
 int psctl_text_check(const char *p, size_t n);
 
+/* A request: op, and name and value NUL-terminated in one allocation (name first). */
+struct psctl_req {
+	unsigned op;
+	char *name, *value;
+};
+/*
+ * The h.len1 + h.len2 bytes after a parsed request header h, checked (no
+ * NUL) and copied into r: 0, -EINVAL or -ENOMEM.  psctl_req_free frees.
+ */
+int psctl_req_body(const struct psctl_hdr *h, const uint8_t *body, struct psctl_req *r);
+void psctl_req_free(struct psctl_req *r);
+
 /* Now plus ms, for psctl_io. */
 long long psctl_deadline(int ms);
 /* All n bytes received (out 0) or sent (out 1) by deadline: 0, -ETIMEDOUT, -ECONNRESET, -errno. */

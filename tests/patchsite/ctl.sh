@@ -241,11 +241,12 @@ fi
 # Exit: the socket goes; a pid without a channel is named.
 echo quit >&3
 for _ in $(seq 100); do alive || break; sleep 0.1; done
+wait "$SPID"; st=$?
 "$PS" ctl "$SPID" current_tracer 2>gone; rc=$?
-if ! alive && [ ! -e "$SOCK" ] && [ $rc -eq 1 ] && grep -q "pid $SPID: no such process" gone; then
-	pass "exit: socket removed; ctl on the pid says it is gone"
+if ! alive && [ $st -eq 0 ] && [ ! -e "$SOCK" ] && [ $rc -eq 1 ] && grep -q "pid $SPID: no such process" gone; then
+	pass "exit: status 0, socket removed; ctl on the pid says it is gone"
 else
-	fail "exit" gone
+	echo "exit status $st" >>gone; fail "exit" gone
 fi
 SPID=
 "$PS" ctl $$ current_tracer 2>none; rc=$?
