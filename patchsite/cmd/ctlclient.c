@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,8 +87,28 @@ static int find_socket(int pid, uid_t uid, char *path, size_t len)
 }
 
 /* Why pid has no channel we can reach, in one line. */
+/* The process exited and waits for its parent to reap it. */
+static bool zombie(int pid)
+{
+	char path[64], text[512], *close;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	close = strrchr(text, ')');	/* after the command name, which may hold anything */
+	return close && close[1] == ' ' && close[2] == 'Z';
+}
+
 static int no_channel(int pid, uid_t uid, const char *path, int err, char **reply)
 {
+	if (zombie(pid))
+		return say(reply, -ESRCH, "pid %d: exited (not yet reaped by its parent)", pid);
 	if (kill(pid, 0) && errno == ESRCH) {
 		if (err == -ECONNREFUSED)
 			unlink(path);	/* it died without removing it */
@@ -154,8 +175,13 @@ int psctl_request(int pid, enum psctl_op op, const char *file, const char *value
 
 	*reply = NULL;
 	snprintf(proc, sizeof(proc), "/proc/%d", pid);
-	if (pid <= 0 || stat(proc, &sb))
+	if (pid <= 0 || stat(proc, &sb)) {
+		/* Gone: a socket it left where we would look is stale. */
+		if (pid > 0 && !find_socket(pid, uid, path, sizeof(path)) &&
+		    !lstat(path, &sb) && S_ISSOCK(sb.st_mode))
+			return no_channel(pid, uid, path, -ECONNREFUSED, reply);
 		return no_channel(pid, uid, "", -ENOENT, reply);
+	}
 	uid = sb.st_uid;
 	err = find_socket(pid, uid, path, sizeof(path));
 	if (err)

@@ -6,14 +6,17 @@
  *           (gamma from beta), then "done A B C" gives the calls made
  *   spin    the threads call them without end, until
  *   stop    "stopped A B C"
+ *   fork    a child that says "child PID" and lives until killed (or 60 s)
  *   quit    exit 0
  * It counts its own calls: those counts are the tests' oracle.
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAX_THREADS 16
 
@@ -93,6 +96,18 @@ int main(int argc, char **argv)
 		} else if (!strcmp(line, "stop\n")) {
 			atomic_store(&spinning, 0);
 			join_all(jobs, nth, "stopped");
+		} else if (!strcmp(line, "fork\n")) {
+			pid_t pid;
+
+			signal(SIGCHLD, SIG_IGN);	/* reaped at once: a killed child is gone */
+			pid = fork();
+
+			if (!pid) {
+				printf("child %d\n", (int)getpid());
+				fflush(stdout);
+				sleep(60);
+				_exit(0);
+			}
 		} else if (!strcmp(line, "quit\n")) {
 			break;
 		}

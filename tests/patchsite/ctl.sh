@@ -238,6 +238,36 @@ else
 	fail "hostile requests" hostile
 fi
 
+# fork: the child listens on a socket of its own; killed, its file is stale until a client or a start removes it.
+ctl set_ftrace_filter alpha
+echo fork >&3
+wait_for out '^child ' && CPID=$(sed -n 's/^child //p' out | tail -1)
+for _ in $(seq 100); do [ -S "xdg/patchsite/${CPID:-x}.sock" ] && break; sleep 0.1; done
+ctl set_ftrace_filter beta
+c1=$("$PS" ctl "${CPID:-0}" set_ftrace_filter) p1=$(ctl set_ftrace_filter)
+kill -9 "${CPID:-0}" 2>/dev/null; sleep 0.3
+stale=$([ -S "xdg/patchsite/$CPID.sock" ] && echo yes)
+"$PS" ctl "${CPID:-0}" current_tracer 2>cgone; rc=$?
+# The next process to start a channel there removes it (a client only looks in its own directories).
+XDG_RUNTIME_DIR=$T/xdg LD_PRELOAD="$PRELOAD" sh -c 'sleep 0.5'
+if [ "$c1" = "alpha [ctlspin]" ] && [ "$p1" = "beta [ctlspin]" ] && [ "$stale" = yes ] && [ $rc -eq 1 ] &&
+   grep -q "pid $CPID: no such process" cgone && [ ! -e "xdg/patchsite/$CPID.sock" ] && alive; then
+	pass "fork: child $CPID answers on its own socket with the filter it inherited; killed, its stale socket is removed by the next start"
+else
+	printf '[%s] [%s] stale %s rc %s\n' "$c1" "$p1" "$stale" "$rc" >got; cat cgone >>got; fail "fork" got
+fi
+
+# PATCHSITE_CTL=0: no channel, and the client says so.
+PATCHSITE_CTL=0 XDG_RUNTIME_DIR=$T/xdg LD_PRELOAD="$PRELOAD" ./ctlspin 1 </dev/null >out0 2>err0
+PATCHSITE_CTL=0 XDG_RUNTIME_DIR=$T/xdg LD_PRELOAD="$PRELOAD" sh -c 'echo $$ >pid0; exec sleep 2' &
+sleep 0.5
+"$PS" ctl "$(cat pid0)" current_tracer 2>off; rc=$?
+if [ $rc -eq 1 ] && grep -q "no control channel" off && [ ! -e "xdg/patchsite/$(cat pid0).sock" ]; then
+	pass "PATCHSITE_CTL=0: no socket, the client says there is no channel"
+else
+	fail "PATCHSITE_CTL=0" off
+fi
+
 # Exit: the socket goes; a pid without a channel is named.
 echo quit >&3
 for _ in $(seq 100); do alive || break; sleep 0.1; done
