@@ -441,7 +441,11 @@ int patchsite_set_graph_function(const char *globs, int reset)
 
 const char *patchsite_get_tracer(void)
 {
-	struct patchsite_ops *cur = current_tracer();
+	struct patchsite_ops *cur;
+
+	pthread_mutex_lock(&ps.lock);
+	cur = current_tracer();
+	pthread_mutex_unlock(&ps.lock);
 
 	return cur == &ps_function_ops ? "function" : cur == &ps_graph_ops ? "function_graph" : "nop";
 }
