@@ -42,8 +42,19 @@ fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2
 $CC -O2 -g -pg -mfentry -mrecord-mcount $SANFLAGS -c testdata/patchsite/ctlspin.c -o "$T/ctlspin.o" \
 	>"$T/build.log" 2>&1 && $CC $SANFLAGS -o "$T/ctlspin" "$T/ctlspin.o" -pthread >>"$T/build.log" 2>&1 ||
 	{ fail "build ctlspin" "$T/build.log"; echo "0 passed, 1 failed"; exit 1; }
+$CC -O1 -g -pg -mfentry -mrecord-mcount -Iinclude -Itests/patchsite $SANFLAGS -c tests/patchsite/ctlapi.c \
+	-o "$T/ctlapi.o" >"$T/build.log" 2>&1 &&
+	$CC $SANFLAGS -o "$T/ctlapi" "$T/ctlapi.o" "$PWD/$B/libpatchsite.so" -Wl,-rpath,"$PWD/$B" >>"$T/build.log" 2>&1 ||
+	{ fail "build ctlapi" "$T/build.log"; echo "0 passed, 1 failed"; exit 1; }
 cd "$T" || exit 1
 mkdir -m 700 xdg
+
+# The files and getters from inside a program.
+if ./ctlapi >api.out 2>&1 && grep -q '^ctlapi: ok' api.out; then
+	pass "API: $(grep -c '^PASS' api.out) checks (getters, patchsite_ctl_read/write, a filter kept across a tracer switch)"
+else
+	fail "API" api.out
+fi
 
 # wait_for FILE PATTERN: up to 20 s for a line matching PATTERN.
 wait_for() {
