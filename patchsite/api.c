@@ -297,6 +297,24 @@ int patchsite_ops_release(struct patchsite_ops *ops)
 	return ret(err);
 }
 
+/* The built-in tracers share one filter set: the one patchsite_set_filter(NULL) edits. */
+static int copy_globs(struct ps_globs *to, const struct ps_globs *from)
+{
+	struct ps_globs g = { NULL, NULL };
+
+	if (from->set && !(g.set = malloc(ps.nsites ? ps.nsites : 1)))
+		return -ENOMEM;
+	if (from->text && !(g.text = strdup(from->text))) {
+		free(g.set);
+		return -ENOMEM;
+	}
+	if (g.set)
+		memcpy(g.set, from->set, ps.nsites);
+	ps_globs_free(to);
+	*to = g;
+	return 0;
+}
+
 static int set_globs(struct patchsite_ops *ops, const char *globs, int reset, bool notrace)
 {
 	struct ps_arrivals a;
@@ -309,13 +327,23 @@ static int set_globs(struct patchsite_ops *ops, const char *globs, int reset, bo
 	ps_loader_prepare(&a);
 	pthread_mutex_lock(&ps.lock);
 	err = add_arrivals(&a);
-	/* NULL: both built-in tracers, which keep one filter whichever runs. */
+	/*
+	 * NULL: both built-in tracers, which keep one filter whichever runs:
+	 * the globs are matched once, for the function tracer's, and copied.
+	 */
 	for (int k = 0; k < 2 && !err; k++) {
 		struct patchsite_ops *o = ops ? ops : k ? &ps_graph_ops : &ps_function_ops;
+		struct ps_ops_state *fst = ps_function_ops.state ? &ps_function_ops.state->s : NULL;
 
 		st = ps_ops_state(o);
-		err = st ? ps_filter_apply(notrace ? &st->notrace : &st->filter, globs, reset,
-					   notrace ? "notrace" : "filter") : -ENOMEM;
+		if (!st)
+			err = -ENOMEM;
+		else if (!k)
+			err = ps_filter_apply(notrace ? &st->notrace : &st->filter, globs, reset,
+					      notrace ? "notrace" : "filter");
+		else
+			err = copy_globs(notrace ? &st->notrace : &st->filter,
+					 notrace ? &fst->notrace : &fst->filter);
 		if (!err && st->registered)
 			err = update(NULL);
 		if (ops)
@@ -344,24 +372,6 @@ static struct patchsite_ops *current_tracer(void)
 	if (ps_graph_ops.state && ps_graph_ops.state->s.registered)
 		return &ps_graph_ops;
 	return NULL;
-}
-
-/* The built-in tracers share one filter set: the one patchsite_set_filter(NULL) edits. */
-static int copy_globs(struct ps_globs *to, const struct ps_globs *from)
-{
-	struct ps_globs g = { NULL, NULL };
-
-	if (from->set && !(g.set = malloc(ps.nsites ? ps.nsites : 1)))
-		return -ENOMEM;
-	if (from->text && !(g.text = strdup(from->text))) {
-		free(g.set);
-		return -ENOMEM;
-	}
-	if (g.set)
-		memcpy(g.set, from->set, ps.nsites);
-	ps_globs_free(to);
-	*to = g;
-	return 0;
 }
 
 static int copy_filters(struct patchsite_ops *to, struct patchsite_ops *from)
