@@ -7,6 +7,7 @@
  *   spin    the threads call them without end, until
  *   stop    "stopped A B C"
  *   fork    a child that says "child PID" and lives until killed (or 60 s)
+ *   exec    run itself again (a new image under the same pid), "ready" again
  *   quit    exit 0
  * It counts its own calls: those counts are the tests' oracle.
  */
@@ -108,6 +109,9 @@ int main(int argc, char **argv)
 				sleep(60);
 				_exit(0);
 			}
+		} else if (!strcmp(line, "exec\n")) {
+			execv("/proc/self/exe", argv);
+			return 3;
 		} else if (!strcmp(line, "quit\n")) {
 			break;
 		}

@@ -281,6 +281,18 @@ else
 	fail "PATCHSITE_CTL=0" off
 fi
 
+# exec: the new image answers under the same name, with its own (fresh) settings.
+before=$(ctl current_tracer)
+echo exec >&3
+for _ in $(seq 100); do [ "$(grep -c '^ready' out)" -ge 2 ] && break; sleep 0.1; done
+for _ in $(seq 50); do [ "$(ctl current_tracer 2>/dev/null)" = nop ] && break; sleep 0.1; done
+if [ "$(grep -c '^ready' out)" -eq 2 ] && [ "$(ctl set_ftrace_filter)" = "#### all functions enabled ####" ] &&
+   [ "$(ctl trace_dir)" = "" ] && ctl set_ftrace_filter beta && [ "$(ctl set_ftrace_filter)" = "beta [ctlspin]" ]; then
+	pass "exec: the new image (pid $SPID) answers on $SPID.sock with fresh settings"
+else
+	fail "exec (before: $before)" err
+fi
+
 # Exit: the socket goes; a pid without a channel is named.
 echo quit >&3
 for _ in $(seq 100); do alive || break; sleep 0.1; done
