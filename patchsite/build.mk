@@ -40,9 +40,11 @@ $(B)/patchsite-cc $(B)/patchsite-c++: scripts/patchsite-cc
 $(B)/libpatchsite.a: $(PS_OBJ)
 	$(call quiet,AR,$@)rm -f $@ && $(AR) rcs $@ $^
 
+# nodelete: a dlclose must not unmap what patched sites and the control
+# channel's thread still run.
 $(B)/libpatchsite.so: $(PS_OBJ) $(PS_MAP)
 	$(call quiet,LD,$@)$(CC) -shared -Wl,--version-script=$(PS_MAP) \
-		-Wl,-z,now,-z,noexecstack $(LDFLAGS) -o $@ $(PS_OBJ) -pthread
+		-Wl,-z,now,-z,noexecstack,-z,nodelete $(LDFLAGS) -o $@ $(PS_OBJ) -pthread
 
 $(B)/patchsite.o: $(PS_OBJ)
 	$(call quiet,LD,$@)$(LD) -r -o $@ $(PS_OBJ)

@@ -14,8 +14,10 @@
  * program.  Requests go through patchsite_ctl_read/patchsite_ctl_write,
  * hence every control file table is reachable.
  *
- * A forked child starts a channel of its own; an exec'd image starts a new
- * one under the same name (the old socket file is replaced); the file is
+ * A forked child starts a channel of its own, FORK_DELAY_MS later (so that
+ * fork-and-exec or fork-and-_exit makes no socket: it would be left
+ * behind, as _exit runs no destructor); an exec'd image starts a new one
+ * under the same name (the old socket file is replaced); the file is
  * removed at exit, and files of dead pids are removed at the next start.
  */
 #include <dirent.h>
@@ -28,15 +30,20 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "control.h"
 #include "cmd/ctlproto.h"
 #include "internal.h"
 
+#define FORK_DELAY_MS	20	/* a forked child's channel waits this long before its socket */
+
 static struct {
-	int fd;			/* listening, or -1 */
-	pid_t pid;		/* the process that made it */
+	_Atomic int fd;		/* listening, or -1; dir and path are set before it */
+	_Atomic bool stopping;	/* the process is exiting: no socket file from now on */
+	bool started;		/* the thread was started (a forked child starts its own) */
+	pid_t pid;		/* the process that started it */
 	char dir[80];		/* the channel directory */
 	char path[108];		/* dir/PID.sock */
 } chan = { .fd = -1 };
@@ -75,7 +82,7 @@ static int channel_dir(void)
 
 const char *ps_channel_dir(void)
 {
-	return chan.fd >= 0 ? chan.dir : NULL;
+	return atomic_load_explicit(&chan.fd, memory_order_acquire) >= 0 ? chan.dir : NULL;
 }
 
 /* Socket files of processes that are gone (killed: no destructor removed them). */
@@ -220,30 +227,6 @@ static void serve(int fd)
 	free(body);
 }
 
-static void *channel_main(void *arg)
-{
-	int lfd = (int)(intptr_t)arg;
-
-	ps_log_quiet = true;	/* a client's errors are the client's, not the program's stderr */
-	clean_stale();
-	for (;;) {
-		struct pollfd p = { .fd = lfd, .events = POLLIN };
-		int fd;
-
-		if (poll(&p, 1, -1) < 0 && errno != EINTR)
-			break;
-		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-		if (fd < 0) {
-			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
-				usleep(100 * 1000);	/* not to spin while the program is out of fds */
-			continue;
-		}
-		serve(fd);
-		close(fd);
-	}
-	return NULL;
-}
-
 static int listen_on(void)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
@@ -267,52 +250,99 @@ static int listen_on(void)
 	return fd;
 }
 
-void ps_channel_start(void)
+/*
+ * The thread makes the socket itself: a process (a forked child most of
+ * all) that exits at once pays only for the thread, and rarely leaves a
+ * socket file behind.
+ */
+static void *channel_main(void *arg)
+{
+	int lfd;
+
+	ps_log_quiet = true;	/* a client's errors are the client's, not the program's stderr */
+	/* A forked child that execs or exits at once (most do) makes no socket at all. */
+	if (arg)
+		nanosleep(&(struct timespec){ .tv_nsec = FORK_DELAY_MS * 1000000L }, NULL);
+	if (channel_dir())
+		return NULL;
+	lfd = listen_on();
+	if (lfd < 0) {
+		ps_log(PATCHSITE_LOG_NOTE, "%s: %s: no control channel", chan.path, strerror(-lfd));
+		return NULL;
+	}
+	atomic_store_explicit(&chan.fd, lfd, memory_order_release);
+	if (atomic_load(&chan.stopping)) {
+		unlink(chan.path);	/* the process began to exit meanwhile */
+		return NULL;
+	}
+	clean_stale();
+	for (;;) {
+		struct pollfd p = { .fd = lfd, .events = POLLIN };
+		int fd;
+
+		if (poll(&p, 1, -1) < 0 && errno != EINTR)
+			break;
+		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+				usleep(100 * 1000);	/* not to spin while the program is out of fds */
+			continue;
+		}
+		serve(fd);
+		close(fd);
+	}
+	return NULL;
+}
+
+static void start(bool forked)
 {
 	const char *env = getenv("PATCHSITE_CTL");
+	pthread_attr_t attr;
 	sigset_t all, old;
 	pthread_t th;
-	int fd, err;
+	int err;
 
 	if (env && !strcmp(env, "0"))
 		return;
-	chan.fd = -1;
 	chan.pid = getpid();
-	if (channel_dir())
-		return;
-	fd = listen_on();
-	if (fd < 0) {
-		ps_log(PATCHSITE_LOG_NOTE, "%s: %s: no control channel", chan.path, strerror(-fd));
-		return;
-	}
+	atomic_store(&chan.fd, -1);
 	/* Signals meant for the program must never land in this thread. */
 	sigfillset(&all);
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 512 * 1024);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = pthread_create(&th, NULL, channel_main, (void *)(intptr_t)fd);
+	err = pthread_create(&th, &attr, channel_main, forked ? &chan : NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
 	if (err) {
-		ps_log(PATCHSITE_LOG_NOTE, "control channel thread: %s", strerror(err));
-		close(fd);
-		unlink(chan.path);
+		ps_log(PATCHSITE_LOG_NOTE, "control channel thread: %s: no control channel",
+		       strerror(err));
 		return;
 	}
-	pthread_detach(th);
 	pthread_setname_np(th, "patchsite-ctl");
-	chan.fd = fd;
+	chan.started = true;
+}
+
+void ps_channel_start(void)
+{
+	start(false);
 }
 
 /* In a forked child: the parent's socket is the parent's; the child listens on its own. */
 void ps_channel_forked(void)
 {
-	if (chan.fd < 0)
-		return;
-	close(chan.fd);
-	chan.fd = -1;
-	ps_channel_start();
+	int fd = atomic_exchange(&chan.fd, -1);
+
+	if (fd >= 0)
+		close(fd);
+	if (chan.started)
+		start(true);
 }
 
 void ps_channel_stop(void)
 {
-	if (chan.fd >= 0 && chan.pid == getpid())
+	atomic_store(&chan.stopping, true);
+	if (atomic_load_explicit(&chan.fd, memory_order_acquire) >= 0 && chan.pid == getpid())
 		unlink(chan.path);
 }
