@@ -44,7 +44,8 @@ static struct {
 	_Atomic bool stopping;	/* the process is exiting: no socket file from now on */
 	bool started;		/* the thread was started (a forked child starts its own) */
 	pid_t pid;		/* the process that started it */
-	char dir[80];		/* the channel directory */
+	char xdg[80];		/* $XDG_RUNTIME_DIR, read at start (the program may setenv later) */
+	char dir[96];		/* the channel directory */
 	char path[108];		/* dir/PID.sock */
 } chan = { .fd = -1 };
 
@@ -68,10 +69,10 @@ static int dir_private(const char *dir)
 /* $XDG_RUNTIME_DIR/patchsite when that is ours, else /tmp/patchsite-UID. */
 static int channel_dir(void)
 {
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	const char *xdg = chan.xdg;
 	struct stat sb;
 
-	if (xdg && *xdg == '/' && !stat(xdg, &sb) && S_ISDIR(sb.st_mode) &&
+	if (*xdg == '/' && !stat(xdg, &sb) && S_ISDIR(sb.st_mode) &&
 	    sb.st_uid == geteuid() && !access(xdg, W_OK | X_OK) &&
 	    (size_t)snprintf(chan.dir, sizeof(chan.dir), "%s/patchsite", xdg) < sizeof(chan.dir) &&
 	    !dir_private(chan.dir))
@@ -306,6 +307,9 @@ static void start(bool forked)
 		return;
 	chan.pid = getpid();
 	atomic_store(&chan.fd, -1);
+	env = getenv("XDG_RUNTIME_DIR");
+	if (!env || (size_t)snprintf(chan.xdg, sizeof(chan.xdg), "%s", env) >= sizeof(chan.xdg))
+		chan.xdg[0] = '\0';	/* unset, or too long for a socket path: /tmp/patchsite-UID */
 	/* Signals meant for the program must never land in this thread. */
 	sigfillset(&all);
 	pthread_attr_init(&attr);
