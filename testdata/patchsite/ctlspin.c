@@ -4,7 +4,7 @@
  * (tests/patchsite/ctl.sh), driven by lines on stdin:
  *   run N   every thread calls alpha(), beta() and gamma() N times each
  *           (gamma from beta), then "done A B C" gives the calls made
- *   spin    the threads call them without end, until
+ *   spin    the threads call them without end (256 at a time, 0.5 ms apart), until
  *   stop    "stopped A B C"
  *   fork    a child that says "child PID" and lives until killed (or 60 s)
  *   exec    run itself again (a new image under the same pid), "ready" again
@@ -55,6 +55,9 @@ static void *worker(void *arg)
 	for (long i = 0; j->n ? i < j->n : atomic_load(&spinning); i++) {
 		alpha(i);
 		beta(i);
+		/* Spinning, bursts of 256 calls: what is recorded meanwhile stays some MB. */
+		if (!j->n && i % 256 == 255)
+			usleep(500);
 	}
 	return NULL;
 }
