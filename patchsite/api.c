@@ -222,7 +222,7 @@ int patchsite_register_function(struct patchsite_ops *ops)
 	ps_tramp_select(true);
 	ps.slots[k] = ops;
 	st->slot = k;
-	st->registered = true;
+	__atomic_store_n(&st->registered, true, __ATOMIC_RELAXED);	/* exiting threads read it */
 	ps_recompute_want();
 	err = ps_ops_publish();
 	if (!err)
@@ -230,7 +230,7 @@ int patchsite_register_function(struct patchsite_ops *ops)
 	if (err) {
 		ps.slots[k] = NULL;
 		st->slot = -1;
-		st->registered = false;
+		__atomic_store_n(&st->registered, false, __ATOMIC_RELAXED);
 		ps_ops_publish();
 		update(NULL);
 	}
@@ -263,7 +263,7 @@ int patchsite_unregister_function(struct patchsite_ops *ops)
 		goto out;
 	}
 	st->slot = -1;
-	st->registered = false;
+	__atomic_store_n(&st->registered, false, __ATOMIC_RELAXED);
 	err = update(&a);
 	ps_tramp_select(false);
 out:

@@ -22,6 +22,7 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
+trap '' PIPE	# a sample that died is a failure to report, not a signal that ends this script
 PASS=0
 FAIL=0
 CC=${CC:-gcc}

@@ -112,6 +112,7 @@ fi
 if $CC -O2 -g -pg -mfentry -mrecord-mcount -fno-pie -c $SRC/ctlspin.c -o "$T/ctlspin.o" \
 	>"$T/build.log" 2>&1 && $CC -no-pie -o "$T/ctlspin" "$T/ctlspin.o" "$B/patchsite.o" $TSAN \
 	-pthread >>"$T/build.log" 2>&1; then
+	trap '' PIPE	# a sample that died is reported below, not by a signal to this script
 	mkdir -m 700 "$T/xdg" && mkfifo "$T/in"
 	XDG_RUNTIME_DIR="$T/xdg" "$T/ctlspin" 4 <"$T/in" >"$T/out" 2>"$T/err" &
 	spid=$!
