@@ -82,6 +82,14 @@ PATCHSITE_API int patchsite_set_tracer(const char *name);
 PATCHSITE_API int patchsite_set_graph_function(const char *globs, int reset);
 /* function_graph records calls up to this depth (1..1024, default 1024; ftrace's max_graph_depth). */
 PATCHSITE_API int patchsite_set_graph_max_depth(unsigned depth);
+/*
+ * Getters of the settings above: "function", "function_graph" or "nop";
+ * the graph depth; the per-thread buffer in KB.  patchsite_ctl_read reads
+ * every setting by its control file's name (patchsite(7)).
+ */
+PATCHSITE_API const char *patchsite_get_tracer(void);
+PATCHSITE_API unsigned patchsite_get_graph_max_depth(void);
+PATCHSITE_API unsigned long patchsite_get_buffer_kb(void);
 /* Tracing off turns every site back into a NOP; on patches what the ops want. */
 PATCHSITE_API int patchsite_tracing_on(void);
 PATCHSITE_API int patchsite_tracing_off(void);

@@ -84,6 +84,7 @@ static void after_fork_child(void)
 	/* The trace directory: the child records in a process directory of its own. */
 	ps_store_forked(ps_fast.t);
 	ps_fast.budget = 0;
+	ps_channel_forked();
 }
 
 int patchsite_init(void)
@@ -221,7 +222,7 @@ int patchsite_register_function(struct patchsite_ops *ops)
 	ps_tramp_select(true);
 	ps.slots[k] = ops;
 	st->slot = k;
-	st->registered = true;
+	__atomic_store_n(&st->registered, true, __ATOMIC_RELAXED);	/* exiting threads read it */
 	ps_recompute_want();
 	err = ps_ops_publish();
 	if (!err)
@@ -229,7 +230,7 @@ int patchsite_register_function(struct patchsite_ops *ops)
 	if (err) {
 		ps.slots[k] = NULL;
 		st->slot = -1;
-		st->registered = false;
+		__atomic_store_n(&st->registered, false, __ATOMIC_RELAXED);
 		ps_ops_publish();
 		update(NULL);
 	}
@@ -262,7 +263,7 @@ int patchsite_unregister_function(struct patchsite_ops *ops)
 		goto out;
 	}
 	st->slot = -1;
-	st->registered = false;
+	__atomic_store_n(&st->registered, false, __ATOMIC_RELAXED);
 	err = update(&a);
 	ps_tramp_select(false);
 out:
@@ -296,6 +297,24 @@ int patchsite_ops_release(struct patchsite_ops *ops)
 	return ret(err);
 }
 
+/* The built-in tracers share one filter set: the one patchsite_set_filter(NULL) edits. */
+static int copy_globs(struct ps_globs *to, const struct ps_globs *from)
+{
+	struct ps_globs g = { NULL, NULL };
+
+	if (from->set && !(g.set = malloc(ps.nsites ? ps.nsites : 1)))
+		return -ENOMEM;
+	if (from->text && !(g.text = strdup(from->text))) {
+		free(g.set);
+		return -ENOMEM;
+	}
+	if (g.set)
+		memcpy(g.set, from->set, ps.nsites);
+	ps_globs_free(to);
+	*to = g;
+	return 0;
+}
+
 static int set_globs(struct patchsite_ops *ops, const char *globs, int reset, bool notrace)
 {
 	struct ps_arrivals a;
@@ -305,20 +324,31 @@ static int set_globs(struct patchsite_ops *ops, const char *globs, int reset, bo
 	err = patchsite_init();
 	if (err)
 		return err;
-	if (!ops)
-		ops = ps_graph_ops.state && ps_graph_ops.state->s.registered ? &ps_graph_ops
-									      : &ps_function_ops;
 	ps_loader_prepare(&a);
 	pthread_mutex_lock(&ps.lock);
-	st = ps_ops_state(ops);
-	err = st ? add_arrivals(&a) : -ENOMEM;
-	if (err)
-		goto out;
-	err = ps_filter_apply(notrace ? &st->notrace : &st->filter, globs, reset,
-			      notrace ? "notrace" : "filter");
-	if (!err && st->registered)
-		err = update(NULL);
-out:
+	err = add_arrivals(&a);
+	/*
+	 * NULL: both built-in tracers, which keep one filter whichever runs:
+	 * the globs are matched once, for the function tracer's, and copied.
+	 */
+	for (int k = 0; k < 2 && !err; k++) {
+		struct patchsite_ops *o = ops ? ops : k ? &ps_graph_ops : &ps_function_ops;
+		struct ps_ops_state *fst = ps_function_ops.state ? &ps_function_ops.state->s : NULL;
+
+		st = ps_ops_state(o);
+		if (!st)
+			err = -ENOMEM;
+		else if (!k)
+			err = ps_filter_apply(notrace ? &st->notrace : &st->filter, globs, reset,
+					      notrace ? "notrace" : "filter");
+		else
+			err = copy_globs(notrace ? &st->notrace : &st->filter,
+					 notrace ? &fst->notrace : &fst->filter);
+		if (!err && st->registered)
+			err = update(NULL);
+		if (ops)
+			break;
+	}
 	pthread_mutex_unlock(&ps.lock);
 	ps_loader_done(&a);
 	return ret(err);
@@ -342,24 +372,6 @@ static struct patchsite_ops *current_tracer(void)
 	if (ps_graph_ops.state && ps_graph_ops.state->s.registered)
 		return &ps_graph_ops;
 	return NULL;
-}
-
-/* The built-in tracers share one filter set: the one patchsite_set_filter(NULL) edits. */
-static int copy_globs(struct ps_globs *to, const struct ps_globs *from)
-{
-	struct ps_globs g = { NULL, NULL };
-
-	if (from->set && !(g.set = malloc(ps.nsites ? ps.nsites : 1)))
-		return -ENOMEM;
-	if (from->text && !(g.text = strdup(from->text))) {
-		free(g.set);
-		return -ENOMEM;
-	}
-	if (g.set)
-		memcpy(g.set, from->set, ps.nsites);
-	ps_globs_free(to);
-	*to = g;
-	return 0;
 }
 
 static int copy_filters(struct patchsite_ops *to, struct patchsite_ops *from)
@@ -435,6 +447,27 @@ int patchsite_set_graph_function(const char *globs, int reset)
 	pthread_mutex_unlock(&ps.lock);
 	ps_loader_done(&a);
 	return ret(err);
+}
+
+const char *patchsite_get_tracer(void)
+{
+	struct patchsite_ops *cur;
+
+	pthread_mutex_lock(&ps.lock);
+	cur = current_tracer();
+	pthread_mutex_unlock(&ps.lock);
+
+	return cur == &ps_function_ops ? "function" : cur == &ps_graph_ops ? "function_graph" : "nop";
+}
+
+unsigned patchsite_get_graph_max_depth(void)
+{
+	return ps_graph_max_depth;
+}
+
+unsigned long patchsite_get_buffer_kb(void)
+{
+	return (unsigned long)(ps_ring_bytes / 1024);
 }
 
 int patchsite_set_graph_max_depth(unsigned depth)
@@ -650,6 +683,7 @@ static const char *const env_known[] = {
 	"PATCHSITE_TRACER", "PATCHSITE_FILTER", "PATCHSITE_NOTRACE", "PATCHSITE_OUTPUT",
 	"PATCHSITE_BUFFER_KB", "PATCHSITE_FORMAT", "PATCHSITE_GRAPH_FUNCTION",
 	"PATCHSITE_MAX_DEPTH", "PATCHSITE_LOG", "PATCHSITE_DATA", "PATCHSITE_OVERWRITE",
+	"PATCHSITE_CTL",	/* channel.c */
 	"PATCHSITE_LIB",	/* read by `patchsite record` */
 	NULL
 };
@@ -886,12 +920,15 @@ __attribute__((constructor)) static void ps_start(void)
 {
 	patchsite_init();
 	env_start();
+	if (!ps.init_err)
+		ps_channel_start();
 }
 
 __attribute__((destructor)) static void ps_stop(void)
 {
 	int err;
 
+	ps_channel_stop();
 	ps_store_finish();
 	if (env_out_fd < 0)
 		return;

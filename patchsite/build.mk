@@ -20,7 +20,8 @@ PS_SRC  := $(wildcard patchsite/*.c) $(PS_ARCH_SRC_$(ARCH))
 # The trace directory's reader and renderer, shared with the patchsite command (patchsite/cmd/).
 PS_OBJ  := $(patsubst %,$(B)/obj/%.o,$(basename $(PS_SRC))) \
 	   $(PS_LIBARCH_$(ARCH):%.c=$(B)/obj/ps/%.o) \
-	   $(B)/obj/patchsite/cmd/psread.o $(B)/obj/patchsite/cmd/render.o
+	   $(B)/obj/patchsite/cmd/psread.o $(B)/obj/patchsite/cmd/render.o \
+	   $(B)/obj/patchsite/cmd/ctlproto.o
 PS_LIBS := $(B)/libpatchsite.a $(B)/libpatchsite.so $(B)/patchsite.o
 
 $(PS_OBJ): ALL_CFLAGS += -D_GNU_SOURCE -fPIC -fvisibility=hidden -pthread \
@@ -39,9 +40,11 @@ $(B)/patchsite-cc $(B)/patchsite-c++: scripts/patchsite-cc
 $(B)/libpatchsite.a: $(PS_OBJ)
 	$(call quiet,AR,$@)rm -f $@ && $(AR) rcs $@ $^
 
+# nodelete: a dlclose must not unmap what patched sites and the control
+# channel's thread still run.
 $(B)/libpatchsite.so: $(PS_OBJ) $(PS_MAP)
 	$(call quiet,LD,$@)$(CC) -shared -Wl,--version-script=$(PS_MAP) \
-		-Wl,-z,now,-z,noexecstack $(LDFLAGS) -o $@ $(PS_OBJ) -pthread
+		-Wl,-z,now,-z,noexecstack,-z,nodelete $(LDFLAGS) -o $@ $(PS_OBJ) -pthread
 
 $(B)/patchsite.o: $(PS_OBJ)
 	$(call quiet,LD,$@)$(LD) -r -o $@ $(PS_OBJ)
@@ -52,6 +55,7 @@ check-patchsite: $(PS_LIBS) $(B)/patchsite $(B)/recordmcount $(B)/patchsite-cc $
 	$(Q)sh tests/patchsite/run.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
 	$(Q)sh tests/patchsite/record.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
 	$(Q)sh tests/patchsite/unwind.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
+	$(Q)sh tests/patchsite/ctl.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
 
 # The stress test under ThreadSanitizer, with libpatchsite built for it in build/tsan
 # (about 30 s on a 2-core machine; part of make check).

@@ -41,6 +41,18 @@ struct ps_ctl_file {
 	int (*list)(struct ps_buf *out);	/* a directory: its files, one path per line */
 };
 
+/*
+ * Filter commands in set_ftrace_filter: "glob:cmd[:arg]" for any cmd but
+ * "mod" ("!glob:cmd" removes).  0 or -errno with ps_log's error.  The
+ * list adds the commands in force to what reading set_ftrace_filter shows,
+ * one a line as ftrace prints them.
+ */
+int ps_filter_command(const char *glob, const char *cmd, const char *arg, bool remove);
+void ps_filter_command_list(struct ps_buf *out);
+
+/* The core files (ctl_core.c): tracers, filters, depth, buffer, functions, trace_dir. */
+extern const struct ps_ctl_file ps_ctl_core[];
+
 /* ctl_groups.c: every table, NULL-terminated. */
 extern const struct ps_ctl_file *const ps_ctl_groups[];
 

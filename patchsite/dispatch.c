@@ -199,12 +199,15 @@ void ps_reader_exit(struct ps_thread *t, unsigned long seq)
 struct ps_ops_state *ps_ops_state(struct patchsite_ops *ops)
 {
 	if (!ops->state) {
-		ops->state = calloc(1, sizeof(*ops->state));
-		if (!ops->state)
+		struct patchsite_ops_state *n = calloc(1, sizeof(*n));
+
+		if (!n)
 			return NULL;
-		ops->state->s.slot = -1;
-		ops->state->s.next = ps.states;
-		ps.states = &ops->state->s;
+		n->s.slot = -1;
+		n->s.next = ps.states;
+		ps.states = &n->s;
+		/* Made whole first: an exiting thread reads it without the lock (record.c). */
+		__atomic_store_n(&ops->state, n, __ATOMIC_RELEASE);
 	}
 	return &ops->state->s;
 }

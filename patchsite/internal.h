@@ -10,6 +10,8 @@
  *   output.c    decoding the rings: ftrace text, function_graph, Chrome JSON, folded stacks
  *   store.c     the trace directory: per-thread files the rings are written into
  *   api.c       public entry points, start-up from the environment
+ *   channel.c   the control channel: a socket `patchsite ctl` talks to
+ *   ctl_core.c  the core control files (current_tracer, filters, ...)
  *   log.c       the message sink
  *   mem.c       zeroed memory for large tables and rings (2 MB pages)
  * Everything here has hidden visibility (see build.mk); only patchsite_* is exported.
@@ -260,6 +262,7 @@ void ps_log_site(enum patchsite_log_level level, const struct ps_site *s, const 
 void ps_log_stderr(int from, int to);	/* levels from..to also go to stderr */
 const char *ps_error_copy(char *buf, size_t len);
 extern __thread char ps_last_error[512];	/* the calling thread's last error message */
+extern __thread bool ps_log_quiet;	/* the channel thread: messages only to ps_last_error, callback */
 
 /* module.c */
 int ps_modules_scan(void);
@@ -357,6 +360,12 @@ void ps_store_module(struct ps_module *m);
 void ps_store_module_gone(struct ps_module *m);
 void ps_store_finish(void);
 void ps_store_forked(struct ps_thread *self);
+
+/* channel.c */
+void ps_channel_start(void);
+void ps_channel_forked(void);
+void ps_channel_stop(void);
+const char *ps_channel_dir(void);	/* where the socket is, or NULL when there is none */
 
 /* output.c */
 enum ps_format { PS_FORMAT_FTRACE, PS_FORMAT_CHROME, PS_FORMAT_FOLDED };

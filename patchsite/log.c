@@ -17,6 +17,7 @@ static patchsite_log_func_t log_fn;
 static void *log_arg;
 static int log_stderr_from = PATCHSITE_LOG_ERROR + 1, log_stderr_to;	/* nothing */
 __thread char ps_last_error[512];	/* per thread: the control channel's and the program's */
+__thread bool ps_log_quiet;		/* this thread's messages are for a client: not on stderr */
 
 void patchsite_set_log(patchsite_log_func_t fn, void *arg)
 {
@@ -57,7 +58,7 @@ static void emit(enum patchsite_log_level level, const char *file, const char *w
 			snprintf(line, sizeof(line), "%s", what);
 		log_fn(level, line, log_arg);
 	}
-	if ((int)level < log_stderr_from || (int)level > log_stderr_to)
+	if (ps_log_quiet || (int)level < log_stderr_from || (int)level > log_stderr_to)
 		return;
 	if (file)
 		n = snprintf(line, sizeof(line), "patchsite: %s: %s: %s\n", file, names[level], what);

@@ -185,9 +185,13 @@ static void helper_request(struct ps_tstore *s)
 	pthread_mutex_unlock(&helper.lock);
 }
 
+/*
+ * Acquire: a trace directory opened while threads run (the control file
+ * current_tracer) is seen whole by a thread that sees it on.
+ */
 bool ps_store_on(void)
 {
-	return st.on;
+	return __atomic_load_n(&st.on, __ATOMIC_ACQUIRE);
 }
 
 /* The session directory and this process's directory in it (ps_store_on()). */
@@ -472,7 +476,7 @@ static int open_process(void)
 	if (err)
 		return err;
 	session_line(name);
-	st.on = true;
+	__atomic_store_n(&st.on, true, __ATOMIC_RELEASE);	/* after everything above */
 	for (unsigned i = 0; i < ps.nmods; i++)
 		if (!ps.mods[i]->gone)
 			ps_store_module(ps.mods[i]);

@@ -39,3 +39,5 @@ echo
 sh bench/patchsite/compare.sh "$B"
 echo
 sh bench/patchsite/record.sh "$B"
+echo
+sh bench/patchsite/ctl.sh "$B" "$N"

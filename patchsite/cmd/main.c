@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ctlclient.h"
 #include "render.h"
 
 #define DEFAULT_DIR "patchsite.data"
@@ -26,6 +27,7 @@ static const char usage[] =
 	"       patchsite report [-d DIR] [--sort=total|self|calls|avg|max] [--pid=P] [--json]\n"
 	"       patchsite dump   [-d DIR] --chrome|--folded [--pid=P] [--tid=T]\n"
 	"       patchsite info   [-d DIR] [--pid=P]\n"
+	"       patchsite ctl    [--append] PID FILE [VALUE...] | --list PID\n"
 	"\n"
 	"record   runs CMD with libpatchsite preloaded; it records into DIR (default\n"
 	"         ./" DEFAULT_DIR ") as it runs, one directory per process; the exit status\n"
@@ -36,6 +38,8 @@ static const char usage[] =
 	"report   per function: total, self, calls, average, min, max time\n"
 	"dump     Chrome trace-event JSON (Perfetto) or folded stacks (flamegraph.pl)\n"
 	"info     the session: processes, threads, objects, events and losses\n"
+	"ctl      read or write a control file of a running process (ftrace's tracefs\n"
+	"         files: current_tracer, set_ftrace_filter, tracing_on...; --list)\n"
 	"See patchsite(1) and patchsite-data(5).\n";
 
 static int bad_usage(const char *fmt, const char *arg)
@@ -372,6 +376,8 @@ int main(int argc, char **argv)
 		return cmd_read(DUMP, argc - 1, argv + 1);
 	if (!strcmp(verb, "info"))
 		return cmd_read(INFO, argc - 1, argv + 1);
+	if (!strcmp(verb, "ctl"))
+		return cmd_ctl(argc - 1, argv + 1);
 	fprintf(stderr, "patchsite: %s%s\n", *verb ? "unknown command " : "no command given",
 		verb);
 	fputs(usage, stderr);

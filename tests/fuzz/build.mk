@@ -20,7 +20,7 @@ FUZZ_LIBS    := $(PKG_ELF_LIBS) $(shell $(PKG_CONFIG) --libs capstone 2>/dev/nul
 FUZZ_CORE    := $(LIBCORE_SRC:%.c=$(FUZZ_B)/obj/%.o) $(FUZZ_B)/obj/tests/fuzz/common.o
 FUZZ_RMC     := $(filter-out %/main.o,$(RECORDMCOUNT_SRC:%.c=$(FUZZ_B)/obj/%.o))
 FUZZ_VERIFY  := $(filter-out %/main.o,$(patsubst %.c,$(FUZZ_B)/obj/%.o,$(wildcard verify/*.c)))
-FUZZ_HARNESS := elfobj recordmcount $(if $(wildcard verify/audit.c),patchverify) psread
+FUZZ_HARNESS := elfobj recordmcount $(if $(wildcard verify/audit.c),patchverify) psread ctlproto
 FUZZ_BINS    := $(FUZZ_HARNESS:%=$(FUZZ_B)/fuzz_%)
 
 $(FUZZ_B)/obj/%.o: %.c
@@ -33,6 +33,8 @@ $(FUZZ_B)/fuzz_patchverify: $(FUZZ_B)/obj/tests/fuzz/fuzz_patchverify.o $(FUZZ_V
 # The trace directory reader (patchsite/cmd/), with every renderer.
 $(FUZZ_B)/fuzz_psread: $(FUZZ_B)/obj/tests/fuzz/fuzz_psread.o $(FUZZ_B)/obj/patchsite/cmd/psread.o \
 		$(FUZZ_B)/obj/patchsite/cmd/render.o $(FUZZ_CORE)
+# The control channel's request and reply parsing (the runtime's channel thread, the client).
+$(FUZZ_B)/fuzz_ctlproto: $(FUZZ_B)/obj/tests/fuzz/fuzz_ctlproto.o $(FUZZ_B)/obj/patchsite/cmd/ctlproto.o
 $(FUZZ_B)/obj/patchsite/cmd/%.o $(FUZZ_B)/obj/tests/fuzz/fuzz_psread.o: FUZZ_CFLAGS += -D_GNU_SOURCE
 $(FUZZ_BINS):
 	$(call quiet,FUZZLD,$@)$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(FUZZ_LIBS)
@@ -54,10 +56,12 @@ fuzz: fuzz-regress $(FUZZ_BINS) $(B)/tests/sample.o
 
 # About a minute per harness here; fixed seed and count, so a CI failure
 # is a real finding that the same command reproduces anywhere.  The trace
-# reader writes a directory per run: fewer runs (FUZZ_CI_PSREAD_RUNS).
+# reader writes a directory per run: fewer runs (FUZZ_CI_PSREAD_RUNS); the
+# control channel's parser is small: FUZZ_CI_CTLPROTO_RUNS.
 FUZZ_CI_RUNS ?= 500000
 FUZZ_CI_PSREAD_RUNS ?= 20000
-export FUZZ_CI_PSREAD_RUNS
+FUZZ_CI_CTLPROTO_RUNS ?= 100000
+export FUZZ_CI_PSREAD_RUNS FUZZ_CI_CTLPROTO_RUNS
 fuzz-ci: fuzz-regress $(FUZZ_BINS) $(B)/tests/sample.o
 	$(Q)FUZZ_CI=$(FUZZ_CI_RUNS) sh tests/fuzz/run.sh $(FUZZ_B) 300 $(B)/tests/sample.o $(FUZZ_HARNESS)
 

@@ -41,6 +41,7 @@ for h in "$@"; do
 		runs=$ci
 		# The trace reader writes a directory per run: fewer runs.
 		[ "$h" = psread ] && runs=${FUZZ_CI_PSREAD_RUNS:-20000}
+		[ "$h" = ctlproto ] && runs=${FUZZ_CI_CTLPROTO_RUNS:-100000}
 		bound="-seed=1 -runs=$runs"
 	fi
 	mkdir -p "$corpus"

@@ -23,6 +23,8 @@
 # move on) is seen by TSan through the release store that ends a dispatch and
 # the writer's load of it.
 #
+# ctlspin.c (the control channel's sample) is driven by patchsite ctl while
+# its threads run: the channel thread's changes against the dispatcher.
 # Counts: 8 threads as in the issue, but 150 rounds and 50,000 steady calls
 # per thread instead of 10,000 and 1,000,000: under TSan each round costs
 # about 0.1 s on a 2-core machine (membarrier and the waits for 8 busy
@@ -103,6 +105,43 @@ if $CC -O2 -g -pg -mfentry -mrecord-mcount -fno-pie -c $SRC/ending.c -o "$T/endi
 	fi
 else
 	echo "FAIL tsan: build ending"; sed 's/^/    /' "$T/build.log" | head -20
+	FAIL=$((FAIL + 1))
+fi
+# The control channel: its thread switches tracers, filters and tracing_on
+# (patchsite ctl) while the sample's 4 threads call the traced functions.
+if $CC -O2 -g -pg -mfentry -mrecord-mcount -fno-pie -c $SRC/ctlspin.c -o "$T/ctlspin.o" \
+	>"$T/build.log" 2>&1 && $CC -no-pie -o "$T/ctlspin" "$T/ctlspin.o" "$B/patchsite.o" $TSAN \
+	-pthread >>"$T/build.log" 2>&1; then
+	trap '' PIPE	# a sample that died is reported below, not by a signal to this script
+	mkdir -m 700 "$T/xdg" && mkfifo "$T/in"
+	XDG_RUNTIME_DIR="$T/xdg" "$T/ctlspin" 4 <"$T/in" >"$T/out" 2>"$T/err" &
+	spid=$!
+	exec 4>"$T/in"
+	for _ in $(seq 200); do [ -S "$T/xdg/patchsite/$spid.sock" ] && break; sleep 0.1; done
+	c() { "$B/patchsite" ctl "$spid" "$@" >/dev/null 2>>"$T/cerr"; }
+	ok=0
+	c trace_dir "$T/cd" && echo spin >&4
+	for _ in $(seq 8); do
+		c set_ftrace_filter alpha && c current_tracer function && c tracing_on 0 &&
+			c tracing_on 1 && c set_ftrace_filter 'beta gamma_leaf' &&
+			c current_tracer function_graph && c set_ftrace_filter '' &&
+			c current_tracer nop && ok=$((ok + 1))
+	done
+	echo stop >&4
+	echo quit >&4
+	exec 4>&-
+	wait $spid
+	rc=$?
+	if [ $rc -eq 0 ] && [ $ok -eq 8 ] && ! grep -q 'ThreadSanitizer' "$T/err" &&
+	   grep -q '^stopped ' "$T/out"; then
+		echo "PASS tsan: 64 control writes (tracers, filters, tracing_on) while 4 threads call"
+	else
+		echo "FAIL tsan: control channel (exit $rc, $ok of 8 rounds)"
+		sed 's/^/    /' "$T/err" "$T/cerr" 2>/dev/null | head -${PS_TSAN_LINES:-80}
+		FAIL=$((FAIL + 1))
+	fi
+else
+	echo "FAIL tsan: build ctlspin"; sed 's/^/    /' "$T/build.log" | head -20
 	FAIL=$((FAIL + 1))
 fi
 [ "$FAIL" -eq 0 ]

@@ -1,0 +1,317 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# The control channel and `patchsite ctl`: usage  ctl.sh BUILD_DIR plain|san
+#
+# A threaded sample (testdata/patchsite/ctlspin.c) is started untraced but
+# ready (libpatchsite preloaded, no PATCHSITE_TRACER) and driven from
+# outside.  The oracle for every count is the sample itself: it counts
+# its own calls of alpha(), beta() and gamma_leaf() per phase ("done A B
+# C"); the trace must hold exactly those calls of the functions selected
+# and none of the others.  The list of control files is the one the
+# task names (ftrace's tracefs names); error cases check the exit status
+# and that the program runs on.
+set -u
+
+B=${1:-build}
+MODE=${2:-plain}
+T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-ctl.XXXXXX")
+SPID=
+cleanup() {
+	[ -n "$SPID" ] && kill "$SPID" 2>/dev/null
+	exec 3>&- 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap '' PIPE	# a sample that died is a failure to report, not a signal that ends this script
+PASS=0
+FAIL=0
+CC=${CC:-gcc}
+PS="$PWD/$B/patchsite"
+POKE="python3 $PWD/tests/patchsite/ctlpoke.py"
+PRELOAD="$PWD/$B/libpatchsite.so"
+SANFLAGS=
+NTH=4
+if [ "$MODE" = san ]; then
+	SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all"
+	PRELOAD="$($CC -print-file-name=libasan.so) $($CC -print-file-name=libubsan.so) $PRELOAD"
+	export ASAN_OPTIONS=detect_leaks=1
+fi
+
+pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
+fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
+
+$CC -O2 -g -pg -mfentry -mrecord-mcount $SANFLAGS -c testdata/patchsite/ctlspin.c -o "$T/ctlspin.o" \
+	>"$T/build.log" 2>&1 && $CC $SANFLAGS -o "$T/ctlspin" "$T/ctlspin.o" -pthread >>"$T/build.log" 2>&1 ||
+	{ fail "build ctlspin" "$T/build.log"; echo "0 passed, 1 failed"; exit 1; }
+$CC -O1 -g -pg -mfentry -mrecord-mcount -Iinclude -Itests/patchsite $SANFLAGS -c tests/patchsite/ctlapi.c \
+	-o "$T/ctlapi.o" >"$T/build.log" 2>&1 &&
+	$CC $SANFLAGS -o "$T/ctlapi" "$T/ctlapi.o" "$PWD/$B/libpatchsite.so" -Wl,-rpath,"$PWD/$B" >>"$T/build.log" 2>&1 ||
+	{ fail "build ctlapi" "$T/build.log"; echo "0 passed, 1 failed"; exit 1; }
+cd "$T" || exit 1
+mkdir -m 700 xdg
+
+# The files and getters from inside a program.
+if ./ctlapi >api.out 2>&1 && grep -q '^ctlapi: ok' api.out; then
+	pass "API: $(grep -c '^PASS' api.out) checks (getters, patchsite_ctl_read/write, a filter kept across a tracer switch)"
+else
+	fail "API" api.out
+fi
+
+# wait_for FILE PATTERN: up to 20 s for a line matching PATTERN.
+wait_for() {
+	for _ in $(seq 200); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# phase CMD WORD: send CMD to the sample, wait for a new WORD line; sets A BB C (its counts).
+phase() {
+	n0=$(grep -c "^$2 " out)
+	echo "$1" >&3
+	for _ in $(seq 300); do
+		[ "$(grep -c "^$2 " out)" -gt "$n0" ] && break
+		sleep 0.1
+	done
+	[ "$(grep -c "^$2 " out)" -gt "$n0" ] || { fail "sample did not answer '$1'" err; return 1; }
+	set -- $(grep "^$2 " out | tail -1)
+	A=$2 BB=$3 C=$4
+}
+
+ctl() { if [ "$1" = --append ]; then shift; "$PS" ctl --append "$SPID" "$@"; else "$PS" ctl "$SPID" "$@"; fi; }
+alive() { kill -0 "$SPID" 2>/dev/null; }
+
+mkfifo in
+XDG_RUNTIME_DIR=$T/xdg LD_PRELOAD="$PRELOAD" ./ctlspin $NTH <in >out 2>err &
+SPID=$!
+exec 3>in
+SOCK=$T/xdg/patchsite/$SPID.sock
+if wait_for out '^ready' && for _ in $(seq 100); do [ -S "$SOCK" ] && break; sleep 0.1; done &&
+   [ -S "$SOCK" ] && [ "$(stat -c %a xdg/patchsite)" = 700 ] && [ "$(stat -c %a "$SOCK")" = 600 ]; then
+	pass "untraced but ready: $SOCK (socket 0600 in a 0700 directory)"
+else
+	fail "no control socket at $SOCK" err
+	echo "$PASS passed, $FAIL failed"
+	exit 1
+fi
+
+# Every file of the core table, listed with a description.
+ctl_files="current_tracer available_tracers tracing_on set_ftrace_filter set_ftrace_notrace
+set_graph_function max_graph_depth buffer_size_kb available_filter_functions enabled_functions
+trace_dir"
+"$PS" ctl --list "$SPID" >list 2>lerr
+miss=
+for f in $ctl_files; do grep -q "^$f	..*" list || miss="$miss $f"; done
+if [ -z "$miss" ]; then pass "--list: all $(echo $ctl_files | wc -w) core files with a description"
+else fail "--list misses$miss" list; fi
+
+# Defaults, read.
+got="$(ctl current_tracer)|$(ctl tracing_on)|$(ctl set_ftrace_filter)|$(ctl set_ftrace_notrace)|$(ctl set_graph_function)|$(ctl max_graph_depth)|$(ctl buffer_size_kb)|$(ctl available_tracers)|$(ctl trace_dir)"
+want="nop|1|#### all functions enabled ####||#### all functions enabled ####|1024|1024|function_graph function nop|"
+if [ "$got" = "$want" ]; then pass "defaults: $got"; else echo "$got" >got; fail "defaults" got; fi
+
+# available_filter_functions: every name is a function symbol of the program (nm is the oracle).
+ctl available_filter_functions >aff
+nm ctlspin | awk '$2 ~ /^[Tt]$/ { print $3 }' | sort -u >syms
+sed -n 's/ \[ctlspin\]$//p' aff | sort -u >affsyms
+if grep -qx 'alpha' affsyms && grep -qx 'beta' affsyms && grep -qx 'gamma_leaf' affsyms &&
+   [ -z "$(comm -23 affsyms syms)" ]; then
+	pass "available_filter_functions: $(wc -l <affsyms) functions of ctlspin, all in its symbol table"
+else
+	fail "available_filter_functions" aff
+fi
+
+# Filter editing: write replaces, append adds, !glob removes, a typo changes nothing.
+ctl set_ftrace_filter 'alpha beta' && ctl --append set_ftrace_filter 'gamma*' && s1=$(ctl set_ftrace_filter | sort | tr '\n' ' ')
+ctl --append set_ftrace_filter '!beta' && s2=$(ctl set_ftrace_filter | sort | tr '\n' ' ')
+ctl set_ftrace_filter 'nosuch_function' 2>typo; rc=$?
+s3=$(ctl set_ftrace_filter | sort | tr '\n' ' ')
+if [ "$s1" = "alpha [ctlspin] beta [ctlspin] gamma_leaf [ctlspin] " ] &&
+   [ "$s2" = "alpha [ctlspin] gamma_leaf [ctlspin] " ] && [ $rc -eq 1 ] && [ "$s3" = "$s2" ] &&
+   grep -q "pid $SPID: .*no traceable function matches 'nosuch_function'" typo; then
+	pass "set_ftrace_filter: replace, append, !glob, typo refused and nothing changed"
+else
+	printf '%s\n%s\n%s\nrc %s\n' "$s1" "$s2" "$s3" "$rc" >got; cat typo >>got; fail "filter editing" got
+fi
+ctl set_ftrace_filter 'alpha:traceon' 2>fcmd; rc=$?
+if [ $rc -eq 1 ] && grep -q 'filter command traceon: not built' fcmd && [ "$s2" = "$(ctl set_ftrace_filter | sort | tr '\n' ' ')" ]; then
+	pass "set_ftrace_filter: a filter command is refused by name here"
+else fail "filter command" fcmd; fi
+
+# Every file written: good values take, bad ones are refused with one line, exit 1.
+bad=0
+for kv in "tracing_on:x" "tracing_on:-1" "max_graph_depth:2000" "max_graph_depth:a" \
+	  "buffer_size_kb:1" "current_tracer:blk" "available_tracers:nop" \
+	  "available_filter_functions:x" "enabled_functions:x" "no_such_file:1" \
+	  "set_ftrace_notrace:alpha:traceon" "set_graph_function:nosuch"; do
+	f=${kv%%:*} v=${kv#*:}
+	ctl "$f" "$v" 2>e1 >/dev/null
+	rc=$?
+	[ $rc -eq 1 ] && [ "$(wc -l <e1)" -eq 1 ] && grep -q "^patchsite: ctl: pid $SPID: " e1 || { bad=$((bad + 1)); echo "$f $v: rc $rc: $(cat e1)" >>bad; }
+done
+ctl max_graph_depth 5 && d5=$(ctl max_graph_depth) && ctl max_graph_depth 0 && d0=$(ctl max_graph_depth)
+ctl buffer_size_kb 64 && kb=$(ctl buffer_size_kb)
+ctl tracing_on 0 && t0=$(ctl tracing_on) && ctl tracing_on 1 && t1=$(ctl tracing_on)
+ctl set_ftrace_notrace 'gamma_leaf' && nt=$(ctl set_ftrace_notrace) && ctl set_ftrace_notrace '' && nt0=$(ctl set_ftrace_notrace)
+ctl set_graph_function 'beta' && gf=$(ctl set_graph_function) && ctl set_graph_function '' && gf0=$(ctl set_graph_function)
+ctl trace_dir "$T/data" && td=$(ctl trace_dir)
+if [ $bad -eq 0 ] && [ "$d5 $d0 $kb $t0 $t1" = "5 1024 64 0 1" ] && [ "$nt" = "gamma_leaf [ctlspin]" ] &&
+   [ -z "$nt0" ] && [ "$gf" = "beta [ctlspin]" ] && [ "$gf0" = "#### all functions enabled ####" ] &&
+   [ "$td" = "" ] && alive; then
+	pass "every file written: good values read back, 12 bad writes refused in one line each"
+else
+	printf 'bad %s: %s %s %s %s %s [%s] [%s] [%s] [%s] [%s]\n' "$bad" "$d5" "$d0" "$kb" "$t0" "$t1" "$nt" "$nt0" "$gf" "$gf0" "$td" >got
+	[ -f bad ] && cat bad >>got
+	fail "writing every file" got
+fi
+
+# Phase 1: function tracer on alpha alone, into the directory trace_dir named.
+ctl set_ftrace_filter alpha && ctl current_tracer function && en=$(ctl enabled_functions) &&
+	tdir=$(ctl trace_dir) && phase "run 1000" done && ctl current_tracer nop
+A1=$A
+ctl trace_dir "$T/other" 2>busy; rc=$?
+if [ "$en" = "alpha [ctlspin] (1)	function" ] && [ "$tdir" = "$T/data" ] && [ $rc -eq 1 ] &&
+   grep -q "already recording into '$T/data'" busy && [ "$(ctl enabled_functions)" = "" ]; then
+	pass "function on alpha: enabled_functions names it and the tracer; trace_dir $T/data"
+else
+	printf '[%s] [%s] %s\n' "$en" "$tdir" "$rc" >got; cat busy >>got; fail "phase 1" got
+fi
+
+# Phase 2: function_graph on beta and gamma_leaf.
+ctl set_ftrace_filter 'beta gamma_leaf' && ctl current_tracer function_graph &&
+	phase "run 300" done && ctl current_tracer nop
+B2=$BB C2=$C
+"$PS" replay -d data >replay1 2>rerr
+na=$(grep -c ' alpha();' replay1) nb=$(grep -c ' beta() {' replay1) nc=$(grep -c ' gamma_leaf();' replay1)
+others=$(grep -v '^#\|^ *$\|alpha\|beta\|gamma_leaf\|| *} *$\|------\|=>' replay1 | head -3)
+if [ "$na" -eq "$A1" ] && [ "$A1" -eq $((NTH * 1000)) ] && [ "$nb" -eq "$B2" ] && [ "$nc" -eq "$C2" ] &&
+   [ "$B2" -eq $((NTH * 300)) ] && [ -z "$others" ] && [ ! -s rerr ]; then
+	pass "replay: exactly the sample's $A1 alpha calls (function), $B2 beta and $C2 gamma_leaf (function_graph), nothing else"
+else
+	printf 'alpha %s/%s beta %s/%s gamma %s/%s others [%s]\n' "$na" "$A1" "$nb" "$B2" "$nc" "$C2" "$others" >got
+	cat rerr >>got; fail "replay of phases 1 and 2" got
+fi
+
+# Phase 3: tracers, filters and the switch changed 60 times while the threads call without end.
+ctl set_ftrace_notrace gamma_leaf
+echo spin >&3
+ok=0
+for i in $(seq 20); do
+	ctl set_ftrace_filter alpha && ctl current_tracer function && ok=$((ok + 1))
+	ctl set_ftrace_filter 'beta' && ctl current_tracer function_graph && ctl tracing_on 0 && ok=$((ok + 1))
+	ctl set_ftrace_filter '' && ctl tracing_on 1 && ctl current_tracer nop && ok=$((ok + 1))
+done
+phase stop stopped
+if [ $ok -eq 60 ] && alive && [ "$A" -gt 0 ]; then
+	pass "60 switches of tracer, filter and tracing_on while $NTH threads made $A + $BB calls"
+else
+	fail "switching while running ($ok of 60)" err
+fi
+
+# Phase 4, steady: gamma_leaf alone (never traced above): exactly the sample's count.
+ctl set_ftrace_notrace '' && ctl set_ftrace_filter gamma_leaf && ctl current_tracer function &&
+	phase "run 500" done && ctl current_tracer nop
+C4=$C
+"$PS" replay -d data >replay2 2>rerr
+nc=$(grep -c 'gamma_leaf' replay2)
+if [ "$nc" -eq $((C2 + C4)) ] && [ "$C4" -eq $((NTH * 500)) ] && [ ! -s rerr ]; then
+	pass "after the switching: gamma_leaf $C2 + $C4 calls in the trace, as the sample counted"
+else
+	echo "gamma_leaf $nc, want $C2 + $C4" >got; cat rerr >>got; fail "steady phase after switching" got
+fi
+
+# Another user: the client says whose process it is; the peer check refuses a connection.
+if [ "$(id -u)" = 0 ] && command -v runuser >/dev/null && id nobody >/dev/null 2>&1; then
+	runuser -u nobody -- "$PS" ctl "$SPID" current_tracer >nb 2>nberr
+	rc=$?
+	chmod 711 "$T" xdg xdg/patchsite && chmod 666 "$SOCK"
+	runuser -u nobody -- $POKE "$SOCK" request read current_tracer >peer 2>&1
+	chmod 700 "$T" xdg xdg/patchsite && chmod 600 "$SOCK"
+	if [ $rc -eq 1 ] && grep -q "pid $SPID: runs as uid 0: only that user or root" nberr &&
+	   [ "$(head -1 peer)" = "2 1" ] && grep -q "refused: only its own user or root" peer &&
+	   alive && [ "$(ctl current_tracer)" = nop ]; then
+		pass "nobody: refused by the client (uid 0's process) and by SO_PEERCRED (status 2, EPERM); the program runs on"
+	else
+		cat nberr peer >got; fail "another user" got
+	fi
+else
+	echo "SKIP another user: needs root, runuser and a user nobody"
+fi
+
+# Hostile bytes: every bad request gets an error or a close; the channel stays usable.
+$POKE "$SOCK" hostile 14 >hostile 2>&1
+if grep -q '^random [0-9]' hostile && grep -q '^oversized 1 90$' hostile &&
+   grep -q '^version 1 93$' hostile && grep -q '^op 1 22$' hostile && grep -q '^nul 1 22$' hostile &&
+   grep -q '^truncated noreply$' hostile && grep -q '^after-stall 0 1 waited<5s$' hostile &&
+   alive && [ "$(ctl tracing_on)" = 1 ]; then
+	pass "hostile requests: $(sed -n 's/^random //p' hostile)/200 random ones answered with an error, oversized/version/op/NUL refused, truncated and stalled ones dropped; still served"
+else
+	fail "hostile requests" hostile
+fi
+
+# fork: the child listens on a socket of its own; killed, its file is stale until a client or a start removes it.
+ctl set_ftrace_filter alpha
+echo fork >&3
+wait_for out '^child ' && CPID=$(sed -n 's/^child //p' out | tail -1)
+for _ in $(seq 100); do [ -S "xdg/patchsite/${CPID:-x}.sock" ] && break; sleep 0.1; done
+ctl set_ftrace_filter beta
+c1=$("$PS" ctl "${CPID:-0}" set_ftrace_filter) p1=$(ctl set_ftrace_filter)
+kill -9 "${CPID:-0}" 2>/dev/null; sleep 0.3
+stale=$([ -S "xdg/patchsite/$CPID.sock" ] && echo yes)
+"$PS" ctl "${CPID:-0}" current_tracer 2>cgone; rc=$?
+# The next process to start a channel there removes it (a client only looks in its own directories).
+XDG_RUNTIME_DIR=$T/xdg LD_PRELOAD="$PRELOAD" sh -c 'sleep 1' &
+for _ in $(seq 50); do [ -e "xdg/patchsite/$CPID.sock" ] || break; sleep 0.1; done
+wait $!
+if [ "$c1" = "alpha [ctlspin]" ] && [ "$p1" = "beta [ctlspin]" ] && [ "$stale" = yes ] && [ $rc -eq 1 ] &&
+   grep -q "pid $CPID: no such process" cgone && [ ! -e "xdg/patchsite/$CPID.sock" ] && alive; then
+	pass "fork: child $CPID answers on its own socket with the filter it inherited; killed, its stale socket is removed by the next start"
+else
+	printf '[%s] [%s] stale %s rc %s\n' "$c1" "$p1" "$stale" "$rc" >got; cat cgone >>got; fail "fork" got
+fi
+
+# PATCHSITE_CTL=0: no channel, and the client says so.
+PATCHSITE_CTL=0 XDG_RUNTIME_DIR=$T/xdg LD_PRELOAD="$PRELOAD" ./ctlspin 1 </dev/null >out0 2>err0
+PATCHSITE_CTL=0 XDG_RUNTIME_DIR=$T/xdg LD_PRELOAD="$PRELOAD" sh -c 'echo $$ >pid0; exec sleep 2' &
+sleep 0.5
+"$PS" ctl "$(cat pid0)" current_tracer 2>off; rc=$?
+if [ $rc -eq 1 ] && grep -q "no control channel" off && [ ! -e "xdg/patchsite/$(cat pid0).sock" ]; then
+	pass "PATCHSITE_CTL=0: no socket, the client says there is no channel"
+else
+	fail "PATCHSITE_CTL=0" off
+fi
+
+# exec: the new image answers under the same name, with its own (fresh) settings.
+before=$(ctl current_tracer)
+echo exec >&3
+for _ in $(seq 100); do [ "$(grep -c '^ready' out)" -ge 2 ] && break; sleep 0.1; done
+for _ in $(seq 50); do [ "$(ctl current_tracer 2>/dev/null)" = nop ] && break; sleep 0.1; done
+if [ "$(grep -c '^ready' out)" -eq 2 ] && [ "$(ctl set_ftrace_filter)" = "#### all functions enabled ####" ] &&
+   [ "$(ctl trace_dir)" = "" ] && ctl set_ftrace_filter beta && [ "$(ctl set_ftrace_filter)" = "beta [ctlspin]" ]; then
+	pass "exec: the new image (pid $SPID) answers on $SPID.sock with fresh settings"
+else
+	fail "exec (before: $before)" err
+fi
+
+# Exit: the socket goes; a pid without a channel is named.
+echo quit >&3
+for _ in $(seq 100); do alive || break; sleep 0.1; done
+wait "$SPID"; st=$?
+"$PS" ctl "$SPID" current_tracer 2>gone; rc=$?
+if ! alive && [ $st -eq 0 ] && [ ! -e "$SOCK" ] && [ $rc -eq 1 ] && grep -q "pid $SPID: no such process" gone; then
+	pass "exit: status 0, socket removed; ctl on the pid says it is gone"
+else
+	echo "exit status $st" >>gone; fail "exit" gone
+fi
+SPID=
+"$PS" ctl $$ current_tracer 2>none; rc=$?
+if [ $rc -eq 1 ] && grep -q "pid $$: no control channel" none; then
+	pass "a process without the runtime: '$(sed 's/^patchsite: ctl: //' none)'"
+else
+	fail "no channel" none
+fi
+if [ "$MODE" = san ] && grep -q 'Sanitizer' err; then fail "sanitizer report" err; fi
+
+echo "$PASS passed, $FAIL failed"
+[ $FAIL -eq 0 ]
