@@ -82,10 +82,38 @@ PATCHSITE_API int patchsite_set_tracer(const char *name);
 PATCHSITE_API int patchsite_set_graph_function(const char *globs, int reset);
 /* function_graph records calls up to this depth (1..1024, default 1024; ftrace's max_graph_depth). */
 PATCHSITE_API int patchsite_set_graph_max_depth(unsigned depth);
-/* Tracing off turns every site back into a NOP; on patches what the ops want. */
+/*
+ * ftrace's tracing_on: off stops the built-in tracers' recording and every
+ * ops callback from the next call on, without changing any site (the
+ * sites stay calls; set_tracer("nop") or unregistering makes them NOPs
+ * again).  function_graph still closes the calls it had opened.
+ */
 PATCHSITE_API int patchsite_tracing_on(void);
 PATCHSITE_API int patchsite_tracing_off(void);
 PATCHSITE_API int patchsite_tracing_is_on(void);
+/*
+ * ftrace's set_ftrace_pid for the built-in tracers: only threads whose id
+ * is listed, or every thread of a listed process id, record.  ids: decimal
+ * ids separated by blanks, commas or newlines; append adds to the list;
+ * "" with append 0 clears it (every thread records).
+ * patchsite_get_ftrace_pid fills ids (up to max) and returns how many
+ * are listed, 0 when none (every thread).
+ */
+PATCHSITE_API int patchsite_set_ftrace_pid(const char *ids, int append);
+PATCHSITE_API int patchsite_get_ftrace_pid(int *ids, unsigned max);
+/*
+ * ftrace's tracing_thresh: function_graph keeps only calls that took at
+ * least us microseconds, and the calls they were made from (0: every call).
+ */
+PATCHSITE_API int patchsite_set_tracing_thresh(unsigned long us);
+PATCHSITE_API unsigned long patchsite_get_tracing_thresh(void);
+/*
+ * Integer arguments and return values for the built-in tracers:
+ * "FUNC@arg1,arg2,retval" specs separated by ';' or blanks (patchsite(7));
+ * append adds to those set; "" with append 0 clears.  x86_64 only
+ * (elsewhere -ENOTSUP).  Read back with patchsite_ctl_read("set_ftrace_args").
+ */
+PATCHSITE_API int patchsite_set_ftrace_args(const char *specs, int append);
 
 /*
  * Write and empty the built-in tracers' buffers: ftrace's text format, or

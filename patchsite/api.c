@@ -452,12 +452,14 @@ static int set_tracing(bool on)
 
 	if (err)
 		return err;
+	/* Objects loaded or unloaded since the last call are taken in, as by every call here. */
 	ps_loader_prepare(&a);
 	pthread_mutex_lock(&ps.lock);
-	atomic_store_explicit(&ps.tracing_on, on, memory_order_relaxed);
 	err = ps_loader_sync(&a);
 	pthread_mutex_unlock(&ps.lock);
 	ps_loader_done(&a);
+	if (!err)
+		err = ps_gate_set_tracing(on);
 	return ret(err);
 }
 
@@ -650,6 +652,8 @@ static const char *const env_known[] = {
 	"PATCHSITE_TRACER", "PATCHSITE_FILTER", "PATCHSITE_NOTRACE", "PATCHSITE_OUTPUT",
 	"PATCHSITE_BUFFER_KB", "PATCHSITE_FORMAT", "PATCHSITE_GRAPH_FUNCTION",
 	"PATCHSITE_MAX_DEPTH", "PATCHSITE_LOG", "PATCHSITE_DATA", "PATCHSITE_OVERWRITE",
+	"PATCHSITE_TRACING_ON", "PATCHSITE_PID", "PATCHSITE_THRESH", "PATCHSITE_ARGS",
+	"PATCHSITE_GRAPH_NOTRACE",
 	"PATCHSITE_LIB",	/* read by `patchsite record` */
 	NULL
 };
@@ -767,6 +771,28 @@ static void env_drop_data(void)
 	env_tmp_data = false;
 }
 
+/* The settings that are also control files (recctl.c), written through them. */
+static int env_controls(void)
+{
+	static const char *const vars[][2] = {
+		{ "PATCHSITE_TRACING_ON", "tracing_on" },
+		{ "PATCHSITE_PID", "set_ftrace_pid" },
+		{ "PATCHSITE_THRESH", "tracing_thresh" },
+		{ "PATCHSITE_ARGS", "set_ftrace_args" },
+		{ "PATCHSITE_GRAPH_NOTRACE", "set_graph_notrace" },
+	};
+
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *v = getenv(vars[i][0]);
+
+		if (v && *v && patchsite_ctl_write(vars[i][1], v, 0)) {
+			env_bad(vars[i][0], ps_last_error);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static void env_start(void)
 {
 	const char *tracer = getenv("PATCHSITE_TRACER");
@@ -844,6 +870,8 @@ static void env_start(void)
 		env_bad("PATCHSITE_GRAPH_FUNCTION", ps_last_error);
 		return;
 	}
+	if (env_controls())
+		return;
 	if (!output && strcmp(tracer, "nop")) {
 		if (env_store(tracer, false))
 			return;

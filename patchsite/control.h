@@ -44,6 +44,9 @@ struct ps_ctl_file {
 /* ctl_groups.c: every table, NULL-terminated. */
 extern const struct ps_ctl_file *const ps_ctl_groups[];
 
+/* The tables (one line each in ctl_groups.c). */
+extern const struct ps_ctl_file ps_ctl_record[];	/* recctl.c */
+
 /* control.c: the file named path, and the rest of the path for a directory; NULL when none. */
 const struct ps_ctl_file *ps_ctl_find(const char *path, const char **sub);
 

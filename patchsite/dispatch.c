@@ -91,6 +91,7 @@ static void after_fork_child(void)
 	for (struct ps_thread *t = atomic_load(&ps.threads); t; t = t->next) {
 		if (t == self) {
 			t->tid = (pid_t)syscall(SYS_gettid);
+			ps_gate_forked(t);
 			continue;
 		}
 		atomic_store(&t->dead, true);
@@ -120,6 +121,7 @@ void ps_dispatch(uint32_t id, unsigned long ret, struct patchsite_regs *regs)
 	struct ps_site *s;
 	uint64_t want;
 	unsigned long seq;
+	bool on;
 
 	(void)ret;
 	if (__builtin_expect(!t, 0)) {
@@ -139,9 +141,11 @@ void ps_dispatch(uint32_t id, unsigned long ret, struct patchsite_regs *regs)
 	s = ps_site_by_id(id);
 	t->cur_idw = id << 2;
 	want = atomic_load_explicit(&s->want, memory_order_relaxed);
+	/* Tracing off: no ops is called, but the graph tracer (exits of calls still open). */
+	on = atomic_load_explicit(&ps.tracing_on, memory_order_relaxed);
 	if (list) {
 		for (unsigned i = 0; i < list->n; i++)
-			if (want & list->e[i].bit)
+			if (want & list->e[i].bit && (on || list->e[i].ops == &ps_graph_ops))
 				list->e[i].ops->func(s->addr, *patchsite_regs_parent_loc(regs),
 						     list->e[i].ops, regs);
 	}
@@ -283,7 +287,7 @@ void ps_tramp_select(bool generic)
 	struct ps_ops_list *l = atomic_load(&ps.list);
 	uintptr_t tramp = (uintptr_t)ps.arch->tramp;
 
-	if (!generic && l && l->n == 1) {
+	if (!generic && l && l->n == 1 && !ps_record_slow()) {
 		if (l->e[0].ops == &ps_function_ops)
 			tramp = (uintptr_t)ps.arch->tramp_func;
 		else if (l->e[0].ops == &ps_graph_ops && !ps_graph_trigger.set)

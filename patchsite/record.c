@@ -175,7 +175,8 @@ static struct ps_thread *thread_setup(void)
 		return NULL;
 	if (!t->frames) {
 		t->frames = map_zero((PS_FRAMES + 1) * sizeof(struct ps_frame));
-		if (!t->frames)
+		t->fslow = map_zero((PS_FRAMES + 1) * sizeof(struct ps_fslow));
+		if (!t->frames || !t->fslow)
 			return NULL;
 		t->frames[0].key = 1;	/* a sentinel no return matches */
 		t->frames_end = t->frames + 1 + PS_FRAMES;
@@ -335,18 +336,47 @@ bool ps_ring_ext(unsigned kind, const uint64_t *payload, unsigned words)
 	return true;
 }
 
-static void func_entry(uint32_t idw, unsigned long parent)
+/*
+ * The arguments set_ftrace_args asks for, after the entry just written
+ * (PSD_EXT_ARGS: the site id, then the values).  Only on the C path, where
+ * the registers were saved (regs NULL: from a fast path's slow half).
+ * Returns the budget units taken.
+ */
+static unsigned put_args(const struct ps_site *s, uint32_t idw, struct patchsite_regs *regs,
+			 bool *retval)
+{
+	uint64_t a[9];
+	unsigned n;
+
+	*retval = false;
+	if (!regs || !ps_args_on())
+		return 0;
+	if (!s)
+		s = ps_site_by_id(idw >> 2);
+	n = ps_args_want(s, retval);
+	if (!n)
+		return 0;
+	a[0] = idw >> 2;
+	for (unsigned i = 0; i < n && i < 8; i++)
+		a[1 + i] = patchsite_regs_arg(regs, i);
+	return ps_ring_ext(PSD_EXT_ARGS, a, n + 1) ? (n + 3) / 2 : 0;
+}
+
+static void func_entry(uint32_t idw, unsigned long parent, struct patchsite_regs *regs)
 {
 	uint64_t tsc;
 	struct ps_thread *t = begin_event(&tsc);
+	bool rv;
 
-	if (t)
-		put_func(t, &ps_fast, tsc, idw, parent);
+	if (!t || !ps_gate_open(t))
+		return;
+	put_func(t, &ps_fast, tsc, idw, parent);
+	put_args(NULL, idw, regs, &rv);
 }
 
 static uintptr_t frame_slot(const struct ps_frame *fr)
 {
-	return (fr->key & ~(uintptr_t)1) + PS_FRAME_KEY_BIAS;
+	return (fr->key & ~(uintptr_t)3) + PS_FRAME_KEY_BIAS;
 }
 
 /*
@@ -382,14 +412,84 @@ static void close_stale(struct ps_thread *t, struct ps_fast *f, uintptr_t slot, 
 	}
 }
 
-static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc)
+/* tracing_thresh in time-stamp ticks; 0: off. */
+static _Atomic uint64_t thresh_tsc;
+static _Atomic unsigned long thresh_us;
+
+/* Which ring or chunk t writes now: a position saved earlier is only comparable within it. */
+static uint64_t ring_gen(const struct ps_thread *t)
 {
+	return ps_store_on() ? t->base[1] : atomic_load_explicit(&t->lap, memory_order_relaxed);
+}
+
+/* A new frame fr whose entry word is at entry: what its exit must do in C. */
+static void frame_note(struct ps_thread *t, struct ps_fast *f, struct ps_frame *fr,
+		       uint64_t *entry, uint64_t tsc, unsigned units, bool retval)
+{
+	struct ps_fslow *x = &t->fslow[fr - t->frames];
+	uint64_t th = atomic_load_explicit(&thresh_tsc, memory_order_relaxed);
+
+	x->wp = NULL;
+	if (!th && !retval)
+		return;
+	*x = (struct ps_fslow){ .wp = entry, .end = f->wp, .base = t->base, .gen = ring_gen(t),
+				.tsc = tsc, .units = units,
+				.flags = (th ? PS_FS_THRESH : 0) | (retval ? PS_FS_RETVAL : 0) };
+	if (!(fr->key & 1))
+		fr->key |= PS_FRAME_SLOW;
+}
+
+/*
+ * The return of frame fr (popped by the caller), at tsc.  Under
+ * tracing_thresh a call shorter than it whose entry is still the newest
+ * record of the thread (its children were taken back too, or it had none)
+ * is taken back: the write pointer goes back to its entry, the words are
+ * zeroed (a chunk's data ends at its last non-zero word) and the budget
+ * returned.  A call kept keeps its ancestors: their entries are no longer
+ * the newest.  Not when a reader already took the entry (the in-memory
+ * ring's tail is past it).
+ */
+static void frame_exit(struct ps_thread *t, struct ps_fast *f, struct ps_frame *fr, uint64_t tsc,
+		       unsigned long retval)
+{
+	struct ps_fslow *x = &t->fslow[fr - t->frames];
+	uint64_t th = atomic_load_explicit(&thresh_tsc, memory_order_relaxed);
+	uint64_t at;
+
+	if (x->wp && (x->flags & PS_FS_THRESH) && th && tsc - x->tsc < th && f->wp == x->end &&
+	    x->base == t->base && x->gen == ring_gen(t)) {
+		at = atomic_load_explicit(&t->lap, memory_order_relaxed) + (uint64_t)(x->wp - t->base);
+		if (ps_store_on() || atomic_load_explicit(&t->tail, memory_order_acquire) <= at) {
+			ps_wp_set(f, x->wp);
+			memset(x->wp, 0, (size_t)(x->end - x->wp) * 8);
+			if (f->budget > 0)
+				f->budget += (int32_t)x->units;
+			x->wp = NULL;
+			return;
+		}
+	}
+	put_exit(t, f, tsc, fr->idw);
+	if (x->wp && (x->flags & PS_FS_RETVAL)) {
+		uint64_t r[2] = { (uint32_t)fr->idw >> 2, retval };
+
+		ps_ring_ext(PSD_EXT_RETVAL, r, 2);
+	}
+	x->wp = NULL;
+}
+
+static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc,
+			struct patchsite_regs *regs)
+{
+	uint64_t *entry;
+	unsigned units;
+	bool rv;
+
 	struct ps_fast *f = &ps_fast;
 	uint64_t tsc;
 	struct ps_thread *t = begin_event(&tsc);
 	struct ps_frame *fr;
 
-	if (!t)
+	if (!t || !ps_gate_open(t))
 		return;
 	if (!own_stack(f, (uintptr_t)loc)) {
 		put_func(t, f, tsc, idw, *loc);	/* off our stack: return not hooked */
@@ -412,12 +512,15 @@ static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc)
 	}
 	if (!take(t, f, true))
 		return;
+	entry = f->wp;
 	f->wp[0] = tsc << 32 | (idw & ~3u) | PS_EV_ENTRY;
 	ps_wp_set(f, f->wp + 1);
+	units = 1 + put_args(site, idw, regs, &rv);
 	fr = f->fp++;
 	fr->ret = *loc;
 	fr->key = (uintptr_t)loc - PS_FRAME_KEY_BIAS;
 	fr->idw = (idw & ~3u) | PS_EV_EXIT;
+	frame_note(t, f, fr, entry, tsc, units, rv);
 	*loc = (uintptr_t)ps.arch->graph_return;
 }
 
@@ -427,23 +530,37 @@ static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc)
  * set), the exit pops it when it is on top: what is left on the shadow
  * stack is a call an exception left, closed where it lands.
  */
-static void graph_word(uint32_t idw, unsigned long *loc)
+static void graph_word(struct ps_site *site, uint32_t idw, unsigned long *loc,
+		       struct patchsite_regs *regs)
 {
 	struct ps_fast *f = &ps_fast;
-	uint64_t tsc;
+	uint64_t tsc, *entry;
 	struct ps_thread *t = begin_event(&tsc);
 	uintptr_t key = ((uintptr_t)loc - PS_FRAME_KEY_BIAS) | 1;
+	bool top = t && f->fp > t->frames + 1 && f->fp[-1].key == key, rv;
+	unsigned units;
 
-	if (!t || !take(t, f, false))
+	if (!t)
 		return;
+	/* The exit of the call on top: its room was kept when it was entered. */
+	if ((idw & 3) == PS_EV_EXIT && top) {
+		f->fp--;
+		frame_exit(t, f, f->fp, tsc, regs && ps.arch->regs_retval ?
+			   ps.arch->regs_retval(regs) : 0);
+		return;
+	}
+	/* Gate closed: nothing new. */
+	if (!ps_gate_open(t) || !take(t, f, false))
+		return;
+	entry = f->wp;
 	f->wp[0] = tsc << 32 | idw;
 	ps_wp_set(f, f->wp + 1);
-	if ((idw & 3) == PS_EV_EXIT) {
-		if (f->fp > t->frames + 1 && f->fp[-1].key == key)
-			f->fp--;
-	} else if (own_stack(f, (uintptr_t)loc) && f->fp < t->frames_end) {
-		*f->fp++ = (struct ps_frame){ .ret = 0, .key = key, .idw = idw | PS_EV_EXIT };
-	}
+	if ((idw & 3) == PS_EV_EXIT || !own_stack(f, (uintptr_t)loc) || f->fp >= t->frames_end)
+		return;
+	units = 1 + put_args(site, idw, regs, &rv);
+	*f->fp = (struct ps_frame){ .ret = 0, .key = key, .idw = idw | PS_EV_EXIT };
+	frame_note(t, f, f->fp, entry, tsc, units, rv);
+	f->fp++;
 }
 
 /* From the fast trampolines: a[0] id << 2, a[1] return into the function, a[2] into its caller. */
@@ -451,7 +568,7 @@ HIDDEN void ps_graph_word_slow(unsigned long *a);
 
 void ps_graph_word_slow(unsigned long *a)
 {
-	graph_word((uint32_t)a[0], &a[2]);
+	graph_word(NULL, (uint32_t)a[0], &a[2], NULL);
 }
 
 HIDDEN void ps_func_entry_slow(unsigned long *a);
@@ -460,12 +577,12 @@ HIDDEN void ps_graph_exit_slow(unsigned long *slot);
 
 void ps_func_entry_slow(unsigned long *a)
 {
-	func_entry((uint32_t)a[0], a[2]);
+	func_entry((uint32_t)a[0], a[2], NULL);
 }
 
 void ps_graph_entry_slow(unsigned long *a)
 {
-	graph_entry(NULL, (uint32_t)a[0], &a[2]);
+	graph_entry(NULL, (uint32_t)a[0], &a[2], NULL);
 }
 
 /* The real return address of a slot some dropped frame hooked, or 0. */
@@ -474,7 +591,7 @@ static uintptr_t dug_up(struct ps_thread *t, uintptr_t key)
 	for (unsigned i = 0; i < 16 && i < t->ngrave; i++) {
 		struct ps_frame *fr = &t->grave[(t->ngrave - 1 - i) % 16];
 
-		if (fr->key == key) {
+		if (PS_FRAME_KEY(fr) == key) {
 			fr->key |= 1;
 			return fr->ret;
 		}
@@ -497,7 +614,7 @@ static uintptr_t other_thread_ret(struct ps_thread *me, uintptr_t key)
 		if (t == me || !t->frames || !top || top <= t->frames || top > t->frames_end)
 			continue;
 		for (struct ps_frame *fr = top; fr-- > t->frames + 1;)
-			if (*(volatile uintptr_t *)&fr->key == key)
+			if ((*(volatile uintptr_t *)&fr->key & ~(uintptr_t)PS_FRAME_SLOW) == key)
 				return fr->ret;
 	}
 	return 0;
@@ -541,7 +658,7 @@ void ps_graph_exit_slow(unsigned long *slot)
 	}
 	if (!mark(t, f, tsc))
 		lose(t);
-	while (fr > t->frames + 1 && (fr - 1)->key != key)
+	while (fr > t->frames + 1 && PS_FRAME_KEY(fr - 1) != key)
 		fr--;
 	if (fr > t->frames + 1) {
 		fr--;
@@ -549,14 +666,18 @@ void ps_graph_exit_slow(unsigned long *slot)
 		/* Above it: close the dead, keep the others in order. */
 		to = fr;
 		for (struct ps_frame *p = fr + 1; p < f->fp; p++) {
-			if ((p->key & ~(uintptr_t)1) < key) {
+			if ((p->key & ~(uintptr_t)3) < key) {
 				put_exit(t, f, tsc, p->idw);
 				bury(t, p);
 			} else {
+				t->fslow[to - t->frames] = t->fslow[p - t->frames];
 				*to++ = *p;
 			}
 		}
-		put_exit(t, f, tsc, fr->idw);
+		if (to == fr)
+			frame_exit(t, f, fr, tsc, ps.arch->exit_retval ? ps.arch->exit_retval(slot) : 0);
+		else
+			put_exit(t, f, tsc, fr->idw);
 		f->fp = to;
 		*slot = ret;
 		return;
@@ -575,7 +696,7 @@ static void function_call(unsigned long ip, unsigned long parent, struct patchsi
 
 	(void)ip, (void)op, (void)regs;
 	if (t)
-		func_entry(t->cur_idw, parent);
+		func_entry(t->cur_idw, parent, regs);
 }
 
 static void graph_call(unsigned long ip, unsigned long parent, struct patchsite_ops *op,
@@ -589,11 +710,44 @@ static void graph_call(unsigned long ip, unsigned long parent, struct patchsite_
 		return;
 	s = ps_site_by_id(t->cur_idw >> 2);
 	if (s->kind == SITE_EXIT)
-		graph_word(t->cur_idw | PS_EV_EXIT, patchsite_regs_parent_loc(regs));
+		graph_word(s, t->cur_idw | PS_EV_EXIT, patchsite_regs_parent_loc(regs), regs);
 	else if (s->kind == SITE_ENTRY_EXITS)
-		graph_word(t->cur_idw, patchsite_regs_parent_loc(regs));
+		graph_word(s, t->cur_idw, patchsite_regs_parent_loc(regs), regs);
 	else
-		graph_entry(s, t->cur_idw, patchsite_regs_parent_loc(regs));
+		graph_entry(s, t->cur_idw, patchsite_regs_parent_loc(regs), regs);
+}
+
+/* The built-in tracers need the C path (dispatch.c ps_tramp_select): a setting their fast paths ignore. */
+bool ps_record_slow(void)
+{
+	return ps_gate_filtering() || atomic_load_explicit(&thresh_tsc, memory_order_relaxed) ||
+	       ps_args_on();
+}
+
+/* tracing_thresh, in µs (0: off); the C path while it is set. */
+int ps_graph_set_thresh(unsigned long us)
+{
+	uint64_t ticks = 0;
+
+	if (us) {
+		uint64_t t0 = ps_clock(), n0 = ps_tsc_to_ns(t0);
+		double per_ns = 1e6 / (double)(ps_tsc_to_ns(t0 + 1000000) - n0);
+
+		ticks = (uint64_t)((double)us * 1000.0 * per_ns);
+		if (!ticks)
+			ticks = 1;
+	}
+	pthread_mutex_lock(&ps.lock);
+	atomic_store(&thresh_us, us);
+	atomic_store(&thresh_tsc, ticks);
+	ps_tramp_select(false);
+	pthread_mutex_unlock(&ps.lock);
+	return 0;
+}
+
+unsigned long ps_graph_thresh(void)
+{
+	return atomic_load(&thresh_us);
 }
 
 struct patchsite_ops ps_function_ops = { .func = function_call };
@@ -674,10 +828,10 @@ static uintptr_t hooked_ret(uintptr_t slot, uintptr_t hook)
 
 	if (t && f->fp) {
 		for (struct ps_frame *fr = f->fp; fr-- > t->frames + 1;)
-			if (fr->key == key && fr->ret != hook)
+			if (PS_FRAME_KEY(fr) == key && fr->ret != hook)
 				return fr->ret;
 		for (unsigned i = 0; i < 16 && i < t->ngrave; i++)
-			if (t->grave[i].key == key)
+			if (PS_FRAME_KEY(&t->grave[i]) == key)
 				return t->grave[i].ret;
 	}
 	return other_thread_ret(t, key);

@@ -547,6 +547,17 @@ unsigned long *patchsite_regs_parent_loc(struct patchsite_regs *regs)
 	return regs->parent_loc;
 }
 
+static unsigned long x86_64_regs_retval(const struct patchsite_regs *regs)
+{
+	return regs->rax;
+}
+
+/* ps_x86_64_graph_return pushed rax just below the slot it hands to its slow path. */
+static unsigned long x86_64_exit_retval(const unsigned long *slot)
+{
+	return slot[-1];
+}
+
 static const char *const x86_64_hooks[] = { "__fentry__", "mcount", NULL };
 
 const struct ps_arch ps_arch_x86_64 = {
@@ -576,4 +587,7 @@ const struct ps_arch ps_arch_x86_64 = {
 	.tramp_graph_noret = ps_x86_64_graph_noret,
 	.tramp_graph_exit = ps_x86_64_graph_exit,
 	.graph_return	= ps_x86_64_graph_return,
+	.arg_regs	= 6,
+	.regs_retval	= x86_64_regs_retval,
+	.exit_retval	= x86_64_exit_retval,
 };

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The oracle of the recording-feature tests (tests/patchsite/feat.sh): a
+ * program that knows by construction which calls it made, with which
+ * arguments, and which were slow.  It drives the runtime's control files
+ * itself, through patchsite_ctl_write found at run time (libpatchsite is
+ * preloaded by `patchsite record`).  usage: feat MODE
+ *   onoff   100 calls of leaf, tracing_on 0, 50 calls, tracing_on 1, 25 calls
+ *   pid     set_ftrace_pid = thread A's id; A calls leaf_a 300 times, B
+ *           leaf_b 200 times, main leaf_c 100 times; then set_ftrace_pid =
+ *           the process id and each calls once more
+ *   thresh  main -> outer -> { mid -> fast (x3), mid -> slow (usleep 3 ms),
+ *           fast (x5) } (tracing_thresh set by the caller)
+ *   args    leaf2(i, 2 * i) = 3 * i for i = 1..3, leaf(7)
+ *   trig    10 calls of outer() (each: mid -> fast) and 10 of leaf(i)
+ *   latency outer(u) for u = 1000, 4000, 2000 µs: the second is the longest
+ * It prints what it did (`calls=...`) and `ctl error: ...` when a write fails.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static volatile long sink;
+static int (*ctl_write)(const char *, const char *, int);
+static const char *(*last_error)(void);
+
+#define NOINLINE __attribute__((noinline))
+#define BARRIER() __asm__ volatile("" ::: "memory")
+
+NOINLINE void leaf(long i) { sink += i; BARRIER(); }
+NOINLINE void leaf_a(long i) { sink += i; BARRIER(); }
+NOINLINE void leaf_b(long i) { sink += i; BARRIER(); }
+NOINLINE void leaf_c(long i) { sink += i; BARRIER(); }
+NOINLINE long leaf2(long a, long b) { BARRIER(); return a + b; }
+NOINLINE void fast(void) { sink++; BARRIER(); }
+NOINLINE void slow(long us) { usleep((useconds_t)us); BARRIER(); }
+
+NOINLINE void mid(int which, long us)
+{
+	if (which)
+		slow(us);
+	else
+		for (int i = 0; i < 3; i++)
+			fast();
+	BARRIER();
+}
+
+NOINLINE void outer(long us)
+{
+	mid(0, 0);
+	if (us)
+		mid(1, us);
+	for (int i = 0; i < 5; i++)
+		fast();
+	BARRIER();
+}
+
+static void ctl(const char *file, const char *value)
+{
+	if (!ctl_write) {
+		printf("ctl error: no libpatchsite\n");
+		return;
+	}
+	if (ctl_write(file, value, 0))
+		printf("ctl error: %s: %s\n", file, last_error());
+}
+
+static pthread_barrier_t bar;
+static pid_t tid_a;
+
+static void *thread_a(void *arg)
+{
+	(void)arg;
+	tid_a = (pid_t)syscall(SYS_gettid);
+	pthread_barrier_wait(&bar);	/* main sets the list */
+	pthread_barrier_wait(&bar);
+	for (long i = 0; i < 300; i++)
+		leaf_a(i);
+	pthread_barrier_wait(&bar);	/* main lists the process */
+	pthread_barrier_wait(&bar);
+	leaf_a(0);
+	return NULL;
+}
+
+static void *thread_b(void *arg)
+{
+	(void)arg;
+	pthread_barrier_wait(&bar);
+	pthread_barrier_wait(&bar);
+	for (long i = 0; i < 200; i++)
+		leaf_b(i);
+	pthread_barrier_wait(&bar);
+	pthread_barrier_wait(&bar);
+	leaf_b(0);
+	return NULL;
+}
+
+static void pid_mode(void)
+{
+	pthread_t a, b;
+	char buf[32];
+
+	pthread_barrier_init(&bar, NULL, 3);
+	pthread_create(&a, NULL, thread_a, NULL);
+	pthread_create(&b, NULL, thread_b, NULL);
+	pthread_barrier_wait(&bar);
+	snprintf(buf, sizeof(buf), "%d", (int)tid_a);
+	ctl("set_ftrace_pid", buf);
+	pthread_barrier_wait(&bar);
+	for (long i = 0; i < 100; i++)
+		leaf_c(i);
+	pthread_barrier_wait(&bar);
+	snprintf(buf, sizeof(buf), "%d", (int)getpid());
+	ctl("set_ftrace_pid", buf);
+	pthread_barrier_wait(&bar);
+	leaf_c(0);
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	printf("calls=leaf_a:301 leaf_b:201 leaf_c:101\n");
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+
+	ctl_write = (int (*)(const char *, const char *, int))dlsym(RTLD_DEFAULT,
+								  "patchsite_ctl_write");
+	last_error = (const char *(*)(void))dlsym(RTLD_DEFAULT, "patchsite_last_error");
+	if (!strcmp(mode, "onoff")) {
+		for (long i = 0; i < 100; i++)
+			leaf(i);
+		ctl("tracing_on", "0");
+		for (long i = 0; i < 50; i++)
+			leaf(i);
+		ctl("tracing_on", "1\n");
+		for (long i = 0; i < 25; i++)
+			leaf(i);
+		printf("calls=175\n");
+	} else if (!strcmp(mode, "pid")) {
+		pid_mode();
+	} else if (!strcmp(mode, "thresh")) {
+		outer(3000);
+		printf("calls=outer:1 mid:2 slow:1 fast:8\n");
+	} else if (!strcmp(mode, "args")) {
+		for (long i = 1; i <= 3; i++)
+			sink += leaf2(i, 2 * i);
+		leaf(7);
+		printf("calls=leaf2:3 leaf:1\n");
+	} else if (!strcmp(mode, "trig")) {
+		for (long i = 0; i < 10; i++) {
+			outer(0);
+			leaf(i);
+		}
+		printf("calls=outer:10 leaf:10\n");
+	} else if (!strcmp(mode, "latency")) {
+		outer(1000);
+		outer(4000);
+		outer(2000);
+		printf("calls=outer:3\n");
+	} else {
+		fprintf(stderr, "usage: feat onoff|pid|thresh|args|trig|latency\n");
+		return 2;
+	}
+	return 0;
+}
