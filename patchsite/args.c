@@ -54,7 +54,7 @@ unsigned ps_args_want(const struct ps_site *s, bool *retval)
 
 		if (s->gindex < a->nset && a->g.set[s->gindex]) {
 			*retval = a->retval;
-			return a->nargs ? a->nargs : *retval;	/* retval alone: still a frame to note */
+			return a->nargs;
 		}
 	}
 	return 0;

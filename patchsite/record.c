@@ -355,7 +355,7 @@ static unsigned put_args(const struct ps_site *s, uint32_t idw, struct patchsite
 		s = ps_site_by_id(idw >> 2);
 	n = ps_args_want(s, retval);
 	if (!n)
-		return 0;
+		return 0;	/* none, or the return value alone */
 	a[0] = idw >> 2;
 	for (unsigned i = 0; i < n && i < 8; i++)
 		a[1 + i] = patchsite_regs_arg(regs, i);

@@ -37,6 +37,11 @@ print(" ".join("%s:%d" % (r["name"], r["calls"]) for r in sorted(json.load(sys.s
 $CC -O2 -g -pg -mfentry -mrecord-mcount -c testdata/patchsite/feat.c -o "$T/feat.o" \
 	>"$T/build.log" 2>&1 && $CC -o "$T/feat" "$T/feat.o" -pthread -ldl >>"$T/build.log" 2>&1 ||
 	{ fail "build feat" "$T/build.log"; echo "0 passed, 1 failed"; exit 1; }
+# The same with exit sites (gcc's -minstrument-return=nop5 -mrecord-return): no return hooks.
+$CC -O2 -g -pg -mfentry -mrecord-mcount -minstrument-return=nop5 -mrecord-return \
+	-c testdata/patchsite/feat.c -o "$T/featx.o" >>"$T/build.log" 2>&1 &&
+	$CC -o "$T/featx" "$T/featx.o" -pthread -ldl >>"$T/build.log" 2>&1 ||
+	{ fail "build featx" "$T/build.log"; echo "0 passed, 1 failed"; exit 1; }
 cd "$T" || exit 1
 
 # case NAME WANT [record options] -- feat MODE: the counts must be WANT exactly, stderr empty.
@@ -78,6 +83,62 @@ if PATCHSITE_PID=abc record -d d -- ./feat onoff >out 2>err; [ $? -eq 0 ] &&
 else
 	fail "PATCHSITE_PID=abc" err
 fi
+
+# tracing_thresh 1000 µs: only slow() (3 ms by construction) and its open ancestors stay;
+# the 8 calls of fast() and the mid() that called three of them are taken back.
+for bin in feat featx; do
+case_ "tracing_thresh 1000 ($bin)" "main:1 mid:1 outer:1 slow:1" --tracer=function_graph -- \
+	env PATCHSITE_THRESH=1000 ./$bin thresh
+case_ "tracing_thresh 0, every call ($bin)" "fast:8 main:1 mid:2 outer:1 slow:1" \
+	--tracer=function_graph -- env PATCHSITE_THRESH=0 ./$bin thresh
+
+# Arguments and return values: leaf2(i, 2i) = 3i for i = 1..3 and leaf(7), by construction.
+ARGS='leaf2@arg1,arg2,retval;leaf@arg1 main@retval'
+rm -rf d
+PATCHSITE_ARGS=$ARGS record --tracer=function_graph -d d -- ./$bin args >out 2>err
+"$PS" replay -d d 2>>err | sed -n 's/^.*|  *\([a-z].*\|}.*\)$/\1/p' >got
+printf '%s\n' 'main() {' 'leaf2(1, 2) = 3;' 'leaf2(2, 4) = 6;' 'leaf2(3, 6) = 9;' 'leaf(7);' \
+	'} = 0; /* main */' >want
+if cmp -s got want && [ ! -s err ]; then
+	pass "set_ftrace_args ($bin): function_graph text shows leaf2(1, 2) = 3 ... and main's = 0"
+else
+	diff want got >>err
+	fail "set_ftrace_args (function_graph, $bin)" err
+fi
+"$PS" dump --chrome -d d >chrome.json 2>err
+if python3 - chrome.json >>err 2>&1 <<'PY'
+import json, sys
+ev = [e for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("ph") == "X"]
+got = [(e["name"], e.get("args")) for e in ev if e["name"] in ("leaf2", "leaf", "main")]
+want = [("leaf2", {"arg1": i, "arg2": 2 * i, "retval": 3 * i}) for i in (1, 2, 3)]
+want += [("leaf", {"arg1": 7}), ("main", {"retval": 0})]
+sys.exit(0 if got == want else print(got) or 1)
+PY
+then
+	pass "set_ftrace_args ($bin): Chrome JSON args of leaf2, leaf and main"
+else
+	fail "set_ftrace_args (chrome, $bin)" err
+fi
+done
+rm -rf d
+PATCHSITE_ARGS=$ARGS record --tracer=function -d d -- ./feat args >out 2>err
+"$PS" replay -d d 2>>err | sed -n 's/^.*: \(leaf.*\) <-main$/\1/p' >got
+printf '%s\n' 'leaf2(1, 2)' 'leaf2(2, 4)' 'leaf2(3, 6)' 'leaf(7)' >want
+if cmp -s got want && [ ! -s err ]; then
+	pass "set_ftrace_args: function tracer lines show leaf2(1, 2) ... leaf(7)"
+else
+	diff want got >>err
+	fail "set_ftrace_args (function)" err
+fi
+for bad in 'leaf2@arg7' 'leaf2' 'nosuchfunc@arg1'; do
+	rm -rf d
+	PATCHSITE_ARGS=$bad record -d d -- ./feat args >out 2>err
+	if grep -q "^patchsite: error: PATCHSITE_ARGS: set_ftrace_args: .*: not tracing$" err; then
+		pass "PATCHSITE_ARGS=$bad refused: $(head -1 err | cut -c1-100)"
+	else
+		fail "PATCHSITE_ARGS=$bad" err
+	fi
+done
 
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
