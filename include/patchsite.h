@@ -114,6 +114,15 @@ PATCHSITE_API unsigned long patchsite_get_tracing_thresh(void);
  * (elsewhere -ENOTSUP).  Read back with patchsite_ctl_read("set_ftrace_args").
  */
 PATCHSITE_API int patchsite_set_ftrace_args(const char *specs, int append);
+/*
+ * ftrace's filter commands: "FUNC:traceon[:N]", "FUNC:traceoff[:N]",
+ * "FUNC:snapshot[:N]", "FUNC:stacktrace[:N]" (N: how many more times it
+ * fires; none: always); "!FUNC:cmd" or remove nonzero takes it away.  The
+ * control file set_ftrace_filter takes and lists them too.
+ */
+PATCHSITE_API int patchsite_set_trigger(const char *spec, int remove);
+/* The commands set, one function a line as ftrace lists them (leaf:traceoff:count=2); as ctl_read. */
+PATCHSITE_API long patchsite_get_triggers(char *buf, unsigned long size);
 
 /*
  * Write and empty the built-in tracers' buffers: ftrace's text format, or

@@ -653,7 +653,7 @@ static const char *const env_known[] = {
 	"PATCHSITE_BUFFER_KB", "PATCHSITE_FORMAT", "PATCHSITE_GRAPH_FUNCTION",
 	"PATCHSITE_MAX_DEPTH", "PATCHSITE_LOG", "PATCHSITE_DATA", "PATCHSITE_OVERWRITE",
 	"PATCHSITE_TRACING_ON", "PATCHSITE_PID", "PATCHSITE_THRESH", "PATCHSITE_ARGS",
-	"PATCHSITE_GRAPH_NOTRACE",
+	"PATCHSITE_GRAPH_NOTRACE", "PATCHSITE_TRIGGER",
 	"PATCHSITE_LIB",	/* read by `patchsite record` */
 	NULL
 };
@@ -771,6 +771,30 @@ static void env_drop_data(void)
 	env_tmp_data = false;
 }
 
+/* PATCHSITE_TRIGGER: filter commands (FUNC:traceoff:2 ...), separated by blanks or ';'. */
+static int env_triggers(void)
+{
+	const char *v = getenv("PATCHSITE_TRIGGER");
+	char tok[512];
+
+	for (; v && *v;) {
+		size_t n = strcspn(v, " \t\n;");
+
+		if (n >= sizeof(tok)) {
+			env_bad("PATCHSITE_TRIGGER", "a command longer than 511 characters");
+			return -1;
+		}
+		memcpy(tok, v, n);
+		tok[n] = '\0';
+		if (n && patchsite_set_trigger(tok, 0)) {
+			env_bad("PATCHSITE_TRIGGER", ps_last_error);
+			return -1;
+		}
+		v += n + (v[n] != '\0');
+	}
+	return 0;
+}
+
 /* The settings that are also control files (recctl.c), written through them. */
 static int env_controls(void)
 {
@@ -790,7 +814,7 @@ static int env_controls(void)
 			return -1;
 		}
 	}
-	return 0;
+	return env_triggers();
 }
 
 static void env_start(void)

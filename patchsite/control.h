@@ -47,6 +47,10 @@ extern const struct ps_ctl_file *const ps_ctl_groups[];
 /* The tables (one line each in ctl_groups.c). */
 extern const struct ps_ctl_file ps_ctl_record[];	/* recctl.c */
 
+/* trigger.c: set_ftrace_filter's commands (FUNC:traceon[:N] ...), and their listing. */
+int ps_filter_command(const char *glob, const char *cmd, const char *arg, bool remove);
+void ps_filter_command_list(struct ps_buf *out);
+
 /* control.c: the file named path, and the rest of the path for a directory; NULL when none. */
 const struct ps_ctl_file *ps_ctl_find(const char *path, const char **sub);
 

@@ -121,7 +121,6 @@ void ps_dispatch(uint32_t id, unsigned long ret, struct patchsite_regs *regs)
 	struct ps_site *s;
 	uint64_t want;
 	unsigned long seq;
-	bool on;
 
 	(void)ret;
 	if (__builtin_expect(!t, 0)) {
@@ -141,11 +140,17 @@ void ps_dispatch(uint32_t id, unsigned long ret, struct patchsite_regs *regs)
 	s = ps_site_by_id(id);
 	t->cur_idw = id << 2;
 	want = atomic_load_explicit(&s->want, memory_order_relaxed);
-	/* Tracing off: no ops is called, but the graph tracer (exits of calls still open). */
-	on = atomic_load_explicit(&ps.tracing_on, memory_order_relaxed);
+	/*
+	 * Tracing off: no ops is called, but the graph tracer (exits of calls
+	 * still open) and the filter commands (traceon), which come first in
+	 * the list and may flip the switch for the others.
+	 */
 	if (list) {
 		for (unsigned i = 0; i < list->n; i++)
-			if (want & list->e[i].bit && (on || list->e[i].ops == &ps_graph_ops))
+			if (want & list->e[i].bit && (list->e[i].ops == &ps_graph_ops ||
+						      list->e[i].ops == &ps_trigger_ops ||
+						      atomic_load_explicit(&ps.tracing_on,
+									   memory_order_relaxed)))
 				list->e[i].ops->func(s->addr, *patchsite_regs_parent_loc(regs),
 						     list->e[i].ops, regs);
 	}
@@ -309,8 +314,15 @@ int ps_ops_publish(void)
 	if (!l)
 		return -ENOMEM;
 	l->n = 0;
+	/* The filter commands first: they fire before the call is recorded (trigger.c). */
 	for (unsigned k = 0; k < PS_MAX_OPS; k++)
-		if (ps.slots[k]) {
+		if (ps.slots[k] == &ps_trigger_ops) {
+			l->e[l->n].ops = ps.slots[k];
+			l->e[l->n].bit = 1ull << k;
+			l->n++;
+		}
+	for (unsigned k = 0; k < PS_MAX_OPS; k++)
+		if (ps.slots[k] && ps.slots[k] != &ps_trigger_ops) {
 			l->e[l->n].ops = ps.slots[k];
 			l->e[l->n].bit = 1ull << k;
 			l->n++;

@@ -370,6 +370,10 @@ bool ps_record_slow(void);
 int ps_graph_set_thresh(unsigned long us);
 unsigned long ps_graph_thresh(void);
 
+/* trigger.c: filter commands; snapshot (issue 14 part C) */
+extern struct patchsite_ops ps_trigger_ops;
+int ps_snapshot_take(void);
+
 /* args.c: set_ftrace_args */
 unsigned ps_args_want(const struct ps_site *s, bool *retval);
 bool ps_args_on(void);

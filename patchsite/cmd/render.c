@@ -77,13 +77,28 @@ static void attach(struct psr_cursor *c, const struct psr_event *ev, struct atta
 	}
 }
 
-/* The next event these renderers show, with what follows it; other extended records are skipped. */
+/* A stack trace record (PSD_EXT_STACK: the site id, then return addresses), whole. */
+static bool is_stack(const struct psr_event *ev)
+{
+	return ev->type == PSR_EXT && ev->ext_kind == PSD_EXT_STACK && ev->nwords >= 1 &&
+	       !ev->truncated;
+}
+
+/*
+ * The next event these renderers show, with what follows it: stack traces
+ * are shown, other extended records skipped (arguments and return values
+ * come with their event).
+ */
 static int next_event(struct psr_cursor *c, struct psr_event *ev, struct attach *at)
 {
 	int more;
 
-	while ((more = psr_next(c, ev)) && ev->type == PSR_EXT)
+	while ((more = psr_next(c, ev)) && ev->type == PSR_EXT && !is_stack(ev))
 		;
+	if (more && ev->type == PSR_EXT) {
+		*at = (struct attach){ 0 };
+		return more;
+	}
 	if (more)
 		attach(c, ev, at);
 	return more;
@@ -269,6 +284,20 @@ void render_losses(FILE *out, const struct psr_proc *p, const char *prefix)
 		fprintf(out, "%sprocess %d: %s\n", prefix, p->pid, p->status);
 }
 
+/*
+ * A stack trace as ftrace shows one: ` => func` a line, the traced
+ * function first, then its callers (a return address names the function
+ * it returns into; minus one: a call at a function's very end).
+ */
+static void stack_lines(FILE *f, const struct psr_proc *p, const struct psr_event *e)
+{
+	char buf[32];
+
+	fprintf(f, " => %s\n", psr_site_name(p, (uint32_t)e->payload[0], e->tsc, buf, sizeof(buf)));
+	for (uint32_t i = 1; i < e->nwords; i++)
+		fprintf(f, " => %s\n", psr_addr_name(p, e->payload[i] - 1, e->tsc, buf, sizeof(buf)));
+}
+
 static void write_function(FILE *f, const struct psr_proc *p, struct stream *s, size_t ns)
 {
 	unsigned long long entries = 0, lost = 0;
@@ -289,7 +318,12 @@ static void write_function(FILE *f, const struct psr_proc *p, struct stream *s, 
 		uint64_t t = psr_ns(p, e->tsc);
 		char b1[32], b2[32], a[256];
 
-		if (e->type == PSR_FUNC)
+		if (is_stack(e)) {
+			fprintf(f, "%16s-%-7d [%03d] %5llu.%06llu: <stack trace>\n", m->t->comm,
+				m->t->tid, e->cpu, (unsigned long long)(t / 1000000000u),
+				(unsigned long long)(t % 1000000000u / 1000u));
+			stack_lines(f, p, e);
+		} else if (e->type == PSR_FUNC)
 			fprintf(f, "%16s-%-7d [%03d] %5llu.%06llu: %s%s <-%s\n", m->t->comm, m->t->tid,
 				e->cpu, (unsigned long long)(t / 1000000000u),
 				(unsigned long long)(t % 1000000000u / 1000u),
@@ -338,6 +372,11 @@ static void graph_event(FILE *f, struct stream *m, struct stream **last)
 		fprintf(f, " ------------------------------------------\n\n");
 	}
 	*last = m;
+	if (is_stack(&e)) {
+		graph_line(f, m, e.cpu, NULL, m->depth, "/* <stack trace> */", "", "");
+		stack_lines(f, p, &e);
+		return;
+	}
 	name = psr_site_name(p, e.id, e.tsc, buf, sizeof(buf));
 	if (e.type == PSR_FUNC) {
 		graph_line(f, m, e.cpu, NULL, m->depth, name, "(); /* other stack */", "");
@@ -504,7 +543,7 @@ static int chrome_thread(FILE *f, const char **sep, struct stream *m)
 		} else if (e->type == PSR_ENTRY) {
 			if (push_at(m, e->id, e->tsc, 0, &m->ev_at))
 				return -ENOMEM;
-		} else if ((k = match(m, e->id))) {
+		} else if (e->type == PSR_EXIT && (k = match(m, e->id))) {
 			while (m->depth >= k) {
 				struct frame *fr = &m->stack[--m->depth];
 

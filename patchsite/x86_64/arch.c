@@ -181,12 +181,19 @@ __asm__(
 
 __asm__(
 	"	.text\n"
-	/* 0(%rsp): site id (from the stub), 8: return into the function, 16: into its caller */
+	/*
+	 * 0(%rsp): site id (from the stub), 8: return into the function, 16:
+	 * into its caller.  The id is part of this frame for the unwinder
+	 * (CFA = %rsp + 16 at entry, as in the fast paths): a walk from inside
+	 * an ops callback (the stacktrace filter command, a C++ throw) goes on
+	 * into the function, not to the id as if it were a return address.
+	 */
 	"	PS_FUNC	ps_x86_64_tramp\n"
+	"	.cfi_def_cfa_offset 16\n"
 	"	endbr64\n"
 	"	pushq	%rbp\n"
-	"	.cfi_def_cfa_offset 16\n"
-	"	.cfi_offset %rbp, -16\n"
+	"	.cfi_def_cfa_offset 24\n"
+	"	.cfi_offset %rbp, -24\n"
 	"	movq	%rsp, %rbp\n"
 	"	.cfi_def_cfa_register %rbp\n"
 	"	subq	$224, %rsp\n"

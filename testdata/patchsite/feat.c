@@ -12,7 +12,8 @@
  *   thresh  main -> outer -> { mid -> fast (x3), mid -> slow (usleep 3 ms),
  *           fast (x5) } (tracing_thresh set by the caller)
  *   args    leaf2(i, 2 * i) = 3 * i for i = 1..3, leaf(7)
- *   trig    10 calls of outer() (each: mid -> fast) and 10 of leaf(i)
+ *   trig    10 calls of outer() (each: mid -> fast) and 10 of leaf(i); then
+ *           prints the filter commands' listing
  *   latency outer(u) for u = 1000, 4000, 2000 µs: the second is the longest
  * It prints what it did (`calls=...`) and `ctl error: ...` when a write fails.
  */
@@ -68,6 +69,17 @@ static void ctl(const char *file, const char *value)
 	}
 	if (ctl_write(file, value, 0))
 		printf("ctl error: %s: %s\n", file, last_error());
+}
+
+/* What the runtime lists: the filter commands and their counts left. */
+static void list_triggers(void)
+{
+	long (*get)(char *, unsigned long) = (long (*)(char *, unsigned long))dlsym(RTLD_DEFAULT,
+								"patchsite_get_triggers");
+	char buf[4096];
+
+	if (get && get(buf, sizeof(buf)) >= 0)
+		printf("%s", buf);
 }
 
 static pthread_barrier_t bar;
@@ -157,6 +169,7 @@ int main(int argc, char **argv)
 			leaf(i);
 		}
 		printf("calls=outer:10 leaf:10\n");
+		list_triggers();
 	} else if (!strcmp(mode, "latency")) {
 		outer(1000);
 		outer(4000);

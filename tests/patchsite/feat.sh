@@ -140,5 +140,46 @@ for bad in 'leaf2@arg7' 'leaf2' 'nosuchfunc@arg1'; do
 	fi
 done
 
+# Filter commands.  outer:traceon fires each of the 10 rounds, leaf:traceoff:3 the first 3
+# (it counts only when it turns tracing off): leaf is not recorded in rounds 1-3 (the command
+# fires before the call is recorded), outer, mid and fast always are.
+for tr in function function_graph; do
+	rm -rf d
+	PATCHSITE_TRIGGER='leaf:traceoff:3 outer:traceon' record --tracer=$tr -d d -- ./feat trig \
+		>out 2>err
+	got=$(counts)
+	if [ "$got" = "fast:80 leaf:7 list_triggers:1 main:1 mid:10 outer:10" ] && [ ! -s err ] &&
+	   grep -qx 'leaf:traceoff:count=0' out && grep -qx 'outer:traceon:unlimited' out; then
+		pass "traceon/traceoff ($tr): $got; listed leaf:traceoff:count=0, outer:traceon:unlimited"
+	else
+		echo "got: $got" >>err
+		cat out >>err
+		fail "traceon/traceoff ($tr)" err
+	fi
+	# fast:stacktrace:5: the first 5 of the 80 calls of fast: 3 from mid, then 2 from outer
+	# (each chain compared up to main; libc's frames below it vary).
+	rm -rf d
+	PATCHSITE_TRIGGER='fast:stacktrace:5' record --tracer=$tr -d d -- ./feat trig >out 2>err
+	"$PS" replay -d d >replay 2>>err
+	awk '/<stack trace>/ { if (s) print s; s = "" ; on = 1; next }
+	     on && /^ => / { s = s " " $2; if ($2 == "main") on = 0; next }
+	     { on = 0 } END { if (s) print s }' replay >got
+	printf '%s\n' ' fast mid outer main' ' fast mid outer main' ' fast mid outer main' \
+		' fast outer main' ' fast outer main' >want
+	if cmp -s got want && grep -qx 'fast:stacktrace:count=0' out && [ ! -s err ]; then
+		pass "stacktrace:5 ($tr): 5 traces, 3 => fast => mid => outer => main, 2 => fast => outer => main"
+	else
+		diff want got >>err
+		fail "stacktrace ($tr)" err
+	fi
+done
+rm -rf d
+PATCHSITE_TRIGGER='leaf:nosuch' record -d d -- ./feat trig >out 2>err
+if grep -qx "patchsite: error: PATCHSITE_TRIGGER: nosuch: no such filter command (traceon, traceoff, snapshot, stacktrace): not tracing" err; then
+	pass "an unknown filter command is refused by name"
+else
+	fail "unknown filter command" err
+fi
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
