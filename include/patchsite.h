@@ -115,6 +115,20 @@ PATCHSITE_API unsigned long patchsite_get_tracing_thresh(void);
  */
 PATCHSITE_API int patchsite_set_ftrace_args(const char *specs, int append);
 /*
+ * ftrace's set_graph_notrace: function_graph records neither these
+ * functions nor anything they call (globs as patchsite_set_filter; append
+ * adds; "" with append 0 clears).  Read with patchsite_ctl_read.
+ */
+PATCHSITE_API int patchsite_set_graph_notrace(const char *globs, int append);
+/*
+ * The latency tracer (patchsite_set_tracer("latency")): function_graph
+ * keeping only the longest top-level call (of set_graph_function's
+ * functions, or any) seen so far; tracing_max_latency in µs, which the
+ * next call must exceed to be kept (0: any).
+ */
+PATCHSITE_API unsigned long patchsite_get_max_latency(void);
+PATCHSITE_API int patchsite_set_max_latency(unsigned long us);
+/*
  * ftrace's filter commands: "FUNC:traceon[:N]", "FUNC:traceoff[:N]",
  * "FUNC:snapshot[:N]", "FUNC:stacktrace[:N]" (N: how many more times it
  * fires; none: always); "!FUNC:cmd" or remove nonzero takes it away.  The

@@ -379,6 +379,15 @@ static int copy_filters(struct patchsite_ops *to, struct patchsite_ops *from)
 	return err;
 }
 
+/* The latency tracer is function_graph in the latency mode (record.c). */
+static void set_latency(bool on)
+{
+	pthread_mutex_lock(&ps.lock);
+	ps_graph_set_latency(on);
+	ps_tramp_select(false);
+	pthread_mutex_unlock(&ps.lock);
+}
+
 int patchsite_set_tracer(const char *name)
 {
 	struct patchsite_ops *cur = current_tracer(), *want;
@@ -388,15 +397,16 @@ int patchsite_set_tracer(const char *name)
 		return ret(-EINVAL);
 	if (!strcmp(name, "function"))
 		want = &ps_function_ops;
-	else if (!strcmp(name, "function_graph"))
+	else if (!strcmp(name, "function_graph") || !strcmp(name, "latency"))
 		want = &ps_graph_ops;
 	else if (!strcmp(name, "nop"))
 		want = NULL;
 	else {
-		ps_log(PATCHSITE_LOG_ERROR, "no tracer named '%s' (function, function_graph, nop)",
-		       name);
+		ps_log(PATCHSITE_LOG_ERROR, "no tracer named '%s' (function, function_graph, "
+		       "latency, nop)", name);
 		return ret(-EINVAL);
 	}
+	set_latency(!strcmp(name, "latency"));
 	if (cur == want)
 		return 0;
 	if (cur) {
@@ -833,11 +843,11 @@ static void env_start(void)
 	if (!tracer || !*tracer)
 		return;
 	if (strcmp(tracer, "function") && strcmp(tracer, "function_graph") &&
-	    strcmp(tracer, "nop")) {
+	    strcmp(tracer, "latency") && strcmp(tracer, "nop")) {
 		char why[128];
 
-		snprintf(why, sizeof(why), "unknown tracer '%s' (function, function_graph, nop)",
-			 tracer);
+		snprintf(why, sizeof(why), "unknown tracer '%s' (function, function_graph, latency, "
+			 "nop)", tracer);
 		env_bad("PATCHSITE_TRACER", why);
 		return;
 	}

@@ -210,6 +210,28 @@ unsigned long patchsite_get_tracing_thresh(void)
 	return ps_graph_thresh();
 }
 
+int patchsite_set_graph_notrace(const char *globs, int append)
+{
+	int err = patchsite_init();
+
+	if (!err)
+		err = ps_graph_set_notrace(globs ? globs : "", append != 0);
+	if (err)
+		errno = -err;
+	return err;
+}
+
+unsigned long patchsite_get_max_latency(void)
+{
+	return (unsigned long)(ps_graph_max_latency_ns() / 1000);
+}
+
+int patchsite_set_max_latency(unsigned long us)
+{
+	ps_graph_set_max_latency_ns((uint64_t)us * 1000);
+	return 0;
+}
+
 int patchsite_set_ftrace_args(const char *specs, int append)
 {
 	int err = patchsite_init();

@@ -180,6 +180,8 @@ struct ps_fslow {
 };
 #define PS_FS_THRESH	1		/* tracing_thresh: a short call is taken back */
 #define PS_FS_RETVAL	2		/* its return value is recorded */
+#define PS_FS_NOTRACE	4		/* set_graph_notrace: nothing recorded until it returns */
+#define PS_FS_LATENCY	8		/* the latency tracer's top-level call */
 
 struct ps_fast {
 	uint64_t *wp;			/* next word of the ring */
@@ -240,6 +242,7 @@ struct ps_thread {
 	struct ps_fast fast_copy;
 	struct ps_frame *frames, *frames_end;	/* frames[0] is a sentinel */
 	struct ps_fslow *fslow;		/* one per frame */
+	unsigned notrace;		/* set_graph_notrace calls open (record.c) */
 	struct ps_frame grave[16];	/* frames dropped while their slot might come back */
 	unsigned ngrave;
 	int exit_rounds;
@@ -368,6 +371,12 @@ uint64_t ps_tsc_now(void);
 bool ps_ring_ext(unsigned kind, const uint64_t *payload, unsigned words);
 bool ps_record_slow(void);
 int ps_graph_set_thresh(unsigned long us);
+int ps_graph_set_notrace(const char *globs, bool append);
+void ps_graph_list_notrace(struct ps_buf *out);
+void ps_graph_set_latency(bool on);
+bool ps_graph_latency(void);
+uint64_t ps_graph_max_latency_ns(void);
+void ps_graph_set_max_latency_ns(uint64_t ns);
 unsigned long ps_graph_thresh(void);
 
 /* trigger.c: filter commands; snapshot (issue 14 part C) */

@@ -90,6 +90,35 @@ static int args_write(const char *sub, const char *v, bool append)
 	return patchsite_set_ftrace_args(v, append);
 }
 
+static int notrace_read(const char *sub, struct ps_buf *out)
+{
+	(void)sub;
+	ps_graph_list_notrace(out);
+	return 0;
+}
+
+static int notrace_write(const char *sub, const char *v, bool append)
+{
+	(void)sub;
+	return patchsite_set_graph_notrace(v, append);
+}
+
+static int latency_read(const char *sub, struct ps_buf *out)
+{
+	(void)sub;
+	ps_buf_printf(out, "%lu\n", patchsite_get_max_latency());
+	return 0;
+}
+
+static int latency_write(const char *sub, const char *v, bool append)
+{
+	unsigned long us;
+	int err = parse_ulong("tracing_max_latency", v, 1ul << 40, &us);
+
+	(void)sub, (void)append;
+	return err ? err : patchsite_set_max_latency(us);
+}
+
 const struct ps_ctl_file ps_ctl_record[] = {
 	{ "tracing_on", "1 records, 0 stops recording without changing any site (ftrace's "
 	  "tracing_on)", tracing_on_read, tracing_on_write, NULL },
@@ -99,5 +128,9 @@ const struct ps_ctl_file ps_ctl_record[] = {
 	  "their callers (ftrace's tracing_thresh); 0: off", thresh_read, thresh_write, NULL },
 	{ "set_ftrace_args", "FUNC@arg1,...,retval: record these integer arguments and return "
 	  "values (uftrace's -A/-R; no ftrace file)", args_read, args_write, NULL },
+	{ "set_graph_notrace", "function_graph records neither these functions nor what they "
+	  "call (ftrace's set_graph_notrace)", notrace_read, notrace_write, NULL },
+	{ "tracing_max_latency", "the latency tracer's longest call in µs; 0 starts over "
+	  "(ftrace's tracing_max_latency)", latency_read, latency_write, NULL },
 	{ NULL, NULL, NULL, NULL, NULL }
 };

@@ -27,11 +27,13 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 
+#include "control.h"
 #include "host.h"
 #include "internal.h"
 #include "psdata.h"
@@ -278,6 +280,9 @@ static void put_exit(struct ps_thread *t, struct ps_fast *f, uint64_t tsc, uint6
 	ps_wp_set(f, f->wp + 1);
 }
 
+static void close_frame(struct ps_thread *t, struct ps_fast *f, uint64_t tsc,
+			const struct ps_frame *fr);
+
 /*
  * The calling thread, ready to record an event stamped *tsc; NULL when it
  * has no buffer, or when the event is lost (counted) because a new time
@@ -406,7 +411,7 @@ static void close_stale(struct ps_thread *t, struct ps_fast *f, uintptr_t slot, 
 			break;
 		if (!(top->key & 1) && *(uintptr_t *)s == (uintptr_t)ps.arch->graph_return)
 			break;	/* still hooked: not stale (a signal handler's frames) */
-		put_exit(t, f, tsc, top->idw);
+		close_frame(t, f, tsc, top);
 		bury(t, top);
 		f->fp--;
 	}
@@ -416,27 +421,115 @@ static void close_stale(struct ps_thread *t, struct ps_fast *f, uintptr_t slot, 
 static _Atomic uint64_t thresh_tsc;
 static _Atomic unsigned long thresh_us;
 
+/*
+ * Functions by site index (set_graph_notrace); n: the sites it covers
+ * (objects loaded after it was written are not).  Immutable once published.
+ */
+struct sitemask {
+	size_t n;
+	char *text;
+	uint8_t set[];
+};
+static _Atomic(struct sitemask *) graph_notrace;
+
+/* The latency tracer (PS_FS_LATENCY): the longest top-level call so far, in ns. */
+static _Atomic bool latency_mode;
+static _Atomic uint64_t max_latency_ns;
+
+static bool in_mask(struct sitemask *m, const struct ps_site *s)
+{
+	return m && s->gindex < m->n && m->set[s->gindex];
+}
+
 /* Which ring or chunk t writes now: a position saved earlier is only comparable within it. */
 static uint64_t ring_gen(const struct ps_thread *t)
 {
 	return ps_store_on() ? t->base[1] : atomic_load_explicit(&t->lap, memory_order_relaxed);
 }
 
-/* A new frame fr whose entry word is at entry: what its exit must do in C. */
+/*
+ * A new frame fr whose entry word is at entry (NULL: not recorded, a
+ * set_graph_notrace call): what its exit must do in C.  Key bit 1 sends
+ * the exit there and says the slow info is the frame's own.
+ */
 static void frame_note(struct ps_thread *t, struct ps_fast *f, struct ps_frame *fr,
-		       uint64_t *entry, uint64_t tsc, unsigned units, bool retval)
+		       uint64_t *entry, uint64_t tsc, unsigned units, unsigned flags)
 {
 	struct ps_fslow *x = &t->fslow[fr - t->frames];
-	uint64_t th = atomic_load_explicit(&thresh_tsc, memory_order_relaxed);
 
-	x->wp = NULL;
-	if (!th && !retval)
+	if (atomic_load_explicit(&thresh_tsc, memory_order_relaxed))
+		flags |= PS_FS_THRESH;
+	if (!flags)
 		return;
 	*x = (struct ps_fslow){ .wp = entry, .end = f->wp, .base = t->base, .gen = ring_gen(t),
-				.tsc = tsc, .units = units,
-				.flags = (th ? PS_FS_THRESH : 0) | (retval ? PS_FS_RETVAL : 0) };
-	if (!(fr->key & 1))
-		fr->key |= PS_FRAME_SLOW;
+				.tsc = tsc, .units = units, .flags = flags };
+	fr->key |= PS_FRAME_SLOW;
+	if (flags & PS_FS_NOTRACE)
+		t->notrace++;
+}
+
+/* The slow info of fr, or NULL when its exit has nothing to do in C. */
+static struct ps_fslow *frame_slow(struct ps_thread *t, const struct ps_frame *fr)
+{
+	return fr->key & PS_FRAME_SLOW ? &t->fslow[fr - t->frames] : NULL;
+}
+
+/* A frame closed by anything but its own return (longjmp, exception, thread end). */
+static void close_frame(struct ps_thread *t, struct ps_fast *f, uint64_t tsc,
+			const struct ps_frame *fr)
+{
+	struct ps_fslow *x = frame_slow(t, fr);
+
+	if (x && (x->flags & PS_FS_NOTRACE)) {
+		t->notrace--;
+		return;
+	}
+	put_exit(t, f, tsc, fr->idw);
+}
+
+/* Can the words from x->wp on be taken back (same ring or chunk, no reader past them)? */
+static bool can_rewind(struct ps_thread *t, const struct ps_fslow *x)
+{
+	uint64_t at;
+
+	if (!x->wp || x->base != t->base || x->gen != ring_gen(t))
+		return false;
+	at = atomic_load_explicit(&t->lap, memory_order_relaxed) + (uint64_t)(x->wp - t->base);
+	return ps_store_on() || atomic_load_explicit(&t->tail, memory_order_acquire) <= at;
+}
+
+static void rewind_to(struct ps_fast *f, uint64_t *wp)
+{
+	uint64_t *end = f->wp;
+
+	ps_wp_set(f, wp);
+	memset(wp, 0, (size_t)(end - wp) * 8);
+}
+
+/*
+ * The latency tracer: a top-level call longer than any before is kept and
+ * marked (PSD_EXT_LATENCY: site id, ns, entry time stamp); any other is
+ * taken back whole.  True when it was kept.
+ */
+static bool latency_exit(struct ps_thread *t, struct ps_fast *f, const struct ps_frame *fr,
+			 struct ps_fslow *x, uint64_t tsc)
+{
+	uint64_t ns = ps_tsc_to_ns(tsc) - ps_tsc_to_ns(x->tsc);
+	uint64_t max = atomic_load(&max_latency_ns);
+
+	while (ns > max)
+		if (atomic_compare_exchange_weak(&max_latency_ns, &max, ns)) {
+			uint64_t w[3] = { (uint32_t)fr->idw >> 2, ns, x->tsc };
+
+			put_exit(t, f, tsc, fr->idw);
+			ps_ring_ext(PSD_EXT_LATENCY, w, 3);
+			return true;
+		}
+	if (!can_rewind(t, x))
+		return false;
+	rewind_to(f, x->wp);
+	f->budget = 0;		/* the room is counted again */
+	return true;
 }
 
 /*
@@ -452,51 +545,69 @@ static void frame_note(struct ps_thread *t, struct ps_fast *f, struct ps_frame *
 static void frame_exit(struct ps_thread *t, struct ps_fast *f, struct ps_frame *fr, uint64_t tsc,
 		       unsigned long retval)
 {
-	struct ps_fslow *x = &t->fslow[fr - t->frames];
+	struct ps_fslow *x = frame_slow(t, fr);
 	uint64_t th = atomic_load_explicit(&thresh_tsc, memory_order_relaxed);
-	uint64_t at;
 
-	if (x->wp && (x->flags & PS_FS_THRESH) && th && tsc - x->tsc < th && f->wp == x->end &&
-	    x->base == t->base && x->gen == ring_gen(t)) {
-		at = atomic_load_explicit(&t->lap, memory_order_relaxed) + (uint64_t)(x->wp - t->base);
-		if (ps_store_on() || atomic_load_explicit(&t->tail, memory_order_acquire) <= at) {
-			ps_wp_set(f, x->wp);
-			memset(x->wp, 0, (size_t)(x->end - x->wp) * 8);
-			if (f->budget > 0)
-				f->budget += (int32_t)x->units;
-			x->wp = NULL;
-			return;
-		}
+	if (x && (x->flags & PS_FS_NOTRACE)) {
+		t->notrace--;
+		return;
+	}
+	if (x && (x->flags & PS_FS_LATENCY) && latency_exit(t, f, fr, x, tsc))
+		return;
+	if (x && (x->flags & PS_FS_THRESH) && th && tsc - x->tsc < th && f->wp == x->end &&
+	    can_rewind(t, x)) {
+		rewind_to(f, x->wp);
+		if (f->budget > 0)
+			f->budget += (int32_t)x->units;
+		return;
 	}
 	put_exit(t, f, tsc, fr->idw);
-	if (x->wp && (x->flags & PS_FS_RETVAL)) {
+	if (x && (x->flags & PS_FS_RETVAL)) {
 		uint64_t r[2] = { (uint32_t)fr->idw >> 2, retval };
 
 		ps_ring_ext(PSD_EXT_RETVAL, r, 2);
 	}
-	x->wp = NULL;
+}
+
+/*
+ * set_graph_notrace: the call is not recorded, nor anything it calls
+ * while it runs (t->notrace counts such calls open); its frame only hooks
+ * the return, to know when it ends.
+ */
+static bool notrace_call(struct ps_thread *t, struct ps_site **site, uint32_t idw)
+{
+	struct sitemask *m = atomic_load_explicit(&graph_notrace, memory_order_acquire);
+
+	if (!m)
+		return false;
+	if (!*site)
+		*site = ps_site_by_id(idw >> 2);
+	(void)t;
+	return in_mask(m, *site);
 }
 
 static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc,
 			struct patchsite_regs *regs)
 {
-	uint64_t *entry;
-	unsigned units;
-	bool rv;
-
 	struct ps_fast *f = &ps_fast;
-	uint64_t tsc;
+	uint64_t tsc, *entry;
 	struct ps_thread *t = begin_event(&tsc);
 	struct ps_frame *fr;
+	unsigned units, flags = 0;
+	bool rv, top;
 
 	if (!t || !ps_gate_open(t))
 		return;
 	if (!own_stack(f, (uintptr_t)loc)) {
-		put_func(t, f, tsc, idw, *loc);	/* off our stack: return not hooked */
+		if (!t->notrace)
+			put_func(t, f, tsc, idw, *loc);	/* off our stack: return not hooked */
 		return;
 	}
 	close_stale(t, f, (uintptr_t)loc, tsc);
-	if (f->fp == t->frames + 1) {
+	if (t->notrace)
+		return;
+	top = f->fp == t->frames + 1;
+	if (top) {
 		const uint8_t *trigger = __atomic_load_n(&ps_graph_trigger.set, __ATOMIC_ACQUIRE);
 
 		if (trigger) {
@@ -512,15 +623,24 @@ static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc,
 	}
 	if (!take(t, f, true))
 		return;
+	fr = f->fp;
+	fr->ret = *loc;
+	fr->key = (uintptr_t)loc - PS_FRAME_KEY_BIAS;
+	fr->idw = (idw & ~3u) | PS_EV_EXIT;
+	if (notrace_call(t, &site, idw)) {
+		f->fp++;
+		frame_note(t, f, fr, NULL, tsc, 1, PS_FS_NOTRACE);
+		*loc = (uintptr_t)ps.arch->graph_return;
+		return;
+	}
 	entry = f->wp;
 	f->wp[0] = tsc << 32 | (idw & ~3u) | PS_EV_ENTRY;
 	ps_wp_set(f, f->wp + 1);
 	units = 1 + put_args(site, idw, regs, &rv);
-	fr = f->fp++;
-	fr->ret = *loc;
-	fr->key = (uintptr_t)loc - PS_FRAME_KEY_BIAS;
-	fr->idw = (idw & ~3u) | PS_EV_EXIT;
-	frame_note(t, f, fr, entry, tsc, units, rv);
+	f->fp++;
+	flags = (rv ? PS_FS_RETVAL : 0) |
+		(top && atomic_load_explicit(&latency_mode, memory_order_relaxed) ? PS_FS_LATENCY : 0);
+	frame_note(t, f, fr, entry, tsc, units, flags);
 	*loc = (uintptr_t)ps.arch->graph_return;
 }
 
@@ -537,7 +657,8 @@ static void graph_word(struct ps_site *site, uint32_t idw, unsigned long *loc,
 	uint64_t tsc, *entry;
 	struct ps_thread *t = begin_event(&tsc);
 	uintptr_t key = ((uintptr_t)loc - PS_FRAME_KEY_BIAS) | 1;
-	bool top = t && f->fp > t->frames + 1 && f->fp[-1].key == key, rv;
+	bool top = t && f->fp > t->frames + 1 && PS_FRAME_KEY(&f->fp[-1]) == key, rv;
+	bool first = t && f->fp == t->frames + 1;
 	unsigned units;
 
 	if (!t)
@@ -549,8 +670,17 @@ static void graph_word(struct ps_site *site, uint32_t idw, unsigned long *loc,
 			   ps.arch->regs_retval(regs) : 0);
 		return;
 	}
-	/* Gate closed: nothing new. */
-	if (!ps_gate_open(t) || !take(t, f, false))
+	/* Gate closed, or inside a set_graph_notrace call: nothing new. */
+	if (!ps_gate_open(t) || t->notrace)
+		return;
+	if ((idw & 3) != PS_EV_EXIT && own_stack(f, (uintptr_t)loc) && f->fp < t->frames_end &&
+	    notrace_call(t, &site, idw)) {
+		*f->fp = (struct ps_frame){ .ret = 0, .key = key, .idw = idw | PS_EV_EXIT };
+		frame_note(t, f, f->fp, NULL, tsc, 0, PS_FS_NOTRACE);
+		f->fp++;
+		return;
+	}
+	if (!take(t, f, false))
 		return;
 	entry = f->wp;
 	f->wp[0] = tsc << 32 | idw;
@@ -559,7 +689,9 @@ static void graph_word(struct ps_site *site, uint32_t idw, unsigned long *loc,
 		return;
 	units = 1 + put_args(site, idw, regs, &rv);
 	*f->fp = (struct ps_frame){ .ret = 0, .key = key, .idw = idw | PS_EV_EXIT };
-	frame_note(t, f, f->fp, entry, tsc, units, rv);
+	frame_note(t, f, f->fp, entry, tsc, units, (rv ? PS_FS_RETVAL : 0) |
+		   (first && atomic_load_explicit(&latency_mode, memory_order_relaxed) ?
+		    PS_FS_LATENCY : 0));
 	f->fp++;
 }
 
@@ -667,7 +799,7 @@ void ps_graph_exit_slow(unsigned long *slot)
 		to = fr;
 		for (struct ps_frame *p = fr + 1; p < f->fp; p++) {
 			if ((p->key & ~(uintptr_t)3) < key) {
-				put_exit(t, f, tsc, p->idw);
+				close_frame(t, f, tsc, p);
 				bury(t, p);
 			} else {
 				t->fslow[to - t->frames] = t->fslow[p - t->frames];
@@ -677,7 +809,7 @@ void ps_graph_exit_slow(unsigned long *slot)
 		if (to == fr)
 			frame_exit(t, f, fr, tsc, ps.arch->exit_retval ? ps.arch->exit_retval(slot) : 0);
 		else
-			put_exit(t, f, tsc, fr->idw);
+			close_frame(t, f, tsc, fr);
 		f->fp = to;
 		*slot = ret;
 		return;
@@ -721,7 +853,82 @@ static void graph_call(unsigned long ip, unsigned long parent, struct patchsite_
 bool ps_record_slow(void)
 {
 	return ps_gate_filtering() || atomic_load_explicit(&thresh_tsc, memory_order_relaxed) ||
-	       ps_args_on();
+	       ps_args_on() || atomic_load_explicit(&graph_notrace, memory_order_relaxed) ||
+	       atomic_load_explicit(&latency_mode, memory_order_relaxed);
+}
+
+/* set_graph_notrace: globs as set_graph_function's; append adds to them. */
+int ps_graph_set_notrace(const char *globs, bool append)
+{
+	struct ps_globs g = { NULL, NULL };
+	struct sitemask *old, *m = NULL;
+	char *text = NULL;
+	int err;
+
+	pthread_mutex_lock(&ps.lock);
+	old = atomic_load(&graph_notrace);
+	if (append && old && old->text && (text = malloc(strlen(old->text) + strlen(globs) + 2)))
+		snprintf(text, strlen(old->text) + strlen(globs) + 2, "%s %s", old->text, globs);
+	else
+		text = strdup(globs);
+	err = text ? ps_filter_apply(&g, text, 1, "set_graph_notrace") : -ENOMEM;
+	if (!err && g.set) {
+		m = malloc(sizeof(*m) + ps.nsites);
+		if (!m)
+			err = -ENOMEM;
+	}
+	if (!err) {
+		if (m) {
+			m->n = ps.nsites;
+			m->text = text;
+			text = NULL;
+			memcpy(m->set, g.set, ps.nsites);
+		}
+		atomic_store(&graph_notrace, m);
+		ps_tramp_select(false);
+		ps_sync_dispatchers();
+		if (old)
+			free(old->text);
+		free(old);
+	}
+	ps_globs_free(&g);
+	free(text);
+	pthread_mutex_unlock(&ps.lock);
+	return err;
+}
+
+void ps_graph_list_notrace(struct ps_buf *out)
+{
+	struct sitemask *m;
+	char buf[256];
+
+	pthread_mutex_lock(&ps.lock);
+	m = atomic_load(&graph_notrace);
+	for (size_t i = 0; m && i < m->n; i++)
+		if (m->set[i] && ps.site_index[i])
+			ps_buf_printf(out, "%s\n", ps_site_name(ps.site_index[i], buf, sizeof(buf)));
+	pthread_mutex_unlock(&ps.lock);
+}
+
+/* The latency tracer's mode (patchsite_set_tracer("latency")); ps.lock held. */
+void ps_graph_set_latency(bool on)
+{
+	atomic_store(&latency_mode, on);
+}
+
+bool ps_graph_latency(void)
+{
+	return atomic_load(&latency_mode);
+}
+
+uint64_t ps_graph_max_latency_ns(void)
+{
+	return atomic_load(&max_latency_ns);
+}
+
+void ps_graph_set_max_latency_ns(uint64_t ns)
+{
+	atomic_store(&max_latency_ns, ns);
 }
 
 /* tracing_thresh, in µs (0: off); the C path while it is set. */
@@ -867,7 +1074,7 @@ static void rehook_after_catch(uintptr_t below)
 		return;
 	mark(t, f, tsc);
 	while (f->fp > t->frames + 1 && frame_slot(f->fp - 1) <= below) {
-		put_exit(t, f, tsc, (f->fp - 1)->idw);
+		close_frame(t, f, tsc, f->fp - 1);
 		f->fp--;
 	}
 	unhook_chain(t, f, true);
@@ -955,7 +1162,7 @@ static void close_below(uintptr_t cfa)
 		return;
 	mark(t, f, tsc);
 	while (f->fp > t->frames + 1 && frame_slot(f->fp - 1) < cfa) {
-		put_exit(t, f, tsc, (f->fp - 1)->idw);
+		close_frame(t, f, tsc, f->fp - 1);
 		f->fp--;
 	}
 }
@@ -1045,7 +1252,7 @@ void ps_graph_thread_end(void)
 	mark(t, f, tsc);
 	while (f->fp > t->frames + 1) {
 		if (graph || !(f->fp[-1].key & 1))
-			put_exit(t, f, tsc, (f->fp - 1)->idw);
+			close_frame(t, f, tsc, f->fp - 1);
 		f->fp--;
 	}
 }
@@ -1107,7 +1314,7 @@ static void before_longjmp(const void *env)
 
 		if (!(top->key & 1) && *slot == (uintptr_t)ps.arch->graph_return)
 			*slot = top->ret;
-		put_exit(t, f, tsc, top->idw);
+		close_frame(t, f, tsc, top);
 		f->fp--;
 	}
 }

@@ -89,11 +89,15 @@ static bool is_stack(const struct psr_event *ev)
  * are shown, other extended records skipped (arguments and return values
  * come with their event).
  */
+static bool window;		/* replay --latency: only events in [win_lo, win_hi] */
+static uint64_t win_lo, win_hi;
+
 static int next_event(struct psr_cursor *c, struct psr_event *ev, struct attach *at)
 {
 	int more;
 
-	while ((more = psr_next(c, ev)) && ev->type == PSR_EXT && !is_stack(ev))
+	while ((more = psr_next(c, ev)) && ((ev->type == PSR_EXT && !is_stack(ev)) ||
+					    (window && (ev->tsc < win_lo || ev->tsc > win_hi))))
 		;
 	if (more && ev->type == PSR_EXT) {
 		*at = (struct attach){ 0 };
@@ -430,7 +434,7 @@ static void write_graph(FILE *f, const struct psr_proc *p, struct stream *s, siz
 
 static bool is_graph(const struct psr_proc *p)
 {
-	if (!strcmp(p->tracer, "function_graph"))
+	if (!strcmp(p->tracer, "function_graph") || !strcmp(p->tracer, "latency"))
 		return true;
 	if (!strcmp(p->tracer, "function"))
 		return false;
@@ -440,19 +444,55 @@ static bool is_graph(const struct psr_proc *p)
 	return false;
 }
 
+/*
+ * The latency tracer's longest call in p: its thread and time span from
+ * the last and longest PSD_EXT_LATENCY record (site id, ns, entry time
+ * stamp; written right after the call's exit).  0 when there is none.
+ */
+static uint64_t max_latency(const struct psr_proc *p, int *tid, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t max = 0;
+
+	for (size_t i = 0; i < p->nthreads; i++) {
+		struct psr_cursor c;
+		struct psr_event ev;
+
+		psr_cursor_init(&c, p, &p->threads[i]);
+		while (psr_next(&c, &ev))
+			if (ev.type == PSR_EXT && ev.ext_kind == PSD_EXT_LATENCY && ev.nwords == 3 &&
+			    !ev.truncated && ev.payload[1] >= max) {
+				max = ev.payload[1];
+				*tid = p->threads[i].tid;
+				*lo = ev.payload[2];
+				*hi = ev.tsc;
+			}
+	}
+	return max;
+}
+
 int render_replay(FILE *out, const struct psr_session *s, const struct render_opts *o)
 {
 	bool first = true;
 
 	bare = o->bare;
+	window = false;
 	for (size_t i = 0; i < s->nprocs; i++) {
 		const struct psr_proc *p = &s->procs[i];
 		struct stream *st;
 		size_t n;
 
+		struct render_opts lo = *o;
+		uint64_t max = 0;
+
 		if (!render_proc_wanted(p, o))
 			continue;
-		st = streams(p, o, &n);
+		if (o->latency) {
+			max = max_latency(p, &lo.tid, &win_lo, &win_hi);
+			window = max != 0;
+			if (!max)
+				lo.tid = -1;	/* nothing kept: no thread */
+		}
+		st = streams(p, &lo, &n);
 		if (!st)
 			return -ENOMEM;
 		if (!first)
@@ -461,6 +501,9 @@ int render_replay(FILE *out, const struct psr_session *s, const struct render_op
 		if (!bare)
 			fprintf(out, "# process %d: %s\n", p->pid,
 				p->cmdline ? p->cmdline : p->exe ? p->exe : "?");
+		if (o->latency)
+			fprintf(out, "# tracing_max_latency: %llu us\n",
+				(unsigned long long)(max / 1000));
 		if (is_graph(p))
 			write_graph(out, p, st, n);
 		else

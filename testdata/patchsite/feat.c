@@ -9,12 +9,13 @@
  *   pid     set_ftrace_pid = thread A's id; A calls leaf_a 300 times, B
  *           leaf_b 200 times, main leaf_c 100 times; then set_ftrace_pid =
  *           the process id and each calls once more
- *   thresh  main -> outer -> { mid -> fast (x3), mid -> slow (usleep 3 ms),
+ *   thresh  main -> outer -> { mid -> fast (x3), mid -> slow (usleep 20 ms),
  *           fast (x5) } (tracing_thresh set by the caller)
  *   args    leaf2(i, 2 * i) = 3 * i for i = 1..3, leaf(7)
  *   trig    10 calls of outer() (each: mid -> fast) and 10 of leaf(i); then
  *           prints the filter commands' listing
- *   latency outer(u) for u = 1000, 4000, 2000 µs: the second is the longest
+ *   latency outer(u) for u = 1000, 20000, 2000 µs: the second is the longest;
+ *           prints tracing_max_latency, writes 0 to it and prints it again
  * It prints what it did (`calls=...`) and `ctl error: ...` when a write fails.
  */
 #define _GNU_SOURCE
@@ -156,7 +157,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "pid")) {
 		pid_mode();
 	} else if (!strcmp(mode, "thresh")) {
-		outer(3000);
+		outer(20000);
 		printf("calls=outer:1 mid:2 slow:1 fast:8\n");
 	} else if (!strcmp(mode, "args")) {
 		for (long i = 1; i <= 3; i++)
@@ -171,10 +172,19 @@ int main(int argc, char **argv)
 		printf("calls=outer:10 leaf:10\n");
 		list_triggers();
 	} else if (!strcmp(mode, "latency")) {
+		long (*rd)(const char *, char *, unsigned long) = (long (*)(const char *, char *,
+			unsigned long))dlsym(RTLD_DEFAULT, "patchsite_ctl_read");
+		char buf[64] = "";
+
 		outer(1000);
-		outer(4000);
+		outer(20000);
 		outer(2000);
 		printf("calls=outer:3\n");
+		if (rd && rd("tracing_max_latency", buf, sizeof(buf)) > 0)
+			printf("max_latency=%s", buf);
+		ctl("tracing_max_latency", "0");
+		if (rd && rd("tracing_max_latency", buf, sizeof(buf)) > 0)
+			printf("max_latency=%s", buf);
 	} else {
 		fprintf(stderr, "usage: feat onoff|pid|thresh|args|trig|latency\n");
 		return 2;

@@ -84,11 +84,35 @@ else
 	fail "PATCHSITE_PID=abc" err
 fi
 
-# tracing_thresh 1000 µs: only slow() (3 ms by construction) and its open ancestors stay;
+# tracing_thresh 10 ms: only slow() (20 ms by construction) and its open ancestors stay;
 # the 8 calls of fast() and the mid() that called three of them are taken back.
 for bin in feat featx; do
-case_ "tracing_thresh 1000 ($bin)" "main:1 mid:1 outer:1 slow:1" --tracer=function_graph -- \
-	env PATCHSITE_THRESH=1000 ./$bin thresh
+case_ "tracing_thresh 10000 ($bin)" "main:1 mid:1 outer:1 slow:1" --tracer=function_graph -- \
+	env PATCHSITE_THRESH=10000 ./$bin thresh
+# set_graph_notrace mid: neither mid nor the 3 fast() and slow() it calls; outer's 5 fast() stay.
+case_ "set_graph_notrace mid ($bin)" "fast:5 main:1 outer:1" --tracer=function_graph -- \
+	env PATCHSITE_GRAPH_NOTRACE=mid ./$bin thresh
+# The latency tracer over outer(): calls of 1, 20 and 2 ms.  The first is kept (longest so
+# far), the second too, the third taken back; replay --latency shows the second alone.
+# (Only feat: set_graph_function does not limit functions with exit sites, see patchsite(7).)
+if [ $bin = feat ]; then
+rm -rf d
+PATCHSITE_GRAPH_FUNCTION=outer record --tracer=latency -d d -- ./$bin latency >out 2>err
+"$PS" replay --latency -d d >replay 2>>err
+us=$(sed -n 's/^# tracing_max_latency: \([0-9]*\) us$/\1/p' replay)
+slow=$(sed -n 's/^.*| [#*] *\([0-9]*\)\.[0-9]* us |  *slow();$/\1/p' replay)
+got=$(counts)
+if [ "$got" = "fast:16 mid:4 outer:2 slow:2" ] && [ "${us:-0}" -ge 20000 ] &&
+   [ "$(grep -c 'outer() {' replay)" -eq 1 ] && [ "${slow:-0}" -ge 20000 ] &&
+   [ "$(grep -c '^max_latency=' out)" -eq 2 ] && grep -qx 'max_latency=0' out &&
+   grep -qx "max_latency=$us" out && [ ! -s err ]; then
+	pass "latency tracer ($bin): 2 of 3 calls kept, --latency shows the ${us} us one (slow() ${slow} us); tracing_max_latency read $us, reset to 0"
+else
+	echo "got: $got, max $us us, slow $slow us" >>err
+	cat out replay >>err
+	fail "latency tracer ($bin)" err
+fi
+fi
 case_ "tracing_thresh 0, every call ($bin)" "fast:8 main:1 mid:2 outer:1 slow:1" \
 	--tracer=function_graph -- env PATCHSITE_THRESH=0 ./$bin thresh
 
