@@ -75,9 +75,11 @@ static int parse_spec(const char *spec, size_t len, struct args_spec *a)
 	char *text = strndup(spec, len), *at, *w, *save = NULL;
 	int err = -EINVAL;
 
-	*a = (struct args_spec){ .text = text };
-	if (!text)
+	*a = (struct args_spec){ .text = text ? strdup(text) : NULL };	/* as written */
+	if (!text || !a->text) {
+		free(text);
 		return -ENOMEM;
+	}
 	at = strrchr(text, '@');
 	if (!at || at == text || !at[1]) {
 		ps_log(PATCHSITE_LOG_ERROR, "set_ftrace_args: '%s': expected FUNC@arg1,...,retval",
@@ -114,10 +116,10 @@ static int parse_spec(const char *spec, size_t len, struct args_spec *a)
 		memset(a->g.set, 1, ps.nsites);
 	}
 	a->nset = ps.nsites;
-	*at = '@';
+	free(text);
 	return 0;
 bad:
-	*at = '@';
+	free(text);
 	return err;
 }
 

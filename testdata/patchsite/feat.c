@@ -16,6 +16,8 @@
  *           prints the filter commands' listing
  *   latency outer(u) for u = 1000, 20000, 2000 µs: the second is the longest;
  *           prints tracing_max_latency, writes 0 to it and prints it again
+ *   ctl     writes each recording control file and prints what reading it
+ *           gives back (`FILE=TEXT`, newlines as |), errors as `ctl error`
  * It prints what it did (`calls=...`) and `ctl error: ...` when a write fails.
  */
 #define _GNU_SOURCE
@@ -137,6 +139,52 @@ static void pid_mode(void)
 	printf("calls=leaf_a:301 leaf_b:201 leaf_c:101\n");
 }
 
+/* FILE=TEXT of what reading FILE gives, newlines shown as |. */
+static void show(const char *file)
+{
+	long (*rd)(const char *, char *, unsigned long) = (long (*)(const char *, char *,
+		unsigned long))dlsym(RTLD_DEFAULT, "patchsite_ctl_read");
+	char buf[512];
+
+	if (!rd || rd(file, buf, sizeof(buf)) < 0) {
+		printf("ctl error: reading %s\n", file);
+		return;
+	}
+	for (char *p = buf; *p; p++)
+		if (*p == '\n')
+			*p = '|';
+	printf("%s=%s\n", file, buf);
+}
+
+static void ctl_mode(void)
+{
+	show("tracing_on");
+	ctl("tracing_on", "0");
+	show("tracing_on");
+	ctl("tracing_on", "1");
+	show("set_ftrace_pid");
+	ctl("set_ftrace_pid", "30 10,20");
+	show("set_ftrace_pid");
+	ctl_write("set_ftrace_pid", "5", 1);
+	show("set_ftrace_pid");
+	ctl("set_ftrace_pid", "");
+	show("set_ftrace_pid");
+	ctl("tracing_thresh", "250\n");
+	show("tracing_thresh");
+	ctl("tracing_thresh", "0");
+	ctl("set_ftrace_args", "leaf2@arg1,arg2,retval leaf@arg1");
+	show("set_ftrace_args");
+	ctl("set_ftrace_args", "");
+	show("set_ftrace_args");
+	ctl("set_graph_notrace", "mid");
+	show("set_graph_notrace");
+	ctl("set_graph_notrace", "");
+	show("tracing_max_latency");
+	if (ctl_write("tracing_on", "2", 0) && ctl_write("tracing_thresh", "-1", 0) &&
+	    ctl_write("set_ftrace_pid", "12x", 0))
+		printf("refused: %s\n", last_error());
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -185,8 +233,10 @@ int main(int argc, char **argv)
 		ctl("tracing_max_latency", "0");
 		if (rd && rd("tracing_max_latency", buf, sizeof(buf)) > 0)
 			printf("max_latency=%s", buf);
+	} else if (!strcmp(mode, "ctl")) {
+		ctl_mode();
 	} else {
-		fprintf(stderr, "usage: feat onoff|pid|thresh|args|trig|latency\n");
+		fprintf(stderr, "usage: feat onoff|pid|thresh|args|trig|latency|ctl\n");
 		return 2;
 	}
 	return 0;

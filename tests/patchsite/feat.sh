@@ -205,5 +205,31 @@ else
 	fail "unknown filter command" err
 fi
 
+# Each control file reads back what was written, in ftrace's formats ("no pid" for an empty
+# set_ftrace_pid, ids sorted one a line, >> appending); bad values refused by name.
+rm -rf d
+record -d d -- ./feat ctl >out 2>err
+cat >want <<'EOF'
+tracing_on=1|
+tracing_on=0|
+set_ftrace_pid=no pid|
+set_ftrace_pid=10|20|30|
+set_ftrace_pid=5|10|20|30|
+set_ftrace_pid=no pid|
+tracing_thresh=250|
+set_ftrace_args=leaf2@arg1,arg2,retval|leaf@arg1|
+set_ftrace_args=
+set_graph_notrace=mid|
+tracing_max_latency=0|
+refused: set_ftrace_pid: '12x' is not a thread or process id
+EOF
+if cmp -s out want && [ "$(wc -l <err)" -eq 3 ] &&
+   grep -qx "patchsite: error: tracing_on: '2' is not a number from 0 to 1" err; then
+	pass "control files read back what was written ($(wc -l <want) lines)"
+else
+	diff want out >>err
+	fail "control files" err
+fi
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
