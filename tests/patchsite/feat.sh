@@ -129,6 +129,23 @@ else
 	diff want got >>err
 	fail "set_ftrace_args (function_graph, $bin)" err
 fi
+# The same lines as uftrace's (-A/-R on the same binary, an independent reader of the registers).
+if [ $bin = feat ]; then
+rm -rf uftrace.data
+if uftrace record -A leaf2@arg1,arg2 -R leaf2@retval -A leaf@arg1 ./feat args >out 2>err &&
+   uftrace replay -F main >ureplay 2>>err; then
+	sed -n 's/^.*|  *\(leaf.*\)$/\1/p' ureplay >want
+	grep '^leaf' got >gotleaf
+	if [ -s want ] && cmp -s want gotleaf; then
+		pass "set_ftrace_args: leaf2 and leaf lines as uftrace shows them ($(wc -l <want))"
+	else
+		diff want gotleaf >>err
+		fail "set_ftrace_args against uftrace" err
+	fi
+else
+	fail "uftrace (scripts/deps.sh installs it)" err
+fi
+fi
 "$PS" dump --chrome -d d >chrome.json 2>err
 if python3 - chrome.json >>err 2>&1 <<'PY'
 import json, sys
