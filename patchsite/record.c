@@ -417,6 +417,8 @@ static void close_stale(struct ps_thread *t, struct ps_fast *f, uintptr_t slot, 
 	}
 }
 
+static double ticks_per_ns(void);
+
 /* tracing_thresh in time-stamp ticks; 0: off. */
 static _Atomic uint64_t thresh_tsc;
 static _Atomic unsigned long thresh_us;
@@ -432,9 +434,13 @@ struct sitemask {
 };
 static _Atomic(struct sitemask *) graph_notrace;
 
-/* The latency tracer (PS_FS_LATENCY): the longest top-level call so far, in ns. */
+/*
+ * The latency tracer (PS_FS_LATENCY): the longest top-level call so far,
+ * in time-stamp ticks (converted outside the dispatcher: the first
+ * conversion may measure the clock's rate for 20 ms).
+ */
 static _Atomic bool latency_mode;
-static _Atomic uint64_t max_latency_ns;
+static _Atomic uint64_t max_latency_tsc;
 
 static bool in_mask(struct sitemask *m, const struct ps_site *s)
 {
@@ -508,18 +514,18 @@ static void rewind_to(struct ps_fast *f, uint64_t *wp)
 
 /*
  * The latency tracer: a top-level call longer than any before is kept and
- * marked (PSD_EXT_LATENCY: site id, ns, entry time stamp); any other is
+ * marked (PSD_EXT_LATENCY: site id, ticks, entry time stamp); any other is
  * taken back whole.  True when it was kept.
  */
 static bool latency_exit(struct ps_thread *t, struct ps_fast *f, const struct ps_frame *fr,
 			 struct ps_fslow *x, uint64_t tsc)
 {
-	uint64_t ns = ps_tsc_to_ns(tsc) - ps_tsc_to_ns(x->tsc);
-	uint64_t max = atomic_load(&max_latency_ns);
+	uint64_t d = tsc - x->tsc;
+	uint64_t max = atomic_load(&max_latency_tsc);
 
-	while (ns > max)
-		if (atomic_compare_exchange_weak(&max_latency_ns, &max, ns)) {
-			uint64_t w[3] = { (uint32_t)fr->idw >> 2, ns, x->tsc };
+	while (d > max)
+		if (atomic_compare_exchange_weak(&max_latency_tsc, &max, d)) {
+			uint64_t w[3] = { (uint32_t)fr->idw >> 2, d, x->tsc };
 
 			put_exit(t, f, tsc, fr->idw);
 			ps_ring_ext(PSD_EXT_LATENCY, w, 3);
@@ -913,7 +919,17 @@ void ps_graph_list_notrace(struct ps_buf *out)
 /* The latency tracer's mode (patchsite_set_tracer("latency")); ps.lock held. */
 void ps_graph_set_latency(bool on)
 {
+	if (on)
+		ps_tsc_to_ns(ps_clock());	/* the rate, measured now if it must be */
 	atomic_store(&latency_mode, on);
+}
+
+/* Ticks of ns and back, at the rate ps_tsc_to_ns uses. */
+static double ticks_per_ns(void)
+{
+	uint64_t t0 = ps_clock();
+
+	return 1e6 / (double)(ps_tsc_to_ns(t0 + 1000000) - ps_tsc_to_ns(t0));
 }
 
 bool ps_graph_latency(void)
@@ -923,12 +939,14 @@ bool ps_graph_latency(void)
 
 uint64_t ps_graph_max_latency_ns(void)
 {
-	return atomic_load(&max_latency_ns);
+	uint64_t d = atomic_load(&max_latency_tsc);
+
+	return d ? (uint64_t)((double)d / ticks_per_ns()) : 0;
 }
 
 void ps_graph_set_max_latency_ns(uint64_t ns)
 {
-	atomic_store(&max_latency_ns, ns);
+	atomic_store(&max_latency_tsc, ns ? (uint64_t)((double)ns * ticks_per_ns()) : 0);
 }
 
 /* tracing_thresh, in µs (0: off); the C path while it is set. */
@@ -937,10 +955,7 @@ int ps_graph_set_thresh(unsigned long us)
 	uint64_t ticks = 0;
 
 	if (us) {
-		uint64_t t0 = ps_clock(), n0 = ps_tsc_to_ns(t0);
-		double per_ns = 1e6 / (double)(ps_tsc_to_ns(t0 + 1000000) - n0);
-
-		ticks = (uint64_t)((double)us * 1000.0 * per_ns);
+		ticks = (uint64_t)((double)us * 1000.0 * ticks_per_ns());
 		if (!ticks)
 			ticks = 1;
 	}

@@ -445,8 +445,8 @@ static bool is_graph(const struct psr_proc *p)
 }
 
 /*
- * The latency tracer's longest call in p: its thread and time span from
- * the last and longest PSD_EXT_LATENCY record (site id, ns, entry time
+ * The latency tracer's longest call in p (ns): its thread and time span from
+ * the last and longest PSD_EXT_LATENCY record (site id, ticks, entry time
  * stamp; written right after the call's exit).  0 when there is none.
  */
 static uint64_t max_latency(const struct psr_proc *p, int *tid, uint64_t *lo, uint64_t *hi)
@@ -460,8 +460,8 @@ static uint64_t max_latency(const struct psr_proc *p, int *tid, uint64_t *lo, ui
 		psr_cursor_init(&c, p, &p->threads[i]);
 		while (psr_next(&c, &ev))
 			if (ev.type == PSR_EXT && ev.ext_kind == PSD_EXT_LATENCY && ev.nwords == 3 &&
-			    !ev.truncated && ev.payload[1] >= max) {
-				max = ev.payload[1];
+			    !ev.truncated && dur(p, ev.payload[2], ev.payload[2] + ev.payload[1]) >= max) {
+				max = dur(p, ev.payload[2], ev.payload[2] + ev.payload[1]);
 				*tid = p->threads[i].tid;
 				*lo = ev.payload[2];
 				*hi = ev.tsc;
