@@ -16,6 +16,11 @@
  *           prints the filter commands' listing
  *   latency outer(u) for u = 1000, 20000, 2000 µs: the second is the longest;
  *           prints tracing_max_latency, writes 0 to it and prints it again
+ *   storm   4 threads call outer(0) and leaf2 2000 times each while main
+ *           switches tracing_on, set_ftrace_pid, tracing_thresh,
+ *           set_ftrace_args and set_graph_notrace 300 times; then every
+ *           switch back to its default, and each thread makes 10 more
+ *           calls of leaf (all recorded)
  *   ctl     writes each recording control file and prints what reading it
  *           gives back (`FILE=TEXT`, newlines as |), errors as `ctl error`
  * It prints what it did (`calls=...`) and `ctl error: ...` when a write fails.
@@ -139,6 +144,52 @@ static void pid_mode(void)
 	printf("calls=leaf_a:301 leaf_b:201 leaf_c:101\n");
 }
 
+static _Atomic int storm_phase;
+static pthread_barrier_t storm_bar;
+
+static void *storm_thread(void *arg)
+{
+	long sum = 0;
+
+	(void)arg;
+	for (long i = 0; i < 2000; i++) {
+		outer(0);
+		sum += leaf2(i, i);
+	}
+	pthread_barrier_wait(&storm_bar);	/* main resets every switch */
+	pthread_barrier_wait(&storm_bar);
+	for (long i = 0; i < 10; i++)
+		leaf(i);
+	return (void *)sum;
+}
+
+static void storm_mode(void)
+{
+	static const char *const sets[][2] = {
+		{ "tracing_on", "0" }, { "tracing_on", "1" },
+		{ "set_ftrace_pid", "1" }, { "set_ftrace_pid", "" },
+		{ "tracing_thresh", "5" }, { "tracing_thresh", "0" },
+		{ "set_ftrace_args", "leaf2@arg1,arg2,retval" }, { "set_ftrace_args", "" },
+		{ "set_graph_notrace", "mid" }, { "set_graph_notrace", "" },
+	};
+	pthread_t th[4];
+
+	pthread_barrier_init(&storm_bar, NULL, 5);
+	for (int i = 0; i < 4; i++)
+		pthread_create(&th[i], NULL, storm_thread, NULL);
+	for (int r = 0; r < 300; r++) {
+		ctl(sets[r % 10][0], sets[r % 10][1]);
+		usleep(100);
+	}
+	pthread_barrier_wait(&storm_bar);
+	for (int k = 1; k < 10; k += 2)
+		ctl(sets[k][0], sets[k][1]);
+	pthread_barrier_wait(&storm_bar);
+	for (int i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	printf("calls=leaf:40 after the storm\n");
+}
+
 /* FILE=TEXT of what reading FILE gives, newlines shown as |. */
 static void show(const char *file)
 {
@@ -233,6 +284,8 @@ int main(int argc, char **argv)
 		ctl("tracing_max_latency", "0");
 		if (rd && rd("tracing_max_latency", buf, sizeof(buf)) > 0)
 			printf("max_latency=%s", buf);
+	} else if (!strcmp(mode, "storm")) {
+		storm_mode();
 	} else if (!strcmp(mode, "ctl")) {
 		ctl_mode();
 	} else {
