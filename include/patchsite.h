@@ -110,8 +110,8 @@ PATCHSITE_API unsigned long patchsite_get_tracing_thresh(void);
 /*
  * Integer arguments and return values for the built-in tracers:
  * "FUNC@arg1,arg2,retval" specs separated by ';' or blanks (patchsite(7));
- * append adds to those set; "" with append 0 clears.  x86_64 only
- * (elsewhere -ENOTSUP).  Read back with patchsite_ctl_read("set_ftrace_args").
+ * append adds to those set; "" with append 0 clears.  x86_64 and
+ * aarch64 (elsewhere -ENOTSUP).  Read back with patchsite_ctl_read("set_ftrace_args").
  */
 PATCHSITE_API int patchsite_set_ftrace_args(const char *specs, int append);
 /*
