@@ -121,6 +121,12 @@ struct ps_arch {
 	unsigned arg_regs;
 	unsigned long (*regs_retval)(const struct patchsite_regs *regs);
 	unsigned long (*exit_retval)(const unsigned long *slot);
+	/*
+	 * libgcc's unwinder walks from inside an ops callback through the
+	 * generic trampoline into the traced function and its callers (the
+	 * stacktrace filter command); false: refused by name.
+	 */
+	bool unwinds_from_ops;
 };
 
 extern const struct ps_arch ps_arch_x86_64, ps_arch_aarch64;

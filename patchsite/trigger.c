@@ -246,6 +246,12 @@ int ps_filter_command(const char *glob, const char *cmd, const char *arg, bool r
 	err = patchsite_init();
 	if (err)
 		return err;
+	if (c == TRIG_STACKTRACE && !ps.arch->unwinds_from_ops) {
+		ps_log(PATCHSITE_LOG_ERROR, "stacktrace: not done on %s (the unwinder does not walk "
+		       "from the trampoline into the traced function's callers there)",
+		       ps.arch->name);
+		return -ENOTSUP;
+	}
 	if (c == TRIG_STACKTRACE) {
 		void *pc[2];
 

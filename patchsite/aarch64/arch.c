@@ -249,4 +249,6 @@ const struct ps_arch ps_arch_aarch64 = {
 	.arg_regs	= 8,
 	.regs_retval	= aarch64_regs_retval,
 	.exit_retval	= aarch64_exit_retval,
+	/* Not yet: under qemu the walk stops in the traced function. */
+	.unwinds_from_ops = false,
 };

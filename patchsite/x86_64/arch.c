@@ -597,4 +597,5 @@ const struct ps_arch ps_arch_x86_64 = {
 	.arg_regs	= 6,
 	.regs_retval	= x86_64_regs_retval,
 	.exit_retval	= x86_64_exit_retval,
+	.unwinds_from_ops = true,	/* ps_x86_64_tramp's CFI (tests/patchsite/feat.sh) */
 };

@@ -136,6 +136,14 @@ for form in pfe pfenp bti; do
 			diff "$T/want" "$T/got" >>"$T/err"
 			fail "$form: PATCHSITE_ARGS" "$T/err"
 		fi
+		# The stacktrace filter command is refused by name here (patchsite(7)).
+		PATCHSITE_TRACER=function PATCHSITE_TRIGGER='fast:stacktrace' \
+			PATCHSITE_OUTPUT="$T/trace" run_traced "$T/out" "$T/err" "$T/feat-$form" trig
+		if grep -q "^patchsite: error: PATCHSITE_TRIGGER: stacktrace: not done on aarch64 " "$T/err"; then
+			pass "$form: stacktrace refused by name"
+		else
+			fail "$form: stacktrace refusal" "$T/err"
+		fi
 	else
 		fail "$form: build feat" "$T/build.log"
 	fi
