@@ -77,9 +77,9 @@ static void record_stack(const struct ps_site *s, struct patchsite_regs *regs)
 
 	while (i < n && (uintptr_t)pc[i] != ret)
 		i++;
-	if (i == n)
-		i = 0;	/* not found: the whole walk, runtime frames included */
 	w[0] = s->id;
+	if (i == n)
+		w[k++] = ret;	/* the walk missed it: the caller alone, from the slot */
 	for (; i < n && k < 65; i++)
 		w[k++] = (uintptr_t)pc[i];
 	ps_ring_ext(PSD_EXT_STACK, w, (unsigned)k);
