@@ -83,17 +83,68 @@ PATCHSITE_API int patchsite_set_graph_function(const char *globs, int reset);
 /* function_graph records calls up to this depth (1..1024, default 1024; ftrace's max_graph_depth). */
 PATCHSITE_API int patchsite_set_graph_max_depth(unsigned depth);
 /*
- * Getters of the settings above: "function", "function_graph" or "nop";
+ * Getters of the settings above: "function", "function_graph", "latency" or "nop";
  * the graph depth; the per-thread buffer in KB.  patchsite_ctl_read reads
  * every setting by its control file's name (patchsite(7)).
  */
 PATCHSITE_API const char *patchsite_get_tracer(void);
 PATCHSITE_API unsigned patchsite_get_graph_max_depth(void);
 PATCHSITE_API unsigned long patchsite_get_buffer_kb(void);
-/* Tracing off turns every site back into a NOP; on patches what the ops want. */
+/*
+ * ftrace's tracing_on: off stops the built-in tracers' recording and every
+ * ops callback from the next call on, without changing any site (the
+ * sites stay calls; set_tracer("nop") or unregistering makes them NOPs
+ * again).  function_graph still closes the calls it had opened.
+ */
 PATCHSITE_API int patchsite_tracing_on(void);
 PATCHSITE_API int patchsite_tracing_off(void);
 PATCHSITE_API int patchsite_tracing_is_on(void);
+/*
+ * ftrace's set_ftrace_pid for the built-in tracers: only threads whose id
+ * is listed, or every thread of a listed process id, record.  ids: decimal
+ * ids separated by blanks, commas or newlines; append adds to the list;
+ * "" with append 0 clears it (every thread records).
+ * patchsite_get_ftrace_pid fills ids (up to max) and returns how many
+ * are listed, 0 when none (every thread).
+ */
+PATCHSITE_API int patchsite_set_ftrace_pid(const char *ids, int append);
+PATCHSITE_API int patchsite_get_ftrace_pid(int *ids, unsigned max);
+/*
+ * ftrace's tracing_thresh: function_graph keeps only calls that took at
+ * least us microseconds, and the calls they were made from (0: every call).
+ */
+PATCHSITE_API int patchsite_set_tracing_thresh(unsigned long us);
+PATCHSITE_API unsigned long patchsite_get_tracing_thresh(void);
+/*
+ * Integer arguments and return values for the built-in tracers:
+ * "FUNC@arg1,arg2,retval" specs separated by ';' or blanks (patchsite(7));
+ * append adds to those set; "" with append 0 clears.  x86_64 and
+ * aarch64 (elsewhere -ENOTSUP).  Read back with patchsite_ctl_read("set_ftrace_args").
+ */
+PATCHSITE_API int patchsite_set_ftrace_args(const char *specs, int append);
+/*
+ * ftrace's set_graph_notrace: function_graph records neither these
+ * functions nor anything they call (globs as patchsite_set_filter; append
+ * adds; "" with append 0 clears).  Read with patchsite_ctl_read.
+ */
+PATCHSITE_API int patchsite_set_graph_notrace(const char *globs, int append);
+/*
+ * The latency tracer (patchsite_set_tracer("latency")): function_graph
+ * keeping only the longest top-level call (of set_graph_function's
+ * functions, or any) seen so far; tracing_max_latency in µs, which the
+ * next call must exceed to be kept (0: any).
+ */
+PATCHSITE_API unsigned long patchsite_get_max_latency(void);
+PATCHSITE_API int patchsite_set_max_latency(unsigned long us);
+/*
+ * ftrace's filter commands: "FUNC:traceon[:N]", "FUNC:traceoff[:N]",
+ * "FUNC:snapshot[:N]", "FUNC:stacktrace[:N]" (N: how many more times it
+ * fires; none: always); "!FUNC:cmd" or remove nonzero takes it away.  The
+ * control file set_ftrace_filter takes and lists them too.
+ */
+PATCHSITE_API int patchsite_set_trigger(const char *spec, int remove);
+/* The commands set, one function a line as ftrace lists them (leaf:traceoff:count=2); as ctl_read. */
+PATCHSITE_API long patchsite_get_triggers(char *buf, unsigned long size);
 
 /*
  * Write and empty the built-in tracers' buffers: ftrace's text format, or

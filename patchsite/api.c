@@ -391,6 +391,15 @@ static int copy_filters(struct patchsite_ops *to, struct patchsite_ops *from)
 	return err;
 }
 
+/* The latency tracer is function_graph in the latency mode (record.c). */
+static void set_latency(bool on)
+{
+	pthread_mutex_lock(&ps.lock);
+	ps_graph_set_latency(on);
+	ps_tramp_select(false);
+	pthread_mutex_unlock(&ps.lock);
+}
+
 int patchsite_set_tracer(const char *name)
 {
 	struct patchsite_ops *cur = current_tracer(), *want;
@@ -400,15 +409,16 @@ int patchsite_set_tracer(const char *name)
 		return ret(-EINVAL);
 	if (!strcmp(name, "function"))
 		want = &ps_function_ops;
-	else if (!strcmp(name, "function_graph"))
+	else if (!strcmp(name, "function_graph") || !strcmp(name, "latency"))
 		want = &ps_graph_ops;
 	else if (!strcmp(name, "nop"))
 		want = NULL;
 	else {
-		ps_log(PATCHSITE_LOG_ERROR, "no tracer named '%s' (function, function_graph, nop)",
-		       name);
+		ps_log(PATCHSITE_LOG_ERROR, "no tracer named '%s' (function, function_graph, "
+		       "latency, nop)", name);
 		return ret(-EINVAL);
 	}
+	set_latency(!strcmp(name, "latency"));
 	if (cur == want)
 		return 0;
 	if (cur) {
@@ -457,7 +467,9 @@ const char *patchsite_get_tracer(void)
 	cur = current_tracer();
 	pthread_mutex_unlock(&ps.lock);
 
-	return cur == &ps_function_ops ? "function" : cur == &ps_graph_ops ? "function_graph" : "nop";
+	if (cur == &ps_graph_ops)
+		return ps_graph_latency() ? "latency" : "function_graph";
+	return cur == &ps_function_ops ? "function" : "nop";
 }
 
 unsigned patchsite_get_graph_max_depth(void)
@@ -485,12 +497,14 @@ static int set_tracing(bool on)
 
 	if (err)
 		return err;
+	/* Objects loaded or unloaded since the last call are taken in, as by every call here. */
 	ps_loader_prepare(&a);
 	pthread_mutex_lock(&ps.lock);
-	atomic_store_explicit(&ps.tracing_on, on, memory_order_relaxed);
 	err = ps_loader_sync(&a);
 	pthread_mutex_unlock(&ps.lock);
 	ps_loader_done(&a);
+	if (!err)
+		err = ps_gate_set_tracing(on);
 	return ret(err);
 }
 
@@ -684,6 +698,8 @@ static const char *const env_known[] = {
 	"PATCHSITE_BUFFER_KB", "PATCHSITE_FORMAT", "PATCHSITE_GRAPH_FUNCTION",
 	"PATCHSITE_MAX_DEPTH", "PATCHSITE_LOG", "PATCHSITE_DATA", "PATCHSITE_OVERWRITE",
 	"PATCHSITE_CTL",	/* channel.c */
+	"PATCHSITE_TRACING_ON", "PATCHSITE_PID", "PATCHSITE_THRESH", "PATCHSITE_ARGS",
+	"PATCHSITE_GRAPH_NOTRACE", "PATCHSITE_TRIGGER",
 	"PATCHSITE_LIB",	/* read by `patchsite record` */
 	NULL
 };
@@ -801,6 +817,52 @@ static void env_drop_data(void)
 	env_tmp_data = false;
 }
 
+/* PATCHSITE_TRIGGER: filter commands (FUNC:traceoff:2 ...), separated by blanks or ';'. */
+static int env_triggers(void)
+{
+	const char *v = getenv("PATCHSITE_TRIGGER");
+	char tok[512];
+
+	for (; v && *v;) {
+		size_t n = strcspn(v, " \t\n;");
+
+		if (n >= sizeof(tok)) {
+			env_bad("PATCHSITE_TRIGGER", "a command longer than 511 characters");
+			return -1;
+		}
+		memcpy(tok, v, n);
+		tok[n] = '\0';
+		if (n && patchsite_set_trigger(tok, 0)) {
+			env_bad("PATCHSITE_TRIGGER", ps_last_error);
+			return -1;
+		}
+		v += n + (v[n] != '\0');
+	}
+	return 0;
+}
+
+/* The settings that are also control files (recctl.c), written through them. */
+static int env_controls(void)
+{
+	static const char *const vars[][2] = {
+		{ "PATCHSITE_TRACING_ON", "tracing_on" },
+		{ "PATCHSITE_PID", "set_ftrace_pid" },
+		{ "PATCHSITE_THRESH", "tracing_thresh" },
+		{ "PATCHSITE_ARGS", "set_ftrace_args" },
+		{ "PATCHSITE_GRAPH_NOTRACE", "set_graph_notrace" },
+	};
+
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *v = getenv(vars[i][0]);
+
+		if (v && *v && patchsite_ctl_write(vars[i][1], v, 0)) {
+			env_bad(vars[i][0], ps_last_error);
+			return -1;
+		}
+	}
+	return env_triggers();
+}
+
 static void env_start(void)
 {
 	const char *tracer = getenv("PATCHSITE_TRACER");
@@ -817,11 +879,11 @@ static void env_start(void)
 	if (!tracer || !*tracer)
 		return;
 	if (strcmp(tracer, "function") && strcmp(tracer, "function_graph") &&
-	    strcmp(tracer, "nop")) {
+	    strcmp(tracer, "latency") && strcmp(tracer, "nop")) {
 		char why[128];
 
-		snprintf(why, sizeof(why), "unknown tracer '%s' (function, function_graph, nop)",
-			 tracer);
+		snprintf(why, sizeof(why), "unknown tracer '%s' (function, function_graph, latency, "
+			 "nop)", tracer);
 		env_bad("PATCHSITE_TRACER", why);
 		return;
 	}
@@ -878,6 +940,8 @@ static void env_start(void)
 		env_bad("PATCHSITE_GRAPH_FUNCTION", ps_last_error);
 		return;
 	}
+	if (env_controls())
+		return;
 	if (!output && strcmp(tracer, "nop")) {
 		if (env_store(tracer, false))
 			return;

@@ -39,6 +39,8 @@ struct site_insn {
 	uintptr_t slot;		/* FORM_CALL_SLOT */
 };
 
+struct patchsite_regs;
+
 struct ps_arch {
 	const char *name;
 	uint16_t machine;		/* e_machine of the files we accept */
@@ -109,6 +111,22 @@ struct ps_arch {
 	 */
 	uintptr_t (*ret_strip)(uintptr_t v);
 	uintptr_t (*ret_sign)(uintptr_t v, uintptr_t slot);
+	/*
+	 * Integer arguments and return values for the built-in tracers
+	 * (set_ftrace_args): how many argument registers patchsite_regs_arg
+	 * reads; the return value at an exit site (regs) and at a hooked return
+	 * (the slot graph_return handed to its slow path).  NULL: not done on
+	 * this arch, refused by name.
+	 */
+	unsigned arg_regs;
+	unsigned long (*regs_retval)(const struct patchsite_regs *regs);
+	unsigned long (*exit_retval)(const unsigned long *slot);
+	/*
+	 * libgcc's unwinder walks from inside an ops callback through the
+	 * generic trampoline into the traced function and its callers (the
+	 * stacktrace filter command); false: refused by name.
+	 */
+	bool unwinds_from_ops;
 };
 
 extern const struct ps_arch ps_arch_x86_64, ps_arch_aarch64;

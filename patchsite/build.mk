@@ -49,13 +49,18 @@ $(B)/libpatchsite.so: $(PS_OBJ) $(PS_MAP)
 $(B)/patchsite.o: $(PS_OBJ)
 	$(call quiet,LD,$@)$(LD) -r -o $@ $(PS_OBJ)
 
-.PHONY: check-patchsite check-tsan check-patchsite-tsan bench-patchsite
+.PHONY: check-patchsite check-feat check-tsan check-patchsite-tsan bench-patchsite
 check-unit: check-patchsite
 check-patchsite: $(PS_LIBS) $(B)/patchsite $(B)/recordmcount $(B)/patchsite-cc $(B)/patchsite-c++
 	$(Q)sh tests/patchsite/run.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
 	$(Q)sh tests/patchsite/record.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
 	$(Q)sh tests/patchsite/unwind.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
 	$(Q)sh tests/patchsite/ctl.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
+	$(Q)sh tests/patchsite/feat.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
+
+# The recording features alone (part of check-patchsite).
+check-feat: $(PS_LIBS) $(B)/patchsite
+	$(Q)sh tests/patchsite/feat.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
 
 # The stress test under ThreadSanitizer, with libpatchsite built for it in build/tsan
 # (about 30 s on a 2-core machine; part of make check).

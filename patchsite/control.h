@@ -45,16 +45,17 @@ struct ps_ctl_file {
  * Filter commands in set_ftrace_filter: "glob:cmd[:arg]" for any cmd but
  * "mod" ("!glob:cmd" removes).  0 or -errno with ps_log's error.  The
  * list adds the commands in force to what reading set_ftrace_filter shows,
- * one a line as ftrace prints them.
+ * one a line as ftrace prints them.  In trigger.c.
  */
 int ps_filter_command(const char *glob, const char *cmd, const char *arg, bool remove);
 void ps_filter_command_list(struct ps_buf *out);
 
-/* The core files (ctl_core.c): tracers, filters, depth, buffer, functions, trace_dir. */
-extern const struct ps_ctl_file ps_ctl_core[];
-
 /* ctl_groups.c: every table, NULL-terminated. */
 extern const struct ps_ctl_file *const ps_ctl_groups[];
+
+/* The tables (one line each in ctl_groups.c). */
+extern const struct ps_ctl_file ps_ctl_core[];	/* ctl_core.c: tracers, filters, depth, buffer, functions, trace_dir */
+extern const struct ps_ctl_file ps_ctl_record[];	/* recctl.c */
 
 /* control.c: the file named path, and the rest of the path for a directory; NULL when none. */
 const struct ps_ctl_file *ps_ctl_find(const char *path, const char **sub);

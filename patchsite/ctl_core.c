@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The core control files (patchsite(7)): ftrace's current_tracer,
- * available_tracers, tracing_on, set_ftrace_filter, set_ftrace_notrace,
+ * available_tracers, set_ftrace_filter, set_ftrace_notrace,
  * set_graph_function, max_graph_depth, buffer_size_kb,
- * available_filter_functions and enabled_functions, and our trace_dir.
+ * available_filter_functions and enabled_functions, and our trace_dir
+ * (tracing_on is recctl.c's, with the other recording switches).
  * Each one is a thin layer over the C API (api.c), so that the control
  * channel, programs and the environment share one behaviour.
  *
@@ -106,9 +107,10 @@ static int tracer_write(const char *sub, const char *value, bool append)
 	(void)sub, (void)append;
 	if (one_word("current_tracer", value, name, sizeof(name)))
 		return -EINVAL;
-	if (strcmp(name, "nop") && strcmp(name, "function") && strcmp(name, "function_graph")) {
+	if (strcmp(name, "nop") && strcmp(name, "function") && strcmp(name, "function_graph") &&
+	    strcmp(name, "latency")) {
 		ps_log(PATCHSITE_LOG_ERROR, "current_tracer: no tracer named '%s' "
-		       "(available_tracers: function_graph function nop)", name);
+		       "(available_tracers: latency function_graph function nop)", name);
 		return -EINVAL;
 	}
 	err = strcmp(name, "nop") ? open_store() : 0;
@@ -120,25 +122,8 @@ static int tracer_write(const char *sub, const char *value, bool append)
 static int tracers_read(const char *sub, struct ps_buf *out)
 {
 	(void)sub;
-	ps_buf_puts(out, "function_graph function nop\n");
+	ps_buf_puts(out, "latency function_graph function nop\n");
 	return 0;
-}
-
-static int on_read(const char *sub, struct ps_buf *out)
-{
-	(void)sub;
-	ps_buf_printf(out, "%d\n", patchsite_tracing_is_on());
-	return 0;
-}
-
-static int on_write(const char *sub, const char *value, bool append)
-{
-	unsigned long v;
-
-	(void)sub, (void)append;
-	if (number("tracing_on", value, 0, ULONG_MAX, &v))
-		return -EINVAL;
-	return v ? patchsite_tracing_on() : patchsite_tracing_off();
 }
 
 /* Which selection a filter file edits. */
@@ -390,11 +375,10 @@ static int dir_write(const char *sub, const char *value, bool append)
 }
 
 const struct ps_ctl_file ps_ctl_core[] = {
-	{ "current_tracer", "the tracer recording now: function_graph, function or nop "
+	{ "current_tracer", "the tracer recording now: latency, function_graph, function or nop "
 	  "(ftrace's current_tracer)", tracer_read, tracer_write, NULL },
 	{ "available_tracers", "the tracers current_tracer takes (ftrace's available_tracers)",
 	  tracers_read, NULL, NULL },
-	{ "tracing_on", "1 records, 0 stops recording (ftrace's tracing_on)", on_read, on_write, NULL },
 	{ "set_ftrace_filter", "functions to trace: globs, glob:mod:OBJECT, !glob, glob:CMD[:ARG] "
 	  "(ftrace's set_ftrace_filter)", filter_read, filter_write, NULL },
 	{ "set_ftrace_notrace", "functions never to trace, same globs (ftrace's set_ftrace_notrace)",

@@ -91,6 +91,7 @@ static void after_fork_child(void)
 	for (struct ps_thread *t = atomic_load(&ps.threads); t; t = t->next) {
 		if (t == self) {
 			t->tid = (pid_t)syscall(SYS_gettid);
+			ps_gate_forked(t);
 			continue;
 		}
 		atomic_store(&t->dead, true);
@@ -139,9 +140,17 @@ void ps_dispatch(uint32_t id, unsigned long ret, struct patchsite_regs *regs)
 	s = ps_site_by_id(id);
 	t->cur_idw = id << 2;
 	want = atomic_load_explicit(&s->want, memory_order_relaxed);
+	/*
+	 * Tracing off: no ops is called, but the graph tracer (exits of calls
+	 * still open) and the filter commands (traceon), which come first in
+	 * the list and may flip the switch for the others.
+	 */
 	if (list) {
 		for (unsigned i = 0; i < list->n; i++)
-			if (want & list->e[i].bit)
+			if (want & list->e[i].bit && (list->e[i].ops == &ps_graph_ops ||
+						      list->e[i].ops == &ps_trigger_ops ||
+						      atomic_load_explicit(&ps.tracing_on,
+									   memory_order_relaxed)))
 				list->e[i].ops->func(s->addr, *patchsite_regs_parent_loc(regs),
 						     list->e[i].ops, regs);
 	}
@@ -286,7 +295,7 @@ void ps_tramp_select(bool generic)
 	struct ps_ops_list *l = atomic_load(&ps.list);
 	uintptr_t tramp = (uintptr_t)ps.arch->tramp;
 
-	if (!generic && l && l->n == 1) {
+	if (!generic && l && l->n == 1 && !ps_record_slow()) {
 		if (l->e[0].ops == &ps_function_ops)
 			tramp = (uintptr_t)ps.arch->tramp_func;
 		else if (l->e[0].ops == &ps_graph_ops && !ps_graph_trigger.set)
@@ -308,8 +317,15 @@ int ps_ops_publish(void)
 	if (!l)
 		return -ENOMEM;
 	l->n = 0;
+	/* The filter commands first: they fire before the call is recorded (trigger.c). */
 	for (unsigned k = 0; k < PS_MAX_OPS; k++)
-		if (ps.slots[k]) {
+		if (ps.slots[k] == &ps_trigger_ops) {
+			l->e[l->n].ops = ps.slots[k];
+			l->e[l->n].bit = 1ull << k;
+			l->n++;
+		}
+	for (unsigned k = 0; k < PS_MAX_OPS; k++)
+		if (ps.slots[k] && ps.slots[k] != &ps_trigger_ops) {
 			l->e[l->n].ops = ps.slots[k];
 			l->e[l->n].bit = 1ull << k;
 			l->n++;

@@ -31,6 +31,8 @@
 #include "demangle.h"
 #include "patchsite.h"
 
+struct ps_buf;		/* control.h */
+
 #define PS_MAX_MODULES	256
 #define PS_MAX_OPS	64		/* one bit per ops in a site's want mask */
 #define PS_ID_SHIFT	21		/* site id = module index << 21 | index in module */
@@ -161,6 +163,27 @@ struct ps_frame {			/* one traced call whose return is hooked */
 	uint64_t idw;			/* exit word: site id << 2 | PS_EV_EXIT */
 };
 #define PS_FRAME_KEY_BIAS 24		/* the exit trampoline's %rsp after it saved 3 registers */
+/*
+ * Key bit 1: the frame's return must reach C (record.c frame_exit: a
+ * threshold, a return value); the fast return paths see a key that does
+ * not match and take their slow path.  Compare keys with PS_FRAME_KEY.
+ */
+#define PS_FRAME_SLOW	2
+#define PS_FRAME_KEY(fr) ((fr)->key & ~(uintptr_t)PS_FRAME_SLOW)
+
+/* What the C exit of a frame needs (record.c), parallel to the shadow frames. */
+struct ps_fslow {
+	uint64_t *wp;			/* the entry word; NULL: nothing to do at the exit */
+	uint64_t *end;			/* the ring position after the entry (and its arguments) */
+	uint64_t *base, gen;		/* the ring or chunk it was written in */
+	uint64_t tsc;			/* the entry's time stamp */
+	uint32_t units;			/* budget units the entry took */
+	uint32_t flags;			/* PS_FS_* */
+};
+#define PS_FS_THRESH	1		/* tracing_thresh: a short call is taken back */
+#define PS_FS_RETVAL	2		/* its return value is recorded */
+#define PS_FS_NOTRACE	4		/* set_graph_notrace: nothing recorded until it returns */
+#define PS_FS_LATENCY	8		/* the latency tracer's top-level call */
 
 struct ps_fast {
 	uint64_t *wp;			/* next word of the ring */
@@ -220,10 +243,14 @@ struct ps_thread {
 	struct ps_fast *_Atomic fast;	/* the thread's TLS state, or fast_copy once it exited */
 	struct ps_fast fast_copy;
 	struct ps_frame *frames, *frames_end;	/* frames[0] is a sentinel */
+	struct ps_fslow *fslow;		/* one per frame */
+	unsigned notrace;		/* set_graph_notrace calls open (record.c) */
 	struct ps_frame grave[16];	/* frames dropped while their slot might come back */
 	unsigned ngrave;
 	int exit_rounds;
 	struct ps_tstore *store;	/* the thread's file in the trace directory (store.c), or NULL */
+	unsigned pid_gen;		/* gate.c: the thread list pid_ok answers for */
+	bool pid_ok;			/* gate.c: this thread may record under set_ftrace_pid */
 	uint32_t rd_hi;			/* reader: upper time half and CPU from the last mark */
 	int32_t rd_cpu;
 	struct ps_thread *next;
@@ -236,7 +263,7 @@ struct ps_state {
 	int init_err;
 	bool can_write;			/* text could be made writable at start-up */
 	bool can_sync;			/* membarrier sync-core registered */
-	_Atomic bool tracing_on;	/* changed under lock; patchsite_tracing_is_on reads without */
+	_Atomic bool tracing_on;	/* gate.c; changed under lock, read without */
 	struct ps_module *mods[PS_MAX_MODULES];	/* never NULL below nmods; gone ones kept */
 	_Atomic unsigned nmods;
 	size_t nsites;			/* global indices handed out (holes included) */
@@ -345,6 +372,33 @@ int ps_graph_unwinder_check(void);
 uint64_t ps_tsc_to_ns(uint64_t tsc);
 uint64_t ps_tsc_now(void);
 bool ps_ring_ext(unsigned kind, const uint64_t *payload, unsigned words);
+bool ps_record_slow(void);
+int ps_graph_set_thresh(unsigned long us);
+int ps_graph_set_notrace(const char *globs, bool append);
+void ps_graph_list_notrace(struct ps_buf *out);
+void ps_graph_set_latency(bool on);
+bool ps_graph_latency(void);
+uint64_t ps_graph_max_latency_ns(void);
+void ps_graph_set_max_latency_ns(uint64_t ns);
+unsigned long ps_graph_thresh(void);
+
+/* trigger.c: filter commands; snapshot (issue 14 part C) */
+extern struct patchsite_ops ps_trigger_ops;
+int ps_snapshot_take(void);
+
+/* args.c: set_ftrace_args */
+unsigned ps_args_want(const struct ps_site *s, bool *retval);
+bool ps_args_on(void);
+int ps_args_set(const char *specs, bool append);
+void ps_args_list(struct ps_buf *out);
+
+/* gate.c: tracing_on and set_ftrace_pid */
+bool ps_gate_open(struct ps_thread *t);
+bool ps_gate_filtering(void);
+void ps_gate_forked(struct ps_thread *t);
+int ps_gate_set_pids(const char *ids, bool append);
+int ps_gate_set_tracing(bool on);
+void ps_gate_list_pids(struct ps_buf *out);
 
 /* store.c */
 struct ps_tstore;

@@ -384,8 +384,7 @@ static bool site_pending(const struct ps_site *s, enum site_state *to)
 {
 	if (s->state == SITE_REFUSED)
 		return false;
-	*to = ps.tracing_on && atomic_load_explicit(&s->want, memory_order_relaxed) ? SITE_CALL
-										     : SITE_NOP;
+	*to = atomic_load_explicit(&s->want, memory_order_relaxed) ? SITE_CALL : SITE_NOP;
 	return *to != s->state;
 }
 

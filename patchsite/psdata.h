@@ -61,7 +61,8 @@ enum psd_ext_kind {
 	PSD_EXT_RETVAL = 3,	/* a call's return value */
 	PSD_EXT_STACK = 4,	/* a stack trace (stacktrace trigger) */
 	PSD_EXT_EVENT = 5,	/* a static trace event and its fields */
-	/* 6..15: control plane (triggers, latency); 16..31: trace events and branches; 32..63 free */
+	PSD_EXT_LATENCY = 6,	/* the latency tracer: a new longest call */
+	/* 7..15: control plane; 16..31: trace events and branches; 32..63 free */
 };
 
 #endif

@@ -27,11 +27,13 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 
+#include "control.h"
 #include "host.h"
 #include "internal.h"
 #include "psdata.h"
@@ -175,7 +177,8 @@ static struct ps_thread *thread_setup(void)
 		return NULL;
 	if (!t->frames) {
 		t->frames = map_zero((PS_FRAMES + 1) * sizeof(struct ps_frame));
-		if (!t->frames)
+		t->fslow = map_zero((PS_FRAMES + 1) * sizeof(struct ps_fslow));
+		if (!t->frames || !t->fslow)
 			return NULL;
 		t->frames[0].key = 1;	/* a sentinel no return matches */
 		t->frames_end = t->frames + 1 + PS_FRAMES;
@@ -277,6 +280,9 @@ static void put_exit(struct ps_thread *t, struct ps_fast *f, uint64_t tsc, uint6
 	ps_wp_set(f, f->wp + 1);
 }
 
+static void close_frame(struct ps_thread *t, struct ps_fast *f, uint64_t tsc,
+			const struct ps_frame *fr);
+
 /*
  * The calling thread, ready to record an event stamped *tsc; NULL when it
  * has no buffer, or when the event is lost (counted) because a new time
@@ -335,18 +341,47 @@ bool ps_ring_ext(unsigned kind, const uint64_t *payload, unsigned words)
 	return true;
 }
 
-static void func_entry(uint32_t idw, unsigned long parent)
+/*
+ * The arguments set_ftrace_args asks for, after the entry just written
+ * (PSD_EXT_ARGS: the site id, then the values).  Only on the C path, where
+ * the registers were saved (regs NULL: from a fast path's slow half).
+ * Returns the budget units taken.
+ */
+static unsigned put_args(const struct ps_site *s, uint32_t idw, struct patchsite_regs *regs,
+			 bool *retval)
+{
+	uint64_t a[9];
+	unsigned n;
+
+	*retval = false;
+	if (!regs || !ps_args_on())
+		return 0;
+	if (!s)
+		s = ps_site_by_id(idw >> 2);
+	n = ps_args_want(s, retval);
+	if (!n)
+		return 0;	/* none, or the return value alone */
+	a[0] = idw >> 2;
+	for (unsigned i = 0; i < n && i < 8; i++)
+		a[1 + i] = patchsite_regs_arg(regs, i);
+	return ps_ring_ext(PSD_EXT_ARGS, a, n + 1) ? (n + 3) / 2 : 0;
+}
+
+static void func_entry(uint32_t idw, unsigned long parent, struct patchsite_regs *regs)
 {
 	uint64_t tsc;
 	struct ps_thread *t = begin_event(&tsc);
+	bool rv;
 
-	if (t)
-		put_func(t, &ps_fast, tsc, idw, parent);
+	if (!t || !ps_gate_open(t))
+		return;
+	put_func(t, &ps_fast, tsc, idw, parent);
+	put_args(NULL, idw, regs, &rv);
 }
 
 static uintptr_t frame_slot(const struct ps_frame *fr)
 {
-	return (fr->key & ~(uintptr_t)1) + PS_FRAME_KEY_BIAS;
+	return (fr->key & ~(uintptr_t)3) + PS_FRAME_KEY_BIAS;
 }
 
 /*
@@ -376,27 +411,209 @@ static void close_stale(struct ps_thread *t, struct ps_fast *f, uintptr_t slot, 
 			break;
 		if (!(top->key & 1) && *(uintptr_t *)s == (uintptr_t)ps.arch->graph_return)
 			break;	/* still hooked: not stale (a signal handler's frames) */
-		put_exit(t, f, tsc, top->idw);
+		close_frame(t, f, tsc, top);
 		bury(t, top);
 		f->fp--;
 	}
 }
 
-static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc)
+static double ticks_per_ns(void);
+
+/* tracing_thresh in time-stamp ticks; 0: off. */
+static _Atomic uint64_t thresh_tsc;
+static _Atomic unsigned long thresh_us;
+
+/*
+ * Functions by site index (set_graph_notrace); n: the sites it covers
+ * (objects loaded after it was written are not).  Immutable once published.
+ */
+struct sitemask {
+	size_t n;
+	char *text;
+	uint8_t set[];
+};
+static _Atomic(struct sitemask *) graph_notrace;
+
+/*
+ * The latency tracer (PS_FS_LATENCY): the longest top-level call so far,
+ * in time-stamp ticks (converted outside the dispatcher: the first
+ * conversion may measure the clock's rate for 20 ms).
+ */
+static _Atomic bool latency_mode;
+static _Atomic uint64_t max_latency_tsc;
+
+static bool in_mask(struct sitemask *m, const struct ps_site *s)
+{
+	return m && s->gindex < m->n && m->set[s->gindex];
+}
+
+/* Which ring or chunk t writes now: a position saved earlier is only comparable within it. */
+static uint64_t ring_gen(const struct ps_thread *t)
+{
+	return ps_store_on() ? t->base[1] : atomic_load_explicit(&t->lap, memory_order_relaxed);
+}
+
+/*
+ * A new frame fr whose entry word is at entry (NULL: not recorded, a
+ * set_graph_notrace call): what its exit must do in C.  Key bit 1 sends
+ * the exit there and says the slow info is the frame's own.
+ */
+static void frame_note(struct ps_thread *t, struct ps_fast *f, struct ps_frame *fr,
+		       uint64_t *entry, uint64_t tsc, unsigned units, unsigned flags)
+{
+	struct ps_fslow *x = &t->fslow[fr - t->frames];
+
+	if (atomic_load_explicit(&thresh_tsc, memory_order_relaxed))
+		flags |= PS_FS_THRESH;
+	if (!flags)
+		return;
+	*x = (struct ps_fslow){ .wp = entry, .end = f->wp, .base = t->base, .gen = ring_gen(t),
+				.tsc = tsc, .units = units, .flags = flags };
+	fr->key |= PS_FRAME_SLOW;
+	if (flags & PS_FS_NOTRACE)
+		t->notrace++;
+}
+
+/* The slow info of fr, or NULL when its exit has nothing to do in C. */
+static struct ps_fslow *frame_slow(struct ps_thread *t, const struct ps_frame *fr)
+{
+	return fr->key & PS_FRAME_SLOW ? &t->fslow[fr - t->frames] : NULL;
+}
+
+/* A frame closed by anything but its own return (longjmp, exception, thread end). */
+static void close_frame(struct ps_thread *t, struct ps_fast *f, uint64_t tsc,
+			const struct ps_frame *fr)
+{
+	struct ps_fslow *x = frame_slow(t, fr);
+
+	if (x && (x->flags & PS_FS_NOTRACE)) {
+		t->notrace--;
+		return;
+	}
+	put_exit(t, f, tsc, fr->idw);
+}
+
+/* Can the words from x->wp on be taken back (same ring or chunk, no reader past them)? */
+static bool can_rewind(struct ps_thread *t, const struct ps_fslow *x)
+{
+	uint64_t at;
+
+	if (!x->wp || x->base != t->base || x->gen != ring_gen(t))
+		return false;
+	at = atomic_load_explicit(&t->lap, memory_order_relaxed) + (uint64_t)(x->wp - t->base);
+	return ps_store_on() || atomic_load_explicit(&t->tail, memory_order_acquire) <= at;
+}
+
+static void rewind_to(struct ps_fast *f, uint64_t *wp)
+{
+	uint64_t *end = f->wp;
+
+	ps_wp_set(f, wp);
+	memset(wp, 0, (size_t)(end - wp) * 8);
+}
+
+/*
+ * The latency tracer: a top-level call longer than any before is kept and
+ * marked (PSD_EXT_LATENCY: site id, ticks, entry time stamp); any other is
+ * taken back whole.  True when it was kept.
+ */
+static bool latency_exit(struct ps_thread *t, struct ps_fast *f, const struct ps_frame *fr,
+			 struct ps_fslow *x, uint64_t tsc)
+{
+	uint64_t d = tsc - x->tsc;
+	uint64_t max = atomic_load(&max_latency_tsc);
+
+	while (d > max)
+		if (atomic_compare_exchange_weak(&max_latency_tsc, &max, d)) {
+			uint64_t w[3] = { (uint32_t)fr->idw >> 2, d, x->tsc };
+
+			put_exit(t, f, tsc, fr->idw);
+			ps_ring_ext(PSD_EXT_LATENCY, w, 3);
+			return true;
+		}
+	if (!can_rewind(t, x))
+		return false;
+	rewind_to(f, x->wp);
+	f->budget = 0;		/* the room is counted again */
+	return true;
+}
+
+/*
+ * The return of frame fr (popped by the caller), at tsc.  Under
+ * tracing_thresh a call shorter than it whose entry is still the newest
+ * record of the thread (its children were taken back too, or it had none)
+ * is taken back: the write pointer goes back to its entry, the words are
+ * zeroed (a chunk's data ends at its last non-zero word) and the budget
+ * returned.  A call kept keeps its ancestors: their entries are no longer
+ * the newest.  Not when a reader already took the entry (the in-memory
+ * ring's tail is past it).
+ */
+static void frame_exit(struct ps_thread *t, struct ps_fast *f, struct ps_frame *fr, uint64_t tsc,
+		       unsigned long retval)
+{
+	struct ps_fslow *x = frame_slow(t, fr);
+	uint64_t th = atomic_load_explicit(&thresh_tsc, memory_order_relaxed);
+
+	if (x && (x->flags & PS_FS_NOTRACE)) {
+		t->notrace--;
+		return;
+	}
+	if (x && (x->flags & PS_FS_LATENCY) && latency_exit(t, f, fr, x, tsc))
+		return;
+	if (x && (x->flags & PS_FS_THRESH) && th && tsc - x->tsc < th && f->wp == x->end &&
+	    can_rewind(t, x)) {
+		rewind_to(f, x->wp);
+		if (f->budget > 0)
+			f->budget += (int32_t)x->units;
+		return;
+	}
+	put_exit(t, f, tsc, fr->idw);
+	if (x && (x->flags & PS_FS_RETVAL)) {
+		uint64_t r[2] = { (uint32_t)fr->idw >> 2, retval };
+
+		ps_ring_ext(PSD_EXT_RETVAL, r, 2);
+	}
+}
+
+/*
+ * set_graph_notrace: the call is not recorded, nor anything it calls
+ * while it runs (t->notrace counts such calls open); its frame only hooks
+ * the return, to know when it ends.
+ */
+static bool notrace_call(struct ps_thread *t, struct ps_site **site, uint32_t idw)
+{
+	struct sitemask *m = atomic_load_explicit(&graph_notrace, memory_order_acquire);
+
+	if (!m)
+		return false;
+	if (!*site)
+		*site = ps_site_by_id(idw >> 2);
+	(void)t;
+	return in_mask(m, *site);
+}
+
+static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc,
+			struct patchsite_regs *regs)
 {
 	struct ps_fast *f = &ps_fast;
-	uint64_t tsc;
+	uint64_t tsc, *entry;
 	struct ps_thread *t = begin_event(&tsc);
 	struct ps_frame *fr;
+	unsigned units, flags = 0;
+	bool rv, top;
 
-	if (!t)
+	if (!t || !ps_gate_open(t))
 		return;
 	if (!own_stack(f, (uintptr_t)loc)) {
-		put_func(t, f, tsc, idw, *loc);	/* off our stack: return not hooked */
+		if (!t->notrace)
+			put_func(t, f, tsc, idw, *loc);	/* off our stack: return not hooked */
 		return;
 	}
 	close_stale(t, f, (uintptr_t)loc, tsc);
-	if (f->fp == t->frames + 1) {
+	if (t->notrace)
+		return;
+	top = f->fp == t->frames + 1;
+	if (top) {
 		const uint8_t *trigger = __atomic_load_n(&ps_graph_trigger.set, __ATOMIC_ACQUIRE);
 
 		if (trigger) {
@@ -412,12 +629,24 @@ static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc)
 	}
 	if (!take(t, f, true))
 		return;
-	f->wp[0] = tsc << 32 | (idw & ~3u) | PS_EV_ENTRY;
-	ps_wp_set(f, f->wp + 1);
-	fr = f->fp++;
+	fr = f->fp;
 	fr->ret = *loc;
 	fr->key = (uintptr_t)loc - PS_FRAME_KEY_BIAS;
 	fr->idw = (idw & ~3u) | PS_EV_EXIT;
+	if (notrace_call(t, &site, idw)) {
+		f->fp++;
+		frame_note(t, f, fr, NULL, tsc, 1, PS_FS_NOTRACE);
+		*loc = (uintptr_t)ps.arch->graph_return;
+		return;
+	}
+	entry = f->wp;
+	f->wp[0] = tsc << 32 | (idw & ~3u) | PS_EV_ENTRY;
+	ps_wp_set(f, f->wp + 1);
+	units = 1 + put_args(site, idw, regs, &rv);
+	f->fp++;
+	flags = (rv ? PS_FS_RETVAL : 0) |
+		(top && atomic_load_explicit(&latency_mode, memory_order_relaxed) ? PS_FS_LATENCY : 0);
+	frame_note(t, f, fr, entry, tsc, units, flags);
 	*loc = (uintptr_t)ps.arch->graph_return;
 }
 
@@ -427,23 +656,49 @@ static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc)
  * set), the exit pops it when it is on top: what is left on the shadow
  * stack is a call an exception left, closed where it lands.
  */
-static void graph_word(uint32_t idw, unsigned long *loc)
+static void graph_word(struct ps_site *site, uint32_t idw, unsigned long *loc,
+		       struct patchsite_regs *regs)
 {
 	struct ps_fast *f = &ps_fast;
-	uint64_t tsc;
+	uint64_t tsc, *entry;
 	struct ps_thread *t = begin_event(&tsc);
 	uintptr_t key = ((uintptr_t)loc - PS_FRAME_KEY_BIAS) | 1;
+	bool top = t && f->fp > t->frames + 1 && PS_FRAME_KEY(&f->fp[-1]) == key, rv;
+	bool first = t && f->fp == t->frames + 1;
+	unsigned units;
 
-	if (!t || !take(t, f, false))
+	if (!t)
 		return;
+	/* The exit of the call on top: its room was kept when it was entered. */
+	if ((idw & 3) == PS_EV_EXIT && top) {
+		f->fp--;
+		frame_exit(t, f, f->fp, tsc, regs && ps.arch->regs_retval ?
+			   ps.arch->regs_retval(regs) : 0);
+		return;
+	}
+	/* Gate closed, or inside a set_graph_notrace call: nothing new. */
+	if (!ps_gate_open(t) || t->notrace)
+		return;
+	if ((idw & 3) != PS_EV_EXIT && own_stack(f, (uintptr_t)loc) && f->fp < t->frames_end &&
+	    notrace_call(t, &site, idw)) {
+		*f->fp = (struct ps_frame){ .ret = 0, .key = key, .idw = idw | PS_EV_EXIT };
+		frame_note(t, f, f->fp, NULL, tsc, 0, PS_FS_NOTRACE);
+		f->fp++;
+		return;
+	}
+	if (!take(t, f, false))
+		return;
+	entry = f->wp;
 	f->wp[0] = tsc << 32 | idw;
 	ps_wp_set(f, f->wp + 1);
-	if ((idw & 3) == PS_EV_EXIT) {
-		if (f->fp > t->frames + 1 && f->fp[-1].key == key)
-			f->fp--;
-	} else if (own_stack(f, (uintptr_t)loc) && f->fp < t->frames_end) {
-		*f->fp++ = (struct ps_frame){ .ret = 0, .key = key, .idw = idw | PS_EV_EXIT };
-	}
+	if ((idw & 3) == PS_EV_EXIT || !own_stack(f, (uintptr_t)loc) || f->fp >= t->frames_end)
+		return;
+	units = 1 + put_args(site, idw, regs, &rv);
+	*f->fp = (struct ps_frame){ .ret = 0, .key = key, .idw = idw | PS_EV_EXIT };
+	frame_note(t, f, f->fp, entry, tsc, units, (rv ? PS_FS_RETVAL : 0) |
+		   (first && atomic_load_explicit(&latency_mode, memory_order_relaxed) ?
+		    PS_FS_LATENCY : 0));
+	f->fp++;
 }
 
 /* From the fast trampolines: a[0] id << 2, a[1] return into the function, a[2] into its caller. */
@@ -451,7 +706,7 @@ HIDDEN void ps_graph_word_slow(unsigned long *a);
 
 void ps_graph_word_slow(unsigned long *a)
 {
-	graph_word((uint32_t)a[0], &a[2]);
+	graph_word(NULL, (uint32_t)a[0], &a[2], NULL);
 }
 
 HIDDEN void ps_func_entry_slow(unsigned long *a);
@@ -460,12 +715,12 @@ HIDDEN void ps_graph_exit_slow(unsigned long *slot);
 
 void ps_func_entry_slow(unsigned long *a)
 {
-	func_entry((uint32_t)a[0], a[2]);
+	func_entry((uint32_t)a[0], a[2], NULL);
 }
 
 void ps_graph_entry_slow(unsigned long *a)
 {
-	graph_entry(NULL, (uint32_t)a[0], &a[2]);
+	graph_entry(NULL, (uint32_t)a[0], &a[2], NULL);
 }
 
 /* The real return address of a slot some dropped frame hooked, or 0. */
@@ -474,7 +729,7 @@ static uintptr_t dug_up(struct ps_thread *t, uintptr_t key)
 	for (unsigned i = 0; i < 16 && i < t->ngrave; i++) {
 		struct ps_frame *fr = &t->grave[(t->ngrave - 1 - i) % 16];
 
-		if (fr->key == key) {
+		if (PS_FRAME_KEY(fr) == key) {
 			fr->key |= 1;
 			return fr->ret;
 		}
@@ -497,7 +752,7 @@ static uintptr_t other_thread_ret(struct ps_thread *me, uintptr_t key)
 		if (t == me || !t->frames || !top || top <= t->frames || top > t->frames_end)
 			continue;
 		for (struct ps_frame *fr = top; fr-- > t->frames + 1;)
-			if (*(volatile uintptr_t *)&fr->key == key)
+			if ((*(volatile uintptr_t *)&fr->key & ~(uintptr_t)PS_FRAME_SLOW) == key)
 				return fr->ret;
 	}
 	return 0;
@@ -541,7 +796,7 @@ void ps_graph_exit_slow(unsigned long *slot)
 	}
 	if (!mark(t, f, tsc))
 		lose(t);
-	while (fr > t->frames + 1 && (fr - 1)->key != key)
+	while (fr > t->frames + 1 && PS_FRAME_KEY(fr - 1) != key)
 		fr--;
 	if (fr > t->frames + 1) {
 		fr--;
@@ -549,14 +804,18 @@ void ps_graph_exit_slow(unsigned long *slot)
 		/* Above it: close the dead, keep the others in order. */
 		to = fr;
 		for (struct ps_frame *p = fr + 1; p < f->fp; p++) {
-			if ((p->key & ~(uintptr_t)1) < key) {
-				put_exit(t, f, tsc, p->idw);
+			if ((p->key & ~(uintptr_t)3) < key) {
+				close_frame(t, f, tsc, p);
 				bury(t, p);
 			} else {
+				t->fslow[to - t->frames] = t->fslow[p - t->frames];
 				*to++ = *p;
 			}
 		}
-		put_exit(t, f, tsc, fr->idw);
+		if (to == fr)
+			frame_exit(t, f, fr, tsc, ps.arch->exit_retval ? ps.arch->exit_retval(slot) : 0);
+		else
+			close_frame(t, f, tsc, fr);
 		f->fp = to;
 		*slot = ret;
 		return;
@@ -575,7 +834,7 @@ static void function_call(unsigned long ip, unsigned long parent, struct patchsi
 
 	(void)ip, (void)op, (void)regs;
 	if (t)
-		func_entry(t->cur_idw, parent);
+		func_entry(t->cur_idw, parent, regs);
 }
 
 static void graph_call(unsigned long ip, unsigned long parent, struct patchsite_ops *op,
@@ -589,11 +848,128 @@ static void graph_call(unsigned long ip, unsigned long parent, struct patchsite_
 		return;
 	s = ps_site_by_id(t->cur_idw >> 2);
 	if (s->kind == SITE_EXIT)
-		graph_word(t->cur_idw | PS_EV_EXIT, patchsite_regs_parent_loc(regs));
+		graph_word(s, t->cur_idw | PS_EV_EXIT, patchsite_regs_parent_loc(regs), regs);
 	else if (s->kind == SITE_ENTRY_EXITS)
-		graph_word(t->cur_idw, patchsite_regs_parent_loc(regs));
+		graph_word(s, t->cur_idw, patchsite_regs_parent_loc(regs), regs);
 	else
-		graph_entry(s, t->cur_idw, patchsite_regs_parent_loc(regs));
+		graph_entry(s, t->cur_idw, patchsite_regs_parent_loc(regs), regs);
+}
+
+/* The built-in tracers need the C path (dispatch.c ps_tramp_select): a setting their fast paths ignore. */
+bool ps_record_slow(void)
+{
+	return ps_gate_filtering() || atomic_load_explicit(&thresh_tsc, memory_order_relaxed) ||
+	       ps_args_on() || atomic_load_explicit(&graph_notrace, memory_order_relaxed) ||
+	       atomic_load_explicit(&latency_mode, memory_order_relaxed);
+}
+
+/* set_graph_notrace: globs as set_graph_function's; append adds to them. */
+int ps_graph_set_notrace(const char *globs, bool append)
+{
+	struct ps_globs g = { NULL, NULL };
+	struct sitemask *old, *m = NULL;
+	char *text = NULL;
+	int err;
+
+	pthread_mutex_lock(&ps.lock);
+	old = atomic_load(&graph_notrace);
+	if (append && old && old->text && (text = malloc(strlen(old->text) + strlen(globs) + 2)))
+		snprintf(text, strlen(old->text) + strlen(globs) + 2, "%s %s", old->text, globs);
+	else
+		text = strdup(globs);
+	err = text ? ps_filter_apply(&g, text, 1, "set_graph_notrace") : -ENOMEM;
+	if (!err && g.set) {
+		m = malloc(sizeof(*m) + ps.nsites);
+		if (!m)
+			err = -ENOMEM;
+	}
+	if (!err) {
+		if (m) {
+			m->n = ps.nsites;
+			m->text = text;
+			text = NULL;
+			memcpy(m->set, g.set, ps.nsites);
+		}
+		atomic_store(&graph_notrace, m);
+		ps_tramp_select(false);
+		ps_sync_dispatchers();
+		if (old)
+			free(old->text);
+		free(old);
+	}
+	ps_globs_free(&g);
+	free(text);
+	pthread_mutex_unlock(&ps.lock);
+	return err;
+}
+
+void ps_graph_list_notrace(struct ps_buf *out)
+{
+	struct sitemask *m;
+	char buf[256];
+
+	pthread_mutex_lock(&ps.lock);
+	m = atomic_load(&graph_notrace);
+	for (size_t i = 0; m && i < m->n; i++)
+		if (m->set[i] && ps.site_index[i])
+			ps_buf_printf(out, "%s\n", ps_site_name(ps.site_index[i], buf, sizeof(buf)));
+	pthread_mutex_unlock(&ps.lock);
+}
+
+/* The latency tracer's mode (patchsite_set_tracer("latency")); ps.lock held. */
+void ps_graph_set_latency(bool on)
+{
+	if (on)
+		ps_tsc_to_ns(ps_clock());	/* the rate, measured now if it must be */
+	atomic_store(&latency_mode, on);
+}
+
+/* Ticks of ns and back, at the rate ps_tsc_to_ns uses. */
+static double ticks_per_ns(void)
+{
+	uint64_t t0 = ps_clock();
+
+	return 1e6 / (double)(ps_tsc_to_ns(t0 + 1000000) - ps_tsc_to_ns(t0));
+}
+
+bool ps_graph_latency(void)
+{
+	return atomic_load(&latency_mode);
+}
+
+uint64_t ps_graph_max_latency_ns(void)
+{
+	uint64_t d = atomic_load(&max_latency_tsc);
+
+	return d ? (uint64_t)((double)d / ticks_per_ns()) : 0;
+}
+
+void ps_graph_set_max_latency_ns(uint64_t ns)
+{
+	atomic_store(&max_latency_tsc, ns ? (uint64_t)((double)ns * ticks_per_ns()) : 0);
+}
+
+/* tracing_thresh, in µs (0: off); the C path while it is set. */
+int ps_graph_set_thresh(unsigned long us)
+{
+	uint64_t ticks = 0;
+
+	if (us) {
+		ticks = (uint64_t)((double)us * 1000.0 * ticks_per_ns());
+		if (!ticks)
+			ticks = 1;
+	}
+	pthread_mutex_lock(&ps.lock);
+	atomic_store(&thresh_us, us);
+	atomic_store(&thresh_tsc, ticks);
+	ps_tramp_select(false);
+	pthread_mutex_unlock(&ps.lock);
+	return 0;
+}
+
+unsigned long ps_graph_thresh(void)
+{
+	return atomic_load(&thresh_us);
 }
 
 struct patchsite_ops ps_function_ops = { .func = function_call };
@@ -674,10 +1050,10 @@ static uintptr_t hooked_ret(uintptr_t slot, uintptr_t hook)
 
 	if (t && f->fp) {
 		for (struct ps_frame *fr = f->fp; fr-- > t->frames + 1;)
-			if (fr->key == key && fr->ret != hook)
+			if (PS_FRAME_KEY(fr) == key && fr->ret != hook)
 				return fr->ret;
 		for (unsigned i = 0; i < 16 && i < t->ngrave; i++)
-			if (t->grave[i].key == key)
+			if (PS_FRAME_KEY(&t->grave[i]) == key)
 				return t->grave[i].ret;
 	}
 	return other_thread_ret(t, key);
@@ -713,7 +1089,7 @@ static void rehook_after_catch(uintptr_t below)
 		return;
 	mark(t, f, tsc);
 	while (f->fp > t->frames + 1 && frame_slot(f->fp - 1) <= below) {
-		put_exit(t, f, tsc, (f->fp - 1)->idw);
+		close_frame(t, f, tsc, f->fp - 1);
 		f->fp--;
 	}
 	unhook_chain(t, f, true);
@@ -801,7 +1177,7 @@ static void close_below(uintptr_t cfa)
 		return;
 	mark(t, f, tsc);
 	while (f->fp > t->frames + 1 && frame_slot(f->fp - 1) < cfa) {
-		put_exit(t, f, tsc, (f->fp - 1)->idw);
+		close_frame(t, f, tsc, f->fp - 1);
 		f->fp--;
 	}
 }
@@ -891,7 +1267,7 @@ void ps_graph_thread_end(void)
 	mark(t, f, tsc);
 	while (f->fp > t->frames + 1) {
 		if (graph || !(f->fp[-1].key & 1))
-			put_exit(t, f, tsc, (f->fp - 1)->idw);
+			close_frame(t, f, tsc, f->fp - 1);
 		f->fp--;
 	}
 }
@@ -953,7 +1329,7 @@ static void before_longjmp(const void *env)
 
 		if (!(top->key & 1) && *slot == (uintptr_t)ps.arch->graph_return)
 			*slot = top->ret;
-		put_exit(t, f, tsc, top->idw);
+		close_frame(t, f, tsc, top);
 		f->fp--;
 	}
 }

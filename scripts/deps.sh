@@ -3,6 +3,8 @@
 # Run as root (as CI and a fresh machine are); otherwise it says what to install.
 set -e
 PKGS="build-essential pkg-config libelf-dev libcapstone-dev check binutils python3 gcc libtsan2 groff-base binutils-riscv64-linux-gnu liblzma-dev libzstd-dev zlib1g-dev xz-utils zstd gzip clang"
+# uftrace: the oracle of tests/patchsite/feat.sh's arguments (and bench/patchsite/compare.sh).
+PKGS="$PKGS uftrace"
 # libpatchsite for aarch64: cross compiler and C library, qemu-user to run its tests.
 PKGS="$PKGS gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static"
 missing=""

@@ -72,7 +72,8 @@ int main(int argc, char **argv)
 	const long calls = 5000000;
 	pthread_t th;
 	const int rounds = 5;
-	double t, c, base, hook, fn, graph;
+	double t, c, base, hook, fn, graph, sw_us, sw_cpu, graph_off, fn_pid, fn_again, fn_args;
+	double graph_again, graph_thresh;
 	double on_ms = INFINITY, off_ms = INFINITY, on_cpu = INFINITY, off_cpu = INFINITY, first_cpu;
 
 	patchsite_init();
@@ -121,6 +122,30 @@ int main(int argc, char **argv)
 	fn = per_call(calls);
 	patchsite_set_tracer("function_graph");
 	graph = per_call(calls);
+	/*
+	 * The recording settings (1M calls each: the ring must not fill, a
+	 * full ring drops events on the slow path).  tracing_on: the switch's
+	 * own time, the cost while off, and on again (the fast paths again).
+	 */
+	t = now();
+	c = cpu_now();
+	patchsite_tracing_off();
+	sw_cpu = (cpu_now() - c) * 1e6;
+	sw_us = (now() - t) * 1e6;
+	graph_off = per_call(calls / 5);
+	patchsite_tracing_on();
+	graph_again = per_call(calls / 5);
+	patchsite_set_tracing_thresh(1000000);
+	graph_thresh = per_call(calls / 5);
+	patchsite_set_tracing_thresh(0);
+	patchsite_set_tracer("function");
+	fn_again = per_call(calls / 5);
+	patchsite_set_ftrace_pid("1", 0);	/* another thread's id: the C path, nothing recorded */
+	fn_pid = per_call(calls / 5);
+	patchsite_set_ftrace_pid("", 0);
+	patchsite_set_ftrace_args("f0@arg1", 0);
+	fn_args = per_call(calls / 5);
+	patchsite_set_ftrace_args("", 0);
 	patchsite_set_tracer("nop");
 	printf("call, site a NOP               %.1f ns (CPU time per call from here on)\n", base);
 	printf("call, empty ops                %.1f ns (+%.1f)\n", hook, hook - base);
@@ -128,6 +153,19 @@ int main(int argc, char **argv)
 	       fn - base);
 	printf("call, function_graph tracer    %.1f ns (+%.1f), 8 bytes per entry or exit\n",
 	       graph, graph - base);
+	printf("tracing_on 0 (the switch)      %.1f us wall (%.1f us CPU), no site changed\n", sw_us,
+	       sw_cpu);
+	printf("call, graph, tracing off       %.1f ns (generic trampoline, nothing recorded)\n",
+	       graph_off);
+	printf("call, function, other pid      %.1f ns (set_ftrace_pid: C path, not recorded)\n",
+	       fn_pid);
+	printf("call, function, args f0@arg1   %.1f ns (C path, 16 + 24 bytes per event)\n", fn_args);
+	printf("call, function, again          %.1f ns (before the switches: %.1f; ratio %.2f)\n",
+	       fn_again, fn, fn_again / fn);
+	printf("call, graph, on again          %.1f ns (before the switch: %.1f; ratio %.2f)\n",
+	       graph_again, graph, graph_again / graph);
+	printf("call, graph, tracing_thresh    %.1f ns (C path; every call taken back)\n",
+	       graph_thresh);
 	patchsite_ops_release(&ops);
 	return 0;
 }

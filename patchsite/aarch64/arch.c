@@ -202,6 +202,20 @@ unsigned long *patchsite_regs_parent_loc(struct patchsite_regs *regs)
 	return regs->parent_loc;
 }
 
+static unsigned long aarch64_regs_retval(const struct patchsite_regs *regs)
+{
+	return regs->x[0];
+}
+
+/*
+ * ps_aarch64_graph_return_slow (tramp.S) saved x0 at sp + 16 of its frame
+ * and hands ps_graph_exit_slow the frame's a[2], sp + A2 (296).
+ */
+static unsigned long aarch64_exit_retval(const unsigned long *slot)
+{
+	return *(const unsigned long *)((uintptr_t)slot - 296 + 16);
+}
+
 /* Only what module.c looks for in symbol tables: sites as built call no hook. */
 static const char *const aarch64_hooks[] = { "_mcount", NULL };
 
@@ -232,4 +246,9 @@ const struct ps_arch ps_arch_aarch64 = {
 	.graph_return	= ps_aarch64_graph_return,
 	.ret_strip	= aarch64_ret_strip,
 	.ret_sign	= aarch64_ret_sign,
+	.arg_regs	= 8,
+	.regs_retval	= aarch64_regs_retval,
+	.exit_retval	= aarch64_exit_retval,
+	/* Not yet: under qemu the walk stops in the traced function. */
+	.unwinds_from_ops = false,
 };

@@ -20,10 +20,10 @@
 #define DEFAULT_DIR "patchsite.data"
 
 static const char usage[] =
-	"usage: patchsite record [-d DIR] [--tracer=function|function_graph] [-F GLOB]...\n"
+	"usage: patchsite record [-d DIR] [--tracer=function|function_graph|latency] [-F GLOB]...\n"
 	"                        [-N GLOB]... [-G GLOB]... [-D DEPTH] [--buffer-kb=N]\n"
 	"                        [--overwrite] [--] CMD [ARGS...]\n"
-	"       patchsite replay [-d DIR] [--pid=P] [--tid=T]\n"
+	"       patchsite replay [-d DIR] [--pid=P] [--tid=T] [--latency]\n"
 	"       patchsite report [-d DIR] [--sort=total|self|calls|avg|max] [--pid=P] [--json]\n"
 	"       patchsite dump   [-d DIR] --chrome|--folded [--pid=P] [--tid=T]\n"
 	"       patchsite info   [-d DIR] [--pid=P]\n"
@@ -34,7 +34,8 @@ static const char usage[] =
 	"         is CMD's.  -F/-N: functions to trace / not to trace (ftrace globs,\n"
 	"         glob:mod:OBJECT); -G: function_graph only below these; -D: graph depth;\n"
 	"         --overwrite: keep the newest --buffer-kb KB per thread (flight recorder).\n"
-	"replay   the ftrace text of the function or function_graph tracer\n"
+	"replay   the ftrace text of the function or function_graph tracer; --latency:\n"
+	"         the longest call the latency tracer kept\n"
 	"report   per function: total, self, calls, average, min, max time\n"
 	"dump     Chrome trace-event JSON (Perfetto) or folded stacks (flamegraph.pl)\n"
 	"info     the session: processes, threads, objects, events and losses\n"
@@ -211,8 +212,10 @@ static int cmd_record(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return bad_usage("record: no command to run%s", "");
-	if (strcmp(tracer, "function") && strcmp(tracer, "function_graph"))
-		return bad_usage("record: --tracer=%s: expected function or function_graph", tracer);
+	if (strcmp(tracer, "function") && strcmp(tracer, "function_graph") &&
+	    strcmp(tracer, "latency"))
+		return bad_usage("record: --tracer=%s: expected function, function_graph or latency",
+				 tracer);
 	if (find_runtime(lib, sizeof(lib))) {
 		fprintf(stderr, "patchsite: cannot find libpatchsite.so next to this program or in "
 			"../lib (set PATCHSITE_LIB)\n");
@@ -290,6 +293,7 @@ static int cmd_read(enum verb verb, int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "chrome", no_argument, NULL, 'c' },
 		{ "folded", no_argument, NULL, 'f' },
+		{ "latency", no_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -306,6 +310,7 @@ static int cmd_read(enum verb verb, int argc, char **argv)
 		case 'p': if (parse_int(optarg, "--pid", &o.pid)) return 2; break;
 		case 't': if (parse_int(optarg, "--tid", &o.tid)) return 2; break;
 		case 'j': o.json = true; break;
+		case 'l': o.latency = true; break;
 		case 'c': case 'f': fmt = c; break;
 		case 's':
 			sorted = true;
@@ -323,6 +328,8 @@ static int cmd_read(enum verb verb, int argc, char **argv)
 		return bad_usage("unexpected argument '%s'", argv[optind]);
 	if ((o.json && verb != REPORT) || (sorted && verb != REPORT))
 		return bad_usage("--json and --sort are report's options%s", "");
+	if (o.latency && verb != REPLAY)
+		return bad_usage("--latency is replay's option%s", "");
 	if (verb == DUMP && !fmt)
 		return bad_usage("dump: --chrome or --folded?%s", "");
 	if (psr_open(dir, stderr, &s))

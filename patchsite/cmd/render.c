@@ -19,9 +19,21 @@
 #include "../psdata.h"
 #include "render.h"
 
+/*
+ * What extended records following an event add to it (set_ftrace_args):
+ * the arguments after an entry, the return value after an exit.
+ */
+struct attach {
+	const uint64_t *args;	/* nargs values in the mapped file */
+	unsigned nargs;
+	bool has_ret;
+	uint64_t ret;
+};
+
 struct frame {
 	uint32_t id;
 	uint64_t tsc;
+	struct attach at;	/* the entry's arguments */
 	uint64_t child_ns;	/* time in completed callees */
 	size_t path_len;	/* folded: length of the path before this frame */
 };
@@ -32,19 +44,67 @@ struct stream {
 	const struct psr_thread *t;
 	struct psr_cursor cur;
 	struct psr_event ev, next;
+	struct attach ev_at, next_at;
 	bool has_ev, has_next;
 	struct frame *stack;
 	size_t depth, cap;
 	char task[64];
 };
 
-/* The next event these renderers show: extended records are not shown yet. */
-static int next_event(struct psr_cursor *c, struct psr_event *ev)
+/*
+ * The arguments or return value recorded right after ev (same site), taken
+ * into at; anything else is left for the next call.
+ */
+static void attach(struct psr_cursor *c, const struct psr_event *ev, struct attach *at)
+{
+	struct psr_cursor ahead = *c;
+	struct psr_event x;
+
+	*at = (struct attach){ 0 };
+	while (psr_next(&ahead, &x) && x.type == PSR_EXT && x.nwords >= 1 && !x.truncated &&
+	       x.payload[0] == ev->id) {
+		if (x.ext_kind == PSD_EXT_ARGS && ev->type != PSR_EXIT && !at->args) {
+			at->args = x.payload + 1;
+			at->nargs = x.nwords - 1;
+		} else if (x.ext_kind == PSD_EXT_RETVAL && ev->type == PSR_EXIT && x.nwords == 2 &&
+			   !at->has_ret) {
+			at->has_ret = true;
+			at->ret = x.payload[1];
+		} else {
+			break;
+		}
+		*c = ahead;
+	}
+}
+
+/* A stack trace record (PSD_EXT_STACK: the site id, then return addresses), whole. */
+static bool is_stack(const struct psr_event *ev)
+{
+	return ev->type == PSR_EXT && ev->ext_kind == PSD_EXT_STACK && ev->nwords >= 1 &&
+	       !ev->truncated;
+}
+
+/*
+ * The next event these renderers show, with what follows it: stack traces
+ * are shown, other extended records skipped (arguments and return values
+ * come with their event).
+ */
+static bool window;		/* replay --latency: only events in [win_lo, win_hi] */
+static uint64_t win_lo, win_hi;
+
+static int next_event(struct psr_cursor *c, struct psr_event *ev, struct attach *at)
 {
 	int more;
 
-	while ((more = psr_next(c, ev)) && ev->type == PSR_EXT)
+	while ((more = psr_next(c, ev)) && ((ev->type == PSR_EXT && !is_stack(ev)) ||
+					    (window && (ev->tsc < win_lo || ev->tsc > win_hi))))
 		;
+	if (more && ev->type == PSR_EXT) {
+		*at = (struct attach){ 0 };
+		return more;
+	}
+	if (more)
+		attach(c, ev, at);
 	return more;
 }
 
@@ -52,20 +112,70 @@ static bool advance(struct stream *s)
 {
 	if (s->has_next) {
 		s->ev = s->next;
+		s->ev_at = s->next_at;
 		s->has_next = false;
 		return s->has_ev = true;
 	}
-	return s->has_ev = next_event(&s->cur, &s->ev);
+	return s->has_ev = next_event(&s->cur, &s->ev, &s->ev_at);
 }
 
 static const struct psr_event *peek(struct stream *s)
 {
 	if (!s->has_next)
-		s->has_next = next_event(&s->cur, &s->next);
+		s->has_next = next_event(&s->cur, &s->next, &s->next_at);
 	return s->has_next ? &s->next : NULL;
 }
 
-static int push(struct stream *s, uint32_t id, uint64_t tsc, size_t path_len)
+/* A value as uftrace shows an integer: decimal, or hex when it looks like an address. */
+static int value_text(char *b, size_t n, uint64_t v)
+{
+	int64_t i = (int64_t)v;
+
+	if (i > -1000000000 && i < 1000000000000ll)
+		return snprintf(b, n, "%lld", (long long)i);
+	return snprintf(b, n, "%#llx", (unsigned long long)v);
+}
+
+/* "(1, 2)" for an entry's arguments, "" without; then tail. */
+static const char *args_text(char *b, size_t n, const struct attach *at, const char *tail)
+{
+	size_t len = 0;
+
+	b[0] = 0;
+	if (at->args) {
+		len += (size_t)snprintf(b, n, "(");
+		for (unsigned i = 0; i < at->nargs && len < n; i++) {
+			if (i)
+				len += (size_t)snprintf(b + len, n - len, ", ");
+			if (len < n)
+				len += (size_t)value_text(b + len, n - len, at->args[i]);
+		}
+		if (len < n)
+			len += (size_t)snprintf(b + len, n - len, ")");
+	} else {
+		len += (size_t)snprintf(b, n, "()");
+	}
+	if (len < n)
+		snprintf(b + len, n - len, "%s", tail);
+	return b;
+}
+
+/* " = 3" for a return value, "" without; then tail. */
+static const char *ret_text(char *b, size_t n, const struct attach *at, const char *tail)
+{
+	int len = 0;
+
+	b[0] = 0;
+	if (at->has_ret) {
+		len = snprintf(b, n, " = ");
+		len += value_text(b + len, n - (size_t)len, at->ret);
+	}
+	snprintf(b + len, n - (size_t)len, "%s", tail);
+	return b;
+}
+
+static int push_at(struct stream *s, uint32_t id, uint64_t tsc, size_t path_len,
+		   const struct attach *at)
 {
 	if (s->depth == s->cap) {
 		struct frame *g = realloc(s->stack, (s->cap = s->cap * 2 + 64) * sizeof(*g));
@@ -74,8 +184,14 @@ static int push(struct stream *s, uint32_t id, uint64_t tsc, size_t path_len)
 			return -ENOMEM;
 		s->stack = g;
 	}
-	s->stack[s->depth++] = (struct frame){ id, tsc, 0, path_len };
+	s->stack[s->depth++] = (struct frame){ id, tsc, at ? *at : (struct attach){ 0 }, 0,
+					       path_len };
 	return 0;
+}
+
+static int push(struct stream *s, uint32_t id, uint64_t tsc, size_t path_len)
+{
+	return push_at(s, id, tsc, path_len, NULL);
 }
 
 /* Depth of the open call an exit of id closes + 1, or 0 when none is open. */
@@ -172,6 +288,20 @@ void render_losses(FILE *out, const struct psr_proc *p, const char *prefix)
 		fprintf(out, "%sprocess %d: %s\n", prefix, p->pid, p->status);
 }
 
+/*
+ * A stack trace as ftrace shows one: ` => func` a line, the traced
+ * function first, then its callers (a return address names the function
+ * it returns into; minus one: a call at a function's very end).
+ */
+static void stack_lines(FILE *f, const struct psr_proc *p, const struct psr_event *e)
+{
+	char buf[32];
+
+	fprintf(f, " => %s\n", psr_site_name(p, (uint32_t)e->payload[0], e->tsc, buf, sizeof(buf)));
+	for (uint32_t i = 1; i < e->nwords; i++)
+		fprintf(f, " => %s\n", psr_addr_name(p, e->payload[i] - 1, e->tsc, buf, sizeof(buf)));
+}
+
 static void write_function(FILE *f, const struct psr_proc *p, struct stream *s, size_t ns)
 {
 	unsigned long long entries = 0, lost = 0;
@@ -190,13 +320,19 @@ static void write_function(FILE *f, const struct psr_proc *p, struct stream *s, 
 	while ((m = earliest(s, ns))) {
 		struct psr_event *e = &m->ev;
 		uint64_t t = psr_ns(p, e->tsc);
-		char b1[32], b2[32];
+		char b1[32], b2[32], a[256];
 
-		if (e->type == PSR_FUNC)
-			fprintf(f, "%16s-%-7d [%03d] %5llu.%06llu: %s <-%s\n", m->t->comm, m->t->tid,
+		if (is_stack(e)) {
+			fprintf(f, "%16s-%-7d [%03d] %5llu.%06llu: <stack trace>\n", m->t->comm,
+				m->t->tid, e->cpu, (unsigned long long)(t / 1000000000u),
+				(unsigned long long)(t % 1000000000u / 1000u));
+			stack_lines(f, p, e);
+		} else if (e->type == PSR_FUNC)
+			fprintf(f, "%16s-%-7d [%03d] %5llu.%06llu: %s%s <-%s\n", m->t->comm, m->t->tid,
 				e->cpu, (unsigned long long)(t / 1000000000u),
 				(unsigned long long)(t % 1000000000u / 1000u),
 				psr_site_name(p, e->id, e->tsc, b1, sizeof(b1)),
+				m->ev_at.args ? args_text(a, sizeof(a), &m->ev_at, "") : "",
 				psr_addr_name(p, e->parent, e->tsc, b2, sizeof(b2)));
 		advance(m);
 	}
@@ -227,7 +363,7 @@ static void graph_event(FILE *f, struct stream *m, struct stream **last)
 	const struct psr_proc *p = m->p;
 	struct psr_event e = m->ev;
 	const struct psr_event *nx;
-	char buf[32];
+	char buf[32], a[320];
 	const char *name;
 	uint64_t d;
 	size_t k = 0;
@@ -240,17 +376,27 @@ static void graph_event(FILE *f, struct stream *m, struct stream **last)
 		fprintf(f, " ------------------------------------------\n\n");
 	}
 	*last = m;
+	if (is_stack(&e)) {
+		graph_line(f, m, e.cpu, NULL, m->depth, "/* <stack trace> */", "", "");
+		stack_lines(f, p, &e);
+		return;
+	}
 	name = psr_site_name(p, e.id, e.tsc, buf, sizeof(buf));
 	if (e.type == PSR_FUNC) {
 		graph_line(f, m, e.cpu, NULL, m->depth, name, "(); /* other stack */", "");
 	} else if (e.type == PSR_ENTRY) {
 		nx = peek(m);
 		if (nx && nx->type == PSR_EXIT && nx->id == e.id) {
+			char r[64];
+
 			d = dur(p, e.tsc, nx->tsc);
-			graph_line(f, m, e.cpu, &d, m->depth, name, "();", "");
+			ret_text(r, sizeof(r), &m->next_at, ";");
+			graph_line(f, m, e.cpu, &d, m->depth, name,
+				   args_text(a, sizeof(a), &m->ev_at, r), "");
 			advance(m);	/* the exit */
 		} else {
-			graph_line(f, m, e.cpu, NULL, m->depth, name, "() {", "");
+			graph_line(f, m, e.cpu, NULL, m->depth, name,
+				   args_text(a, sizeof(a), &m->ev_at, " {"), "");
 			push(m, e.id, e.tsc, 0);	/* no memory: shown unnested */
 		}
 	} else if (!k) {
@@ -260,7 +406,14 @@ static void graph_event(FILE *f, struct stream *m, struct stream **last)
 		while (m->depth >= k) {
 			d = dur(p, m->stack[m->depth - 1].tsc, e.tsc);
 			m->depth--;
-			graph_line(f, m, e.cpu, &d, m->depth, "}", "", "");
+			/* The return value is the one of the call the exit is for. */
+			if (m->depth == k - 1 && m->ev_at.has_ret) {
+				ret_text(a + 1, sizeof(a) - 1, &m->ev_at, "; /* ");
+				a[0] = '}';
+				graph_line(f, m, e.cpu, &d, m->depth, a, name, " */");
+			}
+			else
+				graph_line(f, m, e.cpu, &d, m->depth, "}", "", "");
 		}
 	}
 }
@@ -281,7 +434,7 @@ static void write_graph(FILE *f, const struct psr_proc *p, struct stream *s, siz
 
 static bool is_graph(const struct psr_proc *p)
 {
-	if (!strcmp(p->tracer, "function_graph"))
+	if (!strcmp(p->tracer, "function_graph") || !strcmp(p->tracer, "latency"))
 		return true;
 	if (!strcmp(p->tracer, "function"))
 		return false;
@@ -291,19 +444,55 @@ static bool is_graph(const struct psr_proc *p)
 	return false;
 }
 
+/*
+ * The latency tracer's longest call in p (ns): its thread and time span from
+ * the last and longest PSD_EXT_LATENCY record (site id, ticks, entry time
+ * stamp; written right after the call's exit).  0 when there is none.
+ */
+static uint64_t max_latency(const struct psr_proc *p, int *tid, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t max = 0;
+
+	for (size_t i = 0; i < p->nthreads; i++) {
+		struct psr_cursor c;
+		struct psr_event ev;
+
+		psr_cursor_init(&c, p, &p->threads[i]);
+		while (psr_next(&c, &ev))
+			if (ev.type == PSR_EXT && ev.ext_kind == PSD_EXT_LATENCY && ev.nwords == 3 &&
+			    !ev.truncated && dur(p, ev.payload[2], ev.payload[2] + ev.payload[1]) >= max) {
+				max = dur(p, ev.payload[2], ev.payload[2] + ev.payload[1]);
+				*tid = p->threads[i].tid;
+				*lo = ev.payload[2];
+				*hi = ev.tsc;
+			}
+	}
+	return max;
+}
+
 int render_replay(FILE *out, const struct psr_session *s, const struct render_opts *o)
 {
 	bool first = true;
 
 	bare = o->bare;
+	window = false;
 	for (size_t i = 0; i < s->nprocs; i++) {
 		const struct psr_proc *p = &s->procs[i];
 		struct stream *st;
 		size_t n;
 
+		struct render_opts lo = *o;
+		uint64_t max = 0;
+
 		if (!render_proc_wanted(p, o))
 			continue;
-		st = streams(p, o, &n);
+		if (o->latency) {
+			max = max_latency(p, &lo.tid, &win_lo, &win_hi);
+			window = max != 0;
+			if (!max)
+				lo.tid = -1;	/* nothing kept: no thread */
+		}
+		st = streams(p, &lo, &n);
 		if (!st)
 			return -ENOMEM;
 		if (!first)
@@ -312,6 +501,9 @@ int render_replay(FILE *out, const struct psr_session *s, const struct render_op
 		if (!bare)
 			fprintf(out, "# process %d: %s\n", p->pid,
 				p->cmdline ? p->cmdline : p->exe ? p->exe : "?");
+		if (o->latency)
+			fprintf(out, "# tracing_max_latency: %llu us\n",
+				(unsigned long long)(max / 1000));
 		if (is_graph(p))
 			write_graph(out, p, st, n);
 		else
@@ -322,8 +514,32 @@ int render_replay(FILE *out, const struct psr_session *s, const struct render_op
 }
 
 /* Chrome trace-event JSON: per thread, complete "X" events as their calls end. */
-static void chrome_event(FILE *f, const char **sep, const struct psr_proc *p, int tid,
-			 const char *name, const char *ph, uint64_t tsc, const uint64_t *d)
+/* ,"args":{"arg1":1,...,"retval":3} when there are any. */
+static void chrome_args(FILE *f, const struct attach *args, const struct attach *ret)
+{
+	const char *sep = "";
+	char v[32];
+
+	if (!(args && args->args) && !(ret && ret->has_ret))
+		return;
+	fprintf(f, ",\"args\":{");
+	for (unsigned i = 0; args && args->args && i < args->nargs; i++) {
+		value_text(v, sizeof(v), args->args[i]);
+		fprintf(f, "%s\"arg%u\":%s%s%s", sep, i + 1, v[0] == '0' && v[1] == 'x' ? "\"" : "",
+			v, v[0] == '0' && v[1] == 'x' ? "\"" : "");
+		sep = ",";
+	}
+	if (ret && ret->has_ret) {
+		value_text(v, sizeof(v), ret->ret);
+		fprintf(f, "%s\"retval\":%s%s%s", sep, v[0] == '0' && v[1] == 'x' ? "\"" : "", v,
+			v[0] == '0' && v[1] == 'x' ? "\"" : "");
+	}
+	fprintf(f, "}");
+}
+
+static void chrome_event_at(FILE *f, const char **sep, const struct psr_proc *p, int tid,
+			    const char *name, const char *ph, uint64_t tsc, const uint64_t *d,
+			    const struct attach *args, const struct attach *ret)
 {
 	fprintf(f, "%s{\"name\":", *sep);
 	json_str(f, name);
@@ -332,9 +548,16 @@ static void chrome_event(FILE *f, const char **sep, const struct psr_proc *p, in
 		fprintf(f, ",\"s\":\"t\"");
 	if (d)
 		fprintf(f, ",\"dur\":%.3f", (double)*d / 1000.0);
+	chrome_args(f, args, ret);
 	fprintf(f, ",\"ts\":%.3f,\"pid\":%d,\"tid\":%d,\"cat\":\"patchsite\"}",
 		(double)psr_ns(p, tsc) / 1000.0, p->pid, tid);
 	*sep = ",\n";
+}
+
+static void chrome_event(FILE *f, const char **sep, const struct psr_proc *p, int tid,
+			 const char *name, const char *ph, uint64_t tsc, const uint64_t *d)
+{
+	chrome_event_at(f, sep, p, tid, name, ph, tsc, d, NULL, NULL);
 }
 
 static int chrome_thread(FILE *f, const char **sep, struct stream *m)
@@ -357,19 +580,21 @@ static int chrome_thread(FILE *f, const char **sep, struct stream *m)
 		size_t k;
 
 		if (e->type == PSR_FUNC) {
-			chrome_event(f, sep, p, m->t->tid, psr_site_name(p, e->id, e->tsc, buf, sizeof(buf)),
-				     "i", e->tsc, NULL);
+			chrome_event_at(f, sep, p, m->t->tid,
+					psr_site_name(p, e->id, e->tsc, buf, sizeof(buf)), "i", e->tsc,
+					NULL, &m->ev_at, NULL);
 		} else if (e->type == PSR_ENTRY) {
-			if (push(m, e->id, e->tsc, 0))
+			if (push_at(m, e->id, e->tsc, 0, &m->ev_at))
 				return -ENOMEM;
-		} else if ((k = match(m, e->id))) {
+		} else if (e->type == PSR_EXIT && (k = match(m, e->id))) {
 			while (m->depth >= k) {
 				struct frame *fr = &m->stack[--m->depth];
 
 				d = dur(p, fr->tsc, e->tsc);
-				chrome_event(f, sep, p, m->t->tid,
-					     psr_site_name(p, fr->id, fr->tsc, buf, sizeof(buf)), "X",
-					     fr->tsc, &d);
+				chrome_event_at(f, sep, p, m->t->tid,
+						psr_site_name(p, fr->id, fr->tsc, buf, sizeof(buf)), "X",
+						fr->tsc, &d, &fr->at,
+						m->depth == k - 1 ? &m->ev_at : NULL);
 			}
 		}
 	}

@@ -23,6 +23,7 @@ struct render_opts {
 	bool json;
 	bool bare;		/* the runtime's own trace at exit (PATCHSITE_OUTPUT): no
 				   process header, a return without its call not shown */
+	bool latency;		/* replay: only the longest call the latency tracer kept */
 };
 
 bool render_proc_wanted(const struct psr_proc *p, const struct render_opts *o);

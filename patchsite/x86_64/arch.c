@@ -181,12 +181,19 @@ __asm__(
 
 __asm__(
 	"	.text\n"
-	/* 0(%rsp): site id (from the stub), 8: return into the function, 16: into its caller */
+	/*
+	 * 0(%rsp): site id (from the stub), 8: return into the function, 16:
+	 * into its caller.  The id is part of this frame for the unwinder
+	 * (CFA = %rsp + 16 at entry, as in the fast paths): a walk from inside
+	 * an ops callback (the stacktrace filter command, a C++ throw) goes on
+	 * into the function, not to the id as if it were a return address.
+	 */
 	"	PS_FUNC	ps_x86_64_tramp\n"
+	"	.cfi_def_cfa_offset 16\n"
 	"	endbr64\n"
 	"	pushq	%rbp\n"
-	"	.cfi_def_cfa_offset 16\n"
-	"	.cfi_offset %rbp, -16\n"
+	"	.cfi_def_cfa_offset 24\n"
+	"	.cfi_offset %rbp, -24\n"
 	"	movq	%rsp, %rbp\n"
 	"	.cfi_def_cfa_register %rbp\n"
 	"	subq	$224, %rsp\n"
@@ -547,6 +554,17 @@ unsigned long *patchsite_regs_parent_loc(struct patchsite_regs *regs)
 	return regs->parent_loc;
 }
 
+static unsigned long x86_64_regs_retval(const struct patchsite_regs *regs)
+{
+	return regs->rax;
+}
+
+/* ps_x86_64_graph_return pushed rax just below the slot it hands to its slow path. */
+static unsigned long x86_64_exit_retval(const unsigned long *slot)
+{
+	return slot[-1];
+}
+
 static const char *const x86_64_hooks[] = { "__fentry__", "mcount", NULL };
 
 const struct ps_arch ps_arch_x86_64 = {
@@ -576,4 +594,8 @@ const struct ps_arch ps_arch_x86_64 = {
 	.tramp_graph_noret = ps_x86_64_graph_noret,
 	.tramp_graph_exit = ps_x86_64_graph_exit,
 	.graph_return	= ps_x86_64_graph_return,
+	.arg_regs	= 6,
+	.regs_retval	= x86_64_regs_retval,
+	.exit_retval	= x86_64_exit_retval,
+	.unwinds_from_ops = true,	/* ps_x86_64_tramp's CFI (tests/patchsite/feat.sh) */
 };

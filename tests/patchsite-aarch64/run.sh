@@ -123,6 +123,30 @@ for form in pfe pfenp bti; do
 	PATCHSITE_TRACER=function_graph PATCHSITE_MAX_DEPTH=2 PATCHSITE_OUTPUT="$T/trace" \
 		run_traced "$T/out" "$T/err" "$T/basic-$form"
 	compare "$form: PATCHSITE_MAX_DEPTH=2" basic.max-depth "$T/trace"
+	# Arguments (x0..x7) and return values (x0) of leaf2(i, 2i) = 3i, by construction (feat.c).
+	if build "$T/feat-$form" $form $SRC/feat.c -- -pthread -ldl; then
+		PATCHSITE_TRACER=function_graph PATCHSITE_ARGS='leaf2@arg1,arg2,retval;leaf@arg1' \
+			PATCHSITE_OUTPUT="$T/trace" run_traced "$T/out" "$T/err" "$T/feat-$form" args
+		sed -n 's/^.*|  *\(leaf.*\)$/\1/p' "$T/trace" >"$T/got"
+		printf '%s\n' 'leaf2(1, 2) = 3;' 'leaf2(2, 4) = 6;' 'leaf2(3, 6) = 9;' 'leaf(7);' \
+			>"$T/want"
+		if cmp -s "$T/got" "$T/want" && [ ! -s "$T/err" ]; then
+			pass "$form: PATCHSITE_ARGS: leaf2(1, 2) = 3 ... leaf(7)"
+		else
+			diff "$T/want" "$T/got" >>"$T/err"
+			fail "$form: PATCHSITE_ARGS" "$T/err"
+		fi
+		# The stacktrace filter command is refused by name here (patchsite(7)).
+		PATCHSITE_TRACER=function PATCHSITE_TRIGGER='fast:stacktrace' \
+			PATCHSITE_OUTPUT="$T/trace" run_traced "$T/out" "$T/err" "$T/feat-$form" trig
+		if grep -q "^patchsite: error: PATCHSITE_TRIGGER: stacktrace: not done on aarch64 " "$T/err"; then
+			pass "$form: stacktrace refused by name"
+		else
+			fail "$form: stacktrace refusal" "$T/err"
+		fi
+	else
+		fail "$form: build feat" "$T/build.log"
+	fi
 
 	# function_graph's return hooking across longjmp, thread exit, C++ exceptions (the
 	# hooked x30 saved in frame records, signed by paciasp in the bti form), coroutines

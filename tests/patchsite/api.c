@@ -175,7 +175,7 @@ int main(void)
 	check(patchsite_tracing_off() == 0, "tracing off");
 	l = (struct listing){ 0 };
 	patchsite_for_each_function(list_cb, &l);
-	check(l.enabled == 0, "tracing off: every site is a NOP");
+	check(l.enabled > 0, "tracing off: the sites stay calls (no re-patching)");
 	run_calls();
 	check(c1.f1 + c1.g + c2.count == 0, "no callbacks while off");
 	check(patchsite_tracing_on() == 0, "tracing on");

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# tests/patchsite/stress.c and rings.c under ThreadSanitizer: usage  tsan.sh BUILD_DIR
+# tests/patchsite/stress.c and rings.c under ThreadSanitizer (and two recorded samples): usage  tsan.sh BUILD_DIR
 # (BUILD_DIR holds a libpatchsite.a built with gcc -fsanitize=thread: make check-tsan).
 #
 # The traced functions (work.c) are built as in run.sh, in the two call forms
@@ -142,6 +142,30 @@ if $CC -O2 -g -pg -mfentry -mrecord-mcount -fno-pie -c $SRC/ctlspin.c -o "$T/ctl
 	fi
 else
 	echo "FAIL tsan: build ctlspin"; sed 's/^/    /' "$T/build.log" | head -20
+	FAIL=$((FAIL + 1))
+fi
+# The recording switches (testdata/patchsite/feat.c storm: tracing_on, set_ftrace_pid,
+# tracing_thresh, set_ftrace_args, set_graph_notrace flipped while 4 threads record; the
+# runtime's gate, thread list, argument table and frames' C exits), the program uninstrumented.
+if $CC -O2 -g -pg -mfentry -mrecord-mcount -fno-pie -c $SRC/feat.c -o "$T/feat.o" \
+	>"$T/build.log" 2>&1 && $CC -no-pie -rdynamic -o "$T/feat" "$T/feat.o" "$B/patchsite.o" \
+	$TSAN -pthread -ldl >>"$T/build.log" 2>&1; then
+	for tr in function function_graph; do
+		rm -rf "$T/d"
+		PATCHSITE_TRACER=$tr PATCHSITE_DATA="$T/d" "$T/feat" storm >"$T/out" 2>"$T/err"
+		rc=$?
+		"$B/patchsite" report -d "$T/d" --json >"$T/report" 2>>"$T/err"
+		if [ $rc -eq 0 ] && ! grep -q 'ThreadSanitizer\|ctl error' "$T/err" "$T/out" &&
+		   grep -q '"name":"leaf","calls":40,' "$T/report"; then
+			echo "PASS tsan: recording switches flipped while 4 threads record ($tr)"
+		else
+			echo "FAIL tsan: recording switches ($tr, exit $rc)"
+			sed 's/^/    /' "$T/out" "$T/err" | head -${PS_TSAN_LINES:-80}
+			FAIL=$((FAIL + 1))
+		fi
+	done
+else
+	echo "FAIL tsan: build feat"; sed 's/^/    /' "$T/build.log" | head -20
 	FAIL=$((FAIL + 1))
 fi
 [ "$FAIL" -eq 0 ]
