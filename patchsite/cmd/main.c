@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "pipe.h"
 #include "render.h"
 
 #define DEFAULT_DIR "patchsite.data"
@@ -21,7 +22,8 @@
 static const char usage[] =
 	"usage: patchsite record [-d DIR] [--tracer=function|function_graph] [-F GLOB]...\n"
 	"                        [-N GLOB]... [-G GLOB]... [-D DEPTH] [--buffer-kb=N]\n"
-	"                        [--overwrite] [--] CMD [ARGS...]\n"
+	"                        [--overwrite] [--live] [--] CMD [ARGS...]\n"
+	"       patchsite pipe   [-d DIR] [--pid=P] [--from-start]\n"
 	"       patchsite replay [-d DIR] [--pid=P] [--tid=T]\n"
 	"       patchsite report [-d DIR] [--sort=total|self|calls|avg|max] [--pid=P] [--json]\n"
 	"       patchsite dump   [-d DIR] --chrome|--folded [--pid=P] [--tid=T]\n"
@@ -32,6 +34,10 @@ static const char usage[] =
 	"         is CMD's.  -F/-N: functions to trace / not to trace (ftrace globs,\n"
 	"         glob:mod:OBJECT); -G: function_graph only below these; -D: graph depth;\n"
 	"         --overwrite: keep the newest --buffer-kb KB per thread (flight recorder).\n"
+	"         --live: print the events as they are recorded too, as pipe does.\n"
+	"pipe     ftrace's trace_pipe: print the events of DIR's processes as they are\n"
+	"         recorded, until they end; the next pipe goes on where this one stopped\n"
+	"         (--from-start: from the beginning).\n"
 	"replay   the ftrace text of the function or function_graph tracer\n"
 	"report   per function: total, self, calls, average, min, max time\n"
 	"dump     Chrome trace-event JSON (Perfetto) or folded stacks (flamegraph.pl)\n"
@@ -181,9 +187,11 @@ static int cmd_record(int argc, char **argv)
 		{ "tracer", required_argument, NULL, 't' },
 		{ "buffer-kb", required_argument, NULL, 'b' },
 		{ "overwrite", no_argument, NULL, 'o' },
+		{ "live", no_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
+	struct pipe_opts live = { 0 };
 	const char *dir = DEFAULT_DIR, *tracer = "function_graph", *depth = NULL, *kb = NULL;
 	char *filter = NULL, *notrace = NULL, *graph = NULL, lib[PATH_MAX], preload[2 * PATH_MAX];
 	const char *old;
@@ -201,6 +209,7 @@ static int cmd_record(int argc, char **argv)
 		case 'D': depth = optarg; break;
 		case 'b': kb = optarg; break;
 		case 'o': overwrite = true; break;
+		case 'l': live.dir = dir; break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: return bad_usage("record: bad option", "");
 		}
@@ -209,6 +218,9 @@ static int cmd_record(int argc, char **argv)
 		return bad_usage("record: no command to run%s", "");
 	if (strcmp(tracer, "function") && strcmp(tracer, "function_graph"))
 		return bad_usage("record: --tracer=%s: expected function or function_graph", tracer);
+	if (live.dir && overwrite)
+		return bad_usage("record: --live follows a growing record; --overwrite reuses its "
+				 "chunks%s", "");
 	if (find_runtime(lib, sizeof(lib))) {
 		fprintf(stderr, "patchsite: cannot find libpatchsite.so next to this program or in "
 			"../lib (set PATCHSITE_LIB)\n");
@@ -244,7 +256,14 @@ static int cmd_record(int argc, char **argv)
 	/* Like time(1): ^C and ^\ are for the program; we stay to say how it ended. */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGQUIT, SIG_IGN);
-	while (waitpid(pid, &st, 0) < 0)
+	if (live.dir) {
+		live.dir = dir;
+		live.child = pid;
+		pipe_follow(stdout, &live);
+	}
+	if (live.child_done)
+		st = live.child_status;
+	else while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR) {
 			perror("patchsite: waitpid");
 			return 2;
@@ -272,6 +291,32 @@ static int parse_int(const char *s, const char *what, int *out)
 	}
 	*out = (int)v;
 	return 0;
+}
+
+static int cmd_pipe(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "dir", required_argument, NULL, 'd' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "from-start", no_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct pipe_opts o = { .dir = DEFAULT_DIR, .consume = true };
+	int c;
+
+	while ((c = getopt_long(argc, argv, "d:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': o.dir = optarg; break;
+		case 'p': if (parse_int(optarg, "--pid", &o.pid)) return 2; break;
+		case 's': o.from_start = true; break;
+		case 'h': fputs(usage, stdout); return 0;
+		default: return bad_usage("pipe: bad option%s", "");
+		}
+	}
+	if (optind < argc)
+		return bad_usage("pipe: unexpected argument '%s' (the directory is -d DIR)", argv[optind]);
+	return pipe_follow(stdout, &o);
 }
 
 enum verb { REPLAY, REPORT, DUMP, INFO };
@@ -364,6 +409,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(verb, "record"))
 		return cmd_record(argc - 1, argv + 1);
+	if (!strcmp(verb, "pipe"))
+		return cmd_pipe(argc - 1, argv + 1);
 	if (!strcmp(verb, "replay"))
 		return cmd_read(REPLAY, argc - 1, argv + 1);
 	if (!strcmp(verb, "report"))

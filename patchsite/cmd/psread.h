@@ -72,7 +72,9 @@ struct psr_thread {
 	struct psr_chunk *chunks;	/* in time order */
 	size_t nchunks;
 	uint64_t events;	/* entries + exits + function events + extended records (psr_open counts them) */
-	uint64_t entries, funcs, ext;
+	uint64_t entries, funcs, ext, markers;
+	bool live;		/* followed (psr_follow) and may still write: the end of its
+				   last chunk is not final, a record cut there is waited for */
 };
 
 struct psr_proc {
@@ -91,6 +93,8 @@ struct psr_proc {
 	struct psr_thread *threads;
 	size_t nthreads;
 	uint64_t last_ns;	/* the latest time any event or chunk header shows */
+	bool gone;		/* followed: the caller saw it end; psr_follow makes its threads final */
+	size_t modules_size;	/* followed: the modules log's size when last read */
 };
 
 struct psr_session {
@@ -99,11 +103,26 @@ struct psr_session {
 	size_t nprocs;
 	size_t nosites;		/* processes listed without a directory (no sites) */
 	unsigned problems;	/* damaged or missing parts said on err */
+	size_t nlines;		/* session lines read (psr_follow reads the ones after) */
+	bool follow;		/* opened with psr_open_live */
 };
 
 /* Read the directory: 0, or -errno when it is not a trace directory at all (said on err). */
 int psr_open(const char *dir, FILE *err, struct psr_session **out);
 void psr_close(struct psr_session *s);
+
+/*
+ * Following a directory while its processes write it (patchsite pipe):
+ * psr_open_live reads what is there without walking the events, and each
+ * psr_follow reads what was added since (new processes, threads, chunks,
+ * objects, the end), with the thread files' lengths and chunk ends read
+ * by pread, never through the mapping (a file cut at exit could not fault
+ * the reader).  The threads of a process keep their order: new ones are
+ * added after the others.  A cursor on a live thread stops at the visible
+ * end of its last chunk and goes on from there after the next psr_follow.
+ */
+int psr_open_live(const char *dir, FILE *err, struct psr_session **out);
+void psr_follow(struct psr_session *s);
 
 /* Events of one thread, in order. */
 struct psr_cursor {

@@ -33,36 +33,69 @@ struct stream {
 	struct psr_cursor cur;
 	struct psr_event ev, next;
 	bool has_ev, has_next;
+	bool blocked;		/* live: its next event waits for more data this round */
+	struct psr_cursor at_ev, at_next;	/* live: where ev and next were read (positions) */
 	struct frame *stack;
 	size_t depth, cap;
 	char task[64];
 };
 
-/* The next event these renderers show: extended records are not shown yet. */
+/* The next event these renderers show: of the extended records, markers. */
 static int next_event(struct psr_cursor *c, struct psr_event *ev)
 {
 	int more;
 
-	while ((more = psr_next(c, ev)) && ev->type == PSR_EXT)
+	while ((more = psr_next(c, ev)) && ev->type == PSR_EXT && ev->ext_kind != PSD_EXT_MARKER)
 		;
 	return more;
+}
+
+static bool is_marker(const struct psr_event *e)
+{
+	return e->type == PSR_EXT && e->ext_kind == PSD_EXT_MARKER;
 }
 
 static bool advance(struct stream *s)
 {
 	if (s->has_next) {
 		s->ev = s->next;
+		s->at_ev = s->at_next;
 		s->has_next = false;
 		return s->has_ev = true;
 	}
+	s->at_ev = s->cur;
 	return s->has_ev = next_event(&s->cur, &s->ev);
 }
 
 static const struct psr_event *peek(struct stream *s)
 {
-	if (!s->has_next)
+	if (!s->has_next) {
+		s->at_next = s->cur;
 		s->has_next = next_event(&s->cur, &s->next);
+	}
 	return s->has_next ? &s->next : NULL;
+}
+
+/*
+ * A marker's text (patchsite-data(5): word 0 holds the stored and the
+ * written length, the text follows), with what was cut said after it.
+ */
+static const char *marker_text(const struct psr_event *e, char *buf, size_t len)
+{
+	size_t stored = e->nwords ? (size_t)(uint32_t)e->payload[0] : 0;
+	size_t written = e->nwords ? (size_t)(e->payload[0] >> 32) : 0;
+	size_t room = e->nwords ? (size_t)(e->nwords - 1) * 8 : 0;
+
+	if (stored > room)
+		stored = room;
+	if (stored > len - 64)
+		stored = len - 64;
+	memcpy(buf, e->payload + 1, stored);
+	buf[stored] = 0;
+	if (written > stored || e->truncated)
+		snprintf(buf + strlen(buf), 64, " [cut: %zu of %zu bytes]", stored,
+			 written > stored ? written : stored);
+	return buf;
 }
 
 static int push(struct stream *s, uint32_t id, uint64_t tsc, size_t path_len)
@@ -141,7 +174,7 @@ static struct stream *earliest(struct stream *s, size_t n)
 	struct stream *min = NULL;
 
 	for (size_t i = 0; i < n; i++)
-		if (s[i].has_ev && (!min || s[i].ev.tsc < min->ev.tsc))
+		if (s[i].has_ev && !s[i].blocked && (!min || s[i].ev.tsc < min->ev.tsc))
 			min = &s[i];
 	return min;
 }
@@ -172,6 +205,25 @@ void render_losses(FILE *out, const struct psr_proc *p, const char *prefix)
 		fprintf(out, "%sprocess %d: %s\n", prefix, p->pid, p->status);
 }
 
+/* One function tracer line: a function event or a marker. */
+static void function_line(FILE *f, const struct psr_proc *p, const struct stream *m,
+			  const struct psr_event *e)
+{
+	static char text[PSD_EXT_MAX_WORDS * 8 + 64];
+	uint64_t t = psr_ns(p, e->tsc);
+	char b1[32], b2[32];
+
+	if (e->type != PSR_FUNC && !is_marker(e))
+		return;
+	fprintf(f, "%16s-%-7d [%03d] %5llu.%06llu: ", m->t->comm, m->t->tid, e->cpu,
+		(unsigned long long)(t / 1000000000u), (unsigned long long)(t % 1000000000u / 1000u));
+	if (is_marker(e))
+		fprintf(f, "tracing_mark_write: %s\n", marker_text(e, text, sizeof(text)));
+	else
+		fprintf(f, "%s <-%s\n", psr_site_name(p, e->id, e->tsc, b1, sizeof(b1)),
+			psr_addr_name(p, e->parent, e->tsc, b2, sizeof(b2)));
+}
+
 static void write_function(FILE *f, const struct psr_proc *p, struct stream *s, size_t ns)
 {
 	unsigned long long entries = 0, lost = 0;
@@ -188,16 +240,7 @@ static void write_function(FILE *f, const struct psr_proc *p, struct stream *s, 
 	fprintf(f, "#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n");
 	fprintf(f, "#              | |         |         |         |\n");
 	while ((m = earliest(s, ns))) {
-		struct psr_event *e = &m->ev;
-		uint64_t t = psr_ns(p, e->tsc);
-		char b1[32], b2[32];
-
-		if (e->type == PSR_FUNC)
-			fprintf(f, "%16s-%-7d [%03d] %5llu.%06llu: %s <-%s\n", m->t->comm, m->t->tid,
-				e->cpu, (unsigned long long)(t / 1000000000u),
-				(unsigned long long)(t % 1000000000u / 1000u),
-				psr_site_name(p, e->id, e->tsc, b1, sizeof(b1)),
-				psr_addr_name(p, e->parent, e->tsc, b2, sizeof(b2)));
+		function_line(f, p, m, &m->ev);
 		advance(m);
 	}
 }
@@ -240,6 +283,13 @@ static void graph_event(FILE *f, struct stream *m, struct stream **last)
 		fprintf(f, " ------------------------------------------\n\n");
 	}
 	*last = m;
+	if (is_marker(&e)) {
+		static char text[PSD_EXT_MAX_WORDS * 8 + 64];
+
+		graph_line(f, m, e.cpu, NULL, m->depth, "/* ", marker_text(&e, text, sizeof(text)),
+			   " */");
+		return;
+	}
 	name = psr_site_name(p, e.id, e.tsc, buf, sizeof(buf));
 	if (e.type == PSR_FUNC) {
 		graph_line(f, m, e.cpu, NULL, m->depth, name, "(); /* other stack */", "");
@@ -353,16 +403,20 @@ static int chrome_thread(FILE *f, const char **sep, struct stream *m)
 		chrome_event(f, sep, p, m->t->tid, buf, "i", m->ev.tsc, NULL);
 	}
 	for (; m->has_ev; advance(m)) {
+		static char text[PSD_EXT_MAX_WORDS * 8 + 64];
 		struct psr_event *e = &m->ev;
 		size_t k;
 
-		if (e->type == PSR_FUNC) {
+		if (is_marker(e)) {
+			chrome_event(f, sep, p, m->t->tid, marker_text(e, text, sizeof(text)), "i",
+				     e->tsc, NULL);
+		} else if (e->type == PSR_FUNC) {
 			chrome_event(f, sep, p, m->t->tid, psr_site_name(p, e->id, e->tsc, buf, sizeof(buf)),
 				     "i", e->tsc, NULL);
 		} else if (e->type == PSR_ENTRY) {
 			if (push(m, e->id, e->tsc, 0))
 				return -ENOMEM;
-		} else if ((k = match(m, e->id))) {
+		} else if (e->type == PSR_EXIT && (k = match(m, e->id))) {
 			while (m->depth >= k) {
 				struct frame *fr = &m->stack[--m->depth];
 
@@ -802,7 +856,7 @@ int render_folded(FILE *out, const struct psr_session *s, const struct render_op
 
 int render_info(FILE *out, const struct psr_session *s, const struct render_opts *o)
 {
-	unsigned long long events = 0, lost = 0;
+	unsigned long long events = 0, lost = 0, markers = 0;
 
 	fprintf(out, "# directory: %s\n# format: patchsite-data %d\n", s->dir, PSD_VERSION);
 	fprintf(out, "# processes: %zu recorded, %zu without sites\n", s->nprocs, s->nosites);
@@ -843,10 +897,168 @@ int render_info(FILE *out, const struct psr_session *s, const struct render_opts
 				t->clean ? "" : " (not closed)");
 			events += t->events;
 			lost += t->lost;
+			markers += t->markers;
 		}
 	}
-	fprintf(out, "\n# events: %llu recorded, %llu lost\n", events, lost);
+	fprintf(out, "\n# events: %llu recorded, %llu lost\n# markers: %llu (trace_marker lines, "
+		"counted in the events)\n", events, lost, markers);
 	if (s->problems)
 		fprintf(out, "# damaged or missing parts: %u (said above on stderr)\n", s->problems);
 	return 0;
+}
+
+/*
+ * Following a process as it records (patchsite pipe): each round prints
+ * what every thread added since, merged by time within the round.  A
+ * function_graph call is printed once its next event is there (a leaf's
+ * duration needs its exit); a thread whose next event must wait is left
+ * for the next round.
+ */
+struct render_live {
+	struct stream *s;
+	size_t n;
+	ssize_t last;			/* graph: the stream shown last (=> lines), -1 none */
+	uint64_t *lost;			/* per stream: the loss count said so far */
+	unsigned long long shown;
+};
+
+struct render_live *render_live_new(void)
+{
+	struct render_live *l = calloc(1, sizeof(*l));
+
+	if (l)
+		l->last = -1;
+	return l;
+}
+
+void render_live_free(struct render_live *l)
+{
+	if (!l)
+		return;
+	streams_free(l->s, l->n);
+	free(l->lost);
+	free(l);
+}
+
+/* The streams follow p's threads (moved by psr_follow; new ones added at the end). */
+static int live_sync(struct render_live *l, const struct psr_proc *p)
+{
+	if (p->nthreads > l->n) {
+		struct stream *g = realloc(l->s, p->nthreads * sizeof(*g));
+		uint64_t *h;
+
+		if (!g)
+			return -ENOMEM;
+		l->s = g;
+		h = realloc(l->lost, p->nthreads * sizeof(*h));
+		if (!h)
+			return -ENOMEM;
+		l->lost = h;
+		for (size_t i = l->n; i < p->nthreads; i++) {
+			memset(&l->s[i], 0, sizeof(l->s[i]));
+			psr_cursor_init(&l->s[i].cur, p, &p->threads[i]);
+			l->lost[i] = 0;
+		}
+	}
+	for (size_t i = 0; i < p->nthreads; i++) {
+		struct stream *m = &l->s[i];
+
+		m->p = m->cur.p = p;
+		m->t = m->cur.t = &p->threads[i];
+		snprintf(m->task, sizeof(m->task), "%s-%d", m->t->comm, m->t->tid);
+	}
+	l->n = p->nthreads;
+	return 0;
+}
+
+unsigned long long render_live_shown(const struct render_live *l)
+{
+	return l->shown;
+}
+
+int render_live_round(FILE *f, struct render_live *l, const struct psr_proc *p)
+{
+	bool graph = !strcmp(p->tracer, "function_graph");
+	struct stream *m;
+	int err = live_sync(l, p);
+
+	if (err)
+		return err;
+	bare = false;
+	for (size_t i = 0; i < l->n; i++) {
+		m = &l->s[i];
+		m->blocked = false;
+		if (m->t->lost != l->lost[i]) {
+			fprintf(f, "%s [LOST %llu EVENTS]\n", m->task, (unsigned long long)m->t->lost);
+			l->lost[i] = m->t->lost;
+		}
+		if (!m->has_ev)
+			advance(m);
+	}
+	while ((m = earliest(l->s, l->n))) {
+		if (graph && m->ev.type == PSR_ENTRY && m->t->live && !peek(m)) {
+			m->blocked = true;	/* a leaf or not: its next event says */
+			continue;
+		}
+		if (graph) {
+			struct stream *last = l->last >= 0 ? &l->s[l->last] : NULL;
+
+			graph_event(f, m, &last);
+			l->last = last ? last - l->s : -1;
+		} else {
+			function_line(f, p, m, &m->ev);
+		}
+		l->shown++;
+		advance(m);
+	}
+	return 0;
+}
+
+/* Positions (the next event of each thread), one line per thread file: NAME CHUNK WORD HI CPU. */
+void render_live_save(FILE *f, const struct render_live *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		const struct stream *m = &l->s[i];
+		const struct psr_cursor *c = m->has_ev ? &m->at_ev : &m->cur;
+		const char *name = strrchr(m->t->file, '/');
+		size_t chunk = c->chunk, at = c->at;
+
+		if (!m->t->nchunks)
+			continue;
+		if (chunk >= m->t->nchunks) {	/* read to the end */
+			chunk = m->t->nchunks - 1;
+			at = m->t->chunks[chunk].end;
+		}
+		fprintf(f, "%s %zu %zu %u %d\n", name ? name + 1 : m->t->file, chunk, at,
+			(unsigned)c->hi, (int)c->cpu);
+	}
+}
+
+/* Go on from saved positions (render_live_save); lines naming no thread or out of range: ignored. */
+void render_live_load(FILE *f, struct render_live *l, const struct psr_proc *p)
+{
+	char line[256], name[128];
+	size_t chunk, at;
+	unsigned hi;
+	int cpu;
+
+	if (live_sync(l, p))
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%127s %zu %zu %u %d", name, &chunk, &at, &hi, &cpu) != 5)
+			continue;
+		for (size_t i = 0; i < l->n; i++) {
+			struct stream *m = &l->s[i];
+			const char *base = strrchr(m->t->file, '/');
+
+			if (strcmp(base ? base + 1 : m->t->file, name) || chunk >= m->t->nchunks ||
+			    at < m->t->chunks[chunk].first || at > m->t->chunks[chunk].end)
+				continue;
+			m->cur.chunk = chunk;
+			m->cur.at = at;
+			m->cur.hi = hi;
+			m->cur.cpu = cpu;
+			m->has_ev = m->has_next = false;
+		}
+	}
 }
