@@ -51,6 +51,7 @@ check-unit: check-patchsite
 check-patchsite: $(PS_LIBS) $(B)/patchsite $(B)/recordmcount $(B)/patchsite-cc $(B)/patchsite-c++
 	$(Q)sh tests/patchsite/run.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
 	$(Q)sh tests/patchsite/record.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
+	$(Q)sh tests/patchsite/live.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
 	$(Q)sh tests/patchsite/unwind.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
 
 # The stress test under ThreadSanitizer, with libpatchsite built for it in build/tsan

@@ -41,6 +41,9 @@ struct ps_ctl_file {
 	int (*list)(struct ps_buf *out);	/* a directory: its files, one path per line */
 };
 
+/* The tables (one per part of the runtime), listed in ctl_groups.c. */
+extern const struct ps_ctl_file ps_ctl_trace[];	/* trace_ctl.c: trace_marker, snapshot */
+
 /* ctl_groups.c: every table, NULL-terminated. */
 extern const struct ps_ctl_file *const ps_ctl_groups[];
 

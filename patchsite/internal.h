@@ -29,6 +29,9 @@
 #include "demangle.h"
 #include "patchsite.h"
 
+struct ps_buf;
+struct psd_thread_hdr;
+
 #define PS_MAX_MODULES	256
 #define PS_MAX_OPS	64		/* one bit per ops in a site's want mask */
 #define PS_ID_SHIFT	21		/* site id = module index << 21 | index in module */
@@ -357,6 +360,28 @@ void ps_store_module(struct ps_module *m);
 void ps_store_module_gone(struct ps_module *m);
 void ps_store_finish(void);
 void ps_store_forked(struct ps_thread *self);
+struct ps_store_bound {			/* a thread's data now (ps_store_bound) */
+	int fd;				/* its file */
+	const struct psd_thread_hdr *hdr;	/* its header, mapped */
+	const char *path;		/* its name in the process directory */
+	uint64_t seq;			/* chunks started: it writes chunk seq - 1 */
+	uint64_t words;			/* words complete in that chunk, from its start */
+	size_t chunk;			/* bytes per chunk */
+	uint64_t nchunks;		/* overwrite: chunks in the ring, else 0 */
+	uint64_t gen;
+};
+int ps_store_bound(struct ps_thread *t, struct ps_store_bound *b);
+uint64_t ps_store_started_since(struct ps_thread *t, const struct ps_store_bound *b);
+int ps_store_procfd(void);
+
+/* marker.c: trace_marker (PSD_EXT_MARKER records) */
+#define PS_MARKER_MAX	1024		/* bytes of text kept per marker (ftrace cuts too) */
+int ps_marker_write(const char *sub, const char *value, bool append);
+
+/* snapshot.c: copies of the recording so far (patchsite-data(5): snapshot.N) */
+int ps_snapshot_take(void);		/* the snapshot's number, or -errno */
+int ps_snapshot_read(const char *sub, struct ps_buf *out);
+int ps_snapshot_write(const char *sub, const char *value, bool append);
 
 /* output.c */
 enum ps_format { PS_FORMAT_FTRACE, PS_FORMAT_CHROME, PS_FORMAT_FOLDED };

@@ -57,6 +57,7 @@ struct ps_tstore {
 	uint64_t *map;			/* grow: the current chunk; overwrite: every chunk */
 	size_t map_bytes;
 	uint64_t seq;			/* chunks started */
+	_Atomic uint64_t gen;		/* odd while chunk_start switches chunks (ps_store_bound) */
 	char path[64];			/* relative to the process directory */
 };
 
@@ -547,6 +548,9 @@ static void chunk_start(struct ps_thread *t, struct ps_fast *f, uint64_t *base)
 {
 	struct ps_tstore *s = t->store;
 
+	/* A snapshot reading base, wp and seq together sees them all old or all new. */
+	atomic_fetch_add_explicit(&s->gen, 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
 	t->base = base;
 	t->end = base + st.chunk / 8;
 	if (st.overwrite)
@@ -560,6 +564,56 @@ static void chunk_start(struct ps_thread *t, struct ps_fast *f, uint64_t *base)
 	ps_wp_set(f, base + 6);
 	s->seq++;
 	__atomic_store_n(&s->hdr->chunks, s->seq, __ATOMIC_RELEASE);
+	atomic_fetch_add_explicit(&s->gen, 1, memory_order_release);
+}
+
+/*
+ * Where thread t's data ends now (snapshot.c), without stopping it: the
+ * chunk it writes and the words written in it, read together (a chunk
+ * switch in between is seen and the reading done again).  Every word below
+ * that end is complete.  -ENOENT: t has no file of this process.
+ */
+int ps_store_bound(struct ps_thread *t, struct ps_store_bound *b)
+{
+	struct ps_tstore *s = t->store;
+	struct ps_fast *f = atomic_load(&t->fast);
+
+	if (!st.on || !s || !s->hdr || ps_store_stale(t) || !f)
+		return -ENOENT;
+	for (int tries = 0;; tries++) {
+		uint64_t g1 = atomic_load_explicit(&s->gen, memory_order_acquire), g2;
+		uint64_t *base = __atomic_load_n(&t->base, __ATOMIC_RELAXED), *wp = ps_wp_get(f);
+
+		b->seq = __atomic_load_n(&s->hdr->chunks, __ATOMIC_RELAXED);
+		atomic_thread_fence(memory_order_acquire);
+		g2 = atomic_load_explicit(&s->gen, memory_order_relaxed);
+		if (!(g1 & 1) && g1 == g2 && b->seq && wp >= base && wp <= base + st.chunk / 8) {
+			b->words = (uint64_t)(wp - base);
+			break;
+		}
+		if (tries > 1000)
+			return -EBUSY;
+		sched_yield();
+	}
+	b->fd = s->fd;
+	b->hdr = s->hdr;
+	b->path = s->path;
+	b->chunk = st.chunk;
+	b->nchunks = st.overwrite ? st.ring / st.chunk : 0;
+	b->gen = atomic_load_explicit(&s->gen, memory_order_acquire);
+	return 0;
+}
+
+/* Chunks thread t started since bound b was read (overwrite: the ones reused meanwhile). */
+uint64_t ps_store_started_since(struct ps_thread *t, const struct ps_store_bound *b)
+{
+	return __atomic_load_n(&t->store->hdr->chunks, __ATOMIC_ACQUIRE) - b->seq;
+}
+
+/* The process directory (snapshot.c copies its text files); -1 when not recording here. */
+int ps_store_procfd(void)
+{
+	return st.on && st.pid == getpid() ? st.procfd : -1;
 }
 
 /*

@@ -3,6 +3,7 @@
  * patchsite: record a program with libpatchsite into a trace directory,
  * then replay, report and convert what it recorded (patchsite(1)).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -24,7 +25,7 @@ static const char usage[] =
 	"                        [-N GLOB]... [-G GLOB]... [-D DEPTH] [--buffer-kb=N]\n"
 	"                        [--overwrite] [--live] [--] CMD [ARGS...]\n"
 	"       patchsite pipe   [-d DIR] [--pid=P] [--from-start]\n"
-	"       patchsite replay [-d DIR] [--pid=P] [--tid=T]\n"
+	"       patchsite replay [-d DIR] [--pid=P] [--tid=T] [--snapshot[=N]]\n"
 	"       patchsite report [-d DIR] [--sort=total|self|calls|avg|max] [--pid=P] [--json]\n"
 	"       patchsite dump   [-d DIR] --chrome|--folded [--pid=P] [--tid=T]\n"
 	"       patchsite info   [-d DIR] [--pid=P]\n"
@@ -42,6 +43,8 @@ static const char usage[] =
 	"report   per function: total, self, calls, average, min, max time\n"
 	"dump     Chrome trace-event JSON (Perfetto) or folded stacks (flamegraph.pl)\n"
 	"info     the session: processes, threads, objects, events and losses\n"
+	"replay, report, dump and info read snapshot N (default: the latest) with\n"
+	"--snapshot[=N]: a copy taken while the program ran (the snapshot control file).\n"
 	"See patchsite(1) and patchsite-data(5).\n";
 
 static int bad_usage(const char *fmt, const char *arg)
@@ -321,6 +324,31 @@ static int cmd_pipe(int argc, char **argv)
 
 enum verb { REPLAY, REPORT, DUMP, INFO };
 
+/* DIR/snapshot.N; N 0: the latest (the highest number).  -1 when there is none. */
+static int snapshot_dir(const char *dir, int n, char *buf, size_t len)
+{
+	DIR *d;
+	struct dirent *e;
+
+	if (!n && (d = opendir(dir))) {
+		while ((e = readdir(d))) {
+			char *end;
+			long k = !strncmp(e->d_name, "snapshot.", 9) ? strtol(e->d_name + 9, &end, 10) : 0;
+
+			if (k > n && k <= INT_MAX && !*end)
+				n = (int)k;
+		}
+		closedir(d);
+	}
+	if (!n) {
+		fprintf(stderr, "patchsite: %s: no snapshot taken (echo 1 > snapshot, or "
+			"patchsite_snapshot())\n", dir);
+		return -1;
+	}
+	snprintf(buf, len, "%s/snapshot.%d", dir, n);
+	return 0;
+}
+
 static int cmd_read(enum verb verb, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -331,6 +359,7 @@ static int cmd_read(enum verb verb, int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "chrome", no_argument, NULL, 'c' },
 		{ "folded", no_argument, NULL, 'f' },
+		{ "snapshot", optional_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -338,7 +367,8 @@ static int cmd_read(enum verb verb, int argc, char **argv)
 	struct render_opts o = { 0 };
 	struct psr_session *s;
 	const char *dir = DEFAULT_DIR;
-	int c, err, fmt = 0;
+	char snap[PATH_MAX];
+	int c, err, fmt = 0, snapshot = -1;
 	bool sorted = false;
 
 	while ((c = getopt_long(argc, argv, "d:h", opts, NULL)) != -1) {
@@ -348,6 +378,11 @@ static int cmd_read(enum verb verb, int argc, char **argv)
 		case 't': if (parse_int(optarg, "--tid", &o.tid)) return 2; break;
 		case 'j': o.json = true; break;
 		case 'c': case 'f': fmt = c; break;
+		case 'S':
+			snapshot = 0;
+			if (optarg && parse_int(optarg, "--snapshot", &snapshot))
+				return 2;
+			break;
 		case 's':
 			sorted = true;
 			for (o.sort = 0; sorts[o.sort] && strcmp(sorts[o.sort], optarg); o.sort++)
@@ -366,6 +401,11 @@ static int cmd_read(enum verb verb, int argc, char **argv)
 		return bad_usage("--json and --sort are report's options%s", "");
 	if (verb == DUMP && !fmt)
 		return bad_usage("dump: --chrome or --folded?%s", "");
+	if (snapshot >= 0) {
+		if (snapshot_dir(dir, snapshot, snap, sizeof(snap)))
+			return 1;
+		dir = snap;
+	}
 	if (psr_open(dir, stderr, &s))
 		return 1;
 	switch (verb) {

@@ -91,6 +91,50 @@ static void save_pos(const struct followed *f, const struct psr_proc *p)
 		fprintf(stderr, "patchsite: pipe: %s: %s\n", path, strerror(errno));
 }
 
+/*
+ * A round's lines go out in one write (record --live: the command's own
+ * output, in the same file, falls between lines, never inside one).
+ */
+struct round {
+	FILE *mem;
+	char *text;
+	size_t len;
+};
+
+static FILE *round_start(struct round *r)
+{
+	if (!r->mem)
+		r->mem = open_memstream(&r->text, &r->len);
+	return r->mem;
+}
+
+static int round_end(struct round *r, FILE *out)
+{
+	const char *p;
+	size_t left;
+
+	if (!r->mem)
+		return 0;
+	if (fclose(r->mem))
+		return -ENOMEM;
+	r->mem = NULL;
+	if (fflush(out))
+		return -errno;
+	for (p = r->text, left = r->len; left;) {
+		ssize_t n = write(fileno(out), p, left);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		left -= (size_t)n;
+	}
+	free(r->text);
+	r->text = NULL;
+	return 0;
+}
+
 /* record --live: the command, reaped here (its status kept for record). */
 static void reap(struct pipe_opts *o)
 {
@@ -131,13 +175,8 @@ int pipe_follow(FILE *out, struct pipe_opts *o)
 	int err = 0;
 	bool any = false;
 
-	/*
-	 * A round's lines go out in one write where they fit (record --live:
-	 * the command's own output falls between lines, not inside one).
-	 */
-	static char buf[1 << 20];
+	struct round r = { 0 };
 
-	setvbuf(out, buf, _IOFBF, sizeof(buf));
 	stop = 0;
 	if (!o->child) {
 		signal(SIGINT, on_stop);
@@ -187,18 +226,18 @@ int pipe_follow(FILE *out, struct pipe_opts *o)
 			if (!fl[i].ended && ended(p, o))
 				fl[i].ended = true;
 			if (!fl[i].final)
-				err = follow_one(out, &fl[i], p, o, &shown);
+				err = round_start(&r) ? follow_one(r.mem, &fl[i], p, o, &shown) : -ENOMEM;
 			all_final &= fl[i].final;
 		}
-		if (!err && (fflush(out) || ferror(out)))
-			err = -EIO;
+		if (!err)
+			err = round_end(&r, out);
 		if (err)
 			break;
 		/* Every process followed has ended (record --live: and the command). */
 		if (wanted && all_final && (!o->child || o->child_done))
 			break;
-		if (!wanted && (stop || (o->child && o->child_done) ||
-				(!o->child && o->pid && kill(o->pid, 0) && errno == ESRCH)))
+		/* --pid of a process the session does not list: said below, not waited for. */
+		if (!wanted && (stop || (o->child && o->child_done) || o->pid))
 			break;
 		if (!shown)
 			nap(IDLE_NS);
@@ -212,6 +251,7 @@ int pipe_follow(FILE *out, struct pipe_opts *o)
 	if (o->pid && !any)
 		fprintf(stderr, "patchsite: pipe: %s: no process %d in the session\n", o->dir, o->pid);
 	free(fl);
+	free(r.text);
 	psr_close(s);
 	if (err == -ENOMEM)
 		fprintf(stderr, "patchsite: pipe: out of memory\n");

@@ -122,5 +122,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		render_info(null, s, &opts[i]);
 	}
 	psr_close(s);
+	/* Followed as patchsite pipe does: a round while live, then one after the end. */
+	if (psr_open_live(dir, null, &s))
+		return 0;
+	for (size_t i = 0; i < s->nprocs; i++) {
+		struct render_live *l = render_live_new();
+
+		if (!l)
+			continue;
+		render_live_round(null, l, &s->procs[i]);
+		s->procs[i].gone = true;
+		psr_follow(s);
+		render_live_round(null, l, &s->procs[i]);
+		render_live_save(null, l);
+		render_live_free(l);
+	}
+	psr_close(s);
 	return 0;
 }
