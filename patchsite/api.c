@@ -650,7 +650,7 @@ static const char *const env_known[] = {
 	"PATCHSITE_TRACER", "PATCHSITE_FILTER", "PATCHSITE_NOTRACE", "PATCHSITE_OUTPUT",
 	"PATCHSITE_BUFFER_KB", "PATCHSITE_FORMAT", "PATCHSITE_GRAPH_FUNCTION",
 	"PATCHSITE_MAX_DEPTH", "PATCHSITE_LOG", "PATCHSITE_DATA", "PATCHSITE_OVERWRITE",
-	"PATCHSITE_LIB",	/* read by `patchsite record` */
+	"PATCHSITE_OPTIONS", "PATCHSITE_LIB",	/* read by `patchsite record` */
 	NULL
 };
 
@@ -735,6 +735,10 @@ static int env_store(const char *tracer, bool for_output)
 		env_bad("PATCHSITE_OVERWRITE", "expected 0 or 1");
 		return -EINVAL;
 	}
+	if (ps_options_env(&over)) {
+		env_bad("PATCHSITE_OPTIONS", ps_last_error);
+		return -EINVAL;
+	}
 	if ((!dir || !*dir) && for_output) {
 		/* Only for PATCHSITE_OUTPUT: a private session, removed once the trace is written. */
 		snprintf(made, sizeof(made), "%s/patchsite-XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -750,6 +754,8 @@ static int env_store(const char *tracer, bool for_output)
 	if (!dir || !*dir)
 		dir = "patchsite.data";
 	err = ps_store_open(dir, tracer, over, ps_ring_bytes);
+	if (!err)
+		ps_options_started(over);
 	if (err && env_tmp_data)
 		rmdir(dir);
 	if (err) {

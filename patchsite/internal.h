@@ -383,6 +383,10 @@ int ps_snapshot_take(void);		/* the snapshot's number, or -errno */
 int ps_snapshot_read(const char *sub, struct ps_buf *out);
 int ps_snapshot_write(const char *sub, const char *value, bool append);
 
+/* options.c: trace_options, PATCHSITE_OPTIONS */
+int ps_options_env(bool *overwrite);
+void ps_options_started(bool overwrite);
+
 /* output.c */
 enum ps_format { PS_FORMAT_FTRACE, PS_FORMAT_CHROME, PS_FORMAT_FOLDED };
 extern enum ps_format ps_format;

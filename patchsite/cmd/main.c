@@ -24,8 +24,8 @@ static const char usage[] =
 	"usage: patchsite record [-d DIR] [--tracer=function|function_graph] [-F GLOB]...\n"
 	"                        [-N GLOB]... [-G GLOB]... [-D DEPTH] [--buffer-kb=N]\n"
 	"                        [--overwrite] [--live] [--] CMD [ARGS...]\n"
-	"       patchsite pipe   [-d DIR] [--pid=P] [--from-start]\n"
-	"       patchsite replay [-d DIR] [--pid=P] [--tid=T] [--snapshot[=N]]\n"
+	"       patchsite pipe   [-d DIR] [--pid=P] [--from-start] [--options=LIST]\n"
+	"       patchsite replay [-d DIR] [--pid=P] [--tid=T] [--snapshot[=N]] [--options=LIST]\n"
 	"       patchsite report [-d DIR] [--sort=total|self|calls|avg|max] [--pid=P] [--json]\n"
 	"       patchsite dump   [-d DIR] --chrome|--folded [--pid=P] [--tid=T]\n"
 	"       patchsite info   [-d DIR] [--pid=P]\n"
@@ -45,6 +45,8 @@ static const char usage[] =
 	"info     the session: processes, threads, objects, events and losses\n"
 	"replay, report, dump and info read snapshot N (default: the latest) with\n"
 	"--snapshot[=N]: a copy taken while the program ran (the snapshot control file).\n"
+	"--options: trace_options for the text, over the ones recorded: print-parent,\n"
+	"sym-offset, funcgraph-proc, funcgraph-abstime (noNAME clears), comma-separated.\n"
 	"See patchsite(1) and patchsite-data(5).\n";
 
 static int bad_usage(const char *fmt, const char *arg)
@@ -296,12 +298,25 @@ static int parse_int(const char *s, const char *what, int *out)
 	return 0;
 }
 
+/* --options LIST: -1 when a word is not an option (said). */
+static int parse_options(const char *list, unsigned *set, unsigned *clear)
+{
+	const char *bad;
+
+	if (!psr_options_parse(list, set, clear, &bad))
+		return 0;
+	bad_usage("--options: '%s': expected print-parent, sym-offset, funcgraph-proc or "
+		  "funcgraph-abstime, each with no before it to clear it", bad);
+	return -1;
+}
+
 static int cmd_pipe(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "dir", required_argument, NULL, 'd' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "from-start", no_argument, NULL, 's' },
+		{ "options", required_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -313,6 +328,7 @@ static int cmd_pipe(int argc, char **argv)
 		case 'd': o.dir = optarg; break;
 		case 'p': if (parse_int(optarg, "--pid", &o.pid)) return 2; break;
 		case 's': o.from_start = true; break;
+		case 'O': if (parse_options(optarg, &o.opt_set, &o.opt_clear)) return 2; break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: return bad_usage("pipe: bad option%s", "");
 		}
@@ -360,6 +376,7 @@ static int cmd_read(enum verb verb, int argc, char **argv)
 		{ "chrome", no_argument, NULL, 'c' },
 		{ "folded", no_argument, NULL, 'f' },
 		{ "snapshot", optional_argument, NULL, 'S' },
+		{ "options", required_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -378,6 +395,12 @@ static int cmd_read(enum verb verb, int argc, char **argv)
 		case 't': if (parse_int(optarg, "--tid", &o.tid)) return 2; break;
 		case 'j': o.json = true; break;
 		case 'c': case 'f': fmt = c; break;
+		case 'O':
+			if (verb != REPLAY)
+				return bad_usage("--options: only replay and pipe print ftrace's text%s", "");
+			if (parse_options(optarg, &o.opt_set, &o.opt_clear))
+				return 2;
+			break;
 		case 'S':
 			snapshot = 0;
 			if (optarg && parse_int(optarg, "--snapshot", &snapshot))

@@ -209,7 +209,7 @@ int pipe_follow(FILE *out, struct pipe_opts *o)
 			fl = g;
 			for (size_t i = nfl; i < s->nprocs; i++) {
 				memset(&fl[i], 0, sizeof(fl[i]));
-				fl[i].live = render_live_new();
+				fl[i].live = render_live_new(o->opt_set, o->opt_clear);
 				if (!fl[i].live)
 					err = -ENOMEM;
 				else if (o->consume && !o->from_start)

@@ -14,6 +14,7 @@ struct pipe_opts {
 	const char *dir;		/* the session directory */
 	int pid;			/* only this process, or 0: every process of the session */
 	bool consume;			/* keep each process's position at the end (pipe.pos) */
+	unsigned opt_set, opt_clear;	/* --options: PSR_OPT_* over the recorded ones */
 	bool from_start;		/* consume: but start from the beginning, not the position */
 	pid_t child;			/* record --live: the command, reaped by pipe_follow; or 0 */
 	bool child_done;		/* out: reaped; child_status is its wait status */

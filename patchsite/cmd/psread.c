@@ -278,6 +278,85 @@ const char *psr_site_name(const struct psr_proc *p, uint32_t id, uint64_t tsc, c
 	return buf;
 }
 
+static const char *const option_names[] = {
+	"print-parent", "sym-offset", "funcgraph-proc", "funcgraph-abstime", NULL
+};
+
+int psr_options_parse(const char *list, unsigned *set, unsigned *clear, const char **bad)
+{
+	static char word[64];
+
+	*set = *clear = 0;
+	for (const char *p = list; *p;) {
+		size_t n = strcspn(p, ", \n"), k;
+		bool no = n > 2 && !strncmp(p, "no", 2);
+		const char *name = no ? p + 2 : p;
+		size_t len = no ? n - 2 : n;
+
+		for (k = 0; n && option_names[k]; k++)
+			if (strlen(option_names[k]) == len && !strncmp(option_names[k], name, len))
+				break;
+		if (n && !option_names[k]) {
+			snprintf(word, sizeof(word), "%.*s", (int)(n < 60 ? n : 60), p);
+			*bad = word;
+			return -1;
+		}
+		if (n)
+			*(no ? clear : set) |= 1u << k;
+		p += n + (p[n] != 0);
+	}
+	return 0;
+}
+
+/* The options file: "NAME 0|1" lines; missing: the defaults (a record made before it). */
+static void read_options(struct psr_proc *p)
+{
+	char *path = join(p->dir, "options"), *text = path ? slurp(path, NULL) : NULL;
+
+	p->options = PSR_OPT_DEFAULT;
+	for (size_t k = 0; text && option_names[k]; k++) {
+		char buf[8];
+
+		if (field(text, option_names[k], buf, sizeof(buf)))
+			p->options = (p->options & ~(1u << k)) | (!strcmp(buf, "1") ? 1u << k : 0);
+	}
+	free(text);
+	free(path);
+}
+
+const char *psr_addr_sym(const struct psr_proc *p, uint64_t addr, uint64_t tsc, uint64_t *off,
+			 uint64_t *size)
+{
+	for (size_t i = p->nmods; i-- > 0;) {
+		const struct psr_module *m = &p->mods[i];
+		size_t lo = 0, hi = m->nfuncs;
+
+		if (m->load_tsc > tsc || (m->unload_tsc && m->unload_tsc <= tsc))
+			continue;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+
+			if (m->funcs[mid].addr <= addr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo && addr - m->funcs[lo - 1].addr < (m->funcs[lo - 1].size ? m->funcs[lo - 1].size : 1)) {
+			*off = addr - m->funcs[lo - 1].addr;
+			*size = m->funcs[lo - 1].size;
+			return m->funcs[lo - 1].name;
+		}
+	}
+	return NULL;
+}
+
+uint64_t psr_site_addr(const struct psr_proc *p, uint32_t id, uint64_t tsc)
+{
+	const struct psr_site *s = site_at(p, id, tsc);
+
+	return s ? s->addr : 0;
+}
+
 const char *psr_addr_name(const struct psr_proc *p, uint64_t addr, uint64_t tsc, char *buf,
 			  size_t len)
 {
@@ -566,6 +645,7 @@ static void read_proc(struct psr_session *s, const char *name)
 	read_end(p);
 	read_cmdline(p);
 	read_modules(p);
+	read_options(p);
 	while ((e = readdir(d)))
 		if (!strncmp(e->d_name, "thread.", 7))
 			read_thread(p, e->d_name);
@@ -948,6 +1028,7 @@ static void follow_proc(struct psr_proc *p)
 	free(path);
 	if (!p->has_end)
 		read_end(p);
+	read_options(p);	/* changed while it runs: the next lines follow */
 	opening_live = true;
 	d = opendir(p->dir);
 	while (d && (e = readdir(d))) {

@@ -13,6 +13,17 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* trace_options that change the text (the process directory's options file). */
+enum psr_option {
+	PSR_OPT_PRINT_PARENT = 1,
+	PSR_OPT_SYM_OFFSET = 2,
+	PSR_OPT_FUNCGRAPH_PROC = 4,
+	PSR_OPT_FUNCGRAPH_ABSTIME = 8,
+};
+#define PSR_OPT_DEFAULT	(PSR_OPT_PRINT_PARENT | PSR_OPT_FUNCGRAPH_PROC)
+/* "print-parent,nosym-offset": the options to set and to clear; -1 (NAME said in *bad) if unknown. */
+int psr_options_parse(const char *list, unsigned *set, unsigned *clear, const char **bad);
+
 /* PSR_EXT: an extended record (psdata.h PSD_EXT_*): renderers skip kinds they do not show. */
 enum psr_type { PSR_ENTRY = 0, PSR_EXIT = 1, PSR_FUNC = 2, PSR_EXT = 3 };
 
@@ -93,6 +104,7 @@ struct psr_proc {
 	struct psr_thread *threads;
 	size_t nthreads;
 	uint64_t last_ns;	/* the latest time any event or chunk header shows */
+	unsigned options;	/* PSR_OPT_*: its options file, or PSR_OPT_DEFAULT */
 	bool gone;		/* followed: the caller saw it end; psr_follow makes its threads final */
 	size_t modules_size;	/* followed: the modules log's size when last read */
 };
@@ -141,6 +153,11 @@ const char *psr_site_name(const struct psr_proc *p, uint32_t id, uint64_t tsc, c
 			  size_t len);
 const char *psr_addr_name(const struct psr_proc *p, uint64_t addr, uint64_t tsc, char *buf,
 			  size_t len);
+/* The function holding addr: its name, with *off and *size; NULL when unknown. */
+const char *psr_addr_sym(const struct psr_proc *p, uint64_t addr, uint64_t tsc, uint64_t *off,
+			 uint64_t *size);
+/* A site's address, or 0 when unknown. */
+uint64_t psr_site_addr(const struct psr_proc *p, uint32_t id, uint64_t tsc);
 /* CLOCK_MONOTONIC ns of a time stamp. */
 uint64_t psr_ns(const struct psr_proc *p, uint64_t tsc);
 

@@ -180,6 +180,27 @@ static struct stream *earliest(struct stream *s, size_t n)
 }
 
 static bool bare;	/* render_opts.bare of the current call */
+static unsigned opts;	/* PSR_OPT_* of the process being shown */
+static uint64_t line_ns;	/* function_graph: the time of the event being shown */
+
+/* The options a process is shown with: its recorded ones, then --options. */
+static void use_options(const struct psr_proc *p, unsigned set, unsigned clear)
+{
+	opts = (p->options & ~clear) | set;
+}
+
+/* NAME, or with sym-offset NAME+0xOFF/0xSIZE (ftrace's form) when the function is known. */
+static void put_sym(FILE *f, const struct psr_proc *p, const char *name, uint64_t addr,
+		    uint64_t tsc)
+{
+	uint64_t off, size;
+
+	if ((opts & PSR_OPT_SYM_OFFSET) && addr && psr_addr_sym(p, addr, tsc, &off, &size))
+		fprintf(f, "%s+0x%llx/0x%llx", name, (unsigned long long)off,
+			(unsigned long long)size);
+	else
+		fputs(name, f);
+}
 
 void render_losses(FILE *out, const struct psr_proc *p, const char *prefix)
 {
@@ -217,11 +238,17 @@ static void function_line(FILE *f, const struct psr_proc *p, const struct stream
 		return;
 	fprintf(f, "%16s-%-7d [%03d] %5llu.%06llu: ", m->t->comm, m->t->tid, e->cpu,
 		(unsigned long long)(t / 1000000000u), (unsigned long long)(t % 1000000000u / 1000u));
-	if (is_marker(e))
+	if (is_marker(e)) {
 		fprintf(f, "tracing_mark_write: %s\n", marker_text(e, text, sizeof(text)));
-	else
-		fprintf(f, "%s <-%s\n", psr_site_name(p, e->id, e->tsc, b1, sizeof(b1)),
-			psr_addr_name(p, e->parent, e->tsc, b2, sizeof(b2)));
+		return;
+	}
+	put_sym(f, p, psr_site_name(p, e->id, e->tsc, b1, sizeof(b1)), psr_site_addr(p, e->id, e->tsc),
+		e->tsc);
+	if (opts & PSR_OPT_PRINT_PARENT) {
+		fputs(" <-", f);
+		put_sym(f, p, psr_addr_name(p, e->parent, e->tsc, b2, sizeof(b2)), e->parent, e->tsc);
+	}
+	fputc('\n', f);
 }
 
 static void write_function(FILE *f, const struct psr_proc *p, struct stream *s, size_t ns)
@@ -256,7 +283,13 @@ static char dur_mark(double ns)
 static void graph_line(FILE *f, const struct stream *m, int cpu, const uint64_t *d, size_t depth,
 		       const char *a, const char *b, const char *c)
 {
-	fprintf(f, " %d) %14s | ", cpu, m->task);
+	if (opts & PSR_OPT_FUNCGRAPH_ABSTIME)
+		fprintf(f, "%6llu.%06llu |  ", (unsigned long long)(line_ns / 1000000000u),
+			(unsigned long long)(line_ns % 1000000000u / 1000u));
+	if (opts & PSR_OPT_FUNCGRAPH_PROC)
+		fprintf(f, " %d) %14s | ", cpu, m->task);
+	else
+		fprintf(f, " %d) ", cpu);
 	if (d)
 		fprintf(f, "%c %8.3f us | ", dur_mark((double)*d), (double)*d / 1000.0);
 	else
@@ -277,6 +310,7 @@ static void graph_event(FILE *f, struct stream *m, struct stream **last)
 
 	if (e.type == PSR_EXIT && !(k = match(m, e.id)) && bare)
 		return;
+	line_ns = psr_ns(p, e.tsc);
 	if (*last && *last != m) {
 		fprintf(f, " ------------------------------------------\n");
 		fprintf(f, " %d) %s => %s\n", e.cpu, (*last)->task, m->task);
@@ -319,10 +353,18 @@ static void write_graph(FILE *f, const struct psr_proc *p, struct stream *s, siz
 {
 	struct stream *m, *last = NULL;
 
+	const char *t1 = opts & PSR_OPT_FUNCGRAPH_ABSTIME ? "     TIME       " : "";
+	const char *t2 = opts & PSR_OPT_FUNCGRAPH_ABSTIME ? "      |         " : "";
+
 	fprintf(f, "# tracer: function_graph\n#\n");
 	render_losses(f, p, "# ");
-	fprintf(f, "# CPU  TASK/PID         DURATION                  FUNCTION CALLS\n");
-	fprintf(f, "# |     |    |           |   |                     |   |   |   |\n");
+	if (opts & PSR_OPT_FUNCGRAPH_PROC) {
+		fprintf(f, "# %sCPU  TASK/PID         DURATION                  FUNCTION CALLS\n", t1);
+		fprintf(f, "# %s|     |    |           |   |                     |   |   |   |\n", t2);
+	} else {
+		fprintf(f, "# %sCPU  DURATION                  FUNCTION CALLS\n", t1);
+		fprintf(f, "# %s|     |   |                     |   |   |   |\n", t2);
+	}
 	while ((m = earliest(s, ns))) {
 		graph_event(f, m, &last);
 		advance(m);
@@ -362,6 +404,7 @@ int render_replay(FILE *out, const struct psr_session *s, const struct render_op
 		if (!bare)
 			fprintf(out, "# process %d: %s\n", p->pid,
 				p->cmdline ? p->cmdline : p->exe ? p->exe : "?");
+		use_options(p, o->opt_set, o->opt_clear);
 		if (is_graph(p))
 			write_graph(out, p, st, n);
 		else
@@ -918,16 +961,20 @@ struct render_live {
 	struct stream *s;
 	size_t n;
 	ssize_t last;			/* graph: the stream shown last (=> lines), -1 none */
+	unsigned opt_set, opt_clear;	/* --options */
 	uint64_t *lost;			/* per stream: the loss count said so far */
 	unsigned long long shown;
 };
 
-struct render_live *render_live_new(void)
+struct render_live *render_live_new(unsigned opt_set, unsigned opt_clear)
 {
 	struct render_live *l = calloc(1, sizeof(*l));
 
-	if (l)
+	if (l) {
 		l->last = -1;
+		l->opt_set = opt_set;
+		l->opt_clear = opt_clear;
+	}
 	return l;
 }
 
@@ -985,6 +1032,7 @@ int render_live_round(FILE *f, struct render_live *l, const struct psr_proc *p)
 	if (err)
 		return err;
 	bare = false;
+	use_options(p, l->opt_set, l->opt_clear);
 	for (size_t i = 0; i < l->n; i++) {
 		m = &l->s[i];
 		m->blocked = false;

@@ -23,6 +23,7 @@ struct render_opts {
 	bool json;
 	bool bare;		/* the runtime's own trace at exit (PATCHSITE_OUTPUT): no
 				   process header, a return without its call not shown */
+	unsigned opt_set, opt_clear;	/* --options: PSR_OPT_* over the recorded ones */
 };
 
 bool render_proc_wanted(const struct psr_proc *p, const struct render_opts *o);
@@ -38,7 +39,7 @@ int render_info(FILE *out, const struct psr_session *s, const struct render_opts
  * save and load where each thread's reading stands.
  */
 struct render_live;
-struct render_live *render_live_new(void);
+struct render_live *render_live_new(unsigned opt_set, unsigned opt_clear);
 void render_live_free(struct render_live *l);
 int render_live_round(FILE *out, struct render_live *l, const struct psr_proc *p);
 unsigned long long render_live_shown(const struct render_live *l);

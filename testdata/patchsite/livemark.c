@@ -9,6 +9,11 @@
  *                       B leaf calls were complete before it began, A when
  *                       it had ended
  *   snapfile TEXT       the first line the snapshot control file reads then
+ *   options LIST        (mode "opts") trace_options as read at start, one
+ *                       comma-separated line
+ *   overwrite RC        (mode "opts") what writing "overwrite" to it returned
+ *                       (it is refused while recording); then "sym-offset" is
+ *                       written, before the threads start
  * The runtime's entry points are looked up at run time (the program runs
  * under patchsite record, which preloads it): markers "start" and "end",
  * one of 1100 bytes that the runtime must cut, and "via ctl" written to
@@ -60,6 +65,7 @@ int main(int argc, char **argv)
 	char text[256];
 	int n = argc > 1 ? atoi(argv[1]) : 2;
 	bool snap = argc > 3 && !strcmp(argv[3], "snap");
+	bool opts = argc > 3 && !strcmp(argv[3], "opts");
 	char big[1101];
 	pthread_t t[64];
 
@@ -69,6 +75,14 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	marker("start\n");
+	if (opts && ctl_read("trace_options", text, sizeof(text)) > 0) {
+		for (char *c = text; *c; c++)
+			*c = *c == '\n' && c[1] ? ',' : *c;
+		printf("options %s", text);
+		printf("overwrite %d\n", ctl_write("trace_options", "overwrite", 0));
+		if (ctl_write("trace_options", "sym-offset", 0))
+			printf("sym-offset refused\n");
+	}
 	for (int i = 0; i < n; i++)
 		pthread_create(&t[i], NULL, worker, NULL);
 	if (snap) {

@@ -139,5 +139,35 @@ check "overwrite: snapshot 1 read back, $got leaf lines (at most ${3:-0})" o.rer
 "$PS" pipe -d o >o.pipe 2>&1
 check "pipe on an overwrite record: refused by name" o.pipe grep -q 'overwrite mode' o.pipe
 
+# trace_options (ftrace.rst: "echo noprint-parent > trace_options" ... "print-parent:
+#   bash-4000  [01]  1477.606694: simple_strtoul <-kstrtoul", "noprint-parent: ...
+#   simple_strtoul", "sym-offset: ... simple_strtoul+0x6/0xa0"; funcgraph-abstime:
+# "360.774522 |   1)   0.541 us    |"; funcgraph-proc: the TASK/PID column).
+# The sample reads the file, has overwrite refused, sets sym-offset at run time.
+record -d op --tracer=function -F leaf -- ./livemark 1 100 opts >op.out 2>op.err
+check "trace_options read: ftrace's defaults here, no before the ones off" op.out \
+	grep -qx 'options print-parent,nosym-offset,funcgraph-proc,nofuncgraph-abstime,nooverwrite' op.out
+check "trace_options: overwrite refused while recording (EBUSY), said why" op.err \
+	sh -c "grep -qx 'overwrite -16' op.out && grep -q 'fixed when the trace directory is opened' op.err"
+size=$(printf '0x%x' "0x$(nm -S livemark | awk '$4 == "leaf" { print $2 }')")
+"$PS" replay -d op >op.replay
+check "sym-offset set at run time: leaf+0x0/$size <-worker+0x... (size: nm -S)" op.replay \
+	grep -q ": leaf+0x0/$size <-worker+0x[0-9a-f]*/0x[0-9a-f]*\$" op.replay
+"$PS" replay -d op --options=nosym-offset,noprint-parent >op2.replay
+check "replay --options=nosym-offset,noprint-parent: the name alone" op2.replay \
+	sh -c "test \$(grep -c ': leaf\$' op2.replay) = 100"
+"$PS" pipe -d op --from-start --options=nosym-offset >op.pipe
+check "pipe --options=nosym-offset: leaf <-worker" op.pipe \
+	sh -c "test \$(grep -c ': leaf <-worker\$' op.pipe) = 100"
+"$PS" replay -d g --options=funcgraph-abstime >g.abs
+check "funcgraph-abstime: TIME | before the CPU column" g.abs \
+	grep -q '^ *[0-9]*\.[0-9]\{6\} |   [0-9]) *livemark-[0-9]* | .*leaf();$' g.abs
+"$PS" replay -d g --options=nofuncgraph-proc >g.noproc
+check "nofuncgraph-proc: no TASK/PID column" g.noproc \
+	sh -c "grep -q '^ [0-9]) *[0-9.]* us | *leaf();\$' g.noproc && ! grep -q '^ [0-9]) *livemark-.*leaf' g.noproc"
+"$PS" replay -d g --options=bogus >bad.out 2>&1
+check "--options with an unknown word: named, exit 2" bad.out \
+	sh -c "test $? = 2 && grep -q \"'bogus'\" bad.out"
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
