@@ -39,3 +39,5 @@ echo
 sh bench/patchsite/compare.sh "$B"
 echo
 sh bench/patchsite/record.sh "$B"
+echo
+RATE=1000000 sh bench/patchsite/pipe.sh "$B"
