@@ -551,7 +551,7 @@ static void chunk_start(struct ps_thread *t, struct ps_fast *f, uint64_t *base)
 	/* A snapshot reading base, wp and seq together sees them all old or all new. */
 	atomic_fetch_add_explicit(&s->gen, 1, memory_order_relaxed);
 	atomic_thread_fence(memory_order_release);
-	t->base = base;
+	__atomic_store_n(&t->base, base, __ATOMIC_RELAXED);	/* ps_store_bound reads it */
 	t->end = base + st.chunk / 8;
 	if (st.overwrite)
 		memset(base, 0, st.chunk);
@@ -575,10 +575,10 @@ static void chunk_start(struct ps_thread *t, struct ps_fast *f, uint64_t *base)
  */
 int ps_store_bound(struct ps_thread *t, struct ps_store_bound *b)
 {
-	struct ps_tstore *s = t->store;
+	struct ps_tstore *s = __atomic_load_n(&t->store, __ATOMIC_ACQUIRE);
 	struct ps_fast *f = atomic_load(&t->fast);
 
-	if (!st.on || !s || !s->hdr || ps_store_stale(t) || !f)
+	if (!st.on || !s || !s->hdr || s->pid != st.pid || !f)
 		return -ENOENT;
 	for (int tries = 0;; tries++) {
 		uint64_t g1 = atomic_load_explicit(&s->gen, memory_order_acquire), g2;
@@ -712,7 +712,7 @@ int ps_store_thread(struct ps_thread *t, struct ps_fast *f)
 	s->hdr->chunk_bytes = st.chunk;
 	s->hdr->overwrite = st.overwrite;
 	s->hdr->nchunks = st.overwrite ? (uint32_t)(st.ring / st.chunk) : 0;
-	t->store = s;
+	__atomic_store_n(&t->store, s, __ATOMIC_RELEASE);	/* set up: ps_store_bound may read it */
 	if (st.overwrite) {
 		chunk_start(t, f, s->map);
 		return 0;
@@ -720,7 +720,7 @@ int ps_store_thread(struct ps_thread *t, struct ps_fast *f)
 	err = map_next(t, f);
 	if (err) {
 		say_stopped(s, err);
-		t->store = NULL;	/* s stays listed, unused: its file says why it stopped */
+		__atomic_store_n(&t->store, NULL, __ATOMIC_RELAXED);	/* s stays listed, unused: its file says why it stopped */
 		munmap(s->hdr, PSD_HDR_BYTES);
 		s->hdr = NULL;
 		close(s->fd);
@@ -771,7 +771,7 @@ int ps_store_next(struct ps_thread *t, struct ps_fast *f)
 	int err;
 
 	if (ps_store_stale(t)) {
-		t->store = NULL;	/* the parent's: start a file of our own */
+		__atomic_store_n(&t->store, NULL, __ATOMIC_RELAXED);	/* the parent's: start a file of our own */
 		return ps_store_thread(t, f);
 	}
 	if (s->hdr->stopped)
