@@ -55,6 +55,11 @@ calls=$(said calls live.out)
 shown=$(grep -c ': leaf <-' live.out)
 check "record --live: exit status 0, $shown leaf lines = the $calls calls made" live.err \
 	test "$rc" = 0 -a -n "$calls" -a "$shown" = "${calls:-x}"
+record -d gl --live -- ./livemark 2 20000 >gl.out 2>gl.err
+calls=$(said calls gl.out)
+shown=$(grep -c '|   leaf();$' gl.out)
+check "record --live, function_graph: $shown leaf(); lines (each once it returned) = $calls calls" \
+	gl.err test -n "$calls" -a "$shown" = "${calls:-x}"
 record -d st --live -- sh -c 'exit 3' >st.out 2>&1
 check "record --live: the command's exit status (3)" st.out test $? = 3
 
@@ -84,6 +89,15 @@ check "pipe --from-start: every line again" from.out test "$(cat from.out)" = "$
 "$PS" pipe -d d --pid=1 >nopid.out 2>&1
 check "pipe --pid of a process not in the session: said, exit 1" nopid.out \
 	sh -c "test $? = 1 && grep -q 'no process 1' nopid.out"
+
+# Loss: a file size limit stops both workers' recording (store.c counts what they
+# drop in their headers); pipe says each thread's count, as info does.
+(ulimit -f 3000; record -d L --tracer=function -F leaf -- ./livemark 2 200000 >/dev/null 2>&1)
+"$PS" info -d L | sed -n 's/^ *\([0-9]*\) livemark *events [0-9]* lost \([1-9][0-9]*\) .*/livemark-\1 [LOST \2 EVENTS]/p' |
+	sort >L.want
+"$PS" pipe -d L | grep 'LOST' | sort >L.got
+check "pipe: a [LOST N EVENTS] line per thread that lost, N as info counts ($(wc -l <L.want) threads)" L.got \
+	sh -c "test -s L.want && cmp -s L.want L.got"
 
 # Markers in every format (function tracer run above: d).
 "$PS" replay -d d >replay.out
