@@ -262,6 +262,8 @@ static int cmd_record(int argc, char **argv)
 	signal(SIGINT, SIG_IGN);
 	signal(SIGQUIT, SIG_IGN);
 	if (live.dir) {
+		/* A reader that goes away (| head) ends the streaming, not us: CMD runs on. */
+		signal(SIGPIPE, SIG_IGN);
 		live.dir = dir;
 		live.child = pid;
 		pipe_follow(stdout, &live);
