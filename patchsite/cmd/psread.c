@@ -193,7 +193,7 @@ static void read_modules(struct psr_proc *p)
 	size_t cap = 0;
 
 	if (!text) {
-		if (path)
+		if (path && !opening_live)	/* followed: written just after the session line */
 			say(path, "missing: events are shown by site number");
 		free(path);
 		return;
@@ -574,7 +574,8 @@ static void read_end(struct psr_proc *p)
 			p->end_ns = ns;
 			if (ns > p->ns0 + 10000000 && tsc > p->tsc0)
 				p->ns_per_tsc = (double)(ns - p->ns0) / (double)(tsc - p->tsc0);
-		} else {
+		} else if (!opening_live) {
+			/* (followed: being written now, read again at the next look) */
 			say(path, "damaged: the run's end is not known");
 		}
 	}
@@ -1008,6 +1009,7 @@ static void follow_proc(struct psr_proc *p)
 	DIR *d;
 	struct dirent *e;
 
+	opening_live = true;	/* parts being written are read again at the next look */
 	/* Objects loaded since: the whole list again (it is small). */
 	if (path && !stat(path, &sb) && (size_t)sb.st_size != p->modules_size) {
 		for (size_t k = 0; k < p->nmods; k++) {
@@ -1029,7 +1031,6 @@ static void follow_proc(struct psr_proc *p)
 	if (!p->has_end)
 		read_end(p);
 	read_options(p);	/* changed while it runs: the next lines follow */
-	opening_live = true;
 	d = opendir(p->dir);
 	while (d && (e = readdir(d))) {
 		if (strncmp(e->d_name, "thread.", 7) || !(path = join(p->dir, e->d_name)))
