@@ -37,6 +37,12 @@ struct ps_state ps = {
 
 static int env_out_fd = -1;
 static bool env_tmp_data;	/* the trace directory is ours, for PATCHSITE_OUTPUT only */
+
+/* Is the trace directory the private one of PATCHSITE_OUTPUT (removed once rendered)? */
+bool ps_data_private(void)
+{
+	return env_tmp_data;
+}
 static atomic_bool demangle_looked_up;
 static _Atomic unsigned long init_ns, init_cpu_ns;	/* set under lock, read without */
 

@@ -380,6 +380,7 @@ int ps_marker_write(const char *sub, const char *value, bool append);
 
 /* snapshot.c: copies of the recording so far (patchsite-data(5): snapshot.N) */
 int ps_snapshot_take(void);		/* the snapshot's number, or -errno */
+bool ps_data_private(void);		/* api.c: the directory is PATCHSITE_OUTPUT's own */
 int ps_snapshot_read(const char *sub, struct ps_buf *out);
 int ps_snapshot_write(const char *sub, const char *value, bool append);
 

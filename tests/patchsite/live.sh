@@ -90,6 +90,17 @@ check "pipe --from-start: every line again" from.out test "$(cat from.out)" = "$
 check "pipe --pid of a process not in the session: said, exit 1" nopid.out \
 	sh -c "test $? = 1 && grep -q 'no process 1' nopid.out"
 
+# A forked child is followed too (threads.c: two threads, then a child, then the
+# parent again): --live shows what replay shows, the child's lines included.
+$CC -O2 -g -pg -mfentry -mrecord-mcount -c "$TOP/testdata/patchsite/threads.c" -o threads.o &&
+	$CC -o threads threads.o -pthread 2>/dev/null
+record -d th --live --tracer=function -- ./threads >th.out 2>th.err
+"$PS" replay -d th | grep ' <-' | sed 's/^ *//; s/\] *[0-9.]*:/]/' | sort >th.want
+grep ' <-' th.out | sed 's/^ *//; s/\] *[0-9.]*:/]/' | sort >th.got
+check "record --live with fork: $(wc -l <th.got) lines, replay's $(wc -l <th.want), 2 processes" th.err \
+	sh -c "cmp -s th.want th.got && test \$(sed 's/ .*//; s/.*-//' th.got | sort -u | wc -l) -ge 4 &&
+	       test \$(ls -d th/[0-9]* | wc -l) = 2"
+
 # Loss: a file size limit stops both workers' recording (store.c counts what they
 # drop in their headers); pipe says each thread's count, as info does.
 (ulimit -f 3000; record -d L --tracer=function -F leaf -- ./livemark 2 200000 >/dev/null 2>&1)
