@@ -24,7 +24,7 @@ static const char usage[] =
 	"usage: patchsite record [-d DIR] [--tracer=function|function_graph] [-F GLOB]...\n"
 	"                        [-N GLOB]... [-G GLOB]... [-D DEPTH] [--buffer-kb=N]\n"
 	"                        [--overwrite] [--live] [--] CMD [ARGS...]\n"
-	"       patchsite pipe   [-d DIR] [--pid=P] [--from-start] [--options=LIST]\n"
+	"       patchsite pipe   [-d DIR] [--pid=P] [--from-start] [--reader=NAME] [--options=LIST]\n"
 	"       patchsite replay [-d DIR] [--pid=P] [--tid=T] [--snapshot[=N]] [--options=LIST]\n"
 	"       patchsite report [-d DIR] [--sort=total|self|calls|avg|max] [--pid=P] [--json]\n"
 	"       patchsite dump   [-d DIR] --chrome|--folded [--pid=P] [--tid=T]\n"
@@ -38,7 +38,7 @@ static const char usage[] =
 	"         --live: print the events as they are recorded too, as pipe does.\n"
 	"pipe     ftrace's trace_pipe: print the events of DIR's processes as they are\n"
 	"         recorded, until they end; the next pipe goes on where this one stopped\n"
-	"         (--from-start: from the beginning).\n"
+	"         (--from-start: from the beginning; --reader=NAME: a position of its own).\n"
 	"replay   the ftrace text of the function or function_graph tracer\n"
 	"report   per function: total, self, calls, average, min, max time\n"
 	"dump     Chrome trace-event JSON (Perfetto) or folded stacks (flamegraph.pl)\n"
@@ -318,6 +318,7 @@ static int cmd_pipe(int argc, char **argv)
 		{ "dir", required_argument, NULL, 'd' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "from-start", no_argument, NULL, 's' },
+		{ "reader", required_argument, NULL, 'r' },
 		{ "options", required_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -330,6 +331,13 @@ static int cmd_pipe(int argc, char **argv)
 		case 'd': o.dir = optarg; break;
 		case 'p': if (parse_int(optarg, "--pid", &o.pid)) return 2; break;
 		case 's': o.from_start = true; break;
+		case 'r':
+			if (!*optarg || strlen(optarg) > 64 || strspn(optarg, "abcdefghijklmnopqrstuvwxyz"
+			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != strlen(optarg))
+				return bad_usage("pipe: --reader=%s: a name of up to 64 letters, digits, "
+						 "_ and -", optarg);
+			o.reader = optarg;
+			break;
 		case 'O': if (parse_options(optarg, &o.opt_set, &o.opt_clear)) return 2; break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: return bad_usage("pipe: bad option%s", "");

@@ -7,9 +7,10 @@
  * there is nothing new, and stops once every process it follows has
  * ended, after printing what was left.
  *
- * Consuming: where it stopped is kept per process directory (pipe.pos);
- * the next pipe on the directory goes on from there, as a second read of
- * trace_pipe does not show events already read.
+ * Consuming: where it stopped is kept per process directory and reader
+ * (pipe.pos, or pipe.NAME.pos for --reader=NAME); the next pipe of that
+ * reader goes on from there, as a second read of trace_pipe does not show
+ * events already read.
  */
 #include <errno.h>
 #include <signal.h>
@@ -23,7 +24,6 @@
 #include "render.h"
 
 #define IDLE_NS		10000000	/* a look every 10 ms while nothing comes */
-#define POS_FILE	"pipe.pos"
 
 static volatile sig_atomic_t stop;
 
@@ -56,17 +56,20 @@ static bool ended(const struct psr_proc *p, const struct pipe_opts *o)
 	return kill(p->pid, 0) && errno == ESRCH;
 }
 
-static void pos_path(char *buf, size_t len, const struct psr_proc *p)
+static void pos_path(char *buf, size_t len, const struct psr_proc *p, const struct pipe_opts *o)
 {
-	snprintf(buf, len, "%s/%s", p->dir, POS_FILE);
+	if (o->reader)
+		snprintf(buf, len, "%s/pipe.%s.pos", p->dir, o->reader);
+	else
+		snprintf(buf, len, "%s/pipe.pos", p->dir);
 }
 
-static void load_pos(struct followed *f, const struct psr_proc *p)
+static void load_pos(struct followed *f, const struct psr_proc *p, const struct pipe_opts *o)
 {
-	char path[4200];
+	char path[4400];
 	FILE *in;
 
-	pos_path(path, sizeof(path), p);
+	pos_path(path, sizeof(path), p, o);
 	in = fopen(path, "r");
 	if (in) {
 		render_live_load(in, f->live, p);
@@ -74,12 +77,12 @@ static void load_pos(struct followed *f, const struct psr_proc *p)
 	}
 }
 
-static void save_pos(const struct followed *f, const struct psr_proc *p)
+static void save_pos(const struct followed *f, const struct psr_proc *p, const struct pipe_opts *o)
 {
-	char path[4200];
+	char path[4400];
 	FILE *out;
 
-	pos_path(path, sizeof(path), p);
+	pos_path(path, sizeof(path), p, o);
 	out = fopen(path, "w");
 	if (!out) {
 		fprintf(stderr, "patchsite: pipe: %s: %s: the next pipe starts from the beginning\n",
@@ -162,7 +165,7 @@ static int follow_one(FILE *out, struct followed *f, struct psr_proc *p, struct 
 	if (!err && p->gone && !f->final) {
 		f->final = true;
 		if (o->consume)
-			save_pos(f, p);
+			save_pos(f, p, o);
 	}
 	return err;
 }
@@ -213,7 +216,7 @@ int pipe_follow(FILE *out, struct pipe_opts *o)
 				if (!fl[i].live)
 					err = -ENOMEM;
 				else if (o->consume && !o->from_start)
-					load_pos(&fl[i], &s->procs[i]);
+					load_pos(&fl[i], &s->procs[i], o);
 			}
 			nfl = s->nprocs;
 		}

@@ -86,6 +86,10 @@ check "pipe: the same lines as replay (times aside)" pipe.err cmp -s replay.leaf
 check "pipe again: nothing left to show (pipe.pos)" again.out test ! -s again.out
 "$PS" pipe -d d --from-start | grep -c ': leaf <-' >from.out
 check "pipe --from-start: every line again" from.out test "$(cat from.out)" = "$calls"
+"$PS" pipe -d d --reader=other | grep -c ': leaf <-' >other.out
+"$PS" pipe -d d --reader=other >other2.out
+check "pipe --reader=other: its own position (every line, then none)" other.out \
+	test "$(cat other.out)" = "$calls" -a ! -s other2.out
 "$PS" pipe -d d --pid=1 >nopid.out 2>&1
 check "pipe --pid of a process not in the session: said, exit 1" nopid.out \
 	sh -c "test $? = 1 && grep -q 'no process 1' nopid.out"
