@@ -194,6 +194,15 @@ check "funcgraph-abstime: TIME | before the CPU column" g.abs \
 "$PS" replay -d g --options=nofuncgraph-proc >g.noproc
 check "nofuncgraph-proc: no TASK/PID column" g.noproc \
 	sh -c "grep -q '^ [0-9]) *[0-9.]* us | *leaf();\$' g.noproc && ! grep -q '^ [0-9]) *livemark-.*leaf' g.noproc"
+PATCHSITE_OPTIONS="noprint-parent overwrite" record -d eo --tracer=function -F leaf -- \
+	./livemark 1 100 >eo.out 2>eo.err
+"$PS" info -d eo >eo.info
+"$PS" replay -d eo >eo.replay
+check "PATCHSITE_OPTIONS=\"noprint-parent overwrite\": the ring mode, and leaf lines without <-" eo.err \
+	sh -c "grep -q 'tracer: *function (overwrite)' eo.info && test \$(grep -c ': leaf\$' eo.replay) = 100"
+PATCHSITE_OPTIONS=print-parnet record -d eb --tracer=function -- ./livemark 1 10 >eb.out 2>eb.err
+check "PATCHSITE_OPTIONS with an unknown word: refused by name, nothing recorded" eb.err \
+	sh -c "grep -q \"PATCHSITE_OPTIONS: trace_options: 'print-parnet': no such option\" eb.err && test ! -d eb/[0-9]*"
 "$PS" replay -d g --options=bogus >bad.out 2>&1
 check "--options with an unknown word: named, exit 2" bad.out \
 	sh -c "test $? = 2 && grep -q \"'bogus'\" bad.out"
