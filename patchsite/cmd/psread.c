@@ -915,7 +915,9 @@ static size_t follow_end(int fd, size_t from, size_t to)
  * New and grown chunks of a growing thread file (chunk k at file chunk k).
  * The new chunks are found first: a chunk with a successor was complete
  * (padded to its end) before the successor began, so its end read after
- * that is final.
+ * that is final.  The chunk a live thread writes is read up to the end
+ * found at the look before: a store seen out of order by another CPU
+ * (aarch64 allows it; x86-64 does not) has long been seen by then.
  */
 static void follow_chunks(struct psr_thread *t, const struct psd_thread_hdr *h, int fd)
 {
@@ -936,14 +938,23 @@ static void follow_chunks(struct psr_thread *t, const struct psd_thread_hdr *h, 
 			break;
 		t->chunks = g;
 		t->chunks[t->nchunks++] = (struct psr_chunk){ head[1], at + PSD_CHUNK_WORDS,
-							      at + PSD_CHUNK_WORDS, at + cw };
+							      at + PSD_CHUNK_WORDS, at + cw, 0 };
 	}
 	for (size_t k = from; k < t->nchunks; k++) {
 		struct psr_chunk *c = &t->chunks[k];
 		size_t base = c->first - PSD_CHUNK_WORDS, end;
 
 		c->limit = base + cw < t->nwords ? base + cw : t->nwords;
-		end = follow_end(fd, c->end, c->limit);
+		end = follow_end(fd, c->seen > c->end ? c->seen : c->end, c->limit);
+		if (t->live && k + 1 == t->nchunks) {
+			if (c->seen > c->end)
+				c->end = c->seen;
+			if (end > c->seen)
+				c->seen = end;
+			continue;
+		}
+		if (c->seen > end)
+			end = c->seen;
 		if (end > c->end)
 			c->end = end;
 		if (!t->live && h->clean && k + 1 == t->nchunks && h->end_word <= cw &&

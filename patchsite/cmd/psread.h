@@ -68,6 +68,7 @@ struct psr_chunk {
 	uint64_t seq;
 	size_t first, end;	/* words of the file: [first, end) after the chunk header */
 	size_t limit;		/* the chunk's last word + 1 in the file */
+	size_t seen;		/* followed: the end found at the last look (end lags it by a look) */
 };
 
 struct psr_thread {
