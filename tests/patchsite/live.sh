@@ -160,10 +160,12 @@ check "replay --snapshot=2 (none): said, exit 1" none.out sh -c "test $? = 1 && 
 
 # Overwrite mode: a snapshot of the rings; pipe refuses by name.
 record -d o --overwrite --buffer-kb=64 --tracer=function -F leaf -- ./livemark 2 20000 snap >o.out 2>&1
+rc=$?
 "$PS" replay -d o --snapshot=1 >o.replay 2>o.rerr
 set -- $(said snapshot o.out)
 got=$(grep -c ': leaf <-' o.replay)
-check "overwrite: snapshot 1 read back, $got leaf lines (at most ${3:-0})" o.rerr \
+{ echo "record: exit $rc"; cat o.out o.rerr; ls -R o; } >o.why 2>&1
+check "overwrite: snapshot 1 read back, $got leaf lines (at most ${3:-0})" o.why \
 	test "$got" -gt 0 -a "$got" -le "${3:-0}" -a ! -s o.rerr
 "$PS" pipe -d o >o.pipe 2>&1
 check "pipe on an overwrite record: refused by name" o.pipe grep -q 'overwrite mode' o.pipe
