@@ -373,6 +373,7 @@ struct ps_store_bound {			/* a thread's data now (ps_store_bound) */
 int ps_store_bound(struct ps_thread *t, struct ps_store_bound *b);
 uint64_t ps_store_started_since(struct ps_thread *t, const struct ps_store_bound *b);
 int ps_store_procfd(void);
+uint64_t ps_chunk_events(const uint64_t *chunk, size_t words);
 
 /* marker.c: trace_marker (PSD_EXT_MARKER records) */
 #define PS_MARKER_MAX	1024		/* bytes of text kept per marker (ftrace cuts too) */

@@ -80,29 +80,6 @@ static bool is_text_file(const char *name)
 	       !strncmp(name, "mod.", 4);
 }
 
-/* Events in a chunk of the copy (overwrite: what a dropped chunk held, counted). */
-static uint64_t chunk_events(const uint64_t *c, size_t words)
-{
-	uint64_t n = 0;
-
-	for (size_t i = PSD_CHUNK_WORDS; i < words && c[i]; i++) {
-		uint64_t w = c[i];
-
-		if (w == PS_EV_PAD)
-			continue;
-		if ((w & 3) == PS_EV_MARK && !PSD_EXT_KIND(w)) {
-			i++;	/* a time mark and its CPU word: no event */
-			continue;
-		}
-		if ((w & 3) == PS_EV_MARK)
-			i += PSD_EXT_WORDS(w);
-		else if ((w & 3) == PS_EV_FUNC)
-			i++;
-		n++;
-	}
-	return n;
-}
-
 /*
  * Overwrite mode: the ring as it is, the chunk being written cut at its
  * end, chunks reused during the copy dropped (zeroed, counted).
@@ -127,7 +104,7 @@ static int copy_ring(int out, struct ps_thread *t, const struct ps_store_bound *
 	for (uint64_t d = 0; d < since && d < b->nchunks; d++) {
 		uint64_t k = (b->seq + d) % b->nchunks;	/* reused meanwhile: torn */
 
-		h->overwritten += chunk_events(ring + k * cw, cw);
+		h->overwritten += ps_chunk_events(ring + k * cw, cw);
 		memset(ring + k * cw, 0, b->chunk);
 		last_dropped++;
 	}

@@ -720,7 +720,8 @@ int ps_store_thread(struct ps_thread *t, struct ps_fast *f)
 	err = map_next(t, f);
 	if (err) {
 		say_stopped(s, err);
-		__atomic_store_n(&t->store, NULL, __ATOMIC_RELAXED);	/* s stays listed, unused: its file says why it stopped */
+		/* s stays listed, unused: its file says why it stopped */
+		__atomic_store_n(&t->store, NULL, __ATOMIC_RELAXED);
 		munmap(s->hdr, PSD_HDR_BYTES);
 		s->hdr = NULL;
 		close(s->fd);
@@ -735,10 +736,10 @@ bool ps_store_stale(const struct ps_thread *t)
 	return t->store && t->store->pid != st.pid;
 }
 
-/* Events in a used chunk (overwrite: what reusing it loses, counted). */
-static uint64_t chunk_events(const uint64_t *c)
+/* Events in a used chunk of `words` words (overwrite: what reusing it loses, counted). */
+uint64_t ps_chunk_events(const uint64_t *c, size_t words)
 {
-	const uint64_t *end = c + st.chunk / 8;
+	const uint64_t *end = c + words;
 	uint64_t n = 0;
 
 	for (c += PSD_CHUNK_WORDS; c < end && *c; c++) {
@@ -782,7 +783,8 @@ int ps_store_next(struct ps_thread *t, struct ps_fast *f)
 		for (uint64_t *p = ps_wp_get(f); p < t->end; p++)
 			*p = PS_EV_PAD;
 		if (s->seq >= n)
-			__atomic_fetch_add(&s->hdr->overwritten, chunk_events(next), __ATOMIC_RELAXED);
+			__atomic_fetch_add(&s->hdr->overwritten, ps_chunk_events(next, st.chunk / 8),
+					   __ATOMIC_RELAXED);
 		chunk_start(t, f, next);
 		return 0;
 	}

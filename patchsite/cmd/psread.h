@@ -21,7 +21,7 @@ enum psr_option {
 	PSR_OPT_FUNCGRAPH_ABSTIME = 8,
 };
 #define PSR_OPT_DEFAULT	(PSR_OPT_PRINT_PARENT | PSR_OPT_FUNCGRAPH_PROC)
-/* "print-parent,nosym-offset": the options to set and to clear; -1 (NAME said in *bad) if unknown. */
+/* "print-parent,nosym-offset": the options to set and clear; -1 (the word in *bad) if unknown. */
 int psr_options_parse(const char *list, unsigned *set, unsigned *clear, const char **bad);
 
 /* PSR_EXT: an extended record (psdata.h PSD_EXT_*): renderers skip kinds they do not show. */

@@ -1082,7 +1082,7 @@ void render_live_save(FILE *f, const struct render_live *l)
 	}
 }
 
-/* Go on from saved positions (render_live_save); lines naming no thread or out of range: ignored. */
+/* Go on from saved positions (render_live_save); other lines are ignored. */
 void render_live_load(FILE *f, struct render_live *l, const struct psr_proc *p)
 {
 	char line[256], name[128];
