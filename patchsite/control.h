@@ -42,8 +42,8 @@ struct ps_ctl_file {
 };
 
 /* The tables (one per part of the runtime), listed in ctl_groups.c. */
-extern const struct ps_ctl_file ps_ctl_trace[];	/* trace_ctl.c: trace_marker, snapshot */
-extern const struct ps_ctl_file ps_ctl_options[];	/* options.c: trace_options */
+/* trace_ctl.c: trace_marker, snapshot, trace_options */
+extern const struct ps_ctl_file ps_ctl_trace[];
 
 /* ctl_groups.c: every table, NULL-terminated. */
 extern const struct ps_ctl_file *const ps_ctl_groups[];

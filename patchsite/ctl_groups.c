@@ -8,6 +8,5 @@
 
 const struct ps_ctl_file *const ps_ctl_groups[] = {
 	ps_ctl_trace,
-	ps_ctl_options,
 	NULL
 };

@@ -388,6 +388,8 @@ int ps_snapshot_write(const char *sub, const char *value, bool append);
 /* options.c: trace_options, PATCHSITE_OPTIONS */
 int ps_options_env(bool *overwrite);
 void ps_options_started(bool overwrite);
+int ps_options_read(const char *sub, struct ps_buf *out);
+int ps_options_write(const char *sub, const char *value, bool append);
 
 /* output.c */
 enum ps_format { PS_FORMAT_FTRACE, PS_FORMAT_CHROME, PS_FORMAT_FOLDED };

@@ -128,7 +128,7 @@ void ps_options_started(bool overwrite)
 		       "replay shows the defaults");
 }
 
-static int options_read(const char *sub, struct ps_buf *out)
+int ps_options_read(const char *sub, struct ps_buf *out)
 {
 	(void)sub;
 	for (size_t i = 0; i < NOPTS; i++)
@@ -136,7 +136,7 @@ static int options_read(const char *sub, struct ps_buf *out)
 	return 0;
 }
 
-static int options_write(const char *sub, const char *value, bool append)
+int ps_options_write(const char *sub, const char *value, bool append)
 {
 	int err;
 
@@ -149,10 +149,3 @@ static int options_write(const char *sub, const char *value, bool append)
 		ps_log(PATCHSITE_LOG_ERROR, "trace_options: the options file: %s", strerror(-err));
 	return err;
 }
-
-const struct ps_ctl_file ps_ctl_options[] = {
-	{ "trace_options", "rendering options kept for replay and pipe, and the recording "
-	  "mode (ftrace: trace_options; overwrite is set at start only)",
-	  options_read, options_write, NULL },
-	{ NULL, NULL, NULL, NULL, NULL }
-};
