@@ -201,6 +201,22 @@ PATCHSITE_API int patchsite_ctl_write(const char *file, const char *value, int a
 PATCHSITE_API const char *patchsite_last_error(void);
 
 /*
+ * trace_marker: text (one line; a trailing newline is dropped) recorded in
+ * the calling thread's ring now, in its order with the thread's calls.
+ * Returns the bytes kept (text past 1024 bytes is cut, and the record says
+ * so), or -errno (no built-in tracer records this thread, ring full).
+ */
+PATCHSITE_API long patchsite_trace_marker(const char *text);
+
+/*
+ * snapshot: the recording so far of every thread (overwrite mode: what each
+ * ring holds) copied into the trace directory as snapshot N
+ * (patchsite-data(5)), read with `patchsite replay --snapshot=N`.  Returns
+ * N (1, 2, ...), or -errno.
+ */
+PATCHSITE_API int patchsite_snapshot(void);
+
+/*
  * Messages go to fn.  On stderr only when the environment asks: PATCHSITE_LOG=1
  * (everything), or PATCHSITE_TRACER set (warnings and errors).
  */

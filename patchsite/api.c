@@ -37,6 +37,12 @@ struct ps_state ps = {
 
 static int env_out_fd = -1;
 static bool env_tmp_data;	/* the trace directory is ours, for PATCHSITE_OUTPUT only */
+
+/* Is the trace directory the private one of PATCHSITE_OUTPUT (removed once rendered)? */
+bool ps_data_private(void)
+{
+	return env_tmp_data;
+}
 static atomic_bool demangle_looked_up;
 static _Atomic unsigned long init_ns, init_cpu_ns;	/* set under lock, read without */
 
@@ -699,7 +705,7 @@ static const char *const env_known[] = {
 	"PATCHSITE_MAX_DEPTH", "PATCHSITE_LOG", "PATCHSITE_DATA", "PATCHSITE_OVERWRITE",
 	"PATCHSITE_CTL",	/* channel.c */
 	"PATCHSITE_TRACING_ON", "PATCHSITE_PID", "PATCHSITE_THRESH", "PATCHSITE_ARGS",
-	"PATCHSITE_GRAPH_NOTRACE", "PATCHSITE_TRIGGER",
+	"PATCHSITE_GRAPH_NOTRACE", "PATCHSITE_TRIGGER", "PATCHSITE_OPTIONS",
 	"PATCHSITE_LIB",	/* read by `patchsite record` */
 	NULL
 };
@@ -785,6 +791,10 @@ static int env_store(const char *tracer, bool for_output)
 		env_bad("PATCHSITE_OVERWRITE", "expected 0 or 1");
 		return -EINVAL;
 	}
+	if (ps_options_env(&over)) {
+		env_bad("PATCHSITE_OPTIONS", ps_last_error);
+		return -EINVAL;
+	}
 	if ((!dir || !*dir) && for_output) {
 		/* Only for PATCHSITE_OUTPUT: a private session, removed once the trace is written. */
 		snprintf(made, sizeof(made), "%s/patchsite-XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -800,6 +810,8 @@ static int env_store(const char *tracer, bool for_output)
 	if (!dir || !*dir)
 		dir = "patchsite.data";
 	err = ps_store_open(dir, tracer, over, ps_ring_bytes);
+	if (!err)
+		ps_options_started(over);
 	if (err && env_tmp_data)
 		rmdir(dir);
 	if (err) {

@@ -56,6 +56,7 @@ extern const struct ps_ctl_file *const ps_ctl_groups[];
 /* The tables (one line each in ctl_groups.c). */
 extern const struct ps_ctl_file ps_ctl_core[];	/* ctl_core.c: tracers, filters, depth, buffer, functions, trace_dir */
 extern const struct ps_ctl_file ps_ctl_record[];	/* recctl.c */
+extern const struct ps_ctl_file ps_ctl_trace[];	/* trace_ctl.c: trace_marker, snapshot, trace_options */
 
 /* control.c: the file named path, and the rest of the path for a directory; NULL when none. */
 const struct ps_ctl_file *ps_ctl_find(const char *path, const char **sub);

@@ -9,5 +9,6 @@
 const struct ps_ctl_file *const ps_ctl_groups[] = {
 	ps_ctl_core,
 	ps_ctl_record,
+	ps_ctl_trace,
 	NULL
 };

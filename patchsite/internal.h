@@ -31,7 +31,8 @@
 #include "demangle.h"
 #include "patchsite.h"
 
-struct ps_buf;		/* control.h */
+struct ps_buf;
+struct psd_thread_hdr;
 
 #define PS_MAX_MODULES	256
 #define PS_MAX_OPS	64		/* one bit per ops in a site's want mask */
@@ -414,6 +415,36 @@ void ps_store_module(struct ps_module *m);
 void ps_store_module_gone(struct ps_module *m);
 void ps_store_finish(void);
 void ps_store_forked(struct ps_thread *self);
+struct ps_store_bound {			/* a thread's data now (ps_store_bound) */
+	int fd;				/* its file */
+	const struct psd_thread_hdr *hdr;	/* its header, mapped */
+	const char *path;		/* its name in the process directory */
+	uint64_t seq;			/* chunks started: it writes chunk seq - 1 */
+	uint64_t words;			/* words complete in that chunk, from its start */
+	size_t chunk;			/* bytes per chunk */
+	uint64_t nchunks;		/* overwrite: chunks in the ring, else 0 */
+	uint64_t gen;
+};
+int ps_store_bound(struct ps_thread *t, struct ps_store_bound *b);
+uint64_t ps_store_started_since(struct ps_thread *t, const struct ps_store_bound *b);
+int ps_store_procfd(void);
+uint64_t ps_chunk_events(const uint64_t *chunk, size_t words);
+
+/* marker.c: trace_marker (PSD_EXT_MARKER records) */
+#define PS_MARKER_MAX	1024		/* bytes of text kept per marker (ftrace cuts too) */
+int ps_marker_write(const char *sub, const char *value, bool append);
+
+/* snapshot.c: copies of the recording so far (patchsite-data(5): snapshot.N) */
+int ps_snapshot_take(void);		/* the snapshot's number, or -errno */
+bool ps_data_private(void);		/* api.c: the directory is PATCHSITE_OUTPUT's own */
+int ps_snapshot_read(const char *sub, struct ps_buf *out);
+int ps_snapshot_write(const char *sub, const char *value, bool append);
+
+/* options.c: trace_options, PATCHSITE_OPTIONS */
+int ps_options_env(bool *overwrite);
+void ps_options_started(bool overwrite);
+int ps_options_read(const char *sub, struct ps_buf *out);
+int ps_options_write(const char *sub, const char *value, bool append);
 
 /* channel.c */
 void ps_channel_start(void);

@@ -57,6 +57,7 @@ struct ps_tstore {
 	uint64_t *map;			/* grow: the current chunk; overwrite: every chunk */
 	size_t map_bytes;
 	uint64_t seq;			/* chunks started */
+	_Atomic uint64_t gen;		/* odd while chunk_start switches chunks (ps_store_bound) */
 	char path[64];			/* relative to the process directory */
 };
 
@@ -551,7 +552,10 @@ static void chunk_start(struct ps_thread *t, struct ps_fast *f, uint64_t *base)
 {
 	struct ps_tstore *s = t->store;
 
-	t->base = base;
+	/* A snapshot reading base, wp and seq together sees them all old or all new. */
+	atomic_fetch_add_explicit(&s->gen, 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	__atomic_store_n(&t->base, base, __ATOMIC_RELAXED);	/* ps_store_bound reads it */
 	t->end = base + st.chunk / 8;
 	if (st.overwrite)
 		memset(base, 0, st.chunk);
@@ -564,6 +568,56 @@ static void chunk_start(struct ps_thread *t, struct ps_fast *f, uint64_t *base)
 	ps_wp_set(f, base + 6);
 	s->seq++;
 	__atomic_store_n(&s->hdr->chunks, s->seq, __ATOMIC_RELEASE);
+	atomic_fetch_add_explicit(&s->gen, 1, memory_order_release);
+}
+
+/*
+ * Where thread t's data ends now (snapshot.c), without stopping it: the
+ * chunk it writes and the words written in it, read together (a chunk
+ * switch in between is seen and the reading done again).  Every word below
+ * that end is complete.  -ENOENT: t has no file of this process.
+ */
+int ps_store_bound(struct ps_thread *t, struct ps_store_bound *b)
+{
+	struct ps_tstore *s = __atomic_load_n(&t->store, __ATOMIC_ACQUIRE);
+	struct ps_fast *f = atomic_load(&t->fast);
+
+	if (!st.on || !s || !s->hdr || s->pid != st.pid || !f)
+		return -ENOENT;
+	for (int tries = 0;; tries++) {
+		uint64_t g1 = atomic_load_explicit(&s->gen, memory_order_acquire), g2;
+		uint64_t *base = __atomic_load_n(&t->base, __ATOMIC_RELAXED), *wp = ps_wp_get(f);
+
+		b->seq = __atomic_load_n(&s->hdr->chunks, __ATOMIC_RELAXED);
+		atomic_thread_fence(memory_order_acquire);
+		g2 = atomic_load_explicit(&s->gen, memory_order_relaxed);
+		if (!(g1 & 1) && g1 == g2 && b->seq && wp >= base && wp <= base + st.chunk / 8) {
+			b->words = (uint64_t)(wp - base);
+			break;
+		}
+		if (tries > 1000)
+			return -EBUSY;
+		sched_yield();
+	}
+	b->fd = s->fd;
+	b->hdr = s->hdr;
+	b->path = s->path;
+	b->chunk = st.chunk;
+	b->nchunks = st.overwrite ? st.ring / st.chunk : 0;
+	b->gen = atomic_load_explicit(&s->gen, memory_order_acquire);
+	return 0;
+}
+
+/* Chunks thread t started since bound b was read (overwrite: the ones reused meanwhile). */
+uint64_t ps_store_started_since(struct ps_thread *t, const struct ps_store_bound *b)
+{
+	return __atomic_load_n(&t->store->hdr->chunks, __ATOMIC_ACQUIRE) - b->seq;
+}
+
+/* The process directory (snapshot.c copies its text files); -1 when not recording here. */
+int ps_store_procfd(void)
+{
+	return st.on && st.pid == getpid() ? st.procfd : -1;
 }
 
 /*
@@ -662,7 +716,7 @@ int ps_store_thread(struct ps_thread *t, struct ps_fast *f)
 	s->hdr->chunk_bytes = st.chunk;
 	s->hdr->overwrite = st.overwrite;
 	s->hdr->nchunks = st.overwrite ? (uint32_t)(st.ring / st.chunk) : 0;
-	t->store = s;
+	__atomic_store_n(&t->store, s, __ATOMIC_RELEASE);	/* set up: ps_store_bound may read it */
 	if (st.overwrite) {
 		chunk_start(t, f, s->map);
 		return 0;
@@ -670,7 +724,8 @@ int ps_store_thread(struct ps_thread *t, struct ps_fast *f)
 	err = map_next(t, f);
 	if (err) {
 		say_stopped(s, err);
-		t->store = NULL;	/* s stays listed, unused: its file says why it stopped */
+		/* s stays listed, unused: its file says why it stopped */
+		__atomic_store_n(&t->store, NULL, __ATOMIC_RELAXED);
 		munmap(s->hdr, PSD_HDR_BYTES);
 		s->hdr = NULL;
 		close(s->fd);
@@ -685,10 +740,10 @@ bool ps_store_stale(const struct ps_thread *t)
 	return t->store && t->store->pid != st.pid;
 }
 
-/* Events in a used chunk (overwrite: what reusing it loses, counted). */
-static uint64_t chunk_events(const uint64_t *c)
+/* Events in a used chunk of `words` words (overwrite: what reusing it loses, counted). */
+uint64_t ps_chunk_events(const uint64_t *c, size_t words)
 {
-	const uint64_t *end = c + st.chunk / 8;
+	const uint64_t *end = c + words;
 	uint64_t n = 0;
 
 	for (c += PSD_CHUNK_WORDS; c < end && *c; c++) {
@@ -721,7 +776,7 @@ int ps_store_next(struct ps_thread *t, struct ps_fast *f)
 	int err;
 
 	if (ps_store_stale(t)) {
-		t->store = NULL;	/* the parent's: start a file of our own */
+		__atomic_store_n(&t->store, NULL, __ATOMIC_RELAXED);	/* the parent's: start a file of our own */
 		return ps_store_thread(t, f);
 	}
 	if (s->hdr->stopped)
@@ -732,7 +787,8 @@ int ps_store_next(struct ps_thread *t, struct ps_fast *f)
 		for (uint64_t *p = ps_wp_get(f); p < t->end; p++)
 			*p = PS_EV_PAD;
 		if (s->seq >= n)
-			__atomic_fetch_add(&s->hdr->overwritten, chunk_events(next), __ATOMIC_RELAXED);
+			__atomic_fetch_add(&s->hdr->overwritten, ps_chunk_events(next, st.chunk / 8),
+					   __ATOMIC_RELAXED);
 		chunk_start(t, f, next);
 		return 0;
 	}

@@ -41,3 +41,4 @@ echo
 sh bench/patchsite/record.sh "$B"
 echo
 sh bench/patchsite/ctl.sh "$B" "$N"
+RATE=1000000 sh bench/patchsite/pipe.sh "$B"

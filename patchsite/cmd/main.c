@@ -3,6 +3,7 @@
  * patchsite: record a program with libpatchsite into a trace directory,
  * then replay, report and convert what it recorded (patchsite(1)).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "ctlclient.h"
+#include "pipe.h"
 #include "render.h"
 
 #define DEFAULT_DIR "patchsite.data"
@@ -22,8 +24,11 @@
 static const char usage[] =
 	"usage: patchsite record [-d DIR] [--tracer=function|function_graph|latency] [-F GLOB]...\n"
 	"                        [-N GLOB]... [-G GLOB]... [-D DEPTH] [--buffer-kb=N]\n"
-	"                        [--overwrite] [--] CMD [ARGS...]\n"
-	"       patchsite replay [-d DIR] [--pid=P] [--tid=T] [--latency]\n"
+	"                        [--overwrite] [--live] [--] CMD [ARGS...]\n"
+	"       patchsite pipe   [-d DIR | PID] [--pid=P] [--from-start] [--reader=NAME]\n"
+	"                        [--options=LIST]\n"
+	"       patchsite replay [-d DIR] [--pid=P] [--tid=T] [--latency] [--snapshot[=N]]\n"
+	"                        [--options=LIST]\n"
 	"       patchsite report [-d DIR] [--sort=total|self|calls|avg|max] [--pid=P] [--json]\n"
 	"       patchsite dump   [-d DIR] --chrome|--folded [--pid=P] [--tid=T]\n"
 	"       patchsite info   [-d DIR] [--pid=P]\n"
@@ -34,6 +39,11 @@ static const char usage[] =
 	"         is CMD's.  -F/-N: functions to trace / not to trace (ftrace globs,\n"
 	"         glob:mod:OBJECT); -G: function_graph only below these; -D: graph depth;\n"
 	"         --overwrite: keep the newest --buffer-kb KB per thread (flight recorder).\n"
+	"         --live: print the events as they are recorded too, as pipe does.\n"
+	"pipe     ftrace's trace_pipe: print the events of DIR's processes (or of the\n"
+	"         running process PID, where it records) as they are\n"
+	"         recorded, until they end; the next pipe goes on where this one stopped\n"
+	"         (--from-start: from the beginning; --reader=NAME: a position of its own).\n"
 	"replay   the ftrace text of the function or function_graph tracer; --latency:\n"
 	"         the longest call the latency tracer kept\n"
 	"report   per function: total, self, calls, average, min, max time\n"
@@ -41,6 +51,10 @@ static const char usage[] =
 	"info     the session: processes, threads, objects, events and losses\n"
 	"ctl      read or write a control file of a running process (ftrace's tracefs\n"
 	"         files: current_tracer, set_ftrace_filter, tracing_on...; --list)\n"
+	"replay, report, dump and info read snapshot N (default: the latest) with\n"
+	"--snapshot[=N]: a copy taken while the program ran (the snapshot control file).\n"
+	"--options: trace_options for the text, over the ones recorded: print-parent,\n"
+	"sym-offset, funcgraph-proc, funcgraph-abstime (noNAME clears), comma-separated.\n"
 	"See patchsite(1) and patchsite-data(5).\n";
 
 static int bad_usage(const char *fmt, const char *arg)
@@ -186,9 +200,11 @@ static int cmd_record(int argc, char **argv)
 		{ "tracer", required_argument, NULL, 't' },
 		{ "buffer-kb", required_argument, NULL, 'b' },
 		{ "overwrite", no_argument, NULL, 'o' },
+		{ "live", no_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
+	struct pipe_opts live = { 0 };
 	const char *dir = DEFAULT_DIR, *tracer = "function_graph", *depth = NULL, *kb = NULL;
 	char *filter = NULL, *notrace = NULL, *graph = NULL, lib[PATH_MAX], preload[2 * PATH_MAX];
 	const char *old;
@@ -206,6 +222,7 @@ static int cmd_record(int argc, char **argv)
 		case 'D': depth = optarg; break;
 		case 'b': kb = optarg; break;
 		case 'o': overwrite = true; break;
+		case 'l': live.dir = dir; break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: return bad_usage("record: bad option", "");
 		}
@@ -216,6 +233,9 @@ static int cmd_record(int argc, char **argv)
 	    strcmp(tracer, "latency"))
 		return bad_usage("record: --tracer=%s: expected function, function_graph or latency",
 				 tracer);
+	if (live.dir && overwrite)
+		return bad_usage("record: --live follows a growing record; --overwrite reuses its "
+				 "chunks%s", "");
 	if (find_runtime(lib, sizeof(lib))) {
 		fprintf(stderr, "patchsite: cannot find libpatchsite.so next to this program or in "
 			"../lib (set PATCHSITE_LIB)\n");
@@ -251,7 +271,16 @@ static int cmd_record(int argc, char **argv)
 	/* Like time(1): ^C and ^\ are for the program; we stay to say how it ended. */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGQUIT, SIG_IGN);
-	while (waitpid(pid, &st, 0) < 0)
+	if (live.dir) {
+		/* A reader that goes away (| head) ends the streaming, not us: CMD runs on. */
+		signal(SIGPIPE, SIG_IGN);
+		live.dir = dir;
+		live.child = pid;
+		pipe_follow(stdout, &live);
+	}
+	if (live.child_done)
+		st = live.child_status;
+	else while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR) {
 			perror("patchsite: waitpid");
 			return 2;
@@ -281,7 +310,123 @@ static int parse_int(const char *s, const char *what, int *out)
 	return 0;
 }
 
+/* --options LIST: -1 when a word is not an option (said). */
+static int parse_options(const char *list, unsigned *set, unsigned *clear)
+{
+	const char *bad;
+
+	if (!psr_options_parse(list, set, clear, &bad))
+		return 0;
+	bad_usage("--options: '%s': expected print-parent, sym-offset, funcgraph-proc or "
+		  "funcgraph-abstime, each with no before it to clear it", bad);
+	return -1;
+}
+
+/*
+ * `pipe PID`: the trace directory a running process records into, asked
+ * over its control channel (trace_dir), made absolute through the
+ * process's working directory when it is relative.
+ */
+static int pipe_dir_of(int pid, char *dir, size_t len)
+{
+	char *reply = NULL;
+	int err = psctl_request(pid, PSCTL_READ, "trace_dir", NULL, &reply);
+	size_t n;
+
+	if (err) {
+		fprintf(stderr, "patchsite: pipe: %s\n", reply ? reply : strerror(-err));
+		free(reply);
+		return -1;
+	}
+	n = strcspn(reply, "\n");
+	reply[n] = '\0';
+	if (!n) {
+		fprintf(stderr, "patchsite: pipe: process %d records nothing (no tracer set: "
+			"patchsite ctl %d current_tracer function)\n", pid, pid);
+		free(reply);
+		return -1;
+	}
+	if (reply[0] == '/')
+		snprintf(dir, len, "%s", reply);
+	else
+		snprintf(dir, len, "/proc/%d/cwd/%s", pid, reply);
+	free(reply);
+	return 0;
+}
+
+static int cmd_pipe(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "dir", required_argument, NULL, 'd' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "from-start", no_argument, NULL, 's' },
+		{ "reader", required_argument, NULL, 'r' },
+		{ "options", required_argument, NULL, 'O' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct pipe_opts o = { .dir = DEFAULT_DIR, .consume = true };
+	char dir[PATH_MAX + 64];
+	bool dir_given = false;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "d:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': o.dir = optarg; dir_given = true; break;
+		case 'p': if (parse_int(optarg, "--pid", &o.pid)) return 2; break;
+		case 's': o.from_start = true; break;
+		case 'r':
+			if (!*optarg || strlen(optarg) > 64 || strspn(optarg, "abcdefghijklmnopqrstuvwxyz"
+			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != strlen(optarg))
+				return bad_usage("pipe: --reader=%s: a name of up to 64 letters, digits, "
+						 "_ and -", optarg);
+			o.reader = optarg;
+			break;
+		case 'O': if (parse_options(optarg, &o.opt_set, &o.opt_clear)) return 2; break;
+		case 'h': fputs(usage, stdout); return 0;
+		default: return bad_usage("pipe: bad option%s", "");
+		}
+	}
+	if (optind + 1 == argc && !dir_given && strspn(argv[optind], "0123456789") ==
+	    strlen(argv[optind]) && o.pid <= 0) {
+		if (parse_int(argv[optind], "pid", &o.pid))
+			return 2;
+		if (pipe_dir_of(o.pid, dir, sizeof(dir)))
+			return 1;
+		o.dir = dir;
+		optind++;
+	}
+	if (optind < argc)
+		return bad_usage("pipe: unexpected argument '%s' (-d DIR or a pid)", argv[optind]);
+	return pipe_follow(stdout, &o);
+}
+
 enum verb { REPLAY, REPORT, DUMP, INFO };
+
+/* DIR/snapshot.N; N 0: the latest (the highest number).  -1 when there is none. */
+static int snapshot_dir(const char *dir, int n, char *buf, size_t len)
+{
+	DIR *d;
+	struct dirent *e;
+
+	if (!n && (d = opendir(dir))) {
+		while ((e = readdir(d))) {
+			char *end;
+			long k = !strncmp(e->d_name, "snapshot.", 9) ? strtol(e->d_name + 9, &end, 10) : 0;
+
+			if (k > n && k <= INT_MAX && !*end)
+				n = (int)k;
+		}
+		closedir(d);
+	}
+	if (!n) {
+		fprintf(stderr, "patchsite: %s: no snapshot taken (echo 1 > snapshot, or "
+			"patchsite_snapshot())\n", dir);
+		return -1;
+	}
+	snprintf(buf, len, "%s/snapshot.%d", dir, n);
+	return 0;
+}
 
 static int cmd_read(enum verb verb, int argc, char **argv)
 {
@@ -294,6 +439,8 @@ static int cmd_read(enum verb verb, int argc, char **argv)
 		{ "chrome", no_argument, NULL, 'c' },
 		{ "folded", no_argument, NULL, 'f' },
 		{ "latency", no_argument, NULL, 'l' },
+		{ "snapshot", optional_argument, NULL, 'S' },
+		{ "options", required_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -301,7 +448,8 @@ static int cmd_read(enum verb verb, int argc, char **argv)
 	struct render_opts o = { 0 };
 	struct psr_session *s;
 	const char *dir = DEFAULT_DIR;
-	int c, err, fmt = 0;
+	char snap[PATH_MAX];
+	int c, err, fmt = 0, snapshot = -1;
 	bool sorted = false;
 
 	while ((c = getopt_long(argc, argv, "d:h", opts, NULL)) != -1) {
@@ -312,6 +460,17 @@ static int cmd_read(enum verb verb, int argc, char **argv)
 		case 'j': o.json = true; break;
 		case 'l': o.latency = true; break;
 		case 'c': case 'f': fmt = c; break;
+		case 'O':
+			if (verb != REPLAY)
+				return bad_usage("--options: only replay and pipe print ftrace's text%s", "");
+			if (parse_options(optarg, &o.opt_set, &o.opt_clear))
+				return 2;
+			break;
+		case 'S':
+			snapshot = 0;
+			if (optarg && parse_int(optarg, "--snapshot", &snapshot))
+				return 2;
+			break;
 		case 's':
 			sorted = true;
 			for (o.sort = 0; sorts[o.sort] && strcmp(sorts[o.sort], optarg); o.sort++)
@@ -332,6 +491,11 @@ static int cmd_read(enum verb verb, int argc, char **argv)
 		return bad_usage("--latency is replay's option%s", "");
 	if (verb == DUMP && !fmt)
 		return bad_usage("dump: --chrome or --folded?%s", "");
+	if (snapshot >= 0) {
+		if (snapshot_dir(dir, snapshot, snap, sizeof(snap)))
+			return 1;
+		dir = snap;
+	}
 	if (psr_open(dir, stderr, &s))
 		return 1;
 	switch (verb) {
@@ -375,6 +539,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(verb, "record"))
 		return cmd_record(argc - 1, argv + 1);
+	if (!strcmp(verb, "pipe"))
+		return cmd_pipe(argc - 1, argv + 1);
 	if (!strcmp(verb, "replay"))
 		return cmd_read(REPLAY, argc - 1, argv + 1);
 	if (!strcmp(verb, "report"))

@@ -25,6 +25,7 @@
 
 static FILE *errf;
 static unsigned *problems;
+static bool opening_live;	/* psr_open_live: chunks are indexed by psr_follow */
 
 __attribute__((format(printf, 2, 3)))
 static void say(const char *path, const char *fmt, ...)
@@ -192,7 +193,7 @@ static void read_modules(struct psr_proc *p)
 	size_t cap = 0;
 
 	if (!text) {
-		if (path)
+		if (path && !opening_live)	/* followed: written just after the session line */
 			say(path, "missing: events are shown by site number");
 		free(path);
 		return;
@@ -275,6 +276,85 @@ const char *psr_site_name(const struct psr_proc *p, uint32_t id, uint64_t tsc, c
 		return s->name;
 	snprintf(buf, len, "site#%u", id);
 	return buf;
+}
+
+static const char *const option_names[] = {
+	"print-parent", "sym-offset", "funcgraph-proc", "funcgraph-abstime", NULL
+};
+
+int psr_options_parse(const char *list, unsigned *set, unsigned *clear, const char **bad)
+{
+	static char word[64];
+
+	*set = *clear = 0;
+	for (const char *p = list; *p;) {
+		size_t n = strcspn(p, ", \n"), k;
+		bool no = n > 2 && !strncmp(p, "no", 2);
+		const char *name = no ? p + 2 : p;
+		size_t len = no ? n - 2 : n;
+
+		for (k = 0; n && option_names[k]; k++)
+			if (strlen(option_names[k]) == len && !strncmp(option_names[k], name, len))
+				break;
+		if (n && !option_names[k]) {
+			snprintf(word, sizeof(word), "%.*s", (int)(n < 60 ? n : 60), p);
+			*bad = word;
+			return -1;
+		}
+		if (n)
+			*(no ? clear : set) |= 1u << k;
+		p += n + (p[n] != 0);
+	}
+	return 0;
+}
+
+/* The options file: "NAME 0|1" lines; missing: the defaults (a record made before it). */
+static void read_options(struct psr_proc *p)
+{
+	char *path = join(p->dir, "options"), *text = path ? slurp(path, NULL) : NULL;
+
+	p->options = PSR_OPT_DEFAULT;
+	for (size_t k = 0; text && option_names[k]; k++) {
+		char buf[8];
+
+		if (field(text, option_names[k], buf, sizeof(buf)))
+			p->options = (p->options & ~(1u << k)) | (!strcmp(buf, "1") ? 1u << k : 0);
+	}
+	free(text);
+	free(path);
+}
+
+const char *psr_addr_sym(const struct psr_proc *p, uint64_t addr, uint64_t tsc, uint64_t *off,
+			 uint64_t *size)
+{
+	for (size_t i = p->nmods; i-- > 0;) {
+		const struct psr_module *m = &p->mods[i];
+		size_t lo = 0, hi = m->nfuncs;
+
+		if (m->load_tsc > tsc || (m->unload_tsc && m->unload_tsc <= tsc))
+			continue;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+
+			if (m->funcs[mid].addr <= addr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo && addr - m->funcs[lo - 1].addr < (m->funcs[lo - 1].size ? m->funcs[lo - 1].size : 1)) {
+			*off = addr - m->funcs[lo - 1].addr;
+			*size = m->funcs[lo - 1].size;
+			return m->funcs[lo - 1].name;
+		}
+	}
+	return NULL;
+}
+
+uint64_t psr_site_addr(const struct psr_proc *p, uint32_t id, uint64_t tsc)
+{
+	const struct psr_site *s = site_at(p, id, tsc);
+
+	return s ? s->addr : 0;
 }
 
 const char *psr_addr_name(const struct psr_proc *p, uint64_t addr, uint64_t tsc, char *buf,
@@ -371,6 +451,7 @@ static void count_events(struct psr_proc *p, struct psr_thread *t)
 		t->entries += ev.type == PSR_ENTRY;
 		t->funcs += ev.type == PSR_FUNC;
 		t->ext += ev.type == PSR_EXT;
+		t->markers += ev.type == PSR_EXT && ev.ext_kind == PSD_EXT_MARKER;
 		if (ev.tsc - p->tsc0 < (1ull << 62) && psr_ns(p, ev.tsc) > p->last_ns)
 			p->last_ns = psr_ns(p, ev.tsc);
 	}
@@ -393,12 +474,17 @@ static void read_thread(struct psr_proc *p, const char *name)
 		say(path, "truncated (%lld bytes, no header): skipped", (long long)sb.st_size);
 		goto out;
 	}
-	map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	/* Shared: a followed file's words are seen as they are written. */
+	map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED) {
 		say(path, "cannot map: %s", strerror(errno));
 		goto out;
 	}
 	h = map;
+	if (opening_live && !h->magic[0]) {
+		munmap(map, (size_t)sb.st_size);	/* being created: read at a later psr_follow */
+		goto out;
+	}
 	if (memcmp(h->magic, PSD_THREAD_MAGIC, 8) || h->version < PSD_VERSION_MIN ||
 	    h->version > PSD_VERSION ||
 	    h->hdr_bytes != PSD_HDR_BYTES || h->chunk_bytes < 4096 || h->chunk_bytes > (1ull << 30) ||
@@ -428,7 +514,9 @@ static void read_thread(struct psr_proc *p, const char *name)
 	t->words = map;
 	t->map_bytes = (size_t)sb.st_size;
 	t->nwords = (size_t)sb.st_size / 8;
-	index_chunks(t, h, t->file);
+	t->live = opening_live;
+	if (!opening_live)
+		index_chunks(t, h, t->file);
 out:
 	if (fd >= 0)
 		close(fd);
@@ -486,7 +574,8 @@ static void read_end(struct psr_proc *p)
 			p->end_ns = ns;
 			if (ns > p->ns0 + 10000000 && tsc > p->tsc0)
 				p->ns_per_tsc = (double)(ns - p->ns0) / (double)(tsc - p->tsc0);
-		} else {
+		} else if (!opening_live) {
+			/* (followed: being written now, read again at the next look) */
 			say(path, "damaged: the run's end is not known");
 		}
 	}
@@ -557,12 +646,15 @@ static void read_proc(struct psr_session *s, const char *name)
 	read_end(p);
 	read_cmdline(p);
 	read_modules(p);
+	read_options(p);
 	while ((e = readdir(d)))
 		if (!strncmp(e->d_name, "thread.", 7))
 			read_thread(p, e->d_name);
 	closedir(d);
 	if (p->nthreads)
 		qsort(p->threads, p->nthreads, sizeof(*p->threads), cmp_thread);
+	if (opening_live)
+		return;		/* psr_follow indexes the chunks */
 	if (!p->has_end)
 		rate_from_chunks(p);
 	for (size_t k = 0; k < p->nthreads; k++)
@@ -588,8 +680,9 @@ int psr_open(const char *dir, FILE *err, struct psr_session **out)
 	if (!text) {
 		int e = errno;
 
-		fprintf(err, "patchsite: %s: not a trace directory (no session list: %s)\n", dir,
-			strerror(e));
+		if (err)	/* NULL: a caller waiting for the directory to appear */
+			fprintf(err, "patchsite: %s: not a trace directory (no session list: %s)\n",
+				dir, strerror(e));
 		free(path);
 		psr_close(s);
 		return -(e ? e : ENOENT);
@@ -598,6 +691,7 @@ int psr_open(const char *dir, FILE *err, struct psr_session **out)
 		int pid, ppid;
 		char name[64];
 
+		s->nlines++;
 		if (sscanf(line, "%d %d %63s", &pid, &ppid, name) != 3) {
 			say(path, "not a session line: '%.40s': ignored", line);
 			continue;
@@ -698,6 +792,20 @@ static int ext_record(struct psr_cursor *c, const struct psr_chunk *k, uint64_t 
 	return 1;
 }
 
+/* A live thread's last chunk: a record not all there yet is waited for. */
+static bool incomplete(const struct psr_cursor *c, const struct psr_chunk *k, uint64_t w)
+{
+	size_t need = 0;
+
+	if (!c->t->live || c->chunk + 1 < c->t->nchunks)
+		return false;
+	if ((w & 3) == EV_MARK)
+		need = PSD_EXT_KIND(w) ? PSD_EXT_WORDS(w) : 1;
+	else if ((w & 3) == PSR_FUNC)
+		need = 1;
+	return c->at + need > k->end && c->at + need <= k->limit;
+}
+
 int psr_next(struct psr_cursor *c, struct psr_event *ev)
 {
 	const struct psr_thread *t = c->t;
@@ -706,6 +814,10 @@ int psr_next(struct psr_cursor *c, struct psr_event *ev)
 		const struct psr_chunk *k = &t->chunks[c->chunk];
 		uint64_t w;
 
+		if (c->at < k->first)
+			c->at = k->first;	/* a cursor made before the thread's first chunk */
+		if (c->at >= k->end && t->live && c->chunk + 1 == t->nchunks)
+			return 0;	/* the visible end: more may come */
 		if (c->at >= k->end) {
 			/* Read: its pages can go (peak memory stays near one chunk a thread). */
 			size_t from = (k->first - PSD_CHUNK_WORDS) * 8, to = k->limit * 8;
@@ -720,6 +832,10 @@ int psr_next(struct psr_cursor *c, struct psr_event *ev)
 		w = t->words[c->at++];
 		if (w == EV_PAD)
 			continue;
+		if (incomplete(c, k, w)) {
+			c->at--;
+			return 0;
+		}
 		if ((w & 3) == EV_MARK && PSD_EXT_KIND(w))
 			return ext_record(c, k, w, ev);
 		if ((w & 3) == EV_MARK) {
@@ -744,4 +860,240 @@ int psr_next(struct psr_cursor *c, struct psr_event *ev)
 		return 1;
 	}
 	return 0;
+}
+
+/*
+ * Following (psr_open_live, psr_follow).  Lengths and chunk ends come from
+ * pread: a thread file is cut at the process's exit (ftruncate), and a
+ * mapping read past the new end would fault.  Events are then read through
+ * the mapping below the end found, where every word was complete before
+ * the last one seen (the writer stores in order).
+ */
+#define FOLLOW_BLOCK	8192	/* words per pread; more than any run of zero data words */
+
+int psr_open_live(const char *dir, FILE *err, struct psr_session **out)
+{
+	int r;
+
+	opening_live = true;
+	r = psr_open(dir, err, out);
+	opening_live = false;
+	if (!r) {
+		(*out)->follow = true;
+		psr_follow(*out);
+	}
+	return r;
+}
+
+/* The last data word + 1 of [from, to) in fd (words), from + 0 when none; reads forward. */
+static size_t follow_end(int fd, size_t from, size_t to)
+{
+	static uint64_t buf[FOLLOW_BLOCK];
+	size_t end = from;
+
+	while (from < to) {
+		size_t n = to - from < FOLLOW_BLOCK ? to - from : FOLLOW_BLOCK, last = 0;
+		ssize_t got = pread(fd, buf, n * 8, (off_t)(from * 8));
+
+		if (got <= 0)
+			break;
+		n = (size_t)got / 8;
+		for (size_t i = n; i-- > 0;)
+			if (buf[i]) {
+				last = i + 1;
+				break;
+			}
+		if (!last)
+			break;	/* a whole block of zeros: nothing is written after it yet */
+		end = from + last;
+		from += n;
+	}
+	return end;
+}
+
+/*
+ * New and grown chunks of a growing thread file (chunk k at file chunk k).
+ * The new chunks are found first: a chunk with a successor was complete
+ * (padded to its end) before the successor began, so its end read after
+ * that is final.  The chunk a live thread writes is read up to the end
+ * found at the look before: a store seen out of order by another CPU
+ * (aarch64 allows it; x86-64 does not) has long been seen by then.
+ */
+static void follow_chunks(struct psr_thread *t, const struct psd_thread_hdr *h, int fd)
+{
+	size_t cw = (size_t)(h->chunk_bytes / 8), hw = PSD_HDR_BYTES / 8;
+	size_t from = t->nchunks ? t->nchunks - 1 : 0;
+
+	for (size_t k = t->nchunks;; k++) {
+		size_t at = hw + k * cw;
+		struct psr_chunk *g;
+		uint64_t head[2];
+
+		if (at + PSD_CHUNK_WORDS + 2 > t->nwords ||
+		    pread(fd, head, sizeof(head), (off_t)(at * 8)) != sizeof(head) ||
+		    (head[0] & ~0xffffull) != PSD_CHUNK_MAGIC)
+			break;
+		g = realloc(t->chunks, (k + 1) * sizeof(*g));
+		if (!g)
+			break;
+		t->chunks = g;
+		t->chunks[t->nchunks++] = (struct psr_chunk){ head[1], at + PSD_CHUNK_WORDS,
+							      at + PSD_CHUNK_WORDS, at + cw, 0 };
+	}
+	for (size_t k = from; k < t->nchunks; k++) {
+		struct psr_chunk *c = &t->chunks[k];
+		size_t base = c->first - PSD_CHUNK_WORDS, end;
+
+		c->limit = base + cw < t->nwords ? base + cw : t->nwords;
+		end = follow_end(fd, c->seen > c->end ? c->seen : c->end, c->limit);
+		if (t->live && k + 1 == t->nchunks) {
+			if (c->seen > c->end)
+				c->end = c->seen;
+			if (end > c->seen)
+				c->seen = end;
+			continue;
+		}
+		if (c->seen > end)
+			end = c->seen;
+		if (end > c->end)
+			c->end = end;
+		if (!t->live && h->clean && k + 1 == t->nchunks && h->end_word <= cw &&
+		    base + h->end_word > c->end && base + h->end_word <= c->limit)
+			c->end = base + (size_t)h->end_word;
+	}
+}
+
+/* A thread file again: its header's counts, its new length (mapped again), its chunks. */
+static void follow_thread(struct psr_proc *p, struct psr_thread *t)
+{
+	int fd = open(t->file, O_RDONLY | O_CLOEXEC);
+	struct psd_thread_hdr h;
+	struct stat sb;
+
+	if (fd < 0)
+		return;
+	if (fstat(fd, &sb) || pread(fd, &h, sizeof(h), 0) != sizeof(h) || h.overwrite ||
+	    h.chunk_bytes < 4096 || h.chunk_bytes > (1ull << 30) || h.chunk_bytes % 8) {
+		close(fd);
+		return;
+	}
+	t->lost = h.lost;
+	t->stopped = h.stopped == 1;
+	memcpy(t->why, h.why, 128);
+	memcpy(t->comm, h.comm, 16);
+	t->clean = h.clean == 1;
+	t->live = !p->gone;
+	if ((size_t)sb.st_size / 8 > t->nwords) {
+		void *map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_SHARED, fd, 0);
+
+		if (map != MAP_FAILED) {
+			munmap((void *)t->words, t->map_bytes);
+			t->words = map;
+			t->map_bytes = (size_t)sb.st_size;
+			t->nwords = (size_t)sb.st_size / 8;
+		}
+	} else if ((size_t)sb.st_size / 8 < t->nwords) {
+		t->nwords = (size_t)sb.st_size / 8;	/* cut at exit: the mapping's end goes unread */
+		for (size_t k = 0; k < t->nchunks; k++) {
+			if (t->chunks[k].limit > t->nwords)
+				t->chunks[k].limit = t->nwords;
+			if (t->chunks[k].end > t->nwords)
+				t->chunks[k].end = t->nwords;
+		}
+	}
+	follow_chunks(t, &h, fd);
+	close(fd);
+}
+
+static bool known_thread(const struct psr_proc *p, const char *path)
+{
+	for (size_t i = 0; i < p->nthreads; i++)
+		if (!strcmp(p->threads[i].file, path))
+			return true;
+	return false;
+}
+
+static void follow_proc(struct psr_proc *p)
+{
+	char *path = join(p->dir, "modules");
+	struct stat sb;
+	DIR *d;
+	struct dirent *e;
+
+	opening_live = true;	/* parts being written are read again at the next look */
+	/* Objects loaded since: the whole list again (it is small). */
+	if (path && !stat(path, &sb) && (size_t)sb.st_size != p->modules_size) {
+		for (size_t k = 0; k < p->nmods; k++) {
+			for (size_t j = 0; j < p->mods[k].nsites; j++)
+				free(p->mods[k].sites[j].name);
+			for (size_t j = 0; j < p->mods[k].nfuncs; j++)
+				free(p->mods[k].funcs[j].name);
+			free(p->mods[k].sites);
+			free(p->mods[k].funcs);
+			free(p->mods[k].path);
+		}
+		free(p->mods);
+		p->mods = NULL;
+		p->nmods = 0;
+		p->modules_size = (size_t)sb.st_size;
+		read_modules(p);
+	}
+	free(path);
+	if (!p->has_end)
+		read_end(p);
+	read_options(p);	/* changed while it runs: the next lines follow */
+	d = opendir(p->dir);
+	while (d && (e = readdir(d))) {
+		if (strncmp(e->d_name, "thread.", 7) || !(path = join(p->dir, e->d_name)))
+			continue;
+		if (!known_thread(p, path))
+			read_thread(p, e->d_name);
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	opening_live = false;
+	for (size_t k = 0; k < p->nthreads; k++)
+		follow_thread(p, &p->threads[k]);
+}
+
+/* Processes listed since the last look (whole lines only), then every process. */
+static void follow_session(struct psr_session *s)
+{
+	char *path = join(s->dir, "session"), *text = path ? slurp(path, NULL) : NULL;
+	size_t line = 0;
+
+	for (char *l = text, *nl; l && (nl = strchr(l, '\n')); l = nl + 1) {
+		int pid, ppid;
+		char name[64];
+		struct psr_proc *g;
+
+		*nl = 0;
+		if (line++ < s->nlines)
+			continue;
+		s->nlines++;
+		if (sscanf(l, "%d %d %63s", &pid, &ppid, name) != 3 || !strcmp(name, "-") ||
+		    strchr(name, '/') || name[0] == '.') {
+			s->nosites += sscanf(l, "%d %d %63s", &pid, &ppid, name) == 3;
+			continue;
+		}
+		g = realloc(s->procs, (s->nprocs + 1) * sizeof(*g));
+		if (!g)
+			break;
+		s->procs = g;
+		opening_live = true;
+		read_proc(s, name);
+		opening_live = false;
+	}
+	free(text);
+	free(path);
+}
+
+void psr_follow(struct psr_session *s)
+{
+	errf = errf ? errf : stderr;
+	problems = &s->problems;
+	follow_session(s);
+	for (size_t i = 0; i < s->nprocs; i++)
+		follow_proc(&s->procs[i]);
 }

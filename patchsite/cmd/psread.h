@@ -13,6 +13,17 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* trace_options that change the text (the process directory's options file). */
+enum psr_option {
+	PSR_OPT_PRINT_PARENT = 1,
+	PSR_OPT_SYM_OFFSET = 2,
+	PSR_OPT_FUNCGRAPH_PROC = 4,
+	PSR_OPT_FUNCGRAPH_ABSTIME = 8,
+};
+#define PSR_OPT_DEFAULT	(PSR_OPT_PRINT_PARENT | PSR_OPT_FUNCGRAPH_PROC)
+/* "print-parent,nosym-offset": the options to set and clear; -1 (the word in *bad) if unknown. */
+int psr_options_parse(const char *list, unsigned *set, unsigned *clear, const char **bad);
+
 /* PSR_EXT: an extended record (psdata.h PSD_EXT_*): renderers skip kinds they do not show. */
 enum psr_type { PSR_ENTRY = 0, PSR_EXIT = 1, PSR_FUNC = 2, PSR_EXT = 3 };
 
@@ -57,6 +68,7 @@ struct psr_chunk {
 	uint64_t seq;
 	size_t first, end;	/* words of the file: [first, end) after the chunk header */
 	size_t limit;		/* the chunk's last word + 1 in the file */
+	size_t seen;		/* followed: the end found at the last look (end lags it by a look) */
 };
 
 struct psr_thread {
@@ -72,7 +84,9 @@ struct psr_thread {
 	struct psr_chunk *chunks;	/* in time order */
 	size_t nchunks;
 	uint64_t events;	/* entries + exits + function events + extended records (psr_open counts them) */
-	uint64_t entries, funcs, ext;
+	uint64_t entries, funcs, ext, markers;
+	bool live;		/* followed (psr_follow) and may still write: the end of its
+				   last chunk is not final, a record cut there is waited for */
 };
 
 struct psr_proc {
@@ -91,6 +105,9 @@ struct psr_proc {
 	struct psr_thread *threads;
 	size_t nthreads;
 	uint64_t last_ns;	/* the latest time any event or chunk header shows */
+	unsigned options;	/* PSR_OPT_*: its options file, or PSR_OPT_DEFAULT */
+	bool gone;		/* followed: the caller saw it end; psr_follow makes its threads final */
+	size_t modules_size;	/* followed: the modules log's size when last read */
 };
 
 struct psr_session {
@@ -99,11 +116,26 @@ struct psr_session {
 	size_t nprocs;
 	size_t nosites;		/* processes listed without a directory (no sites) */
 	unsigned problems;	/* damaged or missing parts said on err */
+	size_t nlines;		/* session lines read (psr_follow reads the ones after) */
+	bool follow;		/* opened with psr_open_live */
 };
 
 /* Read the directory: 0, or -errno when it is not a trace directory at all (said on err). */
 int psr_open(const char *dir, FILE *err, struct psr_session **out);
 void psr_close(struct psr_session *s);
+
+/*
+ * Following a directory while its processes write it (patchsite pipe):
+ * psr_open_live reads what is there without walking the events, and each
+ * psr_follow reads what was added since (new processes, threads, chunks,
+ * objects, the end), with the thread files' lengths and chunk ends read
+ * by pread, never through the mapping (a file cut at exit could not fault
+ * the reader).  The threads of a process keep their order: new ones are
+ * added after the others.  A cursor on a live thread stops at the visible
+ * end of its last chunk and goes on from there after the next psr_follow.
+ */
+int psr_open_live(const char *dir, FILE *err, struct psr_session **out);
+void psr_follow(struct psr_session *s);
 
 /* Events of one thread, in order. */
 struct psr_cursor {
@@ -122,6 +154,11 @@ const char *psr_site_name(const struct psr_proc *p, uint32_t id, uint64_t tsc, c
 			  size_t len);
 const char *psr_addr_name(const struct psr_proc *p, uint64_t addr, uint64_t tsc, char *buf,
 			  size_t len);
+/* The function holding addr: its name, with *off and *size; NULL when unknown. */
+const char *psr_addr_sym(const struct psr_proc *p, uint64_t addr, uint64_t tsc, uint64_t *off,
+			 uint64_t *size);
+/* A site's address, or 0 when unknown. */
+uint64_t psr_site_addr(const struct psr_proc *p, uint32_t id, uint64_t tsc);
 /* CLOCK_MONOTONIC ns of a time stamp. */
 uint64_t psr_ns(const struct psr_proc *p, uint64_t tsc);
 

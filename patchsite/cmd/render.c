@@ -46,6 +46,8 @@ struct stream {
 	struct psr_event ev, next;
 	struct attach ev_at, next_at;
 	bool has_ev, has_next;
+	bool blocked;		/* live: its next event waits for more data this round */
+	struct psr_cursor at_ev, at_next;	/* live: where ev and next were read (positions) */
 	struct frame *stack;
 	size_t depth, cap;
 	char task[64];
@@ -84,10 +86,15 @@ static bool is_stack(const struct psr_event *ev)
 	       !ev->truncated;
 }
 
+static bool is_marker(const struct psr_event *e)
+{
+	return e->type == PSR_EXT && e->ext_kind == PSD_EXT_MARKER;
+}
+
 /*
  * The next event these renderers show, with what follows it: stack traces
- * are shown, other extended records skipped (arguments and return values
- * come with their event).
+ * and markers are shown, other extended records skipped (arguments and
+ * return values come with their event).
  */
 static bool window;		/* replay --latency: only events in [win_lo, win_hi] */
 static uint64_t win_lo, win_hi;
@@ -96,7 +103,7 @@ static int next_event(struct psr_cursor *c, struct psr_event *ev, struct attach 
 {
 	int more;
 
-	while ((more = psr_next(c, ev)) && ((ev->type == PSR_EXT && !is_stack(ev)) ||
+	while ((more = psr_next(c, ev)) && ((ev->type == PSR_EXT && !is_stack(ev) && !is_marker(ev)) ||
 					    (window && (ev->tsc < win_lo || ev->tsc > win_hi))))
 		;
 	if (more && ev->type == PSR_EXT) {
@@ -113,16 +120,20 @@ static bool advance(struct stream *s)
 	if (s->has_next) {
 		s->ev = s->next;
 		s->ev_at = s->next_at;
+		s->at_ev = s->at_next;
 		s->has_next = false;
 		return s->has_ev = true;
 	}
+	s->at_ev = s->cur;
 	return s->has_ev = next_event(&s->cur, &s->ev, &s->ev_at);
 }
 
 static const struct psr_event *peek(struct stream *s)
 {
-	if (!s->has_next)
+	if (!s->has_next) {
+		s->at_next = s->cur;
 		s->has_next = next_event(&s->cur, &s->next, &s->next_at);
+	}
 	return s->has_next ? &s->next : NULL;
 }
 
@@ -172,6 +183,28 @@ static const char *ret_text(char *b, size_t n, const struct attach *at, const ch
 	}
 	snprintf(b + len, n - (size_t)len, "%s", tail);
 	return b;
+}
+
+/*
+ * A marker's text (patchsite-data(5): word 0 holds the stored and the
+ * written length, the text follows), with what was cut said after it.
+ */
+static const char *marker_text(const struct psr_event *e, char *buf, size_t len)
+{
+	size_t stored = e->nwords ? (size_t)(uint32_t)e->payload[0] : 0;
+	size_t written = e->nwords ? (size_t)(e->payload[0] >> 32) : 0;
+	size_t room = e->nwords ? (size_t)(e->nwords - 1) * 8 : 0;
+
+	if (stored > room)
+		stored = room;
+	if (stored > len - 64)
+		stored = len - 64;
+	memcpy(buf, e->payload + 1, stored);
+	buf[stored] = 0;
+	if (written > stored || e->truncated)
+		snprintf(buf + strlen(buf), 64, " [cut: %zu of %zu bytes]", stored,
+			 written > stored ? written : stored);
+	return buf;
 }
 
 static int push_at(struct stream *s, uint32_t id, uint64_t tsc, size_t path_len,
@@ -257,12 +290,33 @@ static struct stream *earliest(struct stream *s, size_t n)
 	struct stream *min = NULL;
 
 	for (size_t i = 0; i < n; i++)
-		if (s[i].has_ev && (!min || s[i].ev.tsc < min->ev.tsc))
+		if (s[i].has_ev && !s[i].blocked && (!min || s[i].ev.tsc < min->ev.tsc))
 			min = &s[i];
 	return min;
 }
 
 static bool bare;	/* render_opts.bare of the current call */
+static unsigned opts;	/* PSR_OPT_* of the process being shown */
+static uint64_t line_ns;	/* function_graph: the time of the event being shown */
+
+/* The options a process is shown with: its recorded ones, then --options. */
+static void use_options(const struct psr_proc *p, unsigned set, unsigned clear)
+{
+	opts = (p->options & ~clear) | set;
+}
+
+/* NAME, or with sym-offset NAME+0xOFF/0xSIZE (ftrace's form) when the function is known. */
+static void put_sym(FILE *f, const struct psr_proc *p, const char *name, uint64_t addr,
+		    uint64_t tsc)
+{
+	uint64_t off, size;
+
+	if ((opts & PSR_OPT_SYM_OFFSET) && addr && psr_addr_sym(p, addr, tsc, &off, &size))
+		fprintf(f, "%s+0x%llx/0x%llx", name, (unsigned long long)off,
+			(unsigned long long)size);
+	else
+		fputs(name, f);
+}
 
 void render_losses(FILE *out, const struct psr_proc *p, const char *prefix)
 {
@@ -302,6 +356,38 @@ static void stack_lines(FILE *f, const struct psr_proc *p, const struct psr_even
 		fprintf(f, " => %s\n", psr_addr_name(p, e->payload[i] - 1, e->tsc, buf, sizeof(buf)));
 }
 
+/* One function tracer line: a function event or a marker. */
+static void function_line(FILE *f, const struct psr_proc *p, const struct stream *m,
+			  const struct psr_event *e)
+{
+	static char text[PSD_EXT_MAX_WORDS * 8 + 64];
+	uint64_t t = psr_ns(p, e->tsc);
+	char b1[32], b2[32], a[256];
+
+	if (e->type != PSR_FUNC && !is_marker(e) && !is_stack(e))
+		return;
+	fprintf(f, "%16s-%-7d [%03d] %5llu.%06llu: ", m->t->comm, m->t->tid, e->cpu,
+		(unsigned long long)(t / 1000000000u), (unsigned long long)(t % 1000000000u / 1000u));
+	if (is_marker(e)) {
+		fprintf(f, "tracing_mark_write: %s\n", marker_text(e, text, sizeof(text)));
+		return;
+	}
+	if (is_stack(e)) {
+		fputs("<stack trace>\n", f);
+		stack_lines(f, p, e);
+		return;
+	}
+	put_sym(f, p, psr_site_name(p, e->id, e->tsc, b1, sizeof(b1)), psr_site_addr(p, e->id, e->tsc),
+		e->tsc);
+	if (m->ev_at.args)
+		fputs(args_text(a, sizeof(a), &m->ev_at, ""), f);
+	if (opts & PSR_OPT_PRINT_PARENT) {
+		fputs(" <-", f);
+		put_sym(f, p, psr_addr_name(p, e->parent, e->tsc, b2, sizeof(b2)), e->parent, e->tsc);
+	}
+	fputc('\n', f);
+}
+
 static void write_function(FILE *f, const struct psr_proc *p, struct stream *s, size_t ns)
 {
 	unsigned long long entries = 0, lost = 0;
@@ -318,22 +404,7 @@ static void write_function(FILE *f, const struct psr_proc *p, struct stream *s, 
 	fprintf(f, "#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n");
 	fprintf(f, "#              | |         |         |         |\n");
 	while ((m = earliest(s, ns))) {
-		struct psr_event *e = &m->ev;
-		uint64_t t = psr_ns(p, e->tsc);
-		char b1[32], b2[32], a[256];
-
-		if (is_stack(e)) {
-			fprintf(f, "%16s-%-7d [%03d] %5llu.%06llu: <stack trace>\n", m->t->comm,
-				m->t->tid, e->cpu, (unsigned long long)(t / 1000000000u),
-				(unsigned long long)(t % 1000000000u / 1000u));
-			stack_lines(f, p, e);
-		} else if (e->type == PSR_FUNC)
-			fprintf(f, "%16s-%-7d [%03d] %5llu.%06llu: %s%s <-%s\n", m->t->comm, m->t->tid,
-				e->cpu, (unsigned long long)(t / 1000000000u),
-				(unsigned long long)(t % 1000000000u / 1000u),
-				psr_site_name(p, e->id, e->tsc, b1, sizeof(b1)),
-				m->ev_at.args ? args_text(a, sizeof(a), &m->ev_at, "") : "",
-				psr_addr_name(p, e->parent, e->tsc, b2, sizeof(b2)));
+		function_line(f, p, m, &m->ev);
 		advance(m);
 	}
 }
@@ -349,7 +420,13 @@ static char dur_mark(double ns)
 static void graph_line(FILE *f, const struct stream *m, int cpu, const uint64_t *d, size_t depth,
 		       const char *a, const char *b, const char *c)
 {
-	fprintf(f, " %d) %14s | ", cpu, m->task);
+	if (opts & PSR_OPT_FUNCGRAPH_ABSTIME)
+		fprintf(f, "%6llu.%06llu |  ", (unsigned long long)(line_ns / 1000000000u),
+			(unsigned long long)(line_ns % 1000000000u / 1000u));
+	if (opts & PSR_OPT_FUNCGRAPH_PROC)
+		fprintf(f, " %d) %14s | ", cpu, m->task);
+	else
+		fprintf(f, " %d) ", cpu);
 	if (d)
 		fprintf(f, "%c %8.3f us | ", dur_mark((double)*d), (double)*d / 1000.0);
 	else
@@ -370,6 +447,7 @@ static void graph_event(FILE *f, struct stream *m, struct stream **last)
 
 	if (e.type == PSR_EXIT && !(k = match(m, e.id)) && bare)
 		return;
+	line_ns = psr_ns(p, e.tsc);
 	if (*last && *last != m) {
 		fprintf(f, " ------------------------------------------\n");
 		fprintf(f, " %d) %s => %s\n", e.cpu, (*last)->task, m->task);
@@ -379,6 +457,13 @@ static void graph_event(FILE *f, struct stream *m, struct stream **last)
 	if (is_stack(&e)) {
 		graph_line(f, m, e.cpu, NULL, m->depth, "/* <stack trace> */", "", "");
 		stack_lines(f, p, &e);
+		return;
+	}
+	if (is_marker(&e)) {
+		static char text[PSD_EXT_MAX_WORDS * 8 + 64];
+
+		graph_line(f, m, e.cpu, NULL, m->depth, "/* ", marker_text(&e, text, sizeof(text)),
+			   " */");
 		return;
 	}
 	name = psr_site_name(p, e.id, e.tsc, buf, sizeof(buf));
@@ -422,10 +507,18 @@ static void write_graph(FILE *f, const struct psr_proc *p, struct stream *s, siz
 {
 	struct stream *m, *last = NULL;
 
+	const char *t1 = opts & PSR_OPT_FUNCGRAPH_ABSTIME ? "     TIME       " : "";
+	const char *t2 = opts & PSR_OPT_FUNCGRAPH_ABSTIME ? "      |         " : "";
+
 	fprintf(f, "# tracer: function_graph\n#\n");
 	render_losses(f, p, "# ");
-	fprintf(f, "# CPU  TASK/PID         DURATION                  FUNCTION CALLS\n");
-	fprintf(f, "# |     |    |           |   |                     |   |   |   |\n");
+	if (opts & PSR_OPT_FUNCGRAPH_PROC) {
+		fprintf(f, "# %sCPU  TASK/PID         DURATION                  FUNCTION CALLS\n", t1);
+		fprintf(f, "# %s|     |    |           |   |                     |   |   |   |\n", t2);
+	} else {
+		fprintf(f, "# %sCPU  DURATION                  FUNCTION CALLS\n", t1);
+		fprintf(f, "# %s|     |   |                     |   |   |   |\n", t2);
+	}
 	while ((m = earliest(s, ns))) {
 		graph_event(f, m, &last);
 		advance(m);
@@ -504,6 +597,7 @@ int render_replay(FILE *out, const struct psr_session *s, const struct render_op
 		if (o->latency)
 			fprintf(out, "# tracing_max_latency: %llu us\n",
 				(unsigned long long)(max / 1000));
+		use_options(p, o->opt_set, o->opt_clear);
 		if (is_graph(p))
 			write_graph(out, p, st, n);
 		else
@@ -576,10 +670,14 @@ static int chrome_thread(FILE *f, const char **sep, struct stream *m)
 		chrome_event(f, sep, p, m->t->tid, buf, "i", m->ev.tsc, NULL);
 	}
 	for (; m->has_ev; advance(m)) {
+		static char text[PSD_EXT_MAX_WORDS * 8 + 64];
 		struct psr_event *e = &m->ev;
 		size_t k;
 
-		if (e->type == PSR_FUNC) {
+		if (is_marker(e)) {
+			chrome_event(f, sep, p, m->t->tid, marker_text(e, text, sizeof(text)), "i",
+				     e->tsc, NULL);
+		} else if (e->type == PSR_FUNC) {
 			chrome_event_at(f, sep, p, m->t->tid,
 					psr_site_name(p, e->id, e->tsc, buf, sizeof(buf)), "i", e->tsc,
 					NULL, &m->ev_at, NULL);
@@ -1027,7 +1125,7 @@ int render_folded(FILE *out, const struct psr_session *s, const struct render_op
 
 int render_info(FILE *out, const struct psr_session *s, const struct render_opts *o)
 {
-	unsigned long long events = 0, lost = 0;
+	unsigned long long events = 0, lost = 0, markers = 0;
 
 	fprintf(out, "# directory: %s\n# format: patchsite-data %d\n", s->dir, PSD_VERSION);
 	fprintf(out, "# processes: %zu recorded, %zu without sites\n", s->nprocs, s->nosites);
@@ -1068,10 +1166,173 @@ int render_info(FILE *out, const struct psr_session *s, const struct render_opts
 				t->clean ? "" : " (not closed)");
 			events += t->events;
 			lost += t->lost;
+			markers += t->markers;
 		}
 	}
-	fprintf(out, "\n# events: %llu recorded, %llu lost\n", events, lost);
+	fprintf(out, "\n# events: %llu recorded, %llu lost\n# markers: %llu (trace_marker lines, "
+		"counted in the events)\n", events, lost, markers);
 	if (s->problems)
 		fprintf(out, "# damaged or missing parts: %u (said above on stderr)\n", s->problems);
 	return 0;
+}
+
+/*
+ * Following a process as it records (patchsite pipe): each round prints
+ * what every thread added since, merged by time within the round.  A
+ * function_graph call is printed once its next event is there (a leaf's
+ * duration needs its exit); a thread whose next event must wait is left
+ * for the next round.
+ */
+struct render_live {
+	struct stream *s;
+	size_t n;
+	ssize_t last;			/* graph: the stream shown last (=> lines), -1 none */
+	unsigned opt_set, opt_clear;	/* --options */
+	uint64_t *lost;			/* per stream: the loss count said so far */
+	unsigned long long shown;
+};
+
+struct render_live *render_live_new(unsigned opt_set, unsigned opt_clear)
+{
+	struct render_live *l = calloc(1, sizeof(*l));
+
+	if (l) {
+		l->last = -1;
+		l->opt_set = opt_set;
+		l->opt_clear = opt_clear;
+	}
+	return l;
+}
+
+void render_live_free(struct render_live *l)
+{
+	if (!l)
+		return;
+	streams_free(l->s, l->n);
+	free(l->lost);
+	free(l);
+}
+
+/* The streams follow p's threads (moved by psr_follow; new ones added at the end). */
+static int live_sync(struct render_live *l, const struct psr_proc *p)
+{
+	if (p->nthreads > l->n) {
+		struct stream *g = realloc(l->s, p->nthreads * sizeof(*g));
+		uint64_t *h;
+
+		if (!g)
+			return -ENOMEM;
+		l->s = g;
+		h = realloc(l->lost, p->nthreads * sizeof(*h));
+		if (!h)
+			return -ENOMEM;
+		l->lost = h;
+		for (size_t i = l->n; i < p->nthreads; i++) {
+			memset(&l->s[i], 0, sizeof(l->s[i]));
+			psr_cursor_init(&l->s[i].cur, p, &p->threads[i]);
+			l->lost[i] = 0;
+		}
+	}
+	for (size_t i = 0; i < p->nthreads; i++) {
+		struct stream *m = &l->s[i];
+
+		m->p = m->cur.p = p;
+		m->t = m->cur.t = &p->threads[i];
+		snprintf(m->task, sizeof(m->task), "%s-%d", m->t->comm, m->t->tid);
+	}
+	l->n = p->nthreads;
+	return 0;
+}
+
+unsigned long long render_live_shown(const struct render_live *l)
+{
+	return l->shown;
+}
+
+int render_live_round(FILE *f, struct render_live *l, const struct psr_proc *p)
+{
+	bool graph = !strcmp(p->tracer, "function_graph");
+	struct stream *m;
+	int err = live_sync(l, p);
+
+	if (err)
+		return err;
+	bare = false;
+	use_options(p, l->opt_set, l->opt_clear);
+	for (size_t i = 0; i < l->n; i++) {
+		m = &l->s[i];
+		m->blocked = false;
+		if (m->t->lost != l->lost[i]) {
+			fprintf(f, "%s [LOST %llu EVENTS]\n", m->task, (unsigned long long)m->t->lost);
+			l->lost[i] = m->t->lost;
+		}
+		if (!m->has_ev)
+			advance(m);
+	}
+	while ((m = earliest(l->s, l->n))) {
+		if (graph && m->ev.type == PSR_ENTRY && m->t->live && !peek(m)) {
+			m->blocked = true;	/* a leaf or not: its next event says */
+			continue;
+		}
+		if (graph) {
+			struct stream *last = l->last >= 0 ? &l->s[l->last] : NULL;
+
+			graph_event(f, m, &last);
+			l->last = last ? last - l->s : -1;
+		} else {
+			function_line(f, p, m, &m->ev);
+		}
+		l->shown++;
+		advance(m);
+	}
+	return 0;
+}
+
+/* Positions (the next event of each thread), one line per thread file: NAME CHUNK WORD HI CPU. */
+void render_live_save(FILE *f, const struct render_live *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		const struct stream *m = &l->s[i];
+		const struct psr_cursor *c = m->has_ev ? &m->at_ev : &m->cur;
+		const char *name = strrchr(m->t->file, '/');
+		size_t chunk = c->chunk, at = c->at;
+
+		if (!m->t->nchunks)
+			continue;
+		if (chunk >= m->t->nchunks) {	/* read to the end */
+			chunk = m->t->nchunks - 1;
+			at = m->t->chunks[chunk].end;
+		}
+		fprintf(f, "%s %zu %zu %u %d\n", name ? name + 1 : m->t->file, chunk, at,
+			(unsigned)c->hi, (int)c->cpu);
+	}
+}
+
+/* Go on from saved positions (render_live_save); other lines are ignored. */
+void render_live_load(FILE *f, struct render_live *l, const struct psr_proc *p)
+{
+	char line[256], name[128];
+	size_t chunk, at;
+	unsigned hi;
+	int cpu;
+
+	if (live_sync(l, p))
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%127s %zu %zu %u %d", name, &chunk, &at, &hi, &cpu) != 5)
+			continue;
+		for (size_t i = 0; i < l->n; i++) {
+			struct stream *m = &l->s[i];
+			const char *base = strrchr(m->t->file, '/');
+
+			if (strcmp(base ? base + 1 : m->t->file, name) || chunk >= m->t->nchunks ||
+			    at < m->t->chunks[chunk].first || at > m->t->chunks[chunk].end)
+				continue;
+			m->cur.chunk = chunk;
+			m->cur.at = at;
+			m->cur.hi = hi;
+			m->cur.cpu = cpu;
+			m->has_ev = m->has_next = false;
+		}
+	}
 }

@@ -24,6 +24,7 @@ struct render_opts {
 	bool bare;		/* the runtime's own trace at exit (PATCHSITE_OUTPUT): no
 				   process header, a return without its call not shown */
 	bool latency;		/* replay: only the longest call the latency tracer kept */
+	unsigned opt_set, opt_clear;	/* --options: PSR_OPT_* over the recorded ones */
 };
 
 bool render_proc_wanted(const struct psr_proc *p, const struct render_opts *o);
@@ -32,6 +33,19 @@ int render_report(FILE *out, const struct psr_session *s, const struct render_op
 int render_chrome(FILE *out, const struct psr_session *s, const struct render_opts *o);
 int render_folded(FILE *out, const struct psr_session *s, const struct render_opts *o);
 int render_info(FILE *out, const struct psr_session *s, const struct render_opts *o);
+
+/*
+ * Following a process while it records (patchsite pipe), after each
+ * psr_follow: a round prints what is complete (0 or -ENOMEM); positions
+ * save and load where each thread's reading stands.
+ */
+struct render_live;
+struct render_live *render_live_new(unsigned opt_set, unsigned opt_clear);
+void render_live_free(struct render_live *l);
+int render_live_round(FILE *out, struct render_live *l, const struct psr_proc *p);
+unsigned long long render_live_shown(const struct render_live *l);
+void render_live_save(FILE *f, const struct render_live *l);
+void render_live_load(FILE *f, struct render_live *l, const struct psr_proc *p);
 
 /* Lines saying what is missing from a process's record ("# ..." comments), for every format. */
 void render_losses(FILE *out, const struct psr_proc *p, const char *prefix);

@@ -50,7 +50,9 @@ static size_t take(const uint8_t **p, size_t *left, size_t want)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const struct render_opts opts[] = { { 0 }, { .sort = SORT_SELF, .json = true } };
+	static const struct render_opts opts[] = { { 0 }, { .sort = SORT_SELF, .json = true,
+		.opt_set = PSR_OPT_SYM_OFFSET | PSR_OPT_FUNCGRAPH_ABSTIME,
+		.opt_clear = PSR_OPT_PRINT_PARENT | PSR_OPT_FUNCGRAPH_PROC } };
 	struct psd_thread_hdr h;
 	struct psr_session *s;
 	const uint8_t *p = data;
@@ -120,6 +122,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		render_chrome(null, s, &opts[i]);
 		render_folded(null, s, &opts[i]);
 		render_info(null, s, &opts[i]);
+	}
+	psr_close(s);
+	/* Followed as patchsite pipe does: a round while live, then one after the end. */
+	if (psr_open_live(dir, null, &s))
+		return 0;
+	for (size_t i = 0; i < s->nprocs; i++) {
+		struct render_live *l = render_live_new(PSR_OPT_SYM_OFFSET | PSR_OPT_FUNCGRAPH_ABSTIME,
+							PSR_OPT_FUNCGRAPH_PROC);
+
+		if (!l)
+			continue;
+		render_live_round(null, l, &s->procs[i]);
+		s->procs[i].gone = true;
+		psr_follow(s);
+		render_live_round(null, l, &s->procs[i]);
+		render_live_save(null, l);
+		render_live_free(l);
 	}
 	psr_close(s);
 	return 0;

@@ -168,4 +168,28 @@ else
 	echo "FAIL tsan: build feat"; sed 's/^/    /' "$T/build.log" | head -20
 	FAIL=$((FAIL + 1))
 fi
+
+# Snapshots and markers while 4 threads record (snapshot.c reading each thread's
+# write pointer and chunk, store.c's chunk switches): testdata/patchsite/livemark.c
+# knows how many calls were complete before and after its snapshot.
+if $CC -O2 -g -pg -mfentry -mrecord-mcount -fno-pie -c $SRC/livemark.c -o "$T/livemark.o" \
+	>"$T/build.log" 2>&1 && $CC -no-pie -rdynamic -o "$T/livemark" "$T/livemark.o" \
+	"$B/patchsite.o" $TSAN -pthread -ldl >>"$T/build.log" 2>&1; then
+	PATCHSITE_TRACER=function PATCHSITE_FILTER=leaf PATCHSITE_DATA="$T/s" \
+		"$T/livemark" 4 100000 snap >"$T/out" 2>"$T/err"
+	rc=$?
+	set -- $(sed -n 's/^snapshot //p' "$T/out")
+	got=$("$B/patchsite" replay -d "$T/s" --snapshot=1 2>>"$T/err" | grep -c ': leaf <-')
+	if [ $rc -eq 0 ] && ! grep -q 'ThreadSanitizer' "$T/err" && [ "${1:-0}" = 1 ] &&
+	   [ "$got" -ge "${2:-1}" ] && [ "$got" -le "${3:-0}" ]; then
+		echo "PASS tsan: a snapshot while 4 threads record: $got calls, between ${2:-?} and ${3:-?}"
+	else
+		echo "FAIL tsan: snapshot (exit $rc, $got calls, sample: $*)"
+		sed 's/^/    /' "$T/err" | head -${PS_TSAN_LINES:-80}
+		FAIL=$((FAIL + 1))
+	fi
+else
+	echo "FAIL tsan: build livemark"; sed 's/^/    /' "$T/build.log" | head -20
+	FAIL=$((FAIL + 1))
+fi
 [ "$FAIL" -eq 0 ]

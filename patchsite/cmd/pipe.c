@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * patchsite pipe: ftrace's trace_pipe for processes recording into a
+ * trace directory (pipe.h).  It reads what the threads write as they write
+ * it (their files are mapped shared by the runtime: a word stored is in
+ * the page cache at once), prints it as the ftrace text, sleeps while
+ * there is nothing new, and stops once every process it follows has
+ * ended, after printing what was left.
+ *
+ * Consuming: where it stopped is kept per process directory and reader
+ * (pipe.pos, or pipe.NAME.pos for --reader=NAME); the next pipe of that
+ * reader goes on from there, as a second read of trace_pipe does not show
+ * events already read.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pipe.h"
+#include "render.h"
+
+#define IDLE_NS		10000000	/* a look every 10 ms while nothing comes */
+
+static volatile sig_atomic_t stop;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+struct followed {
+	struct render_live *live;
+	bool ended, final;
+	bool said_overwrite;
+};
+
+static void nap(long ns)
+{
+	struct timespec ts = { 0, ns };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Has process p ended (its end file, or no such process any more)? */
+static bool ended(const struct psr_proc *p, const struct pipe_opts *o)
+{
+	if (p->has_end)
+		return true;
+	if (o->child && p->pid == o->child)
+		return o->child_done;
+	return kill(p->pid, 0) && errno == ESRCH;
+}
+
+static void pos_path(char *buf, size_t len, const struct psr_proc *p, const struct pipe_opts *o)
+{
+	if (o->reader)
+		snprintf(buf, len, "%s/pipe.%s.pos", p->dir, o->reader);
+	else
+		snprintf(buf, len, "%s/pipe.pos", p->dir);
+}
+
+static void load_pos(struct followed *f, const struct psr_proc *p, const struct pipe_opts *o)
+{
+	char path[4400];
+	FILE *in;
+
+	pos_path(path, sizeof(path), p, o);
+	in = fopen(path, "r");
+	if (in) {
+		render_live_load(in, f->live, p);
+		fclose(in);
+	}
+}
+
+static void save_pos(const struct followed *f, const struct psr_proc *p, const struct pipe_opts *o)
+{
+	char path[4400];
+	FILE *out;
+
+	pos_path(path, sizeof(path), p, o);
+	out = fopen(path, "w");
+	if (!out) {
+		fprintf(stderr, "patchsite: pipe: %s: %s: the next pipe starts from the beginning\n",
+			path, strerror(errno));
+		return;
+	}
+	render_live_save(out, f->live);
+	if (fclose(out))
+		fprintf(stderr, "patchsite: pipe: %s: %s\n", path, strerror(errno));
+}
+
+/*
+ * A round's lines go out in one write (record --live: the command's own
+ * output, in the same file, falls between lines, never inside one).
+ */
+struct round {
+	FILE *mem;
+	char *text;
+	size_t len;
+};
+
+static FILE *round_start(struct round *r)
+{
+	if (!r->mem)
+		r->mem = open_memstream(&r->text, &r->len);
+	return r->mem;
+}
+
+static int round_end(struct round *r, FILE *out)
+{
+	const char *p;
+	size_t left;
+
+	if (!r->mem)
+		return 0;
+	if (fclose(r->mem))
+		return -ENOMEM;
+	r->mem = NULL;
+	if (fflush(out))
+		return -errno;
+	for (p = r->text, left = r->len; left;) {
+		ssize_t n = write(fileno(out), p, left);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		left -= (size_t)n;
+	}
+	free(r->text);
+	r->text = NULL;
+	return 0;
+}
+
+/* record --live: the command, reaped here (its status kept for record). */
+static void reap(struct pipe_opts *o)
+{
+	if (o->child && !o->child_done && waitpid(o->child, &o->child_status, WNOHANG) == o->child)
+		o->child_done = true;
+}
+
+/* One process's new events; -errno.  Overwrite mode is refused once (chunks are reused). */
+static int follow_one(FILE *out, struct followed *f, struct psr_proc *p, struct pipe_opts *o,
+		      unsigned long long *shown)
+{
+	unsigned long long before = render_live_shown(f->live);
+	int err;
+
+	if (p->overwrite) {
+		if (!f->said_overwrite)
+			fprintf(stderr, "patchsite: pipe: %s: process %d records in overwrite mode "
+				"(chunks are reused as it runs): not followed; see replay, snapshot\n",
+				p->dir, p->pid);
+		f->said_overwrite = f->final = true;
+		return 0;
+	}
+	err = render_live_round(out, f->live, p);
+	*shown += render_live_shown(f->live) - before;
+	if (!err && p->gone && !f->final) {
+		f->final = true;
+		if (o->consume)
+			save_pos(f, p, o);
+	}
+	return err;
+}
+
+int pipe_follow(FILE *out, struct pipe_opts *o)
+{
+	struct psr_session *s = NULL;
+	struct followed *fl = NULL;
+	size_t nfl = 0;
+	int err = 0;
+	bool any = false;
+
+	struct round r = { 0 };
+
+	stop = 0;
+	if (!o->child) {
+		signal(SIGINT, on_stop);
+		signal(SIGTERM, on_stop);
+	}
+	/* record --live starts before the command made its directory. */
+	while (psr_open_live(o->dir, o->child ? NULL : stderr, &s)) {
+		reap(o);
+		if (!o->child || o->child_done || stop)
+			return o->child ? 0 : 1;
+		nap(IDLE_NS);
+	}
+	for (;;) {
+		unsigned long long shown = 0;
+		bool all_final = true, wanted = false;
+
+		reap(o);
+		/* Seen ended at the last look: this look at its files is the last. */
+		for (size_t i = 0; i < nfl; i++)
+			if (fl[i].ended || stop)
+				s->procs[i].gone = true;
+		psr_follow(s);
+		if (s->nprocs > nfl) {
+			struct followed *g = realloc(fl, s->nprocs * sizeof(*g));
+
+			if (!g) {
+				err = -ENOMEM;
+				break;
+			}
+			fl = g;
+			for (size_t i = nfl; i < s->nprocs; i++) {
+				memset(&fl[i], 0, sizeof(fl[i]));
+				fl[i].live = render_live_new(o->opt_set, o->opt_clear);
+				if (!fl[i].live)
+					err = -ENOMEM;
+				else if (o->consume && !o->from_start)
+					load_pos(&fl[i], &s->procs[i], o);
+			}
+			nfl = s->nprocs;
+		}
+		for (size_t i = 0; i < s->nprocs && !err; i++) {
+			struct psr_proc *p = &s->procs[i];
+
+			if (o->pid && p->pid != o->pid)
+				continue;
+			wanted = any = true;
+			if (!fl[i].ended && ended(p, o))
+				fl[i].ended = true;
+			if (!fl[i].final)
+				err = round_start(&r) ? follow_one(r.mem, &fl[i], p, o, &shown) : -ENOMEM;
+			all_final &= fl[i].final;
+		}
+		if (!err)
+			err = round_end(&r, out);
+		if (err)
+			break;
+		/* Every process followed has ended (record --live: and the command). */
+		if (wanted && all_final && (!o->child || o->child_done))
+			break;
+		/* --pid of a process the session does not list: said below, not waited for. */
+		if (!wanted && (stop || (o->child && o->child_done) || o->pid))
+			break;
+		if (!shown)
+			nap(IDLE_NS);
+	}
+	o->shown = 0;
+	for (size_t i = 0; i < nfl; i++) {
+		if (fl[i].live)
+			o->shown += render_live_shown(fl[i].live);
+		render_live_free(fl[i].live);
+	}
+	if (o->pid && !any)
+		fprintf(stderr, "patchsite: pipe: %s: no process %d in the session\n", o->dir, o->pid);
+	free(fl);
+	free(r.text);
+	psr_close(s);
+	if (err == -ENOMEM)
+		fprintf(stderr, "patchsite: pipe: out of memory\n");
+	else if (err)
+		fprintf(stderr, "patchsite: pipe: writing the output: %s\n", strerror(-err));
+	return err || (o->pid && !any) ? 1 : 0;
+}
