@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "event.h"
 
 struct ps_state ps = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -165,6 +166,8 @@ int patchsite_init(void)
 	}
 	if (ps.can_sync && !ps.arch->one_step && ps_trap_install())
 		ps.can_sync = false;
+	for (unsigned i = 0; i < ps.nmods; i++)
+		ps_event_module(ps.mods[i]);
 	ps_log(PATCHSITE_LOG_NOTE, "%zu sites in %zu objects, %zu refused", sites, mods, refused);
 	atomic_store_explicit(&init_ns, now_ns() - t0, memory_order_relaxed);
 	atomic_store_explicit(&init_cpu_ns, cpu_ns() - c0, memory_order_relaxed);
@@ -650,6 +653,7 @@ static const char *const env_known[] = {
 	"PATCHSITE_TRACER", "PATCHSITE_FILTER", "PATCHSITE_NOTRACE", "PATCHSITE_OUTPUT",
 	"PATCHSITE_BUFFER_KB", "PATCHSITE_FORMAT", "PATCHSITE_GRAPH_FUNCTION",
 	"PATCHSITE_MAX_DEPTH", "PATCHSITE_LOG", "PATCHSITE_DATA", "PATCHSITE_OVERWRITE",
+	"PATCHSITE_EVENTS",
 	"PATCHSITE_LIB",	/* read by `patchsite record` */
 	NULL
 };
@@ -767,6 +771,33 @@ static void env_drop_data(void)
 	env_tmp_data = false;
 }
 
+/*
+ * PATCHSITE_EVENTS: rules applied now and to objects loaded later.  With
+ * no tracer the events are recorded alone, into the trace directory.
+ * True when the start-up is over (no tracer, or an error said).
+ */
+static bool env_events(const char *tracer)
+{
+	const char *ev = getenv("PATCHSITE_EVENTS");
+	bool alone = !tracer || !*tracer;
+
+	if (!ev || !*ev)
+		return false;
+	if (patchsite_init()) {
+		env_bad("PATCHSITE_EVENTS", ps_last_error);
+		return true;
+	}
+	if (alone && !getenv("PATCHSITE_OUTPUT") && env_store("nop", false))
+		return true;
+	pthread_mutex_lock(&ps.lock);
+	ps_events_env();
+	ps_events_store();
+	pthread_mutex_unlock(&ps.lock);
+	if (alone && !getenv("PATCHSITE_LOG"))
+		ps_log_stderr(PATCHSITE_LOG_WARNING, PATCHSITE_LOG_ERROR);
+	return alone;
+}
+
 static void env_start(void)
 {
 	const char *tracer = getenv("PATCHSITE_TRACER");
@@ -780,6 +811,8 @@ static void env_start(void)
 	int fd, err;
 
 	env_check_names();
+	if (env_events(tracer))
+		return;
 	if (!tracer || !*tracer)
 		return;
 	if (strcmp(tracer, "function") && strcmp(tracer, "function_graph") &&
