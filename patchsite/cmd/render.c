@@ -38,12 +38,23 @@ struct stream {
 	char task[64];
 };
 
-/* The next event these renderers show: extended records are not shown yet. */
+/*
+ * Static trace events are shown by replay and the Chrome JSON (set while
+ * they render); every other extended record, and events elsewhere, are
+ * skipped here.
+ */
+static bool with_events;
+
+static bool shown(const struct psr_event *ev)
+{
+	return ev->type != PSR_EXT || (with_events && ev->ext_kind == PSD_EXT_EVENT);
+}
+
 static int next_event(struct psr_cursor *c, struct psr_event *ev)
 {
 	int more;
 
-	while ((more = psr_next(c, ev)) && ev->type == PSR_EXT)
+	while ((more = psr_next(c, ev)) && !shown(ev))
 		;
 	return more;
 }
@@ -181,7 +192,7 @@ static void write_function(FILE *f, const struct psr_proc *p, struct stream *s, 
 		entries += s[i].t->funcs;
 		lost += s[i].t->lost + s[i].t->overwritten;	/* written, not in the buffer */
 	}
-	fprintf(f, "# tracer: function\n#\n");
+	fprintf(f, "# tracer: %s\n#\n", strcmp(p->tracer, "nop") ? "function" : "nop");
 	fprintf(f, "# entries-in-buffer/entries-written: %llu/%llu   #P:%ld\n#\n", entries,
 		entries + lost, sysconf(_SC_NPROCESSORS_ONLN));
 	render_losses(f, p, "# ");
@@ -192,7 +203,14 @@ static void write_function(FILE *f, const struct psr_proc *p, struct stream *s, 
 		uint64_t t = psr_ns(p, e->tsc);
 		char b1[32], b2[32];
 
-		if (e->type == PSR_FUNC)
+		if (e->type == PSR_EXT) {
+			char text[4096];
+
+			psr_event_text(p, e, text, sizeof(text));
+			fprintf(f, "%16s-%-7d [%03d] %5llu.%06llu: %s\n", m->t->comm, m->t->tid,
+				e->cpu, (unsigned long long)(t / 1000000000u),
+				(unsigned long long)(t % 1000000000u / 1000u), text);
+		} else if (e->type == PSR_FUNC)
 			fprintf(f, "%16s-%-7d [%03d] %5llu.%06llu: %s <-%s\n", m->t->comm, m->t->tid,
 				e->cpu, (unsigned long long)(t / 1000000000u),
 				(unsigned long long)(t % 1000000000u / 1000u),
@@ -240,6 +258,13 @@ static void graph_event(FILE *f, struct stream *m, struct stream **last)
 		fprintf(f, " ------------------------------------------\n\n");
 	}
 	*last = m;
+	if (e.type == PSR_EXT) {
+		char text[4096];
+
+		psr_event_text(p, &e, text, sizeof(text));
+		graph_line(f, m, e.cpu, NULL, m->depth, "/* ", text, " */");
+		return;
+	}
 	name = psr_site_name(p, e.id, e.tsc, buf, sizeof(buf));
 	if (e.type == PSR_FUNC) {
 		graph_line(f, m, e.cpu, NULL, m->depth, name, "(); /* other stack */", "");
@@ -296,6 +321,7 @@ int render_replay(FILE *out, const struct psr_session *s, const struct render_op
 	bool first = true;
 
 	bare = o->bare;
+	with_events = true;
 	for (size_t i = 0; i < s->nprocs; i++) {
 		const struct psr_proc *p = &s->procs[i];
 		struct stream *st;
@@ -304,8 +330,10 @@ int render_replay(FILE *out, const struct psr_session *s, const struct render_op
 		if (!render_proc_wanted(p, o))
 			continue;
 		st = streams(p, o, &n);
-		if (!st)
+		if (!st) {
+			with_events = false;
 			return -ENOMEM;
+		}
 		if (!first)
 			fputc('\n', out);
 		first = false;
@@ -318,6 +346,7 @@ int render_replay(FILE *out, const struct psr_session *s, const struct render_op
 			write_function(out, p, st, n);
 		streams_free(st, n);
 	}
+	with_events = false;
 	return 0;
 }
 
@@ -334,6 +363,19 @@ static void chrome_event(FILE *f, const char **sep, const struct psr_proc *p, in
 		fprintf(f, ",\"dur\":%.3f", (double)*d / 1000.0);
 	fprintf(f, ",\"ts\":%.3f,\"pid\":%d,\"tid\":%d,\"cat\":\"patchsite\"}",
 		(double)psr_ns(p, tsc) / 1000.0, p->pid, tid);
+	*sep = ",\n";
+}
+
+/* A static trace event: an instant event with its fields, typed, in args. */
+static void chrome_static_event(FILE *f, const char **sep, const struct psr_proc *p, int tid,
+				const struct psr_event *e)
+{
+	fprintf(f, "%s{\"name\":", *sep);
+	json_str(f, psr_event_name(p, e));
+	fprintf(f, ",\"ph\":\"i\",\"s\":\"t\",\"ts\":%.3f,\"pid\":%d,\"tid\":%d,"
+		"\"cat\":\"event\",\"args\":", (double)psr_ns(p, e->tsc) / 1000.0, p->pid, tid);
+	psr_event_json_args(f, p, e);
+	fputc('}', f);
 	*sep = ",\n";
 }
 
@@ -356,7 +398,9 @@ static int chrome_thread(FILE *f, const char **sep, struct stream *m)
 		struct psr_event *e = &m->ev;
 		size_t k;
 
-		if (e->type == PSR_FUNC) {
+		if (e->type == PSR_EXT) {
+			chrome_static_event(f, sep, p, m->t->tid, e);
+		} else if (e->type == PSR_FUNC) {
 			chrome_event(f, sep, p, m->t->tid, psr_site_name(p, e->id, e->tsc, buf, sizeof(buf)),
 				     "i", e->tsc, NULL);
 		} else if (e->type == PSR_ENTRY) {
@@ -387,6 +431,7 @@ int render_chrome(FILE *out, const struct psr_session *s, const struct render_op
 	int err = 0;
 
 	fprintf(out, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+	with_events = true;
 	for (size_t i = 0; i < s->nprocs && !err; i++) {
 		const struct psr_proc *p = &s->procs[i];
 		struct stream *st;
@@ -400,12 +445,15 @@ int render_chrome(FILE *out, const struct psr_session *s, const struct render_op
 		fprintf(out, "}}");
 		sep = ",\n";
 		st = streams(p, o, &n);
-		if (!st)
+		if (!st) {
+			with_events = false;
 			return -ENOMEM;
+		}
 		for (size_t k = 0; k < n && !err; k++)
 			err = chrome_thread(out, &sep, &st[k]);
 		streams_free(st, n);
 	}
+	with_events = false;
 	fprintf(out, "\n]}\n");
 	return err;
 }
@@ -800,6 +848,38 @@ int render_folded(FILE *out, const struct psr_session *s, const struct render_op
 	return err;
 }
 
+/* Static trace events recorded per event (info): the wanted threads' records, counted. */
+static void info_events(FILE *out, const struct psr_proc *p, const struct render_opts *o)
+{
+	uint64_t *n = calloc(p->nevents + 1, sizeof(*n));
+	struct psr_cursor c;
+	struct psr_event ev;
+
+	if (!n)
+		return;
+	for (size_t k = 0; k < p->nthreads; k++) {
+		if (!thread_wanted(&p->threads[k], o))
+			continue;
+		psr_cursor_init(&c, p, &p->threads[k]);
+		while (psr_next(&c, &ev)) {
+			const uint8_t *rec;
+			size_t bytes;
+			const struct psr_evdesc *d;
+
+			if (ev.type != PSR_EXT || ev.ext_kind != PSD_EXT_EVENT)
+				continue;
+			d = psr_evdesc(p, &ev, &rec, &bytes);
+			n[d ? (size_t)(d - p->events) : p->nevents]++;
+		}
+	}
+	fprintf(out, "  static events: %zu described\n", p->nevents);
+	for (size_t i = 0; i < p->nevents; i++)
+		fprintf(out, "    %-32s %llu\n", p->events[i].name, (unsigned long long)n[i]);
+	if (n[p->nevents])
+		fprintf(out, "    %-32s %llu\n", "(no format)", (unsigned long long)n[p->nevents]);
+	free(n);
+}
+
 int render_info(FILE *out, const struct psr_session *s, const struct render_opts *o)
 {
 	unsigned long long events = 0, lost = 0;
@@ -844,6 +924,8 @@ int render_info(FILE *out, const struct psr_session *s, const struct render_opts
 			events += t->events;
 			lost += t->lost;
 		}
+		if (p->nevents)
+			info_events(out, p, o);
 	}
 	fprintf(out, "\n# events: %llu recorded, %llu lost\n", events, lost);
 	if (s->problems)

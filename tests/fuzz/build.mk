@@ -32,7 +32,7 @@ $(FUZZ_B)/fuzz_recordmcount: $(FUZZ_B)/obj/tests/fuzz/fuzz_recordmcount.o $(FUZZ
 $(FUZZ_B)/fuzz_patchverify: $(FUZZ_B)/obj/tests/fuzz/fuzz_patchverify.o $(FUZZ_VERIFY) $(FUZZ_CORE)
 # The trace directory reader (patchsite/cmd/), with every renderer.
 $(FUZZ_B)/fuzz_psread: $(FUZZ_B)/obj/tests/fuzz/fuzz_psread.o $(FUZZ_B)/obj/patchsite/cmd/psread.o \
-		$(FUZZ_B)/obj/patchsite/cmd/render.o $(FUZZ_CORE)
+		$(FUZZ_B)/obj/patchsite/cmd/render.o $(FUZZ_B)/obj/patchsite/cmd/psevents.o $(FUZZ_CORE)
 $(FUZZ_B)/obj/patchsite/cmd/%.o $(FUZZ_B)/obj/tests/fuzz/fuzz_psread.o: FUZZ_CFLAGS += -D_GNU_SOURCE
 $(FUZZ_BINS):
 	$(call quiet,FUZZLD,$@)$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(FUZZ_LIBS)
