@@ -773,7 +773,8 @@ static void env_drop_data(void)
 
 /*
  * PATCHSITE_EVENTS: rules applied now and to objects loaded later.  With
- * no tracer the events are recorded alone, into the trace directory.
+ * no tracer the events are recorded alone, into the trace directory (also
+ * with PATCHSITE_DATA alone, for a program with events that enables them).
  * True when the start-up is over (no tracer, or an error said).
  */
 static bool env_events(const char *tracer)
@@ -781,8 +782,8 @@ static bool env_events(const char *tracer)
 	const char *ev = getenv("PATCHSITE_EVENTS");
 	bool alone = !tracer || !*tracer;
 
-	if (!ev || !*ev)
-		return false;
+	if ((!ev || !*ev) && !(alone && getenv("PATCHSITE_DATA") && ps_event_count()))
+		return false;	/* PATCHSITE_DATA alone: recorded for events the program enables */
 	if (patchsite_init()) {
 		env_bad("PATCHSITE_EVENTS", ps_last_error);
 		return true;
