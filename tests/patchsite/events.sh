@@ -52,7 +52,10 @@ for cxx in g++ clang++ clang; do
 	command -v $cxx >/dev/null 2>&1 || continue
 	lang=
 	[ $cxx = clang ] && lang=-DNO_RUNTIME || lang="-x c++"
-	if $cxx $lang $W $SANFLAGS $INC tests/patchsite/evprog.c -o "$T/evp-$cxx" \
+	# clang's sanitizer runtimes cannot share a process with gcc's (the runtime's, in san).
+	san=$SANFLAGS
+	case $cxx in clang*) san= ;; esac
+	if $cxx $lang $W $san $INC tests/patchsite/evprog.c -o "$T/evp-$cxx" \
 		>"$T/build-$cxx.log" 2>&1; then
 		CXX_BUILT="$CXX_BUILT $cxx"
 		pass "build with $cxx"
@@ -175,7 +178,7 @@ done
 
 # Inside function_graph: a comment in the calling function's block.
 PATCHSITE_TRACER=function_graph PATCHSITE_EVENTS='netsim:poll' PATCHSITE_DATA="$T/graph" \
-	LD_PRELOAD="$LIB" "$T/evp-pg" env >/dev/null 2>"$T/err"
+	LD_PRELOAD="$PRELOAD" "$T/evp-pg" env >/dev/null 2>"$T/err"
 "$PS" replay -d "$T/graph" >"$T/graph.txt" 2>>"$T/err"
 if awk '/emit_all\(\) \{/ { d = index($0, "emit_all") }
 	d && /\/\* netsim:poll: n=7 \*\// { if (index($0, "/*") > d) ok = 1 }
