@@ -144,6 +144,23 @@ static bool field_ok(const struct patchsite_event_field *f)
 	}
 }
 
+/* The largest record's payload, every string at its limit (with room for alignment). */
+static size_t max_bytes(const struct patchsite_event *d)
+{
+	const struct patchsite_event_field *df = (const void *)(d + 1);
+	size_t bytes = 8;
+
+	for (unsigned i = 0; i < d->nfields; i++)
+		bytes += df[i].kind == PATCHSITE_FIELD_STRING ? 8 + PATCHSITE_EVENT_STR_MAX
+							       : (size_t)df[i].size + 7;
+	return (bytes + 7) & ~(size_t)7;
+}
+
+static bool fits(const struct patchsite_event *d)
+{
+	return max_bytes(d) <= PSD_EXT_MAX_WORDS * 8;
+}
+
 /* Payload offsets: word 0 the id, then each field naturally aligned (strings: a u32). */
 static uint32_t layout(struct ps_event *ev)
 {
@@ -190,6 +207,10 @@ static struct ps_event *event_new(const struct patchsite_event *d, const char **
 		ev->f[i].size = df[i].size;
 	}
 	ev->fixed = layout(ev);
+	ev->max_bytes = (uint32_t)max_bytes(d);
+	for (unsigned i = 0; i < d->nfields; i++)
+		ev->widen |= (df[i].kind == PATCHSITE_FIELD_SIGNED && df[i].size < 8) ||
+			     (df[i].kind == PATCHSITE_FIELD_FLOAT && df[i].size == 4);
 	ev->info.id = next_id++;
 	ev->info.nfields = d->nfields;
 	ev->info.field_names = ev->names;
@@ -228,17 +249,6 @@ static bool rules_say(const struct ps_event *ev, bool *on)
 
 static void fire(const struct patchsite_event *d, const uint64_t *raw);
 
-/* Does the largest record (every string at its limit) fit one extended record? */
-static bool fits(const struct patchsite_event *d)
-{
-	const struct patchsite_event_field *df = (const void *)(d + 1);
-	size_t bytes = 8;
-
-	for (unsigned i = 0; i < d->nfields; i++)
-		bytes += df[i].kind == PATCHSITE_FIELD_STRING ? 8 + PATCHSITE_EVENT_STR_MAX
-							       : (size_t)df[i].size + 7;
-	return bytes <= PSD_EXT_MAX_WORDS * 8;
-}
 
 /*
  * The event a descriptor stands for (found or made), or NULL when the
@@ -446,7 +456,7 @@ int ps_event_update(void)
 static void fire(const struct patchsite_event *d, const uint64_t *raw)
 {
 	struct ps_event *ev = __atomic_load_n(&d->rt, __ATOMIC_ACQUIRE);
-	static __thread int inside;
+	static __thread int inside __attribute__((tls_model("initial-exec")));
 	unsigned long long args[8];
 	struct ps_probe_list *l;
 	struct ps_thread *t;
@@ -463,6 +473,11 @@ static void fire(const struct patchsite_event *d, const uint64_t *raw)
 	atomic_fetch_add_explicit(&ev->hits, 1, memory_order_relaxed);
 	for (unsigned i = 0; l && i < ev->nfields; i++) {
 		const struct ps_evfield *f = &ev->f[i];
+
+		if (!ev->widen) {
+			args[i] = raw[i];
+			continue;
+		}
 		uint64_t v = raw[i];
 
 		if (f->kind == PATCHSITE_FIELD_SIGNED && f->size < 8) {

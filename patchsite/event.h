@@ -60,6 +60,8 @@ struct ps_event {
 	const char **names;		/* info.field_names */
 	unsigned char *kinds;		/* info.field_kinds */
 	uint32_t fixed;			/* payload bytes before the strings' data */
+	uint32_t max_bytes;		/* the largest record's payload */
+	bool widen;			/* a field a probe gets widened (small signed, float) */
 	const struct patchsite_event *desc;	/* the first descriptor found (its text) */
 	_Atomic(struct ps_probe_list *) probes;
 	bool record;			/* the recorder is one of the probes */

@@ -83,34 +83,34 @@ static void put_field(uint8_t *rec, const struct ps_evfield *f, uint64_t v, uint
 			memcpy(at, &v, 8);
 		}
 		break;
-	default:
-		memcpy(at, &v, f->size);	/* little-endian: the low bytes */
+	default:	/* little-endian: the low bytes; fixed sizes, so no call */
+		if (f->size == 8) {
+			memcpy(at, &v, 8);
+		} else if (f->size == 4) {
+			uint32_t x = (uint32_t)v;
+
+			memcpy(at, &x, 4);
+		} else if (f->size == 2) {
+			uint16_t x = (uint16_t)v;
+
+			memcpy(at, &x, 2);
+		} else {
+			*at = (uint8_t)v;
+		}
 		break;
 	}
 }
 
-void ps_event_record(void *data, const struct patchsite_event_info *info,
-		     const unsigned long long *args)
+/* Pack and write one record into words (room for the event's largest). */
+static void record(struct ps_event *ev, const unsigned long long *args, uint64_t *words)
 {
-	struct ps_event *ev = data;
-	uint64_t words[PSD_EXT_MAX_WORDS];
 	uint8_t *rec = (uint8_t *)words;
-	struct ps_evfilter *flt = atomic_load_explicit(&ev->filter, memory_order_acquire);
 	uint32_t dyn = ev->fixed, flags;
 	bool cut = false;
 
-	(void)info;
-	if (flt) {
-		struct ps_evval v[8];
-
-		ps_event_values(ev, args, v);
-		if (!ps_evfilter_match(flt, v)) {
-			atomic_fetch_add_explicit(&ev->filtered, 1, memory_order_relaxed);
-			return;
-		}
-	}
 	/* event.c refused events whose largest record would not fit. */
-	memset(rec, 0, ev->fixed);
+	for (uint32_t k = 0; k < (ev->fixed + 7) / 8; k++)
+		words[k] = 0;
 	for (unsigned i = 0; i < ev->nfields; i++)
 		put_field(rec, &ev->f[i], args[i], &dyn, &cut);
 	memset(rec + dyn, 0, (8 - dyn % 8) % 8);
@@ -122,4 +122,36 @@ void ps_event_record(void *data, const struct patchsite_event_info *info,
 		atomic_fetch_add_explicit(&ev->recorded, 1, memory_order_relaxed);
 	else
 		atomic_fetch_add_explicit(&ev->lost, 1, memory_order_relaxed);
+}
+
+/* Most events are small: a small buffer spares the stack probes of the largest one. */
+__attribute__((noinline))
+static void record_large(struct ps_event *ev, const unsigned long long *args)
+{
+	uint64_t words[PSD_EXT_MAX_WORDS];
+
+	record(ev, args, words);
+}
+
+void ps_event_record(void *data, const struct patchsite_event_info *info,
+		     const unsigned long long *args)
+{
+	struct ps_event *ev = data;
+	struct ps_evfilter *flt = atomic_load_explicit(&ev->filter, memory_order_acquire);
+	uint64_t words[32];
+
+	(void)info;
+	if (flt) {
+		struct ps_evval v[8];
+
+		ps_event_values(ev, args, v);
+		if (!ps_evfilter_match(flt, v)) {
+			atomic_fetch_add_explicit(&ev->filtered, 1, memory_order_relaxed);
+			return;
+		}
+	}
+	if (ev->max_bytes <= sizeof(words))
+		record(ev, args, words);
+	else
+		record_large(ev, args);
 }
