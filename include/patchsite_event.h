@@ -80,10 +80,13 @@ struct patchsite_event {
 	void *rt;
 };
 
+/* The NOP, and how asm names the descriptor's symbol (aarch64 PIC: "S", a symbolic address). */
 #if defined(__x86_64__)
 #define PATCHSITE__NOP_ASM	".byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"	/* nopl 0x0(%rax,%rax,1) */
+#define PATCHSITE__SYM		"i"
 #elif defined(__aarch64__)
 #define PATCHSITE__NOP_ASM	"nop\n\t"
+#define PATCHSITE__SYM		"S"
 #else
 #error "patchsite_event.h: static trace events are implemented for x86-64 and aarch64 only"
 #endif
@@ -101,7 +104,7 @@ struct patchsite_event {
 		     ".long 1b - ., %l[" #on "] - .\n\t"				\
 		     ".quad %c0 - .\n\t"					\
 		     ".popsection"						\
-		     : : "i"(&(desc)) : : on)
+		     : : PATCHSITE__SYM(&(desc)) : : on)
 
 /* ---- field lists: PATCHSITE_ARGS(type, name, ...) as pairs ---- */
 #define PATCHSITE_ARGS(...) __VA_ARGS__
