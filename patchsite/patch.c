@@ -314,10 +314,13 @@ static void trap_handler(int sig, siginfo_t *si, void *ctx)
 		}
 		if (!s && ps_event_trap(addr, &resume)) {
 			/* An event site changing (ps_patch_code): a NOP, or a jump to resume. */
-			if (*(volatile uint8_t *)addr == ps.arch->breakpoint)
+			if (*(volatile uint8_t *)addr == ps.arch->breakpoint) {
 				ps.arch->emulate(uc, addr, false, resume);
-			else
+				atomic_fetch_add_explicit(&ps.traps_emulated, 1, memory_order_relaxed);
+			} else {
 				ps.arch->retry(uc, addr);
+				atomic_fetch_add_explicit(&ps.traps_retried, 1, memory_order_relaxed);
+			}
 			handled = true;
 		}
 		if (t)
