@@ -274,6 +274,16 @@ static void mode_dlopen(const char *lib, int n)
 	      *lib_evals, n);
 	CHECK(!patchsite_event_probe_unregister("evlib:hello", count_probe, &probe), "unregister");
 	dlclose(h);
+	/* Loaded again: its sites are new, the rule still records them. */
+	h = dlopen(lib, RTLD_NOW);
+	CHECK(h != NULL, "dlopen again: %s", dlerror());
+	if (!h)
+		return;
+	run = (void (*)(int))dlsym(h, "evlib_run");
+	lib_evals = (int *)dlsym(h, "evlib_evals");
+	run(n);
+	CHECK(*lib_evals == n, "loaded again: %d evaluations for %d hits", *lib_evals, n);
+	dlclose(h);
 }
 
 static void ctl_expect(const char *file, const char *want)
