@@ -178,9 +178,14 @@ static uint32_t layout(struct ps_event *ev)
 	return off;
 }
 
-static struct ps_event *event_new(const struct patchsite_event *d, const char **parts)
+/*
+ * A new event, its text copied: the object that defined it may be
+ * unloaded while the event stays known (its id names old records).
+ */
+static struct ps_event *event_new(const struct patchsite_event *d, const char **in)
 {
 	const struct patchsite_event_field *df = (const void *)(d + 1);
+	const char *text = (const char *)d + d->text_off, *parts[3 + 2 * 8];
 	struct ps_event *ev = calloc(1, sizeof(*ev));
 
 	if (!ev)
@@ -189,14 +194,18 @@ static struct ps_event *event_new(const struct patchsite_event *d, const char **
 	ev->f = calloc(d->nfields, sizeof(*ev->f));
 	ev->names = calloc(d->nfields, sizeof(*ev->names));
 	ev->kinds = calloc(d->nfields, 1);
-	if (!ev->f || !ev->names || !ev->kinds) {
+	ev->text = malloc(d->size - d->text_off);
+	if (!ev->f || !ev->names || !ev->kinds || !ev->text) {
 		free(ev->f);
 		free(ev->names);
 		free(ev->kinds);
+		free(ev->text);
 		free(ev);
 		return NULL;
 	}
-	ev->desc = d;
+	memcpy(ev->text, text, d->size - d->text_off);
+	for (unsigned i = 0; i < 3 + 2u * d->nfields; i++)
+		parts[i] = ev->text + (in[i] - text);
 	ev->info.subsys = parts[0];
 	ev->info.name = parts[1];
 	ev->info.fmt = parts[2];
