@@ -220,6 +220,10 @@ static struct ps_event *event_new(const struct patchsite_event *d, const char **
 	for (unsigned i = 0; i < d->nfields; i++)
 		ev->widen |= (df[i].kind == PATCHSITE_FIELD_SIGNED && df[i].size < 8) ||
 			     (df[i].kind == PATCHSITE_FIELD_FLOAT && df[i].size == 4);
+	ev->flat = true;
+	for (unsigned i = 0; i < d->nfields; i++)
+		ev->flat &= df[i].size == 8 && df[i].kind != PATCHSITE_FIELD_STRING &&
+			    df[i].kind != PATCHSITE_FIELD_BYTES;
 	ev->info.id = next_id++;
 	ev->info.nfields = d->nfields;
 	ev->info.field_names = ev->names;
@@ -462,31 +466,11 @@ int ps_event_update(void)
 }
 
 /* Reached from an enabled site (patchsite__fire): every probe, highest priority first. */
-static void fire(const struct patchsite_event *d, const uint64_t *raw)
+/* Small signed fields sign-extended, floats as doubles: what a probe gets. */
+static void widen(const struct ps_event *ev, const uint64_t *raw, unsigned long long *args)
 {
-	struct ps_event *ev = __atomic_load_n(&d->rt, __ATOMIC_ACQUIRE);
-	static __thread int inside __attribute__((tls_model("initial-exec")));
-	unsigned long long args[8];
-	struct ps_probe_list *l;
-	struct ps_thread *t;
-	unsigned long seq;
-
-	if (!ev || inside)
-		return;		/* a probe's own events are not recorded (as the dispatcher) */
-	t = ps_thread_self();
-	if (!t)
-		return;
-	inside = 1;
-	seq = ps_reader_enter(t);
-	l = atomic_load_explicit(&ev->probes, memory_order_acquire);
-	atomic_fetch_add_explicit(&ev->hits, 1, memory_order_relaxed);
-	for (unsigned i = 0; l && i < ev->nfields; i++) {
+	for (unsigned i = 0; i < ev->nfields; i++) {
 		const struct ps_evfield *f = &ev->f[i];
-
-		if (!ev->widen) {
-			args[i] = raw[i];
-			continue;
-		}
 		uint64_t v = raw[i];
 
 		if (f->kind == PATCHSITE_FIELD_SIGNED && f->size < 8) {
@@ -502,6 +486,31 @@ static void fire(const struct patchsite_event *d, const uint64_t *raw)
 			memcpy(&v, &y, 8);
 		}
 		args[i] = v;
+	}
+}
+
+static void fire(const struct patchsite_event *d, const uint64_t *raw)
+{
+	struct ps_event *ev = __atomic_load_n(&d->rt, __ATOMIC_ACQUIRE);
+	static __thread int inside __attribute__((tls_model("initial-exec")));
+	unsigned long long wide[8];
+	const unsigned long long *args = (const unsigned long long *)raw;
+	struct ps_probe_list *l;
+	struct ps_thread *t;
+	unsigned long seq;
+
+	if (!ev || inside)
+		return;		/* a probe's own events are not recorded (as the dispatcher) */
+	t = ps_thread_self();
+	if (!t)
+		return;
+	inside = 1;
+	seq = ps_reader_enter(t);
+	l = atomic_load_explicit(&ev->probes, memory_order_acquire);
+	atomic_fetch_add_explicit(&ev->hits, 1, memory_order_relaxed);
+	if (l && ev->widen) {
+		widen(ev, raw, wide);
+		args = wide;
 	}
 	for (unsigned i = 0; l && i < l->n; i++)
 		l->e[i].fn(l->e[i].data, &ev->info, args);

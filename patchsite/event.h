@@ -62,6 +62,7 @@ struct ps_event {
 	uint32_t fixed;			/* payload bytes before the strings' data */
 	uint32_t max_bytes;		/* the largest record's payload */
 	bool widen;			/* a field a probe gets widened (small signed, float) */
+	bool flat;			/* every field 8 bytes and no string: the payload is the words */
 	char *text;			/* a copy of the first descriptor's text (names point into it) */
 	_Atomic(struct ps_probe_list *) probes;
 	bool record;			/* the recorder is one of the probes */

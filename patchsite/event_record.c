@@ -141,6 +141,17 @@ void ps_event_record(void *data, const struct patchsite_event_info *info,
 	uint64_t words[32];
 
 	(void)info;
+	if (ev->flat && !flt) {
+		/* Every field a word at 8, 16, ...: the payload is the id and the arguments. */
+		words[0] = ev->info.id;
+		for (unsigned i = 0; i < ev->nfields; i++)
+			words[1 + i] = args[i];
+		if (ps_ring_ext(PSD_EXT_EVENT, words, 1 + ev->nfields))
+			atomic_fetch_add_explicit(&ev->recorded, 1, memory_order_relaxed);
+		else
+			atomic_fetch_add_explicit(&ev->lost, 1, memory_order_relaxed);
+		return;
+	}
 	if (flt) {
 		struct ps_evval v[8];
 
