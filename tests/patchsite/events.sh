@@ -49,7 +49,10 @@ W="-O2 -g -Wall -Wextra -Werror"
 } >"$T/build.log" 2>&1 || { fail "build" "$T/build.log"; echo "0 passed, 1 failed"; exit 1; }
 CXX_BUILT=
 for cxx in g++ clang++ clang; do
-	command -v $cxx >/dev/null 2>&1 || continue
+	if ! command -v $cxx >/dev/null 2>&1; then
+		echo "SKIP build with $cxx: not installed (scripts/deps.sh installs it)"
+		continue
+	fi
 	lang=
 	[ $cxx = clang ] && lang=-DNO_RUNTIME || lang="-x c++"
 	# clang's sanitizer runtimes cannot share a process with gcc's (the runtime's, in san).
