@@ -213,7 +213,7 @@ static const char *desc_why(const uint8_t *p, uint64_t size, uint64_t off, uint6
 	*len = 8;
 	if (off % 8)
 		return "not 8-byte aligned";
-	if (size - off < sizeof(h))
+	if (!p || off > size || size - off < sizeof(h))
 		return "cut short by the section's end";
 	memcpy(&h, p + off, sizeof(h));
 	if (h.magic != PATCHSITE_EVENT_MAGIC)

@@ -18,6 +18,7 @@
 #   ev-magic.o      the descriptor's magic is wrong
 #   ev-text.o       the descriptor's text lacks the field's type
 #   ev-kind.o       a field of kind 9
+#   ev-far.o        the entry's descriptor offset points 1 MiB past the section
 set -eu
 OUT=$1
 mkdir -p "$OUT"
@@ -83,6 +84,9 @@ gen ev-cold "$NOP" cold 0x56455350 1 "$TEXT"
 gen ev-magic "$NOP" f 0x56455351 1 "$TEXT"
 gen ev-text "$NOP" f 0x56455350 1 '.ascii "t\0e\0x=%d\0x"'
 gen ev-kind "$NOP" f 0x56455350 9 "$TEXT"
+sed 's/^\t\.quad desc - \.$/\t.quad desc + 0x100000 - ./' ev-good.s > ev-far.s
+echo "ev-far: ev-good.s with the descriptor 1 MiB further; gcc -c ev-far.s -o ev-far.o  # source: events.sh"
+gcc -c ev-far.s -o ev-far.o
 echo "ev-good.so: gcc -shared -nostdlib ev-good.o -o ev-good.so  # source: events.sh"
 gcc -shared -nostdlib ev-good.o -o ev-good.so
 rm -f ./*.s

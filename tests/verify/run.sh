@@ -330,7 +330,7 @@ done
 for f in ev-notnop ev-jmpelse ev-foreign; do
 	expect "events $f.o" "event-site" events/$f.o
 done
-for f in ev-magic ev-text ev-kind; do
+for f in ev-magic ev-text ev-kind ev-far; do
 	expect "events $f.o" "event-desc" events/$f.o
 done
 objdump -d events/ev-notnop.o | grep -q '^ *0:[[:space:]]*90 *[[:space:]]nop' &&
