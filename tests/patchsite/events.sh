@@ -179,6 +179,18 @@ for prog in evp $CXX_BUILT; do
 	fi
 done
 
+# PATCHSITE_OUTPUT: rendered by the runtime at exit, text and Chrome.
+for fmt in ftrace chrome; do
+	PATCHSITE_TRACER=function PATCHSITE_FORMAT=$fmt PATCHSITE_OUTPUT="$T/out.$fmt" \
+		PATCHSITE_EVENTS='types:all' LD_PRELOAD="$PRELOAD" "$T/evp" env >/dev/null 2>"$T/err"
+	case $fmt in
+	ftrace) n=$(grep -c ': types:all: s8=' "$T/out.$fmt") ;;
+	chrome) n=$(grep -c '"name":"types:all","ph":"i".*"args":{"s8":' "$T/out.$fmt") ;;
+	esac
+	[ "$n" = 2 ] && pass "PATCHSITE_OUTPUT ($fmt): both types:all events" ||
+		fail "PATCHSITE_OUTPUT ($fmt): $n types:all events, want 2" "$T/out.$fmt"
+done
+
 # Inside function_graph: a comment in the calling function's block.
 PATCHSITE_TRACER=function_graph PATCHSITE_EVENTS='netsim:poll' PATCHSITE_DATA="$T/graph" \
 	LD_PRELOAD="$PRELOAD" "$T/evp-pg" env >/dev/null 2>"$T/err"
