@@ -8,17 +8,15 @@
  * recorder is one), NOPs otherwise, changed live by ps_patch_code.
  *
  * Site records are never freed (an unloaded object's are marked dead):
- * the SIGTRAP handler reads them without the lock.  An event's probe list
- * is replaced whole and the old one freed after a grace period, as the
- * dispatcher's ops list.
+ * the SIGTRAP handler reads them without the lock.  Probes and the rules
+ * that enable events are event_probe.c's; the API and the events'
+ * descriptions event_api.c's.
  */
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "control.h"
 #include "event.h"
 #include "internal.h"
 #include "psdata.h"
@@ -41,16 +39,9 @@ struct site_block {
 	struct ps_evsite s[BLOCK_SITES];
 };
 
-struct rule {
-	char *glob;
-	bool on;
-	struct rule *next;
-};
-
 static struct site_block *_Atomic blocks;	/* newest first */
 static struct ps_event *events, **events_tail = &events;
 static unsigned next_id = 1;
-static struct rule *rules, **rules_tail = &rules;
 static size_t nevents;
 
 struct ps_event *ps_event_first(void)
@@ -246,28 +237,6 @@ static bool same_fields(const struct ps_event *ev, const struct patchsite_event 
 	return true;
 }
 
-static bool rules_say(const struct ps_event *ev, bool *on)
-{
-	char full[256];
-	bool any = false;
-
-	snprintf(full, sizeof(full), "%s:%s", ev->info.subsys, ev->info.name);
-	for (struct rule *r = rules; r; r = r->next)
-		if (!fnmatch(r->glob, full, 0)) {
-			*on = r->on;
-			any = true;
-		}
-	return any;
-}
-
-static void fire(const struct patchsite_event *d, const uint64_t *raw);
-
-
-/*
- * The event a descriptor stands for (found or made), or NULL when the
- * descriptor is not well formed or clashes with an event of the same name
- * (said once, naming the object).
- */
 static struct ps_event *bind(struct ps_module *m, const struct patchsite_event *d, uintptr_t lo,
 			     uintptr_t hi)
 {
@@ -317,12 +286,12 @@ static struct ps_event *bind(struct ps_module *m, const struct patchsite_event *
 		*events_tail = ev;
 		events_tail = &ev->next;
 		nevents++;
-		if (rules_say(ev, &on) && on)
+		if (ps_event_rules_say(ev, &on) && on)
 			ps_event_probe_add(ev, ps_event_record, ev, PATCHSITE_EVENT_PRIO_DEFAULT);
 	}
 	ev->gone = false;
 	((struct patchsite_event *)d)->rt = ev;
-	__atomic_store_n(&((struct patchsite_event *)d)->fire, fire, __ATOMIC_RELEASE);
+	__atomic_store_n(&((struct patchsite_event *)d)->fire, ps_event_fire, __ATOMIC_RELEASE);
 	return ev;
 }
 
@@ -467,330 +436,3 @@ int ps_event_update(void)
 
 /* Reached from an enabled site (patchsite__fire): every probe, highest priority first. */
 /* Small signed fields sign-extended, floats as doubles: what a probe gets. */
-static void widen(const struct ps_event *ev, const uint64_t *raw, unsigned long long *args)
-{
-	for (unsigned i = 0; i < ev->nfields; i++) {
-		const struct ps_evfield *f = &ev->f[i];
-		uint64_t v = raw[i];
-
-		if (f->kind == PATCHSITE_FIELD_SIGNED && f->size < 8) {
-			unsigned sh = 64 - 8 * f->size;
-
-			v = (uint64_t)((int64_t)(v << sh) >> sh);
-		} else if (f->kind == PATCHSITE_FIELD_FLOAT && f->size == 4) {
-			float x;
-			double y;
-
-			memcpy(&x, &raw[i], 4);
-			y = x;
-			memcpy(&v, &y, 8);
-		}
-		args[i] = v;
-	}
-}
-
-static void fire(const struct patchsite_event *d, const uint64_t *raw)
-{
-	struct ps_event *ev = __atomic_load_n(&d->rt, __ATOMIC_ACQUIRE);
-	static __thread int inside __attribute__((tls_model("initial-exec")));
-	unsigned long long wide[8];
-	const unsigned long long *args = (const unsigned long long *)raw;
-	struct ps_probe_list *l;
-	struct ps_thread *t;
-	unsigned long seq;
-
-	if (!ev || inside)
-		return;		/* a probe's own events are not recorded (as the dispatcher) */
-	t = ps_thread_self();
-	if (!t)
-		return;
-	inside = 1;
-	seq = ps_reader_enter(t);
-	l = atomic_load_explicit(&ev->probes, memory_order_acquire);
-	atomic_fetch_add_explicit(&ev->hits, 1, memory_order_relaxed);
-	if (l && ev->widen) {
-		widen(ev, raw, wide);
-		args = wide;
-	}
-	for (unsigned i = 0; l && i < l->n; i++)
-		l->e[i].fn(l->e[i].data, &ev->info, args);
-	ps_reader_exit(t, seq);
-	inside = 0;
-}
-
-/* Publish a new probe list (NULL when empty), free the old one after a grace period. */
-static void probes_swap(struct ps_event *ev, struct ps_probe_list *nl)
-{
-	struct ps_probe_list *old = atomic_exchange(&ev->probes, nl);
-
-	ps_event_update();
-	ps_sync_dispatchers();
-	free(old);
-}
-
-int ps_event_probe_add(struct ps_event *ev, patchsite_event_probe fn, void *data, int prio)
-{
-	struct ps_probe_list *l = atomic_load(&ev->probes), *nl;
-	unsigned n = l ? l->n : 0, k = 0;
-
-	for (unsigned i = 0; i < n; i++)
-		if (l->e[i].fn == fn && l->e[i].data == data)
-			return -EEXIST;
-	nl = malloc(sizeof(*nl) + (n + 1) * sizeof(nl->e[0]));
-	if (!nl)
-		return -ENOMEM;
-	for (unsigned i = 0; i < n; i++) {
-		if (k == i && l->e[i].prio < prio)
-			nl->e[k++] = (typeof(nl->e[0])){ fn, data, prio };
-		nl->e[k++] = l->e[i];
-	}
-	if (k == n)
-		nl->e[k++] = (typeof(nl->e[0])){ fn, data, prio };
-	nl->n = k;
-	if (fn == ps_event_record)
-		ev->record = true;
-	probes_swap(ev, nl);
-	return 0;
-}
-
-int ps_event_probe_del(struct ps_event *ev, patchsite_event_probe fn, void *data)
-{
-	struct ps_probe_list *l = atomic_load(&ev->probes), *nl = NULL;
-	unsigned k = 0, n = l ? l->n : 0;
-	bool found = false;
-
-	for (unsigned i = 0; i < n; i++)
-		found |= l->e[i].fn == fn && l->e[i].data == data;
-	if (!found)
-		return -ENOENT;
-	if (n > 1) {
-		nl = malloc(sizeof(*nl) + (n - 1) * sizeof(nl->e[0]));
-		if (!nl)
-			return -ENOMEM;
-		for (unsigned i = 0; i < n; i++)
-			if (l->e[i].fn != fn || l->e[i].data != data)
-				nl->e[k++] = l->e[i];
-		nl->n = k;
-	}
-	if (fn == ps_event_record)
-		ev->record = false;
-	probes_swap(ev, nl);
-	return 0;
-}
-
-/* A rule: enable (record) or disable every event matching glob, now and when loaded later. */
-int ps_event_set(const char *glob, bool on, bool quiet)
-{
-	struct rule *r = calloc(1, sizeof(*r));
-	char full[256];
-	bool any = false;
-	int err = 0;
-
-	if (!r || !(r->glob = strdup(glob))) {
-		free(r);
-		return -ENOMEM;
-	}
-	r->on = on;
-	*rules_tail = r;
-	rules_tail = &r->next;
-	for (struct ps_event *ev = events; ev && !err; ev = ev->next) {
-		snprintf(full, sizeof(full), "%s:%s", ev->info.subsys, ev->info.name);
-		if (fnmatch(glob, full, 0))
-			continue;
-		any = true;
-		if (on && !ev->record)
-			err = ps_event_probe_add(ev, ps_event_record, ev,
-						 PATCHSITE_EVENT_PRIO_DEFAULT);
-		else if (!on && ev->record)
-			err = ps_event_probe_del(ev, ps_event_record, ev);
-	}
-	if (!any && !quiet)
-		ps_log(PATCHSITE_LOG_NOTE, "no event loaded matches '%s': kept for objects loaded "
-		       "later", glob);
-	return err;
-}
-
-void ps_event_rules_clear(void)
-{
-	while (rules) {
-		struct rule *r = rules;
-
-		rules = r->next;
-		free(r->glob);
-		free(r);
-	}
-	rules_tail = &rules;
-}
-
-static const char *kind_name(unsigned kind)
-{
-	static const char *const names[] = { "?", "signed", "unsigned", "pointer", "float",
-					     "string", "bytes" };
-
-	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";
-}
-
-/* An escaped format string (\n, \\): one line. */
-static void put_escaped(struct ps_buf *out, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '\n')
-			ps_buf_puts(out, "\\n");
-		else if (*s == '\\')
-			ps_buf_puts(out, "\\\\");
-		else
-			ps_buf_add(out, s, 1);
-	}
-}
-
-/*
- * The format file, also the trace directory's description of the event
- * (patchsite-data(5)): enough to decode a record's payload.
- */
-void ps_event_describe(const struct ps_event *ev, struct ps_buf *out)
-{
-	ps_buf_printf(out, "name: %s:%s\nID: %u\nformat:\n\tfield:u32 id;\toffset:0;\tsize:4;"
-		      "\tkind:unsigned;\n\tfield:u32 flags;\toffset:4;\tsize:4;\tkind:unsigned;\n",
-		      ev->info.subsys, ev->info.name, ev->info.id);
-	for (unsigned i = 0; i < ev->nfields; i++) {
-		const struct ps_evfield *f = &ev->f[i];
-
-		if (f->kind == PATCHSITE_FIELD_BYTES)
-			ps_buf_printf(out, "\tfield:u8 %s[%u];", f->name, f->size);
-		else
-			ps_buf_printf(out, "\tfield:%s %s;", f->kind == PATCHSITE_FIELD_STRING
-				      ? "__data_loc char[]" : f->type, f->name);
-		ps_buf_printf(out, "\toffset:%u;\tsize:%u;\tkind:%s;\n", f->off,
-			      f->kind == PATCHSITE_FIELD_STRING ? 4 : f->size, kind_name(f->kind));
-	}
-	ps_buf_printf(out, "fixed: %u\nprint fmt: ", ev->fixed);
-	put_escaped(out, ev->info.fmt);
-	ps_buf_puts(out, "\n");
-}
-
-/* The trace directory's events file: every event's description, blank-line separated. */
-void ps_events_store(void)
-{
-	struct ps_buf b = { 0 };
-
-	if (!ps_store_on() || !events)
-		return;
-	for (struct ps_event *ev = events; ev; ev = ev->next) {
-		ps_event_describe(ev, &b);
-		ps_buf_puts(&b, "\n");
-	}
-	if (b.oom)
-		ps_log(PATCHSITE_LOG_ERROR, "no memory for the events file: events not decodable");
-	else if (ps_store_file("events", b.p, b.len))
-		ps_log(PATCHSITE_LOG_ERROR, "cannot write the events file of the trace directory");
-	ps_buf_free(&b);
-}
-
-/* PATCHSITE_EVENTS='netsim:*,!netsim:poll': rules in order. */
-void ps_events_env(void)
-{
-	const char *v = getenv("PATCHSITE_EVENTS");
-	char *copy, *save = NULL;
-
-	if (!v || !*v)
-		return;
-	copy = strdup(v);
-	for (char *tok = copy ? strtok_r(copy, ", ", &save) : NULL; tok;
-	     tok = strtok_r(NULL, ", ", &save))
-		if (tok[0] == '!' ? ps_event_set(tok + 1, false, false) : ps_event_set(tok, true, false))
-			ps_log(PATCHSITE_LOG_ERROR, "PATCHSITE_EVENTS: cannot apply '%s'", tok);
-	free(copy);
-}
-
-/* ---- API ---- */
-
-static struct ps_event *find(const char *name)
-{
-	for (struct ps_event *ev = events; ev; ev = ev->next) {
-		size_t n = strlen(ev->info.subsys);
-
-		if (!strncmp(name, ev->info.subsys, n) && name[n] == ':' &&
-		    !strcmp(name + n + 1, ev->info.name))
-			return ev;
-	}
-	return NULL;
-}
-
-static int api_ret(int err)
-{
-	if (err < 0)
-		errno = -err;
-	return err;
-}
-
-static int api_set(const char *event, bool on)
-{
-	int err;
-
-	if (!event || !*event)
-		return api_ret(-EINVAL);
-	err = patchsite_init();
-	if (err)
-		return err;
-	pthread_mutex_lock(&ps.lock);
-	err = ps_event_set(event, on, true);
-	ps_events_store();
-	pthread_mutex_unlock(&ps.lock);
-	return api_ret(err);
-}
-
-int patchsite_enable_event(const char *event)
-{
-	return api_set(event, true);
-}
-
-int patchsite_disable_event(const char *event)
-{
-	return api_set(event, false);
-}
-
-int patchsite_event_is_enabled(const char *event)
-{
-	struct ps_event *ev;
-	int r;
-
-	if (!event)
-		return api_ret(-EINVAL);
-	pthread_mutex_lock(&ps.lock);
-	ev = find(event);
-	r = ev ? ev->record : -ENOENT;
-	pthread_mutex_unlock(&ps.lock);
-	return api_ret(r);
-}
-
-int patchsite_event_probe_register(const char *event, patchsite_event_probe fn, void *data,
-				   int prio)
-{
-	struct ps_event *ev;
-	int err;
-
-	if (!event || !fn)
-		return api_ret(-EINVAL);
-	err = patchsite_init();
-	if (err)
-		return err;
-	pthread_mutex_lock(&ps.lock);
-	ev = find(event);
-	err = ev ? ps_event_probe_add(ev, fn, data, prio) : -ENOENT;
-	pthread_mutex_unlock(&ps.lock);
-	return api_ret(err);
-}
-
-int patchsite_event_probe_unregister(const char *event, patchsite_event_probe fn, void *data)
-{
-	struct ps_event *ev;
-	int err;
-
-	if (!event || !fn)
-		return api_ret(-EINVAL);
-	pthread_mutex_lock(&ps.lock);
-	ev = find(event);
-	err = ev ? ps_event_probe_del(ev, fn, data) : -ENOENT;
-	pthread_mutex_unlock(&ps.lock);
-	return api_ret(err);
-}

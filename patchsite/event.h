@@ -2,7 +2,9 @@
 /*
  * Static trace events in the runtime (patchsite_event(3)):
  *   event.c         the events of every object: found at start and on
- *                   dlopen, their sites checked and switched live, probes
+ *                   dlopen, their sites checked and switched live
+ *   event_probe.c   what an enabled site reaches, probes, enabling rules
+ *   event_api.c     the API, the events' descriptions (format files)
  *   event_record.c  the recorder probe: filter, ring record (PSD_EXT_EVENT)
  *   event_filter.c  field expressions (events/S/N/filter); no runtime state,
  *                   so that the fuzz harness links it alone
@@ -80,13 +82,19 @@ int ps_event_update(void);				/* patch sites to what probes ask */
 bool ps_event_trap(uintptr_t addr, uintptr_t *resume);	/* signal handler: no lock */
 struct ps_event *ps_event_first(void);
 size_t ps_event_count(void);
+
+/* event_probe.c (ps.lock held, but ps_event_fire: the emitting thread, no lock) */
+void ps_event_fire(const struct patchsite_event *d, const uint64_t *raw);
 int ps_event_set(const char *glob, bool on, bool quiet);	/* enable/disable rule */
+bool ps_event_rules_say(const struct ps_event *ev, bool *on);	/* the last rule matching */
 void ps_event_rules_clear(void);
 int ps_event_probe_add(struct ps_event *ev, patchsite_event_probe fn, void *data, int prio);
 int ps_event_probe_del(struct ps_event *ev, patchsite_event_probe fn, void *data);
+void ps_events_env(void);				/* PATCHSITE_EVENTS */
+
+/* event_api.c */
 void ps_event_describe(const struct ps_event *ev, struct ps_buf *out);	/* format file */
 void ps_events_store(void);				/* the trace directory's events file */
-void ps_events_env(void);				/* PATCHSITE_EVENTS */
 
 /* event_record.c */
 void ps_event_record(void *data, const struct patchsite_event_info *info,
