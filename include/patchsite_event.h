@@ -82,11 +82,12 @@ struct patchsite_event {
 
 /* The NOP, and how asm names the descriptor's symbol (aarch64 PIC: "S", a symbolic address). */
 #if defined(__x86_64__)
-#define PATCHSITE__NOP_ASM	".byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"	/* nopl 0x0(%rax,%rax,1) */
-#define PATCHSITE__SYM		"i"
+/* nopl 0x0(%rax,%rax,1) */
+#define PSEV__NOP_ASM	".byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"
+#define PSEV__SYM		"i"
 #elif defined(__aarch64__)
-#define PATCHSITE__NOP_ASM	"nop\n\t"
-#define PATCHSITE__SYM		"S"
+#define PSEV__NOP_ASM	"nop\n\t"
+#define PSEV__SYM		"S"
 #else
 #error "patchsite_event.h: static trace events are implemented for x86-64 and aarch64 only"
 #endif
@@ -97,45 +98,45 @@ struct patchsite_event {
  * is a site of its own, with the label local to the copy (clang checks an
  * asm goto against every label of the function it is in).
  */
-#define PS__SITE_ASM(desc, on)							\
-	__asm__ goto("1:\t" PATCHSITE__NOP_ASM					\
-		     ".pushsection patchsite_event_sites, \"aR\"\n\t"		\
-		     ".balign 8\n\t"						\
+#define PSEV__SITE_ASM(desc, on)							\
+	__asm__ goto("1:\t" PSEV__NOP_ASM						\
+		     ".pushsection patchsite_event_sites, \"aR\"\n\t"			\
+		     ".balign 8\n\t"							\
 		     ".long 1b - ., %l[" #on "] - .\n\t"				\
-		     ".quad %c0 - .\n\t"					\
-		     ".popsection"						\
-		     : : PATCHSITE__SYM(&(desc)) : : on)
+		     ".quad %c0 - .\n\t"						\
+		     ".popsection"							\
+		     : : PSEV__SYM(&(desc)) : : on)
 
 /* ---- field lists: PATCHSITE_ARGS(type, name, ...) as pairs ---- */
 #define PATCHSITE_ARGS(...) __VA_ARGS__
-#define PS__CAT(a, b) PS__CAT_(a, b)
-#define PS__CAT_(a, b) a##b
-#define PS__APPLY(m, ...) m(__VA_ARGS__)
-#define PS__NP(...) PS__NP_(__VA_ARGS__, 8, 8, 7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0)
-#define PS__NP_(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, n, ...) n
-#define PS__MAP(m, s, ...) PS__CAT(PS__MAP, PS__NP(__VA_ARGS__))(m, s, __VA_ARGS__)
-#define PS__MAP1(m, s, t, f) m(t, f)
-#define PS__MAP2(m, s, t, f, ...) m(t, f) s() PS__MAP1(m, s, __VA_ARGS__)
-#define PS__MAP3(m, s, t, f, ...) m(t, f) s() PS__MAP2(m, s, __VA_ARGS__)
-#define PS__MAP4(m, s, t, f, ...) m(t, f) s() PS__MAP3(m, s, __VA_ARGS__)
-#define PS__MAP5(m, s, t, f, ...) m(t, f) s() PS__MAP4(m, s, __VA_ARGS__)
-#define PS__MAP6(m, s, t, f, ...) m(t, f) s() PS__MAP5(m, s, __VA_ARGS__)
-#define PS__MAP7(m, s, t, f, ...) m(t, f) s() PS__MAP6(m, s, __VA_ARGS__)
-#define PS__MAP8(m, s, t, f, ...) m(t, f) s() PS__MAP7(m, s, __VA_ARGS__)
-#define PS__COMMA() ,
-#define PS__NONE()
+#define PSEV__CAT(a, b) PSEV__CAT_(a, b)
+#define PSEV__CAT_(a, b) a##b
+#define PSEV__APPLY(m, ...) m(__VA_ARGS__)
+#define PSEV__NP(...) PSEV__NP_(__VA_ARGS__, 8, 8, 7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0)
+#define PSEV__NP_(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, n, ...) n
+#define PSEV__MAP(m, s, ...) PSEV__CAT(PSEV__MAP, PSEV__NP(__VA_ARGS__))(m, s, __VA_ARGS__)
+#define PSEV__MAP1(m, s, t, f) m(t, f)
+#define PSEV__MAP2(m, s, t, f, ...) m(t, f) s() PSEV__MAP1(m, s, __VA_ARGS__)
+#define PSEV__MAP3(m, s, t, f, ...) m(t, f) s() PSEV__MAP2(m, s, __VA_ARGS__)
+#define PSEV__MAP4(m, s, t, f, ...) m(t, f) s() PSEV__MAP3(m, s, __VA_ARGS__)
+#define PSEV__MAP5(m, s, t, f, ...) m(t, f) s() PSEV__MAP4(m, s, __VA_ARGS__)
+#define PSEV__MAP6(m, s, t, f, ...) m(t, f) s() PSEV__MAP5(m, s, __VA_ARGS__)
+#define PSEV__MAP7(m, s, t, f, ...) m(t, f) s() PSEV__MAP6(m, s, __VA_ARGS__)
+#define PSEV__MAP8(m, s, t, f, ...) m(t, f) s() PSEV__MAP7(m, s, __VA_ARGS__)
+#define PSEV__COMMA() ,
+#define PSEV__NONE()
 
 /* patchsite_bytes(N) in a type position: recognised by pasting, never expanded. */
-#define PS__SECOND(...) PS__SECOND_(__VA_ARGS__, 0, 0)
-#define PS__SECOND_(a, b, ...) b
-#define PS__PROBE_patchsite_bytes(n) ~, 1
-#define PS__BN_patchsite_bytes(n) n
-#define PS__ISB(t) PS__SECOND(PS__PROBE_##t)
-#define PS__IF(c) PS__CAT(PS__IF_, c)
-#define PS__IF_1(...) __VA_ARGS__ PS__EAT
-#define PS__IF_0(...) PS__ID
-#define PS__EAT(...)
-#define PS__ID(...) __VA_ARGS__
+#define PSEV__SECOND(...) PSEV__SECOND_(__VA_ARGS__, 0, 0)
+#define PSEV__SECOND_(a, b, ...) b
+#define PSEV__PROBE_patchsite_bytes(n) ~, 1
+#define PSEV__BN_patchsite_bytes(n) n
+#define PSEV__ISB(t) PSEV__SECOND(PSEV__PROBE_##t)
+#define PSEV__IF(c) PSEV__CAT(PSEV__IF_, c)
+#define PSEV__IF_1(...) __VA_ARGS__ PSEV__EAT
+#define PSEV__IF_0(...) PSEV__ID
+#define PSEV__EAT(...)
+#define PSEV__ID(...) __VA_ARGS__
 
 #ifdef __cplusplus
 template <typename T, bool = std::is_integral<T>::value || std::is_enum<T>::value>
@@ -149,39 +150,41 @@ template <typename T> struct patchsite__kind {
 		std::is_pointer<T>::value ? PATCHSITE_FIELD_POINTER :
 		std::is_floating_point<T>::value ? PATCHSITE_FIELD_FLOAT :
 		std::is_integral<T>::value || std::is_enum<T>::value
-			? (patchsite__sgn<T>::v ? PATCHSITE_FIELD_SIGNED : PATCHSITE_FIELD_UNSIGNED) : 0;
+			? (patchsite__sgn<T>::v ? PATCHSITE_FIELD_SIGNED : PATCHSITE_FIELD_UNSIGNED)
+			: 0;
 };
-#define PS__KIND(t) (patchsite__kind<t>::v)
-#define PS__STATIC_ASSERT static_assert
+#define PSEV__KIND(t) (patchsite__kind<t>::v)
+#define PSEV__STATIC_ASSERT static_assert
 #else
-#define PS__S PATCHSITE_FIELD_SIGNED
-#define PS__U PATCHSITE_FIELD_UNSIGNED
-#define PS__KIND(t) _Generic((t)0, _Bool: PS__U, char: ((char)-1 < 0 ? PS__S : PS__U),	\
-	signed char: PS__S, unsigned char: PS__U, short: PS__S, unsigned short: PS__U,	\
-	int: PS__S, unsigned: PS__U, long: PS__S, unsigned long: PS__U,			\
-	long long: PS__S, unsigned long long: PS__U, float: PATCHSITE_FIELD_FLOAT,	\
+#define PSEV__S PATCHSITE_FIELD_SIGNED
+#define PSEV__U PATCHSITE_FIELD_UNSIGNED
+#define PSEV__KIND(t) _Generic(*(t *)0, _Bool: PSEV__U, char: ((char)-1 < 0 ? PSEV__S : PSEV__U), \
+	signed char: PSEV__S, unsigned char: PSEV__U, short: PSEV__S, unsigned short: PSEV__U, \
+	int: PSEV__S, unsigned: PSEV__U, long: PSEV__S, unsigned long: PSEV__U,		\
+	long long: PSEV__S, unsigned long long: PSEV__U, float: PATCHSITE_FIELD_FLOAT,	\
 	double: PATCHSITE_FIELD_FLOAT, char *: PATCHSITE_FIELD_STRING,			\
 	const char *: PATCHSITE_FIELD_STRING,						\
-	default: (__builtin_classify_type((t)0) == 5 ? PATCHSITE_FIELD_POINTER : 0))
-#define PS__STATIC_ASSERT _Static_assert
+	default: (__builtin_classify_type(*(t *)0) == 5 ? PATCHSITE_FIELD_POINTER : 0))
+#define PSEV__STATIC_ASSERT _Static_assert
 #endif
 
 /* Per field: the emit function's parameter, descriptor entry, text, packing, format check. */
-#define PS__PARAM(t, f) PS__IF(PS__ISB(t))(const void *f)(t f)
-#define PS__FIELD(t, f)								\
-	PS__IF(PS__ISB(t))({ PATCHSITE_FIELD_BYTES, 0, PS__BN_##t })		\
-		({ (uint8_t)PS__KIND(t), 0, sizeof(t) })
-#define PS__TEXT(t, f) #f "\0" #t "\0"
-#define PS__PUT(t, f) { uint64_t v_ = 0; __builtin_memcpy(&v_, &f, sizeof(f)); a_[i_++] = v_; }
-#define PS__FMTARG(t, f) PS__IF(PS__ISB(t))((const char *)f)(f)
-#define PS__CHECK(t, f)								\
-	PS__IF(PS__ISB(t))(PS__STATIC_ASSERT(PS__BN_##t >= 1 && PS__BN_##t <= 1024,	\
-		"patchsite_bytes(N): N from 1 to 1024: " #f);)			\
-		(PS__STATIC_ASSERT(PS__KIND(t) != 0, "patchsite event field type not supported "\
-		"(integers, pointers, float, double, C strings, patchsite_bytes(N)): " #t " " #f);)
+#define PSEV__PARAM(t, f) PSEV__IF(PSEV__ISB(t))(const void *f)(t f)
+#define PSEV__FIELD(t, f)								\
+	PSEV__IF(PSEV__ISB(t))({ PATCHSITE_FIELD_BYTES, 0, PSEV__BN_##t })		\
+		({ (uint8_t)PSEV__KIND(t), 0, sizeof(t) })
+#define PSEV__TEXT(t, f) #f "\0" #t "\0"
+#define PSEV__PUT(t, f) { uint64_t v_ = 0; __builtin_memcpy(&v_, &f, sizeof(f)); a_[i_++] = v_; }
+#define PSEV__FMTARG(t, f) PSEV__IF(PSEV__ISB(t))((const char *)f)(f)
+#define PSEV__CHECK(t, f)								\
+	PSEV__IF(PSEV__ISB(t))(PSEV__STATIC_ASSERT(PSEV__BN_##t >= 1 && PSEV__BN_##t <= 1024, \
+		"patchsite_bytes(N): N from 1 to 1024: " #f);)				\
+		(PSEV__STATIC_ASSERT(PSEV__KIND(t) != 0,				\
+			"patchsite event field type not supported (integers, pointers, " \
+			"float, double, C strings, patchsite_bytes(N)): " #t " " #f);)
 
-#define PS__EVT(s, n) patchsite__evt_##s##__##n
-#define PS__EV(s, n) patchsite__ev_##s##__##n
+#define PSEV__EVT(s, n) patchsite__evt_##s##__##n
+#define PSEV__EV(s, n) patchsite__ev_##s##__##n
 
 static inline __attribute__((format(printf, 1, 2))) void patchsite__fmtcheck(const char *fmt, ...)
 {
@@ -197,43 +200,45 @@ static inline void patchsite__fire(const struct patchsite_event *ev, const uint6
 		fn(ev, args);
 }
 
-#define PS__TEXT_ALL(s, n, fmt, ...) #s "\0" #n "\0" fmt "\0" PS__MAP(PS__TEXT, PS__NONE, __VA_ARGS__)
+#define PSEV__TEXT_ALL(s, n, fmt, ...) \
+	#s "\0" #n "\0" fmt "\0" PSEV__MAP(PSEV__TEXT, PSEV__NONE, __VA_ARGS__)
 
 #define PATCHSITE_EVENT(s, n, args, fmt)						\
-	struct PS__EVT(s, n) {								\
+	struct PSEV__EVT(s, n) {							\
 		struct patchsite_event h;						\
-		struct patchsite_event_field f[PS__APPLY(PS__NP, args)];		\
-		char text[sizeof(PS__TEXT_ALL(s, n, fmt, args))];			\
+		struct patchsite_event_field f[PSEV__APPLY(PSEV__NP, args)];		\
+		char text[sizeof(PSEV__TEXT_ALL(s, n, fmt, args))];			\
 	};										\
 	__attribute__((weak, visibility("hidden"), section("patchsite_events"), aligned(8))) \
-	struct PS__EVT(s, n) PS__EV(s, n) = {						\
+	struct PSEV__EVT(s, n) PSEV__EV(s, n) = {					\
 		{ PATCHSITE_EVENT_MAGIC, PATCHSITE_EVENT_VERSION,			\
-		  PS__APPLY(PS__NP, args), sizeof(struct PS__EVT(s, n)),		\
-		  offsetof(struct PS__EVT(s, n), text), 0, 0 },				\
-		{ PS__APPLY(PS__MAP, PS__FIELD, PS__COMMA, args) },			\
-		PS__TEXT_ALL(s, n, fmt, args)						\
+		  PSEV__APPLY(PSEV__NP, args), sizeof(struct PSEV__EVT(s, n)),		\
+		  offsetof(struct PSEV__EVT(s, n), text), 0, 0 },			\
+		{ PSEV__APPLY(PSEV__MAP, PSEV__FIELD, PSEV__COMMA, args) },		\
+		PSEV__TEXT_ALL(s, n, fmt, args)						\
 	};										\
 	static inline __attribute__((always_inline, unused)) int patchsite__on_##s##__##n(void) \
 	{										\
-		PS__SITE_ASM(PS__EV(s, n), patchsite__on);				\
+		PSEV__SITE_ASM(PSEV__EV(s, n), patchsite__on);				\
 		return 0;								\
 	patchsite__on:									\
 		return 1;								\
 	}										\
 	static inline __attribute__((unused)) void					\
-	patchsite__emit_##s##__##n(PS__APPLY(PS__MAP, PS__PARAM, PS__COMMA, args))	\
+	patchsite__emit_##s##__##n(PSEV__APPLY(PSEV__MAP, PSEV__PARAM, PSEV__COMMA, args)) \
 	{										\
-		uint64_t a_[PS__APPLY(PS__NP, args)];					\
+		uint64_t a_[PSEV__APPLY(PSEV__NP, args)];				\
 		unsigned i_ = 0;							\
 											\
-		PS__APPLY(PS__MAP, PS__CHECK, PS__NONE, args)				\
+		PSEV__APPLY(PSEV__MAP, PSEV__CHECK, PSEV__NONE, args)			\
 		if (0)									\
-			patchsite__fmtcheck(fmt, PS__APPLY(PS__MAP, PS__FMTARG, PS__COMMA, args)); \
-		PS__APPLY(PS__MAP, PS__PUT, PS__NONE, args)				\
+			patchsite__fmtcheck(fmt, PSEV__APPLY(PSEV__MAP, PSEV__FMTARG,	\
+						 PSEV__COMMA, args));			\
+		PSEV__APPLY(PSEV__MAP, PSEV__PUT, PSEV__NONE, args)			\
 		(void)i_;								\
-		patchsite__fire(&PS__EV(s, n).h, a_);					\
+		patchsite__fire(&PSEV__EV(s, n).h, a_);					\
 	}										\
-	struct PS__EVT(s, n)
+	struct PSEV__EVT(s, n)
 
 /* Record the event if it is enabled; the arguments are evaluated only then, once each. */
 #define patchsite_trace(s, n, ...)							\

@@ -67,6 +67,18 @@ for cxx in g++ clang++ clang; do
 	fi
 done
 
+# A field type the format cannot carry is refused at compile time, by name (C and C++).
+printf '#include "patchsite_event.h"\nstruct s { int a; };\nPATCHSITE_EVENT(x, y, PATCHSITE_ARGS(struct s, v), "%%d");\n' >"$T/bad.c"
+for cc in "$CC" "g++ -x c++"; do
+	if $cc -c $INC "$T/bad.c" -o "$T/bad.o" >"$T/bad.log" 2>&1; then
+		fail "$cc: a struct field accepted"
+	elif grep -q 'field type not supported.*struct s v' "$T/bad.log"; then
+		pass "$cc: a struct field refused by name"
+	else
+		fail "$cc: a struct field refused without its name" "$T/bad.log"
+	fi
+done
+
 # Disabled: every site in the table is one 5-byte NOP (objdump is the oracle of the bytes).
 python3 - "$T/evp-nort" >"$T/sites" 2>&1 <<'EOF'
 import struct, sys
