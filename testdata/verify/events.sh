@@ -19,18 +19,19 @@
 #   ev-text.o       the descriptor's text lacks the field's type
 #   ev-kind.o       a field of kind 9
 #   ev-far.o        the entry's descriptor offset points 1 MiB past the section
+#   ev-a64-good.o   aarch64: the site a nop; ev-a64-notnop.o: a mov x0, x0
 set -eu
 OUT=$1
 mkdir -p "$OUT"
 cd "$OUT"
 
-# gen NAME SITE TARGET_IN MAGIC KIND TEXT
+# gen NAME SITE TARGET_IN MAGIC KIND TEXT [CC]
 gen() {
-	name=$1 site=$2 where=$3 magic=$4 kind=$5 text=$6
+	name=$1 site=$2 where=$3 magic=$4 kind=$5 text=$6 cc=${7:-gcc}
 	cat > "$name.s" <<EOF
 	.text
 	.globl f
-	.type f, @function
+	.type f, %function
 f:
 .Lsite:	$site
 	ret
@@ -38,13 +39,13 @@ $( [ "$where" = f ] && echo '.Ltarget:' )
 	ret
 	.size f, .-f
 	.globl g
-	.type g, @function
+	.type g, %function
 g:
 $( [ "$where" = g ] && echo '.Ltarget:' )
 	ret
 	.size g, .-g
-	.section .text.unlikely, "ax", @progbits
-	.type f.cold, @function
+	.section .text.unlikely, "ax", %progbits
+	.type f.cold, %function
 f.cold:
 $( [ "$where" = cold ] && echo '.Ltarget:' )
 	ret
@@ -69,8 +70,8 @@ desc:
 	.long .Lsite - ., .Ltarget - .
 	.quad desc - .
 EOF
-	echo "$name: gcc -c $name.s -o $name.o  # source: events.sh"
-	gcc -c "$name.s" -o "$name.o"
+	echo "$name: $cc -c $name.s -o $name.o  # source: events.sh"
+	$cc -c "$name.s" -o "$name.o"
 }
 
 NOP='.byte 0x0f, 0x1f, 0x44, 0x00, 0x00'
@@ -84,6 +85,10 @@ gen ev-cold "$NOP" cold 0x56455350 1 "$TEXT"
 gen ev-magic "$NOP" f 0x56455351 1 "$TEXT"
 gen ev-text "$NOP" f 0x56455350 1 '.ascii "t\0e\0x=%d\0x"'
 gen ev-kind "$NOP" f 0x56455350 9 "$TEXT"
+# aarch64: the site is a nop (d503201f); a mov is not.
+A64=aarch64-linux-gnu-gcc
+gen ev-a64-good nop f 0x56455350 1 "$TEXT" $A64
+gen ev-a64-notnop 'mov x0, x0' f 0x56455350 1 "$TEXT" $A64
 sed 's/^\t\.quad desc - \.$/\t.quad desc + 0x100000 - ./' ev-good.s > ev-far.s
 echo "ev-far: ev-good.s with the descriptor 1 MiB further; gcc -c ev-far.s -o ev-far.o  # source: events.sh"
 gcc -c ev-far.s -o ev-far.o

@@ -324,10 +324,10 @@ expect "asm x86_64-f2" "" asm/x86_64-f2
 
 # --- events: static trace events' table and descriptors (events.sh plants one
 # defect per file; oracle: its source, and objdump -d for the site's bytes).
-for f in ev-good.o ev-good.so ev-jmp.o ev-cold.o; do
+for f in ev-good.o ev-good.so ev-jmp.o ev-cold.o ev-a64-good.o; do
 	expect "events $f" "" events/$f
 done
-for f in ev-notnop ev-jmpelse ev-foreign; do
+for f in ev-notnop ev-jmpelse ev-foreign ev-a64-notnop; do
 	expect "events $f.o" "event-site" events/$f.o
 done
 for f in ev-magic ev-text ev-kind ev-far; do
