@@ -405,6 +405,9 @@ int ps_event_update(void)
 			continue;
 		ps.arch->make_jump_nop(nop);
 		if (!ps.arch->make_jump(jmp, s->addr, s->target)) {
+			ps_log(PATCHSITE_LOG_WARNING, "%s: event %s:%s: site %#lx: its target is "
+			       "out of a jump's reach: refused", s->m->name, s->ev->info.subsys,
+			       s->ev->info.name, (unsigned long)(s->addr - s->m->bias));
 			s->state = EV_REFUSED;
 			continue;
 		}
@@ -434,5 +437,4 @@ int ps_event_update(void)
 	return err;
 }
 
-/* Reached from an enabled site (patchsite__fire): every probe, highest priority first. */
 /* Small signed fields sign-extended, floats as doubles: what a probe gets. */

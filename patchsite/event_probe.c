@@ -59,6 +59,7 @@ static void widen(const struct ps_event *ev, const uint64_t *raw, unsigned long 
 	}
 }
 
+/* Reached from an enabled site (patchsite__fire): every probe, highest priority first. */
 void ps_event_fire(const struct patchsite_event *d, const uint64_t *raw)
 {
 	struct ps_event *ev = __atomic_load_n(&d->rt, __ATOMIC_ACQUIRE);
@@ -89,13 +90,18 @@ void ps_event_fire(const struct patchsite_event *d, const uint64_t *raw)
 }
 
 /* Publish a new probe list (NULL when empty), free the old one after a grace period. */
-static void probes_swap(struct ps_event *ev, struct ps_probe_list *nl)
+/*
+ * The sites follow (an error there is the caller's: the event stays
+ * registered as asked, its sites as they were, and says so).
+ */
+static int probes_swap(struct ps_event *ev, struct ps_probe_list *nl)
 {
 	struct ps_probe_list *old = atomic_exchange(&ev->probes, nl);
+	int err = ps_event_update();
 
-	ps_event_update();
 	ps_sync_dispatchers();
 	free(old);
+	return err;
 }
 
 int ps_event_probe_add(struct ps_event *ev, patchsite_event_probe fn, void *data, int prio)
@@ -119,8 +125,7 @@ int ps_event_probe_add(struct ps_event *ev, patchsite_event_probe fn, void *data
 	nl->n = k;
 	if (fn == ps_event_record)
 		ev->record = true;
-	probes_swap(ev, nl);
-	return 0;
+	return probes_swap(ev, nl);
 }
 
 int ps_event_probe_del(struct ps_event *ev, patchsite_event_probe fn, void *data)
@@ -144,8 +149,7 @@ int ps_event_probe_del(struct ps_event *ev, patchsite_event_probe fn, void *data
 	}
 	if (fn == ps_event_record)
 		ev->record = false;
-	probes_swap(ev, nl);
-	return 0;
+	return probes_swap(ev, nl);
 }
 
 /* A rule: enable (record) or disable every event matching glob, now and when loaded later. */
