@@ -224,6 +224,48 @@ enum patchsite_log_level { PATCHSITE_LOG_NOTE, PATCHSITE_LOG_WARNING, PATCHSITE_
 typedef void (*patchsite_log_func_t)(enum patchsite_log_level level, const char *msg, void *arg);
 PATCHSITE_API void patchsite_set_log(patchsite_log_func_t fn, void *arg);
 
+/*
+ * Static trace events (include/patchsite_event.h, patchsite_event(3)).
+ * event is "subsys:name"; enable and disable also take fnmatch(3) globs
+ * ("netsim:*", "*:send"), remembered in order and applied to events of
+ * objects loaded later (the last rule that matches an event decides).
+ * Enabling records the event into the built-in tracer's rings (the trace
+ * directory); it is the default-priority probe of the event.  A glob that
+ * matches no event loaded yet is kept, and the call returns 0.
+ */
+PATCHSITE_API int patchsite_enable_event(const char *event);
+PATCHSITE_API int patchsite_disable_event(const char *event);
+/* 1 recorded, 0 not, -ENOENT no such event loaded. */
+PATCHSITE_API int patchsite_event_is_enabled(const char *event);
+
+/* What a probe is told about the event (valid while the event's object is loaded). */
+struct patchsite_event_info {
+	const char *subsys, *name, *fmt;
+	unsigned id;			/* as in the trace directory's events file */
+	unsigned nfields;
+	const char *const *field_names;
+	const unsigned char *field_kinds;	/* enum patchsite_field_kind */
+};
+/*
+ * A probe: args holds one word per field, in order: integers sign- or
+ * zero-extended to 64 bits, pointers (C strings and byte arrays too: the
+ * caller's, valid only during the call), float and double as the bits of
+ * a double.  Runs on the emitting thread.
+ */
+typedef void (*patchsite_event_probe)(void *data, const struct patchsite_event_info *ev,
+				      const unsigned long long *args);
+#define PATCHSITE_EVENT_PRIO_DEFAULT 10	/* the recorder's; higher runs first */
+/*
+ * Several probes per event (the kernel's register_trace_prio): higher
+ * priority first, equal ones in registration order.  -ENOENT: no such
+ * event loaded; -EEXIST: fn and data already registered on it.
+ * Unregistering returns once no thread can still be running the probe.
+ */
+PATCHSITE_API int patchsite_event_probe_register(const char *event, patchsite_event_probe fn,
+						 void *data, int prio);
+PATCHSITE_API int patchsite_event_probe_unregister(const char *event, patchsite_event_probe fn,
+						   void *data);
+
 #ifdef __cplusplus
 }
 #endif

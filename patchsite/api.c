@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "event.h"
 
 struct ps_state ps = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -172,6 +173,8 @@ int patchsite_init(void)
 	}
 	if (ps.can_sync && !ps.arch->one_step && ps_trap_install())
 		ps.can_sync = false;
+	for (unsigned i = 0; i < ps.nmods; i++)
+		ps_event_module(ps.mods[i]);
 	ps_log(PATCHSITE_LOG_NOTE, "%zu sites in %zu objects, %zu refused", sites, mods, refused);
 	atomic_store_explicit(&init_ns, now_ns() - t0, memory_order_relaxed);
 	atomic_store_explicit(&init_cpu_ns, cpu_ns() - c0, memory_order_relaxed);
@@ -706,6 +709,7 @@ static const char *const env_known[] = {
 	"PATCHSITE_CTL",	/* channel.c */
 	"PATCHSITE_TRACING_ON", "PATCHSITE_PID", "PATCHSITE_THRESH", "PATCHSITE_ARGS",
 	"PATCHSITE_GRAPH_NOTRACE", "PATCHSITE_TRIGGER", "PATCHSITE_OPTIONS",
+	"PATCHSITE_EVENTS",
 	"PATCHSITE_LIB",	/* read by `patchsite record` */
 	NULL
 };
@@ -875,6 +879,34 @@ static int env_controls(void)
 	return env_triggers();
 }
 
+/*
+ * PATCHSITE_EVENTS: rules applied now and to objects loaded later.  With
+ * no tracer the events are recorded alone, into the trace directory (also
+ * with PATCHSITE_DATA alone, for a program with events that enables them).
+ * True when the start-up is over (no tracer, or an error said).
+ */
+static bool env_events(const char *tracer)
+{
+	const char *ev = getenv("PATCHSITE_EVENTS");
+	bool alone = !tracer || !*tracer;
+
+	if ((!ev || !*ev) && !(alone && getenv("PATCHSITE_DATA") && ps_event_count()))
+		return false;	/* PATCHSITE_DATA alone: recorded for events the program enables */
+	if (patchsite_init()) {
+		env_bad("PATCHSITE_EVENTS", ps_last_error);
+		return true;
+	}
+	if (alone && !getenv("PATCHSITE_OUTPUT") && env_store("nop", false))
+		return true;
+	pthread_mutex_lock(&ps.lock);
+	ps_events_env();
+	ps_events_store();
+	pthread_mutex_unlock(&ps.lock);
+	if (alone && !getenv("PATCHSITE_LOG"))
+		ps_log_stderr(PATCHSITE_LOG_WARNING, PATCHSITE_LOG_ERROR);
+	return alone;
+}
+
 static void env_start(void)
 {
 	const char *tracer = getenv("PATCHSITE_TRACER");
@@ -888,6 +920,8 @@ static void env_start(void)
 	int fd, err;
 
 	env_check_names();
+	if (env_events(tracer))
+		return;
 	if (!tracer || !*tracer)
 		return;
 	if (strcmp(tracer, "function") && strcmp(tracer, "function_graph") &&

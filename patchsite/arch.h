@@ -89,6 +89,13 @@ struct ps_arch {
 	void (*emulate)(ucontext_t *uc, uintptr_t site, bool call, uintptr_t target);
 	/* Resume by executing the site again (the breakpoint is gone). */
 	void (*retry)(ucontext_t *uc, uintptr_t site);
+	/*
+	 * Event sites (jump labels, include/patchsite_event.h): jump_len bytes
+	 * that are the NOP the header emits or a jump to the enabled block.
+	 */
+	unsigned jump_len;
+	void (*make_jump_nop)(uint8_t *out);
+	bool (*make_jump)(uint8_t *out, uintptr_t from, uintptr_t to);
 	/* Flush the instruction cache after writing code (no-op where coherent). */
 	void (*sync_icache)(void *p, size_t n);
 

@@ -21,7 +21,8 @@ PS_SRC  := $(wildcard patchsite/*.c) $(PS_ARCH_SRC_$(ARCH))
 PS_OBJ  := $(patsubst %,$(B)/obj/%.o,$(basename $(PS_SRC))) \
 	   $(PS_LIBARCH_$(ARCH):%.c=$(B)/obj/ps/%.o) \
 	   $(B)/obj/patchsite/cmd/psread.o $(B)/obj/patchsite/cmd/render.o \
-	   $(B)/obj/patchsite/cmd/ctlproto.o
+	   $(B)/obj/patchsite/cmd/ctlproto.o \
+	   $(B)/obj/patchsite/cmd/psevents.o
 PS_LIBS := $(B)/libpatchsite.a $(B)/libpatchsite.so $(B)/patchsite.o
 
 $(PS_OBJ): ALL_CFLAGS += -D_GNU_SOURCE -fPIC -fvisibility=hidden -pthread \
@@ -62,6 +63,7 @@ check-patchsite: $(PS_LIBS) $(B)/patchsite $(B)/recordmcount $(B)/patchsite-cc $
 # The recording features alone (part of check-patchsite).
 check-feat: $(PS_LIBS) $(B)/patchsite
 	$(Q)sh tests/patchsite/feat.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
+	$(Q)sh tests/patchsite/events.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
 
 # The stress test under ThreadSanitizer, with libpatchsite built for it in build/tsan
 # (about 30 s on a 2-core machine; part of make check).

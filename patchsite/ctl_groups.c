@@ -10,5 +10,6 @@ const struct ps_ctl_file *const ps_ctl_groups[] = {
 	ps_ctl_core,
 	ps_ctl_record,
 	ps_ctl_trace,
+	ps_ctl_events,
 	NULL
 };

@@ -2,6 +2,8 @@
 /*
  * Shared state of the runtime's modules:
  *   module.c    find loaded objects, their site tables and symbols
+ *   modsect.c   a loaded object's section by name
+ *   event*.c    static trace events (event.h)
  *   loader.c    objects loaded and unloaded after start-up (dlopen, dlclose)
  *   patch.c     start-up NOPs and live patching (breakpoint protocol)
  *   dispatch.c  ops registry, per-thread state, the dispatcher, grace periods
@@ -116,6 +118,7 @@ struct ps_module {
 	uintptr_t was_lo, was_hi;	/* gone: where its code was (text_lo/hi before) */
 	uint64_t gone_tsc;		/* gone: when it left */
 	bool syms_loaded;		/* symbols are read on first need */
+	bool file_ok;			/* map is the file of the image (its sections can be read) */
 	const void *symtab, *strtab;	/* in map: the function symbols, once found */
 	size_t nsymtab, strtab_size;
 };
@@ -318,6 +321,10 @@ size_t ps_sym_aliases(const struct ps_module *m, const struct ps_sym *sym,
 
 const uint8_t *ps_module_file_code(const struct ps_module *m, uintptr_t addr, size_t len);
 
+/* modsect.c */
+int ps_module_section(const struct ps_module *m, const char *name, uintptr_t *addr,
+		      size_t *size);
+
 /* mem.c */
 void *ps_map_zero(size_t *bytes, bool round, uintptr_t hint);
 void *ps_calloc_large(size_t n, size_t size);
@@ -329,6 +336,14 @@ int ps_patch_late(struct ps_module *m);
 int ps_trap_install(void);
 int ps_sync_register(void);
 void ps_format_bytes(char *buf, size_t len, const uint8_t *p, unsigned n);
+struct ps_code_poke {			/* one change of ps_patch_code */
+	struct ps_module *m;
+	uintptr_t addr;
+	unsigned len;
+	uint8_t old[8], new[8];
+	bool ok;			/* out: the bytes were old, and were changed */
+};
+int ps_patch_code(struct ps_code_poke *pk, size_t n);
 
 /* dispatch.c */
 int ps_dispatch_init(void);
@@ -404,6 +419,7 @@ void ps_gate_list_pids(struct ps_buf *out);
 /* store.c */
 struct ps_tstore;
 bool ps_store_on(void);
+int ps_store_file(const char *name, const char *text, size_t len);
 const char *ps_store_dir(const char **procname);
 void ps_store_remove(void);
 int ps_store_open(const char *dir, const char *tracer, bool overwrite, size_t ring_bytes);

@@ -65,6 +65,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "event.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -167,6 +168,7 @@ static void module_forget(struct sync_ctx *c, struct ps_module *m)
 	m->text_hi = 0;
 	m->tramp_slot = NULL;		/* ps_tramp_set leaves it alone */
 	c->gone[c->ngone++] = m;
+	ps_event_module_gone(m);
 	ps_store_module_gone(m);
 	ps_log(PATCHSITE_LOG_NOTE, "%s: unloaded: %zu sites forgotten", m->name, m->nsites);
 }
@@ -264,6 +266,8 @@ static void module_arrive(struct sync_ctx *c, struct object *o)
 		return;
 	}
 	ps_store_module(m);
+	ps_event_module(m);
+	ps_events_store();
 	ps_log(PATCHSITE_LOG_NOTE, "%s: loaded: %zu sites", m->name, m->nsites);
 }
 

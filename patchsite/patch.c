@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "event.h"
 
 static struct sigaction old_trap;
 
@@ -295,6 +296,8 @@ static void trap_handler(int sig, siginfo_t *si, void *ctx)
 		struct ps_thread *t = ps_thread_self();
 		unsigned long seq = t ? ps_reader_enter(t) : 1;
 		struct ps_site *s = ps_site_by_addr(addr);
+		uintptr_t resume;
+		bool handled = false;
 
 		if (s) {
 			if (*(volatile uint8_t *)addr == ps.arch->breakpoint) {
@@ -309,9 +312,20 @@ static void trap_handler(int sig, siginfo_t *si, void *ctx)
 				atomic_fetch_add_explicit(&ps.traps_retried, 1, memory_order_relaxed);
 			}
 		}
+		if (!s && ps_event_trap(addr, &resume)) {
+			/* An event site changing (ps_patch_code): a NOP, or a jump to resume. */
+			if (*(volatile uint8_t *)addr == ps.arch->breakpoint) {
+				ps.arch->emulate(uc, addr, false, resume);
+				atomic_fetch_add_explicit(&ps.traps_emulated, 1, memory_order_relaxed);
+			} else {
+				ps.arch->retry(uc, addr);
+				atomic_fetch_add_explicit(&ps.traps_retried, 1, memory_order_relaxed);
+			}
+			handled = true;
+		}
 		if (t)
 			ps_reader_exit(t, seq);
-		if (s)
+		if (s || handled)
 			return;
 	}
 	/* Not ours: pass it on as the program's own handler would have seen it. */
@@ -662,5 +676,71 @@ protect:
 	err = protect(m, touched, false);
 out:
 	free(pk);
+	return err;
+}
+
+/*
+ * Change code other than function sites (the events' jump labels) while
+ * threads run it, with the same protocol as ps_patch_update: every change
+ * is checked first (the bytes must be pk->old, else pk->ok stays false and
+ * nothing is written there), then breakpoint, tail, first byte, one
+ * membarrier after each (aarch64: one store per word).  A thread that
+ * traps meanwhile is sent where ps_event_trap says.  ps.lock held.
+ */
+int ps_patch_code(struct ps_code_poke *pk, size_t n)
+{
+	static bool touched[PS_MAX_MODULES][8];
+	size_t np = 0;
+	int err;
+
+	if (!ps.can_write || !ps.can_sync)
+		return ps.can_write ? -ENOSYS : -EACCES;
+	memset(touched, 0, sizeof(touched));
+	for (size_t i = 0; i < n; i++) {
+		pk[i].ok = !memcmp((const void *)pk[i].addr, pk[i].old, pk[i].len);
+		if (pk[i].ok) {
+			mark_segment(pk[i].m, pk[i].addr, touched[pk[i].m->index]);
+			np++;
+		}
+	}
+	if (!np)
+		return 0;
+	err = ps.arch->one_step ? 0 : ps_trap_install();
+	for (unsigned m = 0; m < ps.nmods && !err; m++) {
+		err = protect(ps.mods[m], touched[m], true);
+		if (err)
+			while (m-- > 0)
+				protect(ps.mods[m], touched[m], false);
+	}
+	if (err)
+		return err;
+	if (ps.arch->one_step) {
+		for (size_t i = 0; i < n; i++)
+			if (pk[i].ok)
+				poke_words(pk[i].addr, pk[i].new, pk[i].len);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			if (pk[i].ok)
+				poke_bytes(pk[i].addr, &ps.arch->breakpoint, 0, 1);
+		sync_cores();
+		for (size_t i = 0; i < n; i++)
+			if (pk[i].ok)
+				poke_bytes(pk[i].addr, pk[i].new, 1, pk[i].len);
+		sync_cores();
+		for (size_t i = 0; i < n; i++)
+			if (pk[i].ok) {
+				poke_bytes(pk[i].addr, pk[i].new, 0, 1);
+				ps.arch->sync_icache((void *)pk[i].addr, pk[i].len);
+			}
+	}
+	sync_cores();
+	ps.batches++;
+	ps.pokes += np;
+	for (unsigned m = 0; m < ps.nmods; m++) {
+		int e = protect(ps.mods[m], touched[m], false);
+
+		if (e && !err)
+			err = e;
+	}
 	return err;
 }

@@ -38,6 +38,7 @@
 #include "host.h"
 
 #include "internal.h"
+#include "event.h"
 #include "psdata.h"
 
 #define GROW_CHUNK	(1ul << 20)
@@ -253,6 +254,14 @@ static int write_file(const char *name, const char *text, size_t len)
 	return err;
 }
 
+/* A whole text file in this process's directory: -ENOENT when nothing is recorded. */
+int ps_store_file(const char *name, const char *text, size_t len)
+{
+	if (!st.on || st.pid != getpid())
+		return -ENOENT;
+	return write_file(name, text, len);
+}
+
 static int mkdir_p(const char *dir)
 {
 	char buf[4096];
@@ -365,7 +374,7 @@ static bool any_sites(void)
 	for (unsigned i = 0; i < ps.nmods; i++)
 		if (ps.mods[i]->nsites)
 			return true;
-	return false;
+	return ps_event_count() > 0;	/* events are recorded with no function site */
 }
 
 /* Line of the modules log: what happened to object idx, and when (file: its mod.N file). */
@@ -481,6 +490,7 @@ static int open_process(void)
 	for (unsigned i = 0; i < ps.nmods; i++)
 		if (!ps.mods[i]->gone)
 			ps_store_module(ps.mods[i]);
+	ps_events_store();
 	return 0;
 }
 

@@ -129,6 +129,8 @@ int audit_object(const struct options *opt, struct output *out, const char *name
 	if (!err)
 		err = checks_run(&au);
 	if (!err)
+		err = events_check(&au);
+	if (!err)
 		no_table(&au);
 	if (err) {
 		if (err == -ENOMEM)

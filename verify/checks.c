@@ -34,6 +34,8 @@ static const char *const check_names[CHK_COUNT] = {
 	[CHK_BAD_RELOC] = "bad-reloc",
 	[CHK_PATCHABLE_SLED] = "patchable-sled",
 	[CHK_NO_TABLE] = "no-table",
+	[CHK_EVENT_SITE] = "event-site",
+	[CHK_EVENT_DESC] = "event-desc",
 };
 
 const char *check_name(enum check c)

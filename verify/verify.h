@@ -44,6 +44,8 @@ enum check {
 	CHK_BAD_RELOC,
 	CHK_PATCHABLE_SLED,
 	CHK_NO_TABLE,
+	CHK_EVENT_SITE,
+	CHK_EVENT_DESC,
 	CHK_COUNT
 };
 
@@ -199,6 +201,9 @@ struct insn_view calls_view(const struct audit *au, size_t sec, uint64_t off, bo
 
 /* checks.c */
 int checks_run(struct audit *au);
+
+/* events.c: the static trace events' table and descriptors (event-site, event-desc). */
+int events_check(struct audit *au);
 
 /* sleds.c */
 /* The sled length the table's entries have (--sled, or the most common). */

@@ -145,6 +145,22 @@ static bool aarch64_make_call(uint8_t *out, uintptr_t from, uintptr_t to)
 	return true;
 }
 
+static void aarch64_make_jump_nop(uint8_t *out)
+{
+	put_word(out, a64_nop());
+}
+
+/* B imm26: BL's encoding without the link bit 31 (Arm ARM C6.2.26, C6.2.35); NOP <-> B is CMODX-safe. */
+static bool aarch64_make_jump(uint8_t *out, uintptr_t from, uintptr_t to)
+{
+	uint32_t w;
+
+	if (!a64_bl(from, to, &w))
+		return false;
+	put_word(out, w & ~(1u << 31));
+	return true;
+}
+
 static bool aarch64_write_stub(uint8_t *p, uintptr_t at, uint32_t id, unsigned type,
 			       uintptr_t slot)
 {
@@ -230,6 +246,9 @@ const struct ps_arch ps_arch_aarch64 = {
 	.plt_slot	= aarch64_plt_slot,
 	.fill_tail	= aarch64_fill_tail,
 	.make_nop	= aarch64_make_nop,
+	.jump_len	= 4,
+	.make_jump_nop	= aarch64_make_jump_nop,
+	.make_jump	= aarch64_make_jump,
 	.make_call	= aarch64_make_call,
 	.one_step	= true,
 	.mcount_refused	= "-pg sites (bl _mcount after the prologue) are not supported on "

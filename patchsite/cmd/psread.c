@@ -626,6 +626,17 @@ static int cmp_thread(const void *a, const void *b)
 	return x->tid - y->tid;
 }
 
+/* The events file: only where events were recorded. */
+static void read_events(struct psr_proc *p)
+{
+	char *path = join(p->dir, "events"), *text = path ? slurp(path, NULL) : NULL;
+
+	if (text && psr_events_parse(p, text))
+		say(path, "damaged lines (events with them cannot be decoded)");
+	free(text);
+	free(path);
+}
+
 static void read_proc(struct psr_session *s, const char *name)
 {
 	struct psr_proc *p = &s->procs[s->nprocs];
@@ -647,6 +658,7 @@ static void read_proc(struct psr_session *s, const char *name)
 	read_cmdline(p);
 	read_modules(p);
 	read_options(p);
+	read_events(p);
 	while ((e = readdir(d)))
 		if (!strncmp(e->d_name, "thread.", 7))
 			read_thread(p, e->d_name);
@@ -745,6 +757,7 @@ void psr_close(struct psr_session *s)
 			free(p->mods[k].funcs);
 			free(p->mods[k].path);
 		}
+		psr_events_free(p);
 		free(p->threads);
 		free(p->mods);
 		free(p->dir);

@@ -89,6 +89,20 @@ struct psr_thread {
 				   last chunk is not final, a record cut there is waited for */
 };
 
+/* A static trace event's format (the process's events file, patchsite-data(5)). */
+struct psr_evfield {
+	char *name, *type;
+	unsigned kind, size, off;	/* kind: enum patchsite_field_kind */
+};
+
+struct psr_evdesc {
+	unsigned id;
+	char *name;		/* subsys:name */
+	char *fmt;
+	unsigned fixed, nfields;
+	struct psr_evfield *f;
+};
+
 struct psr_proc {
 	char *dir, *name;	/* the process directory, and its name in the session */
 	int pid, ppid;
@@ -108,6 +122,8 @@ struct psr_proc {
 	unsigned options;	/* PSR_OPT_*: its options file, or PSR_OPT_DEFAULT */
 	bool gone;		/* followed: the caller saw it end; psr_follow makes its threads final */
 	size_t modules_size;	/* followed: the modules log's size when last read */
+	struct psr_evdesc *events;
+	size_t nevents;
 };
 
 struct psr_session {
@@ -159,6 +175,20 @@ const char *psr_addr_sym(const struct psr_proc *p, uint64_t addr, uint64_t tsc, 
 			 uint64_t *size);
 /* A site's address, or 0 when unknown. */
 uint64_t psr_site_addr(const struct psr_proc *p, uint32_t id, uint64_t tsc);
+/*
+ * Static trace events (psevents.c).  psr_evdesc: the format of a
+ * PSD_EXT_EVENT record, with its payload, or NULL.  psr_event_text:
+ * "subsys:name: " and the fields through the event's print format (always
+ * NUL-terminated, cut to len).  psr_event_json_args: {"field":value,...}.
+ */
+int psr_events_parse(struct psr_proc *p, const char *text);
+void psr_events_free(struct psr_proc *p);
+const struct psr_evdesc *psr_evdesc(const struct psr_proc *p, const struct psr_event *ev,
+				    const uint8_t **rec, size_t *bytes);
+size_t psr_event_text(const struct psr_proc *p, const struct psr_event *ev, char *buf, size_t len);
+void psr_event_json_args(FILE *f, const struct psr_proc *p, const struct psr_event *ev);
+const char *psr_event_name(const struct psr_proc *p, const struct psr_event *ev);
+
 /* CLOCK_MONOTONIC ns of a time stamp. */
 uint64_t psr_ns(const struct psr_proc *p, uint64_t tsc);
 

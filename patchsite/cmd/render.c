@@ -93,9 +93,18 @@ static bool is_marker(const struct psr_event *e)
 
 /*
  * The next event these renderers show, with what follows it: stack traces
- * and markers are shown, other extended records skipped (arguments and
- * return values come with their event).
+ * and markers are shown, static trace events by replay and the Chrome JSON
+ * (with_events, set while they render), other extended records skipped
+ * (arguments and return values come with their event).
  */
+static bool with_events;
+
+static bool shown(const struct psr_event *ev)
+{
+	return ev->type != PSR_EXT || is_stack(ev) || is_marker(ev) ||
+	       (with_events && ev->ext_kind == PSD_EXT_EVENT);
+}
+
 static bool window;		/* replay --latency: only events in [win_lo, win_hi] */
 static uint64_t win_lo, win_hi;
 
@@ -103,8 +112,8 @@ static int next_event(struct psr_cursor *c, struct psr_event *ev, struct attach 
 {
 	int more;
 
-	while ((more = psr_next(c, ev)) && ((ev->type == PSR_EXT && !is_stack(ev) && !is_marker(ev)) ||
-					    (window && (ev->tsc < win_lo || ev->tsc > win_hi))))
+	while ((more = psr_next(c, ev)) &&
+	       (!shown(ev) || (window && (ev->tsc < win_lo || ev->tsc > win_hi))))
 		;
 	if (more && ev->type == PSR_EXT) {
 		*at = (struct attach){ 0 };
@@ -364,7 +373,7 @@ static void function_line(FILE *f, const struct psr_proc *p, const struct stream
 	uint64_t t = psr_ns(p, e->tsc);
 	char b1[32], b2[32], a[256];
 
-	if (e->type != PSR_FUNC && !is_marker(e) && !is_stack(e))
+	if (e->type != PSR_FUNC && e->type != PSR_EXT)
 		return;
 	fprintf(f, "%16s-%-7d [%03d] %5llu.%06llu: ", m->t->comm, m->t->tid, e->cpu,
 		(unsigned long long)(t / 1000000000u), (unsigned long long)(t % 1000000000u / 1000u));
@@ -375,6 +384,11 @@ static void function_line(FILE *f, const struct psr_proc *p, const struct stream
 	if (is_stack(e)) {
 		fputs("<stack trace>\n", f);
 		stack_lines(f, p, e);
+		return;
+	}
+	if (e->type == PSR_EXT) {	/* a static trace event */
+		psr_event_text(p, e, text, sizeof(text));
+		fprintf(f, "%s\n", text);
 		return;
 	}
 	put_sym(f, p, psr_site_name(p, e->id, e->tsc, b1, sizeof(b1)), psr_site_addr(p, e->id, e->tsc),
@@ -397,7 +411,7 @@ static void write_function(FILE *f, const struct psr_proc *p, struct stream *s, 
 		entries += s[i].t->funcs;
 		lost += s[i].t->lost + s[i].t->overwritten;	/* written, not in the buffer */
 	}
-	fprintf(f, "# tracer: function\n#\n");
+	fprintf(f, "# tracer: %s\n#\n", strcmp(p->tracer, "nop") ? "function" : "nop");
 	fprintf(f, "# entries-in-buffer/entries-written: %llu/%llu   #P:%ld\n#\n", entries,
 		entries + lost, sysconf(_SC_NPROCESSORS_ONLN));
 	render_losses(f, p, "# ");
@@ -464,6 +478,13 @@ static void graph_event(FILE *f, struct stream *m, struct stream **last)
 
 		graph_line(f, m, e.cpu, NULL, m->depth, "/* ", marker_text(&e, text, sizeof(text)),
 			   " */");
+		return;
+	}
+	if (e.type == PSR_EXT) {
+		char text[4096];
+
+		psr_event_text(p, &e, text, sizeof(text));
+		graph_line(f, m, e.cpu, NULL, m->depth, "/* ", text, " */");
 		return;
 	}
 	name = psr_site_name(p, e.id, e.tsc, buf, sizeof(buf));
@@ -569,6 +590,7 @@ int render_replay(FILE *out, const struct psr_session *s, const struct render_op
 
 	bare = o->bare;
 	window = false;
+	with_events = true;
 	for (size_t i = 0; i < s->nprocs; i++) {
 		const struct psr_proc *p = &s->procs[i];
 		struct stream *st;
@@ -586,8 +608,10 @@ int render_replay(FILE *out, const struct psr_session *s, const struct render_op
 				lo.tid = -1;	/* nothing kept: no thread */
 		}
 		st = streams(p, &lo, &n);
-		if (!st)
+		if (!st) {
+			with_events = false;
 			return -ENOMEM;
+		}
 		if (!first)
 			fputc('\n', out);
 		first = false;
@@ -604,6 +628,7 @@ int render_replay(FILE *out, const struct psr_session *s, const struct render_op
 			write_function(out, p, st, n);
 		streams_free(st, n);
 	}
+	with_events = false;
 	return 0;
 }
 
@@ -654,6 +679,19 @@ static void chrome_event(FILE *f, const char **sep, const struct psr_proc *p, in
 	chrome_event_at(f, sep, p, tid, name, ph, tsc, d, NULL, NULL);
 }
 
+/* A static trace event: an instant event with its fields, typed, in args. */
+static void chrome_static_event(FILE *f, const char **sep, const struct psr_proc *p, int tid,
+				const struct psr_event *e)
+{
+	fprintf(f, "%s{\"name\":", *sep);
+	json_str(f, psr_event_name(p, e));
+	fprintf(f, ",\"ph\":\"i\",\"s\":\"t\",\"ts\":%.3f,\"pid\":%d,\"tid\":%d,"
+		"\"cat\":\"event\",\"args\":", (double)psr_ns(p, e->tsc) / 1000.0, p->pid, tid);
+	psr_event_json_args(f, p, e);
+	fputc('}', f);
+	*sep = ",\n";
+}
+
 static int chrome_thread(FILE *f, const char **sep, struct stream *m)
 {
 	const struct psr_proc *p = m->p;
@@ -677,6 +715,8 @@ static int chrome_thread(FILE *f, const char **sep, struct stream *m)
 		if (is_marker(e)) {
 			chrome_event(f, sep, p, m->t->tid, marker_text(e, text, sizeof(text)), "i",
 				     e->tsc, NULL);
+		} else if (e->type == PSR_EXT && e->ext_kind == PSD_EXT_EVENT) {
+			chrome_static_event(f, sep, p, m->t->tid, e);
 		} else if (e->type == PSR_FUNC) {
 			chrome_event_at(f, sep, p, m->t->tid,
 					psr_site_name(p, e->id, e->tsc, buf, sizeof(buf)), "i", e->tsc,
@@ -710,6 +750,7 @@ int render_chrome(FILE *out, const struct psr_session *s, const struct render_op
 	int err = 0;
 
 	fprintf(out, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+	with_events = true;
 	for (size_t i = 0; i < s->nprocs && !err; i++) {
 		const struct psr_proc *p = &s->procs[i];
 		struct stream *st;
@@ -723,12 +764,15 @@ int render_chrome(FILE *out, const struct psr_session *s, const struct render_op
 		fprintf(out, "}}");
 		sep = ",\n";
 		st = streams(p, o, &n);
-		if (!st)
+		if (!st) {
+			with_events = false;
 			return -ENOMEM;
+		}
 		for (size_t k = 0; k < n && !err; k++)
 			err = chrome_thread(out, &sep, &st[k]);
 		streams_free(st, n);
 	}
+	with_events = false;
 	fprintf(out, "\n]}\n");
 	return err;
 }
@@ -1123,6 +1167,38 @@ int render_folded(FILE *out, const struct psr_session *s, const struct render_op
 	return err;
 }
 
+/* Static trace events recorded per event (info): the wanted threads' records, counted. */
+static void info_events(FILE *out, const struct psr_proc *p, const struct render_opts *o)
+{
+	uint64_t *n = calloc(p->nevents + 1, sizeof(*n));
+	struct psr_cursor c;
+	struct psr_event ev;
+
+	if (!n)
+		return;
+	for (size_t k = 0; k < p->nthreads; k++) {
+		if (!thread_wanted(&p->threads[k], o))
+			continue;
+		psr_cursor_init(&c, p, &p->threads[k]);
+		while (psr_next(&c, &ev)) {
+			const uint8_t *rec;
+			size_t bytes;
+			const struct psr_evdesc *d;
+
+			if (ev.type != PSR_EXT || ev.ext_kind != PSD_EXT_EVENT)
+				continue;
+			d = psr_evdesc(p, &ev, &rec, &bytes);
+			n[d ? (size_t)(d - p->events) : p->nevents]++;
+		}
+	}
+	fprintf(out, "  static events: %zu described\n", p->nevents);
+	for (size_t i = 0; i < p->nevents; i++)
+		fprintf(out, "    %-32s %llu\n", p->events[i].name, (unsigned long long)n[i]);
+	if (n[p->nevents])
+		fprintf(out, "    %-32s %llu\n", "(no format)", (unsigned long long)n[p->nevents]);
+	free(n);
+}
+
 int render_info(FILE *out, const struct psr_session *s, const struct render_opts *o)
 {
 	unsigned long long events = 0, lost = 0, markers = 0;
@@ -1168,6 +1244,8 @@ int render_info(FILE *out, const struct psr_session *s, const struct render_opts
 			lost += t->lost;
 			markers += t->markers;
 		}
+		if (p->nevents)
+			info_events(out, p, o);
 	}
 	fprintf(out, "\n# events: %llu recorded, %llu lost\n# markers: %llu (trace_marker lines, "
 		"counted in the events)\n", events, lost, markers);

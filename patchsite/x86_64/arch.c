@@ -565,6 +565,18 @@ static unsigned long x86_64_exit_retval(const unsigned long *slot)
 	return slot[-1];
 }
 
+/* An event site: the header's nopl 0x0(%rax,%rax,1), or jmp rel32 to its enabled block. */
+static bool x86_64_make_jump(uint8_t *out, uintptr_t from, uintptr_t to)
+{
+	int32_t d;
+
+	if (!rel32(from + 5, to, &d))
+		return false;
+	out[0] = X86_OP_JMP_REL32;
+	memcpy(out + 1, &d, 4);
+	return true;
+}
+
 static const char *const x86_64_hooks[] = { "__fentry__", "mcount", NULL };
 
 const struct ps_arch ps_arch_x86_64 = {
@@ -588,6 +600,9 @@ const struct ps_arch ps_arch_x86_64 = {
 	.emulate	= x86_64_emulate,
 	.retry		= x86_64_retry,
 	.sync_icache	= x86_64_sync_icache,
+	.jump_len	= 5,
+	.make_jump_nop	= x86_64_make_nop,
+	.make_jump	= x86_64_make_jump,
 	.tramp		= ps_x86_64_tramp,
 	.tramp_func	= ps_x86_64_func_entry,
 	.tramp_graph	= ps_x86_64_graph_entry,

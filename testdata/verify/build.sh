@@ -232,10 +232,14 @@ run g++ cxx-a.o cxx-b.o -o x64-cxx-pfe-exe
 keep x64-cxx-pfe-exe
 
 sh "$HERE/asm.sh" "$W/asm" >> "$LOG"
+sh "$HERE/events.sh" "$W/events" >> "$LOG"
 
 rm -rf "$HERE/asm"
 mkdir -p "$HERE/asm"
 cp $KEEP "$HERE/"
 cp asm/*.o asm/x86_64-f2 "$HERE/asm/"
+rm -rf "$HERE/events"
+mkdir -p "$HERE/events"
+cp events/*.o events/*.so "$HERE/events/"
 cp "$LOG" "$HERE/VERSIONS"
 echo "testdata/verify: $(echo $KEEP | wc -w) files and $(ls asm/*.o | wc -l) asm objects"

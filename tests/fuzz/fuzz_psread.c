@@ -8,6 +8,9 @@
  *   bytes 1-8    lengths (2 bytes each) of session, info, modules, mod.0
  *   then those four files' bytes, and the rest is the thread file (after
  *   the made header, when there is one).
+ * A fixed events file describes static trace events 1 and 2 (kind 5
+ * records in the thread data are decoded through it, with a print format
+ * that has conversions which fit no field).
  * The reader must say what is wrong and carry on: no memory error, no
  * undefined behaviour, no hang; all five outputs are produced each run.
  */
@@ -23,6 +26,17 @@
 #include "common.h"
 
 static char dir[4096], proc[4200];
+static const char events[] =
+	"name: s:e\nID: 1\nformat:\n"
+	"\tfield:int len;\toffset:8;\tsize:4;\tkind:signed;\n"
+	"\tfield:__data_loc char[] host;\toffset:12;\tsize:4;\tkind:string;\n"
+	"\tfield:double x;\toffset:16;\tsize:8;\tkind:float;\n"
+	"\tfield:u8 mac[6];\toffset:24;\tsize:6;\tkind:bytes;\n"
+	"fixed: 30\nprint fmt: len=%d host=%s x=%.3f mac=%s %p %n %*d %lld%%\n\n"
+	"name: s:f\nID: 2\nformat:\n"
+	"\tfield:void * p;\toffset:8;\tsize:8;\tkind:pointer;\n"
+	"\tfield:float y;\toffset:16;\tsize:4;\tkind:float;\n"
+	"fixed: 20\nprint fmt: p=%p y=%g z=%d\n\n";
 static FILE *null;
 
 static void put(const char *name, const uint8_t *p, size_t n, const void *hdr, size_t hn)
@@ -94,6 +108,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		put("modules", q, take(&p, &left, len[2]), "load 0 0 0 mod.0 /x\n", 20);
 		q = p;
 		put("mod.0", q, take(&p, &left, len[3]), NULL, 0);
+		/* Static trace events 1 and 2: extended records of kind 5 in the data decode through them. */
+		put("events", (const uint8_t *)events, strlen(events), NULL, 0);
 	}
 	memset(&h, 0, sizeof(h));
 	memcpy(h.magic, PSD_THREAD_MAGIC, 8);

@@ -285,5 +285,24 @@ else
 	fail "build refuses an unsupported host arch (exit $rc)" "$T/out"
 fi
 
+# Static trace events (tests/patchsite/events.sh's program): each site a nop,
+# switched to B and back live; the records decoded by the arch-neutral
+# second reader (check_events.py) from the format file alone.
+if $CC -O2 -g -Wall -Wextra -Werror -Iinclude -Itests/patchsite tests/patchsite/evprog.c \
+	-o "$T/evp" "$B/libpatchsite.a" -pthread -ldl >"$T/build.log" 2>&1; then
+	for m in "sidefx 500" prio "threads 2 10"; do
+		# shellcheck disable=SC2086
+		if run "$T/out" "$T/err" "$T/evp" $m; then pass "events: $m"; else fail "events: $m" "$T/err"; fi
+	done
+	if "$QEMU" -L "$SYSROOT" -E PATCHSITE_DATA="$T/evd" "$T/evp" record >"$T/out" 2>"$T/err" &&
+	   python3 tests/patchsite/check_events.py "$T/evd" >"$T/out" 2>&1; then
+		pass "events: every field type recorded, decoded from the format"
+	else
+		fail "events: record" "$T/out"
+	fi
+else
+	fail "events: build" "$T/build.log"
+fi
+
 echo "aarch64: $PASS passed, $FAIL failed"
 [ $FAIL -eq 0 ]

@@ -192,4 +192,23 @@ else
 	echo "FAIL tsan: build livemark"; sed 's/^/    /' "$T/build.log" | head -20
 	FAIL=$((FAIL + 1))
 fi
+# Static trace events (evprog.c, see events.sh): four threads emit while the
+# event is switched live 30 times, then exact counts in the steady phases;
+# probes registered and unregistered (their lists freed after a grace period).
+if $CC -O1 -g -Iinclude -Itests/patchsite $TSAN tests/patchsite/evprog.c -o "$T/evp" \
+	"$B/libpatchsite.a" -pthread -ldl >"$T/build.log" 2>&1; then
+	"$T/evp" threads 4 30 >"$T/out" 2>"$T/err" && "$T/evp" sidefx 2000 >>"$T/out" 2>>"$T/err" &&
+		"$T/evp" prio >>"$T/out" 2>>"$T/err"
+	rc=$?
+	if [ $rc -eq 0 ] && ! grep -q 'ThreadSanitizer' "$T/err"; then
+		echo "PASS tsan: events switched while 4 threads emit, probes, side effects"
+	else
+		echo "FAIL tsan: events (exit $rc)"
+		sed 's/^/    /' "$T/out" "$T/err" | head -${PS_TSAN_LINES:-80}
+		FAIL=$((FAIL + 1))
+	fi
+else
+	echo "FAIL tsan: build evprog"; sed 's/^/    /' "$T/build.log" | head -20
+	FAIL=$((FAIL + 1))
+fi
 [ "$FAIL" -eq 0 ]

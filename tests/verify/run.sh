@@ -33,7 +33,7 @@ no() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
 TD=$(cd "$HERE/../../testdata/verify" && pwd)
 mkdir "$T/in"
-cp -R "$TD"/*.o "$TD"/*-exe "$TD"/*-exe-plain "$TD"/*-pie "$TD"/*.so "$TD/asm" "$T/in/"
+cp -R "$TD"/*.o "$TD"/*-exe "$TD"/*-exe-plain "$TD"/*-pie "$TD"/*.so "$TD/asm" "$TD/events" "$T/in/"
 cd "$T/in"
 
 # The sorted, unique check names patchverify reports for a file.
@@ -321,6 +321,25 @@ got=$("$P" --json asm/x86_64-f2 2> /dev/null | python3 -c 'import json,sys
 print(json.load(sys.stdin)["files"][0]["summary"]["hook_calls"])')
 [ "$got" = "$want" ] && [ "$want" = 2 ] && ok || no "hook_calls of asm/x86_64-f2: $got, objdump: $want"
 expect "asm x86_64-f2" "" asm/x86_64-f2
+
+# --- events: static trace events' table and descriptors (events.sh plants one
+# defect per file; oracle: its source, and objdump -d for the site's bytes).
+for f in ev-good.o ev-good.so ev-jmp.o ev-cold.o ev-a64-good.o; do
+	expect "events $f" "" events/$f
+done
+for f in ev-notnop ev-jmpelse ev-foreign ev-a64-notnop; do
+	expect "events $f.o" "event-site" events/$f.o
+done
+for f in ev-magic ev-text ev-kind ev-far; do
+	expect "events $f.o" "event-desc" events/$f.o
+done
+objdump -d events/ev-notnop.o | grep -q '^ *0:[[:space:]]*90 *[[:space:]]nop' &&
+	"$P" events/ev-notnop.o 2>&1 | grep -q 'found 90 90 90 90 90' && ok ||
+	no "events ev-notnop.o: the bytes objdump shows are not the ones reported"
+objdump -d events/ev-good.so | grep -q '0f 1f 44 00 00 *[[:space:]]nopl' && ok ||
+	no "events ev-good.so: objdump shows no nopl at the site"
+n=$("$P" events/ev-good.so 2>&1 | wc -l)
+[ "$n" = 0 ] && ok || no "events ev-good.so: $n lines"
 
 # Linux 6.12's shape (asm.sh x86_64-kpfx.o): objtool's __pfx_ symbols over
 # the call padding, two dead weak copies in a row.  Oracle: the source

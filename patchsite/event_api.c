@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Static trace events: the public API (patchsite.h) and each event's
+ * description, the format file that is also the trace directory's events
+ * file (patchsite-data(5)).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "control.h"
+#include "event.h"
+#include "internal.h"
+
+static const char *kind_name(unsigned kind)
+{
+	static const char *const names[] = { "?", "signed", "unsigned", "pointer", "float",
+					     "string", "bytes" };
+
+	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";
+}
+
+/* An escaped format string (\n, \\): one line. */
+static void put_escaped(struct ps_buf *out, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\n')
+			ps_buf_puts(out, "\\n");
+		else if (*s == '\\')
+			ps_buf_puts(out, "\\\\");
+		else
+			ps_buf_add(out, s, 1);
+	}
+}
+
+/*
+ * The format file, also the trace directory's description of the event
+ * (patchsite-data(5)): enough to decode a record's payload.
+ */
+void ps_event_describe(const struct ps_event *ev, struct ps_buf *out)
+{
+	ps_buf_printf(out, "name: %s:%s\nID: %u\nformat:\n\tfield:u32 id;\toffset:0;\tsize:4;"
+		      "\tkind:unsigned;\n\tfield:u32 flags;\toffset:4;\tsize:4;\tkind:unsigned;\n",
+		      ev->info.subsys, ev->info.name, ev->info.id);
+	for (unsigned i = 0; i < ev->nfields; i++) {
+		const struct ps_evfield *f = &ev->f[i];
+
+		if (f->kind == PATCHSITE_FIELD_BYTES)
+			ps_buf_printf(out, "\tfield:u8 %s[%u];", f->name, f->size);
+		else
+			ps_buf_printf(out, "\tfield:%s %s;", f->kind == PATCHSITE_FIELD_STRING
+				      ? "__data_loc char[]" : f->type, f->name);
+		ps_buf_printf(out, "\toffset:%u;\tsize:%u;\tkind:%s;\n", f->off,
+			      f->kind == PATCHSITE_FIELD_STRING ? 4 : f->size, kind_name(f->kind));
+	}
+	ps_buf_printf(out, "fixed: %u\nprint fmt: ", ev->fixed);
+	put_escaped(out, ev->info.fmt);
+	ps_buf_puts(out, "\n");
+}
+
+/* The trace directory's events file: every event's description, blank-line separated. */
+void ps_events_store(void)
+{
+	struct ps_buf b = { 0 };
+
+	if (!ps_store_on() || !ps_event_first())
+		return;
+	for (struct ps_event *ev = ps_event_first(); ev; ev = ev->next) {
+		ps_event_describe(ev, &b);
+		ps_buf_puts(&b, "\n");
+	}
+	if (b.oom)
+		ps_log(PATCHSITE_LOG_ERROR, "no memory for the events file: events not decodable");
+	else if (ps_store_file("events", b.p, b.len))
+		ps_log(PATCHSITE_LOG_ERROR, "cannot write the events file of the trace directory");
+	ps_buf_free(&b);
+}
+
+/* PATCHSITE_EVENTS='netsim:*,!netsim:poll': rules in order. */
+static struct ps_event *find(const char *name)
+{
+	for (struct ps_event *ev = ps_event_first(); ev; ev = ev->next) {
+		size_t n = strlen(ev->info.subsys);
+
+		if (!strncmp(name, ev->info.subsys, n) && name[n] == ':' &&
+		    !strcmp(name + n + 1, ev->info.name))
+			return ev;
+	}
+	return NULL;
+}
+
+static int api_ret(int err)
+{
+	if (err < 0)
+		errno = -err;
+	return err;
+}
+
+static int api_set(const char *event, bool on)
+{
+	int err;
+
+	if (!event || !*event)
+		return api_ret(-EINVAL);
+	err = patchsite_init();
+	if (err)
+		return err;
+	pthread_mutex_lock(&ps.lock);
+	err = ps_event_set(event, on, true);
+	ps_events_store();
+	pthread_mutex_unlock(&ps.lock);
+	return api_ret(err);
+}
+
+int patchsite_enable_event(const char *event)
+{
+	return api_set(event, true);
+}
+
+int patchsite_disable_event(const char *event)
+{
+	return api_set(event, false);
+}
+
+int patchsite_event_is_enabled(const char *event)
+{
+	struct ps_event *ev;
+	int r;
+
+	if (!event)
+		return api_ret(-EINVAL);
+	pthread_mutex_lock(&ps.lock);
+	ev = find(event);
+	r = ev ? ev->record : -ENOENT;
+	pthread_mutex_unlock(&ps.lock);
+	return api_ret(r);
+}
+
+int patchsite_event_probe_register(const char *event, patchsite_event_probe fn, void *data,
+				   int prio)
+{
+	struct ps_event *ev;
+	int err;
+
+	if (!event || !fn)
+		return api_ret(-EINVAL);
+	err = patchsite_init();
+	if (err)
+		return err;
+	pthread_mutex_lock(&ps.lock);
+	ev = find(event);
+	err = ev ? ps_event_probe_add(ev, fn, data, prio) : -ENOENT;
+	pthread_mutex_unlock(&ps.lock);
+	return api_ret(err);
+}
+
+int patchsite_event_probe_unregister(const char *event, patchsite_event_probe fn, void *data)
+{
+	struct ps_event *ev;
+	int err;
+
+	if (!event || !fn)
+		return api_ret(-EINVAL);
+	pthread_mutex_lock(&ps.lock);
+	ev = find(event);
+	err = ev ? ps_event_probe_del(ev, fn, data) : -ENOENT;
+	pthread_mutex_unlock(&ps.lock);
+	return api_ret(err);
+}

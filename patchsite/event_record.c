@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The recorder probe: an enabled event's fields, filtered, into the
+ * calling thread's ring as one PSD_EXT_EVENT record (patchsite-data(5)):
+ *
+ *   word 0     id (low 32 bits) | flags << 32 (bit 0: a string was cut)
+ *   bytes 8..  each field at the offset its format file gives; a string
+ *              is a u32 data_loc: offset (bits 0..15) | length (bits
+ *              16..30) | cut (bit 31), its bytes after the fixed part
+ *
+ * A string longer than PATCHSITE_EVENT_STR_MAX bytes is cut there: the
+ * record says so, the renderers show it, and the event's cut counter
+ * counts it.  A NULL string is recorded as "(null)".
+ */
+#include <string.h>
+
+#include "event.h"
+#include "internal.h"
+#include "psdata.h"
+
+#define CUT_BIT		(1u << 31)
+
+static const char *str_of(uint64_t v, size_t *len, bool *cut)
+{
+	const char *s = (const char *)(uintptr_t)v;
+
+	if (!s)
+		s = "(null)";
+	*len = strnlen(s, PATCHSITE_EVENT_STR_MAX + 1);
+	*cut = *len > PATCHSITE_EVENT_STR_MAX;
+	if (*cut)
+		*len = PATCHSITE_EVENT_STR_MAX;
+	return s;
+}
+
+/* The fields as the filter compares them. */
+void ps_event_values(const struct ps_event *ev, const unsigned long long *args,
+		     struct ps_evval *v)
+{
+	for (unsigned i = 0; i < ev->nfields; i++) {
+		const struct ps_evfield *f = &ev->f[i];
+		bool cut;
+
+		memset(&v[i], 0, sizeof(v[i]));
+		v[i].u = args[i];
+		if (f->kind == PATCHSITE_FIELD_FLOAT)
+			memcpy(&v[i].d, &args[i], 8);
+		else if (f->kind == PATCHSITE_FIELD_STRING)
+			v[i].s = str_of(args[i], &v[i].slen, &cut);
+	}
+}
+
+static void put_field(uint8_t *rec, const struct ps_evfield *f, uint64_t v, uint32_t *dyn,
+		      bool *any_cut)
+{
+	uint8_t *at = rec + f->off;
+
+	switch (f->kind) {
+	case PATCHSITE_FIELD_STRING: {
+		size_t len;
+		bool cut;
+		const char *s = str_of(v, &len, &cut);
+		uint32_t loc = *dyn | (uint32_t)len << 16 | (cut ? CUT_BIT : 0);
+
+		memcpy(rec + *dyn, s, len);
+		*dyn += (uint32_t)len;
+		*any_cut |= cut;
+		memcpy(at, &loc, 4);
+		break;
+	}
+	case PATCHSITE_FIELD_BYTES:
+		memcpy(at, (const void *)(uintptr_t)v, f->size);
+		break;
+	case PATCHSITE_FIELD_FLOAT:
+		if (f->size == 4) {
+			double d;
+			float x;
+
+			memcpy(&d, &v, 8);
+			x = (float)d;
+			memcpy(at, &x, 4);
+		} else {
+			memcpy(at, &v, 8);
+		}
+		break;
+	default:	/* little-endian: the low bytes; fixed sizes, so no call */
+		if (f->size == 8) {
+			memcpy(at, &v, 8);
+		} else if (f->size == 4) {
+			uint32_t x = (uint32_t)v;
+
+			memcpy(at, &x, 4);
+		} else if (f->size == 2) {
+			uint16_t x = (uint16_t)v;
+
+			memcpy(at, &x, 2);
+		} else {
+			*at = (uint8_t)v;
+		}
+		break;
+	}
+}
+
+/* Pack and write one record into words (room for the event's largest). */
+static void record(struct ps_event *ev, const unsigned long long *args, uint64_t *words)
+{
+	uint8_t *rec = (uint8_t *)words;
+	uint32_t dyn = ev->fixed, flags;
+	bool cut = false;
+
+	/* event.c refused events whose largest record would not fit. */
+	for (uint32_t k = 0; k < (ev->fixed + 7) / 8; k++)
+		words[k] = 0;
+	for (unsigned i = 0; i < ev->nfields; i++)
+		put_field(rec, &ev->f[i], args[i], &dyn, &cut);
+	memset(rec + dyn, 0, (8 - dyn % 8) % 8);
+	flags = cut ? 1 : 0;
+	words[0] = ev->info.id | (uint64_t)flags << 32;
+	if (cut)
+		atomic_fetch_add_explicit(&ev->cut, 1, memory_order_relaxed);
+	if (ps_ring_ext(PSD_EXT_EVENT, words, (dyn + 7) / 8))
+		atomic_fetch_add_explicit(&ev->recorded, 1, memory_order_relaxed);
+	else
+		atomic_fetch_add_explicit(&ev->lost, 1, memory_order_relaxed);
+}
+
+/* Most events are small: a small buffer spares the stack probes of the largest one. */
+__attribute__((noinline))
+static void record_large(struct ps_event *ev, const unsigned long long *args)
+{
+	uint64_t words[PSD_EXT_MAX_WORDS];
+
+	record(ev, args, words);
+}
+
+void ps_event_record(void *data, const struct patchsite_event_info *info,
+		     const unsigned long long *args)
+{
+	struct ps_event *ev = data;
+	struct ps_evfilter *flt = atomic_load_explicit(&ev->filter, memory_order_acquire);
+	uint64_t words[32];
+
+	(void)info;
+	if (ev->flat && !flt) {
+		/* Every field a word at 8, 16, ...: the payload is the id and the arguments. */
+		words[0] = ev->info.id;
+		for (unsigned i = 0; i < ev->nfields; i++)
+			words[1 + i] = args[i];
+		if (ps_ring_ext(PSD_EXT_EVENT, words, 1 + ev->nfields))
+			atomic_fetch_add_explicit(&ev->recorded, 1, memory_order_relaxed);
+		else
+			atomic_fetch_add_explicit(&ev->lost, 1, memory_order_relaxed);
+		return;
+	}
+	if (flt) {
+		struct ps_evval v[8];
+
+		ps_event_values(ev, args, v);
+		if (!ps_evfilter_match(flt, v)) {
+			atomic_fetch_add_explicit(&ev->filtered, 1, memory_order_relaxed);
+			return;
+		}
+	}
+	if (ev->max_bytes <= sizeof(words))
+		record(ev, args, words);
+	else
+		record_large(ev, args);
+}
