@@ -650,6 +650,7 @@ static const char *const env_known[] = {
 	"PATCHSITE_TRACER", "PATCHSITE_FILTER", "PATCHSITE_NOTRACE", "PATCHSITE_OUTPUT",
 	"PATCHSITE_BUFFER_KB", "PATCHSITE_FORMAT", "PATCHSITE_GRAPH_FUNCTION",
 	"PATCHSITE_MAX_DEPTH", "PATCHSITE_LOG", "PATCHSITE_DATA", "PATCHSITE_OVERWRITE",
+	"PATCHSITE_BRANCHES",
 	"PATCHSITE_LIB",	/* read by `patchsite record` */
 	NULL
 };
@@ -767,6 +768,34 @@ static void env_drop_data(void)
 	env_tmp_data = false;
 }
 
+/*
+ * PATCHSITE_BRANCHES: 1 records the branch profiler's counts into the
+ * trace directory even with no tracer set (PATCHSITE_DATA, else
+ * ./patchsite.data); 0 never writes them; unset: written wherever a trace
+ * directory is recorded.  Nonzero: env_start has nothing more to do.
+ */
+static int env_branches(const char *tracer)
+{
+	const char *v = getenv("PATCHSITE_BRANCHES");
+	int err;
+
+	if (!v || !*v)
+		return 0;
+	if (strcmp(v, "0") && strcmp(v, "1")) {
+		env_bad("PATCHSITE_BRANCHES", "expected 0 or 1");
+		return -EINVAL;
+	}
+	ps_branches_off = !strcmp(v, "0");
+	if (ps_branches_off || (tracer && *tracer))
+		return 0;
+	err = patchsite_init();
+	if (err && err != -ENOTSUP)
+		env_bad("PATCHSITE_BRANCHES", ps_last_error);
+	if (err)
+		return err;
+	return env_store("nop", false) ? -EINVAL : 1;
+}
+
 static void env_start(void)
 {
 	const char *tracer = getenv("PATCHSITE_TRACER");
@@ -780,6 +809,8 @@ static void env_start(void)
 	int fd, err;
 
 	env_check_names();
+	if (env_branches(tracer))
+		return;
 	if (!tracer || !*tracer)
 		return;
 	if (strcmp(tracer, "function") && strcmp(tracer, "function_graph") &&

@@ -686,6 +686,7 @@ static int module_add(struct dl_phdr_info *info, struct scan_ctx *ctx)
 		       "not traced", m->path);
 		goto keep;
 	}
+	m->file_ok = true;
 	err = find_symbols(m, &f);
 	if (!err)
 		err = read_hook_slots(m, &f);

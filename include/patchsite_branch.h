@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The branch profiler: patchsite_likely(x) and patchsite_unlikely(x) are
+ * __builtin_expect(!!(x), 1) and (!!(x), 0), the same value and the same
+ * hint to the compiler, and each one counts how often its prediction was
+ * right and wrong (the kernel's annotated branch profiler, likely() and
+ * unlikely() under CONFIG_TRACE_BRANCH_PROFILING).
+ *
+ * Each place in the source that uses one has a struct patchsite_branch of
+ * its own in the section "patchsite_branches" of its object (executable or
+ * shared library).  The counting is one increment in each arm of the
+ * branch the compiler already makes: no call, no lock, no test of its own
+ * (gcc puts the increment into the branch the program's own `if` takes; see
+ * bench/events/ for the instructions it costs).  Without libpatchsite the
+ * counters just count; with it they are written into the trace directory at
+ * exit, before a library is unloaded, and on demand (patchsite_event(3),
+ * patchsite-data(5), `patchsite report --branches`).
+ *
+ * Threads: the increments are plain read-modify-write instructions, as the
+ * kernel's are: two threads that hit the same site at the same moment can
+ * lose a count (an undercount, never an overcount; bench/events measures
+ * it).  Define PATCHSITE_BRANCH_EXACT before including this header for
+ * atomic increments: exact under any contention, still one instruction,
+ * but a locked one (tens of cycles where the plain one takes one).
+ *
+ * This header needs nothing else from patchsite: C (GNU C) and C++ with
+ * gcc or clang.
+ */
+#ifndef PATCHSITE_BRANCH_H
+#define PATCHSITE_BRANCH_H
+
+/* The layout version the runtime checks in every entry before it reads one. */
+#define PATCHSITE_BRANCH_ABI	1
+
+struct patchsite_branch {
+	const char *func;		/* __func__ of the function it is in */
+	const char *file;		/* __FILE__ */
+	unsigned int line;
+	unsigned short expect;		/* 1: likely, 0: unlikely */
+	unsigned short abi;		/* PATCHSITE_BRANCH_ABI */
+	unsigned long correct;		/* times the condition was as expected */
+	unsigned long incorrect;
+};
+
+/*
+ * An increment of the counter in memory, every time: a plain c++ would let
+ * the compiler keep a counter in a register for a whole loop (what a
+ * reader saw meanwhile would be stale, and two threads would lose a whole
+ * loop's counts, not one).  x86-64: one `addq $1, mem` (either asm dialect); elsewhere a
+ * relaxed load and store.
+ */
+#if defined(PATCHSITE_BRANCH_EXACT)
+#define __patchsite_branch_inc(c) ((void)__atomic_fetch_add(&(c), 1, __ATOMIC_RELAXED))
+#elif defined(__x86_64__)
+#define __patchsite_branch_inc(c) __asm__("{addq $1, %0|add %0, 1}" : "+m"(c))
+#else
+#define __patchsite_branch_inc(c) \
+	__atomic_store_n(&(c), __atomic_load_n(&(c), __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED)
+#endif
+
+/*
+ * aligned(8) is explicit so that the compiler does not align the entries
+ * more (as it may a 32-byte static): the section is an array of them.
+ * The branch on the condition carries the hint; the program's own test of
+ * the value is then the same test, which gcc merges into it.
+ */
+#define __patchsite_branch(x, e) __extension__ ({					\
+	static struct patchsite_branch __patchsite_b					\
+		__attribute__((section("patchsite_branches"), aligned(8), used)) =	\
+		{ __func__, __FILE__, __LINE__, (e), PATCHSITE_BRANCH_ABI, 0, 0 };	\
+	long __patchsite_v = !!(x);							\
+	if (__builtin_expect(__patchsite_v, (e))) {					\
+		if (e)									\
+			__patchsite_branch_inc(__patchsite_b.correct);			\
+		else									\
+			__patchsite_branch_inc(__patchsite_b.incorrect);		\
+	} else {									\
+		if (e)									\
+			__patchsite_branch_inc(__patchsite_b.incorrect);		\
+		else									\
+			__patchsite_branch_inc(__patchsite_b.correct);			\
+	}										\
+	__builtin_expect(__patchsite_v, (e));						\
+})
+
+#define patchsite_likely(x)	__patchsite_branch(x, 1)
+#define patchsite_unlikely(x)	__patchsite_branch(x, 0)
+
+#endif

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The branch profiler's counters (include/patchsite_branch.h): each
+ * object that uses patchsite_likely/unlikely has an array of struct
+ * patchsite_branch in its section "patchsite_branches".  We find it
+ * through the object's file (modsect.c) and write every object's counts
+ * as text into the process directory, file `branches` (patchsite-data(5)),
+ * replaced whole each time:
+ *   - at exit (ps_store_finish),
+ *   - on demand (ps_branches_write: a snapshot),
+ *   - and before a library is unloaded: the dlclose wrapper (loader.c)
+ *     renders every object's counts before the C library's dlclose
+ *     (ps_branches_capture); objects that dlclose then unloaded keep that
+ *     text for every later write (ps_branches_gone), the others drop it
+ *     (ps_branches_settle).  An object unloaded where we could not capture
+ *     it first (a dlclose that did not come through the wrapper) is
+ *     written as lost, and said once on stderr.
+ *
+ * An entry is read only when its layout version is ours and its strings
+ * lie in the object's memory; the rest of a section with a bad entry is
+ * refused by name (a warning), never read wrong.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "control.h"
+#include "internal.h"
+#include "patchsite_branch.h"
+
+#define SECTION	"patchsite_branches"
+#define MAX_STR	4096		/* a longer function or file name is cut */
+
+struct kept {				/* the final text of an object that was unloaded */
+	char *text;
+	size_t len;
+	struct kept *next;
+};
+
+static struct kept *kept, **kept_tail = &kept;
+bool ps_branches_off;			/* PATCHSITE_BRANCHES=0 */
+static struct {				/* texts made before a dlclose, by module index */
+	const struct ps_module *m;
+	char *text;
+	size_t len;
+} pending[PS_MAX_MODULES];
+
+/* The counters of m: 0 and the array, or -errno (-ENOENT: none). */
+static int find(const struct ps_module *m, struct patchsite_branch **b, size_t *n)
+{
+	uintptr_t addr;
+	size_t size;
+	int err = ps_module_section(m, SECTION, &addr, &size);
+
+	if (err)
+		return err;
+	if (size % sizeof(**b) || addr % _Alignof(struct patchsite_branch))
+		return -ENOEXEC;
+	*b = (struct patchsite_branch *)addr;
+	*n = size / sizeof(**b);
+	return *n ? 0 : -ENOENT;
+}
+
+bool ps_branches_any(void)
+{
+	struct patchsite_branch *b;
+	size_t n;
+
+	for (unsigned i = 0; i < ps.nmods && !ps_branches_off; i++)
+		if (!ps.mods[i]->gone && find(ps.mods[i], &b, &n) != -ENOENT)
+			return true;
+	return false;
+}
+
+/* A name as one field: bytes that are not printable, spaces and '\' as \ooo. */
+static void add_field(struct ps_buf *out, const char *s, size_t max)
+{
+	char esc[8];
+	size_t i = 0;
+
+	for (; i < max && s[i]; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c <= ' ' || c >= 0x7f || c == '\\') {
+			snprintf(esc, sizeof(esc), "\\%03o", c);
+			ps_buf_puts(out, esc);
+		} else {
+			ps_buf_add(out, s + i, 1);
+		}
+	}
+	if (!i)
+		ps_buf_puts(out, "?");
+}
+
+/* The string at p if it ends (NUL) inside m's image within MAX_STR bytes, else NULL. */
+static const char *str_in(const struct ps_module *m, const char *p, size_t *max)
+{
+	size_t len = 1;
+
+	/* Grow by pages' worth: the string lies in one PT_LOAD or it is not ours. */
+	while (len <= MAX_STR && ps_module_maps(m, (uintptr_t)p, len)) {
+		if (!p[len - 1]) {
+			*max = len - 1;
+			return p;
+		}
+		len++;
+	}
+	if (len > MAX_STR && ps_module_maps(m, (uintptr_t)p, MAX_STR)) {
+		*max = MAX_STR;
+		return p;
+	}
+	return NULL;
+}
+
+/* The lines of one object; a warning (once per object) for a section we do not read. */
+static void render_object(struct ps_buf *out, const struct ps_module *m, const char *state)
+{
+	struct patchsite_branch *b;
+	size_t n, fl, ml;
+	int err = find(m, &b, &n);
+
+	if (err == -ENOENT)
+		return;
+	ps_buf_puts(out, "object ");
+	ps_buf_puts(out, state);
+	ps_buf_puts(out, " ");
+	add_field(out, m->path, MAX_STR);
+	ps_buf_puts(out, "\n");
+	if (err) {
+		ps_log(PATCHSITE_LOG_WARNING, "%s: section %s is not an array in the object's "
+		       "memory: branch counts not read", m->path, SECTION);
+		ps_buf_puts(out, "refused not-an-array\n");
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct patchsite_branch e = b[i];	/* one read: the counters keep moving */
+		const char *fn = NULL, *file = NULL;
+
+		if (e.abi == PATCHSITE_BRANCH_ABI && e.expect <= 1) {
+			fn = str_in(m, e.func, &fl);
+			file = fn ? str_in(m, e.file, &ml) : NULL;
+		}
+		if (!file) {
+			ps_log(PATCHSITE_LOG_WARNING, "%s: section %s: entry %zu is not a branch "
+			       "counter of layout %d: the rest of it not read", m->path, SECTION, i,
+			       PATCHSITE_BRANCH_ABI);
+			ps_buf_printf(out, "refused entry %zu\n", i);
+			return;
+		}
+		ps_buf_printf(out, "branch %u %lu %lu %u ", e.expect, e.correct, e.incorrect, e.line);
+		add_field(out, fn, fl);
+		ps_buf_puts(out, " ");
+		add_field(out, file, ml);
+		ps_buf_puts(out, "\n");
+	}
+}
+
+static void render_all(struct ps_buf *out)
+{
+	ps_buf_puts(out, "# patchsite branches 1\n");
+	for (const struct kept *k = kept; k; k = k->next)
+		ps_buf_add(out, k->text, k->len);
+	for (unsigned i = 0; i < ps.nmods; i++)
+		if (!ps.mods[i]->gone)
+			render_object(out, ps.mods[i], "loaded");
+}
+
+/* The file `branches` now: 0, or -errno (-ENODEV: this process records no trace directory). */
+int ps_branches_write(void)
+{
+	struct ps_buf b = { 0 };
+	int err;
+
+	if (!ps.inited || ps.init_err || ps_branches_off)
+		return -ENODEV;
+	pthread_mutex_lock(&ps.lock);
+	render_all(&b);
+	pthread_mutex_unlock(&ps.lock);
+	err = b.oom ? -ENOMEM : ps_store_replace("branches", b.p, b.len);
+	if (err && err != -ENODEV)
+		ps_log(PATCHSITE_LOG_ERROR, "writing the branch counts: %s", strerror(-err));
+	ps_buf_free(&b);
+	return err;
+}
+
+/* Before the C library's dlclose: every object's counts, for the ones it will unload. */
+void ps_branches_capture(void)
+{
+	if (!ps.inited || ps.init_err || ps_branches_off || !ps_store_on())
+		return;
+	pthread_mutex_lock(&ps.lock);
+	for (unsigned i = 0; i < ps.nmods; i++) {
+		struct ps_module *m = ps.mods[i];
+		struct ps_buf b = { 0 };
+
+		if (m->gone || pending[i].m)
+			continue;
+		render_object(&b, m, "unloaded");
+		if (!b.len || b.oom) {
+			ps_buf_free(&b);
+			continue;
+		}
+		pending[i].m = m;
+		pending[i].text = b.p;
+		pending[i].len = b.len;
+	}
+	pthread_mutex_unlock(&ps.lock);
+}
+
+static void keep(char *text, size_t len)
+{
+	struct kept *k = malloc(sizeof(*k));
+
+	if (!k) {
+		ps_log(PATCHSITE_LOG_ERROR, "out of memory: branch counts of an unloaded object lost");
+		free(text);
+		return;
+	}
+	*k = (struct kept){ text, len, NULL };
+	*kept_tail = k;
+	kept_tail = &k->next;
+}
+
+/* m was unloaded (loader.c, ps.lock held): its last counts stay. */
+void ps_branches_gone(struct ps_module *m)
+{
+	struct patchsite_branch *b;
+	struct ps_buf t = { 0 };
+	size_t n;
+
+	if (ps_branches_off || !ps_store_on())
+		return;
+	if (pending[m->index].m == m) {
+		keep(pending[m->index].text, pending[m->index].len);
+		pending[m->index].m = NULL;
+		pending[m->index].text = NULL;
+		return;
+	}
+	/* Its file is still mapped: we know whether it had counters, not what they were. */
+	if (find(m, &b, &n))
+		return;
+	ps_log(PATCHSITE_LOG_WARNING, "%s: unloaded without passing through patchsite's "
+	       "dlclose: its %zu branch counters lost", m->path, n);
+	ps_buf_puts(&t, "object unloaded ");
+	add_field(&t, m->path, MAX_STR);
+	ps_buf_printf(&t, "\nlost %zu\n", n);
+	if (t.oom)
+		ps_buf_free(&t);
+	else
+		keep(t.p, t.len);
+}
+
+/* After dlclose: texts of objects still loaded are dropped (they are read live). */
+void ps_branches_settle(void)
+{
+	pthread_mutex_lock(&ps.lock);
+	for (unsigned i = 0; i < PS_MAX_MODULES; i++) {
+		free(pending[i].text);
+		pending[i].m = NULL;
+		pending[i].text = NULL;
+	}
+	pthread_mutex_unlock(&ps.lock);
+}
