@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "branches.h"
 #include "render.h"
 
 #define DEFAULT_DIR "patchsite.data"
@@ -24,6 +25,7 @@ static const char usage[] =
 	"                        [--overwrite] [--] CMD [ARGS...]\n"
 	"       patchsite replay [-d DIR] [--pid=P] [--tid=T]\n"
 	"       patchsite report [-d DIR] [--sort=total|self|calls|avg|max] [--pid=P] [--json]\n"
+	"       patchsite report [-d DIR] --branches [--pid=P] [--json]\n"
 	"       patchsite dump   [-d DIR] --chrome|--folded [--pid=P] [--tid=T]\n"
 	"       patchsite info   [-d DIR] [--pid=P]\n"
 	"\n"
@@ -33,7 +35,8 @@ static const char usage[] =
 	"         glob:mod:OBJECT); -G: function_graph only below these; -D: graph depth;\n"
 	"         --overwrite: keep the newest --buffer-kb KB per thread (flight recorder).\n"
 	"replay   the ftrace text of the function or function_graph tracer\n"
-	"report   per function: total, self, calls, average, min, max time\n"
+	"report   per function: total, self, calls, average, min, max time;\n"
+	"         --branches: patchsite_likely/unlikely counts, worst predicted first\n"
 	"dump     Chrome trace-event JSON (Perfetto) or folded stacks (flamegraph.pl)\n"
 	"info     the session: processes, threads, objects, events and losses\n"
 	"See patchsite(1) and patchsite-data(5).\n";
@@ -286,6 +289,7 @@ static int cmd_read(enum verb verb, int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "chrome", no_argument, NULL, 'c' },
 		{ "folded", no_argument, NULL, 'f' },
+		{ "branches", no_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -294,7 +298,7 @@ static int cmd_read(enum verb verb, int argc, char **argv)
 	struct psr_session *s;
 	const char *dir = DEFAULT_DIR;
 	int c, err, fmt = 0;
-	bool sorted = false;
+	bool sorted = false, branches = false;
 
 	while ((c = getopt_long(argc, argv, "d:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -303,6 +307,7 @@ static int cmd_read(enum verb verb, int argc, char **argv)
 		case 't': if (parse_int(optarg, "--tid", &o.tid)) return 2; break;
 		case 'j': o.json = true; break;
 		case 'c': case 'f': fmt = c; break;
+		case 'B': branches = true; break;
 		case 's':
 			sorted = true;
 			for (o.sort = 0; sorts[o.sort] && strcmp(sorts[o.sort], optarg); o.sort++)
@@ -319,18 +324,23 @@ static int cmd_read(enum verb verb, int argc, char **argv)
 		return bad_usage("unexpected argument '%s'", argv[optind]);
 	if ((o.json && verb != REPORT) || (sorted && verb != REPORT))
 		return bad_usage("--json and --sort are report's options%s", "");
+	if (branches && (verb != REPORT || sorted))
+		return bad_usage("--branches is report's, without --sort (sorted as the kernel "
+				 "does)%s", "");
 	if (verb == DUMP && !fmt)
 		return bad_usage("dump: --chrome or --folded?%s", "");
 	if (psr_open(dir, stderr, &s))
 		return 1;
 	switch (verb) {
 	case REPLAY: err = render_replay(stdout, s, &o); break;
-	case REPORT: err = render_report(stdout, s, &o); break;
+	case REPORT:
+		err = branches ? render_branches(stdout, s, &o) : render_report(stdout, s, &o);
+		break;
 	case DUMP: err = fmt == 'c' ? render_chrome(stdout, s, &o) : render_folded(stdout, s, &o); break;
 	default: err = render_info(stdout, s, &o); break;
 	}
 	/* Folded stacks and JSON have no room for comments: what is missing goes to stderr. */
-	if (verb == DUMP || o.json)
+	if ((verb == DUMP || o.json) && !branches)
 		for (size_t i = 0; i < s->nprocs; i++)
 			if (render_proc_wanted(&s->procs[i], &o))
 				render_losses(stderr, &s->procs[i], "patchsite: ");
