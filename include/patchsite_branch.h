@@ -24,7 +24,9 @@
  * but a locked one (tens of cycles where the plain one takes one).
  *
  * This header needs nothing else from patchsite: C (GNU C) and C++ with
- * gcc or clang.
+ * gcc or clang.  One limit: g++ 12 drops the section of a static inside a
+ * function template (its counter goes to .data), so a patchsite_likely in
+ * a function template counts but is not found; clang++ has no such limit.
  */
 #ifndef PATCHSITE_BRANCH_H
 #define PATCHSITE_BRANCH_H
@@ -59,26 +61,48 @@ struct patchsite_branch {
 #endif
 
 /*
+ * C++: a type of this translation unit only (an unnamed namespace) gives
+ * the counters of inline functions internal linkage, one per translation
+ * unit as in C, instead of a comdat group: g++ refuses a section that holds
+ * both kinds ("section type conflict").  The report sums a site's records.
+ */
+#ifdef __cplusplus
+namespace {
+struct __patchsite_branch_tu {
+	struct patchsite_branch b;
+};
+}
+#define __PATCHSITE_BRANCH_T		__patchsite_branch_tu
+#define __PATCHSITE_BRANCH_INIT(...)	{ { __VA_ARGS__ } }
+#define __PATCHSITE_BRANCH_F(v)		(v).b
+#else
+#define __PATCHSITE_BRANCH_T		struct patchsite_branch
+#define __PATCHSITE_BRANCH_INIT(...)	{ __VA_ARGS__ }
+#define __PATCHSITE_BRANCH_F(v)		(v)
+#endif
+
+/*
  * aligned(8) is explicit so that the compiler does not align the entries
  * more (as it may a 32-byte static): the section is an array of them.
  * The branch on the condition carries the hint; the program's own test of
  * the value is then the same test, which gcc merges into it.
  */
 #define __patchsite_branch(x, e) __extension__ ({					\
-	static struct patchsite_branch __patchsite_b					\
+	static __PATCHSITE_BRANCH_T __patchsite_b					\
 		__attribute__((section("patchsite_branches"), aligned(8), used)) =	\
-		{ __func__, __FILE__, __LINE__, (e), PATCHSITE_BRANCH_ABI, 0, 0 };	\
+		__PATCHSITE_BRANCH_INIT(__func__, __FILE__, __LINE__, (e),		\
+					PATCHSITE_BRANCH_ABI, 0, 0);			\
 	long __patchsite_v = !!(x);							\
 	if (__builtin_expect(__patchsite_v, (e))) {					\
 		if (e)									\
-			__patchsite_branch_inc(__patchsite_b.correct);			\
+			__patchsite_branch_inc(__PATCHSITE_BRANCH_F(__patchsite_b).correct);	\
 		else									\
-			__patchsite_branch_inc(__patchsite_b.incorrect);		\
+			__patchsite_branch_inc(__PATCHSITE_BRANCH_F(__patchsite_b).incorrect);	\
 	} else {									\
 		if (e)									\
-			__patchsite_branch_inc(__patchsite_b.incorrect);		\
+			__patchsite_branch_inc(__PATCHSITE_BRANCH_F(__patchsite_b).incorrect);	\
 		else									\
-			__patchsite_branch_inc(__patchsite_b.correct);			\
+			__patchsite_branch_inc(__PATCHSITE_BRANCH_F(__patchsite_b).correct);	\
 	}										\
 	__builtin_expect(__patchsite_v, (e));						\
 })

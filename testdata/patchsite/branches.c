@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The branch profiler's test program (tests/patchsite/branches.sh):
+ *   branches N [LIB M] [self] [threads T]
+ * main's loop runs N times: patchsite_likely(i % 4 != 0) (line LIKELY_LINE)
+ * is wrong for every i divisible by 4, patchsite_unlikely(i % 10 == 0)
+ * (UNLIKELY_LINE) for every multiple of 10; never_line's site is never
+ * evaluated.  LIB: dlopen it, call lib_loop(M), dlclose it before exit.
+ * self: print this object's own counters from its section (no runtime
+ * needed).  threads T: T threads each run the same N-loop in hot_loop().
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "patchsite_branch.h"
+
+extern struct patchsite_branch __start_patchsite_branches[], __stop_patchsite_branches[];
+
+static long n_iter;
+static volatile long sink;
+
+static void *hot_loop(void *arg)
+{
+	long s = 0;
+
+	(void)arg;
+	for (long i = 0; i < n_iter; i++)
+		if (patchsite_likely(i % 4 != 0))	/* HOT_LINE */
+			s += i;
+	sink += s;
+	return NULL;
+}
+
+static int never(int x)
+{
+	return patchsite_unlikely(x == 12345);		/* NEVER_LINE */
+}
+
+int main(int argc, char **argv)
+{
+	long s = 0;
+	int threads = 0;
+
+	if (argc < 2)
+		return 2;
+	n_iter = atol(argv[1]);
+	for (long i = 0; i < n_iter; i++) {
+		if (patchsite_likely(i % 4 != 0))	/* LIKELY_LINE */
+			s += i;
+		if (patchsite_unlikely(i % 10 == 0))	/* UNLIKELY_LINE */
+			s -= 1;
+	}
+	for (int a = 2; a < argc; a++) {
+		if (!strcmp(argv[a], "threads") && a + 1 < argc) {
+			pthread_t t[64];
+
+			threads = atoi(argv[++a]);
+			for (int k = 0; k < threads && k < 64; k++)
+				pthread_create(&t[k], NULL, hot_loop, NULL);
+			for (int k = 0; k < threads && k < 64; k++)
+				pthread_join(t[k], NULL);
+		} else if (!strcmp(argv[a], "self")) {
+			for (struct patchsite_branch *b = __start_patchsite_branches;
+			     b < __stop_patchsite_branches; b++)
+				printf("self %s %u %lu %lu\n", b->func, b->line, b->correct, b->incorrect);
+		} else if (a + 1 < argc) {
+			void *h = dlopen(argv[a], RTLD_NOW);
+			long (*f)(long) = h ? (long (*)(long))dlsym(h, "lib_loop") : NULL;
+
+			if (!f) {
+				fprintf(stderr, "branches: %s\n", dlerror());
+				return 1;
+			}
+			s += f(atol(argv[++a]));
+			dlclose(h);
+		}
+	}
+	if (argc > 100 && never(argc) > 1)	/* never evaluated: the kernel's "X" */
+		return 3;
+	printf("sum=%ld\n", s);
+	return 0;
+}

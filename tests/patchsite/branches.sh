@@ -1,0 +1,251 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# The branch profiler (include/patchsite_branch.h, `patchsite report --branches`):
+# usage  branches.sh BUILD_DIR plain|san
+#
+# The oracle is the loops' arithmetic, computed here in the shell: over
+# i = 0..N-1, patchsite_likely(i % 4 != 0) is wrong (N+3)/4 times (the
+# multiples of 4), patchsite_unlikely(i % 10 == 0) (N+9)/10 times, and so
+# on for each site of testdata/patchsite/branches.c, libbranches.c and
+# branches.cc.  Line numbers come from the sources' marker comments.  The
+# table's layout is the kernel's trace_stat/branch_annotated format
+# (kernel/trace/trace_branch.c: "%8lu %8lu ", "%3ld " or "  X ",
+# "%-30.30s %-20.20s %d"), rebuilt here with printf(1).
+set -u
+
+B=${1:-build}
+MODE=${2:-plain}
+T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-branches.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+PASS=0
+FAIL=0
+CC=${CC:-gcc}
+CXX=${CXX:-g++}
+TOP=$PWD
+PS="$PWD/$B/patchsite"
+LIB="$PWD/$B/libpatchsite.so"
+export PATCHSITE_LIB="$LIB"
+SANPRE=
+SANFLAGS=
+if [ "$MODE" = san ]; then
+	SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all"
+	SANPRE="$($CC -print-file-name=libasan.so) $($CC -print-file-name=libubsan.so)"
+	export ASAN_OPTIONS=detect_leaks=1
+fi
+PRE="$SANPRE${SANPRE:+ }$LIB"
+
+pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
+fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
+line_of() { grep -n "$2" "$TOP/testdata/patchsite/$1" | head -1 | cut -d: -f1; }
+
+D=testdata/patchsite
+build() {
+	"$@" >>"$T/build.log" 2>&1 || { fail "build: $*" "$T/build.log"; echo "$PASS passed, $FAIL failed"; exit 1; }
+}
+build $CC -O2 -g $SANFLAGS -Iinclude $D/branches.c -o "$T/branches" -pthread -ldl
+build $CC -O2 -g $SANFLAGS -DPATCHSITE_BRANCH_EXACT -Iinclude $D/branches.c -o "$T/branches_exact" -pthread -ldl
+build $CC -O2 -g $SANFLAGS -fPIC -shared -Iinclude $D/libbranches.c -o "$T/libbranches.so"
+build $CXX -O2 -g $SANFLAGS -Iinclude $D/branches.cc -o "$T/branches_gxx"
+if command -v clang++ >/dev/null; then
+	build clang++ -O2 -g $SANFLAGS -Iinclude $D/branches.cc -o "$T/branches_clangxx"
+fi
+cd "$T" || exit 1
+
+N=1000
+M=300
+LIKELY=$(line_of branches.c '/\* LIKELY_LINE')
+UNLIKELY=$(line_of branches.c '/\* UNLIKELY_LINE')
+NEVER=$(line_of branches.c 'NEVER_LINE')
+HOT=$(line_of branches.c 'HOT_LINE')
+LIBL=$(line_of libbranches.c 'LIB_LINE')
+q4=$(((N + 3) / 4)) q10=$(((N + 9) / 10)) q3=$(((M + 2) / 3)) q5=$(((N + 4) / 5))
+
+# row CORRECT INCORRECT FUNC FILE LINE: one line of the kernel's table.
+row() {
+	if [ "$1" -gt 0 ]; then pc=$(($2 * 100 / ($1 + $2))); pc=$(printf '%3d ' $pc)
+	elif [ "$2" -gt 0 ]; then pc='100 '
+	else pc='  X '
+	fi
+	printf '%8d %8d %s%-30.30s %-20.20s %d\n' "$1" "$2" "$pc" "$3" "$4" "$6"
+}
+header() {
+	echo ' correct incorrect  %        Function                  File              Line'
+	echo ' ------- ---------  -        --------                  ----              ----'
+}
+
+# 1. Without the runtime the counters count: the program prints its own section.
+./branches $N self >self.out 2>self.err
+{
+	echo "self main $LIKELY $((N - q4)) $q4"
+	echo "self main $UNLIKELY $((N - q10)) $q10"
+	echo "self never $NEVER 0 0"
+	echo "self hot_loop $HOT 0 0"
+} | sort >self.want
+grep '^self' self.out | sed 's/^self never\.[a-z0-9.]* /self never /' | sort >self.got
+if diff -u self.want self.got >self.diff && [ ! -s self.err ]; then
+	pass "no runtime: the counters count ($((N - q4))/$q4 and $((N - q10))/$q10 over $N)"
+else
+	cat self.err >>self.diff
+	fail "no runtime: counters" self.diff
+fi
+
+# 2. PATCHSITE_BRANCHES=1, no tracer; a library dlclosed before exit keeps its counts.
+rm -rf d
+PATCHSITE_DATA=d PATCHSITE_BRANCHES=1 LD_PRELOAD="$PRE" ./branches $N ./libbranches.so $M \
+	>run.out 2>run.err
+pid=$(ls d | grep -v session | head -1)
+{
+	echo "# pid $pid: $T/branches"
+	header
+	row $((M - q3)) $q3 lib_loop libbranches.c x "$LIBL"
+	row $((N - q4)) $q4 main branches.c x "$LIKELY"
+	row $((N - q10)) $q10 main branches.c x "$UNLIKELY"
+	row 0 0 hot_loop branches.c x "$HOT"
+	row 0 0 never branches.c x "$NEVER"
+} >table.want
+"$PS" report -d d --branches >table.got 2>table.err
+# Equal percent and counts (the two X rows): the kernel's order leaves them as they come.
+if diff -u table.want table.got >table.diff && [ ! -s table.err ] && [ ! -s run.err ]; then
+	pass "PATCHSITE_BRANCHES=1: report --branches is the kernel's table, dlclosed library kept"
+else
+	cat run.err table.err >>table.diff
+	fail "PATCHSITE_BRANCHES=1: report --branches" table.diff
+fi
+
+# The same through --json, and --pid.
+"$PS" report -d d --branches --json --pid "$pid" >j.json 2>j.err
+python3 - j.json "$LIBL:$((M - q3)):$q3:unlikely" "$LIKELY:$((N - q4)):$q4:likely" \
+	"$UNLIKELY:$((N - q10)):$q10:unlikely" >j.out 2>&1 <<'EOF'
+import json, sys
+rows = {(r["file"], r["line"]): r for r in json.load(open(sys.argv[1]))}
+for want in sys.argv[2:]:
+    line, c, i, e = want.split(":")
+    r = [r for (f, l), r in rows.items() if l == int(line) and r["correct"] == int(c)]
+    assert len(r) == 1, want
+    r = r[0]
+    assert (r["incorrect"], r["expect"]) == (int(i), e), (r, want)
+    assert r["percent_incorrect"] == int(i) * 100 // (int(c) + int(i)), r
+assert sum(1 for r in rows.values() if r["percent_incorrect"] is None) == 2
+EOF
+if [ $? -eq 0 ] && [ ! -s j.err ]; then
+	pass "report --branches --json --pid: every site's counts"
+else
+	cat j.err >>j.out
+	fail "report --branches --json" j.out
+fi
+
+# 3. patchsite record (function_graph, a program without sites): counts written all the same.
+rm -rf r
+LD_PRELOAD="$SANPRE" "$PS" record -d r -- ./branches $N >rec.out 2>rec.err
+"$PS" report -d r --branches --json >r.json 2>>rec.err
+n=$(python3 -c "
+import json, sys
+print(sum(1 for r in json.load(open('r.json')) if (r['line'], r['correct'], r['incorrect']) in
+      (($LIKELY, $((N - q4)), $q4), ($UNLIKELY, $((N - q10)), $q10))))")
+if [ "$n" = 2 ] && [ ! -s rec.err ]; then
+	pass "patchsite record: branch counts recorded"
+else
+	fail "patchsite record: $n of 2 rows" rec.err
+fi
+
+# 4. C++: an inline member function, a lambda, a plain function (g++ and clang++).
+CM=$(line_of branches.cc 'MEMBER_LINE')
+CL=$(line_of branches.cc 'LAMBDA_LINE')
+CP=$(line_of branches.cc 'PLAIN_LINE')
+for prog in branches_gxx branches_clangxx; do
+	[ -x $prog ] || continue
+	rm -rf c
+	PATCHSITE_DATA=c PATCHSITE_BRANCHES=1 LD_PRELOAD="$PRE" ./$prog $N >c.out 2>c.err
+	"$PS" report -d c --branches --json >c.json 2>>c.err
+	python3 - c.json "$CM:$((N - N / 2)):$((N / 2))" "$CL:$((N - q5)):$q5" "$CP:$((N - 1)):1" \
+		>c.check 2>&1 <<EOF
+import json, sys
+rows = [(r["line"], r["correct"], r["incorrect"]) for r in json.load(open(sys.argv[1]))]
+want = [tuple(int(x) for x in w.split(":")) for w in sys.argv[2:]]
+assert sorted(rows) == sorted(want), (rows, want)
+EOF
+	if [ $? -eq 0 ] && [ ! -s c.err ]; then
+		pass "C++ ($prog): member, lambda and function sites counted exactly"
+	else
+		cat c.err >>c.check
+		fail "C++ ($prog)" c.check
+	fi
+done
+
+# 5. Threads: exact with PATCHSITE_BRANCH_EXACT; plain increments may only lose counts.
+TH=4
+NT=200000
+qt=$(((NT + 3) / 4))
+for prog in branches_exact branches; do
+	rm -rf t
+	PATCHSITE_DATA=t PATCHSITE_BRANCHES=1 LD_PRELOAD="$PRE" ./$prog $NT threads $TH \
+		>t.out 2>t.err
+	"$PS" report -d t --branches --json >t.json 2>>t.err
+	got=$(python3 -c "
+import json
+r = [r for r in json.load(open('t.json')) if r['function'] == 'hot_loop']
+print(r[0]['correct'], r[0]['incorrect'])" 2>>t.err)
+	c=${got% *} i=${got#* }
+	if [ $prog = branches_exact ]; then
+		if [ "$got" = "$((TH * (NT - qt))) $((TH * qt))" ] && [ ! -s t.err ]; then
+			pass "$TH threads, PATCHSITE_BRANCH_EXACT: $got, exact"
+		else
+			fail "$TH threads exact: got '$got', want $((TH * (NT - qt))) $((TH * qt))" t.err
+		fi
+	elif [ -n "$got" ] && [ "$c" -le $((TH * (NT - qt))) ] && [ "$i" -le $((TH * qt)) ] &&
+	     [ ! -s t.err ]; then
+		pass "$TH threads, plain increments: $got of $((TH * (NT - qt))) $((TH * qt)) (never more)"
+	else
+		fail "$TH threads plain: got '$got'" t.err
+	fi
+done
+
+# 6. A damaged branches file: one line naming it and why, exit 1, nothing else harmed.
+pdir=d/$pid
+cp $pdir/branches good
+damage() {
+	case $1 in
+	header) sed '1s/1$/9/' good ;;
+	cut) head -c -1 good ;;
+	number) sed 's/^branch 0 \([0-9]*\) /branch 0 99999999999999999999999 /' good ;;
+	expect) sed 's/^branch 0 /branch 7 /' good ;;
+	fields) sed 's/^\(branch 1 .*\) /\1  /' good ;;
+	escape) sed 's/ lib_loop / lib\\000loop /' good ;;
+	unknown) cat good; echo 'bogus 1 2' ;;
+	nul) printf 'branch 1 1 1 1 a\000b c\n' | cat good - ;;
+	esac
+}
+for how in header cut number expect fields escape unknown nul; do
+	damage $how >$pdir/branches
+	"$PS" report -d d --branches >dmg.out 2>dmg.err
+	rc=$?
+	if [ $rc -eq 1 ] && [ "$(wc -l <dmg.err)" -eq 1 ] && grep -q "^patchsite: d/$pid/branches: line [0-9]*: " dmg.err &&
+	   ! grep -q '^ *[0-9]' dmg.out; then
+		pass "damaged branches file ($how): $(cat dmg.err)"
+	else
+		cat dmg.out >>dmg.err
+		fail "damaged branches file ($how): rc $rc" dmg.err
+	fi
+done
+cp good $pdir/branches
+
+# 7. PATCHSITE_BRANCHES=0 writes nothing; a bad value is one line, and the program runs.
+rm -rf z
+PATCHSITE_DATA=z PATCHSITE_TRACER=function PATCHSITE_BRANCHES=0 LD_PRELOAD="$PRE" ./branches 10 \
+	>z.out 2>z.err
+if ! ls z/*/branches >/dev/null 2>&1 && [ ! -s z.err ] && grep -q '^sum=' z.out; then
+	pass "PATCHSITE_BRANCHES=0: no branches file"
+else
+	fail "PATCHSITE_BRANCHES=0" z.err
+fi
+rm -rf z
+PATCHSITE_DATA=z PATCHSITE_BRANCHES=yes LD_PRELOAD="$PRE" ./branches 10 >z.out 2>z.err
+if [ "$(cat z.err)" = "patchsite: error: PATCHSITE_BRANCHES: expected 0 or 1: not tracing" ] &&
+   grep -q '^sum=' z.out && [ ! -e z ]; then
+	pass "PATCHSITE_BRANCHES=yes: one line, program runs"
+else
+	fail "PATCHSITE_BRANCHES=yes" z.err
+fi
+
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]
