@@ -46,7 +46,8 @@ build $CC -O2 -g $SANFLAGS -Iinclude $D/branches.c -o "$T/branches" -pthread -ld
 build $CC -O2 -g $SANFLAGS -DPATCHSITE_BRANCH_EXACT -Iinclude $D/branches.c -o "$T/branches_exact" -pthread -ldl
 build $CC -O2 -g $SANFLAGS -fPIC -shared -Iinclude $D/libbranches.c -o "$T/libbranches.so"
 build $CXX -O2 -g $SANFLAGS -Iinclude $D/branches.cc -o "$T/branches_gxx"
-if command -v clang++ >/dev/null; then
+# (Not under the sanitizers: clang's ASan runtime is not gcc's, which SAN preloads.)
+if command -v clang++ >/dev/null && [ "$MODE" != san ]; then
 	build clang++ -O2 -g $SANFLAGS -Iinclude $D/branches.cc -o "$T/branches_clangxx"
 fi
 cd "$T" || exit 1
