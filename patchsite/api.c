@@ -793,6 +793,8 @@ static int env_branches(const char *tracer)
 		env_bad("PATCHSITE_BRANCHES", ps_last_error);
 	if (err)
 		return err;
+	if (!getenv("PATCHSITE_LOG"))
+		ps_log_stderr(PATCHSITE_LOG_WARNING, PATCHSITE_LOG_ERROR);	/* counts lost, say so */
 	return env_store("nop", false) ? -EINVAL : 1;
 }
 

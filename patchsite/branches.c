@@ -21,6 +21,7 @@
  * refused by name (a warning), never read wrong.
  */
 #include <errno.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,14 +157,103 @@ static void render_object(struct ps_buf *out, const struct ps_module *m, const c
 	}
 }
 
+static void lost_object(struct ps_buf *out, const struct ps_module *m, size_t n)
+{
+	ps_buf_puts(out, "object unloaded ");
+	add_field(out, m->path, MAX_STR);
+	ps_buf_printf(out, "\nlost %zu\n", n);
+}
+
+/*
+ * Counters are read only from inside a dl_iterate_phdr callback, for an
+ * object the C library still lists: it holds its dl_load_write_lock there,
+ * and dlclose unmaps under that lock, so what we read stays mapped while
+ * we read it (loader.c relies on the same).  An object we know that is no
+ * longer listed was unloaded behind our back: its counts are lost (said).
+ */
+struct walk {
+	struct ps_buf *out;		/* render_all: the text */
+	bool capture;			/* ps_branches_capture: into pending[] */
+	bool seen[PS_MAX_MODULES];
+};
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* The program has no name in the list; the others are known by basename and bias. */
+static struct ps_module *module_of(const struct dl_phdr_info *info)
+{
+	const char *name = info->dlpi_name ? info->dlpi_name : "";
+
+	for (unsigned i = 0; i < ps.nmods; i++) {
+		struct ps_module *m = ps.mods[i];
+
+		if (!m->gone && m->bias == info->dlpi_addr &&
+		    (!name[0] || !strcmp(base_name(name), m->name)))
+			return m;
+	}
+	return NULL;
+}
+
+static int walk_one(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct walk *w = arg;
+	struct ps_module *m = module_of(info);
+	struct ps_buf b = { 0 };
+
+	(void)size;
+	if (!m || w->seen[m->index])
+		return 0;
+	w->seen[m->index] = true;
+	if (!w->capture) {
+		render_object(w->out, m, "loaded");
+		return 0;
+	}
+	if (pending[m->index].m)
+		return 0;
+	render_object(&b, m, "unloaded");
+	if (!b.len || b.oom) {
+		ps_buf_free(&b);
+		return 0;
+	}
+	pending[m->index].m = m;
+	pending[m->index].text = b.p;
+	pending[m->index].len = b.len;
+	return 0;
+}
+
+/* Every loaded object's counters (ps.lock held). */
+static void walk_objects(struct walk *w)
+{
+	struct patchsite_branch *b;
+	size_t n;
+
+	static bool said[PS_MAX_MODULES];
+
+	dl_iterate_phdr(walk_one, w);
+	for (unsigned i = 0; i < ps.nmods && w->out; i++) {
+		if (ps.mods[i]->gone || w->seen[i] || find(ps.mods[i], &b, &n))
+			continue;
+		if (!said[i])
+			ps_log(PATCHSITE_LOG_WARNING, "%s: unloaded without passing through "
+			       "patchsite's dlclose: its %zu branch counters lost", ps.mods[i]->path, n);
+		said[i] = true;
+		lost_object(w->out, ps.mods[i], n);
+	}
+}
+
 static void render_all(struct ps_buf *out)
 {
+	struct walk w = { .out = out };
+
 	ps_buf_puts(out, "# patchsite branches 1\n");
 	for (const struct kept *k = kept; k; k = k->next)
 		ps_buf_add(out, k->text, k->len);
-	for (unsigned i = 0; i < ps.nmods; i++)
-		if (!ps.mods[i]->gone)
-			render_object(out, ps.mods[i], "loaded");
+	walk_objects(&w);
 }
 
 /* The file `branches` now: 0, or -errno (-ENODEV: this process records no trace directory). */
@@ -187,24 +277,12 @@ int ps_branches_write(void)
 /* Before the C library's dlclose: every object's counts, for the ones it will unload. */
 void ps_branches_capture(void)
 {
+	struct walk w = { .capture = true };
+
 	if (!ps.inited || ps.init_err || ps_branches_off || !ps_store_on())
 		return;
 	pthread_mutex_lock(&ps.lock);
-	for (unsigned i = 0; i < ps.nmods; i++) {
-		struct ps_module *m = ps.mods[i];
-		struct ps_buf b = { 0 };
-
-		if (m->gone || pending[i].m)
-			continue;
-		render_object(&b, m, "unloaded");
-		if (!b.len || b.oom) {
-			ps_buf_free(&b);
-			continue;
-		}
-		pending[i].m = m;
-		pending[i].text = b.p;
-		pending[i].len = b.len;
-	}
+	walk_objects(&w);
 	pthread_mutex_unlock(&ps.lock);
 }
 
@@ -242,9 +320,7 @@ void ps_branches_gone(struct ps_module *m)
 		return;
 	ps_log(PATCHSITE_LOG_WARNING, "%s: unloaded without passing through patchsite's "
 	       "dlclose: its %zu branch counters lost", m->path, n);
-	ps_buf_puts(&t, "object unloaded ");
-	add_field(&t, m->path, MAX_STR);
-	ps_buf_printf(&t, "\nlost %zu\n", n);
+	lost_object(&t, m, n);
 	if (t.oom)
 		ps_buf_free(&t);
 	else

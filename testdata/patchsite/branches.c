@@ -8,6 +8,8 @@
  * evaluated.  LIB: dlopen it, call lib_loop(M), dlclose it before exit.
  * self: print this object's own counters from its section (no runtime
  * needed).  threads T: T threads each run the same N-loop in hot_loop().
+ * rawclose LIB M: as LIB M, but unloaded by the C library's own dlclose,
+ * behind libpatchsite's back.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -66,6 +68,17 @@ int main(int argc, char **argv)
 			for (struct patchsite_branch *b = __start_patchsite_branches;
 			     b < __stop_patchsite_branches; b++)
 				printf("self %s %u %lu %lu\n", b->func, b->line, b->correct, b->incorrect);
+		} else if (!strcmp(argv[a], "rawclose") && a + 2 < argc) {
+			/* The C library's own dlclose, not libpatchsite's wrapper. */
+			void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+			int (*raw_close)(void *) = libc ? (int (*)(void *))dlsym(libc, "dlclose") : NULL;
+			void *h = dlopen(argv[++a], RTLD_NOW);
+			long (*f)(long) = h ? (long (*)(long))dlsym(h, "lib_loop") : NULL;
+
+			if (!f || !raw_close)
+				return 1;
+			s += f(atol(argv[++a]));
+			raw_close(h);
 		} else if (a + 1 < argc) {
 			void *h = dlopen(argv[a], RTLD_NOW);
 			long (*f)(long) = h ? (long (*)(long))dlsym(h, "lib_loop") : NULL;

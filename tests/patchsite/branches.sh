@@ -230,7 +230,21 @@ for how in header cut number expect fields escape unknown nul; do
 done
 cp good $pdir/branches
 
-# 7. PATCHSITE_BRANCHES=0 writes nothing; a bad value is one line, and the program runs.
+# 7. A library unloaded behind libpatchsite's back: its counters are said lost, never read.
+rm -rf l
+PATCHSITE_DATA=l PATCHSITE_BRANCHES=1 LD_PRELOAD="$PRE" ./branches 10 rawclose ./libbranches.so 5 \
+	>l.out 2>l.err
+"$PS" report -d l --branches >l.txt 2>>l.err
+if [ "$(cat l.err)" = "patchsite: warning: $T/libbranches.so: unloaded without passing through patchsite's dlclose: its 1 branch counters lost" ] &&
+   grep -qx '# 1 branch counters lost: objects unloaded without patchsite.s dlclose' l.txt &&
+   ! grep -q lib_loop l.txt && grep -q '^sum=' l.out; then
+	pass "library unloaded behind our back: 1 counter said lost, on stderr and in the report"
+else
+	cat l.txt >>l.err
+	fail "unloaded behind our back" l.err
+fi
+
+# 8. PATCHSITE_BRANCHES=0 writes nothing; a bad value is one line, and the program runs.
 rm -rf z
 PATCHSITE_DATA=z PATCHSITE_TRACER=function PATCHSITE_BRANCHES=0 LD_PRELOAD="$PRE" ./branches 10 \
 	>z.out 2>z.err
