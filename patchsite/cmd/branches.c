@@ -183,12 +183,18 @@ void psr_branches_free(struct psr_branches *bs)
 	*bs = (struct psr_branches){ 0 };
 }
 
-/* The kernel's get_incorrect_percent: -1 when never evaluated. */
+/* The kernel's get_incorrect_percent: -1 when never evaluated (128 bits: no overflow). */
 static long percent(const struct psr_branch *b)
 {
 	if (b->correct)
-		return (long)(b->incorrect * 100 / (b->correct + b->incorrect));
+		return (long)((unsigned __int128)b->incorrect * 100 /
+			      ((unsigned __int128)b->correct + b->incorrect));
 	return b->incorrect ? 100 : -1;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
 }
 
 static int cmp_site(const void *x, const void *y)
@@ -230,8 +236,8 @@ static void merge(struct psr_branches *bs)
 		struct psr_branch *last = &bs->b[k];
 
 		if (!cmp_site(last, &bs->b[i])) {
-			last->correct += bs->b[i].correct;
-			last->incorrect += bs->b[i].incorrect;
+			last->correct = add_sat(last->correct, bs->b[i].correct);
+			last->incorrect = add_sat(last->incorrect, bs->b[i].incorrect);
 			free(bs->b[i].func);
 			free(bs->b[i].file);
 		} else {
@@ -344,6 +350,17 @@ static void show_json(FILE *out, const struct psr_proc *p, const struct psr_bran
 	if (bs->refused)
 		fprintf(stderr, "patchsite: pid %d: %zu damaged branch sections or entries not read\n",
 			p->pid, bs->refused);
+}
+
+void psr_branches_show(FILE *out, const struct psr_proc *p, struct psr_branches *bs, bool json)
+{
+	bool first = true;
+
+	merge(bs);
+	if (json)
+		show_json(out, p, bs, &first);
+	else
+		show_text(out, p, bs, false);
 }
 
 int render_branches(FILE *out, const struct psr_session *s, const struct render_opts *o)

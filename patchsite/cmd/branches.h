@@ -37,6 +37,9 @@ int psr_branches_parse(const char *text, size_t len, struct psr_branches *out, c
 		       size_t whylen);
 void psr_branches_free(struct psr_branches *bs);
 
+/* One process's table (text) or its JSON objects (the caller writes the brackets); merges bs. */
+void psr_branches_show(FILE *out, const struct psr_proc *p, struct psr_branches *bs, bool json);
+
 /* report --branches: 0, or -errno after every process was shown (damage said on stderr). */
 int render_branches(FILE *out, const struct psr_session *s, const struct render_opts *o);
 

@@ -230,6 +230,23 @@ for how in header cut number expect fields escape unknown nul; do
 done
 cp good $pdir/branches
 
+# Counts near 2^64 (two records of one site whose sum wraps): percent by 128-bit arithmetic, sums
+# saturate.  Found by fuzz_branches: correct + incorrect wrapped to 0 and divided by it.
+{
+	echo '# patchsite branches 1'
+	echo 'branch 1 9223372036854775808 9223372036854775808 7 f x.c'
+	echo 'branch 1 9223372036854775808 1 7 f x.c'
+} >$pdir/branches
+"$PS" report -d d --branches >big.out 2>big.err
+if [ $? -eq 0 ] && [ ! -s big.err ] &&
+   grep -qx '18446744073709551615 9223372036854775809  33 f                              x.c                  7' big.out; then
+	pass "counts near 2^64: sums saturate, percent 33 without overflow"
+else
+	cat big.out >>big.err
+	fail "counts near 2^64" big.err
+fi
+cp good $pdir/branches
+
 # 7. A library unloaded behind libpatchsite's back: its counters are said lost, never read.
 rm -rf l
 PATCHSITE_DATA=l PATCHSITE_BRANCHES=1 LD_PRELOAD="$PRE" ./branches 10 rawclose ./libbranches.so 5 \
