@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/branches.h"
 #include "control.h"
 #include "internal.h"
 #include "patchsite_branch.h"
@@ -338,3 +339,52 @@ void ps_branches_settle(void)
 	}
 	pthread_mutex_unlock(&ps.lock);
 }
+
+/*
+ * trace_stat/branch_annotated, the kernel's tracefs file: the counts now
+ * (objects unloaded while recording included), in its layout and order,
+ * through the same code as `patchsite report --branches`.
+ */
+static int read_annotated(const char *sub, struct ps_buf *out)
+{
+	struct ps_buf text = { 0 };
+	struct psr_branches bs;
+	char why[160], *p = NULL;
+	size_t n = 0;
+	FILE *f;
+	int err;
+
+	(void)sub;
+	pthread_mutex_lock(&ps.lock);
+	render_all(&text);
+	pthread_mutex_unlock(&ps.lock);
+	if (text.oom) {
+		ps_buf_free(&text);
+		return -ENOMEM;
+	}
+	err = psr_branches_parse(text.p, text.len, &bs, why, sizeof(why));
+	ps_buf_free(&text);
+	if (err) {
+		ps_log(PATCHSITE_LOG_ERROR, "trace_stat/branch_annotated: %s", why);
+		return err;
+	}
+	f = open_memstream(&p, &n);
+	if (!f) {
+		psr_branches_free(&bs);
+		return -ENOMEM;
+	}
+	psr_branches_show(f, NULL, &bs, false);
+	psr_branches_free(&bs);
+	err = fclose(f) ? -ENOMEM : 0;
+	if (!err)
+		ps_buf_add(out, p, n);
+	free(p);
+	return err;
+}
+
+const struct ps_ctl_file ps_ctl_branches[] = {
+	{ .name = "trace_stat/branch_annotated",
+	  .what = "patchsite_likely/unlikely counts, worst predicted first (ftrace: the same file)",
+	  .read = read_annotated },
+	{ 0 }
+};

@@ -17,10 +17,11 @@ PS_MAP_aarch64      := patchsite/aarch64/libpatchsite.map
 PS_MAP  := $(PS_MAP_$(ARCH))
 
 PS_SRC  := $(wildcard patchsite/*.c) $(PS_ARCH_SRC_$(ARCH))
-# The trace directory's reader and renderer, shared with the patchsite command (patchsite/cmd/).
+# The trace directory's reader and renderers, shared with the patchsite command (patchsite/cmd/).
 PS_OBJ  := $(patsubst %,$(B)/obj/%.o,$(basename $(PS_SRC))) \
 	   $(PS_LIBARCH_$(ARCH):%.c=$(B)/obj/ps/%.o) \
-	   $(B)/obj/patchsite/cmd/psread.o $(B)/obj/patchsite/cmd/render.o
+	   $(B)/obj/patchsite/cmd/psread.o $(B)/obj/patchsite/cmd/render.o \
+	   $(B)/obj/patchsite/cmd/branches.o
 PS_LIBS := $(B)/libpatchsite.a $(B)/libpatchsite.so $(B)/patchsite.o
 
 $(PS_OBJ): ALL_CFLAGS += -D_GNU_SOURCE -fPIC -fvisibility=hidden -pthread \

@@ -41,6 +41,8 @@ struct ps_ctl_file {
 	int (*list)(struct ps_buf *out);	/* a directory: its files, one path per line */
 };
 
+extern const struct ps_ctl_file ps_ctl_branches[];	/* branches.c */
+
 /* ctl_groups.c: every table, NULL-terminated. */
 extern const struct ps_ctl_file *const ps_ctl_groups[];
 

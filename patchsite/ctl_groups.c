@@ -7,5 +7,6 @@
 #include "control.h"
 
 const struct ps_ctl_file *const ps_ctl_groups[] = {
+	ps_ctl_branches,
 	NULL
 };

@@ -295,11 +295,13 @@ static const char *base(const char *file)
 	return s ? s + 1 : file;
 }
 
+/* p NULL: no process line (the runtime's trace_stat/branch_annotated). */
 static void show_text(FILE *out, const struct psr_proc *p, const struct psr_branches *bs,
 		      bool absent)
 {
-	fprintf(out, "# pid %d: %s\n", p->pid, p->exe ? p->exe : "?");
-	if (absent)
+	if (p)
+		fprintf(out, "# pid %d: %s\n", p->pid, p->exe ? p->exe : "?");
+	if (absent && p)
 		fprintf(out, "# no branch counts recorded%s\n",
 			p->has_end ? "" : " (the process did not end normally: they are written at exit)");
 	if (bs->lost)

@@ -37,7 +37,11 @@ int psr_branches_parse(const char *text, size_t len, struct psr_branches *out, c
 		       size_t whylen);
 void psr_branches_free(struct psr_branches *bs);
 
-/* One process's table (text) or its JSON objects (the caller writes the brackets); merges bs. */
+/*
+ * One process's table (text) or its JSON objects (the caller writes the
+ * brackets); merges bs.  Text with p NULL: the table alone, as the
+ * kernel's file is (libpatchsite's trace_stat/branch_annotated).
+ */
 void psr_branches_show(FILE *out, const struct psr_proc *p, struct psr_branches *bs, bool json);
 
 /* report --branches: 0, or -errno after every process was shown (damage said on stderr). */

@@ -8,6 +8,7 @@
  * evaluated.  LIB: dlopen it, call lib_loop(M), dlclose it before exit.
  * self: print this object's own counters from its section (no runtime
  * needed).  threads T: T threads each run the same N-loop in hot_loop().
+ * ctl: print libpatchsite's trace_stat/branch_annotated (preloaded).
  * rawclose LIB M: as LIB M, but unloaded by the C library's own dlclose,
  * behind libpatchsite's back.
  */
@@ -64,6 +65,16 @@ int main(int argc, char **argv)
 				pthread_create(&t[k], NULL, hot_loop, NULL);
 			for (int k = 0; k < threads && k < 64; k++)
 				pthread_join(t[k], NULL);
+		} else if (!strcmp(argv[a], "ctl")) {
+			/* libpatchsite's trace_stat/branch_annotated, when it is preloaded. */
+			long (*rd)(const char *, char *, unsigned long) =
+				(long (*)(const char *, char *, unsigned long))dlsym(RTLD_DEFAULT,
+										 "patchsite_ctl_read");
+			static char text[65536];
+
+			if (!rd || rd("trace_stat/branch_annotated", text, sizeof(text)) < 0)
+				return 1;
+			fputs(text, stdout);
 		} else if (!strcmp(argv[a], "self")) {
 			for (struct patchsite_branch *b = __start_patchsite_branches;
 			     b < __stop_patchsite_branches; b++)

@@ -135,6 +135,18 @@ else
 	fail "report --branches --json" j.out
 fi
 
+# The control file trace_stat/branch_annotated: the same table, now, with no process line.
+PATCHSITE_DATA=d2 PATCHSITE_BRANCHES=1 LD_PRELOAD="$PRE" ./branches $N ./libbranches.so $M ctl \
+	>ctl.out 2>ctl.err
+sed 1d table.want >ctl.want
+grep -v '^sum=' ctl.out >ctl.got
+if diff -u ctl.want ctl.got >ctl.diff && [ ! -s ctl.err ]; then
+	pass "trace_stat/branch_annotated (patchsite_ctl_read): the kernel's table, library unloaded before included"
+else
+	cat ctl.err >>ctl.diff
+	fail "trace_stat/branch_annotated" ctl.diff
+fi
+
 # 3. patchsite record (function_graph, a program without sites): counts written all the same.
 rm -rf r
 LD_PRELOAD="$SANPRE" "$PS" record -d r -- ./branches $N >rec.out 2>rec.err
