@@ -933,8 +933,14 @@ __attribute__((destructor)) static void ps_stop(void)
 	if (close(env_out_fd) && !err)
 		err = -errno;
 	env_out_fd = -1;
-	if (env_tmp_data && ps_store_on())
+	if (env_tmp_data && ps_store_on()) {
+		pthread_mutex_lock(&ps.lock);
+		if (ps_branches_any())
+			ps_log(PATCHSITE_LOG_WARNING, "branch counts (patchsite_likely/unlikely) are "
+			       "not in PATCHSITE_OUTPUT's trace: set PATCHSITE_DATA to keep them");
+		pthread_mutex_unlock(&ps.lock);
 		ps_store_remove();
+	}
 	/* A trace cut short must not pass for a whole one. */
 	if (err) {
 		const char *out = getenv("PATCHSITE_OUTPUT");

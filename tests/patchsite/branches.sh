@@ -273,6 +273,15 @@ else
 	fail "unloaded behind our back" l.err
 fi
 
+# PATCHSITE_OUTPUT alone renders a private directory and removes it: the counts are not kept, and it says so.
+PATCHSITE_TRACER=function PATCHSITE_OUTPUT=o.txt LD_PRELOAD="$PRE" ./branches 10 >o.out 2>o.err
+if [ "$(cat o.err)" = "patchsite: warning: branch counts (patchsite_likely/unlikely) are not in PATCHSITE_OUTPUT's trace: set PATCHSITE_DATA to keep them" ] &&
+   grep -q '^sum=' o.out; then
+	pass "PATCHSITE_OUTPUT without PATCHSITE_DATA: the counts' absence said"
+else
+	fail "PATCHSITE_OUTPUT" o.err
+fi
+
 # 8. PATCHSITE_BRANCHES=0 writes nothing; a bad value is one line, and the program runs.
 rm -rf z
 PATCHSITE_DATA=z PATCHSITE_TRACER=function PATCHSITE_BRANCHES=0 LD_PRELOAD="$PRE" ./branches 10 \
