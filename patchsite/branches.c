@@ -136,8 +136,12 @@ static void render_object(struct ps_buf *out, const struct ps_module *m, const c
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
-		const struct patchsite_branch e = b[i];	/* one read: the counters keep moving */
+		struct patchsite_branch e = b[i];
 		const char *fn = NULL, *file = NULL;
+
+		/* The counters keep moving: each read once, as the program's atomic increments are. */
+		e.correct = __atomic_load_n(&b[i].correct, __ATOMIC_RELAXED);
+		e.incorrect = __atomic_load_n(&b[i].incorrect, __ATOMIC_RELAXED);
 
 		if (e.abi == PATCHSITE_BRANCH_ABI && e.expect <= 1) {
 			fn = str_in(m, e.func, &fl);
