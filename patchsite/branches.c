@@ -95,27 +95,33 @@ static void add_field(struct ps_buf *out, const char *s, size_t max)
 		ps_buf_puts(out, "?");
 }
 
-/* The string at p if it ends (NUL) inside m's image within MAX_STR bytes, else NULL. */
-static const char *str_in(const struct ps_module *m, const char *p, size_t *max)
+/* The string at p, when it ends (NUL) inside m's image; *len its length, cut at MAX_STR. */
+static const char *str_in(const struct ps_module *m, const char *p, size_t *len)
 {
-	size_t len = 1;
+	size_t room = ps_module_room(m, (uintptr_t)p);
 
-	/* Grow by pages' worth: the string lies in one PT_LOAD or it is not ours. */
-	while (len <= MAX_STR && ps_module_maps(m, (uintptr_t)p, len)) {
-		if (!p[len - 1]) {
-			*max = len - 1;
-			return p;
-		}
-		len++;
-	}
-	if (len > MAX_STR && ps_module_maps(m, (uintptr_t)p, MAX_STR)) {
-		*max = MAX_STR;
-		return p;
-	}
-	return NULL;
+	if (!room)
+		return NULL;
+	*len = strnlen(p, room < MAX_STR + 1 ? room : MAX_STR + 1);
+	if (*len == room)
+		return NULL;	/* runs off the end of its segment: not a string of the object */
+	if (*len > MAX_STR)
+		*len = MAX_STR;
+	return p;
 }
 
-/* The lines of one object; a warning (once per object) for a section we do not read. */
+/* A warning once per object slot, not at every write. */
+static void warn_once(const struct ps_module *m, const char *what)
+{
+	static bool said[PS_MAX_MODULES];
+
+	if (said[m->index])
+		return;
+	said[m->index] = true;
+	ps_log(PATCHSITE_LOG_WARNING, "%s: section " SECTION ": %s", m->path, what);
+}
+
+/* The lines of one object; a section or entry we do not read is said (once) and marked. */
 static void render_object(struct ps_buf *out, const struct ps_module *m, const char *state)
 {
 	struct patchsite_branch *b;
@@ -130,31 +136,32 @@ static void render_object(struct ps_buf *out, const struct ps_module *m, const c
 	add_field(out, m->path, MAX_STR);
 	ps_buf_puts(out, "\n");
 	if (err) {
-		ps_log(PATCHSITE_LOG_WARNING, "%s: section %s is not an array in the object's "
-		       "memory: branch counts not read", m->path, SECTION);
+		warn_once(m, "not an array of counters in the object's memory: not read");
 		ps_buf_puts(out, "refused not-an-array\n");
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct patchsite_branch e = b[i];
+		/* Fixed since the object was built: plain reads. */
 		const char *fn = NULL, *file = NULL;
+		unsigned line = b[i].line, expect = b[i].expect;
 
-		/* The counters keep moving: each read once, as the program's atomic increments are. */
-		e.correct = __atomic_load_n(&b[i].correct, __ATOMIC_RELAXED);
-		e.incorrect = __atomic_load_n(&b[i].incorrect, __ATOMIC_RELAXED);
-
-		if (e.abi == PATCHSITE_BRANCH_ABI && e.expect <= 1) {
-			fn = str_in(m, e.func, &fl);
-			file = fn ? str_in(m, e.file, &ml) : NULL;
+		if (b[i].abi == PATCHSITE_BRANCH_ABI && expect <= 1) {
+			fn = str_in(m, b[i].func, &fl);
+			file = fn ? str_in(m, b[i].file, &ml) : NULL;
 		}
 		if (!file) {
-			ps_log(PATCHSITE_LOG_WARNING, "%s: section %s: entry %zu is not a branch "
-			       "counter of layout %d: the rest of it not read", m->path, SECTION, i,
-			       PATCHSITE_BRANCH_ABI);
+			char what[128];
+
+			snprintf(what, sizeof(what), "entry %zu is not a branch counter of layout %d: "
+				 "it and the rest of the section not read", i, PATCHSITE_BRANCH_ABI);
+			warn_once(m, what);
 			ps_buf_printf(out, "refused entry %zu\n", i);
 			return;
 		}
-		ps_buf_printf(out, "branch %u %lu %lu %u ", e.expect, e.correct, e.incorrect, e.line);
+		/* The counters move while we read: each once, as atomic increments are. */
+		ps_buf_printf(out, "branch %u %lu %lu %u ", expect,
+			      __atomic_load_n(&b[i].correct, __ATOMIC_RELAXED),
+			      __atomic_load_n(&b[i].incorrect, __ATOMIC_RELAXED), line);
 		add_field(out, fn, fl);
 		ps_buf_puts(out, " ");
 		add_field(out, file, ml);

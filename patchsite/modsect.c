@@ -49,6 +49,22 @@ bool ps_module_maps(const struct ps_module *m, uintptr_t addr, size_t len)
 	return in_load(m, addr - m->bias, len);
 }
 
+/* The bytes of m's image from addr to the end of its PT_LOAD; 0 when addr is not in one. */
+size_t ps_module_room(const struct ps_module *m, uintptr_t addr)
+{
+	uint64_t va = addr - m->bias;
+	const Elf64_Phdr *ph;
+	unsigned n;
+
+	if (!m->file_ok || addr < m->bias || !(ph = phdrs(m, &n)))
+		return 0;
+	for (unsigned i = 0; i < n; i++)
+		if (ph[i].p_type == PT_LOAD && va >= ph[i].p_vaddr &&
+		    va - ph[i].p_vaddr < ph[i].p_memsz)
+			return (size_t)(ph[i].p_memsz - (va - ph[i].p_vaddr));
+	return 0;
+}
+
 /*
  * The section called name in m: its address in memory and size.  0;
  * -ENOENT when m has none (or its file could not be read), -ENOEXEC when

@@ -46,6 +46,8 @@ build $CC -O2 -g $SANFLAGS -Iinclude $D/branches.c -o "$T/branches" -pthread -ld
 build $CC -O2 -g $SANFLAGS -DPATCHSITE_BRANCH_EXACT -Iinclude $D/branches.c -o "$T/branches_exact" -pthread -ldl
 build $CC -O2 -g $SANFLAGS -fPIC -shared -Iinclude $D/libbranches.c -o "$T/libbranches.so"
 build $CXX -O2 -g $SANFLAGS -Iinclude $D/branches.cc -o "$T/branches_gxx"
+build $CC -O2 -g $SANFLAGS -DBAD_ENTRY -Iinclude $D/branches_bad.c -o "$T/bad_entry"
+build $CC -O2 -g $SANFLAGS -DBAD_SIZE -Iinclude $D/branches_bad.c -o "$T/bad_size"
 # (Not under the sanitizers: clang's ASan runtime is not gcc's, which SAN preloads.)
 if command -v clang++ >/dev/null && [ "$MODE" != san ]; then
 	build clang++ -O2 -g $SANFLAGS -Iinclude $D/branches.cc -o "$T/branches_clangxx"
@@ -281,6 +283,28 @@ if [ "$(cat o.err)" = "patchsite: warning: branch counts (patchsite_likely/unlik
 else
 	fail "PATCHSITE_OUTPUT" o.err
 fi
+
+# Planted defects in the section: refused by name, once, marked in the report; good counters kept.
+GOOD=$(line_of branches_bad.c 'GOOD_LINE')
+for bad in entry size; do
+	rm -rf b
+	PATCHSITE_DATA=b PATCHSITE_BRANCHES=1 LD_PRELOAD="$PRE" ./bad_$bad >b.out 2>b.err
+	"$PS" report -d b --branches >b.txt 2>>b.err
+	if [ $bad = entry ]; then
+		want="patchsite: warning: $T/bad_entry: section patchsite_branches: entry 1 is not a branch counter of layout 1: it and the rest of the section not read"
+		rows=$(row 1 0 main branches_bad.c x "$GOOD")
+	else
+		want="patchsite: warning: $T/bad_size: section patchsite_branches: not an array of counters in the object's memory: not read"
+		rows=
+	fi
+	if [ "$(cat b.err)" = "$want" ] && grep -qx '# 1 damaged branch sections or entries not read (the program said which)' b.txt &&
+	   [ "$(grep '^ *[0-9]' b.txt)" = "$rows" ]; then
+		pass "planted defect ($bad): refused by name, counted in the report, the rest kept"
+	else
+		cat b.txt >>b.err
+		fail "planted defect ($bad)" b.err
+	fi
+done
 
 # 8. PATCHSITE_BRANCHES=0 writes nothing; a bad value is one line, and the program runs.
 rm -rf z
