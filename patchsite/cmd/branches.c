@@ -365,6 +365,28 @@ void psr_branches_show(FILE *out, const struct psr_proc *p, struct psr_branches 
 		show_text(out, p, bs, false);
 }
 
+/* info: one line for the process's branch counts, when it has a branches file. */
+void render_branches_info(FILE *out, const struct psr_proc *p)
+{
+	struct psr_branches bs = { 0 };
+	uint64_t c = 0, i = 0;
+	bool absent;
+
+	if (read_proc(p, &bs, &absent)) {
+		fprintf(out, "  branches: damaged file (said on stderr)\n");
+		return;
+	}
+	if (absent)
+		return;
+	for (size_t k = 0; k < bs.n; k++) {
+		c = add_sat(c, bs.b[k].correct);
+		i = add_sat(i, bs.b[k].incorrect);
+	}
+	fprintf(out, "  branches: %zu sites, %" PRIu64 " predicted right, %" PRIu64 " wrong%s\n",
+		bs.n, c, i, bs.lost || bs.refused ? " (some not read: report --branches says which)" : "");
+	psr_branches_free(&bs);
+}
+
 int render_branches(FILE *out, const struct psr_session *s, const struct render_opts *o)
 {
 	bool first = true, shown = false;

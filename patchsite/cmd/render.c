@@ -17,6 +17,7 @@
 
 #include "json.h"
 #include "../psdata.h"
+#include "branches.h"
 #include "render.h"
 
 struct frame {
@@ -844,6 +845,7 @@ int render_info(FILE *out, const struct psr_session *s, const struct render_opts
 			events += t->events;
 			lost += t->lost;
 		}
+		render_branches_info(out, p);
 	}
 	fprintf(out, "\n# events: %llu recorded, %llu lost\n", events, lost);
 	if (s->problems)

@@ -32,7 +32,7 @@ $(FUZZ_B)/fuzz_recordmcount: $(FUZZ_B)/obj/tests/fuzz/fuzz_recordmcount.o $(FUZZ
 $(FUZZ_B)/fuzz_patchverify: $(FUZZ_B)/obj/tests/fuzz/fuzz_patchverify.o $(FUZZ_VERIFY) $(FUZZ_CORE)
 # The trace directory reader (patchsite/cmd/), with every renderer.
 $(FUZZ_B)/fuzz_psread: $(FUZZ_B)/obj/tests/fuzz/fuzz_psread.o $(FUZZ_B)/obj/patchsite/cmd/psread.o \
-		$(FUZZ_B)/obj/patchsite/cmd/render.o $(FUZZ_CORE)
+		$(FUZZ_B)/obj/patchsite/cmd/render.o $(FUZZ_B)/obj/patchsite/cmd/branches.o $(FUZZ_CORE)
 # The branches file reader (patchsite/cmd/branches.c) and its two outputs.
 $(FUZZ_B)/fuzz_branches: $(FUZZ_B)/obj/tests/fuzz/fuzz_branches.o \
 		$(FUZZ_B)/obj/patchsite/cmd/branches.o $(FUZZ_B)/obj/patchsite/cmd/render.o \

@@ -115,6 +115,17 @@ else
 	fail "PATCHSITE_BRANCHES=1: report --branches" table.diff
 fi
 
+# info: one line with the sums.
+"$PS" info -d d >info.txt 2>info.err
+want="  branches: 5 sites, $((M - q3 + N - q4 + N - q10)) predicted right, $((q3 + q4 + q10)) wrong"
+if grep -qxF "$want" info.txt && [ ! -s info.err ]; then
+	pass "info: $want"
+else
+	echo "want: $want" >>info.err
+	cat info.txt >>info.err
+	fail "info: branches line" info.err
+fi
+
 # The same through --json, and --pid.
 "$PS" report -d d --branches --json --pid "$pid" >j.json 2>j.err
 python3 - j.json "$LIBL:$((M - q3)):$q3:unlikely" "$LIKELY:$((N - q4)):$q4:likely" \
