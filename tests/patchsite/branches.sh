@@ -46,6 +46,8 @@ build $CC -O2 -g $SANFLAGS -Iinclude $D/branches.c -o "$T/branches" -pthread -ld
 build $CC -O2 -g $SANFLAGS -DPATCHSITE_BRANCH_EXACT -Iinclude $D/branches.c -o "$T/branches_exact" -pthread -ldl
 build $CC -O2 -g $SANFLAGS -fPIC -shared -Iinclude $D/libbranches.c -o "$T/libbranches.so"
 build $CXX -O2 -g $SANFLAGS -Iinclude $D/branches.cc -o "$T/branches_gxx"
+build $CC -O2 -g $SANFLAGS -pg -mfentry -mrecord-mcount -Iinclude -c $D/branches.c -o "$T/branches_pg.o"
+build $CC $SANFLAGS "$T/branches_pg.o" -o "$T/branches_pg" -pthread -ldl
 build $CC -O2 -g $SANFLAGS -DBAD_ENTRY -Iinclude $D/branches_bad.c -o "$T/bad_entry"
 build $CC -O2 -g $SANFLAGS -DBAD_SIZE -Iinclude $D/branches_bad.c -o "$T/bad_size"
 # (Not under the sanitizers: clang's ASan runtime is not gcc's, which SAN preloads.)
@@ -160,19 +162,25 @@ else
 	fail "trace_stat/branch_annotated" ctl.diff
 fi
 
-# 3. patchsite record (function_graph, a program without sites): counts written all the same.
-rm -rf r
-LD_PRELOAD="$SANPRE" "$PS" record -d r -- ./branches $N >rec.out 2>rec.err
-"$PS" report -d r --branches --json >r.json 2>>rec.err
-n=$(python3 -c "
+# 3. patchsite record (function_graph), of a program without sites and of one traced with -pg.
+for prog in branches branches_pg; do
+	rm -rf r
+	LD_PRELOAD="$SANPRE" "$PS" record -d r -- ./$prog $N >rec.out 2>rec.err
+	"$PS" report -d r --branches --json >r.json 2>>rec.err
+	n=$(python3 -c "
 import json, sys
 print(sum(1 for r in json.load(open('r.json')) if (r['line'], r['correct'], r['incorrect']) in
       (($LIKELY, $((N - q4)), $q4), ($UNLIKELY, $((N - q10)), $q10))))")
-if [ "$n" = 2 ] && [ ! -s rec.err ]; then
-	pass "patchsite record: branch counts recorded"
-else
-	fail "patchsite record: $n of 2 rows" rec.err
-fi
+	calls=$("$PS" report -d r --json 2>>rec.err | python3 -c "
+import json, sys
+print(sum(r['calls'] for r in json.load(sys.stdin) if r['name'] == 'main'))")
+	if [ "$n" = 2 ] && [ ! -s rec.err ] &&
+	   { [ $prog = branches ] || [ "$calls" = 1 ]; }; then
+		pass "patchsite record ($prog): branch counts recorded$([ $prog = branches ] || echo ", main traced once")"
+	else
+		fail "patchsite record ($prog): $n of 2 rows, main traced '$calls' times" rec.err
+	fi
+done
 
 # 4. C++: an inline member function, a lambda, a plain function (g++ and clang++).
 CM=$(line_of branches.cc 'MEMBER_LINE')
