@@ -45,6 +45,7 @@ build() {
 build $CC -O2 -g $SANFLAGS -Iinclude $D/branches.c -o "$T/branches" -pthread -ldl
 build $CC -O2 -g $SANFLAGS -DPATCHSITE_BRANCH_EXACT -Iinclude $D/branches.c -o "$T/branches_exact" -pthread -ldl
 build $CC -O2 -g $SANFLAGS -fPIC -shared -Iinclude $D/libbranches.c -o "$T/libbranches.so"
+build $CXX -O2 -g $SANFLAGS -fPIC -shared -Iinclude -x c++ $D/libbranches.c -o "$T/libbranches_cxx.so"
 build $CXX -O2 -g $SANFLAGS -Iinclude $D/branches.cc -o "$T/branches_gxx"
 build $CC -O2 -g $SANFLAGS -pg -mfentry -mrecord-mcount -Iinclude -c $D/branches.c -o "$T/branches_pg.o"
 build $CC $SANFLAGS "$T/branches_pg.o" -o "$T/branches_pg" -pthread -ldl
@@ -205,6 +206,19 @@ EOF
 		fail "C++ ($prog)" c.check
 	fi
 done
+
+# A C++ library, dlopened and dlclosed before exit.
+rm -rf cl
+PATCHSITE_DATA=cl PATCHSITE_BRANCHES=1 LD_PRELOAD="$PRE" ./branches 10 ./libbranches_cxx.so $M >cl.out 2>cl.err
+"$PS" report -d cl --branches --json >cl.json 2>>cl.err
+got=$(python3 -c "
+import json
+print(*[(r['line'], r['correct'], r['incorrect']) for r in json.load(open('cl.json')) if r['function'] == 'lib_loop'])")
+if [ "$got" = "($LIBL, $((M - q3)), $q3)" ] && [ ! -s cl.err ]; then
+	pass "C++ library (g++), dlclosed before exit: $got"
+else
+	fail "C++ library: got '$got'" cl.err
+fi
 
 # 5. Threads: exact with PATCHSITE_BRANCH_EXACT; plain increments may only lose counts.
 TH=4
