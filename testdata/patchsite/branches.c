@@ -8,6 +8,7 @@
  * evaluated.  LIB: dlopen it, call lib_loop(M), dlclose it before exit.
  * self: print this object's own counters from its section (no runtime
  * needed).  threads T: T threads each run the same N-loop in hot_loop().
+ * fork: fork a child that exits at once.
  * ctl: print libpatchsite's trace_stat/branch_annotated (preloaded).
  * rawclose LIB M: as LIB M, but unloaded by the C library's own dlclose,
  * behind libpatchsite's back.
@@ -17,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "patchsite_branch.h"
 
@@ -65,6 +68,13 @@ int main(int argc, char **argv)
 				pthread_create(&t[k], NULL, hot_loop, NULL);
 			for (int k = 0; k < threads && k < 64; k++)
 				pthread_join(t[k], NULL);
+		} else if (!strcmp(argv[a], "fork")) {
+			/* A child that exits at once: its counts are the parent's at the fork. */
+			pid_t pid = fork();
+
+			if (!pid)
+				exit(0);
+			waitpid(pid, NULL, 0);
 		} else if (!strcmp(argv[a], "ctl")) {
 			/* libpatchsite's trace_stat/branch_annotated, when it is preloaded. */
 			long (*rd)(const char *, char *, unsigned long) =

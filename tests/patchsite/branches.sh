@@ -220,6 +220,25 @@ else
 	fail "C++ library: got '$got'" cl.err
 fi
 
+# fork: the child's counts start from the parent's; each process has its own table.
+rm -rf f
+PATCHSITE_DATA=f PATCHSITE_BRANCHES=1 LD_PRELOAD="$PRE" ./branches $N fork >f.out 2>f.err
+"$PS" report -d f --branches --json >f.json 2>>f.err
+got=$(python3 -c "
+import json
+rows = json.load(open('f.json'))
+pids = sorted({r['pid'] for r in rows})
+print(len(pids), *[sorted((r['line'], r['correct'], r['incorrect']) for r in rows
+                          if r['pid'] == p and r['correct'] + r['incorrect']) for p in pids])" 2>>f.err)
+want="2 [($LIKELY, $((N - q4)), $q4), ($UNLIKELY, $((N - q10)), $q10)] [($LIKELY, $((N - q4)), $q4), ($UNLIKELY, $((N - q10)), $q10)]"
+if [ "$got" = "$want" ] && [ ! -s f.err ]; then
+	pass "fork: parent and child each with the counts made before the fork"
+else
+	echo "got:  $got" >>f.err
+	echo "want: $want" >>f.err
+	fail "fork" f.err
+fi
+
 # 5. Threads: exact with PATCHSITE_BRANCH_EXACT; plain increments may only lose counts.
 TH=4
 NT=200000
