@@ -21,7 +21,7 @@
  * lose a count (an undercount, never an overcount; bench/events measures
  * it).  Define PATCHSITE_BRANCH_EXACT before including this header for
  * atomic increments: exact under any contention, still one instruction,
- * but a locked one (tens of cycles where the plain one takes one).
+ * but a locked one, slower (bench/events measures both).
  *
  * This header needs nothing else from patchsite: C (GNU C) and C++ with
  * gcc or clang.  One limit: g++ 12 drops the section of a static inside a
@@ -48,8 +48,8 @@ struct patchsite_branch {
  * An increment of the counter in memory, every time: a plain c++ would let
  * the compiler keep a counter in a register for a whole loop (what a
  * reader saw meanwhile would be stale, and two threads would lose a whole
- * loop's counts, not one).  x86-64: one `addq $1, mem` (either asm dialect); elsewhere a
- * relaxed load and store.
+ * loop's counts, not one).  x86-64: one `addq $1, mem` (in either asm
+ * dialect); elsewhere a relaxed load and store.
  */
 #if defined(PATCHSITE_BRANCH_EXACT)
 #define __patchsite_branch_inc(c) ((void)__atomic_fetch_add(&(c), 1, __ATOMIC_RELAXED))
@@ -85,26 +85,32 @@ struct __patchsite_branch_tu {
  * aligned(8) is explicit so that the compiler does not align the entries
  * more (as it may a 32-byte static): the section is an array of them.
  * The branch on the condition carries the hint; the program's own test of
- * the value is then the same test, which gcc merges into it.
+ * the value is then the same test, which gcc merges into it.  Names are
+ * made unique with __COUNTER__, so that uses can nest (-Wshadow).
  */
-#define __patchsite_branch(x, e) __extension__ ({					\
-	static __PATCHSITE_BRANCH_T __patchsite_b					\
+#define __patchsite_cat(a, b)		a##b
+#define __patchsite_name(a, n)		__patchsite_cat(a, n)
+#define __patchsite_branch(x, e)	__patchsite_branch_n(x, e, __COUNTER__)
+#define __patchsite_branch_n(x, e, n)	__patchsite_branch_v(x, e,			\
+	__patchsite_name(__patchsite_b, n), __patchsite_name(__patchsite_v, n))
+#define __patchsite_branch_v(x, e, b, v) __extension__ ({				\
+	static __PATCHSITE_BRANCH_T b							\
 		__attribute__((section("patchsite_branches"), aligned(8), used)) =	\
 		__PATCHSITE_BRANCH_INIT(__func__, __FILE__, __LINE__, (e),		\
 					PATCHSITE_BRANCH_ABI, 0, 0);			\
-	long __patchsite_v = !!(x);							\
-	if (__builtin_expect(__patchsite_v, (e))) {					\
+	long v = !!(x);									\
+	if (__builtin_expect(v, (e))) {							\
 		if (e)									\
-			__patchsite_branch_inc(__PATCHSITE_BRANCH_F(__patchsite_b).correct);	\
+			__patchsite_branch_inc(__PATCHSITE_BRANCH_F(b).correct);	\
 		else									\
-			__patchsite_branch_inc(__PATCHSITE_BRANCH_F(__patchsite_b).incorrect);	\
+			__patchsite_branch_inc(__PATCHSITE_BRANCH_F(b).incorrect);	\
 	} else {									\
 		if (e)									\
-			__patchsite_branch_inc(__PATCHSITE_BRANCH_F(__patchsite_b).incorrect);	\
+			__patchsite_branch_inc(__PATCHSITE_BRANCH_F(b).incorrect);	\
 		else									\
-			__patchsite_branch_inc(__PATCHSITE_BRANCH_F(__patchsite_b).correct);	\
+			__patchsite_branch_inc(__PATCHSITE_BRANCH_F(b).correct);	\
 	}										\
-	__builtin_expect(__patchsite_v, (e));						\
+	__builtin_expect(v, (e));							\
 })
 
 #define patchsite_likely(x)	__patchsite_branch(x, 1)
