@@ -358,6 +358,20 @@ for bad in entry size; do
 	fi
 done
 
+# The header in strict builds: nested uses, C and C++, no warning.
+printf '#include "patchsite_branch.h"\nint f(int a, int b)\n{\n\treturn patchsite_likely(a > 0 && patchsite_unlikely(b == 3));\n}\n' >nest.c
+cp nest.c nest.cc
+ok=
+for c in "$CC -std=c99 -pedantic nest.c" "$CC -std=gnu11 -masm=intel nest.c" \
+	 "$CXX -std=c++11 -pedantic nest.cc"; do
+	$c -O2 -Wall -Wextra -Wshadow -Werror -I"$TOP/include" -c -o nest.o >>nest.err 2>&1 || ok=no
+done
+if [ -z "$ok" ]; then
+	pass "header: nested uses build warning-free (C99 -pedantic, gnu11 -masm=intel, C++11 -pedantic)"
+else
+	fail "header in strict builds" nest.err
+fi
+
 # 8. PATCHSITE_BRANCHES=0 writes nothing; a bad value is one line, and the program runs.
 rm -rf z
 PATCHSITE_DATA=z PATCHSITE_TRACER=function PATCHSITE_BRANCHES=0 LD_PRELOAD="$PRE" ./branches 10 \
