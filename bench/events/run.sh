@@ -6,8 +6,8 @@
 # Every bench/events/loop_*.c defines probe_loop(n) (the loop of loop.h,
 # 7 instructions per iteration without a probe, with one probe per
 # iteration) and may define probe_setup(); a line "LINK: flags" in it adds
-# link flags ($B: the build directory).  Each is linked with main.c and
-# measured two ways:
+# link flags ($B: the build directory); build/libpatchsite.a is linked
+# last into every one.  Each is linked with main.c and measured two ways:
 #   instructions per iteration: callgrind, probe_loop only
 #     (--toggle-collect), N_COUNT iterations;
 #   time per iteration: best of 7 runs of N_TIME iterations, pinned to CPU 1.
@@ -32,8 +32,9 @@ build() {	# build NAME SOURCE [extra flags]: 0 when built, else says why
 	shift 2
 	link=$(sed -n 's/.*LINK: //p' "$src" | sed "s|\$B|$B|g")
 	# shellcheck disable=SC2086
+	# libpatchsite last, for loops that call it (an archive adds nothing to the others).
 	if ! $CC -O2 -Iinclude -Ibench/events "$@" bench/events/main.c "$src" -o "$T/$name" $link \
-		>"$T/$name.log" 2>&1; then
+		"$B/libpatchsite.a" -pthread -ldl >"$T/$name.log" 2>&1; then
 		echo "# $name: not built: $(grep -m1 -i error "$T/$name.log")"
 		return 1
 	fi
@@ -50,7 +51,8 @@ if ! command -v valgrind >/dev/null; then
 	exit 2
 fi
 
-echo "Probe cost in a loop of 7 instructions per iteration (gcc -O2, x86-64), disabled probes:"
+echo "Probe cost in a loop of 7 instructions per iteration (gcc -O2, x86-64); probes disabled"
+echo "unless the loop's name ends in _on (its probe_setup enables it):"
 echo "callgrind instructions per iteration over $N_COUNT iterations; time: best of 7 x $N_TIME, one CPU"
 printf '%-22s %10s %8s %8s %9s %8s\n' loop instr/iter +instr "x none" ns/iter "x none"
 base_i= base_t=
