@@ -49,6 +49,7 @@ build $CXX -O2 -g $SANFLAGS -fPIC -shared -Iinclude -x c++ $D/libbranches.c -o "
 build $CXX -O2 -g $SANFLAGS -Iinclude $D/branches.cc -o "$T/branches_gxx"
 build $CC -O2 -g $SANFLAGS -pg -mfentry -mrecord-mcount -Iinclude -c $D/branches.c -o "$T/branches_pg.o"
 build $CC $SANFLAGS "$T/branches_pg.o" -o "$T/branches_pg" -pthread -ldl
+build $CC -O2 -g $SANFLAGS -Iinclude $D/branches_snap.c "$B/patchsite.o" -o "$T/branches_snap" -pthread -ldl
 build $CC -O2 -g $SANFLAGS -DBAD_ENTRY -Iinclude $D/branches_bad.c -o "$T/bad_entry"
 build $CC -O2 -g $SANFLAGS -DBAD_SIZE -Iinclude $D/branches_bad.c -o "$T/bad_size"
 # (Not under the sanitizers: clang's ASan runtime is not gcc's, which SAN preloads.)
@@ -161,6 +162,21 @@ if diff -u ctl.want ctl.got >ctl.diff && [ ! -s ctl.err ]; then
 else
 	cat ctl.err >>ctl.diff
 	fail "trace_stat/branch_annotated" ctl.diff
+fi
+
+# On demand (ps_branches_write, what a snapshot calls), libpatchsite linked in: the file then
+# holds the first loop's counts, and at exit both loops'.
+SNAP=$(line_of branches_snap.c '/\* SNAP_LINE')
+rm -rf s
+PATCHSITE_DATA=s PATCHSITE_BRANCHES=1 LD_PRELOAD="$SANPRE" ./branches_snap $N >s.out 2>s.err
+b1=$(sed -n "s/^snap branch 1 \([0-9]* [0-9]*\) $SNAP loop .*branches_snap.c\$/\1/p" s.out)
+b2=$(sed -n "s/^branch 1 \([0-9]* [0-9]*\) $SNAP loop .*branches_snap.c\$/\1/p" s/*/branches)
+if grep -qx 'write 0' s.out && [ "$b1" = "$((N - q4)) $q4" ] &&
+   [ "$b2" = "$((2 * (N - q4))) $((2 * q4))" ] && [ ! -s s.err ]; then
+	pass "ps_branches_write on demand: $b1, then $b2 at exit"
+else
+	{ echo "snapshot '$b1' exit '$b2'"; cat s.out; } >>s.err
+	fail "ps_branches_write on demand" s.err
 fi
 
 # 3. patchsite record (function_graph), of a program without sites and of one traced with -pg.
