@@ -25,8 +25,8 @@
  *
  * This header needs nothing else from patchsite: C (GNU C) and C++ with
  * gcc or clang.  One limit: g++ 12 drops the section of a static inside a
- * function template (its counter goes to .data), so a patchsite_likely in
- * a function template counts but is not found; clang++ has no such limit.
+ * template (its counter goes to .data), so a use in a template counts but
+ * is not found: g++ warns of each such use (below); clang++ has no limit.
  */
 #ifndef PATCHSITE_BRANCH_H
 #define PATCHSITE_BRANCH_H
@@ -72,10 +72,48 @@ struct __patchsite_branch_tu {
 	struct patchsite_branch b;
 };
 }
+#if defined(__GNUC__) && !defined(__clang__)
+/*
+ * g++ (12) drops the section of a static inside any template (a function
+ * template, a member of a class template, a lambda in either): its counter
+ * counts but is never found.  Such a use is said at compile time, by a
+ * deprecation warning: g++ names a template instance's function
+ * "... [with T = ...]".  The search halves the name (constexpr recursion
+ * depth log n, as C++11 allows).
+ */
+namespace {
+constexpr bool __patchsite_with_at(const char *s)
+{
+	return s[0] == ' ' && s[1] == '[' && s[2] == 'w' && s[3] == 'i' && s[4] == 't' &&
+	       s[5] == 'h' && s[6] == ' ';
+}
+constexpr bool __patchsite_with(const char *s, unsigned long lo, unsigned long hi)
+{
+	return hi - lo < 7 ? false
+	       : hi - lo < 16 ? __patchsite_with_at(s + lo) || __patchsite_with(s, lo + 1, hi)
+	       : __patchsite_with(s, lo, lo + (hi - lo) / 2 + 6) ||
+		 __patchsite_with(s, lo + (hi - lo) / 2, hi);
+}
+template <bool in_template> struct __patchsite_tpl {
+	static constexpr int ok = 0;
+};
+template <> struct __patchsite_tpl<true> {
+	__attribute__((deprecated("patchsite_likely/unlikely in a template: g++ puts its counter "
+				  "outside the patchsite_branches section, so it counts but is "
+				  "never written (clang++ keeps it)")))
+	static constexpr int ok = 0;
+};
+}
+#define __PATCHSITE_BRANCH_CHECK() ((void)sizeof(__patchsite_tpl<__patchsite_with(			\
+	__PRETTY_FUNCTION__, 0, sizeof(__PRETTY_FUNCTION__) - 1)>::ok))
+#else
+#define __PATCHSITE_BRANCH_CHECK()	((void)0)
+#endif
 #define __PATCHSITE_BRANCH_T		__patchsite_branch_tu
 #define __PATCHSITE_BRANCH_INIT(...)	{ { __VA_ARGS__ } }
 #define __PATCHSITE_BRANCH_F(v)		(v).b
 #else
+#define __PATCHSITE_BRANCH_CHECK()	((void)0)
 #define __PATCHSITE_BRANCH_T		struct patchsite_branch
 #define __PATCHSITE_BRANCH_INIT(...)	{ __VA_ARGS__ }
 #define __PATCHSITE_BRANCH_F(v)		(v)
@@ -99,6 +137,7 @@ struct __patchsite_branch_tu {
 		__PATCHSITE_BRANCH_INIT(__func__, __FILE__, __LINE__, (e),		\
 					PATCHSITE_BRANCH_ABI, 0, 0);			\
 	long v = !!(x);									\
+	__PATCHSITE_BRANCH_CHECK();							\
 	if (__builtin_expect(v, (e))) {							\
 		if (e)									\
 			__patchsite_branch_inc(__PATCHSITE_BRANCH_F(b).correct);	\

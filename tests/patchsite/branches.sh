@@ -388,6 +388,27 @@ else
 	fail "header in strict builds" nest.err
 fi
 
+# g++ drops the section of a static in a template: each such use is said at compile time
+# (readelf is the oracle that the counter is not in the section); clang++ keeps it.
+printf '#include "patchsite_branch.h"\ntemplate <class T> struct C {\n\tint f(T x) { return patchsite_likely(x > 0); }\n};\nint h(int x) { C<int> c; return c.f(x); }\n' >tpl.cc
+$CXX -O2 -I"$TOP/include" -c tpl.cc -o tpl.o 2>tpl.err
+w=$(grep -c 'deprecated: patchsite_likely/unlikely in a template: g++ puts its counter outside the patchsite_branches section' tpl.err)
+insec=$(readelf -SW tpl.o | grep -c ' patchsite_branches ')
+if [ "$w" -ge 1 ] && [ "$insec" -eq 0 ]; then
+	pass "g++, a use in a class template: counter not in the section (readelf), said at compile time"
+else
+	echo "warnings $w, patchsite_branches sections $insec" >>tpl.err
+	fail "g++ template warning" tpl.err
+fi
+if command -v clang++ >/dev/null; then
+	clang++ -O2 -Wall -I"$TOP/include" -c tpl.cc -o tplc.o >tplc.err 2>&1
+	if [ ! -s tplc.err ] && [ "$(readelf -SW tplc.o | grep -c ' patchsite_branches ')" -ge 1 ]; then
+		pass "clang++, the same template: counter in the section (readelf), no warning"
+	else
+		fail "clang++ template" tplc.err
+	fi
+fi
+
 # 8. PATCHSITE_BRANCHES=0 writes nothing; a bad value is one line, and the program runs.
 rm -rf z
 PATCHSITE_DATA=z PATCHSITE_TRACER=function PATCHSITE_BRANCHES=0 LD_PRELOAD="$PRE" ./branches 10 \
