@@ -292,7 +292,6 @@ const uint8_t *ps_module_file_code(const struct ps_module *m, uintptr_t addr, si
 
 /* modsect.c */
 int ps_module_section(const struct ps_module *m, const char *name, uintptr_t *addr, size_t *size);
-bool ps_module_maps(const struct ps_module *m, uintptr_t addr, size_t len);
 size_t ps_module_room(const struct ps_module *m, uintptr_t addr);
 
 /* branches.c */

@@ -41,14 +41,6 @@ static bool in_load(const struct ps_module *m, uint64_t va, uint64_t len)
 	return false;
 }
 
-/* Is [addr, addr + len) memory of m's image (any PT_LOAD)? */
-bool ps_module_maps(const struct ps_module *m, uintptr_t addr, size_t len)
-{
-	if (!m->file_ok || addr < m->bias)
-		return false;
-	return in_load(m, addr - m->bias, len);
-}
-
 /* The bytes of m's image from addr to the end of its PT_LOAD; 0 when addr is not in one. */
 size_t ps_module_room(const struct ps_module *m, uintptr_t addr)
 {
