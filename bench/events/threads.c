@@ -17,10 +17,12 @@ extern struct patchsite_branch __start_patchsite_branches[], __stop_patchsite_br
 
 static long n;
 static volatile long sink;
+static pthread_barrier_t start;		/* all threads begin together: they contend */
 
 static void *run(void *arg)
 {
 	(void)arg;
+	pthread_barrier_wait(&start);
 	for (long i = 0; i < n; i++)
 		if (patchsite_likely(i >= 0))
 			sink = i;
@@ -37,6 +39,7 @@ int main(int argc, char **argv)
 	n = argc > 2 ? atol(argv[2]) : 0;
 	if (t < 1 || t > 64 || n < 1)
 		return 2;
+	pthread_barrier_init(&start, NULL, (unsigned)t);
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	for (int k = 0; k < t; k++)
 		pthread_create(&th[k], NULL, run, NULL);
