@@ -24,9 +24,9 @@
  * but a locked one, slower (bench/events measures both).
  *
  * This header needs nothing else from patchsite: C (GNU C) and C++ with
- * gcc or clang.  One limit: g++ 12 drops the section of a static inside a
- * template (its counter goes to .data), so a use in a template counts but
- * is not found: g++ warns of each such use (below); clang++ has no limit.
+ * gcc or clang.  g++ 12 drops the section of a static inside a template:
+ * on x86-64 the counter's address is listed in a second section (below);
+ * elsewhere g++ warns of each such use, which then counts but is not found.
  */
 #ifndef PATCHSITE_BRANCH_H
 #define PATCHSITE_BRANCH_H
@@ -72,14 +72,25 @@ struct __patchsite_branch_tu {
 	struct patchsite_branch b;
 };
 }
-#if defined(__GNUC__) && !defined(__clang__)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 /*
  * g++ (12) drops the section of a static inside any template (a function
- * template, a member of a class template, a lambda in either): its counter
- * counts but is never found.  Such a use is said at compile time, by a
- * deprecation warning: g++ names a template instance's function
- * "... [with T = ...]".  The search halves the name (constexpr recursion
- * depth log n, as C++11 allows).
+ * template, a member of a class template, a lambda in either): the counter
+ * lands in .data.  So with g++ every use also lists its counter's address
+ * in the section "patchsite_branch_refs" (data only: no instruction), and
+ * the runtime reads the counters found there that are not in
+ * patchsite_branches.  The counter has internal linkage (the type above),
+ * so its address is a link-time constant even in PIC code.
+ */
+#define __PATCHSITE_BRANCH_REF(b) __asm__(".pushsection patchsite_branch_refs,\"aw\"\n\t"	\
+	".balign 8\n\t.quad %c0\n\t.popsection" : : "i"(&(b)))
+#define __PATCHSITE_BRANCH_CHECK()	((void)0)
+#elif defined(__GNUC__) && !defined(__clang__)
+/*
+ * Other arches with g++: the same loss in templates, said at compile time
+ * by a deprecation warning at each such use: g++ names a template
+ * instance's function "... [with T = ...]".  The search halves the name
+ * (constexpr recursion depth log n, as C++11 allows).
  */
 namespace {
 constexpr bool __patchsite_with_at(const char *s)
@@ -106,14 +117,17 @@ template <> struct __patchsite_tpl<true> {
 }
 #define __PATCHSITE_BRANCH_CHECK() ((void)sizeof(__patchsite_tpl<__patchsite_with(			\
 	__PRETTY_FUNCTION__, 0, sizeof(__PRETTY_FUNCTION__) - 1)>::ok))
+#define __PATCHSITE_BRANCH_REF(b)	((void)0)
 #else
 #define __PATCHSITE_BRANCH_CHECK()	((void)0)
+#define __PATCHSITE_BRANCH_REF(b)	((void)0)
 #endif
 #define __PATCHSITE_BRANCH_T		__patchsite_branch_tu
 #define __PATCHSITE_BRANCH_INIT(...)	{ { __VA_ARGS__ } }
 #define __PATCHSITE_BRANCH_F(v)		(v).b
 #else
 #define __PATCHSITE_BRANCH_CHECK()	((void)0)
+#define __PATCHSITE_BRANCH_REF(b)	((void)0)
 #define __PATCHSITE_BRANCH_T		struct patchsite_branch
 #define __PATCHSITE_BRANCH_INIT(...)	{ __VA_ARGS__ }
 #define __PATCHSITE_BRANCH_F(v)		(v)
@@ -138,6 +152,7 @@ template <> struct __patchsite_tpl<true> {
 					PATCHSITE_BRANCH_ABI, 0, 0);			\
 	long v = !!(x);									\
 	__PATCHSITE_BRANCH_CHECK();							\
+	__PATCHSITE_BRANCH_REF(b);							\
 	if (__builtin_expect(v, (e))) {							\
 		if (e)									\
 			__patchsite_branch_inc(__PATCHSITE_BRANCH_F(b).correct);	\

@@ -2,8 +2,10 @@
 /*
  * The branch profiler's counters (include/patchsite_branch.h): each
  * object that uses patchsite_likely/unlikely has an array of struct
- * patchsite_branch in its section "patchsite_branches".  We find it
- * through the object's file (modsect.c) and write every object's counts
+ * patchsite_branch in its section "patchsite_branches", and, built by g++
+ * on x86-64, the addresses of its counters in "patchsite_branch_refs" (g++
+ * puts a template's counters in .data).  We find both through the
+ * object's file (modsect.c) and write every object's counts
  * as text into the process directory, file `branches` (patchsite-data(5)),
  * replaced whole each time:
  *   - at exit (ps_store_finish),
@@ -32,6 +34,7 @@
 #include "patchsite_branch.h"
 
 #define SECTION	"patchsite_branches"
+#define REFS	"patchsite_branch_refs"
 #define MAX_STR	4096		/* a longer function or file name is cut */
 
 struct kept {				/* the final text of an object that was unloaded */
@@ -64,13 +67,44 @@ static int find(const struct ps_module *m, struct patchsite_branch **b, size_t *
 	return *n ? 0 : -ENOENT;
 }
 
-bool ps_branches_any(void)
+/*
+ * The references of m (REFS: g++'s counters in templates lie outside the
+ * section; the header lists every counter's address there): 0 and the
+ * array, or -errno (-ENOENT: none).  The words are the image's, relocated.
+ */
+static int find_refs(const struct ps_module *m, const uintptr_t **r, size_t *n)
+{
+	uintptr_t addr;
+	size_t size;
+	int err = ps_module_section(m, REFS, &addr, &size);
+
+	if (err)
+		return err;
+	if (size % sizeof(**r) || addr % sizeof(**r))
+		return -ENOEXEC;
+	*r = (const uintptr_t *)addr;
+	*n = size / sizeof(**r);
+	return *n ? 0 : -ENOENT;
+}
+
+/* Counter entries and references of m (an upper bound of its counters); 0 when none. */
+static size_t count(const struct ps_module *m)
 {
 	struct patchsite_branch *b;
-	size_t n;
+	const uintptr_t *r;
+	size_t n = 0, nr = 0;
 
+	if (find(m, &b, &n) == -ENOEXEC)
+		n = 1;
+	if (find_refs(m, &r, &nr) == -ENOEXEC)
+		nr = 1;
+	return n + nr;
+}
+
+bool ps_branches_any(void)
+{
 	for (unsigned i = 0; i < ps.nmods && !ps_branches_off; i++)
-		if (!ps.mods[i]->gone && find(ps.mods[i], &b, &n) != -ENOENT)
+		if (!ps.mods[i]->gone && count(ps.mods[i]))
 			return true;
 	return false;
 }
@@ -121,52 +155,114 @@ static void warn_once(const struct ps_module *m, const char *what)
 	ps_log(PATCHSITE_LOG_WARNING, "%s: section " SECTION ": %s", m->path, what);
 }
 
+/* One counter's line; false (said once, marked) when e is not a counter of ours. */
+static bool render_entry(struct ps_buf *out, const struct ps_module *m,
+			 const struct patchsite_branch *e, const char *where, size_t i)
+{
+	/* Fixed since the object was built: plain reads. */
+	const char *fn = NULL, *file = NULL;
+	unsigned line = e->line, expect = e->expect;
+	size_t fl, ml;
+
+	if (e->abi == PATCHSITE_BRANCH_ABI && expect <= 1) {
+		fn = str_in(m, e->func, &fl);
+		file = fn ? str_in(m, e->file, &ml) : NULL;
+	}
+	if (!file) {
+		char what[160];
+
+		snprintf(what, sizeof(what), "%s %zu is not a branch counter of layout %d: it and "
+			 "the rest of the section not read", where, i, PATCHSITE_BRANCH_ABI);
+		warn_once(m, what);
+		ps_buf_printf(out, "refused %s %zu\n", where, i);
+		return false;
+	}
+	/* The counters move while we read: each once, as atomic increments are. */
+	ps_buf_printf(out, "branch %u %lu %lu %u ", expect,
+		      __atomic_load_n(&e->correct, __ATOMIC_RELAXED),
+		      __atomic_load_n(&e->incorrect, __ATOMIC_RELAXED), line);
+	add_field(out, fn, fl);
+	ps_buf_puts(out, " ");
+	add_field(out, file, ml);
+	ps_buf_puts(out, "\n");
+	return true;
+}
+
+static int cmp_addr(const void *a, const void *b)
+{
+	uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The counters the references name that are not in the section [b, b + n):
+ * each once (an inlined use repeats its reference), in address order.
+ */
+static void render_refs(struct ps_buf *out, const struct ps_module *m,
+			const struct patchsite_branch *b, size_t n)
+{
+	const uintptr_t *r;
+	uintptr_t *sorted;
+	size_t nr;
+	int err = find_refs(m, &r, &nr);
+
+	if (err == -ENOENT)
+		return;
+	if (err) {
+		warn_once(m, "its references (" REFS ") are not an array of addresses: not read");
+		ps_buf_puts(out, "refused refs-not-an-array\n");
+		return;
+	}
+	sorted = malloc(nr * sizeof(*sorted));
+	if (!sorted) {
+		out->oom = true;
+		return;
+	}
+	memcpy(sorted, r, nr * sizeof(*sorted));
+	qsort(sorted, nr, sizeof(*sorted), cmp_addr);
+	for (size_t i = 0; i < nr; i++) {
+		uintptr_t a = sorted[i];
+
+		if ((i && a == sorted[i - 1]) ||
+		    (n && a >= (uintptr_t)b && a < (uintptr_t)(b + n)))
+			continue;
+		if (a % _Alignof(struct patchsite_branch) ||
+		    ps_module_room(m, a) < sizeof(struct patchsite_branch)) {
+			warn_once(m, "a reference (" REFS ") outside the object's memory: the "
+				  "rest not read");
+			ps_buf_printf(out, "refused ref %zu\n", i);
+			break;
+		}
+		if (!render_entry(out, m, (const struct patchsite_branch *)a, "ref", i))
+			break;
+	}
+	free(sorted);
+}
+
 /* The lines of one object; a section or entry we do not read is said (once) and marked. */
 static void render_object(struct ps_buf *out, const struct ps_module *m, const char *state)
 {
-	struct patchsite_branch *b;
-	size_t n, fl, ml;
+	struct patchsite_branch *b = NULL;
+	size_t n = 0;
 	int err = find(m, &b, &n);
 
-	if (err == -ENOENT)
+	if (!count(m))
 		return;
 	ps_buf_puts(out, "object ");
 	ps_buf_puts(out, state);
 	ps_buf_puts(out, " ");
 	add_field(out, m->path, MAX_STR);
 	ps_buf_puts(out, "\n");
-	if (err) {
+	if (err && err != -ENOENT) {
 		warn_once(m, "not an array of counters in the object's memory: not read");
 		ps_buf_puts(out, "refused not-an-array\n");
-		return;
+		n = 0;
 	}
-	for (size_t i = 0; i < n; i++) {
-		/* Fixed since the object was built: plain reads. */
-		const char *fn = NULL, *file = NULL;
-		unsigned line = b[i].line, expect = b[i].expect;
-
-		if (b[i].abi == PATCHSITE_BRANCH_ABI && expect <= 1) {
-			fn = str_in(m, b[i].func, &fl);
-			file = fn ? str_in(m, b[i].file, &ml) : NULL;
-		}
-		if (!file) {
-			char what[128];
-
-			snprintf(what, sizeof(what), "entry %zu is not a branch counter of layout %d: "
-				 "it and the rest of the section not read", i, PATCHSITE_BRANCH_ABI);
-			warn_once(m, what);
-			ps_buf_printf(out, "refused entry %zu\n", i);
-			return;
-		}
-		/* The counters move while we read: each once, as atomic increments are. */
-		ps_buf_printf(out, "branch %u %lu %lu %u ", expect,
-			      __atomic_load_n(&b[i].correct, __ATOMIC_RELAXED),
-			      __atomic_load_n(&b[i].incorrect, __ATOMIC_RELAXED), line);
-		add_field(out, fn, fl);
-		ps_buf_puts(out, " ");
-		add_field(out, file, ml);
-		ps_buf_puts(out, "\n");
-	}
+	for (size_t i = 0; i < n && !err; i++)
+		if (!render_entry(out, m, &b[i], "entry", i))
+			break;
+	render_refs(out, m, err ? NULL : b, err ? 0 : n);
 }
 
 static void lost_object(struct ps_buf *out, const struct ps_module *m, size_t n)
@@ -241,14 +337,12 @@ static int walk_one(struct dl_phdr_info *info, size_t size, void *arg)
 /* Every loaded object's counters (ps.lock held). */
 static void walk_objects(struct walk *w)
 {
-	struct patchsite_branch *b;
-	size_t n;
-
 	static bool said[PS_MAX_MODULES];
+	size_t n;
 
 	dl_iterate_phdr(walk_one, w);
 	for (unsigned i = 0; i < ps.nmods && w->out; i++) {
-		if (ps.mods[i]->gone || w->seen[i] || find(ps.mods[i], &b, &n))
+		if (ps.mods[i]->gone || w->seen[i] || !(n = count(ps.mods[i])))
 			continue;
 		if (!said[i])
 			ps_log(PATCHSITE_LOG_WARNING, "%s: unloaded without passing through "
@@ -315,7 +409,6 @@ static void keep(char *text, size_t len)
 /* m was unloaded (loader.c, ps.lock held): its last counts stay. */
 void ps_branches_gone(struct ps_module *m)
 {
-	struct patchsite_branch *b;
 	struct ps_buf t = { 0 };
 	size_t n;
 
@@ -328,7 +421,7 @@ void ps_branches_gone(struct ps_module *m)
 		return;
 	}
 	/* Its file is still mapped: we know whether it had counters, not what they were. */
-	if (find(m, &b, &n))
+	if (!(n = count(m)))
 		return;
 	ps_log(PATCHSITE_LOG_WARNING, "%s: unloaded without passing through patchsite's "
 	       "dlclose: its %zu branch counters lost", m->path, n);
