@@ -78,7 +78,7 @@ $(B)/obj/%.o: %.S
 	$(call quiet,AS,$@)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 include lib/build.mk recordmcount/build.mk man/build.mk
-include $(wildcard verify/build.mk patchsite/build.mk patchsite/cmd/build.mk tests/*/build.mk tests/golden.mk)
+include $(wildcard verify/build.mk patchsite/build.mk patchsite/cmd/build.mk tests/*/build.mk tests/golden.mk bench/events/build.mk)
 
 deps:
 	$(Q)sh scripts/deps.sh

@@ -45,6 +45,8 @@
 #include <type_traits>
 #endif
 
+#include "patchsite_branch.h"	/* patchsite_likely/unlikely: the branch profiler */
+
 #define PATCHSITE_EVENT_MAGIC	0x56455350u	/* "PSEV" */
 #define PATCHSITE_EVENT_VERSION	1
 #define PATCHSITE_EVENT_STR_MAX	256

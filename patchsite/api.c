@@ -710,6 +710,7 @@ static const char *const env_known[] = {
 	"PATCHSITE_TRACING_ON", "PATCHSITE_PID", "PATCHSITE_THRESH", "PATCHSITE_ARGS",
 	"PATCHSITE_GRAPH_NOTRACE", "PATCHSITE_TRIGGER", "PATCHSITE_OPTIONS",
 	"PATCHSITE_EVENTS",
+	"PATCHSITE_BRANCHES",
 	"PATCHSITE_LIB",	/* read by `patchsite record` */
 	NULL
 };
@@ -907,6 +908,36 @@ static bool env_events(const char *tracer)
 	return alone;
 }
 
+/*
+ * PATCHSITE_BRANCHES: 1 records the branch profiler's counts into the
+ * trace directory even with no tracer set (PATCHSITE_DATA, else
+ * ./patchsite.data); 0 never writes them; unset: written wherever a trace
+ * directory is recorded.  Nonzero: env_start has nothing more to do.
+ */
+static int env_branches(const char *tracer)
+{
+	const char *v = getenv("PATCHSITE_BRANCHES");
+	int err;
+
+	if (!v || !*v)
+		return 0;
+	if (strcmp(v, "0") && strcmp(v, "1")) {
+		env_bad("PATCHSITE_BRANCHES", "expected 0 or 1");
+		return -EINVAL;
+	}
+	ps_branches_off = !strcmp(v, "0");
+	if (ps_branches_off || (tracer && *tracer) || ps_store_on())
+		return 0;	/* nothing to open: off, a tracer's directory, or the events' */
+	err = patchsite_init();
+	if (err && err != -ENOTSUP)
+		env_bad("PATCHSITE_BRANCHES", ps_last_error);
+	if (err)
+		return err;
+	if (!getenv("PATCHSITE_LOG"))
+		ps_log_stderr(PATCHSITE_LOG_WARNING, PATCHSITE_LOG_ERROR);	/* counts lost, say so */
+	return env_store("nop", false) ? -EINVAL : 1;
+}
+
 static void env_start(void)
 {
 	const char *tracer = getenv("PATCHSITE_TRACER");
@@ -918,9 +949,11 @@ static void env_start(void)
 	const char *trigger = getenv("PATCHSITE_GRAPH_FUNCTION");
 	const char *depth = getenv("PATCHSITE_MAX_DEPTH");
 	int fd, err;
+	bool done;
 
 	env_check_names();
-	if (env_events(tracer))
+	done = env_events(tracer);
+	if (env_branches(tracer) || done)
 		return;
 	if (!tracer || !*tracer)
 		return;
@@ -1047,8 +1080,14 @@ __attribute__((destructor)) static void ps_stop(void)
 	if (close(env_out_fd) && !err)
 		err = -errno;
 	env_out_fd = -1;
-	if (env_tmp_data && ps_store_on())
+	if (env_tmp_data && ps_store_on()) {
+		pthread_mutex_lock(&ps.lock);
+		if (ps_branches_any())
+			ps_log(PATCHSITE_LOG_WARNING, "branch counts (patchsite_likely/unlikely) are "
+			       "not in PATCHSITE_OUTPUT's trace: set PATCHSITE_DATA to keep them");
+		pthread_mutex_unlock(&ps.lock);
 		ps_store_remove();
+	}
 	/* A trace cut short must not pass for a whole one. */
 	if (err) {
 		const char *out = getenv("PATCHSITE_OUTPUT");

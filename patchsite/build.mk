@@ -17,12 +17,13 @@ PS_MAP_aarch64      := patchsite/aarch64/libpatchsite.map
 PS_MAP  := $(PS_MAP_$(ARCH))
 
 PS_SRC  := $(wildcard patchsite/*.c) $(PS_ARCH_SRC_$(ARCH))
-# The trace directory's reader and renderer, shared with the patchsite command (patchsite/cmd/).
+# The trace directory's reader and renderers, shared with the patchsite command (patchsite/cmd/).
 PS_OBJ  := $(patsubst %,$(B)/obj/%.o,$(basename $(PS_SRC))) \
 	   $(PS_LIBARCH_$(ARCH):%.c=$(B)/obj/ps/%.o) \
 	   $(B)/obj/patchsite/cmd/psread.o $(B)/obj/patchsite/cmd/render.o \
 	   $(B)/obj/patchsite/cmd/ctlproto.o \
-	   $(B)/obj/patchsite/cmd/psevents.o
+	   $(B)/obj/patchsite/cmd/psevents.o \
+	   $(B)/obj/patchsite/cmd/branches.o
 PS_LIBS := $(B)/libpatchsite.a $(B)/libpatchsite.so $(B)/patchsite.o
 
 $(PS_OBJ): ALL_CFLAGS += -D_GNU_SOURCE -fPIC -fvisibility=hidden -pthread \
@@ -59,11 +60,12 @@ check-patchsite: $(PS_LIBS) $(B)/patchsite $(B)/recordmcount $(B)/patchsite-cc $
 	$(Q)sh tests/patchsite/unwind.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
 	$(Q)sh tests/patchsite/ctl.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
 	$(Q)sh tests/patchsite/feat.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
+	$(Q)sh tests/patchsite/events.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
+	$(Q)sh tests/patchsite/branches.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
 
 # The recording features alone (part of check-patchsite).
 check-feat: $(PS_LIBS) $(B)/patchsite
 	$(Q)sh tests/patchsite/feat.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
-	$(Q)sh tests/patchsite/events.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
 
 # The stress test under ThreadSanitizer, with libpatchsite built for it in build/tsan
 # (about 30 s on a 2-core machine; part of make check).

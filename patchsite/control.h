@@ -50,6 +50,7 @@ struct ps_ctl_file {
 int ps_filter_command(const char *glob, const char *cmd, const char *arg, bool remove);
 void ps_filter_command_list(struct ps_buf *out);
 extern const struct ps_ctl_file ps_ctl_events[];	/* event_ctl.c */
+extern const struct ps_ctl_file ps_ctl_branches[];	/* branches.c */
 
 /* ctl_groups.c: every table, NULL-terminated. */
 extern const struct ps_ctl_file *const ps_ctl_groups[];

@@ -11,5 +11,6 @@ const struct ps_ctl_file *const ps_ctl_groups[] = {
 	ps_ctl_record,
 	ps_ctl_trace,
 	ps_ctl_events,
+	ps_ctl_branches,
 	NULL
 };

@@ -16,6 +16,8 @@
  *   ctl_core.c  the core control files (current_tracer, filters, ...)
  *   log.c       the message sink
  *   mem.c       zeroed memory for large tables and rings (2 MB pages)
+ *   modsect.c   a loaded object's sections by name (from its file's headers)
+ *   branches.c  the branch profiler's counters: found, written to the trace directory
  * Everything here has hidden visibility (see build.mk); only patchsite_* is exported.
  */
 #ifndef PS_INTERNAL_H
@@ -97,6 +99,7 @@ struct ps_module {
 	unsigned nsegs;
 	uintptr_t text_lo, text_hi;
 	void *map;			/* the file, read-only; symbol names point into it */
+	bool file_ok;			/* map is this image's file (same PT_LOADs) */
 	size_t map_size;
 	struct ps_sym *syms;		/* functions, by address */
 	size_t nsyms;
@@ -118,7 +121,6 @@ struct ps_module {
 	uintptr_t was_lo, was_hi;	/* gone: where its code was (text_lo/hi before) */
 	uint64_t gone_tsc;		/* gone: when it left */
 	bool syms_loaded;		/* symbols are read on first need */
-	bool file_ok;			/* map is the file of the image (its sections can be read) */
 	const void *symtab, *strtab;	/* in map: the function symbols, once found */
 	size_t nsymtab, strtab_size;
 };
@@ -322,8 +324,16 @@ size_t ps_sym_aliases(const struct ps_module *m, const struct ps_sym *sym,
 const uint8_t *ps_module_file_code(const struct ps_module *m, uintptr_t addr, size_t len);
 
 /* modsect.c */
-int ps_module_section(const struct ps_module *m, const char *name, uintptr_t *addr,
-		      size_t *size);
+int ps_module_section(const struct ps_module *m, const char *name, uintptr_t *addr, size_t *size);
+size_t ps_module_room(const struct ps_module *m, uintptr_t addr);
+
+/* branches.c */
+extern bool ps_branches_off;
+bool ps_branches_any(void);
+int ps_branches_write(void);
+void ps_branches_capture(void);
+void ps_branches_gone(struct ps_module *m);
+void ps_branches_settle(void);
 
 /* mem.c */
 void *ps_map_zero(size_t *bytes, bool round, uintptr_t hint);
@@ -430,6 +440,7 @@ void ps_store_lost(struct ps_thread *t);
 void ps_store_module(struct ps_module *m);
 void ps_store_module_gone(struct ps_module *m);
 void ps_store_finish(void);
+int ps_store_replace(const char *name, const char *text, size_t len);
 void ps_store_forked(struct ps_thread *self);
 struct ps_store_bound {			/* a thread's data now (ps_store_bound) */
 	int fd;				/* its file */

@@ -169,6 +169,7 @@ static void module_forget(struct sync_ctx *c, struct ps_module *m)
 	m->tramp_slot = NULL;		/* ps_tramp_set leaves it alone */
 	c->gone[c->ngone++] = m;
 	ps_event_module_gone(m);
+	ps_branches_gone(m);
 	ps_store_module_gone(m);
 	ps_log(PATCHSITE_LOG_NOTE, "%s: unloaded: %zu sites forgotten", m->name, m->nsites);
 }
@@ -740,9 +741,14 @@ EXPORT int dlclose(void *h)
 		return -1;
 	}
 	dl_enter();
+	/* Branch counts of whatever this unloads: read while its memory is there. */
+	if (dl_depth == 1)
+		ps_branches_capture();
 	err = real_dlclose(h);
 	if (!err)
 		after_change(false, NULL);
+	if (dl_depth == 1)
+		ps_branches_settle();
 	dl_leave();
 	return err;
 }

@@ -369,12 +369,35 @@ static int make_procdir(char *name, size_t len)
 	return -EEXIST;
 }
 
+/* Anything to record: sites, or the branch profiler's counters (branches.c). */
 static bool any_sites(void)
 {
 	for (unsigned i = 0; i < ps.nmods; i++)
 		if (ps.mods[i]->nsites)
 			return true;
-	return ps_event_count() > 0;	/* events are recorded with no function site */
+	return ps_event_count() > 0 || ps_branches_any();	/* events and counters are recorded with no function site */
+}
+
+/*
+ * A whole file of the process directory, replaced at once (a reader sees
+ * the old one or the new one, never a part): 0 or -errno; -ENODEV when
+ * this process records nothing.
+ */
+int ps_store_replace(const char *name, const char *text, size_t len)
+{
+	char tmp[64];
+	int err;
+
+	if (!st.on || st.pid != getpid())
+		return -ENODEV;
+	if (snprintf(tmp, sizeof(tmp), ".%s.new", name) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	err = write_file(tmp, text, len);
+	if (!err && renameat(st.procfd, tmp, st.procfd, name))
+		err = -errno;
+	if (err)
+		unlinkat(st.procfd, tmp, 0);
+	return err;
 }
 
 /* Line of the modules log: what happened to object idx, and when (file: its mod.N file). */
@@ -839,6 +862,7 @@ void ps_store_finish(void)
 
 	if (!st.on || st.pid != getpid())
 		return;
+	ps_branches_write();
 	/* The helper stops, and finishes what it was doing first. */
 	pthread_mutex_lock(&helper.lock);
 	helper.closing = true;

@@ -7,6 +7,8 @@ PKGS="build-essential pkg-config libelf-dev libcapstone-dev check binutils pytho
 PKGS="$PKGS uftrace"
 # libpatchsite for aarch64: cross compiler and C library, qemu-user to run its tests.
 PKGS="$PKGS gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static"
+# make bench-events: SDT and LTTng-UST probes to compare with, LTTng's session daemon, callgrind.
+PKGS="$PKGS systemtap-sdt-dev liblttng-ust-dev lttng-tools babeltrace valgrind"
 missing=""
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"; }
 for p in $PKGS; do have_pkg "$p" || missing="$missing $p"; done

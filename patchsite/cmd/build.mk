@@ -22,4 +22,5 @@ install-patchsite: $(B)/patchsite $(B)/libpatchsite.so
 	install -D -m 644 man/libpatchsite.3 $(DESTDIR)$(PREFIX)/share/man/man3/libpatchsite.3
 	install -D -m 644 include/patchsite.h $(DESTDIR)$(PREFIX)/include/patchsite.h
 	install -D -m 644 include/patchsite_event.h $(DESTDIR)$(PREFIX)/include/patchsite_event.h
+	install -D -m 644 include/patchsite_branch.h $(DESTDIR)$(PREFIX)/include/patchsite_branch.h
 	install -D -m 644 man/patchsite_event.3 $(DESTDIR)$(PREFIX)/share/man/man3/patchsite_event.3

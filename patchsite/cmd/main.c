@@ -17,6 +17,7 @@
 
 #include "ctlclient.h"
 #include "pipe.h"
+#include "branches.h"
 #include "render.h"
 
 #define DEFAULT_DIR "patchsite.data"
@@ -30,6 +31,7 @@ static const char usage[] =
 	"       patchsite replay [-d DIR] [--pid=P] [--tid=T] [--latency] [--snapshot[=N]]\n"
 	"                        [--options=LIST]\n"
 	"       patchsite report [-d DIR] [--sort=total|self|calls|avg|max] [--pid=P] [--json]\n"
+	"       patchsite report [-d DIR] --branches [--pid=P] [--json]\n"
 	"       patchsite dump   [-d DIR] --chrome|--folded [--pid=P] [--tid=T]\n"
 	"       patchsite info   [-d DIR] [--pid=P]\n"
 	"       patchsite ctl    [--append] PID FILE [VALUE...] | --list PID\n"
@@ -46,7 +48,8 @@ static const char usage[] =
 	"         (--from-start: from the beginning; --reader=NAME: a position of its own).\n"
 	"replay   the ftrace text of the function or function_graph tracer; --latency:\n"
 	"         the longest call the latency tracer kept\n"
-	"report   per function: total, self, calls, average, min, max time\n"
+	"report   per function: total, self, calls, average, min, max time;\n"
+	"         --branches: patchsite_likely/unlikely counts, worst predicted first\n"
 	"dump     Chrome trace-event JSON (Perfetto) or folded stacks (flamegraph.pl)\n"
 	"info     the session: processes, threads, objects, events and losses\n"
 	"ctl      read or write a control file of a running process (ftrace's tracefs\n"
@@ -441,6 +444,7 @@ static int cmd_read(enum verb verb, int argc, char **argv)
 		{ "latency", no_argument, NULL, 'l' },
 		{ "snapshot", optional_argument, NULL, 'S' },
 		{ "options", required_argument, NULL, 'O' },
+		{ "branches", no_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -450,7 +454,7 @@ static int cmd_read(enum verb verb, int argc, char **argv)
 	const char *dir = DEFAULT_DIR;
 	char snap[PATH_MAX];
 	int c, err, fmt = 0, snapshot = -1;
-	bool sorted = false;
+	bool sorted = false, branches = false;
 
 	while ((c = getopt_long(argc, argv, "d:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -471,6 +475,7 @@ static int cmd_read(enum verb verb, int argc, char **argv)
 			if (optarg && parse_int(optarg, "--snapshot", &snapshot))
 				return 2;
 			break;
+		case 'B': branches = true; break;
 		case 's':
 			sorted = true;
 			for (o.sort = 0; sorts[o.sort] && strcmp(sorts[o.sort], optarg); o.sort++)
@@ -489,6 +494,9 @@ static int cmd_read(enum verb verb, int argc, char **argv)
 		return bad_usage("--json and --sort are report's options%s", "");
 	if (o.latency && verb != REPLAY)
 		return bad_usage("--latency is replay's option%s", "");
+	if (branches && (verb != REPORT || sorted))
+		return bad_usage("--branches is report's, without --sort (sorted as the kernel "
+				 "does)%s", "");
 	if (verb == DUMP && !fmt)
 		return bad_usage("dump: --chrome or --folded?%s", "");
 	if (snapshot >= 0) {
@@ -500,12 +508,14 @@ static int cmd_read(enum verb verb, int argc, char **argv)
 		return 1;
 	switch (verb) {
 	case REPLAY: err = render_replay(stdout, s, &o); break;
-	case REPORT: err = render_report(stdout, s, &o); break;
+	case REPORT:
+		err = branches ? render_branches(stdout, s, &o) : render_report(stdout, s, &o);
+		break;
 	case DUMP: err = fmt == 'c' ? render_chrome(stdout, s, &o) : render_folded(stdout, s, &o); break;
 	default: err = render_info(stdout, s, &o); break;
 	}
 	/* Folded stacks and JSON have no room for comments: what is missing goes to stderr. */
-	if (verb == DUMP || o.json)
+	if ((verb == DUMP || o.json) && !branches)
 		for (size_t i = 0; i < s->nprocs; i++)
 			if (render_proc_wanted(&s->procs[i], &o))
 				render_losses(stderr, &s->procs[i], "patchsite: ");

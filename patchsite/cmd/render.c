@@ -17,6 +17,7 @@
 
 #include "json.h"
 #include "../psdata.h"
+#include "branches.h"
 #include "render.h"
 
 /*
@@ -1246,6 +1247,7 @@ int render_info(FILE *out, const struct psr_session *s, const struct render_opts
 		}
 		if (p->nevents)
 			info_events(out, p, o);
+		render_branches_info(out, p);
 	}
 	fprintf(out, "\n# events: %llu recorded, %llu lost\n# markers: %llu (trace_marker lines, "
 		"counted in the events)\n", events, lost, markers);

@@ -20,7 +20,7 @@ FUZZ_LIBS    := $(PKG_ELF_LIBS) $(shell $(PKG_CONFIG) --libs capstone 2>/dev/nul
 FUZZ_CORE    := $(LIBCORE_SRC:%.c=$(FUZZ_B)/obj/%.o) $(FUZZ_B)/obj/tests/fuzz/common.o
 FUZZ_RMC     := $(filter-out %/main.o,$(RECORDMCOUNT_SRC:%.c=$(FUZZ_B)/obj/%.o))
 FUZZ_VERIFY  := $(filter-out %/main.o,$(patsubst %.c,$(FUZZ_B)/obj/%.o,$(wildcard verify/*.c)))
-FUZZ_HARNESS := elfobj recordmcount $(if $(wildcard verify/audit.c),patchverify) psread ctlproto evfilter
+FUZZ_HARNESS := elfobj recordmcount $(if $(wildcard verify/audit.c),patchverify) psread ctlproto evfilter branches
 FUZZ_BINS    := $(FUZZ_HARNESS:%=$(FUZZ_B)/fuzz_%)
 
 $(FUZZ_B)/obj/%.o: %.c
@@ -32,10 +32,16 @@ $(FUZZ_B)/fuzz_recordmcount: $(FUZZ_B)/obj/tests/fuzz/fuzz_recordmcount.o $(FUZZ
 $(FUZZ_B)/fuzz_patchverify: $(FUZZ_B)/obj/tests/fuzz/fuzz_patchverify.o $(FUZZ_VERIFY) $(FUZZ_CORE)
 # The trace directory reader (patchsite/cmd/), with every renderer.
 $(FUZZ_B)/fuzz_psread: $(FUZZ_B)/obj/tests/fuzz/fuzz_psread.o $(FUZZ_B)/obj/patchsite/cmd/psread.o \
-		$(FUZZ_B)/obj/patchsite/cmd/render.o $(FUZZ_B)/obj/patchsite/cmd/psevents.o $(FUZZ_CORE)
+		$(FUZZ_B)/obj/patchsite/cmd/render.o $(FUZZ_B)/obj/patchsite/cmd/psevents.o \
+		$(FUZZ_B)/obj/patchsite/cmd/branches.o $(FUZZ_CORE)
+# The branches file reader (patchsite/cmd/branches.c) and its two outputs.
+$(FUZZ_B)/fuzz_branches: $(FUZZ_B)/obj/tests/fuzz/fuzz_branches.o \
+		$(FUZZ_B)/obj/patchsite/cmd/branches.o $(FUZZ_B)/obj/patchsite/cmd/render.o \
+		$(FUZZ_B)/obj/patchsite/cmd/psread.o $(FUZZ_B)/obj/patchsite/cmd/psevents.o $(FUZZ_CORE)
+$(FUZZ_B)/obj/patchsite/cmd/%.o $(FUZZ_B)/obj/tests/fuzz/fuzz_psread.o \
+$(FUZZ_B)/obj/tests/fuzz/fuzz_branches.o: FUZZ_CFLAGS += -D_GNU_SOURCE
 # The control channel's request and reply parsing (the runtime's channel thread, the client).
 $(FUZZ_B)/fuzz_ctlproto: $(FUZZ_B)/obj/tests/fuzz/fuzz_ctlproto.o $(FUZZ_B)/obj/patchsite/cmd/ctlproto.o
-$(FUZZ_B)/obj/patchsite/cmd/%.o $(FUZZ_B)/obj/tests/fuzz/fuzz_psread.o: FUZZ_CFLAGS += -D_GNU_SOURCE
 # The events' filter parser: it keeps no runtime state, so it links alone.
 $(FUZZ_B)/fuzz_evfilter: $(FUZZ_B)/obj/tests/fuzz/fuzz_evfilter.o $(FUZZ_B)/obj/patchsite/event_filter.o
 $(FUZZ_B)/obj/patchsite/event_filter.o $(FUZZ_B)/obj/tests/fuzz/fuzz_evfilter.o: FUZZ_CFLAGS += \

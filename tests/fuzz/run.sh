@@ -17,7 +17,8 @@ shift 3
 seeds=$dir/seeds
 mkdir -p "$seeds" "$dir/artifacts"
 for f in testdata/obj/*/*.o testdata/recordmcount/*.o testdata/verify/*.o \
-	 testdata/verify/*-exe* testdata/verify/*-pie testdata/verify/*.so "$sample"; do
+	 testdata/verify/*-exe* testdata/verify/*-pie testdata/verify/*.so "$sample" \
+	 testdata/patchsite/branches.seed; do
 	[ -f "$f" ] && cp "$f" "$seeds/$(echo "$f" | tr / _)"
 done
 for f in testdata/bad/*; do

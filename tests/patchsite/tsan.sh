@@ -33,6 +33,7 @@
 # rings.c (the built-in tracers' rings written while threads record): 20
 # rounds instead of run.sh's 200, 5,000 steady calls, about 20 s a form
 # (each round formats every ring; PS_TSAN_RINGS overrides).
+# branches_tsan.c: the branch profiler's counters written while threads count.
 set -u
 
 B=${1:-build/tsan}
@@ -209,6 +210,28 @@ if $CC -O1 -g -Iinclude -Itests/patchsite $TSAN tests/patchsite/evprog.c -o "$T/
 	fi
 else
 	echo "FAIL tsan: build evprog"; sed 's/^/    /' "$T/build.log" | head -20
+	FAIL=$((FAIL + 1))
+fi
+# The branch counters written 50 times (ps_branches_write) while two threads count one
+# PATCHSITE_BRANCH_EXACT site: no report, and the counts at exit are every evaluation the
+# threads made (their own total is the oracle).
+if $CC -O1 -g -Iinclude $TSAN $SRC/branches_tsan.c "$B/patchsite.o" -o "$T/branches_tsan" \
+	-pthread -ldl >"$T/build.log" 2>&1; then
+	PATCHSITE_DATA="$T/b" PATCHSITE_BRANCHES=1 "$T/branches_tsan" >"$T/out" 2>"$T/err"
+	rc=$?
+	line=$(grep -n 'TSAN_LINE' $SRC/branches_tsan.c | cut -d: -f1)
+	got=$(sed -n "s/^branch 1 \([0-9]*\) \([0-9]*\) $line run .*/\1 \2/p" "$T"/b/*/branches)
+	want=$(sed -n 's/^evaluated \([0-9]*\) write 0$/\1/p' "$T/out")
+	if [ $rc -eq 0 ] && ! grep -q 'ThreadSanitizer' "$T/err" && [ -n "$want" ] &&
+	   [ "$(( ${got% *} + ${got#* } ))" = "$want" ]; then
+		echo "PASS tsan: branch counts written 50 times while 2 threads count; $want evaluations, all counted"
+	else
+		echo "FAIL tsan: branch counters (exit $rc, counts '$got', evaluations '$want')"
+		sed 's/^/    /' "$T/err" | head -${PS_TSAN_LINES:-80}
+		FAIL=$((FAIL + 1))
+	fi
+else
+	echo "FAIL tsan: build branches_tsan"; sed 's/^/    /' "$T/build.log" | head -20
 	FAIL=$((FAIL + 1))
 fi
 [ "$FAIL" -eq 0 ]
