@@ -39,7 +39,11 @@ typedef void (*patchsite_func_t)(unsigned long ip, unsigned long parent_ip,
 
 struct patchsite_ops {
 	patchsite_func_t func;
-	void *private;
+#ifdef __cplusplus
+	void *private_;			/* C++: `private` is a keyword (same member, same place) */
+#else
+	void *private;			/* the caller's, as in the kernel's ftrace_ops */
+#endif
 	unsigned long flags;		/* none defined yet: keep 0 */
 	struct patchsite_ops_state *state;	/* library-owned; NULL before first use */
 };

@@ -415,6 +415,13 @@ if [ -x ext ]; then
 else
 	fail "extended records: build"
 fi
+# The public headers compile as C++ (g++ is the oracle); patchsite.h's `private` is private_ there.
+if printf '#include "patchsite.h"\n#include "patchsite_event.h"\nint main() { patchsite_ops o{}; o.private_ = nullptr; return o.private_ != nullptr; }\n' |
+   ${CXX:-g++} -fsyntax-only -Wall -Werror -I"$TOP/include" -x c++ - 2>cxx.err; then
+	pass "patchsite.h and patchsite_event.h compile as C++"
+else
+	fail "public headers in C++" cxx.err
+fi
 "$PS" --help >out && grep -q '^usage: patchsite record' out && pass "--help" || fail "--help" out
 
 echo "$PASS passed, $FAIL failed"
