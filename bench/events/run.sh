@@ -40,9 +40,18 @@ build() {	# build NAME SOURCE [extra flags]: 0 when built, else says why
 	fi
 }
 
+# An enabled loop (name *_on) records into a trace directory of its own, so
+# that every hit is recorded and counted, not lost to a full in-memory ring.
+data_env() {	# NAME KIND: the environment its runs get
+	case $1 in
+	*_on) rm -rf "$T/$1.$2.data"; echo "PATCHSITE_DATA=$T/$1.$2.data" ;;
+	*) echo "BENCH_EVENTS_DISABLED_LOOP=1" ;;
+	esac
+}
+
 instr() {	# instructions of probe_loop over N_COUNT iterations
-	valgrind --tool=callgrind --toggle-collect=probe_loop --callgrind-out-file="$T/cg.out" \
-		"$T/$1" "$N_COUNT" count >/dev/null 2>&1 &&
+	env $(data_env "$1" count) valgrind --tool=callgrind --toggle-collect=probe_loop \
+		--callgrind-out-file="$T/cg.out" "$T/$1" "$N_COUNT" count >/dev/null 2>&1 &&
 		sed -n 's/^summary: //p' "$T/cg.out"
 }
 
@@ -61,7 +70,11 @@ for src in bench/events/loop_none.c $(ls bench/events/loop_*.c | grep -v loop_no
 	name=${name#loop_}
 	build "$name" "$src" || continue
 	i=$(instr "$name")
-	t=$($PIN "$T/$name" "$N_TIME" time)
+	case $name in	# enabled: N_HIT iterations (8 runs of them are all on disk)
+	*_on) t=$(env $(data_env "$name" time) $PIN "$T/$name" "$N_HIT" time)
+	      eval "t_$name=\$t" ;;
+	*) t=$($PIN "$T/$name" "$N_TIME" time) ;;
+	esac
 	if [ -z "$i" ] || [ -z "$t" ]; then
 		echo "# $name: did not run"
 		continue
@@ -77,6 +90,17 @@ echo " is the annotation's cost per evaluated condition.)"
 
 echo
 echo "Enabled, per hit (ns/iter of the loop with the probe enabled, minus loop_none's):"
+for src in bench/events/loop_*_on.c; do
+	[ -f "$src" ] || continue
+	name=$(basename "$src" .c)
+	name=${name#loop_}
+	eval "t=\${t_$name:-}"
+	[ -n "$t" ] || continue
+	kept="$("$B/patchsite" info -d "$T/$name.time.data" 2>/dev/null |
+		sed -n 's/^# events: \([0-9]*\) recorded, \([0-9]*\) lost$/\1 of '$((8 * N_HIT))' hits recorded, \2 lost/p')"
+	awk -v n="$name" -v t="$t" -v bt="$base_t" -v k="${kept:-not counted}" 'BEGIN {
+		printf "%-34s %9.1f ns per hit (%s)\n", n ", 2 integer fields", t - bt, k }'
+done
 # LTTng-UST: a session recording bench:loop into a private directory.
 if [ -x "$T/lttng" ] && command -v lttng >/dev/null && command -v lttng-sessiond >/dev/null; then
 	own=
