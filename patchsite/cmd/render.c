@@ -1331,7 +1331,13 @@ unsigned long long render_live_shown(const struct render_live *l)
 
 int render_live_round(FILE *f, struct render_live *l, const struct psr_proc *p)
 {
-	bool graph = !strcmp(p->tracer, "function_graph");
+	/*
+	 * A tracer chosen at run time (info says "ctl": it may change while it
+	 * records) is rendered event by event: function events as the
+	 * function tracer's lines, entries and exits as function_graph's.
+	 */
+	bool any = !strcmp(p->tracer, "ctl");
+	bool graph = !strcmp(p->tracer, "function_graph") || !strcmp(p->tracer, "latency");
 	struct stream *m;
 	int err = live_sync(l, p);
 
@@ -1350,6 +1356,8 @@ int render_live_round(FILE *f, struct render_live *l, const struct psr_proc *p)
 			advance(m);
 	}
 	while ((m = earliest(l->s, l->n))) {
+		if (any)
+			graph = m->ev.type == PSR_ENTRY || m->ev.type == PSR_EXIT;
 		if (graph && m->ev.type == PSR_ENTRY && m->t->live && !peek(m)) {
 			m->blocked = true;	/* a leaf or not: its next event says */
 			continue;

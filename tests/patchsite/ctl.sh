@@ -198,6 +198,16 @@ else
 	printf 'alpha %s/%s beta %s/%s gamma %s/%s others [%s]\n' "$na" "$A1" "$nb" "$B2" "$nc" "$C2" "$others" >got
 	cat rerr >>got; fail "replay of phases 1 and 2" got
 fi
+# `patchsite pipe PID`: the directory found through the channel's trace_dir, the tracer set at
+# run time rendered event by event (function lines, then function_graph's), while it runs.
+timeout -s INT 5 "$PS" pipe --from-start "$SPID" >pipe1 2>perr
+pa=$(grep -c ': alpha <-' pipe1) pc=$(grep -c ' gamma_leaf();' pipe1)
+if [ "$pa" -eq "$A1" ] && [ "$pc" -eq "$C2" ]; then
+	pass "pipe $SPID (while it runs): $pa alpha function lines and $pc gamma_leaf graph lines, as replay"
+else
+	echo "alpha $pa/$A1 gamma_leaf $pc/$C2" >got; head -5 pipe1 >>got; cat perr >>got
+	fail "pipe PID" got
+fi
 
 # Phase 3: tracers, filters and the switch changed 60 times while the threads call without end.
 ctl set_ftrace_notrace gamma_leaf
