@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "event.h"
+#include "evfield.h"
 #include "internal.h"
 #include "psdata.h"
 
@@ -115,24 +116,6 @@ static bool desc_text(const struct patchsite_event *d, uintptr_t end, const char
 		p += len + 1;
 	}
 	return true;
-}
-
-static bool field_ok(const struct patchsite_event_field *f)
-{
-	switch (f->kind) {
-	case PATCHSITE_FIELD_SIGNED:
-	case PATCHSITE_FIELD_UNSIGNED:
-		return f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8;
-	case PATCHSITE_FIELD_FLOAT:
-		return f->size == 4 || f->size == 8;
-	case PATCHSITE_FIELD_POINTER:
-	case PATCHSITE_FIELD_STRING:
-		return f->size == sizeof(void *);
-	case PATCHSITE_FIELD_BYTES:
-		return f->size >= 1 && f->size <= 1024;
-	default:
-		return false;
-	}
 }
 
 /* The largest record's payload, every string at its limit (with room for alignment). */
@@ -257,7 +240,7 @@ static struct ps_event *bind(struct ps_module *m, const struct patchsite_event *
 		return NULL;
 	}
 	for (unsigned i = 0; i < d->nfields; i++)
-		if (!field_ok((const struct patchsite_event_field *)(d + 1) + i)) {
+		if (!ps_event_field_ok((const struct patchsite_event_field *)(d + 1) + i, sizeof(void *))) {
 			ps_log(PATCHSITE_LOG_WARNING, "%s: event %s:%s: field %s has kind %u size "
 			       "%u, not one this runtime knows: its sites refused", m->name,
 			       parts[0], parts[1], parts[3 + 2 * i],

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "evfield.h"
 #include "patchsite_event.h"
 #include "verify.h"
 
@@ -186,24 +187,6 @@ static void check_site(struct audit *au, size_t k, const struct ref *site, const
 		       "holds the site)");
 }
 
-static bool field_ok(const struct patchsite_event_field *f)
-{
-	switch (f->kind) {
-	case PATCHSITE_FIELD_SIGNED:
-	case PATCHSITE_FIELD_UNSIGNED:
-		return f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8;
-	case PATCHSITE_FIELD_FLOAT:
-		return f->size == 4 || f->size == 8;
-	case PATCHSITE_FIELD_POINTER:
-	case PATCHSITE_FIELD_STRING:
-		return f->size == 8;
-	case PATCHSITE_FIELD_BYTES:
-		return f->size >= 1 && f->size <= 1024;
-	default:
-		return false;
-	}
-}
-
 /* The descriptor at off of the descriptors' section: NULL when well formed, else why. */
 static const char *desc_why(const uint8_t *p, uint64_t size, uint64_t off, uint64_t *len)
 {
@@ -232,7 +215,7 @@ static const char *desc_why(const uint8_t *p, uint64_t size, uint64_t off, uint6
 		struct patchsite_event_field f;
 
 		memcpy(&f, p + off + sizeof(h) + i * sizeof(f), sizeof(f));
-		if (!field_ok(&f))
+		if (!ps_event_field_ok(&f, 8))
 			return "a field of an unknown kind or size";
 	}
 	if (h.fire || h.rt)
