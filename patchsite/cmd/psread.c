@@ -360,23 +360,11 @@ uint64_t psr_site_addr(const struct psr_proc *p, uint32_t id, uint64_t tsc)
 const char *psr_addr_name(const struct psr_proc *p, uint64_t addr, uint64_t tsc, char *buf,
 			  size_t len)
 {
-	for (size_t i = p->nmods; i-- > 0;) {
-		const struct psr_module *m = &p->mods[i];
-		size_t lo = 0, hi = m->nfuncs;
+	uint64_t off, size;
+	const char *name = psr_addr_sym(p, addr, tsc, &off, &size);
 
-		if (m->load_tsc > tsc || (m->unload_tsc && m->unload_tsc <= tsc))
-			continue;
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
-
-			if (m->funcs[mid].addr <= addr)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo && addr - m->funcs[lo - 1].addr < (m->funcs[lo - 1].size ? m->funcs[lo - 1].size : 1))
-			return m->funcs[lo - 1].name;
-	}
+	if (name)
+		return name;
 	snprintf(buf, len, "0x%llx", (unsigned long long)addr);
 	return buf;
 }
