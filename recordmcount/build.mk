@@ -23,4 +23,4 @@ install-recordmcount: $(B)/recordmcount
 bench: bench-recordmcount
 .PHONY: bench-recordmcount
 bench-recordmcount: $(B)/recordmcount
-	$(Q)sh bench/recordmcount.sh $(B)
+	$(Q)sh bench/recordmcount/run.sh $(B)

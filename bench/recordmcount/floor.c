@@ -7,7 +7,8 @@
  *   floor FILE         atomically, as ours does (O_TMPFILE, linkat, rename)
  *   floor -n FILE      as the kernel's does (FILE.rc, then rename)
  *   floor -0 FILE      nothing: process start-up alone
- * FLOOR_MODE compiles a mode in ("-n", "-0", ""), so that the bench's loop
+ *   floor -i FILE      in place: append 2 KiB, rewrite the 64-byte header
+ * FLOOR_MODE compiles a mode in ("-n", "-0", "-i", ""), so that the bench's loop
  * runs it as it runs the tools, with the object as the only argument.
  * Built static and dynamic: the difference is the dynamic loader, which
  * the kernel's tool pays.
@@ -52,6 +53,14 @@ int main(int argc, char **argv)
 	if (in < 0 || fstat(in, &sb) ||
 	    mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, in, 0) == MAP_FAILED)
 		return 1;
+	if (!strcmp(mode, "-i")) {
+		char hdr[64];
+
+		out = open(path, O_WRONLY | O_CLOEXEC);
+		return out < 0 || pread(in, hdr, sizeof(hdr), 0) != sizeof(hdr) ||
+		       pwrite(out, extra, sizeof(extra), sb.st_size) != sizeof(extra) ||
+		       pwrite(out, hdr, sizeof(hdr), 0) != sizeof(hdr) || close(out);
+	}
 	if (!strcmp(mode, "-n")) {
 		snprintf(tmp, sizeof(tmp), "%s.rc", path);
 		out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, sb.st_mode & 07777);

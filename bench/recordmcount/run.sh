@@ -47,11 +47,11 @@ per_object() {
 # The floors (bench/recordmcount/floor.c): tools that do less than ours,
 # to show where the time per object goes.  One binary per mode, so that
 # the loop runs each as it runs the tools, with the object alone.
-for m in 0:-0 n:-n a:; do
+for m in 0:-0 n:-n a: i:-i; do
 	gcc -O2 -static -DFLOOR_MODE="\"${m#*:}\"" bench/recordmcount/floor.c -o "$W/floor-static-${m%%:*}"
 	gcc -O2 -DFLOOR_MODE="\"${m#*:}\"" bench/recordmcount/floor.c -o "$W/floor-dyn-${m%%:*}"
 done
-FLOORS="floor-dyn-0 floor-static-0 floor-dyn-n floor-static-a"
+FLOORS="floor-dyn-0 floor-static-0 floor-dyn-n floor-static-a floor-static-i"
 tk=0; to=0; ck=0; co=0
 for f in $FLOORS; do eval "w_${f##*-}_$(echo $f | cut -d- -f2)=0 c_${f##*-}_$(echo $f | cut -d- -f2)=0"; done
 for r in $(seq "$ROUNDS"); do	# every tool once a round, so that a busy moment hits them all
@@ -84,6 +84,7 @@ floor_line "start-up only, dynamic" 0_dyn
 floor_line "start-up only, static" 0_static
 floor_line "rewrite as the kernel's, dynamic" n_dyn
 floor_line "atomic rewrite, static" a_static
+floor_line "in place (not atomic), static" i_static
 printf '  %-32s %8sms %6s   cpu %8sms %6s\n' "ours" "$(ms $to)" "$(ratio $to $tk)" "$(ms $co)" "$(ratio $co $ck)"
 
 # Run a tool on a copy of one file; print "wall_ns cpu_ns max_rss_kb".
