@@ -1067,11 +1067,38 @@ __attribute__((constructor)) static void ps_start(void)
 		ps_channel_start();
 }
 
+/*
+ * Event hits the in-memory buffer had no room for, with no trace directory
+ * to say so (its threads' files count them): said here, once, whether or
+ * not the program logs (never a silent loss).
+ */
+static void events_lost_say(void)
+{
+	unsigned long lost = 0;
+	char line[300];
+	int n;
+
+	if (ps_store_on())
+		return;
+	pthread_mutex_lock(&ps.lock);
+	for (struct ps_event *ev = ps_event_first(); ev; ev = ev->next)
+		lost += atomic_load_explicit(&ev->lost, memory_order_relaxed);
+	pthread_mutex_unlock(&ps.lock);
+	if (!lost)
+		return;
+	n = snprintf(line, sizeof(line), "patchsite: warning: %lu static trace event hits not "
+		     "recorded: the in-memory buffer was full (record into a trace directory: "
+		     "PATCHSITE_DATA or patchsite record)\n", lost);
+	if (n > 0)
+		(void)!write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+}
+
 __attribute__((destructor)) static void ps_stop(void)
 {
 	int err;
 
 	ps_channel_stop();
+	events_lost_say();
 	ps_store_finish();
 	if (env_out_fd < 0)
 		return;

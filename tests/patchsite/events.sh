@@ -123,6 +123,14 @@ for cxx in $CXX_BUILT; do
 done
 
 check "side effects: none while disabled, once per hit enabled" "$T/evp" sidefx 1000
+# No trace directory: hits go to the in-memory buffer; those it had no room for are said at exit
+# (200,000 hits of 32 bytes cannot fit the default 1 MiB: the arithmetic is the oracle).
+"$T/evp" sidefx 200000 >"$T/out" 2>"$T/err"
+if grep -q '^patchsite: warning: [0-9]* static trace event hits not recorded: the in-memory buffer was full' "$T/err"; then
+	pass "hits the in-memory buffer could not hold are said at exit: $(grep -o '[0-9]* static' "$T/err")"
+else
+	fail "lost hits not said" "$T/err"
+fi
 check "probes: priority order" "$T/evp" prio
 check "threads: switched live, exact counts in steady phases" "$T/evp" threads 4 40
 check "dlopen: rule applies to a library loaded later" \
