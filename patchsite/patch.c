@@ -484,26 +484,16 @@ static void poke_pending(enum poke_step step)
 }
 
 /*
- * Bring every site to the state the registered ops and the tracing switch
- * ask for.  Called with ps.lock held, which keeps what each site should
- * become fixed across the passes: one check pass, then the three steps
- * over all sites that change, one membarrier after each, and one mprotect
- * each way per code segment (not per site or page).  Nothing is allocated:
- * each pass finds the changing sites again from their state and want mask.
+ * The protocol's frame, shared by function sites and other code (the
+ * events' jump labels): the SIGTRAP handler (breakpoint protocol), the
+ * touched code segments writable once each, poke() for each step with one
+ * membarrier after each, read-only again.  np changes are counted.
  */
-int ps_patch_update(void)
+static int patch_live(bool (*touched)[8], size_t np, void (*poke)(enum poke_step, void *),
+		      void *arg)
 {
-	static bool touched[PS_MAX_MODULES][8];
-	size_t np;
-	int err = 0;
+	int err = ps.arch->one_step ? 0 : ps_trap_install();
 
-	if (!ps.can_write || !ps.can_sync)
-		return ps.can_write ? -ENOSYS : -EACCES;
-	memset(touched, 0, sizeof(touched));
-	np = check_pending(touched);
-	if (!np)
-		return 0;
-	err = ps.arch->one_step ? 0 : ps_trap_install();
 	if (err) {
 		ps_log(PATCHSITE_LOG_ERROR, "cannot install the SIGTRAP handler: %s",
 		       strerror(-err));
@@ -518,17 +508,13 @@ int ps_patch_update(void)
 		}
 	}
 	if (ps.arch->one_step) {
-		poke_pending(POKE_ONE_STEP);
+		poke(POKE_ONE_STEP, arg);
 	} else {
-		poke_pending(POKE_BREAKPOINT);
+		poke(POKE_BREAKPOINT, arg);
 		sync_cores();
-		poke_pending(POKE_TAIL);
+		poke(POKE_TAIL, arg);
 		sync_cores();
-		poke_pending(POKE_FIRST);
-		for (unsigned m = 0; m < ps.nmods; m++)
-			if (ps.mods[m]->nsites)
-				ps.arch->sync_icache((void *)ps.mods[m]->text_lo,
-						     ps.mods[m]->text_hi - ps.mods[m]->text_lo);
+		poke(POKE_FIRST, arg);
 	}
 	sync_cores();
 	ps.batches++;
@@ -540,6 +526,39 @@ int ps_patch_update(void)
 			err = e;
 	}
 	return err;
+}
+
+/* Function sites: every pending one, then the code of every object with sites made coherent. */
+static void poke_sites(enum poke_step step, void *arg)
+{
+	(void)arg;
+	poke_pending(step);
+	if (step != POKE_FIRST)
+		return;
+	for (unsigned m = 0; m < ps.nmods; m++)
+		if (ps.mods[m]->nsites)
+			ps.arch->sync_icache((void *)ps.mods[m]->text_lo,
+					     ps.mods[m]->text_hi - ps.mods[m]->text_lo);
+}
+
+/*
+ * Bring every site to the state the registered ops and the tracing switch
+ * ask for.  Called with ps.lock held, which keeps what each site should
+ * become fixed across the passes: one check pass, then the three steps
+ * over all sites that change, one membarrier after each, and one mprotect
+ * each way per code segment (not per site or page).  Nothing is allocated:
+ * each pass finds the changing sites again from their state and want mask.
+ */
+int ps_patch_update(void)
+{
+	static bool touched[PS_MAX_MODULES][8];
+	size_t np;
+
+	if (!ps.can_write || !ps.can_sync)
+		return ps.can_write ? -ENOSYS : -EACCES;
+	memset(touched, 0, sizeof(touched));
+	np = check_pending(touched);
+	return np ? patch_live(touched, np, poke_sites, NULL) : 0;
 }
 
 /* Register for SYNC_CORE once; without it we do not patch live. */
@@ -679,6 +698,39 @@ out:
 	return err;
 }
 
+struct code_batch {
+	struct ps_code_poke *pk;
+	size_t n;
+};
+
+/* Code other than sites: one step on every change that was checked. */
+static void poke_code(enum poke_step step, void *arg)
+{
+	const struct code_batch *c = arg;
+
+	for (size_t i = 0; i < c->n; i++) {
+		const struct ps_code_poke *k = &c->pk[i];
+
+		if (!k->ok)
+			continue;
+		switch (step) {
+		case POKE_ONE_STEP:
+			poke_words(k->addr, k->new, k->len);
+			break;
+		case POKE_BREAKPOINT:
+			poke_bytes(k->addr, &ps.arch->breakpoint, 0, 1);
+			break;
+		case POKE_TAIL:
+			poke_bytes(k->addr, k->new, 1, k->len);
+			break;
+		case POKE_FIRST:
+			poke_bytes(k->addr, k->new, 0, 1);
+			ps.arch->sync_icache((void *)k->addr, k->len);
+			break;
+		}
+	}
+}
+
 /*
  * Change code other than function sites (the events' jump labels) while
  * threads run it, with the same protocol as ps_patch_update: every change
@@ -690,8 +742,8 @@ out:
 int ps_patch_code(struct ps_code_poke *pk, size_t n)
 {
 	static bool touched[PS_MAX_MODULES][8];
+	struct code_batch c = { pk, n };
 	size_t np = 0;
-	int err;
 
 	if (!ps.can_write || !ps.can_sync)
 		return ps.can_write ? -ENOSYS : -EACCES;
@@ -703,44 +755,5 @@ int ps_patch_code(struct ps_code_poke *pk, size_t n)
 			np++;
 		}
 	}
-	if (!np)
-		return 0;
-	err = ps.arch->one_step ? 0 : ps_trap_install();
-	for (unsigned m = 0; m < ps.nmods && !err; m++) {
-		err = protect(ps.mods[m], touched[m], true);
-		if (err)
-			while (m-- > 0)
-				protect(ps.mods[m], touched[m], false);
-	}
-	if (err)
-		return err;
-	if (ps.arch->one_step) {
-		for (size_t i = 0; i < n; i++)
-			if (pk[i].ok)
-				poke_words(pk[i].addr, pk[i].new, pk[i].len);
-	} else {
-		for (size_t i = 0; i < n; i++)
-			if (pk[i].ok)
-				poke_bytes(pk[i].addr, &ps.arch->breakpoint, 0, 1);
-		sync_cores();
-		for (size_t i = 0; i < n; i++)
-			if (pk[i].ok)
-				poke_bytes(pk[i].addr, pk[i].new, 1, pk[i].len);
-		sync_cores();
-		for (size_t i = 0; i < n; i++)
-			if (pk[i].ok) {
-				poke_bytes(pk[i].addr, pk[i].new, 0, 1);
-				ps.arch->sync_icache((void *)pk[i].addr, pk[i].len);
-			}
-	}
-	sync_cores();
-	ps.batches++;
-	ps.pokes += np;
-	for (unsigned m = 0; m < ps.nmods; m++) {
-		int e = protect(ps.mods[m], touched[m], false);
-
-		if (e && !err)
-			err = e;
-	}
-	return err;
+	return np ? patch_live(touched, np, poke_code, &c) : 0;
 }
