@@ -19,9 +19,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "a64_insn.h"
 #include "evfield.h"
 #include "patchsite_event.h"
 #include "verify.h"
+#include "x86_insn.h"
 
 #define EM_X86_64_	62
 #define EM_AARCH64_	183
@@ -127,36 +129,35 @@ static bool same_function(const struct audit *au, const struct ref *site, const 
 	return !strncmp(g->name, f->name, n) && !strncmp(g->name + n, ".cold", 5);
 }
 
-/* What the site holds: the NOP (1), a jump to the target (2), or anything else (0). */
+/*
+ * What the site holds: the NOP the header writes (1), a direct jump of the
+ * NOP's length to the target in the same section, as the arch decodes it
+ * (2), or anything else (0).
+ */
 static int site_form(const struct audit *au, const struct ref *site, const struct ref *tgt,
 		     char *found, size_t len)
 {
 	const struct eo_sec *s = elfobj_sec(au->o, site->sec);
 	const uint8_t *p = elfobj_sec_bytes(au->o, site->sec);
 	uint64_t at = audit_addr(au, site->sec, site->off);
-	uint64_t to = audit_addr(au, tgt->sec, tgt->off);
-	unsigned n = au->h->machine == EM_AARCH64_ ? 4 : 5;
+	bool a64 = au->h->machine == EM_AARCH64_;
+	unsigned n = a64 ? 4 : 5;
+	struct insn_view iv;
+	struct branch b;
+	uint32_t w;
 
 	found[0] = 0;
 	if (!p || site->off > s->size || s->size - site->off < n)
 		return 0;
 	p += site->off;
 	report_bytes(au, false, p, s->size - site->off, n, at, found, len);
-	if (au->h->machine == EM_X86_64_) {
-		static const uint8_t nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
-
-		if (!memcmp(p, nop5, 5))
-			return 1;
-		return p[0] == 0xe9 && site->sec == tgt->sec && at + 5 + (uint64_t)sext(p + 1, 4) == to
-		       ? 2 : 0;
-	}
-	uint32_t w;
-
 	memcpy(&w, p, 4);
-	if (w == 0xd503201fu)
+	if (a64 ? w == a64_nop() : !memcmp(p, x86_nop5_forms[0], 5))
 		return 1;
-	return (w & 0xfc000000u) == 0x14000000u && site->sec == tgt->sec &&
-	       at + (uint64_t)((int64_t)((int32_t)(w << 6) >> 6) * 4) == to ? 2 : 0;
+	iv = calls_view(au, site->sec, site->off, false);
+	return au->a->decode_branch(au->a, &iv, &b) && b.kind == BRANCH_JUMP && !b.indirect &&
+	       b.len == n && site->sec == tgt->sec && b.target == audit_addr(au, tgt->sec, tgt->off)
+	       ? 2 : 0;
 }
 
 static void check_site(struct audit *au, size_t k, const struct ref *site, const struct ref *tgt)

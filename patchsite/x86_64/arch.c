@@ -473,15 +473,21 @@ static bool rel32(uintptr_t from_next, uintptr_t to, int32_t *out)
 	return true;
 }
 
-static bool x86_64_make_call(uint8_t *out, uintptr_t from, uintptr_t to)
+/* A 5-byte op rel32 at from, to to: false when to is out of reach. */
+static bool rel32_insn(uint8_t *out, uint8_t op, uintptr_t from, uintptr_t to)
 {
 	int32_t d;
 
 	if (!rel32(from + 5, to, &d))
 		return false;
-	out[0] = X86_OP_CALL_REL32;
+	out[0] = op;
 	memcpy(out + 1, &d, 4);
 	return true;
+}
+
+static bool x86_64_make_call(uint8_t *out, uintptr_t from, uintptr_t to)
+{
+	return rel32_insn(out, X86_OP_CALL_REL32, from, to);
 }
 
 /* push $(id << 2); jmp *slot(%rip); int3 padding */
@@ -568,13 +574,7 @@ static unsigned long x86_64_exit_retval(const unsigned long *slot)
 /* An event site: the header's nopl 0x0(%rax,%rax,1), or jmp rel32 to its enabled block. */
 static bool x86_64_make_jump(uint8_t *out, uintptr_t from, uintptr_t to)
 {
-	int32_t d;
-
-	if (!rel32(from + 5, to, &d))
-		return false;
-	out[0] = X86_OP_JMP_REL32;
-	memcpy(out + 1, &d, 4);
-	return true;
+	return rel32_insn(out, X86_OP_JMP_REL32, from, to);
 }
 
 static const char *const x86_64_hooks[] = { "__fentry__", "mcount", NULL };
