@@ -60,6 +60,11 @@ extern const struct ps_ctl_file ps_ctl_core[];	/* ctl_core.c: tracers, filters, 
 extern const struct ps_ctl_file ps_ctl_record[];	/* recctl.c */
 extern const struct ps_ctl_file ps_ctl_trace[];	/* trace_ctl.c: trace_marker, snapshot, trace_options */
 
+/* Values of control files (control.c): 0, or -EINVAL with the error said, naming file. */
+int ps_ctl_word(const char *file, const char *value, char *out, size_t len);
+int ps_ctl_number(const char *file, const char *value, unsigned long lo, unsigned long hi,
+		  unsigned long *out);
+
 /* control.c: the file named path, and the rest of the path for a directory; NULL when none. */
 const struct ps_ctl_file *ps_ctl_find(const char *path, const char **sub);
 

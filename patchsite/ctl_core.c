@@ -11,7 +11,6 @@
  * Values are ftrace's: a write replaces (append adds, as `>>` does), a
  * number or a name may end in white space (echo's newline).
  */
-#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -26,40 +25,6 @@
 
 static char chosen_dir[4096];	/* trace_dir written before recording started */
 static bool store_tried;	/* once: a program without sites opens none */
-
-/* value is one word (surrounding white space aside), copied to out. */
-static int one_word(const char *file, const char *value, char *out, size_t len)
-{
-	size_t n;
-
-	while (isspace((unsigned char)*value))
-		value++;
-	n = strcspn(value, " \t\n");
-	if (!n || n >= len || value[n + strspn(value + n, " \t\n")]) {
-		ps_log(PATCHSITE_LOG_ERROR, "%s: expected one word, not '%.100s'", file, value);
-		return -EINVAL;
-	}
-	memcpy(out, value, n);
-	out[n] = '\0';
-	return 0;
-}
-
-static int number(const char *file, const char *value, unsigned long lo, unsigned long hi,
-		  unsigned long *out)
-{
-	char word[32], *end;
-
-	if (one_word(file, value, word, sizeof(word)))
-		return -EINVAL;
-	errno = 0;
-	*out = strtoul(word, &end, 10);
-	if (*end || errno || word[0] == '-' || *out < lo || *out > hi) {
-		ps_log(PATCHSITE_LOG_ERROR, "%s: expected a number from %lu to %lu, not '%s'",
-		       file, lo, hi, word);
-		return -EINVAL;
-	}
-	return 0;
-}
 
 /*
  * Before the first tracer: a trace directory to record into (trace_dir if
@@ -105,7 +70,7 @@ static int tracer_write(const char *sub, const char *value, bool append)
 	int err;
 
 	(void)sub, (void)append;
-	if (one_word("current_tracer", value, name, sizeof(name)))
+	if (ps_ctl_word("current_tracer", value, name, sizeof(name)))
 		return -EINVAL;
 	if (strcmp(name, "nop") && strcmp(name, "function") && strcmp(name, "function_graph") &&
 	    strcmp(name, "latency")) {
@@ -268,7 +233,7 @@ static int depth_write(const char *sub, const char *value, bool append)
 	unsigned long v;
 
 	(void)sub, (void)append;
-	if (number("max_graph_depth", value, 0, 1024, &v))
+	if (ps_ctl_number("max_graph_depth", value, 0, 1024, &v))
 		return -EINVAL;
 	return patchsite_set_graph_max_depth(v ? (unsigned)v : 1024);
 }
@@ -285,7 +250,7 @@ static int kb_write(const char *sub, const char *value, bool append)
 	unsigned long v;
 
 	(void)sub, (void)append;
-	if (number("buffer_size_kb", value, 4, 1ul << 22, &v))
+	if (ps_ctl_number("buffer_size_kb", value, 4, 1ul << 22, &v))
 		return -EINVAL;
 	return patchsite_set_buffer_kb(v);
 }
@@ -368,7 +333,7 @@ static int dir_write(const char *sub, const char *value, bool append)
 		       ps_store_dir(&proc));
 		return -EBUSY;
 	}
-	if (one_word("trace_dir", value, dir, sizeof(dir)))
+	if (ps_ctl_word("trace_dir", value, dir, sizeof(dir)))
 		return -EINVAL;
 	memcpy(chosen_dir, dir, sizeof(dir));
 	return 0;

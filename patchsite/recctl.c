@@ -12,24 +12,6 @@
 #include "control.h"
 #include "internal.h"
 
-/* A number alone on its line (trailing newline and blanks allowed, as `echo` writes). */
-static int parse_ulong(const char *file, const char *v, unsigned long max, unsigned long *out)
-{
-	char *end;
-
-	while (*v == ' ' || *v == '\t')
-		v++;
-	errno = 0;
-	*out = strtoul(v, &end, 10);
-	while (*end == ' ' || *end == '\t' || *end == '\n')
-		end++;
-	if (end == v || *end || errno || *out > max || *v == '-') {
-		ps_log(PATCHSITE_LOG_ERROR, "%s: '%.40s' is not a number from 0 to %lu", file, v, max);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 static int tracing_on_read(const char *sub, struct ps_buf *out)
 {
 	(void)sub;
@@ -40,7 +22,7 @@ static int tracing_on_read(const char *sub, struct ps_buf *out)
 static int tracing_on_write(const char *sub, const char *v, bool append)
 {
 	unsigned long on;
-	int err = parse_ulong("tracing_on", v, 1, &on);
+	int err = ps_ctl_number("tracing_on", v, 0, 1, &on);
 
 	(void)sub, (void)append;
 	if (err)
@@ -71,7 +53,7 @@ static int thresh_read(const char *sub, struct ps_buf *out)
 static int thresh_write(const char *sub, const char *v, bool append)
 {
 	unsigned long us;
-	int err = parse_ulong("tracing_thresh", v, 60000000, &us);
+	int err = ps_ctl_number("tracing_thresh", v, 0, 60000000, &us);
 
 	(void)sub, (void)append;
 	return err ? err : patchsite_set_tracing_thresh(us);
@@ -113,7 +95,7 @@ static int latency_read(const char *sub, struct ps_buf *out)
 static int latency_write(const char *sub, const char *v, bool append)
 {
 	unsigned long us;
-	int err = parse_ulong("tracing_max_latency", v, 1ul << 40, &us);
+	int err = ps_ctl_number("tracing_max_latency", v, 0, 1ul << 40, &us);
 
 	(void)sub, (void)append;
 	return err ? err : patchsite_set_max_latency(us);

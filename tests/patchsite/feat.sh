@@ -265,7 +265,7 @@ tracing_max_latency=0|
 refused: set_ftrace_pid: '12x' is not a thread or process id
 EOF
 if cmp -s out want && [ "$(wc -l <err)" -eq 3 ] &&
-   grep -qx "patchsite: error: tracing_on: '2' is not a number from 0 to 1" err; then
+   grep -qx "patchsite: error: tracing_on: expected a number from 0 to 1, not '2'" err; then
 	pass "control files read back what was written ($(wc -l <want) lines)"
 else
 	diff want out >>err
