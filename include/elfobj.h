@@ -7,7 +7,8 @@
  * An object is opened read-only.  Edits (bytes of a section, relocations, a
  * new section symbol, new sections) are kept in memory and only reach the
  * disk through elfobj_write(), which writes a complete new file next to
- * the destination and renames it into place.
+ * the destination and renames it into place, or elfobj_update(), which
+ * appends to the object's own file where that is safe.
  */
 #ifndef PS_ELFOBJ_H
 #define PS_ELFOBJ_H
@@ -150,5 +151,16 @@ int elfobj_group_add(struct elfobj *o, size_t g, size_t member);
  * untouched and no temporary file is left.
  */
 int elfobj_write(struct elfobj *o, const char *dest);
+
+/*
+ * Write the edits back to the file o was opened from.  Where it is safe
+ * (lib/elfupdate.c says when), into the file itself: the new sections,
+ * new copies of the changed ones and a new header table after the old
+ * end, then the ELF header; a kill before that last write leaves the old
+ * object, a failed write is cut back off.  Elsewhere as elfobj_write(o,
+ * path).  The bytes are the same either way.  *in_place (may be NULL) says
+ * which was done.
+ */
+int elfobj_update(struct elfobj *o, bool *in_place);
 
 #endif

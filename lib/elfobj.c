@@ -312,6 +312,8 @@ static int open_file(struct elfobj *o)
 	o->uid = st.st_uid;
 	o->gid = st.st_gid;
 	o->fsize = (uint64_t)st.st_size;
+	o->dev = st.st_dev;
+	o->ino = st.st_ino;
 	o->elf = elf_begin(o->fd, ELF_C_READ_MMAP, NULL);
 	if (!o->elf && o->fsize < sizeof(Elf64_Ehdr))
 		return fail_truncated(o);

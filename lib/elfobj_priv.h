@@ -40,6 +40,8 @@ struct elfobj {
 	uid_t uid;
 	gid_t gid;
 	uint64_t fsize;
+	dev_t dev;		/* the file opened, to write into the same one */
+	ino_t ino;
 	Elf *elf;
 	GElf_Ehdr ehdr;
 	struct eo_hdr hdr;
@@ -72,6 +74,29 @@ int eo_out_open(const struct elfobj *o, const char *dest, struct eo_out *out);
 /* Close, name and rename over dest; on failure nothing is left behind. */
 int eo_out_commit(const struct elfobj *o, struct eo_out *out, const char *dest);
 void eo_out_abort(struct eo_out *out);
+
+/* elfwrite.c: the bytes of output section i, in host form (d_type says which). */
+struct eo_scratch {		/* buffers made for one write, freed when it ends */
+	void **p;
+	size_t n;
+};
+int eo_fill_section(struct elfobj *o, size_t i, Elf_Data *out, struct eo_scratch *s);
+void eo_scratch_free(struct eo_scratch *s);
+void *eo_rels_to_host(const struct elfobj *o, const struct eo_rel *r, size_t n, bool rela,
+		      size_t *size);
+
+/*
+ * elflayout.c: the layouts that keep the old bytes where they are.  The
+ * append layout is the old file whole, then the new tail; it is the only
+ * one elfobj_update() writes into the file itself.
+ */
+bool eo_edited(const struct elfobj *o);
+int eo_copy_prefix(const struct elfobj *o, int to, uint64_t len);
+bool eo_append_ok(struct elfobj *o);
+int eo_write_append(struct elfobj *o, int fd, bool copy_old);
+bool eo_tail_layout_ok(const struct elfobj *o);
+int eo_write_tail_layout(struct elfobj *o, int fd);
+int eo_pwrite_all(const struct elfobj *o, int fd, const void *buf, uint64_t size, uint64_t off);
 
 int eo_fail(const struct elfobj *o, int err, const char *fmt, const char *arg);
 int eo_fail_elf(const struct elfobj *o, const char *what);

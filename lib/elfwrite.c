@@ -4,9 +4,10 @@
  * buffers; libelf translates them to the file's class and byte order when
  * the new file is laid out, so nothing here depends on the host.
  *
- * The output is a fresh file: libelf lays the sections out one after the
- * other in index order, so no stale header table or string table is left
- * behind, and the same input always gives the same bytes.
+ * elfobj_write() makes a fresh file in one of three layouts, chosen by the
+ * input alone, so the same input always gives the same bytes: the two that
+ * keep the old bytes where they are (elflayout.c), or libelf laying every
+ * section out anew in index order.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -152,7 +153,7 @@ long elfobj_add_shstr(struct elfobj *o, const char *s)
 }
 
 /* Relocations in the host form libelf translates from. */
-static void *rels_to_host(const struct elfobj *o, const struct eo_rel *r, size_t n,
+void *eo_rels_to_host(const struct elfobj *o, const struct eo_rel *r, size_t n,
 			  bool rela, size_t *size)
 {
 	bool is64 = o->hdr.elfclass == ELFCLASS64;
@@ -211,7 +212,7 @@ long elfobj_add_section(struct elfobj *o, const struct eo_newsec *ns)
 	n = &a[o->nadded];
 	*n = (struct newsec){ .ns = *ns };
 	if (ns->rels) {
-		n->buf = rels_to_host(o, ns->rels, ns->count, ns->type == SHT_RELA, &n->size);
+		n->buf = eo_rels_to_host(o, ns->rels, ns->count, ns->type == SHT_RELA, &n->size);
 		n->type = ns->type == SHT_RELA ? ELF_T_RELA : ELF_T_REL;
 	} else {
 		n->buf = words_to_host(o, ns->words, ns->count, ns->word32, &n->size);
@@ -245,13 +246,7 @@ static void *syms_to_host(const struct elfobj *o, size_t *size)
 	return buf;
 }
 
-/* Buffers made for one write, freed when it ends. */
-struct scratch {
-	void **p;
-	size_t n;
-};
-
-static void *keep(struct scratch *s, void *p)
+static void *keep(struct eo_scratch *s, void *p)
 {
 	void **np = p ? realloc(s->p, (s->n + 1) * sizeof(*np)) : NULL;
 
@@ -262,6 +257,16 @@ static void *keep(struct scratch *s, void *p)
 	s->p = np;
 	s->p[s->n++] = p;
 	return p;
+}
+
+void eo_scratch_free(struct eo_scratch *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		free(s->p[i]);
+	free(s->p);
+	*s = (struct eo_scratch){ 0 };
 }
 
 static const struct eo_group *grown_group(const struct elfobj *o, size_t sec)
@@ -275,7 +280,7 @@ static const struct eo_group *grown_group(const struct elfobj *o, size_t sec)
 }
 
 /* The bytes of output section i: the input's, or an edited copy. */
-static int fill_section(struct elfobj *o, size_t i, Elf_Data *out, struct scratch *s)
+int eo_fill_section(struct elfobj *o, size_t i, Elf_Data *out, struct eo_scratch *s)
 {
 	const struct eo_sec *sec = &o->secs[i];
 	const struct eo_group *grp = grown_group(o, i);
@@ -298,7 +303,7 @@ static int fill_section(struct elfobj *o, size_t i, Elf_Data *out, struct scratc
 		out->d_buf = o->shstr;
 		out->d_size = o->shstr_len;
 	} else if (o->x[i].rels_dirty) {
-		out->d_buf = keep(s, rels_to_host(o, o->x[i].rels, o->x[i].nrels,
+		out->d_buf = keep(s, eo_rels_to_host(o, o->x[i].rels, o->x[i].nrels,
 						  sec->type == SHT_RELA, &out->d_size));
 	} else if (i == o->symtab && o->symbuf) {
 		out->d_buf = keep(s, syms_to_host(o, &out->d_size));
@@ -311,7 +316,7 @@ static int fill_section(struct elfobj *o, size_t i, Elf_Data *out, struct scratc
 	return 0;
 }
 
-static int add_out_section(struct elfobj *o, Elf *elf, size_t i, struct scratch *s)
+static int add_out_section(struct elfobj *o, Elf *elf, size_t i, struct eo_scratch *s)
 {
 	Elf_Scn *scn = elf_newscn(elf);
 	Elf_Data *d = scn ? elf_newdata(scn) : NULL;
@@ -322,7 +327,7 @@ static int add_out_section(struct elfobj *o, Elf *elf, size_t i, struct scratch 
 		return eo_fail_elf(o, "cannot write: %s");
 	sh.sh_link = o->secs[i].link;
 	sh.sh_info = o->secs[i].info;
-	if ((err = fill_section(o, i, d, s)))
+	if ((err = eo_fill_section(o, i, d, s)))
 		return err;
 	d->d_off = 0;
 	d->d_version = EV_CURRENT;
@@ -380,7 +385,7 @@ static int check_layout(const struct elfobj *o, Elf *elf)
 static int write_elf(struct elfobj *o, int fd)
 {
 	Elf *elf = elf_begin(fd, ELF_C_WRITE_MMAP, NULL);
-	struct scratch s = { 0 };
+	struct eo_scratch s = { 0 };
 	GElf_Ehdr eh = o->ehdr;
 	size_t i;
 	int err = 0;
@@ -424,268 +429,10 @@ static int write_elf(struct elfobj *o, int fd)
 out:
 	if (elf)
 		elf_end(elf);
-	for (i = 0; i < s.n; i++)
-		free(s.p[i]);
-	free(s.p);
+	eo_scratch_free(&s);
 	return err;
 }
 
-/*
- * The fast path, for objects laid out as gas and LLVM write them: every
- * section's data, then the section name table, then the section header
- * table at the very end.  The new file is the old one up to the name
- * table, with edited sections patched in place, followed by the grown name
- * table, the new sections and a new header table, so nothing stale is left
- * behind and libelf need not build a second copy of every section.
- */
-static bool tail_layout(const struct elfobj *o)
-{
-	const struct eo_sec *st = &o->secs[o->shstrndx];
-	size_t i;
-
-	for (i = 0; i < o->ngroups; i++)
-		if (o->groups[i].grown)
-			return false;	/* a group grew: sections move */
-	if (o->symbuf || o->ehdr.e_phnum || !o->shstrndx ||
-	    o->ehdr.e_shoff + (uint64_t)o->shnum * o->ehdr.e_shentsize != o->fsize ||
-	    st->offset + st->size > o->ehdr.e_shoff)
-		return false;
-	for (i = 1; i < o->shnum; i++) {
-		const struct eo_sec *s = &o->secs[i];
-
-		if (i != o->shstrndx && s->type != SHT_NOBITS && s->size &&
-		    s->offset + s->size > st->offset)
-			return false;
-	}
-	return true;
-}
-
-/* Translate n host-format items of type t into the file's format at dst. */
-static int xlate(const struct elfobj *o, void *dst, const void *src, size_t size, Elf_Type t)
-{
-	Elf_Data in = { .d_buf = (void *)src, .d_type = t, .d_size = size,
-			.d_version = EV_CURRENT };
-	Elf_Data out = { .d_buf = dst, .d_type = t, .d_size = size, .d_version = EV_CURRENT };
-
-	if (!gelf_xlatetof(o->elf, &out, &in, o->ehdr.e_ident[EI_DATA]))
-		return eo_fail_elf(o, "cannot write: %s");
-	return 0;
-}
-
-static uint64_t align_up(uint64_t v, uint64_t a)
-{
-	return a > 1 ? (v + a - 1) / a * a : v;
-}
-
-/*
- * Section headers, old (edited) and new, in the host form libelf
- * translates.  GElf_Shdr is Elf64_Shdr, so a 64-bit file needs no copy.
- */
-static void *shdrs_to_host(const struct elfobj *o, GElf_Shdr *sh, size_t n, size_t *size)
-{
-	size_t i;
-	Elf32_Shdr *buf;
-
-	if (o->hdr.elfclass == ELFCLASS64) {
-		*size = n * sizeof(Elf64_Shdr);
-		return sh;
-	}
-	buf = big_calloc(n, sizeof(*buf));
-	for (i = 0; buf && i < n; i++) {
-		const GElf_Shdr *h = &sh[i];
-
-		buf[i] = (Elf32_Shdr){
-			h->sh_name, h->sh_type, (Elf32_Word)h->sh_flags, (Elf32_Addr)h->sh_addr,
-			(Elf32_Off)h->sh_offset, (Elf32_Word)h->sh_size, h->sh_link, h->sh_info,
-			(Elf32_Word)h->sh_addralign, (Elf32_Word)h->sh_entsize };
-	}
-	*size = n * sizeof(*buf);
-	return buf;
-}
-
-static int pwrite_all(const struct elfobj *o, int fd, const void *buf, uint64_t size,
-		      uint64_t off)
-{
-	const uint8_t *p = buf;
-
-	while (size) {
-		ssize_t n = pwrite(fd, p, size, (off_t)off);
-
-		if (n <= 0)
-			return eo_fail(o, n < 0 ? -errno : -EIO, "cannot write: %s",
-				       n < 0 ? strerror(errno) : "short write");
-		p += n;
-		off += (uint64_t)n;
-		size -= (uint64_t)n;
-	}
-	return 0;
-}
-
-/* Translate size bytes of type t to the file's form and write them at off. */
-static int put(const struct elfobj *o, int fd, const void *host, size_t size, Elf_Type t,
-	       uint64_t off)
-{
-	uint8_t *buf = big_calloc(1, size);
-	int err;
-
-	if (!buf)
-		return eo_fail(o, -ENOMEM, "%s", "out of memory");
-	err = xlate(o, buf, host, size, t);
-	if (!err)
-		err = pwrite_all(o, fd, buf, size, off);
-	free(buf);
-	return err;
-}
-
-/*
- * The old file up to the name table, copied by the kernel from file to
- * file: on a 7 MB object, copying it through our memory cost more page
- * faults than everything else we do.
- */
-static int copy_prefix(const struct elfobj *o, int to, uint64_t len)
-{
-	off_t off = 0;
-
-	while ((uint64_t)off < len) {
-		ssize_t n = sendfile(to, o->fd, &off, (size_t)(len - (uint64_t)off));
-
-		if (n <= 0)
-			return eo_fail(o, n < 0 ? -errno : -EIO, "cannot write: %s",
-				       n < 0 ? strerror(errno) : "short write");
-	}
-	return 0;
-}
-
-/* Write the edited sections (same sizes as before) over their old bytes. */
-static int patch_sections(struct elfobj *o, int fd)
-{
-	size_t i, size;
-	int err = 0;
-
-	for (i = 1; i < o->shnum && !err; i++) {
-		const struct eo_sec *s = &o->secs[i];
-		void *host;
-
-		if (o->x[i].rw)
-			err = pwrite_all(o, fd, o->x[i].rw, s->size, s->offset);
-		if (err || !o->x[i].rels_dirty)
-			continue;
-		host = rels_to_host(o, o->x[i].rels, o->x[i].nrels, s->type == SHT_RELA, &size);
-		if (!host)
-			return eo_fail(o, -ENOMEM, "%s", "out of memory");
-		err = size == s->size ? put(o, fd, host, size,
-					    s->type == SHT_RELA ? ELF_T_RELA : ELF_T_REL, s->offset)
-				      : eo_fail(o, -EINVAL, "%s", "relocation section changed size");
-		free(host);
-	}
-	return err;
-}
-
-/*
- * Everything from the name table on, built in tail (which holds the file
- * from offset base): name table, new sections, header table.
- */
-static int build_tail(struct elfobj *o, uint8_t *tail, uint64_t base, GElf_Shdr *sh,
-		      uint64_t *shoff)
-{
-	size_t i, total = o->shnum + o->nadded, size;
-	uint64_t p = base;
-	void *host;
-	int err = 0;
-
-	sh[o->shstrndx].sh_size = o->shstr ? o->shstr_len : o->secs[o->shstrndx].size;
-	memcpy(tail, o->shstr ? o->shstr : (const char *)elfobj_sec_bytes(o, o->shstrndx),
-	       sh[o->shstrndx].sh_size);
-	p += sh[o->shstrndx].sh_size;
-	for (i = 0; i < o->nadded && !err; i++) {
-		const struct newsec *n = &o->added[i];
-		GElf_Shdr *h = &sh[o->shnum + i];
-
-		p = align_up(p, n->ns.addralign);
-		*h = (GElf_Shdr){ .sh_name = n->ns.name, .sh_type = n->ns.type,
-				  .sh_flags = n->ns.flags, .sh_offset = p, .sh_size = n->size,
-				  .sh_link = n->ns.link, .sh_info = n->ns.info,
-				  .sh_addralign = n->ns.addralign, .sh_entsize = n->ns.entsize };
-		err = xlate(o, tail + (p - base), n->buf, n->size, n->type);
-		p += n->size;
-	}
-	if (total >= SHN_LORESERVE)
-		sh[0].sh_size = total;	/* the count lives in section 0 */
-	p = align_up(p, o->hdr.word);
-	host = err ? NULL : shdrs_to_host(o, sh, total, &size);
-	if (!err && !host)
-		err = eo_fail(o, -ENOMEM, "%s", "out of memory");
-	if (!err)
-		err = xlate(o, tail + (p - base), host, size, ELF_T_SHDR);
-	if (host != sh)
-		free(host);
-	*shoff = p;
-	return err;
-}
-
-/* The ELF header with the new header table's place and count, at offset 0. */
-static int put_ehdr(const struct elfobj *o, int fd, uint64_t shoff, size_t total)
-{
-	GElf_Ehdr eh = o->ehdr;
-	Elf32_Ehdr e32;
-
-	eh.e_shoff = shoff;
-	eh.e_shnum = total < SHN_LORESERVE ? (Elf64_Half)total : 0;
-	if (o->hdr.elfclass == ELFCLASS64)
-		return put(o, fd, &eh, sizeof(eh), ELF_T_EHDR, 0);
-	e32 = (Elf32_Ehdr){ .e_type = eh.e_type, .e_machine = eh.e_machine,
-		.e_version = eh.e_version, .e_entry = (Elf32_Addr)eh.e_entry,
-		.e_phoff = (Elf32_Off)eh.e_phoff, .e_shoff = (Elf32_Off)eh.e_shoff,
-		.e_flags = eh.e_flags, .e_ehsize = eh.e_ehsize, .e_phentsize = eh.e_phentsize,
-		.e_phnum = eh.e_phnum, .e_shentsize = eh.e_shentsize, .e_shnum = eh.e_shnum,
-		.e_shstrndx = eh.e_shstrndx };
-	memcpy(e32.e_ident, eh.e_ident, EI_NIDENT);
-	return put(o, fd, &e32, sizeof(e32), ELF_T_EHDR, 0);
-}
-
-/*
- * Write the new file into fd in pieces: the old prefix, the edited
- * sections over it, the new tail, the header.
- */
-static int write_tail_layout(struct elfobj *o, int fd)
-{
-	size_t i, total = o->shnum + o->nadded;
-	uint64_t base = o->secs[o->shstrndx].offset, shoff;
-	uint64_t cap = o->shstr_len + o->secs[o->shstrndx].size +
-		       (total + 1) * sizeof(Elf64_Shdr) + 64;
-	GElf_Shdr *sh = big_calloc(total, sizeof(*sh));
-	uint8_t *tail;
-	int err = 0;
-
-	for (i = 0; i < o->nadded; i++)
-		cap += o->added[i].size + o->added[i].ns.addralign;
-	tail = big_calloc(1, cap);
-	if (!tail || !sh) {
-		err = eo_fail(o, -ENOMEM, "%s", "out of memory");
-		goto out;
-	}
-	for (i = 0; i < o->shnum && !err; i++) {
-		if (!gelf_getshdr(elf_getscn(o->elf, i), &sh[i]))
-			err = eo_fail_elf(o, "cannot read a section header: %s");
-		else if (i)
-			sh[i].sh_link = o->secs[i].link, sh[i].sh_info = o->secs[i].info;
-	}
-	if (!err)
-		err = build_tail(o, tail, base, sh, &shoff);
-	if (!err)
-		err = copy_prefix(o, fd, base);
-	if (!err)
-		err = patch_sections(o, fd);
-	if (!err)
-		err = pwrite_all(o, fd, tail, shoff - base + total * (uint64_t)o->ehdr.e_shentsize,
-				 base);
-	if (!err)
-		err = put_ehdr(o, fd, shoff, total);
-out:
-	free(sh);
-	free(tail);
-	return err;
-}
 
 /*
  * Copy the laid-out image into the real file in one go.  libelf writes a
@@ -708,9 +455,19 @@ static int copy_image(const struct elfobj *o, int from, int to)
 	return 0;
 }
 
+/* Lay the object out into out: a copy, one of the two fast layouts, or libelf's. */
+static int write_layout(struct elfobj *o, int mem, int out)
+{
+	if (mem >= 0)
+		return copy_image(o, mem, out);
+	if (!eo_edited(o))
+		return eo_copy_prefix(o, out, o->fsize);	/* unchanged: the same bytes */
+	return eo_append_ok(o) ? eo_write_append(o, out, true) : eo_write_tail_layout(o, out);
+}
+
 int elfobj_write(struct elfobj *o, const char *dest)
 {
-	bool fast = tail_layout(o);
+	bool fast = !eo_edited(o) || eo_append_ok(o) || eo_tail_layout_ok(o);
 	struct eo_out out = { .fd = -1 };
 	int mem = -1, err = 0;
 
@@ -737,7 +494,7 @@ int elfobj_write(struct elfobj *o, const char *dest)
 	if (!err && fchmod(out.fd, o->mode))
 		err = eo_fail(o, -errno, "cannot set the mode of the new file: %s", strerror(errno));
 	if (!err)
-		err = fast ? write_tail_layout(o, out.fd) : copy_image(o, mem, out.fd);
+		err = write_layout(o, mem, out.fd);
 	if (!err)
 		err = eo_out_commit(o, &out, dest);
 	else

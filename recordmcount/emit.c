@@ -13,7 +13,9 @@
  *      relocation in a PIE or shared library); REL or RELA
  *      as the object's own code relocations are; sites in a COMDAT group
  *      get a __mcount_loc of their own in that group;
- *   4. the object is written whole to a temporary file and renamed.
+ *   4. the object is written: into itself where that is safe (the new
+ *      sections and header table appended, the ELF header last: see
+ *      lib/elfupdate.c), else whole to a temporary file that is renamed.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -238,5 +240,7 @@ enum rmc_status emit_object(struct record *r, const struct options *opt)
 		changed = r->sites[i].nopped;
 	if (!changed && !opt->out)
 		return RMC_OK;	/* nothing to do: the file keeps its inode and time */
-	return elfobj_write(r->o, opt->out ? opt->out : r->path) ? RMC_SYSERR : RMC_OK;
+	if (opt->out || opt->replace)
+		return elfobj_write(r->o, opt->out ? opt->out : r->path) ? RMC_SYSERR : RMC_OK;
+	return elfobj_update(r->o, NULL) ? RMC_SYSERR : RMC_OK;
 }

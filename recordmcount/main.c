@@ -28,10 +28,16 @@ static const char usage_text[] =
 	"Record the calls to the profiling hook (mcount, _mcount, __fentry__,\n"
 	"__gnu_mcount_nc) of each object in a __mcount_loc section, and turn the\n"
 	"calls in sections ftrace does not trace into NOPs.  Each object is\n"
-	"rewritten in place (through a temporary file and a rename).\n"
+	"updated in place: the new sections and section header table are appended\n"
+	"and the ELF header is written last, so an interrupted run leaves the old\n"
+	"object.  A file with other hard links, a symlink, or one whose old header\n"
+	"table and changed sections would leave over a quarter of it unused is\n"
+	"replaced instead (a new file renamed over it).\n"
 	"\n"
 	"  -w, --warn        name the untraced sections that call the hook\n"
 	"  -o, --output=OUT  write the result to OUT (one input file only)\n"
+	"      --replace     always replace the object with a new file, as the\n"
+	"                    kernel's tool does, never write into it\n"
 	"  -n, --dry-run     find and check the sites, write nothing\n"
 	"  -l, --list        print every site (implies --dry-run)\n"
 	"  -j, --json        print every site as JSON (implies --dry-run)\n"
@@ -124,6 +130,7 @@ static int parse(int argc, char **argv, struct options *opt)
 		{ "json", no_argument, NULL, 'j' },
 		{ "nop-all", no_argument, NULL, 'N' },
 		{ "pie-table", no_argument, NULL, 'P' },
+		{ "replace", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -139,6 +146,7 @@ static int parse(int argc, char **argv, struct options *opt)
 		case 'j': opt->json = opt->dry_run = true; break;
 		case 'N': opt->nop_all = true; break;
 		case 'P': opt->pie_table = true; break;
+		case 'R': opt->replace = true; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case 'V': version(); exit(0);
 		default: return -1;

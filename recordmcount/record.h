@@ -23,6 +23,7 @@ struct options {
 	bool list;		/* print every site */
 	bool json;		/* ... as JSON */
 	bool pie_table;		/* --pie-table: 32-bit place-relative entries */
+	bool replace;		/* --replace: never write into the object itself */
 	const char *out;	/* -o: write here instead of in place */
 };
 

@@ -1,7 +1,19 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# recordmcount's rewrite is all or nothing.  On a large object (thousands of
-# -ffunction-sections functions, made here with gcc):
+# recordmcount's rewrite is all or nothing.  An object it updates in place
+# (a 300-function object, made here with gcc), under strace's fault
+# injection at every system call, one run per call:
+#   - SIGKILL before each call: the object is the original, the original
+#     with bytes after its end that nothing names (the tail is written
+#     before the ELF header that points to it), or the result; a run after
+#     the kill always completes the job;
+#   - each write failing (ENOSPC), and the cut-back failing too: one clear
+#     error, exit 2, the original as it was (or, when even the cut-back
+#     failed, the original with its unnamed tail: still the old object);
+#   - a hard link (the other name keeps the original) and a symlink (its
+#     target is not written) are replaced, not written into.
+# On a large object (thousands of -ffunction-sections functions, whose old
+# header table would leave too much behind, so it is replaced):
 #   - SIGKILL at random points: the object is always either the original or
 #     the finished result.  The new file is unnamed (O_TMPFILE) until just
 #     before the rename, so only a kill between linkat() and rename() (or,
@@ -49,6 +61,89 @@ t1=$(date +%s%N)
 span=$(( (t1 - t0) / 5000 * 3 / 2 ))
 [ "$span" -lt 1000 ] && span=1000
 rm -f t.o
+
+# --- In place: a kill or a failed write at every system call ------------------
+# Oracles: cmp against the input and a finished run's output; readelf's view
+# of the object (section contents, symbols, relocations, without file
+# offsets) for "the same object" where only the placement may differ.
+view() {
+	{ readelf -W -s -r "$1" | sed 's/ at offset 0x[0-9a-f]*//'; objdump -s "$1" | tail -n +3; } 2>&1
+}
+if command -v strace >/dev/null 2>&1 && strace -o /dev/null -e inject=none:error=EIO true 2>/dev/null; then
+	sh "$here/testdata/src/genbig.sh" 300 >small.c
+	gcc -O1 -pg -mfentry -fno-pie -c small.c -o sorig.o || exit 2
+	ssize=$(stat -c %s sorig.o)
+	cp sorig.o sref.o
+	strace -o trace -e trace=openat,pwrite64,rename "$RMC" sref.o || exit 2
+	why=
+	grep -q 'O_TMPFILE\|rename(' trace && why="not updated in place: $(grep 'O_TMPFILE\|rename(' trace | head -1)"
+	grep -q "pwrite64(.*, $ssize) = " trace || why="${why:-the tail is not written at the old end ($ssize)}"
+	# Every system call of a run, as NAME:N (its Nth call of that name): strace
+	# counts each name on its own, so each kill point is one such pair.
+	cp sorig.o s.o && strace -o trace "$RMC" s.o || exit 2
+	points=$(sed -n 's/^\([a-z_0-9]*\)(.*/\1/p' trace | awk '{ print $1 ":" ++n[$1] }')
+	nsys=$(echo "$points" | wc -l)
+	[ -z "$why" ] && ! cmp -s s.o sref.o && why="two runs on the same input differ"
+	views=$(view sref.o)
+	states=
+	for p in $points; do
+		[ -n "$why" ] && break
+		cp sorig.o s.o
+		strace -o /dev/null -e inject=${p%:*}:signal=KILL:when=${p#*:} "$RMC" s.o 2>/dev/null
+		if cmp -s s.o sorig.o; then state=original
+		elif cmp -s s.o sref.o; then state=finished
+		elif cmp -s -n "$ssize" s.o sorig.o && [ "$(view s.o)" = "$(view sorig.o)" ]; then
+			state=original+tail
+		else why="killed before $p: s.o is neither the original nor the result"; break
+		fi
+		case " $states " in *" $state "*) ;; *) states="$states $state" ;; esac
+		"$RMC" s.o 2>err || { why="after a kill before $p ($state): exit $?: $(head -1 err)"; break; }
+		[ "$(view s.o)" = "$views" ] || why="after a kill before $p ($state): the next run's object differs"
+	done
+	case $states in *original+tail*) ;; *) why="${why:-no kill fell between the tail and the header: states$states}" ;; esac
+	if [ -n "$why" ]; then nok "in place: SIGKILL before each of $nsys calls" "$why"
+	else ok "in place: SIGKILL before each of $nsys calls: original, original+tail or finished; the next run completes"; fi
+
+	why=
+	for n in 1 2; do	# the tail's write, then the header's
+		cp sorig.o s.o
+		strace -o /dev/null -e inject=pwrite64:error=ENOSPC:when=$n "$RMC" s.o 2>err
+		rc=$?
+		[ $rc -eq 2 ] || why="pwrite $n failing: exit $rc"
+		[ -z "$why" ] && { [ "$(wc -l <err)" -ne 1 ] ||
+			! grep -q "^recordmcount: s.o: error: cannot write: No space left on device" err; } &&
+			why="pwrite $n failing: stderr: $(tr '\n' '|' <err)"
+		[ -z "$why" ] && ! cmp -s s.o sorig.o && why="pwrite $n failing: the object was not cut back"
+		[ -n "$why" ] && break
+	done
+	if [ -z "$why" ]; then
+		cp sorig.o s.o
+		strace -o /dev/null -e inject=pwrite64:error=ENOSPC:when=2 -e inject=ftruncate:error=EIO \
+			"$RMC" s.o 2>err
+		rc=$?
+		[ $rc -eq 2 ] || why="cut-back failing: exit $rc"
+		[ -z "$why" ] && ! grep -q "cannot cut back what was appended: Input/output error" err &&
+			why="cut-back failing: stderr: $(tr '\n' '|' <err)"
+		[ -z "$why" ] && [ "$(view s.o)" != "$(view sorig.o)" ] &&
+			why="cut-back failing: the object is not the original one"
+	fi
+	if [ -n "$why" ]; then nok "in place: failed writes" "$why"
+	else ok "in place: a failed write leaves the original (cut back; if that fails too, still the old object)"; fi
+
+	why=
+	cp sorig.o h1.o && ln h1.o h2.o && "$RMC" h1.o 2>err || why="hard link: exit $?: $(head -1 err)"
+	[ -z "$why" ] && ! cmp -s h2.o sorig.o && why="the other hard link changed"
+	[ -z "$why" ] && ! cmp -s h1.o sref.o && why="the hard-linked object is not the result"
+	cp sorig.o target.o && ln -s target.o link.o
+	[ -z "$why" ] && { "$RMC" link.o 2>err || why="symlink: exit $?: $(head -1 err)"; }
+	[ -z "$why" ] && ! cmp -s target.o sorig.o && why="the symlink's target was written"
+	[ -z "$why" ] && { [ -L link.o ] || ! cmp -s link.o sref.o; } && why="the symlink was not replaced by the result"
+	if [ -n "$why" ]; then nok "in place: hard link and symlink replaced" "$why"
+	else ok "in place: a hard link and a symlink are replaced, never written through"; fi
+	rm -f s.o h1.o h2.o target.o link.o trace count err
+else
+	echo "skip  in place under fault injection: no strace with -e inject"
+fi
 
 # --- SIGKILL at random points ------------------------------------------------
 killed=0 finished=0 leftovers=0 why=

@@ -21,6 +21,7 @@
 set -u
 B=${1:-build}
 RMC=${RMC:-$B/recordmcount}
+RMC_OPTS=	# options for every run of check()
 PV=${PV:-$B/patchverify}
 SAMPLE=$B/tests/sample.o
 for f in "$RMC" "$SAMPLE"; do
@@ -71,7 +72,7 @@ check() {
 	[ -f "$bad" ] && cp "$bad" "$snap"
 	cp "$SAMPLE" "$good/a.o" && cp "$SAMPLE" "$good/z.o"
 	[ $# -gt 0 ] && chown 65534:65534 "$good/a.o" "$good/z.o"
-	"$@" timeout 20 "$RMC" "$good/a.o" "$bad" "$good/z.o" >"$work/out" 2>"$work/err"
+	"$@" timeout 20 "$RMC" $RMC_OPTS "$good/a.o" "$bad" "$good/z.o" >"$work/out" 2>"$work/err"
 	rc=$?
 	why=
 	lines=$(wc -l <"$work/err")
@@ -228,11 +229,12 @@ done <"$table"
 
 # --- Fixed inputs: bitcode and every fuzzing finding (testdata/bad) ----------
 # FILE  EXIT  WORDS; EXIT "rerun": processed in place twice, silently, exit 0;
-# EXIT 0 with WORDS: one warning holding them; "open": a known finding not
-# fixed yet, shown and not counted (see testdata/bad/README).
+# EXIT 0 with WORDS: one warning holding them; "warns": exit 0, every line a
+# warning holding WORDS, and in place the same bytes as -o; "open": a known
+# finding not fixed yet, shown and not counted (see testdata/bad/README).
 cat >"$table" <<'EOF'
 lto-bitcode.o               1 is LLVM bitcode (LTO), not an ELF object
-huge-alignment.o            2 cannot write: section alignments would make it
+huge-alignment.o            0
 rerun-untraced-only.o       rerun
 rerun-untraced-only-fuzz.o  rerun
 pv-empty-calls-qsort.o      0
@@ -243,6 +245,8 @@ pv-report-null-code-segv.o  1 not a relocatable object (e_type 3)
 rmc-two-relsecs-one-site.o  1 two relocations call _mcount at one place
 pv-sled-nobits.o            0
 pv-pfx-wrapping-size.o      0 __mcount_loc already exists; left unchanged
+rmc-shstrtab-huge-align.o   0
+rmc-rw-copy-unchanged.o     warns in untraced code left live
 EOF
 for f in testdata/bad/*; do
 	name=${f##*/}
@@ -266,6 +270,18 @@ for f in testdata/bad/*; do
 			[ -z "$why" ] && { [ $rc -ne 0 ] || [ -s "$work/err" ]; } &&
 				why="$run run: exit $rc: $(head -1 "$work/err")"
 		done
+		if [ -n "$why" ]; then nok "$name" "$why"; else ok "$name"; fi
+	elif [ "$want" = warns ]; then
+		rm -f "$work/out.o"
+		"$RMC" -o "$work/out.o" "$work/$name" 2>/dev/null
+		"$RMC" "$work/$name" 2>"$work/err"
+		rc=$?
+		why=
+		[ $rc -eq 0 ] || why="exit $rc"
+		[ -z "$why" ] && [ ! -s "$work/err" ] && why="no warning"
+		[ -z "$why" ] && grep -v "^recordmcount: $work/$name: warning: .*$*" "$work/err" >/dev/null &&
+			why="not a warning with '$*': $(grep -v "warning: .*$*" "$work/err" | head -1)"
+		[ -z "$why" ] && ! cmp -s "$work/$name" "$work/out.o" && why="in place and -o differ"
 		if [ -n "$why" ]; then nok "$name" "$why"; else ok "$name"; fi
 	else
 		check "$name" "$want" "$*" "$work/$name" "$work/good" content
@@ -302,8 +318,17 @@ elif [ -n "$as_user" ]; then
 		"$perm/nowrite.o" "$work/pgood" place $as_user
 	mkdir -m 555 "$work/rodir" && cp "$SAMPLE" "$work/rodir/x.o" &&
 		chown 65534:65534 "$work/rodir/x.o"
-	check "read-only directory (as nobody)" 2 "cannot create a temporary file: Permission denied" \
+	# In place needs no new name in the directory; --replace does.
+	check "read-only directory (as nobody), in place" 0 "" \
 		"$work/rodir/x.o" "$work/pgood" place $as_user
+	if processed "$work/rodir/x.o"; then ok "read-only directory: updated in place"
+	else nok "read-only directory" "x.o was not updated in place"; fi
+	cat "$SAMPLE" >"$work/rodir/x.o"
+	RMC_OPTS=--replace
+	check "read-only directory (as nobody), --replace" 2 \
+		"cannot create a temporary file: Permission denied" \
+		"$work/rodir/x.o" "$work/pgood" place $as_user
+	RMC_OPTS=
 else
 	skipped "no read/write permission" "root without setpriv ignores mode bits"
 fi
@@ -311,9 +336,14 @@ if $root && cp "$SAMPLE" "$perm/immutable.o" && chattr +i "$perm/immutable.o" 2>
 	check "immutable file (chattr +i)" 2 "cannot write: Operation not permitted" \
 		"$perm/immutable.o" "$work/pgood" place
 	mkdir "$work/idir" && cp "$SAMPLE" "$work/idir/x.o" && chattr +i "$work/idir"
-	check "immutable directory (chattr +i)" 2 \
+	RMC_OPTS=--replace
+	check "immutable directory (chattr +i), --replace" 2 \
 		"cannot create a temporary file: Operation not permitted" "$work/idir/x.o" \
 		"$work/pgood" place
+	RMC_OPTS=
+	check "immutable directory (chattr +i), in place" 0 "" "$work/idir/x.o" "$work/pgood" place
+	processed "$work/idir/x.o" && ok "immutable directory: its file updated in place" ||
+		nok "immutable directory" "x.o was not updated in place"
 	chattr -i "$perm/immutable.o" "$work/idir"
 else
 	skipped "immutable file and directory" "needs root and chattr"
