@@ -2,7 +2,9 @@
 # make bench: recordmcount against the kernel's scripts/recordmcount
 # (Debian linux-kbuild-6.1), in one run, on the same inputs, alternating the
 # two tools.  Prints ratios (ours / kernel's: below 1 is faster).
-#   per object  - real objects, one process per object as Kbuild runs it
+#   per object  - real objects, one process per object as Kbuild runs it:
+#                 our own C sources compiled as kernel code, and the Linux
+#                 6.1 objects make check-kernel keeps (KSAVE=DIR for others)
 #   one big .o  - all of them joined with ld -r (as objtool sees vmlinux.o)
 #   scale       - N one-line functions, each in its own section
 set -e
@@ -34,13 +36,38 @@ done
 objs=$(ls "$W/src"/*.o)
 nobj=$(echo "$objs" | wc -w)
 
-# Time one tool over every object, one process each, on fresh copies:
-# "wall_ns cpu_ns" (CPU: user + sys of the loop's children, by time(1)).
+# Real kernel objects, where `make check-kernel` left them (its wrapper keeps
+# each C object as Kbuild compiled it, before any recordmcount ran): a
+# second set, numbered (names repeat across directories).  x86_64's come
+# with gcc's own table (-mrecord-mcount), removed here so that both tools
+# have the work to do.
+KSAVE=${KSAVE:-$B/kernel/save}
+kobjs= nk=0 karches=
+if [ -d "$KSAVE" ]; then
+	mkdir -p "$W/kobj"
+	for f in $(find "$KSAVE" -path '*/in/*.o' | sort); do
+		nk=$((nk + 1))
+		a=${f#"$KSAVE"/}; a=${a%%/*}
+		case " $karches " in *" $a "*) ;; *) karches="$karches $a" ;; esac
+		if [ "$a" = x86_64 ]; then
+			objcopy -R __mcount_loc -R .rela__mcount_loc "$f" "$W/kobj/$nk.o"
+		else
+			cp "$f" "$W/kobj/$nk.o"
+		fi
+	done
+	kobjs=$(ls "$W/kobj"/*.o)
+fi
+
+# Time one tool over every object of a set, one process each, on fresh
+# copies: "wall_ns cpu_ns" (CPU: user + sys of the loop's children, by time(1)).
+#   per_object SET TOOL [OPTION]
 per_object() {
-	rm -rf "$W/run"; mkdir "$W/run"; cp $objs "$W/run/"
+	set_objs=$1; shift
+	rm -rf "$W/run"; mkdir "$W/run"; cp $set_objs "$W/run/"
 	t0=$(now)
 	/usr/bin/time -f '%U %S' -o "$W/cpu" sh -c \
-		'for o in "$2"/run/*.o; do "$1" "$o" >/dev/null 2>&1 || true; done' sh "$1" "$W"
+		'w=$1; shift; for o in "$w"/run/*.o; do "$@" "$o" >/dev/null 2>&1 || true; done' \
+		sh "$W" "$@"
 	t1=$(now)
 	awk -v w=$((t1 - t0)) '{ printf "%.0f %.0f\n", w, ($1 + $2) * 1e9 }' "$W/cpu"
 }
@@ -51,41 +78,53 @@ for m in 0:-0 n:-n a: i:-i; do
 	gcc -O2 -static -DFLOOR_MODE="\"${m#*:}\"" bench/recordmcount/floor.c -o "$W/floor-static-${m%%:*}"
 	gcc -O2 -DFLOOR_MODE="\"${m#*:}\"" bench/recordmcount/floor.c -o "$W/floor-dyn-${m%%:*}"
 done
-FLOORS="floor-dyn-0 floor-static-0 floor-dyn-n floor-static-a floor-static-i"
-tk=0; to=0; ck=0; co=0
-for f in $FLOORS; do eval "w_${f##*-}_$(echo $f | cut -d- -f2)=0 c_${f##*-}_$(echo $f | cut -d- -f2)=0"; done
-for r in $(seq "$ROUNDS"); do	# every tool once a round, so that a busy moment hits them all
-	set -- $(per_object "$KERN"); tk=$((tk + $1)); ck=$((ck + $2))
-	set -- $(per_object "$OURS"); to=$((to + $1)); co=$((co + $2))
-	for f in $FLOORS; do
-		k=${f##*-}_$(echo $f | cut -d- -f2)
-		set -- $(per_object "$W/$f")
-		eval "w_$k=\$((w_$k + $1)); c_$k=\$((c_$k + $2))"
+# Every tool of the loop: key, then the command.
+TOOLS="kern:$KERN ours:$OURS replace:$OURS:--replace 0_dyn:$W/floor-dyn-0 0_static:$W/floor-static-0
+n_dyn:$W/floor-dyn-n a_static:$W/floor-static-a i_static:$W/floor-static-i"
+# Each round runs every tool once, so that a busy moment hits them all.
+#   loop SETNAME OBJECTS: totals in w_SETNAME_KEY, c_SETNAME_KEY
+loop() {
+	for t in $TOOLS; do eval "w_$1_${t%%:*}=0 c_$1_${t%%:*}=0"; done
+	for r in $(seq "$ROUNDS"); do
+		for t in $TOOLS; do
+			k=${t%%:*}
+			set -- "$1" "$2" $(per_object "$2" $(echo "${t#*:}" | tr : ' '))
+			eval "w_$1_$k=\$((w_$1_$k + $3)); c_$1_$k=\$((c_$1_$k + $4))"
+		done
 	done
-done
+}
+line() {	# label set key: a tool's totals and its ratios to the kernel's tool
+	eval "fw=\$w_$2_$3 fc=\$c_$2_$3 kw=\$w_$2_kern kc=\$c_$2_kern"
+	printf '  %-38s %9sms %6s   cpu %9sms %6s\n' "$1" "$(ms $fw)" "$(ratio $fw $kw)" \
+		"$(ms $fc)" "$(ratio $fc $kc)"
+}
+# Where the time per object goes: the same loop with tools that do less
+# (floor.c): start-up alone (static, and dynamic as the kernel's tool is
+# linked), the least a rewrite costs, and the least writing in place costs.
+set_report() {	# set label
+	echo "per object, $2 (ratio = time / the kernel tool's):"
+	line "kernel's recordmcount" "$1" kern
+	line "ours (in place)" "$1" ours
+	line "ours --replace" "$1" replace
+	line "floor: start-up only, dynamic" "$1" 0_dyn
+	line "floor: start-up only, static" "$1" 0_static
+	line "floor: rewrite as the kernel's, dyn." "$1" n_dyn
+	line "floor: atomic rewrite, static" "$1" a_static
+	line "floor: in place, static" "$1" i_static
+	echo
+}
+loop src "$objs"
+[ -n "$kobjs" ] && loop kern "$kobjs"
 echo "recordmcount benchmark: ours vs the kernel's (linux-kbuild-6.1), ratio = ours / kernel's"
 echo
+set_report src "this project's C sources compiled as kernel code ($nobj objs x $ROUNDS rounds)"
+if [ -n "$kobjs" ]; then
+	set_report kern "Linux 6.1 objects from make check-kernel ($nk objs:$karches; x $ROUNDS rounds)"
+else
+	echo "per object, Linux 6.1 objects: none ($KSAVE missing: run make check-kernel first)"
+	echo
+fi
 printf '%-34s %10s %10s %6s   %-30s\n' "case" "kernel" "ours" "ratio" "(cpu: kernel, ours, ratio)"
-printf '%-34s %8sms %8sms %6s   cpu %8sms %8sms %6s\n' "per object ($nobj objs x $ROUNDS rounds)" \
-	"$(ms $tk)" "$(ms $to)" "$(ratio $to $tk)" "$(ms $ck)" "$(ms $co)" "$(ratio $co $ck)"
-
-# Where the time per object goes: the same loop with tools that do less
-# (bench/recordmcount/floor.c): start-up alone (static, and dynamic as the
-# kernel's tool is linked), then the least an atomic rewrite costs.  What
-# ours spends above "atomic rewrite, static" is its own work.
-floor_line() {	# label key: a floor's totals and its ratios to the kernel's tool
-	eval "fw=\$w_$2 fc=\$c_$2"
-	printf '  %-32s %8sms %6s   cpu %8sms %6s\n' "$1" "$(ms $fw)" "$(ratio $fw $tk)" \
-		"$(ms $fc)" "$(ratio $fc $ck)"
-}
-echo
-echo "where the time per object goes (same loop; ratio to the kernel's tool):"
-floor_line "start-up only, dynamic" 0_dyn
-floor_line "start-up only, static" 0_static
-floor_line "rewrite as the kernel's, dynamic" n_dyn
-floor_line "atomic rewrite, static" a_static
-floor_line "in place (not atomic), static" i_static
-printf '  %-32s %8sms %6s   cpu %8sms %6s\n' "ours" "$(ms $to)" "$(ratio $to $tk)" "$(ms $co)" "$(ratio $co $ck)"
 
 # Run a tool on a copy of one file; print "wall_ns cpu_ns max_rss_kb".
 # CPU time (user + sys) is what a loaded machine does not blur.
