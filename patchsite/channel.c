@@ -20,15 +20,17 @@
  * under the same name (the old socket file is replaced); the file is
  * removed at exit, and files of dead pids are removed at the next start.
  */
-#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -87,24 +89,43 @@ const char *ps_channel_dir(void)
 }
 
 /* Socket files of processes that are gone (killed: no destructor removed them). */
+/* One entry of the channel directory: a dead process's socket is removed. */
+static void clean_one(int dirfd, const char *name)
+{
+	char *end;
+	long pid = strtol(name, &end, 10);
+
+	if (pid <= 0 || strcmp(end, ".sock") || pid == getpid())
+		return;
+	if (kill((pid_t)pid, 0) && errno == ESRCH)
+		unlinkat(dirfd, name, 0);
+}
+
+/*
+ * Read with getdents64 into the stack, not opendir(): nothing the thread
+ * does at start allocates, so a program that forks at once never copies
+ * an allocator lock this thread holds (glibc's malloc guards fork itself;
+ * gcc 12's AddressSanitizer allocator does not, and the child hung).
+ */
 static void clean_stale(void)
 {
-	DIR *d = opendir(chan.dir);
-	struct dirent *e;
+	struct ent {			/* the kernel's linux_dirent64 */
+		uint64_t ino;
+		int64_t off;
+		unsigned short reclen;
+		unsigned char type;
+		char name[];
+	};
+	_Alignas(8) char buf[2048];
+	int fd = open(chan.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	long n, off;
 
-	while (d && (e = readdir(d))) {
-		char *end, path[sizeof(chan.dir) + 300];
-		long pid = strtol(e->d_name, &end, 10);
-
-		if (pid <= 0 || strcmp(end, ".sock") || pid == getpid())
-			continue;
-		if (kill((pid_t)pid, 0) && errno == ESRCH) {
-			snprintf(path, sizeof(path), "%s/%s", chan.dir, e->d_name);
-			unlink(path);
-		}
+	while (fd >= 0 && (n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+		for (off = 0; off < n; off += ((struct ent *)(buf + off))->reclen)
+			clean_one(fd, ((struct ent *)(buf + off))->name);
 	}
-	if (d)
-		closedir(d);
+	if (fd >= 0)
+		close(fd);
 }
 
 static void reply(int fd, unsigned status, int err, const char *text, size_t len)
@@ -251,6 +272,12 @@ static int listen_on(void)
 	return fd;
 }
 
+/* What the starter hands the thread, on its stack until the thread runs. */
+struct starting {
+	sem_t running;
+	bool forked;
+};
+
 /*
  * The thread makes the socket itself: a process (a forked child most of
  * all) that exits at once pays only for the thread, and rarely leaves a
@@ -258,11 +285,14 @@ static int listen_on(void)
  */
 static void *channel_main(void *arg)
 {
+	struct starting *st = arg;
+	bool forked = st->forked;
 	int lfd;
 
+	sem_post(&st->running);	/* st is the starter's, gone from here on */
 	ps_log_quiet = true;	/* a client's errors are the client's, not the program's stderr */
 	/* A forked child that execs or exits at once (most do) makes no socket at all. */
-	if (arg)
+	if (forked)
 		nanosleep(&(struct timespec){ .tv_nsec = FORK_DELAY_MS * 1000000L }, NULL);
 	if (channel_dir())
 		return NULL;
@@ -298,6 +328,7 @@ static void *channel_main(void *arg)
 static void start(bool forked)
 {
 	const char *env = getenv("PATCHSITE_CTL");
+	struct starting st = { .forked = forked };
 	pthread_attr_t attr;
 	sigset_t all, old;
 	pthread_t th;
@@ -315,10 +346,23 @@ static void start(bool forked)
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 512 * 1024);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	sem_init(&st.running, 0, 0);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = pthread_create(&th, &attr, channel_main, forked ? &chan : NULL);
+	err = pthread_create(&th, &attr, channel_main, &st);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
+	/*
+	 * Return once the thread runs.  Its start-up is the C library's and a
+	 * sanitizer's, which may allocate: a program that forks at once must
+	 * not copy an allocator lock the starting thread holds into its child,
+	 * and a process that exits at once must not exit while its thread is
+	 * still being made.  Under AddressSanitizer (gcc 12), whose allocator
+	 * does not guard fork, both hung.  From here on the thread allocates
+	 * only while it serves a request.
+	 */
+	while (!err && sem_wait(&st.running) && errno == EINTR)
+		;
+	sem_destroy(&st.running);
 	if (err) {
 		ps_log(PATCHSITE_LOG_NOTE, "control channel thread: %s: no control channel",
 		       strerror(err));

@@ -244,6 +244,12 @@ fi
 # fork: the child's counts start from the parent's; each process has its own table.
 rm -rf f
 PATCHSITE_DATA=f PATCHSITE_BRANCHES=1 LD_PRELOAD="$PRE" ./branches $N fork >f.out 2>f.err
+# Under SAN, LeakSanitizer at the forked child's exit may list a thread of the
+# parent's (here the parent's control-channel thread) as one it could not
+# suspend: its thread registry is the parent's copy.  With PATCHSITE_CTL=0
+# (no thread in the parent) it never does; the line is a notice about the
+# sanitizer's own bookkeeping, not a leak or a message of ours.
+sed -i '/^==[0-9]*==Running thread [0-9]* was not suspended. False leaks are possible.$/d' f.err
 "$PS" report -d f --branches --json >f.json 2>>f.err
 got=$(python3 -c "
 import json
