@@ -69,18 +69,20 @@ rm -f t.o
 view() {
 	{ readelf -W -s -r "$1" | sed 's/ at offset 0x[0-9a-f]*//'; objdump -s "$1" | tail -n +3; } 2>&1
 }
+# strace: LeakSanitizer cannot run under ptrace (a SAN build), so not at exit.
+st() { ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace "$@"; }
 if command -v strace >/dev/null 2>&1 && strace -o /dev/null -e inject=none:error=EIO true 2>/dev/null; then
 	sh "$here/testdata/src/genbig.sh" 300 >small.c
 	gcc -O1 -pg -mfentry -fno-pie -c small.c -o sorig.o || exit 2
 	ssize=$(stat -c %s sorig.o)
 	cp sorig.o sref.o
-	strace -o trace -e trace=openat,pwrite64,rename "$RMC" sref.o || exit 2
+	st -o trace -e trace=openat,pwrite64,rename "$RMC" sref.o || exit 2
 	why=
 	grep -q 'O_TMPFILE\|rename(' trace && why="not updated in place: $(grep 'O_TMPFILE\|rename(' trace | head -1)"
 	grep -q "pwrite64(.*, $ssize) = " trace || why="${why:-the tail is not written at the old end ($ssize)}"
 	# Every system call of a run, as NAME:N (its Nth call of that name): strace
 	# counts each name on its own, so each kill point is one such pair.
-	cp sorig.o s.o && strace -o trace "$RMC" s.o || exit 2
+	cp sorig.o s.o && st -o trace "$RMC" s.o || exit 2
 	points=$(sed -n 's/^\([a-z_0-9]*\)(.*/\1/p' trace | awk '{ print $1 ":" ++n[$1] }')
 	nsys=$(echo "$points" | wc -l)
 	[ -z "$why" ] && ! cmp -s s.o sref.o && why="two runs on the same input differ"
@@ -89,7 +91,7 @@ if command -v strace >/dev/null 2>&1 && strace -o /dev/null -e inject=none:error
 	for p in $points; do
 		[ -n "$why" ] && break
 		cp sorig.o s.o
-		strace -o /dev/null -e inject=${p%:*}:signal=KILL:when=${p#*:} "$RMC" s.o 2>/dev/null
+		st -o /dev/null -e inject=${p%:*}:signal=KILL:when=${p#*:} "$RMC" s.o 2>/dev/null
 		if cmp -s s.o sorig.o; then state=original
 		elif cmp -s s.o sref.o; then state=finished
 		elif cmp -s -n "$ssize" s.o sorig.o && [ "$(view s.o)" = "$(view sorig.o)" ]; then
@@ -107,7 +109,7 @@ if command -v strace >/dev/null 2>&1 && strace -o /dev/null -e inject=none:error
 	why=
 	for n in 1 2; do	# the tail's write, then the header's
 		cp sorig.o s.o
-		strace -o /dev/null -e inject=pwrite64:error=ENOSPC:when=$n "$RMC" s.o 2>err
+		st -o /dev/null -e inject=pwrite64:error=ENOSPC:when=$n "$RMC" s.o 2>err
 		rc=$?
 		[ $rc -eq 2 ] || why="pwrite $n failing: exit $rc"
 		[ -z "$why" ] && { [ "$(wc -l <err)" -ne 1 ] ||
@@ -118,7 +120,7 @@ if command -v strace >/dev/null 2>&1 && strace -o /dev/null -e inject=none:error
 	done
 	if [ -z "$why" ]; then
 		cp sorig.o s.o
-		strace -o /dev/null -e inject=pwrite64:error=ENOSPC:when=2 -e inject=ftruncate:error=EIO \
+		st -o /dev/null -e inject=pwrite64:error=ENOSPC:when=2 -e inject=ftruncate:error=EIO \
 			"$RMC" s.o 2>err
 		rc=$?
 		[ $rc -eq 2 ] || why="cut-back failing: exit $rc"
