@@ -221,7 +221,11 @@ enum rmc_status emit_object(struct record *r, const struct options *opt)
 	bool changed;
 	size_t i;
 
-	if (opt->pie_table && (!r->a->pcrel32_reloc || !r->rela)) {
+	/*
+	 * Refused only when there is a table to write: an object without a
+	 * call may have no relocation section to tell REL from RELA by.
+	 */
+	if (opt->pie_table && r->ntraced && (!r->a->pcrel32_reloc || !r->rela)) {
 		diag_err(r->path, "--pie-table is not supported on %s: no 32-bit place-relative "
 			 "RELA data relocation known for it (x86_64 and aarch64 have one)",
 			 r->a->name);

@@ -259,6 +259,32 @@ if command -v clang >/dev/null; then
 	done
 fi
 
+# patchsite-cc's table for user space: place-relative on x86_64 (and aarch64), so a PIE
+# links with -z text and without DT_TEXTREL; PATCHSITE_TABLE=abs gives __mcount_loc, which
+# ld warns about.  Oracles: readelf -S/-d, ld's own refusal, the program's result and its
+# function_graph trace (basic.graph, as above).
+: >"$T/pie.log"
+if PATCHSITE_CC=$CC "$B/patchsite-cc" -O2 -Wno-unknown-attributes -pg -mfentry -fpie -pie \
+	-Wl,-z,text -Wl,--fatal-warnings -o "$T/pie-pcrel" $SRC/basic.c >>"$T/pie.log" 2>&1 &&
+   readelf -SW "$T/pie-pcrel" | grep -q ' __mcount_loc_pcrel ' &&
+   ! readelf -SW "$T/pie-pcrel" | grep -q ' __mcount_loc ' &&
+   ! readelf -dW "$T/pie-pcrel" | grep -q TEXTREL &&
+   PATCHSITE_TRACER=function_graph PATCHSITE_OUTPUT="$T/trace" LD_PRELOAD="$PRELOAD" \
+	"$T/pie-pcrel" >"$T/out" 2>>"$T/pie.log" && grep -qx 'sum=5' "$T/out" &&
+   sed -E -e 's/^ *[0-9]+\) +[^ ]+-[0-9]+ \|/CPU) TASK-PID |/' \
+	-e 's/\| [ +!#*@$] +[0-9]+\.[0-9]+ us \|/| DURATION |/' "$T/trace" >"$T/trace.norm" &&
+   diff -u $SRC/expected/basic.graph "$T/trace.norm" >>"$T/pie.log" &&
+   ! PATCHSITE_TABLE=abs PATCHSITE_CC=$CC "$B/patchsite-cc" -O2 -Wno-unknown-attributes -pg \
+	-mfentry -fpie -pie -Wl,-z,text -o "$T/pie-abs" $SRC/basic.c >"$T/pie-abs.log" 2>&1 &&
+   grep -q 'read-only' "$T/pie-abs.log" &&
+   ! PATCHSITE_TABLE=bogus "$B/patchsite-cc" -c -o "$T/x.o" $SRC/basic.c 2>"$T/bogus.err" &&
+   grep -qx 'patchsite-cc: PATCHSITE_TABLE=bogus: expected pcrel or abs' "$T/bogus.err"; then
+	pass "patchsite-cc: a PIE with the place-relative table links with -z text, no TEXTREL, traced as basic.graph; PATCHSITE_TABLE=abs: ld refuses -z text"
+else
+	cat "$T/pie-abs.log" "$T/bogus.err" >>"$T/pie.log" 2>/dev/null
+	fail "patchsite-cc: place-relative table" "$T/pie.log"
+fi
+
 # A program linked with -pg: one warning naming it and the fix; it still runs (and gprof's
 # start-up writes gmon.out, which glibc does for any -pg link).
 d="$T/pglink"
