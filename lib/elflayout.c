@@ -88,7 +88,8 @@ static void *shdrs_to_host(const struct elfobj *o, GElf_Shdr *sh, size_t n, size
 	return buf;
 }
 
-int eo_pwrite_all(const struct elfobj *o, int fd, const void *buf, uint64_t size, uint64_t off)
+static int pwrite_all(const struct elfobj *o, int fd, const void *buf, uint64_t size,
+		      uint64_t off)
 {
 	const uint8_t *p = buf;
 
@@ -116,22 +117,22 @@ static int put(const struct elfobj *o, int fd, const void *host, size_t size, El
 		return eo_fail(o, -ENOMEM, "%s", "out of memory");
 	err = xlate(o, buf, host, size, t);
 	if (!err)
-		err = eo_pwrite_all(o, fd, buf, size, off);
+		err = pwrite_all(o, fd, buf, size, off);
 	free(buf);
 	return err;
 }
 
 /*
- * The old file up to len, copied by the kernel from file to file: on a
- * 7 MB object, copying it through our memory cost more page faults than
+ * len bytes of from, copied by the kernel from file to file: on a 7 MB
+ * object, copying it through our memory cost more page faults than
  * everything else we do.
  */
-int eo_copy_prefix(const struct elfobj *o, int to, uint64_t len)
+int eo_copy_file(const struct elfobj *o, int from, int to, uint64_t len)
 {
 	off_t off = 0;
 
 	while ((uint64_t)off < len) {
-		ssize_t n = sendfile(to, o->fd, &off, (size_t)(len - (uint64_t)off));
+		ssize_t n = sendfile(to, from, &off, (size_t)(len - (uint64_t)off));
 
 		if (n <= 0)
 			return eo_fail(o, n < 0 ? -errno : -EIO, "cannot write: %s",
@@ -151,7 +152,7 @@ static int patch_sections(struct elfobj *o, int fd)
 		void *host;
 
 		if (o->x[i].rw)
-			err = eo_pwrite_all(o, fd, o->x[i].rw, s->size, s->offset);
+			err = pwrite_all(o, fd, o->x[i].rw, s->size, s->offset);
 		if (err || !o->x[i].rels_dirty)
 			continue;
 		host = eo_rels_to_host(o, o->x[i].rels, o->x[i].nrels, s->type == SHT_RELA, &size);
@@ -297,12 +298,7 @@ static bool rw_differs(const struct elfobj *o, size_t i)
  */
 static bool changed(const struct elfobj *o, size_t i)
 {
-	size_t g;
-
-	for (g = 0; g < o->ngroups; g++)
-		if (o->groups[g].sec == i && o->groups[g].grown)
-			return true;
-	return rw_differs(o, i) || o->x[i].rels_dirty || (i == o->shstrndx && o->shstr) ||
+	return eo_grown_group(o, i) || rw_differs(o, i) || o->x[i].rels_dirty || (i == o->shstrndx && o->shstr) ||
 	       (i == o->symtab && o->symbuf) || (i == o->shndx_sec && o->shndxbuf);
 }
 
@@ -317,39 +313,6 @@ static size_t *changed_sections(const struct elfobj *o, size_t *n)
 		if (changed(o, i))
 			list[(*n)++] = i;
 	return list;
-}
-
-bool eo_edited(const struct elfobj *o)
-{
-	size_t i;
-
-	for (i = 1; i < o->shnum; i++)
-		if (changed(o, i))
-			return true;
-	return o->nadded > 0;
-}
-
-/*
- * Appending is taken for an edited relocatable-style file (no program
- * headers) whose superseded bytes, the old header table and the old copies
- * of what changed, are at most a quarter of it or 16 KiB.
- */
-bool eo_append_ok(struct elfobj *o)
-{
-	uint64_t dead = (uint64_t)o->shnum * o->ehdr.e_shentsize;
-	size_t i;
-
-	if (o->mem || o->ehdr.e_phnum || !o->shnum || !eo_edited(o))
-		return false;
-	for (i = 1; i < o->shnum; i++) {
-		if (!changed(o, i))
-			continue;
-		if (o->secs[i].type != SHT_NOBITS)
-			dead += o->secs[i].size;
-		if (o->secs[i].addralign > APPEND_ALIGN_MAX)
-			return false;
-	}
-	return dead <= APPEND_DEAD_MIN || dead <= o->fsize / 4;
 }
 
 /*
@@ -367,9 +330,9 @@ int eo_write_append(struct elfobj *o, int fd, bool copy_old)
 	if (!err && o->hdr.elfclass == ELFCLASS32 && t.base + t.len > UINT32_MAX)
 		err = eo_fail(o, -EFBIG, "%s", "cannot write: a 32-bit object cannot grow past 4 GiB");
 	if (!err && copy_old)
-		err = eo_copy_prefix(o, fd, o->fsize);
+		err = eo_copy_file(o, o->fd, fd, o->fsize);
 	if (!err)
-		err = eo_pwrite_all(o, fd, t.buf, t.len, t.base);
+		err = pwrite_all(o, fd, t.buf, t.len, t.base);
 	if (!err)
 		err = put_ehdr(o, fd, t.shoff, t.total);
 	free(place);
@@ -381,7 +344,7 @@ int eo_write_append(struct elfobj *o, int fd, bool copy_old)
  * The tail layout: objects laid out as gas and LLVM write them, every
  * section's data, then the name table, then the header table at the end.
  */
-bool eo_tail_layout_ok(const struct elfobj *o)
+static bool tail_layout_ok(const struct elfobj *o)
 {
 	const struct eo_sec *st = &o->secs[o->shstrndx];
 	size_t i;
@@ -404,7 +367,7 @@ bool eo_tail_layout_ok(const struct elfobj *o)
 }
 
 /* The old prefix, the edited sections over it, the new tail, the header. */
-int eo_write_tail_layout(struct elfobj *o, int fd)
+static int write_tail_layout(struct elfobj *o, int fd)
 {
 	/* The name table goes where it was, at base, whatever it claims to need. */
 	struct tail t = { .base = o->secs[o->shstrndx].offset };
@@ -414,13 +377,49 @@ int eo_write_tail_layout(struct elfobj *o, int fd)
 	if (!err)
 		err = build_tail(o, &t, &place, 1);
 	if (!err)
-		err = eo_copy_prefix(o, fd, t.base);
+		err = eo_copy_file(o, o->fd, fd, t.base);
 	if (!err)
 		err = patch_sections(o, fd);
 	if (!err)
-		err = eo_pwrite_all(o, fd, t.buf, t.len, t.base);
+		err = pwrite_all(o, fd, t.buf, t.len, t.base);
 	if (!err)
 		err = put_ehdr(o, fd, t.shoff, t.total);
 	tail_free(&t);
 	return err;
+}
+
+/*
+ * One pass over the sections.  Unedited: a copy.  Appending is taken for a
+ * relocatable-style file (no program headers) whose superseded bytes, the
+ * old header table and the old copies of what changed, are at most a
+ * quarter of it or 16 KiB, and that has no section aligned beyond 4 KiB to
+ * copy.  Then the tail layout where the file's order allows, else libelf.
+ */
+enum eo_layout eo_layout_choose(const struct elfobj *o)
+{
+	uint64_t dead = (uint64_t)o->shnum * o->ehdr.e_shentsize;
+	bool edited = o->nadded > 0, appendable = !o->mem && !o->ehdr.e_phnum && o->shnum;
+	size_t i;
+
+	for (i = 1; i < o->shnum; i++) {
+		if (!changed(o, i))
+			continue;
+		edited = true;
+		if (o->secs[i].type != SHT_NOBITS)
+			dead += o->secs[i].size;
+		if (o->secs[i].addralign > APPEND_ALIGN_MAX)
+			appendable = false;
+	}
+	if (!edited)
+		return EO_LAYOUT_COPY;
+	if (appendable && (dead <= APPEND_DEAD_MIN || dead <= o->fsize / 4))
+		return EO_LAYOUT_APPEND;
+	return tail_layout_ok(o) ? EO_LAYOUT_TAIL : EO_LAYOUT_LIBELF;
+}
+
+int eo_write_layout(struct elfobj *o, enum eo_layout l, int fd)
+{
+	if (l == EO_LAYOUT_COPY)
+		return eo_copy_file(o, o->fd, fd, o->fsize);	/* unchanged: the same bytes */
+	return l == EO_LAYOUT_APPEND ? eo_write_append(o, fd, true) : write_tail_layout(o, fd);
 }

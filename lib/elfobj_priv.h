@@ -81,22 +81,25 @@ struct eo_scratch {		/* buffers made for one write, freed when it ends */
 	size_t n;
 };
 int eo_fill_section(struct elfobj *o, size_t i, Elf_Data *out, struct eo_scratch *s);
+/* The group whose section is sec, if members were added to it. */
+const struct eo_group *eo_grown_group(const struct elfobj *o, size_t sec);
 void eo_scratch_free(struct eo_scratch *s);
 void *eo_rels_to_host(const struct elfobj *o, const struct eo_rel *r, size_t n, bool rela,
 		      size_t *size);
 
 /*
- * elflayout.c: the layouts that keep the old bytes where they are.  The
- * append layout is the old file whole, then the new tail; it is the only
- * one elfobj_update() writes into the file itself.
+ * elflayout.c: how a write lays the object out, chosen by the input alone
+ * (the same bytes wherever it goes).  COPY: nothing changed.  APPEND: the
+ * old file whole, then the new tail; the only one elfobj_update() writes
+ * into the file itself (eo_write_append, copy_old false).  TAIL: the old
+ * bytes up to the name table, the rest anew.  LIBELF: write_elf().
  */
-bool eo_edited(const struct elfobj *o);
-int eo_copy_prefix(const struct elfobj *o, int to, uint64_t len);
-bool eo_append_ok(struct elfobj *o);
+enum eo_layout { EO_LAYOUT_COPY, EO_LAYOUT_APPEND, EO_LAYOUT_TAIL, EO_LAYOUT_LIBELF };
+enum eo_layout eo_layout_choose(const struct elfobj *o);
+/* Any layout but LIBELF into fd, a new file. */
+int eo_write_layout(struct elfobj *o, enum eo_layout l, int fd);
 int eo_write_append(struct elfobj *o, int fd, bool copy_old);
-bool eo_tail_layout_ok(const struct elfobj *o);
-int eo_write_tail_layout(struct elfobj *o, int fd);
-int eo_pwrite_all(const struct elfobj *o, int fd, const void *buf, uint64_t size, uint64_t off);
+int eo_copy_file(const struct elfobj *o, int from, int to, uint64_t len);
 
 int eo_fail(const struct elfobj *o, int err, const char *fmt, const char *arg);
 int eo_fail_elf(const struct elfobj *o, const char *what);

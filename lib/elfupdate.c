@@ -40,7 +40,7 @@ static int open_same_file(const struct elfobj *o)
 
 int elfobj_update(struct elfobj *o, bool *in_place)
 {
-	int fd = o->mem || !eo_append_ok(o) ? -1 : open_same_file(o);
+	int fd = eo_layout_choose(o) == EO_LAYOUT_APPEND ? open_same_file(o) : -1;
 	int err;
 
 	if (in_place)

@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -269,10 +268,12 @@ void eo_scratch_free(struct eo_scratch *s)
 	*s = (struct eo_scratch){ 0 };
 }
 
-static const struct eo_group *grown_group(const struct elfobj *o, size_t sec)
+const struct eo_group *eo_grown_group(const struct elfobj *o, size_t sec)
 {
 	size_t i;
 
+	if (o->secs[sec].type != SHT_GROUP)
+		return NULL;	/* asked of every section: no walk of the groups for most */
 	for (i = 0; i < o->ngroups; i++)
 		if (o->groups[i].sec == sec && o->groups[i].grown)
 			return &o->groups[i];
@@ -283,7 +284,7 @@ static const struct eo_group *grown_group(const struct elfobj *o, size_t sec)
 int eo_fill_section(struct elfobj *o, size_t i, Elf_Data *out, struct eo_scratch *s)
 {
 	const struct eo_sec *sec = &o->secs[i];
-	const struct eo_group *grp = grown_group(o, i);
+	const struct eo_group *grp = eo_grown_group(o, i);
 	Elf_Data *in;
 
 	if (sec->type == SHT_NOBITS || sec->size == 0) {
@@ -441,33 +442,16 @@ out:
  */
 static int copy_image(const struct elfobj *o, int from, int to)
 {
-	off_t size = lseek(from, 0, SEEK_END), off = 0;
+	off_t size = lseek(from, 0, SEEK_END);
 
 	if (size < 0)
 		return eo_fail(o, -errno, "cannot write: %s", strerror(errno));
-	while (off < size) {
-		ssize_t n = sendfile(to, from, &off, (size_t)(size - off));
-
-		if (n <= 0)
-			return eo_fail(o, n < 0 ? -errno : -EIO, "cannot write: %s",
-				       n < 0 ? strerror(errno) : "short write");
-	}
-	return 0;
-}
-
-/* Lay the object out into out: a copy, one of the two fast layouts, or libelf's. */
-static int write_layout(struct elfobj *o, int mem, int out)
-{
-	if (mem >= 0)
-		return copy_image(o, mem, out);
-	if (!eo_edited(o))
-		return eo_copy_prefix(o, out, o->fsize);	/* unchanged: the same bytes */
-	return eo_append_ok(o) ? eo_write_append(o, out, true) : eo_write_tail_layout(o, out);
+	return eo_copy_file(o, from, to, (uint64_t)size);
 }
 
 int elfobj_write(struct elfobj *o, const char *dest)
 {
-	bool fast = !eo_edited(o) || eo_append_ok(o) || eo_tail_layout_ok(o);
+	enum eo_layout layout = eo_layout_choose(o);
 	struct eo_out out = { .fd = -1 };
 	int mem = -1, err = 0;
 
@@ -480,7 +464,7 @@ int elfobj_write(struct elfobj *o, const char *dest)
 	 */
 	if (faccessat(AT_FDCWD, dest, W_OK, AT_EACCESS) && errno != ENOENT)
 		return eo_fail(o, -errno, "cannot write: %s", strerror(errno));
-	if (fast)
+	if (layout != EO_LAYOUT_LIBELF)
 		;	/* written straight into the new file below */
 	else if ((mem = memfd_create("elfobj", MFD_CLOEXEC)) < 0)
 		err = eo_fail(o, -errno, "cannot write: %s", strerror(errno));
@@ -494,7 +478,7 @@ int elfobj_write(struct elfobj *o, const char *dest)
 	if (!err && fchmod(out.fd, o->mode))
 		err = eo_fail(o, -errno, "cannot set the mode of the new file: %s", strerror(errno));
 	if (!err)
-		err = write_layout(o, mem, out.fd);
+		err = mem >= 0 ? copy_image(o, mem, out.fd) : eo_write_layout(o, layout, out.fd);
 	if (!err)
 		err = eo_out_commit(o, &out, dest);
 	else
