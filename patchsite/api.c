@@ -1021,7 +1021,18 @@ static void env_start(void)
 	}
 	if (env_controls())
 		return;
-	if (!output && strcmp(tracer, "nop")) {
+	if (!output && !strcmp(tracer, "nop")) {
+		/*
+		 * ftrace's nop: nothing patched, but the trace directory is
+		 * ready for a tracer chosen later through the control channel
+		 * (patchsite ctl PID current_tracer ...), so it is opened as
+		 * the directory of a process whose tracers may change.
+		 */
+		if (!env_store("ctl", false) && !getenv("PATCHSITE_LOG"))
+			ps_log_stderr(PATCHSITE_LOG_WARNING, PATCHSITE_LOG_ERROR);
+		return;
+	}
+	if (!output) {
 		if (env_store(tracer, false))
 			return;
 		if (patchsite_set_tracer(tracer))

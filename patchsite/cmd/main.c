@@ -23,7 +23,7 @@
 #define DEFAULT_DIR "patchsite.data"
 
 static const char usage[] =
-	"usage: patchsite record [-d DIR] [--tracer=function|function_graph|latency] [-F GLOB]...\n"
+	"usage: patchsite record [-d DIR] [--tracer=function|function_graph|latency|nop] [-F GLOB]...\n"
 	"                        [-N GLOB]... [-G GLOB]... [-D DEPTH] [--buffer-kb=N]\n"
 	"                        [--overwrite] [--live] [--] CMD [ARGS...]\n"
 	"       patchsite pipe   [-d DIR | PID] [--pid=P] [--from-start] [--reader=NAME]\n"
@@ -233,9 +233,9 @@ static int cmd_record(int argc, char **argv)
 	if (optind >= argc)
 		return bad_usage("record: no command to run%s", "");
 	if (strcmp(tracer, "function") && strcmp(tracer, "function_graph") &&
-	    strcmp(tracer, "latency"))
-		return bad_usage("record: --tracer=%s: expected function, function_graph or latency",
-				 tracer);
+	    strcmp(tracer, "latency") && strcmp(tracer, "nop"))
+		return bad_usage("record: --tracer=%s: expected function, function_graph, latency "
+				 "or nop", tracer);
 	if (live.dir && overwrite)
 		return bad_usage("record: --live follows a growing record; --overwrite reuses its "
 				 "chunks%s", "");

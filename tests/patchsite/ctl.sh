@@ -327,6 +327,34 @@ if [ $rc -eq 1 ] && grep -q "pid $$: no control channel" none; then
 else
 	fail "no channel" none
 fi
+
+# record --tracer=nop: started with nothing traced, its trace directory ready, then switched on
+# from outside.  Oracle: the sample's own counts; only the calls made while function_graph ran
+# (beta and its gamma_leaf) are in the replay, none of the ones made before.
+mkfifo in2
+SANPRE=${PRELOAD% *}; [ "$MODE" = san ] || SANPRE=
+XDG_RUNTIME_DIR=$T/xdg LD_PRELOAD="$SANPRE" "$PS" record --tracer=nop -d nopdata -- ./ctlspin $NTH \
+	<in2 >out 2>err2 &
+RPID=$!
+exec 3>in2
+wait_for out '^ready'
+SPID=$(awk 'NR == 1 { print $1 }' nopdata/session 2>/dev/null)
+phase "run 200" done; A0=$A
+ctl set_ftrace_filter "beta gamma_leaf" && ctl current_tracer function_graph && phase "run 100" done &&
+	ctl current_tracer nop
+B2=$BB C2=$C
+echo quit >&3
+wait "$RPID"; st=$?
+SPID=
+"$PS" replay -d nopdata >nopreplay 2>nopr
+nb=$(grep -c ' beta() {' nopreplay) nc=$(grep -c ' gamma_leaf();' nopreplay) na=$(grep -c 'alpha' nopreplay)
+if [ $st -eq 0 ] && [ "$A0" -eq $((NTH * 200)) ] && [ "$nb" -eq "$B2" ] && [ "$B2" -eq $((NTH * 100)) ] &&
+   [ "$nc" -eq "$C2" ] && [ "$na" -eq 0 ] && [ ! -s nopr ]; then
+	pass "record --tracer=nop: exit 0, nothing of the $A0 calls before; $nb beta, $nc gamma_leaf after ctl current_tracer function_graph"
+else
+	printf 'status %s beta %s/%s gamma %s/%s alpha %s\n' "$st" "$nb" "$B2" "$nc" "$C2" "$na" >got
+	cat nopr err2 >>got; fail "record --tracer=nop then ctl" got
+fi
 if [ "$MODE" = san ] && grep -q 'Sanitizer' err; then fail "sanitizer report" err; fi
 
 echo "$PASS passed, $FAIL failed"
