@@ -36,6 +36,7 @@ static const char *const check_names[CHK_COUNT] = {
 	[CHK_NO_TABLE] = "no-table",
 	[CHK_EVENT_SITE] = "event-site",
 	[CHK_EVENT_DESC] = "event-desc",
+	[CHK_TABLE_ALIGN] = "table-align",
 };
 
 const char *check_name(enum check c)
@@ -65,6 +66,7 @@ void checks_default_levels(int level[CHK_COUNT])
 	level[CHK_ORPHAN_SITE] = DIAG_WARNING;
 	level[CHK_STALE_WEAK] = DIAG_WARNING;
 	level[CHK_NO_TABLE] = DIAG_WARNING;	/* audit.c: hook calls, no table */
+	level[CHK_TABLE_ALIGN] = LEVEL_OFF;	/* gcc's own tables: information, asked for */
 }
 
 /* The sections the kernel traces (scripts/recordmcount.c's list). */

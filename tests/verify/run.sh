@@ -663,6 +663,18 @@ expect "--expect-sorted, unsorted table" "stale-weak unsorted" x64-exe --expect-
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["files"]) == 4
 assert d["files"][2]["findings"][0]["check"] == "duplicate"; assert "error" in d["files"][3]' \
 	"$T/j.json" && ok || no "--json is not the expected document"
+# table-align: off by default (a good gcc -mrecord-mcount program has it), a note when asked for,
+# exactly where readelf (the oracle) shows the table off its word; host gcc builds the program.
+printf 'void f(void){}\nint main(void){f();return 0;}\n' > "$T/al.c"
+if cc -O1 -pg -mfentry -mrecord-mcount "$T/al.c" -o "$T/al" 2>/dev/null; then
+	aladdr=$(readelf -SW "$T/al" | awk '/ __mcount_loc /{ print $4 }')
+	alwant=; [ $((0x$aladdr % 8)) -ne 0 ] && alwant=table-align
+	expect "table-align off by default ($aladdr)" "" "$T/al"
+	expect "table-align asked for ($aladdr)" "$alwant" "$T/al" --disable=all --note=table-align
+	for f in x64-exe x64-pie x64-lib.so a64-pie; do expect "table-align, aligned $f" "" $f --disable=all --note=table-align; done
+else
+	no "table-align: host cc cannot build a -mrecord-mcount program"
+fi
 "$P" --json --list x64-exe > "$T/jl.json" 2> /dev/null
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["files"][0]["sites"]) == 7' \
 	"$T/jl.json" && ok || no "--json --list"
