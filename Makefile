@@ -20,13 +20,15 @@ endif
 PKG_CONFIG ?= pkg-config
 # The host arch (what the runtime is built for), chosen here and only here:
 # the compiler's target triplet.  Per-arch sources are picked by $(ARCH).
+# With no compiler yet (a fresh machine) ARCH is empty: `make demo` and
+# `make check` install one first (scripts/deps.sh) and build in a new make;
+# every other target says what is missing when it runs (NO_CC below).
 ARCHES   := x86_64 aarch64
 ARCH     := $(firstword $(subst -, ,$(shell $(CC) -dumpmachine 2>/dev/null)))
-ifeq ($(ARCH),)
-$(error cannot tell the host architecture: '$(CC) -dumpmachine' failed)
-endif
+ifneq ($(ARCH),)
 ifeq ($(filter $(ARCH),$(ARCHES)),)
 $(error unsupported host architecture '$(ARCH)' ($(CC) -dumpmachine); supported: $(ARCHES))
+endif
 endif
 ifeq ($(CROSS_COMPILE),)
 BASE     := build
@@ -63,7 +65,7 @@ quiet     = @printf '  %-7s %s\n' $(1) $(2);
 endif
 
 .PHONY: all tools tools-missing demo check check-unit check-golden check-san bench install clean deps
-all: $(if $(TOOLS_MISSING),tools-missing,tools)
+all: $(if $(ARCH),$(if $(TOOLS_MISSING),tools-missing,tools))
 
 tools-missing:
 	@echo "note: recordmcount and patchverify not built for $(ARCH): no $(TOOLS_MISSING) for it" \
@@ -77,21 +79,39 @@ $(B)/obj/%.o: %.S
 	@mkdir -p $(dir $@)
 	$(call quiet,AS,$@)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
+ifneq ($(ARCH),)
 include lib/build.mk recordmcount/build.mk man/build.mk
 include $(wildcard verify/build.mk patchsite/build.mk patchsite/cmd/build.mk tests/*/build.mk tests/golden.mk bench/events/build.mk)
+else
+# No compiler: only deps, demo, check, check-fresh and clean can run.
+NO_CC = @echo "make $@: needs a C compiler and '$(CC) -dumpmachine' failed: run 'make deps' as root" \
+	"(Debian 12: installs the build dependencies), or 'make demo' / 'make check', which do it first" >&2; exit 1
+NO_CC_GOALS := $(filter-out deps demo check check-fresh clean,$(or $(MAKECMDGOALS),all))
+.PHONY: $(NO_CC_GOALS)
+$(NO_CC_GOALS):
+	$(NO_CC)
+endif
 
+.PHONY: check-fresh
 deps:
 	$(Q)sh scripts/deps.sh
 
+# demo and check install what is missing first, then build in a new make,
+# which sees the compiler deps may just have installed.
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)sh scripts/demo.sh $(B)
 	$(Q)sh scripts/demo-trace.sh $(B)
 
-check: all
+check: deps
+	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(MAKE) --no-print-directory check-unit check-golden
 	$(Q)$(MAKE) --no-print-directory SAN=1 check-san
 	$(Q)$(MAKE) --no-print-directory check-tsan
+
+# README's first command in a fresh Debian 12 chroot (root; part of .ci/run).
+check-fresh:
+	$(Q)sh scripts/check-fresh.sh
 
 check-san: all
 	$(Q)$(MAKE) --no-print-directory SAN=1 check-unit check-golden

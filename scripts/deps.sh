@@ -11,16 +11,28 @@ PKGS="$PKGS gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qe
 PKGS="$PKGS strace"
 # make bench-events: SDT and LTTng-UST probes to compare with, LTTng's session daemon, callgrind.
 PKGS="$PKGS systemtap-sdt-dev liblttng-ust-dev lttng-tools babeltrace valgrind"
+if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
+	# Not Debian: nothing here can check or install packages; a machine
+	# that has them all (under its own names) builds all the same.
+	echo "deps: not a Debian system (no dpkg-query/apt-get): cannot check or install" \
+		"the build dependencies; install the equivalents of: $PKGS" >&2
+	command -v "${CC:-cc}" >/dev/null 2>&1 && exit 0
+	echo "deps: and there is no C compiler (${CC:-cc}): stopping" >&2
+	exit 1
+fi
+if [ -r /etc/debian_version ] && ! grep -q '^12' /etc/debian_version; then
+	echo "deps: note: Debian $(cat /etc/debian_version), not 12 (bookworm): package names may differ" >&2
+fi
 missing=""
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"; }
 for p in $PKGS; do have_pkg "$p" || missing="$missing $p"; done
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" != 0 ]; then
 	echo "deps: missing packages:$missing" >&2
-	echo "deps: run as root, or: sudo apt-get install$missing" >&2
+	echo "deps: not root, so not installed: run 'make deps' as root, or: sudo apt-get install$missing" >&2
 	exit 1
 fi
 echo "deps: installing$missing"
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -q
-apt-get install -y -q $missing
+apt-get update -q || { echo "deps: apt-get update failed: the package lists above could not be read" >&2; exit 1; }
+apt-get install -y -q $missing || { echo "deps: apt-get install failed for:$missing" >&2; exit 1; }
