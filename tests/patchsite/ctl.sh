@@ -239,10 +239,13 @@ fi
 
 # Another user: the client says whose process it is; the peer check refuses a connection.
 if [ "$(id -u)" = 0 ] && command -v runuser >/dev/null && id nobody >/dev/null 2>&1; then
-	runuser -u nobody -- "$PS" ctl "$SPID" current_tracer >nb 2>nberr
+	# Copies nobody can reach: the tree may be where only root can (a clone in /root).
+	cp "$PS" ps-nobody && cp "${POKE#python3 }" poke-nobody.py && chmod 755 ps-nobody poke-nobody.py
+	chmod 711 "$T"
+	runuser -u nobody -- "$T/ps-nobody" ctl "$SPID" current_tracer >nb 2>nberr
 	rc=$?
-	chmod 711 "$T" xdg xdg/patchsite && chmod 666 "$SOCK"
-	runuser -u nobody -- $POKE "$SOCK" request read current_tracer >peer 2>&1
+	chmod 711 xdg xdg/patchsite && chmod 666 "$SOCK"
+	runuser -u nobody -- python3 "$T/poke-nobody.py" "$SOCK" request read current_tracer >peer 2>&1
 	chmod 700 "$T" xdg xdg/patchsite && chmod 600 "$SOCK"
 	if [ $rc -eq 1 ] && grep -q "pid $SPID: runs as uid 0: only that user or root" nberr &&
 	   [ "$(head -1 peer)" = "2 1" ] && grep -q "refused: only its own user or root" peer &&
