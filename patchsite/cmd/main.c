@@ -17,8 +17,8 @@
 
 #include "ctlclient.h"
 #include "pipe.h"
-#include "branches.h"
-#include "render.h"
+#include "../render/branch_report.h"
+#include "../render/render.h"
 
 #define DEFAULT_DIR "patchsite.data"
 

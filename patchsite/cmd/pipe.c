@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "pipe.h"
-#include "render.h"
+#include "../render/render.h"
 
 #define IDLE_NS		10000000	/* a look every 10 ms while nothing comes */
 

@@ -24,7 +24,7 @@ enum psr_option {
 /* "print-parent,nosym-offset": the options to set and clear; -1 (the word in *bad) if unknown. */
 int psr_options_parse(const char *list, unsigned *set, unsigned *clear, const char **bad);
 
-/* PSR_EXT: an extended record (psdata.h PSD_EXT_*): renderers skip kinds they do not show. */
+/* PSR_EXT: an extended record (format.h PSD_EXT_*): renderers skip kinds they do not show. */
 enum psr_type { PSR_ENTRY = 0, PSR_EXIT = 1, PSR_FUNC = 2, PSR_EXT = 3 };
 
 struct psr_event {
@@ -176,7 +176,7 @@ const char *psr_addr_sym(const struct psr_proc *p, uint64_t addr, uint64_t tsc, 
 /* A site's address, or 0 when unknown. */
 uint64_t psr_site_addr(const struct psr_proc *p, uint32_t id, uint64_t tsc);
 /*
- * Static trace events (psevents.c).  psr_evdesc: the format of a
+ * Static trace events (read_events.c).  psr_evdesc: the format of a
  * PSD_EXT_EVENT record, with its payload, or NULL.  psr_event_text:
  * "subsys:name: " and the fields through the event's print format (always
  * NUL-terminated, cut to len).  psr_event_json_args: {"field":value,...}.

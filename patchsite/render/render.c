@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "json.h"
-#include "../psdata.h"
-#include "branches.h"
+#include "../data/format.h"
+#include "branch_report.h"
 #include "render.h"
 
 /*
@@ -262,11 +262,6 @@ static void stream_init(struct stream *s, const struct psr_proc *p, const struct
 	psr_cursor_init(&s->cur, p, t);
 	snprintf(s->task, sizeof(s->task), "%s-%d", t->comm, t->tid);
 	advance(s);
-}
-
-bool render_proc_wanted(const struct psr_proc *p, const struct render_opts *o)
-{
-	return (!o->pid || p->pid == o->pid) && (!o->proc || !strcmp(p->name, o->proc));
 }
 
 static bool thread_wanted(const struct psr_thread *t, const struct render_opts *o)

@@ -11,8 +11,9 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
-#include "psread.h"
+#include "../data/psread.h"
 
 enum render_sort { SORT_TOTAL, SORT_SELF, SORT_CALLS, SORT_AVG, SORT_MAX };
 
@@ -27,7 +28,12 @@ struct render_opts {
 	unsigned opt_set, opt_clear;	/* --options: PSR_OPT_* over the recorded ones */
 };
 
-bool render_proc_wanted(const struct psr_proc *p, const struct render_opts *o);
+/* The process is one o asks for (inline: every renderer and branch_report.c use it). */
+static inline bool render_proc_wanted(const struct psr_proc *p, const struct render_opts *o)
+{
+	return (!o->pid || p->pid == o->pid) && (!o->proc || !strcmp(p->name, o->proc));
+}
+
 int render_replay(FILE *out, const struct psr_session *s, const struct render_opts *o);
 int render_report(FILE *out, const struct psr_session *s, const struct render_opts *o);
 int render_chrome(FILE *out, const struct psr_session *s, const struct render_opts *o);

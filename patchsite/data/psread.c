@@ -15,13 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../psdata.h"
+#include "format.h"
 #include "psread.h"
-
-#define EV_MARK		3
-#define EV_PAD		(~(uint64_t)0)
-#define ID_SHIFT	21
-#define ID_MASK		((1u << ID_SHIFT) - 1)
 
 static FILE *errf;
 static unsigned *problems;
@@ -144,7 +139,7 @@ static void read_module(struct psr_module *m, const char *path)
 		int off = 0;
 
 		if (sscanf(line, "site %llu %llx %15s %llu %n", &a, &b, kind, &c, &off) == 4 && off) {
-			if (a > ID_MASK || a != m->nsites) {
+			if (a > PSD_ID_MASK || a != m->nsites) {
 				say(path, "site %llu out of order: ignored", a);
 				continue;
 			}
@@ -157,7 +152,7 @@ static void read_module(struct psr_module *m, const char *path)
 			}
 			m->sites[m->nsites].addr = b;
 			m->sites[m->nsites].exit = !strcmp(kind, "exit");
-			m->sites[m->nsites].owner = c <= ID_MASK ? (uint32_t)c : (uint32_t)a;
+			m->sites[m->nsites].owner = c <= PSD_ID_MASK ? (uint32_t)c : (uint32_t)a;
 			m->sites[m->nsites].name = strdup(line + off);
 			if (!m->sites[m->nsites].name)
 				break;
@@ -262,9 +257,9 @@ static const struct psr_module *module_at(const struct psr_proc *p, unsigned idx
 
 static const struct psr_site *site_at(const struct psr_proc *p, uint32_t id, uint64_t tsc)
 {
-	const struct psr_module *m = module_at(p, id >> ID_SHIFT, tsc);
+	const struct psr_module *m = module_at(p, id >> PSD_ID_SHIFT, tsc);
 
-	return m && (id & ID_MASK) < m->nsites ? &m->sites[id & ID_MASK] : NULL;
+	return m && (id & PSD_ID_MASK) < m->nsites ? &m->sites[id & PSD_ID_MASK] : NULL;
 }
 
 const char *psr_site_name(const struct psr_proc *p, uint32_t id, uint64_t tsc, char *buf,
@@ -800,7 +795,7 @@ static bool incomplete(const struct psr_cursor *c, const struct psr_chunk *k, ui
 
 	if (!c->t->live || c->chunk + 1 < c->t->nchunks)
 		return false;
-	if ((w & 3) == EV_MARK)
+	if ((w & 3) == PSD_EV_MARK)
 		need = PSD_EXT_KIND(w) ? PSD_EXT_WORDS(w) : 1;
 	else if ((w & 3) == PSR_FUNC)
 		need = 1;
@@ -831,15 +826,15 @@ int psr_next(struct psr_cursor *c, struct psr_event *ev)
 			continue;
 		}
 		w = t->words[c->at++];
-		if (w == EV_PAD)
+		if (w == PSD_EV_PAD)
 			continue;
 		if (incomplete(c, k, w)) {
 			c->at--;
 			return 0;
 		}
-		if ((w & 3) == EV_MARK && PSD_EXT_KIND(w))
+		if ((w & 3) == PSD_EV_MARK && PSD_EXT_KIND(w))
 			return ext_record(c, k, w, ev);
-		if ((w & 3) == EV_MARK) {
+		if ((w & 3) == PSD_EV_MARK) {
 			c->hi = (uint32_t)(w >> 32);
 			if (c->at < k->end)
 				c->cpu = (int32_t)t->words[c->at++];
@@ -856,7 +851,7 @@ int psr_next(struct psr_cursor *c, struct psr_event *ev)
 			const struct psr_site *s = site_at(c->p, ev->id, ev->tsc);
 
 			if (s && s->exit)
-				ev->id = (ev->id & ~ID_MASK) | s->owner;
+				ev->id = (ev->id & ~PSD_ID_MASK) | s->owner;
 		}
 		return 1;
 	}
