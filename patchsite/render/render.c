@@ -21,6 +21,20 @@
 #include "render.h"
 
 /*
+ * What one call of a renderer shows: made by the call from its render_opts (and, per process,
+ * from the process's options), handed to its streams.  Kept here, not in file-scope variables,
+ * so that calls one after the other (the fuzzer, the runtime at exit) do not see each other's.
+ */
+struct render_ctx {
+	bool with_events;	/* static trace events are shown (replay, Chrome) */
+	bool window;		/* replay --latency: only events in [win_lo, win_hi] */
+	uint64_t win_lo, win_hi;
+	bool bare;		/* render_opts.bare of the call */
+	unsigned opts;		/* PSR_OPT_* of the process being shown */
+	uint64_t line_ns;	/* function_graph: the time of the event being shown */
+};
+
+/*
  * What extended records following an event add to it (set_ftrace_args):
  * the arguments after an entry, the return value after an exit.
  */
@@ -41,6 +55,7 @@ struct frame {
 
 /* One thread's events, with one event of lookahead and its open calls. */
 struct stream {
+	struct render_ctx *ctx;	/* the call's, shared by its streams */
 	const struct psr_proc *p;
 	const struct psr_thread *t;
 	struct psr_cursor cur;
@@ -95,26 +110,23 @@ static bool is_marker(const struct psr_event *e)
 /*
  * The next event these renderers show, with what follows it: stack traces
  * and markers are shown, static trace events by replay and the Chrome JSON
- * (with_events, set while they render), other extended records skipped
- * (arguments and return values come with their event).
+ * (ctx->with_events), other extended records skipped (arguments and return
+ * values come with their event).
  */
-static bool with_events;
-
-static bool shown(const struct psr_event *ev)
+static bool shown(const struct render_ctx *ctx, const struct psr_event *ev)
 {
 	return ev->type != PSR_EXT || is_stack(ev) || is_marker(ev) ||
-	       (with_events && ev->ext_kind == PSD_EXT_EVENT);
+	       (ctx->with_events && ev->ext_kind == PSD_EXT_EVENT);
 }
 
-static bool window;		/* replay --latency: only events in [win_lo, win_hi] */
-static uint64_t win_lo, win_hi;
-
-static int next_event(struct psr_cursor *c, struct psr_event *ev, struct attach *at)
+static int next_event(const struct render_ctx *ctx, struct psr_cursor *c, struct psr_event *ev,
+		      struct attach *at)
 {
 	int more;
 
 	while ((more = psr_next(c, ev)) &&
-	       (!shown(ev) || (window && (ev->tsc < win_lo || ev->tsc > win_hi))))
+	       (!shown(ctx, ev) ||
+		(ctx->window && (ev->tsc < ctx->win_lo || ev->tsc > ctx->win_hi))))
 		;
 	if (more && ev->type == PSR_EXT) {
 		*at = (struct attach){ 0 };
@@ -135,14 +147,14 @@ static bool advance(struct stream *s)
 		return s->has_ev = true;
 	}
 	s->at_ev = s->cur;
-	return s->has_ev = next_event(&s->cur, &s->ev, &s->ev_at);
+	return s->has_ev = next_event(s->ctx, &s->cur, &s->ev, &s->ev_at);
 }
 
 static const struct psr_event *peek(struct stream *s)
 {
 	if (!s->has_next) {
 		s->at_next = s->cur;
-		s->has_next = next_event(&s->cur, &s->next, &s->next_at);
+		s->has_next = next_event(s->ctx, &s->cur, &s->next, &s->next_at);
 	}
 	return s->has_next ? &s->next : NULL;
 }
@@ -254,9 +266,11 @@ static uint64_t dur(const struct psr_proc *p, uint64_t a, uint64_t b)
 	return y > x ? y - x : 0;
 }
 
-static void stream_init(struct stream *s, const struct psr_proc *p, const struct psr_thread *t)
+static void stream_init(struct stream *s, struct render_ctx *ctx, const struct psr_proc *p,
+			const struct psr_thread *t)
 {
 	memset(s, 0, sizeof(*s));
+	s->ctx = ctx;
 	s->p = p;
 	s->t = t;
 	psr_cursor_init(&s->cur, p, t);
@@ -270,7 +284,8 @@ static bool thread_wanted(const struct psr_thread *t, const struct render_opts *
 }
 
 /* The streams of a process's wanted threads; NULL with *n 0 when none. */
-static struct stream *streams(const struct psr_proc *p, const struct render_opts *o, size_t *n)
+static struct stream *streams(struct render_ctx *ctx, const struct psr_proc *p,
+			      const struct render_opts *o, size_t *n)
 {
 	struct stream *s = calloc(p->nthreads + 1, sizeof(*s));
 
@@ -279,7 +294,7 @@ static struct stream *streams(const struct psr_proc *p, const struct render_opts
 		return NULL;
 	for (size_t i = 0; i < p->nthreads; i++)
 		if (thread_wanted(&p->threads[i], o))
-			stream_init(&s[(*n)++], p, &p->threads[i]);
+			stream_init(&s[(*n)++], ctx, p, &p->threads[i]);
 	return s;
 }
 
@@ -300,30 +315,28 @@ static struct stream *earliest(struct stream *s, size_t n)
 	return min;
 }
 
-static bool bare;	/* render_opts.bare of the current call */
-static unsigned opts;	/* PSR_OPT_* of the process being shown */
-static uint64_t line_ns;	/* function_graph: the time of the event being shown */
-
 /* The options a process is shown with: its recorded ones, then --options. */
-static void use_options(const struct psr_proc *p, unsigned set, unsigned clear)
+static void use_options(struct render_ctx *ctx, const struct psr_proc *p, unsigned set,
+			unsigned clear)
 {
-	opts = (p->options & ~clear) | set;
+	ctx->opts = (p->options & ~clear) | set;
 }
 
 /* NAME, or with sym-offset NAME+0xOFF/0xSIZE (ftrace's form) when the function is known. */
-static void put_sym(FILE *f, const struct psr_proc *p, const char *name, uint64_t addr,
-		    uint64_t tsc)
+static void put_sym(FILE *f, const struct render_ctx *ctx, const struct psr_proc *p,
+		    const char *name, uint64_t addr, uint64_t tsc)
 {
 	uint64_t off, size;
 
-	if ((opts & PSR_OPT_SYM_OFFSET) && addr && psr_addr_sym(p, addr, tsc, &off, &size))
+	if ((ctx->opts & PSR_OPT_SYM_OFFSET) && addr && psr_addr_sym(p, addr, tsc, &off, &size))
 		fprintf(f, "%s+0x%llx/0x%llx", name, (unsigned long long)off,
 			(unsigned long long)size);
 	else
 		fputs(name, f);
 }
 
-void render_losses(FILE *out, const struct psr_proc *p, const char *prefix)
+/* render_losses; bare: the runtime's own trace at exit, whose end is not written yet. */
+static void losses(FILE *out, const struct psr_proc *p, const char *prefix, bool bare)
 {
 	for (size_t i = 0; i < p->nthreads; i++) {
 		const struct psr_thread *t = &p->threads[i];
@@ -345,6 +358,11 @@ void render_losses(FILE *out, const struct psr_proc *p, const char *prefix)
 			p->exec_followed ? "by exec" : p->status[0] ? p->status : "abnormally");
 	else if (p->status[0] && strcmp(p->status, "exit 0"))
 		fprintf(out, "%sprocess %d: %s\n", prefix, p->pid, p->status);
+}
+
+void render_losses(FILE *out, const struct psr_proc *p, const char *prefix)
+{
+	losses(out, p, prefix, false);
 }
 
 /*
@@ -387,18 +405,19 @@ static void function_line(FILE *f, const struct psr_proc *p, const struct stream
 		fprintf(f, "%s\n", text);
 		return;
 	}
-	put_sym(f, p, psr_site_name(p, e->id, e->tsc, b1, sizeof(b1)), psr_site_addr(p, e->id, e->tsc),
-		e->tsc);
+	put_sym(f, m->ctx, p, psr_site_name(p, e->id, e->tsc, b1, sizeof(b1)),
+		psr_site_addr(p, e->id, e->tsc), e->tsc);
 	if (m->ev_at.args)
 		fputs(args_text(a, sizeof(a), &m->ev_at, ""), f);
-	if (opts & PSR_OPT_PRINT_PARENT) {
+	if (m->ctx->opts & PSR_OPT_PRINT_PARENT) {
 		fputs(" <-", f);
-		put_sym(f, p, psr_addr_name(p, e->parent, e->tsc, b2, sizeof(b2)), e->parent, e->tsc);
+		put_sym(f, m->ctx, p, psr_addr_name(p, e->parent, e->tsc, b2, sizeof(b2)), e->parent, e->tsc);
 	}
 	fputc('\n', f);
 }
 
-static void write_function(FILE *f, const struct psr_proc *p, struct stream *s, size_t ns)
+static void write_function(FILE *f, const struct render_ctx *ctx, const struct psr_proc *p,
+			   struct stream *s, size_t ns)
 {
 	unsigned long long entries = 0, lost = 0;
 	struct stream *m;
@@ -410,7 +429,7 @@ static void write_function(FILE *f, const struct psr_proc *p, struct stream *s, 
 	fprintf(f, "# tracer: %s\n#\n", strcmp(p->tracer, "nop") ? "function" : "nop");
 	fprintf(f, "# entries-in-buffer/entries-written: %llu/%llu   #P:%ld\n#\n", entries,
 		entries + lost, sysconf(_SC_NPROCESSORS_ONLN));
-	render_losses(f, p, "# ");
+	losses(f, p, "# ", ctx->bare);
 	fprintf(f, "#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n");
 	fprintf(f, "#              | |         |         |         |\n");
 	while ((m = earliest(s, ns))) {
@@ -430,10 +449,12 @@ static char dur_mark(double ns)
 static void graph_line(FILE *f, const struct stream *m, int cpu, const uint64_t *d, size_t depth,
 		       const char *a, const char *b, const char *c)
 {
-	if (opts & PSR_OPT_FUNCGRAPH_ABSTIME)
-		fprintf(f, "%6llu.%06llu |  ", (unsigned long long)(line_ns / 1000000000u),
-			(unsigned long long)(line_ns % 1000000000u / 1000u));
-	if (opts & PSR_OPT_FUNCGRAPH_PROC)
+	const struct render_ctx *ctx = m->ctx;
+
+	if (ctx->opts & PSR_OPT_FUNCGRAPH_ABSTIME)
+		fprintf(f, "%6llu.%06llu |  ", (unsigned long long)(ctx->line_ns / 1000000000u),
+			(unsigned long long)(ctx->line_ns % 1000000000u / 1000u));
+	if (ctx->opts & PSR_OPT_FUNCGRAPH_PROC)
 		fprintf(f, " %d) %14s | ", cpu, m->task);
 	else
 		fprintf(f, " %d) ", cpu);
@@ -455,9 +476,9 @@ static void graph_event(FILE *f, struct stream *m, struct stream **last)
 	uint64_t d;
 	size_t k = 0;
 
-	if (e.type == PSR_EXIT && !(k = match(m, e.id)) && bare)
+	if (e.type == PSR_EXIT && !(k = match(m, e.id)) && m->ctx->bare)
 		return;
-	line_ns = psr_ns(p, e.tsc);
+	m->ctx->line_ns = psr_ns(p, e.tsc);
 	if (*last && *last != m) {
 		fprintf(f, " ------------------------------------------\n");
 		fprintf(f, " %d) %s => %s\n", e.cpu, (*last)->task, m->task);
@@ -520,16 +541,17 @@ static void graph_event(FILE *f, struct stream *m, struct stream **last)
 	}
 }
 
-static void write_graph(FILE *f, const struct psr_proc *p, struct stream *s, size_t ns)
+static void write_graph(FILE *f, const struct render_ctx *ctx, const struct psr_proc *p,
+			struct stream *s, size_t ns)
 {
 	struct stream *m, *last = NULL;
 
-	const char *t1 = opts & PSR_OPT_FUNCGRAPH_ABSTIME ? "     TIME       " : "";
-	const char *t2 = opts & PSR_OPT_FUNCGRAPH_ABSTIME ? "      |         " : "";
+	const char *t1 = ctx->opts & PSR_OPT_FUNCGRAPH_ABSTIME ? "     TIME       " : "";
+	const char *t2 = ctx->opts & PSR_OPT_FUNCGRAPH_ABSTIME ? "      |         " : "";
 
 	fprintf(f, "# tracer: function_graph\n#\n");
-	render_losses(f, p, "# ");
-	if (opts & PSR_OPT_FUNCGRAPH_PROC) {
+	losses(f, p, "# ", ctx->bare);
+	if (ctx->opts & PSR_OPT_FUNCGRAPH_PROC) {
 		fprintf(f, "# %sCPU  TASK/PID         DURATION                  FUNCTION CALLS\n", t1);
 		fprintf(f, "# %s|     |    |           |   |                     |   |   |   |\n", t2);
 	} else {
@@ -582,11 +604,9 @@ static uint64_t max_latency(const struct psr_proc *p, int *tid, uint64_t *lo, ui
 
 int render_replay(FILE *out, const struct psr_session *s, const struct render_opts *o)
 {
+	struct render_ctx ctx = { .with_events = true, .bare = o->bare };
 	bool first = true;
 
-	bare = o->bare;
-	window = false;
-	with_events = true;
 	for (size_t i = 0; i < s->nprocs; i++) {
 		const struct psr_proc *p = &s->procs[i];
 		struct stream *st;
@@ -598,33 +618,30 @@ int render_replay(FILE *out, const struct psr_session *s, const struct render_op
 		if (!render_proc_wanted(p, o))
 			continue;
 		if (o->latency) {
-			max = max_latency(p, &lo.tid, &win_lo, &win_hi);
-			window = max != 0;
+			max = max_latency(p, &lo.tid, &ctx.win_lo, &ctx.win_hi);
+			ctx.window = max != 0;
 			if (!max)
 				lo.tid = -1;	/* nothing kept: no thread */
 		}
-		st = streams(p, &lo, &n);
-		if (!st) {
-			with_events = false;
+		st = streams(&ctx, p, &lo, &n);
+		if (!st)
 			return -ENOMEM;
-		}
 		if (!first)
 			fputc('\n', out);
 		first = false;
-		if (!bare)
+		if (!ctx.bare)
 			fprintf(out, "# process %d: %s\n", p->pid,
 				p->cmdline ? p->cmdline : p->exe ? p->exe : "?");
 		if (o->latency)
 			fprintf(out, "# tracing_max_latency: %llu us\n",
 				(unsigned long long)(max / 1000));
-		use_options(p, o->opt_set, o->opt_clear);
+		use_options(&ctx, p, o->opt_set, o->opt_clear);
 		if (is_graph(p))
-			write_graph(out, p, st, n);
+			write_graph(out, &ctx, p, st, n);
 		else
-			write_function(out, p, st, n);
+			write_function(out, &ctx, p, st, n);
 		streams_free(st, n);
 	}
-	with_events = false;
 	return 0;
 }
 
@@ -742,11 +759,11 @@ static int chrome_thread(FILE *f, const char **sep, struct stream *m)
 
 int render_chrome(FILE *out, const struct psr_session *s, const struct render_opts *o)
 {
+	struct render_ctx ctx = { .with_events = true, .bare = o->bare };
 	const char *sep = "\n";
 	int err = 0;
 
 	fprintf(out, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
-	with_events = true;
 	for (size_t i = 0; i < s->nprocs && !err; i++) {
 		const struct psr_proc *p = &s->procs[i];
 		struct stream *st;
@@ -759,16 +776,13 @@ int render_chrome(FILE *out, const struct psr_session *s, const struct render_op
 		json_str(out, p->exe ? p->exe : "?");
 		fprintf(out, "}}");
 		sep = ",\n";
-		st = streams(p, o, &n);
-		if (!st) {
-			with_events = false;
+		st = streams(&ctx, p, o, &n);
+		if (!st)
 			return -ENOMEM;
-		}
 		for (size_t k = 0; k < n && !err; k++)
 			err = chrome_thread(out, &sep, &st[k]);
 		streams_free(st, n);
 	}
-	with_events = false;
 	fprintf(out, "\n]}\n");
 	return err;
 }
@@ -948,9 +962,7 @@ static int report_thread(struct stream *m, struct table *t, int pid)
 	return err;
 }
 
-static enum render_sort sort_by;
-
-static uint64_t sort_key(const struct entry *e)
+static uint64_t sort_key(const struct entry *e, enum render_sort sort_by)
 {
 	switch (sort_by) {
 	case SORT_SELF: return e->self;
@@ -961,10 +973,12 @@ static uint64_t sort_key(const struct entry *e)
 	}
 }
 
-static int cmp_entry(const void *a, const void *b)
+/* qsort_r's: arg is the render_sort (the order is total: keys are distinct per pid). */
+static int cmp_entry(const void *a, const void *b, void *arg)
 {
 	const struct entry *x = a, *y = b;
-	uint64_t kx = sort_key(x), ky = sort_key(y);
+	enum render_sort by = *(const enum render_sort *)arg;
+	uint64_t kx = sort_key(x, by), ky = sort_key(y, by);
 
 	if (kx != ky)
 		return kx > ky ? -1 : 1;
@@ -990,6 +1004,7 @@ static void print_time(FILE *f, uint64_t ns)
 static int each_thread(const struct psr_session *s, const struct render_opts *o,
 		       int (*fn)(struct stream *m, const struct psr_proc *p, void *arg), void *arg)
 {
+	struct render_ctx ctx = { .bare = o->bare };
 	int err = 0;
 
 	for (size_t i = 0; i < s->nprocs && !err; i++) {
@@ -999,7 +1014,7 @@ static int each_thread(const struct psr_session *s, const struct render_opts *o,
 
 		if (!render_proc_wanted(p, o))
 			continue;
-		st = streams(p, o, &ns);
+		st = streams(&ctx, p, o, &ns);
 		if (!st)
 			return -ENOMEM;
 		for (size_t k = 0; k < ns && !err; k++)
@@ -1035,9 +1050,8 @@ int render_report(FILE *out, const struct psr_session *s, const struct render_op
 	err = each_thread(s, o, report_one, &w);
 	t = &w.t;
 	n = table_pack(t);
-	sort_by = o->sort;
 	if (n)
-		qsort(t->e, n, sizeof(*t->e), cmp_entry);
+		qsort_r(t->e, n, sizeof(*t->e), cmp_entry, (void *)&o->sort);
 	if (o->json) {
 		fprintf(out, "[");
 		for (size_t i = 0; i < n; i++) {
@@ -1058,7 +1072,7 @@ int render_report(FILE *out, const struct psr_session *s, const struct render_op
 	} else {
 		for (size_t i = 0; i < s->nprocs; i++)
 			if (render_proc_wanted(&s->procs[i], o))
-				render_losses(out, &s->procs[i], "# ");
+				losses(out, &s->procs[i], "# ", o->bare);
 		fprintf(out, "    Total time     Self time       Calls       Average           Min"
 			"           Max  %sFunction\n", nprocs > 1 ? "    Pid  " : "");
 		fprintf(out, "  ============  ============  ==========  ============  ============"
@@ -1259,6 +1273,7 @@ int render_info(FILE *out, const struct psr_session *s, const struct render_opts
  * for the next round.
  */
 struct render_live {
+	struct render_ctx ctx;		/* every round's: no static events, no window, not bare */
 	struct stream *s;
 	size_t n;
 	ssize_t last;			/* graph: the stream shown last (=> lines), -1 none */
@@ -1311,6 +1326,7 @@ static int live_sync(struct render_live *l, const struct psr_proc *p)
 	for (size_t i = 0; i < p->nthreads; i++) {
 		struct stream *m = &l->s[i];
 
+		m->ctx = &l->ctx;
 		m->p = m->cur.p = p;
 		m->t = m->cur.t = &p->threads[i];
 		snprintf(m->task, sizeof(m->task), "%s-%d", m->t->comm, m->t->tid);
@@ -1338,8 +1354,7 @@ int render_live_round(FILE *f, struct render_live *l, const struct psr_proc *p)
 
 	if (err)
 		return err;
-	bare = false;
-	use_options(p, l->opt_set, l->opt_clear);
+	use_options(&l->ctx, p, l->opt_set, l->opt_clear);
 	for (size_t i = 0; i < l->n; i++) {
 		m = &l->s[i];
 		m->blocked = false;
