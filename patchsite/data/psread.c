@@ -18,24 +18,20 @@
 #include "format.h"
 #include "psread.h"
 
-static FILE *errf;
-static unsigned *problems;
-static bool opening_live;	/* psr_open_live: chunks are indexed by psr_follow */
-
-__attribute__((format(printf, 2, 3)))
-static void say(const char *path, const char *fmt, ...)
+/* Damage in s's directory: counted, and said on s->err when there is one. */
+__attribute__((format(printf, 3, 4)))
+static void say(struct psr_session *s, const char *path, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (problems)
-		(*problems)++;
-	if (!errf)
+	s->problems++;
+	if (!s->err)
 		return;
-	fprintf(errf, "patchsite: %s: ", path);
+	fprintf(s->err, "patchsite: %s: ", path);
 	va_start(ap, fmt);
-	vfprintf(errf, fmt, ap);
+	vfprintf(s->err, fmt, ap);
 	va_end(ap);
-	fputc('\n', errf);
+	fputc('\n', s->err);
 }
 
 static char *join(const char *a, const char *b)
@@ -124,13 +120,13 @@ static int cmp_func(const void *a, const void *b)
 }
 
 /* mod.N: site and func lines. */
-static void read_module(struct psr_module *m, const char *path)
+static void read_module(struct psr_session *s, struct psr_module *m, const char *path)
 {
 	char *text = slurp(path, NULL), *line, *save = NULL;
 	size_t capf = 0, caps = 0;
 
 	if (!text) {
-		say(path, "cannot read: %s: its events are shown by site number", strerror(errno));
+		say(s, path, "cannot read: %s: its events are shown by site number", strerror(errno));
 		return;
 	}
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -140,7 +136,7 @@ static void read_module(struct psr_module *m, const char *path)
 
 		if (sscanf(line, "site %llu %llx %15s %llu %n", &a, &b, kind, &c, &off) == 4 && off) {
 			if (a > PSD_ID_MASK || a != m->nsites) {
-				say(path, "site %llu out of order: ignored", a);
+				say(s, path, "site %llu out of order: ignored", a);
 				continue;
 			}
 			if (m->nsites == caps) {
@@ -188,8 +184,8 @@ static void read_modules(struct psr_proc *p)
 	size_t cap = 0;
 
 	if (!text) {
-		if (path && !opening_live)	/* followed: written just after the session line */
-			say(path, "missing: events are shown by site number");
+		if (path && !p->session->follow)	/* followed: written just after the session line */
+			say(p->session, path, "missing: events are shown by site number");
 		free(path);
 		return;
 	}
@@ -216,12 +212,12 @@ static void read_modules(struct psr_proc *p)
 			m->load_tsc = tsc;
 			m->bias = bias;
 			if (strchr(file, '/') || !strncmp(file, "..", 2)) {
-				say(path, "bad module file name '%s': ignored", file);
+				say(p->session, path, "bad module file name '%s': ignored", file);
 				continue;
 			}
 			mp = strcmp(file, "-") ? join(p->dir, file) : NULL;
 			if (mp)
-				read_module(m, mp);
+				read_module(p->session, m, mp);
 			free(mp);
 			if (!m->path && off)
 				m->path = strdup(line + off);
@@ -232,7 +228,7 @@ static void read_modules(struct psr_proc *p)
 					break;
 				}
 		} else {
-			say(path, "not a modules line: '%.40s': ignored", line);
+			say(p->session, path, "not a modules line: '%.40s': ignored", line);
 		}
 	}
 	free(text);
@@ -377,7 +373,8 @@ static int cmp_chunk(const void *a, const void *b)
 }
 
 /* The chunks of a mapped thread file, in time order, each [first, end) of data words. */
-static void index_chunks(struct psr_thread *t, const struct psd_thread_hdr *h, const char *path)
+static void index_chunks(struct psr_session *s, struct psr_thread *t,
+			 const struct psd_thread_hdr *h, const char *path)
 {
 	size_t cw = (size_t)(h->chunk_bytes / 8), hw = PSD_HDR_BYTES / 8, n = 0;
 
@@ -394,12 +391,12 @@ static void index_chunks(struct psr_thread *t, const struct psd_thread_hdr *h, c
 		if (end > t->nwords) {
 			end = t->nwords;
 			if (!h->overwrite && k + 1 < h->chunks)
-				say(path, "truncated in chunk %zu: %zu of %zu words", k, end - at, cw);
+				say(s, path, "truncated in chunk %zu: %zu of %zu words", k, end - at, cw);
 		}
 		if (end - at < PSD_CHUNK_WORDS || (w[at] & ~0xffffull) != PSD_CHUNK_MAGIC)
 			continue;	/* never used (zero) or damaged */
 		if ((w[at] & 0xffff) < PSD_VERSION_MIN || (w[at] & 0xffff) > PSD_VERSION) {
-			say(path, "chunk %zu: format version %llu, not %d to %d: skipped", k,
+			say(s, path, "chunk %zu: format version %llu, not %d to %d: skipped", k,
 			    (unsigned long long)(w[at] & 0xffff), PSD_VERSION_MIN, PSD_VERSION);
 			continue;
 		}
@@ -450,21 +447,21 @@ static void read_thread(struct psr_proc *p, const char *name)
 	void *map;
 
 	if (fd < 0 || fstat(fd, &sb)) {
-		say(path ? path : name, "cannot read: %s", strerror(errno));
+		say(p->session, path ? path : name, "cannot read: %s", strerror(errno));
 		goto out;
 	}
 	if ((size_t)sb.st_size < sizeof(*h)) {
-		say(path, "truncated (%lld bytes, no header): skipped", (long long)sb.st_size);
+		say(p->session, path, "truncated (%lld bytes, no header): skipped", (long long)sb.st_size);
 		goto out;
 	}
 	/* Shared: a followed file's words are seen as they are written. */
 	map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED) {
-		say(path, "cannot map: %s", strerror(errno));
+		say(p->session, path, "cannot map: %s", strerror(errno));
 		goto out;
 	}
 	h = map;
-	if (opening_live && !h->magic[0]) {
+	if (p->session->follow && !h->magic[0]) {
 		munmap(map, (size_t)sb.st_size);	/* being created: read at a later psr_follow */
 		goto out;
 	}
@@ -472,7 +469,7 @@ static void read_thread(struct psr_proc *p, const char *name)
 	    h->version > PSD_VERSION ||
 	    h->hdr_bytes != PSD_HDR_BYTES || h->chunk_bytes < 4096 || h->chunk_bytes > (1ull << 30) ||
 	    h->chunk_bytes % 8) {
-		say(path, "not a thread file of format version %d to %d (bad header): skipped",
+		say(p->session, path, "not a thread file of format version %d to %d (bad header): skipped",
 		    PSD_VERSION_MIN, PSD_VERSION);
 		munmap(map, (size_t)sb.st_size);
 		goto out;
@@ -497,9 +494,9 @@ static void read_thread(struct psr_proc *p, const char *name)
 	t->words = map;
 	t->map_bytes = (size_t)sb.st_size;
 	t->nwords = (size_t)sb.st_size / 8;
-	t->live = opening_live;
-	if (!opening_live)
-		index_chunks(t, h, t->file);
+	t->live = p->session->follow;
+	if (!p->session->follow)
+		index_chunks(p->session, t, h, t->file);
 out:
 	if (fd >= 0)
 		close(fd);
@@ -514,13 +511,13 @@ static void read_info(struct psr_proc *p)
 
 	p->ns_per_tsc = 1.0;
 	if (!text) {
-		say(path ? path : p->dir, "missing: times are raw time stamps");
+		say(p->session, path ? path : p->dir, "missing: times are raw time stamps");
 		free(path);
 		return;
 	}
 	if (!field(text, "format", buf, sizeof(buf)) || strncmp(buf, "patchsite-data ", 15) ||
 	    (strcmp(buf + 15, "1") && strcmp(buf + 15, "2")))
-		say(path, "format '%s', expected 'patchsite-data 1' or '2': read anyway",
+		say(p->session, path, "format '%s', expected 'patchsite-data 1' or '2': read anyway",
 		    field(text, "format", buf, sizeof(buf)) ? buf : "(none)");
 	p->pid = (int)field_u64(text, "pid", &ok);
 	p->ppid = (int)field_u64(text, "ppid", &ok);
@@ -536,7 +533,7 @@ static void read_info(struct psr_proc *p)
 	    rate < 1e6)
 		p->ns_per_tsc = rate;
 	if (!ok)
-		say(path, "damaged: some fields missing or not numbers");
+		say(p->session, path, "damaged: some fields missing or not numbers");
 	free(text);
 	free(path);
 }
@@ -557,9 +554,9 @@ static void read_end(struct psr_proc *p)
 			p->end_ns = ns;
 			if (ns > p->ns0 + 10000000 && tsc > p->tsc0)
 				p->ns_per_tsc = (double)(ns - p->ns0) / (double)(tsc - p->tsc0);
-		} else if (!opening_live) {
+		} else if (!p->session->follow) {
 			/* (followed: being written now, read again at the next look) */
-			say(path, "damaged: the run's end is not known");
+			say(p->session, path, "damaged: the run's end is not known");
 		}
 	}
 	free(text);
@@ -615,7 +612,7 @@ static void read_events(struct psr_proc *p)
 	char *path = join(p->dir, "events"), *text = path ? slurp(path, NULL) : NULL;
 
 	if (text && psr_events_parse(p, text))
-		say(path, "damaged lines (events with them cannot be decoded)");
+		say(p->session, path, "damaged lines (events with them cannot be decoded)");
 	free(text);
 	free(path);
 }
@@ -627,10 +624,11 @@ static void read_proc(struct psr_session *s, const char *name)
 	struct dirent *e;
 
 	memset(p, 0, sizeof(*p));
+	p->session = s;
 	p->name = strdup(name);
 	p->dir = join(s->dir, name);
 	if (!p->dir || !p->name || !(d = opendir(p->dir))) {
-		say(p->dir ? p->dir : name, "cannot read the process directory: %s", strerror(errno));
+		say(s, p->dir ? p->dir : name, "cannot read the process directory: %s", strerror(errno));
 		free(p->dir);
 		free(p->name);
 		return;
@@ -648,7 +646,7 @@ static void read_proc(struct psr_session *s, const char *name)
 	closedir(d);
 	if (p->nthreads)
 		qsort(p->threads, p->nthreads, sizeof(*p->threads), cmp_thread);
-	if (opening_live)
+	if (s->follow)
 		return;		/* psr_follow indexes the chunks */
 	if (!p->has_end)
 		rate_from_chunks(p);
@@ -658,17 +656,20 @@ static void read_proc(struct psr_session *s, const char *name)
 		p->last_ns = p->end_ns;
 }
 
-/* Process directories: from the session list, in its order (start order). */
-int psr_open(const char *dir, FILE *err, struct psr_session **out)
+/*
+ * Process directories: from the session list, in its order (start order).  follow: opened by
+ * psr_open_live, so parts being written are left for psr_follow.
+ */
+static int open_session(const char *dir, FILE *err, bool follow, struct psr_session **out)
 {
 	struct psr_session *s = calloc(1, sizeof(*s));
 	char *path, *text, *line, *save = NULL;
 	size_t cap = 0;
 
-	errf = err;
 	if (!s)
 		return -ENOMEM;
-	problems = &s->problems;
+	s->err = err;
+	s->follow = follow;
 	s->dir = strdup(dir);
 	path = join(dir, "session");
 	text = path ? slurp(path, NULL) : NULL;
@@ -688,7 +689,7 @@ int psr_open(const char *dir, FILE *err, struct psr_session **out)
 
 		s->nlines++;
 		if (sscanf(line, "%d %d %63s", &pid, &ppid, name) != 3) {
-			say(path, "not a session line: '%.40s': ignored", line);
+			say(s, path, "not a session line: '%.40s': ignored", line);
 			continue;
 		}
 		if (!strcmp(name, "-")) {
@@ -696,7 +697,7 @@ int psr_open(const char *dir, FILE *err, struct psr_session **out)
 			continue;
 		}
 		if (strchr(name, '/') || name[0] == '.') {
-			say(path, "bad process directory '%s': ignored", name);
+			say(s, path, "bad process directory '%s': ignored", name);
 			continue;
 		}
 		if (s->nprocs == cap) {
@@ -717,6 +718,11 @@ int psr_open(const char *dir, FILE *err, struct psr_session **out)
 	free(path);
 	*out = s;
 	return 0;
+}
+
+int psr_open(const char *dir, FILE *err, struct psr_session **out)
+{
+	return open_session(dir, err, false, out);
 }
 
 void psr_close(struct psr_session *s)
@@ -869,15 +875,10 @@ int psr_next(struct psr_cursor *c, struct psr_event *ev)
 
 int psr_open_live(const char *dir, FILE *err, struct psr_session **out)
 {
-	int r;
+	int r = open_session(dir, err, true, out);
 
-	opening_live = true;
-	r = psr_open(dir, err, out);
-	opening_live = false;
-	if (!r) {
-		(*out)->follow = true;
+	if (!r)
 		psr_follow(*out);
-	}
 	return r;
 }
 
@@ -1016,7 +1017,6 @@ static void follow_proc(struct psr_proc *p)
 	DIR *d;
 	struct dirent *e;
 
-	opening_live = true;	/* parts being written are read again at the next look */
 	/* Objects loaded since: the whole list again (it is small). */
 	if (path && !stat(path, &sb) && (size_t)sb.st_size != p->modules_size) {
 		for (size_t k = 0; k < p->nmods; k++) {
@@ -1048,7 +1048,6 @@ static void follow_proc(struct psr_proc *p)
 	}
 	if (d)
 		closedir(d);
-	opening_live = false;
 	for (size_t k = 0; k < p->nthreads; k++)
 		follow_thread(p, &p->threads[k]);
 }
@@ -1077,9 +1076,7 @@ static void follow_session(struct psr_session *s)
 		if (!g)
 			break;
 		s->procs = g;
-		opening_live = true;
 		read_proc(s, name);
-		opening_live = false;
 	}
 	free(text);
 	free(path);
@@ -1087,8 +1084,8 @@ static void follow_session(struct psr_session *s)
 
 void psr_follow(struct psr_session *s)
 {
-	errf = errf ? errf : stderr;
-	problems = &s->problems;
+	if (!s->err)
+		s->err = stderr;
 	follow_session(s);
 	for (size_t i = 0; i < s->nprocs; i++)
 		follow_proc(&s->procs[i]);

@@ -103,7 +103,10 @@ struct psr_evdesc {
 	struct psr_evfield *f;
 };
 
+struct psr_session;
+
 struct psr_proc {
+	struct psr_session *session;	/* the one it was read in: where damage is said */
 	char *dir, *name;	/* the process directory, and its name in the session */
 	int pid, ppid;
 	char *exe, *cmdline;	/* cmdline: arguments joined by spaces */
@@ -132,8 +135,10 @@ struct psr_session {
 	size_t nprocs;
 	size_t nosites;		/* processes listed without a directory (no sites) */
 	unsigned problems;	/* damaged or missing parts said on err */
+	FILE *err;		/* where they are said (psr_open's err); NULL: nowhere */
 	size_t nlines;		/* session lines read (psr_follow reads the ones after) */
-	bool follow;		/* opened with psr_open_live */
+	bool follow;		/* opened with psr_open_live: parts being written are read
+				   again at the next psr_follow, not said damaged */
 };
 
 /* Read the directory: 0, or -errno when it is not a trace directory at all (said on err). */
