@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * What `patchsite` prints from a trace directory (render.c): the ftrace
- * text, Chrome JSON, folded stacks, the per-function report and the
- * session's summary.  Every one reads each thread's events in one pass and
+ * What `patchsite` prints from a trace directory, and libpatchsite at exit
+ * (PATCHSITE_OUTPUT): the ftrace text (text.c), Chrome JSON (chrome.c),
+ * folded stacks (folded.c), the per-function report (report.c), the
+ * session's summary (info.c) and live rounds (live.c), over one walk
+ * (walk.c, walk.h).  Every one reads each thread's events in one pass and
  * keeps only the open calls (and, for the report and folded stacks, one
  * entry per function or distinct stack), never the list of all calls.
  */
