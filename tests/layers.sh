@@ -113,6 +113,8 @@ END { flush() }' | awk '!seen[$0]++' >>"$tmp/found"
 
 count=$(wc -l <"$tmp/found")
 cat "$tmp/found"
-echo "layers.sh: $count finding(s) in $# objects under $root ($mode mode)"
+echo "layers.sh: $count finding(s) in $# objects under $root ($mode mode):" \
+	"$(grep -c '^up ' "$tmp/found") up, $(grep -c '^loop ' "$tmp/found") loop," \
+	"$(grep -c '^place ' "$tmp/found") place"
 [ "$mode" = fail ] && [ "$count" -gt 0 ] && exit 1
 exit 0
