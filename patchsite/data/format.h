@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The trace directory's binary parts, shared by the runtime that writes
- * them (store.c) and the one reader (data/psread.c).  The whole format,
+ * them (store.c) and the one reader (data/psread.h).  The whole format,
  * text files included, is described in patchsite-data(5); change both
  * together and bump PSD_VERSION.
  *

@@ -4,6 +4,12 @@
  * nothing in it: a missing, truncated or damaged part is said in one line
  * (on the FILE given to psr_open) and the rest is read; nothing in the data
  * can make it read out of bounds.
+ *
+ * Its files (data/reader.h has what they share): read.c opens a session
+ * and its processes, read_syms.c their objects and names, read_thread.c
+ * their thread files and the cursor, read_follow.c follows a directory
+ * being written; read_events.c decodes static trace events,
+ * read_branches.c the branch profiler's file.
  */
 #ifndef PS_PSREAD_H
 #define PS_PSREAD_H
