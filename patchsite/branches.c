@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/branches.h"
+#include "render/branch_report.h"
 #include "control.h"
 #include "internal.h"
 #include "patchsite_branch.h"

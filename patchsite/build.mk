@@ -16,14 +16,15 @@ PS_MAP_x86_64       := patchsite/x86_64/libpatchsite.map
 PS_MAP_aarch64      := patchsite/aarch64/libpatchsite.map
 PS_MAP  := $(PS_MAP_$(ARCH))
 
+# The trace directory's format and reader (data/), the renderers (render/) and the control
+# channel's wire format (ctl/proto.c): one set of objects, in the runtime and in the patchsite
+# command (patchsite/cmd/build.mk).  Subfolders are listed here: the wildcard below is flat.
+PS_SHARED_SRC := $(wildcard patchsite/data/*.c patchsite/render/*.c) patchsite/ctl/proto.c
+PS_SHARED_OBJ := $(PS_SHARED_SRC:%.c=$(B)/obj/%.o)
+
 PS_SRC  := $(wildcard patchsite/*.c) $(PS_ARCH_SRC_$(ARCH))
-# The trace directory's reader and renderers, shared with the patchsite command (patchsite/cmd/).
 PS_OBJ  := $(patsubst %,$(B)/obj/%.o,$(basename $(PS_SRC))) \
-	   $(PS_LIBARCH_$(ARCH):%.c=$(B)/obj/ps/%.o) \
-	   $(B)/obj/patchsite/cmd/psread.o $(B)/obj/patchsite/cmd/render.o \
-	   $(B)/obj/patchsite/cmd/ctlproto.o \
-	   $(B)/obj/patchsite/cmd/psevents.o \
-	   $(B)/obj/patchsite/cmd/branches.o
+	   $(PS_LIBARCH_$(ARCH):%.c=$(B)/obj/ps/%.o) $(PS_SHARED_OBJ)
 PS_LIBS := $(B)/libpatchsite.a $(B)/libpatchsite.so $(B)/patchsite.o
 
 $(PS_OBJ): ALL_CFLAGS += -D_GNU_SOURCE -fPIC -fvisibility=hidden -pthread \

@@ -36,7 +36,7 @@
 #include <unistd.h>
 
 #include "control.h"
-#include "cmd/ctlproto.h"
+#include "ctl/proto.h"
 #include "internal.h"
 
 #define FORK_DELAY_MS	20	/* a forked child's channel waits this long before its socket */

@@ -16,7 +16,7 @@
 
 #include "event.h"
 #include "internal.h"
-#include "psdata.h"
+#include "data/format.h"
 
 #define CUT_BIT		(1u << 31)
 

@@ -32,6 +32,7 @@
 #include <sys/types.h>
 
 #include "arch.h"
+#include "data/format.h"
 #include "demangle.h"
 #include "patchsite.h"
 
@@ -40,8 +41,8 @@ struct psd_thread_hdr;
 
 #define PS_MAX_MODULES	256
 #define PS_MAX_OPS	64		/* one bit per ops in a site's want mask */
-#define PS_ID_SHIFT	21		/* site id = module index << 21 | index in module */
-#define PS_ID_MASK	((1u << PS_ID_SHIFT) - 1)
+#define PS_ID_SHIFT	PSD_ID_SHIFT	/* site id = module index << 21 | index in module */
+#define PS_ID_MASK	PSD_ID_MASK
 
 enum site_state {
 	SITE_NOP,		/* the arch's NOP */
@@ -222,15 +223,15 @@ static inline uint64_t *ps_wp_get(struct ps_fast *f)
 #define PSF_STACK_SIZE	40
 #define PSF_FP_END	48
 
-/*
- * Ring words (8 bytes): time stamp low 32 bits << 32 | site id << 2 | type.
- * A function event is followed by its parent address; a mark sets the
- * upper 32 bits of the time for the words after it and is followed by the
- * CPU the thread ran on.  PS_EV_PAD fills the end of the ring before it wraps.
- */
-enum ps_ev_type { PS_EV_ENTRY = 0, PS_EV_EXIT = 1, PS_EV_FUNC = 2, PS_EV_MARK = 3 };
-/* A mark word with a kind is an extended record (psdata.h: PSD_EXT_*). */
-#define PS_EV_PAD	(~(uint64_t)0)
+/* Ring words: the trace format's (data/format.h), which the runtime writes as they are kept. */
+enum ps_ev_type {
+	PS_EV_ENTRY = PSD_EV_ENTRY,
+	PS_EV_EXIT = PSD_EV_EXIT,
+	PS_EV_FUNC = PSD_EV_FUNC,
+	PS_EV_MARK = PSD_EV_MARK,
+};
+/* A mark word with a kind is an extended record (data/format.h: PSD_EXT_*). */
+#define PS_EV_PAD	PSD_EV_PAD
 
 /* One per thread that ever entered the dispatcher or a tracer; never freed. */
 struct ps_thread {

@@ -14,7 +14,7 @@
 
 #include "control.h"
 #include "internal.h"
-#include "psdata.h"
+#include "data/format.h"
 
 long patchsite_trace_marker(const char *text)
 {

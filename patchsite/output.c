@@ -21,9 +21,9 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "psdata.h"
+#include "data/format.h"
 #include "json.h"
-#include "cmd/render.h"
+#include "render/render.h"
 
 enum ps_format ps_format = PS_FORMAT_FTRACE;
 

@@ -36,7 +36,7 @@
 #include "control.h"
 #include "host.h"
 #include "internal.h"
-#include "psdata.h"
+#include "data/format.h"
 
 #define HIDDEN __attribute__((visibility("hidden")))
 #define PS_FRAMES	1024		/* shadow frames per thread: the deepest max depth */

@@ -30,7 +30,7 @@
 
 #include "control.h"
 #include "internal.h"
-#include "psdata.h"
+#include "data/format.h"
 
 #define COPY_BYTES	(1u << 20)
 

@@ -39,7 +39,7 @@
 
 #include "internal.h"
 #include "event.h"
-#include "psdata.h"
+#include "data/format.h"
 
 #define GROW_CHUNK	(1ul << 20)
 #define AHEAD		4		/* chunks the helper keeps ready for a busy thread */

@@ -28,7 +28,7 @@
 
 #include "control.h"
 #include "internal.h"
-#include "psdata.h"
+#include "data/format.h"
 
 enum trig_cmd { TRIG_TRACEON, TRIG_TRACEOFF, TRIG_SNAPSHOT, TRIG_STACKTRACE, TRIG_N };
 static const char *const cmd_names[TRIG_N] = { "traceon", "traceoff", "snapshot", "stacktrace" };

@@ -17,7 +17,7 @@ CC=${CC:-gcc}
 $CC -O2 -fno-pie -c bench/patchsite/ctltarget.c -o "$T/ctltarget.o"
 $CC -no-pie -o "$T/ctltarget" "$T/ctltarget.o" "$T/table.o" "$T"/gen*.o "$B/patchsite.o" -pthread
 $CC -O2 -D_GNU_SOURCE -Ipatchsite/cmd -o "$T/ctltime" bench/patchsite/ctltime.c \
-	patchsite/cmd/ctlclient.c patchsite/cmd/ctlproto.c
+	patchsite/cmd/ctlclient.c patchsite/ctl/proto.c
 W=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-ctlbench.XXXXXX")
 PID=
 trap '[ -n "$PID" ] && kill $PID 2>/dev/null; rm -rf "$W"' EXIT

@@ -1,9 +1,10 @@
 # patchsite: the command that records with libpatchsite and reads trace
 # directories (patchsite/cmd/): record, replay, report, dump, info.
+# The reader, renderers and wire format (PS_SHARED_OBJ, patchsite/build.mk) are libpatchsite's
+# objects too (PATCHSITE_OUTPUT, the control channel): PIC, hidden.
 TRACE_SRC := $(wildcard patchsite/cmd/*.c)
-TRACE_OBJ := $(TRACE_SRC:%.c=$(B)/obj/%.o)
+TRACE_OBJ := $(TRACE_SRC:%.c=$(B)/obj/%.o) $(PS_SHARED_OBJ)
 
-# psread.c and render.c are in libpatchsite too (PATCHSITE_OUTPUT): PIC, hidden.
 $(TRACE_OBJ): ALL_CFLAGS += -D_GNU_SOURCE -fPIC -fvisibility=hidden
 
 all: $(B)/patchsite

@@ -3,7 +3,7 @@
 #ifndef PS_CTLCLIENT_H
 #define PS_CTLCLIENT_H
 
-#include "ctlproto.h"
+#include "../ctl/proto.h"
 
 /*
  * One request to process pid's channel: op PSCTL_READ, PSCTL_WRITE,

@@ -11,8 +11,13 @@
  * (pipe.pos, or pipe.NAME.pos for --reader=NAME); the next pipe of that
  * reader goes on from there, as a second read of trace_pipe does not show
  * events already read.
+ *
+ * cmd_pipe, at the end, turns the verb's arguments (a pid is asked for its
+ * trace directory over the control channel) into pipe_opts.
  */
 #include <errno.h>
+#include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +25,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cmd.h"
+#include "ctlclient.h"
 #include "pipe.h"
-#include "render.h"
+#include "../render/render.h"
 
 #define IDLE_NS		10000000	/* a look every 10 ms while nothing comes */
 
@@ -261,4 +268,83 @@ int pipe_follow(FILE *out, struct pipe_opts *o)
 	else if (err)
 		fprintf(stderr, "patchsite: pipe: writing the output: %s\n", strerror(-err));
 	return err || (o->pid && !any) ? 1 : 0;
+}
+
+/*
+ * `pipe PID`: the trace directory a running process records into, asked
+ * over its control channel (trace_dir), made absolute through the
+ * process's working directory when it is relative.
+ */
+static int pipe_dir_of(int pid, char *dir, size_t len)
+{
+	char *reply = NULL;
+	int err = psctl_request(pid, PSCTL_READ, "trace_dir", NULL, &reply);
+	size_t n;
+
+	if (err) {
+		fprintf(stderr, "patchsite: pipe: %s\n", reply ? reply : strerror(-err));
+		free(reply);
+		return -1;
+	}
+	n = strcspn(reply, "\n");
+	reply[n] = '\0';
+	if (!n) {
+		fprintf(stderr, "patchsite: pipe: process %d records nothing (no tracer set: "
+			"patchsite ctl %d current_tracer function)\n", pid, pid);
+		free(reply);
+		return -1;
+	}
+	if (reply[0] == '/')
+		snprintf(dir, len, "%s", reply);
+	else
+		snprintf(dir, len, "/proc/%d/cwd/%s", pid, reply);
+	free(reply);
+	return 0;
+}
+
+int cmd_pipe(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "dir", required_argument, NULL, 'd' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "from-start", no_argument, NULL, 's' },
+		{ "reader", required_argument, NULL, 'r' },
+		{ "options", required_argument, NULL, 'O' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct pipe_opts o = { .dir = DEFAULT_DIR, .consume = true };
+	char dir[PATH_MAX + 64];
+	bool dir_given = false;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "d:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': o.dir = optarg; dir_given = true; break;
+		case 'p': if (parse_int(optarg, "--pid", &o.pid)) return 2; break;
+		case 's': o.from_start = true; break;
+		case 'r':
+			if (!*optarg || strlen(optarg) > 64 || strspn(optarg, "abcdefghijklmnopqrstuvwxyz"
+			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != strlen(optarg))
+				return bad_usage("pipe: --reader=%s: a name of up to 64 letters, digits, "
+						 "_ and -", optarg);
+			o.reader = optarg;
+			break;
+		case 'O': if (parse_options(optarg, &o.opt_set, &o.opt_clear)) return 2; break;
+		case 'h': fputs(usage, stdout); return 0;
+		default: return bad_usage("pipe: bad option%s", "");
+		}
+	}
+	if (optind + 1 == argc && !dir_given && strspn(argv[optind], "0123456789") ==
+	    strlen(argv[optind]) && o.pid <= 0) {
+		if (parse_int(argv[optind], "pid", &o.pid))
+			return 2;
+		if (pipe_dir_of(o.pid, dir, sizeof(dir)))
+			return 1;
+		o.dir = dir;
+		optind++;
+	}
+	if (optind < argc)
+		return bad_usage("pipe: unexpected argument '%s' (-d DIR or a pid)", argv[optind]);
+	return pipe_follow(stdout, &o);
 }

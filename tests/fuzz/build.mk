@@ -30,18 +30,15 @@ $(FUZZ_B)/obj/%.o: %.c
 $(FUZZ_B)/fuzz_elfobj: $(FUZZ_B)/obj/tests/fuzz/fuzz_elfobj.o $(FUZZ_CORE)
 $(FUZZ_B)/fuzz_recordmcount: $(FUZZ_B)/obj/tests/fuzz/fuzz_recordmcount.o $(FUZZ_RMC) $(FUZZ_CORE)
 $(FUZZ_B)/fuzz_patchverify: $(FUZZ_B)/obj/tests/fuzz/fuzz_patchverify.o $(FUZZ_VERIFY) $(FUZZ_CORE)
-# The trace directory reader (patchsite/cmd/), with every renderer.
-$(FUZZ_B)/fuzz_psread: $(FUZZ_B)/obj/tests/fuzz/fuzz_psread.o $(FUZZ_B)/obj/patchsite/cmd/psread.o \
-		$(FUZZ_B)/obj/patchsite/cmd/render.o $(FUZZ_B)/obj/patchsite/cmd/psevents.o \
-		$(FUZZ_B)/obj/patchsite/cmd/branches.o $(FUZZ_CORE)
-# The branches file reader (patchsite/cmd/branches.c) and its two outputs.
-$(FUZZ_B)/fuzz_branches: $(FUZZ_B)/obj/tests/fuzz/fuzz_branches.o \
-		$(FUZZ_B)/obj/patchsite/cmd/branches.o $(FUZZ_B)/obj/patchsite/cmd/render.o \
-		$(FUZZ_B)/obj/patchsite/cmd/psread.o $(FUZZ_B)/obj/patchsite/cmd/psevents.o $(FUZZ_CORE)
-$(FUZZ_B)/obj/patchsite/cmd/%.o $(FUZZ_B)/obj/tests/fuzz/fuzz_psread.o \
+# The trace directory reader (patchsite/data/), with every renderer (patchsite/render/).
+FUZZ_READERS := $(patsubst %.c,$(FUZZ_B)/obj/%.o,$(wildcard patchsite/data/*.c patchsite/render/*.c))
+$(FUZZ_B)/fuzz_psread: $(FUZZ_B)/obj/tests/fuzz/fuzz_psread.o $(FUZZ_READERS) $(FUZZ_CORE)
+# The branches file reader (patchsite/data/read_branches.c) and its two outputs.
+$(FUZZ_B)/fuzz_branches: $(FUZZ_B)/obj/tests/fuzz/fuzz_branches.o $(FUZZ_READERS) $(FUZZ_CORE)
+$(FUZZ_READERS) $(FUZZ_B)/obj/patchsite/ctl/proto.o $(FUZZ_B)/obj/tests/fuzz/fuzz_psread.o \
 $(FUZZ_B)/obj/tests/fuzz/fuzz_branches.o: FUZZ_CFLAGS += -D_GNU_SOURCE
 # The control channel's request and reply parsing (the runtime's channel thread, the client).
-$(FUZZ_B)/fuzz_ctlproto: $(FUZZ_B)/obj/tests/fuzz/fuzz_ctlproto.o $(FUZZ_B)/obj/patchsite/cmd/ctlproto.o
+$(FUZZ_B)/fuzz_ctlproto: $(FUZZ_B)/obj/tests/fuzz/fuzz_ctlproto.o $(FUZZ_B)/obj/patchsite/ctl/proto.o
 # The events' filter parser: it keeps no runtime state, so it links alone.
 $(FUZZ_B)/fuzz_evfilter: $(FUZZ_B)/obj/tests/fuzz/fuzz_evfilter.o $(FUZZ_B)/obj/patchsite/event_filter.o
 $(FUZZ_B)/obj/patchsite/event_filter.o $(FUZZ_B)/obj/tests/fuzz/fuzz_evfilter.o: FUZZ_CFLAGS += \

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The branches file reader (patchsite/cmd/branches.c) on arbitrary bytes:
+ * The branches file reader (patchsite/data/read_branches.c) on arbitrary bytes:
  * the input is the whole file.  A bad file must be refused with a reason,
  * a good one shown in both formats; no memory error, no undefined
  * behaviour, no hang.
@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../../patchsite/cmd/branches.h"
+#include "../../patchsite/render/branch_report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

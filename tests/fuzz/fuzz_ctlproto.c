@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The control channel's request and reply parsing (patchsite/cmd/ctlproto.c)
+ * The control channel's request and reply parsing (patchsite/ctl/proto.c)
  * on arbitrary bytes, as the runtime's channel thread and the client meet
  * them.  The first 12 bytes are read as a request header and as a reply
  * header; what follows as a request's body.  Checked: no memory error or
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../patchsite/cmd/ctlproto.h"
+#include "../../patchsite/ctl/proto.h"
 
 static void check_request(const uint8_t *data, size_t size)
 {

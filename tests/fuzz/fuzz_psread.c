@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The trace directory reader (patchsite/cmd/psread.c) and every renderer on
+ * The trace directory reader (patchsite/data/) and every renderer on
  * arbitrary bytes.  The input is cut into the directory's files:
  *   byte 0       flags: bit 0 a valid thread header is made (fields from
  *                the next bytes), else the thread file is raw input;
@@ -21,8 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../patchsite/psdata.h"
-#include "../../patchsite/cmd/render.h"
+#include "../../patchsite/data/format.h"
+#include "../../patchsite/render/render.h"
 #include "common.h"
 
 static char dir[4096], proc[4200];

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-# Raw requests on a control socket (patchsite/cmd/ctlproto.h), for ctl.sh:
+# Raw requests on a control socket (patchsite/ctl/proto.h), for ctl.sh:
 #   ctlpoke.py SOCKET request OP NAME [VALUE]   a well-formed request: prints
 #                                             "status errno" then the text
 #   ctlpoke.py SOCKET hostile SEED              random, truncated, oversized and

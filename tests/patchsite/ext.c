@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Extended ring records (psdata.h PSD_EXT_*) from the writer in record.c
- * to the one reader (cmd/psread.c).  The oracle is the payload written:
+ * Extended ring records (data/format.h PSD_EXT_*) from the writer in record.c
+ * to the one reader (patchsite/data/).  The oracle is the payload written:
  *   ext write DIR   records kind 1 "hello, world", kind 6 {7, 0, 0} (zero
  *                   words at the end of the data), kind 200 with no payload,
  *                   and refuses a record of PSD_EXT_MAX_WORDS + 1 words;
@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "../../patchsite/psdata.h"
-#include "../../patchsite/cmd/psread.h"
+#include "../../patchsite/data/format.h"
+#include "../../patchsite/data/psread.h"
 
 bool ps_ring_ext(unsigned kind, const uint64_t *payload, unsigned words);
 long work_count(long a);

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * What `patchsite` prints from a trace directory (render.c): the ftrace
- * text, Chrome JSON, folded stacks, the per-function report and the
- * session's summary.  Every one reads each thread's events in one pass and
+ * What `patchsite` prints from a trace directory, and libpatchsite at exit
+ * (PATCHSITE_OUTPUT): the ftrace text (text.c), Chrome JSON (chrome.c),
+ * folded stacks (folded.c), the per-function report (report.c), the
+ * session's summary (info.c) and live rounds (live.c), over one walk
+ * (walk.c, walk.h).  Every one reads each thread's events in one pass and
  * keeps only the open calls (and, for the report and folded stacks, one
  * entry per function or distinct stack), never the list of all calls.
  */
@@ -11,8 +13,9 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
-#include "psread.h"
+#include "../data/psread.h"
 
 enum render_sort { SORT_TOTAL, SORT_SELF, SORT_CALLS, SORT_AVG, SORT_MAX };
 
@@ -27,7 +30,12 @@ struct render_opts {
 	unsigned opt_set, opt_clear;	/* --options: PSR_OPT_* over the recorded ones */
 };
 
-bool render_proc_wanted(const struct psr_proc *p, const struct render_opts *o);
+/* The process is one o asks for (inline: every renderer and branch_report.c use it). */
+static inline bool render_proc_wanted(const struct psr_proc *p, const struct render_opts *o)
+{
+	return (!o->pid || p->pid == o->pid) && (!o->proc || !strcmp(p->name, o->proc));
+}
+
 int render_replay(FILE *out, const struct psr_session *s, const struct render_opts *o);
 int render_report(FILE *out, const struct psr_session *s, const struct render_opts *o);
 int render_chrome(FILE *out, const struct psr_session *s, const struct render_opts *o);

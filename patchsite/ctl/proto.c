@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The control channel's headers (ctlproto.h): made and checked in one place. */
+/* The control channel's headers (proto.h): made and checked in one place. */
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -7,7 +7,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include "ctlproto.h"
+#include "proto.h"
 
 static const char magic[2][4] = { { 'P', 'S', 'C', 'Q' }, { 'P', 'S', 'C', 'R' } };
 

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The trace directory's binary parts, shared by the runtime that writes
- * them (store.c) and the one reader (cmd/psread.c).  The whole format,
+ * them (store.c) and the one reader (data/psread.h).  The whole format,
  * text files included, is described in patchsite-data(5); change both
  * together and bump PSD_VERSION.
  *
  * A thread's file: one header page, then chunks of chunk_bytes.  Each
  * chunk starts with PSD_CHUNK_WORDS words (magic, sequence number, TSC,
- * CLOCK_MONOTONIC ns) and a time mark, then ring words (internal.h:
- * PS_EV_*); PS_EV_PAD fills a chunk's unused end.  Words never written are
+ * CLOCK_MONOTONIC ns) and a time mark, then ring words (PSD_EV_* below);
+ * PSD_EV_PAD fills a chunk's unused end.  Words never written are
  * zero: a chunk's data ends at its last non-zero word.
  */
 #ifndef PS_PSDATA_H
@@ -22,6 +22,19 @@
 #define PSD_CHUNK_MAGIC		0x4b4e484353500000ull	/* "..PSCHNK" low 16 bits: version */
 #define PSD_CHUNK_WORDS		4
 #define PSD_HDR_BYTES		4096
+
+/*
+ * Ring words (8 bytes), the same in a thread's ring and in its file's chunks:
+ *	time stamp low 32 bits << 32 | site id << 2 | type
+ * A function event is followed by its parent address; a mark sets the
+ * upper 32 bits of the time for the words after it and is followed by the
+ * CPU the thread ran on.  PSD_EV_PAD fills the end of the ring before it
+ * wraps, and a chunk's unused end.
+ */
+enum psd_ev_type { PSD_EV_ENTRY = 0, PSD_EV_EXIT = 1, PSD_EV_FUNC = 2, PSD_EV_MARK = 3 };
+#define PSD_EV_PAD	(~(uint64_t)0)
+#define PSD_ID_SHIFT	21		/* site id = module index << 21 | index in module */
+#define PSD_ID_MASK	((1u << PSD_ID_SHIFT) - 1)
 
 struct psd_thread_hdr {
 	char magic[8];

@@ -4,6 +4,12 @@
  * nothing in it: a missing, truncated or damaged part is said in one line
  * (on the FILE given to psr_open) and the rest is read; nothing in the data
  * can make it read out of bounds.
+ *
+ * Its files (data/reader.h has what they share): read.c opens a session
+ * and its processes, read_syms.c their objects and names, read_thread.c
+ * their thread files and the cursor, read_follow.c follows a directory
+ * being written; read_events.c decodes static trace events,
+ * read_branches.c the branch profiler's file.
  */
 #ifndef PS_PSREAD_H
 #define PS_PSREAD_H
@@ -24,7 +30,7 @@ enum psr_option {
 /* "print-parent,nosym-offset": the options to set and clear; -1 (the word in *bad) if unknown. */
 int psr_options_parse(const char *list, unsigned *set, unsigned *clear, const char **bad);
 
-/* PSR_EXT: an extended record (psdata.h PSD_EXT_*): renderers skip kinds they do not show. */
+/* PSR_EXT: an extended record (format.h PSD_EXT_*): renderers skip kinds they do not show. */
 enum psr_type { PSR_ENTRY = 0, PSR_EXIT = 1, PSR_FUNC = 2, PSR_EXT = 3 };
 
 struct psr_event {
@@ -103,7 +109,10 @@ struct psr_evdesc {
 	struct psr_evfield *f;
 };
 
+struct psr_session;
+
 struct psr_proc {
+	struct psr_session *session;	/* the one it was read in: where damage is said */
 	char *dir, *name;	/* the process directory, and its name in the session */
 	int pid, ppid;
 	char *exe, *cmdline;	/* cmdline: arguments joined by spaces */
@@ -132,8 +141,10 @@ struct psr_session {
 	size_t nprocs;
 	size_t nosites;		/* processes listed without a directory (no sites) */
 	unsigned problems;	/* damaged or missing parts said on err */
+	FILE *err;		/* where they are said (psr_open's err); NULL: nowhere */
 	size_t nlines;		/* session lines read (psr_follow reads the ones after) */
-	bool follow;		/* opened with psr_open_live */
+	bool follow;		/* opened with psr_open_live: parts being written are read
+				   again at the next psr_follow, not said damaged */
 };
 
 /* Read the directory: 0, or -errno when it is not a trace directory at all (said on err). */
@@ -176,7 +187,7 @@ const char *psr_addr_sym(const struct psr_proc *p, uint64_t addr, uint64_t tsc, 
 /* A site's address, or 0 when unknown. */
 uint64_t psr_site_addr(const struct psr_proc *p, uint32_t id, uint64_t tsc);
 /*
- * Static trace events (psevents.c).  psr_evdesc: the format of a
+ * Static trace events (read_events.c).  psr_evdesc: the format of a
  * PSD_EXT_EVENT record, with its payload, or NULL.  psr_event_text:
  * "subsys:name: " and the fields through the event's print format (always
  * NUL-terminated, cut to len).  psr_event_json_args: {"field":value,...}.

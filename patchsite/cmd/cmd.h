@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The patchsite command's verbs (main.c picks one) and what they share
+ * (usage.c).  Each verb only turns its arguments into a call of data/,
+ * render/ or the control client, and chooses the exit status.
+ *   record_cmd.c  record            view.c  replay, report, dump, info
+ *   pipe.c        pipe              ctl.c   ctl (ctlclient.h)
+ */
+#ifndef PS_CMD_H
+#define PS_CMD_H
+
+#define DEFAULT_DIR "patchsite.data"
+
+extern const char usage[];
+/* "patchsite: " fmt (with arg) and a pointer to --help on stderr: 2, the usage exit status. */
+int bad_usage(const char *fmt, const char *arg);
+/* A positive int, or -1 after bad_usage naming what. */
+int parse_int(const char *s, const char *what, int *out);
+/* --options LIST: -1 when a word is not an option (said). */
+int parse_options(const char *list, unsigned *set, unsigned *clear);
+
+int cmd_record(int argc, char **argv);
+int cmd_pipe(int argc, char **argv);
+
+enum verb { REPLAY, REPORT, DUMP, INFO };
+int cmd_read(enum verb verb, int argc, char **argv);
+
+#endif

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The command's usage text and the argument checks every verb shares. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cmd.h"
+#include "../data/psread.h"
+
+const char usage[] =
+	"usage: patchsite record [-d DIR] [--tracer=function|function_graph|latency|nop] [-F GLOB]...\n"
+	"                        [-N GLOB]... [-G GLOB]... [-D DEPTH] [--buffer-kb=N]\n"
+	"                        [--overwrite] [--live] [--] CMD [ARGS...]\n"
+	"       patchsite pipe   [-d DIR | PID] [--pid=P] [--from-start] [--reader=NAME]\n"
+	"                        [--options=LIST]\n"
+	"       patchsite replay [-d DIR] [--pid=P] [--tid=T] [--latency] [--snapshot[=N]]\n"
+	"                        [--options=LIST]\n"
+	"       patchsite report [-d DIR] [--sort=total|self|calls|avg|max] [--pid=P] [--json]\n"
+	"       patchsite report [-d DIR] --branches [--pid=P] [--json]\n"
+	"       patchsite dump   [-d DIR] --chrome|--folded [--pid=P] [--tid=T]\n"
+	"       patchsite info   [-d DIR] [--pid=P]\n"
+	"       patchsite ctl    [--append] PID FILE [VALUE...] | --list PID\n"
+	"\n"
+	"record   runs CMD with libpatchsite preloaded; it records into DIR (default\n"
+	"         ./" DEFAULT_DIR ") as it runs, one directory per process; the exit status\n"
+	"         is CMD's.  -F/-N: functions to trace / not to trace (ftrace globs,\n"
+	"         glob:mod:OBJECT); -G: function_graph only below these; -D: graph depth;\n"
+	"         --overwrite: keep the newest --buffer-kb KB per thread (flight recorder).\n"
+	"         --live: print the events as they are recorded too, as pipe does.\n"
+	"pipe     ftrace's trace_pipe: print the events of DIR's processes (or of the\n"
+	"         running process PID, where it records) as they are\n"
+	"         recorded, until they end; the next pipe goes on where this one stopped\n"
+	"         (--from-start: from the beginning; --reader=NAME: a position of its own).\n"
+	"replay   the ftrace text of the function or function_graph tracer; --latency:\n"
+	"         the longest call the latency tracer kept\n"
+	"report   per function: total, self, calls, average, min, max time;\n"
+	"         --branches: patchsite_likely/unlikely counts, worst predicted first\n"
+	"dump     Chrome trace-event JSON (Perfetto) or folded stacks (flamegraph.pl)\n"
+	"info     the session: processes, threads, objects, events and losses\n"
+	"ctl      read or write a control file of a running process (ftrace's tracefs\n"
+	"         files: current_tracer, set_ftrace_filter, tracing_on...; --list)\n"
+	"replay, report, dump and info read snapshot N (default: the latest) with\n"
+	"--snapshot[=N]: a copy taken while the program ran (the snapshot control file).\n"
+	"--options: trace_options for the text, over the ones recorded: print-parent,\n"
+	"sym-offset, funcgraph-proc, funcgraph-abstime (noNAME clears), comma-separated.\n"
+	"See patchsite(1) and patchsite-data(5).\n";
+
+int bad_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "patchsite: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n(patchsite --help for usage)\n");
+	return 2;
+}
+
+int parse_int(const char *s, const char *what, int *out)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (*end || end == s || v <= 0 || v > INT_MAX) {
+		bad_usage("%s: expected a positive number", what);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
+
+/* --options LIST: -1 when a word is not an option (said). */
+int parse_options(const char *list, unsigned *set, unsigned *clear)
+{
+	const char *bad;
+
+	if (!psr_options_parse(list, set, clear, &bad))
+		return 0;
+	bad_usage("--options: '%s': expected print-parent, sym-offset, funcgraph-proc or "
+		  "funcgraph-abstime, each with no before it to clear it", bad);
+	return -1;
+}

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The verbs that read a recording: replay, report, dump and info.  Their
+ * options become render_opts; render/ prints.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "../render/branch_report.h"
+#include "../render/render.h"
+
+/* DIR/snapshot.N; N 0: the latest (the highest number).  -1 when there is none. */
+static int snapshot_dir(const char *dir, int n, char *buf, size_t len)
+{
+	DIR *d;
+	struct dirent *e;
+
+	if (!n && (d = opendir(dir))) {
+		while ((e = readdir(d))) {
+			char *end;
+			long k = !strncmp(e->d_name, "snapshot.", 9) ? strtol(e->d_name + 9, &end, 10) : 0;
+
+			if (k > n && k <= INT_MAX && !*end)
+				n = (int)k;
+		}
+		closedir(d);
+	}
+	if (!n) {
+		fprintf(stderr, "patchsite: %s: no snapshot taken (echo 1 > snapshot, or "
+			"patchsite_snapshot())\n", dir);
+		return -1;
+	}
+	snprintf(buf, len, "%s/snapshot.%d", dir, n);
+	return 0;
+}
+
+int cmd_read(enum verb verb, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "dir", required_argument, NULL, 'd' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "tid", required_argument, NULL, 't' },
+		{ "sort", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "chrome", no_argument, NULL, 'c' },
+		{ "folded", no_argument, NULL, 'f' },
+		{ "latency", no_argument, NULL, 'l' },
+		{ "snapshot", optional_argument, NULL, 'S' },
+		{ "options", required_argument, NULL, 'O' },
+		{ "branches", no_argument, NULL, 'B' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	static const char *const sorts[] = { "total", "self", "calls", "avg", "max", NULL };
+	struct render_opts o = { 0 };
+	struct psr_session *s;
+	const char *dir = DEFAULT_DIR;
+	char snap[PATH_MAX];
+	int c, err, fmt = 0, snapshot = -1;
+	bool sorted = false, branches = false;
+
+	while ((c = getopt_long(argc, argv, "d:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': dir = optarg; break;
+		case 'p': if (parse_int(optarg, "--pid", &o.pid)) return 2; break;
+		case 't': if (parse_int(optarg, "--tid", &o.tid)) return 2; break;
+		case 'j': o.json = true; break;
+		case 'l': o.latency = true; break;
+		case 'c': case 'f': fmt = c; break;
+		case 'O':
+			if (verb != REPLAY)
+				return bad_usage("--options: only replay and pipe print ftrace's text%s", "");
+			if (parse_options(optarg, &o.opt_set, &o.opt_clear))
+				return 2;
+			break;
+		case 'S':
+			snapshot = 0;
+			if (optarg && parse_int(optarg, "--snapshot", &snapshot))
+				return 2;
+			break;
+		case 'B': branches = true; break;
+		case 's':
+			sorted = true;
+			for (o.sort = 0; sorts[o.sort] && strcmp(sorts[o.sort], optarg); o.sort++)
+				;
+			if (!sorts[o.sort])
+				return bad_usage("--sort=%s: expected total, self, calls, avg or max",
+						 optarg);
+			break;
+		case 'h': fputs(usage, stdout); return 0;
+		default: return bad_usage("bad option%s", "");
+		}
+	}
+	if (optind < argc)
+		return bad_usage("unexpected argument '%s'", argv[optind]);
+	if ((o.json && verb != REPORT) || (sorted && verb != REPORT))
+		return bad_usage("--json and --sort are report's options%s", "");
+	if (o.latency && verb != REPLAY)
+		return bad_usage("--latency is replay's option%s", "");
+	if (branches && (verb != REPORT || sorted))
+		return bad_usage("--branches is report's, without --sort (sorted as the kernel "
+				 "does)%s", "");
+	if (verb == DUMP && !fmt)
+		return bad_usage("dump: --chrome or --folded?%s", "");
+	if (snapshot >= 0) {
+		if (snapshot_dir(dir, snapshot, snap, sizeof(snap)))
+			return 1;
+		dir = snap;
+	}
+	if (psr_open(dir, stderr, &s))
+		return 1;
+	switch (verb) {
+	case REPLAY: err = render_replay(stdout, s, &o); break;
+	case REPORT:
+		err = branches ? render_branches(stdout, s, &o) : render_report(stdout, s, &o);
+		break;
+	case DUMP: err = fmt == 'c' ? render_chrome(stdout, s, &o) : render_folded(stdout, s, &o); break;
+	default: err = render_info(stdout, s, &o); break;
+	}
+	/* Folded stacks and JSON have no room for comments: what is missing goes to stderr. */
+	if ((verb == DUMP || o.json) && !branches)
+		for (size_t i = 0; i < s->nprocs; i++)
+			if (render_proc_wanted(&s->procs[i], &o))
+				render_losses(stderr, &s->procs[i], "patchsite: ");
+	if (o.pid) {
+		bool any = false;
+
+		for (size_t i = 0; i < s->nprocs; i++)
+			any |= s->procs[i].pid == o.pid;
+		if (!any) {
+			fprintf(stderr, "patchsite: %s: no process %d recorded\n", dir, o.pid);
+			err = err ? err : -ESRCH;
+		}
+	}
+	psr_close(s);
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "patchsite: writing the output: %s\n", strerror(errno));
+		return 1;
+	}
+	if (err == -ENOMEM)
+		fprintf(stderr, "patchsite: out of memory\n");
+	return err ? 1 : 0;
+}

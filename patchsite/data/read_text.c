@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * What every part of the reader shares: damage said once through the
+ * session, and bounded reading of the directory's text files.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader.h"
+
+/* Damage in s's directory: counted, and said on s->err when there is one. */
+__attribute__((format(printf, 3, 4)))
+void read_say(struct psr_session *s, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+
+	s->problems++;
+	if (!s->err)
+		return;
+	fprintf(s->err, "patchsite: %s: ", path);
+	va_start(ap, fmt);
+	vfprintf(s->err, fmt, ap);
+	va_end(ap);
+	fputc('\n', s->err);
+}
+
+char *read_join(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	char *s = malloc(la + lb + 2);
+
+	if (s) {
+		memcpy(s, a, la);
+		s[la] = '/';
+		memcpy(s + la + 1, b, lb + 1);
+	}
+	return s;
+}
+
+/* A whole file, NUL-terminated (NULL: missing or unreadable; *len its size). */
+char *read_slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
+
+	if (!f)
+		return NULL;
+	for (;;) {
+		if (cap - n < 4096) {
+			char *g = realloc(buf, cap = cap * 2 + 8192);
+
+			if (!g)
+				break;
+			buf = g;
+		}
+		size_t got = fread(buf + n, 1, cap - n - 1, f);
+
+		if (!got)
+			break;
+		n += got;
+	}
+	fclose(f);
+	if (buf)
+		buf[n] = 0;
+	if (len)
+		*len = n;
+	return buf;
+}
+
+/* "key value" lines: the value of key (a pointer into text, up to the newline), or NULL. */
+const char *read_field(const char *text, const char *key, char *buf, size_t len)
+{
+	size_t kl = strlen(key);
+
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		if (!strncmp(l, key, kl) && l[kl] == ' ') {
+			const char *v = l + kl + 1, *e = strchr(v, '\n');
+			size_t n = e ? (size_t)(e - v) : strlen(v);
+
+			if (n >= len)
+				n = len - 1;
+			memcpy(buf, v, n);
+			buf[n] = 0;
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+uint64_t read_field_u64(const char *text, const char *key, bool *ok)
+{
+	char buf[64], *end;
+	unsigned long long v;
+
+	if (!read_field(text, key, buf, sizeof(buf)))
+		return *ok = false, 0;
+	errno = 0;
+	v = strtoull(buf, &end, 0);
+	if (*end || errno || end == buf)
+		*ok = false;
+	return v;
+}

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The summary of a trace directory (info). */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "../data/format.h"
+#include "branch_report.h"
+#include "walk.h"
+
+/* Static trace events recorded per event (info): the wanted threads' records, counted. */
+static void info_events(FILE *out, const struct psr_proc *p, const struct render_opts *o)
+{
+	uint64_t *n = calloc(p->nevents + 1, sizeof(*n));
+	struct psr_cursor c;
+	struct psr_event ev;
+
+	if (!n)
+		return;
+	for (size_t k = 0; k < p->nthreads; k++) {
+		if (!walk_thread_wanted(&p->threads[k], o))
+			continue;
+		psr_cursor_init(&c, p, &p->threads[k]);
+		while (psr_next(&c, &ev)) {
+			const uint8_t *rec;
+			size_t bytes;
+			const struct psr_evdesc *d;
+
+			if (ev.type != PSR_EXT || ev.ext_kind != PSD_EXT_EVENT)
+				continue;
+			d = psr_evdesc(p, &ev, &rec, &bytes);
+			n[d ? (size_t)(d - p->events) : p->nevents]++;
+		}
+	}
+	fprintf(out, "  static events: %zu described\n", p->nevents);
+	for (size_t i = 0; i < p->nevents; i++)
+		fprintf(out, "    %-32s %llu\n", p->events[i].name, (unsigned long long)n[i]);
+	if (n[p->nevents])
+		fprintf(out, "    %-32s %llu\n", "(no format)", (unsigned long long)n[p->nevents]);
+	free(n);
+}
+
+int render_info(FILE *out, const struct psr_session *s, const struct render_opts *o)
+{
+	unsigned long long events = 0, lost = 0, markers = 0;
+
+	fprintf(out, "# directory: %s\n# format: patchsite-data %d\n", s->dir, PSD_VERSION);
+	fprintf(out, "# processes: %zu recorded, %zu without sites\n", s->nprocs, s->nosites);
+	for (size_t i = 0; i < s->nprocs; i++) {
+		const struct psr_proc *p = &s->procs[i];
+		uint64_t span = p->last_ns > p->ns0 ? p->last_ns - p->ns0 : 0;
+
+		if (!render_proc_wanted(p, o))
+			continue;
+		fprintf(out, "\nprocess %d (parent %d) in %s\n", p->pid, p->ppid, p->name);
+		fprintf(out, "  command:  %s\n", p->cmdline ? p->cmdline : "?");
+		fprintf(out, "  exe:      %s\n", p->exe ? p->exe : "?");
+		fprintf(out, "  tracer:   %s%s\n", p->tracer, p->overwrite ? " (overwrite)" : "");
+		fprintf(out, "  clock:    tsc, %.6f ns per tick\n", p->ns_per_tsc);
+		fprintf(out, "  time:     %.6f s recorded\n", (double)span / 1e9);
+		if (p->has_end)
+			fprintf(out, "  end:      %s\n", p->status[0] ? p->status : "normal exit");
+		else if (p->exec_followed)
+			fprintf(out, "  end:      exec (a later image of this pid follows)\n");
+		else
+			fprintf(out, "  end:      %s%sabnormal: no clean end written\n", p->status,
+				p->status[0] ? ", " : "");
+		fprintf(out, "  objects:  %zu\n", p->nmods);
+		for (size_t k = 0; k < p->nmods; k++)
+			fprintf(out, "    [%u] %s: %zu sites%s\n", p->mods[k].index,
+				p->mods[k].path ? p->mods[k].path : "?", p->mods[k].nsites,
+				p->mods[k].unload_tsc ? " (unloaded)" : "");
+		fprintf(out, "  threads:  %zu\n", p->nthreads);
+		for (size_t k = 0; k < p->nthreads; k++) {
+			const struct psr_thread *t = &p->threads[k];
+
+			if (!walk_thread_wanted(t, o))
+				continue;
+			fprintf(out, "    %d %-16s events %llu lost %llu overwritten %llu%s%s%s\n",
+				t->tid, t->comm, (unsigned long long)t->events,
+				(unsigned long long)t->lost, (unsigned long long)t->overwritten,
+				t->stopped ? " stopped: " : "", t->stopped ? t->why : "",
+				t->clean ? "" : " (not closed)");
+			events += t->events;
+			lost += t->lost;
+			markers += t->markers;
+		}
+		if (p->nevents)
+			info_events(out, p, o);
+		render_branches_info(out, p);
+	}
+	fprintf(out, "\n# events: %llu recorded, %llu lost\n# markers: %llu (trace_marker lines, "
+		"counted in the events)\n", events, lost, markers);
+	if (s->problems)
+		fprintf(out, "# damaged or missing parts: %u (said above on stderr)\n", s->problems);
+	return 0;
+}

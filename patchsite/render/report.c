@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The per-function report (report): calls, total, self, average, min and max time, sorted. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "table.h"
+#include "walk.h"
+
+/* Is function id still running in this thread (below the top of its stack)? */
+static bool active(const struct stream *m, uint32_t id)
+{
+	for (size_t i = m->depth; i-- > 0;)
+		if (m->stack[i].id == id)
+			return true;
+	return false;
+}
+
+/* The calls an exit at depth k closes, innermost first, each accounted. */
+static int close_calls(struct stream *m, size_t k, uint64_t tsc, struct table *t, int pid)
+{
+	char buf[32];
+
+	while (m->depth >= k) {
+		struct frame *fr = &m->stack[--m->depth];
+		uint64_t d = walk_dur(m->p, fr->tsc, tsc), self = d > fr->child_ns ? d - fr->child_ns : 0;
+
+		if (m->depth)
+			m->stack[m->depth - 1].child_ns += d;
+		const char *name = psr_site_name(m->p, fr->id, fr->tsc, buf, sizeof(buf));
+
+		if (table_account(t, name, name != buf, pid, d, self, active(m, fr->id)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int report_thread(struct stream *m, struct table *t, int pid)
+{
+	char buf[32];
+	int err = 0;
+	size_t k;
+
+	for (; m->has_ev && !err; walk_advance(m)) {
+		struct psr_event *e = &m->ev;
+
+		if (e->type == PSR_ENTRY)
+			err = walk_push(m, e->id, e->tsc, 0);
+		else if (e->type == PSR_EXIT && (k = walk_match(m, e->id)))
+			err = close_calls(m, k, e->tsc, t, pid);
+		else if (e->type == PSR_FUNC) {
+			const char *name = psr_site_name(m->p, e->id, e->tsc, buf, sizeof(buf));
+
+			err = table_account(t, name, name != buf, pid, 0, 0, false);
+		}
+	}
+	return err;
+}
+
+static uint64_t sort_key(const struct entry *e, enum render_sort sort_by)
+{
+	switch (sort_by) {
+	case SORT_SELF: return e->self;
+	case SORT_CALLS: return e->calls;
+	case SORT_AVG: return e->calls ? e->sum / e->calls : 0;
+	case SORT_MAX: return e->max;
+	default: return e->total;
+	}
+}
+
+/* qsort_r's: arg is the render_sort (the order is total: keys are distinct per pid). */
+static int cmp_entry(const void *a, const void *b, void *arg)
+{
+	const struct entry *x = a, *y = b;
+	enum render_sort by = *(const enum render_sort *)arg;
+	uint64_t kx = sort_key(x, by), ky = sort_key(y, by);
+
+	if (kx != ky)
+		return kx > ky ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
+/* A time as uftrace prints it: 3 decimals and a unit. */
+static void print_time(FILE *f, uint64_t ns)
+{
+	if (ns >= 1000000000u)
+		fprintf(f, "  %8.3f  s", (double)ns / 1e9);
+	else if (ns >= 1000000u)
+		fprintf(f, "  %8.3f ms", (double)ns / 1e6);
+	else if (ns >= 1000u)
+		fprintf(f, "  %8.3f us", (double)ns / 1e3);
+	else
+		fprintf(f, "  %8llu ns", (unsigned long long)ns);
+}
+
+struct report_walk {
+	struct table t;
+	bool by_pid;			/* several processes: one row per function and process */
+};
+
+static int report_one(struct stream *m, const struct psr_proc *p, void *arg)
+{
+	struct report_walk *w = arg;
+
+	return report_thread(m, &w->t, w->by_pid ? p->pid : 0);
+}
+
+int render_report(FILE *out, const struct psr_session *s, const struct render_opts *o)
+{
+	static struct report_walk w;	/* its name cache is large for the stack */
+	struct table *t;
+	size_t nprocs = 0, n;
+	int err;
+
+	memset(&w, 0, sizeof(w));
+	for (size_t i = 0; i < s->nprocs; i++)
+		nprocs += render_proc_wanted(&s->procs[i], o);
+	w.by_pid = nprocs > 1;
+	err = walk_each_thread(s, o, report_one, &w);
+	t = &w.t;
+	n = table_pack(t);
+	if (n)
+		qsort_r(t->e, n, sizeof(*t->e), cmp_entry, (void *)&o->sort);
+	if (o->json) {
+		fprintf(out, "[");
+		for (size_t i = 0; i < n; i++) {
+			struct entry *e = &t->e[i];
+
+			fprintf(out, "%s\n{\"name\":", i ? "," : "");
+			json_str(out, e->key);
+			fprintf(out, ",\"calls\":%llu,\"total_ns\":%llu,\"self_ns\":%llu,\"avg_ns\":%llu,"
+				"\"min_ns\":%llu,\"max_ns\":%llu", (unsigned long long)e->calls,
+				(unsigned long long)e->total, (unsigned long long)e->self,
+				(unsigned long long)(e->calls ? e->sum / e->calls : 0),
+				(unsigned long long)(e->calls ? e->min : 0), (unsigned long long)e->max);
+			if (nprocs > 1)
+				fprintf(out, ",\"pid\":%d", e->pid);
+			fprintf(out, "}");
+		}
+		fprintf(out, "\n]\n");
+	} else {
+		for (size_t i = 0; i < s->nprocs; i++)
+			if (render_proc_wanted(&s->procs[i], o))
+				walk_losses(out, &s->procs[i], "# ", o->bare);
+		fprintf(out, "    Total time     Self time       Calls       Average           Min"
+			"           Max  %sFunction\n", nprocs > 1 ? "    Pid  " : "");
+		fprintf(out, "  ============  ============  ==========  ============  ============"
+			"  ============  %s====================\n", nprocs > 1 ? "=======  " : "");
+		for (size_t i = 0; i < n; i++) {
+			struct entry *e = &t->e[i];
+
+			print_time(out, e->total);
+			print_time(out, e->self);
+			fprintf(out, "  %10llu", (unsigned long long)e->calls);
+			print_time(out, e->calls ? e->sum / e->calls : 0);
+			print_time(out, e->calls ? e->min : 0);
+			print_time(out, e->max);
+			if (nprocs > 1)
+				fprintf(out, "  %7d", e->pid);
+			fprintf(out, "  %s\n", e->key);
+		}
+	}
+	table_free(t);
+	return err;
+}

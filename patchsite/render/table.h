@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* A string -> counts table for report.c and folded.c (table.c). */
+#ifndef PS_RENDER_TABLE_H
+#define PS_RENDER_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A string -> value table (open addressing), for distinct stacks and functions. */
+struct entry {
+	char *key;
+	int pid;
+	uint64_t calls, total, self, min, max;
+	uint64_t sum;			/* every call's time, nested recursion included (average) */
+};
+
+/*
+ * Names come from the reader as stable pointers, one per site: a small
+ * direct-mapped cache from that pointer to its entry spares the string
+ * hash and compare per call.  It is valid while the table does not grow
+ * (gen counts growths).
+ */
+#define NCACHE 1024
+struct table {
+	struct entry *e;
+	size_t n, cap;
+	unsigned gen;
+	struct { const char *name; int pid; unsigned gen; struct entry *e; } cache[NCACHE];
+};
+
+struct entry *table_lookup(struct table *t, const char *key, int pid);
+void table_free(struct table *t);
+/* The table's entries, packed (the table's memory, reused). */
+size_t table_pack(struct table *t);
+/*
+ * A completed call: its stats (self = its time less its callees').  A call
+ * made while the same function is still running further out (recursion)
+ * adds nothing to total, which the outer call's time already holds, as
+ * uftrace report counts: total never exceeds the time the thread ran.
+ */
+int table_account(struct table *t, const char *name, bool stable, int pid, uint64_t d,
+		  uint64_t self, bool nested);
+
+#endif

@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The walk every renderer shares: a thread's events one at a time with
+ * what follows each (arguments, return value), threads merged by time,
+ * the calls still open in each, and the small texts every format prints
+ * (values, arguments, markers, symbols, losses).
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../data/format.h"
+#include "walk.h"
+
+/*
+ * The arguments or return value recorded right after ev (same site), taken
+ * into at; anything else is left for the next call.
+ */
+static void attach(struct psr_cursor *c, const struct psr_event *ev, struct attach *at)
+{
+	struct psr_cursor ahead = *c;
+	struct psr_event x;
+
+	*at = (struct attach){ 0 };
+	while (psr_next(&ahead, &x) && x.type == PSR_EXT && x.nwords >= 1 && !x.truncated &&
+	       x.payload[0] == ev->id) {
+		if (x.ext_kind == PSD_EXT_ARGS && ev->type != PSR_EXIT && !at->args) {
+			at->args = x.payload + 1;
+			at->nargs = x.nwords - 1;
+		} else if (x.ext_kind == PSD_EXT_RETVAL && ev->type == PSR_EXIT && x.nwords == 2 &&
+			   !at->has_ret) {
+			at->has_ret = true;
+			at->ret = x.payload[1];
+		} else {
+			break;
+		}
+		*c = ahead;
+	}
+}
+
+/* A stack trace record (PSD_EXT_STACK: the site id, then return addresses), whole. */
+bool walk_is_stack(const struct psr_event *ev)
+{
+	return ev->type == PSR_EXT && ev->ext_kind == PSD_EXT_STACK && ev->nwords >= 1 &&
+	       !ev->truncated;
+}
+
+bool walk_is_marker(const struct psr_event *e)
+{
+	return e->type == PSR_EXT && e->ext_kind == PSD_EXT_MARKER;
+}
+
+/*
+ * The next event these renderers show, with what follows it: stack traces
+ * and markers are shown, static trace events by replay and the Chrome JSON
+ * (ctx->with_events), other extended records skipped (arguments and return
+ * values come with their event).
+ */
+static bool shown(const struct render_ctx *ctx, const struct psr_event *ev)
+{
+	return ev->type != PSR_EXT || walk_is_stack(ev) || walk_is_marker(ev) ||
+	       (ctx->with_events && ev->ext_kind == PSD_EXT_EVENT);
+}
+
+static int next_event(const struct render_ctx *ctx, struct psr_cursor *c, struct psr_event *ev,
+		      struct attach *at)
+{
+	int more;
+
+	while ((more = psr_next(c, ev)) &&
+	       (!shown(ctx, ev) ||
+		(ctx->window && (ev->tsc < ctx->win_lo || ev->tsc > ctx->win_hi))))
+		;
+	if (more && ev->type == PSR_EXT) {
+		*at = (struct attach){ 0 };
+		return more;
+	}
+	if (more)
+		attach(c, ev, at);
+	return more;
+}
+
+bool walk_advance(struct stream *s)
+{
+	if (s->has_next) {
+		s->ev = s->next;
+		s->ev_at = s->next_at;
+		s->at_ev = s->at_next;
+		s->has_next = false;
+		return s->has_ev = true;
+	}
+	s->at_ev = s->cur;
+	return s->has_ev = next_event(s->ctx, &s->cur, &s->ev, &s->ev_at);
+}
+
+const struct psr_event *walk_peek(struct stream *s)
+{
+	if (!s->has_next) {
+		s->at_next = s->cur;
+		s->has_next = next_event(s->ctx, &s->cur, &s->next, &s->next_at);
+	}
+	return s->has_next ? &s->next : NULL;
+}
+
+/* A value as uftrace shows an integer: decimal, or hex when it looks like an address. */
+int walk_value_text(char *b, size_t n, uint64_t v)
+{
+	int64_t i = (int64_t)v;
+
+	if (i > -1000000000 && i < 1000000000000ll)
+		return snprintf(b, n, "%lld", (long long)i);
+	return snprintf(b, n, "%#llx", (unsigned long long)v);
+}
+
+/* "(1, 2)" for an entry's arguments, "" without; then tail. */
+const char *walk_args_text(char *b, size_t n, const struct attach *at, const char *tail)
+{
+	size_t len = 0;
+
+	b[0] = 0;
+	if (at->args) {
+		len += (size_t)snprintf(b, n, "(");
+		for (unsigned i = 0; i < at->nargs && len < n; i++) {
+			if (i)
+				len += (size_t)snprintf(b + len, n - len, ", ");
+			if (len < n)
+				len += (size_t)walk_value_text(b + len, n - len, at->args[i]);
+		}
+		if (len < n)
+			len += (size_t)snprintf(b + len, n - len, ")");
+	} else {
+		len += (size_t)snprintf(b, n, "()");
+	}
+	if (len < n)
+		snprintf(b + len, n - len, "%s", tail);
+	return b;
+}
+
+/* " = 3" for a return value, "" without; then tail. */
+const char *walk_ret_text(char *b, size_t n, const struct attach *at, const char *tail)
+{
+	int len = 0;
+
+	b[0] = 0;
+	if (at->has_ret) {
+		len = snprintf(b, n, " = ");
+		len += walk_value_text(b + len, n - (size_t)len, at->ret);
+	}
+	snprintf(b + len, n - (size_t)len, "%s", tail);
+	return b;
+}
+
+/*
+ * A marker's text (patchsite-data(5): word 0 holds the stored and the
+ * written length, the text follows), with what was cut said after it.
+ */
+const char *walk_marker_text(const struct psr_event *e, char *buf, size_t len)
+{
+	size_t stored = e->nwords ? (size_t)(uint32_t)e->payload[0] : 0;
+	size_t written = e->nwords ? (size_t)(e->payload[0] >> 32) : 0;
+	size_t room = e->nwords ? (size_t)(e->nwords - 1) * 8 : 0;
+
+	if (stored > room)
+		stored = room;
+	if (stored > len - 64)
+		stored = len - 64;
+	memcpy(buf, e->payload + 1, stored);
+	buf[stored] = 0;
+	if (written > stored || e->truncated)
+		snprintf(buf + strlen(buf), 64, " [cut: %zu of %zu bytes]", stored,
+			 written > stored ? written : stored);
+	return buf;
+}
+
+int walk_push_at(struct stream *s, uint32_t id, uint64_t tsc, size_t path_len,
+		 const struct attach *at)
+{
+	if (s->depth == s->cap) {
+		struct frame *g = realloc(s->stack, (s->cap = s->cap * 2 + 64) * sizeof(*g));
+
+		if (!g)
+			return -ENOMEM;
+		s->stack = g;
+	}
+	s->stack[s->depth++] = (struct frame){ id, tsc, at ? *at : (struct attach){ 0 }, 0,
+					       path_len };
+	return 0;
+}
+
+int walk_push(struct stream *s, uint32_t id, uint64_t tsc, size_t path_len)
+{
+	return walk_push_at(s, id, tsc, path_len, NULL);
+}
+
+/* Depth of the open call an exit of id closes + 1, or 0 when none is open. */
+size_t walk_match(const struct stream *s, uint32_t id)
+{
+	size_t k = s->depth;
+
+	while (k > 0 && s->stack[k - 1].id != id)
+		k--;
+	return k;
+}
+
+uint64_t walk_dur(const struct psr_proc *p, uint64_t a, uint64_t b)
+{
+	uint64_t x = psr_ns(p, a), y = psr_ns(p, b);
+
+	return y > x ? y - x : 0;
+}
+
+static void stream_init(struct stream *s, struct render_ctx *ctx, const struct psr_proc *p,
+			const struct psr_thread *t)
+{
+	memset(s, 0, sizeof(*s));
+	s->ctx = ctx;
+	s->p = p;
+	s->t = t;
+	psr_cursor_init(&s->cur, p, t);
+	snprintf(s->task, sizeof(s->task), "%s-%d", t->comm, t->tid);
+	walk_advance(s);
+}
+
+bool walk_thread_wanted(const struct psr_thread *t, const struct render_opts *o)
+{
+	return !o->tid || t->tid == o->tid;
+}
+
+/* The streams of a process's wanted threads; NULL with *n 0 when none. */
+struct stream *walk_streams(struct render_ctx *ctx, const struct psr_proc *p,
+			    const struct render_opts *o, size_t *n)
+{
+	struct stream *s = calloc(p->nthreads + 1, sizeof(*s));
+
+	*n = 0;
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < p->nthreads; i++)
+		if (walk_thread_wanted(&p->threads[i], o))
+			stream_init(&s[(*n)++], ctx, p, &p->threads[i]);
+	return s;
+}
+
+void walk_streams_free(struct stream *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(s[i].stack);
+	free(s);
+}
+
+struct stream *walk_earliest(struct stream *s, size_t n)
+{
+	struct stream *min = NULL;
+
+	for (size_t i = 0; i < n; i++)
+		if (s[i].has_ev && !s[i].blocked && (!min || s[i].ev.tsc < min->ev.tsc))
+			min = &s[i];
+	return min;
+}
+
+/* The options a process is shown with: its recorded ones, then --options. */
+void walk_use_options(struct render_ctx *ctx, const struct psr_proc *p, unsigned set,
+		      unsigned clear)
+{
+	ctx->opts = (p->options & ~clear) | set;
+}
+
+/* NAME, or with sym-offset NAME+0xOFF/0xSIZE (ftrace's form) when the function is known. */
+void walk_put_sym(FILE *f, const struct render_ctx *ctx, const struct psr_proc *p,
+		  const char *name, uint64_t addr, uint64_t tsc)
+{
+	uint64_t off, size;
+
+	if ((ctx->opts & PSR_OPT_SYM_OFFSET) && addr && psr_addr_sym(p, addr, tsc, &off, &size))
+		fprintf(f, "%s+0x%llx/0x%llx", name, (unsigned long long)off,
+			(unsigned long long)size);
+	else
+		fputs(name, f);
+}
+
+/* render_losses; bare: the runtime's own trace at exit, whose end is not written yet. */
+void walk_losses(FILE *out, const struct psr_proc *p, const char *prefix, bool bare)
+{
+	for (size_t i = 0; i < p->nthreads; i++) {
+		const struct psr_thread *t = &p->threads[i];
+
+		if (t->lost)
+			fprintf(out, "%s%s-%d [LOST %llu EVENTS]\n", prefix, t->comm, t->tid,
+				(unsigned long long)t->lost);
+		if (t->overwritten)
+			fprintf(out, "%s%s-%d [OVERWRITTEN %llu EVENTS]\n", prefix, t->comm, t->tid,
+				(unsigned long long)t->overwritten);
+		if (t->stopped)
+			fprintf(out, "%s%s-%d [RECORDING STOPPED: %s]\n", prefix, t->comm, t->tid,
+				t->why);
+	}
+	if (bare || !prefix[0] || prefix[0] != '#')
+		return;		/* running (it is writing this), or stderr: only what is lost */
+	if (!p->has_end)
+		fprintf(out, "%sprocess %d ended %s: no clean end was written\n", prefix, p->pid,
+			p->exec_followed ? "by exec" : p->status[0] ? p->status : "abnormally");
+	else if (p->status[0] && strcmp(p->status, "exit 0"))
+		fprintf(out, "%sprocess %d: %s\n", prefix, p->pid, p->status);
+}
+
+void render_losses(FILE *out, const struct psr_proc *p, const char *prefix)
+{
+	walk_losses(out, p, prefix, false);
+}
+
+/* report's and folded's walk: each wanted thread of each wanted process, one process's streams at a time. */
+int walk_each_thread(const struct psr_session *s, const struct render_opts *o,
+		     int (*fn)(struct stream *m, const struct psr_proc *p, void *arg), void *arg)
+{
+	struct render_ctx ctx = { .bare = o->bare };
+	int err = 0;
+
+	for (size_t i = 0; i < s->nprocs && !err; i++) {
+		const struct psr_proc *p = &s->procs[i];
+		struct stream *st;
+		size_t ns;
+
+		if (!render_proc_wanted(p, o))
+			continue;
+		st = walk_streams(&ctx, p, o, &ns);
+		if (!st)
+			return -ENOMEM;
+		for (size_t k = 0; k < ns && !err; k++)
+			err = fn(&st[k], p, arg);
+		walk_streams_free(st, ns);
+	}
+	return err;
+}

@@ -1,0 +1,77 @@
+#!/bin/sh
+# The layer check checked: tests/layers.sh over tiny objects laid out like the runtime, so that
+# the check is seen to fail on an upward reference and on a loop inside a folder, to pass on a
+# downward one, and to let the arch trampolines call the entry points a header declares.
+#   sh tests/layers/selftest.sh    (CC: the compiler, gcc by default)
+set -u
+
+CC=${CC:-gcc}
+here=$(pwd)
+T=$(mktemp -d "${TMPDIR:-/tmp}/layers-test.XXXXXX") || exit 2
+trap 'rm -rf "$T"' EXIT
+PASS=0
+FAIL=0
+
+# obj DIR/NAME 'C source': compile one fixture object under the case's tree.
+obj() {
+	mkdir -p "$T/o/$(dirname "$1")" && printf '%s\n' "$2" >"$T/src.c" &&
+		$CC -c -o "$T/o/$1.o" "$T/src.c"
+}
+
+# expect CASE STATUS [PATTERN]: run the check in fail mode; its status must be STATUS and its
+# output hold PATTERN (a fixed string).
+expect() {
+	out=$(cd "$T" && ENTRY_H=${ENTRY_H-entry.h} sh "$here/tests/layers.sh" fail o 2>&1)
+	st=$?
+	if [ "$st" -eq "$2" ] && { [ $# -lt 3 ] || printf '%s\n' "$out" | grep -qF -- "$3"; }; then
+		PASS=$((PASS + 1))
+	else
+		FAIL=$((FAIL + 1))
+		printf 'FAIL %s: status %s, wanted %s%s\n%s\n' "$1" "$st" "$2" "${3+ and '$3'}" "$out"
+	fi
+	rm -rf "$T/o" "$T/entry.h"
+}
+
+obj core/clock 'int ps_clock(void) { return 1; }'
+obj ctl/value 'int ps_clock(void); int ps_ctl_word(void) { return ps_clock(); }'
+expect down 0
+
+obj core/clock 'int ps_ctl_word(void); int ps_clock(void) { return ps_ctl_word(); }'
+obj ctl/value 'int ps_ctl_word(void) { return 2; }'
+expect up 1 'up     core/clock (core) -> ctl/value (ctl): ps_ctl_word'
+
+obj data/read 'int render_x(void); int psr_x(void) { return render_x(); }'
+obj render/text 'int render_x(void) { return 3; }'
+expect reader-up 1 'up     data/read (data) -> render/text (render): render_x'
+
+obj sites/patch 'int ps_b(void); int ps_a(void) { return ps_b(); }'
+obj sites/dispatch 'int ps_a(void); int ps_b(void) { return ps_a(); }'
+expect loop 1 'loop   sites/'
+
+obj sites/dispatch 'int ps_dispatch(void) { return 4; }'
+obj arch/x86_64/arch 'int ps_dispatch(void); int tramp(void) { return ps_dispatch(); }'
+printf 'int ps_dispatch(void);\n' >"$T/entry.h"
+expect entry 0
+
+obj sites/dispatch 'int ps_dispatch(void) { return 4; }'
+obj arch/x86_64/arch 'int ps_dispatch(void); int tramp(void) { return ps_dispatch(); }'
+expect undeclared-entry 1 'up     arch/x86_64/arch (arch) -> sites/dispatch (sites): ps_dispatch'
+
+obj loader 'int f(void) { return 5; }'
+expect unplaced 1 'place  loader is in no layer folder'
+
+obj cmd/main 'int render_x(void); int main(void) { return render_x(); }'
+obj render/text 'int render_x(void) { return 3; }'
+expect cmd 0
+
+# report mode prints the same finding and succeeds.
+obj core/clock 'int ps_ctl_word(void); int ps_clock(void) { return ps_ctl_word(); }'
+obj ctl/value 'int ps_ctl_word(void) { return 2; }'
+if (cd "$T" && sh "$here/tests/layers.sh" report o | grep -q '^up '); then
+	PASS=$((PASS + 1))
+else
+	FAIL=$((FAIL + 1)); echo "FAIL report: not printed, or not status 0"
+fi
+
+echo "layers/selftest.sh: $PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]
