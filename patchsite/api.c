@@ -30,20 +30,7 @@
 #include "internal.h"
 #include "event.h"
 
-struct ps_state ps = {
-	.lock = PTHREAD_MUTEX_INITIALIZER,
-	.arch = &PS_HOST_ARCH,		/* from the build: ps_arch_$(ARCH) */
-	.tracing_on = true,
-};
-
 static int env_out_fd = -1;
-static bool env_tmp_data;	/* the trace directory is ours, for PATCHSITE_OUTPUT only */
-
-/* Is the trace directory the private one of PATCHSITE_OUTPUT (removed once rendered)? */
-bool ps_data_private(void)
-{
-	return env_tmp_data;
-}
 static atomic_bool demangle_looked_up;
 static _Atomic unsigned long init_ns, init_cpu_ns;	/* set under lock, read without */
 
@@ -127,7 +114,7 @@ int patchsite_init(void)
 		       "inert, only a copy in the base namespace traces", ns);
 		goto out;
 	}
-	err = ps_dispatch_init();
+	err = ps_thread_init();
 	if (!err)
 		err = pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 	if (err) {
@@ -810,14 +797,14 @@ static int env_store(const char *tracer, bool for_output)
 			env_bad("PATCHSITE_OUTPUT", why);
 			return -errno;
 		}
-		env_tmp_data = true;
+		ps_store_set_private(true);
 	}
 	if (!dir || !*dir)
 		dir = "patchsite.data";
 	err = ps_store_open(dir, tracer, over, ps_ring_bytes);
 	if (!err)
 		ps_options_started(over);
-	if (err && env_tmp_data)
+	if (err && ps_store_private())
 		rmdir(dir);
 	if (err) {
 		snprintf(why, sizeof(why), "cannot record into '%s': %s", dir, strerror(-err));
@@ -829,9 +816,9 @@ static int env_store(const char *tracer, bool for_output)
 /* A private trace directory not to be rendered after all. */
 static void env_drop_data(void)
 {
-	if (env_tmp_data && ps_store_on())
+	if (ps_store_private() && ps_store_on())
 		ps_store_remove();
-	env_tmp_data = false;
+	ps_store_set_private(false);
 }
 
 /* PATCHSITE_TRIGGER: filter commands (FUNC:traceoff:2 ...), separated by blanks or ';'. */
@@ -1107,7 +1094,7 @@ __attribute__((destructor)) static void ps_stop(void)
 	if (close(env_out_fd) && !err)
 		err = -errno;
 	env_out_fd = -1;
-	if (env_tmp_data && ps_store_on()) {
+	if (ps_store_private() && ps_store_on()) {
 		pthread_mutex_lock(&ps.lock);
 		if (ps_branches_any())
 			ps_log(PATCHSITE_LOG_WARNING, "branch counts (patchsite_likely/unlikely) are "

@@ -16,17 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Text being built: never fails mid-way, oom says it ran out. */
-struct ps_buf {
-	char *p;		/* NUL-terminated once anything was added */
-	size_t len, cap;
-	bool oom;
-};
-void ps_buf_add(struct ps_buf *b, const char *s, size_t n);
-void ps_buf_puts(struct ps_buf *b, const char *s);
-__attribute__((format(printf, 2, 3)))
-void ps_buf_printf(struct ps_buf *b, const char *fmt, ...);
-void ps_buf_free(struct ps_buf *b);
+#include "core/textbuf.h"
 
 struct ps_ctl_file {
 	/*

@@ -1,12 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Shared state of the runtime's modules:
+ *   core/       services that know no site; nothing there calls a file above:
+ *     state.c     the global `ps`
+ *     thread.c    per-thread records, the ps_fast TLS, grace periods
+ *     clock.c     the event clock and its conversion to CLOCK_MONOTONIC
+ *     textbuf.c   struct ps_buf, text being built
+ *     libc.c      the C library's dlopen/dlmopen/dlclose (not our wrappers)
+ *     log.c       the message sink
+ *     mem.c       zeroed memory for large tables and rings (2 MB pages)
+ *     demangle.c  C++ names as shown
  *   module.c    find loaded objects, their site tables and symbols
  *   modsect.c   a loaded object's section by name
  *   event*.c    static trace events (event.h)
  *   loader.c    objects loaded and unloaded after start-up (dlopen, dlclose)
  *   patch.c     start-up NOPs and live patching (breakpoint protocol)
- *   dispatch.c  ops registry, per-thread state, the dispatcher, grace periods
+ *   dispatch.c  ops registry, the dispatcher, trampoline choice
  *   filter.c    ftrace globs -> per-ops site bitmaps
  *   record.c    the built-in tracers' per-thread rings, shadow stacks, unwinding hooks
  *   output.c    decoding the rings: ftrace text, function_graph, Chrome JSON, folded stacks
@@ -14,9 +23,6 @@
  *   api.c       public entry points, start-up from the environment
  *   channel.c   the control channel: a socket `patchsite ctl` talks to
  *   ctl_core.c  the core control files (current_tracer, filters, ...)
- *   log.c       the message sink
- *   mem.c       zeroed memory for large tables and rings (2 MB pages)
- *   modsect.c   a loaded object's sections by name (from its file's headers)
  *   branches.c  the branch profiler's counters: found, written to the trace directory
  * Everything here has hidden visibility (see build.mk); only patchsite_* is exported.
  */
@@ -32,7 +38,8 @@
 #include <sys/types.h>
 
 #include "arch.h"
-#include "demangle.h"
+#include "core/demangle.h"
+#include "core/libc.h"
 #include "patchsite.h"
 
 struct ps_buf;
@@ -287,11 +294,13 @@ struct ps_state {
 
 extern struct ps_state ps;
 
-/* log.c */
+/* core/state.c: struct ps_state ps */
+
+/* core/log.c */
 __attribute__((format(printf, 2, 3)))
 void ps_log(enum patchsite_log_level level, const char *fmt, ...);
-void ps_log_site(enum patchsite_log_level level, const struct ps_site *s, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+__attribute__((format(printf, 3, 4)))
+void ps_log_in(enum patchsite_log_level level, const char *file, const char *fmt, ...);
 void ps_log_stderr(int from, int to);	/* levels from..to also go to stderr */
 const char *ps_error_copy(char *buf, size_t len);
 extern __thread char ps_last_error[512];	/* the calling thread's last error message */
@@ -322,6 +331,8 @@ size_t ps_sym_aliases(const struct ps_module *m, const struct ps_sym *sym,
 		      const struct ps_sym **first);
 
 const uint8_t *ps_module_file_code(const struct ps_module *m, uintptr_t addr, size_t len);
+void ps_log_site(enum patchsite_log_level level, const struct ps_site *s, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* modsect.c */
 int ps_module_section(const struct ps_module *m, const char *name, uintptr_t *addr, size_t *size);
@@ -335,7 +346,7 @@ void ps_branches_capture(void);
 void ps_branches_gone(struct ps_module *m);
 void ps_branches_settle(void);
 
-/* mem.c */
+/* core/mem.c */
 void *ps_map_zero(size_t *bytes, bool round, uintptr_t hint);
 void *ps_calloc_large(size_t n, size_t size);
 
@@ -355,17 +366,26 @@ struct ps_code_poke {			/* one change of ps_patch_code */
 };
 int ps_patch_code(struct ps_code_poke *pk, size_t n);
 
-/* dispatch.c */
-int ps_dispatch_init(void);
-int ps_ops_publish(void);
-void ps_sync_dispatchers(void);
-void ps_recompute_want(void);
+/* core/thread.c: per-thread records, grace periods */
+extern __thread struct ps_thread *ps_self __attribute__((tls_model("initial-exec")));
+extern __thread struct ps_fast ps_fast __attribute__((tls_model("initial-exec")));
+int ps_thread_init(void);
 struct ps_thread *ps_thread_self(void);
+void ps_sync_dispatchers(void);
+unsigned long ps_reader_enter(struct ps_thread *t);
+void ps_reader_exit(struct ps_thread *t, unsigned long seq);
+
+/* core/clock.c */
+void ps_clock_init(void);
+uint64_t ps_tsc_to_ns(uint64_t tsc);
+uint64_t ps_tsc_now(void);
+
+/* dispatch.c */
+int ps_ops_publish(void);
+void ps_recompute_want(void);
 struct ps_ops_state *ps_ops_state(struct patchsite_ops *ops);
 void ps_tramp_select(bool generic);
 void ps_tramp_set(uintptr_t tramp);
-unsigned long ps_reader_enter(struct ps_thread *t);
-void ps_reader_exit(struct ps_thread *t, unsigned long seq);
 
 /* filter.c */
 int ps_filter_apply(struct ps_globs *g, const char *globs, int reset, const char *what);
@@ -387,7 +407,6 @@ void ps_loader_init(void);
 long ps_loader_namespace(void);
 
 /* record.c */
-extern __thread struct ps_fast ps_fast __attribute__((tls_model("initial-exec")));
 extern struct patchsite_ops ps_function_ops, ps_graph_ops;
 extern size_t ps_ring_bytes;
 extern unsigned ps_graph_max_depth;
@@ -395,8 +414,6 @@ extern struct ps_globs ps_graph_trigger;	/* PATCHSITE_GRAPH_FUNCTION; set read i
 void ps_record_init(void);
 void ps_graph_thread_end(void);
 int ps_graph_unwinder_check(void);
-uint64_t ps_tsc_to_ns(uint64_t tsc);
-uint64_t ps_tsc_now(void);
 bool ps_ring_ext(unsigned kind, const uint64_t *payload, unsigned words);
 bool ps_record_slow(void);
 int ps_graph_set_thresh(unsigned long us);
@@ -432,6 +449,8 @@ bool ps_store_on(void);
 int ps_store_file(const char *name, const char *text, size_t len);
 const char *ps_store_dir(const char **procname);
 void ps_store_remove(void);
+void ps_store_set_private(bool on);
+bool ps_store_private(void);		/* the directory is PATCHSITE_OUTPUT's own */
 int ps_store_open(const char *dir, const char *tracer, bool overwrite, size_t ring_bytes);
 int ps_store_thread(struct ps_thread *t, struct ps_fast *f);
 int ps_store_next(struct ps_thread *t, struct ps_fast *f);
@@ -463,7 +482,6 @@ int ps_marker_write(const char *sub, const char *value, bool append);
 
 /* snapshot.c: copies of the recording so far (patchsite-data(5): snapshot.N) */
 int ps_snapshot_take(void);		/* the snapshot's number, or -errno */
-bool ps_data_private(void);		/* api.c: the directory is PATCHSITE_OUTPUT's own */
 int ps_snapshot_read(const char *sub, struct ps_buf *out);
 int ps_snapshot_write(const char *sub, const char *value, bool append);
 

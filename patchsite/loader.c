@@ -439,16 +439,6 @@ static bool search_has(const Dl_serinfo *si, const char *dir)
 	return false;
 }
 
-static void *(*real_dlopen)(const char *, int);
-static void *(*real_dlmopen)(Lmid_t, const char *, int);
-static int (*real_dlclose)(void *);
-
-/* The C library's dlopen, into namespace lmid. */
-static void *real_open(Lmid_t lmid, const char *name, int flags)
-{
-	return lmid == LM_ID_BASE ? real_dlopen(name, flags) : real_dlmopen(lmid, name, flags);
-}
-
 /*
  * A bare name found in a directory that only the caller searches (its
  * DT_RUNPATH or DT_RPATH) and not loaded yet into namespace lmid, by its
@@ -480,9 +470,9 @@ static char *caller_search(const char *name, void *caller_lm, Lmid_t lmid)
 	}
 	/* Already loaded under that name: glibc returns that object, whatever the paths. */
 	if (path && lmid != LM_ID_NEWLM) {
-		h = real_open(lmid, name, RTLD_LAZY | RTLD_NOLOAD);
+		h = ps_libc_dlmopen(lmid, name, RTLD_LAZY | RTLD_NOLOAD);
 		if (h) {
-			real_dlclose(h);
+			ps_libc_dlclose(h);
 			free(path);
 			path = NULL;
 		} else {
@@ -545,17 +535,6 @@ static char *caller_path(const char *name, struct link_map *caller, Lmid_t lmid)
 	if (strchr(name, '/'))
 		return caller_origin(name, caller);
 	return caller_search(name, caller, lmid);
-}
-
-static bool next_symbols(void)
-{
-	if (!real_dlopen) {
-		real_dlmopen = (void *(*)(Lmid_t, const char *, int))dlsym(RTLD_NEXT, "dlmopen");
-		real_dlclose = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
-		__atomic_store_n(&real_dlopen, (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen"),
-				 __ATOMIC_RELEASE);
-	}
-	return real_dlopen && real_dlclose && real_dlmopen;
 }
 
 /* The namespace this copy of the runtime lives in: dlmopen can load a second copy elsewhere. */
@@ -701,7 +680,7 @@ static void *load(const char *fn, const Lmid_t *into, const char *name, int flag
 	char *path;
 	void *h;
 
-	if (!next_symbols()) {
+	if (!ps_libc_ready()) {
 		errno = ENOSYS;
 		return NULL;
 	}
@@ -711,7 +690,7 @@ static void *load(const char *fn, const Lmid_t *into, const char *name, int flag
 	if (into)
 		lmid = *into;
 	path = caller_path(name, caller, lmid);
-	h = real_open(lmid, path ? path : name, flags);
+	h = ps_libc_dlmopen(lmid, path ? path : name, flags);
 	free(path);
 	if (h && lmid == LM_ID_BASE)
 		after_change(true, h);
@@ -736,7 +715,7 @@ EXPORT int dlclose(void *h)
 {
 	int err;
 
-	if (!next_symbols()) {
+	if (!ps_libc_ready()) {
 		errno = ENOSYS;
 		return -1;
 	}
@@ -744,7 +723,7 @@ EXPORT int dlclose(void *h)
 	/* Branch counts of whatever this unloads: read while its memory is there. */
 	if (dl_depth == 1)
 		ps_branches_capture();
-	err = real_dlclose(h);
+	err = ps_libc_dlclose(h);
 	if (!err)
 		after_change(false, NULL);
 	if (dl_depth == 1)

@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1099,4 +1100,21 @@ int ps_stubs_map(struct ps_module *m)
 	m->stubs = p;
 	m->stubs_size = size;
 	return 0;
+}
+
+/* "patchsite: prog: error: leaf+0x0 (0x401136): what" */
+void ps_log_site(enum patchsite_log_level level, const struct ps_site *s, const char *fmt, ...)
+{
+	char what[800];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	ps_module_syms(s->mod);	/* the locator needs the symbols: loaded here, not in the sink */
+	if (s->sym)
+		ps_log_in(level, s->mod->name, "%s+0x%lx (%#lx): %s", s->sym->name,
+			  (unsigned long)(s->addr - s->sym->addr), (unsigned long)s->addr, what);
+	else
+		ps_log_in(level, s->mod->name, "%#lx: %s", (unsigned long)s->addr, what);
 }

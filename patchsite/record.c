@@ -17,10 +17,7 @@
  * frame, so exits never check.  A full ring drops new entries and counts
  * them (ftrace's producer/consumer mode); nothing grows.
  *
- * Time stamps are the arch's counter (host.h: the TSC, cntvct_el0;
- * constant and non-stop on the machines we target), converted to
- * CLOCK_MONOTONIC at the rate the arch states (cntfrq_el0), else one
- * measured between start-up and the first conversion.
+ * Time stamps are the arch's counter (core/clock.c).
  */
 #include <dlfcn.h>
 #include <elf.h>
@@ -42,20 +39,8 @@
 #define PS_FRAMES	1024		/* shadow frames per thread: the deepest max depth */
 #define PS_SLACK	16		/* words kept for marks and signal handlers */
 
-__thread struct ps_fast ps_fast __attribute__((tls_model("initial-exec")));
 size_t ps_ring_bytes = 1024 * 1024;
 unsigned ps_graph_max_depth = PS_FRAMES;
-
-static uint64_t tsc0, ns0;
-static double ns_per_tsc;
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /*
  * Returns are hooked only where the return address lies on the thread's
@@ -104,36 +89,9 @@ static void unwinder_syms(void);
 
 void ps_record_init(void)
 {
-	ns0 = mono_ns();
-	tsc0 = ps_clock();
+	ps_clock_init();
 	stack_bounds(&main_lo, &main_hi);
 	unwinder_syms();
-}
-
-/* The time-stamp counter the events carry. */
-uint64_t ps_tsc_now(void)
-{
-	return ps_clock();
-}
-
-/* CLOCK_MONOTONIC ns of a clock value; an unstated rate is measured over >= 20 ms once. */
-uint64_t ps_tsc_to_ns(uint64_t tsc)
-{
-	if (!ns_per_tsc && ps_clock_hz())
-		ns_per_tsc = 1e9 / (double)ps_clock_hz();
-	if (!ns_per_tsc) {
-		uint64_t ns = mono_ns(), t;
-
-		while (ns - ns0 < 20000000) {
-			struct timespec d = { 0, 20000000 - (long)(ns - ns0) };
-
-			nanosleep(&d, NULL);
-			ns = mono_ns();
-		}
-		t = ps_clock();
-		ns_per_tsc = t > tsc0 ? (double)(ns - ns0) / (double)(t - tsc0) : 1.0;
-	}
-	return ns0 + (uint64_t)((double)(int64_t)(tsc - tsc0) * ns_per_tsc);
 }
 
 /* 2 MB pages for a large ring (mem.c): a first touch per 4 KB page cost more than the events. */
@@ -1018,11 +976,11 @@ static void *unwinder_sym(const char *name)
 
 	if (p)
 		return p;
-	h = dlopen("libgcc_s.so.1", RTLD_LAZY | RTLD_NOLOAD);
+	h = ps_libc_dlopen("libgcc_s.so.1", RTLD_LAZY | RTLD_NOLOAD);
 	if (!h)
 		return NULL;
 	p = dlsym(h, name);
-	dlclose(h);
+	ps_libc_dlclose(h);
 	return p;
 }
 

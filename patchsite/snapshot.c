@@ -238,7 +238,7 @@ int ps_snapshot_take(void)
 		       "directory (PATCHSITE_DATA, or patchsite record)");
 		return -ENODEV;
 	}
-	if (ps_data_private()) {
+	if (ps_store_private()) {
 		ps_log(PATCHSITE_LOG_ERROR, "snapshot: this process records for PATCHSITE_OUTPUT "
 		       "only, into a directory removed at exit: set PATCHSITE_DATA to keep snapshots");
 		return -ENODEV;

@@ -203,6 +203,23 @@ const char *ps_store_dir(const char **procname)
 	return st.dir;
 }
 
+/*
+ * The session is PATCHSITE_OUTPUT's own (a private directory, removed once
+ * rendered): start-up sets it; snapshots (snapshot.c) are refused there,
+ * as they would be removed with it.
+ */
+static bool private_dir;
+
+void ps_store_set_private(bool on)
+{
+	private_dir = on;
+}
+
+bool ps_store_private(void)
+{
+	return private_dir;
+}
+
 /* A session made for PATCHSITE_OUTPUT alone: removed once rendered (its files, then it). */
 void ps_store_remove(void)
 {

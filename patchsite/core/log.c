@@ -79,20 +79,14 @@ void ps_log(enum patchsite_log_level level, const char *fmt, ...)
 	emit(level, NULL, msg);
 }
 
-/* "patchsite: prog: error: leaf+0x0 (0x401136): what" */
-void ps_log_site(enum patchsite_log_level level, const struct ps_site *s, const char *fmt, ...)
+/* A message about one object (file: its name), as "patchsite: file: level: what". */
+void ps_log_in(enum patchsite_log_level level, const char *file, const char *fmt, ...)
 {
-	char what[800], msg[1024];
+	char msg[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	ps_module_syms(s->mod);
-	if (s->sym)
-		snprintf(msg, sizeof(msg), "%s+0x%lx (%#lx): %s", s->sym->name,
-			 (unsigned long)(s->addr - s->sym->addr), (unsigned long)s->addr, what);
-	else
-		snprintf(msg, sizeof(msg), "%#lx: %s", (unsigned long)s->addr, what);
-	emit(level, s->mod->name, msg);
+	emit(level, file, msg);
 }

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "demangle.h"
+#include "libc.h"
 
 static char *(*demangle)(const char *, char *, size_t *, int *);
 
@@ -46,7 +47,7 @@ void ps_demangle_lookup(void *handle)
 		f = dlsym(handle, "__cxa_demangle");
 		/* Keep its object loaded when the library that brought it is closed. */
 		if (f && (!dladdr(f, &di) || !di.dli_fname ||
-			  !dlopen(di.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE)))
+			  !ps_libc_dlopen(di.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE)))
 			f = NULL;
 	}
 	if (!f)
