@@ -68,17 +68,39 @@ static void after_fork_parent(void)
 	pthread_mutex_unlock(&ps.lock);
 }
 
+/*
+ * The one fork sequence of the child, in this order: the thread records
+ * first (only the caller survives), then what asks per thread (the pid
+ * gate), then the lock, then the trace directory (the child records in a
+ * process directory of its own) and the control channel.
+ */
 static void after_fork_child(void)
 {
+	struct ps_thread *me = ps_thread_forked();
+
+	if (me)
+		ps_gate_forked(me);
 	pthread_mutex_unlock(&ps.lock);
 	/* The parent writes the trace; the child's copy of the buffers is not ours to write. */
 	if (env_out_fd >= 0)
 		close(env_out_fd);
 	env_out_fd = -1;
-	/* The trace directory: the child records in a process directory of its own. */
 	ps_store_forked(ps_fast.t);
 	ps_fast.budget = 0;
 	ps_channel_forked();
+}
+
+/*
+ * Every hook the lower layers call, registered once, before anything can
+ * call them: the ops' properties the dispatcher reads (dispatch.c), and
+ * what ends a thread (core/thread.c).
+ */
+static void wire(void)
+{
+	ps_ops_describe(&ps_function_ops, &ps_function_props);
+	ps_ops_describe(&ps_graph_ops, &ps_graph_props);
+	ps_ops_describe(&ps_trigger_ops, &ps_trigger_props);
+	ps_thread_on_exit(ps_graph_thread_end);
 }
 
 int patchsite_init(void)
@@ -114,6 +136,7 @@ int patchsite_init(void)
 		       "inert, only a copy in the base namespace traces", ns);
 		goto out;
 	}
+	wire();
 	err = ps_thread_init();
 	if (!err)
 		err = pthread_atfork(before_fork, after_fork_parent, after_fork_child);
@@ -296,7 +319,7 @@ int patchsite_ops_release(struct patchsite_ops *ops)
 /* The built-in tracers share one filter set: the one patchsite_set_filter(NULL) edits. */
 static int copy_globs(struct ps_globs *to, const struct ps_globs *from)
 {
-	struct ps_globs g = { NULL, NULL };
+	struct ps_globs g = { NULL, NULL, to->rcu };
 
 	if (from->set && !(g.set = malloc(ps.nsites ? ps.nsites : 1)))
 		return -ENOMEM;

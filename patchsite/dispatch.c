@@ -49,14 +49,14 @@ void ps_dispatch(uint32_t id, unsigned long ret, struct patchsite_regs *regs)
 	t->cur_idw = id << 2;
 	want = atomic_load_explicit(&s->want, memory_order_relaxed);
 	/*
-	 * Tracing off: no ops is called, but the graph tracer (exits of calls
-	 * still open) and the filter commands (traceon), which come first in
-	 * the list and may flip the switch for the others.
+	 * Tracing off: no ops is called but those that run always (the graph
+	 * tracer: exits of calls still open; the filter commands: traceon),
+	 * which come first in the list when they may flip the switch for the
+	 * others.
 	 */
 	if (list) {
 		for (unsigned i = 0; i < list->n; i++)
-			if (want & list->e[i].bit && (list->e[i].ops == &ps_graph_ops ||
-						      list->e[i].ops == &ps_trigger_ops ||
+			if (want & list->e[i].bit && (list->e[i].always ||
 						      atomic_load_explicit(&ps.tracing_on,
 									   memory_order_relaxed)))
 				list->e[i].ops->func(s->addr, *patchsite_regs_parent_loc(regs),
@@ -67,6 +67,31 @@ void ps_dispatch(uint32_t id, unsigned long ret, struct patchsite_regs *regs)
 	t->depth = 0;
 }
 
+/* The runtime's own ops and what they need; a program's ops are not listed. */
+static struct {
+	const struct patchsite_ops *ops;
+	const struct ps_ops_props *props;
+} described[4];
+
+/* Said once, at init (api.c wire), before the ops has a state. */
+void ps_ops_describe(struct patchsite_ops *ops, const struct ps_ops_props *props)
+{
+	for (size_t i = 0; i < sizeof(described) / sizeof(described[0]); i++)
+		if (!described[i].ops) {
+			described[i].ops = ops;
+			described[i].props = props;
+			return;
+		}
+}
+
+static const struct ps_ops_props *props_of(const struct patchsite_ops *ops)
+{
+	for (size_t i = 0; i < sizeof(described) / sizeof(described[0]); i++)
+		if (described[i].ops == ops)
+			return described[i].props;
+	return NULL;
+}
+
 /* Listed in ps.states so that objects loaded later reach every filter.  ps.lock held. */
 struct ps_ops_state *ps_ops_state(struct patchsite_ops *ops)
 {
@@ -75,6 +100,7 @@ struct ps_ops_state *ps_ops_state(struct patchsite_ops *ops)
 
 		if (!n)
 			return NULL;
+		n->s.props = props_of(ops);
 		n->s.slot = -1;
 		n->s.next = ps.states;
 		ps.states = &n->s;
@@ -93,20 +119,21 @@ static bool site_wanted(const struct ps_ops_state *st, size_t i)
 
 /*
  * Masks from the registered ops' filters.  An exit site is wanted by the
- * graph tracer alone, exactly when its function's entry is.  ps.lock held.
+ * ops that want exits (the graph tracer), exactly when its function's
+ * entry is.  ps.lock held.
  */
 void ps_recompute_want(void)
 {
-	struct ps_ops_state *g = ps_graph_ops.state ? &ps_graph_ops.state->s : NULL;
-	uint64_t gbit = g && g->registered ? 1ull << g->slot : 0;
 	const struct ps_ops_state *st[PS_MAX_OPS];
-	uint64_t bit[PS_MAX_OPS];
+	uint64_t bit[PS_MAX_OPS], gbit = 0;
 	unsigned n = 0;
 
 	for (unsigned k = 0; k < PS_MAX_OPS; k++)
 		if (ps.slots[k]) {
 			st[n] = &ps.slots[k]->state->s;
 			bit[n++] = 1ull << k;
+			if (st[n - 1]->props && st[n - 1]->props->exits)
+				gbit |= 1ull << k;
 		}
 	for (size_t i = 0; i < ps.nsites; i++) {
 		struct ps_site *s = ps.site_index[i];
@@ -158,11 +185,12 @@ void ps_tramp_select(bool generic)
 	struct ps_ops_list *l = atomic_load(&ps.list);
 	uintptr_t tramp = (uintptr_t)ps.arch->tramp;
 
-	if (!generic && l && l->n == 1 && !ps_record_slow()) {
-		if (l->e[0].ops == &ps_function_ops)
-			tramp = (uintptr_t)ps.arch->tramp_func;
-		else if (l->e[0].ops == &ps_graph_ops && !ps_graph_trigger.set)
-			tramp = (uintptr_t)ps.arch->tramp_graph;
+	if (!generic && l && l->n == 1) {
+		const struct ps_ops_props *p = l->e[0].ops->state->s.props;
+		uintptr_t fast = p && p->fast ? p->fast() : 0;
+
+		if (fast)
+			tramp = fast;
 	}
 	if (tramp != ps.tramp)
 		ps_tramp_set(tramp);
@@ -180,17 +208,19 @@ int ps_ops_publish(void)
 	if (!l)
 		return -ENOMEM;
 	l->n = 0;
-	/* The filter commands first: they fire before the call is recorded (trigger.c). */
-	for (unsigned k = 0; k < PS_MAX_OPS; k++)
-		if (ps.slots[k] == &ps_trigger_ops) {
+	/* Those that go first (the filter commands: they fire before the call is recorded). */
+	for (int first = 1; first >= 0; first--)
+		for (unsigned k = 0; k < PS_MAX_OPS; k++) {
+			const struct ps_ops_props *p;
+
+			if (!ps.slots[k])
+				continue;
+			p = ps.slots[k]->state->s.props;
+			if ((p && p->first) != first)
+				continue;
 			l->e[l->n].ops = ps.slots[k];
 			l->e[l->n].bit = 1ull << k;
-			l->n++;
-		}
-	for (unsigned k = 0; k < PS_MAX_OPS; k++)
-		if (ps.slots[k] && ps.slots[k] != &ps_trigger_ops) {
-			l->e[l->n].ops = ps.slots[k];
-			l->e[l->n].bit = 1ull << k;
+			l->e[l->n].always = p && p->always;
 			l->n++;
 		}
 	old = atomic_exchange(&ps.list, l);

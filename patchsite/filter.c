@@ -126,15 +126,15 @@ static int apply_text(uint8_t *set, const char *text, size_t from, size_t to, co
 }
 
 /*
- * The graph trigger is read by the dispatcher without the lock: the old
- * set is freed only when no thread can be reading it.
+ * A set read without the lock (g->rcu: the graph trigger, which the graph
+ * tracer reads on each call) is freed only when no thread can be reading it.
  */
 static void set_replace(struct ps_globs *g, uint8_t *next)
 {
 	uint8_t *old = g->set;
 
 	__atomic_store_n(&g->set, next, __ATOMIC_RELEASE);
-	if (old && g == &ps_graph_trigger)
+	if (old && g->rcu)
 		ps_sync_dispatchers();
 	free(old);
 }

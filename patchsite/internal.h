@@ -140,9 +140,25 @@ struct ps_module {
 struct ps_globs {
 	uint8_t *set;			/* NULL: no function selected (filter: every site) */
 	char *text;			/* tokens so far, NULL when none */
+	bool rcu;			/* set is read without the lock: freed after a grace period */
+};
+
+/*
+ * What an ops needs from the dispatcher, said by its owner (the kernel's
+ * FTRACE_OPS_FL_*), so that the dispatcher never asks which ops it is.
+ * Ops of programs have none: the generic trampoline, entry sites only,
+ * called only while tracing is on, in slot order.
+ */
+struct ps_ops_props {
+	/* The arch trampoline it may run through when it is the only ops; 0: not now. */
+	uintptr_t (*fast)(void);
+	bool exits;			/* wants the exit sites of the functions it wants */
+	bool always;			/* called while tracing_on is off (it may turn it on) */
+	bool first;			/* called before the other ops of a site */
 };
 
 struct ps_ops_state {
+	const struct ps_ops_props *props;	/* NULL: none (ps_ops_describe) */
 	int slot;			/* bit in want masks while registered, else -1 */
 	bool registered;
 	struct ps_globs filter;		/* set NULL = every site */
@@ -160,6 +176,7 @@ struct ps_ops_list {
 	struct {
 		struct patchsite_ops *ops;
 		uint64_t bit;
+		bool always;		/* props->always, copied: the dispatcher tests a flag */
 	} e[];
 };
 
@@ -370,6 +387,8 @@ int ps_patch_code(struct ps_code_poke *pk, size_t n);
 extern __thread struct ps_thread *ps_self __attribute__((tls_model("initial-exec")));
 extern __thread struct ps_fast ps_fast __attribute__((tls_model("initial-exec")));
 int ps_thread_init(void);
+void ps_thread_on_exit(void (*fn)(void));
+struct ps_thread *ps_thread_forked(void);
 struct ps_thread *ps_thread_self(void);
 void ps_sync_dispatchers(void);
 unsigned long ps_reader_enter(struct ps_thread *t);
@@ -381,6 +400,7 @@ uint64_t ps_tsc_to_ns(uint64_t tsc);
 uint64_t ps_tsc_now(void);
 
 /* dispatch.c */
+void ps_ops_describe(struct patchsite_ops *ops, const struct ps_ops_props *props);
 int ps_ops_publish(void);
 void ps_recompute_want(void);
 struct ps_ops_state *ps_ops_state(struct patchsite_ops *ops);
@@ -408,6 +428,7 @@ long ps_loader_namespace(void);
 
 /* record.c */
 extern struct patchsite_ops ps_function_ops, ps_graph_ops;
+extern const struct ps_ops_props ps_function_props, ps_graph_props;
 extern size_t ps_ring_bytes;
 extern unsigned ps_graph_max_depth;
 extern struct ps_globs ps_graph_trigger;	/* PATCHSITE_GRAPH_FUNCTION; set read in the dispatcher */
@@ -427,6 +448,7 @@ unsigned long ps_graph_thresh(void);
 
 /* trigger.c: filter commands; snapshot (issue 14 part C) */
 extern struct patchsite_ops ps_trigger_ops;
+extern const struct ps_ops_props ps_trigger_props;
 int ps_snapshot_take(void);
 
 /* args.c: set_ftrace_args */

@@ -824,7 +824,7 @@ bool ps_record_slow(void)
 /* set_graph_notrace: globs as set_graph_function's; append adds to them. */
 int ps_graph_set_notrace(const char *globs, bool append)
 {
-	struct ps_globs g = { NULL, NULL };
+	struct ps_globs g = { NULL, NULL, false };
 	struct sitemask *old, *m = NULL;
 	char *text = NULL;
 	int err;
@@ -930,9 +930,24 @@ unsigned long ps_graph_thresh(void)
 	return atomic_load(&thresh_us);
 }
 
+/* The function tracer alone takes the arch's fast path unless a setting needs C. */
+static uintptr_t function_fast(void)
+{
+	return ps_record_slow() ? 0 : (uintptr_t)ps.arch->tramp_func;
+}
+
+/* The graph tracer's fast path cannot test the trigger (set_graph_function) either. */
+static uintptr_t graph_fast(void)
+{
+	return ps_record_slow() || ps_graph_trigger.set ? 0 : (uintptr_t)ps.arch->tramp_graph;
+}
+
 struct patchsite_ops ps_function_ops = { .func = function_call };
 struct patchsite_ops ps_graph_ops = { .func = graph_call };
-struct ps_globs ps_graph_trigger;
+struct ps_globs ps_graph_trigger = { .rcu = true };	/* graph_call reads it on each call */
+const struct ps_ops_props ps_function_props = { .fast = function_fast };
+/* Exits of calls still open are recorded while tracing is off. */
+const struct ps_ops_props ps_graph_props = { .fast = graph_fast, .exits = true, .always = true };
 
 /*
  * Unwinding.  Hooked slots stay hooked while an unwinder runs: it is shown

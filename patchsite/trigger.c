@@ -136,6 +136,8 @@ static void trigger_call(unsigned long ip, unsigned long parent, struct patchsit
 }
 
 struct patchsite_ops ps_trigger_ops = { .func = trigger_call };
+/* traceon must fire while tracing is off, and a command before the call is recorded. */
+const struct ps_ops_props ps_trigger_props = { .always = true, .first = true };
 
 static int cmp_trig(const void *a, const void *b)
 {
@@ -203,7 +205,7 @@ static int set_sites(const struct trig_table *tb)
 /* ps.lock held: the sites glob names (":mod:" too), into *sel. */
 static int select_sites(const char *glob, uint8_t **sel)
 {
-	struct ps_globs g = { NULL, NULL };
+	struct ps_globs g = { NULL, NULL, false };
 	int err = ps_filter_apply(&g, glob, 1, "filter command");
 
 	free(g.text);

@@ -30,6 +30,13 @@
 __thread struct ps_thread *ps_self __attribute__((tls_model("initial-exec")));
 __thread struct ps_fast ps_fast __attribute__((tls_model("initial-exec")));
 static pthread_key_t thread_key;
+static void (*on_exit_fn)(void);	/* the graph tracer closes the calls left open */
+
+/* What runs first when a thread ends (once, at init: api.c wire). */
+void ps_thread_on_exit(void (*fn)(void))
+{
+	on_exit_fn = fn;
+}
 
 /*
  * The thread's TLS goes away with it: keep its tracer state where the
@@ -41,8 +48,8 @@ static void thread_exit(void *arg)
 {
 	struct ps_thread *t = arg;
 
-	if (t->exit_rounds == 0)
-		ps_graph_thread_end();
+	if (t->exit_rounds == 0 && on_exit_fn)
+		on_exit_fn();
 	if (t->base && t->fast == &ps_fast) {
 		t->fast_copy = ps_fast;
 		atomic_store(&t->fast, &t->fast_copy);
@@ -78,31 +85,33 @@ struct ps_thread *ps_thread_self(void)
 	return t;
 }
 
-/* After fork only the calling thread exists: nobody else can be inside the dispatcher. */
-static void after_fork_child(void)
+/*
+ * In a forked child, first of all (api.c after_fork_child): only the
+ * calling thread exists, so nobody else can be inside the dispatcher.
+ * Returns the caller's record, NULL when it had none.
+ */
+struct ps_thread *ps_thread_forked(void)
 {
+	struct ps_thread *me = NULL;
+
 	for (struct ps_thread *t = atomic_load(&ps.threads); t; t = t->next) {
 		if (t == ps_self) {
 			t->tid = (pid_t)syscall(SYS_gettid);
-			ps_gate_forked(t);
+			me = t;
 			continue;
 		}
 		atomic_store(&t->dead, true);
 		if (atomic_load(&t->seq) & 1)
 			atomic_fetch_add(&t->seq, 1);
 	}
+	return me;
 }
 
 int ps_thread_init(void)
 {
 	int err = pthread_key_create(&thread_key, thread_exit);
 
-	if (err)
-		return -err;
-	err = pthread_atfork(NULL, NULL, after_fork_child);
-	if (err)
-		return -err;
-	return 0;
+	return err ? -err : 0;
 }
 
 /* Wait until every thread that may have seen the old state has left the dispatcher. */
