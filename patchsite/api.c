@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "control.h"
 #include "internal.h"
 #include "event.h"
 
@@ -383,15 +384,6 @@ int patchsite_set_notrace(struct patchsite_ops *ops, const char *globs, int rese
 	return set_globs(ops, globs, reset, true);
 }
 
-/* The built-in tracer now registered, or NULL. */
-static struct patchsite_ops *current_tracer(void)
-{
-	if (ps_function_ops.state && ps_function_ops.state->s.registered)
-		return &ps_function_ops;
-	if (ps_graph_ops.state && ps_graph_ops.state->s.registered)
-		return &ps_graph_ops;
-	return NULL;
-}
 
 static int copy_filters(struct patchsite_ops *to, struct patchsite_ops *from)
 {
@@ -419,25 +411,29 @@ static void set_latency(bool on)
 	pthread_mutex_unlock(&ps.lock);
 }
 
+/* "no tracer named 'x' (latency, function_graph, function, nop)" */
+static int no_tracer(const char *name)
+{
+	struct ps_buf names = { 0 };
+
+	ps_tracer_names(&names, ", ");
+	ps_log(PATCHSITE_LOG_ERROR, "no tracer named '%s' (%s)", name, names.p ? names.p : "");
+	ps_buf_free(&names);
+	return ret(-EINVAL);
+}
+
 int patchsite_set_tracer(const char *name)
 {
-	struct patchsite_ops *cur = current_tracer(), *want;
+	const struct ps_tracer *t = name ? ps_tracer_find(name) : NULL;
+	struct patchsite_ops *cur = ps_tracer_now()->ops, *want;
 	int err;
 
 	if (!name)
 		return ret(-EINVAL);
-	if (!strcmp(name, "function"))
-		want = &ps_function_ops;
-	else if (!strcmp(name, "function_graph") || !strcmp(name, "latency"))
-		want = &ps_graph_ops;
-	else if (!strcmp(name, "nop"))
-		want = NULL;
-	else {
-		ps_log(PATCHSITE_LOG_ERROR, "no tracer named '%s' (function, function_graph, "
-		       "latency, nop)", name);
-		return ret(-EINVAL);
-	}
-	set_latency(!strcmp(name, "latency"));
+	if (!t)
+		return no_tracer(name);
+	want = t->ops;
+	set_latency(t->latency);
 	if (cur == want)
 		return 0;
 	if (cur) {
@@ -447,11 +443,11 @@ int patchsite_set_tracer(const char *name)
 	}
 	if (!want)
 		return 0;
-	/* Filters set through ops NULL live on the function ops; the graph tracer shares them. */
-	if (want == &ps_graph_ops) {
-		err = ps_graph_unwinder_check();
+	/* Filters set through ops NULL live on the function ops; the other tracers share them. */
+	if (want != &ps_function_ops) {
+		err = t->check ? t->check() : 0;
 		if (!err)
-			err = copy_filters(&ps_graph_ops, &ps_function_ops);
+			err = copy_filters(want, &ps_function_ops);
 		if (err)
 			return ret(err);
 	}
@@ -480,15 +476,12 @@ int patchsite_set_graph_function(const char *globs, int reset)
 
 const char *patchsite_get_tracer(void)
 {
-	struct patchsite_ops *cur;
+	const struct ps_tracer *t;
 
 	pthread_mutex_lock(&ps.lock);
-	cur = current_tracer();
+	t = ps_tracer_now();
 	pthread_mutex_unlock(&ps.lock);
-
-	if (cur == &ps_graph_ops)
-		return ps_graph_latency() ? "latency" : "function_graph";
-	return cur == &ps_function_ops ? "function" : "nop";
+	return t->name;
 }
 
 unsigned patchsite_get_graph_max_depth(void)
@@ -967,12 +960,14 @@ static void env_start(void)
 		return;
 	if (!tracer || !*tracer)
 		return;
-	if (strcmp(tracer, "function") && strcmp(tracer, "function_graph") &&
-	    strcmp(tracer, "latency") && strcmp(tracer, "nop")) {
+	if (!ps_tracer_find(tracer)) {
+		struct ps_buf names = { 0 };
 		char why[128];
 
-		snprintf(why, sizeof(why), "unknown tracer '%s' (function, function_graph, latency, "
-			 "nop)", tracer);
+		ps_tracer_names(&names, ", ");
+		snprintf(why, sizeof(why), "unknown tracer '%s' (%s)", tracer,
+			 names.p ? names.p : "");
+		ps_buf_free(&names);
 		env_bad("PATCHSITE_TRACER", why);
 		return;
 	}

@@ -66,19 +66,24 @@ static int tracer_read(const char *sub, struct ps_buf *out)
 
 static int tracer_write(const char *sub, const char *value, bool append)
 {
+	const struct ps_tracer *t;
 	char name[32];
 	int err;
 
 	(void)sub, (void)append;
 	if (ps_ctl_word("current_tracer", value, name, sizeof(name)))
 		return -EINVAL;
-	if (strcmp(name, "nop") && strcmp(name, "function") && strcmp(name, "function_graph") &&
-	    strcmp(name, "latency")) {
+	t = ps_tracer_find(name);
+	if (!t) {
+		struct ps_buf names = { 0 };
+
+		ps_tracer_names(&names, " ");
 		ps_log(PATCHSITE_LOG_ERROR, "current_tracer: no tracer named '%s' "
-		       "(available_tracers: latency function_graph function nop)", name);
+		       "(available_tracers: %s)", name, names.p ? names.p : "");
+		ps_buf_free(&names);
 		return -EINVAL;
 	}
-	err = strcmp(name, "nop") ? open_store() : 0;
+	err = t->ops ? open_store() : 0;	/* nop records nothing */
 	if (!err)
 		err = patchsite_set_tracer(name);
 	return err;
@@ -87,7 +92,8 @@ static int tracer_write(const char *sub, const char *value, bool append)
 static int tracers_read(const char *sub, struct ps_buf *out)
 {
 	(void)sub;
-	ps_buf_puts(out, "latency function_graph function nop\n");
+	ps_tracer_names(out, " ");
+	ps_buf_puts(out, "\n");
 	return 0;
 }
 
@@ -280,8 +286,8 @@ static void wanted_by(uint64_t want, struct ps_buf *out)
 
 		if (!(want >> k & 1) || !o)
 			continue;
-		if (o == &ps_function_ops || o == &ps_graph_ops)
-			ps_buf_printf(out, "%s%s", sep, o == &ps_function_ops ? "function" : "function_graph");
+		if (ps_tracer_of(o))
+			ps_buf_printf(out, "%s%s", sep, ps_tracer_of(o)->name);
 		else
 			ps_buf_printf(out, "%sops@%p", sep, (const void *)o);
 		sep = ",";

@@ -446,6 +446,19 @@ uint64_t ps_graph_max_latency_ns(void);
 void ps_graph_set_max_latency_ns(uint64_t ns);
 unsigned long ps_graph_thresh(void);
 
+/* record/tracers.c: the tracer table */
+struct ps_tracer {
+	const char *name;
+	struct patchsite_ops *ops;	/* what it registers; NULL: nothing (nop) */
+	bool latency;			/* the graph tracer's latency mode (record.c) */
+	int (*check)(void);		/* can it start? 0, or -errno said */
+};
+extern const struct ps_tracer ps_tracers[];	/* ends with a NULL name */
+const struct ps_tracer *ps_tracer_find(const char *name);
+void ps_tracer_names(struct ps_buf *out, const char *sep);
+const struct ps_tracer *ps_tracer_now(void);
+const struct ps_tracer *ps_tracer_of(const struct patchsite_ops *ops);
+
 /* trigger.c: filter commands; snapshot (issue 14 part C) */
 extern struct patchsite_ops ps_trigger_ops;
 extern const struct ps_ops_props ps_trigger_props;
