@@ -93,8 +93,14 @@ static void after_fork_child(void)
 
 /*
  * Every hook the lower layers call, registered once, before anything can
- * call them: the ops' properties the dispatcher reads (dispatch.c), and
- * what ends a thread (core/thread.c).
+ * call them (a lower layer never names a higher one):
+ *   - the ops' properties the dispatcher reads (dispatch.c);
+ *   - what ends a thread (core/thread.c);
+ *   - sets that grow with new objects besides the ops' (filter.c);
+ *   - who hears of objects arriving and going, in this order (loader.c;
+ *     the reverse order when they go): mod.N, branch counts, events;
+ *   - what else the trace directory holds (store.c): events, branch counts;
+ *   - traps at sites other than functions' (patch.c): events'.
  */
 static void wire(void)
 {
@@ -102,6 +108,13 @@ static void wire(void)
 	ps_ops_describe(&ps_graph_ops, &ps_graph_props);
 	ps_ops_describe(&ps_trigger_ops, &ps_trigger_props);
 	ps_thread_on_exit(ps_graph_thread_end);
+	ps_globs_track(&ps_graph_trigger);
+	ps_watch_add(&ps_store_watch);
+	ps_watch_add(&ps_branches_watch);
+	ps_watch_add(&ps_events_watch);
+	ps_store_add_part(&ps_events_part);
+	ps_store_add_part(&ps_branches_part);
+	ps_patch_add_lookup(ps_event_trap);
 }
 
 int patchsite_init(void)

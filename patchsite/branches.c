@@ -492,3 +492,11 @@ const struct ps_ctl_file ps_ctl_branches[] = {
 	  .read = read_annotated },
 	{ 0 }
 };
+
+/* Counters of an object that leaves are read before it goes; written at exit. */
+const struct ps_watch ps_branches_watch = { NULL, ps_branches_gone };
+static void branches_write(void)
+{
+	ps_branches_write();
+}
+const struct ps_store_part ps_branches_part = { ps_branches_any, NULL, branches_write };

@@ -94,7 +94,9 @@ void ps_events_env(void);				/* PATCHSITE_EVENTS */
 
 /* event_api.c */
 void ps_event_describe(const struct ps_event *ev, struct ps_buf *out);	/* format file */
-void ps_events_store(void);				/* the trace directory's events file */
+void ps_events_store(void);
+extern const struct ps_watch ps_events_watch;
+extern const struct ps_store_part ps_events_part;				/* the trace directory's events file */
 
 /* event_record.c */
 void ps_event_record(void *data, const struct patchsite_event_info *info,

@@ -199,6 +199,17 @@ out:
  * The old array goes to *old, for the caller to free (after a grace
  * period for the graph trigger).
  */
+/* Sets that are not an ops' (the graph trigger) but grow with ps.nsites too. */
+static struct ps_globs *tracked[PS_TRACKED_MAX];
+static unsigned ntracked;
+
+/* Once, at init (api.c wire). */
+void ps_globs_track(struct ps_globs *g)
+{
+	if (ntracked < PS_TRACKED_MAX)
+		tracked[ntracked++] = g;
+}
+
 int ps_filter_grow(struct ps_globs *g, size_t old_n, uint8_t **old)
 {
 	uint8_t *next;
@@ -235,4 +246,46 @@ void ps_globs_free(struct ps_globs *g)
 	free(g->text);
 	g->set = NULL;
 	g->text = NULL;
+}
+
+/*
+ * ps.nsites grew from old_n: every ops' sets, then the tracked ones.  An
+ * ops' old set is freed now (read under the lock only); a tracked one read
+ * without it (rcu) goes to old, for the caller to free after a grace
+ * period.  ps.lock held.
+ */
+int ps_globs_grow_all(size_t old_n, struct ps_old_sets *old)
+{
+	int err = 0;
+
+	for (struct ps_ops_state *st = ps.states; st && !err; st = st->next) {
+		uint8_t *prev = NULL, *prev_notrace = NULL;
+
+		err = ps_filter_grow(&st->filter, old_n, &prev);
+		if (!err)
+			err = ps_filter_grow(&st->notrace, old_n, &prev_notrace);
+		free(prev);
+		free(prev_notrace);
+	}
+	for (unsigned i = 0; i < ntracked && !err; i++) {
+		uint8_t *prev = NULL;
+
+		err = ps_filter_grow(tracked[i], old_n, &prev);
+		if (prev && tracked[i]->rcu)
+			old->set[old->n++] = prev;
+		else
+			free(prev);
+	}
+	return err;
+}
+
+/* Sites [from, to) were just indexed: every ops' sets, then the tracked ones.  ps.lock held. */
+void ps_globs_eval_all(size_t from, size_t to)
+{
+	for (struct ps_ops_state *st = ps.states; st; st = st->next) {
+		ps_filter_eval(&st->filter, from, to);
+		ps_filter_eval(&st->notrace, from, to);
+	}
+	for (unsigned i = 0; i < ntracked; i++)
+		ps_filter_eval(tracked[i], from, to);
 }

@@ -362,6 +362,8 @@ int ps_branches_write(void);
 void ps_branches_capture(void);
 void ps_branches_gone(struct ps_module *m);
 void ps_branches_settle(void);
+extern const struct ps_watch ps_branches_watch;
+extern const struct ps_store_part ps_branches_part;
 
 /* core/mem.c */
 void *ps_map_zero(size_t *bytes, bool round, uintptr_t hint);
@@ -382,6 +384,9 @@ struct ps_code_poke {			/* one change of ps_patch_code */
 	bool ok;			/* out: the bytes were old, and were changed */
 };
 int ps_patch_code(struct ps_code_poke *pk, size_t n);
+/* A trap at addr, not at a function site: true and where to go if it is the caller's. */
+typedef bool ps_trap_lookup_fn(uintptr_t addr, uintptr_t *resume);
+void ps_patch_add_lookup(ps_trap_lookup_fn *fn);
 
 /* core/thread.c: per-thread records, grace periods */
 extern __thread struct ps_thread *ps_self __attribute__((tls_model("initial-exec")));
@@ -412,6 +417,14 @@ int ps_filter_apply(struct ps_globs *g, const char *globs, int reset, const char
 int ps_filter_grow(struct ps_globs *g, size_t old_n, uint8_t **old);
 void ps_filter_eval(struct ps_globs *g, size_t from, size_t to);
 void ps_globs_free(struct ps_globs *g);
+void ps_globs_track(struct ps_globs *g);
+#define PS_TRACKED_MAX 4
+struct ps_old_sets {			/* tracked sets replaced: freed after a grace period */
+	uint8_t *set[PS_TRACKED_MAX];
+	unsigned n;
+};
+int ps_globs_grow_all(size_t old_n, struct ps_old_sets *old);
+void ps_globs_eval_all(size_t from, size_t to);
 
 /* loader.c */
 struct ps_arrivals {			/* objects ps_loader_sync may add (loader.c) */
@@ -420,6 +433,16 @@ struct ps_arrivals {			/* objects ps_loader_sync may add (loader.c) */
 	unsigned long long adds, subs;	/* glibc's load and unload counts then */
 	bool cxx;			/* libstdc++ among them */
 };
+/*
+ * Who hears of objects arriving and leaving (the trace directory's mod.N,
+ * events, branch counts): registered once at init (api.c wire); told in
+ * that order when an object arrives, in the reverse order when it goes.
+ */
+struct ps_watch {
+	void (*arrived)(struct ps_module *m);	/* indexed, its sites NOPed or refused */
+	void (*gone)(struct ps_module *m);	/* its code is gone; the record stays */
+};
+void ps_watch_add(const struct ps_watch *w);
 void ps_loader_prepare(struct ps_arrivals *a);
 void ps_loader_done(struct ps_arrivals *a);
 int ps_loader_sync(const struct ps_arrivals *arrivals);
@@ -496,6 +519,19 @@ void ps_store_module_gone(struct ps_module *m);
 void ps_store_finish(void);
 int ps_store_replace(const char *name, const char *text, size_t len);
 void ps_store_forked(struct ps_thread *self);
+extern const struct ps_watch ps_store_watch;
+/*
+ * What else writes into the process directory (events, branch counts),
+ * registered once at init (api.c wire): any says it has something to
+ * record with no function site, opened runs once the directory is made,
+ * finishing before it is closed at exit.
+ */
+struct ps_store_part {
+	bool (*any)(void);
+	void (*opened)(void);
+	void (*finishing)(void);
+};
+void ps_store_add_part(const struct ps_store_part *p);
 struct ps_store_bound {			/* a thread's data now (ps_store_bound) */
 	int fd;				/* its file */
 	const struct psd_thread_hdr *hdr;	/* its header, mapped */

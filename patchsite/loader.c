@@ -106,8 +106,18 @@ struct sync_ctx {
 	unsigned ngone;
 	struct ps_module *evicted[PS_MAX_MODULES];	/* records replaced in their slot */
 	unsigned nevicted;
-	uint8_t *old_trigger;
+	struct ps_old_sets old_sets;	/* freed after the grace period */
 };
+
+static const struct ps_watch *watches[4];
+static unsigned nwatches;
+
+/* Once, at init (api.c wire): told of every object that arrives or goes. */
+void ps_watch_add(const struct ps_watch *w)
+{
+	if (nwatches < sizeof(watches) / sizeof(watches[0]))
+		watches[nwatches++] = w;
+}
 
 static int collect(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -168,9 +178,9 @@ static void module_forget(struct sync_ctx *c, struct ps_module *m)
 	m->text_hi = 0;
 	m->tramp_slot = NULL;		/* ps_tramp_set leaves it alone */
 	c->gone[c->ngone++] = m;
-	ps_event_module_gone(m);
-	ps_branches_gone(m);
-	ps_store_module_gone(m);
+	for (unsigned i = nwatches; i-- > 0;)
+		if (watches[i]->gone)
+			watches[i]->gone(m);
 	ps_log(PATCHSITE_LOG_NOTE, "%s: unloaded: %zu sites forgotten", m->name, m->nsites);
 }
 
@@ -207,17 +217,7 @@ static int index_sites(struct sync_ctx *c, struct ps_module *m, const struct ps_
 		ps.site_index = idx;
 		ps.nsites = old_n + m->nsites;
 		/* Every filter array keeps ps.nsites bytes. */
-		for (struct ps_ops_state *st = ps.states; st && !err; st = st->next) {
-			uint8_t *old = NULL;
-
-			err = ps_filter_grow(&st->filter, old_n, &old);
-			free(old);
-			if (!err)
-				err = ps_filter_grow(&st->notrace, old_n, &old);
-			free(old);
-		}
-		if (!err)
-			err = ps_filter_grow(&ps_graph_trigger, old_n, &c->old_trigger);
+		err = ps_globs_grow_all(old_n, &c->old_sets);
 		if (err) {
 			ps.nsites = old_n;
 			return err;
@@ -229,11 +229,7 @@ static int index_sites(struct sync_ctx *c, struct ps_module *m, const struct ps_
 		ps.site_index[base + i] = &m->sites[i];
 	}
 	ps_module_syms(m);
-	for (struct ps_ops_state *st = ps.states; st; st = st->next) {
-		ps_filter_eval(&st->filter, base, base + m->nsites);
-		ps_filter_eval(&st->notrace, base, base + m->nsites);
-	}
-	ps_filter_eval(&ps_graph_trigger, base, base + m->nsites);
+	ps_globs_eval_all(base, base + m->nsites);
 	return 0;
 }
 
@@ -266,9 +262,9 @@ static void module_arrive(struct sync_ctx *c, struct object *o)
 		module_forget(c, m);	/* untraceable: as if it had left */
 		return;
 	}
-	ps_store_module(m);
-	ps_event_module(m);
-	ps_events_store();
+	for (unsigned i = 0; i < nwatches; i++)
+		if (watches[i]->arrived)
+			watches[i]->arrived(m);
 	ps_log(PATCHSITE_LOG_NOTE, "%s: loaded: %zu sites", m->name, m->nsites);
 }
 
@@ -341,7 +337,7 @@ int ps_loader_sync(const struct ps_arrivals *arrivals)
 	dl_iterate_phdr(locked, &c);
 	if (!c.ran)
 		c.err = ps_patch_update();	/* no object at all: cannot happen with glibc */
-	if (c.ngone || c.nevicted || c.old_trigger) {
+	if (c.ngone || c.nevicted || c.old_sets.n) {
 		ps_sync_dispatchers();
 		for (unsigned i = 0; i < c.ngone; i++) {
 			struct ps_module *m = c.gone[i];
@@ -352,7 +348,8 @@ int ps_loader_sync(const struct ps_arrivals *arrivals)
 		}
 		for (unsigned i = 0; i < c.nevicted; i++)
 			ps_module_free(c.evicted[i]);
-		free(c.old_trigger);
+		for (unsigned i = 0; i < c.old_sets.n; i++)
+			free(c.old_sets.set[i]);
 	}
 	free(c.objs);
 	return c.err;

@@ -45,6 +45,20 @@
 #include "internal.h"
 #include "event.h"
 
+/*
+ * Other code that writes int3 into the program (event sites: ps_patch_code
+ * on behalf of events/), asked in turn when a trap is at no function site.
+ * Registered once at init (api.c wire), before the handler is installed.
+ */
+static ps_trap_lookup_fn *lookups[2];
+static unsigned nlookups;
+
+void ps_patch_add_lookup(ps_trap_lookup_fn *fn)
+{
+	if (nlookups < sizeof(lookups) / sizeof(lookups[0]))
+		lookups[nlookups++] = fn;
+}
+
 static struct sigaction old_trap;
 
 void ps_format_bytes(char *buf, size_t len, const uint8_t *p, unsigned n)
@@ -312,7 +326,9 @@ static void trap_handler(int sig, siginfo_t *si, void *ctx)
 				atomic_fetch_add_explicit(&ps.traps_retried, 1, memory_order_relaxed);
 			}
 		}
-		if (!s && ps_event_trap(addr, &resume)) {
+		for (unsigned i = 0; !s && !handled && i < nlookups; i++)
+			handled = lookups[i](addr, &resume);
+		if (handled) {
 			/* An event site changing (ps_patch_code): a NOP, or a jump to resume. */
 			if (*(volatile uint8_t *)addr == ps.arch->breakpoint) {
 				ps.arch->emulate(uc, addr, false, resume);

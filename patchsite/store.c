@@ -386,13 +386,26 @@ static int make_procdir(char *name, size_t len)
 	return -EEXIST;
 }
 
-/* Anything to record: sites, or the branch profiler's counters (branches.c). */
+static const struct ps_store_part *parts[4];
+static unsigned nparts;
+
+/* Once, at init (api.c wire). */
+void ps_store_add_part(const struct ps_store_part *p)
+{
+	if (nparts < sizeof(parts) / sizeof(parts[0]))
+		parts[nparts++] = p;
+}
+
+/* Anything to record: sites, or a part's (events, branch counters: recorded with no function site). */
 static bool any_sites(void)
 {
 	for (unsigned i = 0; i < ps.nmods; i++)
 		if (ps.mods[i]->nsites)
 			return true;
-	return ps_event_count() > 0 || ps_branches_any();	/* events and counters are recorded with no function site */
+	for (unsigned i = 0; i < nparts; i++)
+		if (parts[i]->any && parts[i]->any())
+			return true;
+	return false;
 }
 
 /*
@@ -530,7 +543,9 @@ static int open_process(void)
 	for (unsigned i = 0; i < ps.nmods; i++)
 		if (!ps.mods[i]->gone)
 			ps_store_module(ps.mods[i]);
-	ps_events_store();
+	for (unsigned i = 0; i < nparts; i++)
+		if (parts[i]->opened)
+			parts[i]->opened();
 	return 0;
 }
 
@@ -879,7 +894,9 @@ void ps_store_finish(void)
 
 	if (!st.on || st.pid != getpid())
 		return;
-	ps_branches_write();
+	for (unsigned i = 0; i < nparts; i++)
+		if (parts[i]->finishing)
+			parts[i]->finishing();
 	/* The helper stops, and finishes what it was doing first. */
 	pthread_mutex_lock(&helper.lock);
 	helper.closing = true;
@@ -955,3 +972,6 @@ void ps_store_forked(struct ps_thread *self)
 	if (open_process())
 		st.pid = getpid();	/* no directory: nothing recorded, stale files never written */
 }
+
+/* mod.N and the modules log follow the objects (loader.c). */
+const struct ps_watch ps_store_watch = { ps_store_module, ps_store_module_gone };
