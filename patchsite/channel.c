@@ -83,10 +83,6 @@ static int channel_dir(void)
 	return dir_private(chan.dir);
 }
 
-const char *ps_channel_dir(void)
-{
-	return atomic_load_explicit(&chan.fd, memory_order_acquire) >= 0 ? chan.dir : NULL;
-}
 
 /* Socket files of processes that are gone (killed: no destructor removed them). */
 /* One entry of the channel directory: a dead process's socket is removed. */
@@ -302,6 +298,7 @@ static void *channel_main(void *arg)
 		return NULL;
 	}
 	atomic_store_explicit(&chan.fd, lfd, memory_order_release);
+	ps_store_set_default_dir(chan.dir);	/* tracers started over the channel record there */
 	if (atomic_load(&chan.stopping)) {
 		unlink(chan.path);	/* the process began to exit meanwhile */
 		return NULL;
@@ -338,6 +335,7 @@ static void start(bool forked)
 		return;
 	chan.pid = getpid();
 	atomic_store(&chan.fd, -1);
+	ps_store_set_default_dir(NULL);
 	env = getenv("XDG_RUNTIME_DIR");
 	if (!env || (size_t)snprintf(chan.xdg, sizeof(chan.xdg), "%s", env) >= sizeof(chan.xdg))
 		chan.xdg[0] = '\0';	/* unset, or too long for a socket path: /tmp/patchsite-UID */
@@ -382,6 +380,7 @@ void ps_channel_forked(void)
 {
 	int fd = atomic_exchange(&chan.fd, -1);
 
+	ps_store_set_default_dir(NULL);
 	if (fd >= 0)
 		close(fd);
 	if (chan.started)

@@ -2,9 +2,9 @@
 /*
  * Control files by name (control.h): the lookup and the public
  * patchsite_ctl_read/patchsite_ctl_write every way of reaching them goes
- * through.  The text buffer the handlers fill is core/textbuf.c.
+ * through.  The text buffer the handlers fill is core/textbuf.c; the
+ * parsers of the values they take are ctl/value.c.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,41 +12,6 @@
 
 #include "control.h"
 #include "internal.h"
-
-/* value is one word (surrounding white space aside), copied to out; else the error said. */
-int ps_ctl_word(const char *file, const char *value, char *out, size_t len)
-{
-	size_t n;
-
-	while (isspace((unsigned char)*value))
-		value++;
-	n = strcspn(value, " \t\n");
-	if (!n || n >= len || value[n + strspn(value + n, " \t\n")]) {
-		ps_log(PATCHSITE_LOG_ERROR, "%s: expected one word, not '%.100s'", file, value);
-		return -EINVAL;
-	}
-	memcpy(out, value, n);
-	out[n] = '\0';
-	return 0;
-}
-
-/* value is one decimal number from lo to hi; else the error said. */
-int ps_ctl_number(const char *file, const char *value, unsigned long lo, unsigned long hi,
-		  unsigned long *out)
-{
-	char word[32], *end;
-
-	if (ps_ctl_word(file, value, word, sizeof(word)))
-		return -EINVAL;
-	errno = 0;
-	*out = strtoul(word, &end, 10);
-	if (*end || errno || word[0] == '-' || *out < lo || *out > hi) {
-		ps_log(PATCHSITE_LOG_ERROR, "%s: expected a number from %lu to %lu, not '%s'",
-		       file, lo, hi, word);
-		return -EINVAL;
-	}
-	return 0;
-}
 
 const struct ps_ctl_file *ps_ctl_find(const char *path, const char **sub)
 {

@@ -40,8 +40,8 @@ static int open_store(void)
 		return 0;
 	if (!*dir)
 		dir = getenv("PATCHSITE_DATA");
-	if ((!dir || !*dir) && ps_channel_dir()) {
-		snprintf(made, sizeof(made), "%s/%d.data", ps_channel_dir(), (int)getpid());
+	if ((!dir || !*dir) && ps_store_default_dir()) {
+		snprintf(made, sizeof(made), "%s/%d.data", ps_store_default_dir(), (int)getpid());
 		dir = made;
 	}
 	if (!dir || !*dir)

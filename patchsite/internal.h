@@ -20,7 +20,8 @@
  *   record.c    the built-in tracers' per-thread rings, shadow stacks, unwinding hooks
  *   output.c    decoding the rings: ftrace text, function_graph, Chrome JSON, folded stacks
  *   store.c     the trace directory: per-thread files the rings are written into
- *   api.c       public entry points, start-up from the environment
+ *   api.c       public entry points; the constructor and destructor
+ *   start.c     start-up from the environment, the trace written at exit
  *   channel.c   the control channel: a socket `patchsite ctl` talks to
  *   ctl_core.c  the core control files (current_tracer, filters, ...)
  *   branches.c  the branch profiler's counters: found, written to the trace directory
@@ -407,6 +408,9 @@ uint64_t ps_tsc_now(void);
 /* dispatch.c */
 void ps_ops_describe(struct patchsite_ops *ops, const struct ps_ops_props *props);
 int ps_ops_publish(void);
+struct ps_arrivals;
+int ps_ops_register(struct patchsite_ops *ops, const struct ps_arrivals *arrivals);
+int ps_ops_unregister(struct patchsite_ops *ops, const struct ps_arrivals *arrivals);
 void ps_recompute_want(void);
 struct ps_ops_state *ps_ops_state(struct patchsite_ops *ops);
 void ps_tramp_select(bool generic);
@@ -509,6 +513,8 @@ const char *ps_store_dir(const char **procname);
 void ps_store_remove(void);
 void ps_store_set_private(bool on);
 bool ps_store_private(void);		/* the directory is PATCHSITE_OUTPUT's own */
+void ps_store_set_default_dir(const char *dir);
+const char *ps_store_default_dir(void);	/* the channel's directory, or NULL */
 int ps_store_open(const char *dir, const char *tracer, bool overwrite, size_t ring_bytes);
 int ps_store_thread(struct ps_thread *t, struct ps_fast *f);
 int ps_store_next(struct ps_thread *t, struct ps_fast *f);
@@ -562,11 +568,14 @@ void ps_options_started(bool overwrite);
 int ps_options_read(const char *sub, struct ps_buf *out);
 int ps_options_write(const char *sub, const char *value, bool append);
 
+/* start.c: start-up from the environment (PATCHSITE_*), and the end of the process */
+void ps_start_env(void);
+void ps_stop_env(void);
+
 /* channel.c */
 void ps_channel_start(void);
 void ps_channel_forked(void);
 void ps_channel_stop(void);
-const char *ps_channel_dir(void);	/* where the socket is, or NULL when there is none */
 
 /* output.c */
 enum ps_format { PS_FORMAT_FTRACE, PS_FORMAT_CHROME, PS_FORMAT_FOLDED };

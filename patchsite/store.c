@@ -220,6 +220,22 @@ bool ps_store_private(void)
 	return private_dir;
 }
 
+/*
+ * Where a trace directory goes when nothing names one: next to the control
+ * socket while there is one (channel.c says so as it starts and stops).
+ */
+static _Atomic(const char *) default_dir;
+
+void ps_store_set_default_dir(const char *dir)
+{
+	atomic_store_explicit(&default_dir, dir, memory_order_release);
+}
+
+const char *ps_store_default_dir(void)
+{
+	return atomic_load_explicit(&default_dir, memory_order_acquire);
+}
+
 /* A session made for PATCHSITE_OUTPUT alone: removed once rendered (its files, then it). */
 void ps_store_remove(void)
 {
