@@ -87,7 +87,7 @@ static void after_fork_child(void)
  *   - the ops' properties the dispatcher reads (dispatch.c);
  *   - what ends a thread (core/thread.c);
  *   - sets that grow with new objects besides the ops' (filter.c);
- *   - who hears of objects arriving and going, in this order (loader.c;
+ *   - who hears of objects arriving and going, in this order (sites/sync.c;
  *     the reverse order when they go): mod.N, branch counts, events;
  *   - what else the trace directory holds (store.c): events, branch counts;
  *   - traps at sites other than functions' (patch.c): events'.
@@ -116,7 +116,7 @@ int patchsite_init(void)
 	long ns;
 	int err;
 
-	/* Once: dlsym resets the program's dlerror(); libraries loaded later are seen by loader.c. */
+	/* Once: dlsym resets the program's dlerror(); libraries loaded later are seen by dl.c. */
 	if (!atomic_exchange(&demangle_looked_up, true))
 		ps_demangle_lookup(NULL);
 	pthread_mutex_lock(&ps.lock);
@@ -133,7 +133,7 @@ int patchsite_init(void)
 			      PATCHSITE_LOG_ERROR);
 	else if (getenv("PATCHSITE_TRACER") && *getenv("PATCHSITE_TRACER"))
 		ps_log_stderr(PATCHSITE_LOG_WARNING, PATCHSITE_LOG_WARNING);
-	ns = ps_loader_namespace();
+	ns = ps_libc_namespace();
 	if (ns != 0) {
 		ps.init_err = -ENOTSUP;
 		ps_log(PATCHSITE_LOG_NOTE, "this copy was loaded into namespace %ld (dlmopen): "

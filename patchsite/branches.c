@@ -5,12 +5,12 @@
  * patchsite_branch in its section "patchsite_branches", and, built by g++
  * on x86-64, the addresses of its counters in "patchsite_branch_refs" (g++
  * puts a template's counters in .data).  We find both through the
- * object's file (modsect.c) and write every object's counts
+ * object's file (sites/image.c) and write every object's counts
  * as text into the process directory, file `branches` (patchsite-data(5)),
  * replaced whole each time:
  *   - at exit (ps_store_finish),
  *   - on demand (ps_branches_write: a snapshot),
- *   - and before a library is unloaded: the dlclose wrapper (loader.c)
+ *   - and before a library is unloaded: the dlclose wrapper (dl.c)
  *     renders every object's counts before the C library's dlclose
  *     (ps_branches_capture); objects that dlclose then unloaded keep that
  *     text for every later write (ps_branches_gone), the others drop it
@@ -276,7 +276,7 @@ static void lost_object(struct ps_buf *out, const struct ps_module *m, size_t n)
  * Counters are read only from inside a dl_iterate_phdr callback, for an
  * object the C library still lists: it holds its dl_load_write_lock there,
  * and dlclose unmaps under that lock, so what we read stays mapped while
- * we read it (loader.c relies on the same).  An object we know that is no
+ * we read it (sites/sync.c relies on the same).  An object we know that is no
  * longer listed was unloaded behind our back: its counts are lost (said).
  */
 struct walk {
@@ -406,7 +406,7 @@ static void keep(char *text, size_t len)
 	kept_tail = &k->next;
 }
 
-/* m was unloaded (loader.c, ps.lock held): its last counts stay. */
+/* m was unloaded (sites/sync.c, ps.lock held): its last counts stay. */
 void ps_branches_gone(struct ps_module *m)
 {
 	struct ps_buf t = { 0 };

@@ -16,7 +16,7 @@ PS_MAP_x86_64       := patchsite/x86_64/libpatchsite.map
 PS_MAP_aarch64      := patchsite/aarch64/libpatchsite.map
 PS_MAP  := $(PS_MAP_$(ARCH))
 
-PS_SRC  := $(wildcard patchsite/*.c patchsite/core/*.c patchsite/record/*.c patchsite/ctl/*.c) $(PS_ARCH_SRC_$(ARCH))
+PS_SRC  := $(wildcard patchsite/*.c patchsite/core/*.c patchsite/sites/*.c patchsite/record/*.c patchsite/ctl/*.c) $(PS_ARCH_SRC_$(ARCH))
 # The trace directory's reader and renderers, shared with the patchsite command (patchsite/cmd/).
 PS_OBJ  := $(patsubst %,$(B)/obj/%.o,$(basename $(PS_SRC))) \
 	   $(PS_LIBARCH_$(ARCH):%.c=$(B)/obj/ps/%.o) \

@@ -10,10 +10,9 @@
  *     log.c       the message sink
  *     mem.c       zeroed memory for large tables and rings (2 MB pages)
  *     demangle.c  C++ names as shown
- *   module.c    find loaded objects, their site tables and symbols
- *   modsect.c   a loaded object's section by name
+ *   sites/      the site machinery (sites/sites.h: image, symbols, module, stubs)
  *   event*.c    static trace events (event.h)
- *   loader.c    objects loaded and unloaded after start-up (dlopen, dlclose)
+ *   dl.c        the dlopen/dlmopen/dlclose wrappers (objects loaded after start-up)
  *   patch.c     start-up NOPs and live patching (breakpoint protocol)
  *   dispatch.c  ops registry, the dispatcher, trampoline choice
  *   filter.c    ftrace globs -> per-ops site bitmaps
@@ -324,7 +323,7 @@ const char *ps_error_copy(char *buf, size_t len);
 extern __thread char ps_last_error[512];	/* the calling thread's last error message */
 extern __thread bool ps_log_quiet;	/* the channel thread: messages only to ps_last_error, callback */
 
-/* module.c */
+/* sites/module.c, sites/symbols.c, sites/stubs.c */
 int ps_modules_scan(void);
 int ps_module_add(struct dl_phdr_info *info, int index, struct ps_module **out);
 int ps_module_index(struct ps_module *m);
@@ -352,7 +351,7 @@ const uint8_t *ps_module_file_code(const struct ps_module *m, uintptr_t addr, si
 void ps_log_site(enum patchsite_log_level level, const struct ps_site *s, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* modsect.c */
+/* sites/image.c */
 int ps_module_section(const struct ps_module *m, const char *name, uintptr_t *addr, size_t *size);
 size_t ps_module_room(const struct ps_module *m, uintptr_t addr);
 
@@ -430,8 +429,8 @@ struct ps_old_sets {			/* tracked sets replaced: freed after a grace period */
 int ps_globs_grow_all(size_t old_n, struct ps_old_sets *old);
 void ps_globs_eval_all(size_t from, size_t to);
 
-/* loader.c */
-struct ps_arrivals {			/* objects ps_loader_sync may add (loader.c) */
+/* sites/sync.c; ps_loader_init: dl.c */
+struct ps_arrivals {			/* objects ps_loader_sync may add (sites/sync.c) */
 	const void **phdr;		/* their program headers */
 	size_t n, cap;
 	unsigned long long adds, subs;	/* glibc's load and unload counts then */
@@ -451,7 +450,6 @@ void ps_loader_prepare(struct ps_arrivals *a);
 void ps_loader_done(struct ps_arrivals *a);
 int ps_loader_sync(const struct ps_arrivals *arrivals);
 void ps_loader_init(void);
-long ps_loader_namespace(void);
 
 /* record.c */
 extern struct patchsite_ops ps_function_ops, ps_graph_ops;

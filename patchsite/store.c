@@ -989,5 +989,5 @@ void ps_store_forked(struct ps_thread *self)
 		st.pid = getpid();	/* no directory: nothing recorded, stale files never written */
 }
 
-/* mod.N and the modules log follow the objects (loader.c). */
+/* mod.N and the modules log follow the objects (sites/sync.c). */
 const struct ps_watch ps_store_watch = { ps_store_module, ps_store_module_gone };

@@ -232,7 +232,7 @@ static unsigned long aarch64_exit_retval(const unsigned long *slot)
 	return *(const unsigned long *)((uintptr_t)slot - 296 + 16);
 }
 
-/* Only what module.c looks for in symbol tables: sites as built call no hook. */
+/* Only what sites/symbols.c looks for in symbol tables: sites as built call no hook. */
 static const char *const aarch64_hooks[] = { "_mcount", NULL };
 
 const struct ps_arch ps_arch_aarch64 = {

@@ -2,7 +2,7 @@
 /*
  * The C library's own dlopen, dlmopen and dlclose, looked up once.
  *
- * The runtime exports wrappers of the same names (loader.c), which bring
+ * The runtime exports wrappers of the same names (dl.c), which bring
  * the traced objects up to date after each call.  Its own loads (libgcc_s
  * for the unwinder hooks, libstdc++ kept for __cxa_demangle) are probes
  * with RTLD_NOLOAD and must not start that sync: one runs from inside the
@@ -11,6 +11,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
 #include <stddef.h>
 
 #include "libc.h"
@@ -53,4 +54,21 @@ int ps_libc_dlclose(void *h)
 		return -1;
 	}
 	return libc_dlclose(h);
+}
+
+/* The namespace this copy of the runtime lives in: dlmopen can load a second copy elsewhere. */
+long ps_libc_namespace(void)
+{
+	static long own = -2;	/* not known yet */
+	long known = __atomic_load_n(&own, __ATOMIC_RELAXED);
+	struct link_map *self = NULL;
+	Dl_info di;
+	Lmid_t lmid = LM_ID_BASE;
+
+	if (known != -2)
+		return known;
+	if (dladdr1((void *)&ps_libc_namespace, &di, (void **)&self, RTLD_DL_LINKMAP) && self)
+		dlinfo(self, RTLD_DI_LMID, &lmid);
+	__atomic_store_n(&own, lmid, __ATOMIC_RELAXED);
+	return lmid;
 }

@@ -10,5 +10,6 @@ bool ps_libc_ready(void);
 void *ps_libc_dlopen(const char *name, int flags);
 void *ps_libc_dlmopen(Lmid_t lmid, const char *name, int flags);
 int ps_libc_dlclose(void *h);
+long ps_libc_namespace(void);	/* where this copy of the runtime lives (dlmopen) */
 
 #endif
