@@ -149,7 +149,9 @@ int patchsite_init(void)
 		goto out;
 	}
 	ps_loader_init();
-	ps_record_init();
+	ps_clock_init();
+	ps_ring_init();
+	ps_unwind_init();	/* libgcc_s when loaded, else at the first unwinding */
 	ps.tramp = (uintptr_t)ps.arch->tramp;
 	ps.can_sync = ps_sync_register() == 0;
 	ps.can_write = true;

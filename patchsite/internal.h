@@ -16,7 +16,8 @@
  *   patch.c     start-up NOPs and live patching (breakpoint protocol)
  *   dispatch.c  ops registry, the dispatcher, trampoline choice
  *   filter.c    ftrace globs -> per-ops site bitmaps
- *   record.c    the built-in tracers' per-thread rings, shadow stacks, unwinding hooks
+ *   record/     rings (ring.[ch]), the tracer table, the function and function_graph
+ *               tracers, the unwinding hooks (unwind.c)
  *   output.c    decoding the rings: ftrace text, function_graph, Chrome JSON, folded stacks
  *   store.c     the trace directory: per-thread files the rings are written into
  *   api.c       public entry points; the constructor and destructor
@@ -451,13 +452,14 @@ void ps_loader_done(struct ps_arrivals *a);
 int ps_loader_sync(const struct ps_arrivals *arrivals);
 void ps_loader_init(void);
 
-/* record.c */
+/* record/ring.c, function.c, graph.c, unwind.c */
 extern struct patchsite_ops ps_function_ops, ps_graph_ops;
 extern const struct ps_ops_props ps_function_props, ps_graph_props;
 extern size_t ps_ring_bytes;
 extern unsigned ps_graph_max_depth;
 extern struct ps_globs ps_graph_trigger;	/* PATCHSITE_GRAPH_FUNCTION; set read in the dispatcher */
-void ps_record_init(void);
+void ps_ring_init(void);
+void ps_unwind_init(void);
 void ps_graph_thread_end(void);
 int ps_graph_unwinder_check(void);
 bool ps_ring_ext(unsigned kind, const uint64_t *payload, unsigned words);
