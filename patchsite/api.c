@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "control.h"
+#include "ctl/control.h"
 #include "internal.h"
 #include "event.h"
 
@@ -359,7 +359,7 @@ static int copy_filters(struct patchsite_ops *to, struct patchsite_ops *from)
 	return err;
 }
 
-/* The latency tracer is function_graph in the latency mode (record.c). */
+/* The latency tracer is function_graph in the latency mode (record/graph.c). */
 static void set_latency(bool on)
 {
 	pthread_mutex_lock(&ps.lock);

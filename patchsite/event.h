@@ -8,7 +8,7 @@
  *   event_record.c  the recorder probe: filter, ring record (PSD_EXT_EVENT)
  *   event_filter.c  field expressions (events/S/N/filter); no runtime state,
  *                   so that the fuzz harness links it alone
- *   event_ctl.c     control files: set_event, available_events, events/
+ *   ctl/event_files.c control files: set_event, available_events, events/
  */
 #ifndef PS_EVENT_H
 #define PS_EVENT_H

@@ -1,30 +1,34 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Shared state of the runtime's modules:
- *   core/       services that know no site; nothing there calls a file above:
- *     state.c     the global `ps`
- *     thread.c    per-thread records, the ps_fast TLS, grace periods
- *     clock.c     the event clock and its conversion to CLOCK_MONOTONIC
- *     textbuf.c   struct ps_buf, text being built
- *     libc.c      the C library's dlopen/dlmopen/dlclose (not our wrappers)
- *     log.c       the message sink
- *     mem.c       zeroed memory for large tables and rings (2 MB pages)
- *     demangle.c  C++ names as shown
- *   sites/      the site machinery (sites/sites.h: image, symbols, module, stubs)
- *   event*.c    static trace events (event.h)
- *   dl.c        the dlopen/dlmopen/dlclose wrappers (objects loaded after start-up)
- *   patch.c     start-up NOPs and live patching (breakpoint protocol)
- *   dispatch.c  ops registry, the dispatcher, trampoline choice
- *   filter.c    ftrace globs -> per-ops site bitmaps
- *   record/     rings (ring.[ch]), the tracer table, the function and function_graph
- *               tracers, the unwinding hooks (unwind.c)
- *   output.c    decoding the rings: ftrace text, function_graph, Chrome JSON, folded stacks
- *   store.c     the trace directory: per-thread files the rings are written into
- *   api.c       public entry points; the constructor and destructor
- *   start.c     start-up from the environment, the trace written at exit
- *   channel.c   the control channel: a socket `patchsite ctl` talks to
- *   ctl_core.c  the core control files (current_tracer, filters, ...)
- *   branches.c  the branch profiler's counters: found, written to the trace directory
+ * The runtime's data model, shared by every folder, and the declarations of
+ * its parts.  The folders, lowest layer first; a file never calls into a
+ * folder above its own (it registers a hook instead, api.c wire), except
+ * the arch trampolines' C entry points (arch/entry.h):
+ *   core/     services that know no site: the global `ps` (state.c), thread
+ *             records, ps_fast TLS and grace periods (thread.c), the clock,
+ *             text buffers (textbuf.c), the C library's dlopen (libc.c),
+ *             the message sink (log.c), large zeroed memory (mem.c), C++ names
+ *   arch/     the arch ops interface (arch.h), the trampolines' C entry points
+ *             (entry.h), one folder per arch: arch.c, host.h, tramp.S, the map
+ *   sites/    the site machinery (sites.h has its map): the file behind an
+ *             object, symbols, site tables, stubs; patch.c (where a site is
+ *             patched: start-up NOPs, live batches, the SIGTRAP handler);
+ *             dispatch.c (ops, want masks, the dispatcher, which trampoline);
+ *             filter.c (globs -> one byte per site); sync.c (every live
+ *             change of objects, then patching; its watchers)
+ *   record/   what runs while the program records: rings (ring.[ch]), the
+ *             tracer table (tracers.c: where a tracer is added), the function
+ *             and function_graph tracers, unwinding hooks, arguments, the
+ *             tracing_on/pid gate, filter commands, markers, snapshots,
+ *             trace_options, the trace directory writer (store.c), branch
+ *             counts
+ *   event*.c  static trace events (event.h has their map)
+ *   api.c     public entry points, patchsite_init (wire: every hook), the
+ *             constructor and destructor; output.c patchsite_trace_write
+ *   ctl/      control files by name (control.c, control.h: where a control
+ *             file is served) and their tables (*_files.c), the channel
+ *   start.c   start-up from the environment; dl.c the dlopen wrappers
+ * The trace directory's format is psdata.h; its reader is in cmd/.
  * Everything here has hidden visibility (see build.mk); only patchsite_* is exported.
  */
 #ifndef PS_INTERNAL_H
@@ -38,7 +42,7 @@
 #include <link.h>
 #include <sys/types.h>
 
-#include "arch.h"
+#include "arch/arch.h"
 #include "core/demangle.h"
 #include "core/libc.h"
 #include "patchsite.h"
@@ -195,14 +199,14 @@ struct ps_frame {			/* one traced call whose return is hooked */
 };
 #define PS_FRAME_KEY_BIAS 24		/* the exit trampoline's %rsp after it saved 3 registers */
 /*
- * Key bit 1: the frame's return must reach C (record.c frame_exit: a
+ * Key bit 1: the frame's return must reach C (record/graph.c frame_exit: a
  * threshold, a return value); the fast return paths see a key that does
  * not match and take their slow path.  Compare keys with PS_FRAME_KEY.
  */
 #define PS_FRAME_SLOW	2
 #define PS_FRAME_KEY(fr) ((fr)->key & ~(uintptr_t)PS_FRAME_SLOW)
 
-/* What the C exit of a frame needs (record.c), parallel to the shadow frames. */
+/* What the C exit of a frame needs (record/graph.c), parallel to the shadow frames. */
 struct ps_fslow {
 	uint64_t *wp;			/* the entry word; NULL: nothing to do at the exit */
 	uint64_t *end;			/* the ring position after the entry (and its arguments) */
@@ -275,7 +279,7 @@ struct ps_thread {
 	struct ps_fast fast_copy;
 	struct ps_frame *frames, *frames_end;	/* frames[0] is a sentinel */
 	struct ps_fslow *fslow;		/* one per frame */
-	unsigned notrace;		/* set_graph_notrace calls open (record.c) */
+	unsigned notrace;		/* set_graph_notrace calls open (record/graph.c) */
 	struct ps_frame grave[16];	/* frames dropped while their slot might come back */
 	unsigned ngrave;
 	int exit_rounds;
@@ -356,7 +360,7 @@ void ps_log_site(enum patchsite_log_level level, const struct ps_site *s, const 
 int ps_module_section(const struct ps_module *m, const char *name, uintptr_t *addr, size_t *size);
 size_t ps_module_room(const struct ps_module *m, uintptr_t addr);
 
-/* branches.c */
+/* record/branch_counts.c */
 extern bool ps_branches_off;
 bool ps_branches_any(void);
 int ps_branches_write(void);
@@ -477,7 +481,7 @@ unsigned long ps_graph_thresh(void);
 struct ps_tracer {
 	const char *name;
 	struct patchsite_ops *ops;	/* what it registers; NULL: nothing (nop) */
-	bool latency;			/* the graph tracer's latency mode (record.c) */
+	bool latency;			/* the graph tracer's latency mode (record/graph.c) */
 	int (*check)(void);		/* can it start? 0, or -errno said */
 };
 extern const struct ps_tracer ps_tracers[];	/* ends with a NULL name */

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "control.h"
+#include "ctl/control.h"
 #include "internal.h"
 #include "event.h"
 
@@ -214,7 +214,7 @@ static int env_triggers(void)
 	return 0;
 }
 
-/* The settings that are also control files (recctl.c), written through them. */
+/* The settings that are also control files (ctl/record_files.c), written through them. */
 static int env_controls(void)
 {
 	static const char *const vars[][2] = {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "control.h"
+#include "ctl/control.h"
 #include "internal.h"
 
 /* value is one word (surrounding white space aside), copied to out; else the error said. */

@@ -4,9 +4,8 @@
  * Its fast path is the arch's (tramp_func); this is its C path, taken when
  * a setting needs C (ps_record_slow) or other ops are registered too.
  */
+#include "arch/entry.h"
 #include "ring.h"
-
-#define HIDDEN __attribute__((visibility("hidden")))
 
 static void func_entry(uint32_t idw, unsigned long parent, struct patchsite_regs *regs)
 {
@@ -20,9 +19,7 @@ static void func_entry(uint32_t idw, unsigned long parent, struct patchsite_regs
 	put_args(NULL, idw, regs, &rv);
 }
 
-/* From the fast trampoline: a[0] id << 2, a[2] the return into the caller. */
-HIDDEN void ps_func_entry_slow(unsigned long *a);
-
+/* From the fast trampoline (arch/entry.h): a[0] id << 2, a[2] the return into the caller. */
 void ps_func_entry_slow(unsigned long *a)
 {
 	func_entry((uint32_t)a[0], a[2], NULL);

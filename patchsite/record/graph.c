@@ -12,10 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "control.h"
+#include "ctl/control.h"
+#include "arch/entry.h"
 #include "graph.h"
-
-#define HIDDEN __attribute__((visibility("hidden")))
 
 unsigned ps_graph_max_depth = PS_FRAMES;
 
@@ -337,15 +336,10 @@ static void graph_word(struct ps_site *site, uint32_t idw, unsigned long *loc,
 }
 
 /* From the fast trampolines: a[0] id << 2, a[1] return into the function, a[2] into its caller. */
-HIDDEN void ps_graph_word_slow(unsigned long *a);
-
 void ps_graph_word_slow(unsigned long *a)
 {
 	graph_word(NULL, (uint32_t)a[0], &a[2], NULL);
 }
-
-HIDDEN void ps_graph_entry_slow(unsigned long *a);
-HIDDEN void ps_graph_exit_slow(unsigned long *slot);
 
 void ps_graph_entry_slow(unsigned long *a)
 {
@@ -392,8 +386,6 @@ uintptr_t ps_graph_other_thread_ret(struct ps_thread *me, uintptr_t key)
  * a program that copies its stacks around).  Nothing can continue that
  * call; the runtime must not abort the program, so the thread alone ends.
  */
-HIDDEN void ps_graph_lost(void) __attribute__((noreturn)) PS_REACHED_BY_RET;
-
 /* Reached by a return, not a call: PS_REACHED_BY_RET (host.h) fixes the stack alignment where needed. */
 void ps_graph_lost(void)
 {

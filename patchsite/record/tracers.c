@@ -13,7 +13,7 @@
  */
 #include <string.h>
 
-#include "control.h"
+#include "ctl/control.h"
 #include "internal.h"
 
 const struct ps_tracer ps_tracers[] = {

@@ -35,7 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "control.h"
+#include "ctl/control.h"
 #include "cmd/ctlproto.h"
 #include "internal.h"
 

@@ -12,7 +12,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "control.h"
+#include "ctl/control.h"
 #include "internal.h"
 #include "psdata.h"
 

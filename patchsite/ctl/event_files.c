@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "control.h"
+#include "ctl/control.h"
 #include "event.h"
 #include "internal.h"
 

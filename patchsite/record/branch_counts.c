@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "cmd/branches.h"
-#include "control.h"
+#include "ctl/control.h"
 #include "internal.h"
 #include "patchsite_branch.h"
 

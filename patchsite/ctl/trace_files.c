@@ -3,7 +3,7 @@
  * The control files of the trace's own contents and its text (control.h):
  * trace_marker (marker.c), snapshot (snapshot.c), trace_options (options.c).
  */
-#include "control.h"
+#include "ctl/control.h"
 #include "internal.h"
 
 const struct ps_ctl_file ps_ctl_trace[] = {

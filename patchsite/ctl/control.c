@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "control.h"
+#include "ctl/control.h"
 #include "internal.h"
 
 const struct ps_ctl_file *ps_ctl_find(const char *path, const char **sub)

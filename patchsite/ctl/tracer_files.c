@@ -4,7 +4,7 @@
  * available_tracers, set_ftrace_filter, set_ftrace_notrace,
  * set_graph_function, max_graph_depth, buffer_size_kb,
  * available_filter_functions and enabled_functions, and our trace_dir
- * (tracing_on is recctl.c's, with the other recording switches).
+ * (tracing_on is ctl/record_files.c's, with the other recording switches).
  * Each one is a thin layer over the C API (api.c), so that the control
  * channel, programs and the environment share one behaviour.
  *
@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "control.h"
+#include "ctl/control.h"
 #include "internal.h"
 
 #define SEPARATORS " \t\n,"

@@ -4,7 +4,7 @@
  * runtime that owns some.  Kept apart so that adding a table touches
  * nothing else.
  */
-#include "control.h"
+#include "ctl/control.h"
 
 const struct ps_ctl_file *const ps_ctl_groups[] = {
 	ps_ctl_core,

@@ -3,7 +3,7 @@
  * Control files: ftrace's tracefs files for one process.  Each part of the
  * runtime that owns settings declares its files in a table of struct
  * ps_ctl_file (ending with a zero entry) and lists the table once in
- * ctl_groups.c; control.c finds a file by name for patchsite_ctl_read and
+ * ctl/groups.c; ctl/control.c finds a file by name for patchsite_ctl_read and
  * patchsite_ctl_write, which the control channel (`patchsite ctl`), the
  * environment and programs all go through.
  *
@@ -39,7 +39,7 @@ struct ps_ctl_file {
  */
 int ps_filter_command(const char *glob, const char *cmd, const char *arg, bool remove);
 void ps_filter_command_list(struct ps_buf *out);
-extern const struct ps_ctl_file ps_ctl_events[];	/* event_ctl.c */
+extern const struct ps_ctl_file ps_ctl_events[];	/* ctl/event_files.c */
 extern const struct ps_ctl_file ps_ctl_branches[];	/* branches.c */
 
 /* ctl_groups.c: every table, NULL-terminated. */

@@ -16,11 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/entry.h"
 #include "internal.h"
-
-#define HIDDEN __attribute__((visibility("hidden")))
-
-HIDDEN void ps_dispatch(uint32_t id, unsigned long ret, struct patchsite_regs *regs);
 
 void ps_dispatch(uint32_t id, unsigned long ret, struct patchsite_regs *regs)
 {
@@ -104,7 +101,7 @@ struct ps_ops_state *ps_ops_state(struct patchsite_ops *ops)
 		n->s.slot = -1;
 		n->s.next = ps.states;
 		ps.states = &n->s;
-		/* Made whole first: an exiting thread reads it without the lock (record.c). */
+		/* Made whole first: an exiting thread reads it without the lock (record/unwind.c). */
 		__atomic_store_n(&ops->state, n, __ATOMIC_RELEASE);
 	}
 	return &ops->state->s;

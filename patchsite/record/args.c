@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "control.h"
+#include "ctl/control.h"
 #include "internal.h"
 
 struct args_spec {

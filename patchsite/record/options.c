@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "control.h"
+#include "ctl/control.h"
 #include "internal.h"
 
 static const struct {

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "control.h"
+#include "ctl/control.h"
 #include "internal.h"
 #include "psdata.h"
 
@@ -65,7 +65,7 @@ static bool take_count(_Atomic long *c)
 /*
  * PSD_EXT_STACK: the site id, then the return addresses from the
  * function's caller outwards (the unwinder sees through function_graph's
- * hooks, record.c).  The frames of the runtime itself are left out: the
+ * hooks, record/unwind.c).  The frames of the runtime itself are left out: the
  * walk starts at the return address into the caller, where regs says it is.
  */
 static void record_stack(const struct ps_site *s, struct patchsite_regs *regs)

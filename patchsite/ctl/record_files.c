@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "control.h"
+#include "ctl/control.h"
 #include "internal.h"
 
 static int tracing_on_read(const char *sub, struct ps_buf *out)

@@ -28,7 +28,7 @@
 #include <unistd.h>
 #include "host.h"
 
-#include "control.h"
+#include "ctl/control.h"
 #include "internal.h"
 #include "psdata.h"
 
