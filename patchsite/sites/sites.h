@@ -8,6 +8,11 @@
  *   module.c   objects and their site tables, hook slots, exit linking,
  *              lookups by id and address
  *   stubs.c    where each object's stubs go, and mapping them
+ *   patch.c    writing sites: start-up NOPs, live batches, late objects,
+ *              event-site code; trap.c its SIGTRAP handler
+ *   dispatch.c ops, want masks, the dispatcher, trampoline choice
+ *   filter.c   globs -> one byte per site; sets that grow with new objects
+ *   sync.c     every live change of the objects, then patching; watchers
  */
 #ifndef PS_SITES_H
 #define PS_SITES_H
@@ -36,6 +41,12 @@ const char *ps_section_name(const struct elf_file *f, const Elf64_Shdr *s);
 int ps_file_open(struct ps_module *m, struct elf_file *f);
 bool ps_file_matches_image(const struct elf_file *f, const struct dl_phdr_info *info);
 bool ps_image_readable(const struct dl_phdr_info *info, uintptr_t addr, size_t len);
+
+/* The stub of a site (stubs.c maps them, one per site). */
+static inline uintptr_t ps_stub_of(const struct ps_site *s)
+{
+	return (uintptr_t)s->mod->stubs + (s->id & PS_ID_MASK) * (uintptr_t)ps.arch->stub_size;
+}
 
 /* symbols.c */
 int ps_find_symbols(struct ps_module *m, const struct elf_file *f);
