@@ -5,30 +5,34 @@
 # The runtime is never built with -pg; its objects are PIC so that one set
 # serves all three outputs.
 #
-# The host arch ($(ARCH), Makefile) picks the arch's runtime files, its
-# host.h (-Ipatchsite/$(ARCH)), its symbol-version map, and the lib/arch
-# files the runtime links for instruction encodings (compiled again here,
-# PIC and hidden, under $(B)/obj/ps/).
-PS_ARCH_SRC_x86_64  := $(wildcard patchsite/x86_64/*.c)
-PS_ARCH_SRC_aarch64 := $(wildcard patchsite/aarch64/*.c patchsite/aarch64/*.S)
+# The host arch ($(ARCH), Makefile) picks the arch's runtime files under
+# patchsite/arch/$(ARCH)/, its host.h (-Ipatchsite/arch/$(ARCH)), its
+# symbol-version map, and the lib/arch files the runtime links for
+# instruction encodings (compiled again here, PIC and hidden, under
+# $(B)/obj/ps/).  The arch ops interface is patchsite/arch/arch.h.
+PS_ARCH_SRC_x86_64  := $(wildcard patchsite/arch/x86_64/*.c patchsite/arch/x86_64/*.S)
+PS_ARCH_SRC_aarch64 := $(wildcard patchsite/arch/aarch64/*.c patchsite/arch/aarch64/*.S)
 PS_LIBARCH_aarch64  := lib/arch/aarch64.c lib/arch/common.c
-PS_MAP_x86_64       := patchsite/x86_64/libpatchsite.map
-PS_MAP_aarch64      := patchsite/aarch64/libpatchsite.map
+PS_MAP_x86_64       := patchsite/arch/x86_64/libpatchsite.map
+PS_MAP_aarch64      := patchsite/arch/aarch64/libpatchsite.map
 PS_MAP  := $(PS_MAP_$(ARCH))
 
 # The trace directory's format and reader (data/), the renderers (render/) and the control
 # channel's wire format (ctl/proto.c): one set of objects, in the runtime and in the patchsite
-# command (patchsite/cmd/build.mk).  Subfolders are listed here: the wildcard below is flat.
+# command (patchsite/cmd/build.mk).
 PS_SHARED_SRC := $(wildcard patchsite/data/*.c patchsite/render/*.c) patchsite/ctl/proto.c
 PS_SHARED_OBJ := $(PS_SHARED_SRC:%.c=$(B)/obj/%.o)
 
-PS_SRC  := $(wildcard patchsite/*.c) $(PS_ARCH_SRC_$(ARCH))
+# Folders by layer (patchsite/internal.h has the map): core/ < arch/ < sites/ < record/,
+# events < api*.c < ctl/ < start.c, dl.c.  ctl/proto.c is one of the shared objects above.
+PS_SRC  := $(filter-out patchsite/ctl/proto.c,$(wildcard patchsite/*.c patchsite/core/*.c \
+		patchsite/sites/*.c patchsite/record/*.c patchsite/ctl/*.c)) $(PS_ARCH_SRC_$(ARCH))
 PS_OBJ  := $(patsubst %,$(B)/obj/%.o,$(basename $(PS_SRC))) \
 	   $(PS_LIBARCH_$(ARCH):%.c=$(B)/obj/ps/%.o) $(PS_SHARED_OBJ)
 PS_LIBS := $(B)/libpatchsite.a $(B)/libpatchsite.so $(B)/patchsite.o
 
 $(PS_OBJ): ALL_CFLAGS += -D_GNU_SOURCE -fPIC -fvisibility=hidden -pthread \
-	-Ipatchsite -Ipatchsite/$(ARCH) -DPS_HOST_ARCH=ps_arch_$(ARCH)
+	-Ipatchsite -Ipatchsite/arch -Ipatchsite/arch/$(ARCH) -DPS_HOST_ARCH=ps_arch_$(ARCH)
 
 $(B)/obj/ps/%.o: %.c
 	@mkdir -p $(dir $@)

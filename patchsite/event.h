@@ -8,7 +8,7 @@
  *   event_record.c  the recorder probe: filter, ring record (PSD_EXT_EVENT)
  *   event_filter.c  field expressions (events/S/N/filter); no runtime state,
  *                   so that the fuzz harness links it alone
- *   event_ctl.c     control files: set_event, available_events, events/
+ *   ctl/event_files.c control files: set_event, available_events, events/
  */
 #ifndef PS_EVENT_H
 #define PS_EVENT_H
@@ -94,7 +94,9 @@ void ps_events_env(void);				/* PATCHSITE_EVENTS */
 
 /* event_api.c */
 void ps_event_describe(const struct ps_event *ev, struct ps_buf *out);	/* format file */
-void ps_events_store(void);				/* the trace directory's events file */
+void ps_events_store(void);
+extern const struct ps_watch ps_events_watch;
+extern const struct ps_store_part ps_events_part;				/* the trace directory's events file */
 
 /* event_record.c */
 void ps_event_record(void *data, const struct patchsite_event_info *info,

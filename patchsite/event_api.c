@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "control.h"
+#include "ctl/control.h"
 #include "event.h"
 #include "internal.h"
 
@@ -168,3 +168,19 @@ int patchsite_event_probe_unregister(const char *event, patchsite_event_probe fn
 	pthread_mutex_unlock(&ps.lock);
 	return api_ret(err);
 }
+
+/* An object's events are found and checked as it arrives; the events file follows. */
+static void events_arrived(struct ps_module *m)
+{
+	ps_event_module(m);
+	ps_events_store();
+}
+
+const struct ps_watch ps_events_watch = { events_arrived, ps_event_module_gone };
+
+static bool events_any(void)
+{
+	return ps_event_count() > 0;
+}
+
+const struct ps_store_part ps_events_part = { events_any, ps_events_store, NULL };

@@ -1,23 +1,34 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Shared state of the runtime's modules:
- *   module.c    find loaded objects, their site tables and symbols
- *   modsect.c   a loaded object's section by name
- *   event*.c    static trace events (event.h)
- *   loader.c    objects loaded and unloaded after start-up (dlopen, dlclose)
- *   patch.c     start-up NOPs and live patching (breakpoint protocol)
- *   dispatch.c  ops registry, per-thread state, the dispatcher, grace periods
- *   filter.c    ftrace globs -> per-ops site bitmaps
- *   record.c    the built-in tracers' per-thread rings, shadow stacks, unwinding hooks
- *   output.c    decoding the rings: ftrace text, function_graph, Chrome JSON, folded stacks
- *   store.c     the trace directory: per-thread files the rings are written into
- *   api.c       public entry points, start-up from the environment
- *   channel.c   the control channel: a socket `patchsite ctl` talks to
- *   ctl_core.c  the core control files (current_tracer, filters, ...)
- *   log.c       the message sink
- *   mem.c       zeroed memory for large tables and rings (2 MB pages)
- *   modsect.c   a loaded object's sections by name (from its file's headers)
- *   branches.c  the branch profiler's counters: found, written to the trace directory
+ * The runtime's data model, shared by every folder, and the declarations of
+ * its parts.  The folders, lowest layer first; a file never calls into a
+ * folder above its own (it registers a hook instead, api.c wire), except
+ * the arch trampolines' C entry points (arch/entry.h):
+ *   core/     services that know no site: the global `ps` (state.c), thread
+ *             records, ps_fast TLS and grace periods (thread.c), the clock,
+ *             text buffers (textbuf.c), the C library's dlopen (libc.c),
+ *             the message sink (log.c), large zeroed memory (mem.c), C++ names
+ *   arch/     the arch ops interface (arch.h), the trampolines' C entry points
+ *             (entry.h), one folder per arch: arch.c, host.h, tramp.S, the map
+ *   sites/    the site machinery (sites.h has its map): the file behind an
+ *             object, symbols, site tables, stubs; patch.c (where a site is
+ *             patched: start-up NOPs, live batches, the SIGTRAP handler);
+ *             dispatch.c (ops, want masks, the dispatcher, which trampoline);
+ *             filter.c (globs -> one byte per site); sync.c (every live
+ *             change of objects, then patching; its watchers)
+ *   record/   what runs while the program records: rings (ring.[ch]), the
+ *             tracer table (tracers.c: where a tracer is added), the function
+ *             and function_graph tracers, unwinding hooks, arguments, the
+ *             tracing_on/pid gate, filter commands, markers, snapshots,
+ *             trace_options, the trace directory writer (store.c), branch
+ *             counts
+ *   event*.c  static trace events (event.h has their map)
+ *   api.c     public entry points, patchsite_init (wire: every hook), the
+ *             constructor and destructor; output.c patchsite_trace_write
+ *   ctl/      control files by name (control.c, control.h: where a control
+ *             file is served) and their tables (*_files.c), the channel
+ *   start.c   start-up from the environment; dl.c the dlopen wrappers
+ * The trace directory's format is psdata.h; its reader is in cmd/.
  * Everything here has hidden visibility (see build.mk); only patchsite_* is exported.
  */
 #ifndef PS_INTERNAL_H
@@ -31,9 +42,10 @@
 #include <link.h>
 #include <sys/types.h>
 
-#include "arch.h"
+#include "arch/arch.h"
+#include "core/demangle.h"
+#include "core/libc.h"
 #include "data/format.h"
-#include "demangle.h"
 #include "patchsite.h"
 
 struct ps_buf;
@@ -134,9 +146,25 @@ struct ps_module {
 struct ps_globs {
 	uint8_t *set;			/* NULL: no function selected (filter: every site) */
 	char *text;			/* tokens so far, NULL when none */
+	bool rcu;			/* set is read without the lock: freed after a grace period */
+};
+
+/*
+ * What an ops needs from the dispatcher, said by its owner (the kernel's
+ * FTRACE_OPS_FL_*), so that the dispatcher never asks which ops it is.
+ * Ops of programs have none: the generic trampoline, entry sites only,
+ * called only while tracing is on, in slot order.
+ */
+struct ps_ops_props {
+	/* The arch trampoline it may run through when it is the only ops; 0: not now. */
+	uintptr_t (*fast)(void);
+	bool exits;			/* wants the exit sites of the functions it wants */
+	bool always;			/* called while tracing_on is off (it may turn it on) */
+	bool first;			/* called before the other ops of a site */
 };
 
 struct ps_ops_state {
+	const struct ps_ops_props *props;	/* NULL: none (ps_ops_describe) */
 	int slot;			/* bit in want masks while registered, else -1 */
 	bool registered;
 	struct ps_globs filter;		/* set NULL = every site */
@@ -154,6 +182,7 @@ struct ps_ops_list {
 	struct {
 		struct patchsite_ops *ops;
 		uint64_t bit;
+		bool always;		/* props->always, copied: the dispatcher tests a flag */
 	} e[];
 };
 
@@ -171,14 +200,14 @@ struct ps_frame {			/* one traced call whose return is hooked */
 };
 #define PS_FRAME_KEY_BIAS 24		/* the exit trampoline's %rsp after it saved 3 registers */
 /*
- * Key bit 1: the frame's return must reach C (record.c frame_exit: a
+ * Key bit 1: the frame's return must reach C (record/graph.c frame_exit: a
  * threshold, a return value); the fast return paths see a key that does
  * not match and take their slow path.  Compare keys with PS_FRAME_KEY.
  */
 #define PS_FRAME_SLOW	2
 #define PS_FRAME_KEY(fr) ((fr)->key & ~(uintptr_t)PS_FRAME_SLOW)
 
-/* What the C exit of a frame needs (record.c), parallel to the shadow frames. */
+/* What the C exit of a frame needs (record/graph.c), parallel to the shadow frames. */
 struct ps_fslow {
 	uint64_t *wp;			/* the entry word; NULL: nothing to do at the exit */
 	uint64_t *end;			/* the ring position after the entry (and its arguments) */
@@ -251,7 +280,7 @@ struct ps_thread {
 	struct ps_fast fast_copy;
 	struct ps_frame *frames, *frames_end;	/* frames[0] is a sentinel */
 	struct ps_fslow *fslow;		/* one per frame */
-	unsigned notrace;		/* set_graph_notrace calls open (record.c) */
+	unsigned notrace;		/* set_graph_notrace calls open (record/graph.c) */
 	struct ps_frame grave[16];	/* frames dropped while their slot might come back */
 	unsigned ngrave;
 	int exit_rounds;
@@ -288,17 +317,19 @@ struct ps_state {
 
 extern struct ps_state ps;
 
-/* log.c */
+/* core/state.c: struct ps_state ps */
+
+/* core/log.c */
 __attribute__((format(printf, 2, 3)))
 void ps_log(enum patchsite_log_level level, const char *fmt, ...);
-void ps_log_site(enum patchsite_log_level level, const struct ps_site *s, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+__attribute__((format(printf, 3, 4)))
+void ps_log_in(enum patchsite_log_level level, const char *file, const char *fmt, ...);
 void ps_log_stderr(int from, int to);	/* levels from..to also go to stderr */
 const char *ps_error_copy(char *buf, size_t len);
 extern __thread char ps_last_error[512];	/* the calling thread's last error message */
 extern __thread bool ps_log_quiet;	/* the channel thread: messages only to ps_last_error, callback */
 
-/* module.c */
+/* sites/module.c, sites/symbols.c, sites/stubs.c */
 int ps_modules_scan(void);
 int ps_module_add(struct dl_phdr_info *info, int index, struct ps_module **out);
 int ps_module_index(struct ps_module *m);
@@ -323,20 +354,24 @@ size_t ps_sym_aliases(const struct ps_module *m, const struct ps_sym *sym,
 		      const struct ps_sym **first);
 
 const uint8_t *ps_module_file_code(const struct ps_module *m, uintptr_t addr, size_t len);
+void ps_log_site(enum patchsite_log_level level, const struct ps_site *s, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
-/* modsect.c */
+/* sites/image.c */
 int ps_module_section(const struct ps_module *m, const char *name, uintptr_t *addr, size_t *size);
 size_t ps_module_room(const struct ps_module *m, uintptr_t addr);
 
-/* branches.c */
+/* record/branch_counts.c */
 extern bool ps_branches_off;
 bool ps_branches_any(void);
 int ps_branches_write(void);
 void ps_branches_capture(void);
 void ps_branches_gone(struct ps_module *m);
 void ps_branches_settle(void);
+extern const struct ps_watch ps_branches_watch;
+extern const struct ps_store_part ps_branches_part;
 
-/* mem.c */
+/* core/mem.c */
 void *ps_map_zero(size_t *bytes, bool round, uintptr_t hint);
 void *ps_calloc_large(size_t n, size_t size);
 
@@ -355,49 +390,83 @@ struct ps_code_poke {			/* one change of ps_patch_code */
 	bool ok;			/* out: the bytes were old, and were changed */
 };
 int ps_patch_code(struct ps_code_poke *pk, size_t n);
+/* A trap at addr, not at a function site: true and where to go if it is the caller's. */
+typedef bool ps_trap_lookup_fn(uintptr_t addr, uintptr_t *resume);
+void ps_patch_add_lookup(ps_trap_lookup_fn *fn);
+
+/* core/thread.c: per-thread records, grace periods */
+extern __thread struct ps_thread *ps_self __attribute__((tls_model("initial-exec")));
+extern __thread struct ps_fast ps_fast __attribute__((tls_model("initial-exec")));
+int ps_thread_init(void);
+void ps_thread_on_exit(void (*fn)(void));
+struct ps_thread *ps_thread_forked(void);
+struct ps_thread *ps_thread_self(void);
+void ps_sync_dispatchers(void);
+unsigned long ps_reader_enter(struct ps_thread *t);
+void ps_reader_exit(struct ps_thread *t, unsigned long seq);
+
+/* core/clock.c */
+void ps_clock_init(void);
+uint64_t ps_tsc_to_ns(uint64_t tsc);
+uint64_t ps_tsc_now(void);
 
 /* dispatch.c */
-int ps_dispatch_init(void);
+void ps_ops_describe(struct patchsite_ops *ops, const struct ps_ops_props *props);
 int ps_ops_publish(void);
-void ps_sync_dispatchers(void);
+struct ps_arrivals;
+int ps_ops_register(struct patchsite_ops *ops, const struct ps_arrivals *arrivals);
+int ps_ops_unregister(struct patchsite_ops *ops, const struct ps_arrivals *arrivals);
 void ps_recompute_want(void);
-struct ps_thread *ps_thread_self(void);
 struct ps_ops_state *ps_ops_state(struct patchsite_ops *ops);
 void ps_tramp_select(bool generic);
 void ps_tramp_set(uintptr_t tramp);
-unsigned long ps_reader_enter(struct ps_thread *t);
-void ps_reader_exit(struct ps_thread *t, unsigned long seq);
 
 /* filter.c */
 int ps_filter_apply(struct ps_globs *g, const char *globs, int reset, const char *what);
 int ps_filter_grow(struct ps_globs *g, size_t old_n, uint8_t **old);
 void ps_filter_eval(struct ps_globs *g, size_t from, size_t to);
 void ps_globs_free(struct ps_globs *g);
+void ps_globs_track(struct ps_globs *g);
+#define PS_TRACKED_MAX 4
+struct ps_old_sets {			/* tracked sets replaced: freed after a grace period */
+	uint8_t *set[PS_TRACKED_MAX];
+	unsigned n;
+};
+int ps_globs_grow_all(size_t old_n, struct ps_old_sets *old);
+void ps_globs_eval_all(size_t from, size_t to);
 
-/* loader.c */
-struct ps_arrivals {			/* objects ps_loader_sync may add (loader.c) */
+/* sites/sync.c; ps_loader_init: dl.c */
+struct ps_arrivals {			/* objects ps_loader_sync may add (sites/sync.c) */
 	const void **phdr;		/* their program headers */
 	size_t n, cap;
 	unsigned long long adds, subs;	/* glibc's load and unload counts then */
 	bool cxx;			/* libstdc++ among them */
 };
+/*
+ * Who hears of objects arriving and leaving (the trace directory's mod.N,
+ * events, branch counts): registered once at init (api.c wire); told in
+ * that order when an object arrives, in the reverse order when it goes.
+ */
+struct ps_watch {
+	void (*arrived)(struct ps_module *m);	/* indexed, its sites NOPed or refused */
+	void (*gone)(struct ps_module *m);	/* its code is gone; the record stays */
+};
+void ps_watch_add(const struct ps_watch *w);
 void ps_loader_prepare(struct ps_arrivals *a);
 void ps_loader_done(struct ps_arrivals *a);
 int ps_loader_sync(const struct ps_arrivals *arrivals);
 void ps_loader_init(void);
-long ps_loader_namespace(void);
 
-/* record.c */
-extern __thread struct ps_fast ps_fast __attribute__((tls_model("initial-exec")));
+/* record/ring.c, function.c, graph.c, unwind.c */
 extern struct patchsite_ops ps_function_ops, ps_graph_ops;
+extern const struct ps_ops_props ps_function_props, ps_graph_props;
 extern size_t ps_ring_bytes;
 extern unsigned ps_graph_max_depth;
 extern struct ps_globs ps_graph_trigger;	/* PATCHSITE_GRAPH_FUNCTION; set read in the dispatcher */
-void ps_record_init(void);
+void ps_ring_init(void);
+void ps_unwind_init(void);
 void ps_graph_thread_end(void);
 int ps_graph_unwinder_check(void);
-uint64_t ps_tsc_to_ns(uint64_t tsc);
-uint64_t ps_tsc_now(void);
 bool ps_ring_ext(unsigned kind, const uint64_t *payload, unsigned words);
 bool ps_record_slow(void);
 int ps_graph_set_thresh(unsigned long us);
@@ -409,8 +478,22 @@ uint64_t ps_graph_max_latency_ns(void);
 void ps_graph_set_max_latency_ns(uint64_t ns);
 unsigned long ps_graph_thresh(void);
 
+/* record/tracers.c: the tracer table */
+struct ps_tracer {
+	const char *name;
+	struct patchsite_ops *ops;	/* what it registers; NULL: nothing (nop) */
+	bool latency;			/* the graph tracer's latency mode (record/graph.c) */
+	int (*check)(void);		/* can it start? 0, or -errno said */
+};
+extern const struct ps_tracer ps_tracers[];	/* ends with a NULL name */
+const struct ps_tracer *ps_tracer_find(const char *name);
+void ps_tracer_names(struct ps_buf *out, const char *sep);
+const struct ps_tracer *ps_tracer_now(void);
+const struct ps_tracer *ps_tracer_of(const struct patchsite_ops *ops);
+
 /* trigger.c: filter commands; snapshot (issue 14 part C) */
 extern struct patchsite_ops ps_trigger_ops;
+extern const struct ps_ops_props ps_trigger_props;
 int ps_snapshot_take(void);
 
 /* args.c: set_ftrace_args */
@@ -433,6 +516,10 @@ bool ps_store_on(void);
 int ps_store_file(const char *name, const char *text, size_t len);
 const char *ps_store_dir(const char **procname);
 void ps_store_remove(void);
+void ps_store_set_private(bool on);
+bool ps_store_private(void);		/* the directory is PATCHSITE_OUTPUT's own */
+void ps_store_set_default_dir(const char *dir);
+const char *ps_store_default_dir(void);	/* the channel's directory, or NULL */
 int ps_store_open(const char *dir, const char *tracer, bool overwrite, size_t ring_bytes);
 int ps_store_thread(struct ps_thread *t, struct ps_fast *f);
 int ps_store_next(struct ps_thread *t, struct ps_fast *f);
@@ -443,6 +530,19 @@ void ps_store_module_gone(struct ps_module *m);
 void ps_store_finish(void);
 int ps_store_replace(const char *name, const char *text, size_t len);
 void ps_store_forked(struct ps_thread *self);
+extern const struct ps_watch ps_store_watch;
+/*
+ * What else writes into the process directory (events, branch counts),
+ * registered once at init (api.c wire): any says it has something to
+ * record with no function site, opened runs once the directory is made,
+ * finishing before it is closed at exit.
+ */
+struct ps_store_part {
+	bool (*any)(void);
+	void (*opened)(void);
+	void (*finishing)(void);
+};
+void ps_store_add_part(const struct ps_store_part *p);
 struct ps_store_bound {			/* a thread's data now (ps_store_bound) */
 	int fd;				/* its file */
 	const struct psd_thread_hdr *hdr;	/* its header, mapped */
@@ -464,7 +564,6 @@ int ps_marker_write(const char *sub, const char *value, bool append);
 
 /* snapshot.c: copies of the recording so far (patchsite-data(5): snapshot.N) */
 int ps_snapshot_take(void);		/* the snapshot's number, or -errno */
-bool ps_data_private(void);		/* api.c: the directory is PATCHSITE_OUTPUT's own */
 int ps_snapshot_read(const char *sub, struct ps_buf *out);
 int ps_snapshot_write(const char *sub, const char *value, bool append);
 
@@ -474,11 +573,14 @@ void ps_options_started(bool overwrite);
 int ps_options_read(const char *sub, struct ps_buf *out);
 int ps_options_write(const char *sub, const char *value, bool append);
 
+/* start.c: start-up from the environment (PATCHSITE_*), and the end of the process */
+void ps_start_env(void);
+void ps_stop_env(void);
+
 /* channel.c */
 void ps_channel_start(void);
 void ps_channel_forked(void);
 void ps_channel_stop(void);
-const char *ps_channel_dir(void);	/* where the socket is, or NULL when there is none */
 
 /* output.c */
 enum ps_format { PS_FORMAT_FTRACE, PS_FORMAT_CHROME, PS_FORMAT_FOLDED };

@@ -11,7 +11,7 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 
-#include "demangle.h"
+#include "core/demangle.h"
 #include "suites.h"
 
 static const struct {

@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * aarch64 for the runtime.
+ *
+ * Sites: gcc -fpatchable-function-entry=2 (what the arm64 kernel uses)
+ * leaves two NOPs at each function's entry, after `bti c` under
+ * -mbranch-protection=standard and before `paciasp`; its table
+ * (__patchable_function_entries) holds the first NOP's address.  At start-up
+ * (one thread) the first NOP becomes `mov x9, x30`, as the kernel's
+ * ftrace_init_nop does, and stays so; only the second word is switched
+ * between NOP and `bl stub` afterwards:
+ *
+ *   as built:  nop;          nop
+ *   idle:      mov x9, x30;  nop
+ *   traced:    mov x9, x30;  bl stub      (the stub within BL's +-128 MiB)
+ *
+ * NOP <-> BL is one of the changes the Arm ARM lets one thread make while
+ * others execute the word (the concurrent modification and execution rules,
+ * "CMODX": "Concurrent modification and execution of instructions" in DDI
+ * 0487): a thread sees either instruction.  So
+ * this arch uses patch.c's one-step protocol: one aligned 32-bit store per
+ * site, then the cache maintenance (__builtin___clear_cache: dc cvau, dsb
+ * ish, ic ivau, dsb ish, isb on the writer) and membarrier(SYNC_CORE), which
+ * makes every other thread of the process execute a context synchronisation
+ * (an isb) before a stub or trampoline is reused or freed, as the kernel's
+ * aarch64_insn_patch_text_nosync and its IPI do.
+ *
+ * Each site's stub (24 bytes) passes its word, id << 2 | type, in w16 and
+ * jumps through the module's trampoline slot (two-level dispatch, as on
+ * x86-64):  movz w16, #lo; movk w16, #hi, lsl 16; adrp x17, slot;
+ * ldr x17, [x17, #:lo12:slot]; br x17; brk.  x16 and x17 (IP0, IP1) are
+ * free at a function's entry, as in a linker veneer.  Encodings come from
+ * lib/arch/aarch64.c (include/a64_insn.h); the trampolines are tramp.S.
+ *
+ * Not handled yet: the -pg form, `bl _mcount` after the prologue (its
+ * __mcount_loc table is refused by name, once per object: mcount_refused).
+ */
+#include <elf.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "a64_insn.h"
+#include "arch.h"
+#include "internal.h"
+#include "patchsite.h"
+
+/* The frame tramp.S builds at sp + 16 (offsets used there). */
+struct patchsite_regs {
+	unsigned long x[9];			/* 0: x0..x8 */
+	unsigned long *parent_loc;		/* 72 */
+	unsigned char q[8][16];			/* 80: q0..q7 */
+	unsigned long x10_15[6];		/* 208: x10..x15 */
+	unsigned long pad;			/* 256 */
+	unsigned long a[3];			/* 264: stub word, resume, return address */
+};
+_Static_assert(offsetof(struct patchsite_regs, parent_loc) == 88 - 16, "tramp.S layout");
+_Static_assert(offsetof(struct patchsite_regs, q) == 96 - 16, "tramp.S q0");
+_Static_assert(offsetof(struct patchsite_regs, x10_15) == 224 - 16, "tramp.S x10");
+_Static_assert(offsetof(struct patchsite_regs, a) == 280 - 16, "tramp.S A0");
+_Static_assert(sizeof(struct patchsite_regs) == 304 - 16, "tramp.S FRAME");
+
+/* tramp.S's fast path repeats these offsets. */
+_Static_assert(offsetof(struct ps_fast, wp) == 0 && PSF_WP == 0, "PSF_WP");
+_Static_assert(offsetof(struct ps_fast, budget) == 8 && PSF_BUDGET == 8, "PSF_BUDGET");
+_Static_assert(offsetof(struct ps_fast, hi) == 12 && PSF_HI == 12, "PSF_HI");
+_Static_assert(offsetof(struct ps_fast, fp) == 16 && PSF_FP == 16, "PSF_FP");
+_Static_assert(offsetof(struct ps_fast, stack_lo) == 32 && PSF_STACK_LO == 32, "PSF_STACK_LO");
+_Static_assert(offsetof(struct ps_fast, stack_size) == 40 && PSF_STACK_SIZE == 40, "PSF_STACK_SIZE");
+_Static_assert(sizeof(struct ps_frame) == 24 && PS_FRAME_KEY_BIAS == 24, "shadow frame in tramp.S");
+_Static_assert(PS_EV_FUNC == 2 && PS_EV_EXIT == 1 && PS_EV_ENTRY == 0, "event types in tramp.S");
+
+void ps_aarch64_tramp(void);
+void ps_aarch64_func_entry(void);
+void ps_aarch64_graph_entry(void);
+void ps_aarch64_graph_noret(void);
+void ps_aarch64_graph_return(void);
+
+#define X16 16
+#define X17 17
+#define STUB_WORDS 6
+
+static uint32_t word_at(const uint8_t *p)
+{
+	uint32_t w;
+
+	memcpy(&w, p, 4);
+	return w;
+}
+
+static void put_word(uint8_t *p, uint32_t w)
+{
+	memcpy(p, &w, 4);
+}
+
+/*
+ * Two NOPs as built: the first is rewritten at start-up (FORM_NOP_BYTES);
+ * `mov x9, x30; nop` is an idle site already (FORM_NOP).  Anything else,
+ * `bl _mcount` of the -pg form included, is refused.
+ */
+static void aarch64_decode_site(const uint8_t *p, uintptr_t addr, struct site_insn *out)
+{
+	uint32_t w0 = word_at(p), w1 = word_at(p + 4);
+
+	(void)addr;
+	memset(out, 0, sizeof(*out));
+	out->len = 8;
+	if (w1 != a64_nop())
+		out->form = FORM_UNKNOWN;
+	else if (w0 == a64_nop())
+		out->form = FORM_NOP_BYTES;
+	else if (w0 == a64_mov_x9_lr())
+		out->form = FORM_NOP;
+	else
+		out->form = FORM_UNKNOWN;
+}
+
+/* Sites never call through the PLT here (they hold no call as built). */
+static uintptr_t aarch64_plt_slot(const uint8_t *p, uintptr_t addr)
+{
+	(void)p;
+	(void)addr;
+	return 0;
+}
+
+static void aarch64_fill_tail(uint8_t *p, unsigned n)
+{
+	for (unsigned i = 0; i + 4 <= n; i += 4)
+		put_word(p + i, a64_nop());
+}
+
+static void aarch64_make_nop(uint8_t *out)
+{
+	put_word(out, a64_mov_x9_lr());
+	put_word(out + 4, a64_nop());
+}
+
+static bool aarch64_make_call(uint8_t *out, uintptr_t from, uintptr_t to)
+{
+	uint32_t bl;
+
+	if (!a64_bl(from + 4, to, &bl))
+		return false;
+	put_word(out, a64_mov_x9_lr());
+	put_word(out + 4, bl);
+	return true;
+}
+
+static void aarch64_make_jump_nop(uint8_t *out)
+{
+	put_word(out, a64_nop());
+}
+
+/* B imm26: BL's encoding without the link bit 31 (Arm ARM C6.2.26, C6.2.35); NOP <-> B is CMODX-safe. */
+static bool aarch64_make_jump(uint8_t *out, uintptr_t from, uintptr_t to)
+{
+	uint32_t w;
+
+	if (!a64_bl(from, to, &w))
+		return false;
+	put_word(out, w & ~(1u << 31));
+	return true;
+}
+
+static bool aarch64_write_stub(uint8_t *p, uintptr_t at, uint32_t id, unsigned type,
+			       uintptr_t slot)
+{
+	uint32_t idw = id << 2 | type, w[STUB_WORDS];
+
+	if (id > (UINT32_MAX >> 2) || !a64_adrp(X17, at + 8, slot, &w[2]) ||
+	    !a64_ldr_x_imm(X17, X17, slot & 0xfff, &w[3]))
+		return false;
+	w[0] = a64_movz_w(X16, (uint16_t)idw, 0);
+	w[1] = a64_movk_w(X16, (uint16_t)(idw >> 16), 1);
+	w[4] = a64_br(X17);
+	w[5] = a64_brk(0x5053);		/* "PS": never reached */
+	memcpy(p, w, sizeof(w));
+	return true;
+}
+
+static void aarch64_sync_icache(void *p, size_t n)
+{
+	__builtin___clear_cache((char *)p, (char *)p + n);
+}
+
+/*
+ * A return address as a frame record holds it, without its PAC (xpaclri,
+ * hint #7: a NOP without FEAT_PAuth, and for an address never signed).
+ */
+static uintptr_t aarch64_ret_strip(uintptr_t v)
+{
+	uintptr_t out;
+
+	__asm__("mov x30, %1\n\thint #7\n\tmov %0, x30" : "=r"(out) : "r"(v) : "x30");
+	return out;
+}
+
+/*
+ * v signed as the paciasp after the site signs x30: key A, modifier the sp
+ * at entry, which is tramp.S's slot (a[2], entry sp - 8) + 8.  pacia1716
+ * (hint #8: x17 signed with x16) is a NOP without FEAT_PAuth.
+ */
+static uintptr_t aarch64_ret_sign(uintptr_t v, uintptr_t slot)
+{
+	register uintptr_t x17 __asm__("x17") = v;
+	register uintptr_t x16 __asm__("x16") = slot + 8;
+
+	__asm__("hint #8" : "+r"(x17) : "r"(x16));
+	return x17;
+}
+
+unsigned long patchsite_regs_arg(const struct patchsite_regs *regs, unsigned n)
+{
+	return n < 8 ? regs->x[n] : 0;
+}
+
+unsigned long *patchsite_regs_parent_loc(struct patchsite_regs *regs)
+{
+	return regs->parent_loc;
+}
+
+static unsigned long aarch64_regs_retval(const struct patchsite_regs *regs)
+{
+	return regs->x[0];
+}
+
+/*
+ * ps_aarch64_graph_return_slow (tramp.S) saved x0 at sp + 16 of its frame
+ * and hands ps_graph_exit_slow the frame's a[2], sp + A2 (296).
+ */
+static unsigned long aarch64_exit_retval(const unsigned long *slot)
+{
+	return *(const unsigned long *)((uintptr_t)slot - 296 + 16);
+}
+
+/* Only what sites/symbols.c looks for in symbol tables: sites as built call no hook. */
+static const char *const aarch64_hooks[] = { "_mcount", NULL };
+
+const struct ps_arch ps_arch_aarch64 = {
+	.name		= "aarch64",
+	.machine	= EM_AARCH64,
+	.patch_len	= 8,
+	.max_site_len	= 8,
+	.stub_size	= STUB_WORDS * 4,
+	.hooks		= aarch64_hooks,
+	.decode_site	= aarch64_decode_site,
+	.plt_slot	= aarch64_plt_slot,
+	.fill_tail	= aarch64_fill_tail,
+	.make_nop	= aarch64_make_nop,
+	.jump_len	= 4,
+	.make_jump_nop	= aarch64_make_jump_nop,
+	.make_jump	= aarch64_make_jump,
+	.make_call	= aarch64_make_call,
+	.one_step	= true,
+	.mcount_refused	= "-pg sites (bl _mcount after the prologue) are not supported on "
+			  "aarch64 yet (build with -fpatchable-function-entry=2)",
+	/* From every site to its stub, for the BL at site + 4 (a page of margin). */
+	.reach		= A64_BRANCH_REACH - 4096,
+	.write_stub	= aarch64_write_stub,
+	.sync_icache	= aarch64_sync_icache,
+	.tramp		= ps_aarch64_tramp,
+	.tramp_func	= ps_aarch64_func_entry,
+	.tramp_graph	= ps_aarch64_graph_entry,
+	.tramp_graph_noret = ps_aarch64_graph_noret,
+	.tramp_graph_exit = ps_aarch64_graph_noret,
+	.graph_return	= ps_aarch64_graph_return,
+	.ret_strip	= aarch64_ret_strip,
+	.ret_sign	= aarch64_ret_sign,
+	.arg_regs	= 8,
+	.regs_retval	= aarch64_regs_retval,
+	.exit_retval	= aarch64_exit_retval,
+	/* Not yet: under qemu the walk stops in the traced function. */
+	.unwinds_from_ops = false,
+};

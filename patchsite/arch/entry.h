@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The C entry points the arch trampolines (arch/<arch>/) call: the one
+ * reference that goes up the layers, from arch/ to sites/ and record/,
+ * as in every tracer (the kernel's ftrace_caller -> ftrace_ops_list_func,
+ * uftrace's mcount.S -> mcount_entry).  Declared here, once; nothing else
+ * in a lower folder may name a higher one.  The fast trampolines also
+ * read the ps_fast TLS (core/thread.c) at the PSF_* offsets (internal.h).
+ */
+#ifndef PS_ENTRY_H
+#define PS_ENTRY_H
+
+#include <stdint.h>
+
+#include "host.h"
+#include "patchsite.h"
+
+#define PS_ENTRY __attribute__((visibility("hidden")))
+
+/* sites/dispatch.c: the generic trampoline, any set of ops */
+PS_ENTRY void ps_dispatch(uint32_t id, unsigned long ret, struct patchsite_regs *regs);
+
+/* record/function.c, record/graph.c: the fast paths' C halves (a[0] id << 2, ...) */
+PS_ENTRY void ps_func_entry_slow(unsigned long *a);
+PS_ENTRY void ps_graph_entry_slow(unsigned long *a);
+PS_ENTRY void ps_graph_word_slow(unsigned long *a);
+PS_ENTRY void ps_graph_exit_slow(unsigned long *slot);
+/* record/graph.c: where a lost hooked return goes (reached by a return, not a call) */
+PS_ENTRY void ps_graph_lost(void) __attribute__((noreturn)) PS_REACHED_BY_RET;
+
+#endif

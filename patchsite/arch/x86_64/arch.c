@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * x86-64 for the runtime.
+ *
+ * Sites gcc leaves at a function's entry (after endbr64 under -fcf-protection):
+ *   e8 <rel32>               call __fentry__             -pg -mfentry, non-PIE (via the PLT)
+ *   ff 15 <disp32>           call *__fentry__@GOTPCREL(%rip)   Debian's default PIE
+ *   0f 1f 44 00 00           nopl 0x0(%rax,%rax,1)       -mnop-mcount, or our recordmcount
+ *   66 0f 1f 44 00 00        nopw 0x0(%rax,%rax,1)       6-byte site NOPed at build time
+ *   90 90 90 90 90           5 x nop                     -fpatchable-function-entry=5
+ *   0f 1f 44 00 08           nopl 0x8(%rax,%rax,1)       clang -fpatchable-function-entry=5
+ * At start-up (one thread) every site becomes nopl, and a 6-byte site
+ * nopl + nop, so that the 5 live bytes are always one instruction and a
+ * call's return address (site + 5) never points into bytes we rewrite:
+ *
+ *   before:  ff 15 a1 2e 00 00   call *0x2ea1(%rip)
+ *   idle:    0f 1f 44 00 00 90   nopl 0x0(%rax,%rax,1); nop
+ *   traced:  e8 xx xx xx xx 90   call stub; nop
+ *
+ * Each site calls its own 16-byte stub, `push $(id << 2); jmp *slot(%rip)`,
+ * in a page mapped within +-2 GB of the module; the slot, in a data page
+ * after the stubs, holds the trampoline of the moment (two-level dispatch:
+ * switching tracers stores one pointer per module, no code changes):
+ *
+ *   ps_x86_64_tramp         any set of ops: saves the argument registers
+ *                           (rdi..r9, rax for varargs, r10/r11 which gcc's
+ *                           -fipa-ra may keep live across the prologue's
+ *                           call) and xmm0-7, calls ps_dispatch(id, ret, regs)
+ *   ps_x86_64_func_entry    the built-in function tracer alone: one 16-byte
+ *                           event, in assembly, three registers touched
+ *   ps_x86_64_graph_entry   the built-in function_graph tracer alone: an
+ *                           entry event, a shadow frame, and the return
+ *                           address replaced by ps_x86_64_graph_return,
+ *                           which writes the exit event and jumps to the
+ *                           real caller
+ * The fast paths use only rax, rdx (rdtsc) and rcx, and leave to C
+ * (through ps_x86_64_call_saved, which keeps every other caller-saved
+ * register and xmm0-7) anything that is not the common case: a new thread,
+ * a full ring or shadow stack, a new upper half of the time stamp, a
+ * return that does not match the top shadow frame (longjmp).
+ * Instructions have no alignment; code is coherent with data stores, so
+ * no cache flush.
+ */
+#include <elf.h>
+#include <signal.h>
+#include <string.h>
+#include <ucontext.h>
+
+#include "arch.h"
+#include "internal.h"
+#include "patchsite.h"
+#include "x86_insn.h"
+
+
+/* The register block the trampoline builds; offsets are used in tramp.S. */
+struct patchsite_regs {
+	unsigned long rdi, rsi, rdx, rcx, r8, r9, rax, r10, r11;	/* 0 .. 64 */
+	unsigned long *parent_loc;					/* 72 */
+	unsigned long pad[2];						/* 80 */
+	unsigned char xmm[8][16];					/* 96 .. 223 */
+};
+_Static_assert(sizeof(struct patchsite_regs) == 224, "trampoline frame layout");
+
+void ps_x86_64_tramp(void);
+
+/*
+ * Offsets in struct ps_fast and the shadow frame layout, used by the fast
+ * trampolines (tramp.S, which repeats the PSF_* values).
+ */
+_Static_assert(PSF_WP == 0 && PSF_BUDGET == 8 && PSF_HI == 12 && PSF_FP == 16 &&
+	       PSF_STACK_LO == 32 && PSF_STACK_SIZE == 40 && PSF_FP_END == 48, "tramp.S PSF_*");
+_Static_assert(offsetof(struct ps_fast, wp) == PSF_WP, "PSF_WP");
+_Static_assert(offsetof(struct ps_fast, budget) == PSF_BUDGET, "PSF_BUDGET");
+_Static_assert(offsetof(struct ps_fast, hi) == PSF_HI, "PSF_HI");
+_Static_assert(offsetof(struct ps_fast, fp) == PSF_FP, "PSF_FP");
+_Static_assert(offsetof(struct ps_fast, stack_lo) == PSF_STACK_LO, "PSF_STACK_LO");
+_Static_assert(offsetof(struct ps_fast, stack_size) == PSF_STACK_SIZE, "PSF_STACK_SIZE");
+_Static_assert(offsetof(struct ps_fast, fp_end) == PSF_FP_END, "PSF_FP_END");
+_Static_assert(sizeof(struct ps_frame) == 24, "shadow frame layout");
+_Static_assert(PS_EV_FUNC == 2 && PS_EV_EXIT == 1 && PS_FRAME_KEY_BIAS == 24, "used in tramp.S");
+
+/* The trampolines, in tramp.S. */
+void ps_x86_64_func_entry(void);
+void ps_x86_64_graph_entry(void);
+void ps_x86_64_graph_return(void);
+void ps_x86_64_graph_noret(void);
+void ps_x86_64_graph_exit(void);
+
+static int32_t load_s32(const uint8_t *p)
+{
+	int32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static void x86_64_decode_site(const uint8_t *p, uintptr_t addr, struct site_insn *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!memcmp(p, x86_endbr64, sizeof(x86_endbr64))) {
+		out->skip = sizeof(x86_endbr64);
+		p += out->skip;
+		addr += out->skip;
+	}
+	if (p[0] == X86_OP_CALL_REL32) {
+		out->form = FORM_CALL;
+		out->len = 5;
+		out->target = addr + 5 + (intptr_t)load_s32(p + 1);
+	} else if (!memcmp(p, x86_call_rip, sizeof(x86_call_rip))) {
+		out->form = FORM_CALL_SLOT;
+		out->len = 6;
+		out->slot = addr + 6 + (intptr_t)load_s32(p + 2);
+	} else if (x86_is_nop5(p)) {		/* any of lib/arch's 5-byte NOPs (clang's too) */
+		out->form = FORM_NOP;
+		out->len = 5;
+	} else if (!memcmp(p, x86_nop6_64, sizeof(x86_nop6_64))) {
+		out->form = FORM_NOP;
+		out->len = 6;
+	} else if (!memcmp(p, x86_nops5, sizeof(x86_nops5))) {
+		out->form = FORM_NOP_BYTES;
+		out->len = 5;
+	} else {
+		out->form = FORM_UNKNOWN;
+		out->len = 5;
+	}
+}
+
+/* PLT entries: jmp *slot(%rip), with endbr64 and/or bnd in front (.plt.sec). */
+static uintptr_t x86_64_plt_slot(const uint8_t *p, uintptr_t addr)
+{
+	unsigned off = 0;
+
+	if (!memcmp(p, x86_endbr64, sizeof(x86_endbr64)))
+		off = sizeof(x86_endbr64);
+	if (!memcmp(p + off, x86_bnd_jmp_rip, sizeof(x86_bnd_jmp_rip)))
+		return addr + off + 7 + (intptr_t)load_s32(p + off + 3);
+	if (!memcmp(p + off, x86_jmp_rip, sizeof(x86_jmp_rip)))
+		return addr + off + 6 + (intptr_t)load_s32(p + off + 2);
+	return 0;
+}
+
+static void x86_64_fill_tail(uint8_t *p, unsigned n)
+{
+	memset(p, X86_OP_NOP, n);
+}
+
+static void x86_64_make_nop(uint8_t *out)
+{
+	memcpy(out, x86_nop5_forms[0], 5);
+}
+
+static bool rel32(uintptr_t from_next, uintptr_t to, int32_t *out)
+{
+	intptr_t d = (intptr_t)(to - from_next);
+
+	if (d < INT32_MIN || d > INT32_MAX)
+		return false;
+	*out = (int32_t)d;
+	return true;
+}
+
+/* A 5-byte op rel32 at from, to to: false when to is out of reach. */
+static bool rel32_insn(uint8_t *out, uint8_t op, uintptr_t from, uintptr_t to)
+{
+	int32_t d;
+
+	if (!rel32(from + 5, to, &d))
+		return false;
+	out[0] = op;
+	memcpy(out + 1, &d, 4);
+	return true;
+}
+
+static bool x86_64_make_call(uint8_t *out, uintptr_t from, uintptr_t to)
+{
+	return rel32_insn(out, X86_OP_CALL_REL32, from, to);
+}
+
+/* push $(id << 2); jmp *slot(%rip); int3 padding */
+static bool x86_64_write_stub(uint8_t *p, uintptr_t at, uint32_t id, unsigned type,
+			      uintptr_t slot)
+{
+	uint32_t idw = id << 2 | type;
+	int32_t d;
+
+	if (id > (INT32_MAX >> 2) || !rel32(at + 11, slot, &d))
+		return false;
+	p[0] = X86_OP_PUSH_IMM32;
+	memcpy(p + 1, &idw, 4);
+	memcpy(p + 5, x86_jmp_rip, sizeof(x86_jmp_rip));
+	memcpy(p + 7, &d, 4);
+	memset(p + 11, X86_OP_INT3, 5);
+	return true;
+}
+
+/* int3 in user mode arrives as SIGTRAP with SI_KERNEL (Linux do_int3_user). */
+static bool x86_64_is_breakpoint_trap(const siginfo_t *si)
+{
+	return si->si_code == SI_KERNEL;
+}
+
+static uintptr_t x86_64_trap_site(const ucontext_t *uc)
+{
+	return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP] - 1;	/* int3 is one byte */
+}
+
+static void x86_64_emulate(ucontext_t *uc, uintptr_t site, bool call, uintptr_t target)
+{
+	greg_t *g = uc->uc_mcontext.gregs;
+
+	if (call) {
+		g[REG_RSP] -= 8;
+		*(unsigned long *)g[REG_RSP] = site + 5;
+		g[REG_RIP] = (greg_t)target;
+	} else {
+		g[REG_RIP] = (greg_t)target;	/* the end of the NOP */
+	}
+}
+
+static void x86_64_retry(ucontext_t *uc, uintptr_t site)
+{
+	uc->uc_mcontext.gregs[REG_RIP] = (greg_t)site;
+}
+
+static void x86_64_sync_icache(void *p, size_t n)
+{
+	(void)p;
+	(void)n;
+}
+
+unsigned long patchsite_regs_arg(const struct patchsite_regs *regs, unsigned n)
+{
+	switch (n) {
+	case 0: return regs->rdi;
+	case 1: return regs->rsi;
+	case 2: return regs->rdx;
+	case 3: return regs->rcx;
+	case 4: return regs->r8;
+	case 5: return regs->r9;
+	default: return 0;
+	}
+}
+
+unsigned long *patchsite_regs_parent_loc(struct patchsite_regs *regs)
+{
+	return regs->parent_loc;
+}
+
+static unsigned long x86_64_regs_retval(const struct patchsite_regs *regs)
+{
+	return regs->rax;
+}
+
+/* ps_x86_64_graph_return pushed rax just below the slot it hands to its slow path. */
+static unsigned long x86_64_exit_retval(const unsigned long *slot)
+{
+	return slot[-1];
+}
+
+/* An event site: the header's nopl 0x0(%rax,%rax,1), or jmp rel32 to its enabled block. */
+static bool x86_64_make_jump(uint8_t *out, uintptr_t from, uintptr_t to)
+{
+	return rel32_insn(out, X86_OP_JMP_REL32, from, to);
+}
+
+static const char *const x86_64_hooks[] = { "__fentry__", "mcount", NULL };
+
+const struct ps_arch ps_arch_x86_64 = {
+	.name		= "x86_64",
+	.machine	= EM_X86_64,
+	.patch_len	= 5,
+	.max_site_len	= 6,
+	.stub_size	= 16,
+	.reach		= 0x7fff0000u,		/* call rel32, less a margin */
+	.hooks		= x86_64_hooks,
+	.late_hook	= 1,		/* mcount */
+	.decode_site	= x86_64_decode_site,
+	.plt_slot	= x86_64_plt_slot,
+	.fill_tail	= x86_64_fill_tail,
+	.make_nop	= x86_64_make_nop,
+	.make_call	= x86_64_make_call,
+	.breakpoint	= X86_OP_INT3,
+	.write_stub	= x86_64_write_stub,
+	.is_breakpoint_trap = x86_64_is_breakpoint_trap,
+	.trap_site	= x86_64_trap_site,
+	.emulate	= x86_64_emulate,
+	.retry		= x86_64_retry,
+	.sync_icache	= x86_64_sync_icache,
+	.jump_len	= 5,
+	.make_jump_nop	= x86_64_make_nop,
+	.make_jump	= x86_64_make_jump,
+	.tramp		= ps_x86_64_tramp,
+	.tramp_func	= ps_x86_64_func_entry,
+	.tramp_graph	= ps_x86_64_graph_entry,
+	.tramp_graph_noret = ps_x86_64_graph_noret,
+	.tramp_graph_exit = ps_x86_64_graph_exit,
+	.graph_return	= ps_x86_64_graph_return,
+	.arg_regs	= 6,
+	.regs_retval	= x86_64_regs_retval,
+	.exit_retval	= x86_64_exit_retval,
+	.unwinds_from_ops = true,	/* ps_x86_64_tramp's CFI (tests/patchsite/feat.sh) */
+};

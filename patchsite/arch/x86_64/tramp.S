@@ -1,0 +1,328 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * x86-64 trampolines (arch.c describes the sites, the stubs and struct
+ * patchsite_regs, and checks the layouts used here).  The generic one,
+ * ps_x86_64_tramp, saves the argument registers and xmm0-7 into struct
+ * patchsite_regs and calls ps_dispatch(id, ret, regs); the fast ones
+ * (function, function_graph entry, return hook, exit sites) write ring
+ * words themselves through the ps_fast TLS and call the C halves declared
+ * in arch/entry.h only when their budget or time stretch runs out.
+ */
+
+/* Offsets in struct ps_fast (internal.h PSF_*; arch.c checks they agree). */
+#define PSF_WP		0
+#define PSF_BUDGET	8
+#define PSF_HI		12
+#define PSF_FP		16
+#define PSF_STACK_LO	32
+#define PSF_STACK_SIZE	40
+#define PSF_FP_END	48
+
+/*
+ * The pieces every trampoline repeats, as assembler macros.
+ *   PS_PUSH/PS_POP r...    push or pop registers, keeping the CFI right
+ *   PS_GPRS save|load      the 9 argument and scratch registers of struct
+ *                          patchsite_regs at 0..64(%rsp)
+ *   PS_XMM save|load, off  xmm0-7 at off..off+127(%rsp) (16-byte aligned)
+ *   PS_FAST_ENTER r...     save r..., %rcx = ps_fast's TLS offset
+ *   PS_FAST_STAMP          rdtsc, to 9f (the slow path) if the time stamp's
+ *                          upper half is not the one of this stretch
+ *   PS_FAST_TAKE           one entry of the budget, else 9f
+ *   PS_FAST_LEAVE          8: restore, drop the stub's id, return;
+ *                          9: the slow path, slow(arg(%rsp)) through
+ *                          ps_x86_64_call_saved, then back to 8
+ * After PS_FAST_STAMP, %eax:%edx is the time stamp.
+ */
+	.macro	PS_PUSH regs:vararg
+	.irp	r, \regs
+	pushq	%\r
+	.cfi_adjust_cfa_offset 8
+	.endr
+	.endm
+	.macro	PS_POP regs:vararg
+	.irp	r, \regs
+	popq	%\r
+	.cfi_adjust_cfa_offset -8
+	.endr
+	.endm
+	.macro	PS_GPRS op
+	.set	.Lps_off, 0
+	.irp	r, rdi, rsi, rdx, rcx, r8, r9, rax, r10, r11
+	.ifc	\op, save
+	movq	%\r, .Lps_off(%rsp)
+	.else
+	movq	.Lps_off(%rsp), %\r
+	.endif
+	.set	.Lps_off, .Lps_off + 8
+	.endr
+	.endm
+	.macro	PS_XMM op, off
+	.irp	i, 0, 1, 2, 3, 4, 5, 6, 7
+	.ifc	\op, save
+	movaps	%xmm\i, \off + 16 * \i(%rsp)
+	.else
+	movaps	\off + 16 * \i(%rsp), %xmm\i
+	.endif
+	.endr
+	.endm
+	.macro	PS_FAST_ENTER regs:vararg
+	PS_PUSH	\regs
+	movq	ps_fast@gottpoff(%rip), %rcx
+	.endm
+	.macro	PS_FAST_STAMP
+	rdtsc
+	cmpl	%edx, %fs:PSF_HI(%rcx)
+	jne	9f
+	.endm
+	.macro	PS_FAST_TAKE
+	subl	$1, %fs:PSF_BUDGET(%rcx)
+	js	9f
+	.endm
+/* Room for an event of size bytes at %rdx; %rax = tsc_lo << 32 | the stub's id word. */
+	.macro	PS_FAST_WORD size
+	movq	%fs:PSF_WP(%rcx), %rdx
+	addq	$\size, %fs:PSF_WP(%rcx)
+	shlq	$32, %rax
+	orq	24(%rsp), %rax
+	.endm
+/* saved: bytes PS_FAST_ENTER pushed; rdi: 1 if it saved %rdi, else the slow path does */
+	.macro	PS_FAST_LEAVE slow, arg, saved, rdi, regs:vararg
+8:	PS_POP	\regs
+	leaq	8(%rsp), %rsp	/* drop the id; keeps flags */
+	.cfi_adjust_cfa_offset -8
+	ret
+9:	.cfi_adjust_cfa_offset \saved + 8
+	.if	\rdi == 0
+	PS_PUSH	rdi
+	.endif
+	leaq	\arg(%rsp), %rdi
+	leaq	\slow(%rip), %rax
+	call	ps_x86_64_call_saved
+	.if	\rdi == 0
+	PS_POP	rdi
+	.endif
+	jmp	8b
+	.endm
+	.macro	PS_FUNC name
+	.globl	\name
+	.hidden	\name
+	.type	\name, @function
+	.p2align 4
+\name:
+	.cfi_startproc
+	.endm
+	.macro	PS_ENDFUNC name
+	.cfi_endproc
+	.size	\name, . - \name
+	.endm
+
+	.text
+/*
+ * 0(%rsp): site id (from the stub), 8: return into the function, 16:
+ * into its caller.  The id is part of this frame for the unwinder
+ * (CFA = %rsp + 16 at entry, as in the fast paths): a walk from inside
+ * an ops callback (the stacktrace filter command, a C++ throw) goes on
+ * into the function, not to the id as if it were a return address.
+ */
+	PS_FUNC	ps_x86_64_tramp
+	.cfi_def_cfa_offset 16
+	endbr64
+	pushq	%rbp
+	.cfi_def_cfa_offset 24
+	.cfi_offset %rbp, -24
+	movq	%rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	subq	$224, %rsp
+	andq	$-16, %rsp
+	PS_GPRS	save
+	leaq	24(%rbp), %rax
+	movq	%rax, 72(%rsp)
+	PS_XMM	save, 96
+	movl	8(%rbp), %edi
+	shrl	$2, %edi	/* the stub pushed id << 2 */
+	movq	16(%rbp), %rsi
+	movq	%rsp, %rdx
+	call	ps_dispatch
+	PS_XMM	load, 96
+	PS_GPRS	load
+	movq	%rbp, %rsp
+	popq	%rbp
+	.cfi_def_cfa %rsp, 16
+	leaq	8(%rsp), %rsp	/* drop the id; keeps flags */
+	.cfi_def_cfa_offset 8
+	ret
+	PS_ENDFUNC ps_x86_64_tramp
+
+/*
+ * The fast trampolines.  Stack on entry: 0 the stub's id << 2, 8 return
+ * into the traced function, 16 return into its caller.  PSF_* are the
+ * offsets in struct ps_fast; the shadow frame is { ret, key, idw }.
+ */
+	.text
+/* Call *%rax(%rdi) keeping rsi, r8-r11, xmm0-7 (the caller saved rax, rcx, rdx, rdi). */
+	.p2align 4
+	.type	ps_x86_64_call_saved, @function
+ps_x86_64_call_saved:
+	.cfi_startproc
+	pushq	%rbp
+	.cfi_def_cfa_offset 16
+	.cfi_offset %rbp, -16
+	movq	%rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	.irp	r, rsi, r8, r9, r10, r11	/* the CFA is %rbp-based here */
+	pushq	%\r
+	.endr
+	subq	$128, %rsp
+	andq	$-16, %rsp
+	PS_XMM	save, 0
+	call	*%rax
+	PS_XMM	load, 0
+	leaq	-40(%rbp), %rsp
+	.irp	r, r11, r10, r9, r8, rsi
+	popq	%\r
+	.endr
+	popq	%rbp
+	.cfi_def_cfa %rsp, 8
+	ret
+	.cfi_endproc
+	.size	ps_x86_64_call_saved, . - ps_x86_64_call_saved
+
+/*
+ * The entry paths save rax, rdx (rdtsc) and rcx, and work with rdx
+ * once the time stamp's upper half is checked; only their slow paths
+ * need rdi (the argument), and save it themselves.  Stack after the
+ * three pushes: 24 the stub's id << 2, 32 return into the function,
+ * 40 into its caller.
+ */
+/* function: word = tsc_lo << 32 | id << 2 | PS_EV_FUNC, then the parent address. */
+	PS_FUNC	ps_x86_64_func_entry
+	.cfi_def_cfa_offset 16
+	PS_FAST_ENTER rax, rdx, rcx
+	PS_FAST_STAMP
+	PS_FAST_TAKE
+	PS_FAST_WORD 16
+	orq	$2, %rax	/* PS_EV_FUNC */
+	movq	%rax, (%rdx)
+	movq	40(%rsp), %rax
+	movq	%rax, 8(%rdx)
+	PS_FAST_LEAVE ps_func_entry_slow, 32, 24, 0, rcx, rdx, rax
+	PS_ENDFUNC ps_x86_64_func_entry
+
+/* function_graph entry: event, shadow frame, return address hooked. */
+	PS_FUNC	ps_x86_64_graph_entry
+	.cfi_def_cfa_offset 16
+	PS_FAST_ENTER rax, rdx, rcx
+/* A return slot off the thread's own stack (a coroutine's, sigaltstack) is not hooked. */
+	leaq	40(%rsp), %rdx
+	subq	%fs:PSF_STACK_LO(%rcx), %rdx
+	cmpq	%fs:PSF_STACK_SIZE(%rcx), %rdx
+	jae	9f
+	PS_FAST_STAMP
+	PS_FAST_TAKE
+	PS_FAST_WORD 8
+	movq	%rax, (%rdx)	/* entry event */
+	movq	%fs:PSF_FP(%rcx), %rdx
+	addq	$24, %fs:PSF_FP(%rcx)
+	orl	$1, %eax	/* PS_EV_EXIT; zero-extends */
+	movq	%rax, 16(%rdx)	/* frame.idw */
+	movq	40(%rsp), %rcx
+	movq	%rcx, 0(%rdx)	/* frame.ret */
+	leaq	16(%rsp), %rcx
+	movq	%rcx, 8(%rdx)	/* frame.key: &ret - PS_FRAME_KEY_BIAS */
+	leaq	ps_x86_64_graph_return(%rip), %rcx
+	movq	%rcx, 40(%rsp)
+	PS_FAST_LEAVE ps_graph_entry_slow, 32, 24, 0, rcx, rdx, rax
+	PS_ENDFUNC ps_x86_64_graph_entry
+
+/*
+ * A hooked function returns here, with %rsp just above the slot that
+ * held its return address: reuse the slot for the real one (at
+ * 24(%rsp) once rax, rdx, rcx are saved; that %rsp is the frame's
+ * key).  rax/rdx (return values) are saved; xmm0/xmm1 are not
+ * touched on the fast path.
+ *
+ * It leaves with an indirect jmp, not ret.  The hooked ret that came
+ * here was mispredicted: the CPU's return stack expected the caller,
+ * and popped it.  Another ret would pop the next, older prediction and
+ * miss again, and so would every return above it; the jmp keeps the
+ * return stack in step with the real calls.
+ */
+	PS_FUNC	ps_x86_64_graph_return
+	.cfi_def_cfa_offset 0
+	subq	$8, %rsp
+	.cfi_adjust_cfa_offset 8
+	PS_FAST_ENTER rax, rdx, rcx
+	PS_FAST_STAMP
+	movq	%fs:PSF_FP(%rcx), %rdx
+	cmpq	%rsp, -16(%rdx)	/* top frame's key */
+	jne	9f
+	shlq	$32, %rax
+	orq	-8(%rdx), %rax	/* exit event */
+	movq	-24(%rdx), %rdx
+	movq	%rdx, 24(%rsp)	/* the real return address */
+	movq	%fs:PSF_WP(%rcx), %rdx
+	movq	%rax, (%rdx)
+	addq	$8, %fs:PSF_WP(%rcx)
+	subq	$24, %fs:PSF_FP(%rcx)
+8:	PS_POP	rcx, rdx, rax
+	leaq	8(%rsp), %rsp
+	.cfi_adjust_cfa_offset -8
+	jmp	*-8(%rsp)
+9:	.cfi_adjust_cfa_offset 32
+	PS_PUSH	rdi
+	leaq	32(%rsp), %rdi
+	leaq	ps_graph_exit_slow(%rip), %rax
+	call	ps_x86_64_call_saved
+	PS_POP	rdi
+	jmp	8b
+	PS_ENDFUNC ps_x86_64_graph_return
+
+/*
+ * Entry of a function with exit sites, and an exit site: one word,
+ * tsc_lo << 32 | the stub's id << 2 | type (entry 0, exit 1); no
+ * return hook, so calls and returns stay paired for the CPU.  The
+ * entry also pushes a shadow frame that hooks nothing (key bit 0
+ * set, ret unused; only on the thread's own stack, while frames are left)
+ * and the exit pops it when it is on top: a call an exception leaves
+ * is then closed where the exception lands (record.c).  Both see the
+ * function's return slot at 40(%rsp): the entry's caller pushed it,
+ * and an exit site sits before the ret or tail jmp.
+ */
+	PS_FUNC	ps_x86_64_graph_noret
+	.cfi_def_cfa_offset 16
+	PS_FAST_ENTER rax, rdx, rcx
+	PS_FAST_STAMP
+	PS_FAST_TAKE
+	PS_FAST_WORD 8
+	movq	%rax, (%rdx)
+	leaq	40(%rsp), %rdx
+	subq	%fs:PSF_STACK_LO(%rcx), %rdx
+	cmpq	%fs:PSF_STACK_SIZE(%rcx), %rdx
+	jae	8f
+	movq	%fs:PSF_FP(%rcx), %rdx
+	cmpq	%fs:PSF_FP_END(%rcx), %rdx
+	jae	8f
+	addq	$24, %fs:PSF_FP(%rcx)	/* frame.ret: unused (nothing hooked) */
+	orl	$1, %eax	/* PS_EV_EXIT; zero-extends */
+	movq	%rax, 16(%rdx)	/* frame.idw */
+	leaq	17(%rsp), %rax
+	movq	%rax, 8(%rdx)	/* frame.key: &ret - 24, bit 0 set */
+	PS_FAST_LEAVE ps_graph_word_slow, 32, 24, 0, rcx, rdx, rax
+	PS_ENDFUNC ps_x86_64_graph_noret
+
+	PS_FUNC	ps_x86_64_graph_exit
+	.cfi_def_cfa_offset 16
+	PS_FAST_ENTER rax, rdx, rcx
+	PS_FAST_STAMP
+	PS_FAST_TAKE
+	PS_FAST_WORD 8
+	movq	%rax, (%rdx)
+	movq	%fs:PSF_FP(%rcx), %rdx
+	leaq	17(%rsp), %rax
+	cmpq	%rax, -16(%rdx)	/* the top frame's key (frames[0]: a sentinel) */
+	jne	8f
+	subq	$24, %fs:PSF_FP(%rcx)
+	PS_FAST_LEAVE ps_graph_word_slow, 32, 24, 0, rcx, rdx, rax
+	PS_ENDFUNC ps_x86_64_graph_exit
+
+	.section .note.GNU-stack, "", %progbits

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The runtime's one message sink: the program's log callback, and stderr
+ * from a level on (api.c: warnings and errors when the environment started
+ * a tracer, everything with PATCHSITE_LOG=1, nothing otherwise).  Messages follow the
+ * project's format, `patchsite: module: error: func+0xoff: what`; the
+ * callback gets the text after the level.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static patchsite_log_func_t log_fn;
+static void *log_arg;
+static int log_stderr_from = PATCHSITE_LOG_ERROR + 1, log_stderr_to;	/* nothing */
+__thread char ps_last_error[512];	/* per thread: the control channel's and the program's */
+__thread bool ps_log_quiet;		/* this thread's messages are for a client: not on stderr */
+
+void patchsite_set_log(patchsite_log_func_t fn, void *arg)
+{
+	log_fn = fn;
+	log_arg = arg;
+}
+
+void ps_log_stderr(int from, int to)
+{
+	log_stderr_from = from;
+	log_stderr_to = to;
+}
+
+/* ps_last_error copied to buf (it is rewritten by the next error). */
+const char *ps_error_copy(char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", ps_last_error[0] ? ps_last_error : "unknown reason");
+	return buf;
+}
+
+/* The callback gets "file: what"; stderr gets "patchsite: file: level: what". */
+static void emit(enum patchsite_log_level level, const char *file, const char *what)
+{
+	static const char *const names[] = { "note", "warning", "error" };
+	char line[1200];
+	int n;
+
+	if (level == PATCHSITE_LOG_ERROR) {
+		if (file)
+			snprintf(ps_last_error, sizeof(ps_last_error), "%s: %s", file, what);
+		else
+			snprintf(ps_last_error, sizeof(ps_last_error), "%s", what);
+	}
+	if (log_fn) {
+		if (file)
+			snprintf(line, sizeof(line), "%s: %s", file, what);
+		else
+			snprintf(line, sizeof(line), "%s", what);
+		log_fn(level, line, log_arg);
+	}
+	if (ps_log_quiet || (int)level < log_stderr_from || (int)level > log_stderr_to)
+		return;
+	if (file)
+		n = snprintf(line, sizeof(line), "patchsite: %s: %s: %s\n", file, names[level], what);
+	else
+		n = snprintf(line, sizeof(line), "patchsite: %s: %s\n", names[level], what);
+	if (n > 0)
+		(void)!write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+}
+
+void ps_log(enum patchsite_log_level level, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	emit(level, NULL, msg);
+}
+
+/* A message about one object (file: its name), as "patchsite: file: level: what". */
+void ps_log_in(enum patchsite_log_level level, const char *file, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	emit(level, file, msg);
+}

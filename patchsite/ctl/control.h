@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Control files: ftrace's tracefs files for one process.  Each part of the
+ * runtime that owns settings declares its files in a table of struct
+ * ps_ctl_file (ending with a zero entry) and lists the table once in
+ * ctl/groups.c; ctl/control.c finds a file by name for patchsite_ctl_read and
+ * patchsite_ctl_write, which the control channel (`patchsite ctl`), the
+ * environment and programs all go through.
+ *
+ * A handler returns 0 or -errno and, on an error, says why with ps_log
+ * (PATCHSITE_LOG_ERROR): that message is the one the caller is shown.
+ */
+#ifndef PS_CONTROL_H
+#define PS_CONTROL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/textbuf.h"
+
+struct ps_ctl_file {
+	/*
+	 * The file's path as in tracefs ("current_tracer"), or a directory
+	 * ending in '/' ("events/") whose handlers get the rest of the path
+	 * in sub ("netsim/send/enable"); sub is "" for a plain file.
+	 */
+	const char *name;
+	const char *what;	/* one line: what it is, and its ftrace counterpart if any */
+	int (*read)(const char *sub, struct ps_buf *out);		/* NULL: write-only */
+	int (*write)(const char *sub, const char *value, bool append);	/* NULL: read-only */
+	int (*list)(struct ps_buf *out);	/* a directory: its files, one path per line */
+};
+
+/*
+ * Filter commands in set_ftrace_filter: "glob:cmd[:arg]" for any cmd but
+ * "mod" ("!glob:cmd" removes).  0 or -errno with ps_log's error.  The
+ * list adds the commands in force to what reading set_ftrace_filter shows,
+ * one a line as ftrace prints them.  In trigger.c.
+ */
+int ps_filter_command(const char *glob, const char *cmd, const char *arg, bool remove);
+void ps_filter_command_list(struct ps_buf *out);
+extern const struct ps_ctl_file ps_ctl_events[];	/* ctl/event_files.c */
+extern const struct ps_ctl_file ps_ctl_branches[];	/* branches.c */
+
+/* ctl_groups.c: every table, NULL-terminated. */
+extern const struct ps_ctl_file *const ps_ctl_groups[];
+
+/* The tables (one line each in ctl_groups.c). */
+extern const struct ps_ctl_file ps_ctl_core[];	/* ctl_core.c: tracers, filters, depth, buffer, functions, trace_dir */
+extern const struct ps_ctl_file ps_ctl_record[];	/* recctl.c */
+extern const struct ps_ctl_file ps_ctl_trace[];	/* trace_ctl.c: trace_marker, snapshot, trace_options */
+
+/* Values of control files (control.c): 0, or -EINVAL with the error said, naming file. */
+int ps_ctl_word(const char *file, const char *value, char *out, size_t len);
+int ps_ctl_number(const char *file, const char *value, unsigned long lo, unsigned long hi,
+		  unsigned long *out);
+
+/* control.c: the file named path, and the rest of the path for a directory; NULL when none. */
+const struct ps_ctl_file *ps_ctl_find(const char *path, const char **sub);
+
+#endif

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * set_ftrace_args (PATCHSITE_ARGS): integer arguments and return values
+ * for the built-in tracers, as uftrace's -A/-R do.  A spec is
+ *	GLOB@arg1,arg2,...,retval
+ * (GLOB as in set_ftrace_filter, :mod: included); specs are separated by
+ * ';', blanks or newlines.  argN asks for the first N arguments (the
+ * highest N named), taken from the ABI's argument registers at entry
+ * (arch.h arg_regs); retval for the return value (function_graph only:
+ * the function tracer has no exits).  The first spec that names a
+ * function is the one used.  Globs apply to the objects loaded when the
+ * spec was written.
+ *
+ * While any spec is set the built-in tracers take the C path (the fast
+ * trampolines do not save the argument registers).  The table is immutable
+ * once published and freed after a grace period (it is read inside the
+ * dispatcher).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl/control.h"
+#include "internal.h"
+
+struct args_spec {
+	struct ps_globs g;
+	size_t nset;		/* sites g.set covers (objects loaded later are not) */
+	unsigned nargs;
+	bool retval;
+	char *text;
+};
+
+struct args_table {
+	unsigned n;
+	struct args_spec e[];
+};
+
+static _Atomic(struct args_table *) table;
+
+bool ps_args_on(void)
+{
+	return atomic_load_explicit(&table, memory_order_relaxed) != NULL;
+}
+
+unsigned ps_args_want(const struct ps_site *s, bool *retval)
+{
+	const struct args_table *tb = atomic_load_explicit(&table, memory_order_acquire);
+
+	*retval = false;
+	for (unsigned i = 0; tb && i < tb->n; i++) {
+		const struct args_spec *a = &tb->e[i];
+
+		if (s->gindex < a->nset && a->g.set[s->gindex]) {
+			*retval = a->retval;
+			return a->nargs;
+		}
+	}
+	return 0;
+}
+
+static void table_free(struct args_table *tb)
+{
+	for (unsigned i = 0; tb && i < tb->n; i++) {
+		ps_globs_free(&tb->e[i].g);
+		free(tb->e[i].text);
+	}
+	free(tb);
+}
+
+/* One spec "GLOB@what,what": parsed into a; ps.lock held.  0 or -errno (said). */
+static int parse_spec(const char *spec, size_t len, struct args_spec *a)
+{
+	char *text = strndup(spec, len), *at, *w, *save = NULL;
+	int err = -EINVAL;
+
+	*a = (struct args_spec){ .text = text ? strdup(text) : NULL };	/* as written */
+	if (!text || !a->text) {
+		free(text);
+		return -ENOMEM;
+	}
+	at = strrchr(text, '@');
+	if (!at || at == text || !at[1]) {
+		ps_log(PATCHSITE_LOG_ERROR, "set_ftrace_args: '%s': expected FUNC@arg1,...,retval",
+		       text);
+		return -EINVAL;
+	}
+	*at = '\0';
+	for (w = strtok_r(at + 1, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		char *end;
+		unsigned long k;
+
+		if (!strcmp(w, "retval")) {
+			a->retval = true;
+			continue;
+		}
+		k = strncmp(w, "arg", 3) ? 0 : strtoul(w + 3, &end, 10);
+		if (!k || *end || k > ps.arch->arg_regs) {
+			ps_log(PATCHSITE_LOG_ERROR, "set_ftrace_args: '%s': not an argument this "
+			       "arch's registers hold (arg1..arg%u, retval)", w, ps.arch->arg_regs);
+			goto bad;
+		}
+		if (k > a->nargs)
+			a->nargs = (unsigned)k;
+	}
+	err = ps_filter_apply(&a->g, text, 1, "set_ftrace_args");
+	if (err)
+		goto bad;
+	if (!a->g.set) {	/* no glob: every function */
+		a->g.set = malloc(ps.nsites ? ps.nsites : 1);
+		if (!a->g.set) {
+			err = -ENOMEM;
+			goto bad;
+		}
+		memset(a->g.set, 1, ps.nsites);
+	}
+	a->nset = ps.nsites;
+	free(text);
+	return 0;
+bad:
+	free(text);
+	return err;
+}
+
+/* specs: ';', blank or newline separated; append keeps those set before. */
+int ps_args_set(const char *specs, bool append)
+{
+	struct args_table *cur, *tb;
+	unsigned cap = 1, n = 0;
+	const char *p;
+	int err = 0;
+
+	if (!ps.arch->arg_regs || !ps.arch->exit_retval) {
+		ps_log(PATCHSITE_LOG_ERROR, "set_ftrace_args: not done on %s (argument and return "
+		       "registers are read on x86_64 and aarch64)", ps.arch->name);
+		return -ENOTSUP;
+	}
+	for (p = specs; *p; p++)
+		cap += *p == ';' || *p == ' ' || *p == '\n' || *p == '\t';
+	pthread_mutex_lock(&ps.lock);
+	cur = atomic_load(&table);
+	if (append && cur)
+		cap += cur->n;
+	tb = calloc(1, sizeof(*tb) + cap * sizeof(tb->e[0]));
+	if (!tb) {
+		pthread_mutex_unlock(&ps.lock);
+		return -ENOMEM;
+	}
+	ps_all_syms();
+	for (unsigned i = 0; append && cur && i < cur->n && !err; i++) {
+		err = parse_spec(cur->e[i].text, strlen(cur->e[i].text), &tb->e[n]);
+		n++;
+	}
+	for (p = specs; *p && !err;) {
+		size_t len = strcspn(p, "; \t\n");
+
+		if (len) {
+			err = parse_spec(p, len, &tb->e[n]);
+			n++;
+		}
+		p += len + (p[len] != '\0');
+	}
+	tb->n = n;
+	if (err || !n) {
+		table_free(tb);
+		tb = NULL;
+	}
+	if (!err) {
+		atomic_store(&table, tb);
+		ps_tramp_select(false);
+		ps_sync_dispatchers();
+		table_free(cur);
+	}
+	pthread_mutex_unlock(&ps.lock);
+	return err;
+}
+
+void ps_args_list(struct ps_buf *out)
+{
+	const struct args_table *tb;
+
+	pthread_mutex_lock(&ps.lock);
+	tb = atomic_load(&table);
+	for (unsigned i = 0; tb && i < tb->n; i++)
+		ps_buf_printf(out, "%s\n", tb->e[i].text);
+	pthread_mutex_unlock(&ps.lock);
+}

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The built-in tracers' per-thread rings of 8-byte words (ring.h has what
+ * each event does inline).
+ *
+ * The common case runs in the arch's fast trampolines, which need only
+ * struct ps_fast (TLS): the write pointer, an entry budget and the upper
+ * half of the time stamp.  Everything else comes to C (function.c,
+ * graph.c): a new thread, a spent budget (the ring or the shadow stack is
+ * nearly full, or due to wrap), a new upper half (a mark word with the CPU
+ * goes first), a return that does not match the top shadow frame, a call
+ * off the thread's own stack.  The budget is how many entries fit, two
+ * words each, leaving room for the exits of every open frame, so exits
+ * never check.  A full ring drops new entries and counts them (ftrace's
+ * producer/consumer mode); nothing grows.
+ *
+ * Time stamps are the arch's counter (core/clock.c).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ring.h"
+
+size_t ps_ring_bytes = 1024 * 1024;
+
+/*
+ * Returns are hooked only where the return address lies on the thread's
+ * own stack: one region, used last in first out, so that a return at a
+ * slot ends every call whose slot lies below it.  A coroutine's stack
+ * (makecontext/swapcontext), a sigaltstack or a fiber's does not have that
+ * order as seen from the thread: calls there are recorded without their
+ * return.  The main thread's stack is measured at start-up
+ * (pthread_getattr_np reads /proc there, with malloc: not from a signal
+ * handler).
+ */
+static uintptr_t main_lo, main_hi;
+
+static void stack_bounds(uintptr_t *lo, uintptr_t *hi)
+{
+	pthread_attr_t a;
+	void *addr;
+	size_t size;
+
+	*lo = *hi = 0;
+	if (pthread_getattr_np(pthread_self(), &a))
+		return;
+	if (!pthread_attr_getstack(&a, &addr, &size)) {
+		*lo = (uintptr_t)addr;
+		*hi = (uintptr_t)addr + size;
+	}
+	pthread_attr_destroy(&a);
+}
+
+static void thread_stack(struct ps_fast *f)
+{
+	uintptr_t here = (uintptr_t)&f, lo = main_lo, hi = main_hi;
+
+	if (here < main_lo || here >= main_hi)
+		stack_bounds(&lo, &hi);
+	f->stack_lo = lo;
+	f->stack_size = hi - lo;
+}
+
+/* At start-up: the main thread's stack (see above). */
+void ps_ring_init(void)
+{
+	stack_bounds(&main_lo, &main_hi);
+}
+
+/* 2 MB pages for a large ring (mem.c): a first touch per 4 KB page cost more than the events. */
+static void *map_zero(size_t bytes)
+{
+	return ps_map_zero(&bytes, false, 0);
+}
+
+/* The ring: in memory, or the first chunk of the thread's file in the trace directory. */
+static int ring_setup(struct ps_thread *t, struct ps_fast *f)
+{
+	size_t bytes = ps_ring_bytes & ~(size_t)7;
+
+	if (ps_store_on())
+		return ps_store_thread(t, f);
+	t->base = map_zero(bytes);
+	if (!t->base)
+		return -ENOMEM;
+	t->end = t->base + bytes / 8;
+	ps_wp_set(f, t->base);
+	return 0;
+}
+
+/* The calling thread's ring and shadow stack (the first event of a thread; ring.h thread_setup). */
+struct ps_thread *ps_ring_thread_setup(void)
+{
+	struct ps_fast *f = &ps_fast;
+	struct ps_thread *t = f->t;
+
+	if (t && t->base)
+		return t;
+	t = ps_thread_self();
+	if (!t)
+		return NULL;
+	if (!t->frames) {
+		t->frames = map_zero((PS_FRAMES + 1) * sizeof(struct ps_frame));
+		t->fslow = map_zero((PS_FRAMES + 1) * sizeof(struct ps_fslow));
+		if (!t->frames || !t->fslow)
+			return NULL;
+		t->frames[0].key = 1;	/* a sentinel no return matches */
+		t->frames_end = t->frames + 1 + PS_FRAMES;
+	}
+	if (!t->base && ring_setup(t, f))
+		return NULL;
+	if (f->t != t) {
+		if (!ps_store_on())
+			ps_wp_set(f, t->base);
+		f->fp = t->frames + 1;
+		f->fp_end = t->frames_end;
+	}
+	f->budget = 0;
+	f->t = t;
+	thread_stack(f);
+	atomic_store(&t->fast, f);
+	return t;
+}
+
+/* Entries that fit now (two words each, the open frames' exits kept); may wrap the ring. */
+int32_t ps_ring_budget(struct ps_thread *t, struct ps_fast *f, bool frames)
+{
+	uint64_t cap = (uint64_t)(t->end - t->base), open = (uint64_t)(f->fp - (t->frames + 1));
+	uint64_t need = open + PS_SLACK + 2, lin, total, b;
+	uint64_t one = need + 2;	/* room for one more entry */
+
+	lin = total = 0;
+	if (ps_store_on()) {
+		/* The trace directory: a full chunk is followed by the next, nothing wraps. */
+		lin = (uint64_t)(t->end - f->wp);
+		if ((lin < one || ps_store_stale(t)) && (!t->store || ps_store_next(t, f)))
+			return 0;
+		total = lin = (uint64_t)(t->end - f->wp);
+	}
+	for (; !ps_store_on();) {
+		uint64_t head = atomic_load_explicit(&t->lap, memory_order_relaxed) +
+				(uint64_t)(f->wp - t->base);
+		uint64_t tail = atomic_load_explicit(&t->tail, memory_order_acquire);
+
+		total = cap - (head - tail < cap ? head - tail : cap);
+		lin = (uint64_t)(t->end - f->wp);
+		if (lin >= one || total < one || total - lin < one)
+			break;
+		/* The end is near and the start is free: pad and wrap. */
+		for (uint64_t *p = f->wp; p < t->end; p++)
+			*p = PS_EV_PAD;
+		ps_wp_set(f, t->base);
+		atomic_store_explicit(&t->lap, head + lin, memory_order_release);
+	}
+	b = (lin < total ? lin : total);
+	if (b < one)
+		return 0;
+	b = (b - need) / 2;
+	/* The fast path does not count depth: no more entries than could stay within it. */
+	if (frames && open >= ps_graph_max_depth)
+		return 0;
+	if (frames && b > ps_graph_max_depth - open)
+		b = ps_graph_max_depth - open;
+	return b > INT32_MAX ? INT32_MAX : (int32_t)b;
+}
+
+/*
+ * An extended record (psdata.h) in the calling thread's ring, stamped now:
+ * true when written, false when lost (counted) or there is no ring.  The
+ * room is taken as entries (two words each), so the fast path's budget
+ * stays right.  The header goes first: a record cut short by a crash keeps
+ * its count, and its missing words read as zero.
+ */
+bool ps_ring_ext(unsigned kind, const uint64_t *payload, unsigned words)
+{
+	struct ps_fast *f = &ps_fast;
+	uint64_t tsc;
+	struct ps_thread *t;
+
+	if (!kind || kind > 0xff || words > PSD_EXT_MAX_WORDS)
+		return false;
+	t = begin_event(&tsc);
+	if (!t)
+		return false;
+	for (unsigned units = (words + 2) / 2; units; units--)
+		if (!take(t, f, false))
+			return false;
+	f->wp[0] = tsc << 32 | (uint64_t)words << 10 | kind << 2 | PS_EV_MARK;
+	if (words)
+		memcpy(f->wp + 1, payload, (size_t)words * 8);
+	ps_wp_set(f, f->wp + 1 + words);
+	return true;
+}

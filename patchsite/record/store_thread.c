@@ -1,0 +1,523 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Each thread's file in the trace directory (store.c has the directory):
+ * its ring words go straight into the file, mapped MAP_SHARED one chunk
+ * at a time, so a word stored is in the page cache at once.  Chunks are
+ * reserved on disk (fallocate) before they are used, so a full file
+ * system or RLIMIT_FSIZE is seen as an error at a chunk switch, never as
+ * SIGBUS or SIGXFSZ in the program: the thread then stops recording, says
+ * so once on stderr and counts what it drops.  With overwrite (flight
+ * recorder) the file is a fixed ring of chunks and the oldest is reused.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include "host.h"
+
+#include "store.h"
+#include "event.h"
+#include "data/format.h"
+
+struct ps_tstore {
+	void *_Atomic ready[AHEAD];	/* grow: chunks n to n + AHEAD - 1, mapped and filled by the
+					   helper, chunk y in slot y % AHEAD (word 1: its number) */
+	uint64_t prepared;		/* helper only: chunks below this were made ready */
+	uint64_t want_seq;		/* under helper.lock: the chunk asked for */
+	bool queued;			/* under helper.lock: waiting for the helper */
+	struct ps_tstore *qnext;
+	struct ps_tstore *all_next;	/* every one made, never freed (threads keep theirs) */
+	int fd;
+	pid_t pid;			/* the process whose file this is */
+	struct psd_thread_hdr *hdr;	/* mapped shared, the whole time */
+	uint64_t *map;			/* grow: the current chunk; overwrite: every chunk */
+	size_t map_bytes;
+	uint64_t seq;			/* chunks started */
+	_Atomic uint64_t gen;		/* odd while chunk_start switches chunks (ps_store_bound) */
+	char path[64];			/* relative to the process directory */
+};
+
+static _Atomic(struct ps_tstore *) all_stores;
+
+/*
+ * The helper thread: it reserves, maps and fills in the next chunk of each
+ * thread's file while the thread writes the current one, so that the
+ * recording thread does not pay for fresh page-cache pages (most of what a
+ * chunk costs).  Started at the first chunk switch; a forked child starts
+ * its own.  Without it (it could not start), threads map their chunks
+ * themselves.
+ */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct ps_tstore *queue;
+	pid_t pid;			/* the process it runs in */
+	bool closing;
+	struct ps_tstore *working;	/* whose chunks it is preparing now */
+} helper = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0, false, NULL };
+
+static int reserve(int fd, off_t off, size_t len);
+
+static off_t chunk_off(uint64_t seq)
+{
+	return PSD_HDR_BYTES + (off_t)(seq * ps_session.chunk);
+}
+
+/* Chunk seq of s's file, reserved, mapped and its pages in; NULL on failure. */
+static void *prepare(struct ps_tstore *s, uint64_t seq)
+{
+	void *p;
+
+	if (reserve(s->fd, chunk_off(seq), ps_session.chunk))
+		return NULL;
+	p = mmap(NULL, ps_session.chunk, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, chunk_off(seq));
+	if (p == MAP_FAILED)
+		return NULL;
+	(void)madvise(p, ps_session.chunk, MADV_POPULATE_WRITE);	/* Linux 5.14; a hint */
+	return p;
+}
+
+/* Chunks want to want + AHEAD - 1 of s ready (slack for a helper scheduled late). */
+static void prepare_ahead(struct ps_tstore *s, uint64_t want)
+{
+	for (uint64_t y = want > s->prepared ? want : s->prepared; y < want + AHEAD; y++) {
+		void *p = prepare(s, y);
+
+		if (!p)
+			return;
+		((uint64_t *)p)[1] = y;	/* rewritten by chunk_start when used */
+		p = atomic_exchange_explicit(&s->ready[y % AHEAD], p, memory_order_acq_rel);
+		if (p)
+			munmap(p, ps_session.chunk);	/* an older one, never taken */
+		s->prepared = y + 1;
+	}
+}
+
+static void *helper_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&helper.lock);
+	for (;;) {
+		struct ps_tstore *s;
+		uint64_t want;
+
+		while (!helper.queue && !helper.closing)
+			pthread_cond_wait(&helper.cond, &helper.lock);
+		if (helper.closing)
+			break;
+		s = helper.queue;
+		helper.queue = s->qnext;
+		s->queued = false;
+		want = s->want_seq;
+		helper.working = s;
+		pthread_mutex_unlock(&helper.lock);
+		prepare_ahead(s, want);
+		pthread_mutex_lock(&helper.lock);
+		helper.working = NULL;
+		pthread_cond_broadcast(&helper.cond);
+	}
+	pthread_mutex_unlock(&helper.lock);
+	return NULL;
+}
+
+/*
+ * Ask the helper for s's next chunk (s->seq); start it if it is not running
+ * here.  Never waits: with the lock taken (the helper descheduled while
+ * holding it, on a busy machine), the thread maps its next chunk itself.
+ */
+static void helper_request(struct ps_tstore *s)
+{
+	if (pthread_mutex_trylock(&helper.lock))
+		return;
+	if (helper.pid != ps_session.pid && !helper.closing) {
+		sigset_t all, old;
+		pthread_t th;
+
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);	/* the program's signals are not for it */
+		if (!pthread_create(&th, NULL, helper_main, NULL)) {
+			pthread_detach(th);
+			helper.pid = ps_session.pid;
+		}
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	if (helper.pid == ps_session.pid && !s->queued) {
+		s->queued = true;
+		s->want_seq = s->seq;
+		s->qnext = helper.queue;
+		helper.queue = s;
+		pthread_cond_signal(&helper.cond);
+	}
+	pthread_mutex_unlock(&helper.lock);
+}
+
+/* Room on disk for [off, off + len): -errno (EFBIG past RLIMIT_FSIZE, without its signal). */
+static int reserve(int fd, off_t off, size_t len)
+{
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_FSIZE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
+	    (rlim_t)off + len > rl.rlim_cur)
+		return -EFBIG;
+	if (!fallocate(fd, 0, off, (off_t)len))
+		return 0;
+	if (errno != EOPNOTSUPP)
+		return -errno;
+	/* No fallocate here (a file system without it): sized, not reserved. */
+	return ftruncate(fd, off + (off_t)len) ? -errno : 0;
+}
+
+static void say_stopped(struct ps_tstore *s, int err)
+{
+	if (s->hdr) {
+		snprintf(s->hdr->why, sizeof(s->hdr->why), "%s", strerror(-err));
+		s->hdr->stopped = 1;
+	}
+	if (!atomic_exchange(&ps_session.said_full, true)) {
+		char line[4600];
+		int n = snprintf(line, sizeof(line),
+				 "patchsite: %s/%s: %s: recording stopped; events from now on are "
+				 "counted as lost\n", ps_session.proc, s->path, strerror(-err));
+
+		if (n > 0)
+			(void)!write(STDERR_FILENO, line,
+				     (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+	}
+}
+
+/* Start chunk s->seq: header words and a time mark at its start. */
+static void chunk_start(struct ps_thread *t, struct ps_fast *f, uint64_t *base)
+{
+	struct ps_tstore *s = t->store;
+
+	/* A snapshot reading base, wp and seq together sees them all old or all new. */
+	atomic_fetch_add_explicit(&s->gen, 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	__atomic_store_n(&t->base, base, __ATOMIC_RELAXED);	/* ps_store_bound reads it */
+	t->end = base + ps_session.chunk / 8;
+	if (ps_session.overwrite)
+		memset(base, 0, ps_session.chunk);
+	base[0] = PSD_CHUNK_MAGIC | PSD_VERSION;
+	base[1] = s->seq;
+	base[2] = ps_clock();
+	base[3] = clock_ns(CLOCK_MONOTONIC);
+	base[4] = (uint64_t)f->hi << 32 | PS_EV_MARK;
+	base[5] = (uint64_t)sched_getcpu();
+	ps_wp_set(f, base + 6);
+	s->seq++;
+	__atomic_store_n(&s->hdr->chunks, s->seq, __ATOMIC_RELEASE);
+	atomic_fetch_add_explicit(&s->gen, 1, memory_order_release);
+}
+
+/*
+ * Where thread t's data ends now (snapshot.c), without stopping it: the
+ * chunk it writes and the words written in it, read together (a chunk
+ * switch in between is seen and the reading done again).  Every word below
+ * that end is complete.  -ENOENT: t has no file of this process.
+ */
+int ps_store_bound(struct ps_thread *t, struct ps_store_bound *b)
+{
+	struct ps_tstore *s = __atomic_load_n(&t->store, __ATOMIC_ACQUIRE);
+	struct ps_fast *f = atomic_load(&t->fast);
+
+	if (!ps_session.on || !s || !s->hdr || s->pid != ps_session.pid || !f)
+		return -ENOENT;
+	for (int tries = 0;; tries++) {
+		uint64_t g1 = atomic_load_explicit(&s->gen, memory_order_acquire), g2;
+		uint64_t *base = __atomic_load_n(&t->base, __ATOMIC_RELAXED), *wp = ps_wp_get(f);
+
+		b->seq = __atomic_load_n(&s->hdr->chunks, __ATOMIC_RELAXED);
+		atomic_thread_fence(memory_order_acquire);
+		g2 = atomic_load_explicit(&s->gen, memory_order_relaxed);
+		if (!(g1 & 1) && g1 == g2 && b->seq && wp >= base && wp <= base + ps_session.chunk / 8) {
+			b->words = (uint64_t)(wp - base);
+			break;
+		}
+		if (tries > 1000)
+			return -EBUSY;
+		sched_yield();
+	}
+	b->fd = s->fd;
+	b->hdr = s->hdr;
+	b->path = s->path;
+	b->chunk = ps_session.chunk;
+	b->nchunks = ps_session.overwrite ? ps_session.ring / ps_session.chunk : 0;
+	b->gen = atomic_load_explicit(&s->gen, memory_order_acquire);
+	return 0;
+}
+
+/* Chunks thread t started since bound b was read (overwrite: the ones reused meanwhile). */
+uint64_t ps_store_started_since(struct ps_thread *t, const struct ps_store_bound *b)
+{
+	return __atomic_load_n(&t->store->hdr->chunks, __ATOMIC_ACQUIRE) - b->seq;
+}
+
+/*
+ * Map chunk s->seq (grow): the one the helper made ready, else reserved on
+ * disk and mapped here; then the helper is asked for the one after.
+ */
+static int map_next(struct ps_thread *t, struct ps_fast *f)
+{
+	struct ps_tstore *s = t->store;
+	void *p = atomic_exchange_explicit(&s->ready[s->seq % AHEAD], NULL, memory_order_acquire);
+	int err;
+
+	if (p && ((uint64_t *)p)[1] != s->seq) {
+		munmap(p, ps_session.chunk);
+		p = NULL;
+	}
+	if (!p) {
+		err = reserve(s->fd, chunk_off(s->seq), ps_session.chunk);
+		if (err)
+			return err;
+		p = mmap(NULL, ps_session.chunk, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, chunk_off(s->seq));
+		if (p == MAP_FAILED)
+			return -errno;
+		/*
+		 * A thread's first chunk gets its pages as it uses them: a
+		 * thread that makes a few calls costs a few pages, not a MiB.
+		 */
+		if (s->seq)
+			(void)madvise(p, ps_session.chunk, MADV_POPULATE_WRITE);	/* Linux 5.14; a hint */
+	}
+	if (s->map)
+		munmap(s->map, s->map_bytes);
+	s->map = p;
+	s->map_bytes = ps_session.chunk;
+	chunk_start(t, f, p);
+	if (s->seq > 1)
+		helper_request(s);	/* chunks ahead only for a thread that filled one */
+	return 0;
+}
+
+/* The calling thread's file and its first chunk: t->base..t->end. */
+int ps_store_thread(struct ps_thread *t, struct ps_fast *f)
+{
+	struct ps_tstore *s = calloc(1, sizeof(*s));
+	size_t total = ps_session.overwrite ? ps_session.ring : 0;
+	int err;
+
+	if (!s)
+		return -ENOMEM;
+	s->pid = ps_session.pid;
+	for (int k = 0; k < 1000; k++) {
+		if (k)
+			snprintf(s->path, sizeof(s->path), "thread.%d.%d", (int)t->tid, k);
+		else
+			snprintf(s->path, sizeof(s->path), "thread.%d", (int)t->tid);
+		s->fd = openat(ps_session.procfd, s->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (s->fd >= 0 || errno != EEXIST)
+			break;
+	}
+	if (s->fd < 0) {
+		err = -errno;
+		free(s);
+		return err;
+	}
+	err = reserve(s->fd, 0, PSD_HDR_BYTES + total);
+	if (!err) {
+		s->hdr = mmap(NULL, PSD_HDR_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
+		if (s->hdr == MAP_FAILED)
+			err = -errno;
+	}
+	if (!err && ps_session.overwrite) {
+		s->map = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, PSD_HDR_BYTES);
+		if (s->map == MAP_FAILED) {
+			err = -errno;
+			s->map = NULL;
+		}
+		s->map_bytes = total;
+	}
+	if (err) {
+		if (s->hdr && s->hdr != MAP_FAILED)
+			munmap(s->hdr, PSD_HDR_BYTES);
+		close(s->fd);
+		unlinkat(ps_session.procfd, s->path, 0);
+		free(s);
+		return err;
+	}
+	s->all_next = atomic_load(&all_stores);
+	while (!atomic_compare_exchange_weak(&all_stores, &s->all_next, s))
+		;
+	memcpy(s->hdr->magic, PSD_THREAD_MAGIC, 8);
+	s->hdr->version = PSD_VERSION;
+	s->hdr->hdr_bytes = PSD_HDR_BYTES;
+	s->hdr->pid = (uint32_t)ps_session.pid;
+	s->hdr->tid = (uint32_t)t->tid;
+	memcpy(s->hdr->comm, t->comm, sizeof(s->hdr->comm));
+	s->hdr->chunk_bytes = ps_session.chunk;
+	s->hdr->overwrite = ps_session.overwrite;
+	s->hdr->nchunks = ps_session.overwrite ? (uint32_t)(ps_session.ring / ps_session.chunk) : 0;
+	__atomic_store_n(&t->store, s, __ATOMIC_RELEASE);	/* set up: ps_store_bound may read it */
+	if (ps_session.overwrite) {
+		chunk_start(t, f, s->map);
+		return 0;
+	}
+	err = map_next(t, f);
+	if (err) {
+		say_stopped(s, err);
+		/* s stays listed, unused: its file says why it stopped */
+		__atomic_store_n(&t->store, NULL, __ATOMIC_RELAXED);
+		munmap(s->hdr, PSD_HDR_BYTES);
+		s->hdr = NULL;
+		close(s->fd);
+		s->fd = -1;
+	}
+	return err;
+}
+
+/* A file of another process (the parent's, after fork): never written here. */
+bool ps_store_stale(const struct ps_thread *t)
+{
+	return t->store && t->store->pid != ps_session.pid;
+}
+
+/* Events in a used chunk of `words` words (overwrite: what reusing it loses, counted). */
+uint64_t ps_chunk_events(const uint64_t *c, size_t words)
+{
+	const uint64_t *end = c + words;
+	uint64_t n = 0;
+
+	for (c += PSD_CHUNK_WORDS; c < end && *c; c++) {
+		if (*c == PS_EV_PAD)
+			continue;
+		if ((*c & 3) == PS_EV_MARK && PSD_EXT_KIND(*c)) {
+			n++;
+			c += PSD_EXT_WORDS(*c);	/* an extended record and its payload */
+			continue;
+		}
+		if ((*c & 3) == PS_EV_MARK) {
+			c++;	/* and its CPU word */
+			continue;
+		}
+		if ((*c & 3) == PS_EV_FUNC)
+			c++;	/* and its parent word */
+		n++;
+	}
+	return n;
+}
+
+/*
+ * The current chunk is full: pad it and go on in the next one.  -errno
+ * when there is no room (recording stopped, said once): the thread keeps
+ * its current chunk, whose reserved end still takes the open calls' exits.
+ */
+int ps_store_next(struct ps_thread *t, struct ps_fast *f)
+{
+	struct ps_tstore *s = t->store;
+	int err;
+
+	if (ps_store_stale(t)) {
+		__atomic_store_n(&t->store, NULL, __ATOMIC_RELAXED);	/* the parent's: start a file of our own */
+		return ps_store_thread(t, f);
+	}
+	if (s->hdr->stopped)
+		return -ENOSPC;
+	if (ps_session.overwrite) {
+		uint64_t n = ps_session.ring / ps_session.chunk, *next = s->map + (s->seq % n) * (ps_session.chunk / 8);
+
+		for (uint64_t *p = ps_wp_get(f); p < t->end; p++)
+			*p = PS_EV_PAD;
+		if (s->seq >= n)
+			__atomic_fetch_add(&s->hdr->overwritten, ps_chunk_events(next, ps_session.chunk / 8),
+					   __ATOMIC_RELAXED);
+		chunk_start(t, f, next);
+		return 0;
+	}
+	err = map_next(t, f);
+	if (err) {
+		say_stopped(s, err);
+		return err;
+	}
+	return 0;
+}
+
+/* Counted in the file too, so that a crash keeps the count. */
+void ps_store_lost(struct ps_thread *t)
+{
+	if (t->store && !ps_store_stale(t))
+		__atomic_fetch_add(&t->store->hdr->lost, 1, __ATOMIC_RELAXED);
+}
+
+/* Chunks made ready and not used: not data (unmapped: the file is about to end before them). */
+static void drop_ready(struct ps_tstore *s)
+{
+	for (int k = 0; k < AHEAD; k++) {
+		void *p = atomic_exchange_explicit(&s->ready[k], NULL, memory_order_acq_rel);
+
+		if (p)
+			munmap(p, ps_session.chunk);
+	}
+}
+
+/* At a normal exit (ps_store_finish): the helper stopped, each thread's file closed right. */
+void ps_store_threads_finish(void)
+{
+	/* The helper stops, and finishes what it was doing first. */
+	pthread_mutex_lock(&helper.lock);
+	helper.closing = true;
+	pthread_cond_broadcast(&helper.cond);
+	while (helper.working && helper.pid == ps_session.pid)
+		pthread_cond_wait(&helper.cond, &helper.lock);
+	pthread_mutex_unlock(&helper.lock);
+	for (struct ps_thread *t = atomic_load(&ps.threads); t; t = t->next) {
+		struct ps_fast *f = atomic_load(&t->fast);
+		struct ps_tstore *s = t->store;
+
+		if (!s || ps_store_stale(t) || !f)
+			continue;
+		/*
+		 * The file ends where the data does: chunks reserved ahead go,
+		 * for this thread and threads that exited (one still running
+		 * may be switching chunks: its file keeps its reserve).
+		 */
+		if (!ps_session.overwrite && f == &t->fast_copy) {
+			/* Exited: it writes no more, its file ends at its last word. */
+			drop_ready(s);
+			(void)!ftruncate(s->fd, chunk_off(s->seq - 1) +
+					 (off_t)(ps_wp_get(f) - t->base) * 8);
+		} else if (!ps_session.overwrite && f == &ps_fast) {
+			/* This thread may still record (later destructors): whole chunks. */
+			drop_ready(s);
+			(void)!ftruncate(s->fd, chunk_off(s->seq));
+		}
+		memcpy(s->hdr->comm, t->comm, sizeof(s->hdr->comm));
+		s->hdr->end_word = (uint64_t)(ps_wp_get(f) - t->base);
+		__atomic_store_n(&s->hdr->clean, 1, __ATOMIC_RELEASE);
+	}
+}
+
+/* In a forked child (ps_store_forked), before the child's directory is made. */
+void ps_store_thread_forked(struct ps_thread *self)
+{
+	struct ps_tstore *s = self ? self->store : NULL;
+
+	if (s && s->pid == ps_session.pid) {
+		void *h = mmap(s->hdr, PSD_HDR_BYTES, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+
+		if (s->map)
+			mmap(s->map, s->map_bytes, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		(void)h;
+		close(s->fd);
+		s->fd = -1;
+		s->map = NULL;	/* not to be unmapped by the next chunk switch */
+	}
+	/* The helper did not follow: its lock may have been held at the fork. */
+	pthread_mutex_init(&helper.lock, NULL);
+	pthread_cond_init(&helper.cond, NULL);
+	helper.queue = NULL;
+	helper.pid = 0;
+}

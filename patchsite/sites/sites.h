@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What the files of sites/ share among themselves (the rest of the runtime
+ * sees internal.h):
+ *   image.c    the file behind a loaded object, checked against the image;
+ *              its sections by name
+ *   symbols.c  function symbols by address, the names shown, aliases
+ *   module.c   objects and their site tables, hook slots, exit linking,
+ *              lookups by id and address
+ *   stubs.c    where each object's stubs go, and mapping them
+ *   patch.c    writing sites: start-up NOPs, live batches, late objects,
+ *              event-site code; trap.c its SIGTRAP handler
+ *   dispatch.c ops, want masks, the dispatcher, trampoline choice
+ *   filter.c   globs -> one byte per site; sets that grow with new objects
+ *   sync.c     every live change of the objects, then patching; watchers
+ */
+#ifndef PS_SITES_H
+#define PS_SITES_H
+
+#include <elf.h>
+#include <link.h>
+
+#include "internal.h"
+
+/* A view of the file with bounds-checked access. */
+struct elf_file {
+	const uint8_t *data;
+	size_t size;
+	const Elf64_Ehdr *eh;
+	const Elf64_Shdr *sh;
+	const char *shstr;
+	size_t shstr_size;
+};
+
+/* image.c */
+uintptr_t ps_page_size(void);
+uintptr_t ps_page_down(uintptr_t a);
+uintptr_t ps_page_up(uintptr_t a);
+const void *ps_file_at(const struct elf_file *f, uint64_t off, uint64_t len);
+const char *ps_section_name(const struct elf_file *f, const Elf64_Shdr *s);
+int ps_file_open(struct ps_module *m, struct elf_file *f);
+bool ps_file_matches_image(const struct elf_file *f, const struct dl_phdr_info *info);
+bool ps_image_readable(const struct dl_phdr_info *info, uintptr_t addr, size_t len);
+
+/* The stub of a site (stubs.c maps them, one per site). */
+static inline uintptr_t ps_stub_of(const struct ps_site *s)
+{
+	return (uintptr_t)s->mod->stubs + (s->id & PS_ID_MASK) * (uintptr_t)ps.arch->stub_size;
+}
+
+/* symbols.c */
+int ps_find_symbols(struct ps_module *m, const struct elf_file *f);
+const struct ps_sym *ps_module_sym(const struct ps_module *m, uintptr_t addr);
+
+#endif

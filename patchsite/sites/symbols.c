@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Function symbols of loaded objects: read from the file's .symtab (else
+ * .dynsym) on first need, sorted by address; the site's function; the
+ * name a trace shows (C++ demangled); aliases at one address; and the
+ * locator of messages about a site (ps_log_site).
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sites.h"
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct ps_sym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Functions from .symtab, or .dynsym when the file is stripped. */
+/* Find the function symbols (.symtab, else .dynsym); read them only when first needed. */
+int ps_find_symbols(struct ps_module *m, const struct elf_file *f)
+{
+	const Elf64_Shdr *tab = NULL;
+
+	for (unsigned i = 0; !tab && i < f->eh->e_shnum; i++)
+		if (f->sh[i].sh_type == SHT_SYMTAB)
+			tab = &f->sh[i];
+	for (unsigned i = 0; !tab && i < f->eh->e_shnum; i++)
+		if (f->sh[i].sh_type == SHT_DYNSYM)
+			tab = &f->sh[i];
+	if (!tab || tab->sh_link >= f->eh->e_shnum)
+		return 0;
+	m->symtab = ps_file_at(f, tab->sh_offset, tab->sh_size);
+	m->strtab = ps_file_at(f, f->sh[tab->sh_link].sh_offset, f->sh[tab->sh_link].sh_size);
+	if (!m->symtab || !m->strtab) {
+		m->symtab = m->strtab = NULL;
+		return -ENOEXEC;
+	}
+	m->nsymtab = tab->sh_size / sizeof(Elf64_Sym);
+	m->strtab_size = f->sh[tab->sh_link].sh_size;
+	return 0;
+}
+
+const struct ps_sym *ps_module_sym(const struct ps_module *m, uintptr_t addr)
+{
+	size_t lo = 0, hi = m->nsyms;
+	const struct ps_sym *best = NULL;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (m->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	/*
+	 * Aliases at one address (C1/C2 constructors, functions folded by
+	 * -fipa-icf, alias attributes): the first in the symbol table that
+	 * is sized and covers addr, which is the name the compiler gave the
+	 * body first.
+	 */
+	for (size_t i = lo; i-- > 0 && m->syms[i].addr == m->syms[lo - 1].addr;)
+		if (addr < m->syms[i].addr + m->syms[i].size)
+			best = &m->syms[i];
+	if (best)
+		return best;
+	return m->syms[lo - 1].size == 0 && addr == m->syms[lo - 1].addr ? &m->syms[lo - 1] : NULL;
+}
+
+/*
+ * The module's functions by address, and each site's function.  Start-up
+ * does without (sorting a large .symtab was most of its time); names are
+ * read on the first filter, listing, message or trace output.  ps.lock held.
+ */
+int ps_module_syms(struct ps_module *m)
+{
+	const Elf64_Sym *syms = m->symtab;
+	const char *str = m->strtab;
+	size_t k = 0;
+
+	if (m->syms_loaded)
+		return 0;
+	m->syms_loaded = true;
+	if (!syms)
+		return 0;
+	m->syms = calloc(m->nsymtab ? m->nsymtab : 1, sizeof(*m->syms));
+	if (!m->syms)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->nsymtab; i++) {
+		const Elf64_Sym *s = &syms[i];
+		unsigned type = ELF64_ST_TYPE(s->st_info);
+
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s->st_shndx == SHN_UNDEF ||
+		    !s->st_value || s->st_name >= m->strtab_size)
+			continue;
+		m->syms[k].addr = m->bias + s->st_value;
+		m->syms[k].size = s->st_size;
+		m->syms[k].name = str + s->st_name;
+		m->syms[k].order = i;
+		for (unsigned h = 0; ps.arch->hooks[h] && m->nhook_addrs < 4; h++)
+			if (!strcmp(m->syms[k].name, ps.arch->hooks[h])) {
+				m->hook_addr_hook[m->nhook_addrs] = (uint8_t)(h + 1);
+				m->hook_addrs[m->nhook_addrs++] = m->syms[k].addr;
+			}
+		k++;
+	}
+	qsort(m->syms, k, sizeof(*m->syms), cmp_sym);
+	m->nsyms = k;
+	for (size_t i = 0; i < m->nsites; i++) {
+		m->sites[i].sym = ps_module_sym(m, m->sites[i].addr);
+		if (!m->sites[i].sym && m->sites[i].addr >= 4)
+			m->sites[i].sym = ps_module_sym(m, m->sites[i].addr - 4);	/* after endbr64 */
+	}
+	return 0;
+}
+
+void ps_all_syms(void)
+{
+	for (unsigned i = 0; i < ps.nmods; i++)
+		ps_module_syms(ps.mods[i]);
+}
+
+const char *ps_sym_shown(const struct ps_sym *sym)
+{
+	struct ps_sym *s = (struct ps_sym *)sym;
+
+	if (!s->shown) {
+		char *d = ps_demangle_simple(s->name);
+
+		s->shown = d ? d : s->name;
+	}
+	return s->shown;
+}
+
+/* "name", or "0x..." without a symbol. */
+const char *ps_site_name(const struct ps_site *s, char *buf, size_t len)
+{
+	ps_module_syms(s->mod);
+	if (s->sym)
+		return ps_sym_shown(s->sym);
+	snprintf(buf, len, "0x%lx", (unsigned long)s->addr);
+	return buf;
+}
+
+/*
+ * The object was linked with -pg: gprof's start-up (gcrt1.o) calls
+ * __monstartup and registers _mcleanup, which writes gmon.out at exit.
+ */
+bool ps_module_links_gprof(const struct ps_module *m)
+{
+	const Elf64_Sym *syms = m->symtab;
+	const char *str = m->strtab;
+
+	for (size_t i = 0; syms && i < m->nsymtab; i++) {
+		const char *name = syms[i].st_name < m->strtab_size ? str + syms[i].st_name : "";
+
+		if (!strncmp(name, "__monstartup", 12) && (name[12] == '\0' || name[12] == '@'))
+			return true;
+	}
+	return false;
+}
+
+/* The symbols at sym's address (sym among them): *first and how many. */
+size_t ps_sym_aliases(const struct ps_module *m, const struct ps_sym *sym,
+		      const struct ps_sym **first)
+{
+	const struct ps_sym *lo = sym, *hi = sym + 1, *end = m->syms + m->nsyms;
+
+	*first = sym;
+	if (sym < m->syms || sym >= end)
+		return 1;	/* not one of m's (a gone object's name) */
+	while (lo > m->syms && lo[-1].addr == sym->addr)
+		lo--;
+	while (hi < end && hi->addr == sym->addr)
+		hi++;
+	*first = lo;
+	return (size_t)(hi - lo);
+}
+
+const struct ps_sym *ps_sym_by_addr(uintptr_t addr, const struct ps_module **mod)
+{
+	unsigned n = atomic_load_explicit(&ps.nmods, memory_order_acquire);
+
+	for (unsigned i = 0; i < n; i++) {
+		struct ps_module *m = ps.mods[i];
+
+		if (addr < m->text_lo || addr >= m->text_hi)
+			continue;
+		if (mod)
+			*mod = m;
+		ps_module_syms(m);
+		return ps_module_sym(m, addr);
+	}
+	return NULL;
+}
+
+/*
+ * The function at addr when an event stamped tsc was recorded, for a
+ * caller's address that may lie in an object unloaded since.  Of the
+ * unloaded objects whose code held addr, the first to leave after tsc
+ * was the one mapped then (another one at that place came after it
+ * left); if there is none, it is the object there now.
+ */
+const struct ps_sym *ps_sym_at(uintptr_t addr, uint64_t tsc)
+{
+	unsigned n = atomic_load_explicit(&ps.nmods, memory_order_acquire);
+	const struct ps_module *then = NULL;
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct ps_module *m = ps.mods[i];
+
+		if (!m->gone || addr < m->was_lo || addr >= m->was_hi || tsc >= m->gone_tsc)
+			continue;
+		if (!then || m->gone_tsc < then->gone_tsc)
+			then = m;
+	}
+	if (!then)
+		return ps_sym_by_addr(addr, NULL);
+	ps_module_syms((struct ps_module *)then);	/* from the file, which stays mapped */
+	return ps_module_sym(then, addr);
+}
+
+/* "patchsite: prog: error: leaf+0x0 (0x401136): what" */
+void ps_log_site(enum patchsite_log_level level, const struct ps_site *s, const char *fmt, ...)
+{
+	char what[800];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	ps_module_syms(s->mod);	/* the locator needs the symbols: loaded here, not in the sink */
+	if (s->sym)
+		ps_log_in(level, s->mod->name, "%s+0x%lx (%#lx): %s", s->sym->name,
+			  (unsigned long)(s->addr - s->sym->addr), (unsigned long)s->addr, what);
+	else
+		ps_log_in(level, s->mod->name, "%#lx: %s", (unsigned long)s->addr, what);
+}
