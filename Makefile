@@ -20,7 +20,7 @@ endif
 PKG_CONFIG ?= pkg-config
 # The host arch (what the runtime is built for), chosen here and only here:
 # the compiler's target triplet.  Per-arch sources are picked by $(ARCH).
-ARCHES   := x86_64 aarch64
+ARCHES   := x86_64 aarch64 riscv64
 ARCH     := $(firstword $(subst -, ,$(shell $(CC) -dumpmachine 2>/dev/null)))
 ifeq ($(ARCH),)
 $(error cannot tell the host architecture: '$(CC) -dumpmachine' failed)

@@ -90,6 +90,13 @@ struct patchsite_event {
 #elif defined(__aarch64__)
 #define PSEV__NOP_ASM	"nop\n\t"
 #define PSEV__SYM		"S"
+#elif defined(__riscv) && __riscv_xlen == 64
+/*
+ * Not yet on riscv64: gcc 12 there has no way to print the descriptor's
+ * symbol into the site table (no %c operand modifier; "S" refuses PIC), so
+ * a use of PATCHSITE_EVENT fails to compile, by name; the runtime builds.
+ */
+#define PSEV__NO_SITES	"patchsite_event.h: static trace events are not implemented on riscv64 yet"
 #else
 #error "patchsite_event.h: static trace events are implemented for x86-64 and aarch64 only"
 #endif
@@ -100,6 +107,11 @@ struct patchsite_event {
  * is a site of its own, with the label local to the copy (clang checks an
  * asm goto against every label of the function it is in).
  */
+#if defined(PSEV__NO_SITES) && defined(__cplusplus)
+#define PSEV__SITE_ASM(desc, on) static_assert(false, PSEV__NO_SITES)
+#elif defined(PSEV__NO_SITES)
+#define PSEV__SITE_ASM(desc, on) _Static_assert(0, PSEV__NO_SITES)
+#else
 #define PSEV__SITE_ASM(desc, on)							\
 	__asm__ goto("1:\t" PSEV__NOP_ASM						\
 		     ".pushsection patchsite_event_sites, \"aR\"\n\t"			\
@@ -108,6 +120,7 @@ struct patchsite_event {
 		     ".quad %c0 - .\n\t"						\
 		     ".popsection"							\
 		     : : PSEV__SYM(&(desc)) : : on)
+#endif
 
 /* ---- field lists: PATCHSITE_ARGS(type, name, ...) as pairs ---- */
 #define PATCHSITE_ARGS(...) __VA_ARGS__

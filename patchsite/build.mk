@@ -11,9 +11,12 @@
 # PIC and hidden, under $(B)/obj/ps/).
 PS_ARCH_SRC_x86_64  := $(wildcard patchsite/x86_64/*.c)
 PS_ARCH_SRC_aarch64 := $(wildcard patchsite/aarch64/*.c patchsite/aarch64/*.S)
+PS_ARCH_SRC_riscv64 := $(wildcard patchsite/riscv64/*.c patchsite/riscv64/*.S)
 PS_LIBARCH_aarch64  := lib/arch/aarch64.c lib/arch/common.c
+PS_LIBARCH_riscv64  := lib/arch/riscv.c lib/arch/common.c
 PS_MAP_x86_64       := patchsite/x86_64/libpatchsite.map
 PS_MAP_aarch64      := patchsite/aarch64/libpatchsite.map
+PS_MAP_riscv64      := patchsite/riscv64/libpatchsite.map
 PS_MAP  := $(PS_MAP_$(ARCH))
 
 PS_SRC  := $(wildcard patchsite/*.c) $(PS_ARCH_SRC_$(ARCH))
