@@ -45,3 +45,18 @@ $(B)/tests/patchsite/api $(B)/tests/patchsite/stress: $(B)/tests/patchsite/%: \
 $(B)/tests/patchsite/basic: $(B)/tests/patchsite/basic.pfe.o
 	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^
 endif
+
+# libpatchsite for riscv64, the same way: cross-built into build/riscv64
+# (CROSS_COMPILE=riscv64-linux-gnu-), the same case list run under
+# qemu-riscv64 (tests/patchsite-aarch64/run.sh BUILD riscv64; about two
+# minutes), with and without compressed instructions.
+RV64_CROSS ?= riscv64-linux-gnu-
+RV64_B     := build/riscv64
+.PHONY: check-patchsite-riscv64
+ifeq ($(ARCH)$(SAN)$(TSAN),x86_64)
+check-unit: check-patchsite-riscv64
+endif
+check-patchsite-riscv64:
+	$(Q)$(MAKE) --no-print-directory CROSS_COMPILE=$(RV64_CROSS) B=$(RV64_B) SAN= TSAN= \
+		$(RV64_B)/libpatchsite.a $(RV64_B)/libpatchsite.so $(RV64_B)/patchsite.o
+	$(Q)sh tests/patchsite-aarch64/run.sh $(RV64_B) riscv64
