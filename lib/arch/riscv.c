@@ -66,6 +66,19 @@ static const char *riscv_reloc_name(uint32_t type)
 
 static const char *const riscv_hooks[] = { "_mcount", "mcount", "__fentry__", NULL };
 
+/* One NOP of a -fpatchable-function-entry sled: nop (addi x0, x0, 0) or, with C, c.nop. */
+static unsigned riscv_sled_nop(const struct arch *a, const struct insn_view *iv)
+{
+	(void)a;
+	if (in_bounds(iv->off, 4, iv->size) &&
+	    get32(iv->code + iv->off, iv->big_endian) == rv_nop())
+		return 4;
+	if (in_bounds(iv->off, 2, iv->size) &&
+	    get16(iv->code + iv->off, iv->big_endian) == rv_c_nop())
+		return 2;
+	return 0;
+}
+
 const struct arch arch_riscv64 = {
 	.name		= "riscv64",
 	.machine	= EM_RISCV,
@@ -78,6 +91,10 @@ const struct arch arch_riscv64 = {
 	.reloc_name	= riscv_reloc_name,
 	.insn_align	= 2,
 	.mcount_window	= 32,
+	.sled_nop	= riscv_sled_nop,
+	.site_align	= 4,
+	.site_align_flags = EF_RISCV_RVC,
+	.align_reloc	= R_RISCV_ALIGN,
 };
 
 /*
