@@ -17,6 +17,11 @@ PS_LIBARCH_riscv64  := lib/arch/riscv.c lib/arch/common.c
 PS_MAP_x86_64       := patchsite/x86_64/libpatchsite.map
 PS_MAP_aarch64      := patchsite/aarch64/libpatchsite.map
 PS_MAP_riscv64      := patchsite/riscv64/libpatchsite.map
+# riscv64 gcc 12 omits the frame pointer at -O2 and writes no unwind tables
+# for C: the runtime keeps the frame pointer, so that record.c's walk of the
+# chain passes through its own frames (host.h), and has unwind tables, so
+# that a C++ exception unwinds through its __cxa_throw wrapper.
+PS_CFLAGS_riscv64   := -fno-omit-frame-pointer -fasynchronous-unwind-tables
 PS_MAP  := $(PS_MAP_$(ARCH))
 
 PS_SRC  := $(wildcard patchsite/*.c) $(PS_ARCH_SRC_$(ARCH))
@@ -30,7 +35,7 @@ PS_OBJ  := $(patsubst %,$(B)/obj/%.o,$(basename $(PS_SRC))) \
 PS_LIBS := $(B)/libpatchsite.a $(B)/libpatchsite.so $(B)/patchsite.o
 
 $(PS_OBJ): ALL_CFLAGS += -D_GNU_SOURCE -fPIC -fvisibility=hidden -pthread \
-	-Ipatchsite -Ipatchsite/$(ARCH) -DPS_HOST_ARCH=ps_arch_$(ARCH)
+	-Ipatchsite -Ipatchsite/$(ARCH) -DPS_HOST_ARCH=ps_arch_$(ARCH) $(PS_CFLAGS_$(ARCH))
 
 $(B)/obj/ps/%.o: %.c
 	@mkdir -p $(dir $@)
