@@ -60,3 +60,13 @@ check-patchsite-riscv64:
 	$(Q)$(MAKE) --no-print-directory CROSS_COMPILE=$(RV64_CROSS) B=$(RV64_B) SAN= TSAN= \
 		$(RV64_B)/libpatchsite.a $(RV64_B)/libpatchsite.so $(RV64_B)/patchsite.o
 	$(Q)sh tests/patchsite-aarch64/run.sh $(RV64_B) riscv64
+
+# Guest instructions per traced call under qemu-riscv64 (the same script, about 2 minutes).
+.PHONY: bench-patchsite-riscv64
+ifeq ($(ARCH)$(SAN)$(TSAN),x86_64)
+bench: bench-patchsite-riscv64
+endif
+bench-patchsite-riscv64:
+	$(Q)$(MAKE) --no-print-directory CROSS_COMPILE=$(RV64_CROSS) B=$(RV64_B) SAN= TSAN= \
+		$(RV64_B)/libpatchsite.so
+	$(Q)sh bench/patchsite/aarch64.sh $(RV64_B) riscv64
