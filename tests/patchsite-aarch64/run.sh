@@ -294,6 +294,32 @@ else
 	fail "dlopen: build" "$T/build.log"
 fi
 
+# riscv64 sites that one aligned store cannot switch are refused by name, each with
+# its fix, and the program runs right: compressed code without -falign-functions=4
+# (gcc aligns functions to 2: some sites are 2-aligned), and =2 with compressed
+# code (two c.nop, 4 bytes; its 2-aligned sites are refused as such).  Nothing else
+# is printed.
+if [ $ARCH = riscv64 ]; then
+	for c in "noalign:-fpatchable-function-entry=4:a site only 2-byte aligned (compressed code): one aligned store cannot switch it; build with -falign-functions=4" \
+		 "twocnop:-fpatchable-function-entry=2:two c.nop (4 bytes), not the 8 a site needs: build with -fpatchable-function-entry=4 when compressed instructions are on"; do
+		name=${c%%:*} rest=${c#*:} flags=${rest%%:*} why=${rest#*:}
+		if ! $CC -O2 -g $flags $SRC/basic.c -o "$T/basic-$name" >>"$T/build.log" 2>&1; then
+			fail "$name: build" "$T/build.log"
+			continue
+		fi
+		PATCHSITE_TRACER=function PATCHSITE_OUTPUT="$T/trace" \
+			run_traced "$T/out" "$T/err" "$T/basic-$name"
+		n=$(grep -cF "$why (found " "$T/err")
+		if grep -qx 'sum=5' "$T/out" && [ "$n" -gt 0 ] &&
+		   [ "$(grep -v -e "$why (found " -e 'build with -falign-functions=4 (found ' "$T/err" |
+			grep -c .)" -eq 0 ]; then
+			pass "$flags without the fix: $n sites refused by name: $why"
+		else
+			fail "$flags: refusal by name" "$T/err"
+		fi
+	done
+fi
+
 # -pg (a call to _mcount after the prologue, recorded by our recordmcount): not traced
 # yet on aarch64 and riscv64, said once per object by name; the program runs right.
 if [ -x build/recordmcount ] && $CC -O2 -g -pg -c $SRC/basic.c -o "$T/basic-pg.o" &&
