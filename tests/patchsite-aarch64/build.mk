@@ -24,18 +24,22 @@ bench-patchsite-aarch64:
 		$(A64_B)/libpatchsite.so
 	$(Q)sh bench/patchsite/aarch64.sh $(A64_B)
 
-# Built with the aarch64 runtime (make CROSS_COMPILE=aarch64-linux-gnu-, or make on
-# an aarch64 machine): the runtime's test programs, to run there or under qemu:
+# Built with the aarch64 or riscv64 runtime (make CROSS_COMPILE=aarch64-linux-gnu- or
+# riscv64-linux-gnu-, or make on such a machine): the runtime's test programs, to run
+# there or under qemu:
 #   api, stress THREADS ROUNDS CALLS   linked with libpatchsite.a
 #   basic                              for LD_PRELOAD=libpatchsite.so PATCHSITE_TRACER=...
-# The traced parts (testdata/patchsite) with -fpatchable-function-entry=2, the harness without.
-ifeq ($(ARCH),aarch64)
+# The traced parts (testdata/patchsite) with the arch's -fpatchable-function-entry
+# form, the harness without.
+XT_PFE_aarch64 := -fpatchable-function-entry=2
+XT_PFE_riscv64 := -fpatchable-function-entry=4 -falign-functions=4
+ifneq ($(XT_PFE_$(ARCH)),)
 A64_TESTS := $(addprefix $(B)/tests/patchsite/,api stress basic)
 all: $(A64_TESTS)
 
 $(B)/tests/patchsite/%.pfe.o: testdata/patchsite/%.c
 	@mkdir -p $(dir $@)
-	$(call quiet,CC,$@)$(CC) -O2 -g -fpatchable-function-entry=2 -c $< -o $@
+	$(call quiet,CC,$@)$(CC) -O2 -g $(XT_PFE_$(ARCH)) -c $< -o $@
 $(B)/tests/patchsite/%.o: tests/patchsite/%.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)$(CC) -O2 -g -Iinclude -c $< -o $@
