@@ -1096,6 +1096,16 @@ static void rehook_after_catch(uintptr_t below)
 }
 
 /*
+ * A frame record, in words from the frame pointer: the saved return address
+ * and the caller's frame pointer.  aarch64's {fp, lr} sits at the frame
+ * pointer; host.h says otherwise (riscv64: ra and s0 just below it).
+ */
+#ifndef PS_FRAME_RA_WORD
+#define PS_FRAME_RA_WORD	1
+#define PS_FRAME_NEXT_WORD	0
+#endif
+
+/*
  * Where returns are hooked through a register (aarch64's x30), a traced
  * function saves the hook in its frame record {fp, lr}; only the frame
  * pointer chain says where.  Walk it outwards: a record at lr belongs to
@@ -1106,16 +1116,6 @@ static void rehook_after_catch(uintptr_t below)
  * rehook reverses that for marked frames still open.  A hooked frame
  * without a record is left as it is.
  */
-/*
- * A frame record, in words from the frame pointer: the saved return address
- * and the caller's frame pointer.  aarch64's {fp, lr} sits at the frame
- * pointer; host.h says otherwise (riscv64: ra and s0 just below it).
- */
-#ifndef PS_FRAME_RA_WORD
-#define PS_FRAME_RA_WORD	1
-#define PS_FRAME_NEXT_WORD	0
-#endif
-
 static void unhook_chain(struct ps_thread *t, struct ps_fast *f, bool rehook)
 {
 	const uintptr_t hook = (uintptr_t)ps.arch->graph_return;
