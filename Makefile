@@ -23,7 +23,7 @@ PKG_CONFIG ?= pkg-config
 # With no compiler yet (a fresh machine) ARCH is empty: `make demo` and
 # `make check` install one first (scripts/deps.sh) and build in a new make;
 # every other target says what is missing when it runs (NO_CC below).
-ARCHES   := x86_64 aarch64
+ARCHES   := x86_64 aarch64 riscv64
 ARCH     := $(firstword $(subst -, ,$(shell $(CC) -dumpmachine 2>/dev/null)))
 ifneq ($(ARCH),)
 ifeq ($(filter $(ARCH),$(ARCHES)),)

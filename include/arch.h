@@ -153,6 +153,18 @@ struct arch {
 	 */
 	bool decodes_linked;
 	unsigned insn_align;		/* smallest instruction alignment (Thumb: 2) */
+	/*
+	 * patchverify misaligned: the alignment a -fpatchable-function-entry
+	 * site needs for libpatchsite to switch it with one aligned store
+	 * (riscv64: 4), checked in files whose e_flags have site_align_flags
+	 * (EF_RISCV_RVC: compressed code leaves functions 2-aligned).  In a
+	 * relocatable object only an align_reloc ending at the site (R_RISCV_ALIGN:
+	 * the linker pads to an alignment, the addend is the padding's size)
+	 * makes it aligned once linked.  0: not checked.
+	 */
+	unsigned site_align;
+	uint32_t site_align_flags;
+	uint32_t align_reloc;
 };
 
 /* The table for a machine and class, or NULL when we do not support it. */

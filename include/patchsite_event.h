@@ -82,7 +82,10 @@ struct patchsite_event {
 	void *rt;
 };
 
-/* The NOP, and how asm names the descriptor's symbol (aarch64 PIC: "S", a symbolic address). */
+/*
+ * The NOP, what must come before it, and how asm names the descriptor's
+ * symbol (aarch64 PIC: "S", a symbolic address, printed with %c).
+ */
 #if defined(__x86_64__)
 /* nopl 0x0(%rax,%rax,1) */
 #define PSEV__NOP_ASM	".byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"
@@ -90,8 +93,25 @@ struct patchsite_event {
 #elif defined(__aarch64__)
 #define PSEV__NOP_ASM	"nop\n\t"
 #define PSEV__SYM		"S"
+#elif defined(__riscv) && __riscv_xlen == 64
+/*
+ * A 4-byte nop (addi x0, x0, 0) on a 4-byte boundary, so that one aligned
+ * store switches it to `j` (compressed code is only 2-aligned: the
+ * assembler pads with a c.nop and R_RISCV_ALIGN keeps the pad through
+ * linker relaxation).  gcc 12 has no %c there; %0 of "i" prints the symbol.
+ */
+#define PSEV__PRE_ASM	".balign 4\n"
+#define PSEV__NOP_ASM	".option push\n\t.option norvc\n\tnop\n\t.option pop\n\t"
+#define PSEV__SYM		"i"
+#define PSEV__ADDR		"%0"
 #else
-#error "patchsite_event.h: static trace events are implemented for x86-64 and aarch64 only"
+#error "patchsite_event.h: static trace events are implemented for x86-64, aarch64 and riscv64 only"
+#endif
+#ifndef PSEV__PRE_ASM
+#define PSEV__PRE_ASM	""
+#endif
+#ifndef PSEV__ADDR
+#define PSEV__ADDR		"%c0"
 #endif
 
 /*
@@ -101,11 +121,11 @@ struct patchsite_event {
  * asm goto against every label of the function it is in).
  */
 #define PSEV__SITE_ASM(desc, on)							\
-	__asm__ goto("1:\t" PSEV__NOP_ASM						\
+	__asm__ goto(PSEV__PRE_ASM "1:\t" PSEV__NOP_ASM					\
 		     ".pushsection patchsite_event_sites, \"aR\"\n\t"			\
 		     ".balign 8\n\t"							\
 		     ".long 1b - ., %l[" #on "] - .\n\t"				\
-		     ".quad %c0 - .\n\t"						\
+		     ".quad " PSEV__ADDR " - .\n\t"					\
 		     ".popsection"							\
 		     : : PSEV__SYM(&(desc)) : : on)
 

@@ -12,9 +12,17 @@
 # $(B)/obj/ps/).  The arch ops interface is patchsite/arch/arch.h.
 PS_ARCH_SRC_x86_64  := $(wildcard patchsite/arch/x86_64/*.c patchsite/arch/x86_64/*.S)
 PS_ARCH_SRC_aarch64 := $(wildcard patchsite/arch/aarch64/*.c patchsite/arch/aarch64/*.S)
+PS_ARCH_SRC_riscv64 := $(wildcard patchsite/arch/riscv64/*.c patchsite/arch/riscv64/*.S)
 PS_LIBARCH_aarch64  := lib/arch/aarch64.c lib/arch/common.c
+PS_LIBARCH_riscv64  := lib/arch/riscv.c lib/arch/common.c
 PS_MAP_x86_64       := patchsite/arch/x86_64/libpatchsite.map
 PS_MAP_aarch64      := patchsite/arch/aarch64/libpatchsite.map
+PS_MAP_riscv64      := patchsite/arch/riscv64/libpatchsite.map
+# riscv64 gcc 12 omits the frame pointer at -O2 and writes no unwind tables
+# for C: the runtime keeps the frame pointer, so that record/unwind.c's walk
+# of the chain passes through its own frames (host.h), and has unwind tables,
+# so that a C++ exception unwinds through its __cxa_throw wrapper.
+PS_CFLAGS_riscv64   := -fno-omit-frame-pointer -fasynchronous-unwind-tables
 PS_MAP  := $(PS_MAP_$(ARCH))
 
 # The trace directory's format and reader (data/), the renderers (render/) and the control
@@ -32,7 +40,8 @@ PS_OBJ  := $(patsubst %,$(B)/obj/%.o,$(basename $(PS_SRC))) \
 PS_LIBS := $(B)/libpatchsite.a $(B)/libpatchsite.so $(B)/patchsite.o
 
 $(PS_OBJ): ALL_CFLAGS += -D_GNU_SOURCE -fPIC -fvisibility=hidden -pthread \
-	-Ipatchsite -Ipatchsite/arch -Ipatchsite/arch/$(ARCH) -DPS_HOST_ARCH=ps_arch_$(ARCH)
+	-Ipatchsite -Ipatchsite/arch -Ipatchsite/arch/$(ARCH) -DPS_HOST_ARCH=ps_arch_$(ARCH) \
+	$(PS_CFLAGS_$(ARCH))
 
 $(B)/obj/ps/%.o: %.c
 	@mkdir -p $(dir $@)

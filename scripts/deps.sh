@@ -7,6 +7,8 @@ PKGS="build-essential pkg-config libelf-dev libcapstone-dev check binutils pytho
 PKGS="$PKGS uftrace"
 # libpatchsite for aarch64: cross compiler and C library, qemu-user to run its tests.
 PKGS="$PKGS gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static"
+# libpatchsite for riscv64 (issue 29): cross compiler and C library; qemu-user-static above runs it.
+PKGS="$PKGS gcc-riscv64-linux-gnu g++-riscv64-linux-gnu libc6-dev-riscv64-cross"
 # tests/bad/interrupt.sh: kills and write errors at every system call of an in-place update.
 PKGS="$PKGS strace"
 # make bench-events: SDT and LTTng-UST probes to compare with, LTTng's session daemon, callgrind.

@@ -17,6 +17,7 @@ static void audit_free(struct audit *au)
 	symindex_free(au->si);
 	free(au->calls);
 	free(au->badrefs);
+	free(au->pads);
 	free(au->direct);
 	free(au->slots);
 	elfquery_close(au->q);

@@ -64,6 +64,96 @@ unsigned sleds_expected(const struct audit *au)
 	return best;
 }
 
+struct pad_end {
+	size_t sec;
+	uint64_t off;
+};
+
+static int cmp_pad(const void *a, const void *b)
+{
+	const struct pad_end *x = a, *y = b;
+
+	if (x->sec != y->sec)
+		return x->sec < y->sec ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/*
+ * Where the link pads code to site_align or more (the arch's align_reloc:
+ * its addend is the padding the assembler left, the alignment less the
+ * smallest instruction), collected once per relocatable file.
+ */
+static int read_pads(struct audit *au)
+{
+	const struct arch *a = au->a;
+	size_t cap = 0;
+
+	au->pads_read = true;
+	for (size_t i = 1; i < elfobj_shnum(au->o); i++) {
+		const struct eo_sec *rs = elfobj_sec(au->o, i);
+		const struct eo_rel *r;
+		size_t n;
+		int err;
+
+		if (!elfobj_is_rel_sec(au->o, i) || !rs)
+			continue;
+		if ((err = elfobj_rels(au->o, i, &r, &n)))
+			return err;
+		for (size_t k = 0; k < n; k++) {
+			if (r[k].type != a->align_reloc || r[k].addend < 0 ||
+			    (uint64_t)r[k].addend + a->insn_align < a->site_align)
+				continue;
+			if (au->npads == cap) {
+				size_t c = cap ? cap * 2 : 64;
+				struct pad_end *p = realloc(au->pads, c * sizeof(*p));
+
+				if (!p)
+					return -ENOMEM;
+				au->pads = p;
+				cap = c;
+			}
+			au->pads[au->npads++] = (struct pad_end){
+				rs->info, r[k].offset + (uint64_t)r[k].addend,
+			};
+		}
+	}
+	qsort(au->pads, au->npads, sizeof(*au->pads), cmp_pad);
+	return 0;
+}
+
+/*
+ * A site the runtime switches with one aligned store must be aligned once
+ * linked (riscv64 with compressed code: gcc aligns functions to 2 only,
+ * unless -falign-functions=4).  Linked: its address says.  Relocatable:
+ * the linker's relaxation moves code by 2 bytes, so only a pad to the
+ * alignment ending at the site (or the start of an aligned section) says.
+ */
+static void check_align(struct audit *au, const struct site *st)
+{
+	const struct arch *a = au->a;
+	const struct eo_sec *sec = elfobj_sec(au->o, st->sec);
+	struct pad_end key = { st->sec, st->off };
+	bool ok;
+
+	if (!a->site_align || !(au->h->flags & a->site_align_flags) || !sec)
+		return;
+	if (au->linked) {
+		ok = audit_addr(au, st->sec, st->off) % a->site_align == 0;
+	} else {
+		if (!au->pads_read && read_pads(au))
+			return;		/* out of memory: no accusation */
+		ok = (st->off == 0 && sec->addralign >= a->site_align) ||
+		     bsearch(&key, au->pads, au->npads, sizeof(key), cmp_pad);
+	}
+	if (!ok)
+		report(au, CHK_MISALIGNED, st->sec, st->off,
+		       "%s entry %zu is only %u-byte aligned%s (compressed code): libpatchsite "
+		       "switches a site with one aligned %u-byte store; build with "
+		       "-falign-functions=%u", au->tables[st->table].name, st->entry,
+		       a->insn_align, au->linked ? "" : " once linked", a->site_align,
+		       a->site_align);
+}
+
 /* Call padding ends where its function starts: no NOP at the entry (after a landing pad). */
 static bool padding_runs_on(const struct audit *au, const struct site *st,
 			    const struct si_func *f)
@@ -98,6 +188,7 @@ void sleds_check(struct audit *au, struct site *st, unsigned want)
 	}
 	st->state = SITE_NOP;
 	st->len = (unsigned)bytes;
+	check_align(au, st);
 	/* The entry is where the sled starts: at the function, or M NOPs before it. */
 	if (f && f->off < st->off) {
 		struct insn_view fv = calls_view(au, st->sec, f->off, st->thumb);

@@ -175,6 +175,10 @@ struct audit {
 	size_t ncalls;
 	struct badref *badrefs;
 	size_t nbadrefs;
+	/* Relocatable: where the arch's align_reloc pads end, { sec, off } sorted (sleds.c). */
+	struct pad_end *pads;
+	size_t npads;
+	bool pads_read;
 	const char *mode_hook;		/* "__fentry__" or the mcount-style hook seen */
 	struct target *direct, *slots;	/* linked: hook addresses and GOT words */
 	size_t ndirect, nslots;

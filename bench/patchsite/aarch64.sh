@@ -1,10 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# libpatchsite on aarch64, under qemu-user: guest instructions per traced
-# call.  usage: aarch64.sh BUILD_DIR (the aarch64 runtime, build/aarch64)
-# Times under qemu mean nothing, so no ns/call: qemu-aarch64 runs the loop
+# libpatchsite on aarch64 or riscv64, under qemu-user: guest instructions per
+# traced call.  usage: aarch64.sh BUILD_DIR [ARCH] (the arch's runtime,
+# build/aarch64 or build/riscv64; ARCH aarch64, the default, or riscv64)
+# Times under qemu mean nothing, so no ns/call: qemu-ARCH runs the loop
 # (bench/patchsite/loop.c, mid() -> leaf(), two traced calls per iteration,
-# built with -fpatchable-function-entry=2) one instruction per block
+# built with -fpatchable-function-entry=2, on riscv64 =4 -falign-functions=4
+# with compressed code) one instruction per block
 # (-singlestep) and logs each executed one (-d exec,nochain) with the
 # system calls (strace); the count is taken between the loop's two
 # clock_gettime calls, so start-up and the trace written at exit are not
@@ -13,16 +15,29 @@
 # Per traced call = ((traced N2 - N1) - (untraced N2 - N1)) / 2(N2 - N1).
 set -u
 B=${1:-build/aarch64}
-CC=${A64_CC:-aarch64-linux-gnu-gcc}
-SYSROOT=${A64_SYSROOT:-/usr/aarch64-linux-gnu}
-QEMU=${QEMU_AARCH64:-$(command -v qemu-aarch64-static || command -v qemu-aarch64)}
-T=$(mktemp -d "${TMPDIR:-/tmp}/ps-bench-a64.XXXXXX")
+ARCH=${2:-aarch64}
+case $ARCH in
+aarch64)
+	CC=${A64_CC:-aarch64-linux-gnu-gcc}
+	SYSROOT=${A64_SYSROOT:-/usr/aarch64-linux-gnu}
+	QEMU=${QEMU_AARCH64:-$(command -v qemu-aarch64-static || command -v qemu-aarch64)}
+	PFE="-fpatchable-function-entry=2"
+	;;
+riscv64)
+	CC=${RV64_CC:-riscv64-linux-gnu-gcc}
+	SYSROOT=${RV64_SYSROOT:-/usr/riscv64-linux-gnu}
+	QEMU=${QEMU_RISCV64:-$(command -v qemu-riscv64-static || command -v qemu-riscv64)}
+	PFE="-fpatchable-function-entry=4 -falign-functions=4"
+	;;
+*)	echo "aarch64.sh: unknown arch '$ARCH' (aarch64, riscv64)" >&2; exit 2 ;;
+esac
+T=$(mktemp -d "${TMPDIR:-/tmp}/ps-bench-$ARCH.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 N1=200
 N2=1200
 LIB="$PWD/$B/libpatchsite.so"
 
-$CC -O2 -fpatchable-function-entry=2 -o "$T/loop" bench/patchsite/loop.c || exit 2
+$CC -O2 $PFE -o "$T/loop" bench/patchsite/loop.c || exit 2
 
 count() {	# N [VAR=VALUE...]: guest instructions between the loop's two clock_gettime
 	N=$1
@@ -42,8 +57,8 @@ per() {	# ENV...: instructions per loop call, N2 run less N1 run
 	echo "$c1 $c2 $N1 $N2" | awk '{ printf "%.1f", ($2 - $1) / (2 * ($4 - $3)) }'
 }
 base=$(per QEMU_X=0) || exit 1
-echo "aarch64 (qemu-user, $N1 and $N2 iterations, 2 traced calls each): guest instructions per call"
-echo "  untraced build (two NOPs per function), the loop included: $base"
+echo "$ARCH (qemu-user, $N1 and $N2 iterations, 2 traced calls each): guest instructions per call"
+echo "  untraced build (the NOPs of $PFE), the loop included: $base"
 for tracer in function function_graph; do
 	c=$(per QEMU_SET_ENV=LD_PRELOAD="$LIB",PATCHSITE_TRACER=$tracer,PATCHSITE_OUTPUT=/dev/null) || exit 1
 	echo "  patchsite $tracer: $(echo "$c $base" | awk '{ printf "%.1f", $1 - $2 }') above the untraced build"

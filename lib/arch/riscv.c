@@ -20,6 +20,7 @@
 
 #include "arch_list.h"
 #include "bytes.h"
+#include "rv_insn.h"
 
 #define RV_OPCODE(insn)	((insn) & 0x7f)
 #define RV_AUIPC	0x17
@@ -65,6 +66,19 @@ static const char *riscv_reloc_name(uint32_t type)
 
 static const char *const riscv_hooks[] = { "_mcount", "mcount", "__fentry__", NULL };
 
+/* One NOP of a -fpatchable-function-entry sled: nop (addi x0, x0, 0) or, with C, c.nop. */
+static unsigned riscv_sled_nop(const struct arch *a, const struct insn_view *iv)
+{
+	(void)a;
+	if (in_bounds(iv->off, 4, iv->size) &&
+	    get32(iv->code + iv->off, iv->big_endian) == rv_nop())
+		return 4;
+	if (in_bounds(iv->off, 2, iv->size) &&
+	    get16(iv->code + iv->off, iv->big_endian) == rv_c_nop())
+		return 2;
+	return 0;
+}
+
 const struct arch arch_riscv64 = {
 	.name		= "riscv64",
 	.machine	= EM_RISCV,
@@ -77,4 +91,119 @@ const struct arch arch_riscv64 = {
 	.reloc_name	= riscv_reloc_name,
 	.insn_align	= 2,
 	.mcount_window	= 32,
+	.sled_nop	= riscv_sled_nop,
+	.site_align	= 4,
+	.site_align_flags = EF_RISCV_RVC,
+	.align_reloc	= R_RISCV_ALIGN,
 };
+
+/*
+ * Encodings for the runtime (include/rv_insn.h), from the RISC-V
+ * unprivileged ISA manual: U-type (AUIPC), I-type (JALR, LD, ADDI, ADDI
+ * x0 as NOP), J-type (JAL), C.NOP (CI, quadrant 1), SYSTEM (EBREAK).
+ * tests/unit/check_rv.c checks each against the manual's bit patterns.
+ */
+
+#define RV_LOAD		0x03
+#define RV_OP_IMM	0x13
+#define RV_SYSTEM	0x73
+#define RV_F3_LD	3
+
+static uint32_t rv_itype(uint32_t opcode, unsigned f3, unsigned rd, unsigned rs1, int32_t imm)
+{
+	return ((uint32_t)imm & 0xfff) << 20 | (rs1 & 31) << 15 | (f3 & 7) << 12 | (rd & 31) << 7 |
+	       opcode;
+}
+
+uint32_t rv_nop(void) { return rv_itype(RV_OP_IMM, 0, 0, 0, 0); }
+uint16_t rv_c_nop(void) { return 0x0001; }
+uint32_t rv_ebreak(void) { return 1u << 20 | RV_SYSTEM; }
+
+bool rv_pcrel_split(int64_t d, uint32_t *hi20, int32_t *lo12)
+{
+	int64_t hi;
+
+	if (d < RV_PCREL_MIN || d > RV_PCREL_MAX)
+		return false;
+	hi = (d + 0x800) >> 12;		/* arithmetic: d's sign carries */
+	*hi20 = (uint32_t)hi & 0xfffff;
+	*lo12 = (int32_t)(d - hi * 4096);
+	return true;
+}
+
+uint32_t rv_auipc(unsigned rd, uint32_t hi20)
+{
+	return (hi20 & 0xfffff) << 12 | (rd & 31) << 7 | RV_AUIPC;
+}
+
+uint32_t rv_jalr(unsigned rd, unsigned rs1, int32_t lo12)
+{
+	return rv_itype(RV_JALR, 0, rd, rs1, lo12);
+}
+
+uint32_t rv_ld(unsigned rd, unsigned rs1, int32_t lo12)
+{
+	return rv_itype(RV_LOAD, RV_F3_LD, rd, rs1, lo12);
+}
+
+uint32_t rv_addi(unsigned rd, unsigned rs1, int32_t lo12)
+{
+	return rv_itype(RV_OP_IMM, 0, rd, rs1, lo12);
+}
+
+bool rv_auipc_jalr(uint64_t from, uint64_t to, unsigned rd, unsigned link, uint32_t *auipc,
+		   uint32_t *jalr)
+{
+	uint32_t hi;
+	int32_t lo;
+
+	if (!rv_pcrel_split((int64_t)(to - from), &hi, &lo))
+		return false;
+	*auipc = rv_auipc(rd, hi);
+	*jalr = rv_jalr(link, rd, lo);
+	return true;
+}
+
+bool rv_jal(uint64_t from, uint64_t to, unsigned rd, uint32_t *insn)
+{
+	int64_t d = (int64_t)(to - from);
+	uint32_t u;
+
+	if ((from | to) & 1 || d < -RV_JAL_REACH || d >= RV_JAL_REACH)
+		return false;
+	u = (uint32_t)d;
+	/* imm[20|10:1|11|19:12] rd 1101111 */
+	*insn = (u >> 20 & 1) << 31 | (u >> 1 & 0x3ff) << 21 | (u >> 11 & 1) << 20 |
+		(u >> 12 & 0xff) << 12 | (rd & 31) << 7 | RV_JAL;
+	return true;
+}
+
+bool rv_is_auipc(uint32_t insn, int rd)
+{
+	return RV_OPCODE(insn) == RV_AUIPC && (rd < 0 || (insn >> 7 & 31) == (unsigned)rd);
+}
+
+int64_t rv_auipc_disp(uint32_t insn)
+{
+	return (int64_t)(int32_t)(insn & 0xfffff000);
+}
+
+bool rv_is_jalr(uint32_t insn, int rd, int rs1)
+{
+	return RV_OPCODE(insn) == RV_JALR && (insn >> 12 & 7) == 0 &&
+	       (rd < 0 || (insn >> 7 & 31) == (unsigned)rd) &&
+	       (rs1 < 0 || (insn >> 15 & 31) == (unsigned)rs1);
+}
+
+int32_t rv_i_imm(uint32_t insn)
+{
+	return (int32_t)insn >> 20;
+}
+
+uint64_t rv_jal_target(uint64_t from, uint32_t insn)
+{
+	uint32_t u = (insn >> 31 & 1) << 20 | (insn >> 21 & 0x3ff) << 1 | (insn >> 20 & 1) << 11 |
+		     (insn >> 12 & 0xff) << 12;
+
+	return from + (uint64_t)(int64_t)((int32_t)(u << 11) >> 11);
+}

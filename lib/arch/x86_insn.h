@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The x86 encodings both the build tools (lib/arch/x86.c) and the runtime
- * (patchsite/x86_64/arch.c) read or write: one copy, so that both accept
+ * (patchsite/arch/x86_64/arch.c) read or write: one copy, so that both accept
  * the same sites and the runtime holds no encoding of its own.  Opcodes
  * from the Intel SDM vol. 2.
  *

@@ -8,10 +8,13 @@
  * or a call to a per-site stub; a live change first plants a breakpoint on
  * the first byte, so the arch also says how to recognise and emulate it.
  *
- * aarch64 (patchsite/aarch64/arch.c) sets one_step: its sites are aligned
+ * aarch64 (patchsite/arch/aarch64/arch.c) sets one_step: its sites are aligned
  * words that may change while other threads run them (NOP <-> BL), so a
  * live change is one store per word, sync_icache and membarrier(SYNC_CORE),
- * with no breakpoint.  The build picks the host's struct (PS_HOST_ARCH).
+ * with no breakpoint.  riscv64 (patchsite/arch/riscv64/arch.c) too, for the
+ * second word of `auipc t0; nop` <-> `auipc t0; jalr`, whose first word is
+ * aimed at the stub at start-up (make_idle).  The build picks the host's
+ * struct (PS_HOST_ARCH).
  */
 #ifndef PATCHSITE_ARCH_H
 #define PATCHSITE_ARCH_H
@@ -37,6 +40,7 @@ struct site_insn {
 	unsigned skip;		/* bytes before the site proper (endbr64) */
 	uintptr_t target;	/* FORM_CALL */
 	uintptr_t slot;		/* FORM_CALL_SLOT */
+	const char *why;	/* FORM_UNKNOWN: why, where the arch can say (else NULL) */
 };
 
 struct patchsite_regs;
@@ -62,6 +66,14 @@ struct ps_arch {
 	/* Bytes that end a site of len bytes after the patch_len ones (filled with NOP). */
 	void (*fill_tail)(uint8_t *p, unsigned n);
 	void (*make_nop)(uint8_t *out);
+	/*
+	 * The idle bytes of a site whose NOP depends on where it and its stub
+	 * are (riscv64: `auipc t0` aimed at the stub, then the NOP a live change
+	 * turns into `jalr`); false when out of reach.  Where set, a module's
+	 * stubs are mapped before its sites are NOPed, and sites never get
+	 * make_nop's bytes.  NULL: make_nop.
+	 */
+	bool (*make_idle)(uint8_t *out, uintptr_t from, uintptr_t to);
 	/* Call from `from` to `to`; false when out of reach. */
 	bool (*make_call)(uint8_t *out, uintptr_t from, uintptr_t to);
 	/*
@@ -136,6 +148,6 @@ struct ps_arch {
 	bool unwinds_from_ops;
 };
 
-extern const struct ps_arch ps_arch_x86_64, ps_arch_aarch64;
+extern const struct ps_arch ps_arch_x86_64, ps_arch_aarch64, ps_arch_riscv64;
 
 #endif

@@ -133,7 +133,7 @@ int ps_args_set(const char *specs, bool append)
 
 	if (!ps.arch->arg_regs || !ps.arch->exit_retval) {
 		ps_log(PATCHSITE_LOG_ERROR, "set_ftrace_args: not done on %s (argument and return "
-		       "registers are read on x86_64 and aarch64)", ps.arch->name);
+		       "registers are read on x86_64, aarch64 and riscv64)", ps.arch->name);
 		return -ENOTSUP;
 	}
 	for (p = specs; *p; p++)

@@ -135,6 +135,16 @@ static void rehook_after_catch(uintptr_t below)
 }
 
 /*
+ * A frame record, in words from the frame pointer: the saved return address
+ * and the caller's frame pointer.  aarch64's {fp, lr} sits at the frame
+ * pointer; host.h says otherwise (riscv64: ra and s0 just below it).
+ */
+#ifndef PS_FRAME_RA_WORD
+#define PS_FRAME_RA_WORD	1
+#define PS_FRAME_NEXT_WORD	0
+#endif
+
+/*
  * Where returns are hooked through a register (aarch64's x30), a traced
  * function saves the hook in its frame record {fp, lr}; only the frame
  * pointer chain says where.  Walk it outwards: a record at lr belongs to
@@ -152,7 +162,7 @@ static void unhook_chain(struct ps_thread *t, struct ps_fast *f, bool rehook)
 	uintptr_t *fp = __builtin_frame_address(0);
 
 	while (own_stack(f, (uintptr_t)fp) && fr > t->frames + 1) {
-		uintptr_t *lr = fp + 1, slot;
+		uintptr_t *lr = fp + PS_FRAME_RA_WORD, slot;
 
 		while (fr > t->frames + 1 && frame_slot(fr - 1) + 8 <= (uintptr_t)lr)
 			fr--;
@@ -168,9 +178,9 @@ static void unhook_chain(struct ps_thread *t, struct ps_fast *f, bool rehook)
 			(fr - 1)->key &= ~(uintptr_t)1;
 			fr--;
 		}
-		if (fp[0] <= (uintptr_t)fp)
+		if (fp[PS_FRAME_NEXT_WORD] <= (uintptr_t)fp)
 			break;
-		fp = (uintptr_t *)fp[0];
+		fp = (uintptr_t *)fp[PS_FRAME_NEXT_WORD];
 	}
 }
 

@@ -60,24 +60,31 @@ static void sync_cores(void)
 		ps_log(PATCHSITE_LOG_ERROR, "membarrier(SYNC_CORE) failed: %s", strerror(errno));
 }
 
-/* The bytes a site holds in a state. */
-static bool site_bytes(const struct ps_site *s, enum site_state st, uint8_t *out)
+/* A site's idle bytes: make_nop's, or where they depend on the stub (riscv64) make_idle's. */
+static bool idle_bytes(const struct ps_site *s, uint8_t *out)
 {
-	if (st == SITE_NOP) {
+	if (!ps.arch->make_idle) {
 		ps.arch->make_nop(out);
 		return true;
 	}
+	return s->mod->stubs && ps.arch->make_idle(out, s->addr, ps_stub_of(s));
+}
+
+/* The bytes a site holds in a state. */
+static bool site_bytes(const struct ps_site *s, enum site_state st, uint8_t *out)
+{
+	if (st == SITE_NOP)
+		return idle_bytes(s, out);
 	return s->mod->stubs && ps.arch->make_call(out, s->addr, ps_stub_of(s));
 }
 
 /* The site already holds the NOP we write (another NOP form, clang's, is rewritten). */
-static bool our_nop(const struct site_insn *in, const uint8_t *p)
+static bool our_nop(const struct ps_site *s, const struct site_insn *in, const uint8_t *p)
 {
 	uint8_t nop[16];
 
-	if (in->form != FORM_NOP || in->len != ps.arch->patch_len)
+	if (in->form != FORM_NOP || in->len != ps.arch->patch_len || !idle_bytes(s, nop))
 		return false;
-	ps.arch->make_nop(nop);
 	return !memcmp(p, nop, ps.arch->patch_len);
 }
 
@@ -101,7 +108,9 @@ static void refuse(struct ps_site *s, const struct site_insn *in, const uint8_t 
 	}
 	ps_format_bytes(found, sizeof(found), p, in->len > ps.arch->max_site_len ?
 			ps.arch->max_site_len : in->len);
-	if (in->form == FORM_CALL)
+	if (in->why)
+		ps_log_site(PATCHSITE_LOG_WARNING, s, "%s (found %s): site refused", in->why, found);
+	else if (in->form == FORM_CALL)
 		ps_log_site(PATCHSITE_LOG_WARNING, s, "expected a call to %s, found a call to %#lx "
 			    "(%s): site refused", ps.arch->hooks[0], (unsigned long)in->target, found);
 	else if (in->form == FORM_CALL_SLOT)
@@ -208,6 +217,21 @@ static bool site_ok(const struct ps_module *m, const struct site_insn *in, uintp
 }
 
 /*
+ * Where the idle bytes aim at the stubs (make_idle), the stubs come first;
+ * without them the sites stay as built (NOPs) and are refused
+ * (ps_stubs_map said why).
+ */
+static int stubs_first(struct ps_module *m)
+{
+	int err = ps.arch->make_idle ? ps_stubs_map(m) : 0;
+
+	if (err)
+		for (size_t i = 0; i < m->nsites; i++)
+			m->sites[i].state = SITE_REFUSED;
+	return err;
+}
+
+/*
  * Check and NOP every site of a module that is loaded but not yet running
  * on any other thread.  The text is made writable first (every segment with
  * sites, even when nothing needs writing: a W^X policy shows here, at
@@ -226,6 +250,9 @@ int ps_patch_startup(struct ps_module *m)
 
 	if (!m->nsites)
 		return 0;
+	err = stubs_first(m);
+	if (err)
+		return err;
 	for (size_t i = 0; i < m->nsites; i++) {
 		uintptr_t a = m->sites[i].addr;
 
@@ -266,9 +293,13 @@ int ps_patch_startup(struct ps_module *m)
 			continue;
 		}
 		s->state = SITE_NOP;
-		if (err || our_nop(&in, p))
+		if (err || our_nop(s, &in, p))
 			continue;
-		ps.arch->make_nop((uint8_t *)s->addr);
+		if (!idle_bytes(s, (uint8_t *)s->addr)) {
+			ps_log_site(PATCHSITE_LOG_WARNING, s, "stub out of reach: site refused");
+			s->state = SITE_REFUSED;
+			continue;
+		}
 		if (in.len > n)
 			ps.arch->fill_tail((uint8_t *)s->addr + n, in.len - n);
 	}
@@ -559,6 +590,9 @@ int ps_patch_late(struct ps_module *m)
 
 	if (!m->nsites)
 		return 0;
+	err = stubs_first(m);
+	if (err)
+		return err;
 	pk = malloc(m->nsites * sizeof(*pk));
 	if (!pk)
 		return -ENOMEM;
@@ -572,10 +606,14 @@ int ps_patch_late(struct ps_module *m)
 		s->len = (uint8_t)in.len;
 		atomic_store(&s->emulate_call, false);
 		mark_segment(m, s->addr, touched);
-		if (our_nop(&in, (const uint8_t *)s->addr))
+		if (our_nop(s, &in, (const uint8_t *)s->addr))
 			continue;
 		_Static_assert(sizeof(pk->bytes) >= 8, "room for the longest site");
-		ps.arch->make_nop(pk[np].bytes);
+		if (!idle_bytes(s, pk[np].bytes)) {
+			ps_log_site(PATCHSITE_LOG_WARNING, s, "stub out of reach: site refused");
+			s->state = SITE_REFUSED;
+			continue;
+		}
 		ps.arch->fill_tail(pk[np].bytes + n, in.len - n);
 		pk[np++].site = s;
 	}
@@ -593,7 +631,10 @@ int ps_patch_late(struct ps_module *m)
 		goto out;
 	}
 	if (ps.arch->one_step) {
-		/* aarch64: NOP -> mov x9, x30 is outside the CMODX list; see patchsite(7). */
+		/*
+		 * aarch64: NOP -> mov x9, x30 is outside the CMODX list; riscv64: two
+		 * c.nop -> auipc likewise (a thread between them); see patchsite(7).
+		 */
 		for (size_t i = 0; i < np; i++)
 			poke_words(pk[i].site->addr, pk[i].bytes, pk[i].site->len);
 		sync_cores();

@@ -144,7 +144,8 @@ int ps_stubs_map(struct ps_module *m)
 	uint8_t *p = NULL;
 	int err = 0;
 
-	if (!m->nsites)
+	/* Mapped already: by patch.c first, where the idle site aims at its stub (make_idle). */
+	if (!m->nsites || m->stubs)
 		return 0;
 	/* The stubs, then one data page for the trampoline slot. */
 	stub_bytes = ps_page_up(m->nsites * ps.arch->stub_size);

@@ -3,7 +3,7 @@
 #
 # Rebuild patchverify's committed test inputs:   sh testdata/verify/build.sh
 #
-# Needs the Debian 12 cross compilers (gcc-{i686,aarch64,arm,powerpc64le}-linux-gnu*)
+# Needs the Debian 12 cross compilers (gcc-{i686,aarch64,arm,powerpc64le,riscv64}-linux-gnu*)
 # and the kernel's recordmcount (linux-kbuild-6.1); `make check` needs none
 # of them: it audits the files this script leaves next to it.  VERSIONS
 # lists every command (run in a scratch directory, SRC = testdata/verify/src)
@@ -39,7 +39,7 @@ LOG=$W/VERSIONS
 	echo "# Made by testdata/verify/build.sh on $(date +%Y-%m-%d); commands run in a"
 	echo "# scratch directory with SRC=testdata/verify/src."
 	for cc in gcc g++ i686-linux-gnu-gcc aarch64-linux-gnu-gcc arm-linux-gnueabihf-gcc \
-		  powerpc64le-linux-gnu-gcc; do
+		  powerpc64le-linux-gnu-gcc riscv64-linux-gnu-gcc; do
 		echo "# $cc: $($cc --version | head -1)"
 	done
 	echo "# ld: $(ld --version | head -1)"
@@ -152,6 +152,18 @@ run aarch64-linux-gnu-gcc $A -fpatchable-function-entry=2 -mbranch-protection=bt
 keep a64-rmc.o a64-rmcpac.o a64-pfe.o a64-pfebti.o
 crosslinked a64 aarch64-linux-gnu-gcc "-O2 $NOUW -mbranch-protection=none"
 stripped aarch64-linux-gnu- a64
+
+# riscv64 patchable entries (objects only: patchverify does not read linked riscv64
+# files yet).  With compressed code (rv64gc, Debian's default) gcc aligns functions
+# to 2 only: misaligned for libpatchsite unless -falign-functions=4 (R_RISCV_ALIGN
+# ending at each site); rv64g code is 4-aligned throughout.
+V="-O2 -fno-pie $NOUW"
+run riscv64-linux-gnu-gcc $V -fpatchable-function-entry=4 -c "$SRC/sites.c" -o rv64-pfe.o
+run riscv64-linux-gnu-gcc $V -fpatchable-function-entry=4 -falign-functions=4 \
+	-c "$SRC/sites.c" -o rv64-pfealign.o
+run riscv64-linux-gnu-gcc $V -march=rv64g -fpatchable-function-entry=2 \
+	-c "$SRC/sites.c" -o rv64g-pfe.o
+keep rv64-pfe.o rv64-pfealign.o rv64g-pfe.o
 
 # arm: recordmcount, ARM and Thumb; patchable entries.  Debian's armhf gcc
 # makes Thumb-2 code by default: its linked files are Thumb, calling the

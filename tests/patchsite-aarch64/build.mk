@@ -24,18 +24,22 @@ bench-patchsite-aarch64:
 		$(A64_B)/libpatchsite.so
 	$(Q)sh bench/patchsite/aarch64.sh $(A64_B)
 
-# Built with the aarch64 runtime (make CROSS_COMPILE=aarch64-linux-gnu-, or make on
-# an aarch64 machine): the runtime's test programs, to run there or under qemu:
+# Built with the aarch64 or riscv64 runtime (make CROSS_COMPILE=aarch64-linux-gnu- or
+# riscv64-linux-gnu-, or make on such a machine): the runtime's test programs, to run
+# there or under qemu:
 #   api, stress THREADS ROUNDS CALLS   linked with libpatchsite.a
 #   basic                              for LD_PRELOAD=libpatchsite.so PATCHSITE_TRACER=...
-# The traced parts (testdata/patchsite) with -fpatchable-function-entry=2, the harness without.
-ifeq ($(ARCH),aarch64)
+# The traced parts (testdata/patchsite) with the arch's -fpatchable-function-entry
+# form, the harness without.
+XT_PFE_aarch64 := -fpatchable-function-entry=2
+XT_PFE_riscv64 := -fpatchable-function-entry=4 -falign-functions=4
+ifneq ($(XT_PFE_$(ARCH)),)
 A64_TESTS := $(addprefix $(B)/tests/patchsite/,api stress basic)
 all: $(A64_TESTS)
 
 $(B)/tests/patchsite/%.pfe.o: testdata/patchsite/%.c
 	@mkdir -p $(dir $@)
-	$(call quiet,CC,$@)$(CC) -O2 -g -fpatchable-function-entry=2 -c $< -o $@
+	$(call quiet,CC,$@)$(CC) -O2 -g $(XT_PFE_$(ARCH)) -c $< -o $@
 $(B)/tests/patchsite/%.o: tests/patchsite/%.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)$(CC) -O2 -g -Iinclude -c $< -o $@
@@ -45,3 +49,28 @@ $(B)/tests/patchsite/api $(B)/tests/patchsite/stress: $(B)/tests/patchsite/%: \
 $(B)/tests/patchsite/basic: $(B)/tests/patchsite/basic.pfe.o
 	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^
 endif
+
+# libpatchsite for riscv64, the same way: cross-built into build/riscv64
+# (CROSS_COMPILE=riscv64-linux-gnu-), the same case list run under
+# qemu-riscv64 (tests/patchsite-aarch64/run.sh BUILD riscv64; about two
+# minutes), with and without compressed instructions.
+RV64_CROSS ?= riscv64-linux-gnu-
+RV64_B     := build/riscv64
+.PHONY: check-patchsite-riscv64
+ifeq ($(ARCH)$(SAN)$(TSAN),x86_64)
+check-unit: check-patchsite-riscv64
+endif
+check-patchsite-riscv64:
+	$(Q)$(MAKE) --no-print-directory CROSS_COMPILE=$(RV64_CROSS) B=$(RV64_B) SAN= TSAN= \
+		$(RV64_B)/libpatchsite.a $(RV64_B)/libpatchsite.so $(RV64_B)/patchsite.o
+	$(Q)sh tests/patchsite-aarch64/run.sh $(RV64_B) riscv64
+
+# Guest instructions per traced call under qemu-riscv64 (the same script, about 2 minutes).
+.PHONY: bench-patchsite-riscv64
+ifeq ($(ARCH)$(SAN)$(TSAN),x86_64)
+bench: bench-patchsite-riscv64
+endif
+bench-patchsite-riscv64:
+	$(Q)$(MAKE) --no-print-directory CROSS_COMPILE=$(RV64_CROSS) B=$(RV64_B) SAN= TSAN= \
+		$(RV64_B)/libpatchsite.so
+	$(Q)sh bench/patchsite/aarch64.sh $(RV64_B) riscv64

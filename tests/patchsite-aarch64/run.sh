@@ -1,39 +1,69 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# libpatchsite for aarch64, under qemu-user: usage  run.sh BUILD_DIR
-# (BUILD_DIR holds the aarch64 runtime: make CROSS_COMPILE=aarch64-linux-gnu-).
+# libpatchsite for a cross arch, under qemu-user: usage  run.sh BUILD_DIR [ARCH]
+# (ARCH aarch64, the default, or riscv64; BUILD_DIR holds that arch's runtime:
+# make CROSS_COMPILE=aarch64-linux-gnu- or riscv64-linux-gnu-).  One case list
+# for every arch; what an arch cannot do yet is skipped by name, with why.
 #
 # The samples of testdata/patchsite are compiled with the cross gcc in the
-# forms gcc emits on aarch64 (compile with the form's flags):
+# forms gcc emits on the arch (compile with the form's flags):
+#  aarch64:
 #   pfe     -fpatchable-function-entry=2                     PIE (Debian's default)
 #   pfenp   -fpatchable-function-entry=2 -fno-pie, linked -no-pie
 #   bti     pfe + -mbranch-protection=standard               bti c; nop; nop; paciasp
-# and run under qemu-aarch64 with the cross C library (libc6-arm64-cross).
+#  riscv64 (Debian's default -march=rv64gc has compressed instructions):
+#   rvc     -fpatchable-function-entry=4 -falign-functions=4  four c.nop, 4-aligned; PIE
+#   rvcnp   rvc + -fno-pie, linked -no-pie
+#   rv64g   -march=rv64g -fpatchable-function-entry=2        two nop, no compressed code
+# and run under qemu-ARCH with the cross C library (libc6-ARCH-cross).
 # Oracles: the expected traces of tests/patchsite (written by hand from the
 # samples' call trees; the same for every arch) and the programs' own results.
-# qemu-user runs the guest's threads as host threads but does not model
-# aarch64's memory ordering or cache rules: these runs check the protocol's
+# qemu-user runs the guest's threads as host threads but does not model the
+# arch's memory ordering or cache rules: these runs check the protocol's
 # logic and encodings, not its hardware guarantees (see patchsite(7)).
 set -u
 
 B=${1:-build/aarch64}
+ARCH=${2:-aarch64}
 SRC=testdata/patchsite
-T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-a64.XXXXXX")
+T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-$ARCH.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 PASS=0
 FAIL=0
-CC=${A64_CC:-aarch64-linux-gnu-gcc}
-CXX=${A64_CXX:-aarch64-linux-gnu-g++}
-SYSROOT=${A64_SYSROOT:-/usr/aarch64-linux-gnu}
-QEMU=${QEMU_AARCH64:-$(command -v qemu-aarch64-static || command -v qemu-aarch64)}
+SKIP=0
+case $ARCH in
+aarch64)
+	CC=${A64_CC:-aarch64-linux-gnu-gcc}
+	CXX=${A64_CXX:-aarch64-linux-gnu-g++}
+	SYSROOT=${A64_SYSROOT:-/usr/aarch64-linux-gnu}
+	QEMU=${QEMU_AARCH64:-$(command -v qemu-aarch64-static || command -v qemu-aarch64)}
+	FORMS="pfe pfenp bti"
+	PFE="-fpatchable-function-entry=2"
+	PG_REFUSED='-pg sites (bl _mcount after the prologue) are not supported on aarch64 yet .*'
+	;;
+riscv64)
+	CC=${RV64_CC:-riscv64-linux-gnu-gcc}
+	CXX=${RV64_CXX:-riscv64-linux-gnu-g++}
+	SYSROOT=${RV64_SYSROOT:-/usr/riscv64-linux-gnu}
+	QEMU=${QEMU_RISCV64:-$(command -v qemu-riscv64-static || command -v qemu-riscv64)}
+	FORMS="rvc rvcnp rv64g"
+	PFE="-fpatchable-function-entry=4 -falign-functions=4"
+	PG_REFUSED='-pg sites (call _mcount after the prologue) are not supported on riscv64 .*'
+	;;
+*)
+	echo "run.sh: unknown arch '$ARCH' (aarch64, riscv64)" >&2
+	exit 2
+	;;
+esac
 PRELOAD="$PWD/$B/libpatchsite.so"
 STRESS="4 100 20000"
 
-pass() { PASS=$((PASS + 1)); echo "PASS aarch64 $1"; }
-fail() { FAIL=$((FAIL + 1)); echo "FAIL aarch64 $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -40; }
+pass() { PASS=$((PASS + 1)); echo "PASS $ARCH $1"; }
+fail() { FAIL=$((FAIL + 1)); echo "FAIL $ARCH $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -40; }
+skip() { SKIP=$((SKIP + 1)); echo "SKIP $ARCH $1"; }
 
 if [ -z "$QEMU" ] || ! command -v "$CC" >/dev/null; then
-	echo "FAIL aarch64: need qemu-user-static and gcc-aarch64-linux-gnu (make deps)"
+	echo "FAIL $ARCH: need qemu-user-static and $CC (make deps)"
 	exit 1
 fi
 
@@ -56,12 +86,15 @@ form_flags() {
 	pfe)   echo "-fpatchable-function-entry=2" ;;
 	pfenp) echo "-fpatchable-function-entry=2 -fno-pie" ;;
 	bti)   echo "-fpatchable-function-entry=2 -mbranch-protection=standard" ;;
+	rvc)   echo "-fpatchable-function-entry=4 -falign-functions=4" ;;
+	rvcnp) echo "-fpatchable-function-entry=4 -falign-functions=4 -fno-pie" ;;
+	rv64g) echo "-march=rv64g -fpatchable-function-entry=2" ;;
 	pg)    echo "-pg" ;;
 	esac
 }
 
 form_ld() {
-	case $1 in pfenp) echo "-no-pie" ;; *) echo "" ;; esac
+	case $1 in pfenp | rvcnp) echo "-no-pie" ;; *) echo "" ;; esac
 }
 
 # build OUT FORM SOURCES... [-- EXTRA LINK ARGS]
@@ -71,7 +104,8 @@ build() {
 	objs=
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do
 		o="$T/$(basename "$1" | sed 's/\.[a-z]*$//')-$form.o"
-		$CC -O2 -g $(form_flags "$form") -c "$1" -o "$o" >>"$T/build.log" 2>&1 || return 1
+		$CC -O2 -g $(form_flags "$form") ${XFLAGS:-} -c "$1" -o "$o" >>"$T/build.log" 2>&1 ||
+			return 1
 		objs="$objs $o"
 		shift
 	done
@@ -95,7 +129,7 @@ $CC -O2 -g -Iinclude -c tests/patchsite/api.c -o "$T/api.o" &&
 $CC -O2 -g -Iinclude -c tests/patchsite/stress.c -o "$T/stress.o" ||
 	fail "build api/stress" "$T/build.log"
 
-for form in pfe pfenp bti; do
+for form in $FORMS; do
 	if ! build "$T/basic-$form" $form $SRC/basic.c; then
 		fail "$form: build" "$T/build.log"
 		continue
@@ -123,7 +157,7 @@ for form in pfe pfenp bti; do
 	PATCHSITE_TRACER=function_graph PATCHSITE_MAX_DEPTH=2 PATCHSITE_OUTPUT="$T/trace" \
 		run_traced "$T/out" "$T/err" "$T/basic-$form"
 	compare "$form: PATCHSITE_MAX_DEPTH=2" basic.max-depth "$T/trace"
-	# Arguments (x0..x7) and return values (x0) of leaf2(i, 2i) = 3i, by construction (feat.c).
+	# Arguments (x0..x7, a0..a7) and return values (x0, a0) of leaf2(i, 2i) = 3i (feat.c).
 	if build "$T/feat-$form" $form $SRC/feat.c -- -pthread -ldl; then
 		PATCHSITE_TRACER=function_graph PATCHSITE_ARGS='leaf2@arg1,arg2,retval;leaf@arg1' \
 			PATCHSITE_OUTPUT="$T/trace" run_traced "$T/out" "$T/err" "$T/feat-$form" args
@@ -139,7 +173,7 @@ for form in pfe pfenp bti; do
 		# The stacktrace filter command is refused by name here (patchsite(7)).
 		PATCHSITE_TRACER=function PATCHSITE_TRIGGER='fast:stacktrace' \
 			PATCHSITE_OUTPUT="$T/trace" run_traced "$T/out" "$T/err" "$T/feat-$form" trig
-		if grep -q "^patchsite: error: PATCHSITE_TRIGGER: stacktrace: not done on aarch64 " "$T/err"; then
+		if grep -q "^patchsite: error: PATCHSITE_TRIGGER: stacktrace: not done on $ARCH " "$T/err"; then
 			pass "$form: stacktrace refused by name"
 		else
 			fail "$form: stacktrace refusal" "$T/err"
@@ -154,7 +188,11 @@ for form in pfe pfenp bti; do
 	for sample in longjmp:c:'sum=22' texit:c:'ret=5,7' except:cc:'sum=2' \
 		coro:c:'sum=352 co=12 handled=15'; do
 		name=${sample%%:*} rest=${sample#*:} ext=${rest%%:*} want=${rest#*:}
-		if [ $ext = cc ]; then
+		if [ $ext = cc ] && [ $ARCH = riscv64 ]; then
+			# The hooked ra is found through the frame-pointer chain, which
+			# riscv64 gcc -O2 omits (patchsite(7)): built with it here.
+			XFLAGS=-fno-omit-frame-pointer CC=$CXX build "$T/$name-$form" $form $SRC/$name.cc
+		elif [ $ext = cc ]; then
 			CC=$CXX build "$T/$name-$form" $form $SRC/$name.cc
 		else
 			build "$T/$name-$form" $form $SRC/$name.c -- -pthread
@@ -186,8 +224,7 @@ for form in pfe pfenp bti; do
 	compare "$form: function tracer, linked in (patchsite.o)" basic.function "$T/trace" ||
 	fail "$form: linked in (patchsite.o)" "$T/err"
 
-	libflags="-fpatchable-function-entry=2"
-	[ $form = bti ] && libflags="$libflags -mbranch-protection=standard"
+	libflags="$(form_flags $form | sed 's/ -fno-pie//')"
 	$CC -O2 -g -fPIC -shared $libflags $SRC/libwork.c -o "$T/libwork-$form.so" \
 		>>"$T/build.log" 2>&1 &&
 	build "$T/uselib-$form" $form $SRC/uselib.c -- "$T/libwork-$form.so" -Wl,-rpath,"$T" ||
@@ -225,15 +262,16 @@ for form in pfe pfenp bti; do
 done
 
 # Libraries loaded with dlopen after tracing started (their sites NOPed live: the first
-# word becomes mov x9, x30 while the program runs), unloaded, loaded again; libdyntop
-# needs libdyn, so dlopen of the one loads the other.
-lf="-fPIC -fpatchable-function-entry=2"
-if $CC -O2 -g $lf -shared $SRC/libdyn.c -o "$T/libdyn-pfe.so" >>"$T/build.log" 2>&1 &&
-   $CC -O2 -g $lf -shared $SRC/libdyntop.c -o "$T/libdyntop-pfe.so" -L"$T" -ldyn-pfe \
+# word becomes mov x9, x30 or auipc t0 while the program runs), unloaded, loaded again;
+# libdyntop needs libdyn, so dlopen of the one loads the other.
+f0=${FORMS%% *}
+lf="-fPIC $PFE"
+if $CC -O2 -g $lf -shared $SRC/libdyn.c -o "$T/libdyn-$f0.so" >>"$T/build.log" 2>&1 &&
+   $CC -O2 -g $lf -shared $SRC/libdyntop.c -o "$T/libdyntop-$f0.so" -L"$T" -ldyn-$f0 \
 	-Wl,-rpath,'$ORIGIN' >>"$T/build.log" 2>&1 &&
-   build "$T/dlopen-prog" pfe $SRC/dlopen.c -- -Wl,-rpath,"$T"; then
+   build "$T/dlopen-prog" $f0 $SRC/dlopen.c -- -Wl,-rpath,"$T"; then
 	PATCHSITE_TRACER=function_graph PATCHSITE_OUTPUT="$T/trace" \
-		run_traced "$T/out" "$T/err" "$T/dlopen-prog" pfe
+		run_traced "$T/out" "$T/err" "$T/dlopen-prog" $f0
 	if grep -qx 'sum=213' "$T/out" && [ ! -s "$T/err" ]; then
 		compare "dlopen, dlclose, dlopen: function_graph" dlopen.graph "$T/trace"
 	else
@@ -243,7 +281,7 @@ if $CC -O2 -g $lf -shared $SRC/libdyn.c -o "$T/libdyn-pfe.so" >>"$T/build.log" 2
 	# library comes back at another address, and the runtime reuses its record on
 	# reload, so callers in the first, unloaded copy are not named (left as is: loader.c).
 	PATCHSITE_TRACER=function PATCHSITE_OUTPUT="$T/trace" \
-		run_traced "$T/out" "$T/err" "$T/dlopen-prog" pfe
+		run_traced "$T/out" "$T/err" "$T/dlopen-prog" $f0
 	if grep -qx 'sum=213' "$T/out" && [ ! -s "$T/err" ] &&
 	   [ "$(grep -c ' dyn_outer <-' "$T/trace")" -eq 2 ] &&
 	   [ "$(grep -c ' dyn_inner <-' "$T/trace")" -eq 2 ] &&
@@ -256,28 +294,54 @@ else
 	fail "dlopen: build" "$T/build.log"
 fi
 
-# -pg (bl _mcount after the prologue, recorded by our recordmcount): not traced yet on
-# aarch64, said once per object by name; the program runs right.
+# riscv64 sites that one aligned store cannot switch are refused by name, each with
+# its fix, and the program runs right: compressed code without -falign-functions=4
+# (gcc aligns functions to 2: some sites are 2-aligned), and =2 with compressed
+# code (two c.nop, 4 bytes; its 2-aligned sites are refused as such).  Nothing else
+# is printed.
+if [ $ARCH = riscv64 ]; then
+	for c in "noalign:-fpatchable-function-entry=4:a site only 2-byte aligned (compressed code): one aligned store cannot switch it; build with -falign-functions=4" \
+		 "twocnop:-fpatchable-function-entry=2:two c.nop (4 bytes), not the 8 a site needs: build with -fpatchable-function-entry=4 when compressed instructions are on"; do
+		name=${c%%:*} rest=${c#*:} flags=${rest%%:*} why=${rest#*:}
+		if ! $CC -O2 -g $flags $SRC/basic.c -o "$T/basic-$name" >>"$T/build.log" 2>&1; then
+			fail "$name: build" "$T/build.log"
+			continue
+		fi
+		PATCHSITE_TRACER=function PATCHSITE_OUTPUT="$T/trace" \
+			run_traced "$T/out" "$T/err" "$T/basic-$name"
+		n=$(grep -cF "$why (found " "$T/err")
+		if grep -qx 'sum=5' "$T/out" && [ "$n" -gt 0 ] &&
+		   [ "$(grep -v -e "$why (found " -e 'build with -falign-functions=4 (found ' "$T/err" |
+			grep -c .)" -eq 0 ]; then
+			pass "$flags without the fix: $n sites refused by name: $why"
+		else
+			fail "$flags: refusal by name" "$T/err"
+		fi
+	done
+fi
+
+# -pg (a call to _mcount after the prologue, recorded by our recordmcount): not traced
+# yet on aarch64 and riscv64, said once per object by name; the program runs right.
 if [ -x build/recordmcount ] && $CC -O2 -g -pg -c $SRC/basic.c -o "$T/basic-pg.o" &&
    build/recordmcount "$T/basic-pg.o" && $CC -o "$T/basic-pg" "$T/basic-pg.o"; then
 	PATCHSITE_TRACER=function PATCHSITE_OUTPUT="$T/trace" run_traced "$T/out" "$T/err" "$T/basic-pg"
 	if [ $? -eq 0 ] && grep -qx 'sum=5' "$T/out" && [ "$(wc -l <"$T/err")" -eq 1 ] &&
-	   grep -q '^patchsite: warning: basic-pg: -pg sites (bl _mcount after the prologue) are not supported on aarch64 yet .*: its __mcount_loc sites not traced$' "$T/err"; then
+	   grep -q "^patchsite: warning: basic-pg: $PG_REFUSED: its __mcount_loc sites not traced\$" "$T/err"; then
 		pass "-pg refused by name: $(sed 's/^patchsite: //' "$T/err")"
 	else
 		fail "-pg refused by name" "$T/err"
 	fi
 else
-	echo "SKIP aarch64 -pg refusal: no build/recordmcount (make) or no build"
+	skip "-pg refusal: no build/recordmcount (make) or no build"
 fi
 
 # The build chooses the host arch from $(CC) -dumpmachine, and refuses one it does not
-# support by name (a compiler that says riscv64); with no compiler, a goal that needs one says so.
-printf '#!/bin/sh\n[ "$1" = -dumpmachine ] && echo riscv64-linux-gnu\n' >"$T/cc-riscv64"
-chmod +x "$T/cc-riscv64"
-make -n CC="$T/cc-riscv64" >"$T/out" 2>&1
+# support by name (a compiler that says mips64); with no compiler, a goal that needs one says so.
+printf '#!/bin/sh\n[ "$1" = -dumpmachine ] && echo mips64-linux-gnuabi64\n' >"$T/cc-mips64"
+chmod +x "$T/cc-mips64"
+make -n CC="$T/cc-mips64" >"$T/out" 2>&1
 rc=$?
-if [ $rc -ne 0 ] && grep -q "unsupported host architecture 'riscv64'.*supported: x86_64 aarch64" "$T/out" &&
+if [ $rc -ne 0 ] && grep -q "unsupported host architecture 'mips64'.*supported: x86_64 aarch64 riscv64" "$T/out" &&
    ! make CC="$T/no-such-cc" all >"$T/out2" 2>&1 &&
    grep -q "make all: needs a C compiler and '$T/no-such-cc -dumpmachine' failed: run 'make deps'" "$T/out2"; then
 	pass "build: $(sed -n 's/.*\*\*\* //p' "$T/out")"
@@ -304,5 +368,5 @@ else
 	fail "events: build" "$T/build.log"
 fi
 
-echo "aarch64: $PASS passed, $FAIL failed"
+echo "$ARCH: $PASS passed, $FAIL failed, $SKIP skipped"
 [ $FAIL -eq 0 ]

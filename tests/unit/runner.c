@@ -11,6 +11,7 @@ int main(void)
 	int failed;
 
 	srunner_add_suite(sr, a64_suite());
+	srunner_add_suite(sr, rv_suite());
 	srunner_add_suite(sr, elfobj_suite());
 	srunner_add_suite(sr, symindex_suite());
 	srunner_add_suite(sr, demangle_suite());

@@ -7,6 +7,7 @@
 
 Suite *arch_suite(void);
 Suite *a64_suite(void);
+Suite *rv_suite(void);
 Suite *demangle_suite(void);
 Suite *elfobj_suite(void);
 Suite *symindex_suite(void);
