@@ -53,7 +53,11 @@ all: $(PS_LIBS) $(B)/patchsite-cc $(B)/patchsite-c++
 $(B)/patchsite-cc $(B)/patchsite-c++: scripts/patchsite-cc
 	$(call quiet,GEN,$@)mkdir -p $(B) && cp $< $@ && chmod +x $@
 
-$(B)/libpatchsite.a: $(PS_OBJ)
+# One member, the whole runtime (patchsite.o): a program that links the archive and names
+# any of it (an API call, dlopen) gets all of it, the constructor included.  With one
+# member per file the linker would take only the files named, and the constructor (api.o)
+# is named by no lower file: the runtime's files point down, never up to it.
+$(B)/libpatchsite.a: $(B)/patchsite.o
 	$(call quiet,AR,$@)rm -f $@ && $(AR) rcs $@ $^
 
 # nodelete: a dlclose must not unmap what patched sites and the control

@@ -4,7 +4,7 @@
  *   event.c         the events of every object: found at start and on
  *                   dlopen, their sites checked and switched live
  *   event_probe.c   what an enabled site reaches, probes, enabling rules
- *   event_api.c     the API, the events' descriptions (format files)
+ *   event_api.c     the events' descriptions (format files); api_events.c the API
  *   event_record.c  the recorder probe: filter, ring record (PSD_EXT_EVENT)
  *   event_filter.c  field expressions (events/S/N/filter); no runtime state,
  *                   so that the fuzz harness links it alone

@@ -24,7 +24,8 @@
  *             counts
  *   event*.c  static trace events (event.h has their map)
  *   api.c     public entry points, patchsite_init (wire: every hook), the
- *             constructor and destructor; output.c patchsite_trace_write
+ *             constructor and destructor; api_record.c recording settings,
+ *             api_events.c the events API; output.c patchsite_trace_write
  *   ctl/      control files by name (control.c, control.h: where a control
  *             file is served) and their tables (*_files.c), the channel
  *   start.c   start-up from the environment; dl.c the dlopen wrappers
@@ -507,6 +508,7 @@ bool ps_gate_open(struct ps_thread *t);
 bool ps_gate_filtering(void);
 void ps_gate_forked(struct ps_thread *t);
 int ps_gate_set_pids(const char *ids, bool append);
+int ps_gate_get_pids(int *ids, unsigned max);
 int ps_gate_set_tracing(bool on);
 void ps_gate_list_pids(struct ps_buf *out);
 

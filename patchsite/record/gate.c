@@ -169,18 +169,8 @@ int ps_gate_set_tracing(bool on)
 	return 0;
 }
 
-int patchsite_set_ftrace_pid(const char *ids, int append)
-{
-	int err = patchsite_init();
-
-	if (!err)
-		err = ps_gate_set_pids(ids ? ids : "", append != 0);
-	if (err)
-		errno = -err;
-	return err;
-}
-
-int patchsite_get_ftrace_pid(int *ids, unsigned max)
+/* Up to max of the ids into ids; how many there are. */
+int ps_gate_get_pids(int *ids, unsigned max)
 {
 	const struct ps_pids *p;
 	int n;
@@ -192,53 +182,4 @@ int patchsite_get_ftrace_pid(int *ids, unsigned max)
 		ids[i] = (int)p->id[i];
 	pthread_mutex_unlock(&ps.lock);
 	return n;
-}
-
-int patchsite_set_tracing_thresh(unsigned long us)
-{
-	int err = patchsite_init();
-
-	if (!err)
-		err = ps_graph_set_thresh(us);
-	if (err)
-		errno = -err;
-	return err;
-}
-
-unsigned long patchsite_get_tracing_thresh(void)
-{
-	return ps_graph_thresh();
-}
-
-int patchsite_set_graph_notrace(const char *globs, int append)
-{
-	int err = patchsite_init();
-
-	if (!err)
-		err = ps_graph_set_notrace(globs ? globs : "", append != 0);
-	if (err)
-		errno = -err;
-	return err;
-}
-
-unsigned long patchsite_get_max_latency(void)
-{
-	return (unsigned long)(ps_graph_max_latency_ns() / 1000);
-}
-
-int patchsite_set_max_latency(unsigned long us)
-{
-	ps_graph_set_max_latency_ns((uint64_t)us * 1000);
-	return 0;
-}
-
-int patchsite_set_ftrace_args(const char *specs, int append)
-{
-	int err = patchsite_init();
-
-	if (!err)
-		err = ps_args_set(specs ? specs : "", append != 0);
-	if (err)
-		errno = -err;
-	return err;
 }

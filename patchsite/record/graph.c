@@ -16,8 +16,6 @@
 #include "arch/entry.h"
 #include "graph.h"
 
-unsigned ps_graph_max_depth = PS_FRAMES;
-
 /*
  * A frame dropped while its slot may still hold the hook (its memory
  * might be copied back, or our reading of the stack was wrong): kept, the

@@ -24,6 +24,8 @@
 #include "ring.h"
 
 size_t ps_ring_bytes = 1024 * 1024;
+/* max_graph_depth: the budget keeps the fast path within it (graph.c reads it too). */
+unsigned ps_graph_max_depth = PS_FRAMES;
 
 /*
  * Returns are hooked only where the return address lies on the thread's

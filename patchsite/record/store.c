@@ -35,8 +35,6 @@
 #include "event.h"
 #include "data/format.h"
 
-struct ps_store_session ps_session = { .procfd = -1 };
-
 /*
  * Acquire: a trace directory opened while threads run (the control file
  * current_tracer) is seen whole by a thread that sees it on.

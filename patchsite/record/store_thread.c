@@ -48,6 +48,9 @@ struct ps_tstore {
 	char path[64];			/* relative to the process directory */
 };
 
+/* The session (store.c opens it), here with the lower half that reads it on every chunk. */
+struct ps_store_session ps_session = { .procfd = -1 };
+
 static _Atomic(struct ps_tstore *) all_stores;
 
 /*
