@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "../render/branch_report.h"
@@ -50,6 +51,7 @@ int cmd_read(enum verb verb, int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "chrome", no_argument, NULL, 'c' },
 		{ "folded", no_argument, NULL, 'f' },
+		{ "perfetto", no_argument, NULL, 'P' },
 		{ "latency", no_argument, NULL, 'l' },
 		{ "snapshot", optional_argument, NULL, 'S' },
 		{ "options", required_argument, NULL, 'O' },
@@ -72,7 +74,7 @@ int cmd_read(enum verb verb, int argc, char **argv)
 		case 't': if (parse_int(optarg, "--tid", &o.tid)) return 2; break;
 		case 'j': o.json = true; break;
 		case 'l': o.latency = true; break;
-		case 'c': case 'f': fmt = c; break;
+		case 'c': case 'f': case 'P': fmt = c; break;
 		case 'O':
 			if (verb != REPLAY)
 				return bad_usage("--options: only replay and pipe print ftrace's text%s", "");
@@ -107,7 +109,9 @@ int cmd_read(enum verb verb, int argc, char **argv)
 		return bad_usage("--branches is report's, without --sort (sorted as the kernel "
 				 "does)%s", "");
 	if (verb == DUMP && !fmt)
-		return bad_usage("dump: --chrome or --folded?%s", "");
+		return bad_usage("dump: --chrome, --perfetto or --folded?%s", "");
+	if (fmt == 'P' && isatty(STDOUT_FILENO))
+		return bad_usage("dump --perfetto: the trace is binary; redirect it to a file%s", "");
 	if (snapshot >= 0) {
 		if (snapshot_dir(dir, snapshot, snap, sizeof(snap)))
 			return 1;
@@ -120,7 +124,10 @@ int cmd_read(enum verb verb, int argc, char **argv)
 	case REPORT:
 		err = branches ? render_branches(stdout, s, &o) : render_report(stdout, s, &o);
 		break;
-	case DUMP: err = fmt == 'c' ? render_chrome(stdout, s, &o) : render_folded(stdout, s, &o); break;
+	case DUMP:
+		err = fmt == 'c' ? render_chrome(stdout, s, &o) :
+		      fmt == 'P' ? render_perfetto(stdout, s, &o) : render_folded(stdout, s, &o);
+		break;
 	default: err = render_info(stdout, s, &o); break;
 	}
 	/* Folded stacks and JSON have no room for comments: what is missing goes to stderr. */

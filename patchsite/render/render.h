@@ -40,6 +40,8 @@ int render_replay(FILE *out, const struct psr_session *s, const struct render_op
 int render_report(FILE *out, const struct psr_session *s, const struct render_opts *o);
 int render_chrome(FILE *out, const struct psr_session *s, const struct render_opts *o);
 int render_folded(FILE *out, const struct psr_session *s, const struct render_opts *o);
+/* Perfetto's protobuf trace (perfetto.c): binary, one sequence per thread. */
+int render_perfetto(FILE *out, const struct psr_session *s, const struct render_opts *o);
 int render_info(FILE *out, const struct psr_session *s, const struct render_opts *o);
 
 /*

@@ -136,6 +136,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		render_replay(null, s, &opts[i]);
 		render_report(null, s, &opts[i]);
 		render_chrome(null, s, &opts[i]);
+		render_perfetto(null, s, &opts[i]);
 		render_folded(null, s, &opts[i]);
 		render_info(null, s, &opts[i]);
 	}
