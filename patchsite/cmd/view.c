@@ -14,6 +14,7 @@
 
 #include "cmd.h"
 #include "../render/branch_report.h"
+#include "../render/dist.h"
 #include "../render/render.h"
 
 /* DIR/snapshot.N; N 0: the latest (the highest number).  -1 when there is none. */
@@ -56,6 +57,8 @@ int cmd_read(enum verb verb, int argc, char **argv)
 		{ "snapshot", optional_argument, NULL, 'S' },
 		{ "options", required_argument, NULL, 'O' },
 		{ "branches", no_argument, NULL, 'B' },
+		{ "percentiles", optional_argument, NULL, 'Q' },
+		{ "hist", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -87,6 +90,25 @@ int cmd_read(enum verb verb, int argc, char **argv)
 				return 2;
 			break;
 		case 'B': branches = true; break;
+		case 'Q': {
+			const char *why;
+			int n = dist_parse_percentiles(optarg ? optarg : "50,90,99", o.pct, &why);
+
+			if (n < 0) {
+				char msg[256];
+
+				snprintf(msg, sizeof(msg), "--percentiles=%s: %s", optarg ? optarg : "",
+					 why);
+				return bad_usage("%s", msg);
+			}
+			o.npct = (unsigned)n;
+			break;
+		}
+		case 'H':
+			if (!*optarg)
+				return bad_usage("--hist=%s: expected a function's name", optarg);
+			o.hist = optarg;
+			break;
 		case 's':
 			sorted = true;
 			for (o.sort = 0; sorts[o.sort] && strcmp(sorts[o.sort], optarg); o.sort++)
@@ -103,6 +125,10 @@ int cmd_read(enum verb verb, int argc, char **argv)
 		return bad_usage("unexpected argument '%s'", argv[optind]);
 	if ((o.json && verb != REPORT) || (sorted && verb != REPORT))
 		return bad_usage("--json and --sort are report's options%s", "");
+	if ((o.npct || o.hist) && (verb != REPORT || branches))
+		return bad_usage("--percentiles and --hist are report's (without --branches)%s", "");
+	if (o.hist && o.json)
+		return bad_usage("--hist=%s: a text histogram; --json has the percentiles", o.hist);
 	if (o.latency && verb != REPLAY)
 		return bad_usage("--latency is replay's option%s", "");
 	if (branches && (verb != REPORT || sorted))
@@ -146,6 +172,11 @@ int cmd_read(enum verb verb, int argc, char **argv)
 		}
 	}
 	psr_close(s);
+	if (err == -ENOENT && o.hist) {
+		fprintf(stderr, "patchsite: --hist=%s: no completed call of %s in %s\n", o.hist,
+			o.hist, dir);
+		return 2;
+	}
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "patchsite: writing the output: %s\n", strerror(errno));
 		return 1;

@@ -28,6 +28,9 @@ struct render_opts {
 				   process header, a return without its call not shown */
 	bool latency;		/* replay: only the longest call the latency tracer kept */
 	unsigned opt_set, opt_clear;	/* --options: PSR_OPT_* over the recorded ones */
+	double pct[8];		/* report --percentiles: ascending (render/dist.h) */
+	unsigned npct;
+	const char *hist;	/* report --hist=FUNC: that function's histogram instead */
 };
 
 /* The process is one o asks for (inline: every renderer and branch_report.c use it). */

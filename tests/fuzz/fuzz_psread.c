@@ -65,6 +65,7 @@ static size_t take(const uint8_t **p, size_t *left, size_t want)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct render_opts opts[] = { { 0 }, { .sort = SORT_SELF, .json = true,
+		.pct = { 50, 99.9 }, .npct = 2,
 		.opt_set = PSR_OPT_SYM_OFFSET | PSR_OPT_FUNCGRAPH_ABSTIME,
 		.opt_clear = PSR_OPT_PRINT_PARENT | PSR_OPT_FUNCGRAPH_PROC } };
 	struct psd_thread_hdr h;
