@@ -59,6 +59,8 @@ int cmd_read(enum verb verb, int argc, char **argv)
 		{ "branches", no_argument, NULL, 'B' },
 		{ "percentiles", optional_argument, NULL, 'Q' },
 		{ "hist", required_argument, NULL, 'H' },
+		{ "graph", optional_argument, NULL, 'G' },
+		{ "diff", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -67,8 +69,9 @@ int cmd_read(enum verb verb, int argc, char **argv)
 	struct psr_session *s;
 	const char *dir = DEFAULT_DIR;
 	char snap[PATH_MAX];
-	int c, err, fmt = 0, snapshot = -1;
+	int c, err = 0, fmt = 0, snapshot = -1;
 	bool sorted = false, branches = false;
+	const char *diff_dir = NULL;
 
 	while ((c = getopt_long(argc, argv, "d:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -109,6 +112,18 @@ int cmd_read(enum verb verb, int argc, char **argv)
 				return bad_usage("--hist=%s: expected a function's name", optarg);
 			o.hist = optarg;
 			break;
+		case 'D':
+			if (!*optarg)
+				return bad_usage("--diff=%s: expected a trace directory to compare with",
+						 optarg);
+			diff_dir = optarg;
+			break;
+		case 'G':
+			if (optarg && !*optarg)
+				return bad_usage("--graph=%s: expected a function's name", optarg);
+			o.graph = true;
+			o.graph_func = optarg;
+			break;
 		case 's':
 			sorted = true;
 			for (o.sort = 0; sorts[o.sort] && strcmp(sorts[o.sort], optarg); o.sort++)
@@ -127,6 +142,12 @@ int cmd_read(enum verb verb, int argc, char **argv)
 		return bad_usage("--json and --sort are report's options%s", "");
 	if ((o.npct || o.hist) && (verb != REPORT || branches))
 		return bad_usage("--percentiles and --hist are report's (without --branches)%s", "");
+	if (o.graph && (verb != REPORT || branches || o.npct || o.hist || sorted))
+		return bad_usage("--graph is report's, alone (with --json, --pid, --tid)%s", "");
+	if (diff_dir && (verb != REPORT || branches || o.npct || o.hist || o.graph || o.pid ||
+			 o.tid))
+		return bad_usage("--diff=%s is report's, with --sort and --json only (two runs' "
+				 "pids differ)", diff_dir);
 	if (o.hist && o.json)
 		return bad_usage("--hist=%s: a text histogram; --json has the percentiles", o.hist);
 	if (o.latency && verb != REPLAY)
@@ -145,16 +166,41 @@ int cmd_read(enum verb verb, int argc, char **argv)
 	}
 	if (psr_open(dir, stderr, &s))
 		return 1;
-	switch (verb) {
+	if (diff_dir) {
+		struct psr_session *b;
+		char *said = NULL;
+		size_t len = 0;
+		FILE *e = open_memstream(&said, &len);	/* what opening DIR2 says, to prefix */
+		int bad = psr_open(diff_dir, e ? e : stderr, &b);
+
+		if (e)
+			fclose(e);
+		if (bad) {
+			fprintf(stderr, "patchsite: --diff=%s: %s", diff_dir,
+				said && !strncmp(said, "patchsite: ", 11) ? said + 11 :
+				"not a trace directory\n");
+			free(said);
+			psr_close(s);
+			return 2;
+		}
+		fputs(said ? said : "", stderr);
+		free(said);
+		b->err = stderr;	/* damage found while reading it */
+		err = render_report_diff(stdout, s, b, &o);
+		psr_close(b);
+	}
+	switch (diff_dir ? -1 : (int)verb) {
 	case REPLAY: err = render_replay(stdout, s, &o); break;
 	case REPORT:
-		err = branches ? render_branches(stdout, s, &o) : render_report(stdout, s, &o);
+		err = branches ? render_branches(stdout, s, &o) :
+		      o.graph ? render_graph(stdout, s, &o) : render_report(stdout, s, &o);
 		break;
 	case DUMP:
 		err = fmt == 'c' ? render_chrome(stdout, s, &o) :
 		      fmt == 'P' ? render_perfetto(stdout, s, &o) : render_folded(stdout, s, &o);
 		break;
-	default: err = render_info(stdout, s, &o); break;
+	case INFO: err = render_info(stdout, s, &o); break;
+	default: break;
 	}
 	/* Folded stacks and JSON have no room for comments: what is missing goes to stderr. */
 	if ((verb == DUMP || o.json) && !branches)
@@ -172,9 +218,11 @@ int cmd_read(enum verb verb, int argc, char **argv)
 		}
 	}
 	psr_close(s);
-	if (err == -ENOENT && o.hist) {
-		fprintf(stderr, "patchsite: --hist=%s: no completed call of %s in %s\n", o.hist,
-			o.hist, dir);
+	if (err == -ENOENT && (o.hist || o.graph_func)) {
+		const char *f = o.hist ? o.hist : o.graph_func;
+
+		fprintf(stderr, "patchsite: --%s=%s: no completed call of %s in %s\n",
+			o.hist ? "hist" : "graph", f, f, dir);
 		return 2;
 	}
 	if (fflush(stdout) || ferror(stdout)) {

@@ -7,6 +7,7 @@
 
 #include "dist.h"
 #include "json.h"
+#include "report_table.h"
 #include "table.h"
 #include "walk.h"
 
@@ -143,6 +144,20 @@ static int report_one(struct stream *m, const struct psr_proc *p, void *arg)
 	struct report_walk *w = arg;
 
 	return report_thread(m, &w->t, w->by_pid ? p->pid : 0);
+}
+
+/* report_table.h: the rows of s, one per function (processes merged), for diff.c. */
+int report_table(const struct psr_session *s, const struct render_opts *o, struct table *t)
+{
+	struct report_walk *w = calloc(1, sizeof(*w));	/* its name cache is large for the stack */
+	int err;
+
+	if (!w)
+		return -ENOMEM;
+	err = walk_each_thread(s, o, report_one, w);
+	*t = w->t;
+	free(w);
+	return err;
 }
 
 int render_report(FILE *out, const struct psr_session *s, const struct render_opts *o)

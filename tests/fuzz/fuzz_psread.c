@@ -136,6 +136,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int i = 0; i < 2; i++) {
 		render_replay(null, s, &opts[i]);
 		render_report(null, s, &opts[i]);
+		render_graph(null, s, &opts[i]);
+		render_report_diff(null, s, s, &opts[i]);
 		render_chrome(null, s, &opts[i]);
 		render_perfetto(null, s, &opts[i]);
 		render_folded(null, s, &opts[i]);
