@@ -71,6 +71,22 @@ else
 	fail "--graph text" text
 fi
 
+# patchsite graph [FUNC]: uftrace's spelling of the same.
+"$PS" graph -d a fib --json >graph.verb 2>err
+"$PS" graph --json -d a >graph.verb2 2>>err
+if cmp -s graph.verb graph.fib && cmp -s graph.verb2 graph.a && [ ! -s err ]; then
+	pass "patchsite graph [FUNC]: the same output as report --graph[=FUNC]"
+else
+	fail "patchsite graph" err
+fi
+"$PS" graph -d a fib main >out 2>err
+rc=$?
+if [ $rc -eq 2 ] && head -1 err | grep -q '^patchsite: graph: one function at most'; then
+	pass "graph with two functions: exit 2, $(head -1 err)"
+else
+	fail "graph with two functions (exit $rc)" err
+fi
+
 # --diff: with itself all zeros; fib(22) against fib(20): the sample's counts, the change.
 "$PS" report -d a --diff=a --json >diff.aa 2>err
 "$PS" report -d a --diff=b --json >diff.ab 2>>err
