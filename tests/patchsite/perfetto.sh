@@ -27,7 +27,9 @@ PS="$PWD/$B/patchsite"
 CHECK="$PWD/tests/patchsite/check_perfetto.py"
 export PATCHSITE_LIB="$PWD/$B/libpatchsite.so"
 SANPRE=
+SANFLAGS=
 if [ "$MODE" = san ]; then
+	SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all"
 	SANPRE="$($CC -print-file-name=libasan.so) $($CC -print-file-name=libubsan.so)"
 	export ASAN_OPTIONS=detect_leaks=1
 fi
@@ -48,7 +50,8 @@ command -v protoc >/dev/null 2>&1 || SCHEMA=none
 $CC -O2 -g -pg -mfentry -mrecord-mcount -c testdata/patchsite/ending.c -o "$T/ending.o" \
 	>"$T/build.log" 2>&1 && $CC -o "$T/ending" "$T/ending.o" -pthread >>"$T/build.log" 2>&1 ||
 	{ fail "build ending" "$T/build.log"; echo "0 passed, 1 failed"; exit 1; }
-$CC -O2 -g -Wall -Wextra -Werror -Iinclude -Itests/patchsite tests/patchsite/evprog.c \
+# evprog links the runtime: built with the sanitizers when the runtime is (as events.sh does).
+$CC -O2 -g -Wall -Wextra -Werror $SANFLAGS -Iinclude -Itests/patchsite tests/patchsite/evprog.c \
 	-o "$T/evp" "$PATCHSITE_LIB" -Wl,-rpath,"$PWD/$B" -pthread -ldl >>"$T/build.log" 2>&1 ||
 	{ fail "build evprog" "$T/build.log"; echo "0 passed, 1 failed"; exit 1; }
 cd "$T" || exit 1
@@ -129,7 +132,7 @@ fi
 
 # Static trace events: instants with their fields as typed debug annotations.  The values
 # are tests/patchsite/evprog.c's (as events.sh writes them out from its source).
-env PATCHSITE_DATA=rec ./evp record >out 2>&1
+env PATCHSITE_DATA=rec ASAN_OPTIONS=detect_leaks=0 ./evp record >out 2>&1
 "$PS" dump -d rec --perfetto >ev.pftrace 2>derr
 python3 "$CHECK" --events ev.pftrace >events 2>&1
 X=$(printf 'x%.0s' $(seq 256))
