@@ -4,6 +4,8 @@
 
 usage: check_perfetto.py TRACE [NAME=CALLS]...
        check_perfetto.py --events TRACE   (instants named subsys:name, with their annotations)
+       check_perfetto.py --annotated TRACE   (every slice, at its end, and every instant that
+                                              has debug annotations: name and annotations)
 
 The wire format is decoded here from the protobuf encoding rules alone
 (protobuf.dev/programming-guides/encoding), with no code shared with the C
@@ -109,7 +111,8 @@ def die(msg):
 
 def main():
     events = sys.argv[1] == "--events"
-    if events:
+    annotated = sys.argv[1] == "--annotated"
+    if events or annotated:
         del sys.argv[1]
     data = open(sys.argv[1], "rb").read()
     want = dict(a.split("=") for a in sys.argv[2:])
@@ -170,25 +173,29 @@ def main():
         if iid is not None and iid not in q["names"]:
             die("seq %d: name_iid %d not interned before use" % (sid, iid))
         name = q["names"].get(iid) if iid is not None else (one(e, TE_NAME) or b"").decode()
+        annots = dict(annotation(a) for f, _, a in e if f == 4)
         if typ == 1:
             begins += 1
             by_name[name] = by_name.get(name, 0) + 1
-            q["stack"].append(q["t"])
+            q["stack"].append((q["t"], name, annots))
         elif typ == 2:
             ends += 1
             if not q["stack"]:
                 die("seq %d: a slice end with no slice open" % sid)
-            if q["stack"].pop() > q["t"]:
+            t0, bname, bannots = q["stack"].pop()
+            if t0 > q["t"]:
                 die("seq %d: a slice ends before it begins" % sid)
+            if annotated and (bannots or annots):
+                print(repr((bname, dict(bannots, **annots))))
         elif typ == 3:
-            if events and ":" in name:
-                print(repr((name, dict(annotation(a) for f, _, a in e if f == 4))))
+            if (events and ":" in name) or (annotated and annots):
+                print(repr((name, annots)))
             instants += 1
             by_name[name] = by_name.get(name, 0) + 1
         else:
             die("track event type %r" % typ)
     opened = sum(len(q["stack"]) for q in seqs.values())
-    if events:
+    if events or annotated:
         return
     print("sequences=%d threads=%d begins=%d ends=%d instants=%d open=%d" %
           (len(seqs), threads, begins, ends, instants, opened) +

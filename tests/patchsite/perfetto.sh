@@ -50,6 +50,11 @@ command -v protoc >/dev/null 2>&1 || SCHEMA=none
 $CC -O2 -g -pg -mfentry -mrecord-mcount -c testdata/patchsite/ending.c -o "$T/ending.o" \
 	>"$T/build.log" 2>&1 && $CC -o "$T/ending" "$T/ending.o" -pthread >>"$T/build.log" 2>&1 ||
 	{ fail "build ending" "$T/build.log"; echo "0 passed, 1 failed"; exit 1; }
+for s in feat livemark; do
+	$CC -O2 -g -pg -mfentry -mrecord-mcount -c testdata/patchsite/$s.c -o "$T/$s.o" \
+		>>"$T/build.log" 2>&1 && $CC -o "$T/$s" "$T/$s.o" -pthread -ldl >>"$T/build.log" 2>&1 ||
+		{ fail "build $s" "$T/build.log"; echo "0 passed, 1 failed"; exit 1; }
+done
 # evprog links the runtime: built with the sanitizers when the runtime is (as events.sh does).
 $CC -O2 -g -Wall -Wextra -Werror $SANFLAGS -Iinclude -Itests/patchsite tests/patchsite/evprog.c \
 	-o "$T/evp" "$PATCHSITE_LIB" -Wl,-rpath,"$PWD/$B" -pthread -ldl >>"$T/build.log" 2>&1 ||
@@ -148,6 +153,48 @@ if diff -u events.want events >diff; then
 	pass "static trace events: 6 instants, every field type as a typed debug annotation"
 else
 	fail "static trace events" diff
+fi
+
+# Arguments and return values (testdata/patchsite/feat.c `args`: leaf2(i, 2i) = 3i for
+# i = 1..3, leaf(7), main returns 0, by construction): debug annotations of the slices,
+# and of the function tracer's instants.
+ARGS='leaf2@arg1,arg2,retval;leaf@arg1 main@retval'
+PATCHSITE_ARGS=$ARGS record --tracer=function_graph -d fa -- ./feat args >out 2>err
+"$PS" dump -d fa --perfetto >fa.pftrace 2>derr
+python3 "$CHECK" --annotated fa.pftrace >got 2>&1
+cat >want <<EOF
+('leaf2', {'arg1': 1, 'arg2': 2, 'retval': 3})
+('leaf2', {'arg1': 2, 'arg2': 4, 'retval': 6})
+('leaf2', {'arg1': 3, 'arg2': 6, 'retval': 9})
+('leaf', {'arg1': 7})
+('main', {'retval': 0})
+EOF
+if diff -u want got >diff && [ ! -s derr ]; then
+	pass "arguments and return values: debug annotations of leaf2 (x3), leaf and main's slices"
+else
+	fail "arguments and return values" diff
+fi
+PATCHSITE_ARGS=$ARGS record --tracer=function -d fb -- ./feat args >out 2>err
+"$PS" dump -d fb --perfetto >fb.pftrace 2>derr
+python3 "$CHECK" --annotated fb.pftrace >got 2>&1
+head -4 want | sed 's/, .retval.: [0-9]*//' >want.f
+if diff -u want.f got >diff && [ ! -s derr ]; then
+	pass "function tracer: instants with their arguments (leaf2 x3, leaf)"
+else
+	fail "function tracer arguments" diff
+fi
+
+# The function tracer's calls as instants, and trace_marker lines (testdata/patchsite/
+# livemark.c: N threads x M leaf() calls; markers "start", one of 1100 bytes cut at 1024,
+# "via ctl" through the control file, "end").
+record -d fm --tracer=function -F leaf -- ./livemark 2 3000 >out 2>err
+"$PS" dump -d fm --perfetto >fm.pftrace 2>derr
+big="$(printf '%01024d' 0 | tr 0 x) [cut: 1024 of 1100 bytes]"
+if python3 "$CHECK" fm.pftrace leaf=6000 start=1 "via ctl=1" end=1 "$big=1" >check 2>&1 &&
+   grep -q ' begins=0 ends=0 instants=6004 ' check && [ ! -s derr ]; then
+	pass "function tracer and markers: $(sed 's/ x*xxx.*//' check) and the cut one"
+else
+	fail "function tracer and markers" check
 fi
 
 # Usage.
