@@ -53,6 +53,8 @@ int cmd_read(enum verb verb, int argc, char **argv)
 		{ "chrome", no_argument, NULL, 'c' },
 		{ "folded", no_argument, NULL, 'f' },
 		{ "perfetto", no_argument, NULL, 'P' },
+		{ "flamegraph", no_argument, NULL, 'L' },
+		{ "reverse", no_argument, NULL, 'R' },
 		{ "latency", no_argument, NULL, 'l' },
 		{ "snapshot", optional_argument, NULL, 'S' },
 		{ "options", required_argument, NULL, 'O' },
@@ -80,7 +82,8 @@ int cmd_read(enum verb verb, int argc, char **argv)
 		case 't': if (parse_int(optarg, "--tid", &o.tid)) return 2; break;
 		case 'j': o.json = true; break;
 		case 'l': o.latency = true; break;
-		case 'c': case 'f': case 'P': fmt = c; break;
+		case 'c': case 'f': case 'P': case 'L': fmt = c; break;
+		case 'R': o.flame_reverse = true; break;
 		case 'O':
 			if (verb != REPLAY)
 				return bad_usage("--options: only replay and pipe print ftrace's text%s", "");
@@ -156,7 +159,9 @@ int cmd_read(enum verb verb, int argc, char **argv)
 		return bad_usage("--branches is report's, without --sort (sorted as the kernel "
 				 "does)%s", "");
 	if (verb == DUMP && !fmt)
-		return bad_usage("dump: --chrome, --perfetto or --folded?%s", "");
+		return bad_usage("dump: --chrome, --perfetto, --folded or --flamegraph?%s", "");
+	if (o.flame_reverse && fmt != 'L')
+		return bad_usage("--reverse: only with dump --flamegraph (an icicle graph)%s", "");
 	if (fmt == 'P' && isatty(STDOUT_FILENO))
 		return bad_usage("dump --perfetto: the trace is binary; redirect it to a file%s", "");
 	if (snapshot >= 0) {
@@ -197,7 +202,8 @@ int cmd_read(enum verb verb, int argc, char **argv)
 		break;
 	case DUMP:
 		err = fmt == 'c' ? render_chrome(stdout, s, &o) :
-		      fmt == 'P' ? render_perfetto(stdout, s, &o) : render_folded(stdout, s, &o);
+		      fmt == 'P' ? render_perfetto(stdout, s, &o) :
+		      fmt == 'L' ? render_flamegraph(stdout, s, &o) : render_folded(stdout, s, &o);
 		break;
 	case INFO: err = render_info(stdout, s, &o); break;
 	default: break;

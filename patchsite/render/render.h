@@ -31,6 +31,7 @@ struct render_opts {
 	double pct[8];		/* report --percentiles: ascending (render/dist.h) */
 	unsigned npct;
 	const char *hist;	/* report --hist=FUNC: that function's histogram instead */
+	bool flame_reverse;	/* dump --flamegraph --reverse: an icicle graph */
 	bool graph;		/* report --graph[=FUNC]: the call tree (graph.c) instead */
 	const char *graph_func;
 };
@@ -50,6 +51,8 @@ int render_report_diff(FILE *out, const struct psr_session *s, const struct psr_
 int render_graph(FILE *out, const struct psr_session *s, const struct render_opts *o);
 int render_chrome(FILE *out, const struct psr_session *s, const struct render_opts *o);
 int render_folded(FILE *out, const struct psr_session *s, const struct render_opts *o);
+/* An SVG flame graph of the folded stacks (flame.c); icicle with flame_reverse. */
+int render_flamegraph(FILE *out, const struct psr_session *s, const struct render_opts *o);
 /* Perfetto's protobuf trace (perfetto.c): binary, one sequence per thread. */
 int render_perfetto(FILE *out, const struct psr_session *s, const struct render_opts *o);
 int render_info(FILE *out, const struct psr_session *s, const struct render_opts *o);

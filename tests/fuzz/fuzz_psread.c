@@ -141,6 +141,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		render_chrome(null, s, &opts[i]);
 		render_perfetto(null, s, &opts[i]);
 		render_folded(null, s, &opts[i]);
+		render_flamegraph(null, s, &opts[i]);
 		render_info(null, s, &opts[i]);
 	}
 	psr_close(s);
