@@ -206,5 +206,18 @@ else
 	fail "dump without a format (exit $rc)" err
 fi
 
+# Binary to a terminal: refused (script(1) gives it one), exit 2.
+if command -v script >/dev/null 2>&1; then
+	script -qec "$PS dump -d d --perfetto" /dev/null >tty.out 2>&1
+	rc=$?
+	if [ $rc -eq 2 ] && grep -q '^patchsite: dump --perfetto: the trace is binary' tty.out; then
+		pass "to a terminal: refused, exit 2, $(head -1 tty.out | tr -d '\r')"
+	else
+		fail "to a terminal (exit $rc)" tty.out
+	fi
+else
+	echo "SKIP dump --perfetto to a terminal: no script(1)"
+fi
+
 echo "$PASS passed, $FAIL failed"
 [ $FAIL -eq 0 ]
