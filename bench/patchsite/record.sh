@@ -107,6 +107,7 @@ rowv "patchsite dump --perfetto" "$PS" dump --perfetto -d "$T/ps.data"
 rowv "patchsite report --percentiles" "$PS" report --percentiles=50,90,99,99.9 -d "$T/ps.data"
 rowv "patchsite report --hist=fib" "$PS" report --hist=fib -d "$T/ps.data"
 rowv "patchsite report --graph" "$PS" report --graph -d "$T/ps.data"
+rowv "patchsite dump --flamegraph" "$PS" dump --flamegraph -d "$T/ps.data"
 jb=$("$PS" dump --chrome -d "$T/ps.data" | wc -c)
 pb=$("$PS" dump --perfetto -d "$T/ps.data" | wc -c)
 echo "bytes per call: dump --chrome $(echo "$jb $calls" | awk '{ printf "%.1f", $1 / $2 }')," \
