@@ -13,7 +13,8 @@
 #                beforehand; and into a file mapped 1 MiB at a time as it fills
 #   B/event      bytes of per-thread data files / events
 #   report/replay  wall time (median of 3) and peak RSS of the readers over the
-#                fib(N) directory, output to /dev/null
+#                fib(N) directory, output to /dev/null; the sizes of dump --chrome
+#                and dump --perfetto per call (issue #28: at most a quarter)
 # Machine load changes every figure: the load average is printed with them.
 set -u
 B=${1:-build}
@@ -102,3 +103,13 @@ rowv "patchsite replay" "$PS" replay -d "$T/ps.data"
 [ $have_uftrace = 1 ] && rowv "uftrace replay" uftrace replay -d "$T/uftrace.data"
 rowv "patchsite dump --folded" "$PS" dump --folded -d "$T/ps.data"
 rowv "patchsite dump --chrome" "$PS" dump --chrome -d "$T/ps.data"
+rowv "patchsite dump --perfetto" "$PS" dump --perfetto -d "$T/ps.data"
+rowv "patchsite report --percentiles" "$PS" report --percentiles=50,90,99,99.9 -d "$T/ps.data"
+rowv "patchsite report --hist=fib" "$PS" report --hist=fib -d "$T/ps.data"
+rowv "patchsite report --graph" "$PS" report --graph -d "$T/ps.data"
+rowv "patchsite dump --flamegraph" "$PS" dump --flamegraph -d "$T/ps.data"
+jb=$("$PS" dump --chrome -d "$T/ps.data" | wc -c)
+pb=$("$PS" dump --perfetto -d "$T/ps.data" | wc -c)
+echo "bytes per call: dump --chrome $(echo "$jb $calls" | awk '{ printf "%.1f", $1 / $2 }')," \
+	"dump --perfetto $(echo "$pb $calls" | awk '{ printf "%.1f", $1 / $2 }')" \
+	"($(echo "$pb $jb" | awk '{ printf "%.1f", 100 * $1 / $2 }')% of the JSON)"

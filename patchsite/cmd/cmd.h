@@ -9,6 +9,8 @@
 #ifndef PS_CMD_H
 #define PS_CMD_H
 
+#include <stdbool.h>
+
 #define DEFAULT_DIR "patchsite.data"
 
 extern const char usage[];
@@ -24,5 +26,7 @@ int cmd_pipe(int argc, char **argv);
 
 enum verb { REPLAY, REPORT, DUMP, INFO };
 int cmd_read(enum verb verb, int argc, char **argv);
+/* graph [FUNC]: report --graph[=FUNC] (graph_cmd.c). */
+int cmd_graph(int argc, char **argv);
 
 #endif

@@ -27,6 +27,8 @@ int main(int argc, char **argv)
 		return cmd_read(REPORT, argc - 1, argv + 1);
 	if (!strcmp(verb, "dump"))
 		return cmd_read(DUMP, argc - 1, argv + 1);
+	if (!strcmp(verb, "graph"))
+		return cmd_graph(argc - 1, argv + 1);
 	if (!strcmp(verb, "info"))
 		return cmd_read(INFO, argc - 1, argv + 1);
 	if (!strcmp(verb, "ctl"))

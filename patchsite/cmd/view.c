@@ -10,9 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "../render/branch_report.h"
+#include "../render/dist.h"
 #include "../render/render.h"
 
 /* DIR/snapshot.N; N 0: the latest (the highest number).  -1 when there is none. */
@@ -50,10 +52,17 @@ int cmd_read(enum verb verb, int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "chrome", no_argument, NULL, 'c' },
 		{ "folded", no_argument, NULL, 'f' },
+		{ "perfetto", no_argument, NULL, 'P' },
+		{ "flamegraph", no_argument, NULL, 'L' },
+		{ "reverse", no_argument, NULL, 'R' },
 		{ "latency", no_argument, NULL, 'l' },
 		{ "snapshot", optional_argument, NULL, 'S' },
 		{ "options", required_argument, NULL, 'O' },
 		{ "branches", no_argument, NULL, 'B' },
+		{ "percentiles", optional_argument, NULL, 'Q' },
+		{ "hist", required_argument, NULL, 'H' },
+		{ "graph", optional_argument, NULL, 'G' },
+		{ "diff", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -62,8 +71,9 @@ int cmd_read(enum verb verb, int argc, char **argv)
 	struct psr_session *s;
 	const char *dir = DEFAULT_DIR;
 	char snap[PATH_MAX];
-	int c, err, fmt = 0, snapshot = -1;
+	int c, err = 0, fmt = 0, snapshot = -1;
 	bool sorted = false, branches = false;
+	const char *diff_dir = NULL;
 
 	while ((c = getopt_long(argc, argv, "d:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -72,7 +82,8 @@ int cmd_read(enum verb verb, int argc, char **argv)
 		case 't': if (parse_int(optarg, "--tid", &o.tid)) return 2; break;
 		case 'j': o.json = true; break;
 		case 'l': o.latency = true; break;
-		case 'c': case 'f': fmt = c; break;
+		case 'c': case 'f': case 'P': case 'L': fmt = c; break;
+		case 'R': o.flame_reverse = true; break;
 		case 'O':
 			if (verb != REPLAY)
 				return bad_usage("--options: only replay and pipe print ftrace's text%s", "");
@@ -85,6 +96,37 @@ int cmd_read(enum verb verb, int argc, char **argv)
 				return 2;
 			break;
 		case 'B': branches = true; break;
+		case 'Q': {
+			const char *why;
+			int n = dist_parse_percentiles(optarg ? optarg : "50,90,99", o.pct, &why);
+
+			if (n < 0) {
+				char msg[256];
+
+				snprintf(msg, sizeof(msg), "--percentiles=%s: %s", optarg ? optarg : "",
+					 why);
+				return bad_usage("%s", msg);
+			}
+			o.npct = (unsigned)n;
+			break;
+		}
+		case 'H':
+			if (!*optarg)
+				return bad_usage("--hist=%s: expected a function's name", optarg);
+			o.hist = optarg;
+			break;
+		case 'D':
+			if (!*optarg)
+				return bad_usage("--diff=%s: expected a trace directory to compare with",
+						 optarg);
+			diff_dir = optarg;
+			break;
+		case 'G':
+			if (optarg && !*optarg)
+				return bad_usage("--graph=%s: expected a function's name", optarg);
+			o.graph = true;
+			o.graph_func = optarg;
+			break;
 		case 's':
 			sorted = true;
 			for (o.sort = 0; sorts[o.sort] && strcmp(sorts[o.sort], optarg); o.sort++)
@@ -101,13 +143,27 @@ int cmd_read(enum verb verb, int argc, char **argv)
 		return bad_usage("unexpected argument '%s'", argv[optind]);
 	if ((o.json && verb != REPORT) || (sorted && verb != REPORT))
 		return bad_usage("--json and --sort are report's options%s", "");
+	if ((o.npct || o.hist) && (verb != REPORT || branches))
+		return bad_usage("--percentiles and --hist are report's (without --branches)%s", "");
+	if (o.graph && (verb != REPORT || branches || o.npct || o.hist || sorted))
+		return bad_usage("--graph is report's, alone (with --json, --pid, --tid)%s", "");
+	if (diff_dir && (verb != REPORT || branches || o.npct || o.hist || o.graph || o.pid ||
+			 o.tid))
+		return bad_usage("--diff=%s is report's, with --sort and --json only (two runs' "
+				 "pids differ)", diff_dir);
+	if (o.hist && o.json)
+		return bad_usage("--hist=%s: a text histogram; --json has the percentiles", o.hist);
 	if (o.latency && verb != REPLAY)
 		return bad_usage("--latency is replay's option%s", "");
 	if (branches && (verb != REPORT || sorted))
 		return bad_usage("--branches is report's, without --sort (sorted as the kernel "
 				 "does)%s", "");
 	if (verb == DUMP && !fmt)
-		return bad_usage("dump: --chrome or --folded?%s", "");
+		return bad_usage("dump: --chrome, --perfetto, --folded or --flamegraph?%s", "");
+	if (o.flame_reverse && fmt != 'L')
+		return bad_usage("--reverse: only with dump --flamegraph (an icicle graph)%s", "");
+	if (fmt == 'P' && isatty(STDOUT_FILENO))
+		return bad_usage("dump --perfetto: the trace is binary; redirect it to a file%s", "");
 	if (snapshot >= 0) {
 		if (snapshot_dir(dir, snapshot, snap, sizeof(snap)))
 			return 1;
@@ -115,13 +171,42 @@ int cmd_read(enum verb verb, int argc, char **argv)
 	}
 	if (psr_open(dir, stderr, &s))
 		return 1;
-	switch (verb) {
+	if (diff_dir) {
+		struct psr_session *b;
+		char *said = NULL;
+		size_t len = 0;
+		FILE *e = open_memstream(&said, &len);	/* what opening DIR2 says, to prefix */
+		int bad = psr_open(diff_dir, e ? e : stderr, &b);
+
+		if (e)
+			fclose(e);
+		if (bad) {
+			fprintf(stderr, "patchsite: --diff=%s: %s", diff_dir,
+				said && !strncmp(said, "patchsite: ", 11) ? said + 11 :
+				"not a trace directory\n");
+			free(said);
+			psr_close(s);
+			return 2;
+		}
+		fputs(said ? said : "", stderr);
+		free(said);
+		b->err = stderr;	/* damage found while reading it */
+		err = render_report_diff(stdout, s, b, &o);
+		psr_close(b);
+	}
+	switch (diff_dir ? -1 : (int)verb) {
 	case REPLAY: err = render_replay(stdout, s, &o); break;
 	case REPORT:
-		err = branches ? render_branches(stdout, s, &o) : render_report(stdout, s, &o);
+		err = branches ? render_branches(stdout, s, &o) :
+		      o.graph ? render_graph(stdout, s, &o) : render_report(stdout, s, &o);
 		break;
-	case DUMP: err = fmt == 'c' ? render_chrome(stdout, s, &o) : render_folded(stdout, s, &o); break;
-	default: err = render_info(stdout, s, &o); break;
+	case DUMP:
+		err = fmt == 'c' ? render_chrome(stdout, s, &o) :
+		      fmt == 'P' ? render_perfetto(stdout, s, &o) :
+		      fmt == 'L' ? render_flamegraph(stdout, s, &o) : render_folded(stdout, s, &o);
+		break;
+	case INFO: err = render_info(stdout, s, &o); break;
+	default: break;
 	}
 	/* Folded stacks and JSON have no room for comments: what is missing goes to stderr. */
 	if ((verb == DUMP || o.json) && !branches)
@@ -139,6 +224,13 @@ int cmd_read(enum verb verb, int argc, char **argv)
 		}
 	}
 	psr_close(s);
+	if (err == -ENOENT && (o.hist || o.graph_func)) {
+		const char *f = o.hist ? o.hist : o.graph_func;
+
+		fprintf(stderr, "patchsite: --%s=%s: no completed call of %s in %s\n",
+			o.hist ? "hist" : "graph", f, f, dir);
+		return 2;
+	}
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "patchsite: writing the output: %s\n", strerror(errno));
 		return 1;

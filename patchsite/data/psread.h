@@ -199,6 +199,21 @@ const struct psr_evdesc *psr_evdesc(const struct psr_proc *p, const struct psr_e
 size_t psr_event_text(const struct psr_proc *p, const struct psr_event *ev, char *buf, size_t len);
 void psr_event_json_args(FILE *f, const struct psr_proc *p, const struct psr_event *ev);
 const char *psr_event_name(const struct psr_proc *p, const struct psr_event *ev);
+/*
+ * One field of a record psr_evdesc found (rec, bytes: its payload), typed:
+ * u for integers and pointers (sign-extended for PATCHSITE_FIELD_SIGNED),
+ * d for floats, s and slen for strings and byte arrays (cut: the string was
+ * cut when recorded).  false when the field is not inside the record.
+ */
+struct psr_value {
+	uint64_t u;
+	double d;
+	const uint8_t *s;
+	size_t slen;
+	bool cut;
+};
+bool psr_event_field(const struct psr_evfield *f, const uint8_t *rec, size_t bytes,
+		     struct psr_value *v);
 
 /* CLOCK_MONOTONIC ns of a time stamp. */
 uint64_t psr_ns(const struct psr_proc *p, uint64_t tsc);

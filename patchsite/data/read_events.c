@@ -243,6 +243,19 @@ static bool value(const struct psr_evfield *f, const uint8_t *rec, size_t bytes,
 	}
 }
 
+/* A field's value for renderers that keep types (dump --perfetto): value() made public. */
+bool psr_event_field(const struct psr_evfield *f, const uint8_t *rec, size_t bytes,
+		     struct psr_value *v)
+{
+	struct val x;
+
+	memset(v, 0, sizeof(*v));
+	if (!value(f, rec, bytes, &x))
+		return false;
+	*v = (struct psr_value){ .u = x.u, .d = x.d, .s = x.s, .slen = x.slen, .cut = x.cut };
+	return true;
+}
+
 struct out {
 	char *p;
 	size_t len, at;

@@ -28,6 +28,12 @@ struct render_opts {
 				   process header, a return without its call not shown */
 	bool latency;		/* replay: only the longest call the latency tracer kept */
 	unsigned opt_set, opt_clear;	/* --options: PSR_OPT_* over the recorded ones */
+	double pct[8];		/* report --percentiles: ascending (render/dist.h) */
+	unsigned npct;
+	const char *hist;	/* report --hist=FUNC: that function's histogram instead */
+	bool flame_reverse;	/* dump --flamegraph --reverse: an icicle graph */
+	bool graph;		/* report --graph[=FUNC]: the call tree (graph.c) instead */
+	const char *graph_func;
 };
 
 /* The process is one o asks for (inline: every renderer and branch_report.c use it). */
@@ -38,8 +44,17 @@ static inline bool render_proc_wanted(const struct psr_proc *p, const struct ren
 
 int render_replay(FILE *out, const struct psr_session *s, const struct render_opts *o);
 int render_report(FILE *out, const struct psr_session *s, const struct render_opts *o);
+/* report --diff=DIR2: per function, s (A) against b (B) and the change (diff.c). */
+int render_report_diff(FILE *out, const struct psr_session *s, const struct psr_session *b,
+		       const struct render_opts *o);
+/* report --graph: the aggregated call tree (graph.c); -ENOENT: no completed call of graph_func. */
+int render_graph(FILE *out, const struct psr_session *s, const struct render_opts *o);
 int render_chrome(FILE *out, const struct psr_session *s, const struct render_opts *o);
 int render_folded(FILE *out, const struct psr_session *s, const struct render_opts *o);
+/* An SVG flame graph of the folded stacks (flame.c); icicle with flame_reverse. */
+int render_flamegraph(FILE *out, const struct psr_session *s, const struct render_opts *o);
+/* Perfetto's protobuf trace (perfetto.c): binary, one sequence per thread. */
+int render_perfetto(FILE *out, const struct psr_session *s, const struct render_opts *o);
 int render_info(FILE *out, const struct psr_session *s, const struct render_opts *o);
 
 /*

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist.h"
 #include "json.h"
+#include "report_table.h"
 #include "table.h"
 #include "walk.h"
 
@@ -31,7 +33,7 @@ static int close_calls(struct stream *m, size_t k, uint64_t tsc, struct table *t
 			m->stack[m->depth - 1].child_ns += d;
 		const char *name = psr_site_name(m->p, fr->id, fr->tsc, buf, sizeof(buf));
 
-		if (table_account(t, name, name != buf, pid, d, self, active(m, fr->id)))
+		if (table_account(t, name, name != buf, pid, d, self, active(m, fr->id), true))
 			return -ENOMEM;
 	}
 	return 0;
@@ -53,7 +55,7 @@ static int report_thread(struct stream *m, struct table *t, int pid)
 		else if (e->type == PSR_FUNC) {
 			const char *name = psr_site_name(m->p, e->id, e->tsc, buf, sizeof(buf));
 
-			err = table_account(t, name, name != buf, pid, 0, 0, false);
+			err = table_account(t, name, name != buf, pid, 0, 0, false, false);
 		}
 	}
 	return err;
@@ -97,6 +99,41 @@ static void print_time(FILE *f, uint64_t ns)
 		fprintf(f, "  %8llu ns", (unsigned long long)ns);
 }
 
+/* --percentiles: the entry's, or false when it has no timed call (function tracer). */
+static bool entry_percentiles(struct entry *e, const struct render_opts *o, uint64_t *out)
+{
+	if (!e->ndurs)
+		return false;
+	dist_percentiles(e->durs, e->ndurs, o->pct, o->npct, out);
+	return true;
+}
+
+/* --hist=FUNC: its histogram (one per process with several); -ENOENT when it has no timed call. */
+static int report_hist(FILE *out, struct table *t, size_t n, const struct render_opts *o,
+		       bool by_pid)
+{
+	char name[300];
+	int err = -ENOENT;
+
+	for (size_t i = 0; i < n; i++) {
+		struct entry *e = &t->e[i];
+
+		const char *func = o->hist;
+
+		if (strcmp(e->key, func) || !e->ndurs)
+			continue;
+		if (by_pid)
+			snprintf(name, sizeof(name), "%s (pid %d)", func, e->pid);
+		else
+			snprintf(name, sizeof(name), "%s", func);
+		err = dist_print_hist(out, name, e->durs, e->ndurs, o->npct ? o->pct : NULL,
+				      o->npct);
+		if (err)
+			break;
+	}
+	return err;
+}
+
 struct report_walk {
 	struct table t;
 	bool by_pid;			/* several processes: one row per function and process */
@@ -109,6 +146,20 @@ static int report_one(struct stream *m, const struct psr_proc *p, void *arg)
 	return report_thread(m, &w->t, w->by_pid ? p->pid : 0);
 }
 
+/* report_table.h: the rows of s, one per function (processes merged), for diff.c. */
+int report_table(const struct psr_session *s, const struct render_opts *o, struct table *t)
+{
+	struct report_walk *w = calloc(1, sizeof(*w));	/* its name cache is large for the stack */
+	int err;
+
+	if (!w)
+		return -ENOMEM;
+	err = walk_each_thread(s, o, report_one, w);
+	*t = w->t;
+	free(w);
+	return err;
+}
+
 int render_report(FILE *out, const struct psr_session *s, const struct render_opts *o)
 {
 	static struct report_walk w;	/* its name cache is large for the stack */
@@ -117,6 +168,8 @@ int render_report(FILE *out, const struct psr_session *s, const struct render_op
 	int err;
 
 	memset(&w, 0, sizeof(w));
+	w.t.keep = o->npct || o->hist;
+	w.t.keep_only = o->hist;
 	for (size_t i = 0; i < s->nprocs; i++)
 		nprocs += render_proc_wanted(&s->procs[i], o);
 	w.by_pid = nprocs > 1;
@@ -125,7 +178,10 @@ int render_report(FILE *out, const struct psr_session *s, const struct render_op
 	n = table_pack(t);
 	if (n)
 		qsort_r(t->e, n, sizeof(*t->e), cmp_entry, (void *)&o->sort);
-	if (o->json) {
+	if (o->hist) {
+		if (!err)
+			err = report_hist(out, t, n, o, nprocs > 1);
+	} else if (o->json) {
 		fprintf(out, "[");
 		for (size_t i = 0; i < n; i++) {
 			struct entry *e = &t->e[i];
@@ -137,6 +193,17 @@ int render_report(FILE *out, const struct psr_session *s, const struct render_op
 				(unsigned long long)e->total, (unsigned long long)e->self,
 				(unsigned long long)(e->calls ? e->sum / e->calls : 0),
 				(unsigned long long)(e->calls ? e->min : 0), (unsigned long long)e->max);
+			if (o->npct) {
+				uint64_t pv[DIST_MAX_PCT];
+				bool has = entry_percentiles(e, o, pv);
+
+				for (unsigned k = 0; k < o->npct; k++)
+					if (has)
+						fprintf(out, ",\"p%g_ns\":%llu", o->pct[k],
+							(unsigned long long)pv[k]);
+					else
+						fprintf(out, ",\"p%g_ns\":null", o->pct[k]);
+			}
 			if (nprocs > 1)
 				fprintf(out, ",\"pid\":%d", e->pid);
 			fprintf(out, "}");
@@ -147,9 +214,19 @@ int render_report(FILE *out, const struct psr_session *s, const struct render_op
 			if (render_proc_wanted(&s->procs[i], o))
 				walk_losses(out, &s->procs[i], "# ", o->bare);
 		fprintf(out, "    Total time     Self time       Calls       Average           Min"
-			"           Max  %sFunction\n", nprocs > 1 ? "    Pid  " : "");
+			"           Max");
+		for (unsigned k = 0; k < o->npct; k++) {
+			char h[16];
+
+			snprintf(h, sizeof(h), "p%g", o->pct[k]);
+			fprintf(out, "  %12s", h);
+		}
+		fprintf(out, "  %sFunction\n", nprocs > 1 ? "    Pid  " : "");
 		fprintf(out, "  ============  ============  ==========  ============  ============"
-			"  ============  %s====================\n", nprocs > 1 ? "=======  " : "");
+			"  ============");
+		for (unsigned k = 0; k < o->npct; k++)
+			fprintf(out, "  ============");
+		fprintf(out, "  %s====================\n", nprocs > 1 ? "=======  " : "");
 		for (size_t i = 0; i < n; i++) {
 			struct entry *e = &t->e[i];
 
@@ -159,6 +236,16 @@ int render_report(FILE *out, const struct psr_session *s, const struct render_op
 			print_time(out, e->calls ? e->sum / e->calls : 0);
 			print_time(out, e->calls ? e->min : 0);
 			print_time(out, e->max);
+			if (o->npct) {
+				uint64_t pv[DIST_MAX_PCT];
+				bool has = entry_percentiles(e, o, pv);
+
+				for (unsigned k = 0; k < o->npct; k++)
+					if (has)
+						print_time(out, pv[k]);
+					else
+						fprintf(out, "  %12s", "-");
+			}
 			if (nprocs > 1)
 				fprintf(out, "  %7d", e->pid);
 			fprintf(out, "  %s\n", e->key);

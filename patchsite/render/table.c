@@ -56,8 +56,10 @@ struct entry *table_lookup(struct table *t, const char *key, int pid)
 
 void table_free(struct table *t)
 {
-	for (size_t i = 0; i < t->cap; i++)
+	for (size_t i = 0; i < t->cap; i++) {
 		free(t->e[i].key);
+		free(t->e[i].durs);
+	}
 	free(t->e);
 }
 
@@ -69,8 +71,10 @@ size_t table_pack(struct table *t)
 	for (size_t i = 0; i < t->cap; i++)
 		if (t->e[i].key)
 			t->e[n++] = t->e[i];
-	for (size_t i = n; i < t->cap; i++)
+	for (size_t i = n; i < t->cap; i++) {	/* moved below n (or empty) */
 		t->e[i].key = NULL;
+		t->e[i].durs = NULL;
+	}
 	return n;
 }
 
@@ -81,7 +85,7 @@ size_t table_pack(struct table *t)
  * uftrace report counts: total never exceeds the time the thread ran.
  */
 int table_account(struct table *t, const char *name, bool stable, int pid, uint64_t d,
-		  uint64_t self, bool nested)
+		  uint64_t self, bool nested, bool timed)
 {
 	size_t c = ((uintptr_t)name >> 3) % NCACHE;
 	struct entry *e;
@@ -99,6 +103,18 @@ int table_account(struct table *t, const char *name, bool stable, int pid, uint6
 
 	if (!e)
 		return -ENOMEM;
+	if (timed && t->keep && (!t->keep_only || !strcmp(e->key, t->keep_only))) {
+		if (e->ndurs == e->cap_durs) {
+			size_t cap = e->cap_durs * 2 + 64;
+			uint64_t *g = realloc(e->durs, cap * sizeof(*g));
+
+			if (!g)
+				return -ENOMEM;
+			e->durs = g;
+			e->cap_durs = cap;
+		}
+		e->durs[e->ndurs++] = d;
+	}
 	e->calls++;
 	e->total += nested ? 0 : d;
 	e->sum += d;

@@ -13,6 +13,8 @@ struct entry {
 	int pid;
 	uint64_t calls, total, self, min, max;
 	uint64_t sum;			/* every call's time, nested recursion included (average) */
+	uint64_t *durs;			/* table.keep: every call's time, for dist.c */
+	size_t ndurs, cap_durs;
 };
 
 /*
@@ -26,6 +28,8 @@ struct table {
 	struct entry *e;
 	size_t n, cap;
 	unsigned gen;
+	bool keep;			/* keep every timed call's time in its entry (--percentiles) */
+	const char *keep_only;		/* only for this function (--hist), or NULL: all */
 	struct { const char *name; int pid; unsigned gen; struct entry *e; } cache[NCACHE];
 };
 
@@ -40,6 +44,6 @@ size_t table_pack(struct table *t);
  * uftrace report counts: total never exceeds the time the thread ran.
  */
 int table_account(struct table *t, const char *name, bool stable, int pid, uint64_t d,
-		  uint64_t self, bool nested);
+		  uint64_t self, bool nested, bool timed);
 
 #endif

@@ -65,8 +65,12 @@ static size_t take(const uint8_t **p, size_t *left, size_t want)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct render_opts opts[] = { { 0 }, { .sort = SORT_SELF, .json = true,
+		.pct = { 50, 99.9 }, .npct = 2,
 		.opt_set = PSR_OPT_SYM_OFFSET | PSR_OPT_FUNCGRAPH_ABSTIME,
-		.opt_clear = PSR_OPT_PRINT_PARENT | PSR_OPT_FUNCGRAPH_PROC } };
+		.opt_clear = PSR_OPT_PRINT_PARENT | PSR_OPT_FUNCGRAPH_PROC },
+		/* report --hist, --graph=FUNC, dump --flamegraph --reverse: a name of the
+		   sites an input names without a symbol */
+		{ .hist = "site#0", .graph_func = "site#0", .flame_reverse = true } };
 	struct psd_thread_hdr h;
 	struct psr_session *s;
 	const uint8_t *p = data;
@@ -135,10 +139,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int i = 0; i < 2; i++) {
 		render_replay(null, s, &opts[i]);
 		render_report(null, s, &opts[i]);
+		render_graph(null, s, &opts[i]);
+		render_report_diff(null, s, s, &opts[i]);
 		render_chrome(null, s, &opts[i]);
+		render_perfetto(null, s, &opts[i]);
 		render_folded(null, s, &opts[i]);
+		render_flamegraph(null, s, &opts[i]);
 		render_info(null, s, &opts[i]);
 	}
+	render_report(null, s, &opts[2]);
+	render_graph(null, s, &opts[2]);
+	render_flamegraph(null, s, &opts[2]);
 	psr_close(s);
 	/* Followed as patchsite pipe does: a round while live, then one after the end. */
 	if (psr_open_live(dir, null, &s))

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * report --diff=DIR2: per function, this recording (A) against another (B)
+ * and the change B - A of the --sort key (total time by default), largest
+ * change first, as uftrace's `report --diff` (issue #28).  Each recording
+ * is report's table with its processes merged by function name; a
+ * function found in one only has zeros for the other.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "report_table.h"
+
+struct drow {
+	const char *name;
+	const struct entry *a, *b;	/* NULL: not in that run */
+	int64_t change;
+};
+
+static uint64_t key(const struct entry *e, enum render_sort by)
+{
+	if (!e)
+		return 0;
+	switch (by) {
+	case SORT_SELF: return e->self;
+	case SORT_CALLS: return e->calls;
+	case SORT_AVG: return e->calls ? e->sum / e->calls : 0;
+	case SORT_MAX: return e->max;
+	default: return e->total;
+	}
+}
+
+static int by_change(const void *x, const void *y)
+{
+	const struct drow *a = x, *b = y;
+	uint64_t ma = a->change < 0 ? -(uint64_t)a->change : (uint64_t)a->change;
+	uint64_t mb = b->change < 0 ? -(uint64_t)b->change : (uint64_t)b->change;
+
+	if (ma != mb)
+		return ma > mb ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+static int by_name(const void *x, const void *y)
+{
+	return strcmp(((const struct entry *)x)->key, ((const struct entry *)y)->key);
+}
+
+static const char *const key_name[] = { "total", "self", "calls", "avg", "max" };
+
+/* An amount of the key (ns as report prints them, or calls), signed for a change. */
+static void put_amount(FILE *f, int64_t v, bool calls, bool change)
+{
+	uint64_t m = v < 0 ? -(uint64_t)v : (uint64_t)v;
+	char sign = !change ? ' ' : v < 0 ? '-' : v > 0 ? '+' : ' ';
+
+	if (calls)
+		fprintf(f, "  %c%11llu", sign, (unsigned long long)m);
+	else if (m >= 1000000000u)
+		fprintf(f, "  %c%8.3f  s", sign, (double)m / 1e9);
+	else if (m >= 1000000u)
+		fprintf(f, "  %c%8.3f ms", sign, (double)m / 1e6);
+	else if (m >= 1000u)
+		fprintf(f, "  %c%8.3f us", sign, (double)m / 1e3);
+	else
+		fprintf(f, "  %c%8llu ns", sign, (unsigned long long)m);
+}
+
+int render_report_diff(FILE *out, const struct psr_session *a, const struct psr_session *b,
+		       const struct render_opts *o)
+{
+	struct table *ta = calloc(1, sizeof(*ta)), *tb = calloc(1, sizeof(*tb));
+	struct drow *rows = NULL;
+	size_t na = 0, nb = 0, n = 0;
+	bool calls = o->sort == SORT_CALLS;
+	int err = -ENOMEM;
+
+	if (!ta || !tb)
+		goto out;
+	err = report_table(a, o, ta);
+	if (!err)
+		err = report_table(b, o, tb);
+	if (err)
+		goto out;
+	/*
+	 * The same names in both tables (a row of no calls where a run has none),
+	 * then both in name order: row i of one is row i of the other.
+	 */
+	err = -ENOMEM;
+	for (size_t i = 0; i < tb->cap; i++)
+		if (tb->e[i].key && !table_lookup(ta, tb->e[i].key, 0))
+			goto out;
+	for (size_t i = 0; i < ta->cap; i++)
+		if (ta->e[i].key && !table_lookup(tb, ta->e[i].key, 0))
+			goto out;
+	na = table_pack(ta);
+	nb = table_pack(tb);
+	if (na != nb)
+		goto out;	/* cannot be: each holds the other's names */
+	if (na) {	/* an empty table has no array (qsort's base must not be NULL) */
+		qsort(ta->e, na, sizeof(*ta->e), by_name);
+		qsort(tb->e, nb, sizeof(*tb->e), by_name);
+	}
+	rows = calloc(na + 1, sizeof(*rows));
+	if (!rows)
+		goto out;
+	for (size_t i = 0; i < na; i++)
+		rows[n++] = (struct drow){ ta->e[i].key, ta->e[i].calls ? &ta->e[i] : NULL,
+					   tb->e[i].calls ? &tb->e[i] : NULL, 0 };
+	for (size_t i = 0; i < n; i++)
+		rows[i].change = (int64_t)(key(rows[i].b, o->sort) - key(rows[i].a, o->sort));
+	if (n)
+		qsort(rows, n, sizeof(*rows), by_change);
+	err = 0;
+	if (o->json) {
+		fprintf(out, "[");
+		for (size_t i = 0; i < n; i++) {
+			const struct entry *x = rows[i].a, *y = rows[i].b;
+
+			fprintf(out, "%s\n{\"name\":", i ? "," : "");
+			json_str(out, rows[i].name);
+			fprintf(out, ",\"calls_a\":%llu,\"calls_b\":%llu,\"total_a_ns\":%llu,"
+				"\"total_b_ns\":%llu,\"self_a_ns\":%llu,\"self_b_ns\":%llu,"
+				"\"key\":\"%s\",\"change\":%lld}",
+				(unsigned long long)(x ? x->calls : 0),
+				(unsigned long long)(y ? y->calls : 0),
+				(unsigned long long)(x ? x->total : 0),
+				(unsigned long long)(y ? y->total : 0),
+				(unsigned long long)(x ? x->self : 0),
+				(unsigned long long)(y ? y->self : 0), key_name[o->sort],
+				(long long)rows[i].change);
+		}
+		fprintf(out, "\n]\n");
+		goto out;
+	}
+	fprintf(out, "# A: %s, B: %s; %s per function, sorted by the change B - A\n", a->dir,
+		b->dir, calls ? "calls" : o->sort == SORT_SELF ? "self time" :
+		o->sort == SORT_AVG ? "average time" : o->sort == SORT_MAX ? "maximum time" :
+		"total time");
+	fprintf(out, "             A             B        Change        %%     Calls A     Calls B"
+		"  Function\n");
+	fprintf(out, "  ============  ============  ============  ======  ==========  =========="
+		"  ====================\n");
+	for (size_t i = 0; i < n; i++) {
+		uint64_t ka = key(rows[i].a, o->sort);
+
+		put_amount(out, (int64_t)ka, calls, false);
+		put_amount(out, (int64_t)key(rows[i].b, o->sort), calls, false);
+		put_amount(out, rows[i].change, calls, true);
+		if (!rows[i].a)
+			fprintf(out, "  %6s", "new");
+		else if (!rows[i].b)
+			fprintf(out, "  %6s", "gone");
+		else if (ka)
+			fprintf(out, "  %+5.0f%%", 100.0 * (double)rows[i].change / (double)ka);
+		else
+			fprintf(out, "  %6s", "-");
+		fprintf(out, "  %10llu  %10llu  %s\n",
+			(unsigned long long)(rows[i].a ? rows[i].a->calls : 0),
+			(unsigned long long)(rows[i].b ? rows[i].b->calls : 0), rows[i].name);
+	}
+out:
+	free(rows);
+	if (ta)
+		table_free(ta);
+	if (tb)
+		table_free(tb);
+	free(ta);
+	free(tb);
+	return err;
+}

@@ -1,0 +1,85 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# report --percentiles and --hist: usage  report_dist.sh BUILD_DIR plain|san
+#
+# The oracle is check_dist.py: it reads every call's time from `replay`'s
+# function_graph text (ftrace's DURATION column, exact to the ns), sorts them
+# with Python and takes nearest-rank percentiles with exact fractions, and
+# counts the histogram with the bucket rule of issue #28 written out on its
+# own; the call counts are the sample program's (testdata/patchsite/ending.c).
+set -u
+
+B=${1:-build}
+MODE=${2:-plain}
+T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-dist.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+PASS=0
+FAIL=0
+CC=${CC:-gcc}
+PS="$PWD/$B/patchsite"
+CHECK="$PWD/tests/patchsite/check_dist.py"
+export PATCHSITE_LIB="$PWD/$B/libpatchsite.so"
+SANPRE=
+if [ "$MODE" = san ]; then
+	SANPRE="$($CC -print-file-name=libasan.so) $($CC -print-file-name=libubsan.so)"
+	export ASAN_OPTIONS=detect_leaks=1
+fi
+record() { LD_PRELOAD="$SANPRE" "$PS" record "$@"; }
+pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
+fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
+
+$CC -O2 -g -pg -mfentry -mrecord-mcount -c testdata/patchsite/ending.c -o "$T/ending.o" \
+	>"$T/build.log" 2>&1 && $CC -o "$T/ending" "$T/ending.o" -pthread >>"$T/build.log" 2>&1 ||
+	{ fail "build ending" "$T/build.log"; echo "0 passed, 1 failed"; exit 1; }
+cd "$T" || exit 1
+
+# check NAME DIR FUNC PCTS CALLS: percentiles and FUNC's histogram against the oracle.
+check() {
+	"$PS" replay -d "$2" >replay 2>err &&
+	"$PS" report -d "$2" --json --percentiles="$4" >report.json 2>>err &&
+	"$PS" report -d "$2" --hist="$3" >hist 2>>err
+	if [ $? -eq 0 ] && [ ! -s err ] && python3 "$CHECK" replay report.json hist "$3" "$4" >out 2>&1 &&
+	   [ "$(sed -n "s/^# $3: \([0-9]*\) calls;.*/\1/p" hist)" = "$5" ]; then
+		pass "$1: $(cat out)"
+	else
+		cat err >>out
+		fail "$1" out
+	fi
+}
+
+record -d d -- ./ending 22 fib >out 2>err
+check "fib(22)" d fib 50,90,99,99.9,100 "$(sed -n 's/^fib=[0-9]* calls=//p' out)"
+"$PS" report -d d --percentiles >text 2>err
+if head -1 text | grep -q 'Max           p50           p90           p99  Function$' &&
+   [ "$(grep -c ' fib$' text)" -eq 1 ] && [ ! -s err ]; then
+	pass "report --percentiles: p50, p90 and p99 columns by default"
+else
+	fail "report --percentiles columns" text
+fi
+
+rm -rf d
+record -d d -- ./ending 3000 threads >out 2>err
+check "4 threads x 3000 calls, merged" d leaf 1,50,99.9 12000
+
+# Bad input: one line naming the option and the reason, exit 2.
+for bad in --percentiles=0 --percentiles=101 --percentiles=50, --percentiles=x \
+	   --percentiles=1,2,3,4,5,6,7,8,9 --hist= --hist=no_such_function; do
+	"$PS" report -d d "$bad" >out 2>err
+	rc=$?
+	opt=${bad%%=*}
+	if [ $rc -eq 2 ] && head -1 err | grep -q -- "^patchsite: $opt=" && [ ! -s out ]; then
+		pass "report $bad: exit 2, $(head -1 err)"
+	else
+		fail "report $bad (exit $rc)" err
+	fi
+done
+"$PS" replay -d d --percentiles >out 2>err
+rc=$?
+if [ $rc -eq 2 ] && grep -q 'report' err; then
+	pass "replay --percentiles: exit 2, $(head -1 err)"
+else
+	fail "replay --percentiles (exit $rc)" err
+fi
+
+echo "$PASS passed, $FAIL failed"
+[ $FAIL -eq 0 ]
