@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "attach.h"
 #include "event.h"
 
 struct ps_state ps = {
@@ -145,8 +146,13 @@ int patchsite_init(void)
 		ps.can_write = false;
 		goto out;
 	}
-	for (unsigned i = 0; i < ps.nmods && ps.can_write; i++)
-		ps_patch_startup(ps.mods[i]);
+	/* Loaded into a running process (attach.c): other threads run the sites, so the live protocol. */
+	if (ps_attach_late())
+		for (unsigned i = 0; i < ps.nmods && ps.can_write; i++)
+			ps_patch_late(ps.mods[i]);
+	else
+		for (unsigned i = 0; i < ps.nmods && ps.can_write; i++)
+			ps_patch_startup(ps.mods[i]);
 	if (!ps.can_write) {
 		/* One line with the object and the reason patch.c gave. */
 		ps_log(PATCHSITE_LOG_ERROR, "%s: tracing nothing", ps_error_copy(why, sizeof(why)));
@@ -440,6 +446,8 @@ int patchsite_set_tracer(const char *name)
 	/* Filters set through ops NULL live on the function ops; the graph tracer shares them. */
 	if (want == &ps_graph_ops) {
 		err = ps_graph_unwinder_check();
+		if (!err)
+			err = ps_attach_graph_check();
 		if (!err)
 			err = copy_filters(&ps_graph_ops, &ps_function_ops);
 		if (err)

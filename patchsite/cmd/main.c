@@ -17,6 +17,7 @@
 
 #include "ctlclient.h"
 #include "pipe.h"
+#include "attach.h"
 #include "branches.h"
 #include "render.h"
 
@@ -26,6 +27,7 @@ static const char usage[] =
 	"usage: patchsite record [-d DIR] [--tracer=function|function_graph|latency] [-F GLOB]...\n"
 	"                        [-N GLOB]... [-G GLOB]... [-D DEPTH] [--buffer-kb=N]\n"
 	"                        [--overwrite] [--live] [--] CMD [ARGS...]\n"
+	"       patchsite record -p PID [-d DIR] [--tracer=...] [-F GLOB]... [--duration=S]\n"
 	"       patchsite pipe   [-d DIR | PID] [--pid=P] [--from-start] [--reader=NAME]\n"
 	"                        [--options=LIST]\n"
 	"       patchsite replay [-d DIR] [--pid=P] [--tid=T] [--latency] [--snapshot[=N]]\n"
@@ -42,6 +44,8 @@ static const char usage[] =
 	"         glob:mod:OBJECT); -G: function_graph only below these; -D: graph depth;\n"
 	"         --overwrite: keep the newest --buffer-kb KB per thread (flight recorder).\n"
 	"         --live: print the events as they are recorded too, as pipe does.\n"
+	"         -p PID: attach to a running process (loading the runtime if it has\n"
+	"         none) until Ctrl-C, SIGTERM or --duration=S; it then runs on untraced.\n"
 	"pipe     ftrace's trace_pipe: print the events of DIR's processes (or of the\n"
 	"         running process PID, where it records) as they are\n"
 	"         recorded, until they end; the next pipe goes on where this one stopped\n"
@@ -196,6 +200,8 @@ static void set_env(const char *name, const char *value)
 	}
 }
 
+static int parse_int(const char *s, const char *what, int *out);
+
 static int cmd_record(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -204,9 +210,13 @@ static int cmd_record(int argc, char **argv)
 		{ "buffer-kb", required_argument, NULL, 'b' },
 		{ "overwrite", no_argument, NULL, 'o' },
 		{ "live", no_argument, NULL, 'l' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "duration", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
+	struct attach_record at = { .fresh_dir = fresh_dir };
+	char *end;
 	struct pipe_opts live = { 0 };
 	const char *dir = DEFAULT_DIR, *tracer = "function_graph", *depth = NULL, *kb = NULL;
 	char *filter = NULL, *notrace = NULL, *graph = NULL, lib[PATH_MAX], preload[2 * PATH_MAX];
@@ -215,9 +225,15 @@ static int cmd_record(int argc, char **argv)
 	int c, st;
 	pid_t pid;
 
-	while ((c = getopt_long(argc, argv, "+d:F:N:G:D:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+d:F:N:G:D:p:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'd': dir = optarg; break;
+		case 'd': dir = optarg; at.dir_given = true; break;
+		case 'p': if (parse_int(optarg, "-p", &at.pid)) return 2; break;
+		case 'T':
+			at.duration = strtod(optarg, &end);
+			if (*end || end == optarg || !(at.duration > 0))
+				return bad_usage("record: --duration=%s: expected seconds", optarg);
+			break;
 		case 't': tracer = optarg; break;
 		case 'F': filter = append(filter, optarg); break;
 		case 'N': notrace = append(notrace, optarg); break;
@@ -230,12 +246,25 @@ static int cmd_record(int argc, char **argv)
 		default: return bad_usage("record: bad option", "");
 		}
 	}
-	if (optind >= argc)
+	if (optind >= argc && !at.pid)
 		return bad_usage("record: no command to run%s", "");
 	if (strcmp(tracer, "function") && strcmp(tracer, "function_graph") &&
 	    strcmp(tracer, "latency"))
 		return bad_usage("record: --tracer=%s: expected function, function_graph or latency",
 				 tracer);
+	if (at.pid) {
+		/* attach.c: into a running process, through its control channel. */
+		if (optind < argc || overwrite || live.dir)
+			return bad_usage("record: -p attaches to a running process: no command, "
+					 "--overwrite or --live with it%s", "");
+		at.dir = dir, at.tracer = tracer, at.filter = filter, at.notrace = notrace;
+		at.graph = graph, at.depth = depth, at.kb = kb;
+		c = attach_record(&at);
+		free(filter), free(notrace), free(graph);
+		return c;
+	}
+	if (at.duration > 0)
+		return bad_usage("record: --duration is for -p PID%s", "");
 	if (live.dir && overwrite)
 		return bad_usage("record: --live follows a growing record; --overwrite reuses its "
 				 "chunks%s", "");

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The runtime loaded late, into a process that already runs (attach.c):
+ * `patchsite record -p` / `ctl PID` injected it, or the program dlopened
+ * it while other threads ran.
+ */
+#ifndef PS_ATTACH_H
+#define PS_ATTACH_H
+
+#include <stdbool.h>
+
+/* The name the injector (patchsite/cmd/attach.c) gives the thread that dlopens the runtime. */
+#define PS_ATTACH_THREAD	"ps-attach"
+
+/* Must start-up use the live protocol (other threads may run the sites)?  Once, at init. */
+bool ps_attach_late(void);
+
+/* Was this copy loaded by `patchsite` attaching to the process (not preloaded or linked)? */
+bool ps_attach_injected(void);
+
+/*
+ * function_graph without our longjmp and unwinder wrappers (the runtime
+ * was dlopened, so they do not interpose): 0 if nothing in the process can
+ * longjmp or unwind through a hooked return, else -ENOTSUP, said by name.
+ */
+int ps_attach_graph_check(void);
+
+#endif
