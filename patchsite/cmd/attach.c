@@ -427,8 +427,8 @@ static int why_no_ptrace(int pid, char *why, size_t len)
 	if (me != 0 && (st.uid[0] != me || st.uid[1] != me || st.uid[2] != me))
 		return fail(why, len, "pid %d runs as uid %u (real %u, saved %u): ptrace needs the "
 			    "same user on all three, or root", pid, st.uid[1], st.uid[0], st.uid[2]);
-	snprintf(path, sizeof(path), "/proc/%d", pid);
-	/* The kernel gives a non-dumpable process's /proc files to root. */
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	/* The kernel gives a non-dumpable process's /proc/PID files (not the directory) to root. */
 	if (me != 0 && !stat(path, &sb) && sb.st_uid == 0 && st.uid[1] != 0)
 		return fail(why, len, "pid %d is not dumpable (prctl(PR_SET_DUMPABLE, 0), or a "
 			    "set-id or capability program): only root may ptrace it", pid);

@@ -1,0 +1,276 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Attaching to a process started without the runtime (patchsite/cmd/attach.c,
+# patchsite/attach.c): usage  attach.sh BUILD_DIR plain|san
+#
+# The threaded sample of the control tests (testdata/patchsite/ctlspin.c),
+# built -pg -mfentry -mrecord-mcount as a PIE and as a non-PIE, is started
+# with an empty environment (env -i: no LD_PRELOAD, no PATCHSITE_*), then
+# attached to while its threads call at full speed.  The oracle is the
+# sample itself: it counts its own calls ("done A B C"); a steady phase
+# recorded after attaching holds exactly those calls, the counts of a phase
+# run across the attach are still 4 x N each (no call lost or doubled by
+# the live patching), and after the detach it runs on, answers the same
+# and exits 0.  Then: attach while its only thread is blocked in read(),
+# 25 attach/record/detach cycles, and each refusal this machine can stage.
+set -u
+
+B=${1:-build}
+MODE=${2:-plain}
+if [ "$MODE" = san ]; then
+	# The sample would need ASan's runtime first in its initial library list, and
+	# LeakSanitizer's exit-time check cannot run in a process while it is ptraced.
+	echo "SKIP attach.sh under SAN: the targets are built without sanitizers here, and the attaching command is a ptrace tracer, which LeakSanitizer cannot coexist with"
+	exit 0
+fi
+if [ "$(uname -m)" != x86_64 ]; then
+	echo "SKIP attach.sh: attach is implemented for x86-64 only"
+	exit 0
+fi
+T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-attach.XXXXXX")
+SPID=
+cleanup() {
+	[ -n "$SPID" ] && kill "$SPID" 2>/dev/null
+	exec 3>&- 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap '' PIPE
+PASS=0
+FAIL=0
+CC=${CC:-gcc}
+PS="$PWD/$B/patchsite"
+NTH=4
+
+pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
+fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
+
+for form in pie nopie static; do
+	case $form in
+	pie) f= l= ;;
+	nopie) f="-fno-pie" l="-no-pie" ;;
+	static) f= l="-static" ;;
+	esac
+	$CC -O2 -g -pg -mfentry -mrecord-mcount $f -c testdata/patchsite/ctlspin.c -o "$T/ctlspin-$form.o" \
+		>"$T/build.log" 2>&1 && $CC $l -o "$T/ctlspin-$form" "$T/ctlspin-$form.o" -pthread >>"$T/build.log" 2>&1 ||
+		{ fail "build ctlspin ($form)" "$T/build.log"; echo "$PASS passed, $FAIL failed"; exit 1; }
+done
+cd "$T" || exit 1
+
+wait_for() {
+	for _ in $(seq 200); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# phase CMD WORD: send CMD to the sample, wait for a new WORD line; sets A BB C (its counts).
+phase() {
+	n0=$(grep -c "^$2 " out)
+	echo "$1" >&3
+	for _ in $(seq 600); do
+		[ "$(grep -c "^$2 " out)" -gt "$n0" ] && break
+		sleep 0.1
+	done
+	[ "$(grep -c "^$2 " out)" -gt "$n0" ] || { fail "sample did not answer '$1'" err; A=x BB=x C=x; return 1; }
+	set -- $(grep "^$2 " out | tail -1)
+	A=$2 BB=$3 C=$4
+}
+
+alive() { kill -0 "$SPID" 2>/dev/null; }
+
+# start PROGRAM ARGS: the sample with an empty environment, driven through fd 3.
+start() {
+	rm -f in out err
+	mkfifo in
+	env -i "$@" <in >out 2>err &
+	SPID=$!
+	exec 3>in
+	wait_for out '^ready'
+}
+
+# finish: quit, status 0, nothing on stderr.
+finish() {
+	echo quit >&3
+	exec 3>&-
+	wait "$SPID"; st=$?
+	SPID=
+	[ $st -eq 0 ] && [ ! -s err ]
+}
+
+# record -p in the background until "recording" is said (its stderr: rec.err).
+record_bg() {
+	rm -f rec.err
+	"$PS" record -p "$SPID" "$@" 2>rec.err &
+	RPID=$!
+	wait_for rec.err 'recording' || { fail "record -p did not start" rec.err; return 1; }
+}
+
+for form in pie nopie; do
+	start ./ctlspin-$form $NTH || { fail "$form: sample did not start" err; continue; }
+	rm -rf "data-$form"
+	# Attach (through ctl) in the middle of a full-speed phase: 4 threads, 10^7 calls each of three functions.
+	N=10000000
+	echo "run $N" >&3
+	sleep 0.2
+	t0=$(date +%s%N)
+	got=$("$PS" ctl "$SPID" current_tracer 2>ctl.err)
+	t1=$(date +%s%N)
+	for _ in $(seq 600); do grep -q '^done ' out && break; sleep 0.1; done
+	set -- $(grep '^done ' out | tail -1) x x x x
+	if [ "$got" = nop ] && grep -q "pid $SPID has no runtime: attaching" ctl.err &&
+	   [ "$2 $3 $4" = "$((NTH * N)) $((NTH * N)) $((NTH * N))" ] && grep -q 'libpatchsite.so' /proc/$SPID/maps; then
+		pass "$form: ctl attached in $(( (t1 - t0) / 1000000 )) ms during a full-speed phase; that phase counted $2 $3 $4 (exact: no call lost or doubled by the live NOPs)"
+	else
+		echo "ctl said [$got]; done $2 $3 $4" >>ctl.err; fail "$form: attach during a full-speed phase" ctl.err
+	fi
+	# record -p: the function tracer on alpha and gamma_leaf, one steady phase, Ctrl-C.
+	record_bg -d "data-$form" --tracer=function -F alpha -F gamma_leaf &&
+	phase "run 1000" done && kill -INT $RPID && wait $RPID; rc=$?
+	A1=$A C1=$C
+	"$PS" replay -d "data-$form" >replay1 2>rerr
+	na=$(grep -c ': alpha <-' replay1) nb=$(grep -c ': beta <-' replay1) nc=$(grep -c ': gamma_leaf <-' replay1)
+	en=$("$PS" ctl "$SPID" enabled_functions)
+	if [ $rc -eq 0 ] && [ "$na" = "$A1" ] && [ "$nc" = "$C1" ] && [ "$A1" = $((NTH * 1000)) ] && [ "$nb" = 0 ] &&
+	   [ -z "$en" ] && grep -q 'stopped by a signal; it runs on untraced' rec.err && [ ! -s rerr ]; then
+		pass "$form: record -p: replay holds exactly the sample's $A1 alpha and $C1 gamma_leaf calls, no beta; after ^C enabled_functions is empty"
+	else
+		printf 'rc %s alpha %s/%s beta %s gamma %s/%s en [%s]\n' "$rc" "$na" "$A1" "$nb" "$nc" "$C1" "$en" >got
+		cat rec.err rerr >>got; fail "$form: record -p steady phase" got
+	fi
+	# Detached: it runs on untraced, with the same answers; nothing more is recorded.
+	phase "run 1000" done
+	"$PS" replay -d "data-$form" >replay2 2>/dev/null
+	if [ "$A $BB $C" = "$((NTH * 1000)) $((NTH * 1000)) $((NTH * 1000))" ] && cmp -s replay1 replay2; then
+		pass "$form: after the detach: done $A $BB $C, nothing recorded"
+	else
+		fail "$form: after the detach (done $A $BB $C)" err
+	fi
+	# A second attach reuses the runtime (still loaded) and the trace directory: function_graph on beta.
+	record_bg --tracer=function_graph -F beta -F gamma_leaf --duration=30 &&
+	phase "run 300" done && kill -TERM $RPID && wait $RPID; rc=$?
+	"$PS" replay -d "data-$form" >replay3 2>rerr
+	# (the function tracer's gamma_leaf calls above are in the same trace: C1 of them)
+	nb=$(grep -c ' beta() {' replay3) nc=$(grep -c ' gamma_leaf();' replay3)
+	if [ $rc -eq 0 ] && ! grep -q 'attaching' rec.err && [ "$nb" = "$BB" ] && [ "$nc" = $((C + C1)) ] &&
+	   [ "$BB" = $((NTH * 300)) ] && [ "$(grep -c 'libpatchsite.so' /proc/$SPID/maps)" -ge 1 ]; then
+		pass "$form: second attach (runtime reused, same directory): function_graph holds the sample's $BB beta and $C gamma_leaf calls"
+	else
+		printf 'rc %s beta %s/%s gamma %s/%s+%s\n' "$rc" "$nb" "$BB" "$nc" "$C" "$C1" >got; cat rec.err rerr >>got
+		fail "$form: second attach" got
+	fi
+	if finish; then pass "$form: quit: exit status 0, nothing on stderr"; else fail "$form: exit (status $st)" err; fi
+done
+
+# Attach while the sample's only thread is blocked in read() (fgets on stdin): the read restarts.
+start ./ctlspin-pie $NTH
+sleep 0.2
+got=$("$PS" ctl "$SPID" current_tracer 2>ctl.err)
+phase "run 100" done
+if [ "$got" = nop ] && [ "$A $BB $C" = "$((NTH * 100)) $((NTH * 100)) $((NTH * 100))" ] && finish; then
+	pass "attached while blocked in read(): the read went on, then done $A $BB $C and exit 0"
+else
+	cat ctl.err >>err; fail "attach during a blocking read" err
+fi
+
+# 25 attach, record, detach cycles while the threads spin.
+start ./ctlspin-nopie $NTH
+echo spin >&3
+ok=0
+rm -rf cycles
+for i in $(seq 25); do
+	"$PS" record -p "$SPID" -d cycles --tracer=function -F alpha --duration=0.1 2>cyc.err && alive && ok=$((ok + 1))
+done
+phase stop stopped
+if [ $ok -eq 25 ] && [ "$A" = "$BB" ] && [ "$BB" = "$C" ] && [ "$A" -gt 0 ] &&
+   [ "$("$PS" replay -d cycles | grep -c ': alpha <-')" -gt 0 ] && finish; then
+	pass "25 attach/record/detach cycles while spinning: no crash or hang; stopped $A $BB $C (equal), exit 0"
+else
+	echo "$ok of 25" >>cyc.err; fail "cycles" cyc.err
+fi
+
+# Refusals, by name.
+refused() {	# refused WHAT PATTERN: the last record -p exited 1 and said PATTERN
+	if [ "$rc" -eq 1 ] && grep -q "$2" ref.err; then pass "refused: $1: $(sed 's/^patchsite: record: //' ref.err | head -1)"
+	else echo "rc $rc" >>ref.err; fail "refusal: $1" ref.err; fi
+}
+mkfifo sin
+./ctlspin-static 1 <sin >/dev/null 2>&1 &
+P=$!
+exec 4>sin
+sleep 0.2
+"$PS" record -p $P -d x 2>ref.err; rc=$?
+refused "static program" "is statically linked"
+exec 4>&-
+wait $P 2>/dev/null
+
+sleep 30 &
+P=$!
+"$PS" record -p $P -d x 2>ref.err; rc=$?
+refused "nothing to trace" "no object in it has patchable sites"
+kill $P
+wait $P 2>/dev/null
+
+if command -v strace >/dev/null; then
+	mkfifo tin
+	strace -f -o /dev/null ./ctlspin-pie 1 <tin >/dev/null 2>&1 &
+	exec 4>tin
+	sleep 0.5
+	P=$(pgrep -n -f '^./ctlspin-pie 1$' || true)
+	"$PS" record -p "${P:-0}" -d x 2>ref.err; rc=$?
+	refused "traced by a debugger" "is traced by pid [0-9]* (strace)"
+	exec 4>&-
+	wait
+else
+	echo "SKIP refusal 'traced by a debugger': no strace"
+fi
+
+mkfifo rin
+PATCHSITE_CTL=0 LD_PRELOAD="$OLDPWD/$B/libpatchsite.so" ./ctlspin-pie 1 <rin >/dev/null 2>&1 &
+P=$!
+exec 4>rin
+sleep 0.3
+"$PS" record -p $P -d x 2>ref.err; rc=$?
+refused "runtime already, no channel" "has the runtime already"
+exec 4>&-
+wait $P
+
+if [ "$(id -u)" = 0 ] && command -v runuser >/dev/null && id nobody >/dev/null 2>&1 &&
+   runuser -u nobody -- "$PS" --help >/dev/null 2>&1; then
+	chmod 755 "$T"
+	mkfifo uin
+	./ctlspin-pie 1 <uin >/dev/null 2>&1 &
+	P=$!
+	exec 4>uin
+	sleep 0.2
+	runuser -u nobody -- "$PS" record -p $P -d /tmp/x 2>ref.err; rc=$?
+	refused "another user's process" "runs as uid 0 .*ptrace needs the same user"
+	exec 4>&-
+	wait $P
+	cat >nodump.c <<'EOF'
+#include <sys/prctl.h>
+#include <unistd.h>
+int main(void) { prctl(PR_SET_DUMPABLE, 0); sleep(30); return 0; }
+EOF
+	$CC -o nodump nodump.c && chmod 755 nodump &&
+	runuser -u nobody -- ./nodump 2>/dev/null &
+	RU=$!
+	sleep 0.3
+	P=$(pgrep -n -x nodump || true)
+	runuser -u nobody -- "$PS" record -p "${P:-0}" -d /tmp/x 2>ref.err; rc=$?
+	refused "non-dumpable process" "is not dumpable"
+	[ -n "$P" ] && kill "$P"
+	wait $RU 2>/dev/null
+else
+	echo "SKIP refusals 'another user' and 'non-dumpable': need root, runuser and a user nobody"
+fi
+if [ -e /proc/sys/kernel/yama/ptrace_scope ]; then
+	echo "NOTE ptrace_scope is $(cat /proc/sys/kernel/yama/ptrace_scope): its refusal is said when ptrace returns EPERM (not staged here)"
+else
+	echo "SKIP refusal 'ptrace_scope': this kernel has no Yama"
+fi
+command -v musl-gcc >/dev/null || echo "SKIP refusal 'musl program': no musl-gcc"
+
+echo "$PASS passed, $FAIL failed"
+[ $FAIL -eq 0 ]
