@@ -58,6 +58,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -521,6 +522,8 @@ static int check_target(struct target *t, char *why, size_t len)
 	return 0;
 }
 
+#if defined(__x86_64__)
+
 /* ---- The borrowed thread ---- */
 
 /*
@@ -575,9 +578,14 @@ struct hijack {
 	unsigned long syscall_insn;
 };
 
+/*
+ * The next stop of tid, for up to ms.  The borrowed thread is stopped
+ * while we are not looking: the first 2 ms are polled without sleeping
+ * (a stop usually comes within microseconds), then every millisecond.
+ */
 static int wait_tid(int tid, int *status, long ms)
 {
-	long long end = now_ms() + ms;
+	long long start = now_ms(), end = start + ms;
 
 	for (;;) {
 		pid_t r = waitpid(tid, status, __WALL | WNOHANG);
@@ -588,7 +596,10 @@ static int wait_tid(int tid, int *status, long ms)
 			return -errno;
 		if (now_ms() > end)
 			return -ETIMEDOUT;
-		sleep_ms(0 == r ? 1 : 0);
+		if (now_ms() - start < 2)
+			sched_yield();
+		else
+			sleep_ms(1);
 	}
 }
 
@@ -606,13 +617,19 @@ static bool blocking_call(long nr)
 	return false;
 }
 
-/* Is the stopped thread at a safe point (see the top of the file)? */
+/*
+ * Is the stopped thread at a safe point (see the top of the file)?  The
+ * first pass over the threads takes only one blocked in a system call: a
+ * thread in the program's code might be in the program's own allocator,
+ * which pthread_create's calloc would then wait for (a malloc the
+ * program defines interposes on the C library's).
+ */
 static const char *safe_point(const struct target *t, const char *libc,
-			      const struct user_regs_struct *r)
+			      const struct user_regs_struct *r, bool blocked_only)
 {
 	long rc = (long)r->rax;
 
-	if (in_text_of(t, r->rip, t->exe))
+	if (!blocked_only && in_text_of(t, r->rip, t->exe))
 		return "in the program's code";
 	/* -ERESTARTSYS, -ERESTARTNOINTR, -ERESTARTNOHAND, -ERESTART_RESTARTBLOCK, -EINTR */
 	if ((long)r->orig_rax >= 0 && (rc == -512 || rc == -513 || rc == -514 || rc == -516 ||
@@ -838,7 +855,7 @@ static int inject(struct target *t, const char *lib, char *why, size_t len)
 	sigaddset(&stop, SIGTERM);
 	sigaddset(&stop, SIGHUP);
 	sigprocmask(SIG_BLOCK, &stop, &old);
-	while (err > 0 && now_ms() < end) {
+	for (unsigned pass = 0; err > 0 && now_ms() < end; pass++) {
 		char tdir[64];
 		struct dirent *de;
 		DIR *dir;
@@ -874,7 +891,7 @@ static int inject(struct target *t, const char *lib, char *why, size_t len)
 				ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)h.pending);
 				continue;
 			}
-			where = safe_point(t, libc->path, &h.saved);
+			where = safe_point(t, libc->path, &h.saved, pass == 0);
 			if (!where) {
 				ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)h.pending);
 				continue;
@@ -924,6 +941,24 @@ static int inject(struct target *t, const char *lib, char *why, size_t len)
 				    "ms (its loader lock held?)", t->pid, LOAD_WAIT_MS);
 	}
 }
+
+#else /* !__x86_64__ */
+
+/*
+ * aarch64 would borrow a thread the same way (PTRACE_GETREGSET NT_PRSTATUS,
+ * an svc #0 in the C library, a brk #0 to return onto); not written yet.
+ * Under qemu-user, where this project tests aarch64, ptrace does not work
+ * at all (qemu does not emulate it for its guest).
+ */
+static int inject(struct target *t, const char *lib, char *why, size_t len)
+{
+	(void)lib;
+	return fail(why, len, "pid %d: attach is implemented for x86-64 only (on aarch64 start "
+		    "the program with patchsite record, or LD_PRELOAD=libpatchsite.so; under "
+		    "qemu-user ptrace does not work at all)", t->pid);
+}
+
+#endif /* __x86_64__ */
 
 /* The runtime to load: $PATCHSITE_LIB, next to this program, or in ../lib (as record's). */
 static int find_lib(char *buf, size_t len)
@@ -1035,6 +1070,7 @@ static int absolute(const char *dir, char *out, size_t len)
 int attach_record(const struct attach_record *o)
 {
 	char why[1024], dir[PATH_MAX], cur[PATH_MAX];
+	long long t0 = now_ms();
 	struct timespec ts = { 0 };
 	sigset_t stop;
 	long long end;
@@ -1074,6 +1110,9 @@ int attach_record(const struct attach_record *o)
 	sigprocmask(SIG_BLOCK, &stop, NULL);
 	if (ctl_set(o->pid, "current_tracer", o->tracer))
 		return 1;
+	if (getenv("PATCHSITE_ATTACH_TIME"))
+		fprintf(stderr, "patchsite: record: pid %d: tracer on %lld ms after the start\n",
+			o->pid, now_ms() - t0);
 	fprintf(stderr, "patchsite: record: pid %d: recording (%s) into %s; %s\n", o->pid, o->tracer,
 		dir, o->duration > 0 ? "for the duration given" : "Ctrl-C or SIGTERM stops");
 	end = o->duration > 0 ? now_ms() + (long long)(o->duration * 1000) : 0;
