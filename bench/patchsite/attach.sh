@@ -46,6 +46,7 @@ on=$(sed -n 's/.*tracer on \([0-9]*\) ms after the start.*/\1/p' "$W/rec.err")
 again=$(window sh -c "$P record -p $PID -d $W/data --tracer=function -F f0 --duration=0.2 2>$W/rec2.err")
 echo "attach to $N functions (2 threads calling, started without the runtime):"
 echo "  runtime loaded and its channel answering   ${ms:-?} ms"
+sed -n 's/.*attached in [0-9]* ms (\(.*\))$/    (\1)/p' "$W/rec.err"
 echo "  first attach to tracer on (first event)    ${on:-?} ms"
 echo "  longest stall, callers / canary (us):"
 echo "    no attach (noise)                        $base"

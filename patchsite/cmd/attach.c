@@ -58,7 +58,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -70,6 +69,7 @@
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
@@ -94,6 +94,22 @@ static int fail(char *why, size_t len, const char *fmt, ...)
 	vsnprintf(why, len, fmt, ap);
 	va_end(ap);
 	return -1;
+}
+
+/* What PATCHSITE_ATTACH_TIME prints: where the time of an attach went. */
+static struct {
+	long long borrowed_us;	/* the borrowed thread, from its stop to its release */
+	long long found_ms;	/* the checks and the search for a safe point */
+	long long loaded_ms;	/* until the loader thread's dlopen returned */
+	const char *where;	/* where the borrowed thread was */
+} timing;
+
+static long long now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
 }
 
 static long long now_ms(void)
@@ -578,29 +594,27 @@ struct hijack {
 	unsigned long syscall_insn;
 };
 
-/*
- * The next stop of tid, for up to ms.  The borrowed thread is stopped
- * while we are not looking: the first 2 ms are polled without sleeping
- * (a stop usually comes within microseconds), then every millisecond.
- */
+static void on_alarm(int sig)
+{
+	(void)sig;	/* only to interrupt waitpid */
+}
+
+/* The next stop of tid, for up to ms (a timer interrupts the wait). */
 static int wait_tid(int tid, int *status, long ms)
 {
-	long long start = now_ms(), end = start + ms;
+	struct itimerval it = { .it_value = { ms / 1000, ms % 1000 * 1000 } }, off = { 0 };
+	struct sigaction sa = { .sa_handler = on_alarm }, old;
+	pid_t r;
+	int err;
 
-	for (;;) {
-		pid_t r = waitpid(tid, status, __WALL | WNOHANG);
-
-		if (r == tid)
-			return 0;
-		if (r < 0 && errno != EINTR)
-			return -errno;
-		if (now_ms() > end)
-			return -ETIMEDOUT;
-		if (now_ms() - start < 2)
-			sched_yield();
-		else
-			sleep_ms(1);
-	}
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, &old);
+	setitimer(ITIMER_REAL, &it, NULL);
+	r = waitpid(tid, status, __WALL);
+	err = r == tid ? 0 : errno == EINTR ? -ETIMEDOUT : -errno;
+	setitimer(ITIMER_REAL, &off, NULL);
+	sigaction(SIGALRM, &old, NULL);
+	return err;
 }
 
 static bool blocking_call(long nr)
@@ -868,6 +882,7 @@ static int inject(struct target *t, const char *lib, char *why, size_t len)
 		}
 		while (err > 0 && (de = readdir(dir))) {
 			int tid = atoi(de->d_name), status;
+			long long stopped_us;
 			const char *where;
 
 			if (tid <= 0)
@@ -880,6 +895,7 @@ static int inject(struct target *t, const char *lib, char *why, size_t len)
 					err = why_no_ptrace(t->pid, why, len);
 				continue;	/* ESRCH: the thread ended */
 			}
+			stopped_us = now_us();
 			if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) ||
 			    wait_tid(tid, &status, 1000) || !WIFSTOPPED(status)) {
 				ptrace(PTRACE_DETACH, tid, NULL, NULL);
@@ -891,6 +907,7 @@ static int inject(struct target *t, const char *lib, char *why, size_t len)
 				ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)h.pending);
 				continue;
 			}
+			stopped_us = now_us() - stopped_us;
 			where = safe_point(t, libc->path, &h.saved, pass == 0);
 			if (!where) {
 				ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)h.pending);
@@ -905,7 +922,11 @@ static int inject(struct target *t, const char *lib, char *why, size_t len)
 					   t->pid, tid, strerror(errno));
 				break;
 			}
+			timing.where = where;
+			timing.borrowed_us = now_us();
 			err = borrow(&h, t, &fn, lib, &data, why, len);
+			timing.borrowed_us = now_us() - timing.borrowed_us + stopped_us;
+			timing.found_ms = now_ms();
 		}
 		closedir(dir);
 		if (err > 0)
@@ -925,8 +946,10 @@ static int inject(struct target *t, const char *lib, char *why, size_t len)
 		if (pread(t->mem, &d, offsetof(struct blob_data, thread), (off_t)data) !=
 		    offsetof(struct blob_data, thread))
 			return fail(why, len, "pid %d: ended while the runtime was loading", t->pid);
-		if (d.done && d.handle)
+		if (d.done && d.handle) {
+			timing.loaded_ms = now_ms();
 			return 0;
+		}
 		if (d.done) {
 			char msg[512] = "";
 
@@ -1026,7 +1049,11 @@ int attach_runtime(int pid, const char *who, char *why, size_t len)
 				    "not answer in %d ms (PATCHSITE_CTL=0 in its environment? a "
 				    "setting refused?)", pid, CHANNEL_WAIT_MS);
 	if (getenv("PATCHSITE_ATTACH_TIME"))
-		fprintf(stderr, "patchsite: %s: pid %d: attached in %lld ms\n", who, pid, now_ms() - t0);
+		fprintf(stderr, "patchsite: %s: pid %d: attached in %lld ms (checks and a safe point "
+			"%lld ms; a thread %s, stopped %lld us; dlopen and the runtime's start-up %lld "
+			"ms; its channel %lld ms)\n", who, pid, now_ms() - t0, timing.found_ms - t0,
+			timing.where, timing.borrowed_us, timing.loaded_ms - timing.found_ms,
+			now_ms() - timing.loaded_ms);
 	return 0;
 }
 
