@@ -345,6 +345,58 @@ static unsigned long elf_symbol(const struct file *f, const char *name, bool sym
 	return any;
 }
 
+/* The first DT_NEEDED entry of the file that starts with prefix; NULL if none. */
+static const char *elf_needed(const struct file *f, const char *prefix)
+{
+	const Elf64_Ehdr *e;
+	const Elf64_Shdr *sh = elf_sections(f, &e);
+
+	for (unsigned i = 0; sh && i < e->e_shnum; i++) {
+		const Elf64_Shdr *s = &sh[i], *str;
+		const Elf64_Dyn *d;
+
+		if (s->sh_type != SHT_DYNAMIC || s->sh_link >= e->e_shnum || !in_file(f, s) ||
+		    !in_file(f, str = &sh[s->sh_link]))
+			continue;
+		d = (const void *)(f->p + s->sh_offset);
+		for (size_t k = 0; k < s->sh_size / sizeof(*d) && d[k].d_tag != DT_NULL; k++) {
+			const char *name = (const char *)f->p + str->sh_offset + d[k].d_un.d_val;
+
+			if (d[k].d_tag == DT_NEEDED && d[k].d_un.d_val < str->sh_size &&
+			    memchr(name, '\0', str->sh_size - d[k].d_un.d_val) &&
+			    !strncmp(name, prefix, strlen(prefix)))
+				return name;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * A runtime built with a sanitizer needs that sanitizer's runtime to have
+ * been loaded first, at start-up; dlopened into a process without it,
+ * ASan's start-up ends the process ("does not come first in initial
+ * library list").  0, or -1 with the refusal in why.
+ */
+static int lib_loadable(const struct target *t, const char *lib, char *why, size_t len)
+{
+	static const char *const sans[] = { "libasan", "libtsan", "libhwasan", "libmsan", NULL };
+	struct target self = { .pid = getpid() };
+	struct file f;
+	const char *need = NULL;
+
+	if (file_open(&self, lib, &f))
+		return fail(why, len, "%s: cannot read it", lib);
+	for (unsigned i = 0; sans[i] && !need; i++)
+		if ((need = elf_needed(&f, sans[i])) && map_named(t, sans[i]))
+			need = NULL;	/* the process has that runtime: it came first */
+	if (need)
+		fail(why, len, "%s is built with a sanitizer (it needs %s), which pid %d did not load "
+		     "at start-up: loading it would end the process; use a plain build's "
+		     "libpatchsite.so (PATCHSITE_LIB)", lib, need, t->pid);
+	file_close(&f);
+	return need ? -1 : 0;
+}
+
 /* Where the object mapped from path is loaded: its address minus its first segment's vaddr. */
 static int load_bias(const struct target *t, const struct map *m, const struct file *f,
 		     unsigned long *bias)
@@ -1036,6 +1088,10 @@ int attach_runtime(int pid, const char *who, char *why, size_t len)
 		target_free(&t);
 		return fail(why, len, "cannot find libpatchsite.so next to this program or in "
 			    "../lib (set PATCHSITE_LIB)");
+	}
+	if (lib_loadable(&t, lib, why, len)) {
+		target_free(&t);
+		return -1;
 	}
 	fprintf(stderr, "patchsite: %s: pid %d has no runtime: attaching (loading %s; it stays "
 		"loaded, untraced, after we leave)\n", who, pid, lib);

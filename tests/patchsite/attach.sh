@@ -232,6 +232,23 @@ else
 	echo "SKIP refusal 'traced by a debugger': no strace"
 fi
 
+# A runtime built with ASan (PATCHSITE_LIB): dlopened into a process without ASan, it would end it.
+echo 'int patchsite_probe(void) { return 1; }' >asanlib.c
+mkfifo ain
+if $CC -shared -fPIC -fsanitize=address -o libasan-runtime.so asanlib.c 2>/dev/null; then
+	./ctlspin-pie 1 <ain >/dev/null 2>&1 &
+	P=$!
+	exec 4>ain
+	sleep 0.2
+	PATCHSITE_LIB=$T/libasan-runtime.so "$PS" record -p $P -d x 2>ref.err; rc=$?
+	kill -0 $P 2>/dev/null || echo "pid $P ended" >>ref.err
+	refused "a sanitizer-built runtime" "is built with a sanitizer (it needs libasan"
+	exec 4>&-
+	wait $P
+else
+	echo "SKIP refusal 'sanitizer-built runtime': cannot build with -fsanitize=address"
+fi
+
 mkfifo rin
 PATCHSITE_CTL=0 LD_PRELOAD="$OLDPWD/$B/libpatchsite.so" ./ctlspin-pie 1 <rin >/dev/null 2>&1 &
 P=$!
