@@ -363,8 +363,16 @@ static int pipe_dir_of(int pid, char *dir, size_t len)
 {
 	char *reply = NULL;
 	int err = psctl_request(pid, PSCTL_READ, "trace_dir", NULL, &reply);
+	char why[1024];
 	size_t n;
 
+	/* No channel: a process started without the runtime is attached to (attach.c). */
+	if (err == -ENOENT && !attach_runtime(pid, "pipe", why, sizeof(why))) {
+		free(reply);
+		err = psctl_request(pid, PSCTL_READ, "trace_dir", NULL, &reply);
+	} else if (err == -ENOENT) {
+		fprintf(stderr, "patchsite: pipe: %s\n", why);
+	}
 	if (err) {
 		fprintf(stderr, "patchsite: pipe: %s\n", reply ? reply : strerror(-err));
 		free(reply);

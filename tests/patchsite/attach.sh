@@ -180,6 +180,20 @@ else
 	cat ctl.err >>err; fail "attach during a blocking read" err
 fi
 
+# pipe PID on a process without the runtime: attaches, says it records nothing; ctl sets a tracer; pipe shows it.
+start ./ctlspin-pie $NTH
+"$PS" pipe "$SPID" >/dev/null 2>pipe.err; rc=$?
+"$PS" ctl "$SPID" set_ftrace_filter alpha && "$PS" ctl "$SPID" current_tracer function &&
+	phase "run 100" done && timeout -s INT 3 "$PS" pipe --from-start "$SPID" >pipe.out 2>>pipe.err
+np=$(grep -c ': alpha <-' pipe.out)
+"$PS" ctl "$SPID" current_tracer nop
+if [ $rc -eq 1 ] && grep -q "pid $SPID has no runtime: attaching" pipe.err && grep -q "records nothing" pipe.err &&
+   [ "$np" = "$A" ] && [ "$A" = $((NTH * 100)) ] && finish; then
+	pass "pipe PID: attached (records nothing until a tracer is set); then $np alpha lines, as the sample counted"
+else
+	echo "rc $rc alpha $np/$A" >>pipe.err; fail "pipe PID" pipe.err
+fi
+
 # 25 attach, record, detach cycles while the threads spin.
 start ./ctlspin-nopie $NTH
 echo spin >&3
