@@ -448,6 +448,7 @@ static unsigned long libc_function(const struct target *t, const char *name)
 struct status {
 	unsigned uid[3], gid[3];
 	int tracer, seccomp;
+	char state;
 	char name[64];
 };
 
@@ -467,6 +468,7 @@ static int read_status(int pid, int tid, struct status *st)
 		sscanf(line, "Gid: %u %u %u", &st->gid[0], &st->gid[1], &st->gid[2]);
 		sscanf(line, "TracerPid: %d", &st->tracer);
 		sscanf(line, "Seccomp: %d", &st->seccomp);
+		sscanf(line, "State: %c", &st->state);
 	}
 	fclose(f);
 	return 0;
@@ -554,6 +556,9 @@ static int check_target(struct target *t, char *why, size_t len)
 		return fail(why, len, "pid %d is traced by pid %d (%s): a process has one tracer; "
 			    "detach the debugger first", t->pid, st.tracer, comm);
 	}
+	if (st.state == 'T')
+		return fail(why, len, "pid %d is stopped (SIGSTOP, job control): the runtime could not "
+			    "start in it; continue it first (kill -CONT %d)", t->pid, t->pid);
 	if (st.seccomp == 1)
 		return fail(why, len, "pid %d runs in seccomp strict mode: it may not make the "
 			    "system calls that load the runtime", t->pid);
@@ -948,11 +953,18 @@ static int inject(struct target *t, const char *lib, char *why, size_t len)
 				continue;	/* ESRCH: the thread ended */
 			}
 			stopped_us = now_us();
-			if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) ||
-			    wait_tid(tid, &status, 1000) || !WIFSTOPPED(status)) {
+			if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL)) {
 				ptrace(PTRACE_DETACH, tid, NULL, NULL);
 				continue;
 			}
+			if (wait_tid(tid, &status, 10000)) {
+				/* It cannot be let go before it stops: ending lets the kernel do it. */
+				err = fail(why, len, "pid %d: thread %d did not stop within 10 s (in an "
+					   "uninterruptible wait?): try again", t->pid, tid);
+				break;
+			}
+			if (!WIFSTOPPED(status))
+				continue;	/* it ended */
 			if (!(status >> 16))
 				h.pending = WSTOPSIG(status);	/* stopped for a signal: it gets it */
 			if (ptrace(PTRACE_GETREGS, tid, NULL, &h.saved)) {

@@ -246,6 +246,20 @@ else
 	echo "SKIP refusal 'traced by a debugger': no strace"
 fi
 
+# A stopped process (job control): the loader thread would stop too.
+mkfifo stin
+./ctlspin-pie 1 <stin >/dev/null 2>&1 &
+P=$!
+exec 4>stin
+sleep 0.2
+kill -STOP $P
+sleep 0.1
+"$PS" record -p $P -d x 2>ref.err; rc=$?
+refused "stopped process" "is stopped (SIGSTOP, job control)"
+kill -CONT $P
+exec 4>&-
+wait $P
+
 # A runtime built with ASan (PATCHSITE_LIB): dlopened into a process without ASan, it would end it.
 echo 'int patchsite_probe(void) { return 1; }' >asanlib.c
 mkfifo ain
