@@ -18,8 +18,12 @@
  *      the C library's plain blocking wrappers (read, poll, nanosleep,
  *      accept, epoll_wait...: leaf functions that hold no lock of the C
  *      library; never futex, never the loader's own inline syscalls).
- *      Otherwise it is let go untouched and another thread, or the same one
- *      a millisecond later, is tried, for up to ATTACH_WAIT_MS.
+ *      Not if it is running a signal handler (its stack holds glibc's
+ *      __restore_rt above the stack pointer): the handler may have
+ *      interrupted malloc.  The first pass over the threads takes only a
+ *      blocked one.  Otherwise it is let go untouched and another thread,
+ *      or the same one a millisecond later, is tried, for up to
+ *      ATTACH_WAIT_MS.
  *   2. With every signal blocked in it (PTRACE_SETSIGMASK: no handler of the
  *      program can run on top of what follows), the thread makes two raw
  *      mmap system calls (single-stepped over a `syscall` instruction of
@@ -814,6 +818,68 @@ static int remote_call(struct hijack *h, const struct target *t, unsigned long f
 	return err;
 }
 
+/*
+ * glibc's signal return trampoline, __restore_rt (not in the dynamic
+ * symbols): the kernel pushes it as the return address of every handler.
+ */
+static const uint8_t restore_rt[] = {
+	0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00,	/* mov $15,%rax (rt_sigreturn) */
+	0x0f, 0x05,					/* syscall */
+};
+
+/* An instruction sequence in the C library's text; 0 if none. */
+static unsigned long find_in_libc(const struct target *t, const char *libc, const uint8_t *seq,
+				  size_t n)
+{
+	static uint8_t buf[1 << 16];
+
+	for (size_t i = 0; i < t->nmaps; i++) {
+		const struct map *m = &t->maps[i];
+
+		if (m->perms[2] != 'x' || strcmp(m->path, libc))
+			continue;
+		for (unsigned long a = m->lo; a < m->hi; a += sizeof(buf) - n) {
+			size_t len = m->hi - a < sizeof(buf) ? m->hi - a : sizeof(buf);
+			ssize_t got = pread(t->mem, buf, len, (off_t)a);
+
+			for (ssize_t k = 0; k + (ssize_t)n <= got; k++)
+				if (!memcmp(buf + k, seq, n))
+					return a + (unsigned long)k;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Is the thread running a signal handler?  Its stack (or alternate stack)
+ * then holds the handler's return address, __restore_rt, above the stack
+ * pointer.  Program code in a handler may have interrupted malloc or a
+ * lock of the C library, which pthread_create would then wait for: not a
+ * safe point.  The live part of the stack is read up to 256 KiB.
+ */
+static bool in_handler(const struct target *t, unsigned long restorer, unsigned long sp)
+{
+	static uint64_t words[32768];
+	unsigned long top = 0;
+	ssize_t got;
+
+	if (!restorer)
+		return false;
+	for (size_t i = 0; i < t->nmaps; i++)
+		if (sp >= t->maps[i].lo && sp < t->maps[i].hi)
+			top = t->maps[i].hi;
+	sp &= ~7UL;
+	if (!top)
+		return false;
+	if (top - sp > sizeof(words))
+		top = sp + sizeof(words);
+	got = pread(t->mem, words, top - sp, (off_t)sp);
+	for (ssize_t i = 0; i < got / 8; i++)
+		if (words[i] == restorer)
+			return true;
+	return false;
+}
+
 /* A `syscall` instruction (0f 05) in the C library's text. */
 static unsigned long find_syscall_insn(const struct target *t, const char *libc)
 {
@@ -901,7 +967,7 @@ static int inject(struct target *t, const char *lib, char *why, size_t len)
 	};
 	static struct hijack h;
 	long long end = now_ms() + ATTACH_WAIT_MS;
-	unsigned long data = 0, syscall_insn;
+	unsigned long data = 0, syscall_insn, restorer;
 	char path[64];
 	sigset_t stop, old;
 	int err = 1;
@@ -918,6 +984,7 @@ static int inject(struct target *t, const char *lib, char *why, size_t len)
 		return errno == EACCES || errno == EPERM ? why_no_ptrace(t->pid, why, len) :
 			fail(why, len, "%s: %s", path, strerror(errno));
 	syscall_insn = find_syscall_insn(t, libc->path);
+	restorer = find_in_libc(t, libc->path, restore_rt, sizeof(restore_rt));
 	if (!syscall_insn)
 		return fail(why, len, "pid %d: no syscall instruction in %s", t->pid, libc->path);
 	/* A ^C now would leave a thread with borrowed registers: it waits until it is back. */
@@ -973,6 +1040,8 @@ static int inject(struct target *t, const char *lib, char *why, size_t len)
 			}
 			stopped_us = now_us() - stopped_us;
 			where = safe_point(t, libc->path, &h.saved, pass == 0);
+			if (where && in_handler(t, restorer, h.saved.rsp))
+				where = NULL;
 			if (!where) {
 				ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)h.pending);
 				continue;

@@ -13,7 +13,9 @@
 # run across the attach are still 4 x N each (no call lost or doubled by
 # the live patching), and after the detach it runs on, answers the same
 # and exits 0.  Then: attach while its only thread is blocked in read(),
-# 25 attach/record/detach cycles, and each refusal this machine can stage.
+# pipe PID, 25 attach/record/detach cycles, a process that is in malloc,
+# a signal handler and dlopen all the time (testdata/patchsite/attachstress.c),
+# and each refusal this machine can stage.
 set -u
 
 B=${1:-build}
@@ -48,6 +50,9 @@ pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
 fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
 
 PG="-pg -mfentry -mrecord-mcount"
+$CC -O2 -g $PG -c testdata/patchsite/attachstress.c -o "$T/attachstress.o" >"$T/build.log" 2>&1 &&
+	$CC -o "$T/attachstress" "$T/attachstress.o" -pthread >>"$T/build.log" 2>&1 ||
+	{ fail "build attachstress" "$T/build.log"; echo "$PASS passed, $FAIL failed"; exit 1; }
 for form in pie nopie nop pfe static; do
 	case $form in
 	pie) f="$PG" l= ;;
@@ -208,6 +213,31 @@ if [ $ok -eq 25 ] && [ "$A" = "$BB" ] && [ "$BB" = "$C" ] && [ "$A" -gt 0 ] &&
 	pass "25 attach/record/detach cycles while spinning: no crash or hang; stopped $A $BB $C (equal), exit 0"
 else
 	echo "$ok of 25" >>cyc.err; fail "cycles" cyc.err
+fi
+
+# At its worst moments: no thread blocked in a system call, the main thread in malloc or in a
+# SIGALRM handler running program code most of the time, another in dlopen/dlclose.  A thread
+# borrowed in a handler that interrupted malloc would deadlock in pthread_create (2 runs in 10
+# hung without the handler check): each run must exit 0 on time.
+ok=0
+for i in 1 2 3 4 5 6; do
+	env -i ./attachstress 3 >stress.out 2>&1 &
+	P=$!
+	sleep 0.3
+	"$PS" ctl $P current_tracer >stress.ctl 2>&1 && ctl_ok=1 || ctl_ok=0
+	for _ in $(seq 100); do kill -0 $P 2>/dev/null || break; sleep 0.1; done
+	if kill -0 $P 2>/dev/null; then
+		echo "run $i: hung" >>stress.log
+		kill -9 $P
+	fi
+	wait $P; st=$?
+	[ $st -eq 0 ] && [ $ctl_ok = 1 ] && grep -q '^ok ' stress.out && ok=$((ok + 1)) ||
+		{ echo "run $i: status $st, ctl ok $ctl_ok"; cat stress.ctl stress.out; } >>stress.log
+done
+if [ $ok -eq 6 ]; then
+	pass "6 attaches to a process in malloc, in a SIGALRM handler and in dlopen (no thread blocked): each attached and exited 0 on time"
+else
+	fail "attach at the worst moments ($ok of 6)" stress.log
 fi
 
 # Refusals, by name.
