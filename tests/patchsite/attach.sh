@@ -171,6 +171,14 @@ for form in pie nopie nop pfe; do
 		printf 'rc %s beta %s/%s gamma %s/%s+%s\n' "$rc" "$nb" "$BB" "$nc" "$C" "$C1" >got; cat rec.err rerr >>got
 		fail "$form: second attach" got
 	fi
+	if [ $form = pie ]; then
+		"$PS" record -p "$SPID" -d other --tracer=function --duration=0.1 2>other.err; rc=$?
+		if [ $rc -eq 1 ] && grep -q "records into $T/data-pie since its first tracer.*use -d $T/data-pie" other.err && alive; then
+			pass "pie: record -p into another directory refused: $(sed 's/^patchsite: record: //' other.err)"
+		else
+			echo "rc $rc" >>other.err; fail "pie: another directory" other.err
+		fi
+	fi
 	if finish; then pass "$form: quit: exit status 0, nothing on stderr"; else fail "$form: exit (status $st)" err; fi
 done
 
@@ -238,6 +246,52 @@ if [ $ok -eq 6 ]; then
 	pass "6 attaches to a process in malloc, in a SIGALRM handler and in dlopen (no thread blocked): each attached and exited 0 on time"
 else
 	fail "attach at the worst moments ($ok of 6)" stress.log
+fi
+
+# C++ throwing all the time: attached while it throws; function_graph refused by name (an
+# unwinder is loaded and the runtime's unwinder wrappers do not interpose), function records.
+cat >throw.cc <<'EOF'
+#include <cstdio>
+#include <stdexcept>
+#include <unistd.h>
+__attribute__((noinline)) int thrower(int i)
+{
+	if (i % 16 == 0)
+		throw std::runtime_error("x");
+	return i;
+}
+int main()
+{
+	long n = 0;
+	std::printf("ready\n");
+	std::fflush(stdout);
+	for (int i = 0; getppid() != 1; i++) {
+		try { n += thrower(i); } catch (const std::exception &) { n--; }
+		if (i % 4096 == 0)
+			usleep(200);
+	}
+	return n == 0;
+}
+EOF
+if ${CXX:-g++} -O2 $PG -o throw throw.cc >build.log 2>&1; then
+	sh -c 'env -i ./throw >/dev/null & echo $! >throw.pid; sleep 60' &
+	HOLD=$!
+	sleep 0.3
+	P=$(cat throw.pid)
+	"$PS" record -p "$P" -d cxx --tracer=function_graph 2>g.err; rcg=$?
+	"$PS" record -p "$P" -d cxx --tracer=function -F thrower --duration=0.3 2>f.err; rcf=$?
+	nt=$("$PS" replay -d cxx 2>/dev/null | grep -c ': thrower <-')
+	if [ $rcg -eq 1 ] && grep -q "function_graph: libpatchsite was loaded into the running process.*unwinder is loaded" g.err &&
+	   [ $rcf -eq 0 ] && [ "$nt" -gt 0 ] && kill -0 "$P"; then
+		pass "C++ throwing: attached; function_graph refused by name; function recorded $nt thrower calls; it runs on"
+	else
+		cat g.err f.err >cxx.err; echo "rc $rcg $rcf thrower $nt" >>cxx.err; fail "C++ throwing" cxx.err
+	fi
+	kill "$P" 2>/dev/null
+	kill $HOLD 2>/dev/null
+	wait $HOLD 2>/dev/null
+else
+	echo "SKIP C++ throwing: cannot build with ${CXX:-g++}"
 fi
 
 # Refusals, by name.
