@@ -1219,6 +1219,23 @@ static int ctl_get(int pid, const char *file, char *out, size_t len)
 	return err;
 }
 
+/*
+ * A filter file set to value, or cleared when value is NULL: a clear is
+ * written only if the file is not clear already (its text is then
+ * cleared_text), as the first glob written costs the runtime a walk of
+ * every function (0.1 s for 100,000).
+ */
+static int ctl_filter(int pid, const char *file, const char *value, const char *cleared_text)
+{
+	char cur[256];
+
+	if (value)
+		return ctl_set(pid, file, value);
+	if (ctl_get(pid, file, cur, sizeof(cur)))
+		return -1;
+	return strcmp(cur, cleared_text) ? ctl_set(pid, file, "") : 0;
+}
+
 /* dir as an absolute path (the process has its own working directory). */
 static int absolute(const char *dir, char *out, size_t len)
 {
@@ -1262,9 +1279,9 @@ int attach_record(const struct attach_record *o)
 	/* Every setting first, the tracer last: it starts recording. */
 	if ((o->kb && ctl_set(o->pid, "buffer_size_kb", o->kb)) ||
 	    ctl_set(o->pid, "max_graph_depth", o->depth ? o->depth : "0") ||
-	    ctl_set(o->pid, "set_ftrace_filter", o->filter ? o->filter : "") ||
-	    ctl_set(o->pid, "set_ftrace_notrace", o->notrace ? o->notrace : "") ||
-	    ctl_set(o->pid, "set_graph_function", o->graph ? o->graph : "") ||
+	    ctl_filter(o->pid, "set_ftrace_filter", o->filter, "#### all functions enabled ####") ||
+	    ctl_filter(o->pid, "set_ftrace_notrace", o->notrace, "") ||
+	    ctl_filter(o->pid, "set_graph_function", o->graph, "#### all functions enabled ####") ||
 	    ctl_set(o->pid, "tracing_on", "1"))
 		return 1;
 	sigemptyset(&stop);
