@@ -37,8 +37,6 @@
 #include "attach.h"
 #include "internal.h"
 
-static bool injected;
-
 /* The process's thread count, from /proc/self/status; 0 when unreadable. */
 static long threads(void)
 {
@@ -59,13 +57,8 @@ bool ps_attach_late(void)
 	char name[17] = "";
 
 	if (!prctl(PR_GET_NAME, name, 0, 0, 0) && !strcmp(name, PS_ATTACH_THREAD))
-		injected = true;
-	return injected || threads() > 1;
-}
-
-bool ps_attach_injected(void)
-{
-	return injected;
+		return true;
+	return threads() > 1;
 }
 
 static const char *const jumps[] = { "longjmp", "_longjmp", "siglongjmp", "__longjmp_chk", NULL };

@@ -15,9 +15,6 @@
 /* Must start-up use the live protocol (other threads may run the sites)?  Once, at init. */
 bool ps_attach_late(void);
 
-/* Was this copy loaded by `patchsite` attaching to the process (not preloaded or linked)? */
-bool ps_attach_injected(void);
-
 /*
  * function_graph without our longjmp and unwinder wrappers (the runtime
  * was dlopened, so they do not interpose): 0 if nothing in the process can
