@@ -16,8 +16,10 @@
  *      safe point: in the program's own code (the executable's text: no
  *      libc or loader frame is half done above it), or blocked in one of
  *      the C library's plain blocking wrappers (read, poll, nanosleep,
- *      accept, epoll_wait...: leaf functions that hold no lock of the C
- *      library; never futex, never the loader's own inline syscalls).
+ *      accept, epoll_wait, and the futex waits for an event: condition
+ *      variables, pthread_join, semaphores; functions that hold no lock of
+ *      the C library; never a lock's futex wait, never the loader's own
+ *      inline syscalls).
  *      Not if it is running a signal handler (its stack holds glibc's
  *      __restore_rt above the stack pointer): the handler may have
  *      interrupted malloc.  The first pass over the threads takes only a
@@ -678,8 +680,17 @@ static int wait_tid(int tid, int *status, long ms)
 	return err;
 }
 
-static bool blocking_call(long nr)
+/*
+ * A blocking call of the C library's that holds none of its locks.  A
+ * futex wait qualifies only as FUTEX_WAIT_BITSET, which glibc (2.34 on)
+ * uses to wait for an event (pthread_cond_wait, pthread_join, sem_wait,
+ * rwlocks): its own lock waits (malloc's arena, stdio, the loader's
+ * recursive locks, lowlevellock) use FUTEX_WAIT.
+ */
+static bool blocking_call(long nr, unsigned long arg2)
 {
+	if (nr == SYS_futex)
+		return (arg2 & 127) == 9;	/* FUTEX_WAIT_BITSET, private or not */
 	switch (nr) {
 	case SYS_read: case SYS_readv: case SYS_pread64: case SYS_preadv: case SYS_poll:
 	case SYS_select: case SYS_nanosleep: case SYS_pause: case SYS_accept:
@@ -709,7 +720,7 @@ static const char *safe_point(const struct target *t, const char *libc,
 	/* -ERESTARTSYS, -ERESTARTNOINTR, -ERESTARTNOHAND, -ERESTART_RESTARTBLOCK, -EINTR */
 	if ((long)r->orig_rax >= 0 && (rc == -512 || rc == -513 || rc == -514 || rc == -516 ||
 				       rc == -EINTR) &&
-	    blocking_call((long)r->orig_rax) && in_text_of(t, r->rip, libc))
+	    blocking_call((long)r->orig_rax, r->rsi) && in_text_of(t, r->rip, libc))
 		return "blocked in a system call";
 	return NULL;
 }

@@ -53,6 +53,9 @@ PG="-pg -mfentry -mrecord-mcount"
 $CC -O2 -g $PG -c testdata/patchsite/attachstress.c -o "$T/attachstress.o" >"$T/build.log" 2>&1 &&
 	$CC -o "$T/attachstress" "$T/attachstress.o" -pthread >>"$T/build.log" 2>&1 ||
 	{ fail "build attachstress" "$T/build.log"; echo "$PASS passed, $FAIL failed"; exit 1; }
+$CC -O2 -g $PG -c testdata/patchsite/attachidle.c -o "$T/attachidle.o" >"$T/build.log" 2>&1 &&
+	$CC -o "$T/attachidle" "$T/attachidle.o" -pthread >>"$T/build.log" 2>&1 ||
+	{ fail "build attachidle" "$T/build.log"; echo "$PASS passed, $FAIL failed"; exit 1; }
 for form in pie nopie nop pfe static; do
 	case $form in
 	pie) f="$PG" l= ;;
@@ -246,6 +249,19 @@ if [ $ok -eq 6 ]; then
 	pass "6 attaches to a process in malloc, in a SIGALRM handler and in dlopen (no thread blocked): each attached and exited 0 on time"
 else
 	fail "attach at the worst moments ($ok of 6)" stress.log
+fi
+
+# An idle pool: every thread in a futex wait (condition variable, pthread_join).
+env -i ./attachidle 2.5 >idle.out 2>&1 &
+P=$!
+sleep 0.3
+"$PS" record -p $P -d idle --tracer=function -F wake --duration=1 2>idle.err; rc=$?
+wait $P; st=$?
+nw=$("$PS" replay -d idle 2>/dev/null | grep -c ': wake <-')
+if [ $rc -eq 0 ] && [ $st -eq 0 ] && grep -q '^ok ' idle.out && [ "$nw" -gt 0 ]; then
+	pass "idle pool (all threads in futex waits): attached, $nw wake calls recorded, exit 0"
+else
+	echo "rc $rc status $st wake $nw" >>idle.err; cat idle.out >>idle.err; fail "idle pool" idle.err
 fi
 
 # C++ throwing all the time: attached while it throws; function_graph refused by name (an
