@@ -530,6 +530,28 @@ static int why_no_ptrace(int pid, char *why, size_t len)
 		    "container's policy): start the program with patchsite record", pid);
 }
 
+/* Does the process's environment (as it started) hold this NAME=VALUE entry? */
+static bool has_env(int pid, const char *entry)
+{
+	static char env[1 << 16];
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, env, sizeof(env) - 1);
+	close(fd);
+	for (ssize_t i = 0; n > 0 && i < n; i += (ssize_t)strlen(env + i) + 1) {
+		env[n] = '\0';
+		if (!strcmp(env + i, entry))
+			return true;
+	}
+	return false;
+}
+
 /* Everything that refuses pid before a thread is touched; 1 if it has the runtime already. */
 static int check_target(struct target *t, char *why, size_t len)
 {
@@ -562,6 +584,9 @@ static int check_target(struct target *t, char *why, size_t len)
 		return fail(why, len, "pid %d is traced by pid %d (%s): a process has one tracer; "
 			    "detach the debugger first", t->pid, st.tracer, comm);
 	}
+	if (has_env(t->pid, "PATCHSITE_CTL=0"))
+		return fail(why, len, "pid %d has PATCHSITE_CTL=0 in its environment: the runtime would "
+			    "start no control channel to record through", t->pid);
 	if (st.state == 'T')
 		return fail(why, len, "pid %d is stopped (SIGSTOP, job control): the runtime could not "
 			    "start in it; continue it first (kill -CONT %d)", t->pid, t->pid);

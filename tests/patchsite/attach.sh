@@ -377,6 +377,16 @@ else
 	echo "SKIP refusal 'sanitizer-built runtime': cannot build with -fsanitize=address"
 fi
 
+mkfifo cin
+PATCHSITE_CTL=0 ./ctlspin-pie 1 <cin >/dev/null 2>&1 &
+P=$!
+exec 4>cin
+sleep 0.2
+"$PS" record -p $P -d x 2>ref.err; rc=$?
+refused "PATCHSITE_CTL=0, no runtime" "has PATCHSITE_CTL=0 in its environment"
+exec 4>&-
+wait $P
+
 mkfifo rin
 PATCHSITE_CTL=0 LD_PRELOAD="$OLDPWD/$B/libpatchsite.so" ./ctlspin-pie 1 <rin >/dev/null 2>&1 &
 P=$!
