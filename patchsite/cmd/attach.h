@@ -11,8 +11,8 @@
 /*
  * Make sure process pid has the runtime and its control channel: nothing
  * to do if it answers already; else load libpatchsite.so into it (saying
- * so on stderr, prefixed by who) and wait for its channel.  0, or -errno
- * with one line in why: the refusal by name, with its reason and fix.
+ * so on stderr, prefixed by who) and wait for its channel.  0, or -1 with
+ * one line in why: the refusal by name, with its reason and fix.
  */
 int attach_runtime(int pid, const char *who, char *why, size_t len);
 
@@ -26,6 +26,7 @@ struct attach_record {
 	int (*fresh_dir)(const char *dir);	/* main.c: an older session moves to DIR.old */
 };
 
+/* Attach, set the tracer up, record until a signal or the duration, set nop: the exit status. */
 int attach_record(const struct attach_record *o);
 
 #endif
