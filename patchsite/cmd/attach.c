@@ -1125,8 +1125,11 @@ static int inject(struct target *t, const char *lib, char *why, size_t len)
 			if (d.error && pread(t->mem, msg, sizeof(msg) - 1, (off_t)d.error) <= 0)
 				msg[0] = '\0';
 			msg[sizeof(msg) - 1] = '\0';
-			return fail(why, len, "pid %d: dlopen(%s) failed in it: %s", t->pid, lib,
-				    *msg ? msg : "no reason given");
+			return fail(why, len, "pid %d: dlopen(%s) failed in it: %s%s", t->pid, lib,
+				    *msg ? msg : "no reason given", strstr(msg, "static TLS") ?
+				    " (too little static TLS left for the runtime: start it with "
+				    "GLIBC_TUNABLES=glibc.rtld.optional_static_tls=4096, or under "
+				    "patchsite record)" : "");
 		}
 		if (now_ms() > stop_at)
 			return fail(why, len, "pid %d: the runtime has not finished loading after %d "
