@@ -264,6 +264,48 @@ else
 	echo "rc $rc status $st wake $nw" >>idle.err; cat idle.out >>idle.err; fail "idle pool" idle.err
 fi
 
+# longjmp all the time: function_graph refused by name (the runtime's longjmp wrappers do not interpose).
+cat >jumper.c <<'EOF'
+#include <setjmp.h>
+#include <unistd.h>
+static jmp_buf env;
+__attribute__((noinline)) void jump(int i)
+{
+	if (i & 1)
+		longjmp(env, 1);
+}
+int main(void)
+{
+	for (volatile int i = 0; getppid() != 1; i++) {
+		if (!setjmp(env))
+			jump(i);
+		if (i % 4096 == 0)
+			usleep(200);
+	}
+	return 0;
+}
+EOF
+if $CC -O2 $PG -o jumper jumper.c >build.log 2>&1; then
+	sh -c 'env -i ./jumper & echo $! >jumper.pid; sleep 60' &
+	HOLD=$!
+	sleep 0.3
+	P=$(cat jumper.pid)
+	"$PS" record -p "$P" -d jmp --tracer=function_graph 2>g.err; rcg=$?
+	"$PS" record -p "$P" -d jmp --tracer=function -F jump --duration=0.3 2>f.err; rcf=$?
+	nj=$("$PS" replay -d jmp 2>/dev/null | grep -c ': jump <-')
+	if [ $rcg -eq 1 ] && grep -q "function_graph: .*its longjmp wrappers are not in effect, and the program calls longjmp" g.err &&
+	   [ $rcf -eq 0 ] && [ "$nj" -gt 0 ] && kill -0 "$P"; then
+		pass "longjmp in a loop: function_graph refused by name ($(sed -n 's/.*, and \(the program calls longjmp\).*/\1/p' g.err)); function recorded $nj jump calls; it runs on"
+	else
+		cat g.err f.err >jmp.err; echo "rc $rcg $rcf jump $nj" >>jmp.err; fail "longjmp" jmp.err
+	fi
+	kill "$P" 2>/dev/null
+	kill $HOLD 2>/dev/null
+	wait $HOLD 2>/dev/null
+else
+	echo "SKIP longjmp: cannot build"
+fi
+
 # C++ throwing all the time: attached while it throws; function_graph refused by name (an
 # unwinder is loaded and the runtime's unwinder wrappers do not interpose), function records.
 cat >throw.cc <<'EOF'
