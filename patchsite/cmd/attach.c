@@ -1197,6 +1197,12 @@ int attach_runtime(int pid, const char *who, char *why, size_t len)
 	if (answers(pid))
 		return 0;
 	err = check_target(&t, why, len);
+	/* The runtime is there: its channel may be just starting (a forked child's comes 20 ms late). */
+	for (long long end = now_ms() + 1000; err == 1 && now_ms() < end; sleep_ms(10))
+		if (answers(pid)) {
+			target_free(&t);
+			return 0;
+		}
 	if (err) {
 		if (err == 1)
 			fail(why, len, "pid %d has the runtime already but its control channel does not "

@@ -74,8 +74,8 @@ int cmd_ctl(int argc, char **argv)
 		return usage_error("--append needs a VALUE");
 	op = list ? PSCTL_LIST : !value ? PSCTL_READ : append ? PSCTL_APPEND : PSCTL_WRITE;
 	err = psctl_request((int)pid, op, list ? NULL : argv[optind + 1], value, &reply);
-	if (err == -ENOENT) {
-		/* No channel: a process started without the runtime is attached to (attach.c). */
+	if (err == -ENOENT || err == -ECONNREFUSED) {
+		/* No channel (or an exec'd image's stale one): attach (attach.c). */
 		char why[1024];
 
 		if (!attach_runtime((int)pid, "ctl", why, sizeof(why))) {

@@ -366,11 +366,12 @@ static int pipe_dir_of(int pid, char *dir, size_t len)
 	char why[1024];
 	size_t n;
 
-	/* No channel: a process started without the runtime is attached to (attach.c). */
-	if (err == -ENOENT && !attach_runtime(pid, "pipe", why, sizeof(why))) {
+	/* No channel (or an exec'd image's stale one): attach (attach.c). */
+	if ((err == -ENOENT || err == -ECONNREFUSED) &&
+	    !attach_runtime(pid, "pipe", why, sizeof(why))) {
 		free(reply);
 		err = psctl_request(pid, PSCTL_READ, "trace_dir", NULL, &reply);
-	} else if (err == -ENOENT) {
+	} else if (err == -ENOENT || err == -ECONNREFUSED) {
 		fprintf(stderr, "patchsite: pipe: %s\n", why);
 	}
 	if (err) {

@@ -210,6 +210,25 @@ else
 	echo "rc $rc alpha $np/$A" >>pipe.err; fail "pipe PID" pipe.err
 fi
 
+# fork after attach: the child has the runtime (and the filter); exec: the new image has none,
+# and ctl attaches to it again (its stale socket replaced).
+start ./ctlspin-pie 2
+"$PS" ctl "$SPID" set_ftrace_filter alpha 2>/dev/null
+echo fork >&3
+wait_for out '^child '
+CPID=$(sed -n 's/^child //p' out | tail -1)
+cf=$("$PS" ctl "${CPID:-0}" set_ftrace_filter 2>fork.err)
+kill "${CPID:-0}" 2>/dev/null
+echo exec >&3
+for _ in $(seq 100); do [ "$(grep -c '^ready' out)" -ge 2 ] && break; sleep 0.1; done
+ce=$("$PS" ctl "$SPID" set_ftrace_filter 2>exec.err)
+if [ "$cf" = "alpha [ctlspin-pie]" ] && [ ! -s fork.err ] &&
+   [ "$ce" = "#### all functions enabled ####" ] && grep -q "pid $SPID has no runtime: attaching" exec.err && finish; then
+	pass "fork after attach: the child answers with the inherited filter; after exec ctl attaches to the new image"
+else
+	echo "[$cf] [$ce]" >>exec.err; cat fork.err >>exec.err; fail "fork and exec after attach" exec.err
+fi
+
 # 25 attach, record, detach cycles while the threads spin.
 start ./ctlspin-nopie $NTH
 echo spin >&3
