@@ -87,7 +87,7 @@
 
 #define ATTACH_WAIT_MS	3000	/* to find a thread at a safe point */
 #define CALL_WAIT_MS	10000	/* pthread_create on the borrowed thread */
-#define LOAD_WAIT_MS	20000	/* dlopen and the runtime's start-up (100,000 sites: ~0.1 s) */
+#define LOAD_WAIT_MS	20000	/* dlopen, the runtime's start-up (100,000 sites: 0.1 s) */
 #define CHANNEL_WAIT_MS	5000	/* the control socket, made by the runtime's thread */
 #define PS_ATTACH_THREAD "ps-attach"	/* patchsite/attach.h: the runtime looks for this name */
 
@@ -285,7 +285,8 @@ static const Elf64_Shdr *elf_sections(const struct file *f, const Elf64_Ehdr **e
 
 static bool in_file(const struct file *f, const Elf64_Shdr *s)
 {
-	return s->sh_type == SHT_NOBITS || (s->sh_offset <= f->size && s->sh_size <= f->size - s->sh_offset);
+	return s->sh_type == SHT_NOBITS ||
+	       (s->sh_offset <= f->size && s->sh_size <= f->size - s->sh_offset);
 }
 
 /* Does the file carry a table of sites the runtime reads (patchsite/module.c)? */
@@ -330,7 +331,8 @@ static unsigned long elf_symbol(const struct file *f, const char *name, bool sym
 		    !in_file(f, s) || !in_file(f, str = &sh[s->sh_link]))
 			continue;
 		for (unsigned k = 0; !symtab && k < e->e_shnum; k++)
-			if (sh[k].sh_type == SHT_GNU_versym && sh[k].sh_link == i && in_file(f, &sh[k]) &&
+			if (sh[k].sh_type == SHT_GNU_versym && sh[k].sh_link == i &&
+			    in_file(f, &sh[k]) &&
 			    sh[k].sh_size / 2 >= s->sh_size / sizeof(Elf64_Sym))
 				ver = (const void *)(f->p + sh[k].sh_offset);
 		sym = (const void *)(f->p + s->sh_offset);
@@ -604,12 +606,14 @@ static int check_target(struct target *t, char *why, size_t len)
 	for (size_t i = 0; i < t->nmaps && !sites; i++) {
 		const struct map *m = &t->maps[i];
 
-		if (m->path[0] != '/' || m->off != 0 || (i && !strcmp(t->maps[i - 1].path, m->path)))
+		if (m->path[0] != '/' || m->off != 0 ||
+		    (i && !strcmp(t->maps[i - 1].path, m->path)))
 			continue;
 		if (!file_open(t, m->path, &f)) {
 			const Elf64_Ehdr *e = (const void *)f.p;
 
-			if (!memcmp(e->e_ident, ELFMAG, SELFMAG) && e->e_ident[EI_CLASS] == ELFCLASS64 &&
+			if (!memcmp(e->e_ident, ELFMAG, SELFMAG) &&
+			    e->e_ident[EI_CLASS] == ELFCLASS64 &&
 			    e->e_machine != EM_X86_64 && !strcmp(m->path, t->exe)) {
 				file_close(&f);
 				return fail(why, len, "pid %d (%s) is not an x86-64 program: attach "
@@ -657,7 +661,7 @@ static const uint8_t blob[] = {
 	0x31, 0xc0,			/* 42 xor %eax,%eax                             */
 	0x5b,				/* 44 pop %rbx                                  */
 	0xc3,				/* 45 ret                    (the thread ends)  */
-	0xcc,				/* 46 int3                   pthread_create returns here */
+	0xcc,				/* 46 int3                   pthread_create's return */
 };
 #define BLOB_TRAP	0x46
 
@@ -951,6 +955,7 @@ static int borrow(struct hijack *h, const struct target *t, const struct libc_fn
 		  const char *lib, unsigned long *data, char *why, size_t len)
 {
 	static const uint64_t all = ~0ULL;
+	const unsigned long thread_off = offsetof(struct blob_data, thread);
 	struct blob_data d = { .dlopen = fn->dlopen, .dlerror = fn->dlerror, .self = fn->self,
 			       .detach = fn->detach };
 	long code = 0, page = 0, rc = -1;
@@ -975,10 +980,11 @@ static int borrow(struct hijack *h, const struct target *t, const struct libc_fn
 	if (!err && (pwrite(t->mem, blob, sizeof(blob), code) != sizeof(blob) ||
 		     pwrite(t->mem, &d, sizeof(d), page) != sizeof(d)))
 		err = -errno;
+	/* pthread_create(&data->thread, NULL, code, data) */
 	if (!err)
 		err = remote_call(h, t, fn->create, (unsigned long)code + BLOB_TRAP,
-				  (unsigned long[4]){ (unsigned long)page + offsetof(struct blob_data,
-				  thread), 0, (unsigned long)code, (unsigned long)page }, &rc);
+				  (unsigned long[4]){ (unsigned long)page + thread_off, 0,
+				  (unsigned long)code, (unsigned long)page }, &rc);
 	err2 = hijack_restore(h);
 	if (err)
 		return fail(why, len, "pid %d: thread %d: the injected call failed: %s (the thread was "
@@ -1061,7 +1067,7 @@ static int inject(struct target *t, const char *lib, char *why, size_t len)
 				continue;
 			}
 			if (wait_tid(tid, &status, 10000)) {
-				/* It cannot be let go before it stops: ending lets the kernel do it. */
+				/* Not let go before it stops: our exit has the kernel do it. */
 				err = fail(why, len, "pid %d: thread %d did not stop within 10 s (in an "
 					   "uninterruptible wait?): try again", t->pid, tid);
 				break;
@@ -1069,7 +1075,7 @@ static int inject(struct target *t, const char *lib, char *why, size_t len)
 			if (!WIFSTOPPED(status))
 				continue;	/* it ended */
 			if (!(status >> 16))
-				h.pending = WSTOPSIG(status);	/* stopped for a signal: it gets it */
+				h.pending = WSTOPSIG(status);	/* it gets it when let go */
 			if (ptrace(PTRACE_GETREGS, tid, NULL, &h.saved)) {
 				ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)h.pending);
 				continue;
@@ -1197,7 +1203,7 @@ int attach_runtime(int pid, const char *who, char *why, size_t len)
 	if (answers(pid))
 		return 0;
 	err = check_target(&t, why, len);
-	/* The runtime is there: its channel may be just starting (a forked child's comes 20 ms late). */
+	/* The runtime is there: its channel may be starting (a forked child's comes 20 ms late). */
 	for (long long end = now_ms() + 1000; err == 1 && now_ms() < end; sleep_ms(10))
 		if (answers(pid)) {
 			target_free(&t);

@@ -31,7 +31,8 @@ static void *pool(void *arg)
 		struct timespec now, until;
 
 		clock_gettime(CLOCK_REALTIME, &now);
-		if (now.tv_sec > end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
+		if (now.tv_sec > end.tv_sec ||
+		    (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
 			break;
 		until = now;
 		until.tv_nsec += 50 * 1000000L;
