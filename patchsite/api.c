@@ -149,7 +149,7 @@ int patchsite_init(void)
 	/* Loaded into a running process (attach.c): other threads run the sites, so the live protocol. */
 	if (ps_attach_late())
 		for (unsigned i = 0; i < ps.nmods && ps.can_write; i++)
-			ps_patch_late(ps.mods[i]);
+			ps_attach_patch(ps.mods[i]);
 	else
 		for (unsigned i = 0; i < ps.nmods && ps.can_write; i++)
 			ps_patch_startup(ps.mods[i]);

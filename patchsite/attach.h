@@ -15,6 +15,11 @@
 /* Must start-up use the live protocol (other threads may run the sites)?  Once, at init. */
 bool ps_attach_late(void);
 
+struct ps_module;
+
+/* The live start-up NOPs of one object (ps_patch_late), or its refusal: see attach.c. */
+int ps_attach_patch(struct ps_module *m);
+
 /*
  * function_graph without our longjmp and unwinder wrappers (the runtime
  * was dlopened, so they do not interpose): 0 if nothing in the process can

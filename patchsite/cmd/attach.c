@@ -1345,6 +1345,12 @@ int attach_record(const struct attach_record *o)
 	if (getenv("PATCHSITE_ATTACH_TIME"))
 		fprintf(stderr, "patchsite: record: pid %d: tracer on %lld ms after the start\n",
 			o->pid, now_ms() - t0);
+	/* A filter whose functions all have refused sites (one-byte NOPs after attach) is silent. */
+	if (o->filter && !ctl_get(o->pid, "enabled_functions", cur, sizeof(cur)) && !*cur)
+		fprintf(stderr, "patchsite: record: pid %d: warning: no function of -F %s is traced: "
+			"their sites were refused (gcc's -fpatchable-function-entry one-byte NOPs are "
+			"left as built in a process attached to: see patchsite(1), ATTACH)\n", o->pid,
+			o->filter);
 	fprintf(stderr, "patchsite: record: pid %d: recording (%s) into %s; %s\n", o->pid, o->tracer,
 		dir, o->duration > 0 ? "for the duration given" : "Ctrl-C or SIGTERM stops");
 	end = o->duration > 0 ? now_ms() + (long long)(o->duration * 1000) : 0;

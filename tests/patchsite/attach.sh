@@ -5,7 +5,8 @@
 #
 # The threaded sample of the control tests (testdata/patchsite/ctlspin.c),
 # built -pg -mfentry -mrecord-mcount as a PIE and as a non-PIE, with
-# -mnop-mcount (non-PIE) and -fpatchable-function-entry=5, is started
+# -mnop-mcount (non-PIE) and -fpatchable-function-entry=5 (gcc's five
+# one-byte NOPs: left as built, untraced, after attach), is started
 # with an empty environment (env -i: no LD_PRELOAD, no PATCHSITE_*), then
 # attached to while its threads call at full speed.  The oracle is the
 # sample itself: it counts its own calls ("done A B C"); a steady phase
@@ -138,6 +139,19 @@ for form in pie nopie nop pfe; do
 		pass "$form: ctl attached in $(( (t1 - t0) / 1000000 )) ms during a full-speed phase; that phase counted $2 $3 $4 (exact: no call lost or doubled by the live NOPs)"
 	else
 		echo "ctl said [$got]; done $2 $3 $4; phase over before the attach: $running" >>ctl.err; fail "$form: attach during a full-speed phase" ctl.err
+	fi
+	if [ $form = pfe ]; then
+		# gcc's five one-byte NOPs cannot be rewritten under running threads: left as built.
+		naff=$("$PS" ctl "$SPID" available_filter_functions | grep -c '\[ctlspin-pfe\]')
+		"$PS" record -p "$SPID" -d "data-$form" --tracer=function -F alpha --duration=0.1 2>rec.err; rc=$?
+		phase "run 1000" done
+		if [ "$naff" = 0 ] && [ $rc -eq 0 ] && grep -q "warning: no function of -F alpha is traced: their sites were refused" rec.err &&
+		   [ "$A $BB $C" = "$((NTH * 1000)) $((NTH * 1000)) $((NTH * 1000))" ] && finish; then
+			pass "pfe: its one-byte NOPs left as built (not traceable after attach, no SIGILL): record -p -F alpha warns that nothing is traced, done $A $BB $C, exit 0"
+		else
+			echo "functions $naff rc $rc done $A $BB $C" >>rec.err; fail "pfe: after attach" rec.err
+		fi
+		continue
 	fi
 	# record -p: the function tracer on alpha and gamma_leaf, one steady phase, Ctrl-C.
 	record_bg -d "data-$form" --tracer=function -F alpha -F gamma_leaf &&
