@@ -25,6 +25,7 @@
 
 #include "ctl/control.h"
 #include "internal.h"
+#include "sites/late.h"
 #include "event.h"
 
 static atomic_bool demangle_looked_up;
@@ -161,8 +162,13 @@ int patchsite_init(void)
 		ps.can_write = false;
 		goto out;
 	}
-	for (unsigned i = 0; i < ps.nmods && ps.can_write; i++)
-		ps_patch_startup(ps.mods[i]);
+	/* Loaded into a running process (attach.c): other threads run the sites, so the live protocol. */
+	if (ps_attach_late())
+		for (unsigned i = 0; i < ps.nmods && ps.can_write; i++)
+			ps_attach_patch(ps.mods[i]);
+	else
+		for (unsigned i = 0; i < ps.nmods && ps.can_write; i++)
+			ps_patch_startup(ps.mods[i]);
 	if (!ps.can_write) {
 		/* One line with the object and the reason patch.c gave. */
 		ps_log(PATCHSITE_LOG_ERROR, "%s: tracing nothing", ps_error_copy(why, sizeof(why)));

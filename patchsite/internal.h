@@ -468,6 +468,12 @@ void ps_ring_init(void);
 void ps_unwind_init(void);
 void ps_graph_thread_end(void);
 int ps_graph_unwinder_check(void);
+/*
+ * function_graph in a runtime loaded into a running process, without our
+ * longjmp and unwinder wrappers (record/graph_late.c): 0 if nothing in the
+ * process can longjmp or unwind through a hooked return, else -ENOTSUP, said.
+ */
+int ps_attach_graph_check(void);
 bool ps_ring_ext(unsigned kind, const uint64_t *payload, unsigned words);
 bool ps_record_slow(void);
 int ps_graph_set_thresh(unsigned long us);

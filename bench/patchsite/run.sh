@@ -41,4 +41,6 @@ echo
 sh bench/patchsite/record.sh "$B"
 echo
 sh bench/patchsite/ctl.sh "$B" "$N"
+echo
+sh bench/patchsite/attach.sh "$B" "$N"
 RATE=1000000 sh bench/patchsite/pipe.sh "$B"

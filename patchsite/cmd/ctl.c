@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attach.h"
 #include "ctlclient.h"
 
 static const char ctl_usage[] =
@@ -73,6 +74,17 @@ int cmd_ctl(int argc, char **argv)
 		return usage_error("--append needs a VALUE");
 	op = list ? PSCTL_LIST : !value ? PSCTL_READ : append ? PSCTL_APPEND : PSCTL_WRITE;
 	err = psctl_request((int)pid, op, list ? NULL : argv[optind + 1], value, &reply);
+	if (err == -ENOENT || err == -ECONNREFUSED) {
+		/* No channel (or an exec'd image's stale one): attach (attach.c). */
+		char why[1024];
+
+		if (!attach_runtime((int)pid, "ctl", why, sizeof(why))) {
+			free(reply);
+			err = psctl_request((int)pid, op, list ? NULL : argv[optind + 1], value, &reply);
+		} else {
+			fprintf(stderr, "patchsite: ctl: %s\n", why);
+		}
+	}
 	free(value);
 	if (err) {
 		if (reply && !strncmp(reply, "pid ", 4))

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "attach.h"
 #include "cmd.h"
 #include "ctlclient.h"
 #include "pipe.h"
@@ -279,8 +280,17 @@ static int pipe_dir_of(int pid, char *dir, size_t len)
 {
 	char *reply = NULL;
 	int err = psctl_request(pid, PSCTL_READ, "trace_dir", NULL, &reply);
+	char why[1024];
 	size_t n;
 
+	/* No channel (or an exec'd image's stale one): attach (attach.c). */
+	if ((err == -ENOENT || err == -ECONNREFUSED) &&
+	    !attach_runtime(pid, "pipe", why, sizeof(why))) {
+		free(reply);
+		err = psctl_request(pid, PSCTL_READ, "trace_dir", NULL, &reply);
+	} else if (err == -ENOENT || err == -ECONNREFUSED) {
+		fprintf(stderr, "patchsite: pipe: %s\n", why);
+	}
 	if (err) {
 		fprintf(stderr, "patchsite: pipe: %s\n", reply ? reply : strerror(-err));
 		free(reply);

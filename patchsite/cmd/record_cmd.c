@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "attach.h"
 #include "cmd.h"
 #include "pipe.h"
 
@@ -153,9 +154,13 @@ int cmd_record(int argc, char **argv)
 		{ "buffer-kb", required_argument, NULL, 'b' },
 		{ "overwrite", no_argument, NULL, 'o' },
 		{ "live", no_argument, NULL, 'l' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "duration", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
+	struct attach_record at = { .fresh_dir = fresh_dir };
+	char *end;
 	struct pipe_opts live = { 0 };
 	const char *dir = DEFAULT_DIR, *tracer = "function_graph", *depth = NULL, *kb = NULL;
 	char *filter = NULL, *notrace = NULL, *graph = NULL, lib[PATH_MAX], preload[2 * PATH_MAX];
@@ -164,9 +169,15 @@ int cmd_record(int argc, char **argv)
 	int c, st;
 	pid_t pid;
 
-	while ((c = getopt_long(argc, argv, "+d:F:N:G:D:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+d:F:N:G:D:p:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'd': dir = optarg; break;
+		case 'd': dir = optarg; at.dir_given = true; break;
+		case 'p': if (parse_int(optarg, "-p", &at.pid)) return 2; break;
+		case 'T':
+			at.duration = strtod(optarg, &end);
+			if (*end || end == optarg || !(at.duration > 0))
+				return bad_usage("record: --duration=%s: expected seconds", optarg);
+			break;
 		case 't': tracer = optarg; break;
 		case 'F': filter = append(filter, optarg); break;
 		case 'N': notrace = append(notrace, optarg); break;
@@ -179,12 +190,25 @@ int cmd_record(int argc, char **argv)
 		default: return bad_usage("record: bad option", "");
 		}
 	}
-	if (optind >= argc)
+	if (optind >= argc && !at.pid)
 		return bad_usage("record: no command to run%s", "");
 	if (strcmp(tracer, "function") && strcmp(tracer, "function_graph") &&
 	    strcmp(tracer, "latency") && strcmp(tracer, "nop"))
 		return bad_usage("record: --tracer=%s: expected function, function_graph, latency "
 				 "or nop", tracer);
+	if (at.pid) {
+		/* attach.c: into a running process, through its control channel. */
+		if (optind < argc || overwrite || live.dir)
+			return bad_usage("record: -p attaches to a running process: no command, "
+					 "--overwrite or --live with it%s", "");
+		at.dir = dir, at.tracer = tracer, at.filter = filter, at.notrace = notrace;
+		at.graph = graph, at.depth = depth, at.kb = kb;
+		c = attach_record(&at);
+		free(filter), free(notrace), free(graph);
+		return c;
+	}
+	if (at.duration > 0)
+		return bad_usage("record: --duration is for -p PID%s", "");
 	if (live.dir && overwrite)
 		return bad_usage("record: --live follows a growing record; --overwrite reuses its "
 				 "chunks%s", "");

@@ -16,9 +16,17 @@
 #include "ctl/control.h"
 #include "internal.h"
 
+/* Returns are hooked: every unwinder and longjmp in the process must reach our wrappers. */
+static int graph_check(void)
+{
+	int err = ps_graph_unwinder_check();
+
+	return err ? err : ps_attach_graph_check();
+}
+
 const struct ps_tracer ps_tracers[] = {
-	{ "latency", &ps_graph_ops, true, ps_graph_unwinder_check },
-	{ "function_graph", &ps_graph_ops, false, ps_graph_unwinder_check },
+	{ "latency", &ps_graph_ops, true, graph_check },
+	{ "function_graph", &ps_graph_ops, false, graph_check },
 	{ "function", &ps_function_ops, false, NULL },
 	{ "nop", NULL, false, NULL },
 	{ NULL, NULL, false, NULL }

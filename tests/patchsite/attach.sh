@@ -1,0 +1,512 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Attaching to a process started without the runtime (patchsite/cmd/attach.c,
+# patchsite/attach.c): usage  attach.sh BUILD_DIR plain|san
+#
+# The threaded sample of the control tests (testdata/patchsite/ctlspin.c),
+# built -pg -mfentry -mrecord-mcount as a PIE and as a non-PIE, with
+# -mnop-mcount (non-PIE) and -fpatchable-function-entry=5 (gcc's five
+# one-byte NOPs: left as built, untraced, after attach), is started
+# with an empty environment (env -i: no LD_PRELOAD, no PATCHSITE_*), then
+# attached to while its threads call at full speed.  The oracle is the
+# sample itself: it counts its own calls ("done A B C"); a steady phase
+# recorded after attaching holds exactly those calls, the counts of a phase
+# run across the attach are still 4 x N each (no call lost or doubled by
+# the live patching), and after the detach it runs on, answers the same
+# and exits 0.  Then: attach while its only thread is blocked in read(),
+# pipe PID, 25 attach/record/detach cycles, a process that is in malloc,
+# a signal handler and dlopen all the time (testdata/patchsite/attachstress.c),
+# and each refusal this machine can stage.
+set -u
+
+B=${1:-build}
+MODE=${2:-plain}
+if [ "$MODE" = san ]; then
+	# The SAN build's libpatchsite.so is instrumented: it loads only where ASan's runtime
+	# came first, at start-up (dlopen into a running process: "ASan runtime does not come
+	# first in initial library list"); the same injection is tested in the plain run.
+	echo "SKIP attach.sh under SAN: the instrumented libpatchsite.so cannot be dlopened into a running process (ASan's runtime must be first in its initial library list); attach is tested in the plain run"
+	exit 0
+fi
+if [ "$(uname -m)" != x86_64 ]; then
+	echo "SKIP attach.sh: attach is implemented for x86-64 only"
+	exit 0
+fi
+T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-attach.XXXXXX")
+SPID=
+cleanup() {
+	[ -n "$SPID" ] && kill "$SPID" 2>/dev/null
+	exec 3>&- 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap '' PIPE
+PASS=0
+FAIL=0
+CC=${CC:-gcc}
+PS="$PWD/$B/patchsite"
+NTH=4
+
+pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
+fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
+
+PG="-pg -mfentry -mrecord-mcount"
+$CC -O2 -g $PG -c testdata/patchsite/attachstress.c -o "$T/attachstress.o" >"$T/build.log" 2>&1 &&
+	$CC -o "$T/attachstress" "$T/attachstress.o" -pthread >>"$T/build.log" 2>&1 ||
+	{ fail "build attachstress" "$T/build.log"; echo "$PASS passed, $FAIL failed"; exit 1; }
+$CC -O2 -g $PG -c testdata/patchsite/attachidle.c -o "$T/attachidle.o" >"$T/build.log" 2>&1 &&
+	$CC -o "$T/attachidle" "$T/attachidle.o" -pthread >>"$T/build.log" 2>&1 ||
+	{ fail "build attachidle" "$T/build.log"; echo "$PASS passed, $FAIL failed"; exit 1; }
+for form in pie nopie nop pfe static; do
+	case $form in
+	pie) f="$PG" l= ;;
+	nopie) f="$PG -fno-pie" l="-no-pie" ;;
+	nop) f="$PG -mnop-mcount -fno-pie" l="-no-pie" ;;	# not with -fPIC/PIE
+	pfe) f="-fpatchable-function-entry=5" l= ;;
+	static) f="$PG" l="-static" ;;
+	esac
+	$CC -O2 -g $f -c testdata/patchsite/ctlspin.c -o "$T/ctlspin-$form.o" \
+		>"$T/build.log" 2>&1 && $CC $l -o "$T/ctlspin-$form" "$T/ctlspin-$form.o" -pthread >>"$T/build.log" 2>&1 ||
+		{ fail "build ctlspin ($form)" "$T/build.log"; echo "$PASS passed, $FAIL failed"; exit 1; }
+done
+cd "$T" || exit 1
+
+wait_for() {
+	for _ in $(seq 200); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# phase CMD WORD: send CMD to the sample, wait for a new WORD line; sets A BB C (its counts).
+phase() {
+	n0=$(grep -c "^$2 " out)
+	echo "$1" >&3
+	for _ in $(seq 600); do
+		[ "$(grep -c "^$2 " out)" -gt "$n0" ] && break
+		sleep 0.1
+	done
+	[ "$(grep -c "^$2 " out)" -gt "$n0" ] || { fail "sample did not answer '$1'" err; A=x BB=x C=x; return 1; }
+	set -- $(grep "^$2 " out | tail -1)
+	A=$2 BB=$3 C=$4
+}
+
+alive() { kill -0 "$SPID" 2>/dev/null; }
+
+# start PROGRAM ARGS: the sample with an empty environment, driven through fd 3.
+start() {
+	rm -f in out err
+	mkfifo in
+	env -i "$@" <in >out 2>err &
+	SPID=$!
+	exec 3>in
+	wait_for out '^ready'
+}
+
+# finish: quit, status 0, nothing on stderr.
+finish() {
+	echo quit >&3
+	exec 3>&-
+	wait "$SPID"; st=$?
+	SPID=
+	[ $st -eq 0 ] && [ ! -s err ]
+}
+
+# record -p in the background until "recording" is said (its stderr: rec.err).
+record_bg() {
+	rm -f rec.err
+	"$PS" record -p "$SPID" "$@" 2>rec.err &
+	RPID=$!
+	wait_for rec.err 'recording' || { fail "record -p did not start" rec.err; return 1; }
+}
+
+for form in pie nopie nop pfe; do
+	start ./ctlspin-$form $NTH || { fail "$form: sample did not start" err; continue; }
+	rm -rf "data-$form"
+	# Attach (through ctl) in the middle of a full-speed phase: 4 threads, 2 x 10^7 calls each of three functions.
+	N=20000000
+	echo "run $N" >&3
+	sleep 0.2
+	t0=$(date +%s%N)
+	got=$("$PS" ctl "$SPID" current_tracer 2>ctl.err)
+	t1=$(date +%s%N)
+	running=$(grep -c '^done ' out)	# 0: the phase still ran when the attach was over
+	for _ in $(seq 600); do grep -q '^done ' out && break; sleep 0.1; done
+	set -- $(grep '^done ' out | tail -1) x x x x
+	if [ "$got" = nop ] && grep -q "pid $SPID has no runtime: attaching" ctl.err && [ "$running" = 0 ] &&
+	   [ "$2 $3 $4" = "$((NTH * N)) $((NTH * N)) $((NTH * N))" ] && grep -q 'libpatchsite.so' /proc/$SPID/maps; then
+		pass "$form: ctl attached in $(( (t1 - t0) / 1000000 )) ms during a full-speed phase; that phase counted $2 $3 $4 (exact: no call lost or doubled by the live NOPs)"
+	else
+		echo "ctl said [$got]; done $2 $3 $4; phase over before the attach: $running" >>ctl.err; fail "$form: attach during a full-speed phase" ctl.err
+	fi
+	if [ $form = pfe ]; then
+		# gcc's five one-byte NOPs cannot be rewritten under running threads: left as built.
+		naff=$("$PS" ctl "$SPID" available_filter_functions | grep -c '\[ctlspin-pfe\]')
+		"$PS" record -p "$SPID" -d "data-$form" --tracer=function -F alpha --duration=0.1 2>rec.err; rc=$?
+		phase "run 1000" done
+		if [ "$naff" = 0 ] && [ $rc -eq 0 ] && grep -q "warning: no function of -F alpha is traced: their sites were refused" rec.err &&
+		   [ "$A $BB $C" = "$((NTH * 1000)) $((NTH * 1000)) $((NTH * 1000))" ] && finish; then
+			pass "pfe: its one-byte NOPs left as built (not traceable after attach, no SIGILL): record -p -F alpha warns that nothing is traced, done $A $BB $C, exit 0"
+		else
+			echo "functions $naff rc $rc done $A $BB $C" >>rec.err; fail "pfe: after attach" rec.err
+		fi
+		continue
+	fi
+	# record -p: the function tracer on alpha and gamma_leaf, one steady phase, Ctrl-C.
+	record_bg -d "data-$form" --tracer=function -F alpha -F gamma_leaf &&
+	phase "run 1000" done && kill -INT $RPID && wait $RPID; rc=$?
+	A1=$A C1=$C
+	"$PS" replay -d "data-$form" >replay1 2>rerr
+	na=$(grep -c ': alpha <-' replay1) nb=$(grep -c ': beta <-' replay1) nc=$(grep -c ': gamma_leaf <-' replay1)
+	en=$("$PS" ctl "$SPID" enabled_functions)
+	if [ $rc -eq 0 ] && [ "$na" = "$A1" ] && [ "$nc" = "$C1" ] && [ "$A1" = $((NTH * 1000)) ] && [ "$nb" = 0 ] &&
+	   [ -z "$en" ] && grep -q 'stopped by a signal; it runs on untraced' rec.err && [ ! -s rerr ]; then
+		pass "$form: record -p: replay holds exactly the sample's $A1 alpha and $C1 gamma_leaf calls, no beta; after ^C enabled_functions is empty"
+	else
+		printf 'rc %s alpha %s/%s beta %s gamma %s/%s en [%s]\n' "$rc" "$na" "$A1" "$nb" "$nc" "$C1" "$en" >got
+		cat rec.err rerr >>got; fail "$form: record -p steady phase" got
+	fi
+	# Detached: it runs on untraced, with the same answers; nothing more is recorded.
+	phase "run 1000" done
+	"$PS" replay -d "data-$form" >replay2 2>/dev/null
+	if [ "$A $BB $C" = "$((NTH * 1000)) $((NTH * 1000)) $((NTH * 1000))" ] && cmp -s replay1 replay2; then
+		pass "$form: after the detach: done $A $BB $C, nothing recorded"
+	else
+		fail "$form: after the detach (done $A $BB $C)" err
+	fi
+	# A second attach reuses the runtime (still loaded) and the trace directory: function_graph on beta.
+	record_bg --tracer=function_graph -F beta -F gamma_leaf --duration=30 &&
+	phase "run 300" done && kill -TERM $RPID && wait $RPID; rc=$?
+	"$PS" replay -d "data-$form" >replay3 2>rerr
+	# (the function tracer's gamma_leaf calls above are in the same trace: C1 of them)
+	nb=$(grep -c ' beta() {' replay3) nc=$(grep -c ' gamma_leaf();' replay3)
+	if [ $rc -eq 0 ] && ! grep -q 'attaching' rec.err && [ "$nb" = "$BB" ] && [ "$nc" = $((C + C1)) ] &&
+	   [ "$BB" = $((NTH * 300)) ] && [ "$(grep -c 'libpatchsite.so' /proc/$SPID/maps)" -ge 1 ]; then
+		pass "$form: second attach (runtime reused, same directory): function_graph holds the sample's $BB beta and $C gamma_leaf calls"
+	else
+		printf 'rc %s beta %s/%s gamma %s/%s+%s\n' "$rc" "$nb" "$BB" "$nc" "$C" "$C1" >got; cat rec.err rerr >>got
+		fail "$form: second attach" got
+	fi
+	if [ $form = pie ]; then
+		"$PS" record -p "$SPID" -d other --tracer=function --duration=0.1 2>other.err; rc=$?
+		if [ $rc -eq 1 ] && grep -q "records into $T/data-pie since its first tracer.*use -d $T/data-pie" other.err && alive; then
+			pass "pie: record -p into another directory refused: $(sed 's/^patchsite: record: //' other.err)"
+		else
+			echo "rc $rc" >>other.err; fail "pie: another directory" other.err
+		fi
+	fi
+	if finish; then pass "$form: quit: exit status 0, nothing on stderr"; else fail "$form: exit (status $st)" err; fi
+done
+
+# Attach while the sample's only thread is blocked in read() (fgets on stdin): the read restarts.
+start ./ctlspin-pie $NTH
+sleep 0.2
+got=$("$PS" ctl "$SPID" current_tracer 2>ctl.err)
+phase "run 100" done
+if [ "$got" = nop ] && [ "$A $BB $C" = "$((NTH * 100)) $((NTH * 100)) $((NTH * 100))" ] && finish; then
+	pass "attached while blocked in read(): the read went on, then done $A $BB $C and exit 0"
+else
+	cat ctl.err >>err; fail "attach during a blocking read" err
+fi
+
+# pipe PID on a process without the runtime: attaches, says it records nothing; ctl sets a tracer; pipe shows it.
+start ./ctlspin-pie $NTH
+"$PS" pipe "$SPID" >/dev/null 2>pipe.err; rc=$?
+"$PS" ctl "$SPID" set_ftrace_filter alpha && "$PS" ctl "$SPID" current_tracer function &&
+	phase "run 100" done && timeout -s INT 3 "$PS" pipe --from-start "$SPID" >pipe.out 2>>pipe.err
+np=$(grep -c ': alpha <-' pipe.out)
+"$PS" ctl "$SPID" current_tracer nop
+if [ $rc -eq 1 ] && grep -q "pid $SPID has no runtime: attaching" pipe.err && grep -q "records nothing" pipe.err &&
+   [ "$np" = "$A" ] && [ "$A" = $((NTH * 100)) ] && finish; then
+	pass "pipe PID: attached (records nothing until a tracer is set); then $np alpha lines, as the sample counted"
+else
+	echo "rc $rc alpha $np/$A" >>pipe.err; fail "pipe PID" pipe.err
+fi
+
+# fork after attach: the child has the runtime (and the filter); exec: the new image has none,
+# and ctl attaches to it again (its stale socket replaced).
+start ./ctlspin-pie 2
+"$PS" ctl "$SPID" set_ftrace_filter alpha 2>/dev/null
+echo fork >&3
+wait_for out '^child '
+CPID=$(sed -n 's/^child //p' out | tail -1)
+cf=$("$PS" ctl "${CPID:-0}" set_ftrace_filter 2>fork.err)
+kill "${CPID:-0}" 2>/dev/null
+echo exec >&3
+for _ in $(seq 100); do [ "$(grep -c '^ready' out)" -ge 2 ] && break; sleep 0.1; done
+ce=$("$PS" ctl "$SPID" set_ftrace_filter 2>exec.err)
+if [ "$cf" = "alpha [ctlspin-pie]" ] && [ ! -s fork.err ] &&
+   [ "$ce" = "#### all functions enabled ####" ] && grep -q "pid $SPID has no runtime: attaching" exec.err && finish; then
+	pass "fork after attach: the child answers with the inherited filter; after exec ctl attaches to the new image"
+else
+	echo "[$cf] [$ce]" >>exec.err; cat fork.err >>exec.err; fail "fork and exec after attach" exec.err
+fi
+
+# 25 attach, record, detach cycles while the threads spin.
+start ./ctlspin-nopie $NTH
+echo spin >&3
+ok=0
+rm -rf cycles
+for i in $(seq 25); do
+	"$PS" record -p "$SPID" -d cycles --tracer=function -F alpha --duration=0.1 2>cyc.err && alive && ok=$((ok + 1))
+done
+phase stop stopped
+if [ $ok -eq 25 ] && [ "$A" = "$BB" ] && [ "$BB" = "$C" ] && [ "$A" -gt 0 ] &&
+   [ "$("$PS" replay -d cycles | grep -c ': alpha <-')" -gt 0 ] && finish; then
+	pass "25 attach/record/detach cycles while spinning: no crash or hang; stopped $A $BB $C (equal), exit 0"
+else
+	echo "$ok of 25" >>cyc.err; fail "cycles" cyc.err
+fi
+
+# At its worst moments: no thread blocked in a system call, the main thread in malloc or in a
+# SIGALRM handler running program code most of the time, another in dlopen/dlclose.  A thread
+# borrowed in a handler that interrupted malloc would deadlock in pthread_create (2 runs in 10
+# hung without the handler check): each run must exit 0 on time.
+ok=0
+for i in 1 2 3 4 5 6; do
+	env -i ./attachstress 3 >stress.out 2>&1 &
+	P=$!
+	sleep 0.3
+	"$PS" ctl $P current_tracer >stress.ctl 2>&1 && ctl_ok=1 || ctl_ok=0
+	for _ in $(seq 100); do kill -0 $P 2>/dev/null || break; sleep 0.1; done
+	if kill -0 $P 2>/dev/null; then
+		echo "run $i: hung" >>stress.log
+		kill -9 $P
+	fi
+	wait $P; st=$?
+	[ $st -eq 0 ] && [ $ctl_ok = 1 ] && grep -q '^ok ' stress.out && ok=$((ok + 1)) ||
+		{ echo "run $i: status $st, ctl ok $ctl_ok"; cat stress.ctl stress.out; } >>stress.log
+done
+if [ $ok -eq 6 ]; then
+	pass "6 attaches to a process in malloc, in a SIGALRM handler and in dlopen (no thread blocked): each attached and exited 0 on time"
+else
+	fail "attach at the worst moments ($ok of 6)" stress.log
+fi
+
+# An idle pool: every thread in a futex wait (condition variable, pthread_join).
+env -i ./attachidle 2.5 >idle.out 2>&1 &
+P=$!
+sleep 0.3
+"$PS" record -p $P -d idle --tracer=function -F wake --duration=1 2>idle.err; rc=$?
+wait $P; st=$?
+nw=$("$PS" replay -d idle 2>/dev/null | grep -c ': wake <-')
+if [ $rc -eq 0 ] && [ $st -eq 0 ] && grep -q '^ok ' idle.out && [ "$nw" -gt 0 ]; then
+	pass "idle pool (all threads in futex waits): attached, $nw wake calls recorded, exit 0"
+else
+	echo "rc $rc status $st wake $nw" >>idle.err; cat idle.out >>idle.err; fail "idle pool" idle.err
+fi
+
+# longjmp all the time: function_graph refused by name (the runtime's longjmp wrappers do not interpose).
+cat >jumper.c <<'EOF'
+#include <setjmp.h>
+#include <unistd.h>
+static jmp_buf env;
+__attribute__((noinline)) void jump(int i)
+{
+	if (i & 1)
+		longjmp(env, 1);
+}
+int main(void)
+{
+	for (volatile int i = 0; getppid() != 1; i++) {
+		if (!setjmp(env))
+			jump(i);
+		if (i % 4096 == 0)
+			usleep(200);
+	}
+	return 0;
+}
+EOF
+if $CC -O2 $PG -o jumper jumper.c >build.log 2>&1; then
+	sh -c 'env -i ./jumper & echo $! >jumper.pid; sleep 60' &
+	HOLD=$!
+	sleep 0.3
+	P=$(cat jumper.pid)
+	"$PS" record -p "$P" -d jmp --tracer=function_graph 2>g.err; rcg=$?
+	"$PS" record -p "$P" -d jmp --tracer=function -F jump --duration=0.3 2>f.err; rcf=$?
+	nj=$("$PS" replay -d jmp 2>/dev/null | grep -c ': jump <-')
+	if [ $rcg -eq 1 ] && grep -q "function_graph: .*its longjmp wrappers are not in effect, and the program calls longjmp" g.err &&
+	   [ $rcf -eq 0 ] && [ "$nj" -gt 0 ] && kill -0 "$P"; then
+		pass "longjmp in a loop: function_graph refused by name ($(sed -n 's/.*, and \(the program calls longjmp\).*/\1/p' g.err)); function recorded $nj jump calls; it runs on"
+	else
+		cat g.err f.err >jmp.err; echo "rc $rcg $rcf jump $nj" >>jmp.err; fail "longjmp" jmp.err
+	fi
+	kill "$P" 2>/dev/null
+	kill $HOLD 2>/dev/null
+	wait $HOLD 2>/dev/null
+else
+	echo "SKIP longjmp: cannot build"
+fi
+
+# C++ throwing all the time: attached while it throws; function_graph refused by name (an
+# unwinder is loaded and the runtime's unwinder wrappers do not interpose), function records.
+cat >throw.cc <<'EOF'
+#include <cstdio>
+#include <stdexcept>
+#include <unistd.h>
+__attribute__((noinline)) int thrower(int i)
+{
+	if (i % 16 == 0)
+		throw std::runtime_error("x");
+	return i;
+}
+int main()
+{
+	long n = 0;
+	std::printf("ready\n");
+	std::fflush(stdout);
+	for (int i = 0; getppid() != 1; i++) {
+		try { n += thrower(i); } catch (const std::exception &) { n--; }
+		if (i % 4096 == 0)
+			usleep(200);
+	}
+	return n == 0;
+}
+EOF
+if ${CXX:-g++} -O2 $PG -o throw throw.cc >build.log 2>&1; then
+	sh -c 'env -i ./throw >/dev/null & echo $! >throw.pid; sleep 60' &
+	HOLD=$!
+	sleep 0.3
+	P=$(cat throw.pid)
+	"$PS" record -p "$P" -d cxx --tracer=function_graph 2>g.err; rcg=$?
+	"$PS" record -p "$P" -d cxx --tracer=function -F thrower --duration=0.3 2>f.err; rcf=$?
+	nt=$("$PS" replay -d cxx 2>/dev/null | grep -c ': thrower <-')
+	if [ $rcg -eq 1 ] && grep -q "function_graph: libpatchsite was loaded into the running process.*unwinder is loaded" g.err &&
+	   [ $rcf -eq 0 ] && [ "$nt" -gt 0 ] && kill -0 "$P"; then
+		pass "C++ throwing: attached; function_graph refused by name; function recorded $nt thrower calls; it runs on"
+	else
+		cat g.err f.err >cxx.err; echo "rc $rcg $rcf thrower $nt" >>cxx.err; fail "C++ throwing" cxx.err
+	fi
+	kill "$P" 2>/dev/null
+	kill $HOLD 2>/dev/null
+	wait $HOLD 2>/dev/null
+else
+	echo "SKIP C++ throwing: cannot build with ${CXX:-g++}"
+fi
+
+# Refusals, by name.
+refused() {	# refused WHAT PATTERN: the last record -p exited 1 and said PATTERN
+	if [ "$rc" -eq 1 ] && grep -q "$2" ref.err; then pass "refused: $1: $(sed 's/^patchsite: record: //' ref.err | head -1)"
+	else echo "rc $rc" >>ref.err; fail "refusal: $1" ref.err; fi
+}
+mkfifo sin
+./ctlspin-static 1 <sin >/dev/null 2>&1 &
+P=$!
+exec 4>sin
+sleep 0.2
+"$PS" record -p $P -d x 2>ref.err; rc=$?
+refused "static program" "is statically linked"
+exec 4>&-
+wait $P 2>/dev/null
+
+sleep 30 &
+P=$!
+"$PS" record -p $P -d x 2>ref.err; rc=$?
+refused "nothing to trace" "no object in it has patchable sites"
+kill $P
+wait $P 2>/dev/null
+
+if command -v strace >/dev/null; then
+	mkfifo tin
+	strace -f -o /dev/null ./ctlspin-pie 1 <tin >/dev/null 2>&1 &
+	exec 4>tin
+	sleep 0.5
+	P=$(pgrep -n -f '^./ctlspin-pie 1$' || true)
+	"$PS" record -p "${P:-0}" -d x 2>ref.err; rc=$?
+	refused "traced by a debugger" "is traced by pid [0-9]* (strace)"
+	exec 4>&-
+	wait
+else
+	echo "SKIP refusal 'traced by a debugger': no strace"
+fi
+
+# A stopped process (job control): the loader thread would stop too.
+mkfifo stin
+./ctlspin-pie 1 <stin >/dev/null 2>&1 &
+P=$!
+exec 4>stin
+sleep 0.2
+kill -STOP $P
+sleep 0.1
+"$PS" record -p $P -d x 2>ref.err; rc=$?
+refused "stopped process" "is stopped (SIGSTOP, job control)"
+kill -CONT $P
+exec 4>&-
+wait $P
+
+# A runtime built with ASan (PATCHSITE_LIB): dlopened into a process without ASan, it would end it.
+echo 'int patchsite_probe(void) { return 1; }' >asanlib.c
+mkfifo ain
+if $CC -shared -fPIC -fsanitize=address -o libasan-runtime.so asanlib.c 2>/dev/null; then
+	./ctlspin-pie 1 <ain >/dev/null 2>&1 &
+	P=$!
+	exec 4>ain
+	sleep 0.2
+	PATCHSITE_LIB=$T/libasan-runtime.so "$PS" record -p $P -d x 2>ref.err; rc=$?
+	kill -0 $P 2>/dev/null || echo "pid $P ended" >>ref.err
+	refused "a sanitizer-built runtime" "is built with a sanitizer (it needs libasan"
+	exec 4>&-
+	wait $P
+else
+	echo "SKIP refusal 'sanitizer-built runtime': cannot build with -fsanitize=address"
+fi
+
+mkfifo cin
+PATCHSITE_CTL=0 ./ctlspin-pie 1 <cin >/dev/null 2>&1 &
+P=$!
+exec 4>cin
+sleep 0.2
+"$PS" record -p $P -d x 2>ref.err; rc=$?
+refused "PATCHSITE_CTL=0, no runtime" "has PATCHSITE_CTL=0 in its environment"
+exec 4>&-
+wait $P
+
+mkfifo rin
+PATCHSITE_CTL=0 LD_PRELOAD="$OLDPWD/$B/libpatchsite.so" ./ctlspin-pie 1 <rin >/dev/null 2>&1 &
+P=$!
+exec 4>rin
+sleep 0.3
+"$PS" record -p $P -d x 2>ref.err; rc=$?
+refused "runtime already, no channel" "has the runtime already"
+exec 4>&-
+wait $P
+
+if [ "$(id -u)" = 0 ] && command -v runuser >/dev/null && id nobody >/dev/null 2>&1 &&
+   runuser -u nobody -- "$PS" --help >/dev/null 2>&1; then
+	chmod 755 "$T"
+	mkfifo uin
+	./ctlspin-pie 1 <uin >/dev/null 2>&1 &
+	P=$!
+	exec 4>uin
+	sleep 0.2
+	runuser -u nobody -- "$PS" record -p $P -d /tmp/x 2>ref.err; rc=$?
+	refused "another user's process" "runs as uid 0 .*ptrace needs the same user"
+	exec 4>&-
+	wait $P
+	cat >nodump.c <<'EOF'
+#include <sys/prctl.h>
+#include <unistd.h>
+int main(void) { prctl(PR_SET_DUMPABLE, 0); sleep(30); return 0; }
+EOF
+	$CC -o nodump nodump.c && chmod 755 nodump &&
+	runuser -u nobody -- ./nodump 2>/dev/null &
+	RU=$!
+	sleep 0.3
+	P=$(pgrep -n -x nodump || true)
+	runuser -u nobody -- "$PS" record -p "${P:-0}" -d /tmp/x 2>ref.err; rc=$?
+	refused "non-dumpable process" "is not dumpable"
+	[ -n "$P" ] && kill "$P"
+	wait $RU 2>/dev/null
+else
+	echo "SKIP refusals 'another user' and 'non-dumpable': need root, runuser and a user nobody"
+fi
+if [ -e /proc/sys/kernel/yama/ptrace_scope ]; then
+	echo "NOTE ptrace_scope is $(cat /proc/sys/kernel/yama/ptrace_scope): its refusal is said when ptrace returns EPERM (not staged here)"
+else
+	echo "SKIP refusal 'ptrace_scope': this kernel has no Yama"
+fi
+command -v musl-gcc >/dev/null || echo "SKIP refusal 'musl program': no musl-gcc"
+
+echo "$PASS passed, $FAIL failed"
+[ $FAIL -eq 0 ]
