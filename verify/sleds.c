@@ -117,7 +117,8 @@ static int read_pads(struct audit *au)
 			};
 		}
 	}
-	qsort(au->pads, au->npads, sizeof(*au->pads), cmp_pad);
+	if (au->npads)	/* qsort(NULL, 0) is undefined: an object with no pad */
+		qsort(au->pads, au->npads, sizeof(*au->pads), cmp_pad);
 	return 0;
 }
 
