@@ -117,7 +117,7 @@ static int read_pads(struct audit *au)
 			};
 		}
 	}
-	if (au->npads)	/* qsort(NULL, 0) is undefined: an object with no pad */
+	if (au->npads)	/* qsort and bsearch of NULL are undefined: an object with no pad */
 		qsort(au->pads, au->npads, sizeof(*au->pads), cmp_pad);
 	return 0;
 }
@@ -144,7 +144,7 @@ static void check_align(struct audit *au, const struct site *st)
 		if (!au->pads_read && read_pads(au))
 			return;		/* out of memory: no accusation */
 		ok = (st->off == 0 && sec->addralign >= a->site_align) ||
-		     bsearch(&key, au->pads, au->npads, sizeof(key), cmp_pad);
+		     (au->npads && bsearch(&key, au->pads, au->npads, sizeof(key), cmp_pad));
 	}
 	if (!ok)
 		report(au, CHK_MISALIGNED, st->sec, st->off,
