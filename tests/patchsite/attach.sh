@@ -403,6 +403,8 @@ wait $P 2>/dev/null
 
 sleep 30 &
 P=$!
+# Until its loader has mapped libc, a just-started program looks static (the refusal above).
+for _ in $(seq 50); do grep -q 'libc[.-]' /proc/$P/maps 2>/dev/null && break; sleep 0.1; done
 "$PS" record -p $P -d x 2>ref.err; rc=$?
 refused "nothing to trace" "no object in it has patchable sites"
 kill $P
