@@ -15,12 +15,16 @@
  *
  * How "late" is told: the thread's name, which the injector sets before
  * dlopen (no guess: we chose it), or more than one thread in the process
- * (/proc/self/status "Threads:"): nothing but the late path is safe then,
- * whoever loaded us.  A preloaded or linked runtime starts before main(),
- * on the only thread, and keeps the plain stores.  Objects whose sites are
+ * (/proc/self/status "Threads:") in a runtime the program did not load at
+ * start-up (loaded_at_startup): nothing but the late path is safe then.
+ * A preloaded or linked runtime starts before main() and keeps the plain
+ * stores, whatever threads other start-ups made.  Objects whose sites are
  * several one-byte NOPs are not rewritten then (ps_attach_patch).
  */
+#include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -43,13 +47,86 @@ static long threads(void)
 	return n;
 }
 
+struct startup_scan {
+	const char *self;	/* our object's file name */
+	uintptr_t addr;		/* an address of our code */
+	bool found;
+};
+
+/* The last part of a path. */
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/*
+ * dl_iterate_phdr, the program only (the first object): are we part of it
+ * (patchsite.o linked in), or one of the libraries it names (DT_NEEDED)?
+ */
+static int in_program(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct startup_scan *sc = arg;
+	const ElfW(Dyn) *d = NULL;
+	const char *str = NULL;
+
+	(void)size;
+	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && sc->addr >= lo && sc->addr - lo < ph->p_memsz)
+			sc->found = true;
+		if (ph->p_type == PT_DYNAMIC)
+			d = (const void *)lo;
+	}
+	for (const ElfW(Dyn) *e = d; e && e->d_tag != DT_NULL; e++)
+		if (e->d_tag == DT_STRTAB)
+			str = (const char *)e->d_un.d_ptr;
+	for (const ElfW(Dyn) *e = d; str && !sc->found && e && e->d_tag != DT_NULL; e++)
+		if (e->d_tag == DT_NEEDED && !strcmp(str + e->d_un.d_val, base_name(sc->self)))
+			sc->found = true;
+	return 1;	/* the program is the first object: stop */
+}
+
+/*
+ * Loaded with the program (preloaded, linked in, or a library it needs):
+ * our constructor runs before main, so any other thread was made by
+ * another start-up (a sanitizer's, an earlier constructor's, qemu-user's
+ * own): they do not run the program's code yet, and the plain stores stay
+ * right.  Only a runtime dlopened later finds threads that may.
+ */
+static bool loaded_at_startup(void)
+{
+	struct startup_scan sc = { .addr = (uintptr_t)loaded_at_startup };
+	const char *pre = getenv("LD_PRELOAD");
+	Dl_info self;
+
+	if (!dladdr((void *)loaded_at_startup, &self) || !self.dli_fname)
+		return false;
+	sc.self = self.dli_fname;
+	size_t len = strlen(base_name(sc.self));
+
+	for (const char *p = pre; p && *p;) {
+		size_t n = strcspn(p, " :");
+
+		/* An entry that ends with our file's name. */
+		if (n >= len && !strncmp(p + n - len, base_name(sc.self), len))
+			return true;
+		p += n + (p[n] != '\0');
+	}
+	dl_iterate_phdr(in_program, &sc);
+	return sc.found;
+}
+
 bool ps_attach_late(void)
 {
 	char name[17] = "";
 
 	if (!prctl(PR_GET_NAME, name, 0, 0, 0) && !strcmp(name, PS_ATTACH_THREAD))
 		return true;
-	return threads() > 1;
+	return threads() > 1 && !loaded_at_startup();
 }
 
 /*
