@@ -56,6 +56,7 @@ static enum reloc_role riscv64_call_site(const struct arch *a, const struct relo
 static const struct reloc_name riscv_relocs[] = {
 	RELOC_NAME(R_RISCV_NONE), RELOC_NAME(R_RISCV_64), RELOC_NAME(R_RISCV_JAL),
 	RELOC_NAME(R_RISCV_CALL), RELOC_NAME(R_RISCV_CALL_PLT), RELOC_NAME(R_RISCV_RELAX),
+	RELOC_NAME(R_RISCV_RELATIVE), RELOC_NAME(R_RISCV_JUMP_SLOT), RELOC_NAME(R_RISCV_ALIGN),
 	{ 0, NULL },
 };
 
@@ -79,6 +80,13 @@ static unsigned riscv_sled_nop(const struct arch *a, const struct insn_view *iv)
 	return 0;
 }
 
+/* patchverify's linked-file hooks, defined after the table. */
+static unsigned riscv_site_nop(const struct arch *a, const struct insn_view *iv);
+static bool riscv_decode_branch(const struct arch *a, const struct insn_view *iv,
+				struct branch *b);
+static unsigned riscv_make_call(const struct arch *a, const struct insn_view *iv,
+				const uint64_t *target, uint8_t *buf);
+
 const struct arch arch_riscv64 = {
 	.name		= "riscv64",
 	.machine	= EM_RISCV,
@@ -92,10 +100,106 @@ const struct arch arch_riscv64 = {
 	.insn_align	= 2,
 	.mcount_window	= 32,
 	.sled_nop	= riscv_sled_nop,
+	.site_nop	= riscv_site_nop,
+	.decode_branch	= riscv_decode_branch,
+	.make_call	= riscv_make_call,
+	.relative_reloc	= R_RISCV_RELATIVE,
+	.decodes_linked	= true,
 	.site_align	= 4,
 	.site_align_flags = EF_RISCV_RVC,
 	.align_reloc	= R_RISCV_ALIGN,
 };
+
+/*
+ * For patchverify: the forms a hook call takes once linked.  ld relaxes
+ * "call _mcount" (auipc ra + jalr ra) to "jal ra, <target>" when the target
+ * is within 1 MiB, else keeps the pair; the target is the hook or its PLT
+ * entry, which binutils makes (the RISC-V psABI's PLT):
+ *   auipc t3, %pcrel_hi(slot); ld t3, %pcrel_lo(slot)(t3); jalr t1, t3; nop
+ * A call links through any register but x0 (gcc: ra; the kernel's ftrace: t0);
+ * rd = x0 is a jump (a tail call).  A site's NOP is the 4-byte nop (c.nop in
+ * a sled: riscv_sled_nop).  RISC-V code is little-endian on every Linux.
+ */
+#define RV_T3	28
+
+static bool rv_word(const struct insn_view *iv, uint64_t at, uint32_t *insn)
+{
+	if (!in_bounds(at, 4, iv->size))
+		return false;
+	*insn = get32(iv->code + at, iv->big_endian);
+	/* A 32-bit instruction has its low two bits set; else it is a 16-bit one. */
+	return (*insn & 3) == 3;
+}
+
+static unsigned riscv_site_nop(const struct arch *a, const struct insn_view *iv)
+{
+	uint32_t insn;
+
+	(void)a;
+	return rv_word(iv, iv->off, &insn) && insn == rv_nop() ? 4 : 0;
+}
+
+static bool riscv_decode_branch(const struct arch *a, const struct insn_view *iv,
+				struct branch *b)
+{
+	uint32_t insn, next, jalr, nop;
+	unsigned rd;
+
+	(void)a;
+	if (!rv_word(iv, iv->off, &insn))
+		return false;
+	if (RV_OPCODE(insn) == RV_JAL) {
+		rd = insn >> 7 & 31;
+		b->kind = rd ? BRANCH_CALL : BRANCH_JUMP;
+		b->indirect = false;
+		b->len = 4;
+		b->target = rv_jal_target(iv->addr, insn);
+		return true;
+	}
+	if (!rv_is_auipc(insn, -1) || !rv_word(iv, iv->off + 4, &next))
+		return false;
+	rd = insn >> 7 & 31;
+	/* auipc rd; jalr link, lo(rd): a call (link != x0) or a far jump. */
+	if (rd && rv_is_jalr(next, -1, (int)rd)) {
+		b->kind = (next >> 7 & 31) ? BRANCH_CALL : BRANCH_JUMP;
+		b->indirect = false;
+		b->len = 8;
+		b->target = iv->addr + (uint64_t)(rv_auipc_disp(insn) + rv_i_imm(next));
+		return true;
+	}
+	/* The PLT entry: auipc t3; ld t3, lo(t3); jalr t1, t3; nop. */
+	if (rd != RV_T3 || (next & 0x000fffff) != (rv_ld(RV_T3, RV_T3, 0) & 0x000fffff) ||
+	    !rv_word(iv, iv->off + 8, &jalr) || jalr != rv_jalr(RV_T1, RV_T3, 0) ||
+	    !rv_word(iv, iv->off + 12, &nop) || nop != rv_nop())
+		return false;
+	b->kind = BRANCH_JUMP;
+	b->indirect = true;
+	b->len = 16;
+	b->target = iv->addr + (uint64_t)(rv_auipc_disp(insn) + rv_i_imm(next));
+	return true;
+}
+
+/*
+ * The call as ld leaves it: jal ra when the target is within its reach, else
+ * auipc ra + jalr ra; as the assembler leaves it (no target): auipc ra, 0;
+ * jalr ra, 0(ra), for R_RISCV_CALL_PLT.
+ */
+static unsigned riscv_make_call(const struct arch *a, const struct insn_view *iv,
+				const uint64_t *target, uint8_t *buf)
+{
+	uint32_t w0 = rv_auipc(RV_RA, 0), w1 = rv_jalr(RV_RA, RV_RA, 0);
+
+	(void)a;
+	if (target && rv_jal(iv->addr, *target, RV_RA, &w0)) {
+		put32(buf, w0, iv->big_endian);
+		return 4;
+	}
+	if (target && !rv_auipc_jalr(iv->addr, *target, RV_RA, RV_RA, &w0, &w1))
+		return 0;
+	put32(buf, w0, iv->big_endian);
+	put32(buf + 4, w1, iv->big_endian);
+	return 8;
+}
 
 /*
  * Encodings for the runtime (include/rv_insn.h), from the RISC-V
