@@ -60,6 +60,7 @@ covered() {
 	i386-*) a=i386 ;;
 	a64-*|aarch64-*) a=aarch64 ;;
 	arm-*|thumb-*) a=arm ;;
+	rv64*|riscv64-*) a=riscv64 ;;
 	*) a=${2##*/}; a=${a%%-*} ;;
 	esac
 	echo "$1 $a" >> "$T/covered"
@@ -84,7 +85,10 @@ x64-weak-fs.o:stale-weak a64-weak-pfe.o:stale-weak a64-weak-fs.o:stale-weak
 a64-weak-rmc.o:stale-weak a64-prologue.o: x64-prologue.o: x64-pad.o: x64-padcet.o:
 x64-weak-kpad.o:stale-weak x64-weak-kpadcet.o:stale-weak x64-weak-cet.o:stale-weak
 a64-weak-bti.o:stale-weak
-rv64-pfealign.o: rv64g-pfe.o:"
+rv64-pfealign.o: rv64g-pfe.o:
+rv64-exe:stale-weak rv64-exe-plain: rv64-pie:stale-weak rv64-lib.so: rv64-lib-stripped.so:
+rv64g-pfe-exe:stale-weak rv64-rmc-exe:stale-weak,untraced-call
+rv64-rmc-pie:stale-weak,untraced-call rv64-rmc-lib.so:"
 for c in $CLEAN; do
 	f=${c%%:*}
 	want=$(echo "${c#*:}" | tr ',' ' ')
@@ -103,6 +107,41 @@ done
 expect "rv64-pfe.o: 2-aligned sites" "misaligned" rv64-pfe.o
 n=$("$P" rv64-pfe.o 2>&1 | grep -c 'misaligned: .* is only 2-byte aligned once linked (compressed code): .*; build with -falign-functions=4$')
 [ "$n" = 6 ] && ok || no "rv64-pfe.o: expected 6 misaligned sites naming -falign-functions=4, got $n"
+# Linked, the address says: rv64-pfe-exe (=4 without -falign-functions=4) is
+# misaligned exactly at the table entries that are 2 mod 4 (oracle: readelf -x
+# of the table, 64-bit little-endian words; -no-pie, so no dynamic relocation).
+expect "rv64-pfe-exe: linked 2-aligned sites" "misaligned stale-weak" rv64-pfe-exe
+want=$(readelf -x __patchable_function_entries rv64-pfe-exe | awk '$1 ~ /^0x/ {
+	for (i = 2; i <= 5; i += 2) { w = $i; v = substr(w, 7, 2) substr(w, 5, 2) substr(w, 3, 2) substr(w, 1, 2)
+		if (w != "" && index("26ae", substr(v, 8, 1))) print "0x" v } }' | sed 's/^0x0*/0x/' | sort | tr '\n' ' ')
+got=$("$P" rv64-pfe-exe 2>&1 | sed -n 's/.*, \(0x[0-9a-f]*\)): misaligned: .*only 2-byte aligned (compressed code).*-falign-functions=4$/\1/p' |
+	sort | tr '\n' ' ')
+[ -n "$want" ] && [ "$got" = "$want" ] && ok ||
+	no "rv64-pfe-exe: misaligned at [$got], readelf's 2-mod-4 entries [$want]"
+# riscv64 -pg, linked, no table (gcc has no -mrecord-mcount there): every
+# "jal _mcount@plt" objdump shows is a call patchverify finds, through the PLT
+# entry (auipc t3; ld t3; jalr t1, t3; nop) and R_RISCV_JUMP_SLOT; .text and
+# .init.text ones are missing-site, the others untraced-call.  Oracle:
+# riscv64-linux-gnu-objdump -d when installed, else its list recorded here.
+rvcalls="0x104ba 0x105a6 0x105c4 0x105e2 0x105fc 0x10582 0x10616"
+if command -v riscv64-linux-gnu-objdump > /dev/null 2>&1; then
+	rvcalls=$(riscv64-linux-gnu-objdump -d rv64-pg-exe |
+		awk '$3 == "jal" && $5 == "<_mcount@plt>" { sub(":", "", $1); print "0x" $1 }' | tr '\n' ' ')
+fi
+want=$(printf '%s\n' $rvcalls | sort | tr '\n' ' ')
+got=$("$P" rv64-pg-exe 2>&1 | sed -n 's/.*[(, ]\(0x[0-9a-f]*\)): \(missing-site\|untraced-call\): .*call to _mcount.*/\1/p' |
+	sort | tr '\n' ' ')
+[ "$got" = "$want" ] && [ "$(echo $want | wc -w)" = 7 ] && ok ||
+	no "rv64-pg-exe: calls found at [$got], objdump's jal _mcount@plt at [$want]"
+expect "rv64-pg-exe: calls, no table" "missing-site no-table untraced-call" rv64-pg-exe
+"$P" rv64-pg-exe 2>&1 | grep -q 'no-table: 7 calls to _mcount but no __mcount_loc' && ok ||
+	no "rv64-pg-exe: no-table does not count 7 calls"
+# The sites of rv64-rmc-* (tables by this project's recordmcount: not an
+# independent producer) are objdump's "jal _mcount@plt" less the two in
+# untraced sections, which recordmcount leaves live on riscv64 (no build-time NOP).
+"$P" --list rv64-rmc-exe 2> /dev/null | awk -F'\t' '{ print $3 }' | sed 's/^0x0*/0x/' | sort > "$T/rvl"
+printf '%s\n' $rvcalls | grep -v -e 0x105fc -e 0x10616 | sort | cmp -s - "$T/rvl" && ok ||
+	no "rv64-rmc-exe: sites [$(tr '\n' ' ' < "$T/rvl")] are not objdump's traced calls"
 
 # --- defects: "file:defects"; each defect adds exactly its check.  What
 # makes each one a defect (the oracle): the clean file's table is its
@@ -171,7 +210,12 @@ arm-pie:misalign,drop,dup,data,nocall,reltype
 arm-lib.so:misalign,drop,dup,data,nocall,reltype,swap
 arm-lib-arm.so:shift,misalign,drop,dup,data,nocall,reltype,swap
 arm-pfe-exe:sled arm-lib-stripped.so:misalign,drop,nocall
-ppc64le-rmc.o:shift,misalign,drop,nocall,reltype"
+ppc64le-rmc.o:shift,misalign,drop,nocall,reltype
+rv64-exe:shift,drop,sled rv64-pie:shift,drop,sled,reltype
+rv64-lib.so:shift,drop,sled,reltype,swap rv64-lib-stripped.so:shift,drop,sled
+rv64g-pfe-exe:shift,drop,sled
+rv64-rmc-exe:shift,misalign,drop,nocall rv64-rmc-pie:shift,misalign,drop,nocall,reltype
+rv64-rmc-lib.so:shift,misalign,nocall,reltype"
 for m in $MATRIX; do
 	f=${m%%:*}
 	plain=$(checks "$f")
@@ -214,7 +258,7 @@ uncovered() {	# FILE ADDR: no FUNC symbol of FILE covers ADDR (hex, no 0x)
 			if (at >= v && at < v + $3) bad = 1 }
 		END { exit bad }'
 }
-for p in x64 i386 a64 arm; do
+for p in x64 i386 a64 arm rv64; do
 	expect "twin $p-exe-plain" "" $p-exe-plain
 	expect "twin $p-exe (ld: weak wfun overridden)" "stale-weak" $p-exe
 	covered stale-weak $p-exe
@@ -689,7 +733,7 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["files
 "$P" --version | grep -q 'riscv64.*own call/NOP decoder' && ok || no "--version names riscv64's decoder"
 
 # The defect matrix: how many passing defect tests each check has per arch.
-ARCHES="x86_64 i386 aarch64 arm ppc64le"
+ARCHES="x86_64 i386 aarch64 arm ppc64le riscv64"
 printf '%-15s' "defect tests"
 for a in $ARCHES; do printf ' %8s' "$a"; done
 echo
