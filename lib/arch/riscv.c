@@ -81,11 +81,30 @@ static unsigned riscv_sled_nop(const struct arch *a, const struct insn_view *iv)
 }
 
 /* patchverify's linked-file hooks, defined after the table. */
+/*
+ * The ISA manual's length encoding: low bits 11 (and bits 4:2 not 111) are a
+ * 32-bit instruction, anything else but 11 a 16-bit one.  Longer encodings
+ * are reserved and unused on Linux: 0, the walk stops trusting lengths.
+ */
+static unsigned riscv_insn_len(const struct arch *a, const struct insn_view *iv)
+{
+	uint16_t h;
+
+	(void)a;
+	if (!in_bounds(iv->off, 2, iv->size))
+		return 0;
+	h = get16(iv->code + iv->off, iv->big_endian);
+	if ((h & 3) != 3)
+		return 2;
+	return (h & 0x1c) != 0x1c && in_bounds(iv->off, 4, iv->size) ? 4 : 0;
+}
+
 static unsigned riscv_site_nop(const struct arch *a, const struct insn_view *iv);
 static bool riscv_decode_branch(const struct arch *a, const struct insn_view *iv,
 				struct branch *b);
 static unsigned riscv_make_call(const struct arch *a, const struct insn_view *iv,
 				const uint64_t *target, uint8_t *buf);
+static unsigned riscv_insn_len(const struct arch *a, const struct insn_view *iv);
 
 const struct arch arch_riscv64 = {
 	.name		= "riscv64",
@@ -103,6 +122,7 @@ const struct arch arch_riscv64 = {
 	.site_nop	= riscv_site_nop,
 	.decode_branch	= riscv_decode_branch,
 	.make_call	= riscv_make_call,
+	.insn_len	= riscv_insn_len,
 	.relative_reloc	= R_RISCV_RELATIVE,
 	.decodes_linked	= true,
 	.site_align	= 4,
