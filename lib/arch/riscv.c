@@ -105,6 +105,8 @@ static bool riscv_decode_branch(const struct arch *a, const struct insn_view *iv
 static unsigned riscv_make_call(const struct arch *a, const struct insn_view *iv,
 				const uint64_t *target, uint8_t *buf);
 static unsigned riscv_insn_len(const struct arch *a, const struct insn_view *iv);
+static bool riscv_mcount_setup(const struct arch *a, const struct insn_view *iv, uint64_t site,
+			       uint64_t *stop);
 
 const struct arch arch_riscv64 = {
 	.name		= "riscv64",
@@ -123,6 +125,7 @@ const struct arch arch_riscv64 = {
 	.decode_branch	= riscv_decode_branch,
 	.make_call	= riscv_make_call,
 	.insn_len	= riscv_insn_len,
+	.mcount_setup	= riscv_mcount_setup,
 	.relative_reloc	= R_RISCV_RELATIVE,
 	.decodes_linked	= true,
 	.site_align	= 4,
@@ -219,6 +222,70 @@ static unsigned riscv_make_call(const struct arch *a, const struct insn_view *iv
 	put32(buf, w0, iv->big_endian);
 	put32(buf + 4, w1, iv->big_endian);
 	return 8;
+}
+
+/*
+ * gcc -pg calls _mcount once ra is saved, with the caller's return address
+ * in a0 (glibc's riscv _mcount takes frompc there):
+ *   sd ra, off(sp)   (c.sdsp ra: 111 imm 00001 10)
+ *   mv a0, ra        (c.mv a0, ra 0x8506, or addi a0, ra, 0)
+ * in either order, among callee-saved stores, argument moves and the stack
+ * protector's load (gcc 12, prologue.c: 25 instructions); no branch may come
+ * before the call: it must run once on every entry.
+ */
+#define RV_SD_RA_SP_MASK	0x01fff07f
+#define RV_SD_RA_SP		0x00113023	/* sd ra, imm(sp) */
+#define RV_C_SDSP_RA_MASK	0xe07f
+#define RV_C_SDSP_RA		0xe006		/* c.sdsp ra, imm(sp) */
+#define RV_C_MV_A0_RA		0x8506		/* c.mv a0, ra */
+#define RV_A0			10
+
+static bool rv_is_branch32(uint32_t insn)
+{
+	uint32_t op = RV_OPCODE(insn);
+
+	return op == 0x63 || op == RV_JAL || op == RV_JALR || op == 0x73;	/* b*, jal, jalr, system */
+}
+
+static bool rv_is_branch16(uint16_t h)
+{
+	unsigned f3 = h >> 13;
+
+	if ((h & 3) == 1)		/* quadrant 1: c.j, c.beqz, c.bnez (001 is c.addiw on RV64) */
+		return f3 >= 5;
+	/* quadrant 2, 100: c.jr, c.jalr (rs2 = 0, rs1 != 0), c.ebreak (both 0, bit 12) */
+	return (h & 3) == 2 && f3 == 4 && !(h >> 2 & 31) && ((h >> 7 & 31) || (h >> 12 & 1));
+}
+
+static bool riscv_mcount_setup(const struct arch *a, const struct insn_view *iv, uint64_t site,
+			       uint64_t *stop)
+{
+	struct insn_view at = *iv;
+	bool saved = false, arg = false;
+	unsigned len;
+
+	for (; at.off < site; at.off += len) {
+		len = riscv_insn_len(a, &at);
+		if (len == 2) {
+			uint16_t h = get16(at.code + at.off, at.big_endian);
+
+			if (rv_is_branch16(h))
+				break;
+			saved |= (h & RV_C_SDSP_RA_MASK) == RV_C_SDSP_RA;
+			arg |= h == RV_C_MV_A0_RA;
+		} else if (len == 4) {
+			uint32_t w = get32(at.code + at.off, at.big_endian);
+
+			if (rv_is_branch32(w))
+				break;
+			saved |= (w & RV_SD_RA_SP_MASK) == RV_SD_RA_SP;
+			arg |= w == rv_addi(RV_A0, RV_RA, 0);
+		} else {
+			break;
+		}
+	}
+	*stop = at.off;
+	return at.off == site && saved && arg;
 }
 
 /*

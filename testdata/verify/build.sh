@@ -173,7 +173,7 @@ keep rv64-pfe.o rv64-pfealign.o rv64g-pfe.o
 #   rv64g-pfe-exe =2, -march=rv64g
 #   rv64-pg-exe  -pg (mv a0,ra; call _mcount after the prologue, relaxed by ld
 #                to jal _mcount@plt), no table: the calls alone
-#   rv64-rmc-exe, rv64-rmc-pie, rv64-rmc-lib.so: -pg objects through THIS
+#   rv64-rmc-exe, rv64-rmc-pie, rv64-rmc-lib.so, rv64-prologue.o: -pg objects through THIS
 #                project's recordmcount (RV_RECORDMCOUNT, default build/), the
 #                only producer of an __mcount_loc there is; not independent,
 #                so the tests check them against objdump's calls too.
@@ -215,6 +215,11 @@ rvrmc rv64-l-pg.o rv64-l-rmc.o
 run $RVCC -shared rv64-l-rmc.o -o rv64-rmc-lib.so
 keep rv64-exe rv64-exe-plain rv64-pie rv64-lib.so rv64-pfe-exe rv64g-pfe-exe rv64-pg-exe
 keep rv64-rmc-exe rv64-rmc-pie rv64-rmc-lib.so
+# -pg after a long frame set-up (prologue.c, stack protector): the call 0x32
+# bytes into build_table, after 13 saves and 8 argument moves (recordmcount as above).
+run $RVCC -O2 $NOUW -fno-pie -pg -fstack-protector-strong -c "$SRC/prologue.c" -o rv64-prol-pg.o
+rvrmc rv64-prol-pg.o rv64-prologue.o
+keep rv64-prologue.o
 stripped riscv64-linux-gnu- rv64
 # END riscv64 linked
 

@@ -88,7 +88,7 @@ a64-weak-bti.o:stale-weak
 rv64-pfealign.o: rv64g-pfe.o:
 rv64-exe:stale-weak rv64-exe-plain: rv64-pie:stale-weak rv64-lib.so: rv64-lib-stripped.so:
 rv64g-pfe-exe:stale-weak rv64-rmc-exe:stale-weak,untraced-call
-rv64-rmc-pie:stale-weak,untraced-call rv64-rmc-lib.so:"
+rv64-rmc-pie:stale-weak,untraced-call rv64-rmc-lib.so: rv64-prologue.o:"
 for c in $CLEAN; do
 	f=${c%%:*}
 	want=$(echo "${c#*:}" | tr ',' ' ')
@@ -356,7 +356,7 @@ covered not-at-entry x64-pfe31.o
 
 # --- asm: not-at-entry, orphan-site, zero-entry on every arch (oracle: the
 # hand-written source in testdata/verify/asm.sh says where each entry points).
-for a in x86_64 i386 aarch64 arm; do
+for a in x86_64 i386 aarch64 arm riscv64; do
 	expect "asm $a-late.o" "not-at-entry" asm/$a-late.o
 	covered not-at-entry $a-late.o
 	expect "asm $a-orphan.o" "orphan-site" asm/$a-orphan.o
@@ -364,6 +364,10 @@ for a in x86_64 i386 aarch64 arm; do
 	expect "asm $a-zero.o" "zero-entry" asm/$a-zero.o
 	covered zero-entry $a-zero.o
 done
+
+# riscv64's late call follows a 2-byte c.beqz (objdump -d: "89 c1  beqz a1,...")
+"$P" asm/riscv64-late.o 2>&1 | grep -q 'after 89 c1 at other+0x6: only frame set-up, and no branch' &&
+	ok || no "asm riscv64-late.o: the c.beqz is not named by its 2 bytes"
 
 # --- hook_calls counts each call once: a call after "mov $0xf2,%al" is not
 # also a bnd call (oracle: objdump -d's calls to __fentry__).
