@@ -177,6 +177,8 @@ keep rv64-pfe.o rv64-pfealign.o rv64g-pfe.o
 #                project's recordmcount (RV_RECORDMCOUNT, default build/), the
 #                only producer of an __mcount_loc there is; not independent,
 #                so the tests check them against objdump's calls too.
+#   rv64-norelax-exe  rv64-rmc-exe's objects linked with --no-relax: the
+#                calls stay auipc ra + jalr ra (8 bytes) to _mcount@plt
 RVCC=riscv64-linux-gnu-gcc
 RVRMC=${RV_RECORDMCOUNT:-$HERE/../../build/recordmcount}
 rvrmc() { run cp "$1" "$2"; run "$RVRMC" "$2"; }
@@ -205,6 +207,7 @@ run $RVCC -no-pie rv64-s-pg.o rv64-m-pg.o -o rv64-pg-exe
 rvrmc rv64-s-pg.o rv64-s-rmc.o
 rvrmc rv64-m-pg.o rv64-m-rmc.o
 run $RVCC -no-pie rv64-s-rmc.o rv64-m-rmc.o -o rv64-rmc-exe
+run $RVCC -no-pie -Wl,--no-relax rv64-s-rmc.o rv64-m-rmc.o -o rv64-norelax-exe
 run $RVCC -O2 $NOUW -fpie -pg -c "$SRC/sites.c" -o rv64-sp-pg.o
 run $RVCC -O2 $NOUW -fpie -pg -c "$SRC/main.c" -o rv64-mp-pg.o
 rvrmc rv64-sp-pg.o rv64-sp-rmc.o
@@ -214,7 +217,7 @@ run $RVCC -O2 $NOUW -fpic -pg -c "$SRC/lib.c" -o rv64-l-pg.o
 rvrmc rv64-l-pg.o rv64-l-rmc.o
 run $RVCC -shared rv64-l-rmc.o -o rv64-rmc-lib.so
 keep rv64-exe rv64-exe-plain rv64-pie rv64-lib.so rv64-pfe-exe rv64g-pfe-exe rv64-pg-exe
-keep rv64-rmc-exe rv64-rmc-pie rv64-rmc-lib.so
+keep rv64-rmc-exe rv64-norelax-exe rv64-rmc-pie rv64-rmc-lib.so
 # -pg after a long frame set-up (prologue.c, stack protector): the call 0x32
 # bytes into build_table, after 13 saves and 8 argument moves (recordmcount as above).
 run $RVCC -O2 $NOUW -fno-pie -pg -fstack-protector-strong -c "$SRC/prologue.c" -o rv64-prol-pg.o

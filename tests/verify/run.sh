@@ -88,6 +88,7 @@ a64-weak-bti.o:stale-weak
 rv64-pfealign.o: rv64g-pfe.o:
 rv64-exe:stale-weak rv64-exe-plain: rv64-pie:stale-weak rv64-lib.so: rv64-lib-stripped.so:
 rv64g-pfe-exe:stale-weak rv64-rmc-exe:stale-weak,untraced-call
+rv64-norelax-exe:stale-weak,untraced-call
 rv64-rmc-pie:stale-weak,untraced-call rv64-rmc-lib.so: rv64-prologue.o:"
 for c in $CLEAN; do
 	f=${c%%:*}
@@ -142,6 +143,20 @@ expect "rv64-pg-exe: calls, no table" "missing-site no-table untraced-call" rv64
 "$P" --list rv64-rmc-exe 2> /dev/null | awk -F'\t' '{ print $3 }' | sed 's/^0x0*/0x/' | sort > "$T/rvl"
 printf '%s\n' $rvcalls | grep -v -e 0x105fc -e 0x10616 | sort | cmp -s - "$T/rvl" && ok ||
 	no "rv64-rmc-exe: sites [$(tr '\n' ' ' < "$T/rvl")] are not objdump's traced calls"
+
+# Linked with --no-relax the calls stay auipc ra + jalr ra: the sites are the
+# auipc objdump shows before each "jalr ...(ra) # <_mcount@plt>" (the traced ones).
+rvpairs="0x104ba 0x105b8 0x105e4 0x10606 0x10628"
+if command -v riscv64-linux-gnu-objdump > /dev/null 2>&1; then
+	rvpairs=$(riscv64-linux-gnu-objdump -d rv64-norelax-exe | awk '
+		$3 == "auipc" && $4 == "ra,0x0" { a = $1 }
+		$3 == "jalr" && /<_mcount@plt>/ { sub(":", "", a); print "0x" a }' |
+		grep -v -e 0x10646 -e 0x10664 | tr '\n' ' ')
+fi
+"$P" --list rv64-norelax-exe 2> /dev/null | awk -F'\t' '$6 == "call" { print $3 }' |
+	sed 's/^0x0*/0x/' | sort > "$T/rvn"
+printf '%s\n' $rvpairs | sort | cmp -s - "$T/rvn" && [ "$(wc -l < "$T/rvn")" = 5 ] && ok ||
+	no "rv64-norelax-exe: call sites [$(tr '\n' ' ' < "$T/rvn")], objdump's auipc+jalr [$rvpairs]"
 
 # --- defects: "file:defects"; each defect adds exactly its check.  What
 # makes each one a defect (the oracle): the clean file's table is its
@@ -214,7 +229,8 @@ ppc64le-rmc.o:shift,misalign,drop,nocall,reltype
 rv64-exe:shift,drop,sled rv64-pie:shift,drop,sled,reltype
 rv64-lib.so:shift,drop,sled,reltype,swap rv64-lib-stripped.so:shift,drop,sled
 rv64g-pfe-exe:shift,drop,sled
-rv64-rmc-exe:shift,misalign,drop,nocall rv64-rmc-pie:shift,misalign,drop,nocall,reltype
+rv64-rmc-exe:shift,misalign,drop,nocall rv64-norelax-exe:shift,misalign,drop,nocall
+rv64-rmc-pie:shift,misalign,drop,nocall,reltype
 rv64-rmc-lib.so:shift,misalign,nocall,reltype"
 for m in $MATRIX; do
 	f=${m%%:*}
