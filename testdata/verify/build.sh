@@ -288,6 +288,8 @@ weakpair a64 aarch64-linux-gnu-gcc $AL a64-weak-bti \
 weakpair a64 aarch64-linux-gnu-gcc $AL a64-weak-fs \
 	"$A -fpatchable-function-entry=2 -ffunction-sections"
 weakpair_rmc a64 aarch64-linux-gnu-gcc $AL a64-weak-rmc "$A -pg -mbranch-protection=none"
+weakpair rv64 riscv64-linux-gnu-gcc riscv64-linux-gnu-ld rv64-weak-pfe \
+	"$V -fpatchable-function-entry=4 -falign-functions=4"
 
 # -pg after a long frame set-up (prologue.c): arm64 as Linux 6.1 builds it
 # (stack protector, no -mfentry there), x86_64 -pg without -mfentry.

@@ -88,7 +88,7 @@ a64-weak-bti.o:stale-weak
 rv64-pfealign.o: rv64g-pfe.o:
 rv64-exe:stale-weak rv64-exe-plain: rv64-pie:stale-weak rv64-lib.so: rv64-lib-stripped.so:
 rv64g-pfe-exe:stale-weak rv64-rmc-exe:stale-weak,untraced-call
-rv64-norelax-exe:stale-weak,untraced-call
+rv64-norelax-exe:stale-weak,untraced-call rv64-weak-pfe.o:stale-weak
 rv64-rmc-pie:stale-weak,untraced-call rv64-rmc-lib.so: rv64-prologue.o:"
 for c in $CLEAN; do
 	f=${c%%:*}
@@ -290,7 +290,7 @@ done
 # -ffunction-sections the dead copy's section is .text.hook and readelf puts
 # the strong hook at the place the message names.
 for f in x64-weak-pfe.o x64-weak-pad.o x64-weak-cc.o x64-weak-cet.o a64-weak-pfe.o \
-	 a64-weak-bti.o a64-weak-rmc.o; do
+	 a64-weak-bti.o a64-weak-rmc.o rv64-weak-pfe.o; do
 	off=$("$P" $f 2>&1 | sed -n 's/.*warning: \.text+0x\([0-9a-f]*\): stale-weak: .*/\1/p')
 	if [ -n "$off" ] && [ "$(echo "$off" | wc -l)" = 1 ] && uncovered $f "$off"; then ok
 	else no "dead copy in $f: site [$off] is not one uncovered place per readelf -s"; fi
