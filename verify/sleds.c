@@ -117,7 +117,8 @@ static int read_pads(struct audit *au)
 			};
 		}
 	}
-	qsort(au->pads, au->npads, sizeof(*au->pads), cmp_pad);
+	if (au->npads)	/* qsort and bsearch take no NULL array, even empty */
+		qsort(au->pads, au->npads, sizeof(*au->pads), cmp_pad);
 	return 0;
 }
 
@@ -143,7 +144,7 @@ static void check_align(struct audit *au, const struct site *st)
 		if (!au->pads_read && read_pads(au))
 			return;		/* out of memory: no accusation */
 		ok = (st->off == 0 && sec->addralign >= a->site_align) ||
-		     bsearch(&key, au->pads, au->npads, sizeof(key), cmp_pad);
+		     (au->npads && bsearch(&key, au->pads, au->npads, sizeof(key), cmp_pad));
 	}
 	if (!ok)
 		report(au, CHK_MISALIGNED, st->sec, st->off,
