@@ -524,7 +524,8 @@ grep -q 'linked ppc64 files are not supported' "$T/herr" && ok ||
 
 # Fuzz: flip bytes in copies of clean files; any exit but a crash is fine.
 crashes=0
-for f in x64-cc.o a64-rmc.o arm-rmc.o x64-pie x64-pfe.o a64-pie arm-exe arm-lib-arm.so i386-pie; do
+for f in x64-cc.o a64-rmc.o arm-rmc.o x64-pie x64-pfe.o a64-pie arm-exe arm-lib-arm.so i386-pie \
+	 rv64-pie rv64-pg-exe rv64-norelax-exe rv64-lib.so; do
 	[ -f "$f" ] || continue
 	# One copy per seed, 8 random bytes changed in each (seeded: repeatable).
 	python3 -c 'import random, sys
