@@ -230,15 +230,28 @@ static unsigned riscv_make_call(const struct arch *a, const struct insn_view *iv
  *   sd ra, off(sp)   (c.sdsp ra: 111 imm 00001 10)
  *   mv a0, ra        (c.mv a0, ra 0x8506, or addi a0, ra, 0)
  * in either order, among callee-saved stores, argument moves and the stack
- * protector's load (gcc 12, prologue.c: 25 instructions); no branch may come
- * before the call: it must run once on every entry.
+ * protector's load (gcc 12 -O2, prologue.c: 25 instructions); at -O0 the copy
+ * goes through another register (mv a5, ra; ... mv a0, a5), so the registers
+ * moves have filled from ra are followed.  No branch may come before the
+ * call: it must run once on every entry.
  */
 #define RV_SD_RA_SP_MASK	0x01fff07f
 #define RV_SD_RA_SP		0x00113023	/* sd ra, imm(sp) */
 #define RV_C_SDSP_RA_MASK	0xe07f
 #define RV_C_SDSP_RA		0xe006		/* c.sdsp ra, imm(sp) */
-#define RV_C_MV_A0_RA		0x8506		/* c.mv a0, ra */
+#define RV_C_MV_MASK		0xf003		/* c.mv rd, rs2: 1000 rd rs2 10, rs2 != 0 */
+#define RV_C_MV			0x8002
+#define RV_MV_MASK		0xfff0707f	/* addi rd, rs1, 0 */
 #define RV_A0			10
+
+/* A register move rd <- rs (c.mv, or addi with 0): ra's copies follow it. */
+static void rv_track_move(uint32_t *ra_in, unsigned rd, unsigned rs)
+{
+	if (*ra_in >> rs & 1)
+		*ra_in |= 1u << rd;
+	else
+		*ra_in &= ~(1u << rd);
+}
 
 static bool rv_is_branch32(uint32_t insn)
 {
@@ -261,7 +274,8 @@ static bool riscv_mcount_setup(const struct arch *a, const struct insn_view *iv,
 			       uint64_t *stop)
 {
 	struct insn_view at = *iv;
-	bool saved = false, arg = false;
+	uint32_t ra_in = 1u << RV_RA;	/* registers holding the caller's return address */
+	bool saved = false;
 	unsigned len;
 
 	for (; at.off < site; at.off += len) {
@@ -272,20 +286,22 @@ static bool riscv_mcount_setup(const struct arch *a, const struct insn_view *iv,
 			if (rv_is_branch16(h))
 				break;
 			saved |= (h & RV_C_SDSP_RA_MASK) == RV_C_SDSP_RA;
-			arg |= h == RV_C_MV_A0_RA;
+			if ((h & RV_C_MV_MASK) == RV_C_MV && (h >> 2 & 31))
+				rv_track_move(&ra_in, h >> 7 & 31, h >> 2 & 31);
 		} else if (len == 4) {
 			uint32_t w = get32(at.code + at.off, at.big_endian);
 
 			if (rv_is_branch32(w))
 				break;
 			saved |= (w & RV_SD_RA_SP_MASK) == RV_SD_RA_SP;
-			arg |= w == rv_addi(RV_A0, RV_RA, 0);
+			if ((w & RV_MV_MASK) == rv_addi(0, 0, 0))
+				rv_track_move(&ra_in, w >> 7 & 31, w >> 15 & 31);
 		} else {
 			break;
 		}
 	}
 	*stop = at.off;
-	return at.off == site && saved && arg;
+	return at.off == site && saved && (ra_in >> RV_A0 & 1);
 }
 
 /*

@@ -280,6 +280,36 @@ static const struct branch_case branch_cases[] = {
 	  false, BRANCH_CALL, false, 0, 0 },
 };
 
+/*
+ * riscv64 -pg set-up: gcc 12 -O0's sfun (objdump -d of sites.c): the copy of
+ * ra reaches a0 through a5; a0 from elsewhere, or a branch (c.beqz a1) before
+ * the call, is not set-up.
+ */
+START_TEST(test_riscv_mcount_setup)
+{
+	const struct arch *a = arch_find(EM_RISCV, 2, 0);
+	uint8_t o0[] = {
+		0x01, 0x11, 0x06, 0xec, 0x22, 0xe8, 0x00, 0x10,	/* addi sp; sd ra; sd s0; addi s0 */
+		0x86, 0x87, 0x2a, 0x87,				/* mv a5, ra; mv a4, a0 */
+		0x23, 0x26, 0xe4, 0xfe, 0x3e, 0x85,		/* sw a4, -20(s0); mv a0, a5 */
+		0x97, 0x00, 0x00, 0x00, 0xe7, 0x80, 0x00, 0x00,	/* auipc ra; jalr ra (the call) */
+	};
+	struct insn_view iv = { .code = o0, .size = sizeof(o0) };
+	uint64_t stop = 0;
+
+	ck_assert_ptr_nonnull(a->mcount_setup);
+	ck_assert(a->mcount_setup(a, &iv, 0x12, &stop));
+	ck_assert_uint_eq(stop, 0x12);
+	o0[16] = 0x2a;					/* mv a0, a0: not ra's copy */
+	ck_assert(!a->mcount_setup(a, &iv, 0x12, &stop));
+	ck_assert_uint_eq(stop, 0x12);
+	o0[16] = 0x3e;
+	o0[10] = 0x89, o0[11] = 0xc1;			/* c.beqz a1 in place of mv a4, a0 */
+	ck_assert(!a->mcount_setup(a, &iv, 0x12, &stop));
+	ck_assert_uint_eq(stop, 0xa);
+}
+END_TEST
+
 /* riscv64 instruction lengths from the first parcel (ISA manual, "Base Instruction-Length Encoding"). */
 START_TEST(test_riscv_insn_len)
 {
@@ -350,6 +380,7 @@ Suite *arch_suite(void)
 			    sizeof(branch_cases) / sizeof(branch_cases[0]));
 	tcase_add_test(tc, test_arm_make_call_interworking);
 	tcase_add_test(tc, test_riscv_insn_len);
+	tcase_add_test(tc, test_riscv_mcount_setup);
 	suite_add_tcase(s, tc);
 	return s;
 }
