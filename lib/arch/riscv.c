@@ -80,7 +80,6 @@ static unsigned riscv_sled_nop(const struct arch *a, const struct insn_view *iv)
 	return 0;
 }
 
-/* patchverify's linked-file hooks, defined after the table. */
 /*
  * The ISA manual's length encoding: low bits 11 (and bits 4:2 not 111) are a
  * 32-bit instruction, anything else but 11 a 16-bit one.  Longer encodings
@@ -99,12 +98,12 @@ static unsigned riscv_insn_len(const struct arch *a, const struct insn_view *iv)
 	return (h & 0x1c) != 0x1c && in_bounds(iv->off, 4, iv->size) ? 4 : 0;
 }
 
+/* patchverify's linked-file hooks, defined after the table. */
 static unsigned riscv_site_nop(const struct arch *a, const struct insn_view *iv);
 static bool riscv_decode_branch(const struct arch *a, const struct insn_view *iv,
 				struct branch *b);
 static unsigned riscv_make_call(const struct arch *a, const struct insn_view *iv,
 				const uint64_t *target, uint8_t *buf);
-static unsigned riscv_insn_len(const struct arch *a, const struct insn_view *iv);
 static bool riscv_mcount_setup(const struct arch *a, const struct insn_view *iv, uint64_t site,
 			       uint64_t *stop);
 
