@@ -4,7 +4,8 @@
 # Rebuild patchverify's committed test inputs:   sh testdata/verify/build.sh
 #
 # Needs the Debian 12 cross compilers (gcc-{i686,aarch64,arm,powerpc64le,riscv64}-linux-gnu*)
-# and the kernel's recordmcount (linux-kbuild-6.1); `make check` needs none
+# and the kernel's recordmcount (linux-kbuild-6.1), and for the riscv64 -pg
+# files this tree's build/recordmcount (run `make` first); `make check` needs none
 # of them: it audits the files this script leaves next to it.  VERSIONS
 # lists every command (run in a scratch directory, SRC = testdata/verify/src)
 # and the exact compiler versions.
