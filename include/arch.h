@@ -154,6 +154,13 @@ struct arch {
 	bool decodes_linked;
 	unsigned insn_align;		/* smallest instruction alignment (Thumb: 2) */
 	/*
+	 * Length of the instruction at iv->off when its first bytes say it
+	 * (RISC-V: 2 or 4); 0 when they do not.  patchverify then walks linked
+	 * code instruction by instruction from each section and function start
+	 * instead of trying every insn_align step.  NULL: not known.
+	 */
+	unsigned (*insn_len)(const struct arch *a, const struct insn_view *iv);
+	/*
 	 * patchverify misaligned: the alignment a -fpatchable-function-entry
 	 * site needs for libpatchsite to switch it with one aligned store
 	 * (riscv64: 4), checked in files whose e_flags have site_align_flags

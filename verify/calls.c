@@ -278,6 +278,23 @@ static bool same_call(const struct audit *au, size_t sec, uint64_t p, const stru
 	return true;
 }
 
+/*
+ * Where the next instruction starts: for an arch whose instructions say
+ * their length (insn_len), after this one, or at a function that starts
+ * inside it (the walk resynchronises there); else the next step.
+ */
+static uint64_t next_insn(const struct audit *au, size_t sec, uint64_t p, unsigned step)
+{
+	struct insn_view iv = calls_view(au, sec, p, false);
+	unsigned len = au->a->insn_len && iv.code ? au->a->insn_len(au->a, &iv) : 0;
+	const struct si_func *f;
+
+	if (!len || len <= step)
+		return p + step;
+	f = symindex_func_next(au->si, sec, p + 1);
+	return f && f->off < p + len ? f->off : p + len;
+}
+
 static int linked_calls_in(struct audit *au, size_t sec, size_t *cap)
 {
 	const struct eo_sec *s = elfobj_sec(au->o, sec);
@@ -285,15 +302,16 @@ static int linked_calls_in(struct audit *au, size_t sec, size_t *cap)
 	unsigned step = au->a->insn_align ? au->a->insn_align : 4;
 	struct insn_view iv;
 	bool replace;
-	uint64_t p;
+	uint64_t p, next;
 	int err;
 
 	if (!code)
 		return 0;
-	for (p = 0; p < s->size; p += step) {
+	for (p = 0; p < s->size; p = next) {
 		struct branch b;
 		const char *hook;
 
+		next = next_insn(au, sec, p, step);
 		if (!view_at(au, sec, p, &iv) || !au->a->decode_branch(au->a, &iv, &b) ||
 		    b.kind != BRANCH_CALL)
 			continue;

@@ -248,6 +248,12 @@ static void check_setup(struct audit *au, const struct site *st, const struct si
 	len = fv->code && stop < fv->size ?
 		      disasm_one(au->a, au->h->big_endian, fv->thumb, fv->code + stop,
 				 fv->size - stop, audit_addr(au, st->sec, stop), found, sizeof(found)) : 0;
+	if (!len && au->a->insn_len && fv->code) {	/* no disassembler: the ISA's length */
+		struct insn_view sv = *fv;
+
+		sv.off = stop;
+		len = au->a->insn_len(au->a, &sv);
+	}
 	report_view_bytes(au, fv, stop - fv->off, len ? len : 4, found, sizeof(found));
 	report(au, CHK_NOT_AT_ENTRY, st->sec, st->off,
 	       "%s entry %zu: the %s call is %llu bytes into %s, after %s at %s+0x%llx: only "

@@ -117,7 +117,7 @@ static int read_pads(struct audit *au)
 			};
 		}
 	}
-	if (au->npads)	/* qsort and bsearch of NULL are undefined: an object with no pad */
+	if (au->npads)	/* qsort and bsearch take no NULL array, even empty */
 		qsort(au->pads, au->npads, sizeof(*au->pads), cmp_pad);
 	return 0;
 }

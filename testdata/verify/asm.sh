@@ -49,6 +49,7 @@ ret_of() {
 	x86_64|i386) echo ret ;;
 	aarch64) echo ret ;;
 	arm) echo 'bx lr' ;;
+	riscv64) echo ret ;;
 	esac
 }
 
@@ -72,6 +73,16 @@ gen aarch64 aarch64-linux-gnu-gcc .quad 'bl _mcount' \
 # arm: an mcount call may follow a prologue of up to 32 bytes; late: beyond it.
 gen arm "arm-linux-gnueabihf-gcc -marm" .long \
 	'bl __gnu_mcount_nc' "$(nops 9)" %function
+
+# riscv64: _mcount follows "sd ra" and "mv a0, ra" with no branch before it
+# (gcc -pg's prologue); late: a branch (beqz) between them and the call.
+RVSETUP='	addi sp, sp, -16
+	sd ra, 8(sp)
+	mv a0, ra
+'
+gen riscv64 riscv64-linux-gnu-gcc .quad 'call _mcount' \
+	"${RVSETUP}	beqz a1, 2f
+2:" @function "$RVSETUP"
 
 # x86_64-mlate.o: gcc -pg without -mfentry calls mcount after the frame
 # set-up; "good" does (push %rbp; mov %rsp,%rbp; push %rbx; sub $8,%rsp),

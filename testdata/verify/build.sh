@@ -4,7 +4,8 @@
 # Rebuild patchverify's committed test inputs:   sh testdata/verify/build.sh
 #
 # Needs the Debian 12 cross compilers (gcc-{i686,aarch64,arm,powerpc64le,riscv64}-linux-gnu*)
-# and the kernel's recordmcount (linux-kbuild-6.1); `make check` needs none
+# and the kernel's recordmcount (linux-kbuild-6.1), and for the riscv64 -pg
+# files this tree's build/recordmcount (run `make` first); `make check` needs none
 # of them: it audits the files this script leaves next to it.  VERSIONS
 # lists every command (run in a scratch directory, SRC = testdata/verify/src)
 # and the exact compiler versions.
@@ -153,10 +154,9 @@ keep a64-rmc.o a64-rmcpac.o a64-pfe.o a64-pfebti.o
 crosslinked a64 aarch64-linux-gnu-gcc "-O2 $NOUW -mbranch-protection=none"
 stripped aarch64-linux-gnu- a64
 
-# riscv64 patchable entries (objects only: patchverify does not read linked riscv64
-# files yet).  With compressed code (rv64gc, Debian's default) gcc aligns functions
-# to 2 only: misaligned for libpatchsite unless -falign-functions=4 (R_RISCV_ALIGN
-# ending at each site); rv64g code is 4-aligned throughout.
+# riscv64 patchable entries.  With compressed code (rv64gc, Debian's default) gcc
+# aligns functions to 2 only: misaligned for libpatchsite unless -falign-functions=4
+# (R_RISCV_ALIGN ending at each site); rv64g code is 4-aligned throughout.
 V="-O2 -fno-pie $NOUW"
 run riscv64-linux-gnu-gcc $V -fpatchable-function-entry=4 -c "$SRC/sites.c" -o rv64-pfe.o
 run riscv64-linux-gnu-gcc $V -fpatchable-function-entry=4 -falign-functions=4 \
@@ -164,6 +164,68 @@ run riscv64-linux-gnu-gcc $V -fpatchable-function-entry=4 -falign-functions=4 \
 run riscv64-linux-gnu-gcc $V -march=rv64g -fpatchable-function-entry=2 \
 	-c "$SRC/sites.c" -o rv64g-pfe.o
 keep rv64-pfe.o rv64-pfealign.o rv64g-pfe.o
+# BEGIN riscv64 linked
+# riscv64 linked files.  gcc has no -mrecord-mcount on riscv64 and the kernel's
+# recordmcount refuses the machine, so the independent tables are gcc's
+# -fpatchable-function-entry ones:
+#   rv64-exe, rv64-exe-plain, rv64-pie, rv64-lib.so (and -stripped): =4 with
+#                -falign-functions=4 (rv64gc), linked as the other arches' five
+#   rv64-pfe-exe  =4 without -falign-functions=4: 2-aligned sites (misaligned)
+#   rv64g-pfe-exe =2, -march=rv64g
+#   rv64-pg-exe  -pg (mv a0,ra; call _mcount after the prologue, relaxed by ld
+#                to jal _mcount@plt), no table: the calls alone
+#   rv64-rmc-exe, rv64-rmc-pie, rv64-rmc-lib.so, rv64-prologue.o: -pg objects through THIS
+#                project's recordmcount (RV_RECORDMCOUNT, default build/), the
+#                only producer of an __mcount_loc there is; not independent,
+#                so the tests check them against objdump's calls too.
+#   rv64-norelax-exe  rv64-rmc-exe's objects linked with --no-relax: the
+#                calls stay auipc ra + jalr ra (8 bytes) to _mcount@plt
+RVCC=riscv64-linux-gnu-gcc
+RVRMC=${RV_RECORDMCOUNT:-$HERE/../../build/recordmcount}
+rvrmc() { run cp "$1" "$2"; run "$RVRMC" "$2"; }
+VL="-O2 $NOUW -fpatchable-function-entry=4 -falign-functions=4"
+run $RVCC $VL -fno-pie -c "$SRC/sites.c" -o rv64-s-np.o
+run $RVCC $VL -fno-pie -c "$SRC/main.c" -o rv64-m-np.o
+run $RVCC $VL -fno-pie -DNO_OVERRIDE -c "$SRC/main.c" -o rv64-mplain.o
+run $RVCC -no-pie rv64-s-np.o rv64-m-np.o -o rv64-exe
+run $RVCC -no-pie rv64-s-np.o rv64-mplain.o -o rv64-exe-plain
+run $RVCC $VL -fpie -c "$SRC/sites.c" -o rv64-s-pie.o
+run $RVCC $VL -fpie -c "$SRC/main.c" -o rv64-m-pie.o
+run $RVCC -pie rv64-s-pie.o rv64-m-pie.o -o rv64-pie
+run $RVCC $VL -fpic -c "$SRC/lib.c" -o rv64-l.o
+run $RVCC -shared rv64-l.o -o rv64-lib.so
+run $RVCC -O2 $NOUW -fno-pie -fpatchable-function-entry=4 -c "$SRC/sites.c" -o rv64-us.o
+run $RVCC -O2 $NOUW -fno-pie -fpatchable-function-entry=4 -c "$SRC/main.c" -o rv64-um.o
+run $RVCC -no-pie rv64-us.o rv64-um.o -o rv64-pfe-exe
+run $RVCC -O2 $NOUW -fno-pie -march=rv64g -fpatchable-function-entry=2 -c "$SRC/sites.c" \
+	-o rv64g-s.o
+run $RVCC -O2 $NOUW -fno-pie -march=rv64g -fpatchable-function-entry=2 -c "$SRC/main.c" \
+	-o rv64g-m.o
+run $RVCC -no-pie rv64g-s.o rv64g-m.o -o rv64g-pfe-exe
+run $RVCC -O2 $NOUW -fno-pie -pg -c "$SRC/sites.c" -o rv64-s-pg.o
+run $RVCC -O2 $NOUW -fno-pie -pg -c "$SRC/main.c" -o rv64-m-pg.o
+run $RVCC -no-pie rv64-s-pg.o rv64-m-pg.o -o rv64-pg-exe
+rvrmc rv64-s-pg.o rv64-s-rmc.o
+rvrmc rv64-m-pg.o rv64-m-rmc.o
+run $RVCC -no-pie rv64-s-rmc.o rv64-m-rmc.o -o rv64-rmc-exe
+run $RVCC -no-pie -Wl,--no-relax rv64-s-rmc.o rv64-m-rmc.o -o rv64-norelax-exe
+run $RVCC -O2 $NOUW -fpie -pg -c "$SRC/sites.c" -o rv64-sp-pg.o
+run $RVCC -O2 $NOUW -fpie -pg -c "$SRC/main.c" -o rv64-mp-pg.o
+rvrmc rv64-sp-pg.o rv64-sp-rmc.o
+rvrmc rv64-mp-pg.o rv64-mp-rmc.o
+run $RVCC -pie rv64-sp-rmc.o rv64-mp-rmc.o -o rv64-rmc-pie
+run $RVCC -O2 $NOUW -fpic -pg -c "$SRC/lib.c" -o rv64-l-pg.o
+rvrmc rv64-l-pg.o rv64-l-rmc.o
+run $RVCC -shared rv64-l-rmc.o -o rv64-rmc-lib.so
+keep rv64-exe rv64-exe-plain rv64-pie rv64-lib.so rv64-pfe-exe rv64g-pfe-exe rv64-pg-exe
+keep rv64-rmc-exe rv64-norelax-exe rv64-rmc-pie rv64-rmc-lib.so
+# -pg after a long frame set-up (prologue.c, stack protector): the call 0x32
+# bytes into build_table, after 13 saves and 8 argument moves (recordmcount as above).
+run $RVCC -O2 $NOUW -fno-pie -pg -fstack-protector-strong -c "$SRC/prologue.c" -o rv64-prol-pg.o
+rvrmc rv64-prol-pg.o rv64-prologue.o
+keep rv64-prologue.o
+stripped riscv64-linux-gnu- rv64
+# END riscv64 linked
 
 # arm: recordmcount, ARM and Thumb; patchable entries.  Debian's armhf gcc
 # makes Thumb-2 code by default: its linked files are Thumb, calling the
@@ -227,6 +289,8 @@ weakpair a64 aarch64-linux-gnu-gcc $AL a64-weak-bti \
 weakpair a64 aarch64-linux-gnu-gcc $AL a64-weak-fs \
 	"$A -fpatchable-function-entry=2 -ffunction-sections"
 weakpair_rmc a64 aarch64-linux-gnu-gcc $AL a64-weak-rmc "$A -pg -mbranch-protection=none"
+weakpair rv64 riscv64-linux-gnu-gcc riscv64-linux-gnu-ld rv64-weak-pfe \
+	"$V -fpatchable-function-entry=4 -falign-functions=4"
 
 # -pg after a long frame set-up (prologue.c): arm64 as Linux 6.1 builds it
 # (stack protector, no -mfentry there), x86_64 -pg without -mfentry.

@@ -257,7 +257,76 @@ static const struct branch_case branch_cases[] = {
 	  BRANCH_CALL, false, 0x468, 4 },
 	{ "aarch64 bl", EM_AARCH64, 2, { 0xff, 0xff, 0xff, 0x97 }, 4, 0x1000, 0, false, true,
 	  BRANCH_CALL, false, 0xffc, 4 },
+	/*
+	 * riscv64: rv64-pg-exe, objdump -d: "jal 104a0 <_mcount@plt>" at 0x104ba;
+	 * the PLT entry at 0x104a0 loads the GOT word at 0x12020; as(1) of
+	 * "auipc ra,0x7ffff; jalr ra,-16(ra)" at 0 reaches 0x7fffeff0, and
+	 * "auipc t1,0; jr 8(t1)" is a jump.  A 16-bit instruction (ret) is none.
+	 */
+	{ "riscv64 jal ra", EM_RISCV, 2, { 0xef, 0xf0, 0x7f, 0xfe }, 4, 0x104ba, 0, false, true,
+	  BRANCH_CALL, false, 0x104a0, 4 },
+	{ "riscv64 PLT entry", EM_RISCV, 2,
+	  { 0x17, 0x2e, 0x00, 0x00, 0x03, 0x3e, 0x0e, 0xb8, 0x67, 0x03, 0x0e, 0x00,
+	    0x13, 0x00, 0x00, 0x00 }, 16, 0x104a0, 0, false, true, BRANCH_JUMP, true, 0x12020, 16 },
+	{ "riscv64 PLT entry without its nop", EM_RISCV, 2,
+	  { 0x17, 0x2e, 0x00, 0x00, 0x03, 0x3e, 0x0e, 0xb8, 0x67, 0x03, 0x0e, 0x00 }, 12, 0x104a0,
+	  0, false, false, BRANCH_JUMP, false, 0, 0 },
+	{ "riscv64 auipc ra + jalr ra", EM_RISCV, 2, { 0x97, 0xf0, 0xff, 0x7f, 0xe7, 0x80, 0x00, 0xff },
+	  8, 0, 0, false, true, BRANCH_CALL, false, 0x7fffeff0, 8 },
+	{ "riscv64 auipc t1 + jr (tail)", EM_RISCV, 2,
+	  { 0x17, 0x03, 0x00, 0x00, 0x67, 0x00, 0x83, 0x00 }, 8, 0x8, 0, false, true, BRANCH_JUMP,
+	  false, 0x10, 8 },
+	{ "riscv64 ret (16-bit)", EM_RISCV, 2, { 0x82, 0x80, 0x01, 0x00 }, 4, 0x1000, 0, false,
+	  false, BRANCH_CALL, false, 0, 0 },
 };
+
+/*
+ * riscv64 -pg set-up: gcc 12 -O0's sfun (objdump -d of sites.c): the copy of
+ * ra reaches a0 through a5; a0 from elsewhere, or a branch (c.beqz a1) before
+ * the call, is not set-up.
+ */
+START_TEST(test_riscv_mcount_setup)
+{
+	const struct arch *a = arch_find(EM_RISCV, 2, 0);
+	uint8_t o0[] = {
+		0x01, 0x11, 0x06, 0xec, 0x22, 0xe8, 0x00, 0x10,	/* addi sp; sd ra; sd s0; addi s0 */
+		0x86, 0x87, 0x2a, 0x87,				/* mv a5, ra; mv a4, a0 */
+		0x23, 0x26, 0xe4, 0xfe, 0x3e, 0x85,		/* sw a4, -20(s0); mv a0, a5 */
+		0x97, 0x00, 0x00, 0x00, 0xe7, 0x80, 0x00, 0x00,	/* auipc ra; jalr ra (the call) */
+	};
+	struct insn_view iv = { .code = o0, .size = sizeof(o0) };
+	uint64_t stop = 0;
+
+	ck_assert_ptr_nonnull(a->mcount_setup);
+	ck_assert(a->mcount_setup(a, &iv, 0x12, &stop));
+	ck_assert_uint_eq(stop, 0x12);
+	o0[16] = 0x2a;					/* mv a0, a0: not ra's copy */
+	ck_assert(!a->mcount_setup(a, &iv, 0x12, &stop));
+	ck_assert_uint_eq(stop, 0x12);
+	o0[16] = 0x3e;
+	o0[10] = 0x89, o0[11] = 0xc1;			/* c.beqz a1 in place of mv a4, a0 */
+	ck_assert(!a->mcount_setup(a, &iv, 0x12, &stop));
+	ck_assert_uint_eq(stop, 0xa);
+}
+END_TEST
+
+/* riscv64 instruction lengths from the first parcel (ISA manual, "Base Instruction-Length Encoding"). */
+START_TEST(test_riscv_insn_len)
+{
+	const struct arch *a = arch_find(EM_RISCV, 2, 0);
+	static const uint8_t nop[] = { 0x13, 0, 0, 0 }, cnop[] = { 0x01, 0 }, wide[] = { 0x1f, 0, 0, 0 };
+	struct insn_view iv = { .code = nop, .size = 4 };
+
+	ck_assert_ptr_nonnull(a->insn_len);
+	ck_assert_uint_eq(a->insn_len(a, &iv), 4);
+	iv.size = 3;	/* a 32-bit instruction cut short */
+	ck_assert_uint_eq(a->insn_len(a, &iv), 0);
+	iv = (struct insn_view){ .code = cnop, .size = 2 };
+	ck_assert_uint_eq(a->insn_len(a, &iv), 2);
+	iv = (struct insn_view){ .code = wide, .size = 4 };	/* 48-bit and longer: not trusted */
+	ck_assert_uint_eq(a->insn_len(a, &iv), 0);
+}
+END_TEST
 
 START_TEST(test_decode_branch)
 {
@@ -310,6 +379,8 @@ Suite *arch_suite(void)
 	tcase_add_loop_test(tc, test_decode_branch, 0,
 			    sizeof(branch_cases) / sizeof(branch_cases[0]));
 	tcase_add_test(tc, test_arm_make_call_interworking);
+	tcase_add_test(tc, test_riscv_insn_len);
+	tcase_add_test(tc, test_riscv_mcount_setup);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -60,6 +60,7 @@ covered() {
 	i386-*) a=i386 ;;
 	a64-*|aarch64-*) a=aarch64 ;;
 	arm-*|thumb-*) a=arm ;;
+	rv64*|riscv64-*) a=riscv64 ;;
 	*) a=${2##*/}; a=${a%%-*} ;;
 	esac
 	echo "$1 $a" >> "$T/covered"
@@ -84,7 +85,11 @@ x64-weak-fs.o:stale-weak a64-weak-pfe.o:stale-weak a64-weak-fs.o:stale-weak
 a64-weak-rmc.o:stale-weak a64-prologue.o: x64-prologue.o: x64-pad.o: x64-padcet.o:
 x64-weak-kpad.o:stale-weak x64-weak-kpadcet.o:stale-weak x64-weak-cet.o:stale-weak
 a64-weak-bti.o:stale-weak
-rv64-pfealign.o: rv64g-pfe.o:"
+rv64-pfealign.o: rv64g-pfe.o:
+rv64-exe:stale-weak rv64-exe-plain: rv64-pie:stale-weak rv64-lib.so: rv64-lib-stripped.so:
+rv64g-pfe-exe:stale-weak rv64-rmc-exe:stale-weak,untraced-call
+rv64-norelax-exe:stale-weak,untraced-call rv64-weak-pfe.o:stale-weak
+rv64-rmc-pie:stale-weak,untraced-call rv64-rmc-lib.so: rv64-prologue.o:"
 for c in $CLEAN; do
 	f=${c%%:*}
 	want=$(echo "${c#*:}" | tr ',' ' ')
@@ -103,6 +108,55 @@ done
 expect "rv64-pfe.o: 2-aligned sites" "misaligned" rv64-pfe.o
 n=$("$P" rv64-pfe.o 2>&1 | grep -c 'misaligned: .* is only 2-byte aligned once linked (compressed code): .*; build with -falign-functions=4$')
 [ "$n" = 6 ] && ok || no "rv64-pfe.o: expected 6 misaligned sites naming -falign-functions=4, got $n"
+# Linked, the address says: rv64-pfe-exe (=4 without -falign-functions=4) is
+# misaligned exactly at the table entries that are 2 mod 4 (oracle: readelf -x
+# of the table, 64-bit little-endian words; -no-pie, so no dynamic relocation).
+expect "rv64-pfe-exe: linked 2-aligned sites" "misaligned stale-weak" rv64-pfe-exe
+want=$(readelf -x __patchable_function_entries rv64-pfe-exe | awk '$1 ~ /^0x/ {
+	for (i = 2; i <= 5; i += 2) { w = $i; v = substr(w, 7, 2) substr(w, 5, 2) substr(w, 3, 2) substr(w, 1, 2)
+		if (w != "" && index("26ae", substr(v, 8, 1))) print "0x" v } }' | sed 's/^0x0*/0x/' | sort | tr '\n' ' ')
+got=$("$P" rv64-pfe-exe 2>&1 | sed -n 's/.*, \(0x[0-9a-f]*\)): misaligned: .*only 2-byte aligned (compressed code).*-falign-functions=4$/\1/p' |
+	sort | tr '\n' ' ')
+[ -n "$want" ] && [ "$got" = "$want" ] && ok ||
+	no "rv64-pfe-exe: misaligned at [$got], readelf's 2-mod-4 entries [$want]"
+# riscv64 -pg, linked, no table (gcc has no -mrecord-mcount there): every
+# "jal _mcount@plt" objdump shows is a call patchverify finds, through the PLT
+# entry (auipc t3; ld t3; jalr t1, t3; nop) and R_RISCV_JUMP_SLOT; .text and
+# .init.text ones are missing-site, the others untraced-call.  Oracle:
+# riscv64-linux-gnu-objdump -d when installed, else its list recorded here.
+rvcalls="0x104ba 0x105a6 0x105c4 0x105e2 0x105fc 0x10582 0x10616"
+if command -v riscv64-linux-gnu-objdump > /dev/null 2>&1; then
+	rvcalls=$(riscv64-linux-gnu-objdump -d rv64-pg-exe |
+		awk '$3 == "jal" && $5 == "<_mcount@plt>" { sub(":", "", $1); print "0x" $1 }' | tr '\n' ' ')
+fi
+want=$(printf '%s\n' $rvcalls | sort | tr '\n' ' ')
+got=$("$P" rv64-pg-exe 2>&1 | sed -n 's/.*[(, ]\(0x[0-9a-f]*\)): \(missing-site\|untraced-call\): .*call to _mcount.*/\1/p' |
+	sort | tr '\n' ' ')
+[ "$got" = "$want" ] && [ "$(echo $want | wc -w)" = 7 ] && ok ||
+	no "rv64-pg-exe: calls found at [$got], objdump's jal _mcount@plt at [$want]"
+expect "rv64-pg-exe: calls, no table" "missing-site no-table untraced-call" rv64-pg-exe
+"$P" rv64-pg-exe 2>&1 | grep -q 'no-table: 7 calls to _mcount but no __mcount_loc' && ok ||
+	no "rv64-pg-exe: no-table does not count 7 calls"
+# The sites of rv64-rmc-* (tables by this project's recordmcount: not an
+# independent producer) are objdump's "jal _mcount@plt" less the two in
+# untraced sections, which recordmcount leaves live on riscv64 (no build-time NOP).
+"$P" --list rv64-rmc-exe 2> /dev/null | awk -F'\t' '{ print $3 }' | sed 's/^0x0*/0x/' | sort > "$T/rvl"
+printf '%s\n' $rvcalls | grep -v -e 0x105fc -e 0x10616 | sort | cmp -s - "$T/rvl" && ok ||
+	no "rv64-rmc-exe: sites [$(tr '\n' ' ' < "$T/rvl")] are not objdump's traced calls"
+
+# Linked with --no-relax the calls stay auipc ra + jalr ra: the sites are the
+# auipc objdump shows before each "jalr ...(ra) # <_mcount@plt>" (the traced ones).
+rvpairs="0x104ba 0x105b8 0x105e4 0x10606 0x10628"
+if command -v riscv64-linux-gnu-objdump > /dev/null 2>&1; then
+	rvpairs=$(riscv64-linux-gnu-objdump -d rv64-norelax-exe | awk '
+		$3 == "auipc" && $4 == "ra,0x0" { a = $1 }
+		$3 == "jalr" && /<_mcount@plt>/ { sub(":", "", a); print "0x" a }' |
+		grep -v -e 0x10646 -e 0x10664 | tr '\n' ' ')
+fi
+"$P" --list rv64-norelax-exe 2> /dev/null | awk -F'\t' '$6 == "call" { print $3 }' |
+	sed 's/^0x0*/0x/' | sort > "$T/rvn"
+printf '%s\n' $rvpairs | sort | cmp -s - "$T/rvn" && [ "$(wc -l < "$T/rvn")" = 5 ] && ok ||
+	no "rv64-norelax-exe: call sites [$(tr '\n' ' ' < "$T/rvn")], objdump's auipc+jalr [$rvpairs]"
 
 # --- defects: "file:defects"; each defect adds exactly its check.  What
 # makes each one a defect (the oracle): the clean file's table is its
@@ -171,7 +225,13 @@ arm-pie:misalign,drop,dup,data,nocall,reltype
 arm-lib.so:misalign,drop,dup,data,nocall,reltype,swap
 arm-lib-arm.so:shift,misalign,drop,dup,data,nocall,reltype,swap
 arm-pfe-exe:sled arm-lib-stripped.so:misalign,drop,nocall
-ppc64le-rmc.o:shift,misalign,drop,nocall,reltype"
+ppc64le-rmc.o:shift,misalign,drop,nocall,reltype
+rv64-exe:shift,drop,sled rv64-pie:shift,drop,sled,reltype
+rv64-lib.so:shift,drop,sled,reltype,swap rv64-lib-stripped.so:shift,drop,sled
+rv64g-pfe-exe:shift,drop,sled
+rv64-rmc-exe:shift,misalign,drop,nocall rv64-norelax-exe:shift,misalign,drop,nocall
+rv64-rmc-pie:shift,misalign,drop,nocall,reltype
+rv64-rmc-lib.so:shift,misalign,nocall,reltype"
 for m in $MATRIX; do
 	f=${m%%:*}
 	plain=$(checks "$f")
@@ -214,7 +274,7 @@ uncovered() {	# FILE ADDR: no FUNC symbol of FILE covers ADDR (hex, no 0x)
 			if (at >= v && at < v + $3) bad = 1 }
 		END { exit bad }'
 }
-for p in x64 i386 a64 arm; do
+for p in x64 i386 a64 arm rv64; do
 	expect "twin $p-exe-plain" "" $p-exe-plain
 	expect "twin $p-exe (ld: weak wfun overridden)" "stale-weak" $p-exe
 	covered stale-weak $p-exe
@@ -230,7 +290,7 @@ done
 # -ffunction-sections the dead copy's section is .text.hook and readelf puts
 # the strong hook at the place the message names.
 for f in x64-weak-pfe.o x64-weak-pad.o x64-weak-cc.o x64-weak-cet.o a64-weak-pfe.o \
-	 a64-weak-bti.o a64-weak-rmc.o; do
+	 a64-weak-bti.o a64-weak-rmc.o rv64-weak-pfe.o; do
 	off=$("$P" $f 2>&1 | sed -n 's/.*warning: \.text+0x\([0-9a-f]*\): stale-weak: .*/\1/p')
 	if [ -n "$off" ] && [ "$(echo "$off" | wc -l)" = 1 ] && uncovered $f "$off"; then ok
 	else no "dead copy in $f: site [$off] is not one uncovered place per readelf -s"; fi
@@ -312,7 +372,7 @@ covered not-at-entry x64-pfe31.o
 
 # --- asm: not-at-entry, orphan-site, zero-entry on every arch (oracle: the
 # hand-written source in testdata/verify/asm.sh says where each entry points).
-for a in x86_64 i386 aarch64 arm; do
+for a in x86_64 i386 aarch64 arm riscv64; do
 	expect "asm $a-late.o" "not-at-entry" asm/$a-late.o
 	covered not-at-entry $a-late.o
 	expect "asm $a-orphan.o" "orphan-site" asm/$a-orphan.o
@@ -320,6 +380,10 @@ for a in x86_64 i386 aarch64 arm; do
 	expect "asm $a-zero.o" "zero-entry" asm/$a-zero.o
 	covered zero-entry $a-zero.o
 done
+
+# riscv64's late call follows a 2-byte c.beqz (objdump -d: "89 c1  beqz a1,...")
+"$P" asm/riscv64-late.o 2>&1 | grep -q 'after 89 c1 at other+0x6: only frame set-up, and no branch' &&
+	ok || no "asm riscv64-late.o: the c.beqz is not named by its 2 bytes"
 
 # --- hook_calls counts each call once: a call after "mov $0xf2,%al" is not
 # also a bnd call (oracle: objdump -d's calls to __fentry__).
@@ -460,7 +524,8 @@ grep -q 'linked ppc64 files are not supported' "$T/herr" && ok ||
 
 # Fuzz: flip bytes in copies of clean files; any exit but a crash is fine.
 crashes=0
-for f in x64-cc.o a64-rmc.o arm-rmc.o x64-pie x64-pfe.o a64-pie arm-exe arm-lib-arm.so i386-pie; do
+for f in x64-cc.o a64-rmc.o arm-rmc.o x64-pie x64-pfe.o a64-pie arm-exe arm-lib-arm.so i386-pie \
+	 rv64-pie rv64-pg-exe rv64-norelax-exe rv64-lib.so; do
 	[ -f "$f" ] || continue
 	# One copy per seed, 8 random bytes changed in each (seeded: repeatable).
 	python3 -c 'import random, sys
@@ -689,7 +754,7 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["files
 "$P" --version | grep -q 'riscv64.*own call/NOP decoder' && ok || no "--version names riscv64's decoder"
 
 # The defect matrix: how many passing defect tests each check has per arch.
-ARCHES="x86_64 i386 aarch64 arm ppc64le"
+ARCHES="x86_64 i386 aarch64 arm ppc64le riscv64"
 printf '%-15s' "defect tests"
 for a in $ARCHES; do printf ' %8s' "$a"; done
 echo
