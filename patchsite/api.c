@@ -25,7 +25,7 @@
 
 #include "ctl/control.h"
 #include "internal.h"
-#include "event.h"
+#include "events/event.h"
 
 static atomic_bool demangle_looked_up;
 static _Atomic unsigned long init_ns, init_cpu_ns;	/* set under lock, read without */

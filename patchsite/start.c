@@ -19,7 +19,7 @@
 
 #include "ctl/control.h"
 #include "internal.h"
-#include "event.h"
+#include "events/event.h"
 
 static int env_out_fd = -1;	/* PATCHSITE_OUTPUT, written at exit */
 
