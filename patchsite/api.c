@@ -85,7 +85,8 @@ static void after_fork_child(void)
  * Every hook the lower layers call, registered once, before anything can
  * call them (a lower layer never names a higher one):
  *   - the ops' properties the dispatcher reads (dispatch.c);
- *   - what ends a thread (core/thread.c);
+ *   - what ends a thread (core/thread.c), and how the graph tracer ends
+ *     one whose return it lost (unwind.c's pthread_exit);
  *   - sets that grow with new objects besides the ops' (filter.c);
  *   - who hears of objects arriving and going, in this order (sites/sync.c;
  *     the reverse order when they go): mod.N, branch counts, events;
@@ -98,6 +99,7 @@ static void wire(void)
 	ps_ops_describe(&ps_graph_ops, &ps_graph_props);
 	ps_ops_describe(&ps_trigger_ops, &ps_trigger_props);
 	ps_thread_on_exit(ps_graph_thread_end);
+	ps_graph_thread_exit = pthread_exit;	/* record/unwind.c's wrapper, as graph.c called it */
 	ps_globs_track(&ps_graph_trigger);
 	ps_watch_add(&ps_store_watch);
 	ps_watch_add(&ps_branches_watch);
@@ -123,6 +125,8 @@ int patchsite_init(void)
 	if (ps.inited)
 		goto out;
 	ps.inited = true;
+	/* The host arch, from the build (-DPS_HOST_ARCH): nothing reads it before init. */
+	__atomic_store_n(&ps.arch, &PS_HOST_ARCH, __ATOMIC_RELEASE);
 	/*
 	 * Started from the environment, nothing else would show what is not
 	 * traced: warnings now; errors once the settings are in (env_bad says
@@ -148,7 +152,7 @@ int patchsite_init(void)
 		ps.init_err = err < 0 ? err : -err;
 		goto out;
 	}
-	ps_loader_init();
+	ps_libc_fork_init();
 	ps_clock_init();
 	ps_ring_init();
 	ps_unwind_init();	/* libgcc_s when loaded, else at the first unwinding */
@@ -190,7 +194,7 @@ int patchsite_init(void)
 	if (ps.can_sync && !ps.arch->one_step && ps_trap_install())
 		ps.can_sync = false;
 	for (unsigned i = 0; i < ps.nmods; i++)
-		ps_event_module(ps.mods[i]);
+		ps_events_found(ps.mods[i]);
 	ps_log(PATCHSITE_LOG_NOTE, "%zu sites in %zu objects, %zu refused", sites, mods, refused);
 	atomic_store_explicit(&init_ns, now_ns() - t0, memory_order_relaxed);
 	atomic_store_explicit(&init_cpu_ns, cpu_ns() - c0, memory_order_relaxed);
@@ -625,21 +629,4 @@ unsigned long patchsite_stat(const char *name)
 bad:
 	errno = EINVAL;
 	return 0;
-}
-
-/*
- * The process's entry points.  They stay in this object, not in start.c
- * with the rest of start-up: a program linking libpatchsite.a pulls api.o
- * with any call of the API and start.o only through these two calls, so a
- * constructor in start.o would not be linked at all.
- */
-__attribute__((constructor)) static void ps_start(void)
-{
-	patchsite_init();
-	ps_start_env();
-}
-
-__attribute__((destructor)) static void ps_stop(void)
-{
-	ps_stop_env();
 }

@@ -414,13 +414,15 @@ uint64_t ps_tsc_now(void);
 /* dispatch.c */
 void ps_ops_describe(struct patchsite_ops *ops, const struct ps_ops_props *props);
 int ps_ops_publish(void);
-struct ps_arrivals;
-int ps_ops_register(struct patchsite_ops *ops, const struct ps_arrivals *arrivals);
-int ps_ops_unregister(struct patchsite_ops *ops, const struct ps_arrivals *arrivals);
 void ps_recompute_want(void);
 struct ps_ops_state *ps_ops_state(struct patchsite_ops *ops);
 void ps_tramp_select(bool generic);
 void ps_tramp_set(uintptr_t tramp);
+
+/* sites/ops.c: an ops joins or leaves (ps.lock held, the runtime started) */
+struct ps_arrivals;
+int ps_ops_register(struct patchsite_ops *ops, const struct ps_arrivals *arrivals);
+int ps_ops_unregister(struct patchsite_ops *ops, const struct ps_arrivals *arrivals);
 
 /* filter.c */
 int ps_filter_apply(struct ps_globs *g, const char *globs, int reset, const char *what);
@@ -436,7 +438,7 @@ struct ps_old_sets {			/* tracked sets replaced: freed after a grace period */
 int ps_globs_grow_all(size_t old_n, struct ps_old_sets *old);
 void ps_globs_eval_all(size_t from, size_t to);
 
-/* sites/sync.c; ps_loader_init: dl.c */
+/* sites/sync.c */
 struct ps_arrivals {			/* objects ps_loader_sync may add (sites/sync.c) */
 	const void **phdr;		/* their program headers */
 	size_t n, cap;
@@ -456,7 +458,6 @@ void ps_watch_add(const struct ps_watch *w);
 void ps_loader_prepare(struct ps_arrivals *a);
 void ps_loader_done(struct ps_arrivals *a);
 int ps_loader_sync(const struct ps_arrivals *arrivals);
-void ps_loader_init(void);
 
 /* record/ring.c, function.c, graph.c, unwind.c */
 extern struct patchsite_ops ps_function_ops, ps_graph_ops;
@@ -467,6 +468,7 @@ extern struct ps_globs ps_graph_trigger;	/* PATCHSITE_GRAPH_FUNCTION; set read i
 void ps_ring_init(void);
 void ps_unwind_init(void);
 void ps_graph_thread_end(void);
+extern void (*ps_graph_thread_exit)(void *ret) __attribute__((noreturn));	/* api.c wire */
 int ps_graph_unwinder_check(void);
 bool ps_ring_ext(unsigned kind, const uint64_t *payload, unsigned words);
 bool ps_record_slow(void);
@@ -495,6 +497,9 @@ const struct ps_tracer *ps_tracer_of(const struct patchsite_ops *ops);
 /* trigger.c: filter commands; snapshot (issue 14 part C) */
 extern struct patchsite_ops ps_trigger_ops;
 extern const struct ps_ops_props ps_trigger_props;
+int ps_trigger_parse(const char *glob, const char *cmd, const char *arg, unsigned *cmd_out,
+		     long *count);
+int ps_trigger_set(const char *glob, unsigned cmd, long count, bool remove);
 int ps_snapshot_take(void);
 
 /* args.c: set_ftrace_args */
@@ -575,16 +580,12 @@ void ps_options_started(bool overwrite);
 int ps_options_read(const char *sub, struct ps_buf *out);
 int ps_options_write(const char *sub, const char *value, bool append);
 
-/* start.c: start-up from the environment (PATCHSITE_*), and the end of the process */
-void ps_start_env(void);
-void ps_stop_env(void);
-
 /* channel.c */
 void ps_channel_start(void);
 void ps_channel_forked(void);
 void ps_channel_stop(void);
 
-/* output.c */
+/* record/output.c */
 enum ps_format { PS_FORMAT_FTRACE, PS_FORMAT_CHROME, PS_FORMAT_FOLDED };
 extern enum ps_format ps_format;
 

@@ -76,7 +76,11 @@ struct ps_event {
 };
 
 /* event.c (ps.lock held unless said) */
-void ps_event_module(struct ps_module *m);		/* find and check its events */
+struct ps_event_hooks {			/* event_probe.c's, for the events event.c binds */
+	void (*fire)(const struct patchsite_event *d, const uint64_t *raw);	/* an enabled site */
+	void (*born)(struct ps_event *ev);	/* a new event: the rules, the recorder */
+};
+void ps_event_module(struct ps_module *m, const struct ps_event_hooks *h);	/* find, check */
 void ps_event_module_gone(struct ps_module *m);
 int ps_event_update(void);				/* patch sites to what probes ask */
 bool ps_event_trap(uintptr_t addr, uintptr_t *resume);	/* signal handler: no lock */
@@ -91,6 +95,7 @@ void ps_event_rules_clear(void);
 int ps_event_probe_add(struct ps_event *ev, patchsite_event_probe fn, void *data, int prio);
 int ps_event_probe_del(struct ps_event *ev, patchsite_event_probe fn, void *data);
 void ps_events_env(void);				/* PATCHSITE_EVENTS */
+void ps_events_found(struct ps_module *m);		/* ps_event_module with the hooks */
 
 /* event_api.c */
 void ps_event_describe(const struct ps_event *ev, struct ps_buf *out);	/* format file */

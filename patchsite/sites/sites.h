@@ -11,6 +11,7 @@
  *   patch.c    writing sites: start-up NOPs, live batches, late objects,
  *              event-site code; trap.c its SIGTRAP handler
  *   dispatch.c ops, want masks, the dispatcher, trampoline choice
+ *   ops.c      an ops joins or leaves (ps_ops_register): dispatch.c, then sync.c
  *   filter.c   globs -> one byte per site; sets that grow with new objects
  *   sync.c     every live change of the objects, then patching; watchers
  */
