@@ -278,24 +278,6 @@ int patchsite_ops_release(struct patchsite_ops *ops)
 	return ret(err);
 }
 
-/* The built-in tracers share one filter set: the one patchsite_set_filter(NULL) edits. */
-static int copy_globs(struct ps_globs *to, const struct ps_globs *from)
-{
-	struct ps_globs g = { NULL, NULL, to->rcu };
-
-	if (from->set && !(g.set = malloc(ps.nsites ? ps.nsites : 1)))
-		return -ENOMEM;
-	if (from->text && !(g.text = strdup(from->text))) {
-		free(g.set);
-		return -ENOMEM;
-	}
-	if (g.set)
-		memcpy(g.set, from->set, ps.nsites);
-	ps_globs_free(to);
-	*to = g;
-	return 0;
-}
-
 static int set_globs(struct patchsite_ops *ops, const char *globs, int reset, bool notrace)
 {
 	struct ps_arrivals a;
@@ -323,7 +305,7 @@ static int set_globs(struct patchsite_ops *ops, const char *globs, int reset, bo
 			err = ps_filter_apply(notrace ? &st->notrace : &st->filter, globs, reset,
 					      notrace ? "notrace" : "filter");
 		else
-			err = copy_globs(notrace ? &st->notrace : &st->filter,
+			err = ps_globs_copy(notrace ? &st->notrace : &st->filter,
 					 notrace ? &fst->notrace : &fst->filter);
 		if (!err && st->registered)
 			err = update(NULL);
@@ -345,76 +327,6 @@ int patchsite_set_notrace(struct patchsite_ops *ops, const char *globs, int rese
 	return set_globs(ops, globs, reset, true);
 }
 
-
-static int copy_filters(struct patchsite_ops *to, struct patchsite_ops *from)
-{
-	struct ps_ops_state *a, *b;
-	int err = -ENOMEM;
-
-	pthread_mutex_lock(&ps.lock);
-	a = ps_ops_state(to);
-	b = ps_ops_state(from);
-	if (a && b) {
-		err = copy_globs(&a->filter, &b->filter);
-		if (!err)
-			err = copy_globs(&a->notrace, &b->notrace);
-	}
-	pthread_mutex_unlock(&ps.lock);
-	return err;
-}
-
-/* The latency tracer is function_graph in the latency mode (record/graph.c). */
-static void set_latency(bool on)
-{
-	pthread_mutex_lock(&ps.lock);
-	ps_graph_set_latency(on);
-	ps_tramp_select(false);
-	pthread_mutex_unlock(&ps.lock);
-}
-
-/* "no tracer named 'x' (latency, function_graph, function, nop)" */
-static int no_tracer(const char *name)
-{
-	struct ps_buf names = { 0 };
-
-	ps_tracer_names(&names, ", ");
-	ps_log(PATCHSITE_LOG_ERROR, "no tracer named '%s' (%s)", name, names.p ? names.p : "");
-	ps_buf_free(&names);
-	return ret(-EINVAL);
-}
-
-int patchsite_set_tracer(const char *name)
-{
-	const struct ps_tracer *t = name ? ps_tracer_find(name) : NULL;
-	struct patchsite_ops *cur = ps_tracer_now()->ops, *want;
-	int err;
-
-	if (!name)
-		return ret(-EINVAL);
-	if (!t)
-		return no_tracer(name);
-	want = t->ops;
-	set_latency(t->latency);
-	if (cur == want)
-		return 0;
-	if (cur) {
-		err = patchsite_unregister_function(cur);
-		if (err)
-			return err;
-	}
-	if (!want)
-		return 0;
-	/* Filters set through ops NULL live on the function ops; the other tracers share them. */
-	if (want != &ps_function_ops) {
-		err = t->check ? t->check() : 0;
-		if (!err)
-			err = copy_filters(want, &ps_function_ops);
-		if (err)
-			return ret(err);
-	}
-	return patchsite_register_function(want);
-}
-
 int patchsite_set_graph_function(const char *globs, int reset)
 {
 	struct ps_arrivals a;
@@ -433,34 +345,6 @@ int patchsite_set_graph_function(const char *globs, int reset)
 	pthread_mutex_unlock(&ps.lock);
 	ps_loader_done(&a);
 	return ret(err);
-}
-
-const char *patchsite_get_tracer(void)
-{
-	const struct ps_tracer *t;
-
-	pthread_mutex_lock(&ps.lock);
-	t = ps_tracer_now();
-	pthread_mutex_unlock(&ps.lock);
-	return t->name;
-}
-
-unsigned patchsite_get_graph_max_depth(void)
-{
-	return ps_graph_max_depth;
-}
-
-unsigned long patchsite_get_buffer_kb(void)
-{
-	return (unsigned long)(ps_ring_bytes / 1024);
-}
-
-int patchsite_set_graph_max_depth(unsigned depth)
-{
-	if (depth < 1 || depth > 1024)
-		return ret(-EINVAL);
-	ps_graph_max_depth = depth;
-	return 0;
 }
 
 static int set_tracing(bool on)
