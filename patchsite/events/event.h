@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Static trace events in the runtime (patchsite_event(3)):
- *   event.c         the events of every object: found at start and on
- *                   dlopen, their sites checked and switched live
- *   event_probe.c   what an enabled site reaches, probes, enabling rules
- *   event_api.c     the events' descriptions (format files); api_events.c the API
- *   event_record.c  the recorder probe: filter, ring record (PSD_EXT_EVENT)
+ * Static trace events in the runtime (patchsite_event(3)), lowest first:
  *   event_filter.c  field expressions (events/S/N/filter); no runtime state,
  *                   so that the fuzz harness links it alone
+ *   event.c         the events of every object: found at start and on
+ *                   dlopen, their sites checked and switched live; told by
+ *                   event_probe.c what a site calls (struct ps_event_hooks)
+ *   event_record.c  the recorder probe: filter, ring record (PSD_EXT_EVENT);
+ *                   where an event is written
+ *   event_probe.c   what an enabled site reaches, probes, enabling rules;
+ *                   ps_events_found (an object's events, with the hooks)
+ *   event_api.c     the events' descriptions (format files), the events'
+ *                   watcher and trace-directory part; ../api_events.c the API
  *   ctl/event_files.c control files: set_event, available_events, events/
  */
 #ifndef PS_EVENT_H
