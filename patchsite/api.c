@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ctl/control.h"
+#include "core/textbuf.h"
 #include "internal.h"
 #include "events/event.h"
 

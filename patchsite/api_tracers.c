@@ -7,7 +7,7 @@
  */
 #include <errno.h>
 
-#include "ctl/control.h"
+#include "core/textbuf.h"
 #include "internal.h"
 
 static int ret(int err)

@@ -530,6 +530,14 @@ extern const struct ps_ops_props ps_trigger_props;
 int ps_trigger_parse(const char *glob, const char *cmd, const char *arg, unsigned *cmd_out,
 		     long *count);
 int ps_trigger_set(const char *glob, unsigned cmd, long count, bool remove);
+void ps_filter_command_list(struct ps_buf *out);	/* as set_ftrace_filter lists them */
+/*
+ * api_record.c: filter commands in set_ftrace_filter, "glob:cmd[:arg]" for
+ * any cmd but "mod" ("!glob:cmd" removes).  0 or -errno with ps_log's
+ * error.  The list (above) adds the commands in force to what reading
+ * set_ftrace_filter shows, one a line as ftrace prints them.
+ */
+int ps_filter_command(const char *glob, const char *cmd, const char *arg, bool remove);
 int ps_snapshot_take(void);
 
 /* args.c: set_ftrace_args */

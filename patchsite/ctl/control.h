@@ -31,15 +31,8 @@ struct ps_ctl_file {
 	int (*list)(struct ps_buf *out);	/* a directory: its files, one path per line */
 };
 
-/*
- * Filter commands in set_ftrace_filter: "glob:cmd[:arg]" for any cmd but
- * "mod" ("!glob:cmd" removes).  0 or -errno with ps_log's error.  The
- * list adds the commands in force to what reading set_ftrace_filter shows,
- * one a line as ftrace prints them.  ps_filter_command in api_record.c (it
- * starts the runtime), the list in record/trigger.c.
- */
-int ps_filter_command(const char *glob, const char *cmd, const char *arg, bool remove);
-void ps_filter_command_list(struct ps_buf *out);
+/* Filter commands in set_ftrace_filter: ps_filter_command (api_record.c, internal.h). */
+
 extern const struct ps_ctl_file ps_ctl_events[];	/* ctl/event_files.c */
 extern const struct ps_ctl_file ps_ctl_branches[];	/* record/branch_counts.c */
 

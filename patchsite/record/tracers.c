@@ -13,7 +13,7 @@
  */
 #include <string.h>
 
-#include "ctl/control.h"
+#include "core/textbuf.h"
 #include "internal.h"
 
 const struct ps_tracer ps_tracers[] = {

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl/control.h"
+#include "core/textbuf.h"
 #include "internal.h"
 #include "data/format.h"
 
