@@ -2,7 +2,7 @@
 /*
  * What a well-formed field descriptor of a static trace event is
  * (include/patchsite_event.h): one rule for the runtime, which refuses an
- * event it cannot record (patchsite/event.c), and patchverify, which audits
+ * event it cannot record (patchsite/events/event.c), and patchverify, which audits
  * the descriptors of any file (verify/events.c).  ptr_size: the target's
  * pointer size (the runtime's own, or the audited file's).
  */

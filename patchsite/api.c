@@ -23,10 +23,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ctl/control.h"
+#include "core/textbuf.h"
 #include "internal.h"
+#include "events/event.h"
 #include "sites/late.h"
-#include "event.h"
 
 static atomic_bool demangle_looked_up;
 static _Atomic unsigned long init_ns, init_cpu_ns;	/* set under lock, read without */
@@ -86,7 +86,8 @@ static void after_fork_child(void)
  * Every hook the lower layers call, registered once, before anything can
  * call them (a lower layer never names a higher one):
  *   - the ops' properties the dispatcher reads (dispatch.c);
- *   - what ends a thread (core/thread.c);
+ *   - what ends a thread (core/thread.c), and how the graph tracer ends
+ *     one whose return it lost (unwind.c's pthread_exit);
  *   - sets that grow with new objects besides the ops' (filter.c);
  *   - who hears of objects arriving and going, in this order (sites/sync.c;
  *     the reverse order when they go): mod.N, branch counts, events;
@@ -99,6 +100,7 @@ static void wire(void)
 	ps_ops_describe(&ps_graph_ops, &ps_graph_props);
 	ps_ops_describe(&ps_trigger_ops, &ps_trigger_props);
 	ps_thread_on_exit(ps_graph_thread_end);
+	ps_graph_thread_exit = pthread_exit;	/* record/unwind.c's wrapper, as graph.c called it */
 	ps_globs_track(&ps_graph_trigger);
 	ps_watch_add(&ps_store_watch);
 	ps_watch_add(&ps_branches_watch);
@@ -124,6 +126,8 @@ int patchsite_init(void)
 	if (ps.inited)
 		goto out;
 	ps.inited = true;
+	/* The host arch, from the build (-DPS_HOST_ARCH): nothing reads it before init. */
+	__atomic_store_n(&ps.arch, &PS_HOST_ARCH, __ATOMIC_RELEASE);
 	/*
 	 * Started from the environment, nothing else would show what is not
 	 * traced: warnings now; errors once the settings are in (env_bad says
@@ -149,7 +153,7 @@ int patchsite_init(void)
 		ps.init_err = err < 0 ? err : -err;
 		goto out;
 	}
-	ps_loader_init();
+	ps_libc_fork_init();
 	ps_clock_init();
 	ps_ring_init();
 	ps_unwind_init();	/* libgcc_s when loaded, else at the first unwinding */
@@ -196,7 +200,7 @@ int patchsite_init(void)
 	if (ps.can_sync && !ps.arch->one_step && ps_trap_install())
 		ps.can_sync = false;
 	for (unsigned i = 0; i < ps.nmods; i++)
-		ps_event_module(ps.mods[i]);
+		ps_events_found(ps.mods[i]);
 	ps_log(PATCHSITE_LOG_NOTE, "%zu sites in %zu objects, %zu refused", sites, mods, refused);
 	atomic_store_explicit(&init_ns, now_ns() - t0, memory_order_relaxed);
 	atomic_store_explicit(&init_cpu_ns, cpu_ns() - c0, memory_order_relaxed);
@@ -280,24 +284,6 @@ int patchsite_ops_release(struct patchsite_ops *ops)
 	return ret(err);
 }
 
-/* The built-in tracers share one filter set: the one patchsite_set_filter(NULL) edits. */
-static int copy_globs(struct ps_globs *to, const struct ps_globs *from)
-{
-	struct ps_globs g = { NULL, NULL, to->rcu };
-
-	if (from->set && !(g.set = malloc(ps.nsites ? ps.nsites : 1)))
-		return -ENOMEM;
-	if (from->text && !(g.text = strdup(from->text))) {
-		free(g.set);
-		return -ENOMEM;
-	}
-	if (g.set)
-		memcpy(g.set, from->set, ps.nsites);
-	ps_globs_free(to);
-	*to = g;
-	return 0;
-}
-
 static int set_globs(struct patchsite_ops *ops, const char *globs, int reset, bool notrace)
 {
 	struct ps_arrivals a;
@@ -325,7 +311,7 @@ static int set_globs(struct patchsite_ops *ops, const char *globs, int reset, bo
 			err = ps_filter_apply(notrace ? &st->notrace : &st->filter, globs, reset,
 					      notrace ? "notrace" : "filter");
 		else
-			err = copy_globs(notrace ? &st->notrace : &st->filter,
+			err = ps_globs_copy(notrace ? &st->notrace : &st->filter,
 					 notrace ? &fst->notrace : &fst->filter);
 		if (!err && st->registered)
 			err = update(NULL);
@@ -347,76 +333,6 @@ int patchsite_set_notrace(struct patchsite_ops *ops, const char *globs, int rese
 	return set_globs(ops, globs, reset, true);
 }
 
-
-static int copy_filters(struct patchsite_ops *to, struct patchsite_ops *from)
-{
-	struct ps_ops_state *a, *b;
-	int err = -ENOMEM;
-
-	pthread_mutex_lock(&ps.lock);
-	a = ps_ops_state(to);
-	b = ps_ops_state(from);
-	if (a && b) {
-		err = copy_globs(&a->filter, &b->filter);
-		if (!err)
-			err = copy_globs(&a->notrace, &b->notrace);
-	}
-	pthread_mutex_unlock(&ps.lock);
-	return err;
-}
-
-/* The latency tracer is function_graph in the latency mode (record/graph.c). */
-static void set_latency(bool on)
-{
-	pthread_mutex_lock(&ps.lock);
-	ps_graph_set_latency(on);
-	ps_tramp_select(false);
-	pthread_mutex_unlock(&ps.lock);
-}
-
-/* "no tracer named 'x' (latency, function_graph, function, nop)" */
-static int no_tracer(const char *name)
-{
-	struct ps_buf names = { 0 };
-
-	ps_tracer_names(&names, ", ");
-	ps_log(PATCHSITE_LOG_ERROR, "no tracer named '%s' (%s)", name, names.p ? names.p : "");
-	ps_buf_free(&names);
-	return ret(-EINVAL);
-}
-
-int patchsite_set_tracer(const char *name)
-{
-	const struct ps_tracer *t = name ? ps_tracer_find(name) : NULL;
-	struct patchsite_ops *cur = ps_tracer_now()->ops, *want;
-	int err;
-
-	if (!name)
-		return ret(-EINVAL);
-	if (!t)
-		return no_tracer(name);
-	want = t->ops;
-	set_latency(t->latency);
-	if (cur == want)
-		return 0;
-	if (cur) {
-		err = patchsite_unregister_function(cur);
-		if (err)
-			return err;
-	}
-	if (!want)
-		return 0;
-	/* Filters set through ops NULL live on the function ops; the other tracers share them. */
-	if (want != &ps_function_ops) {
-		err = t->check ? t->check() : 0;
-		if (!err)
-			err = copy_filters(want, &ps_function_ops);
-		if (err)
-			return ret(err);
-	}
-	return patchsite_register_function(want);
-}
-
 int patchsite_set_graph_function(const char *globs, int reset)
 {
 	struct ps_arrivals a;
@@ -435,34 +351,6 @@ int patchsite_set_graph_function(const char *globs, int reset)
 	pthread_mutex_unlock(&ps.lock);
 	ps_loader_done(&a);
 	return ret(err);
-}
-
-const char *patchsite_get_tracer(void)
-{
-	const struct ps_tracer *t;
-
-	pthread_mutex_lock(&ps.lock);
-	t = ps_tracer_now();
-	pthread_mutex_unlock(&ps.lock);
-	return t->name;
-}
-
-unsigned patchsite_get_graph_max_depth(void)
-{
-	return ps_graph_max_depth;
-}
-
-unsigned long patchsite_get_buffer_kb(void)
-{
-	return (unsigned long)(ps_ring_bytes / 1024);
-}
-
-int patchsite_set_graph_max_depth(unsigned depth)
-{
-	if (depth < 1 || depth > 1024)
-		return ret(-EINVAL);
-	ps_graph_max_depth = depth;
-	return 0;
 }
 
 static int set_tracing(bool on)
@@ -631,21 +519,4 @@ unsigned long patchsite_stat(const char *name)
 bad:
 	errno = EINVAL;
 	return 0;
-}
-
-/*
- * The process's entry points.  They stay in this object, not in start.c
- * with the rest of start-up: a program linking libpatchsite.a pulls api.o
- * with any call of the API and start.o only through these two calls, so a
- * constructor in start.o would not be linked at all.
- */
-__attribute__((constructor)) static void ps_start(void)
-{
-	patchsite_init();
-	ps_start_env();
-}
-
-__attribute__((destructor)) static void ps_stop(void)
-{
-	ps_stop_env();
 }

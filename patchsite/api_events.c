@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "event.h"
+#include "events/event.h"
 
 /* An event by its full name, "subsys:name". */
 static struct ps_event *find(const char *name)

@@ -34,7 +34,8 @@ PS_SHARED_OBJ := $(PS_SHARED_SRC:%.c=$(B)/obj/%.o)
 # Folders by layer (patchsite/internal.h has the map): core/ < arch/ < sites/ < record/,
 # events < api*.c < ctl/ < start.c, dl.c.  ctl/proto.c is one of the shared objects above.
 PS_SRC  := $(filter-out patchsite/ctl/proto.c,$(wildcard patchsite/*.c patchsite/core/*.c \
-		patchsite/sites/*.c patchsite/record/*.c patchsite/ctl/*.c)) $(PS_ARCH_SRC_$(ARCH))
+		patchsite/sites/*.c patchsite/record/*.c patchsite/events/*.c \
+		patchsite/ctl/*.c)) $(PS_ARCH_SRC_$(ARCH))
 PS_OBJ  := $(patsubst %,$(B)/obj/%.o,$(basename $(PS_SRC))) \
 	   $(PS_LIBARCH_$(ARCH):%.c=$(B)/obj/ps/%.o) $(PS_SHARED_OBJ)
 PS_LIBS := $(B)/libpatchsite.a $(B)/libpatchsite.so $(B)/patchsite.o

@@ -44,27 +44,6 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-static pthread_mutex_t dl_mutex = PTHREAD_MUTEX_INITIALIZER;
-static __thread unsigned dl_depth;
-
-static void dl_enter(void)
-{
-	if (dl_depth++ == 0)
-		pthread_mutex_lock(&dl_mutex);
-}
-
-static void dl_leave(void)
-{
-	if (--dl_depth == 0)
-		pthread_mutex_unlock(&dl_mutex);
-}
-
-/* A fork must not copy dl_mutex held by a thread the child will not have. */
-void ps_loader_init(void)
-{
-	pthread_atfork(dl_enter, dl_leave, dl_leave);
-}
-
 /* Search dirs of an object, as dlinfo(RTLD_DI_SERINFO) gives them; NULL on failure. */
 static Dl_serinfo *search_list(void *lm)
 {
@@ -192,7 +171,7 @@ static char *caller_path(const char *name, struct link_map *caller, Lmid_t lmid)
 /*
  * Objects of other namespaces reported so far, by namespace and dynamic
  * section (which is in the object's mapping: no two loaded objects share
- * it).  dl_mutex held.
+ * it).  The loads' lock held (core/libc.c ps_libc_dl_enter).
  */
 static struct foreign {
 	Lmid_t lmid;
@@ -295,7 +274,7 @@ static void after_change(bool scan, void *h)
 {
 	struct ps_arrivals a = { .n = 0 };
 
-	if (dl_depth != 1 || !ps.inited || ps.init_err)
+	if (ps_libc_dl_depth() != 1 || !ps.inited || ps.init_err)
 		return;
 	if (scan) {
 		ps_demangle_lookup(h);	/* a C++ library may have brought libstdc++ */
@@ -319,7 +298,7 @@ static void *load(const char *fn, const Lmid_t *into, const char *name, int flag
 		errno = ENOSYS;
 		return NULL;
 	}
-	dl_enter();
+	ps_libc_dl_enter();
 	if (name)
 		caller = caller_map(ret, &lmid);
 	if (into)
@@ -331,7 +310,7 @@ static void *load(const char *fn, const Lmid_t *into, const char *name, int flag
 		after_change(true, h);
 	else if (h)
 		report_elsewhere(fn, h);
-	dl_leave();
+	ps_libc_dl_leave();
 	return h;
 }
 
@@ -354,15 +333,15 @@ EXPORT int dlclose(void *h)
 		errno = ENOSYS;
 		return -1;
 	}
-	dl_enter();
+	ps_libc_dl_enter();
 	/* Branch counts of whatever this unloads: read while its memory is there. */
-	if (dl_depth == 1)
+	if (ps_libc_dl_depth() == 1)
 		ps_branches_capture();
 	err = ps_libc_dlclose(h);
 	if (!err)
 		after_change(false, NULL);
-	if (dl_depth == 1)
+	if (ps_libc_dl_depth() == 1)
 		ps_branches_settle();
-	dl_leave();
+	ps_libc_dl_leave();
 	return err;
 }

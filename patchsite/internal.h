@@ -3,33 +3,62 @@
  * The runtime's data model, shared by every folder, and the declarations of
  * its parts.  The folders, lowest layer first; a file never calls into a
  * folder above its own (it registers a hook instead, api.c wire), except
- * the arch trampolines' C entry points (arch/entry.h):
+ * the arch trampolines' C entry points (arch/entry.h); `make check-layers`
+ * (tests/layers.sh) fails on any other:
  *   core/     services that know no site: the global `ps` (state.c), thread
  *             records, ps_fast TLS and grace periods (thread.c), the clock,
- *             text buffers (textbuf.c), the C library's dlopen (libc.c),
- *             the message sink (log.c), large zeroed memory (mem.c), C++ names
+ *             text buffers (textbuf.c), the C library's dlopen and the
+ *             wrappers' lock (libc.c), the message sink (log.c), large
+ *             zeroed memory (mem.c), C++ names
  *   arch/     the arch ops interface (arch.h), the trampolines' C entry points
- *             (entry.h), one folder per arch: arch.c, host.h, tramp.S, the map
+ *             (entry.h), one folder per arch (x86_64, aarch64, riscv64):
+ *             arch.c, host.h, tramp.S, libpatchsite.map
  *   sites/    the site machinery (sites.h has its map): the file behind an
- *             object, symbols, site tables, stubs; patch.c (where a site is
- *             patched: start-up NOPs, live batches, the SIGTRAP handler);
- *             dispatch.c (ops, want masks, the dispatcher, which trampoline);
- *             filter.c (globs -> one byte per site); sync.c (every live
- *             change of objects, then patching; its watchers)
+ *             object, symbols, site tables, stubs; nop.c (an object's sites
+ *             checked and NOPed), patch.c (live batches, the breakpoint
+ *             protocol), trap.c (the SIGTRAP handler); dispatch.c (ops, want
+ *             masks, the dispatcher, which trampoline), ops.c (an ops joins
+ *             or leaves); filter.c (globs -> one byte per site); sync.c
+ *             (every live change of objects, then patching; its watchers)
  *   record/   what runs while the program records: rings (ring.[ch]), the
  *             tracer table (tracers.c: where a tracer is added), the function
  *             and function_graph tracers, unwinding hooks, arguments, the
  *             tracing_on/pid gate, filter commands, markers, snapshots,
- *             trace_options, the trace directory writer (store.c), branch
- *             counts
- *   event*.c  static trace events (event.h has their map)
- *   api.c     public entry points, patchsite_init (wire: every hook), the
- *             constructor and destructor; api_record.c recording settings,
- *             api_events.c the events API; output.c patchsite_trace_write
- *   ctl/      control files by name (control.c, control.h: where a control
- *             file is served) and their tables (*_files.c), the channel
- *   start.c   start-up from the environment; dl.c the dlopen wrappers
- * The trace directory's format is psdata.h; its reader is in cmd/.
+ *             trace_options, the trace directory writer (store.c,
+ *             store_thread.c), branch counts, output.c (PATCHSITE_OUTPUT
+ *             through render/)
+ *   events/   static trace events (event.h has their map)
+ *   api.c     public entry points: patchsite_init (wire: every hook), ops,
+ *             filters, tracing on/off, the function list, counters;
+ *             api_tracers.c the tracer in use; api_record.c recording
+ *             settings and filter commands; api_events.c the events API
+ *   ctl/      control files by name (control.c, control.h) and their tables
+ *             (*_files.c), the channel (channel.c)
+ *   start.c   the constructor and destructor, start-up from the environment
+ *             (PATCHSITE_*); dl.c the dlopen/dlmopen/dlclose wrappers
+ * Beside them, shared with the patchsite command: data/ (the trace
+ * directory's format, data/format.h, and its reader), render/ (what is
+ * printed from a recording), ctl/proto.c (the channel's wire format).
+ *
+ * Where to look:
+ *   a site is patched   sites/nop.c ps_patch_startup (start-up), ps_patch_late
+ *                       (an object dlopened); sites/patch.c ps_patch_update (a
+ *                       live batch), ps_patch_code (event sites); the bytes from
+ *                       arch/<arch>/arch.c; which sites: sites/dispatch.c
+ *                       ps_recompute_want; when: sites/sync.c ps_loader_sync
+ *   an event is written arch/<arch>/tramp.S (the fast paths), record/function.c
+ *                       and record/graph.c -> record/ring.c (the C path,
+ *                       ps_ring_ext); events/event_record.c (static events);
+ *                       record/marker.c; into a chunk record/store_thread.c maps
+ *   a control file is   ctl/channel.c (the socket) -> ctl/control.c
+ *   served              (patchsite_ctl_read/_write) -> the row in
+ *                       ctl/{tracer,record,trace,event}_files.c (or
+ *                       record/branch_counts.c) -> a patchsite_* in api*.c
+ *                       -> its owner
+ *   the trace directory data/format.h and man/patchsite-data.5 (the layout);
+ *   is read             data/read.c psr_open, data/read_thread.c psr_next,
+ *                       data/read_syms.c, data/read_follow.c (live); written
+ *                       by record/store.c and record/store_thread.c
  * Everything here has hidden visibility (see build.mk); only patchsite_* is exported.
  */
 #ifndef PS_INTERNAL_H
@@ -376,10 +405,10 @@ extern const struct ps_store_part ps_branches_part;
 void *ps_map_zero(size_t *bytes, bool round, uintptr_t hint);
 void *ps_calloc_large(size_t n, size_t size);
 
-/* patch.c */
+/* sites/nop.c (an object's sites NOPed), sites/patch.c (live), sites/trap.c */
 int ps_patch_startup(struct ps_module *m);
-int ps_patch_update(void);
 int ps_patch_late(struct ps_module *m);
+int ps_patch_update(void);
 int ps_trap_install(void);
 int ps_sync_register(void);
 void ps_format_bytes(char *buf, size_t len, const uint8_t *p, unsigned n);
@@ -414,19 +443,22 @@ uint64_t ps_tsc_now(void);
 /* dispatch.c */
 void ps_ops_describe(struct patchsite_ops *ops, const struct ps_ops_props *props);
 int ps_ops_publish(void);
-struct ps_arrivals;
-int ps_ops_register(struct patchsite_ops *ops, const struct ps_arrivals *arrivals);
-int ps_ops_unregister(struct patchsite_ops *ops, const struct ps_arrivals *arrivals);
 void ps_recompute_want(void);
 struct ps_ops_state *ps_ops_state(struct patchsite_ops *ops);
 void ps_tramp_select(bool generic);
 void ps_tramp_set(uintptr_t tramp);
+
+/* sites/ops.c: an ops joins or leaves (ps.lock held, the runtime started) */
+struct ps_arrivals;
+int ps_ops_register(struct patchsite_ops *ops, const struct ps_arrivals *arrivals);
+int ps_ops_unregister(struct patchsite_ops *ops, const struct ps_arrivals *arrivals);
 
 /* filter.c */
 int ps_filter_apply(struct ps_globs *g, const char *globs, int reset, const char *what);
 int ps_filter_grow(struct ps_globs *g, size_t old_n, uint8_t **old);
 void ps_filter_eval(struct ps_globs *g, size_t from, size_t to);
 void ps_globs_free(struct ps_globs *g);
+int ps_globs_copy(struct ps_globs *to, const struct ps_globs *from);
 void ps_globs_track(struct ps_globs *g);
 #define PS_TRACKED_MAX 4
 struct ps_old_sets {			/* tracked sets replaced: freed after a grace period */
@@ -436,7 +468,7 @@ struct ps_old_sets {			/* tracked sets replaced: freed after a grace period */
 int ps_globs_grow_all(size_t old_n, struct ps_old_sets *old);
 void ps_globs_eval_all(size_t from, size_t to);
 
-/* sites/sync.c; ps_loader_init: dl.c */
+/* sites/sync.c */
 struct ps_arrivals {			/* objects ps_loader_sync may add (sites/sync.c) */
 	const void **phdr;		/* their program headers */
 	size_t n, cap;
@@ -456,7 +488,6 @@ void ps_watch_add(const struct ps_watch *w);
 void ps_loader_prepare(struct ps_arrivals *a);
 void ps_loader_done(struct ps_arrivals *a);
 int ps_loader_sync(const struct ps_arrivals *arrivals);
-void ps_loader_init(void);
 
 /* record/ring.c, function.c, graph.c, unwind.c */
 extern struct patchsite_ops ps_function_ops, ps_graph_ops;
@@ -467,6 +498,7 @@ extern struct ps_globs ps_graph_trigger;	/* PATCHSITE_GRAPH_FUNCTION; set read i
 void ps_ring_init(void);
 void ps_unwind_init(void);
 void ps_graph_thread_end(void);
+extern void (*ps_graph_thread_exit)(void *ret) __attribute__((noreturn));	/* api.c wire */
 int ps_graph_unwinder_check(void);
 /*
  * function_graph in a runtime loaded into a running process, without our
@@ -501,6 +533,17 @@ const struct ps_tracer *ps_tracer_of(const struct patchsite_ops *ops);
 /* trigger.c: filter commands; snapshot (issue 14 part C) */
 extern struct patchsite_ops ps_trigger_ops;
 extern const struct ps_ops_props ps_trigger_props;
+int ps_trigger_parse(const char *glob, const char *cmd, const char *arg, unsigned *cmd_out,
+		     long *count);
+int ps_trigger_set(const char *glob, unsigned cmd, long count, bool remove);
+void ps_filter_command_list(struct ps_buf *out);	/* as set_ftrace_filter lists them */
+/*
+ * api_record.c: filter commands in set_ftrace_filter, "glob:cmd[:arg]" for
+ * any cmd but "mod" ("!glob:cmd" removes).  0 or -errno with ps_log's
+ * error.  The list (above) adds the commands in force to what reading
+ * set_ftrace_filter shows, one a line as ftrace prints them.
+ */
+int ps_filter_command(const char *glob, const char *cmd, const char *arg, bool remove);
 int ps_snapshot_take(void);
 
 /* args.c: set_ftrace_args */
@@ -581,16 +624,12 @@ void ps_options_started(bool overwrite);
 int ps_options_read(const char *sub, struct ps_buf *out);
 int ps_options_write(const char *sub, const char *value, bool append);
 
-/* start.c: start-up from the environment (PATCHSITE_*), and the end of the process */
-void ps_start_env(void);
-void ps_stop_env(void);
-
 /* channel.c */
 void ps_channel_start(void);
 void ps_channel_forked(void);
 void ps_channel_stop(void);
 
-/* output.c */
+/* record/output.c */
 enum ps_format { PS_FORMAT_FTRACE, PS_FORMAT_CHROME, PS_FORMAT_FOLDED };
 extern enum ps_format ps_format;
 

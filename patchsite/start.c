@@ -2,9 +2,9 @@
 /*
  * Start-up from the environment, and the end of the process.
  *
- * The constructor (api.c ps_start) finds every site and NOPs it while the
- * process still has one thread (as the kernel does at boot), then calls
- * ps_start_env here.  If PATCHSITE_TRACER is set, the
+ * The constructor (ps_start, below) finds every site and NOPs it while the
+ * process still has one thread (as the kernel does at boot: patchsite_init),
+ * then reads the environment.  If PATCHSITE_TRACER is set, the
  * built-in tracer is configured from the environment (PATCHSITE_*) and its
  * trace written at exit.  A bad setting prints one line on stderr and
  * leaves the program untraced; nothing here ever exits or aborts the host.
@@ -19,7 +19,7 @@
 
 #include "ctl/control.h"
 #include "internal.h"
-#include "event.h"
+#include "events/event.h"
 
 static int env_out_fd = -1;	/* PATCHSITE_OUTPUT, written at exit */
 
@@ -441,9 +441,14 @@ static void start_forked(void)
 	ps_channel_forked();
 }
 
-/* The constructor's part after patchsite_init (api.c ps_start). */
-void ps_start_env(void)
+/*
+ * The process's entry points.  They live here, with the rest of start-up:
+ * libpatchsite.a is one member (patchsite.o, build.mk), so a program that
+ * links the archive and names any of the runtime gets this constructor too.
+ */
+__attribute__((constructor)) static void ps_start(void)
 {
+	patchsite_init();
 	if (!ps.init_err)
 		pthread_atfork(NULL, NULL, start_forked);
 	env_start();
@@ -477,8 +482,8 @@ static void events_lost_say(void)
 		(void)!write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }
 
-/* The destructor's part (api.c ps_stop): the channel, then the trace written. */
-void ps_stop_env(void)
+/* The end of the process: the channel, then the trace written. */
+__attribute__((destructor)) static void ps_stop(void)
 {
 	int err;
 

@@ -123,7 +123,7 @@ struct ps_arch {
 	/*
 	 * Returns hooked through a register (aarch64's x30): the function saves
 	 * the hook in its frame record, which only the frame-pointer chain finds
-	 * (record.c walks it before an unwinder runs).  NULL where the hooked
+	 * (record/unwind.c walks it before an unwinder runs).  NULL where the hooked
 	 * slot is the return address in memory (x86-64).  ret_strip drops a
 	 * pointer authentication code; ret_sign signs as the function's entry
 	 * did (its sp then follows from the shadow frame's slot).

@@ -7,11 +7,13 @@
  * for the unwinder hooks, libstdc++ kept for __cxa_demangle) are probes
  * with RTLD_NOLOAD and must not start that sync: one runs from inside the
  * unwinder, where taking ps.lock for a full object sync is wrong.  So they
- * call the C library directly, through these.
+ * call the C library directly, through these.  The wrappers' lock is
+ * here too, below the wrappers and patchsite_init, which both use it.
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
+#include <pthread.h>
 #include <stddef.h>
 
 #include "libc.h"
@@ -19,6 +21,41 @@
 static void *(*libc_dlopen)(const char *, int);
 static void *(*libc_dlmopen)(Lmid_t, const char *, int);
 static int (*libc_dlclose)(void *);
+static pthread_mutex_t dl_mutex = PTHREAD_MUTEX_INITIALIZER;
+static __thread unsigned dl_depth;
+
+/*
+ * The wrappers' lock (dl.c): one dlopen or dlclose at a time brings the
+ * objects up to date; a thread's nested calls (a constructor dlopening)
+ * take it once.  It is taken before ps.lock, never after.
+ */
+void ps_libc_dl_enter(void)
+{
+	if (dl_depth++ == 0)
+		pthread_mutex_lock(&dl_mutex);
+}
+
+void ps_libc_dl_leave(void)
+{
+	if (--dl_depth == 0)
+		pthread_mutex_unlock(&dl_mutex);
+}
+
+/* How deep this thread is in the wrappers: 1 in the outermost call. */
+unsigned ps_libc_dl_depth(void)
+{
+	return dl_depth;
+}
+
+/*
+ * A fork must not copy dl_mutex held by a thread the child will not have.
+ * Registered by patchsite_init after its own fork handlers, so that the
+ * fork takes dl_mutex before ps.lock, as a dlopen does.
+ */
+void ps_libc_fork_init(void)
+{
+	pthread_atfork(ps_libc_dl_enter, ps_libc_dl_leave, ps_libc_dl_leave);
+}
 
 /* The next definitions after ours (the C library's); false when one is missing. */
 bool ps_libc_ready(void)

@@ -2,12 +2,12 @@
 /*
  * The runtime's one global state (internal.h: struct ps_state), defined
  * here, at the bottom, so that every file reading it points down to it.
- * The host arch comes from the build (build.mk: -DPS_HOST_ARCH).
+ * The host arch (ps.arch) is set by patchsite_init (api.c), from the build
+ * (build.mk: -DPS_HOST_ARCH): this file names no arch.
  */
 #include "internal.h"
 
 struct ps_state ps = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
-	.arch = &PS_HOST_ARCH,		/* from the build: ps_arch_$(ARCH) */
 	.tracing_on = true,
 };

@@ -31,24 +31,18 @@ struct ps_ctl_file {
 	int (*list)(struct ps_buf *out);	/* a directory: its files, one path per line */
 };
 
-/*
- * Filter commands in set_ftrace_filter: "glob:cmd[:arg]" for any cmd but
- * "mod" ("!glob:cmd" removes).  0 or -errno with ps_log's error.  The
- * list adds the commands in force to what reading set_ftrace_filter shows,
- * one a line as ftrace prints them.  In trigger.c.
- */
-int ps_filter_command(const char *glob, const char *cmd, const char *arg, bool remove);
-void ps_filter_command_list(struct ps_buf *out);
-extern const struct ps_ctl_file ps_ctl_events[];	/* ctl/event_files.c */
-extern const struct ps_ctl_file ps_ctl_branches[];	/* branches.c */
+/* Filter commands in set_ftrace_filter: ps_filter_command (api_record.c, internal.h). */
 
-/* ctl_groups.c: every table, NULL-terminated. */
+extern const struct ps_ctl_file ps_ctl_events[];	/* ctl/event_files.c */
+extern const struct ps_ctl_file ps_ctl_branches[];	/* record/branch_counts.c */
+
+/* groups.c: every table, NULL-terminated. */
 extern const struct ps_ctl_file *const ps_ctl_groups[];
 
-/* The tables (one line each in ctl_groups.c). */
-extern const struct ps_ctl_file ps_ctl_core[];	/* ctl_core.c: tracers, filters, depth, buffer, functions, trace_dir */
-extern const struct ps_ctl_file ps_ctl_record[];	/* recctl.c */
-extern const struct ps_ctl_file ps_ctl_trace[];	/* trace_ctl.c: trace_marker, snapshot, trace_options */
+/* The tables (one line each in groups.c). */
+extern const struct ps_ctl_file ps_ctl_core[];	/* tracer_files.c: tracers, filters, depth, buffer, functions, trace_dir */
+extern const struct ps_ctl_file ps_ctl_record[];	/* record_files.c */
+extern const struct ps_ctl_file ps_ctl_trace[];	/* trace_files.c: trace_marker, snapshot, trace_options */
 
 /* Values of control files (control.c): 0, or -EINVAL with the error said, naming file. */
 int ps_ctl_word(const char *file, const char *value, char *out, size_t len);

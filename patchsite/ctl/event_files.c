@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "ctl/control.h"
-#include "event.h"
+#include "events/event.h"
 #include "internal.h"
 
 static int lock(void)

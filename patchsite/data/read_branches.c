@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The branch profiler's counts in a trace directory: the process directory's `branches` file
- * (patchsite-data(5)), written by the runtime (patchsite/branches.c) and read here as untrusted
+ * (patchsite-data(5)), written by the runtime (patchsite/record/branch_counts.c) and read here as untrusted
  * text: a line that is not exactly one of the forms patchsite-data(5) gives refuses the whole
  * file, in one line naming it, the line and why.  render/branch_report.c prints what is read.
  */

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl/control.h"
+#include "core/textbuf.h"
 #include "internal.h"
 
 struct args_spec {

@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ctl/control.h"
+#include "core/textbuf.h"
 #include "internal.h"
 
 struct ps_pids {

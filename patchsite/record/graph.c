@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl/control.h"
+#include "core/textbuf.h"
 #include "arch/entry.h"
 #include "graph.h"
 
@@ -380,6 +380,14 @@ uintptr_t ps_graph_other_thread_ret(struct ps_thread *me, uintptr_t key)
 }
 
 /*
+ * How a thread ends when its hooked return is lost: pthread_exit as the
+ * program sees it, that is record/unwind.c's wrapper, which undoes the
+ * thread's hooked returns first.  Set once at init (api.c wire), so that
+ * this file, below unwind.c, does not name it.
+ */
+void (*ps_graph_thread_exit)(void *ret) __attribute__((noreturn));
+
+/*
  * The thread could not tell where a hooked return goes (see patchsite(7):
  * a program that copies its stacks around).  Nothing can continue that
  * call; the runtime must not abort the program, so the thread alone ends.
@@ -389,7 +397,7 @@ void ps_graph_lost(void)
 {
 	ps_log(PATCHSITE_LOG_ERROR, "function_graph: a hooked return address was lost "
 	       "(stack copied?): ending this thread");
-	pthread_exit(NULL);
+	ps_graph_thread_exit(NULL);
 }
 
 /*

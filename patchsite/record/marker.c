@@ -12,7 +12,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "ctl/control.h"
+#include "core/textbuf.h"
 #include "internal.h"
 #include "data/format.h"
 

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ctl/control.h"
+#include "core/textbuf.h"
 #include "internal.h"
 
 static const struct {

@@ -169,7 +169,7 @@ int32_t ps_ring_budget(struct ps_thread *t, struct ps_fast *f, bool frames)
 }
 
 /*
- * An extended record (psdata.h) in the calling thread's ring, stamped now:
+ * An extended record (data/format.h) in the calling thread's ring, stamped now:
  * true when written, false when lost (counted) or there is no ring.  The
  * room is taken as entries (two words each), so the fast path's budget
  * stays right.  The header goes first: a record cut short by a crash keeps

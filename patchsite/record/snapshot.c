@@ -28,7 +28,7 @@
 #include <unistd.h>
 #include "host.h"
 
-#include "ctl/control.h"
+#include "core/textbuf.h"
 #include "internal.h"
 #include "data/format.h"
 

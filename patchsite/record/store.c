@@ -32,7 +32,7 @@
 #include "host.h"
 
 #include "store.h"
-#include "event.h"
+#include "events/event.h"
 #include "data/format.h"
 
 /*

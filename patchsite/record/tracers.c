@@ -13,7 +13,7 @@
  */
 #include <string.h>
 
-#include "ctl/control.h"
+#include "core/textbuf.h"
 #include "internal.h"
 
 /* Returns are hooked: every unwinder and longjmp in the process must reach our wrappers. */

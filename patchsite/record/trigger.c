@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl/control.h"
+#include "core/textbuf.h"
 #include "internal.h"
 #include "data/format.h"
 
@@ -216,17 +216,14 @@ static int select_sites(const char *glob, uint8_t **sel)
 }
 
 /*
- * set_ftrace_filter's commands (c14a's parser hands them here): FUNC glob,
- * cmd name, arg (the count, or NULL), remove for `!FUNC:cmd`.
+ * A command's name and count (arg, or NULL: unlimited), checked before the
+ * runtime starts: *cmd its index, *count -1 for unlimited.
  */
-int ps_filter_command(const char *glob, const char *cmd, const char *arg, bool remove)
+int ps_trigger_parse(const char *glob, const char *cmd, const char *arg, unsigned *c_out,
+		     long *count_out)
 {
-	struct trig_table *old, *tb;
 	enum trig_cmd c;
-	uint8_t *sel = NULL;
 	long count = -1;
-	bool want;
-	int err;
 
 	for (c = 0; c < TRIG_N && strcmp(cmd, cmd_names[c]); c++)
 		;
@@ -245,9 +242,40 @@ int ps_filter_command(const char *glob, const char *cmd, const char *arg, bool r
 			return -EINVAL;
 		}
 	}
-	err = patchsite_init();
-	if (err)
-		return err;
+	*c_out = c;
+	*count_out = count;
+	return 0;
+}
+
+/* The trigger ops registered (on) or not: as patchsite_(un)register_function. */
+static int trigger_ops(bool on)
+{
+	struct ps_arrivals a;
+	int err;
+
+	ps_loader_prepare(&a);
+	pthread_mutex_lock(&ps.lock);
+	err = on ? ps_ops_register(&ps_trigger_ops, &a) : ps_ops_unregister(&ps_trigger_ops, &a);
+	pthread_mutex_unlock(&ps.lock);
+	ps_loader_done(&a);
+	if (err < 0)
+		errno = -err;
+	return err;
+}
+
+/*
+ * set_ftrace_filter's commands, once parsed (ps_trigger_parse): the sites
+ * glob names get command cmd, count times (-1: every time), or lose it
+ * (remove).  The runtime is started (api_record.c ps_filter_command).
+ */
+int ps_trigger_set(const char *glob, unsigned cmd, long count, bool remove)
+{
+	struct trig_table *old, *tb;
+	enum trig_cmd c = (enum trig_cmd)cmd;
+	uint8_t *sel = NULL;
+	bool want;
+	int err;
+
 	if (c == TRIG_STACKTRACE && !ps.arch->unwinds_from_ops) {
 		ps_log(PATCHSITE_LOG_ERROR, "stacktrace: not done on %s (the unwinder does not walk "
 		       "from the trampoline into the traced function's callers there)",
@@ -282,9 +310,9 @@ int ps_filter_command(const char *glob, const char *cmd, const char *arg, bool r
 	want = atomic_load(&table) != NULL;
 	pthread_mutex_unlock(&ps.lock);
 	if (!err && want && !(ps_trigger_ops.state && ps_trigger_ops.state->s.registered))
-		err = patchsite_register_function(&ps_trigger_ops);
+		err = trigger_ops(true);
 	else if (!err && !want && ps_trigger_ops.state && ps_trigger_ops.state->s.registered)
-		err = patchsite_unregister_function(&ps_trigger_ops);
+		err = trigger_ops(false);
 	pthread_mutex_unlock(&trig_lock);
 	return err;
 }
@@ -308,54 +336,4 @@ void ps_filter_command_list(struct ps_buf *out)
 			ps_buf_printf(out, "count=%ld\n", c);
 	}
 	pthread_mutex_unlock(&trig_lock);
-}
-
-/* "FUNC:cmd[:N]", or "!FUNC:cmd" (remove nonzero: removed either way). */
-int patchsite_set_trigger(const char *spec, int remove)
-{
-	char *s, *c1, *c2;
-	int err;
-
-	if (!spec || !(s = strdup(spec + (spec[0] == '!'))))
-		return -EINVAL;
-	remove |= spec[0] == '!';
-	/* The command is after the last ':' but one that is not part of ":mod:". */
-	c2 = strrchr(s, ':');
-	c1 = NULL;
-	if (c2) {
-		*c2 = '\0';
-		c1 = strrchr(s, ':');
-		if (c1 && (c1 - s < 4 || strncmp(c1 - 4, ":mod", 4)) &&
-		    strcmp(c2 + 1, "traceon") && strcmp(c2 + 1, "traceoff") &&
-		    strcmp(c2 + 1, "snapshot") && strcmp(c2 + 1, "stacktrace")) {
-			*c1 = '\0';	/* FUNC:cmd:N */
-			err = ps_filter_command(s, c1 + 1, c2 + 1, remove);
-			free(s);
-			return err;
-		}
-		err = ps_filter_command(s, c2 + 1, NULL, remove);
-		free(s);
-		return err;
-	}
-	ps_log(PATCHSITE_LOG_ERROR, "'%s': expected FUNC:command[:count]", spec);
-	free(s);
-	return -EINVAL;
-}
-
-/* The listing into buf (cut to size, NUL-terminated); its whole length. */
-long patchsite_get_triggers(char *buf, unsigned long size)
-{
-	struct ps_buf b = { 0 };
-	long n;
-
-	ps_filter_command_list(&b);
-	if (b.oom) {
-		ps_buf_free(&b);
-		return -ENOMEM;
-	}
-	if (size)
-		snprintf(buf, size, "%s", b.p ? b.p : "");
-	n = (long)b.len;
-	ps_buf_free(&b);
-	return n;
 }

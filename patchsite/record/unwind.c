@@ -193,7 +193,8 @@ static void *next_sym(const char *name)
 
 EXPORT const void *_Unwind_Find_FDE(void *pc, struct unwind_bases *bases)
 {
-	uintptr_t hook = ps.arch ? (uintptr_t)ps.arch->graph_return : 0, ret;
+	const struct ps_arch *arch = __atomic_load_n(&ps.arch, __ATOMIC_ACQUIRE);	/* NULL before init */
+	uintptr_t hook = arch ? (uintptr_t)arch->graph_return : 0, ret;
 	void **ctx_end = (void **)bases;	/* ctx_end[-3] cfa, ctx_end[-2] ra */
 
 	ps_unwind_init();

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * ftrace's text (replay), the runtime's own format (patchsite/output.c):
+ * ftrace's text (replay), the runtime's own format (patchsite/record/output.c):
  * the function tracer's `TASK-PID [CPU] TIMESTAMP: func <-parent` and
  * function_graph's `CPU) TASK-PID | DURATION | func() {` with ftrace's
  * duration markers, threads merged by time with `=>` lines where the

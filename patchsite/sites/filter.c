@@ -248,6 +248,24 @@ void ps_globs_free(struct ps_globs *g)
 	g->text = NULL;
 }
 
+/* A copy of from into to (to keeps its rcu flag): the built-in tracers share one filter set. */
+int ps_globs_copy(struct ps_globs *to, const struct ps_globs *from)
+{
+	struct ps_globs g = { NULL, NULL, to->rcu };
+
+	if (from->set && !(g.set = malloc(ps.nsites ? ps.nsites : 1)))
+		return -ENOMEM;
+	if (from->text && !(g.text = strdup(from->text))) {
+		free(g.set);
+		return -ENOMEM;
+	}
+	if (g.set)
+		memcpy(g.set, from->set, ps.nsites);
+	ps_globs_free(to);
+	*to = g;
+	return 0;
+}
+
 /*
  * ps.nsites grew from old_n: every ops' sets, then the tracked ones.  An
  * ops' old set is freed now (read under the lock only); a tracked one read

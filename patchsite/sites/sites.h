@@ -8,9 +8,11 @@
  *   module.c   objects and their site tables, hook slots, exit linking,
  *              lookups by id and address
  *   stubs.c    where each object's stubs go, and mapping them
- *   patch.c    writing sites: start-up NOPs, live batches, late objects,
- *              event-site code; trap.c its SIGTRAP handler
+ *   nop.c      an object's sites checked and NOPed: at start-up, or loaded late
+ *   patch.c    writing sites live: batches, event-site code, the primitives
+ *              nop.c shares; trap.c its SIGTRAP handler
  *   dispatch.c ops, want masks, the dispatcher, trampoline choice
+ *   ops.c      an ops joins or leaves (ps_ops_register): dispatch.c, then sync.c
  *   filter.c   globs -> one byte per site; sets that grow with new objects
  *   sync.c     every live change of the objects, then patching; watchers
  */
@@ -51,5 +53,13 @@ static inline uintptr_t ps_stub_of(const struct ps_site *s)
 /* symbols.c */
 int ps_find_symbols(struct ps_module *m, const struct elf_file *f);
 const struct ps_sym *ps_module_sym(const struct ps_module *m, uintptr_t addr);
+
+/* patch.c: what nop.c shares (ps.lock held) */
+void ps_sync_cores(void);				/* membarrier(SYNC_CORE) */
+bool ps_site_idle_bytes(const struct ps_site *s, uint8_t *out);
+int ps_text_protect(struct ps_module *m, const bool *touched, bool writable);
+void ps_mark_segment(const struct ps_module *m, uintptr_t addr, bool *touched);
+void ps_poke_bytes(uintptr_t addr, const uint8_t *b, unsigned from, unsigned to);
+void ps_poke_words(uintptr_t addr, const uint8_t *b, unsigned n);
 
 #endif

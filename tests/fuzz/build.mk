@@ -40,8 +40,8 @@ $(FUZZ_B)/obj/tests/fuzz/fuzz_branches.o: FUZZ_CFLAGS += -D_GNU_SOURCE
 # The control channel's request and reply parsing (the runtime's channel thread, the client).
 $(FUZZ_B)/fuzz_ctlproto: $(FUZZ_B)/obj/tests/fuzz/fuzz_ctlproto.o $(FUZZ_B)/obj/patchsite/ctl/proto.o
 # The events' filter parser: it keeps no runtime state, so it links alone.
-$(FUZZ_B)/fuzz_evfilter: $(FUZZ_B)/obj/tests/fuzz/fuzz_evfilter.o $(FUZZ_B)/obj/patchsite/event_filter.o
-$(FUZZ_B)/obj/patchsite/event_filter.o $(FUZZ_B)/obj/tests/fuzz/fuzz_evfilter.o: FUZZ_CFLAGS += \
+$(FUZZ_B)/fuzz_evfilter: $(FUZZ_B)/obj/tests/fuzz/fuzz_evfilter.o $(FUZZ_B)/obj/patchsite/events/event_filter.o
+$(FUZZ_B)/obj/patchsite/events/event_filter.o $(FUZZ_B)/obj/tests/fuzz/fuzz_evfilter.o: FUZZ_CFLAGS += \
 	-D_GNU_SOURCE -Ipatchsite
 $(FUZZ_BINS):
 	$(call quiet,FUZZLD,$@)$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(FUZZ_LIBS)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The event filter parser (patchsite/event_filter.c) on arbitrary text,
+ * The event filter parser (patchsite/events/event_filter.c) on arbitrary text,
  * against fields of every kind; a filter it accepts is evaluated on a few
  * values.  Besides memory errors it checks the contract: a refusal says
  * why (a non-empty reason) and returns no filter, an acceptance returns one.
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "event.h"
+#include "events/event.h"
 
 static const struct ps_evfield fields[] = {
 	{ "len", "int", PATCHSITE_FIELD_SIGNED, 4, 8 },

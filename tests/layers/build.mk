@@ -1,10 +1,10 @@
 # The layer check (tests/layers.sh): no file of libpatchsite or its readers names a file in a
 # higher layer, no loop between the files of one folder.  Part of check-unit.
-#   make check-layers                      the check itself over the built objects
-#   make check-layers LAYERS_MODE=fail     fail on a finding instead of printing it
-# LAYERS_MODE is "report" while the runtime's files are not yet in their layer folders
-# (issue #22); once they are, its default becomes "fail".
-LAYERS_MODE ?= report
+#   make check-layers                        the check itself over the built objects: fails
+#                                            on any finding (so does make check)
+#   make check-layers LAYERS_MODE=report     print the findings, do not fail
+# Every runtime file is in its layer folder (issue #22): a finding is a regression.
+LAYERS_MODE ?= fail
 
 .PHONY: check-layers
 check-unit: check-layers

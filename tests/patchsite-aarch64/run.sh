@@ -279,7 +279,7 @@ if $CC -O2 -g $lf -shared $SRC/libdyn.c -o "$T/libdyn-$f0.so" >>"$T/build.log" 2
 	fi
 	# The function tracer: both rounds' calls.  Not dlopen.function: under qemu the
 	# library comes back at another address, and the runtime reuses its record on
-	# reload, so callers in the first, unloaded copy are not named (left as is: loader.c).
+	# reload, so callers in the first, unloaded copy are not named (left as is: sites/sync.c).
 	PATCHSITE_TRACER=function PATCHSITE_OUTPUT="$T/trace" \
 		run_traced "$T/out" "$T/err" "$T/dlopen-prog" $f0
 	if grep -qx 'sum=213' "$T/out" && [ ! -s "$T/err" ] &&

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Extended ring records (data/format.h PSD_EXT_*) from the writer in record.c
+ * Extended ring records (data/format.h PSD_EXT_*) from the writer in record/ring.c
  * to the one reader (patchsite/data/).  The oracle is the payload written:
  *   ext write DIR   records kind 1 "hello, world", kind 6 {7, 0, 0} (zero
  *                   words at the end of the data), kind 200 with no payload,

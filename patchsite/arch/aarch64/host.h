@@ -36,7 +36,7 @@ static inline uint64_t ps_clock_hz(void)
  * The stack pointer a longjmp to env restores: glibc's aarch64 jmp_buf
  * keeps it in word 13 (JB_SP), xor'ed with the pointer guard, which ld.so
  * exports as __pointer_chk_guard (GLIBC_PRIVATE; weak here: without it
- * the target is unknown, 0, and record.c ignores it).
+ * the target is unknown, 0, and record/unwind.c ignores it).
  */
 extern uintptr_t __pointer_chk_guard __attribute__((weak));
 

@@ -24,7 +24,7 @@
  * same address as at entry (that address is the shadow frame's key);
  * ps_graph_exit_slow stores the real return address there.  a[2] is the
  * frame's top word, entry sp - 8: above every stack pointer of the
- * function's body, as x86-64's return slot is, so record.c's comparisons
+ * function's body, as x86-64's return slot is, so record/unwind.c's comparisons
  * with stack pointers (a longjmp's target, a catching frame) hold.
  */
 #define FRAME	304

@@ -272,7 +272,7 @@ static unsigned long riscv64_exit_retval(const unsigned long *slot)
 	return *(const unsigned long *)((uintptr_t)slot - 200);
 }
 
-/* Only what module.c looks for in symbol tables: sites as built call no hook. */
+/* Only what sites/module.c looks for in symbol tables: sites as built call no hook. */
 static const char *const riscv64_hooks[] = { "_mcount", NULL };
 
 const struct ps_arch ps_arch_riscv64 = {

@@ -15,7 +15,7 @@
  * The time CSR (rdtime, Zicntr), which Linux lets user mode read (it sets
  * scounteren.TM, or emulates the read).  Its rate is the device tree's
  * timebase-frequency, which user space cannot read without /proc: 0 here,
- * record.c measures it as on x86-64.
+ * core/clock.c measures it as on x86-64.
  */
 static inline uint64_t ps_clock(void)
 {
@@ -31,7 +31,7 @@ static inline uint64_t ps_clock_hz(void)
 }
 
 /*
- * A frame record (record.c's walk of the frame-pointer chain): s0 is the
+ * A frame record (record/unwind.c's walk of the frame-pointer chain): s0 is the
  * frame's CFA, the entry sp, with ra saved at s0 - 8 and the caller's s0 at
  * s0 - 16 (what gcc's -fno-omit-frame-pointer prologue does).  The runtime
  * is built with frame pointers here (patchsite/build.mk), so that the chain

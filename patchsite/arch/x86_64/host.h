@@ -12,13 +12,13 @@
 /* A function reached by a ret, not a call: the stack may be misaligned by 8. */
 #define PS_REACHED_BY_RET __attribute__((force_align_arg_pointer))
 
-/* The TSC: constant and non-stop on the machines we target (record.c converts it). */
+/* The TSC: constant and non-stop on the machines we target (core/clock.c converts it). */
 static inline uint64_t ps_clock(void)
 {
 	return __rdtsc();
 }
 
-/* The TSC's rate is not architectural: record.c measures it. */
+/* The TSC's rate is not architectural: core/clock.c measures it. */
 static inline uint64_t ps_clock_hz(void)
 {
 	return 0;

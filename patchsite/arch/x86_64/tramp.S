@@ -284,7 +284,7 @@ ps_x86_64_call_saved:
  * entry also pushes a shadow frame that hooks nothing (key bit 0
  * set, ret unused; only on the thread's own stack, while frames are left)
  * and the exit pops it when it is on top: a call an exception leaves
- * is then closed where the exception lands (record.c).  Both see the
+ * is then closed where the exception lands (record/unwind.c).  Both see the
  * function's return slot at 40(%rsp): the entry's caller pushed it,
  * and an exit site sits before the ret or tail jmp.
  */

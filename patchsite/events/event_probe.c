@@ -210,3 +210,20 @@ void ps_events_env(void)
 			ps_log(PATCHSITE_LOG_ERROR, "PATCHSITE_EVENTS: cannot apply '%s'", tok);
 	free(copy);
 }
+
+/* A new event: enabled by the last rule naming it, it gets the recorder. */
+static void event_born(struct ps_event *ev)
+{
+	bool on = false;
+
+	if (ps_event_rules_say(ev, &on) && on)
+		ps_event_probe_add(ev, ps_event_record, ev, PATCHSITE_EVENT_PRIO_DEFAULT);
+}
+
+static const struct ps_event_hooks hooks = { ps_event_fire, event_born };
+
+/* An object's events found and checked (event.c), each new one under the rules. */
+void ps_events_found(struct ps_module *m)
+{
+	ps_event_module(m, &hooks);
+}

@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Static trace events in the runtime (patchsite_event(3)):
- *   event.c         the events of every object: found at start and on
- *                   dlopen, their sites checked and switched live
- *   event_probe.c   what an enabled site reaches, probes, enabling rules
- *   event_api.c     the events' descriptions (format files); api_events.c the API
- *   event_record.c  the recorder probe: filter, ring record (PSD_EXT_EVENT)
+ * Static trace events in the runtime (patchsite_event(3)), lowest first:
  *   event_filter.c  field expressions (events/S/N/filter); no runtime state,
  *                   so that the fuzz harness links it alone
+ *   event.c         the events of every object: found at start and on
+ *                   dlopen, their sites checked and switched live; told by
+ *                   event_probe.c what a site calls (struct ps_event_hooks)
+ *   event_record.c  the recorder probe: filter, ring record (PSD_EXT_EVENT);
+ *                   where an event is written
+ *   event_probe.c   what an enabled site reaches, probes, enabling rules;
+ *                   ps_events_found (an object's events, with the hooks)
+ *   event_api.c     the events' descriptions (format files), the events'
+ *                   watcher and trace-directory part; ../api_events.c the API
  *   ctl/event_files.c control files: set_event, available_events, events/
  */
 #ifndef PS_EVENT_H
@@ -76,7 +80,11 @@ struct ps_event {
 };
 
 /* event.c (ps.lock held unless said) */
-void ps_event_module(struct ps_module *m);		/* find and check its events */
+struct ps_event_hooks {			/* event_probe.c's, for the events event.c binds */
+	void (*fire)(const struct patchsite_event *d, const uint64_t *raw);	/* an enabled site */
+	void (*born)(struct ps_event *ev);	/* a new event: the rules, the recorder */
+};
+void ps_event_module(struct ps_module *m, const struct ps_event_hooks *h);	/* find, check */
 void ps_event_module_gone(struct ps_module *m);
 int ps_event_update(void);				/* patch sites to what probes ask */
 bool ps_event_trap(uintptr_t addr, uintptr_t *resume);	/* signal handler: no lock */
@@ -91,6 +99,7 @@ void ps_event_rules_clear(void);
 int ps_event_probe_add(struct ps_event *ev, patchsite_event_probe fn, void *data, int prio);
 int ps_event_probe_del(struct ps_event *ev, patchsite_event_probe fn, void *data);
 void ps_events_env(void);				/* PATCHSITE_EVENTS */
+void ps_events_found(struct ps_module *m);		/* ps_event_module with the hooks */
 
 /* event_api.c */
 void ps_event_describe(const struct ps_event *ev, struct ps_buf *out);	/* format file */

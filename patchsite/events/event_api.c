@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl/control.h"
+#include "core/textbuf.h"
 #include "event.h"
 #include "internal.h"
 
@@ -81,7 +81,7 @@ void ps_events_store(void)
 /* An object's events are found and checked as it arrives; the events file follows. */
 static void events_arrived(struct ps_module *m)
 {
-	ps_event_module(m);
+	ps_events_found(m);
 	ps_events_store();
 }
 

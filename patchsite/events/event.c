@@ -9,8 +9,9 @@
  *
  * Site records are never freed (an unloaded object's are marked dead):
  * the SIGTRAP handler reads them without the lock.  Probes and the rules
- * that enable events are event_probe.c's; the API and the events'
- * descriptions event_api.c's.
+ * that enable events are event_probe.c's (it hands this file, the lowest
+ * of events/, what a site calls and what a new event gets); the API and
+ * the events' descriptions event_api.c's.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -221,11 +222,10 @@ static bool same_fields(const struct ps_event *ev, const struct patchsite_event 
 }
 
 static struct ps_event *bind(struct ps_module *m, const struct patchsite_event *d, uintptr_t lo,
-			     uintptr_t hi)
+			     uintptr_t hi, const struct ps_event_hooks *h)
 {
 	const char *parts[3 + 2 * 8];
 	struct ps_event *ev;
-	bool on = false;
 
 	if (__atomic_load_n(&d->rt, __ATOMIC_ACQUIRE))
 		return __atomic_load_n(&d->rt, __ATOMIC_ACQUIRE);
@@ -269,17 +269,18 @@ static struct ps_event *bind(struct ps_module *m, const struct patchsite_event *
 		*events_tail = ev;
 		events_tail = &ev->next;
 		nevents++;
-		if (ps_event_rules_say(ev, &on) && on)
-			ps_event_probe_add(ev, ps_event_record, ev, PATCHSITE_EVENT_PRIO_DEFAULT);
+		if (h->born)
+			h->born(ev);
 	}
 	ev->gone = false;
 	((struct patchsite_event *)d)->rt = ev;
-	__atomic_store_n(&((struct patchsite_event *)d)->fire, ps_event_fire, __ATOMIC_RELEASE);
+	__atomic_store_n(&((struct patchsite_event *)d)->fire, h->fire, __ATOMIC_RELEASE);
 	return ev;
 }
 
 /* One table entry: its site, checked. */
-static void add_site(struct ps_module *m, uintptr_t e, uintptr_t dlo, uintptr_t dhi)
+static void add_site(struct ps_module *m, uintptr_t e, uintptr_t dlo, uintptr_t dhi,
+		     const struct ps_event_hooks *h)
 {
 	int32_t site_rel, target_rel;
 	int64_t desc_rel;
@@ -294,7 +295,7 @@ static void add_site(struct ps_module *m, uintptr_t e, uintptr_t dlo, uintptr_t 
 	memcpy(&desc_rel, (const void *)(e + 8), 8);
 	site = e + (uintptr_t)(intptr_t)site_rel;
 	target = e + 4 + (uintptr_t)(intptr_t)target_rel;
-	ev = bind(m, (const struct patchsite_event *)(e + 8 + (uintptr_t)desc_rel), dlo, dhi);
+	ev = bind(m, (const struct patchsite_event *)(e + 8 + (uintptr_t)desc_rel), dlo, dhi, h);
 	if (!ev)
 		return;
 	s = site_new();
@@ -320,8 +321,12 @@ static void add_site(struct ps_module *m, uintptr_t e, uintptr_t dlo, uintptr_t 
 	site_publish();
 }
 
-/* An object's event sites (at start-up, or when it was loaded). */
-void ps_event_module(struct ps_module *m)
+/*
+ * An object's event sites (at start-up, or when it was loaded): h says what
+ * an enabled site calls and what a new event gets (event_probe.c
+ * ps_events_found).
+ */
+void ps_event_module(struct ps_module *m, const struct ps_event_hooks *h)
 {
 	uintptr_t tab, dlo;
 	size_t tsz, dsz;
@@ -337,7 +342,7 @@ void ps_event_module(struct ps_module *m)
 		ps_log(PATCHSITE_LOG_WARNING, "%s: patchsite_event_sites is %zu bytes, not whole "
 		       "16-byte entries: the rest refused", m->name, tsz);
 	for (size_t i = 0; i + 16 <= tsz && tab % 8 == 0; i += 16)
-		add_site(m, tab + i, dlo, dlo + dsz);
+		add_site(m, tab + i, dlo, dlo + dsz, h);
 	ps_event_update();
 }
 

@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * An object's sites written the first time: at start-up (ps_patch_startup:
+ * one thread, nothing else runs the code yet) and when it is loaded later
+ * (ps_patch_late: other threads may run it, so the live protocol of
+ * patch.c).  Each recorded site is checked, as the kernel's
+ * ftrace_check_current_call does, and every recognised site turned into
+ * the arch's NOP.  A site holding anything else is refused: reported and
+ * never written.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "sites.h"
+
+/* The site already holds the NOP we write (another NOP form, clang's, is rewritten). */
+static bool our_nop(const struct ps_site *s, const struct site_insn *in, const uint8_t *p)
+{
+	uint8_t nop[16];
+
+	if (in->form != FORM_NOP || in->len != ps.arch->patch_len || !ps_site_idle_bytes(s, nop))
+		return false;
+	return !memcmp(p, nop, ps.arch->patch_len);
+}
+
+/* A site that calls a hook: an entry hook's call is ours to write, a late one's is refused. */
+static bool entry_hook(unsigned hook)
+{
+	return hook && hook - 1 < ps.arch->late_hook;
+}
+
+static void refuse(struct ps_site *s, const struct site_insn *in, const uint8_t *p, unsigned hook)
+{
+	char found[64];
+
+	s->state = SITE_REFUSED;
+	if (hook && !entry_hook(hook)) {
+		/* Until the tracers handle it (issue 12): never run wrong. */
+		ps_log_site(PATCHSITE_LOG_WARNING, s, "a call to %s, after the prologue (built -pg "
+			    "without -mfentry): tracing it would corrupt the stack; build with "
+			    "-pg -mfentry: site refused", ps.arch->hooks[hook - 1]);
+		return;
+	}
+	ps_format_bytes(found, sizeof(found), p, in->len > ps.arch->max_site_len ?
+			ps.arch->max_site_len : in->len);
+	if (in->why)
+		ps_log_site(PATCHSITE_LOG_WARNING, s, "%s (found %s): site refused", in->why, found);
+	else if (in->form == FORM_CALL)
+		ps_log_site(PATCHSITE_LOG_WARNING, s, "expected a call to %s, found a call to %#lx "
+			    "(%s): site refused", ps.arch->hooks[0], (unsigned long)in->target, found);
+	else if (in->form == FORM_CALL_SLOT)
+		ps_log_site(PATCHSITE_LOG_WARNING, s, "expected a call to %s, found a call through "
+			    "%#lx (%s): site refused", ps.arch->hooks[0], (unsigned long)in->slot,
+			    found);
+	else
+		ps_log_site(PATCHSITE_LOG_WARNING, s, "expected a call to %s or a %u-byte NOP, "
+			    "found %s: site refused", ps.arch->hooks[0], ps.arch->patch_len, found);
+}
+
+/* The code segment that holds [addr, addr + len), or NULL (as ps_module_has_code). */
+static const struct ps_seg *segment_of(const struct ps_module *m, uintptr_t addr, size_t len)
+{
+	for (unsigned i = 0; i < m->nsegs; i++)
+		if (addr >= m->segs[i].lo && addr + len <= m->segs[i].hi && addr + len > addr)
+			return &m->segs[i];
+	return NULL;
+}
+
+/*
+ * Will start-up write this module's text?  Asked of the file, before the
+ * text is read: a text page that was read is mapped from the page cache
+ * and its copy on write must also flush the old mapping, which on our VMs
+ * costs 10-40 us a page; a page written first is copied in about 1 us.
+ * A sample of sites is enough: one build form covers a module.  Only a
+ * prediction: the sites themselves are checked in memory.
+ */
+static bool writes_likely(const struct ps_module *m)
+{
+	const unsigned n = ps.arch->patch_len, samples = 16;
+	uint8_t nop[16];
+
+	ps.arch->make_nop(nop);
+	for (unsigned k = 0; k < samples && k < m->nsites; k++) {
+		const struct ps_site *s = &m->sites[m->nsites / samples * k];
+		const uint8_t *p = ps_module_file_code(m, s->addr, ps.arch->max_site_len + 4);
+		struct site_insn in;
+
+		if (!p)
+			return true;
+		ps.arch->decode_site(p, s->addr, &in);
+		if (in.form != FORM_NOP || in.len != n)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Is a site's instruction what we expect (a call to the hook, or a NOP)?
+ * Consecutive sites nearly always call the same PLT entry: remember the
+ * last target's answer.
+ */
+static bool site_ok(const struct ps_module *m, const struct site_insn *in, uintptr_t *last_target,
+		    unsigned *last_hook, unsigned *hook)
+{
+	*hook = 0;
+	switch (in->form) {
+	case FORM_CALL:
+		if (in->target != *last_target) {
+			*last_target = in->target;
+			*last_hook = ps_module_calls_hook(m, in);
+		}
+		*hook = *last_hook;
+		return entry_hook(*hook);
+	case FORM_CALL_SLOT:
+		*hook = ps_module_calls_hook(m, in);
+		return entry_hook(*hook);
+	case FORM_NOP:
+	case FORM_NOP_BYTES:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Where the idle bytes aim at the stubs (make_idle), the stubs come first;
+ * without them the sites stay as built (NOPs) and are refused
+ * (ps_stubs_map said why).
+ */
+static int stubs_first(struct ps_module *m)
+{
+	int err = ps.arch->make_idle ? ps_stubs_map(m) : 0;
+
+	if (err)
+		for (size_t i = 0; i < m->nsites; i++)
+			m->sites[i].state = SITE_REFUSED;
+	return err;
+}
+
+/*
+ * Check and NOP every site of a module that is loaded but not yet running
+ * on any other thread.  The text is made writable first (every segment with
+ * sites, even when nothing needs writing: a W^X policy shows here, at
+ * start-up, not at the first live change), then one pass checks each site
+ * and writes it.  If the text cannot be made writable, the pass still checks
+ * (refused sites are reported) but writes nothing.
+ */
+int ps_patch_startup(struct ps_module *m)
+{
+	const unsigned n = ps.arch->patch_len, reach = ps.arch->max_site_len + 4;
+	bool touched[8] = { false };
+	unsigned last_hook = 0, hook;
+	uintptr_t last_target = 0;
+	const struct ps_seg *sg = NULL;	/* the segment of the last site (sites are sorted) */
+	int err;
+
+	if (!m->nsites)
+		return 0;
+	err = stubs_first(m);
+	if (err)
+		return err;
+	for (size_t i = 0; i < m->nsites; i++) {
+		uintptr_t a = m->sites[i].addr;
+
+		/* Where the site may be: after an endbr64, up to max_site_len bytes. */
+		if (sg && a >= sg->lo && a + reach <= sg->hi)
+			continue;
+		ps_mark_segment(m, a, touched);
+		ps_mark_segment(m, a + reach - 1, touched);
+		sg = segment_of(m, a, reach);
+	}
+	sg = NULL;
+	err = ps_text_protect(m, touched, true);
+	if (err)
+		ps.can_write = false;
+	else if (writes_likely(m))
+		/* Copy the text pages in one call, before anything reads them (Linux 5.14; else no-op). */
+		for (unsigned i = 0; i < m->nsegs; i++)
+			if (touched[i])
+				madvise((void *)m->segs[i].lo, m->segs[i].hi - m->segs[i].lo,
+					MADV_POPULATE_WRITE);
+	for (size_t i = 0; i < m->nsites; i++) {
+		struct ps_site *s = &m->sites[i];
+		const uint8_t *p = (const uint8_t *)s->addr;
+		struct site_insn in;
+
+		ps.arch->decode_site(p, s->addr, &in);
+		s->addr += in.skip;
+		p += in.skip;
+		if (!(sg && s->addr >= sg->lo && s->addr + in.len <= sg->hi) &&
+		    !(sg = segment_of(m, s->addr, in.len))) {
+			ps_log_site(PATCHSITE_LOG_WARNING, s, "site runs past the end of the code: "
+				    "refused");
+			s->state = SITE_REFUSED;
+			continue;
+		}
+		if (!site_ok(m, &in, &last_target, &last_hook, &hook)) {
+			refuse(s, &in, p, hook);
+			continue;
+		}
+		s->state = SITE_NOP;
+		if (err || our_nop(s, &in, p))
+			continue;
+		if (!ps_site_idle_bytes(s, (uint8_t *)s->addr)) {
+			ps_log_site(PATCHSITE_LOG_WARNING, s, "stub out of reach: site refused");
+			s->state = SITE_REFUSED;
+			continue;
+		}
+		if (in.len > n)
+			ps.arch->fill_tail((uint8_t *)s->addr + n, in.len - n);
+	}
+	if (err)
+		return err;
+	ps.arch->sync_icache((void *)m->text_lo, m->text_hi - m->text_lo);
+	return ps_text_protect(m, touched, false);
+}
+
+/* One site's new bytes (ps_patch_late). */
+struct poke {
+	struct ps_site *site;
+	uint8_t bytes[8];
+};
+
+/* Is the site what start-up accepts (a call to the hook or a NOP)?  Refuses it if not. */
+static bool site_check(struct ps_module *m, struct ps_site *s, struct site_insn *in)
+{
+	const uint8_t *p = (const uint8_t *)s->addr;
+	unsigned hook = 0;
+	bool ok = false;
+
+	ps.arch->decode_site(p, s->addr, in);
+	s->addr += in->skip;
+	p += in->skip;
+	if (!ps_module_has_code(m, s->addr, in->len)) {
+		ps_log_site(PATCHSITE_LOG_WARNING, s, "site runs past the end of the code: refused");
+		s->state = SITE_REFUSED;
+		return false;
+	}
+	if (in->form == FORM_CALL || in->form == FORM_CALL_SLOT)
+		ok = entry_hook(hook = ps_module_calls_hook(m, in));
+	else if (in->form == FORM_NOP || in->form == FORM_NOP_BYTES)
+		ok = true;
+	if (!ok)
+		refuse(s, in, p, hook);
+	return ok;
+}
+
+/*
+ * Check and NOP every site of an object loaded after start-up.  Other
+ * threads may already run its code (its constructors may have started
+ * some), so the writes follow the live protocol.  A thread that traps
+ * on a site meanwhile skips the whole instruction as built (s->len
+ * bytes): its call to the hook did nothing either, and the NOP that
+ * replaces it has the same length.
+ *
+ *   before:  ff 15 a1 2e 00 00   call *__fentry__@GOTPCREL(%rip)
+ *   step 1:  cc 15 a1 2e 00 00   int3 (skips 6 bytes)        sync
+ *   step 2:  cc 1f 44 00 00 90                               sync
+ *   step 3:  0f 1f 44 00 00 90   nopl 0x0(%rax,%rax,1); nop  sync
+ *
+ * gcc's five one-byte NOPs (-fpatchable-function-entry) are rewritten the
+ * same way; a thread stopped between two of them when that happens is the
+ * one case this cannot make safe (see patchsite(7)).  ps.lock held, inside
+ * ps_loader_sync (the object cannot be unmapped meanwhile).
+ */
+int ps_patch_late(struct ps_module *m)
+{
+	const unsigned n = ps.arch->patch_len;
+	bool touched[8] = { false };
+	struct poke *pk = NULL;
+	size_t np = 0;
+	int err = 0;
+
+	if (!m->nsites)
+		return 0;
+	err = stubs_first(m);
+	if (err)
+		return err;
+	pk = malloc(m->nsites * sizeof(*pk));
+	if (!pk)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->nsites; i++) {
+		struct ps_site *s = &m->sites[i];
+		struct site_insn in;
+
+		if (!site_check(m, s, &in))
+			continue;
+		s->state = SITE_NOP;
+		s->len = (uint8_t)in.len;
+		atomic_store(&s->emulate_call, false);
+		ps_mark_segment(m, s->addr, touched);
+		if (our_nop(s, &in, (const uint8_t *)s->addr))
+			continue;
+		_Static_assert(sizeof(pk->bytes) >= 8, "room for the longest site");
+		if (!ps_site_idle_bytes(s, pk[np].bytes)) {
+			ps_log_site(PATCHSITE_LOG_WARNING, s, "stub out of reach: site refused");
+			s->state = SITE_REFUSED;
+			continue;
+		}
+		ps.arch->fill_tail(pk[np].bytes + n, in.len - n);
+		pk[np++].site = s;
+	}
+	if (!np)
+		goto out;
+	err = !ps.can_sync ? -ENOSYS : ps.arch->one_step ? 0 : ps_trap_install();
+	if (!err)
+		err = ps_text_protect(m, touched, true);
+	if (err) {
+		/* As built they call the hook, which does nothing: leave them so, for good. */
+		ps_log(PATCHSITE_LOG_WARNING, "%s: cannot NOP its sites: %s: not traced", m->name,
+		       strerror(-err));
+		for (size_t i = 0; i < m->nsites; i++)
+			m->sites[i].state = SITE_REFUSED;
+		goto out;
+	}
+	if (ps.arch->one_step) {
+		/*
+		 * aarch64: NOP -> mov x9, x30 is outside the CMODX list; riscv64: two
+		 * c.nop -> auipc likewise (a thread between them); see patchsite(7).
+		 */
+		for (size_t i = 0; i < np; i++)
+			ps_poke_words(pk[i].site->addr, pk[i].bytes, pk[i].site->len);
+		ps_sync_cores();
+		goto protect;
+	}
+	for (size_t i = 0; i < np; i++)
+		ps_poke_bytes(pk[i].site->addr, &ps.arch->breakpoint, 0, 1);
+	ps_sync_cores();
+	for (size_t i = 0; i < np; i++)
+		ps_poke_bytes(pk[i].site->addr, pk[i].bytes, 1, pk[i].site->len);
+	ps_sync_cores();
+	for (size_t i = 0; i < np; i++)
+		ps_poke_bytes(pk[i].site->addr, pk[i].bytes, 0, 1);
+	ps.arch->sync_icache((void *)m->text_lo, m->text_hi - m->text_lo);
+	ps_sync_cores();
+protect:
+	err = ps_text_protect(m, touched, false);
+out:
+	free(pk);
+	return err;
+}
