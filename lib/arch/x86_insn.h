@@ -34,6 +34,15 @@ static const uint8_t x86_call_rip[] = { 0xff, 0x15 };		/* call *disp32(%rip) */
 static const uint8_t x86_jmp_rip[] = { 0xff, 0x25 };		/* jmp *disp32(%rip) */
 static const uint8_t x86_bnd_jmp_rip[] = { 0xf2, 0xff, 0x25 };	/* bnd jmp *disp32(%rip) */
 
+/*
+ * The frame-pointer prologue gcc -pg emits before its call to mcount
+ * (the call follows the rest of the prologue: pushes, sub $n,%rsp), so
+ * that the return address is at 8(%rbp) when mcount runs:
+ *   55           push %rbp
+ *   48 89 e5     mov %rsp,%rbp
+ */
+static const uint8_t x86_frame_setup[] = { 0x55, 0x48, 0x89, 0xe5 };
+
 /* The 5-byte NOPs; the first, nopl 0x0(%rax,%rax,1), is what we write. */
 static const uint8_t x86_nop5_forms[][5] = {
 	{ 0x0f, 0x1f, 0x44, 0x00, 0x00 },

@@ -400,6 +400,7 @@ static int module_add(struct dl_phdr_info *info, struct scan_ctx *ctx)
 					       "sites not traced", m->name, ps.arch->mcount_refused);
 					continue;
 				}
+				m->mcount_table |= t == 0;
 				err = read_table(m, &f, &f.sh[i], info,
 						 t == TABLE_RETURN ? SITE_EXIT : SITE_ENTRY_HOOK,
 						 t == TABLE_PCREL);
