@@ -63,6 +63,14 @@ struct ps_arch {
 	 * where late sites are not traced (mcount_refused says why).
 	 */
 	bool (*late_site)(const uint8_t *fn, size_t fn_len, size_t off);
+	/*
+	 * No table (-pg without -mrecord-mcount): where the function at fn
+	 * (len bytes, at addr when loaded) calls after its prologue, with in
+	 * set as decode_site does; 0 with *why when it does not.  The caller
+	 * checks that the call is to a late hook.  NULL: not done here.
+	 */
+	size_t (*find_late_call)(const uint8_t *fn, size_t len, uintptr_t addr,
+				 struct site_insn *in, const char **why);
 
 	/* Decode what is at a recorded site (at least max_site_len + skip bytes readable). */
 	void (*decode_site)(const uint8_t *p, uintptr_t addr, struct site_insn *out);

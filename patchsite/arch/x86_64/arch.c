@@ -154,6 +154,36 @@ static bool x86_64_late_site(const uint8_t *fn, size_t fn_len, size_t off)
 	       off >= at + sizeof(x86_frame_setup);
 }
 
+/*
+ * No table: walk the prologue as lib/arch does for patchverify
+ * (x86_64_setup_len: pushes, sub/and on %rsp), from a frame-pointer start
+ * (x86_64_late_site's), to the call that follows it.
+ */
+static size_t x86_64_find_late_call(const uint8_t *fn, size_t len, uintptr_t addr,
+				    struct site_insn *in, const char **why)
+{
+	size_t at = len >= sizeof(x86_endbr64) && !memcmp(fn, x86_endbr64, sizeof(x86_endbr64))
+		    ? sizeof(x86_endbr64) : 0;
+	bool push_bp = false, fp = false;
+	unsigned l;
+
+	if (len < at + sizeof(x86_frame_setup) ||
+	    memcmp(fn + at, x86_frame_setup, sizeof(x86_frame_setup))) {
+		*why = "no frame-pointer prologue (push %rbp; mov %rsp,%rbp) at its start";
+		return 0;
+	}
+	while (at < len && (l = x86_64_setup_len(fn + at, len - at, &push_bp, &fp)))
+		at += l;
+	in->form = FORM_UNKNOWN;
+	if (at + 6 <= len)	/* (the call and at least a ret after it) */
+		x86_64_decode_site(fn + at, addr + at, in);
+	if (!fp || (in->form != FORM_CALL && in->form != FORM_CALL_SLOT) || in->skip) {
+		*why = "no call right after its prologue";
+		return 0;
+	}
+	return at;
+}
+
 /* PLT entries: jmp *slot(%rip), with endbr64 and/or bnd in front (.plt.sec). */
 static uintptr_t x86_64_plt_slot(const uint8_t *p, uintptr_t addr)
 {
@@ -304,6 +334,7 @@ const struct ps_arch ps_arch_x86_64 = {
 	.hooks		= x86_64_hooks,
 	.late_hook	= 1,		/* mcount */
 	.late_site	= x86_64_late_site,
+	.find_late_call	= x86_64_find_late_call,
 	.decode_site	= x86_64_decode_site,
 	.plt_slot	= x86_64_plt_slot,
 	.fill_tail	= x86_64_fill_tail,
