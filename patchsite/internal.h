@@ -27,7 +27,8 @@
  *             constructor and destructor; output.c patchsite_trace_write
  *   ctl/      control files by name (control.c, control.h: where a control
  *             file is served) and their tables (*_files.c), the channel
- *   start.c   start-up from the environment; dl.c the dlopen wrappers
+ *   start.c   start-up from the environment; dl.c the dlopen wrappers;
+ *             gprof.c gprof's start-up (__monstartup) kept out while traced
  * The trace directory's format is psdata.h; its reader is in cmd/.
  * Everything here has hidden visibility (see build.mk); only patchsite_* is exported.
  */
