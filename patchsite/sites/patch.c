@@ -105,7 +105,7 @@ static bool classify_late(struct ps_module *m, struct ps_site *s, unsigned hook)
 	if (s->kind == SITE_EXIT || (!late_hook && !m->mcount_table))
 		return !late_hook;	/* (only -pg's __mcount_loc lists late NOPs) */
 	ps_module_syms(m);
-	fn = ps_module_sym(m, s->addr);
+	fn = s->sym ? s->sym : ps_module_sym(m, s->addr);
 	off = fn ? s->addr - fn->addr : 0;
 	if (fn && off && ps.arch->late_site && ps.arch->tramp_late &&
 	    ps_module_has_code(m, fn->addr, off) &&

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "sites.h"
 
@@ -39,10 +40,12 @@ int ps_scan_late_sites(struct ps_module *m, ps_calls_hook_fn calls_hook)
 	size_t nnamed[2] = { 0, 0 };
 	char list[2][512];
 	struct ps_site *sites;
+	struct timespec t0, t1;
 	int err;
 
 	if (!ps.arch->find_late_call || !imports_late_hook(m))
 		return 0;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
 	err = ps_module_syms(m);
 	if (err)
 		return err;
@@ -85,6 +88,7 @@ int ps_scan_late_sites(struct ps_module *m, ps_calls_hook_fn calls_hook)
 		}
 	}
 	m->mcount_table = true;	/* its sites are after the prologue: patch.c classifies them */
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
 	for (int r = 0; r < 2; r++) {
 		size_t at = 0;
 
@@ -96,9 +100,10 @@ int ps_scan_late_sites(struct ps_module *m, ps_calls_hook_fn calls_hook)
 			snprintf(list[r] + at, sizeof(list[r]) - at, ", ...");
 	}
 	ps_log(PATCHSITE_LOG_NOTE, "%s: no site table (-pg without -mrecord-mcount): %zu functions "
-	       "call %s after their prologue, found from the symbols; not traced: %zu without a "
-	       "frame-pointer prologue%s; %zu without a call to %s right after it%s; %zu without "
-	       "a size or code", m->name, found, ps.arch->hooks[ps.arch->late_hook], nofp, list[0],
-	       nocall, ps.arch->hooks[ps.arch->late_hook], list[1], nosize);
+	       "call %s after their prologue, found from the symbols in %.2f ms CPU; not traced: %zu "
+	       "without a frame-pointer prologue%s; %zu without a call to %s right after it%s; "
+	       "%zu without a size or code", m->name, found, ps.arch->hooks[ps.arch->late_hook],
+	       (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6,
+	       nofp, list[0], nocall, ps.arch->hooks[ps.arch->late_hook], list[1], nosize);
 	return 0;
 }
