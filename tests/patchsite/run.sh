@@ -272,6 +272,8 @@ build_lib() {	# OUT FORM SOURCE [LINK ARGS]
 	nonpie) fl="-fno-pic -pg -mfentry -mrecord-mcount" ;;
 	pfe)    fl="-fPIC -fpatchable-function-entry=5" ;;
 	rmcpie) fl="-fPIC -pg -mfentry" ;;
+	mcountpie) fl="-fPIC -pg -mrecord-mcount" ;;	# mcount after the prologue, a table
+	pgpie)  fl="-fPIC -pg" ;;			# no table: found at load
 	esac
 	$CC -O2 -g $fl -c "$src" -o "$o" >>"$T/build.log" 2>&1 || return 1
 	if [ $form = rmcpie ]; then
@@ -279,7 +281,7 @@ build_lib() {	# OUT FORM SOURCE [LINK ARGS]
 	fi
 	$CC -shared -o "$out" "$o" "$@" >>"$T/build.log" 2>&1
 }
-DLFORMS="pie nonpie pfe"
+DLFORMS="pie nonpie pfe mcountpie pgpie"
 [ -x "$B/recordmcount" ] && DLFORMS="$DLFORMS rmcpie"
 DLSTRESS="4 300"
 DLPATH=
