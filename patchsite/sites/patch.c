@@ -121,7 +121,11 @@ static bool classify_late(struct ps_module *m, struct ps_site *s, unsigned hook)
 	}
 	if (!late_hook)
 		return true;
-	if (!ps.arch->late_site || !ps.arch->tramp_late)
+	if (!fn)
+		ps_log_site(PATCHSITE_LOG_WARNING, s, "a call to %s after a prologue, in code with no "
+			    "function symbol (stripped?): its return slot is not known: site "
+			    "refused", ps.arch->hooks[hook - 1]);
+	else if (!ps.arch->late_site || !ps.arch->tramp_late)
 		ps_log_site(PATCHSITE_LOG_WARNING, s, "a call to %s after the prologue (built -pg "
 			    "without -mfentry): %s: site refused", ps.arch->hooks[hook - 1],
 			    ps.arch->mcount_refused ? ps.arch->mcount_refused : "not traced here");

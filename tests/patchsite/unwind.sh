@@ -363,5 +363,22 @@ else
 	fail "mcount: build drap (or gcc no longer emits the DRAP prologue)" "$T/build.log"
 fi
 
+# Stripped: a call to mcount with no function symbol around it has no known prologue, so
+# each such site is refused by name and the program runs as built.
+if ${CC:-gcc} -O2 -pg -mrecord-mcount -fno-pie -c -o "$T/strip.o" $SRC/basic.c >>"$T/build.log" 2>&1 &&
+   ${CC:-gcc} -no-pie -o "$T/stripped" "$T/strip.o" >>"$T/build.log" 2>&1 && strip "$T/stripped"; then
+	PATCHSITE_TRACER=function_graph PATCHSITE_OUTPUT="$T/trace" LD_PRELOAD="$PRELOAD" \
+		"$T/stripped" >"$T/out" 2>"$T/err"
+	rc=$?
+	n=$(grep -c 'a call to mcount after a prologue, in code with no function symbol (stripped?): its return slot is not known: site refused$' "$T/err")
+	if [ $rc -eq 0 ] && grep -qx 'sum=5' "$T/out" && [ "$n" -gt 0 ] && [ "$(wc -l <"$T/err")" -eq "$n" ]; then
+		pass "mcount, stripped: $n sites refused by name, the program runs as built"
+	else
+		fail "mcount, stripped (exit $rc)" "$T/err"
+	fi
+else
+	fail "mcount, stripped: build" "$T/build.log"
+fi
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
