@@ -90,6 +90,26 @@ static inline unsigned x86_64_setup_len(const uint8_t *p, uint64_t left, bool *p
 	return 0;
 }
 
+/*
+ * clang -pg calls mcount as an ordinary call, after the prologue and after
+ * copying the argument registers it needs into callee-saved ones or the frame:
+ *   41 89 fe     mov %edi,%r14d         ([REX] 89 or 8b, ModRM mod 11)
+ *   4c 89 4d d0  mov %r9,-0x30(%rbp)    ([REX] 89, ModRM mod 01 r/m 101, disp8)
+ * Length of such a mov at p, else 0.
+ */
+static inline unsigned x86_64_regmov_len(const uint8_t *p, uint64_t left)
+{
+	unsigned rex = left >= 1 && (p[0] & 0xf0) == 0x40;
+
+	if (left < rex + 2u || (p[rex] != 0x89 && p[rex] != 0x8b))
+		return 0;
+	if ((p[rex + 1] & 0xc0) == 0xc0)
+		return rex + 2;
+	if (p[rex] == 0x89 && (p[rex + 1] & 0xc7) == 0x45 && left >= rex + 3u)
+		return rex + 3;
+	return 0;
+}
+
 /* The 5-byte NOPs; the first, nopl 0x0(%rax,%rax,1), is what we write. */
 static const uint8_t x86_nop5_forms[][5] = {
 	{ 0x0f, 0x1f, 0x44, 0x00, 0x00 },

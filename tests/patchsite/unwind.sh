@@ -49,6 +49,8 @@ form_flags() {
 	pfe)     echo "-fpatchable-function-entry=5" ;;
 	clrmc)   echo "-pg -mfentry" ;;
 	clpfe)   echo "-fpatchable-function-entry=5" ;;
+	pg)      echo "-pg" ;;
+	clpg)    echo "-pg" ;;
 	esac
 }
 form_ld() {
@@ -61,6 +63,8 @@ form_ld() {
 
 # clang forms (cl*): clang++ 14 has no -mrecord-mcount; its -pg -mfentry objects get
 # their tables from our recordmcount, its -fpatchable-function-entry=5 writes 0f 1f 44 00 08.
+# pg, clpg: plain -pg, no table (sites found at start-up); clang copies argument registers
+# before its call to mcount.
 build() {	# OUT FORM
 	o="$T/unwind-$2.o" cxx=$CXX
 	case $2 in
@@ -80,9 +84,9 @@ depths() {
 		if (rest ~ re) print (n - 1) / 2 }' "$1" | sort -u | tr '\n' ' '
 }
 
-FORMS="pie nonpie rmc sstd sgcc ret pfe mcount mcountnp"
+FORMS="pie nonpie rmc sstd sgcc ret pfe mcount mcountnp pg"
 if command -v "${CLANGXX:-clang++}" >/dev/null; then
-	FORMS="$FORMS clrmc clpfe"
+	FORMS="$FORMS clrmc clpfe clpg"
 else
 	echo "SKIP clang forms: no ${CLANGXX:-clang++}"
 fi

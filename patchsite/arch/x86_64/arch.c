@@ -157,7 +157,8 @@ static bool x86_64_late_site(const uint8_t *fn, size_t fn_len, size_t off)
 /*
  * No table: walk the prologue as lib/arch does for patchverify
  * (x86_64_setup_len: pushes, sub/and on %rsp), from a frame-pointer start
- * (x86_64_late_site's), to the call that follows it.
+ * (x86_64_late_site's), and clang's register copies after it, to the call
+ * that follows.  The caller accepts it only if it calls mcount.
  */
 static size_t x86_64_find_late_call(const uint8_t *fn, size_t len, uintptr_t addr,
 				    struct site_insn *in, const char **why)
@@ -173,6 +174,9 @@ static size_t x86_64_find_late_call(const uint8_t *fn, size_t len, uintptr_t add
 		return 0;
 	}
 	while (at < len && (l = x86_64_setup_len(fn + at, len - at, &push_bp, &fp)))
+		at += l;
+	/* clang: the arguments copied to callee-saved registers first (x86_64_regmov_len). */
+	for (unsigned k = 0; k < 8 && at < len && (l = x86_64_regmov_len(fn + at, len - at)); k++)
 		at += l;
 	in->form = FORM_UNKNOWN;
 	if (at + 6 <= len)	/* (the call and at least a ret after it) */
