@@ -184,9 +184,8 @@ int patchsite_init(void)
 		if (!m->nsites)
 			continue;
 		if (ps_module_links_gprof(m))
-			ps_log(PATCHSITE_LOG_WARNING, "%s: linked with -pg: gprof's start-up runs and "
-			       "writes gmon.out at exit; compile with -pg but link without it "
-			       "(build/patchsite-cc does)", m->name);
+			ps_log(PATCHSITE_LOG_NOTE, "%s: linked with -pg: gprof's start-up does not run "
+			       "while traced (gprof.c: no gmon.out)", m->name);
 		mods++;
 		sites += m->nsites;
 		for (size_t j = 0; j < m->nsites; j++)

@@ -35,7 +35,8 @@
  *   ctl/      control files by name (control.c, control.h) and their tables
  *             (*_files.c), the channel (channel.c)
  *   start.c   the constructor and destructor, start-up from the environment
- *             (PATCHSITE_*); dl.c the dlopen/dlmopen/dlclose wrappers
+ *             (PATCHSITE_*); dl.c the dlopen/dlmopen/dlclose wrappers;
+ *             gprof.c gprof's start-up (__monstartup) kept out while traced
  * Beside them, shared with the patchsite command: data/ (the trace
  * directory's format, data/format.h, and its reader), render/ (what is
  * printed from a recording), ctl/proto.c (the channel's wire format).
@@ -111,12 +112,16 @@ struct ps_seg {
  * -mrecord-return (__return_loc): a nop5 before each ret and tail-call
  * jmp; only function_graph wants them, and only while it wants their
  * function.  An entry site whose function has exit sites records no return
- * hook: the exit sites say when it returns.
+ * hook: the exit sites say when it returns.  A site after the prologue
+ * (mcount) is an entry too: start-up finds it there (ps_arch.late_site) and
+ * its stubs reach trampolines that find the return slot in the frame.
  */
 enum site_kind {
 	SITE_ENTRY_HOOK,	/* entry; the return is hooked (no exit sites) */
 	SITE_ENTRY_EXITS,	/* entry of a function with exit sites */
 	SITE_EXIT,		/* an exit site */
+	SITE_ENTRY_LATE,	/* after the prologue (-pg without -mfentry): the return slot
+				 * is the frame record's (x86-64 8(%rbp)); the return is hooked */
 	SITE_KINDS
 };
 
@@ -164,6 +169,7 @@ struct ps_module {
 	uintptr_t was_lo, was_hi;	/* gone: where its code was (text_lo/hi before) */
 	uint64_t gone_tsc;		/* gone: when it left */
 	bool syms_loaded;		/* symbols are read on first need */
+	bool mcount_table;		/* has __mcount_loc: sites may be after the prologue */
 	const void *symtab, *strtab;	/* in map: the function symbols, once found */
 	size_t nsymtab, strtab_size;
 };

@@ -28,6 +28,8 @@ gcc -O2 -pg -mfentry -mnop-mcount -mrecord-mcount -fno-pie -no-pie -o "$T/nop" $
 gcc -O2 -pg -mfentry -mnop-mcount -mrecord-mcount -minstrument-return=nop5 -mrecord-return \
 	-fno-pie -no-pie -o "$T/ret" $SRC || exit 2
 gcc -O2 -pg -mfentry -o "$T/pg" $SRC || exit 2
+# uftrace's own build: mcount after the prologue, no table (found at start-up), linked with -pg.
+gcc -O2 -pg -fno-pie -no-pie -o "$T/mc" $SRC || exit 2
 have_xray=0
 if clang -O2 -fxray-instrument -fxray-instruction-threshold=1 -o "$T/xray" $SRC 2>/dev/null; then
 	have_xray=1
@@ -92,9 +94,21 @@ row "patchsite function_graph, gcc exit sites" 8 \
 	"$(sub "$(per_call_ir $pgraph "$T/ret")" "$base_ir")" "$(sub "$(per_call_ns $pgraph "$T/ret")" "$base_ns")"
 row "patchsite function (entry)" 16 "$(sub "$(per_call_ir $pfunc "$T/nop")" "$base_ir")" \
 	"$(sub "$(per_call_ns $pfunc "$T/nop")" "$base_ns")"
+row "patchsite function_graph, plain -pg (mcount)" 8 "$(sub "$(per_call_ir $pgraph "$T/mc")" "$base_ir")" \
+	"$(sub "$(per_call_ns $pgraph "$T/mc")" "$base_ns")"
+row "patchsite function, plain -pg (mcount)" 16 "$(sub "$(per_call_ir $pfunc "$T/mc")" "$base_ir")" \
+	"$(sub "$(per_call_ns $pfunc "$T/mc")" "$base_ns")"
 if [ $have_uftrace = 1 ]; then
 	row "uftrace record (-pg; entry+exit)" 16 "$(sub "$(per_call_ir $urec "$T/pg")" "$base_ir")" \
 		"$(sub "$(per_call_ns $urec "$T/pg")" "$base_ns")"
+	row "uftrace record (plain -pg, mcount)" 16 "$(sub "$(per_call_ir $urec "$T/mc")" "$base_ir")" \
+		"$(sub "$(per_call_ns $urec "$T/mc")" "$base_ns")"
+	# Nothing traced: uftrace still calls mcount in each function, which returns at
+	# once under --nop (its own no-op mode; --disable still records in 0.11); patchsite's
+	# sites are NOPs then (the first row).
+	row "uftrace record --nop (plain -pg, nothing traced)" "-" \
+		"$(sub "$(per_call_ir $urec --nop "$T/mc")" "$base_ir")" \
+		"$(sub "$(per_call_ns $urec --nop "$T/mc")" "$base_ns")"
 else
 	echo "note: uftrace not installed (apt-get install uftrace): skipped"
 fi

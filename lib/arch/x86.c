@@ -382,48 +382,10 @@ static unsigned x86_align_nop(const struct arch *a, const struct insn_view *iv)
 	return len <= room ? len : 0;
 }
 
-/*
- * gcc -pg without -mfentry calls mcount after the prologue, which -pg
- * gives a frame pointer (issue 12):
- *   55                       push %rbp
- *   48 89 e5                 mov %rsp,%rbp
- * with callee-saved pushes and the stack allocation around them, and, for a
- * function that realigns its stack, the DRAP set-up before them.
- */
-static const struct x86_setup {
-	uint8_t len, imm;	/* opcode bytes, then immediate bytes */
-	bool fp;		/* mov %rsp,%rbp: the frame is set up once %rbp was pushed */
-	uint8_t bytes[5];
-} x86_64_setup[] = {
-	{ 3, 0, true, { 0x48, 0x89, 0xe5 } },		/* mov %rsp,%rbp */
-	{ 5, 0, false, { 0x4c, 0x8d, 0x54, 0x24, 0x08 } },	/* lea 0x8(%rsp),%r10 */
-	{ 4, 0, false, { 0x41, 0xff, 0x72, 0xf8 } },	/* push -0x8(%r10) */
-	{ 3, 1, false, { 0x48, 0x83, 0xe4 } },		/* and $imm8,%rsp */
-	{ 3, 1, false, { 0x48, 0x83, 0xec } },		/* sub $imm8,%rsp */
-	{ 3, 4, false, { 0x48, 0x81, 0xec } },		/* sub $imm32,%rsp */
-};
-
+/* gcc -pg without -mfentry: the prologue before mcount (x86_insn.h x86_64_setup_len). */
 static unsigned x86_64_setup_insn(const struct insn_view *iv, uint64_t at, bool *push_bp, bool *fp)
 {
-	const uint8_t *p = iv->code + at;
-	uint64_t left = at < iv->size ? iv->size - at : 0;
-	unsigned i;
-
-	if (left >= 1 && p[0] >= 0x50 && p[0] <= 0x57) {	/* push %rax..%rdi */
-		*push_bp |= p[0] == 0x55;			/* push %rbp */
-		return 1;
-	}
-	if (left >= 2 && p[0] == 0x41 && p[1] >= 0x50 && p[1] <= 0x57)	/* push %r8..%r15 */
-		return 2;
-	for (i = 0; i < sizeof(x86_64_setup) / sizeof(x86_64_setup[0]); i++) {
-		const struct x86_setup *s = &x86_64_setup[i];
-
-		if (left < (uint64_t)s->len + s->imm || memcmp(p, s->bytes, s->len))
-			continue;
-		*fp |= s->fp && *push_bp;
-		return s->len + s->imm;
-	}
-	return 0;
+	return x86_64_setup_len(iv->code + at, at < iv->size ? iv->size - at : 0, push_bp, fp);
 }
 
 static bool x86_64_mcount_setup(const struct arch *a, const struct insn_view *iv, uint64_t site,

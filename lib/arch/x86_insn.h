@@ -17,6 +17,7 @@
 #ifndef X86_INSN_H
 #define X86_INSN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -33,6 +34,81 @@ static const uint8_t x86_nops5[] = { 0x90, 0x90, 0x90, 0x90, 0x90 };	/* 5 x nop 
 static const uint8_t x86_call_rip[] = { 0xff, 0x15 };		/* call *disp32(%rip) */
 static const uint8_t x86_jmp_rip[] = { 0xff, 0x25 };		/* jmp *disp32(%rip) */
 static const uint8_t x86_bnd_jmp_rip[] = { 0xf2, 0xff, 0x25 };	/* bnd jmp *disp32(%rip) */
+
+/*
+ * The frame-pointer prologue gcc -pg emits before its call to mcount
+ * (the call follows the rest of the prologue: pushes, sub $n,%rsp), so
+ * that the return address is at 8(%rbp) when mcount runs:
+ *   55           push %rbp
+ *   48 89 e5     mov %rsp,%rbp
+ */
+static const uint8_t x86_frame_setup[] = { 0x55, 0x48, 0x89, 0xe5 };
+
+/*
+ * gcc -pg without -mfentry calls mcount after the prologue, which -pg
+ * gives a frame pointer (issue 12):
+ *   55                       push %rbp
+ *   48 89 e5                 mov %rsp,%rbp
+ * with callee-saved pushes and the stack allocation around them, and, for a
+ * function that realigns its stack, the DRAP set-up before them.
+ */
+struct x86_setup {
+	uint8_t len, imm;	/* opcode bytes, then immediate bytes */
+	bool fp;		/* mov %rsp,%rbp: the frame is set up once %rbp was pushed */
+	uint8_t bytes[5];
+};
+static const struct x86_setup x86_64_setup[] = {
+	{ 3, 0, true, { 0x48, 0x89, 0xe5 } },		/* mov %rsp,%rbp */
+	{ 5, 0, false, { 0x4c, 0x8d, 0x54, 0x24, 0x08 } },	/* lea 0x8(%rsp),%r10 */
+	{ 4, 0, false, { 0x41, 0xff, 0x72, 0xf8 } },	/* push -0x8(%r10) */
+	{ 3, 1, false, { 0x48, 0x83, 0xe4 } },		/* and $imm8,%rsp */
+	{ 3, 1, false, { 0x48, 0x83, 0xec } },		/* sub $imm8,%rsp */
+	{ 3, 4, false, { 0x48, 0x81, 0xec } },		/* sub $imm32,%rsp */
+};
+
+/*
+ * Length of the prologue instruction at p (left bytes readable), 0 when
+ * it is none of the above; *push_bp once %rbp was pushed, *fp once the
+ * frame pointer is set after that.
+ */
+static inline unsigned x86_64_setup_len(const uint8_t *p, uint64_t left, bool *push_bp, bool *fp)
+{
+	if (left >= 1 && p[0] >= 0x50 && p[0] <= 0x57) {	/* push %rax..%rdi */
+		*push_bp |= p[0] == 0x55;			/* push %rbp */
+		return 1;
+	}
+	if (left >= 2 && p[0] == 0x41 && p[1] >= 0x50 && p[1] <= 0x57)	/* push %r8..%r15 */
+		return 2;
+	for (unsigned i = 0; i < sizeof(x86_64_setup) / sizeof(x86_64_setup[0]); i++) {
+		const struct x86_setup *s = &x86_64_setup[i];
+
+		if (left < (uint64_t)s->len + s->imm || memcmp(p, s->bytes, s->len))
+			continue;
+		*fp |= s->fp && *push_bp;
+		return s->len + s->imm;
+	}
+	return 0;
+}
+
+/*
+ * clang -pg calls mcount as an ordinary call, after the prologue and after
+ * copying the argument registers it needs into callee-saved ones or the frame:
+ *   41 89 fe     mov %edi,%r14d         ([REX] 89 or 8b, ModRM mod 11)
+ *   4c 89 4d d0  mov %r9,-0x30(%rbp)    ([REX] 89, ModRM mod 01 r/m 101, disp8)
+ * Length of such a mov at p, else 0.
+ */
+static inline unsigned x86_64_regmov_len(const uint8_t *p, uint64_t left)
+{
+	unsigned rex = left >= 1 && (p[0] & 0xf0) == 0x40;
+
+	if (left < rex + 2u || (p[rex] != 0x89 && p[rex] != 0x8b))
+		return 0;
+	if ((p[rex + 1] & 0xc0) == 0xc0)
+		return rex + 2;
+	if (p[rex] == 0x89 && (p[rex + 1] & 0xc7) == 0x45 && left >= rex + 3u)
+		return rex + 3;
+	return 0;
+}
 
 /* The 5-byte NOPs; the first, nopl 0x0(%rax,%rax,1), is what we write. */
 static const uint8_t x86_nop5_forms[][5] = {

@@ -55,9 +55,26 @@ struct ps_arch {
 	/*
 	 * hooks[late_hook] and after are called after the prologue (x86-64
 	 * mcount: -pg without -mfentry): the return address is not where an
-	 * entry hook finds it, so such sites are refused, naming the reason.
+	 * entry hook finds it.  Such a site is traced only where late_site
+	 * says the function's prologue keeps the return slot where the late
+	 * trampolines look (tramp_late...), else refused, naming the reason.
 	 */
 	unsigned late_hook;
+	/*
+	 * fn (the function's first bytes, fn_len of them readable) starts with
+	 * the frame-pointer prologue and the site at byte off is after it:
+	 * the late trampolines find the return slot in the frame record.  NULL
+	 * where late sites are not traced (mcount_refused says why).
+	 */
+	bool (*late_site)(const uint8_t *fn, size_t fn_len, size_t off);
+	/*
+	 * No table (-pg without -mrecord-mcount): where the function at fn
+	 * (len bytes, at addr when loaded) calls after its prologue, with in
+	 * set as decode_site does; 0 with *why when it does not.  The caller
+	 * checks that the call is to a late hook.  NULL: not done here.
+	 */
+	size_t (*find_late_call)(const uint8_t *fn, size_t len, uintptr_t addr,
+				 struct site_insn *in, const char **why);
 
 	/* Decode what is at a recorded site (at least max_site_len + skip bytes readable). */
 	void (*decode_site)(const uint8_t *p, uintptr_t addr, struct site_insn *out);
@@ -118,6 +135,10 @@ struct ps_arch {
 	void (*tramp_graph)(void);
 	void (*tramp_graph_noret)(void);	/* entry of a function with exit sites */
 	void (*tramp_graph_exit)(void);		/* an exit site */
+	/* The same three for a site after the prologue (SITE_ENTRY_LATE). */
+	void (*tramp_late)(void);
+	void (*tramp_func_late)(void);
+	void (*tramp_graph_late)(void);
 	/* Where the graph tracer's hooked returns go. */
 	void (*graph_return)(void);
 	/*

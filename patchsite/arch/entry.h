@@ -25,6 +25,9 @@ PS_ENTRY void ps_func_entry_slow(unsigned long *a);
 PS_ENTRY void ps_graph_entry_slow(unsigned long *a);
 PS_ENTRY void ps_graph_word_slow(unsigned long *a);
 PS_ENTRY void ps_graph_exit_slow(unsigned long *slot);
+/* ... of the late trampolines (a site after the prologue): a[0] id << 2, a[1] the return slot */
+PS_ENTRY void ps_func_late_slow(unsigned long *a);
+PS_ENTRY void ps_graph_late_slow(unsigned long *a);
 /* record/graph.c: where a lost hooked return goes (reached by a return, not a call) */
 PS_ENTRY void ps_graph_lost(void) __attribute__((noreturn)) PS_REACHED_BY_RET;
 

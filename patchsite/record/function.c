@@ -25,6 +25,12 @@ void ps_func_entry_slow(unsigned long *a)
 	func_entry((uint32_t)a[0], a[2], NULL);
 }
 
+/* From the late trampoline: a[0] id << 2, a[1] the address of the return into the caller. */
+void ps_func_late_slow(unsigned long *a)
+{
+	func_entry((uint32_t)a[0], *(unsigned long *)a[1], NULL);
+}
+
 /* The built-in ops, for the generic dispatcher (other ops registered too). */
 static void function_call(unsigned long ip, unsigned long parent, struct patchsite_ops *op,
 			  struct patchsite_regs *regs)

@@ -344,6 +344,12 @@ void ps_graph_entry_slow(unsigned long *a)
 	graph_entry(NULL, (uint32_t)a[0], &a[2], NULL);
 }
 
+/* From the late trampoline: a[0] id << 2, a[1] the return slot (in the frame record). */
+void ps_graph_late_slow(unsigned long *a)
+{
+	graph_entry(NULL, (uint32_t)a[0], (unsigned long *)a[1], NULL);
+}
+
 /* The real return address of a slot some dropped frame hooked, or 0. */
 static uintptr_t dug_up(struct ps_thread *t, uintptr_t key)
 {

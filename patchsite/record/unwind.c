@@ -285,7 +285,8 @@ int ps_graph_unwinder_check(void)
 		if (!own && own_unwinder(m))
 			own = m;
 		for (size_t j = 0; !hooks && j < m->nsites; j++)
-			hooks = m->sites[j].kind == SITE_ENTRY_HOOK;
+			hooks = m->sites[j].kind == SITE_ENTRY_HOOK ||
+				m->sites[j].kind == SITE_ENTRY_LATE;
 	}
 	pthread_mutex_unlock(&ps.lock);
 	if (!own || !hooks)

@@ -157,13 +157,16 @@ void ps_recompute_want(void)
 /* Point every module's stubs at tramp (by site kind: the graph tracer's differ).  ps.lock held. */
 void ps_tramp_set(uintptr_t tramp)
 {
-	uintptr_t t[SITE_KINDS] = { tramp, tramp, tramp };
+	uintptr_t t[SITE_KINDS] = { tramp, tramp, tramp, (uintptr_t)ps.arch->tramp_late };
 
 	if (tramp == (uintptr_t)ps.arch->tramp_graph) {
 		t[SITE_ENTRY_EXITS] = (uintptr_t)ps.arch->tramp_graph_noret;
 		t[SITE_EXIT] = (uintptr_t)ps.arch->tramp_graph_exit;
+		t[SITE_ENTRY_LATE] = (uintptr_t)ps.arch->tramp_graph_late;
 	} else if (tramp != (uintptr_t)ps.arch->tramp) {
 		t[SITE_EXIT] = (uintptr_t)ps.arch->tramp;	/* only the graph tracer wants exits */
+		if (tramp == (uintptr_t)ps.arch->tramp_func)
+			t[SITE_ENTRY_LATE] = (uintptr_t)ps.arch->tramp_func_late;
 	}
 	ps.tramp = tramp;
 	for (unsigned i = 0; i < ps.nmods; i++)

@@ -278,6 +278,16 @@ static void link_exits(struct ps_module *m)
 	}
 }
 
+/* Any site table at all (an empty one too: the object chose its sites). */
+static bool has_table(const struct elf_file *f)
+{
+	for (unsigned i = 0; i < f->eh->e_shnum; i++)
+		for (unsigned t = 0; table_names[t]; t++)
+			if (!strcmp(ps_section_name(f, &f->sh[i]), table_names[t]))
+				return true;
+	return false;
+}
+
 struct scan_ctx {
 	int err;
 	uintptr_t self;		/* an address inside this library */
@@ -400,10 +410,13 @@ static int module_add(struct dl_phdr_info *info, struct scan_ctx *ctx)
 					       "sites not traced", m->name, ps.arch->mcount_refused);
 					continue;
 				}
+				m->mcount_table |= t == 0;
 				err = read_table(m, &f, &f.sh[i], info,
 						 t == TABLE_RETURN ? SITE_EXIT : SITE_ENTRY_HOOK,
 						 t == TABLE_PCREL);
 			}
+	if (!err && !m->nsites && !has_table(&f))
+		err = ps_scan_late_sites(m, ps_module_calls_hook);
 	if (err)
 		goto fail;
 	if (ps_module_has_code(m, ctx->self, 1) && m->nsites)

@@ -31,18 +31,63 @@ static bool entry_hook(unsigned hook)
 	return hook && hook - 1 < ps.arch->late_hook;
 }
 
+/*
+ * A site after its function's prologue (-pg without -mfentry: a call to a
+ * late hook, or a NOP that replaced one) becomes SITE_ENTRY_LATE, whose
+ * trampolines find the return slot in the frame (ps_arch.late_site says
+ * where the prologue puts it).  A NOP that is not after such a prologue
+ * is an entry site as before (-fpatchable-function-entry, -mfentry).
+ * false: a call to a late hook we cannot trace; the caller refuses it
+ * and why is said here.
+ */
+static bool classify_late(struct ps_module *m, struct ps_site *s, unsigned hook)
+{
+	bool late_hook = hook && !entry_hook(hook);
+	const struct ps_sym *fn;
+	size_t off;
+
+	if (s->kind == SITE_EXIT || (!late_hook && !m->mcount_table))
+		return !late_hook;	/* (only -pg's __mcount_loc lists late NOPs) */
+	ps_module_syms(m);
+	fn = s->sym ? s->sym : ps_module_sym(m, s->addr);
+	off = fn ? s->addr - fn->addr : 0;
+	if (fn && off && ps.arch->late_site && ps.arch->tramp_late &&
+	    ps_module_has_code(m, fn->addr, off) &&
+	    ps.arch->late_site((const uint8_t *)fn->addr, off, off)) {
+		if (s->kind != SITE_ENTRY_HOOK) {
+			ps_log_site(PATCHSITE_LOG_WARNING, s, "a site after the prologue in a function "
+				    "with exit sites (-minstrument-return needs -mfentry): site "
+				    "refused");
+			return false;
+		}
+		s->kind = SITE_ENTRY_LATE;
+		return true;
+	}
+	if (!late_hook)
+		return true;
+	if (!fn)
+		ps_log_site(PATCHSITE_LOG_WARNING, s, "a call to %s after a prologue, in code with no "
+			    "function symbol (stripped?): its return slot is not known: site "
+			    "refused", ps.arch->hooks[hook - 1]);
+	else if (!ps.arch->late_site || !ps.arch->tramp_late)
+		ps_log_site(PATCHSITE_LOG_WARNING, s, "a call to %s after the prologue (built -pg "
+			    "without -mfentry): %s: site refused", ps.arch->hooks[hook - 1],
+			    ps.arch->mcount_refused ? ps.arch->mcount_refused : "not traced here");
+	else
+		ps_log_site(PATCHSITE_LOG_WARNING, s, "a call to %s, but not after a frame-pointer "
+			    "prologue at %s's start (push %%rbp; mov %%rsp,%%rbp: the return slot is "
+			    "not known; a realigned stack?): site refused", ps.arch->hooks[hook - 1],
+			    fn ? fn->name : "the function");
+	return false;
+}
+
 static void refuse(struct ps_site *s, const struct site_insn *in, const uint8_t *p, unsigned hook)
 {
 	char found[64];
 
 	s->state = SITE_REFUSED;
-	if (hook && !entry_hook(hook)) {
-		/* Until the tracers handle it (issue 12): never run wrong. */
-		ps_log_site(PATCHSITE_LOG_WARNING, s, "a call to %s, after the prologue (built -pg "
-			    "without -mfentry): tracing it would corrupt the stack; build with "
-			    "-pg -mfentry: site refused", ps.arch->hooks[hook - 1]);
-		return;
-	}
+	if (hook && !entry_hook(hook))
+		return;		/* classify_late said why */
 	ps_format_bytes(found, sizeof(found), p, in->len > ps.arch->max_site_len ?
 			ps.arch->max_site_len : in->len);
 	if (in->why)
@@ -196,7 +241,12 @@ int ps_patch_startup(struct ps_module *m)
 			s->state = SITE_REFUSED;
 			continue;
 		}
-		if (!site_ok(m, &in, &last_target, &last_hook, &hook)) {
+		if (!site_ok(m, &in, &last_target, &last_hook, &hook) &&
+		    !(hook && !entry_hook(hook))) {
+			refuse(s, &in, p, hook);
+			continue;
+		}
+		if (!classify_late(m, s, hook)) {
 			refuse(s, &in, p, hook);
 			continue;
 		}
@@ -239,9 +289,12 @@ static bool site_check(struct ps_module *m, struct ps_site *s, struct site_insn 
 		return false;
 	}
 	if (in->form == FORM_CALL || in->form == FORM_CALL_SLOT)
-		ok = entry_hook(hook = ps_module_calls_hook(m, in));
+		ok = (hook = ps_module_calls_hook(m, in)) != 0;
 	else if (in->form == FORM_NOP || in->form == FORM_NOP_BYTES)
 		ok = true;
+	if (ok)
+		ok = classify_late(m, s, hook) && (!hook || entry_hook(hook) ||
+						   s->kind == SITE_ENTRY_LATE);
 	if (!ok)
 		refuse(s, in, p, hook);
 	return ok;

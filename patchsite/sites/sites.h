@@ -8,6 +8,7 @@
  *   module.c   objects and their site tables, hook slots, exit linking,
  *              lookups by id and address
  *   stubs.c    where each object's stubs go, and mapping them
+ *   scan.c     sites found without a table (plain -pg), from symbols and prologues
  *   nop.c      an object's sites checked and NOPed: at start-up, or loaded late
  *   patch.c    writing sites live: batches, event-site code, the primitives
  *              nop.c shares; trap.c its SIGTRAP handler
@@ -49,6 +50,13 @@ static inline uintptr_t ps_stub_of(const struct ps_site *s)
 {
 	return (uintptr_t)s->mod->stubs + (s->id & PS_ID_MASK) * (uintptr_t)ps.arch->stub_size;
 }
+
+/*
+ * scan.c: the sites of an object built -pg without a table (after module.c
+ * found none); calls_hook is module.c's ps_module_calls_hook.
+ */
+typedef unsigned (*ps_calls_hook_fn)(const struct ps_module *m, const struct site_insn *in);
+int ps_scan_late_sites(struct ps_module *m, ps_calls_hook_fn calls_hook);
 
 /* symbols.c */
 int ps_find_symbols(struct ps_module *m, const struct elf_file *f);

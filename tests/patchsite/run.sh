@@ -14,6 +14,10 @@
 #   rmc     -pg -mfentry -fno-pie, then our recordmcount on each object
 #   rmcpie  -pg -mfentry (PIE), then our recordmcount
 #   ret     nop + -minstrument-return=nop5 -mrecord-return: function_graph exit sites
+#   mcount    -pg -mrecord-mcount -fno-pie (link -no-pie): e8 call mcount after the prologue
+#   mcountpie -pg -mrecord-mcount: ff 15 call *mcount@GOTPCREL(%rip) after the prologue
+#   pg      -pg -fno-pie (link -no-pie): no table, sites found from symbols and prologues
+#   pgpie   -pg: the same, PIE
 # Traces are compared with testdata/patchsite/expected/ after normalising
 # task names, pids, CPUs, times and addresses.  Compiler: the system gcc
 # (written with Debian gcc 12.2.0).
@@ -67,12 +71,16 @@ form_flags() {
 	rmc)    echo "-pg -mfentry -fno-pie" ;;
 	rmcpie) echo "-pg -mfentry" ;;
 	ret)    echo "-pg -mfentry -mnop-mcount -mrecord-mcount -minstrument-return=nop5 -mrecord-return -fno-pie" ;;
+	mcount) echo "-pg -mrecord-mcount -fno-pie" ;;
+	mcountpie) echo "-pg -mrecord-mcount" ;;
+	pg)     echo "-pg -fno-pie" ;;
+	pgpie)  echo "-pg" ;;
 	esac
 }
 
 form_ld() {
 	case $1 in
-	nonpie|nop|rmc|ret) echo "-no-pie" ;;
+	nonpie|nop|rmc|ret|mcount|pg) echo "-no-pie" ;;
 	*) echo "" ;;
 	esac
 }
@@ -102,7 +110,7 @@ run_traced() {	# OUT ERR PROG ARGS...: preloaded, with PATCHSITE_* from the call
 }
 
 # PS_FORMS=pie (say) runs one form while working on the runtime.
-FORMS=${PS_FORMS:-"nonpie pie nop pfe piecf pfecf ret"}
+FORMS=${PS_FORMS:-"nonpie pie nop pfe piecf pfecf ret mcount mcountpie pg pgpie"}
 if [ -n "${PS_FORMS:-}" ]; then
 	:
 elif [ -x "$B/recordmcount" ]; then
@@ -184,7 +192,7 @@ for form in $FORMS; do
 	# A traced shared library next to a traced program (gcc has no -mnop-mcount with -fPIC).
 	libform=$form
 	[ $form = nop ] && libform=pie
-	case $form in nonpie|rmc*|ret) libform=pie ;; esac
+	case $form in nonpie|rmc*|ret) libform=pie ;; mcount) libform=mcountpie ;; pg) libform=pgpie ;; esac
 	$CC -O2 -g -fPIC -shared $(form_flags $libform) $SRC/libwork.c \
 		-o "$T/libwork-$form.so" >>"$T/build.log" 2>&1 &&
 	build "$T/uselib-$form" $form $SRC/uselib.c -- "$T/libwork-$form.so" \
@@ -227,7 +235,7 @@ for form in $FORMS; do
 		fail "$form: build stress" "$T/build.log"
 	fi
 	# The rings do not depend on how a site calls (ret: graph exits from exit sites).
-	case $form in pie|nonpie|ret) ;; *) continue ;; esac
+	case $form in pie|nonpie|ret|mcount*|pg*) ;; *) continue ;; esac
 	if build "$T/rings-$form" $form $SRC/work.c -- "$T/rings.o" "$B/libpatchsite.a" \
 		$SANFLAGS -pthread; then
 		"$T/rings-$form" $RINGS >"$T/out" 2>&1
@@ -264,6 +272,8 @@ build_lib() {	# OUT FORM SOURCE [LINK ARGS]
 	nonpie) fl="-fno-pic -pg -mfentry -mrecord-mcount" ;;
 	pfe)    fl="-fPIC -fpatchable-function-entry=5" ;;
 	rmcpie) fl="-fPIC -pg -mfentry" ;;
+	mcountpie) fl="-fPIC -pg -mrecord-mcount" ;;	# mcount after the prologue, a table
+	pgpie)  fl="-fPIC -pg" ;;			# no table: found at load
 	esac
 	$CC -O2 -g $fl -c "$src" -o "$o" >>"$T/build.log" 2>&1 || return 1
 	if [ $form = rmcpie ]; then
@@ -271,7 +281,7 @@ build_lib() {	# OUT FORM SOURCE [LINK ARGS]
 	fi
 	$CC -shared -o "$out" "$o" "$@" >>"$T/build.log" 2>&1
 }
-DLFORMS="pie nonpie pfe"
+DLFORMS="pie nonpie pfe mcountpie pgpie"
 [ -x "$B/recordmcount" ] && DLFORMS="$DLFORMS rmcpie"
 DLSTRESS="4 300"
 DLPATH=

@@ -12,7 +12,7 @@
 # Trace depths are checked against the program's call structure.
 # Also: build forms (gcc and clang, C and C++; patchverify on clang's NOP), functions
 # with several names at one address (alias attributes, -fipa-icf folds), and sites gcc
-# -pg (without -mfentry) builds are refused.
+# -pg (without -mfentry) builds through patchsite-cc are traced.
 set -u
 
 B=${1:-build}
@@ -44,14 +44,18 @@ form_flags() {
 	sstd)    echo "-pg -mfentry -mrecord-mcount" ;;
 	sgcc)    echo "-pg -mfentry -mrecord-mcount" ;;
 	ret)     echo "-pg -mfentry -mnop-mcount -mrecord-mcount -minstrument-return=nop5 -mrecord-return -fno-pie" ;;
+	mcount)  echo "-pg -mrecord-mcount" ;;
+	mcountnp) echo "-pg -mrecord-mcount -fno-pie" ;;
 	pfe)     echo "-fpatchable-function-entry=5" ;;
 	clrmc)   echo "-pg -mfentry" ;;
 	clpfe)   echo "-fpatchable-function-entry=5" ;;
+	pg)      echo "-pg" ;;
+	clpg)    echo "-pg" ;;
 	esac
 }
 form_ld() {
 	case $1 in
-	nonpie|ret) echo "-no-pie" ;;
+	nonpie|ret|mcountnp) echo "-no-pie" ;;
 	sstd)   echo "-static-libstdc++" ;;
 	sgcc)   echo "-static-libstdc++ -static-libgcc" ;;
 	esac
@@ -59,6 +63,8 @@ form_ld() {
 
 # clang forms (cl*): clang++ 14 has no -mrecord-mcount; its -pg -mfentry objects get
 # their tables from our recordmcount, its -fpatchable-function-entry=5 writes 0f 1f 44 00 08.
+# pg, clpg: plain -pg, no table (sites found at start-up); clang copies argument registers
+# before its call to mcount.
 build() {	# OUT FORM
 	o="$T/unwind-$2.o" cxx=$CXX
 	case $2 in
@@ -78,9 +84,9 @@ depths() {
 		if (rest ~ re) print (n - 1) / 2 }' "$1" | sort -u | tr '\n' ' '
 }
 
-FORMS="pie nonpie rmc sstd sgcc ret pfe"
+FORMS="pie nonpie rmc sstd sgcc ret pfe mcount mcountnp pg"
 if command -v "${CLANGXX:-clang++}" >/dev/null; then
-	FORMS="$FORMS clrmc clpfe"
+	FORMS="$FORMS clrmc clpfe clpg"
 else
 	echo "SKIP clang forms: no ${CLANGXX:-clang++}"
 fi
@@ -285,28 +291,36 @@ else
 	fail "patchsite-cc: place-relative table" "$T/pie.log"
 fi
 
-# A program linked with -pg: one warning naming it and the fix; it still runs (and gprof's
-# start-up writes gmon.out, which glibc does for any -pg link).
-d="$T/pglink"
-mkdir -p "$d"
-if ${CC:-gcc} -O2 -pg -mfentry -mrecord-mcount -o "$d/basic" $SRC/basic.c >>"$T/build.log" 2>&1; then
+# A program linked with -pg (gprof's start-up, gcrt1.o), with a table (-mfentry
+# -mrecord-mcount) and without (plain -pg, uftrace's build): traced, gprof's start-up
+# does not run (gprof.c: no gmon.out, as uftrace); untraced, it writes gmon.out as always.
+for pgform in fentry plain; do
+	d="$T/pglink-$pgform"
+	mkdir -p "$d"
+	fl="-pg -mfentry -mrecord-mcount"; [ $pgform = plain ] && fl="-pg"
+	if ! ${CC:-gcc} -O2 $fl -o "$d/basic" $SRC/basic.c >>"$T/build.log" 2>&1; then
+		fail "linked with -pg ($pgform): build" "$T/build.log"
+		continue
+	fi
 	(cd "$d" && PATCHSITE_TRACER=function PATCHSITE_OUTPUT="$d/trace" LD_PRELOAD="$PRELOAD" \
 		./basic >"$d/out" 2>"$d/err")
 	rc=$?
-	if [ $rc -eq 0 ] && grep -qx 'sum=5' "$d/out" && [ "$(wc -l <"$d/err")" -eq 1 ] &&
-	   grep -q '^patchsite: warning: basic: linked with -pg: .*link without it (build/patchsite-cc does)$' "$d/err" &&
-	   [ -e "$d/gmon.out" ] && grep -q ': work_mid <-' "$d/trace"; then
-		pass "linked with -pg: $(cat "$d/err")"
+	(cd "$d" && PATCHSITE_LOG=note PATCHSITE_TRACER=function PATCHSITE_OUTPUT="$d/trace2" \
+		LD_PRELOAD="$PRELOAD" ./basic >/dev/null 2>"$d/note")
+	if [ $rc -eq 0 ] && grep -qx 'sum=5' "$d/out" && [ ! -s "$d/err" ] && [ ! -e "$d/gmon.out" ] &&
+	   grep -q ': work_mid <-' "$d/trace" &&
+	   grep -q "^patchsite: note: linked with -pg: gprof's start-up skipped while traced" "$d/note" &&
+	   (cd "$d" && ./basic >/dev/null) && [ -e "$d/gmon.out" ]; then
+		pass "linked with -pg ($pgform): traced, no gmon.out; untraced, gmon.out written"
 	else
-		fail "linked with -pg (exit $rc)" "$d/err"
+		ls "$d" >>"$d/err"
+		fail "linked with -pg ($pgform) (exit $rc)" "$d/err"
 	fi
-else
-	fail "linked with -pg: build" "$T/build.log"
-fi
+done
 
-# -pg without -mfentry: gcc calls mcount after the prologue (objdump shows where), which
-# the tracers cannot handle yet (issue 12): every such site is refused by name, the program
-# runs untraced and unharmed, PIE and non-PIE, function and function_graph.
+# -pg without -mfentry through patchsite-cc: gcc calls mcount after the prologue (objdump
+# shows where); each site is traced from there (the return slot at 8(%rbp)), PIE and non-PIE,
+# function and function_graph, nothing refused.
 for form in pie nonpie; do
 	fl=; [ $form = nonpie ] && fl="-fno-pie -no-pie"
 	if ! PATCHSITE_CC=${CC:-gcc} "$B/patchsite-cc" -O2 -pg -mrecord-mcount $fl -o "$T/mcount-$form" \
@@ -320,15 +334,70 @@ for form in pie nonpie; do
 		PATCHSITE_TRACER=$tracer PATCHSITE_OUTPUT="$T/trace" LD_PRELOAD="$PRELOAD" \
 			"$T/mcount-$form" >"$T/out" 2>"$T/err"
 		rc=$?
+		if [ $tracer = function ]; then
+			want='work_mid <-main'
+		else
+			want='work_mid() {'
+		fi
 		if [ $rc -eq 0 ] && grep -qx 'sum=5' "$T/out" && [ "${late:-0}" -gt 0 ] &&
-		   [ "$(grep -c ': a call to mcount, after the prologue (built -pg without -mfentry): .*site refused$' "$T/err")" -eq 5 ] &&
-		   [ "$(wc -l <"$T/err")" -eq 5 ] && ! grep -q '[|:] *work_mid' "$T/trace"; then
-			pass "mcount ($form, $tracer): 5 sites refused, nothing traced, sum=5"
+		   [ ! -s "$T/err" ] && grep -qF "$want" "$T/trace"; then
+			pass "mcount ($form, $tracer): call at insn $late of work_mid traced: $want"
 		else
 			fail "mcount ($form, $tracer) (exit $rc, call at insn ${late:-none})" "$T/err"
 		fi
 	done
 done
+
+# A realigned stack's prologue (DRAP, testdata/patchsite/drap.c): 8(%rbp) is a copy of the
+# return address, so that one site is refused by name and the rest traced.
+if ${CC:-gcc} -O2 -pg -mrecord-mcount -fno-pie -c -o "$T/drap.o" $SRC/drap.c >>"$T/build.log" 2>&1 &&
+   ${CC:-gcc} -no-pie -o "$T/drap" "$T/drap.o" >>"$T/build.log" 2>&1 &&
+   objdump -d --no-show-raw-insn "$T/drap" | grep -A1 '<drap_realigned>:' | grep -q 'lea .*0x8(%rsp),%r10'; then
+	PATCHSITE_TRACER=function_graph PATCHSITE_OUTPUT="$T/trace" LD_PRELOAD="$PRELOAD" \
+		"$T/drap" >"$T/out" 2>"$T/err"
+	rc=$?
+	if [ $rc -eq 0 ] && grep -qx 'sum=5' "$T/out" && [ "$(wc -l <"$T/err")" -eq 1 ] &&
+	   grep -q "drap_realigned+0x[0-9a-f]* (.*): a call to mcount, but not after a frame-pointer prologue at drap_realigned's start .*: site refused$" "$T/err" &&
+	   [ "$(grep -c 'drap_use();' "$T/trace")" -eq 2 ] && ! grep -q 'drap_realigned' "$T/trace"; then
+		pass "mcount: a realigned (DRAP) prologue refused by name, the rest traced"
+	else
+		fail "mcount: DRAP prologue (exit $rc)" "$T/err"
+	fi
+else
+	fail "mcount: build drap (or gcc no longer emits the DRAP prologue)" "$T/build.log"
+fi
+
+# Stripped: a call to mcount with no function symbol around it has no known prologue, so
+# each such site is refused by name and the program runs as built.
+if ${CC:-gcc} -O2 -pg -mrecord-mcount -fno-pie -c -o "$T/strip.o" $SRC/basic.c >>"$T/build.log" 2>&1 &&
+   ${CC:-gcc} -no-pie -o "$T/stripped" "$T/strip.o" >>"$T/build.log" 2>&1 && strip "$T/stripped"; then
+	PATCHSITE_TRACER=function_graph PATCHSITE_OUTPUT="$T/trace" LD_PRELOAD="$PRELOAD" \
+		"$T/stripped" >"$T/out" 2>"$T/err"
+	rc=$?
+	n=$(grep -c 'a call to mcount after a prologue, in code with no function symbol (stripped?): its return slot is not known: site refused$' "$T/err")
+	if [ $rc -eq 0 ] && grep -qx 'sum=5' "$T/out" && [ "$n" -gt 0 ] && [ "$(wc -l <"$T/err")" -eq "$n" ]; then
+		pass "mcount, stripped: $n sites refused by name, the program runs as built"
+	else
+		fail "mcount, stripped (exit $rc)" "$T/err"
+	fi
+else
+	fail "mcount, stripped: build" "$T/build.log"
+fi
+
+# -finstrument-functions is not traced yet: said by name, the program runs as built.
+if ${CC:-gcc} -O2 -finstrument-functions -o "$T/instr" $SRC/basic.c >>"$T/build.log" 2>&1; then
+	PATCHSITE_TRACER=function PATCHSITE_OUTPUT="$T/trace" LD_PRELOAD="$PRELOAD" \
+		"$T/instr" >"$T/out" 2>"$T/err"
+	rc=$?
+	if [ $rc -eq 0 ] && grep -qx 'sum=5' "$T/out" && [ "$(wc -l <"$T/err")" -eq 1 ] &&
+	   grep -q '^patchsite: warning: instr: built with -finstrument-functions: .* not traced yet' "$T/err"; then
+		pass "-finstrument-functions: refused by name ($(cut -c1-60 "$T/err")...), runs as built"
+	else
+		fail "-finstrument-functions refusal (exit $rc)" "$T/err"
+	fi
+else
+	fail "-finstrument-functions: build" "$T/build.log"
+fi
 
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]

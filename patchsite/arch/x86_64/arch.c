@@ -33,6 +33,8 @@
  *                           address replaced by ps_x86_64_graph_return,
  *                           which writes the exit event and jumps to the
  *                           real caller
+ * A site after the prologue (-pg without -mfentry, x86_64_late_site) has
+ * its own three, *_late, which find the return slot at 8(%rbp).
  * The fast paths use only rax, rdx (rdtsc) and rcx, and leave to C
  * (through ps_x86_64_call_saved, which keeps every other caller-saved
  * register and xmm0-7) anything that is not the common case: a new thread,
@@ -85,6 +87,9 @@ void ps_x86_64_graph_entry(void);
 void ps_x86_64_graph_return(void);
 void ps_x86_64_graph_noret(void);
 void ps_x86_64_graph_exit(void);
+void ps_x86_64_tramp_late(void);
+void ps_x86_64_func_late(void);
+void ps_x86_64_graph_late(void);
 
 static int32_t load_s32(const uint8_t *p)
 {
@@ -123,6 +128,64 @@ static void x86_64_decode_site(const uint8_t *p, uintptr_t addr, struct site_ins
 		out->form = FORM_UNKNOWN;
 		out->len = 5;
 	}
+}
+
+/*
+ * A site after the prologue (-pg without -mfentry, gcc 12 -O0 and -O2):
+ *
+ *   55                 push %rbp
+ *   48 89 e5           mov %rsp,%rbp
+ *   41 55 53 ...       push %r13; push %rbx; sub $n,%rsp (any, or none)
+ *   e8 <rel32>         call mcount                    non-PIE
+ *   ff 15 <disp32>     call *mcount@GOTPCREL(%rip)    PIE
+ *
+ * %rbp is the frame from the mov on, so the return slot is 8(%rbp) at the
+ * site, which the late trampolines use.  A function that does not begin
+ * so (a realigned stack's DRAP prologue copies the return address) is not
+ * a late site we trace.
+ */
+static bool x86_64_late_site(const uint8_t *fn, size_t fn_len, size_t off)
+{
+	size_t at = fn_len >= sizeof(x86_endbr64) && !memcmp(fn, x86_endbr64, sizeof(x86_endbr64))
+		    ? sizeof(x86_endbr64) : 0;
+
+	return fn_len >= at + sizeof(x86_frame_setup) &&
+	       !memcmp(fn + at, x86_frame_setup, sizeof(x86_frame_setup)) &&
+	       off >= at + sizeof(x86_frame_setup);
+}
+
+/*
+ * No table: walk the prologue as lib/arch does for patchverify
+ * (x86_64_setup_len: pushes, sub/and on %rsp), from a frame-pointer start
+ * (x86_64_late_site's), and clang's register copies after it, to the call
+ * that follows.  The caller accepts it only if it calls mcount.
+ */
+static size_t x86_64_find_late_call(const uint8_t *fn, size_t len, uintptr_t addr,
+				    struct site_insn *in, const char **why)
+{
+	size_t at = len >= sizeof(x86_endbr64) && !memcmp(fn, x86_endbr64, sizeof(x86_endbr64))
+		    ? sizeof(x86_endbr64) : 0;
+	bool push_bp = false, fp = false;
+	unsigned l;
+
+	if (len < at + sizeof(x86_frame_setup) ||
+	    memcmp(fn + at, x86_frame_setup, sizeof(x86_frame_setup))) {
+		*why = "no frame-pointer prologue (push %rbp; mov %rsp,%rbp) at its start";
+		return 0;
+	}
+	while (at < len && (l = x86_64_setup_len(fn + at, len - at, &push_bp, &fp)))
+		at += l;
+	/* clang: the arguments copied to callee-saved registers first (x86_64_regmov_len). */
+	for (unsigned k = 0; k < 8 && at < len && (l = x86_64_regmov_len(fn + at, len - at)); k++)
+		at += l;
+	in->form = FORM_UNKNOWN;
+	if (at + 6 <= len)	/* (the call and at least a ret after it) */
+		x86_64_decode_site(fn + at, addr + at, in);
+	if (!fp || (in->form != FORM_CALL && in->form != FORM_CALL_SLOT) || in->skip) {
+		*why = "no call right after its prologue";
+		return 0;
+	}
+	return at;
 }
 
 /* PLT entries: jmp *slot(%rip), with endbr64 and/or bnd in front (.plt.sec). */
@@ -274,6 +337,8 @@ const struct ps_arch ps_arch_x86_64 = {
 	.reach		= 0x7fff0000u,		/* call rel32, less a margin */
 	.hooks		= x86_64_hooks,
 	.late_hook	= 1,		/* mcount */
+	.late_site	= x86_64_late_site,
+	.find_late_call	= x86_64_find_late_call,
 	.decode_site	= x86_64_decode_site,
 	.plt_slot	= x86_64_plt_slot,
 	.fill_tail	= x86_64_fill_tail,
@@ -294,6 +359,9 @@ const struct ps_arch ps_arch_x86_64 = {
 	.tramp_graph	= ps_x86_64_graph_entry,
 	.tramp_graph_noret = ps_x86_64_graph_noret,
 	.tramp_graph_exit = ps_x86_64_graph_exit,
+	.tramp_late	= ps_x86_64_tramp_late,
+	.tramp_func_late = ps_x86_64_func_late,
+	.tramp_graph_late = ps_x86_64_graph_late,
 	.graph_return	= ps_x86_64_graph_return,
 	.arg_regs	= 6,
 	.regs_retval	= x86_64_regs_retval,

@@ -325,4 +325,105 @@ ps_x86_64_call_saved:
 	PS_FAST_LEAVE ps_graph_word_slow, 32, 24, 0, rcx, rdx, rax
 	PS_ENDFUNC ps_x86_64_graph_exit
 
+/*
+ * Sites after the prologue (-pg without -mfentry; arch.c
+ * x86_64_late_site): the call comes once the function has pushed %rbp,
+ * set %rbp to its frame and pushed or reserved anything else, so the
+ * return slot into the caller is 8(%rbp), not the word above the return
+ * into the function.  Stack on entry: 0 the stub's id << 2, 8 return into
+ * the function.  Only where the slot is found differs from the entry
+ * trampolines above; a hooked return still comes to
+ * ps_x86_64_graph_return, whose key (slot - 24) is the same.
+ *
+ * PS_FAST_LEAVE_LATE: as PS_FAST_LEAVE, but the slow path's C half gets
+ * a[0] = the id word, a[1] = the slot's address (arch/entry.h).
+ */
+	.macro	PS_FAST_LEAVE_LATE slow, regs:vararg
+8:	PS_POP	\regs
+	leaq	8(%rsp), %rsp	/* drop the id; keeps flags */
+	.cfi_adjust_cfa_offset -8
+	ret
+9:	.cfi_adjust_cfa_offset 32
+	PS_PUSH	rdi
+	leaq	8(%rbp), %rax
+	PS_PUSH	rax		/* a[1]: the slot */
+	pushq	40(%rsp)	/* a[0]: the id word */
+	.cfi_adjust_cfa_offset 8
+	movq	%rsp, %rdi
+	leaq	\slow(%rip), %rax
+	call	ps_x86_64_call_saved
+	leaq	16(%rsp), %rsp
+	.cfi_adjust_cfa_offset -16
+	PS_POP	rdi
+	jmp	8b
+	.endm
+
+/* ps_x86_64_tramp with regs->parent_loc = 8(the function's %rbp). */
+	PS_FUNC	ps_x86_64_tramp_late
+	.cfi_def_cfa_offset 16
+	endbr64
+	pushq	%rbp
+	.cfi_def_cfa_offset 24
+	.cfi_offset %rbp, -24
+	movq	%rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	subq	$224, %rsp
+	andq	$-16, %rsp
+	PS_GPRS	save
+	movq	0(%rbp), %rax	/* the function's %rbp */
+	leaq	8(%rax), %rax
+	movq	%rax, 72(%rsp)
+	PS_XMM	save, 96
+	movl	8(%rbp), %edi
+	shrl	$2, %edi	/* the stub pushed id << 2 */
+	movq	16(%rbp), %rsi
+	movq	%rsp, %rdx
+	call	ps_dispatch
+	PS_XMM	load, 96
+	PS_GPRS	load
+	movq	%rbp, %rsp
+	popq	%rbp
+	.cfi_def_cfa %rsp, 16
+	leaq	8(%rsp), %rsp	/* drop the id; keeps flags */
+	.cfi_def_cfa_offset 8
+	ret
+	PS_ENDFUNC ps_x86_64_tramp_late
+
+	PS_FUNC	ps_x86_64_func_late
+	.cfi_def_cfa_offset 16
+	PS_FAST_ENTER rax, rdx, rcx
+	PS_FAST_STAMP
+	PS_FAST_TAKE
+	PS_FAST_WORD 16
+	orq	$2, %rax	/* PS_EV_FUNC */
+	movq	%rax, (%rdx)
+	movq	8(%rbp), %rax
+	movq	%rax, 8(%rdx)
+	PS_FAST_LEAVE_LATE ps_func_late_slow, rcx, rdx, rax
+	PS_ENDFUNC ps_x86_64_func_late
+
+	PS_FUNC	ps_x86_64_graph_late
+	.cfi_def_cfa_offset 16
+	PS_FAST_ENTER rax, rdx, rcx
+	leaq	8(%rbp), %rdx
+	subq	%fs:PSF_STACK_LO(%rcx), %rdx
+	cmpq	%fs:PSF_STACK_SIZE(%rcx), %rdx
+	jae	9f
+	PS_FAST_STAMP
+	PS_FAST_TAKE
+	PS_FAST_WORD 8
+	movq	%rax, (%rdx)	/* entry event */
+	movq	%fs:PSF_FP(%rcx), %rdx
+	addq	$24, %fs:PSF_FP(%rcx)
+	orl	$1, %eax	/* PS_EV_EXIT; zero-extends */
+	movq	%rax, 16(%rdx)	/* frame.idw */
+	movq	8(%rbp), %rcx
+	movq	%rcx, 0(%rdx)	/* frame.ret */
+	leaq	-16(%rbp), %rcx
+	movq	%rcx, 8(%rdx)	/* frame.key: &ret - PS_FRAME_KEY_BIAS */
+	leaq	ps_x86_64_graph_return(%rip), %rcx
+	movq	%rcx, 8(%rbp)
+	PS_FAST_LEAVE_LATE ps_graph_late_slow, rcx, rdx, rax
+	PS_ENDFUNC ps_x86_64_graph_late
+
 	.section .note.GNU-stack, "", %progbits
