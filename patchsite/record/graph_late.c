@@ -87,7 +87,13 @@ int ps_attach_graph_check(void)
 	struct jump_scan js = { NULL, NULL };
 	void *jump = dlsym(RTLD_DEFAULT, "longjmp");
 
-	/* Our wrappers are the process's (preloaded, or linked into the program): all is seen. */
+	/*
+	 * Loaded with the program (preloaded, linked in), our wrappers are the
+	 * process's: all is seen.  (A non-PIE program's longjmp may resolve to
+	 * its own PLT entry, so the address alone does not say.)
+	 */
+	if (!ps_attach_started_late())
+		return 0;
 	if (!jump || (dladdr((void *)ps_attach_graph_check, &ours) && dladdr(jump, &theirs) &&
 		      ours.dli_fbase == theirs.dli_fbase))
 		return 0;

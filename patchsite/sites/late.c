@@ -120,13 +120,20 @@ static bool loaded_at_startup(void)
 	return sc.found;
 }
 
+static bool started_late;	/* what ps_attach_late answered at init */
+
 bool ps_attach_late(void)
 {
 	char name[17] = "";
 
-	if (!prctl(PR_GET_NAME, name, 0, 0, 0) && !strcmp(name, PS_ATTACH_THREAD))
-		return true;
-	return threads() > 1 && !loaded_at_startup();
+	started_late = (!prctl(PR_GET_NAME, name, 0, 0, 0) && !strcmp(name, PS_ATTACH_THREAD)) ||
+		       (threads() > 1 && !loaded_at_startup());
+	return started_late;
+}
+
+bool ps_attach_started_late(void)
+{
+	return started_late;
 }
 
 /*
