@@ -285,6 +285,41 @@ if grep -qx 'patchsite: warning: PATCHSITE_FILTR: not a variable patchsite reads
 else
 	fail "misspelt variable" err
 fi
+# Every PATCHSITE_* name patchsite reads, found in the sources (so that a new one is not missed):
+# the runtime's and the command's quoted names, the compiler wrapper's variables. A preloaded
+# process that traces nothing prints nothing with any of them set (issue 23); a misspelt one is
+# named once, by the process that traces, or by record on its own stderr.
+names=$( (grep -rhoE '"PATCHSITE_[A-Z0-9_]+"' "$TOP/patchsite" --include='*.c' | tr -d '"'
+	  grep -hoE 'PATCHSITE_[A-Z0-9_]+' "$TOP/scripts/patchsite-cc") | sort -u)
+quiet_bad=
+for v in $names; do
+	env "$v=1" LD_PRELOAD="$SANPRE $PATCHSITE_LIB" /bin/true 2>err.$v
+	env "$v=1" LD_PRELOAD="$SANPRE $PATCHSITE_LIB" ./ending 3 >/dev/null 2>>err.$v
+	# These start tracing (and may say why not), or ask for messages (PATCHSITE_LOG).
+	case $v in PATCHSITE_TRACER|PATCHSITE_DATA|PATCHSITE_EVENTS|PATCHSITE_BRANCHES|PATCHSITE_OUTPUT|PATCHSITE_LOG)
+		rm -rf patchsite.data 1; continue;; esac
+	[ -s err.$v ] && quiet_bad="$quiet_bad $v"
+done
+env PATCHSITE_TRACR=function LD_PRELOAD="$SANPRE $PATCHSITE_LIB" ./ending 3 >/dev/null 2>>err.none
+[ -s err.none ] && quiet_bad="$quiet_bad PATCHSITE_TRACR"
+if [ -z "$quiet_bad" ] && [ "$(echo "$names" | wc -w)" -ge 25 ]; then
+	pass "no tracer, $(echo "$names" | wc -w) PATCHSITE_* names each set (and one misspelt): nothing on stderr"
+else
+	fail "stderr of untraced processes:$quiet_bad" "$(ls err.* | head -1)"
+fi
+rm -rf d2
+for i in 1 2; do
+	PATCHSITE_TRACER=function PATCHSITE_DATA=d2 PATCHSITE_FILTR=leaf PATCHSITE_CC=gcc \
+		LD_PRELOAD="$SANPRE $PATCHSITE_LIB" ./ending 10 >out 2>>err2
+done
+rm -rf d
+PATCHSITE_FILTR=leaf PATCHSITE_CXX=g++ record -d d -- sh -c './ending 3; ./ending 4' >out 2>err3
+if [ "$(grep -c PATCHSITE_ err2)" = 1 ] && [ "$(grep -c PATCHSITE_ err3)" = 1 ] &&
+   grep -qx 'patchsite: warning: PATCHSITE_FILTR: not a variable patchsite reads (did you mean PATCHSITE_FILTER?)' err3; then
+	pass "a misspelt variable named once per trace directory: two traced runs, record with two processes"
+else
+	fail "misspelt variable once" err2; cat err3
+fi
 record -d d -F 'le[af' -- ./ending 10 >out 2>err
 if grep -q "PATCHSITE_FILTER: filter: 'le\[af' is not a valid glob: a '\[' is never closed: not tracing" err &&
    grep -qx 'calls=10' out; then
