@@ -277,6 +277,44 @@ else
 	fail "no sites" d/session
 fi
 
+# Thread files made at a bad moment (issue 23): every thread file has a header, or there is none.
+# Threads whose first event comes as the process ends (exit_group after a clean end, or a kill)
+# were killed between making their file and writing its header: files of zeros (the ring
+# reserved, 4 MiB here) or of no bytes. A clone(2) child, which runs no fork handler, made a
+# file in its parent's directory.
+headers() {	# DIR: the thread files without a header, one a line
+	python3 - "$1" <<'EOF'
+import glob, os, sys
+for f in sorted(glob.glob(sys.argv[1] + "/*/thread.*")):
+    b = open(f, "rb").read(8)
+    if os.path.getsize(f) < 4096 or b != b"PSTHRD1\0":
+        print(f, os.path.getsize(f))
+EOF
+}
+$CC -O1 -pg -mfentry -mrecord-mcount -c "$TOP/testdata/patchsite/threadfiles.c" -o threadfiles.o \
+	2>/dev/null && $CC -o threadfiles threadfiles.o -pthread 2>/dev/null || fail "threadfiles: build"
+for how in shutdown killed fork clone; do
+	: >tf.bad
+	files=0
+	for i in 1 2 3 4 5; do
+		rm -rf d
+		PATCHSITE_OVERWRITE=1 PATCHSITE_BUFFER_KB=4096 record -d d -- ./threadfiles $how >out 2>/dev/null
+		headers d >>tf.bad
+		"$PS" info -d d 2>>tf.bad | grep -q '^process' || echo "no process" >>tf.bad
+		files=$((files + $(ls d/*/ | grep -c '^thread\.')))
+		if [ $how = clone ]; then
+			c=$(sed -n 's/^clone=//p' out)
+			ls d/*/thread.$c* >/dev/null 2>&1 && echo "clone child $c: a file in its parent's directory" >>tf.bad
+		fi
+		[ $how = fork ] && [ -n "$(awk '$3 == "-"' d/session)" ] && echo "fork child without directory" >>tf.bad
+	done
+	if [ ! -s tf.bad ]; then
+		pass "thread files ($how, 5 runs, flight recorder): $files files, each with its header"
+	else
+		fail "thread files ($how)" tf.bad
+	fi
+done
+
 # Settings: a misspelt variable, a glob that is not one, dump formats, bad options.
 PATCHSITE_TRACER=function PATCHSITE_DATA=d2 PATCHSITE_FILTR=leaf LD_PRELOAD="$SANPRE $PATCHSITE_LIB" \
 	./ending 10 >out 2>err
