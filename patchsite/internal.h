@@ -528,6 +528,7 @@ void ps_store_lost(struct ps_thread *t);
 void ps_store_module(struct ps_module *m);
 void ps_store_module_gone(struct ps_module *m);
 void ps_store_finish(void);
+void ps_store_finish_exit(int status);
 int ps_store_replace(const char *name, const char *text, size_t len);
 void ps_store_forked(struct ps_thread *self);
 extern const struct ps_watch ps_store_watch;

@@ -448,20 +448,33 @@ int ps_store_procfd(void)
  */
 void ps_store_finish(void)
 {
+	ps_store_finish_exit(-1);
+}
+
+/*
+ * The same from _exit(STATUS) (exit.c), which may be called from a signal
+ * handler or a forked child: `end` gets an `exit STATUS` line; the parts
+ * (events, branch counts), which take locks and allocate, are left out,
+ * and the helper thread is not waited for when its lock is taken.
+ */
+void ps_store_finish_exit(int status)
+{
 	char text[256];
 	int len;
 
 	if (!ps_session.on || ps_session.pid != getpid())
 		return;
-	for (unsigned i = 0; i < nparts; i++)
+	for (unsigned i = 0; i < nparts && status < 0; i++)
 		if (parts[i]->finishing)
 			parts[i]->finishing();
-	ps_store_threads_finish();
+	ps_store_threads_finish(status < 0);
 	len = snprintf(text, sizeof(text), "tsc %llu\nns %llu\nrealtime %llu\n",
 		       (unsigned long long)ps_clock(),
 		       (unsigned long long)clock_ns(CLOCK_MONOTONIC),
 		       (unsigned long long)clock_ns(CLOCK_REALTIME));
-	write_file("end", text, (size_t)len);
+	if (status >= 0 && len > 0 && (size_t)len < sizeof(text))
+		len += snprintf(text + len, sizeof(text) - (size_t)len, "exit %d\n", status & 0xff);
+	write_file("end", text, (size_t)len < sizeof(text) ? (size_t)len : sizeof(text) - 1);
 }
 
 /*

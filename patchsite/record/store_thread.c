@@ -7,7 +7,9 @@
  * system or RLIMIT_FSIZE is seen as an error at a chunk switch, never as
  * SIGBUS or SIGXFSZ in the program: the thread then stops recording, says
  * so once on stderr and counts what it drops.  With overwrite (flight
- * recorder) the file is a fixed ring of chunks and the oldest is reused.
+ * recorder) the file is a ring of chunks, mapped whole but reserved a
+ * chunk at a time as it first fills them; once all are used the oldest is
+ * reused.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -391,8 +393,9 @@ int ps_store_thread(struct ps_thread *t, struct ps_fast *f)
 		s->hdr->nchunks = ps_session.overwrite ?
 				  (uint32_t)(ps_session.ring / ps_session.chunk) : 0;
 	}
+	/* Flight recorder: the ring's first chunk now, the others as they are first used. */
 	if (!err && total)
-		err = reserve(s->fd, PSD_HDR_BYTES, total);
+		err = reserve(s->fd, PSD_HDR_BYTES, ps_session.chunk);
 	if (!err && ps_session.overwrite) {
 		s->map = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, PSD_HDR_BYTES);
 		if (s->map == MAP_FAILED) {
@@ -488,6 +491,18 @@ int ps_store_next(struct ps_thread *t, struct ps_fast *f)
 	if (ps_session.overwrite) {
 		uint64_t n = ps_session.ring / ps_session.chunk, *next = s->map + (s->seq % n) * (ps_session.chunk / 8);
 
+		/*
+		 * The ring grows a chunk at a time up to its size: a thread of a
+		 * few events costs one chunk on disk, not the ring.  Reserved
+		 * before the current chunk is padded: without room it keeps it.
+		 */
+		if (s->seq < n) {
+			err = reserve(s->fd, chunk_off(s->seq), ps_session.chunk);
+			if (err) {
+				say_stopped(s, err);
+				return err;
+			}
+		}
 		for (uint64_t *p = ps_wp_get(f); p < t->end; p++)
 			*p = PS_EV_PAD;
 		if (s->seq >= n)
@@ -523,15 +538,16 @@ static void drop_ready(struct ps_tstore *s)
 }
 
 /* At a normal exit (ps_store_finish): the helper stopped, each thread's file closed right. */
-void ps_store_threads_finish(void)
+void ps_store_threads_finish(bool wait_helper)
 {
 	/* The helper stops, and finishes what it was doing first. */
-	pthread_mutex_lock(&helper.lock);
-	helper.closing = true;
-	pthread_cond_broadcast(&helper.cond);
-	while (helper.working && helper.pid == ps_session.pid)
-		pthread_cond_wait(&helper.cond, &helper.lock);
-	pthread_mutex_unlock(&helper.lock);
+	if (wait_helper ? !pthread_mutex_lock(&helper.lock) : !pthread_mutex_trylock(&helper.lock)) {
+		helper.closing = true;
+		pthread_cond_broadcast(&helper.cond);
+		while (helper.working && helper.pid == ps_session.pid)
+			pthread_cond_wait(&helper.cond, &helper.lock);
+		pthread_mutex_unlock(&helper.lock);
+	}
 	for (struct ps_thread *t = atomic_load(&ps.threads); t; t = t->next) {
 		struct ps_fast *f = atomic_load(&t->fast);
 		struct ps_tstore *s = t->store;

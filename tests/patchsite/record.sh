@@ -60,7 +60,7 @@ cd "$T" || exit 1
 # How each ending leaves the directory: exit status, events, end.
 N=1000
 for case in normal:0:2002:clean segv:$SEGV_RC:2001:signal abort:134:2001:signal kill:137:2001:signal \
-	    term:143:2001:signal _exit:3:2001:abnormal; do
+	    term:143:2001:signal _exit:3:2001:exit3; do
 	how=${case%%:*} rest=${case#*:}
 	rc_want=${rest%%:*} rest=${rest#*:}
 	ev_want=${rest%%:*} end_want=${rest#*:}
@@ -73,7 +73,7 @@ for case in normal:0:2002:clean segv:$SEGV_RC:2001:signal abort:134:2001:signal 
 	case $end_want in
 	clean) endok=$(grep -c '^  end:      exit 0$' info) ;;
 	signal) endok=$(grep -c '^  end:      \(signal\|exit 1,\) .*abnormal: no clean end' info) ;;
-	*) endok=$(grep -c '^  end:      exit 3, abnormal: no clean end' info) ;;
+	exit3) endok=$(grep -c '^  end:      exit 3$' info) ;;	# _exit(3): a clean end (issue 23)
 	esac
 	if [ $rc -eq "$rc_want" ] && [ "$(calls leaf)" -eq $N ] && [ "$ev" = "$ev_want" ] &&
 	   [ "$endok" -eq 1 ] && [ ! -s rerr ] && grep -qx "calls=$N" out; then
@@ -207,6 +207,26 @@ else
 	fail "overwrite: kept $kept, events ${1:-?} + ${2:-?}" replay
 fi
 
+# Flight recorder disk use (issue 23): rings grow a chunk at a time up to their size. A 32 MiB
+# ring (1 MiB chunks): 4 threads of 7 calls and main cost the header and one chunk each (was the
+# whole ring each); 3M calls (6M events, 48 MB) fill the ring, and take the ring and no more.
+rm -rf d
+record -d d --overwrite --buffer-kb=32768 -- ./ending 7 threads >out 2>err
+"$PS" info -d d >info 2>rerr
+sizes=$(for f in d/*/thread.*; do stat -c '%b %B' "$f" | awk '{ print $1 * $2 }'; done | sort -u | tr '\n' ' ')
+big=$(for f in d/*/thread.*; do stat -c '%b %B' "$f" | awk '{ print $1 * $2 }'; done | sort -n | tail -1)
+rm -rf d2
+record -d d2 --overwrite --buffer-kb=32768 -- ./ending 3000000 normal >out2 2>>err
+full=$(stat -c '%b %B' d2/*/thread.* | awk '{ print $1 * $2 }')
+if [ "$big" -le $((4096 + 1048576)) ] && [ "$full" -ge 33554432 ] &&
+   [ "$full" -le $((4096 + 33554432 + 65536)) ] &&
+   [ "$(ls d/*/thread.* | wc -l)" -eq 5 ] && [ ! -s rerr ] && [ ! -s err ]; then
+	pass "flight recorder, 32 MiB rings: 5 threads of 7 calls take ${sizes}bytes each on disk; a full ring $full"
+else
+	fail "flight recorder disk: ${sizes}each; largest $big; full $full" err
+fi
+rm -rf d2
+
 # Damage: one line naming the file and the reason, partial results, never a crash.
 rm -rf d
 record -d d -- ./ending 300000 normal >out 2>err
@@ -314,6 +334,17 @@ for how in shutdown killed fork clone; do
 		fail "thread files ($how)" tf.bad
 	fi
 done
+
+# A forked child that ends with _exit(0) (a server's RDB/AOF child) ends cleanly with its status;
+# only signals and kills are abnormal (issue 23).
+rm -rf d
+record -d d -- ./threadfiles fork >out 2>err
+"$PS" info -d d >info 2>rerr
+if [ "$(grep -c '^  end:      exit 0$' info)" -eq 21 ] && ! grep -q abnormal info && [ ! -s rerr ]; then
+	pass "20 forked children ending with _exit(0): each 'end: exit 0', none abnormal"
+else
+	fail "_exit children: $(grep -c '^  end:      exit 0$' info) clean ends" info
+fi
 
 # Settings: a misspelt variable, a glob that is not one, dump formats, bad options.
 PATCHSITE_TRACER=function PATCHSITE_DATA=d2 PATCHSITE_FILTR=leaf LD_PRELOAD="$SANPRE $PATCHSITE_LIB" \
