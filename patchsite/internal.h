@@ -529,6 +529,7 @@ void ps_store_module(struct ps_module *m);
 void ps_store_module_gone(struct ps_module *m);
 void ps_store_finish(void);
 void ps_store_finish_exit(int status);
+void ps_store_tracer(const char *name);
 int ps_store_replace(const char *name, const char *text, size_t len);
 void ps_store_forked(struct ps_thread *self);
 extern const struct ps_watch ps_store_watch;

@@ -134,6 +134,11 @@ void read_end(struct psr_proc *p)
 	}
 	free(text);
 	free(path);
+	/* The tracers it ran (read again when followed: one may have been switched since). */
+	free(p->tracers);
+	path = read_join(p->dir, "tracers");
+	p->tracers = path ? read_slurp(path, NULL) : NULL;
+	free(path);
 }
 
 static void read_cmdline(struct psr_proc *p)
@@ -318,6 +323,7 @@ void psr_close(struct psr_session *s)
 		free(p->name);
 		free(p->exe);
 		free(p->cmdline);
+		free(p->tracers);
 	}
 	free(s->procs);
 	free(s->dir);

@@ -13,6 +13,7 @@ struct entry {
 	int pid;
 	uint64_t calls, total, self, min, max;
 	uint64_t sum;			/* every call's time, nested recursion included (average) */
+	uint64_t untimed;		/* of calls: the function tracer's, which have no time */
 };
 
 /*
@@ -41,5 +42,7 @@ size_t table_pack(struct table *t);
  */
 int table_account(struct table *t, const char *name, bool stable, int pid, uint64_t d,
 		  uint64_t self, bool nested);
+/* A call without a time (the function tracer's): counted, kept out of the time columns. */
+int table_account_untimed(struct table *t, const char *name, bool stable, int pid);
 
 #endif
