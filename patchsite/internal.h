@@ -328,6 +328,8 @@ void ps_log_stderr(int from, int to);	/* levels from..to also go to stderr */
 const char *ps_error_copy(char *buf, size_t len);
 extern __thread char ps_last_error[512];	/* the calling thread's last error message */
 extern __thread bool ps_log_quiet;	/* the channel thread: messages only to ps_last_error, callback */
+extern bool ps_log_defer_errors;	/* start-up: error lines held back (core/log.c) */
+void ps_log_flush_deferred(bool said);
 
 /* sites/module.c, sites/symbols.c, sites/stubs.c */
 int ps_modules_scan(void);

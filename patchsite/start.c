@@ -23,6 +23,7 @@
 #include "data/env.h"
 
 static int env_out_fd = -1;	/* PATCHSITE_OUTPUT, written at exit */
+static bool env_said;		/* env_bad said why start-up stopped */
 
 /* One line on stderr for a bad setting; the program then runs untraced. */
 static void env_bad(const char *var, const char *why)
@@ -33,6 +34,7 @@ static void env_bad(const char *var, const char *why)
 	struct stat sb;
 	int fd;
 
+	env_said = true;
 	if (n > 0)
 		(void)!write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 	/* A trace file of an earlier run must not pass for this one's: it says why there is none. */
@@ -402,7 +404,11 @@ void ps_start_env(void)
 {
 	if (!ps.init_err)
 		pthread_atfork(NULL, NULL, start_forked);
+	/* A refused setting is said once, by env_bad, not by the log too (PATCHSITE_LOG=1). */
+	ps_log_defer_errors = true;
 	env_start();
+	ps_log_defer_errors = false;
+	ps_log_flush_deferred(env_said);
 	env_names_say();
 	if (!ps.init_err)
 		ps_channel_start();

@@ -396,6 +396,15 @@ if grep -q "PATCHSITE_FILTER: filter: 'le\[af' is not a valid glob: a '\[' is ne
 else
 	fail "invalid glob" err
 fi
+# Said once, also with PATCHSITE_LOG=1 (the log said it too, issue 23).
+PATCHSITE_LOG=1 PATCHSITE_TRACER=function PATCHSITE_FILTER='le[af' LD_PRELOAD="$SANPRE $PATCHSITE_LIB" \
+	./ending 10 >out 2>err
+if [ "$(grep -c "is not a valid glob" err)" = 1 ] &&
+   grep -q "^patchsite: error: PATCHSITE_FILTER: filter: 'le\[af' is not a valid glob" err; then
+	pass "a refused setting with PATCHSITE_LOG=1: said once"
+else
+	fail "refused setting said once" err
+fi
 rm -rf d
 record -d d -- ./ending 20 threads >out 2>err
 "$PS" dump -d d --chrome >trace.json 2>rerr && "$PS" dump -d d --folded >folded 2>>rerr
