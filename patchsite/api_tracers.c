@@ -54,7 +54,22 @@ static int no_tracer(const char *name)
 	return ret(-EINVAL);
 }
 
+static int set_tracer(const char *name);
+
+/* The tracer, and a line in the trace directory's `tracers` when it changes (store.c). */
 int patchsite_set_tracer(const char *name)
+{
+	int err = set_tracer(name);
+
+	if (!err) {
+		pthread_mutex_lock(&ps.lock);
+		ps_store_tracer(name);
+		pthread_mutex_unlock(&ps.lock);
+	}
+	return err;
+}
+
+static int set_tracer(const char *name)
 {
 	const struct ps_tracer *t = name ? ps_tracer_find(name) : NULL;
 	struct patchsite_ops *cur = ps_tracer_now()->ops, *want;

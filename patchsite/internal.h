@@ -364,6 +364,8 @@ void ps_log_stderr(int from, int to);	/* levels from..to also go to stderr */
 const char *ps_error_copy(char *buf, size_t len);
 extern __thread char ps_last_error[512];	/* the calling thread's last error message */
 extern __thread bool ps_log_quiet;	/* the channel thread: messages only to ps_last_error, callback */
+extern bool ps_log_defer_errors;	/* start-up: error lines held back (core/log.c) */
+void ps_log_flush_deferred(bool said);
 
 /* sites/module.c, sites/symbols.c, sites/stubs.c */
 int ps_modules_scan(void);
@@ -585,6 +587,8 @@ void ps_store_lost(struct ps_thread *t);
 void ps_store_module(struct ps_module *m);
 void ps_store_module_gone(struct ps_module *m);
 void ps_store_finish(void);
+void ps_store_finish_exit(int status);
+void ps_store_tracer(const char *name);
 int ps_store_replace(const char *name, const char *text, size_t len);
 void ps_store_forked(struct ps_thread *self);
 extern const struct ps_watch ps_store_watch;

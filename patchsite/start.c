@@ -20,8 +20,10 @@
 #include "ctl/control.h"
 #include "internal.h"
 #include "events/event.h"
+#include "data/env.h"
 
 static int env_out_fd = -1;	/* PATCHSITE_OUTPUT, written at exit */
+static bool env_said;		/* env_bad said why start-up stopped */
 
 /* One line on stderr for a bad setting; the program then runs untraced. */
 static void env_bad(const char *var, const char *why)
@@ -32,6 +34,7 @@ static void env_bad(const char *var, const char *why)
 	struct stat sb;
 	int fd;
 
+	env_said = true;
 	if (n > 0)
 		(void)!write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 	/* A trace file of an earlier run must not pass for this one's: it says why there is none. */
@@ -57,78 +60,34 @@ static int output_fd(const char *output)
 	return open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 }
 
-/* The variables env_start reads; any other PATCHSITE_* is probably misspelt. */
-static const char *const env_known[] = {
-	"PATCHSITE_TRACER", "PATCHSITE_FILTER", "PATCHSITE_NOTRACE", "PATCHSITE_OUTPUT",
-	"PATCHSITE_BUFFER_KB", "PATCHSITE_FORMAT", "PATCHSITE_GRAPH_FUNCTION",
-	"PATCHSITE_MAX_DEPTH", "PATCHSITE_LOG", "PATCHSITE_DATA", "PATCHSITE_OVERWRITE",
-	"PATCHSITE_CTL",	/* channel.c */
-	"PATCHSITE_TRACING_ON", "PATCHSITE_PID", "PATCHSITE_THRESH", "PATCHSITE_ARGS",
-	"PATCHSITE_GRAPH_NOTRACE", "PATCHSITE_TRIGGER", "PATCHSITE_OPTIONS",
-	"PATCHSITE_EVENTS",
-	"PATCHSITE_BRANCHES",
-	"PATCHSITE_LIB",	/* read by `patchsite record` */
-	NULL
-};
-
-/* Letters to change, add or drop to turn a into b (small strings only). */
-static unsigned edit_distance(const char *a, const char *b)
-{
-	unsigned d[64], la = (unsigned)strlen(a), lb = (unsigned)strlen(b);
-
-	if (la >= 63 || lb >= 63)
-		return 99;
-	for (unsigned j = 0; j <= lb; j++)
-		d[j] = j;
-	for (unsigned i = 1; i <= la; i++) {
-		unsigned diag = d[0], tmp;
-
-		d[0] = i;
-		for (unsigned j = 1; j <= lb; j++) {
-			tmp = d[j];
-			d[j] = diag + (a[i - 1] != b[j - 1]);
-			if (d[j - 1] + 1 < d[j])
-				d[j] = d[j - 1] + 1;
-			if (tmp + 1 < d[j])
-				d[j] = tmp + 1;
-			diag = tmp;
-		}
-	}
-	return d[lb];
-}
-
-/* A PATCHSITE_* variable nobody reads: a warning, with the nearest known name. */
-static void env_check_names(void)
+/*
+ * A PATCHSITE_* variable nobody reads, named once per trace directory and
+ * only by a process that records into one: a program that traces nothing
+ * keeps its stderr as it was (a test harness may fail on any output
+ * there).  The first process to create the session's env-warnings file
+ * says them; `patchsite record` creates it itself when it has said them.
+ */
+static void env_names_say(void)
 {
 	extern char **environ;
+	char text[2048], path[4200];
+	const char *procname, *dir;
+	size_t n;
+	int fd;
 
-	for (char **e = environ; e && *e; e++) {
-		const char *eq = strchr(*e, '='), *best = NULL;
-		char name[64], line[256];
-		unsigned bd = 99;
-		int n;
-
-		if (strncmp(*e, "PATCHSITE_", 10) || !eq || (size_t)(eq - *e) >= sizeof(name))
-			continue;
-		memcpy(name, *e, (size_t)(eq - *e));
-		name[eq - *e] = 0;
-		for (unsigned k = 0; env_known[k]; k++) {
-			unsigned d = edit_distance(name, env_known[k]);
-
-			if (d < bd)
-				bd = d, best = env_known[k];
-		}
-		if (!bd)
-			continue;
-		if (bd <= 3)
-			n = snprintf(line, sizeof(line), "patchsite: warning: %s: not a variable "
-				     "patchsite reads (did you mean %s?)\n", name, best);
-		else
-			n = snprintf(line, sizeof(line), "patchsite: warning: %s: not a variable "
-				     "patchsite reads\n", name);
-		if (n > 0)
-			(void)!write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
-	}
+	if (!ps_store_on())
+		return;
+	n = psd_env_check(environ, text, sizeof(text));
+	if (!n)
+		return;
+	dir = ps_store_dir(&procname);
+	snprintf(path, sizeof(path), "%s/%s", dir, PSD_ENV_WARNINGS);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;		/* said already, by `patchsite record` or another process */
+	(void)!write(fd, text, n);
+	close(fd);
+	(void)!write(STDERR_FILENO, text, n);
 }
 
 /* PATCHSITE_OVERWRITE: 1 or 0 (unset: 0). */
@@ -307,7 +266,6 @@ static void env_start(void)
 	int fd, err;
 	bool done;
 
-	env_check_names();
 	done = env_events(tracer);
 	if (env_branches(tracer) || done)
 		return;
@@ -451,7 +409,12 @@ __attribute__((constructor)) static void ps_start(void)
 	patchsite_init();
 	if (!ps.init_err)
 		pthread_atfork(NULL, NULL, start_forked);
+	/* A refused setting is said once, by env_bad, not by the log too (PATCHSITE_LOG=1). */
+	ps_log_defer_errors = true;
 	env_start();
+	ps_log_defer_errors = false;
+	ps_log_flush_deferred(env_said);
+	env_names_say();
 	if (!ps.init_err)
 		ps_channel_start();
 }

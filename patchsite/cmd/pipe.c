@@ -184,7 +184,7 @@ int pipe_follow(FILE *out, struct pipe_opts *o)
 	struct followed *fl = NULL;
 	size_t nfl = 0;
 	int err = 0;
-	bool any = false;
+	bool any = false, first = true;
 
 	struct round r = { 0 };
 
@@ -223,11 +223,14 @@ int pipe_follow(FILE *out, struct pipe_opts *o)
 				fl[i].live = render_live_new(o->opt_set, o->opt_clear);
 				if (!fl[i].live)
 					err = -ENOMEM;
+				else if (o->from_now && first)
+					render_live_skip(fl[i].live, &s->procs[i]);	/* there already */
 				else if (o->consume && !o->from_start)
 					load_pos(&fl[i], &s->procs[i], o);
 			}
 			nfl = s->nprocs;
 		}
+		first = false;
 		for (size_t i = 0; i < s->nprocs && !err; i++) {
 			struct psr_proc *p = &s->procs[i];
 
@@ -318,6 +321,7 @@ int cmd_pipe(int argc, char **argv)
 		{ "dir", required_argument, NULL, 'd' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "from-start", no_argument, NULL, 's' },
+		{ "from-now", no_argument, NULL, 'n' },
 		{ "reader", required_argument, NULL, 'r' },
 		{ "options", required_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
@@ -333,6 +337,7 @@ int cmd_pipe(int argc, char **argv)
 		case 'd': o.dir = optarg; dir_given = true; break;
 		case 'p': if (parse_int(optarg, "--pid", &o.pid)) return 2; break;
 		case 's': o.from_start = true; break;
+		case 'n': o.from_now = true; break;
 		case 'r':
 			if (!*optarg || strlen(optarg) > 64 || strspn(optarg, "abcdefghijklmnopqrstuvwxyz"
 			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != strlen(optarg))
@@ -345,6 +350,8 @@ int cmd_pipe(int argc, char **argv)
 		default: return bad_usage("pipe: bad option%s", "");
 		}
 	}
+	if (o.from_start && o.from_now)
+		return bad_usage("pipe: --from-start and --from-now: one or the other%s", "");
 	if (optind + 1 == argc && !dir_given && strspn(argv[optind], "0123456789") ==
 	    strlen(argv[optind]) && o.pid <= 0) {
 		if (parse_int(argv[optind], "pid", &o.pid))

@@ -16,6 +16,7 @@ struct pipe_opts {
 	bool consume;			/* keep each process's position at the end (pipe.pos) */
 	unsigned opt_set, opt_clear;	/* --options: PSR_OPT_* over the recorded ones */
 	bool from_start;		/* consume: but start from the beginning, not the position */
+	bool from_now;			/* start after what the processes there recorded so far */
 	const char *reader;		/* consume: positions in pipe.READER.pos; NULL: pipe.pos */
 	pid_t child;			/* record --live: the command, reaped by pipe_follow; or 0 */
 	bool child_done;		/* out: reaped; child_status is its wait status */

@@ -16,6 +16,7 @@
 
 #include "attach.h"
 #include "cmd.h"
+#include "../data/env.h"
 #include "pipe.h"
 
 /* "a b" + c: the tokens of repeated -F options, one space apart. */
@@ -70,6 +71,31 @@ static int rm_tree(const char *path)
 		_exit(127);
 	}
 	return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : -1;
+}
+
+/*
+ * A misspelt PATCHSITE_* in what CMD gets, said here on our stderr, once:
+ * the env-warnings file tells the runtime in CMD's processes that it was
+ * said (they would otherwise say it on the first traced process's stderr).
+ */
+static void env_names_say(const char *dir)
+{
+	extern char **environ;
+	char text[2048], path[PATH_MAX];
+	size_t n = psd_env_check(environ, text, sizeof(text));
+	FILE *f;
+
+	if (!n)
+		return;
+	fputs(text, stderr);
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return;
+	snprintf(path, sizeof(path), "%s/%s", dir, PSD_ENV_WARNINGS);
+	f = fopen(path, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
 }
 
 /* An older session in DIR goes to DIR.old (as uftrace does): processes never mix sessions. */
@@ -233,6 +259,7 @@ int cmd_record(int argc, char **argv)
 	set_env("PATCHSITE_MAX_DEPTH", depth);
 	set_env("PATCHSITE_BUFFER_KB", kb);
 	set_env("PATCHSITE_OVERWRITE", overwrite ? "1" : NULL);
+	env_names_say(dir);
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {

@@ -18,6 +18,13 @@ static void *log_arg;
 static int log_stderr_from = PATCHSITE_LOG_ERROR + 1, log_stderr_to;	/* nothing */
 __thread char ps_last_error[512];	/* per thread: the control channel's and the program's */
 __thread bool ps_log_quiet;		/* this thread's messages are for a client: not on stderr */
+/*
+ * Start-up only (the constructor, before the channel thread): plain
+ * globals, as TLS this large would not fit in the static TLS block that a
+ * dlopened libpatchsite gets.
+ */
+bool ps_log_defer_errors;		/* start-up: its own line says why (ps_log_flush_deferred) */
+static char deferred[1200];		/* the stderr line of the last error held back */
 
 void patchsite_set_log(patchsite_log_func_t fn, void *arg)
 {
@@ -29,6 +36,19 @@ void ps_log_stderr(int from, int to)
 {
 	log_stderr_from = from;
 	log_stderr_to = to;
+}
+
+/*
+ * Start-up (start.c) holds errors back while it starts: a setting that
+ * fails is said once, in its own line naming the variable, not also by the
+ * function that refused it.  An error it did not say (said false) is
+ * written now.
+ */
+void ps_log_flush_deferred(bool said)
+{
+	if (deferred[0] && !said)
+		(void)!write(STDERR_FILENO, deferred, strlen(deferred));
+	deferred[0] = 0;
 }
 
 /* ps_last_error copied to buf (it is rewritten by the next error). */
@@ -64,6 +84,10 @@ static void emit(enum patchsite_log_level level, const char *file, const char *w
 		n = snprintf(line, sizeof(line), "patchsite: %s: %s: %s\n", file, names[level], what);
 	else
 		n = snprintf(line, sizeof(line), "patchsite: %s: %s\n", names[level], what);
+	if (n > 0 && level == PATCHSITE_LOG_ERROR && ps_log_defer_errors) {
+		snprintf(deferred, sizeof(deferred), "%s", line);
+		return;
+	}
 	if (n > 0)
 		(void)!write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }

@@ -123,6 +123,7 @@ struct psr_proc {
 	bool has_end, exec_followed;	/* end: a normal exit; exec_followed: a later image of the pid */
 	uint64_t end_ns, end_realtime;
 	char status[64];	/* from `patchsite record`: "exit N" or "signal N (NAME)", or "" */
+	char *tracers;		/* the `tracers` file: "TSC NAME" lines, one per change; or NULL */
 	struct psr_module *mods;
 	size_t nmods;
 	struct psr_thread *threads;

@@ -109,8 +109,14 @@ void read_end(struct psr_proc *p)
 		ns = read_field_u64(text, "ns", &ok);
 		p->end_realtime = read_field_u64(text, "realtime", &ok);
 		if (ok) {
+			bool has_exit = true;
+			uint64_t st = read_field_u64(text, "exit", &has_exit);
+
 			p->has_end = true;
 			p->end_ns = ns;
+			/* Written by the runtime's _exit: the status (record's status file, read below, wins). */
+			if (has_exit && st < 256)
+				snprintf(p->status, sizeof(p->status), "exit %u", (unsigned)st);
 			if (ns > p->ns0 + 10000000 && tsc > p->tsc0)
 				p->ns_per_tsc = (double)(ns - p->ns0) / (double)(tsc - p->tsc0);
 		} else if (!p->session->follow) {
@@ -127,6 +133,11 @@ void read_end(struct psr_proc *p)
 		snprintf(p->status, sizeof(p->status), "%s", text);
 	}
 	free(text);
+	free(path);
+	/* The tracers it ran (read again when followed: one may have been switched since). */
+	free(p->tracers);
+	path = read_join(p->dir, "tracers");
+	p->tracers = path ? read_slurp(path, NULL) : NULL;
 	free(path);
 }
 
@@ -312,6 +323,7 @@ void psr_close(struct psr_session *s)
 		free(p->name);
 		free(p->exe);
 		free(p->cmdline);
+		free(p->tracers);
 	}
 	free(s->procs);
 	free(s->dir);

@@ -377,6 +377,37 @@ void ps_store_module_gone(struct ps_module *m)
 		modules_log("unload", m, m->gone_tsc, "-");
 }
 
+/*
+ * The tracers this process ran: one line "TSC NAME" in the process
+ * directory's `tracers` file each time the tracer changes (nop: none on),
+ * so that info can say which ran when and report knows why some calls
+ * have no time.  A forked child's file starts with the tracer it inherits.
+ */
+static char tracer_last[32];
+
+static void tracer_line(const char *name)
+{
+	char line[64];
+	int fd = openat(ps_session.procfd, "tracers", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	int n = snprintf(line, sizeof(line), "%llu %s\n", (unsigned long long)ps_clock(), name);
+
+	if (fd < 0)
+		return;
+	if (n > 0 && (size_t)n < sizeof(line))
+		(void)!write(fd, line, (size_t)n);
+	close(fd);
+}
+
+/* The tracer is now NAME (api.c patchsite_set_tracer); the caller holds ps.lock. */
+void ps_store_tracer(const char *name)
+{
+	if (!strcmp(tracer_last, name))
+		return;
+	snprintf(tracer_last, sizeof(tracer_last), "%s", name);
+	if (ps_session.on && ps_session.pid == getpid())
+		tracer_line(name);
+}
+
 /* Process directory and its fixed files; the caller holds ps.lock. */
 static int open_process(void)
 {
@@ -395,6 +426,8 @@ static int open_process(void)
 	if (err)
 		return err;
 	session_line(name);
+	if (tracer_last[0])
+		tracer_line(tracer_last);	/* a forked child's, or one set before the directory */
 	__atomic_store_n(&ps_session.on, true, __ATOMIC_RELEASE);	/* after everything above */
 	for (unsigned i = 0; i < ps.nmods; i++)
 		if (!ps.mods[i]->gone)
@@ -446,20 +479,33 @@ int ps_store_procfd(void)
  */
 void ps_store_finish(void)
 {
+	ps_store_finish_exit(-1);
+}
+
+/*
+ * The same from _exit(STATUS) (exit.c), which may be called from a signal
+ * handler or a forked child: `end` gets an `exit STATUS` line; the parts
+ * (events, branch counts), which take locks and allocate, are left out,
+ * and the helper thread is not waited for when its lock is taken.
+ */
+void ps_store_finish_exit(int status)
+{
 	char text[256];
 	int len;
 
 	if (!ps_session.on || ps_session.pid != getpid())
 		return;
-	for (unsigned i = 0; i < nparts; i++)
+	for (unsigned i = 0; i < nparts && status < 0; i++)
 		if (parts[i]->finishing)
 			parts[i]->finishing();
-	ps_store_threads_finish();
+	ps_store_threads_finish(status < 0);
 	len = snprintf(text, sizeof(text), "tsc %llu\nns %llu\nrealtime %llu\n",
 		       (unsigned long long)ps_clock(),
 		       (unsigned long long)clock_ns(CLOCK_MONOTONIC),
 		       (unsigned long long)clock_ns(CLOCK_REALTIME));
-	write_file("end", text, (size_t)len);
+	if (status >= 0 && len > 0 && (size_t)len < sizeof(text))
+		len += snprintf(text + len, sizeof(text) - (size_t)len, "exit %d\n", status & 0xff);
+	write_file("end", text, (size_t)len < sizeof(text) ? (size_t)len : sizeof(text) - 1);
 }
 
 /*

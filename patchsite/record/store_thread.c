@@ -7,7 +7,9 @@
  * system or RLIMIT_FSIZE is seen as an error at a chunk switch, never as
  * SIGBUS or SIGXFSZ in the program: the thread then stops recording, says
  * so once on stderr and counts what it drops.  With overwrite (flight
- * recorder) the file is a fixed ring of chunks and the oldest is reused.
+ * recorder) the file is a ring of chunks, mapped whole but reserved a
+ * chunk at a time as it first fills them; once all are used the oldest is
+ * reused.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -304,36 +306,99 @@ static int map_next(struct ps_thread *t, struct ps_fast *f)
 	return 0;
 }
 
-/* The calling thread's file and its first chunk: t->base..t->end. */
-int ps_store_thread(struct ps_thread *t, struct ps_fast *f)
+/*
+ * The file is made unnamed (O_TMPFILE) and linked under its name once its
+ * header is written: a thread stopped on the way leaves no file rather
+ * than one with no header.  That happens to every thread whose first event
+ * comes as the process ends (exit_group after `end`, or a kill): a file of
+ * zeros reserved for its ring (32 MiB in flight-recorder mode), or of no
+ * bytes (issue 23; tests/patchsite/record.sh, "threads started at exit").
+ * Where the file system has no O_TMPFILE (or /proc is not mounted), the
+ * file is named from the start and its header page written before the
+ * ring is reserved, which leaves only the openat..header window.
+ */
+static int thread_file_open(struct ps_tstore *s, pid_t tid, bool *unnamed)
 {
-	struct ps_tstore *s = calloc(1, sizeof(*s));
-	size_t total = ps_session.overwrite ? ps_session.ring : 0;
-	int err;
-
-	if (!s)
-		return -ENOMEM;
-	s->pid = ps_session.pid;
+	s->fd = openat(ps_session.procfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+	*unnamed = s->fd >= 0;
+	if (*unnamed)
+		return 0;
 	for (int k = 0; k < 1000; k++) {
 		if (k)
-			snprintf(s->path, sizeof(s->path), "thread.%d.%d", (int)t->tid, k);
+			snprintf(s->path, sizeof(s->path), "thread.%d.%d", (int)tid, k);
 		else
-			snprintf(s->path, sizeof(s->path), "thread.%d", (int)t->tid);
+			snprintf(s->path, sizeof(s->path), "thread.%d", (int)tid);
 		s->fd = openat(ps_session.procfd, s->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		if (s->fd >= 0 || errno != EEXIST)
 			break;
 	}
-	if (s->fd < 0) {
-		err = -errno;
+	return s->fd < 0 ? -errno : 0;
+}
+
+/* An unnamed file, its header written, under its name: thread.TID (thread.TID.K when taken). */
+static int thread_file_link(struct ps_tstore *s, pid_t tid)
+{
+	char fdpath[64];
+
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", s->fd);
+	for (int k = 0; k < 1000; k++) {
+		if (k)
+			snprintf(s->path, sizeof(s->path), "thread.%d.%d", (int)tid, k);
+		else
+			snprintf(s->path, sizeof(s->path), "thread.%d", (int)tid);
+		if (!linkat(AT_FDCWD, fdpath, ps_session.procfd, s->path, AT_SYMLINK_FOLLOW))
+			return 0;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+/* The calling thread's file and its first chunk: t->base..t->end. */
+int ps_store_thread(struct ps_thread *t, struct ps_fast *f)
+{
+	struct ps_tstore *s;
+	size_t total = ps_session.overwrite ? ps_session.ring : 0;
+	bool unnamed;
+	int err;
+
+	/*
+	 * A child made by clone(2) without the fork handlers (no
+	 * after_fork_child: the session is still the parent's) has no
+	 * directory: it must not make files in its parent's.
+	 */
+	if (getpid() != ps_session.pid)
+		return -ESRCH;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->pid = ps_session.pid;
+	err = thread_file_open(s, t->tid, &unnamed);
+	if (err) {
 		free(s);
 		return err;
 	}
-	err = reserve(s->fd, 0, PSD_HDR_BYTES + total);
+	err = reserve(s->fd, 0, PSD_HDR_BYTES);
 	if (!err) {
 		s->hdr = mmap(NULL, PSD_HDR_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
 		if (s->hdr == MAP_FAILED)
 			err = -errno;
 	}
+	if (!err) {
+		memcpy(s->hdr->magic, PSD_THREAD_MAGIC, 8);
+		s->hdr->version = PSD_VERSION;
+		s->hdr->hdr_bytes = PSD_HDR_BYTES;
+		s->hdr->pid = (uint32_t)ps_session.pid;
+		s->hdr->tid = (uint32_t)t->tid;
+		memcpy(s->hdr->comm, t->comm, sizeof(s->hdr->comm));
+		s->hdr->chunk_bytes = ps_session.chunk;
+		s->hdr->overwrite = ps_session.overwrite;
+		s->hdr->nchunks = ps_session.overwrite ?
+				  (uint32_t)(ps_session.ring / ps_session.chunk) : 0;
+	}
+	/* Flight recorder: the ring's first chunk now, the others as they are first used. */
+	if (!err && total)
+		err = reserve(s->fd, PSD_HDR_BYTES, ps_session.chunk);
 	if (!err && ps_session.overwrite) {
 		s->map = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, PSD_HDR_BYTES);
 		if (s->map == MAP_FAILED) {
@@ -342,26 +407,22 @@ int ps_store_thread(struct ps_thread *t, struct ps_fast *f)
 		}
 		s->map_bytes = total;
 	}
+	if (!err && unnamed)
+		err = thread_file_link(s, t->tid);
 	if (err) {
 		if (s->hdr && s->hdr != MAP_FAILED)
 			munmap(s->hdr, PSD_HDR_BYTES);
+		if (s->map)
+			munmap(s->map, s->map_bytes);
 		close(s->fd);
-		unlinkat(ps_session.procfd, s->path, 0);
+		if (!unnamed)
+			unlinkat(ps_session.procfd, s->path, 0);
 		free(s);
 		return err;
 	}
 	s->all_next = atomic_load(&all_stores);
 	while (!atomic_compare_exchange_weak(&all_stores, &s->all_next, s))
 		;
-	memcpy(s->hdr->magic, PSD_THREAD_MAGIC, 8);
-	s->hdr->version = PSD_VERSION;
-	s->hdr->hdr_bytes = PSD_HDR_BYTES;
-	s->hdr->pid = (uint32_t)ps_session.pid;
-	s->hdr->tid = (uint32_t)t->tid;
-	memcpy(s->hdr->comm, t->comm, sizeof(s->hdr->comm));
-	s->hdr->chunk_bytes = ps_session.chunk;
-	s->hdr->overwrite = ps_session.overwrite;
-	s->hdr->nchunks = ps_session.overwrite ? (uint32_t)(ps_session.ring / ps_session.chunk) : 0;
 	__atomic_store_n(&t->store, s, __ATOMIC_RELEASE);	/* set up: ps_store_bound may read it */
 	if (ps_session.overwrite) {
 		chunk_start(t, f, s->map);
@@ -425,11 +486,26 @@ int ps_store_next(struct ps_thread *t, struct ps_fast *f)
 		__atomic_store_n(&t->store, NULL, __ATOMIC_RELAXED);	/* the parent's: start a file of our own */
 		return ps_store_thread(t, f);
 	}
+	/* A clone(2) child without the fork handlers: not one more chunk of its parent's file. */
+	if (getpid() != ps_session.pid)
+		return -ESRCH;
 	if (s->hdr->stopped)
 		return -ENOSPC;
 	if (ps_session.overwrite) {
 		uint64_t n = ps_session.ring / ps_session.chunk, *next = s->map + (s->seq % n) * (ps_session.chunk / 8);
 
+		/*
+		 * The ring grows a chunk at a time up to its size: a thread of a
+		 * few events costs one chunk on disk, not the ring.  Reserved
+		 * before the current chunk is padded: without room it keeps it.
+		 */
+		if (s->seq < n) {
+			err = reserve(s->fd, chunk_off(s->seq), ps_session.chunk);
+			if (err) {
+				say_stopped(s, err);
+				return err;
+			}
+		}
 		for (uint64_t *p = ps_wp_get(f); p < t->end; p++)
 			*p = PS_EV_PAD;
 		if (s->seq >= n)
@@ -465,15 +541,16 @@ static void drop_ready(struct ps_tstore *s)
 }
 
 /* At a normal exit (ps_store_finish): the helper stopped, each thread's file closed right. */
-void ps_store_threads_finish(void)
+void ps_store_threads_finish(bool wait_helper)
 {
 	/* The helper stops, and finishes what it was doing first. */
-	pthread_mutex_lock(&helper.lock);
-	helper.closing = true;
-	pthread_cond_broadcast(&helper.cond);
-	while (helper.working && helper.pid == ps_session.pid)
-		pthread_cond_wait(&helper.cond, &helper.lock);
-	pthread_mutex_unlock(&helper.lock);
+	if (wait_helper ? !pthread_mutex_lock(&helper.lock) : !pthread_mutex_trylock(&helper.lock)) {
+		helper.closing = true;
+		pthread_cond_broadcast(&helper.cond);
+		while (helper.working && helper.pid == ps_session.pid)
+			pthread_cond_wait(&helper.cond, &helper.lock);
+		pthread_mutex_unlock(&helper.lock);
+	}
 	for (struct ps_thread *t = atomic_load(&ps.threads); t; t = t->next) {
 		struct ps_fast *f = atomic_load(&t->fast);
 		struct ps_tstore *s = t->store;

@@ -2,6 +2,7 @@
 /* The summary of a trace directory (info). */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../data/format.h"
 #include "branch_report.h"
@@ -39,6 +40,40 @@ static void info_events(FILE *out, const struct psr_proc *p, const struct render
 	free(n);
 }
 
+/* Seconds from the process's start to tsc. */
+static double since_start(const struct psr_proc *p, uint64_t tsc)
+{
+	return tsc > p->tsc0 ? (double)(tsc - p->tsc0) * p->ns_per_tsc / 1e9 : 0;
+}
+
+/*
+ * The tracers that ran, each with when it was switched on and off (the
+ * `tracers` file: one "TSC NAME" line per change; nop is none).  Lines
+ * that do not read as such are skipped.
+ */
+static void info_tracers(FILE *out, const struct psr_proc *p)
+{
+	const char *l = p->tracers;
+	char name[32], prev[32] = "";
+	unsigned long long tsc, on = 0;
+	bool head = false;
+
+	for (; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
+		if (sscanf(l, "%llu %31s", &tsc, name) != 2)
+			continue;
+		if (prev[0] && strcmp(prev, "nop")) {
+			fprintf(out, "%s    %-16s on %10.6f s, off %10.6f s\n", head ? "" : "  tracers:\n",
+				prev, since_start(p, on), since_start(p, tsc));
+			head = true;
+		}
+		snprintf(prev, sizeof(prev), "%s", name);
+		on = tsc;
+	}
+	if (prev[0] && strcmp(prev, "nop"))
+		fprintf(out, "%s    %-16s on %10.6f s, still on at the end\n", head ? "" : "  tracers:\n",
+			prev, since_start(p, on));
+}
+
 int render_info(FILE *out, const struct psr_session *s, const struct render_opts *o)
 {
 	unsigned long long events = 0, lost = 0, markers = 0;
@@ -55,6 +90,7 @@ int render_info(FILE *out, const struct psr_session *s, const struct render_opts
 		fprintf(out, "  command:  %s\n", p->cmdline ? p->cmdline : "?");
 		fprintf(out, "  exe:      %s\n", p->exe ? p->exe : "?");
 		fprintf(out, "  tracer:   %s%s\n", p->tracer, p->overwrite ? " (overwrite)" : "");
+		info_tracers(out, p);
 		fprintf(out, "  clock:    tsc, %.6f ns per tick\n", p->ns_per_tsc);
 		fprintf(out, "  time:     %.6f s recorded\n", (double)span / 1e9);
 		if (p->has_end)

@@ -179,3 +179,27 @@ void render_live_load(FILE *f, struct render_live *l, const struct psr_proc *p)
 		}
 	}
 }
+
+/*
+ * pipe --from-now: each thread's position moved to the end of what it has
+ * written, nothing shown.  Only its last chunk is read, for the time base
+ * (marks) the events after it need; losses so far are not said again.
+ */
+void render_live_skip(struct render_live *l, const struct psr_proc *p)
+{
+	if (live_sync(l, p))
+		return;
+	walk_use_options(&l->ctx, p, l->opt_set, l->opt_clear);
+	for (size_t i = 0; i < l->n; i++) {
+		struct stream *m = &l->s[i];
+
+		l->lost[i] = m->t->lost;
+		if (!m->t->nchunks)
+			continue;
+		m->cur.chunk = m->t->nchunks - 1;
+		m->cur.at = m->t->chunks[m->cur.chunk].first;
+		m->has_ev = m->has_next = false;
+		while (walk_advance(m))
+			;
+	}
+}

@@ -69,6 +69,7 @@ int render_live_round(FILE *out, struct render_live *l, const struct psr_proc *p
 unsigned long long render_live_shown(const struct render_live *l);
 void render_live_save(FILE *f, const struct render_live *l);
 void render_live_load(FILE *f, struct render_live *l, const struct psr_proc *p);
+void render_live_skip(struct render_live *l, const struct psr_proc *p);
 
 /* Lines saying what is missing from a process's record ("# ..." comments), for every format. */
 void render_losses(FILE *out, const struct psr_proc *p, const char *prefix);

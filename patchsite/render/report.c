@@ -33,7 +33,7 @@ static int close_calls(struct stream *m, size_t k, uint64_t tsc, struct table *t
 			m->stack[m->depth - 1].child_ns += d;
 		const char *name = psr_site_name(m->p, fr->id, fr->tsc, buf, sizeof(buf));
 
-		if (table_account(t, name, name != buf, pid, d, self, active(m, fr->id), true))
+		if (table_account(t, name, name != buf, pid, d, self, active(m, fr->id)))
 			return -ENOMEM;
 	}
 	return 0;
@@ -55,7 +55,7 @@ static int report_thread(struct stream *m, struct table *t, int pid)
 		else if (e->type == PSR_FUNC) {
 			const char *name = psr_site_name(m->p, e->id, e->tsc, buf, sizeof(buf));
 
-			err = table_account(t, name, name != buf, pid, 0, 0, false, false);
+			err = table_account_untimed(t, name, name != buf, pid);
 		}
 	}
 	return err;
@@ -66,7 +66,7 @@ static uint64_t sort_key(const struct entry *e, enum render_sort sort_by)
 	switch (sort_by) {
 	case SORT_SELF: return e->self;
 	case SORT_CALLS: return e->calls;
-	case SORT_AVG: return e->calls ? e->sum / e->calls : 0;
+	case SORT_AVG: return e->calls > e->untimed ? e->sum / (e->calls - e->untimed) : 0;
 	case SORT_MAX: return e->max;
 	default: return e->total;
 	}
@@ -188,11 +188,15 @@ int render_report(FILE *out, const struct psr_session *s, const struct render_op
 
 			fprintf(out, "%s\n{\"name\":", i ? "," : "");
 			json_str(out, e->key);
+			uint64_t timed = e->calls - e->untimed;
+
 			fprintf(out, ",\"calls\":%llu,\"total_ns\":%llu,\"self_ns\":%llu,\"avg_ns\":%llu,"
 				"\"min_ns\":%llu,\"max_ns\":%llu", (unsigned long long)e->calls,
 				(unsigned long long)e->total, (unsigned long long)e->self,
-				(unsigned long long)(e->calls ? e->sum / e->calls : 0),
-				(unsigned long long)(e->calls ? e->min : 0), (unsigned long long)e->max);
+				(unsigned long long)(timed ? e->sum / timed : 0),
+				(unsigned long long)(timed ? e->min : 0), (unsigned long long)e->max);
+			if (e->untimed)
+				fprintf(out, ",\"untimed_calls\":%llu", (unsigned long long)e->untimed);
 			if (o->npct) {
 				uint64_t pv[DIST_MAX_PCT];
 				bool has = entry_percentiles(e, o, pv);
@@ -210,9 +214,18 @@ int render_report(FILE *out, const struct psr_session *s, const struct render_op
 		}
 		fprintf(out, "\n]\n");
 	} else {
+		uint64_t untimed = 0, timed = 0;
+
 		for (size_t i = 0; i < s->nprocs; i++)
 			if (render_proc_wanted(&s->procs[i], o))
 				walk_losses(out, &s->procs[i], "# ", o->bare);
+		for (size_t i = 0; i < n; i++)
+			untimed += t->e[i].untimed, timed += t->e[i].calls - t->e[i].untimed;
+		/* Tracers switched live (function_graph, then function): never one mixed row. */
+		if (untimed && timed)
+			fprintf(out, "# %llu of %llu calls were recorded by the function tracer, which "
+				"takes no times: counted in Calls, kept out of the time columns\n",
+				(unsigned long long)untimed, (unsigned long long)(untimed + timed));
 		fprintf(out, "    Total time     Self time       Calls       Average           Min"
 			"           Max");
 		for (unsigned k = 0; k < o->npct; k++) {
@@ -233,8 +246,8 @@ int render_report(FILE *out, const struct psr_session *s, const struct render_op
 			print_time(out, e->total);
 			print_time(out, e->self);
 			fprintf(out, "  %10llu", (unsigned long long)e->calls);
-			print_time(out, e->calls ? e->sum / e->calls : 0);
-			print_time(out, e->calls ? e->min : 0);
+			print_time(out, e->calls > e->untimed ? e->sum / (e->calls - e->untimed) : 0);
+			print_time(out, e->calls > e->untimed ? e->min : 0);
 			print_time(out, e->max);
 			if (o->npct) {
 				uint64_t pv[DIST_MAX_PCT];

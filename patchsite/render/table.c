@@ -78,14 +78,8 @@ size_t table_pack(struct table *t)
 	return n;
 }
 
-/*
- * A completed call: its stats (self = its time less its callees').  A call
- * made while the same function is still running further out (recursion)
- * adds nothing to total, which the outer call's time already holds, as
- * uftrace report counts: total never exceeds the time the thread ran.
- */
-int table_account(struct table *t, const char *name, bool stable, int pid, uint64_t d,
-		  uint64_t self, bool nested, bool timed)
+/* The entry of name in pid, through the cache when the name is stable. */
+static struct entry *account_entry(struct table *t, const char *name, bool stable, int pid)
 {
 	size_t c = ((uintptr_t)name >> 3) % NCACHE;
 	struct entry *e;
@@ -100,10 +94,23 @@ int table_account(struct table *t, const char *name, bool stable, int pid, uint6
 		t->cache[c].gen = t->gen + 1;
 		t->cache[c].e = e;
 	}
+	return e;
+}
+
+/*
+ * A completed call: its stats (self = its time less its callees').  A call
+ * made while the same function is still running further out (recursion)
+ * adds nothing to total, which the outer call's time already holds, as
+ * uftrace report counts: total never exceeds the time the thread ran.
+ */
+int table_account(struct table *t, const char *name, bool stable, int pid, uint64_t d,
+		  uint64_t self, bool nested)
+{
+	struct entry *e = account_entry(t, name, stable, pid);
 
 	if (!e)
 		return -ENOMEM;
-	if (timed && t->keep && (!t->keep_only || !strcmp(e->key, t->keep_only))) {
+	if (t->keep && (!t->keep_only || !strcmp(e->key, t->keep_only))) {
 		if (e->ndurs == e->cap_durs) {
 			size_t cap = e->cap_durs * 2 + 64;
 			uint64_t *g = realloc(e->durs, cap * sizeof(*g));
@@ -123,5 +130,16 @@ int table_account(struct table *t, const char *name, bool stable, int pid, uint6
 		e->min = d;
 	if (d > e->max)
 		e->max = d;
+	return 0;
+}
+
+int table_account_untimed(struct table *t, const char *name, bool stable, int pid)
+{
+	struct entry *e = account_entry(t, name, stable, pid);
+
+	if (!e)
+		return -ENOMEM;
+	e->calls++;
+	e->untimed++;
 	return 0;
 }

@@ -15,6 +15,7 @@ struct entry {
 	uint64_t sum;			/* every call's time, nested recursion included (average) */
 	uint64_t *durs;			/* table.keep: every call's time, for dist.c */
 	size_t ndurs, cap_durs;
+	uint64_t untimed;		/* of calls: the function tracer's, which have no time */
 };
 
 /*
@@ -44,6 +45,8 @@ size_t table_pack(struct table *t);
  * uftrace report counts: total never exceeds the time the thread ran.
  */
 int table_account(struct table *t, const char *name, bool stable, int pid, uint64_t d,
-		  uint64_t self, bool nested, bool timed);
+		  uint64_t self, bool nested);
+/* A call without a time (the function tracer's): counted, kept out of the time columns. */
+int table_account_untimed(struct table *t, const char *name, bool stable, int pid);
 
 #endif

@@ -237,6 +237,25 @@ else
 	echo "gamma_leaf $nc, want $C2 + $C4" >got; cat rerr >>got; fail "steady phase after switching" got
 fi
 
+# Tracers switched live (issue 23): gamma_leaf ran under function_graph (phase 2, timed) and under
+# function (phase 4, no times). report counts both and keeps the untimed ones out of the time
+# columns (its average is over its timed calls, a leaf: total / timed calls), saying so; info lists each tracer with when it was switched on and off
+# (phase 1 function, phase 2 function_graph, 20 rounds of both in phase 3, phase 4 function).
+"$PS" report -d data --json >rep.json 2>rerr && "$PS" report -d data >rep.txt 2>>rerr &&
+	"$PS" info -d data >info5 2>>rerr
+g=$(python3 -c 'import json; x = [r for r in json.load(open("rep.json")) if r["name"] == "gamma_leaf"][0]
+print(x["calls"], x.get("untimed_calls", 0), int(x["avg_ns"] == x["total_ns"] // (x["calls"] - x.get("untimed_calls", 0))))')
+names=$(sed -n 's/^    \([a-z_]*\) *on  *[0-9.]* s, .*/\1/p' info5 | tr '\n' ' ')
+if [ "$g" = "$((C2 + C4)) $C4 1" ] && [ ! -s rerr ] &&
+   grep -q "^# [0-9]* of [0-9]* calls were recorded by the function tracer, which takes no times" rep.txt &&
+   [ "$(echo $names | wc -w)" -eq 43 ] && [ "${names%% function *}" = "function function_graph" ] &&
+   [ "$(echo $names | awk '{ print $NF }')" = function ]; then
+	pass "function_graph then function: gamma_leaf $((C2 + C4)) calls, $C4 untimed kept out of the times; info lists 43 tracer periods"
+else
+	echo "gamma_leaf: $g (want $((C2 + C4)) $C4 1); tracers: $names" >got; cat rerr >>got
+	grep '^#' rep.txt >>got; fail "live tracer switch in report and info" got
+fi
+
 # Another user: the client says whose process it is; the peer check refuses a connection.
 if [ "$(id -u)" = 0 ] && command -v runuser >/dev/null && id nobody >/dev/null 2>&1; then
 	# Copies nobody can reach: the tree may be where only root can (a clone in /root).

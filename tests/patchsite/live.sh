@@ -93,6 +93,27 @@ check "pipe --reader=other: its own position (every line, then none)" other.out 
 "$PS" pipe -d d --pid=1 >nopid.out 2>&1
 check "pipe --pid of a process not in the session: said, exit 1" nopid.out \
 	sh -c "test $? = 1 && grep -q 'no process 1' nopid.out"
+# pipe --from-now (issue 23): what happens from now on, not the backlog since the tracer started.
+# 2 threads x 200000 calls pause 1 ms every 1000 calls (at least 0.2 s); a pipe started 0.1 s in
+# shows the calls made after it (some, not all), each once, and nothing lost.
+rm -rf dn
+record -d dn --tracer=function -F leaf -- ./livemark 2 200000 >run.out 2>run.err &
+rpid=$!
+n=0
+while [ ! -s dn/session ] && [ $n -lt 200 ]; do sleep 0.01; n=$((n + 1)); done
+sleep 0.1
+"$PS" pipe -d dn --from-now >now.out 2>now.err
+prc=$?
+wait $rpid
+calls=$(said calls run.out)
+shown=$(grep -c ': leaf <-' now.out)
+"$PS" replay -d dn | untimed >replay.leaf
+untimed <now.out >now.leaf
+check "pipe --from-now: $shown of the $calls leaf lines (the ones after it started), each as replay has it" \
+	now.err test "$prc" = 0 -a "$shown" -gt 0 -a "$shown" -lt "${calls:-0}" -a ! -s now.err \
+	-a "$(comm -23 now.leaf replay.leaf | wc -l)" = 0 -a "$(grep -c LOST now.out)" = 0
+"$PS" pipe -d dn --from-start --from-now >both.out 2>&1
+check "pipe --from-start --from-now: a usage error (exit 2)" both.out test $? = 2
 
 # A forked child is followed too (threads.c: two threads, then a child, then the
 # parent again): --live shows what replay shows, the child's lines included.
