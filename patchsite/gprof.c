@@ -11,10 +11,11 @@
  * (it did not start, or found none) gets glibc's, through dlsym(RTLD_NEXT):
  * it behaves as if we were not there.
  *
- * When libpatchsite is preloaded its constructor has run before the
- * program's _init calls __monstartup; linked into the program (patchsite.o),
- * _init runs first, so the question starts the runtime (patchsite_init
- * runs once).
+ * __gmon_start__ is called by the _init of every object built with glibc's
+ * crti, the first of them (a sanitizer's runtime, the C library's
+ * neighbours) before our constructor and before the runtime may start:
+ * the question is then put off until our constructor (ps_gprof_started),
+ * which answers it once the runtime is up.
  */
 #include <dlfcn.h>
 #include <stdatomic.h>
@@ -43,7 +44,10 @@ static bool owns_sites(void)
 	return owns;
 }
 
-EXPORT void __monstartup(unsigned long lowpc, unsigned long highpc)
+static bool started, pending;		/* under the loader's lock: start-up is one thread */
+static unsigned long pending_lo, pending_hi;
+
+static void decide(unsigned long lowpc, unsigned long highpc)
 {
 	void (*real)(unsigned long, unsigned long);
 
@@ -56,6 +60,27 @@ EXPORT void __monstartup(unsigned long lowpc, unsigned long highpc)
 	if (real) {
 		atomic_store(&gprof_runs, true);
 		real(lowpc, highpc);
+	}
+}
+
+EXPORT void __monstartup(unsigned long lowpc, unsigned long highpc)
+{
+	if (!started) {
+		pending = true;
+		pending_lo = lowpc;
+		pending_hi = highpc;
+		return;
+	}
+	decide(lowpc, highpc);
+}
+
+/* Our constructor, the runtime started: the question put off, answered now. */
+void ps_gprof_started(void)
+{
+	started = true;
+	if (pending) {
+		pending = false;
+		decide(pending_lo, pending_hi);
 	}
 }
 

@@ -388,6 +388,8 @@ const char *ps_site_name(const struct ps_site *s, char *buf, size_t len);
 const char *ps_sym_shown(const struct ps_sym *sym);
 const struct ps_sym *ps_sym_at(uintptr_t addr, uint64_t tsc);
 bool ps_module_links_gprof(const struct ps_module *m);
+/* gprof.c: our constructor ran; answer a __monstartup put off until then. */
+void ps_gprof_started(void);
 size_t ps_sym_aliases(const struct ps_module *m, const struct ps_sym *sym,
 		      const struct ps_sym **first);
 

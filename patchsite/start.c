@@ -407,6 +407,7 @@ static void start_forked(void)
 __attribute__((constructor)) static void ps_start(void)
 {
 	patchsite_init();
+	ps_gprof_started();	/* gprof's start-up, if an _init asked before us */
 	if (!ps.init_err)
 		pthread_atfork(NULL, NULL, start_forked);
 	/* A refused setting is said once, by env_bad, not by the log too (PATCHSITE_LOG=1). */
