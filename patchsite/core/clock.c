@@ -8,7 +8,7 @@
 #include <time.h>
 
 #include "host.h"
-#include "internal.h"
+#include "core/core.h"
 
 static uint64_t tsc0, ns0;
 static double ns_per_tsc;

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "core/core.h"
 
 static patchsite_log_func_t log_fn;
 static void *log_arg;

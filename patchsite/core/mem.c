@@ -19,7 +19,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "core/core.h"
 
 #define HUGE_SIZE	(2ul << 20)
 #define HUGE_FROM	(512ul << 10)	/* smaller tables: 4 KB pages */

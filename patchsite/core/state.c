@@ -5,7 +5,7 @@
  * The host arch (ps.arch) is set by patchsite_init (api.c), from the build
  * (build.mk: -DPS_HOST_ARCH): this file names no arch.
  */
-#include "internal.h"
+#include "core/core.h"
 
 struct ps_state ps = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,

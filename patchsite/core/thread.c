@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "core/core.h"
 
 __thread struct ps_thread *ps_self __attribute__((tls_model("initial-exec")));
 __thread struct ps_fast ps_fast __attribute__((tls_model("initial-exec")));

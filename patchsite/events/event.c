@@ -20,7 +20,7 @@
 
 #include "event.h"
 #include "evfield.h"
-#include "internal.h"
+#include "record/record.h"
 #include "data/format.h"
 
 enum { EV_NOP, EV_JUMP, EV_REFUSED };

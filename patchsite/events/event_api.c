@@ -12,7 +12,7 @@
 
 #include "core/textbuf.h"
 #include "event.h"
-#include "internal.h"
+#include "record/record.h"
 
 static const char *kind_name(unsigned kind)
 {

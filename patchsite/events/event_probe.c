@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "event.h"
-#include "internal.h"
+#include "record/record.h"
 
 struct rule {
 	char *glob;

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "event.h"
-#include "internal.h"
+#include "record/record.h"
 #include "data/format.h"
 
 #define CUT_BIT		(1u << 31)

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "core/textbuf.h"
-#include "internal.h"
+#include "record/record.h"
 
 struct args_spec {
 	struct ps_globs g;

@@ -30,7 +30,7 @@
 
 #include "render/branch_report.h"
 #include "ctl/control.h"
-#include "internal.h"
+#include "record/record.h"
 #include "patchsite_branch.h"
 
 #define SECTION	"patchsite_branches"

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "core/textbuf.h"
-#include "internal.h"
+#include "record/record.h"
 
 struct ps_pids {
 	unsigned n;

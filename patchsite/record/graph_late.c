@@ -14,7 +14,7 @@
 #include <link.h>
 #include <string.h>
 
-#include "internal.h"
+#include "record/record.h"
 #include "sites/late.h"
 
 static const char *const jumps[] = { "longjmp", "_longjmp", "siglongjmp", "__longjmp_chk", NULL };

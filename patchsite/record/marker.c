@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "core/textbuf.h"
-#include "internal.h"
+#include "record/record.h"
 #include "data/format.h"
 
 long patchsite_trace_marker(const char *text)

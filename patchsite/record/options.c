@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "core/textbuf.h"
-#include "internal.h"
+#include "record/record.h"
 
 static const struct {
 	const char *name;

@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "record/record.h"
 #include "data/format.h"
 #include "json.h"
 #include "render/render.h"

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "host.h"
-#include "internal.h"
+#include "record/record.h"
 #include "data/format.h"
 
 #define PS_FRAMES	1024		/* shadow frames per thread: the deepest max depth */

@@ -29,7 +29,7 @@
 #include "host.h"
 
 #include "core/textbuf.h"
-#include "internal.h"
+#include "record/record.h"
 #include "data/format.h"
 
 #define COPY_BYTES	(1u << 20)

@@ -10,7 +10,7 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "internal.h"
+#include "record/record.h"
 
 #define GROW_CHUNK	(1ul << 20)
 #define AHEAD		4		/* chunks the helper keeps ready for a busy thread */

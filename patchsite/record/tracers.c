@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "core/textbuf.h"
-#include "internal.h"
+#include "record/record.h"
 
 /* Returns are hooked: every unwinder and longjmp in the process must reach our wrappers. */
 static int graph_check(void)

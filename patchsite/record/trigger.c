@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "core/textbuf.h"
-#include "internal.h"
+#include "record/record.h"
 #include "data/format.h"
 
 enum trig_cmd { TRIG_TRACEON, TRIG_TRACEOFF, TRIG_SNAPSHOT, TRIG_STACKTRACE, TRIG_N };

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/libc.h"
 #include "graph.h"
 
 /*

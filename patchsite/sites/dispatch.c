@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "arch/entry.h"
-#include "internal.h"
+#include "sites/site.h"
 
 void ps_dispatch(uint32_t id, unsigned long ret, struct patchsite_regs *regs)
 {

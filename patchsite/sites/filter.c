@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "sites/site.h"
 
 #define SEPARATORS " \t\n,"
 

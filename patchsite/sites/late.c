@@ -29,7 +29,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 
-#include "internal.h"
+#include "sites/site.h"
 #include "sites/late.h"
 
 /* The process's thread count, from /proc/self/status; 0 when unreadable. */

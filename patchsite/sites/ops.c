@@ -7,7 +7,7 @@
  */
 #include <errno.h>
 
-#include "internal.h"
+#include "sites/site.h"
 
 /*
  * An ops joins: a free slot, its bit in the masks, the list published,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What the files of sites/ share among themselves (the rest of the runtime
- * sees internal.h):
+ * sees sites/site.h):
  *   image.c    the file behind a loaded object, checked against the image;
  *              its sections by name
  *   symbols.c  function symbols by address, the names shown, aliases
@@ -23,7 +23,7 @@
 #include <elf.h>
 #include <link.h>
 
-#include "internal.h"
+#include "sites/site.h"
 
 /* A view of the file with bounds-checked access. */
 struct elf_file {

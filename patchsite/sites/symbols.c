@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/demangle.h"
 #include "sites.h"
 
 /*

@@ -45,7 +45,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "core/demangle.h"
+#include "sites/site.h"
 
 struct object {
 	const char *name;

@@ -41,7 +41,7 @@
 
 #include "a64_insn.h"
 #include "arch.h"
-#include "internal.h"
+#include "sites/site.h"
 #include "patchsite.h"
 
 /* The frame tramp.S builds at sp + 16 (offsets used there). */

@@ -64,7 +64,7 @@
 #include <sys/cachectl.h>
 
 #include "arch.h"
-#include "internal.h"
+#include "sites/site.h"
 #include "patchsite.h"
 #include "rv_insn.h"
 

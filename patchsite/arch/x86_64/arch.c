@@ -49,7 +49,7 @@
 #include <ucontext.h>
 
 #include "arch.h"
-#include "internal.h"
+#include "sites/site.h"
 #include "patchsite.h"
 #include "x86_insn.h"
 

@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * core/: the services that know no site, and the data model they keep.
+ *   state.c    the global `ps` (struct ps_state): objects, sites, ops, threads
+ *   thread.c   per-thread records (struct ps_thread), the fast per-thread TLS
+ *              (struct ps_fast) the arch trampolines use, grace periods
+ *   clock.c    time stamps (the TSC or the kernel's clock) and their ns
+ *   log.c      the message sink: levels, the last error text, stderr
+ *   mem.c      large zeroed memory
+ *   textbuf.c  growable text (textbuf.h); demangle.c C++ names (demangle.h);
+ *              libc.c the C library's real dlopen and the wrappers' lock (libc.h)
+ * Nothing here names a site, a tracer or a file of the trace directory's
+ * writer: those are the folders above (sites/, record/), which include this.
+ */
+#ifndef PS_CORE_H
+#define PS_CORE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "data/format.h"
+#include "patchsite.h"
+
+/* Kept by `ps`, defined in sites/site.h: core holds them by pointer only. */
+struct ps_module;
+struct ps_site;
+struct ps_ops_state;
+struct ps_ops_list;
+struct ps_tstore;
+
+#define PS_MAX_MODULES	256
+#define PS_MAX_OPS	64		/* one bit per ops in a site's want mask */
+#define PS_ID_SHIFT	PSD_ID_SHIFT	/* site id = module index << 21 | index in module */
+#define PS_ID_MASK	PSD_ID_MASK
+
+/*
+ * The built-in tracers' hot per-thread state, in initial-exec TLS so that
+ * the arch's fast trampolines reach it with one GOT load and %fs-relative
+ * accesses.  All zero in a new thread: budget 0 sends the first event to
+ * the slow path, which sets everything up.  Offsets are used by the arch
+ * assembly (PSF_* below).
+ */
+struct ps_frame {			/* one traced call whose return is hooked */
+	uintptr_t ret;			/* the real return address */
+	uintptr_t key;			/* where it was stored, minus PS_FRAME_KEY_BIAS; bit 0: unhooked */
+	uint64_t idw;			/* exit word: site id << 2 | PS_EV_EXIT */
+};
+#define PS_FRAME_KEY_BIAS 24		/* the exit trampoline's %rsp after it saved 3 registers */
+/*
+ * Key bit 1: the frame's return must reach C (record/graph.c frame_exit: a
+ * threshold, a return value); the fast return paths see a key that does
+ * not match and take their slow path.  Compare keys with PS_FRAME_KEY.
+ */
+#define PS_FRAME_SLOW	2
+#define PS_FRAME_KEY(fr) ((fr)->key & ~(uintptr_t)PS_FRAME_SLOW)
+
+/* What the C exit of a frame needs (record/graph.c), parallel to the shadow frames. */
+struct ps_fslow {
+	uint64_t *wp;			/* the entry word; NULL: nothing to do at the exit */
+	uint64_t *end;			/* the ring position after the entry (and its arguments) */
+	uint64_t *base, gen;		/* the ring or chunk it was written in */
+	uint64_t tsc;			/* the entry's time stamp */
+	uint32_t units;			/* budget units the entry took */
+	uint32_t flags;			/* PS_FS_* */
+};
+#define PS_FS_THRESH	1		/* tracing_thresh: a short call is taken back */
+#define PS_FS_RETVAL	2		/* its return value is recorded */
+#define PS_FS_NOTRACE	4		/* set_graph_notrace: nothing recorded until it returns */
+#define PS_FS_LATENCY	8		/* the latency tracer's top-level call */
+
+struct ps_fast {
+	uint64_t *wp;			/* next word of the ring */
+	int32_t budget;			/* entries the fast path may record before the slow path */
+	uint32_t hi;			/* upper 32 bits of the time stamps in this stretch */
+	struct ps_frame *fp;		/* next free shadow frame */
+	struct ps_thread *t;		/* NULL until the slow path set the thread up */
+	uintptr_t stack_lo, stack_size;	/* the thread's own stack: only returns there are hooked */
+	struct ps_frame *fp_end;	/* the end of the shadow stack */
+};
+/*
+ * The write pointer is the thread's own, but the trace writer reads it: the
+ * words below it are complete once it moved (release here; the arch's fast
+ * paths store it after the words too).
+ */
+static inline void ps_wp_set(struct ps_fast *f, uint64_t *wp)
+{
+	__atomic_store_n(&f->wp, wp, __ATOMIC_RELEASE);
+}
+
+static inline uint64_t *ps_wp_get(struct ps_fast *f)
+{
+	return __atomic_load_n(&f->wp, __ATOMIC_ACQUIRE);
+}
+#define PSF_WP		0
+#define PSF_BUDGET	8
+#define PSF_HI		12
+#define PSF_FP		16
+#define PSF_STACK_LO	32
+#define PSF_STACK_SIZE	40
+#define PSF_FP_END	48
+
+/* Ring words: the trace format's (data/format.h), which the runtime writes as they are kept. */
+enum ps_ev_type {
+	PS_EV_ENTRY = PSD_EV_ENTRY,
+	PS_EV_EXIT = PSD_EV_EXIT,
+	PS_EV_FUNC = PSD_EV_FUNC,
+	PS_EV_MARK = PSD_EV_MARK,
+};
+/* A mark word with a kind is an extended record (data/format.h: PSD_EXT_*). */
+#define PS_EV_PAD	PSD_EV_PAD
+
+/* One per thread that ever entered the dispatcher or a tracer; never freed. */
+struct ps_thread {
+	_Atomic unsigned long seq;	/* odd while inside the dispatcher */
+	_Atomic bool dead;
+	int depth;			/* recursion guard */
+	_Atomic unsigned long missed;	/* entries skipped by the recursion guard (patchsite_stat reads) */
+	uint32_t cur_idw;		/* the site the dispatcher is calling ops for */
+	pid_t tid;
+	char comm[16];
+	/* The ring (built-in tracers), written by its thread only. */
+	uint64_t *base, *end;		/* words [base, end) */
+	_Atomic uint64_t lap;		/* words written before the last wrap */
+	_Atomic uint64_t tail;		/* absolute index of the next word the reader wants */
+	_Atomic uint64_t lost;		/* events dropped: ring full or shadow stack full */
+	struct ps_fast *_Atomic fast;	/* the thread's TLS state, or fast_copy once it exited */
+	struct ps_fast fast_copy;
+	struct ps_frame *frames, *frames_end;	/* frames[0] is a sentinel */
+	struct ps_fslow *fslow;		/* one per frame */
+	unsigned notrace;		/* set_graph_notrace calls open (record/graph.c) */
+	struct ps_frame grave[16];	/* frames dropped while their slot might come back */
+	unsigned ngrave;
+	int exit_rounds;
+	struct ps_tstore *store;	/* the thread's file in the trace directory (store.c), or NULL */
+	unsigned pid_gen;		/* gate.c: the thread list pid_ok answers for */
+	bool pid_ok;			/* gate.c: this thread may record under set_ftrace_pid */
+	uint32_t rd_hi;			/* reader: upper time half and CPU from the last mark */
+	int32_t rd_cpu;
+	struct ps_thread *next;
+};
+
+struct ps_state {
+	pthread_mutex_t lock;		/* every change of sites, ops and modules */
+	const struct ps_arch *arch;
+	bool inited;
+	int init_err;
+	bool can_write;			/* text could be made writable at start-up */
+	bool can_sync;			/* membarrier sync-core registered */
+	_Atomic bool tracing_on;	/* gate.c; changed under lock, read without */
+	struct ps_module *mods[PS_MAX_MODULES];	/* never NULL below nmods; gone ones kept */
+	_Atomic unsigned nmods;
+	size_t nsites;			/* global indices handed out (holes included) */
+	struct ps_site **site_index;	/* global index -> site, NULL for an unloaded object's */
+	struct ps_ops_state *states;	/* every ops state (registered or not) */
+	struct patchsite_ops *slots[PS_MAX_OPS];
+	uintptr_t tramp;			/* what the stubs jump to now */
+	_Atomic(struct ps_ops_list *) list;
+	_Atomic(struct ps_thread *) threads;
+	/* Counters for patchsite_stat(). */
+	_Atomic unsigned long traps_emulated;	/* breakpoint hit while a site changed */
+	_Atomic unsigned long traps_retried;	/* ... and handled after the change was done */
+	_Atomic unsigned long batches, pokes;	/* live batches and sites changed (under lock; read without) */
+};
+
+extern struct ps_state ps;
+
+/* core/state.c: struct ps_state ps */
+
+/* core/log.c */
+__attribute__((format(printf, 2, 3)))
+void ps_log(enum patchsite_log_level level, const char *fmt, ...);
+__attribute__((format(printf, 3, 4)))
+void ps_log_in(enum patchsite_log_level level, const char *file, const char *fmt, ...);
+void ps_log_stderr(int from, int to);	/* levels from..to also go to stderr */
+const char *ps_error_copy(char *buf, size_t len);
+extern __thread char ps_last_error[512];	/* the calling thread's last error message */
+extern __thread bool ps_log_quiet;	/* the channel thread: messages only to ps_last_error, callback */
+extern bool ps_log_defer_errors;	/* start-up: error lines held back (core/log.c) */
+void ps_log_flush_deferred(bool said);
+
+/* core/mem.c */
+void *ps_map_zero(size_t *bytes, bool round, uintptr_t hint);
+void *ps_calloc_large(size_t n, size_t size);
+
+/* core/thread.c: per-thread records, grace periods */
+extern __thread struct ps_thread *ps_self __attribute__((tls_model("initial-exec")));
+extern __thread struct ps_fast ps_fast __attribute__((tls_model("initial-exec")));
+int ps_thread_init(void);
+void ps_thread_on_exit(void (*fn)(void));
+struct ps_thread *ps_thread_forked(void);
+struct ps_thread *ps_thread_self(void);
+void ps_sync_dispatchers(void);
+unsigned long ps_reader_enter(struct ps_thread *t);
+void ps_reader_exit(struct ps_thread *t, unsigned long seq);
+
+/* core/clock.c */
+void ps_clock_init(void);
+uint64_t ps_tsc_to_ns(uint64_t tsc);
+uint64_t ps_tsc_now(void);
+
+
+#endif

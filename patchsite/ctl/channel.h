@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* ctl/channel.c: the control channel's socket and thread (`patchsite ctl`). */
+#ifndef PS_CHANNEL_H
+#define PS_CHANNEL_H
+
+/* channel.c */
+void ps_channel_start(void);
+void ps_channel_forked(void);
+void ps_channel_stop(void);
+
+#endif

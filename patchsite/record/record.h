@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * record/: what runs while the program records, as the rest of the runtime
+ * sees it.
+ *   ring.c, ring.h  per-thread rings; the C path of every event
+ *   tracers.c       the tracer table: where a tracer is added
+ *   function.c      the function tracer; graph.c function_graph (shadow
+ *                   frames, graph.h), graph_late.c its checks after attach;
+ *                   unwind.c the unwinder and longjmp hooks
+ *   args.c          set_ftrace_args; gate.c tracing_on and set_ftrace_pid;
+ *                   trigger.c filter commands; marker.c trace_marker;
+ *                   snapshot.c snapshots; options.c trace_options
+ *   store.c, store_thread.c (store.h)  the trace directory writer: the
+ *                   session, each thread's file and its chunks
+ *   branch_counts.c the branch profiler's counts; output.c PATCHSITE_OUTPUT
+ */
+#ifndef PS_RECORD_H
+#define PS_RECORD_H
+
+#include "sites/site.h"
+
+struct ps_buf;
+struct psd_thread_hdr;
+
+/* record/branch_counts.c */
+extern bool ps_branches_off;
+bool ps_branches_any(void);
+int ps_branches_write(void);
+void ps_branches_capture(void);
+void ps_branches_gone(struct ps_module *m);
+void ps_branches_settle(void);
+extern const struct ps_watch ps_branches_watch;
+extern const struct ps_store_part ps_branches_part;
+
+/* record/ring.c, function.c, graph.c, unwind.c */
+extern struct patchsite_ops ps_function_ops, ps_graph_ops;
+extern const struct ps_ops_props ps_function_props, ps_graph_props;
+extern size_t ps_ring_bytes;
+extern unsigned ps_graph_max_depth;
+extern struct ps_globs ps_graph_trigger;	/* PATCHSITE_GRAPH_FUNCTION; set read in the dispatcher */
+void ps_ring_init(void);
+void ps_unwind_init(void);
+void ps_graph_thread_end(void);
+extern void (*ps_graph_thread_exit)(void *ret) __attribute__((noreturn));	/* api.c wire */
+int ps_graph_unwinder_check(void);
+/*
+ * function_graph in a runtime loaded into a running process, without our
+ * longjmp and unwinder wrappers (record/graph_late.c): 0 if nothing in the
+ * process can longjmp or unwind through a hooked return, else -ENOTSUP, said.
+ */
+int ps_attach_graph_check(void);
+bool ps_ring_ext(unsigned kind, const uint64_t *payload, unsigned words);
+bool ps_record_slow(void);
+int ps_graph_set_thresh(unsigned long us);
+int ps_graph_set_notrace(const char *globs, bool append);
+void ps_graph_list_notrace(struct ps_buf *out);
+void ps_graph_set_latency(bool on);
+bool ps_graph_latency(void);
+uint64_t ps_graph_max_latency_ns(void);
+void ps_graph_set_max_latency_ns(uint64_t ns);
+unsigned long ps_graph_thresh(void);
+
+/* record/tracers.c: the tracer table */
+struct ps_tracer {
+	const char *name;
+	struct patchsite_ops *ops;	/* what it registers; NULL: nothing (nop) */
+	bool latency;			/* the graph tracer's latency mode (record/graph.c) */
+	int (*check)(void);		/* can it start? 0, or -errno said */
+};
+extern const struct ps_tracer ps_tracers[];	/* ends with a NULL name */
+const struct ps_tracer *ps_tracer_find(const char *name);
+void ps_tracer_names(struct ps_buf *out, const char *sep);
+const struct ps_tracer *ps_tracer_now(void);
+const struct ps_tracer *ps_tracer_of(const struct patchsite_ops *ops);
+
+/* trigger.c: filter commands; snapshot (issue 14 part C) */
+extern struct patchsite_ops ps_trigger_ops;
+extern const struct ps_ops_props ps_trigger_props;
+int ps_trigger_parse(const char *glob, const char *cmd, const char *arg, unsigned *cmd_out,
+		     long *count);
+int ps_trigger_set(const char *glob, unsigned cmd, long count, bool remove);
+void ps_filter_command_list(struct ps_buf *out);	/* as set_ftrace_filter lists them */
+/*
+ * api_record.c: filter commands in set_ftrace_filter, "glob:cmd[:arg]" for
+ * any cmd but "mod" ("!glob:cmd" removes).  0 or -errno with ps_log's
+ * error.  The list (above) adds the commands in force to what reading
+ * set_ftrace_filter shows, one a line as ftrace prints them.
+ */
+int ps_filter_command(const char *glob, const char *cmd, const char *arg, bool remove);
+int ps_snapshot_take(void);
+
+/* args.c: set_ftrace_args */
+unsigned ps_args_want(const struct ps_site *s, bool *retval);
+bool ps_args_on(void);
+int ps_args_set(const char *specs, bool append);
+void ps_args_list(struct ps_buf *out);
+
+/* gate.c: tracing_on and set_ftrace_pid */
+bool ps_gate_open(struct ps_thread *t);
+bool ps_gate_filtering(void);
+void ps_gate_forked(struct ps_thread *t);
+int ps_gate_set_pids(const char *ids, bool append);
+int ps_gate_get_pids(int *ids, unsigned max);
+int ps_gate_set_tracing(bool on);
+void ps_gate_list_pids(struct ps_buf *out);
+
+/* store.c */
+struct ps_tstore;
+bool ps_store_on(void);
+int ps_store_file(const char *name, const char *text, size_t len);
+const char *ps_store_dir(const char **procname);
+void ps_store_remove(void);
+void ps_store_set_private(bool on);
+bool ps_store_private(void);		/* the directory is PATCHSITE_OUTPUT's own */
+void ps_store_set_default_dir(const char *dir);
+const char *ps_store_default_dir(void);	/* the channel's directory, or NULL */
+int ps_store_open(const char *dir, const char *tracer, bool overwrite, size_t ring_bytes);
+int ps_store_thread(struct ps_thread *t, struct ps_fast *f);
+int ps_store_next(struct ps_thread *t, struct ps_fast *f);
+bool ps_store_stale(const struct ps_thread *t);
+void ps_store_lost(struct ps_thread *t);
+void ps_store_module(struct ps_module *m);
+void ps_store_module_gone(struct ps_module *m);
+void ps_store_finish(void);
+void ps_store_finish_exit(int status);
+void ps_store_tracer(const char *name);
+int ps_store_replace(const char *name, const char *text, size_t len);
+void ps_store_forked(struct ps_thread *self);
+extern const struct ps_watch ps_store_watch;
+/*
+ * What else writes into the process directory (events, branch counts),
+ * registered once at init (api.c wire): any says it has something to
+ * record with no function site, opened runs once the directory is made,
+ * finishing before it is closed at exit.
+ */
+struct ps_store_part {
+	bool (*any)(void);
+	void (*opened)(void);
+	void (*finishing)(void);
+};
+void ps_store_add_part(const struct ps_store_part *p);
+struct ps_store_bound {			/* a thread's data now (ps_store_bound) */
+	int fd;				/* its file */
+	const struct psd_thread_hdr *hdr;	/* its header, mapped */
+	const char *path;		/* its name in the process directory */
+	uint64_t seq;			/* chunks started: it writes chunk seq - 1 */
+	uint64_t words;			/* words complete in that chunk, from its start */
+	size_t chunk;			/* bytes per chunk */
+	uint64_t nchunks;		/* overwrite: chunks in the ring, else 0 */
+	uint64_t gen;
+};
+int ps_store_bound(struct ps_thread *t, struct ps_store_bound *b);
+uint64_t ps_store_started_since(struct ps_thread *t, const struct ps_store_bound *b);
+int ps_store_procfd(void);
+uint64_t ps_chunk_events(const uint64_t *chunk, size_t words);
+
+/* marker.c: trace_marker (PSD_EXT_MARKER records) */
+#define PS_MARKER_MAX	1024		/* bytes of text kept per marker (ftrace cuts too) */
+int ps_marker_write(const char *sub, const char *value, bool append);
+
+/* snapshot.c: copies of the recording so far (patchsite-data(5): snapshot.N) */
+int ps_snapshot_take(void);		/* the snapshot's number, or -errno */
+int ps_snapshot_read(const char *sub, struct ps_buf *out);
+int ps_snapshot_write(const char *sub, const char *value, bool append);
+
+/* options.c: trace_options, PATCHSITE_OPTIONS */
+int ps_options_env(bool *overwrite);
+void ps_options_started(bool overwrite);
+int ps_options_read(const char *sub, struct ps_buf *out);
+int ps_options_write(const char *sub, const char *value, bool append);
+
+/* record/output.c */
+enum ps_format { PS_FORMAT_FTRACE, PS_FORMAT_CHROME, PS_FORMAT_FOLDED };
+extern enum ps_format ps_format;
+
+
+#endif
