@@ -53,3 +53,12 @@ uint64_t ps_tsc_to_ns(uint64_t tsc)
 	}
 	return ns0 + (uint64_t)((double)(int64_t)(tsc - tsc0) * ns_per_tsc);
 }
+
+/* What ps_tsc_to_ns computes with: a reader's tsc0, ns0 and rate (record/output.c). */
+void ps_clock_params(uint64_t *tsc, uint64_t *ns, double *rate)
+{
+	(void)ps_tsc_to_ns(tsc0);	/* the rate, measured if not stated */
+	*tsc = tsc0;
+	*ns = ns0;
+	*rate = ns_per_tsc;
+}

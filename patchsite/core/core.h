@@ -201,6 +201,7 @@ void ps_reader_exit(struct ps_thread *t, unsigned long seq);
 void ps_clock_init(void);
 uint64_t ps_tsc_to_ns(uint64_t tsc);
 uint64_t ps_tsc_now(void);
+void ps_clock_params(uint64_t *tsc0, uint64_t *ns0, double *ns_per_tsc);
 
 
 #endif

@@ -93,6 +93,8 @@ struct psr_thread {
 	uint64_t entries, funcs, ext, markers;
 	bool live;		/* followed (psr_follow) and may still write: the end of its
 				   last chunk is not final, a record cut there is waited for */
+	bool in_memory;		/* words are a copy in memory (the runtime's rings,
+				   record/output.c), not a mapped file: never dropped */
 };
 
 /* A static trace event's format (the process's events file, patchsite-data(5)). */

@@ -218,7 +218,7 @@ int psr_next(struct psr_cursor *c, struct psr_event *ev)
 			/* Read: its pages can go (peak memory stays near one chunk a thread). */
 			size_t from = (k->first - PSD_CHUNK_WORDS) * 8, to = k->limit * 8;
 
-			if (!(from & 4095) && to > from)
+			if (!t->in_memory && !(from & 4095) && to > from)
 				(void)madvise((char *)t->words + from, ((to - from) + 4095) & ~(size_t)4095,
 					      MADV_DONTNEED);
 			if (++c->chunk < t->nchunks)

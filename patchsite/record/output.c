@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The reader: decode every thread's ring (single consumer, under ps.lock)
- * and write the trace in one of three formats:
- *   ftrace   the function tracer's `TASK-PID [CPU] TIMESTAMP: func <-parent`
- *            or function_graph's `CPU) TASK-PID | DURATION | func() {`
- *            with ftrace's +, !, #, *, @, $ duration markers
- *   chrome   Chrome trace-event JSON (Perfetto, chrome://tracing): "X"
- *            events for completed calls, "B" for calls still open, "i" for
- *            function-tracer events, thread names as "M" events
- *   folded   one `comm;outer;...;inner self_ns` line per distinct stack
- *            (flamegraph.pl, speedscope), from function_graph events
- * Threads are merged by time.  A thread's ring is read from where the
- * last write stopped; words still being written by a running thread may
- * be missed, never misread.
+ * patchsite_trace_write: the recording so far, in the format PATCHSITE_OUTPUT
+ * asks for (ftrace text, Chrome JSON, folded stacks), printed by render/,
+ * the code of `patchsite replay` and `patchsite dump`; there is no other
+ * decoder or formatter in the runtime.
+ *
+ * Recording into a trace directory, this process's part of it is read
+ * from there.  Without one (a program that uses the API alone), the rings
+ * are copied, under ps.lock, into a reader session made in memory: one
+ * process, a thread per ring whose words are the copy (one chunk), and an
+ * object per loaded object with the sites and names its events need.  The
+ * copy is what a thread file would hold, so data/read_thread.c's cursor
+ * reads it as it reads a file.  Each call takes what the rings gained
+ * since the last (a ring's tail moves to what was copied).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,53 +22,123 @@
 
 #include "record/record.h"
 #include "data/format.h"
-#include "json.h"
 #include "render/render.h"
 
 enum ps_format ps_format = PS_FORMAT_FTRACE;
 
-struct ev {
-	uint64_t tsc;
-	uint64_t parent;	/* PS_EV_FUNC */
-	uint32_t id;
-	uint8_t type;
-	uint8_t leaf;		/* an entry whose exit comes next */
-	int32_t cpu;
-	uint32_t match;		/* entry: index of its exit + 1; exit: of its entry + 1; or 0 */
-	uint8_t closed_by;	/* entry closed by an outer function's exit */
-};
-
-/* The entry site an exit event belongs to (exit sites name their function's). */
-static uint32_t entry_of(uint32_t id)
+static int render(FILE *f, const struct psr_session *s, const struct render_opts *o)
 {
-	struct ps_module *m = ps_module_of_id(id);
-	const struct ps_site *s;
-
-	if (!m || (id & PS_ID_MASK) >= m->nsites)
-		return id;
-	s = &m->sites[id & PS_ID_MASK];
-	return s->kind == SITE_EXIT ? m->sites[s->owner].id : id;
+	if (ps_format == PS_FORMAT_CHROME)
+		return render_chrome(f, s, o);
+	if (ps_format == PS_FORMAT_FOLDED)
+		return render_folded(f, s, o);
+	return render_replay(f, s, o);
 }
 
-struct stream {
-	struct ps_thread *t;
-	struct ev *ev;
-	size_t n, at;
-	uint64_t head;
-	unsigned long lost;
-	/* printing state */
-	uint32_t *stack;	/* open entries (indices into ev) */
-	size_t depth, cap;
+/* Recording into a trace directory: this process's part of it. */
+static int write_from_store(FILE *f)
+{
+	struct render_opts o = { .bare = true };
+	struct psr_session *s;
+	int err;
+
+	ps_store_dir(&o.proc);
+	o.pid = getpid();
+	err = psr_open(ps_store_dir(&o.proc), stderr, &s);
+	if (err)
+		return err;
+	err = render(f, s, &o);
+	psr_close(s);
+	return err;
+}
+
+/* The memory session: what mem_free gives back. */
+struct mem {
+	struct psr_session s;
+	struct psr_proc p;
+	uint64_t *heads;	/* per thread: the ring position copied up to */
+	struct ps_thread **rings;
 };
 
-/* Decode [tail, head) of a thread's ring. */
-static int decode(struct stream *s)
+static void mem_free(struct mem *m)
 {
-	struct ps_thread *t = s->t;
+	for (size_t i = 0; i < m->p.nmods; i++) {
+		struct psr_module *md = &m->p.mods[i];
+
+		for (size_t k = 0; k < md->nsites; k++)
+			free(md->sites[k].name);
+		free(md->sites);
+		free(md->funcs);	/* names point into the runtime's symbols */
+	}
+	for (size_t i = 0; i < m->p.nthreads; i++) {
+		free((void *)m->p.threads[i].words);
+		free(m->p.threads[i].chunks);
+	}
+	free(m->p.mods);
+	free(m->p.threads);
+	free(m->heads);
+	free(m->rings);
+}
+
+/* An object's sites (names filled later, for the ids events use) and functions. */
+static int mem_module(struct psr_module *md, struct ps_module *m, unsigned index, bool funcs)
+{
+	md->index = index;
+	md->bias = m->bias;
+	md->path = m->path;
+	md->unload_tsc = m->gone ? m->gone_tsc : 0;
+	md->sites = calloc(m->nsites ? m->nsites : 1, sizeof(*md->sites));
+	if (!md->sites)
+		return -ENOMEM;
+	md->nsites = m->nsites;
+	for (size_t k = 0; k < m->nsites; k++) {
+		md->sites[k].addr = m->sites[k].addr;
+		md->sites[k].exit = m->sites[k].kind == SITE_EXIT;
+		md->sites[k].owner = m->sites[k].owner;
+	}
+	/* Callers of function-tracer events are named from the symbols (print-parent). */
+	if (!funcs || m->gone || ps_module_syms(m) || !m->nsyms)
+		return 0;
+	md->funcs = calloc(m->nsyms, sizeof(*md->funcs));
+	if (!md->funcs)
+		return -ENOMEM;
+	for (size_t k = 0; k < m->nsyms; k++)
+		md->funcs[md->nfuncs++] = (struct psr_func){ m->syms[k].addr, m->syms[k].size,
+							     (char *)ps_sym_shown(&m->syms[k]) };
+	return 0;
+}
+
+/* The name of the site id an event carries (an exit's: its function's entry). */
+static int mem_name(struct psr_proc *p, uint32_t id)
+{
+	unsigned mi = id >> PS_ID_SHIFT;
+	size_t k = id & PS_ID_MASK;
+	struct ps_site *site = ps_site_by_id(id);
+	char buf[256];
+
+	if (mi >= p->nmods || k >= p->mods[mi].nsites || !site)
+		return 0;
+	if (site->kind == SITE_EXIT)
+		return mem_name(p, site->mod->sites[site->owner].id);
+	if (p->mods[mi].sites[k].name)
+		return 0;
+	p->mods[mi].sites[k].name = strdup(ps_site_name(site, buf, sizeof(buf)));
+	return p->mods[mi].sites[k].name ? 0 : -ENOMEM;
+}
+
+/*
+ * A thread's ring from its tail to its head, as a thread file's words: a
+ * mark with the time's upper half and the CPU the last copy ended with,
+ * then the words, without extended records (their formats are the trace
+ * directory's).  The ring's reader state moves to the end of the copy.
+ */
+static int mem_copy(struct psr_proc *p, struct psr_thread *pt, struct ps_thread *t, uint64_t *headp)
+{
 	struct ps_fast *f = atomic_load(&t->fast);
-	uint64_t cap = (uint64_t)(t->end - t->base), lap1, lap2, head, tail, p;
+	uint64_t cap = (uint64_t)(t->end - t->base), lap1, lap2, head, tail, *w;
 	uint64_t *wp;
 	size_t n = 0;
+	int err = 0;
 
 	do {
 		lap1 = atomic_load_explicit(&t->lap, memory_order_acquire);
@@ -83,400 +153,131 @@ static int decode(struct stream *s)
 		head = tail;
 	if (head - tail > cap)
 		tail = head - cap;
-	s->head = head;
-	s->ev = malloc((head - tail + 1) * sizeof(*s->ev));
-	if (!s->ev)
+	*headp = head;
+	w = malloc((head - tail + 2) * sizeof(*w));
+	pt->chunks = calloc(1, sizeof(*pt->chunks));
+	if (!w || !pt->chunks) {
+		free(w);
 		return -ENOMEM;
-	for (p = tail; p < head; p++) {
-		uint64_t w = t->base[p % cap];
-		struct ev *e = &s->ev[n];
+	}
+	w[n++] = (uint64_t)t->rd_hi << 32 | PS_EV_MARK;
+	w[n++] = (uint64_t)(uint32_t)t->rd_cpu;
+	for (uint64_t i = tail; i < head && !err; i++) {
+		uint64_t x = t->base[i % cap];
 
-		if (w == PS_EV_PAD)
+		if ((x & 3) == PS_EV_MARK && x != PS_EV_PAD && PSD_EXT_KIND(x)) {
+			i += PSD_EXT_WORDS(x);
 			continue;
-		switch (w & 3) {
-		case PS_EV_MARK:
-			if (PSD_EXT_KIND(w)) {
-				p += PSD_EXT_WORDS(w);	/* extended records: not shown here */
-				continue;
-			}
-			t->rd_hi = (uint32_t)(w >> 32);
-			if (++p < head)
-				t->rd_cpu = (int32_t)t->base[p % cap];
+		}
+		w[n++] = x;
+		if (x == PS_EV_PAD)
 			continue;
-		case PS_EV_FUNC:
-			e->parent = ++p < head ? t->base[p % cap] : 0;
-			break;
-		default:
-			e->parent = 0;
-		}
-		e->tsc = (uint64_t)t->rd_hi << 32 | w >> 32;
-		e->id = (uint32_t)w >> 2;
-		e->type = w & 3;
-		e->cpu = t->rd_cpu;
-		e->leaf = 0;
-		e->match = 0;
-		e->closed_by = 0;
-		n++;
-	}
-	s->n = n;
-	/*
-	 * Pair entries with exits (the ring holds them in call order).  An
-	 * exit site's event names its function's entry site; an exit whose
-	 * function is not open is dropped, and calls above it that saw no
-	 * exit (left by longjmp or an exception) are closed with it.
-	 */
-	{
-		uint32_t *st = malloc((n + 1) * sizeof(*st));
-		size_t d = 0;
-
-		if (!st)
-			return -ENOMEM;
-		for (size_t i = 0; i < n; i++) {
-			struct ev *e = &s->ev[i];
-
-			if (e->type == PS_EV_ENTRY) {
-				st[d++] = (uint32_t)i;
-			} else if (e->type == PS_EV_EXIT) {
-				uint32_t fn = entry_of(e->id);
-				size_t k = d;
-
-				while (k > 0 && s->ev[st[k - 1]].id != fn)
-					k--;
-				if (!k) {
-					e->type = PS_EV_MARK;	/* not shown */
-					continue;
-				}
-				while (d > k) {
-					s->ev[st[--d]].match = (uint32_t)i + 1;
-					s->ev[st[d]].closed_by = 1;
-				}
-				d--;
-				s->ev[st[d]].match = (uint32_t)i + 1;
-				s->ev[st[d]].leaf = st[d] + 1 == i;
-				e->match = st[d] + 1;
-				e->id = fn;
-			}
-		}
-		free(st);
-	}
-	s->lost = atomic_exchange(&t->lost, 0);
-	return 0;
-}
-
-static const char *id_name(uint32_t id, char *buf, size_t len)
-{
-	struct ps_module *m = ps_module_of_id(id);
-
-	if (!m || (id & PS_ID_MASK) >= m->nsites) {
-		snprintf(buf, len, "site#%u", id);
-		return buf;
-	}
-	return ps_site_name(&m->sites[id & PS_ID_MASK], buf, len);
-}
-
-static void print_addr(FILE *f, uintptr_t addr, uint64_t tsc)
-{
-	const struct ps_sym *s = ps_sym_at(addr, tsc);
-
-	if (s)
-		fputs(ps_sym_shown(s), f);
-	else
-		fprintf(f, "0x%lx", (unsigned long)addr);
-}
-
-/* The stream whose next event is the earliest, or NULL. */
-static struct stream *next_stream(struct stream *s, size_t ns)
-{
-	struct stream *min = NULL;
-
-	for (size_t i = 0; i < ns; i++)
-		if (s[i].at < s[i].n && (!min || s[i].ev[s[i].at].tsc < min->ev[min->at].tsc))
-			min = &s[i];
-	return min;
-}
-
-static void write_function(FILE *f, struct stream *s, size_t ns)
-{
-	unsigned long long entries = 0, lost = 0;
-	struct stream *m;
-
-	for (size_t i = 0; i < ns; i++) {
-		for (size_t k = 0; k < s[i].n; k++)
-			entries += s[i].ev[k].type == PS_EV_FUNC;
-		lost += s[i].lost;
-	}
-	fprintf(f, "# tracer: function\n#\n");
-	fprintf(f, "# entries-in-buffer/entries-written: %llu/%llu   #P:%ld\n#\n", entries,
-		entries + lost, sysconf(_SC_NPROCESSORS_ONLN));
-	for (size_t i = 0; i < ns; i++)
-		if (s[i].lost)
-			fprintf(f, "# %s-%d [LOST %lu EVENTS]\n", s[i].t->comm, s[i].t->tid,
-				s[i].lost);
-	fprintf(f, "#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n");
-	fprintf(f, "#              | |         |         |         |\n");
-	while ((m = next_stream(s, ns))) {
-		struct ev *e = &m->ev[m->at++];
-		uint64_t ns_ = ps_tsc_to_ns(e->tsc);
-		char buf[32];
-
-		if (e->type != PS_EV_FUNC)
+		if ((x & 3) == PS_EV_MARK) {
+			t->rd_hi = (uint32_t)(x >> 32);
+			if (++i < head)
+				t->rd_cpu = (int32_t)(w[n++] = t->base[i % cap]);
 			continue;
-		fprintf(f, "%16s-%-7d [%03d] %5llu.%06llu: %s <-", m->t->comm, m->t->tid, e->cpu,
-			(unsigned long long)(ns_ / 1000000000u),
-			(unsigned long long)(ns_ % 1000000000u / 1000u),
-			id_name(e->id, buf, sizeof(buf)));
-		print_addr(f, e->parent, e->tsc);
-		fputc('\n', f);
-	}
-}
-
-static double dur_ns(uint64_t a, uint64_t b)
-{
-	return (double)(ps_tsc_to_ns(b) - ps_tsc_to_ns(a));
-}
-
-/* ftrace's markers: $ > 1 s, @ > 100 ms, * > 10 ms, # > 1 ms, ! > 100 us, + > 10 us. */
-static char dur_mark(double ns)
-{
-	return ns > 1e9 ? '$' : ns > 1e8 ? '@' : ns > 1e7 ? '*' : ns > 1e6 ? '#' : ns > 1e5 ? '!' :
-	       ns > 1e4 ? '+' : ' ';
-}
-
-/* One line; its text in pieces (a, b, c), so that no name is cut, whatever its length. */
-static void graph_line(FILE *f, const struct stream *m, const struct ev *e, const double *dur,
-		       size_t depth, const char *a, const char *b, const char *c)
-{
-	char task[40];
-
-	snprintf(task, sizeof(task), "%s-%d", m->t->comm, m->t->tid);
-	fprintf(f, " %d) %14s | ", e->cpu, task);
-	if (dur)
-		fprintf(f, "%c %8.3f us | ", dur_mark(*dur), *dur / 1000.0);
-	else
-		fprintf(f, "              | ");
-	fprintf(f, "%*s%s%s%s\n", (int)(2 * depth), "", a, b, c);
-}
-
-static void write_graph(FILE *f, struct stream *s, size_t ns)
-{
-	struct stream *m, *last = NULL;
-
-	fprintf(f, "# tracer: function_graph\n#\n");
-	for (size_t i = 0; i < ns; i++)
-		if (s[i].lost)
-			fprintf(f, "# %s-%d [LOST %lu EVENTS]\n", s[i].t->comm, s[i].t->tid,
-				s[i].lost);
-	fprintf(f, "# CPU  TASK/PID         DURATION                  FUNCTION CALLS\n");
-	fprintf(f, "# |     |    |           |   |                     |   |   |   |\n");
-	while ((m = next_stream(s, ns))) {
-		struct ev *e = &m->ev[m->at++];
-		char buf[32];
-		double d;
-
-		if (e->type == PS_EV_MARK)
-			continue;
-		if (last && last != m) {
-			fprintf(f, " ------------------------------------------\n");
-			fprintf(f, " %d) %s-%d => %s-%d\n", e->cpu, last->t->comm, last->t->tid,
-				m->t->comm, m->t->tid);
-			fprintf(f, " ------------------------------------------\n\n");
 		}
-		last = m;
-		if (e->type == PS_EV_FUNC) {
-			/* function_graph on another stack (a coroutine's): no exit to wait for. */
-			graph_line(f, m, e, NULL, m->depth, id_name(e->id, buf, sizeof(buf)),
-				   "(); /* other stack */", "");
-		} else if (e->type == PS_EV_ENTRY) {
-			const char *name = id_name(e->id, buf, sizeof(buf));
-
-			if (e->leaf) {
-				d = dur_ns(e->tsc, m->ev[e->match - 1].tsc);
-				graph_line(f, m, e, &d, m->depth, name, "();", "");
-				m->at++;	/* the exit */
-				continue;
-			}
-			graph_line(f, m, e, NULL, m->depth, name, "() {", "");
-			if (m->depth == m->cap) {
-				uint32_t *g = realloc(m->stack, (m->cap = m->cap * 2 + 16) *
-							     sizeof(*g));
-
-				if (!g)
-					continue;
-				m->stack = g;
-			}
-			m->stack[m->depth++] = (uint32_t)(e - m->ev);
-		} else if (m->depth && e->match) {
-			struct ev *in;
-
-			/* Calls left without an exit close here too. */
-			while (m->depth > 1 && m->ev[m->stack[m->depth - 1]].closed_by) {
-				in = &m->ev[m->stack[--m->depth]];
-				d = dur_ns(in->tsc, e->tsc);
-				graph_line(f, m, e, &d, m->depth, "}", "", "");
-			}
-			in = &m->ev[m->stack[--m->depth]];
-			d = dur_ns(in->tsc, e->tsc);
-			graph_line(f, m, e, &d, m->depth, "}", "", "");
-		} else if (e->match) {
-			graph_line(f, m, e, NULL, 0, "} /* ", id_name(e->id, buf, sizeof(buf)), " */");
-		}
+		pt->events++;
+		pt->entries += (x & 3) == PS_EV_ENTRY;
+		pt->funcs += (x & 3) == PS_EV_FUNC;
+		if ((x & 3) == PS_EV_FUNC && ++i < head)
+			w[n++] = t->base[i % cap];
+		err = mem_name(p, (uint32_t)x >> 2);
 	}
-}
-
-static void write_chrome(FILE *f, struct stream *s, size_t ns)
-{
-	pid_t pid = getpid();
-	const char *sep = "\n";
-	struct stream *m;
-
-	fprintf(f, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
-	for (size_t i = 0; i < ns; i++) {
-		fprintf(f, "%s{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
-			"\"args\":{\"name\":", sep, pid, s[i].t->tid);
-		json_str(f, s[i].t->comm);
-		fprintf(f, "}}");
-		sep = ",\n";
-	}
-	while ((m = next_stream(s, ns))) {
-		struct ev *e = &m->ev[m->at++];
-		char buf[32];
-		double ts = (double)ps_tsc_to_ns(e->tsc) / 1000.0;
-
-		if (e->type == PS_EV_EXIT)
-			continue;
-		fprintf(f, "%s{\"name\":", sep);
-		json_str(f, id_name(e->id, buf, sizeof(buf)));
-		if (e->type == PS_EV_FUNC)
-			fprintf(f, ",\"ph\":\"i\",\"s\":\"t\"");
-		else if (e->match)
-			fprintf(f, ",\"ph\":\"X\",\"dur\":%.3f",
-				dur_ns(e->tsc, m->ev[e->match - 1].tsc) / 1000.0);
-		else
-			fprintf(f, ",\"ph\":\"B\"");
-		fprintf(f, ",\"ts\":%.3f,\"pid\":%d,\"tid\":%d,\"cat\":\"patchsite\"}", ts, pid,
-			m->t->tid);
-	}
-	fprintf(f, "\n]}\n");
-}
-
-struct folded {
-	char *stack;
-	double ns;
-};
-
-static int cmp_folded(const void *a, const void *b)
-{
-	return strcmp(((const struct folded *)a)->stack, ((const struct folded *)b)->stack);
-}
-
-/* Self time of every completed call, by stack; identical stacks summed. */
-static int write_folded(FILE *f, struct stream *s, size_t ns)
-{
-	struct folded *out = NULL;
-	size_t n = 0, cap = 0;
-	int err = 0;
-
-	for (size_t i = 0; i < ns; i++) {
-		struct stream *m = &s[i];
-		size_t depth = 0;
-		uint32_t *st = malloc((m->n + 1) * sizeof(*st));
-		double *child = calloc(m->n + 1, sizeof(*child));
-
-		if (!st || !child) {
-			free(st);
-			free(child);
-			err = -ENOMEM;
-			break;
-		}
-		for (size_t k = 0; k < m->n; k++) {
-			struct ev *e = &m->ev[k];
-			char buf[32], *line;
-			size_t len;
-			double d;
-
-			if (e->type == PS_EV_ENTRY) {
-				st[depth++] = (uint32_t)k;
-				child[depth] = 0;
-				continue;
-			}
-			if (e->type != PS_EV_EXIT || !depth)
-				continue;
-			d = dur_ns(m->ev[st[depth - 1]].tsc, e->tsc);
-			len = strlen(m->t->comm) + 1;
-			for (size_t j = 0; j < depth; j++)
-				len += strlen(id_name(m->ev[st[j]].id, buf, sizeof(buf))) + 1;
-			line = malloc(len + 1);
-			if (!line || (n == cap && !(out = realloc(out, (cap = cap * 2 + 64) *
-									sizeof(*out))))) {
-				free(line);
-				err = -ENOMEM;
-				break;
-			}
-			strcpy(line, m->t->comm);
-			for (size_t j = 0; j < depth; j++) {
-				strcat(line, ";");
-				strcat(line, id_name(m->ev[st[j]].id, buf, sizeof(buf)));
-			}
-			out[n].stack = line;
-			out[n].ns = d - child[depth] > 0 ? d - child[depth] : 0;
-			n++;
-			depth--;
-			child[depth] += d;
-		}
-		free(st);
-		free(child);
-		if (err)
-			break;
-	}
-	if (n)
-		qsort(out, n, sizeof(*out), cmp_folded);
-	for (size_t i = 0; i < n;) {
-		size_t j = i;
-		double sum = 0;
-
-		while (j < n && !strcmp(out[j].stack, out[i].stack))
-			sum += out[j++].ns;
-		fprintf(f, "%s %.0f\n", out[i].stack, sum < 1 ? 1 : sum);
-		i = j;
-	}
-	for (size_t i = 0; i < n; i++)
-		free(out[i].stack);
-	free(out);
+	pt->words = w;
+	pt->nwords = n;
+	pt->in_memory = true;
+	pt->chunks[0] = (struct psr_chunk){ .first = 0, .end = n, .limit = n };
+	pt->nchunks = 1;
+	pt->tid = t->tid;
+	memcpy(pt->comm, t->comm, sizeof(t->comm));
+	pt->clean = true;
+	pt->lost = atomic_exchange(&t->lost, 0);
 	return err;
 }
 
-/*
- * Recording into a trace directory: this process's part of it, rendered by
- * the same code as `patchsite replay` and `patchsite dump`.
- */
-static int write_from_store(FILE *f)
+static int mem_threads(struct mem *m)
+{
+	size_t cap = 0;
+	int err = 0;
+
+	for (struct ps_thread *t = atomic_load(&ps.threads); t && !err; t = t->next) {
+		/* fast is published after the ring: only then may base be read. */
+		if (!atomic_load(&t->fast) || !t->base)
+			continue;
+		if (m->p.nthreads == cap) {
+			size_t c = cap ? cap * 2 : 16;
+			struct psr_thread *g = realloc(m->p.threads, c * sizeof(*g));
+			uint64_t *h = g ? realloc(m->heads, c * sizeof(*h)) : NULL;
+			struct ps_thread **r = h ? realloc(m->rings, c * sizeof(*r)) : NULL;
+
+			if (g)
+				m->p.threads = g;
+			if (h)
+				m->heads = h;
+			if (!r)
+				return -ENOMEM;
+			m->rings = r;
+			cap = c;
+		}
+		memset(&m->p.threads[m->p.nthreads], 0, sizeof(m->p.threads[0]));
+		m->rings[m->p.nthreads] = t;
+		err = mem_copy(&m->p, &m->p.threads[m->p.nthreads], t, &m->heads[m->p.nthreads]);
+		m->p.nthreads++;
+	}
+	return err;
+}
+
+/* The session, under ps.lock: the process, its objects, its rings. */
+static int mem_session(struct mem *m)
+{
+	unsigned nmods = atomic_load(&ps.nmods);
+	const struct ps_tracer *tr = ps_tracer_now();
+	bool graph = ps_graph_ops.state && ps_graph_ops.state->s.registered;
+	int err = 0;
+
+	m->s.procs = &m->p;
+	m->s.nprocs = 1;
+	m->s.err = stderr;
+	m->p.session = &m->s;
+	m->p.pid = getpid();
+	m->p.options = PSR_OPT_DEFAULT;
+	m->p.has_end = true;
+	/* The tracer names the format; a switch since leaves it to the events (render/text.c). */
+	snprintf(m->p.tracer, sizeof(m->p.tracer), "%s",
+		 graph ? "function_graph" : tr && tr->ops ? tr->name : "");
+	ps_clock_params(&m->p.tsc0, &m->p.ns0, &m->p.ns_per_tsc);
+	m->p.mods = calloc(nmods ? nmods : 1, sizeof(*m->p.mods));
+	if (!m->p.mods)
+		return -ENOMEM;
+	for (unsigned i = 0; i < nmods && !err; i++, m->p.nmods++)
+		err = mem_module(&m->p.mods[i], ps.mods[i], i, !graph);
+	return err ? err : mem_threads(m);
+}
+
+static int write_from_rings(FILE *f)
 {
 	struct render_opts o = { .bare = true };
-	struct psr_session *s;
+	struct mem m = { 0 };
 	int err;
 
-	ps_store_dir(&o.proc);
-	o.pid = getpid();
-	err = psr_open(ps_store_dir(&o.proc), stderr, &s);
-	if (err)
-		return err;
-	if (ps_format == PS_FORMAT_CHROME)
-		err = render_chrome(f, s, &o);
-	else if (ps_format == PS_FORMAT_FOLDED)
-		err = render_folded(f, s, &o);
-	else
-		err = render_replay(f, s, &o);
-	psr_close(s);
+	pthread_mutex_lock(&ps.lock);
+	err = mem_session(&m);
+	if (!err)
+		for (size_t i = 0; i < m.p.nthreads; i++)
+			atomic_store_explicit(&m.rings[i]->tail, m.heads[i], memory_order_release);
+	pthread_mutex_unlock(&ps.lock);
+	if (!err)
+		err = render(f, &m.s, &o);
+	mem_free(&m);
 	return err;
 }
 
 int patchsite_trace_write(int fd)
 {
-	struct stream *s = NULL;
-	size_t ns = 0, cap = 0;
-	bool graph = ps_graph_ops.state && ps_graph_ops.state->s.registered;
 	FILE *f;
-	int dupfd, err = 0;
+	int dupfd, err;
 
 	dupfd = dup(fd);
 	if (dupfd < 0)
@@ -487,51 +288,7 @@ int patchsite_trace_write(int fd)
 		close(dupfd);
 		return err;
 	}
-	if (ps_store_on()) {
-		err = write_from_store(f);
-		if (fclose(f) && !err)
-			err = -errno;
-		return err;
-	}
-	pthread_mutex_lock(&ps.lock);
-	for (struct ps_thread *t = atomic_load(&ps.threads); t; t = t->next) {
-		/* fast is published after the ring: only then may base be read. */
-		if (!atomic_load(&t->fast) || !t->base)
-			continue;
-		if (ns == cap) {
-			struct stream *g = realloc(s, (cap = cap ? cap * 2 : 16) * sizeof(*s));
-
-			if (!g) {
-				err = -ENOMEM;
-				goto out;
-			}
-			s = g;
-		}
-		memset(&s[ns], 0, sizeof(s[ns]));
-		s[ns].t = t;
-		err = decode(&s[ns++]);
-		if (err)
-			goto out;
-		for (size_t k = 0; k < s[ns - 1].n && !graph; k++)
-			graph = s[ns - 1].ev[k].type != PS_EV_FUNC;
-	}
-	if (ps_format == PS_FORMAT_CHROME)
-		write_chrome(f, s, ns);
-	else if (ps_format == PS_FORMAT_FOLDED)
-		err = write_folded(f, s, ns);
-	else if (graph)
-		write_graph(f, s, ns);
-	else
-		write_function(f, s, ns);
-	for (size_t i = 0; i < ns; i++)
-		atomic_store_explicit(&s[i].t->tail, s[i].head, memory_order_release);
-out:
-	pthread_mutex_unlock(&ps.lock);
-	for (size_t i = 0; i < ns; i++) {
-		free(s[i].ev);
-		free(s[i].stack);
-	}
-	free(s);
+	err = ps_store_on() ? write_from_store(f) : write_from_rings(f);
 	if (fclose(f) && !err)
 		err = -errno;
 	return err;
