@@ -48,6 +48,17 @@ PS="$PWD/$B/patchsite"
 NTH=4
 
 pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
+# The newest process whose command line (arguments joined by spaces) is $1:
+# from /proc, as a fresh Debian has no pgrep (procps).
+pid_of() {
+	_best=
+	for _d in /proc/[0-9]*; do
+		_c=$(tr '\0' ' ' 2>/dev/null <"$_d/cmdline") || continue
+		[ "${_c% }" = "$1" ] && { [ -z "$_best" ] || [ "${_d#/proc/}" -gt "$_best" ]; } &&
+			_best=${_d#/proc/}
+	done
+	echo "$_best"
+}
 fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
 
 PG="-pg -mfentry -mrecord-mcount"
@@ -414,7 +425,7 @@ if command -v strace >/dev/null; then
 	strace -f -o /dev/null ./ctlspin-pie 1 <tin >/dev/null 2>&1 &
 	exec 4>tin
 	sleep 0.5
-	P=$(pgrep -n -f '^./ctlspin-pie 1$' || true)
+	P=$(pid_of './ctlspin-pie 1')
 	"$PS" record -p "${P:-0}" -d x 2>ref.err; rc=$?
 	refused "traced by a debugger" "is traced by pid [0-9]* (strace)"
 	exec 4>&-
@@ -495,7 +506,7 @@ EOF
 	runuser -u nobody -- ./nodump 2>/dev/null &
 	RU=$!
 	sleep 0.3
-	P=$(pgrep -n -x nodump || true)
+	P=$(pid_of './nodump')
 	runuser -u nobody -- "$PS" record -p "${P:-0}" -d /tmp/x 2>ref.err; rc=$?
 	refused "non-dumpable process" "is not dumpable"
 	[ -n "$P" ] && kill "$P"
