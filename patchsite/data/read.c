@@ -307,18 +307,9 @@ void psr_close(struct psr_session *s)
 			free(p->threads[k].chunks);
 			free(p->threads[k].file);
 		}
-		for (size_t k = 0; k < p->nmods; k++) {
-			for (size_t j = 0; j < p->mods[k].nsites; j++)
-				free(p->mods[k].sites[j].name);
-			for (size_t j = 0; j < p->mods[k].nfuncs; j++)
-				free(p->mods[k].funcs[j].name);
-			free(p->mods[k].sites);
-			free(p->mods[k].funcs);
-			free(p->mods[k].path);
-		}
 		psr_events_free(p);
 		free(p->threads);
-		free(p->mods);
+		read_modules_free(p);
 		free(p->dir);
 		free(p->name);
 		free(p->exe);

@@ -169,18 +169,7 @@ static void follow_proc(struct psr_proc *p)
 
 	/* Objects loaded since: the whole list again (it is small). */
 	if (path && !stat(path, &sb) && (size_t)sb.st_size != p->modules_size) {
-		for (size_t k = 0; k < p->nmods; k++) {
-			for (size_t j = 0; j < p->mods[k].nsites; j++)
-				free(p->mods[k].sites[j].name);
-			for (size_t j = 0; j < p->mods[k].nfuncs; j++)
-				free(p->mods[k].funcs[j].name);
-			free(p->mods[k].sites);
-			free(p->mods[k].funcs);
-			free(p->mods[k].path);
-		}
-		free(p->mods);
-		p->mods = NULL;
-		p->nmods = 0;
+		read_modules_free(p);
 		p->modules_size = (size_t)sb.st_size;
 		read_modules(p);
 	}

@@ -133,6 +133,22 @@ void read_modules(struct psr_proc *p)
 	free(path);
 }
 
+void read_modules_free(struct psr_proc *p)
+{
+	for (size_t k = 0; k < p->nmods; k++) {
+		for (size_t j = 0; j < p->mods[k].nsites; j++)
+			free(p->mods[k].sites[j].name);
+		for (size_t j = 0; j < p->mods[k].nfuncs; j++)
+			free(p->mods[k].funcs[j].name);
+		free(p->mods[k].sites);
+		free(p->mods[k].funcs);
+		free(p->mods[k].path);
+	}
+	free(p->mods);
+	p->mods = NULL;
+	p->nmods = 0;
+}
+
 /* The object that slot idx held at tsc. */
 static const struct psr_module *module_at(const struct psr_proc *p, unsigned idx, uint64_t tsc)
 {

@@ -31,6 +31,8 @@ uint64_t read_field_u64(const char *text, const char *key, bool *ok);
 /* read_syms.c */
 /* The modules log: load/unload lines, each load naming its mod file. */
 void read_modules(struct psr_proc *p);
+/* Every object read, freed (the list is empty after). */
+void read_modules_free(struct psr_proc *p);
 const struct psr_site *read_site_at(const struct psr_proc *p, uint32_t id, uint64_t tsc);
 
 /* read_thread.c: a thread file of p (name in its directory), indexed unless followed. */

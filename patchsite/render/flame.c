@@ -15,9 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tree.h"
 #include "walk.h"
 
-#define NONE		SIZE_MAX
+#define NONE		TREE_NONE
 #define WIDTH		1200.0
 #define FRAME_H		16
 #define PAD_TOP		40
@@ -25,49 +26,16 @@
 #define MIN_WIDTH	0.1	/* pixels */
 #define MAX_DEPTH	4000	/* the printer recurses */
 
-struct fnode {
-	char *name;
-	size_t parent, child, next;
-	uint64_t self, total;
-};
-
 struct flame {
-	struct fnode *n;	/* n[0]: "all" */
-	size_t len, cap;
+	struct tree t;		/* t.n[0]: "all" */
 	int err;
 };
-
-static size_t flame_child(struct flame *g, size_t parent, const char *name)
-{
-	size_t c;
-
-	for (c = g->n[parent].child; c != NONE; c = g->n[c].next)
-		if (!strcmp(g->n[c].name, name))
-			return c;
-	if (g->len == g->cap) {
-		size_t cap = g->cap * 2 + 256;
-		struct fnode *n = realloc(g->n, cap * sizeof(*n));
-
-		if (!n)
-			return NONE;
-		g->n = n;
-		g->cap = cap;
-	}
-	c = g->len;
-	g->n[c] = (struct fnode){ .name = strdup(name), .parent = parent, .child = NONE,
-				  .next = g->n[parent].child };
-	if (!g->n[c].name)
-		return NONE;
-	g->len++;
-	g->n[parent].child = c;
-	return c;
-}
 
 /* A thread's completed calls: each one's self time to its stack's node (frame.path_len). */
 static int flame_thread(struct stream *m, const struct psr_proc *p, void *arg)
 {
 	struct flame *g = arg;
-	size_t comm = flame_child(g, 0, m->t->comm), k;
+	size_t comm = tree_child(&g->t, 0, m->t->comm), k;
 	char buf[48];
 
 	if (comm == NONE)
@@ -77,7 +45,7 @@ static int flame_thread(struct stream *m, const struct psr_proc *p, void *arg)
 
 		if (e->type == PSR_ENTRY) {
 			size_t up = m->depth ? m->stack[m->depth - 1].path_len : comm;
-			size_t node = flame_child(g, up, psr_site_name(p, e->id, e->tsc, buf,
+			size_t node = tree_child(&g->t, up, psr_site_name(p, e->id, e->tsc, buf,
 								       sizeof(buf)));
 
 			if (node == NONE || walk_push(m, e->id, e->tsc, node))
@@ -87,7 +55,7 @@ static int flame_thread(struct stream *m, const struct psr_proc *p, void *arg)
 				struct frame *fr = &m->stack[--m->depth];
 				uint64_t d = walk_dur(p, fr->tsc, e->tsc);
 
-				g->n[fr->path_len].self += d > fr->child_ns ? d - fr->child_ns : 0;
+				g->t.n[fr->path_len].self += d > fr->child_ns ? d - fr->child_ns : 0;
 				if (m->depth)
 					m->stack[m->depth - 1].child_ns += d;
 			}
@@ -127,7 +95,7 @@ static void color(const char *name, int *r, int *g, int *b)
 
 static int by_name(const void *a, const void *b, void *arg)
 {
-	const struct fnode *n = arg;
+	const struct tree_node *n = arg;
 
 	return strcmp(n[*(const size_t *)a].name, n[*(const size_t *)b].name);
 }
@@ -142,7 +110,7 @@ struct layout {
 
 static int flame_draw(const struct layout *l, size_t node, double x, unsigned depth)
 {
-	const struct fnode *n = &l->g->n[node];
+	const struct tree_node *n = &l->g->t.n[node];
 	double w = (double)n->total * l->scale;
 	int y = l->reverse ? PAD_TOP + (int)depth * FRAME_H
 			   : l->height - 20 - ((int)depth + 1) * FRAME_H;
@@ -157,7 +125,7 @@ static int flame_draw(const struct layout *l, size_t node, double x, unsigned de
 	xml_text(l->out, node ? n->name : "all", SIZE_MAX);
 	fprintf(l->out, " (%llu ns, %.2f%%)</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
 		"height=\"%d\" fill=\"rgb(%d,%d,%d)\" rx=\"2\"/>", (unsigned long long)n->total,
-		l->g->n[0].total ? 100.0 * (double)n->total / (double)l->g->n[0].total : 0.0, x, y, w,
+		l->g->t.n[0].total ? 100.0 * (double)n->total / (double)l->g->t.n[0].total : 0.0, x, y, w,
 		FRAME_H - 1, r, gr, b);
 	fit = (size_t)(w / 7.0);	/* 12 px Verdana: about 7 px a character */
 	if (fit >= 3) {
@@ -171,23 +139,15 @@ static int flame_draw(const struct layout *l, size_t node, double x, unsigned de
 	fprintf(l->out, "</g>\n");
 	if (depth >= MAX_DEPTH)
 		return 0;
-	for (size_t c = n->child; c != NONE; c = l->g->n[c].next)
-		nc++;
-	if (!nc)
-		return 0;
-	kids = malloc(nc * sizeof(*kids));
+	kids = tree_kids(&l->g->t, node, &nc, by_name);
 	if (!kids)
-		return -ENOMEM;
-	nc = 0;
-	for (size_t c = n->child; c != NONE; c = l->g->n[c].next)
-		kids[nc++] = c;
-	qsort_r(kids, nc, sizeof(*kids), by_name, l->g->n);
+		return nc ? -ENOMEM : 0;
 	for (size_t i = 0; i < nc; i++) {
 		if (flame_draw(l, kids[i], x, depth + 1)) {
 			free(kids);
 			return -ENOMEM;
 		}
-		x += (double)l->g->n[kids[i]].total * l->scale;
+		x += (double)l->g->t.n[kids[i]].total * l->scale;
 	}
 	free(kids);
 	return 0;
@@ -199,33 +159,29 @@ int render_flamegraph(FILE *out, const struct psr_session *s, const struct rende
 	unsigned depth = 0;
 	int err;
 
-	g.n = calloc(256, sizeof(*g.n));
-	if (!g.n)
+	if (tree_init(&g.t))
 		return -ENOMEM;
-	g.cap = 256;
-	g.len = 1;
-	g.n[0] = (struct fnode){ .name = NULL, .parent = NONE, .child = NONE, .next = NONE };
 	err = walk_each_thread(s, o, flame_thread, &g);
 	/* Children come after their parent: one backward pass sums the totals. */
-	for (size_t i = g.len; i-- > 0;) {
-		g.n[i].total += g.n[i].self;
+	for (size_t i = g.t.len; i-- > 0;) {
+		g.t.n[i].total += g.t.n[i].self;
 		if (i)
-			g.n[g.n[i].parent].total += g.n[i].total;
+			g.t.n[g.t.n[i].parent].total += g.t.n[i].total;
 	}
-	for (size_t i = 1; i < g.len; i++) {
+	for (size_t i = 1; i < g.t.len; i++) {
 		unsigned d = 0;
 
-		for (size_t k = i; k; k = g.n[k].parent)
+		for (size_t k = i; k; k = g.t.n[k].parent)
 			d++;
-		if (d > depth && (double)g.n[i].total * (WIDTH - 2 * PAD_SIDE) >=
-				 MIN_WIDTH * (double)(g.n[0].total ? g.n[0].total : 1))
+		if (d > depth && (double)g.t.n[i].total * (WIDTH - 2 * PAD_SIDE) >=
+				 MIN_WIDTH * (double)(g.t.n[0].total ? g.t.n[0].total : 1))
 			depth = d;
 	}
 	if (depth > MAX_DEPTH)
 		depth = MAX_DEPTH;
 	if (!err) {
-		struct layout l = { out, &g, g.n[0].total ? (WIDTH - 2 * PAD_SIDE) /
-							    (double)g.n[0].total : 0,
+		struct layout l = { out, &g, g.t.n[0].total ? (WIDTH - 2 * PAD_SIDE) /
+							    (double)g.t.n[0].total : 0,
 				    PAD_TOP + ((int)depth + 1) * FRAME_H + 30, o->flame_reverse };
 
 		fprintf(out, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
@@ -238,8 +194,6 @@ int render_flamegraph(FILE *out, const struct psr_session *s, const struct rende
 		err = flame_draw(&l, 0, PAD_SIDE, 0);
 		fprintf(out, "</svg>\n");
 	}
-	for (size_t i = 1; i < g.len; i++)
-		free(g.n[i].name);
-	free(g.n);
+	tree_free(&g.t);
 	return err;
 }

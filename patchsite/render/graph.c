@@ -17,51 +17,18 @@
 #include <string.h>
 
 #include "json.h"
+#include "tree.h"
 #include "walk.h"
 
-#define NONE SIZE_MAX
+#define NONE TREE_NONE
 /* The printers recurse: deeper paths are cut, and the cut said (text and JSON). */
 #define GRAPH_MAX_DEPTH 4000
 
-struct gnode {
-	char *name;
-	size_t parent, child, next;	/* first child, next sibling: indexes, or NONE */
-	uint64_t calls, total, self, min, max;
-};
-
 struct graph {
-	struct gnode *n;	/* n[0]: the root above every thread's outermost calls */
-	size_t len, cap;
+	struct tree t;		/* t.n[0]: the root above every thread's outermost calls */
 	const char *func;	/* --graph=FUNC, or NULL */
 	int err;
 };
-
-/* The child of parent named name, made when new; NONE when out of memory. */
-static size_t graph_child(struct graph *g, size_t parent, const char *name)
-{
-	size_t c;
-
-	for (c = g->n[parent].child; c != NONE; c = g->n[c].next)
-		if (!strcmp(g->n[c].name, name))
-			return c;
-	if (g->len == g->cap) {
-		size_t cap = g->cap * 2 + 256;
-		struct gnode *n = realloc(g->n, cap * sizeof(*n));
-
-		if (!n)
-			return NONE;
-		g->n = n;
-		g->cap = cap;
-	}
-	c = g->len;
-	g->n[c] = (struct gnode){ .name = strdup(name), .parent = parent, .child = NONE,
-				  .next = g->n[parent].child, .min = UINT64_MAX };
-	if (!g->n[c].name)
-		return NONE;
-	g->len++;
-	g->n[parent].child = c;
-	return c;
-}
 
 /* The open calls an exit at depth k closes, innermost first. */
 static void graph_close(struct graph *g, struct stream *m, size_t k, uint64_t tsc)
@@ -69,13 +36,13 @@ static void graph_close(struct graph *g, struct stream *m, size_t k, uint64_t ts
 	while (m->depth >= k) {
 		struct frame *fr = &m->stack[--m->depth];
 		uint64_t d = walk_dur(m->p, fr->tsc, tsc);
-		struct gnode *n;
+		struct tree_node *n;
 
 		if (m->depth)
 			m->stack[m->depth - 1].child_ns += d;
 		if (fr->path_len == NONE)
 			continue;	/* outside every call of FUNC */
-		n = &g->n[fr->path_len];
+		n = &g->t.n[fr->path_len];
 		n->calls++;
 		n->total += d;
 		n->self += d > fr->child_ns ? d - fr->child_ns : 0;
@@ -98,13 +65,13 @@ static int graph_thread(struct stream *m, const struct psr_proc *p, void *arg)
 			size_t up = m->depth ? m->stack[m->depth - 1].path_len : 0, node = NONE;
 
 			if (up != NONE && (!g->func || up != 0 || !strcmp(name, g->func))) {
-				node = graph_child(g, up, name);
+				node = tree_child(&g->t, up, name);
 				if (node == NONE) {
 					g->err = -ENOMEM;
 					break;
 				}
 			} else if (g->func && !strcmp(name, g->func)) {
-				node = graph_child(g, 0, name);	/* FUNC inside no FUNC: a root */
+				node = tree_child(&g->t, 0, name);	/* FUNC inside no FUNC: a root */
 				if (node == NONE) {
 					g->err = -ENOMEM;
 					break;
@@ -134,8 +101,8 @@ static void graph_time(FILE *f, uint64_t ns)
 
 static int by_total(const void *a, const void *b, void *arg)
 {
-	const struct gnode *n = arg;
-	const struct gnode *x = &n[*(const size_t *)a], *y = &n[*(const size_t *)b];
+	const struct tree_node *n = arg;
+	const struct tree_node *x = &n[*(const size_t *)a], *y = &n[*(const size_t *)b];
 
 	if (x->total != y->total)
 		return x->total > y->total ? -1 : 1;
@@ -151,25 +118,17 @@ static int graph_print(FILE *out, const struct graph *g, size_t node, char *inde
 {
 	size_t nc = 0, *kids;
 
-	if (depth >= GRAPH_MAX_DEPTH && g->n[node].child != NONE) {
+	if (depth >= GRAPH_MAX_DEPTH && g->t.n[node].child != NONE) {
 		fprintf(out, "%*s : %.*s[paths deeper than %u calls cut]\n", 65, "", (int)ilen, indent,
 			GRAPH_MAX_DEPTH);
 		return 0;
 	}
 
-	for (size_t c = g->n[node].child; c != NONE; c = g->n[c].next)
-		nc++;
-	if (!nc)
-		return 0;
-	kids = malloc(nc * sizeof(*kids));
+	kids = tree_kids(&g->t, node, &nc, by_total);
 	if (!kids)
-		return -ENOMEM;
-	nc = 0;
-	for (size_t c = g->n[node].child; c != NONE; c = g->n[c].next)
-		kids[nc++] = c;
-	qsort_r(kids, nc, sizeof(*kids), by_total, g->n);
+		return nc ? -ENOMEM : 0;
 	for (size_t i = 0; i < nc; i++) {
-		const struct gnode *n = &g->n[kids[i]];
+		const struct tree_node *n = &g->t.n[kids[i]];
 
 		graph_time(out, n->total);
 		graph_time(out, n->self);
@@ -199,23 +158,17 @@ static int graph_json(FILE *out, const struct graph *g, size_t node, unsigned de
 {
 	size_t nc = 0, *kids;
 
-	if (depth >= GRAPH_MAX_DEPTH && g->n[node].child != NONE) {
+	if (depth >= GRAPH_MAX_DEPTH && g->t.n[node].child != NONE) {
 		fprintf(out, "[],\"cut\":true");
 		return 0;
 	}
 
-	for (size_t c = g->n[node].child; c != NONE; c = g->n[c].next)
-		nc++;
-	kids = malloc((nc + 1) * sizeof(*kids));
-	if (!kids)
+	kids = tree_kids(&g->t, node, &nc, by_total);
+	if (!kids && nc)
 		return -ENOMEM;
-	nc = 0;
-	for (size_t c = g->n[node].child; c != NONE; c = g->n[c].next)
-		kids[nc++] = c;
-	qsort_r(kids, nc, sizeof(*kids), by_total, g->n);
 	fprintf(out, "[");
 	for (size_t i = 0; i < nc; i++) {
-		const struct gnode *n = &g->n[kids[i]];
+		const struct tree_node *n = &g->t.n[kids[i]];
 
 		fprintf(out, "%s{\"name\":", i ? "," : "");
 		json_str(out, n->name);
@@ -240,14 +193,10 @@ int render_graph(FILE *out, const struct psr_session *s, const struct render_opt
 	static char indent[4096];
 	int err;
 
-	g.n = calloc(256, sizeof(*g.n));
-	if (!g.n)
+	if (tree_init(&g.t))
 		return -ENOMEM;
-	g.cap = 256;
-	g.len = 1;
-	g.n[0] = (struct gnode){ .name = NULL, .parent = NONE, .child = NONE, .next = NONE };
 	err = walk_each_thread(s, o, graph_thread, &g);
-	if (!err && g.func && g.n[0].child == NONE)
+	if (!err && g.func && g.t.n[0].child == NONE)
 		err = -ENOENT;
 	if (!err && o->json) {
 		err = graph_json(out, &g, 0, 0);
@@ -263,8 +212,6 @@ int render_graph(FILE *out, const struct psr_session *s, const struct render_opt
 			" : Function\n");
 		err = graph_print(out, &g, 0, indent, 0, sizeof(indent), 0);
 	}
-	for (size_t i = 1; i < g.len; i++)
-		free(g.n[i].name);
-	free(g.n);
+	tree_free(&g.t);
 	return err;
 }

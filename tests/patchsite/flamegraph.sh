@@ -12,29 +12,10 @@
 # skipped and said where it is not.
 set -u
 
-B=${1:-build}
-MODE=${2:-plain}
-T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-flame.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-PASS=0
-FAIL=0
-CC=${CC:-gcc}
-PS="$PWD/$B/patchsite"
-CHECK="$PWD/tests/patchsite/check_flame.py"
-export PATCHSITE_LIB="$PWD/$B/libpatchsite.so"
-SANPRE=
-if [ "$MODE" = san ]; then
-	SANPRE="$($CC -print-file-name=libasan.so) $($CC -print-file-name=libubsan.so)"
-	export ASAN_OPTIONS=detect_leaks=1
-fi
-record() { LD_PRELOAD="$SANPRE" "$PS" record "$@"; }
-pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
-fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
-
-$CC -O2 -g -pg -mfentry -mrecord-mcount -c testdata/patchsite/ending.c -o "$T/ending.o" \
-	>"$T/build.log" 2>&1 && $CC -o "$T/ending" "$T/ending.o" -pthread >>"$T/build.log" 2>&1 ||
-	{ fail "build ending" "$T/build.log"; echo "0 passed, 1 failed"; exit 1; }
-cd "$T" || exit 1
+. tests/patchsite/lib.sh
+suite_init flame "$@"
+CHECK="$TESTS/check_flame.py"
+build_ending
 
 record -d f -- ./ending 22 fib >out.f 2>err
 record -d t -- ./ending 3000 threads >out.t 2>>err

@@ -1,0 +1,41 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# What the recording suites share (sourced from the top of the source tree,
+# after `set -u`):  suite_init NAME BUILD_DIR plain|san  sets
+#   B MODE        the build directory and plain or san
+#   T             a temporary directory, removed at exit
+#   PASS FAIL     the counts pass and fail keep
+#   CC PS         the compiler, the patchsite command (absolute)
+#   TESTS         tests/patchsite (absolute), for the checkers
+#   SANPRE        under san: the sanitizer runtimes record preloads
+# and defines record (patchsite record with SANPRE), pass, fail.
+# build_ending builds testdata/patchsite/ending.c (-pg -mfentry
+# -mrecord-mcount) into $T/ending and changes to $T, or fails and exits.
+
+suite_init() {
+	B=${2:-build}
+	MODE=${3:-plain}
+	T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-$1.XXXXXX")
+	trap 'rm -rf "$T"' EXIT
+	PASS=0
+	FAIL=0
+	CC=${CC:-gcc}
+	PS="$PWD/$B/patchsite"
+	TESTS="$PWD/tests/patchsite"
+	export PATCHSITE_LIB="$PWD/$B/libpatchsite.so"
+	SANPRE=
+	if [ "$MODE" = san ]; then
+		SANPRE="$($CC -print-file-name=libasan.so) $($CC -print-file-name=libubsan.so)"
+		export ASAN_OPTIONS=detect_leaks=1
+	fi
+}
+
+record() { LD_PRELOAD="$SANPRE" "$PS" record "$@"; }
+pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
+fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
+
+build_ending() {
+	$CC -O2 -g -pg -mfentry -mrecord-mcount -c testdata/patchsite/ending.c -o "$T/ending.o" \
+		>"$T/build.log" 2>&1 && $CC -o "$T/ending" "$T/ending.o" -pthread >>"$T/build.log" 2>&1 ||
+		{ fail "build ending" "$T/build.log"; echo "0 passed, 1 failed"; exit 1; }
+	cd "$T" || exit 1
+}
