@@ -100,11 +100,12 @@ static void print_time(FILE *f, uint64_t ns)
 }
 
 /* --percentiles: the entry's, or false when it has no timed call (function tracer). */
-static bool entry_percentiles(struct entry *e, const struct render_opts *o, uint64_t *out)
+static bool entry_percentiles(const struct entry *e, const struct render_opts *o, uint64_t *out)
 {
-	if (!e->ndurs)
+	if (!e->hist || !e->hist->n)
 		return false;
-	dist_percentiles(e->durs, e->ndurs, o->pct, o->npct, out);
+	for (unsigned k = 0; k < o->npct; k++)
+		out[k] = hist_percentile(e->hist, o->pct[k]);
 	return true;
 }
 
@@ -120,14 +121,13 @@ static int report_hist(FILE *out, struct table *t, size_t n, const struct render
 
 		const char *func = o->hist;
 
-		if (strcmp(e->key, func) || !e->ndurs)
+		if (strcmp(e->key, func) || !e->hist)
 			continue;
 		if (by_pid)
 			snprintf(name, sizeof(name), "%s (pid %d)", func, e->pid);
 		else
 			snprintf(name, sizeof(name), "%s", func);
-		err = dist_print_hist(out, name, e->durs, e->ndurs, o->npct ? o->pct : NULL,
-				      o->npct);
+		err = dist_print_hist(out, name, e->hist, o->npct ? o->pct : NULL, o->npct);
 		if (err)
 			break;
 	}
