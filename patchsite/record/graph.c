@@ -15,6 +15,7 @@
 #include "core/textbuf.h"
 #include "arch/entry.h"
 #include "graph.h"
+#include "profile.h"
 
 /*
  * A frame dropped while its slot may still hold the hook (its memory
@@ -74,6 +75,30 @@ static _Atomic(struct sitemask *) graph_notrace;
 static _Atomic bool latency_mode;
 static _Atomic uint64_t max_latency_tsc;
 
+/*
+ * function_profile (PS_FS_PROFILE): calls are timed by the same frames and
+ * hooked returns, and counted at their end by profile.c; nothing is written
+ * to the ring, not even time marks.
+ */
+static _Atomic bool profile_mode;
+
+static bool profiling(void)
+{
+	return atomic_load_explicit(&profile_mode, memory_order_relaxed);
+}
+
+/* begin_event's thread and time, without its mark when nothing will be recorded. */
+static struct ps_thread *graph_begin(uint64_t *tsc, bool profile)
+{
+	struct ps_thread *t;
+
+	if (!profile)
+		return begin_event(tsc);
+	t = thread_setup();
+	*tsc = ps_clock();
+	return t;
+}
+
 static bool in_mask(struct sitemask *m, const struct ps_site *s)
 {
 	return m && s->gindex < m->n && m->set[s->gindex];
@@ -120,6 +145,10 @@ void ps_graph_close_frame(struct ps_thread *t, struct ps_fast *f, uint64_t tsc,
 
 	if (x && (x->flags & PS_FS_NOTRACE)) {
 		t->notrace--;
+		return;
+	}
+	if (x && (x->flags & PS_FS_PROFILE)) {
+		ps_profile_exit(t, fr, x, tsc);
 		return;
 	}
 	put_exit(t, f, tsc, fr->idw);
@@ -190,6 +219,10 @@ static void frame_exit(struct ps_thread *t, struct ps_fast *f, struct ps_frame *
 		t->notrace--;
 		return;
 	}
+	if (x && (x->flags & PS_FS_PROFILE)) {
+		ps_profile_exit(t, fr, x, tsc);
+		return;
+	}
 	if (x && (x->flags & PS_FS_LATENCY) && latency_exit(t, f, fr, x, tsc))
 		return;
 	if (x && (x->flags & PS_FS_THRESH) && th && tsc - x->tsc < th && f->wp == x->end &&
@@ -229,7 +262,8 @@ static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc,
 {
 	struct ps_fast *f = &ps_fast;
 	uint64_t tsc, *entry;
-	struct ps_thread *t = begin_event(&tsc);
+	bool profile = profiling();
+	struct ps_thread *t = graph_begin(&tsc, profile);
 	struct ps_frame *fr;
 	unsigned units, flags = 0;
 	bool rv, top;
@@ -237,7 +271,7 @@ static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc,
 	if (!t || !ps_gate_open(t))
 		return;
 	if (!own_stack(f, (uintptr_t)loc)) {
-		if (!t->notrace)
+		if (!t->notrace && !profile)
 			put_func(t, f, tsc, idw, *loc);	/* off our stack: return not hooked */
 		return;
 	}
@@ -259,7 +293,7 @@ static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc,
 		f->budget = 0;
 		return;		/* deeper than asked: not traced, by design */
 	}
-	if (!take(t, f, true))
+	if (!profile && !take(t, f, true))
 		return;
 	fr = f->fp;
 	fr->ret = *loc;
@@ -268,6 +302,13 @@ static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc,
 	if (notrace_call(t, &site, idw)) {
 		f->fp++;
 		frame_note(t, f, fr, NULL, tsc, 1, PS_FS_NOTRACE);
+		*loc = (uintptr_t)ps.arch->graph_return;
+		return;
+	}
+	if (profile) {
+		f->fp++;
+		frame_note(t, f, fr, NULL, tsc, 0, PS_FS_PROFILE);
+		ps_profile_enter(t, &t->fslow[fr - t->frames], idw >> 2);
 		*loc = (uintptr_t)ps.arch->graph_return;
 		return;
 	}
@@ -293,7 +334,8 @@ static void graph_word(struct ps_site *site, uint32_t idw, unsigned long *loc,
 {
 	struct ps_fast *f = &ps_fast;
 	uint64_t tsc, *entry;
-	struct ps_thread *t = begin_event(&tsc);
+	bool profile = profiling();
+	struct ps_thread *t = graph_begin(&tsc, profile);
 	uintptr_t key = ((uintptr_t)loc - PS_FRAME_KEY_BIAS) | 1;
 	bool top = t && f->fp > t->frames + 1 && PS_FRAME_KEY(&f->fp[-1]) == key, rv;
 	bool first = t && f->fp == t->frames + 1;
@@ -315,6 +357,17 @@ static void graph_word(struct ps_site *site, uint32_t idw, unsigned long *loc,
 	    notrace_call(t, &site, idw)) {
 		*f->fp = (struct ps_frame){ .ret = 0, .key = key, .idw = idw | PS_EV_EXIT };
 		frame_note(t, f, f->fp, NULL, tsc, 0, PS_FS_NOTRACE);
+		f->fp++;
+		return;
+	}
+	if (profile) {
+		/* Only an entry on our stack is counted: an exit not on top has no frame. */
+		if ((idw & 3) == PS_EV_EXIT || !own_stack(f, (uintptr_t)loc) ||
+		    f->fp >= t->frames_end)
+			return;
+		*f->fp = (struct ps_frame){ .ret = 0, .key = key, .idw = idw | PS_EV_EXIT };
+		frame_note(t, f, f->fp, NULL, tsc, 0, PS_FS_PROFILE);
+		ps_profile_enter(t, &t->fslow[f->fp - t->frames], idw >> 2);
 		f->fp++;
 		return;
 	}
@@ -482,7 +535,7 @@ bool ps_record_slow(void)
 {
 	return ps_gate_filtering() || atomic_load_explicit(&thresh_tsc, memory_order_relaxed) ||
 	       ps_args_on() || atomic_load_explicit(&graph_notrace, memory_order_relaxed) ||
-	       atomic_load_explicit(&latency_mode, memory_order_relaxed);
+	       atomic_load_explicit(&latency_mode, memory_order_relaxed) || profiling();
 }
 
 /* set_graph_notrace: globs as set_graph_function's; append adds to them. */
@@ -557,6 +610,19 @@ static double ticks_per_ns(void)
 bool ps_graph_latency(void)
 {
 	return atomic_load(&latency_mode);
+}
+
+/* function_profile's mode (patchsite_set_tracer("function_profile")); ps.lock held. */
+void ps_graph_set_profile(bool on)
+{
+	if (on)
+		ps_profile_prepare();	/* the rate, measured now if it must be */
+	atomic_store(&profile_mode, on);
+}
+
+bool ps_graph_profile(void)
+{
+	return atomic_load(&profile_mode);
 }
 
 uint64_t ps_graph_max_latency_ns(void)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dist.h"
+#include "../data/read_profile.h"
 #include "json.h"
 #include "report_table.h"
 #include "table.h"
@@ -146,6 +147,33 @@ static int report_one(struct stream *m, const struct psr_proc *p, void *arg)
 	return report_thread(m, &w->t, w->by_pid ? p->pid : 0);
 }
 
+/*
+ * function_profile's counts of the processes reported (their `profile` files), added to the
+ * rows of the recorded calls: a run of that tracer has only these.
+ */
+static int report_profiles(const struct psr_session *s, const struct render_opts *o,
+			   struct report_walk *w)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < s->nprocs && !err; i++) {
+		struct psr_profile pf;
+		bool absent;
+
+		if (!render_proc_wanted(&s->procs[i], o))
+			continue;
+		err = psr_profile_read(&s->procs[i], &pf, &absent);
+		for (size_t k = 0; !err && k < pf.n; k++) {
+			struct psr_prof_fn *f = &pf.f[k];
+
+			err = table_account_counted(&w->t, f->name, w->by_pid ? s->procs[i].pid : 0,
+						    f->h, f->total, f->sum, f->self);
+		}
+		psr_profile_free(&pf);
+	}
+	return err;
+}
+
 /* report_table.h: the rows of s, one per function (processes merged), for diff.c. */
 int report_table(const struct psr_session *s, const struct render_opts *o, struct table *t)
 {
@@ -155,6 +183,8 @@ int report_table(const struct psr_session *s, const struct render_opts *o, struc
 	if (!w)
 		return -ENOMEM;
 	err = walk_each_thread(s, o, report_one, w);
+	if (!err)
+		err = report_profiles(s, o, w);
 	*t = w->t;
 	free(w);
 	return err;
@@ -174,6 +204,8 @@ int render_report(FILE *out, const struct psr_session *s, const struct render_op
 		nprocs += render_proc_wanted(&s->procs[i], o);
 	w.by_pid = nprocs > 1;
 	err = walk_each_thread(s, o, report_one, &w);
+	if (!err)
+		err = report_profiles(s, o, &w);
 	t = &w.t;
 	n = table_pack(t);
 	if (n)

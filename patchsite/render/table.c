@@ -131,6 +131,33 @@ int table_account(struct table *t, const char *name, bool stable, int pid, uint6
 	return 0;
 }
 
+int table_account_counted(struct table *t, const char *name, int pid, const struct hist *h,
+			  uint64_t total, uint64_t sum, uint64_t self)
+{
+	struct entry *e = account_entry(t, name, false, pid);
+
+	if (!e)
+		return -ENOMEM;
+	if (t->keep && (!t->keep_only || !strcmp(e->key, t->keep_only))) {
+		if (!e->hist) {
+			e->hist = malloc(sizeof(*e->hist));
+			if (!e->hist)
+				return -ENOMEM;
+			hist_init(e->hist);
+		}
+		hist_merge(e->hist, h);
+	}
+	e->calls += h->n;
+	e->total += total;
+	e->sum += sum;
+	e->self += self;
+	if (h->min < e->min)
+		e->min = h->min;
+	if (h->max > e->max)
+		e->max = h->max;
+	return 0;
+}
+
 int table_account_untimed(struct table *t, const char *name, bool stable, int pid)
 {
 	struct entry *e = account_entry(t, name, stable, pid);

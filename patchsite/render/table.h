@@ -49,5 +49,11 @@ int table_account(struct table *t, const char *name, bool stable, int pid, uint6
 		  uint64_t self, bool nested);
 /* A call without a time (the function tracer's): counted, kept out of the time columns. */
 int table_account_untimed(struct table *t, const char *name, bool stable, int pid);
+/*
+ * The calls function_profile counted for a function (h: their histogram; total: outermost
+ * calls only, sum: every call), added to its row as table_account would have one by one.
+ */
+int table_account_counted(struct table *t, const char *name, int pid, const struct hist *h,
+			  uint64_t total, uint64_t sum, uint64_t self);
 
 #endif
