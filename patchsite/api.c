@@ -81,6 +81,7 @@ static void after_fork_child(void)
 	pthread_mutex_unlock(&ps.lock);
 	ps_store_forked(ps_fast.t);
 	ps_fast.budget = 0;
+	ps_profile_reset();	/* function_profile: the parent's counts stay the parent's */
 }
 
 /*

@@ -12,9 +12,10 @@
  * lets readers (ps_profile_text) take a consistent copy and merge.  Memory comes from mmap (the C
  * library's malloc may be the very function interrupted), in per-thread
  * arenas, and is never freed: a reader may hold any pointer, and a thread
- * that ended keeps its counts.  A reset (ps_profile_reset) bumps a
- * generation; each thread clears its own counters at its next call, and
- * readers skip threads still in an older generation.
+ * that ended keeps its counts.  A reset (ps_profile_reset; a fork, in the
+ * child) bumps a generation; each thread clears its own counters at its
+ * next call, readers skip threads still in an older generation, and a call
+ * that began in an older one is not counted.
  *
  * A call made while the same function is still running further out in its
  * thread (recursion) adds to hits, the histogram and self, but not to
@@ -187,6 +188,7 @@ void ps_profile_enter(struct ps_thread *t, struct ps_fslow *x, uint32_t id)
 	}
 	fn->open++;
 	x->prof = fn;
+	x->units = gen;		/* the entry took no ring room: the field holds its generation */
 }
 
 void ps_profile_exit(struct ps_thread *t, const struct ps_frame *fr, struct ps_fslow *x,
@@ -207,9 +209,8 @@ void ps_profile_exit(struct ps_thread *t, const struct ps_frame *fr, struct ps_f
 		if (up->flags & PS_FS_PROFILE)
 			up->child_ns += d;
 	}
-	if (atomic_load_explicit(&me->gen, memory_order_relaxed) !=
-	    atomic_load_explicit(&generation, memory_order_relaxed))
-		return;		/* begun before a reset: not counted (its thread catches up) */
+	if (x->units != atomic_load_explicit(&generation, memory_order_relaxed))
+		return;		/* begun before a reset (or a fork): not counted */
 	nested = fn->open > 1;
 	if (fn->open)
 		fn->open--;

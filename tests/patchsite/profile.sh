@@ -107,6 +107,20 @@ else
 	cat dec err >>out; fail "threads" out
 fi
 
+# A fork: the child's counts start there (its file: M leaf calls, and no main, which began in
+# the parent); the parent's file: its N + M.
+rm -rf p
+record --tracer=function_profile -d p -- ./ending 100 fork 7 >out 2>err
+got=
+for f in p/*/profile; do
+	$CHECK decode "$f" >dec 2>>err && got="$got $(row dec leaf 2)/$(row dec main 2)"
+done
+if [ "$(echo $got | tr ' ' '\n' | sort | tr '\n' ' ')" = "107/1 7/ " ] && [ ! -s err ]; then
+	pass "fork: the child's profile holds its 7 leaf calls and no main, the parent's 107 and main"
+else
+	echo "got:$got" >>out; cat err >>out; fail "fork" out
+fi
+
 # 3. Times: between the sleeps asked for and the span the program measured around the calls.
 rm -rf p
 record --tracer=function_profile -d p -- ./profsleep >out 2>err
