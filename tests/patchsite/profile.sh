@@ -121,6 +121,33 @@ else
 	echo "got:$got" >>out; cat err >>out; fail "fork" out
 fi
 
+# Calls left by longjmp and by C++ exceptions end where they land: counted as function_graph
+# records them, and the program's output and exit status are its own.
+for src in longjmp.c except.cc; do
+	cc=$CC
+	case $src in *.cc) cc=${CXX:-g++} ;; esac
+	$cc -O2 -g -pg -mfentry -mrecord-mcount $SANFLAGS -c "$OLDPWD/testdata/patchsite/$src" -o u.o \
+		>blog 2>&1 && $cc $SANFLAGS -o u u.o -pthread >>blog 2>&1 || { fail "build $src" blog; continue; }
+	./u >plain 2>&1; rc0=$?
+	rm -rf p g
+	record --tracer=function_profile -d p -- ./u >prof 2>err; rc1=$?
+	record -d g -- ./u >/dev/null 2>>err
+	"$PS" report -d g --json >g.json 2>>err
+	if $CHECK decode p/*/profile >dec 2>>err && [ $rc0 = $rc1 ] && cmp -s plain prof &&
+	   python3 - g.json dec <<'PY' >cmp 2>&1
+import json, sys
+g = {r["name"]: r["calls"] for r in json.load(open(sys.argv[1]))}
+p = {w[0]: int(w[1]) for w in (l.split() for l in open(sys.argv[2])) if w[0] != "threads"}
+assert g == p, (g, p)
+print(len(p), "functions,", sum(p.values()), "calls")
+PY
+	then
+		pass "$src: same output and exit $rc1 as untraced; hits equal function_graph's calls ($(cat cmp))"
+	else
+		cat cmp dec err >>prof; fail "$src under function_profile (exit $rc0/$rc1)" prof
+	fi
+done
+
 # 3. Times: between the sleeps asked for and the span the program measured around the calls.
 rm -rf p
 record --tracer=function_profile -d p -- ./profsleep >out 2>err
