@@ -150,6 +150,17 @@ PY
 	fi
 done
 
+# _exit: the counts were only in memory; report says they are lost, in one line.
+rm -rf p
+record --tracer=function_profile -d p -- ./ending 10 _exit >out 2>err
+"$PS" report -d p >rep 2>err
+if [ ! -e p/*/profile ] && [ "$(wc -l <err)" = 1 ] &&
+   grep -q "^patchsite: p/[0-9]*: function_profile counted in memory, but there is no profile file" err; then
+	pass "_exit: no profile file, and report says the counts are lost: $(cut -c1-80 err)..."
+else
+	fail "_exit" err
+fi
+
 # 3. Times: between the sleeps asked for and the span the program measured around the calls.
 rm -rf p
 record --tracer=function_profile -d p -- ./profsleep >out 2>err
