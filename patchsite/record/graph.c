@@ -131,6 +131,22 @@ static void frame_note(struct ps_thread *t, struct ps_fast *f, struct ps_frame *
 		t->notrace++;
 }
 
+/*
+ * A function_profile frame: frame_note's work cut to what its end reads
+ * (the other fields of its slow info are read only under other flags).
+ */
+static inline void profile_note(struct ps_thread *t, struct ps_frame *fr, uint64_t tsc,
+				uint32_t idw)
+{
+	struct ps_fslow *x = &t->fslow[fr - t->frames];
+
+	x->tsc = tsc;
+	x->flags = PS_FS_PROFILE;
+	x->child_ns = 0;
+	fr->key |= PS_FRAME_SLOW;
+	ps_profile_enter(t, x, idw >> 2);
+}
+
 /* The slow info of fr, or NULL when its exit has nothing to do in C. */
 static struct ps_fslow *frame_slow(struct ps_thread *t, const struct ps_frame *fr)
 {
@@ -268,6 +284,8 @@ static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc,
 	unsigned units, flags = 0;
 	bool rv, top;
 
+	if (profile)
+		f->budget = 0;	/* the fast paths keep calling here (graph_fast) */
 	if (!t || !ps_gate_open(t))
 		return;
 	if (!own_stack(f, (uintptr_t)loc)) {
@@ -307,8 +325,7 @@ static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc,
 	}
 	if (profile) {
 		f->fp++;
-		frame_note(t, f, fr, NULL, tsc, 0, PS_FS_PROFILE);
-		ps_profile_enter(t, &t->fslow[fr - t->frames], idw >> 2);
+		profile_note(t, fr, tsc, idw);
 		*loc = (uintptr_t)ps.arch->graph_return;
 		return;
 	}
@@ -341,6 +358,8 @@ static void graph_word(struct ps_site *site, uint32_t idw, unsigned long *loc,
 	bool first = t && f->fp == t->frames + 1;
 	unsigned units;
 
+	if (profile)
+		f->budget = 0;	/* the fast paths keep calling here (graph_fast) */
 	if (!t)
 		return;
 	/* The exit of the call on top: its room was kept when it was entered. */
@@ -366,8 +385,7 @@ static void graph_word(struct ps_site *site, uint32_t idw, unsigned long *loc,
 		    f->fp >= t->frames_end)
 			return;
 		*f->fp = (struct ps_frame){ .ret = 0, .key = key, .idw = idw | PS_EV_EXIT };
-		frame_note(t, f, f->fp, NULL, tsc, 0, PS_FS_PROFILE);
-		ps_profile_enter(t, &t->fslow[f->fp - t->frames], idw >> 2);
+		profile_note(t, f->fp, tsc, idw);
 		f->fp++;
 		return;
 	}
@@ -530,12 +548,18 @@ static void graph_call(unsigned long ip, unsigned long parent, struct patchsite_
 		graph_entry(s, t->cur_idw, patchsite_regs_parent_loc(regs), regs);
 }
 
-/* The built-in tracers need the C path (dispatch.c ps_tramp_select): a setting their fast paths ignore. */
-bool ps_record_slow(void)
+/* A setting only the C path of the graph tracer heeds. */
+static bool graph_settings(void)
 {
 	return ps_gate_filtering() || atomic_load_explicit(&thresh_tsc, memory_order_relaxed) ||
 	       ps_args_on() || atomic_load_explicit(&graph_notrace, memory_order_relaxed) ||
-	       atomic_load_explicit(&latency_mode, memory_order_relaxed) || profiling();
+	       atomic_load_explicit(&latency_mode, memory_order_relaxed);
+}
+
+/* The built-in tracers need the C path (dispatch.c ps_tramp_select): a setting their fast paths ignore. */
+bool ps_record_slow(void)
+{
+	return graph_settings() || profiling();
 }
 
 /* set_graph_notrace: globs as set_graph_function's; append adds to them. */
@@ -660,10 +684,17 @@ unsigned long ps_graph_thresh(void)
 	return atomic_load(&thresh_us);
 }
 
-/* The graph tracer's fast path cannot test the trigger (set_graph_function) either. */
+/*
+ * The graph tracer's fast path cannot test the trigger (set_graph_function)
+ * either.  function_profile takes it too, for its C halves alone: the
+ * profile mode keeps every thread's budget at zero or below (graph_entry,
+ * graph_word), so the fast paths write nothing and call those halves
+ * directly, sparing the generic dispatcher; the frames it pushes are
+ * marked slow, so their returns come to C as well.
+ */
 static uintptr_t graph_fast(void)
 {
-	return ps_record_slow() || ps_graph_trigger.set ? 0 : (uintptr_t)ps.arch->tramp_graph;
+	return graph_settings() || ps_graph_trigger.set ? 0 : (uintptr_t)ps.arch->tramp_graph;
 }
 
 struct patchsite_ops ps_graph_ops = { .func = graph_call };

@@ -245,6 +245,39 @@ else
 	cat dec dec1 err >>out 2>/dev/null; fail "profile at exit and snapshot" out
 fi
 
+# Switched live while 4 threads call without end: function_graph, function_profile,
+# function_graph, function_profile, function_graph.  Each call is either recorded (it began
+# while function_graph ran) or counted (while function_profile ran), never both, never lost:
+# report's calls, events and profile together, are ctlspin's own counts.
+rm -f in
+mkfifo in
+XDG_RUNTIME_DIR=$T/xdg PATCHSITE_TRACER=function_graph PATCHSITE_DATA=$T/sw LD_PRELOAD="$PRELOAD" \
+	./ctlspin 4 <in >out 2>err &
+SPID=$!
+exec 3>in
+for _ in $(seq 200); do grep -q '^ready' out && [ -S xdg/patchsite/$SPID.sock ] && break; sleep 0.1; done
+echo spin >&3
+sleep 0.3
+: >cerr
+for tr in function_profile function_graph function_profile function_graph; do
+	ctl current_tracer $tr 2>>cerr
+	sleep 0.3
+done
+echo stop >&3
+for _ in $(seq 300); do grep -q '^stopped' out && break; sleep 0.1; done
+echo quit >&3
+wait $SPID
+SPID=
+set -- $(grep '^stopped' out)
+"$PS" report -d sw --json >sw.json 2>>cerr
+if [ $# = 4 ] && [ "$(calls sw.json alpha) $(calls sw.json beta) $(calls sw.json gamma_leaf)" = "$2 $3 $4" ] &&
+   [ -e sw/*/profile ] && [ "$(grep -c function_profile sw/*/tracers)" = 2 ] && [ ! -s cerr ]; then
+	pass "switched live 4 times while spinning: report's calls (events + profile) are ctlspin's $2 $3 $4"
+else
+	echo "stopped: $*; report: $(calls sw.json alpha) $(calls sw.json beta) $(calls sw.json gamma_leaf)" >>cerr
+	cat err >>cerr; fail "live switches" cerr
+fi
+
 # 5. Damage: one line naming the file and the reason, and no rows.
 rm -rf p
 record --tracer=function_profile -d p -- ./ending 10 fib >/dev/null 2>&1
