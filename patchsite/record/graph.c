@@ -77,8 +77,10 @@ static _Atomic uint64_t max_latency_tsc;
 
 /*
  * function_profile (PS_FS_PROFILE): calls are timed by the same frames and
- * hooked returns, and counted at their end by profile.c; nothing is written
- * to the ring, not even time marks.
+ * hooked returns, and counted at their end by profile.c; no event is
+ * written to the ring.  Only a return that starts a new stretch of time
+ * still writes its mark (ps_graph_exit_slow): a frame entered before the
+ * switch may end in this mode and write its exit, which needs it.
  */
 static _Atomic bool profile_mode;
 
