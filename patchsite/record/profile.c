@@ -68,10 +68,14 @@ static _Atomic unsigned generation;
 static uint64_t ns_mult;		/* ns = ticks * ns_mult >> 32: no floating point on the call path */
 static __thread struct prof_thread *me __attribute__((tls_model("initial-exec")));
 
+/* function_profile ran in this process: its file is written (empty after a reset). */
+static _Atomic bool used;
+
 void ps_profile_prepare(void)
 {
 	uint64_t t0 = ps_clock(), span = 1ull << 32;
 
+	atomic_store(&used, true);
 	/* The rate ps_tsc_to_ns uses, over 2^32 ticks (exact to ~1e-9). */
 	ns_mult = ps_tsc_to_ns(t0 + span) - ps_tsc_to_ns(t0);
 }
@@ -230,12 +234,7 @@ void ps_profile_reset(void)
 
 bool ps_profile_any(void)
 {
-	unsigned gen = atomic_load(&generation);
-
-	for (struct prof_thread *pt = atomic_load(&threads); pt; pt = atomic_load(&pt->next))
-		if (atomic_load(&pt->gen) == gen && atomic_load(&pt->list))
-			return true;
-	return false;
+	return atomic_load(&used);
 }
 
 /* A 128-bit count in hexadecimal, the file's form for the sum of squares. */

@@ -41,7 +41,7 @@ void ps_profile_exit(struct ps_thread *t, const struct ps_frame *fr, struct ps_f
 void ps_profile_text(struct ps_buf *out);
 /* Forget every count (trace_stat/function written); each thread drops its own at its next call. */
 void ps_profile_reset(void);
-/* Did any call get counted since the start or the last reset? */
+/* Did function_profile run in this process (its file is written, even empty after a reset)? */
 bool ps_profile_any(void);
 /* trace_stat/function and trace_stat/function_hist (ctl/groups.c lists them). */
 extern const struct ps_ctl_file ps_ctl_profile[];
