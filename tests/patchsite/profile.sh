@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The function_profile tracer: usage  profile.sh BUILD_DIR plain|san
 #
-# Oracles: the samples' own counts of their calls (ending.c: fib's calls and
+# Oracles: uftrace's report (where installed); the samples' own counts of their calls (ending.c: fib's calls and
 # 4 threads x N; ctlspin.c: "done A B C" per phase; profsleep.c: its calls
 # and a CLOCK_MONOTONIC span around them); a function_graph recording of
 # the same deterministic program (its `report --json` calls); the sleeps
@@ -105,6 +105,27 @@ if $CHECK decode p/*/profile >dec 2>>err && [ "$(row dec leaf 2)" = 12000 ] &&
 	pass "4 threads x 3000: 12000 hits of leaf in 4 threads' counters, merged"
 else
 	cat dec err >>out; fail "threads" out
+fi
+
+# uftrace, where installed, as a second recorder: its report's calls per function equal the
+# profile's hits, function by function (fib(22) and the 4 threads).
+if command -v uftrace >/dev/null 2>&1 && [ "$MODE" = plain ]; then
+	for args in "22 fib" "3000 threads"; do
+		rm -rf p ud
+		record --tracer=function_profile -d p -- ./ending $args >/dev/null 2>err
+		timeout 120 uftrace record --no-libcall --no-sched -d ud ./ending $args >/dev/null 2>>err
+		uftrace report -d ud -f call --no-pager >ucalls 2>>err
+		$CHECK decode p/*/profile >dec 2>>err
+		u=$(awk 'NR > 2 { print $2, $1 }' ucalls | sort | tr '\n' ' ')
+		o=$(awk '$1 != "threads" { print $1, $2 }' dec | sort | tr '\n' ' ')
+		if [ -n "$o" ] && [ "$u" = "$o" ]; then
+			pass "uftrace agrees on ending $args: $o"
+		else
+			echo "uftrace: $u; profile: $o" >>err; fail "uftrace on ending $args" err
+		fi
+	done
+else
+	echo "SKIP uftrace as a second oracle (not installed, or under ASan)"
 fi
 
 # A fork: the child's counts start there (its file: M leaf calls, and no main, which began in
