@@ -283,6 +283,12 @@ const struct psr_prof_fn *psr_profile_find(const struct psr_profile *pf, const c
 	return NULL;
 }
 
+bool psr_proc_profiled(const struct psr_proc *p)
+{
+	return !strcmp(p->tracer, "function_profile") ||
+	       (p->tracers && strstr(p->tracers, " function_profile\n"));
+}
+
 int psr_profile_read(const struct psr_proc *p, struct psr_profile *pf, bool *absent)
 {
 	char path[4200], why[160];

@@ -49,6 +49,9 @@ void psr_profile_free(struct psr_profile *pf);
 /* The function called name, or NULL. */
 const struct psr_prof_fn *psr_profile_find(const struct psr_profile *pf, const char *name);
 
+/* Did p run function_profile (its tracer at the start, or one it switched to)? */
+bool psr_proc_profiled(const struct psr_proc *p);
+
 /*
  * The profile file of p into pf: 0 (an absent file is no profile: *absent), or -errno said on
  * stderr naming the file.

@@ -147,13 +147,6 @@ static int report_one(struct stream *m, const struct psr_proc *p, void *arg)
 	return report_thread(m, &w->t, w->by_pid ? p->pid : 0);
 }
 
-/* Did p run function_profile (its tracer at the start, or one it switched to)? */
-static bool profiled(const struct psr_proc *p)
-{
-	return !strcmp(p->tracer, "function_profile") ||
-	       (p->tracers && strstr(p->tracers, " function_profile\n"));
-}
-
 /*
  * function_profile's counts of the processes reported (their `profile` files), added to the
  * rows of the recorded calls: a run of that tracer has only these.
@@ -170,7 +163,7 @@ static int report_profiles(const struct psr_session *s, const struct render_opts
 		if (!render_proc_wanted(&s->procs[i], o))
 			continue;
 		err = psr_profile_read(&s->procs[i], &pf, &absent);
-		if (absent && profiled(&s->procs[i]))
+		if (absent && psr_proc_profiled(&s->procs[i]))
 			fprintf(stderr, "patchsite: %s: function_profile counted in memory, but there is "
 				"no profile file: the process did not end by exit(3) or a snapshot "
 				"(a signal, _exit or a crash): those counts are lost\n",

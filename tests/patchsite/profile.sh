@@ -87,6 +87,18 @@ then
 else
 	cat err >>cmp; fail "report on a function_profile run" cmp
 fi
+# The other readers have no events to show: each says, in one line, where the counts are.
+: >err
+for v in "replay" "graph" "dump --chrome" "dump --perfetto" "dump --folded"; do
+	# shellcheck disable=SC2086
+	"$PS" $v -d p >/dev/null 2>>err
+done
+if [ "$(grep -c "^patchsite: p/[0-9]*: function_profile counted calls without recording them: 'patchsite report' shows those counts$" err)" = 5 ] &&
+   [ "$(wc -l <err)" = 5 ]; then
+	pass "replay, graph, dump (3 formats): one line each pointing at report"
+else
+	fail "other readers on a function_profile run" err
+fi
 # Self time: fib calls only itself, so its self is its total (the outermost call); main's is
 # its total less fib's, up to 1 ns of rounding per call.
 t_main=$(row dec main 3) s_main=$(row dec main 4) t_fib=$(row dec fib 3) s_fib=$(row dec fib 4)
