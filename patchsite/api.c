@@ -25,6 +25,7 @@
 
 #include "core/textbuf.h"
 #include "internal.h"
+#include "record/profile.h"
 #include "events/event.h"
 #include "sites/late.h"
 
@@ -80,6 +81,7 @@ static void after_fork_child(void)
 	pthread_mutex_unlock(&ps.lock);
 	ps_store_forked(ps_fast.t);
 	ps_fast.budget = 0;
+	ps_profile_reset();	/* function_profile: the parent's counts stay the parent's */
 }
 
 /*
@@ -107,6 +109,7 @@ static void wire(void)
 	ps_watch_add(&ps_events_watch);
 	ps_store_add_part(&ps_events_part);
 	ps_store_add_part(&ps_branches_part);
+	ps_store_add_part(&ps_profile_part);
 	ps_patch_add_lookup(ps_event_trap);
 }
 

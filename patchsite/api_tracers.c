@@ -9,6 +9,7 @@
 
 #include "core/textbuf.h"
 #include "internal.h"
+#include "record/profile.h"
 
 static int ret(int err)
 {
@@ -34,11 +35,15 @@ static int copy_filters(struct patchsite_ops *to, struct patchsite_ops *from)
 	return err;
 }
 
-/* The latency tracer is function_graph in the latency mode (record/graph.c). */
-static void set_latency(bool on)
+/*
+ * The latency and function_profile tracers are function_graph in a mode
+ * (record/graph.c, record/profile.c).
+ */
+static void set_modes(const struct ps_tracer *t)
 {
 	pthread_mutex_lock(&ps.lock);
-	ps_graph_set_latency(on);
+	ps_graph_set_latency(t->latency);
+	ps_graph_set_profile(t->profile);
 	ps_tramp_select(false);
 	pthread_mutex_unlock(&ps.lock);
 }
@@ -80,7 +85,7 @@ static int set_tracer(const char *name)
 	if (!t)
 		return no_tracer(name);
 	want = t->ops;
-	set_latency(t->latency);
+	set_modes(t);
 	if (cur == want)
 		return 0;
 	if (cur) {

@@ -9,7 +9,9 @@
 #             build, best of 5 runs of N=2000000 (the program times its own
 #             loop: start-up and trace output are not counted; uftrace's
 #             recorder process is not either)
-#   B/event   bytes each entry or exit takes in the trace buffer
+#   B/event   bytes each entry or exit takes in the trace buffer (function_profile
+#             writes none: it counts in memory; issue #28 wants it at most
+#             function_graph's cost per call)
 #   floor     floor.c: one rdtsc, and the same loop where each function
 #             stores its own two stamped words (no tracer): no
 #             function_graph tracer can cost less per call on this machine
@@ -74,6 +76,8 @@ per_call_ns() {
 pgraph="env PATCHSITE_TRACER=function_graph PATCHSITE_BUFFER_KB=131072 PATCHSITE_OUTPUT=$T/ps.trace LD_PRELOAD=$LIB"
 pfunc="env PATCHSITE_TRACER=function PATCHSITE_BUFFER_KB=131072 PATCHSITE_OUTPUT=$T/ps.trace LD_PRELOAD=$LIB"
 pidle="env LD_PRELOAD=$LIB"
+# function_profile writes nothing while it runs (its counts go to a directory at exit).
+pprof="env PATCHSITE_TRACER=function_profile PATCHSITE_DATA=$T/prof.data LD_PRELOAD=$LIB"
 urec="uftrace record -d $T/uftrace.data"
 xfdr="env XRAY_OPTIONS=patch_premain=true:xray_mode=xray-fdr:verbosity=0 XRAY_FDR_OPTIONS=buffer_size=1048576:buffer_max=128"
 
@@ -92,6 +96,8 @@ row "patchsite function_graph (entry+exit)" 8 "$(sub "$(per_call_ir $pgraph "$T/
 	"$(sub "$(per_call_ns $pgraph "$T/nop")" "$base_ns")"
 row "patchsite function_graph, gcc exit sites" 8 \
 	"$(sub "$(per_call_ir $pgraph "$T/ret")" "$base_ir")" "$(sub "$(per_call_ns $pgraph "$T/ret")" "$base_ns")"
+row "patchsite function_profile (counted, no events)" "-" \
+	"$(sub "$(per_call_ir $pprof "$T/nop")" "$base_ir")" "$(sub "$(per_call_ns $pprof "$T/nop")" "$base_ns")"
 row "patchsite function (entry)" 16 "$(sub "$(per_call_ir $pfunc "$T/nop")" "$base_ir")" \
 	"$(sub "$(per_call_ns $pfunc "$T/nop")" "$base_ns")"
 row "patchsite function_graph, plain -pg (mcount)" 8 "$(sub "$(per_call_ir $pgraph "$T/mc")" "$base_ir")" \

@@ -219,9 +219,9 @@ int cmd_record(int argc, char **argv)
 	if (optind >= argc && !at.pid)
 		return bad_usage("record: no command to run%s", "");
 	if (strcmp(tracer, "function") && strcmp(tracer, "function_graph") &&
-	    strcmp(tracer, "latency") && strcmp(tracer, "nop"))
-		return bad_usage("record: --tracer=%s: expected function, function_graph, latency "
-				 "or nop", tracer);
+	    strcmp(tracer, "latency") && strcmp(tracer, "function_profile") && strcmp(tracer, "nop"))
+		return bad_usage("record: --tracer=%s: expected function, function_graph, latency, "
+				 "function_profile or nop", tracer);
 	if (at.pid) {
 		/* attach.c: into a running process, through its control channel. */
 		if (optind < argc || overwrite || live.dir)

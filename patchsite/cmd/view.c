@@ -14,6 +14,7 @@
 
 #include "cmd.h"
 #include "../render/branch_report.h"
+#include "../data/read_profile.h"
 #include "../render/dist.h"
 #include "../render/render.h"
 
@@ -208,6 +209,13 @@ int cmd_read(enum verb verb, int argc, char **argv)
 	case INFO: err = render_info(stdout, s, &o); break;
 	default: break;
 	}
+	/* function_profile's calls are counts, not events: only report (its table) shows them. */
+	if ((verb != REPORT || o.graph || branches) && verb != INFO)
+		for (size_t i = 0; i < s->nprocs; i++)
+			if (render_proc_wanted(&s->procs[i], &o) && psr_proc_profiled(&s->procs[i]))
+				fprintf(stderr, "patchsite: %s: function_profile counted calls without "
+					"recording them: 'patchsite report' shows those counts\n",
+					s->procs[i].dir);
 	/* Folded stacks and JSON have no room for comments: what is missing goes to stderr. */
 	if ((verb == DUMP || o.json) && !branches)
 		for (size_t i = 0; i < s->nprocs; i++)

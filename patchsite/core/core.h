@@ -66,11 +66,14 @@ struct ps_fslow {
 	uint64_t tsc;			/* the entry's time stamp */
 	uint32_t units;			/* budget units the entry took */
 	uint32_t flags;			/* PS_FS_* */
+	void *prof;			/* PS_FS_PROFILE: the call's counters (record/profile.c) */
+	uint64_t child_ns;		/* PS_FS_PROFILE: its callees' time so far */
 };
 #define PS_FS_THRESH	1		/* tracing_thresh: a short call is taken back */
 #define PS_FS_RETVAL	2		/* its return value is recorded */
 #define PS_FS_NOTRACE	4		/* set_graph_notrace: nothing recorded until it returns */
 #define PS_FS_LATENCY	8		/* the latency tracer's top-level call */
+#define PS_FS_PROFILE	16		/* function_profile: counted at its end, nothing recorded */
 
 struct ps_fast {
 	uint64_t *wp;			/* next word of the ring */

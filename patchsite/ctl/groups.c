@@ -5,6 +5,7 @@
  * nothing else.
  */
 #include "ctl/control.h"
+#include "record/profile.h"
 
 const struct ps_ctl_file *const ps_ctl_groups[] = {
 	ps_ctl_core,
@@ -12,5 +13,6 @@ const struct ps_ctl_file *const ps_ctl_groups[] = {
 	ps_ctl_trace,
 	ps_ctl_events,
 	ps_ctl_branches,
+	ps_ctl_profile,
 	NULL
 };

@@ -15,6 +15,7 @@
 #include "core/textbuf.h"
 #include "arch/entry.h"
 #include "graph.h"
+#include "profile.h"
 
 /*
  * A frame dropped while its slot may still hold the hook (its memory
@@ -74,6 +75,32 @@ static _Atomic(struct sitemask *) graph_notrace;
 static _Atomic bool latency_mode;
 static _Atomic uint64_t max_latency_tsc;
 
+/*
+ * function_profile (PS_FS_PROFILE): calls are timed by the same frames and
+ * hooked returns, and counted at their end by profile.c; no event is
+ * written to the ring.  Only a return that starts a new stretch of time
+ * still writes its mark (ps_graph_exit_slow): a frame entered before the
+ * switch may end in this mode and write its exit, which needs it.
+ */
+static _Atomic bool profile_mode;
+
+static bool profiling(void)
+{
+	return atomic_load_explicit(&profile_mode, memory_order_relaxed);
+}
+
+/* begin_event's thread and time, without its mark when nothing will be recorded. */
+static struct ps_thread *graph_begin(uint64_t *tsc, bool profile)
+{
+	struct ps_thread *t;
+
+	if (!profile)
+		return begin_event(tsc);
+	t = thread_setup();
+	*tsc = ps_clock();
+	return t;
+}
+
 static bool in_mask(struct sitemask *m, const struct ps_site *s)
 {
 	return m && s->gindex < m->n && m->set[s->gindex];
@@ -106,6 +133,22 @@ static void frame_note(struct ps_thread *t, struct ps_fast *f, struct ps_frame *
 		t->notrace++;
 }
 
+/*
+ * A function_profile frame: frame_note's work cut to what its end reads
+ * (the other fields of its slow info are read only under other flags).
+ */
+static inline void profile_note(struct ps_thread *t, struct ps_frame *fr, uint64_t tsc,
+				uint32_t idw)
+{
+	struct ps_fslow *x = &t->fslow[fr - t->frames];
+
+	x->tsc = tsc;
+	x->flags = PS_FS_PROFILE;
+	x->child_ns = 0;
+	fr->key |= PS_FRAME_SLOW;
+	ps_profile_enter(t, x, idw >> 2);
+}
+
 /* The slow info of fr, or NULL when its exit has nothing to do in C. */
 static struct ps_fslow *frame_slow(struct ps_thread *t, const struct ps_frame *fr)
 {
@@ -120,6 +163,10 @@ void ps_graph_close_frame(struct ps_thread *t, struct ps_fast *f, uint64_t tsc,
 
 	if (x && (x->flags & PS_FS_NOTRACE)) {
 		t->notrace--;
+		return;
+	}
+	if (x && (x->flags & PS_FS_PROFILE)) {
+		ps_profile_exit(t, fr, x, tsc);
 		return;
 	}
 	put_exit(t, f, tsc, fr->idw);
@@ -190,6 +237,10 @@ static void frame_exit(struct ps_thread *t, struct ps_fast *f, struct ps_frame *
 		t->notrace--;
 		return;
 	}
+	if (x && (x->flags & PS_FS_PROFILE)) {
+		ps_profile_exit(t, fr, x, tsc);
+		return;
+	}
 	if (x && (x->flags & PS_FS_LATENCY) && latency_exit(t, f, fr, x, tsc))
 		return;
 	if (x && (x->flags & PS_FS_THRESH) && th && tsc - x->tsc < th && f->wp == x->end &&
@@ -229,15 +280,18 @@ static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc,
 {
 	struct ps_fast *f = &ps_fast;
 	uint64_t tsc, *entry;
-	struct ps_thread *t = begin_event(&tsc);
+	bool profile = profiling();
+	struct ps_thread *t = graph_begin(&tsc, profile);
 	struct ps_frame *fr;
 	unsigned units, flags = 0;
 	bool rv, top;
 
+	if (profile)
+		f->budget = 0;	/* the fast paths keep calling here (graph_fast) */
 	if (!t || !ps_gate_open(t))
 		return;
 	if (!own_stack(f, (uintptr_t)loc)) {
-		if (!t->notrace)
+		if (!t->notrace && !profile)
 			put_func(t, f, tsc, idw, *loc);	/* off our stack: return not hooked */
 		return;
 	}
@@ -259,7 +313,7 @@ static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc,
 		f->budget = 0;
 		return;		/* deeper than asked: not traced, by design */
 	}
-	if (!take(t, f, true))
+	if (!profile && !take(t, f, true))
 		return;
 	fr = f->fp;
 	fr->ret = *loc;
@@ -268,6 +322,12 @@ static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc,
 	if (notrace_call(t, &site, idw)) {
 		f->fp++;
 		frame_note(t, f, fr, NULL, tsc, 1, PS_FS_NOTRACE);
+		*loc = (uintptr_t)ps.arch->graph_return;
+		return;
+	}
+	if (profile) {
+		f->fp++;
+		profile_note(t, fr, tsc, idw);
 		*loc = (uintptr_t)ps.arch->graph_return;
 		return;
 	}
@@ -293,12 +353,15 @@ static void graph_word(struct ps_site *site, uint32_t idw, unsigned long *loc,
 {
 	struct ps_fast *f = &ps_fast;
 	uint64_t tsc, *entry;
-	struct ps_thread *t = begin_event(&tsc);
+	bool profile = profiling();
+	struct ps_thread *t = graph_begin(&tsc, profile);
 	uintptr_t key = ((uintptr_t)loc - PS_FRAME_KEY_BIAS) | 1;
 	bool top = t && f->fp > t->frames + 1 && PS_FRAME_KEY(&f->fp[-1]) == key, rv;
 	bool first = t && f->fp == t->frames + 1;
 	unsigned units;
 
+	if (profile)
+		f->budget = 0;	/* the fast paths keep calling here (graph_fast) */
 	if (!t)
 		return;
 	/* The exit of the call on top: its room was kept when it was entered. */
@@ -315,6 +378,16 @@ static void graph_word(struct ps_site *site, uint32_t idw, unsigned long *loc,
 	    notrace_call(t, &site, idw)) {
 		*f->fp = (struct ps_frame){ .ret = 0, .key = key, .idw = idw | PS_EV_EXIT };
 		frame_note(t, f, f->fp, NULL, tsc, 0, PS_FS_NOTRACE);
+		f->fp++;
+		return;
+	}
+	if (profile) {
+		/* Only an entry on our stack is counted: an exit not on top has no frame. */
+		if ((idw & 3) == PS_EV_EXIT || !own_stack(f, (uintptr_t)loc) ||
+		    f->fp >= t->frames_end)
+			return;
+		*f->fp = (struct ps_frame){ .ret = 0, .key = key, .idw = idw | PS_EV_EXIT };
+		profile_note(t, f->fp, tsc, idw);
 		f->fp++;
 		return;
 	}
@@ -477,12 +550,18 @@ static void graph_call(unsigned long ip, unsigned long parent, struct patchsite_
 		graph_entry(s, t->cur_idw, patchsite_regs_parent_loc(regs), regs);
 }
 
-/* The built-in tracers need the C path (dispatch.c ps_tramp_select): a setting their fast paths ignore. */
-bool ps_record_slow(void)
+/* A setting only the C path of the graph tracer heeds. */
+static bool graph_settings(void)
 {
 	return ps_gate_filtering() || atomic_load_explicit(&thresh_tsc, memory_order_relaxed) ||
 	       ps_args_on() || atomic_load_explicit(&graph_notrace, memory_order_relaxed) ||
 	       atomic_load_explicit(&latency_mode, memory_order_relaxed);
+}
+
+/* The built-in tracers need the C path (dispatch.c ps_tramp_select): a setting their fast paths ignore. */
+bool ps_record_slow(void)
+{
+	return graph_settings() || profiling();
 }
 
 /* set_graph_notrace: globs as set_graph_function's; append adds to them. */
@@ -559,6 +638,19 @@ bool ps_graph_latency(void)
 	return atomic_load(&latency_mode);
 }
 
+/* function_profile's mode (patchsite_set_tracer("function_profile")); ps.lock held. */
+void ps_graph_set_profile(bool on)
+{
+	if (on)
+		ps_profile_prepare();	/* the rate, measured now if it must be */
+	atomic_store(&profile_mode, on);
+}
+
+bool ps_graph_profile(void)
+{
+	return atomic_load(&profile_mode);
+}
+
 uint64_t ps_graph_max_latency_ns(void)
 {
 	uint64_t d = atomic_load(&max_latency_tsc);
@@ -594,10 +686,17 @@ unsigned long ps_graph_thresh(void)
 	return atomic_load(&thresh_us);
 }
 
-/* The graph tracer's fast path cannot test the trigger (set_graph_function) either. */
+/*
+ * The graph tracer's fast path cannot test the trigger (set_graph_function)
+ * either.  function_profile takes it too, for its C halves alone: the
+ * profile mode keeps every thread's budget at zero or below (graph_entry,
+ * graph_word), so the fast paths write nothing and call those halves
+ * directly, sparing the generic dispatcher; the frames it pushes are
+ * marked slow, so their returns come to C as well.
+ */
 static uintptr_t graph_fast(void)
 {
-	return ps_record_slow() || ps_graph_trigger.set ? 0 : (uintptr_t)ps.arch->tramp_graph;
+	return graph_settings() || ps_graph_trigger.set ? 0 : (uintptr_t)ps.arch->tramp_graph;
 }
 
 struct patchsite_ops ps_graph_ops = { .func = graph_call };

@@ -66,6 +66,7 @@ struct ps_tracer {
 	struct patchsite_ops *ops;	/* what it registers; NULL: nothing (nop) */
 	bool latency;			/* the graph tracer's latency mode (record/graph.c) */
 	int (*check)(void);		/* can it start? 0, or -errno said */
+	bool profile;			/* the graph tracer's function_profile mode (record/profile.c) */
 };
 extern const struct ps_tracer ps_tracers[];	/* ends with a NULL name */
 const struct ps_tracer *ps_tracer_find(const char *name);

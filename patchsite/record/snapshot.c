@@ -31,6 +31,7 @@
 #include "core/textbuf.h"
 #include "record/record.h"
 #include "data/format.h"
+#include "profile.h"
 
 #define COPY_BYTES	(1u << 20)
 
@@ -77,7 +78,7 @@ static int copy_file(int from_dir, int to_dir, const char *name, char *buf)
 static bool is_text_file(const char *name)
 {
 	return !strcmp(name, "info") || !strcmp(name, "cmdline") || !strcmp(name, "modules") ||
-	       !strncmp(name, "mod.", 4);
+	       !strncmp(name, "mod.", 4) || !strcmp(name, "profile");
 }
 
 /*
@@ -209,6 +210,7 @@ static int fill(int dir, char *buf)
 
 	if (!d)
 		return -errno ? -errno : -ENOENT;
+	ps_profile_store();	/* function_profile's counts now, copied with the text files */
 	while (!err && (e = readdir(d)))
 		if (is_text_file(e->d_name))
 			err = copy_file(procfd, dir, e->d_name, buf);

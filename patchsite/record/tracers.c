@@ -7,7 +7,8 @@
  *
  * To add a tracer, add a row: its name, the ops it registers (with the
  * properties the dispatcher reads, api.c wire), the graph tracer's latency
- * mode if it is that ops in another mode, and a check run before it starts.
+ * mode if it is that ops in another mode, a check run before it starts,
+ * and the graph tracer's profile mode (function_profile: counts, no events).
  * The order is available_tracers', and the order in which the tracer now
  * running is recognised (ps_tracer_now): a mode comes before its plain row.
  */
@@ -15,6 +16,7 @@
 
 #include "core/textbuf.h"
 #include "record/record.h"
+#include "profile.h"
 
 /* Returns are hooked: every unwinder and longjmp in the process must reach our wrappers. */
 static int graph_check(void)
@@ -25,11 +27,12 @@ static int graph_check(void)
 }
 
 const struct ps_tracer ps_tracers[] = {
-	{ "latency", &ps_graph_ops, true, graph_check },
-	{ "function_graph", &ps_graph_ops, false, graph_check },
-	{ "function", &ps_function_ops, false, NULL },
-	{ "nop", NULL, false, NULL },
-	{ NULL, NULL, false, NULL }
+	{ "latency", &ps_graph_ops, true, graph_check, false },
+	{ "function_profile", &ps_graph_ops, false, graph_check, true },
+	{ "function_graph", &ps_graph_ops, false, graph_check, false },
+	{ "function", &ps_function_ops, false, NULL, false },
+	{ "nop", NULL, false, NULL, false },
+	{ NULL, NULL, false, NULL, false }
 };
 
 const struct ps_tracer *ps_tracer_find(const char *name)
@@ -40,7 +43,7 @@ const struct ps_tracer *ps_tracer_find(const char *name)
 	return NULL;
 }
 
-/* The names, in the table's order, separated by sep: "latency function_graph function nop". */
+/* The names, in the table's order, separated by sep: "latency function_profile function_graph ...". */
 void ps_tracer_names(struct ps_buf *out, const char *sep)
 {
 	for (const struct ps_tracer *t = ps_tracers; t->name; t++)
@@ -62,7 +65,8 @@ const struct ps_tracer *ps_tracer_now(void)
 	const struct ps_tracer *idle = NULL;
 
 	for (const struct ps_tracer *t = ps_tracers; t->name; t++) {
-		if (registered(t->ops) && (!t->latency || ps_graph_latency()))
+		if (registered(t->ops) && (!t->latency || ps_graph_latency()) &&
+		    (!t->profile || ps_graph_profile()))
 			return t;
 		if (!t->ops && !idle)
 			idle = t;
@@ -74,7 +78,7 @@ const struct ps_tracer *ps_tracer_now(void)
 const struct ps_tracer *ps_tracer_of(const struct patchsite_ops *ops)
 {
 	for (const struct ps_tracer *t = ps_tracers; t->name; t++)
-		if (t->ops == ops && !t->latency)
+		if (t->ops == ops && !t->latency && !t->profile)
 			return t;
 	return NULL;
 }

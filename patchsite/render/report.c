@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dist.h"
+#include "../data/read_profile.h"
 #include "json.h"
 #include "report_table.h"
 #include "table.h"
@@ -100,11 +101,12 @@ static void print_time(FILE *f, uint64_t ns)
 }
 
 /* --percentiles: the entry's, or false when it has no timed call (function tracer). */
-static bool entry_percentiles(struct entry *e, const struct render_opts *o, uint64_t *out)
+static bool entry_percentiles(const struct entry *e, const struct render_opts *o, uint64_t *out)
 {
-	if (!e->ndurs)
+	if (!e->hist || !e->hist->n)
 		return false;
-	dist_percentiles(e->durs, e->ndurs, o->pct, o->npct, out);
+	for (unsigned k = 0; k < o->npct; k++)
+		out[k] = hist_percentile(e->hist, o->pct[k]);
 	return true;
 }
 
@@ -120,14 +122,13 @@ static int report_hist(FILE *out, struct table *t, size_t n, const struct render
 
 		const char *func = o->hist;
 
-		if (strcmp(e->key, func) || !e->ndurs)
+		if (strcmp(e->key, func) || !e->hist)
 			continue;
 		if (by_pid)
 			snprintf(name, sizeof(name), "%s (pid %d)", func, e->pid);
 		else
 			snprintf(name, sizeof(name), "%s", func);
-		err = dist_print_hist(out, name, e->durs, e->ndurs, o->npct ? o->pct : NULL,
-				      o->npct);
+		err = dist_print_hist(out, name, e->hist, o->npct ? o->pct : NULL, o->npct);
 		if (err)
 			break;
 	}
@@ -146,6 +147,38 @@ static int report_one(struct stream *m, const struct psr_proc *p, void *arg)
 	return report_thread(m, &w->t, w->by_pid ? p->pid : 0);
 }
 
+/*
+ * function_profile's counts of the processes reported (their `profile` files), added to the
+ * rows of the recorded calls: a run of that tracer has only these.
+ */
+static int report_profiles(const struct psr_session *s, const struct render_opts *o,
+			   struct report_walk *w)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < s->nprocs && !err; i++) {
+		struct psr_profile pf;
+		bool absent;
+
+		if (!render_proc_wanted(&s->procs[i], o))
+			continue;
+		err = psr_profile_read(&s->procs[i], &pf, &absent);
+		if (absent && psr_proc_profiled(&s->procs[i]))
+			fprintf(stderr, "patchsite: %s: function_profile counted in memory, but there is "
+				"no profile file: the process did not end by exit(3) or a snapshot "
+				"(a signal, _exit or a crash): those counts are lost\n",
+				s->procs[i].dir);
+		for (size_t k = 0; !err && k < pf.n; k++) {
+			struct psr_prof_fn *f = &pf.f[k];
+
+			err = table_account_counted(&w->t, f->name, w->by_pid ? s->procs[i].pid : 0,
+						    f->h, f->total, f->sum, f->self);
+		}
+		psr_profile_free(&pf);
+	}
+	return err;
+}
+
 /* report_table.h: the rows of s, one per function (processes merged), for diff.c. */
 int report_table(const struct psr_session *s, const struct render_opts *o, struct table *t)
 {
@@ -155,6 +188,8 @@ int report_table(const struct psr_session *s, const struct render_opts *o, struc
 	if (!w)
 		return -ENOMEM;
 	err = walk_each_thread(s, o, report_one, w);
+	if (!err)
+		err = report_profiles(s, o, w);
 	*t = w->t;
 	free(w);
 	return err;
@@ -174,6 +209,8 @@ int render_report(FILE *out, const struct psr_session *s, const struct render_op
 		nprocs += render_proc_wanted(&s->procs[i], o);
 	w.by_pid = nprocs > 1;
 	err = walk_each_thread(s, o, report_one, &w);
+	if (!err)
+		err = report_profiles(s, o, &w);
 	t = &w.t;
 	n = table_pack(t);
 	if (n)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "table.h"
+#include "../data/hist.h"
 
 static uint64_t hash(const char *s, int pid)
 {
@@ -58,7 +59,7 @@ void table_free(struct table *t)
 {
 	for (size_t i = 0; i < t->cap; i++) {
 		free(t->e[i].key);
-		free(t->e[i].durs);
+		free(t->e[i].hist);
 	}
 	free(t->e);
 }
@@ -73,7 +74,7 @@ size_t table_pack(struct table *t)
 			t->e[n++] = t->e[i];
 	for (size_t i = n; i < t->cap; i++) {	/* moved below n (or empty) */
 		t->e[i].key = NULL;
-		t->e[i].durs = NULL;
+		t->e[i].hist = NULL;
 	}
 	return n;
 }
@@ -111,16 +112,13 @@ int table_account(struct table *t, const char *name, bool stable, int pid, uint6
 	if (!e)
 		return -ENOMEM;
 	if (t->keep && (!t->keep_only || !strcmp(e->key, t->keep_only))) {
-		if (e->ndurs == e->cap_durs) {
-			size_t cap = e->cap_durs * 2 + 64;
-			uint64_t *g = realloc(e->durs, cap * sizeof(*g));
-
-			if (!g)
+		if (!e->hist) {
+			e->hist = malloc(sizeof(*e->hist));
+			if (!e->hist)
 				return -ENOMEM;
-			e->durs = g;
-			e->cap_durs = cap;
+			hist_init(e->hist);
 		}
-		e->durs[e->ndurs++] = d;
+		hist_add(e->hist, d);
 	}
 	e->calls++;
 	e->total += nested ? 0 : d;
@@ -130,6 +128,33 @@ int table_account(struct table *t, const char *name, bool stable, int pid, uint6
 		e->min = d;
 	if (d > e->max)
 		e->max = d;
+	return 0;
+}
+
+int table_account_counted(struct table *t, const char *name, int pid, const struct hist *h,
+			  uint64_t total, uint64_t sum, uint64_t self)
+{
+	struct entry *e = account_entry(t, name, false, pid);
+
+	if (!e)
+		return -ENOMEM;
+	if (t->keep && (!t->keep_only || !strcmp(e->key, t->keep_only))) {
+		if (!e->hist) {
+			e->hist = malloc(sizeof(*e->hist));
+			if (!e->hist)
+				return -ENOMEM;
+			hist_init(e->hist);
+		}
+		hist_merge(e->hist, h);
+	}
+	e->calls += h->n;
+	e->total += total;
+	e->sum += sum;
+	e->self += self;
+	if (h->min < e->min)
+		e->min = h->min;
+	if (h->max > e->max)
+		e->max = h->max;
 	return 0;
 }
 

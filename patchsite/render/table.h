@@ -7,14 +7,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct hist;
+
 /* A string -> value table (open addressing), for distinct stacks and functions. */
 struct entry {
 	char *key;
 	int pid;
 	uint64_t calls, total, self, min, max;
 	uint64_t sum;			/* every call's time, nested recursion included (average) */
-	uint64_t *durs;			/* table.keep: every call's time, for dist.c */
-	size_t ndurs, cap_durs;
+	struct hist *hist;		/* table.keep: its call times' histogram, for dist.c */
 	uint64_t untimed;		/* of calls: the function tracer's, which have no time */
 };
 
@@ -29,7 +30,7 @@ struct table {
 	struct entry *e;
 	size_t n, cap;
 	unsigned gen;
-	bool keep;			/* keep every timed call's time in its entry (--percentiles) */
+	bool keep;			/* a histogram of call times per entry (--percentiles) */
 	const char *keep_only;		/* only for this function (--hist), or NULL: all */
 	struct { const char *name; int pid; unsigned gen; struct entry *e; } cache[NCACHE];
 };
@@ -48,5 +49,11 @@ int table_account(struct table *t, const char *name, bool stable, int pid, uint6
 		  uint64_t self, bool nested);
 /* A call without a time (the function tracer's): counted, kept out of the time columns. */
 int table_account_untimed(struct table *t, const char *name, bool stable, int pid);
+/*
+ * The calls function_profile counted for a function (h: their histogram; total: outermost
+ * calls only, sum: every call), added to its row as table_account would have one by one.
+ */
+int table_account_counted(struct table *t, const char *name, int pid, const struct hist *h,
+			  uint64_t total, uint64_t sum, uint64_t self);
 
 #endif

@@ -20,7 +20,7 @@ FUZZ_LIBS    := $(PKG_ELF_LIBS) $(shell $(PKG_CONFIG) --libs capstone 2>/dev/nul
 FUZZ_CORE    := $(LIBCORE_SRC:%.c=$(FUZZ_B)/obj/%.o) $(FUZZ_B)/obj/tests/fuzz/common.o
 FUZZ_RMC     := $(filter-out %/main.o,$(RECORDMCOUNT_SRC:%.c=$(FUZZ_B)/obj/%.o))
 FUZZ_VERIFY  := $(filter-out %/main.o,$(patsubst %.c,$(FUZZ_B)/obj/%.o,$(wildcard verify/*.c)))
-FUZZ_HARNESS := elfobj recordmcount $(if $(wildcard verify/audit.c),patchverify) psread ctlproto evfilter branches
+FUZZ_HARNESS := elfobj recordmcount $(if $(wildcard verify/audit.c),patchverify) psread ctlproto evfilter branches profile
 FUZZ_BINS    := $(FUZZ_HARNESS:%=$(FUZZ_B)/fuzz_%)
 
 $(FUZZ_B)/obj/%.o: %.c
@@ -35,8 +35,10 @@ FUZZ_READERS := $(patsubst %.c,$(FUZZ_B)/obj/%.o,$(wildcard patchsite/data/*.c p
 $(FUZZ_B)/fuzz_psread: $(FUZZ_B)/obj/tests/fuzz/fuzz_psread.o $(FUZZ_READERS) $(FUZZ_CORE)
 # The branches file reader (patchsite/data/read_branches.c) and its two outputs.
 $(FUZZ_B)/fuzz_branches: $(FUZZ_B)/obj/tests/fuzz/fuzz_branches.o $(FUZZ_READERS) $(FUZZ_CORE)
+# The profile file reader (patchsite/data/read_profile.c), trace_stat/function and histograms.
+$(FUZZ_B)/fuzz_profile: $(FUZZ_B)/obj/tests/fuzz/fuzz_profile.o $(FUZZ_READERS) $(FUZZ_CORE)
 $(FUZZ_READERS) $(FUZZ_B)/obj/patchsite/ctl/proto.o $(FUZZ_B)/obj/tests/fuzz/fuzz_psread.o \
-$(FUZZ_B)/obj/tests/fuzz/fuzz_branches.o: FUZZ_CFLAGS += -D_GNU_SOURCE
+$(FUZZ_B)/obj/tests/fuzz/fuzz_branches.o $(FUZZ_B)/obj/tests/fuzz/fuzz_profile.o: FUZZ_CFLAGS += -D_GNU_SOURCE
 # The control channel's request and reply parsing (the runtime's channel thread, the client).
 $(FUZZ_B)/fuzz_ctlproto: $(FUZZ_B)/obj/tests/fuzz/fuzz_ctlproto.o $(FUZZ_B)/obj/patchsite/ctl/proto.o
 # The events' filter parser: it keeps no runtime state, so it links alone.

@@ -368,5 +368,29 @@ else
 	fail "events: build" "$T/build.log"
 fi
 
+# function_profile: counted through this arch's graph trampolines and returns; hits are
+# ending.c's own counts (fib and 4 threads), read by check_profile.py from the file alone.
+if $CC -O2 -g $PFE -o "$T/ending" $SRC/ending.c -pthread >"$T/build.log" 2>&1; then
+	for m in "18 fib" "500 threads"; do
+		rm -rf "$T/prof"
+		# shellcheck disable=SC2086
+		if "$QEMU" -L "$SYSROOT" -E LD_PRELOAD="$PRELOAD" -E PATCHSITE_TRACER=function_profile \
+			-E PATCHSITE_DATA="$T/prof" "$T/ending" $m >"$T/out" 2>"$T/err" &&
+		   python3 tests/patchsite/check_profile.py decode "$T"/prof/*/profile >"$T/dec" 2>>"$T/err"; then
+			want=$(sed -n 's/^fib=[0-9]* calls=//p; s/^calls=//p' "$T/out")
+			got=$(awk '$1 == "fib" || $1 == "leaf" { s += $2 } END { print s }' "$T/dec")
+			if [ -n "$want" ] && [ "$got" = "$want" ] && [ ! -s "$T/err" ]; then
+				pass "function_profile: ending $m: $got hits, as the program counts"
+			else
+				cat "$T/out" "$T/dec" >>"$T/err"; fail "function_profile: ending $m ($got, want $want)" "$T/err"
+			fi
+		else
+			fail "function_profile: ending $m" "$T/err"
+		fi
+	done
+else
+	fail "function_profile: build ending" "$T/build.log"
+fi
+
 echo "$ARCH: $PASS passed, $FAIL failed, $SKIP skipped"
 [ $FAIL -eq 0 ]

@@ -108,7 +108,7 @@ else fail "--list misses$miss" list; fi
 
 # Defaults, read.
 got="$(ctl current_tracer)|$(ctl tracing_on)|$(ctl set_ftrace_filter)|$(ctl set_ftrace_notrace)|$(ctl set_graph_function)|$(ctl max_graph_depth)|$(ctl buffer_size_kb)|$(ctl available_tracers)|$(ctl trace_dir)"
-want="nop|1|#### all functions enabled ####||#### all functions enabled ####|1024|1024|latency function_graph function nop|"
+want="nop|1|#### all functions enabled ####||#### all functions enabled ####|1024|1024|latency function_profile function_graph function nop|"
 if [ "$got" = "$want" ]; then pass "defaults: $got"; else echo "$got" >got; fail "defaults" got; fi
 
 # available_filter_functions: every name is a function symbol of the program (nm is the oracle).
