@@ -49,6 +49,9 @@ static const char usage_text[] =
 	"  -h, --help        show this help\n"
 	"  -V, --version     show the version and the supported architectures\n"
 	"\n"
+	"An object holding only LTO bytecode (gcc -flto: .gnu.lto_* sections, no\n"
+	"code) is rejected: its calls exist only after the link generates code.\n"
+	"\n"
 	"Exit status: 0 success, 1 an object was rejected, 2 usage or I/O error.\n";
 
 static void version(void)
@@ -84,7 +87,7 @@ static enum rmc_status check_object(struct record *r)
 			 h->elfclass == 2 ? 64 : 32);
 		return RMC_REJECTED;
 	}
-	return RMC_OK;
+	return lto_bytecode_only(r) ? RMC_REJECTED : RMC_OK;
 }
 
 static enum rmc_status record_file(const char *path, const struct options *opt, bool first)

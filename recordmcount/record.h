@@ -65,6 +65,8 @@ void record_symindex_reset(struct record *r);
  * untraced sites), adding symbols where needed; NULL after an error.
  */
 long *refs_choose(struct record *r);
+/* gcc -flto bytecode and no code: refused by name (lto.c). */
+bool lto_bytecode_only(const struct record *r);
 /* Find and check every hook call.  Reports its own errors. */
 enum rmc_status scan_object(struct record *r);
 /* NOP what must be NOPed, add the table, write the object. */

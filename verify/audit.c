@@ -104,6 +104,11 @@ static void no_table(struct audit *au)
 	else if (au->h->type == EO_ET_EXEC && !elfobj_nsyms(au->o) && !elfquery_ndynsyms(au->q))
 		report_table_note(au, CHK_NO_TABLE, "-", "no symbols and no table: calls to a hook "
 				  "cannot be found (a stripped kernel image? give --system-map)");
+	else if (au->linked && !elfobj_find_sec(au->o, "patchsite_event_sites"))
+		/* "0 tables, 0 sites" read as a pass; it is an LTO link that lost -pg. */
+		report_table(au, CHK_NO_TABLE, "-", "no __mcount_loc or __patchable_function_entries "
+			     "table and no call to a profiling hook: nothing here can be traced "
+			     "(built without -pg, or an LTO link without it)");
 }
 
 int audit_object(const struct options *opt, struct output *out, const char *name,
