@@ -32,28 +32,6 @@ static bool imports_late_hook(const struct ps_module *m)
 	return false;
 }
 
-/*
- * -finstrument-functions: calls to __cyg_profile_func_enter/exit, which are
- * not sites here yet: said by name rather than tracing nothing in silence.
- */
-static void refuse_instrument_functions(const struct ps_module *m)
-{
-	const Elf64_Sym *syms = m->symtab;
-	const char *str = m->strtab;
-
-	for (size_t i = 0; syms && i < m->nsymtab; i++) {
-		const char *name = syms[i].st_name < m->strtab_size ? str + syms[i].st_name : "";
-
-		if (syms[i].st_shndx == SHN_UNDEF && !strncmp(name, "__cyg_profile_func_enter", 24) &&
-		    (name[24] == '\0' || name[24] == '@')) {
-			ps_log(PATCHSITE_LOG_WARNING, "%s: built with -finstrument-functions: its calls "
-			       "to __cyg_profile_func_enter/exit are not traced yet (issue 24); build "
-			       "with -pg, -pg -mfentry or -fpatchable-function-entry=5", m->name);
-			return;
-		}
-	}
-}
-
 #define SCAN_SAID	8	/* functions named in the note, for each reason */
 
 int ps_scan_late_sites(struct ps_module *m, ps_calls_hook_fn calls_hook)
@@ -66,10 +44,8 @@ int ps_scan_late_sites(struct ps_module *m, ps_calls_hook_fn calls_hook)
 	struct timespec t0, t1;
 	int err;
 
-	if (!ps.arch->find_late_call || !imports_late_hook(m)) {
-		refuse_instrument_functions(m);
-		return 0;
-	}
+	if (!ps.arch->find_late_call || !imports_late_hook(m))
+		return ps_cyg_imports(m) ? ps_cyg_sites(m) : 0;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
 	err = ps_module_syms(m);
 	if (err)
