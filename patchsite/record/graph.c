@@ -283,12 +283,6 @@ static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc,
 }
 
 /*
- * An entry of a function with exit sites, or an exit site: one word, no
- * return hook.  The entry pushes a frame that hooks nothing (key bit 0
- * set), the exit pops it when it is on top: what is left on the shadow
- * stack is a call an exception left, closed where it lands.
- */
-/*
  * -finstrument-functions (sites/cyg.c): gcc may tail-call
  * __cyg_profile_func_exit after the epilogue, at another %rsp than the
  * enter's, so the keys differ; the compiler's calls nest exactly, and the
@@ -301,6 +295,12 @@ static bool cyg_exit_of(const struct ps_frame *fr, const struct ps_site *site, u
 	       (fr->idw >> 2) + 1 == (idw >> 2);
 }
 
+/*
+ * An entry of a function with exit sites, or an exit site: one word, no
+ * return hook.  The entry pushes a frame that hooks nothing (key bit 0
+ * set), the exit pops it when it is on top: what is left on the shadow
+ * stack is a call an exception left, closed where it lands.
+ */
 static void graph_word(struct ps_site *site, uint32_t idw, unsigned long *loc,
 		       struct patchsite_regs *regs)
 {

@@ -107,5 +107,20 @@ if [ -x "$d/prog" ]; then
 	fi
 fi
 
+# set_ftrace_args on such a function: its registers at the calls are this_fn and call_site,
+# so no args are recorded and that is said once (never values that are not its args).
+d="$T/gcc-c"
+if [ -x "$d/prog" ]; then
+	(cd "$d" && PATCHSITE_ARGS='lib_scale@arg1' LD_PRELOAD="$SANPRE" "$PS" record -d a.data \
+		--tracer=function_graph ./prog >args.out 2>args.err && "$PS" replay -d a.data >a.replay)
+	if cmp -s "$d/plain.out" "$d/args.out" && [ "$(wc -l <"$d/args.err")" = 1 ] &&
+	   grep -q "set_ftrace_args: a function traced from its -finstrument-functions calls gets no args" "$d/args.err" &&
+	   grep -q 'lib_scale();' "$d/a.replay" && ! grep -q 'lib_scale([^)]' "$d/a.replay"; then
+		pass "set_ftrace_args on a -finstrument-functions function: refused once by name, no args shown"
+	else
+		fail "set_ftrace_args on a -finstrument-functions function" "$d/args.err"
+	fi
+fi
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
