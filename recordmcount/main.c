@@ -39,7 +39,8 @@ static const char usage_text[] =
 	"      --replace     always replace the object with a new file, as the\n"
 	"                    kernel's tool does, never write into it\n"
 	"  -n, --dry-run     find and check the sites, write nothing\n"
-	"  -l, --list        print every site (implies --dry-run)\n"
+	"  -l, --list        print every site (implies --dry-run); the calls of\n"
+	"                    -finstrument-functions code are shown as interposed\n"
 	"  -j, --json        print every site as JSON (implies --dry-run)\n"
 	"      --nop-all     also NOP the recorded sites (like gcc -mnop-mcount)\n"
 	"      --pie-table   write " PCREL_TABLE " instead: 32-bit entries relative\n"
@@ -113,12 +114,15 @@ static enum rmc_status record_file(const char *path, const struct options *opt, 
 	if (st == RMC_OK)
 		st = scan_object(&r);
 	if (st == RMC_OK && (opt->list || opt->json))
+		st = cyg_scan(&r);
+	if (st == RMC_OK && (opt->list || opt->json))
 		list_object(stdout, &r, opt, first);
 	if (st == RMC_OK && !opt->dry_run)
 		st = emit_object(&r, opt);
 out:
 	symindex_free(r.si);
 	free(r.sites);
+	free(r.cyg);
 	elfobj_close(r.o);
 	return st;
 }

@@ -94,7 +94,10 @@ static void no_table(struct audit *au)
 {
 	if (au->ntables)
 		return;
-	if (au->ncalls)
+	if (!au->ncalls && cyg_imports(au))
+		report_table_note(au, CHK_NO_TABLE, "-", "built with -finstrument-functions: no table "
+				  "needed, libpatchsite traces its calls to __cyg_profile_func_enter/exit");
+	else if (au->ncalls)
 		report_table(au, CHK_NO_TABLE, "-", "%zu call%s to %s but no __mcount_loc or "
 			     "__patchable_function_entries table", au->ncalls,
 			     au->ncalls == 1 ? "" : "s",

@@ -122,5 +122,33 @@ if [ -x "$d/prog" ]; then
 	fi
 fi
 
+# The tools know the form.  recordmcount --list: every call to the two hooks, as readelf -r
+# lists their relocations, marked interposed (never recorded); patchverify: a note, not
+# no-table's "nothing here can be traced".
+d="$T/tools"
+mkdir -p "$d"
+if g++ -O2 -finstrument-functions -c -o "$d/cyg.o" $SRC/cyg.cc 2>"$d/build.log"; then
+	want=$(readelf -rW "$d/cyg.o" | grep -c ' __cyg_profile_func_\(enter\|exit\)')
+	"$B/recordmcount" --list "$d/cyg.o" >"$d/list" 2>"$d/err"
+	rc=$?
+	got=$(awk -F'\t' '$4 ~ /^__cyg_profile_func_(enter|exit)$/ && $5 == "interposed"' "$d/list" | wc -l)
+	if [ $rc = 0 ] && [ "$want" -gt 4 ] && [ "$got" = "$want" ] && [ "$(wc -l <"$d/list")" = "$want" ] &&
+	   [ ! -s "$d/err" ] && ! readelf -S "$d/cyg.o" | grep -q mcount_loc; then
+		pass "recordmcount --list: $got calls to __cyg_profile_func_enter/exit as readelf -r has them, interposed"
+	else
+		fail "recordmcount --list on a -finstrument-functions object (exit $rc, $got of $want)" "$d/list"
+	fi
+	"$B/patchverify" "$T/gcc-cxx/prog" >/dev/null 2>"$d/pv.err"
+	rc=$?
+	if [ $rc = 0 ] && [ "$(wc -l <"$d/pv.err")" = 1 ] &&
+	   grep -q "prog: note: -: no-table: built with -finstrument-functions: no table needed" "$d/pv.err"; then
+		pass "patchverify: a -finstrument-functions program is named as such (a note)"
+	else
+		fail "patchverify on a -finstrument-functions program (exit $rc)" "$d/pv.err"
+	fi
+else
+	fail "tools: build" "$d/build.log"
+fi
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
