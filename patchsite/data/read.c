@@ -314,6 +314,7 @@ void psr_close(struct psr_session *s)
 				free(p->mods[k].funcs[j].name);
 			free(p->mods[k].sites);
 			free(p->mods[k].funcs);
+			free(p->mods[k].scan_miss);
 			free(p->mods[k].path);
 		}
 		psr_events_free(p);

@@ -176,6 +176,7 @@ static void follow_proc(struct psr_proc *p)
 				free(p->mods[k].funcs[j].name);
 			free(p->mods[k].sites);
 			free(p->mods[k].funcs);
+			free(p->mods[k].scan_miss);
 			free(p->mods[k].path);
 		}
 		free(p->mods);

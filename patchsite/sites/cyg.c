@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "host.h"
+#include "scan.h"
 #include "sites.h"
 
 /* Does the object import __cyg_profile_func_enter (built with -finstrument-functions)? */
@@ -53,6 +54,7 @@ static bool calls_reach_us(void)
 
 int ps_cyg_sites(struct ps_module *m)
 {
+	struct ps_scan_report *rep;
 	struct ps_site *sites;
 	size_t found = 0, small = 0;
 	int err;
@@ -70,6 +72,7 @@ int ps_cyg_sites(struct ps_module *m)
 	if (!sites)
 		return -ENOMEM;
 	m->sites = sites;
+	rep = ps_scan_report_new(m, "cyg");
 	for (size_t i = 0; i < m->nsyms; i++) {
 		const struct ps_sym *fn = &m->syms[i];
 
@@ -77,6 +80,7 @@ int ps_cyg_sites(struct ps_module *m)
 			continue;	/* an alias of the last one */
 		if (fn->size < 2) {
 			small++;	/* no room for the exit's address inside it */
+			ps_scan_report_miss(rep, fn, PS_SCAN_NO_SIZE);
 			continue;
 		}
 		m->sites[m->nsites++] = (struct ps_site){ .addr = fn->addr, .sym = fn,
@@ -88,6 +92,8 @@ int ps_cyg_sites(struct ps_module *m)
 		m->nsites++;
 		found++;
 	}
+	if (rep)
+		rep->found = found;
 	ps_log(PATCHSITE_LOG_NOTE, "%s: built with -finstrument-functions: %zu functions traced "
 	       "from their calls to __cyg_profile_func_enter/exit (a function that makes none is "
 	       "listed but never seen); %zu without a size", m->name, found, small);

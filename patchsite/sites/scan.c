@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "scan.h"
 #include "sites.h"
 
 /* Does the object call a late hook through a slot (-pg code, linked dynamically)? */
@@ -42,6 +43,7 @@ int ps_scan_late_sites(struct ps_module *m, ps_calls_hook_fn calls_hook)
 	char list[2][512];
 	struct ps_site *sites;
 	struct timespec t0, t1;
+	struct ps_scan_report *rep;
 	int err;
 
 	if (!ps.arch->find_late_call || !imports_late_hook(m))
@@ -56,6 +58,7 @@ int ps_scan_late_sites(struct ps_module *m, ps_calls_hook_fn calls_hook)
 	if (!sites)
 		return -ENOMEM;
 	m->sites = sites;
+	rep = ps_scan_report_new(m, "mcount");
 	for (size_t i = 0; i < m->nsyms; i++) {
 		const struct ps_sym *fn = &m->syms[i];
 		const uint8_t *p;
@@ -68,6 +71,7 @@ int ps_scan_late_sites(struct ps_module *m, ps_calls_hook_fn calls_hook)
 			continue;	/* an alias of the last one */
 		if (!fn->size || !(p = ps_module_file_code(m, fn->addr, fn->size))) {
 			nosize++;
+			ps_scan_report_miss(rep, fn, PS_SCAN_NO_SIZE);
 			continue;
 		}
 		off = ps.arch->find_late_call(p, fn->size, fn->addr, &in, &why);
@@ -80,15 +84,19 @@ int ps_scan_late_sites(struct ps_module *m, ps_calls_hook_fn calls_hook)
 		}
 		if (!off && why && strstr(why, "prologue (")) {
 			nofp++;
+			ps_scan_report_miss(rep, fn, PS_SCAN_NO_FP);
 			if (nnamed[0] < SCAN_SAID)
 				named[0][nnamed[0]++] = fn->name;
 		} else {
 			nocall++;
+			ps_scan_report_miss(rep, fn, PS_SCAN_NO_CALL);
 			if (nnamed[1] < SCAN_SAID)
 				named[1][nnamed[1]++] = fn->name;
 		}
 	}
 	m->mcount_table = true;	/* its sites are after the prologue: patch.c classifies them */
+	if (rep)
+		rep->found = found;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
 	for (int r = 0; r < 2; r++) {
 		size_t at = 0;
