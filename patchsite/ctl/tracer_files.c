@@ -328,9 +328,12 @@ static int enabled_read(const char *sub, struct ps_buf *out)
 		const struct ps_site *s = ps.site_index[i];
 		uint64_t want;
 
-		if (!s || s->kind == SITE_EXIT || s->state != SITE_CALL)
+		if (!s || s->kind == SITE_EXIT)
 			continue;
 		want = atomic_load_explicit(&s->want, memory_order_relaxed);
+		/* A -finstrument-functions site is never written: wanted is enabled. */
+		if (s->state != SITE_CALL && !(s->state == SITE_INTERPOSED && want))
+			continue;
 		ps_buf_printf(out, "%s [%s] (%d)\t", ps_site_name(s, buf, sizeof(buf)), s->mod->name,
 			      __builtin_popcountll(want));
 		wanted_by(want, out);

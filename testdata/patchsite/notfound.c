@@ -3,9 +3,10 @@
  * tests/patchsite/notfound.sh's program, built with plain -pg (no table):
  * work() calls mcount after its prologue (found); quiet() is not
  * instrumented and has no frame-pointer prologue, framed() has one but
- * no call after it; bare() is assembly with no size.  It prints what the runtime's unfound_functions
- * control file says (patchsite_ctl_read), so the test can hold it against
- * objdump and nm.
+ * no call after it; bare() is assembly with no size.  It prints what the
+ * runtime's unfound_functions control file (or the one argv[1] names) says
+ * (patchsite_ctl_read), so the test can hold it against objdump.  Built
+ * with -finstrument-functions instead, cyg.sh reads enabled_functions.
  */
 #include <stdio.h>
 
@@ -31,7 +32,7 @@ int framed(int x)
 	return work(x) + 1;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	static char buf[1 << 16];
 	int s = 0;
@@ -39,7 +40,7 @@ int main(void)
 	for (int i = 0; i < 4; i++)
 		s += work(i) + quiet(i) + framed(i);
 	printf("sum=%d\n", s);
-	if (patchsite_ctl_read("unfound_functions", buf, sizeof(buf)) >= 0)
+	if (patchsite_ctl_read(argc > 1 ? argv[1] : "unfound_functions", buf, sizeof(buf)) >= 0)
 		fputs(buf, stdout);
 	return 0;
 }

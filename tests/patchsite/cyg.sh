@@ -122,6 +122,25 @@ if [ -x "$d/prog" ]; then
 	fi
 fi
 
+# enabled_functions: a function traced from these calls is enabled while a tracer wants it
+# (its site is never written); notfound.c's work() calls the enter hook (objdump).
+d="$T/enabled"
+mkdir -p "$d"
+if gcc -O2 -finstrument-functions -Iinclude -o "$d/nf" $SRC/notfound.c -L"$PWD/$B" -lpatchsite \
+	-Wl,-rpath,"$PWD/$B" >"$d/build.log" 2>&1 &&
+   objdump -d "$d/nf" | awk '/<work>:/,/^$/' | grep -q 'call.*<__cyg_profile_func_enter'; then
+	PATCHSITE_TRACER=function PATCHSITE_OUTPUT="$d/trace" LD_PRELOAD="$SANPRE" \
+		"$d/nf" enabled_functions >"$d/out" 2>"$d/err"
+	if grep -q "^work \[nf\] (1)	function$" "$d/out" && [ ! -s "$d/err" ]; then
+		pass "enabled_functions lists work [nf] (1) function"
+	else
+		cat "$d/err" >>"$d/out"
+		fail "enabled_functions with -finstrument-functions" "$d/out"
+	fi
+else
+	fail "enabled: build" "$d/build.log"
+fi
+
 # The tools know the form.  recordmcount --list: every call to the two hooks, as readelf -r
 # lists their relocations, marked interposed (never recorded); patchverify: a note, not
 # no-table's "nothing here can be traced".
