@@ -19,7 +19,8 @@
 
 static bool is_cyg(const char *name)
 {
-	return !strcmp(name, "__cyg_profile_func_enter") || !strcmp(name, "__cyg_profile_func_exit");
+	return !strcmp(name, "__cyg_profile_func_enter") ||
+	       !strcmp(name, "__cyg_profile_func_exit");
 }
 
 static int add_cyg(struct record *r, const struct site *s)

@@ -37,8 +37,8 @@ static void info_scan(FILE *out, const struct psr_module *m)
 	if (!m->scan_how[0])
 		return;
 	if (!strcmp(m->scan_how, "cyg"))
-		fprintf(out, "      no table, -finstrument-functions: %zu functions with sites, traced "
-			"when they call __cyg_profile_func_enter/exit; %zu without:\n",
+		fprintf(out, "      no table, -finstrument-functions: %zu functions with sites, "
+			"traced when they call __cyg_profile_func_enter/exit; %zu without:\n",
 			m->scan_found, m->scan_nmiss);
 	else
 		fprintf(out, "      no table, -pg: %zu functions found calling %s after their "

@@ -32,9 +32,11 @@ bool ps_cyg_imports(const struct ps_module *m)
 	const Elf64_Sym *syms = m->symtab;
 
 	for (size_t i = 0; syms && i < m->nsymtab; i++) {
-		const char *name = syms[i].st_name < m->strtab_size ? m->strtab + syms[i].st_name : "";
+		const char *name = syms[i].st_name < m->strtab_size ?
+				   m->strtab + syms[i].st_name : "";
 
-		if (syms[i].st_shndx == SHN_UNDEF && !strncmp(name, "__cyg_profile_func_enter", 24) &&
+		if (syms[i].st_shndx == SHN_UNDEF &&
+		    !strncmp(name, "__cyg_profile_func_enter", 24) &&
 		    (name[24] == '\0' || name[24] == '@'))
 			return true;
 	}
@@ -60,9 +62,10 @@ int ps_cyg_sites(struct ps_module *m)
 	int err;
 
 	if (!calls_reach_us()) {
-		ps_log(PATCHSITE_LOG_WARNING, "%s: built with -finstrument-functions, but its calls "
-		       "to __cyg_profile_func_enter/exit were bound before the runtime was loaded: "
-		       "not traced (start it with patchsite record or LD_PRELOAD)", m->name);
+		ps_log(PATCHSITE_LOG_WARNING, "%s: built with -finstrument-functions, but its "
+		       "calls to __cyg_profile_func_enter/exit were bound before the runtime was "
+		       "loaded: not traced (start it with patchsite record or LD_PRELOAD)",
+		       m->name);
 		return 0;
 	}
 	err = ps_module_syms(m);
