@@ -107,8 +107,8 @@ int ps_cyg_sites(struct ps_module *m)
 int ps_cyg_sites(struct ps_module *m)
 {
 	ps_log(PATCHSITE_LOG_WARNING, "%s: built with -finstrument-functions: its calls to "
-	       "__cyg_profile_func_enter/exit are traced on x86-64 only; build with -pg -mfentry "
-	       "or -fpatchable-function-entry", m->name);
+	       "__cyg_profile_func_enter/exit are traced on x86-64 only; build with "
+	       "-fpatchable-function-entry (patchsite(7) gives this arch's form)", m->name);
 	return 0;
 }
 #endif
