@@ -399,7 +399,8 @@ static int list_site(const struct ps_site *s, struct func_entry *list, size_t *n
 {
 	const struct ps_sym *a = s->sym;
 	size_t na = s->sym ? ps_sym_aliases(s->mod, s->sym, &a) : 1;
-	unsigned flags = (s->state == SITE_CALL ? PATCHSITE_FUNC_ENABLED : 0) |
+	bool interposed_on = s->state == SITE_INTERPOSED && atomic_load(&s->want);
+	unsigned flags = (s->state == SITE_CALL || interposed_on ? PATCHSITE_FUNC_ENABLED : 0) |
 			 (s->state == SITE_REFUSED ? PATCHSITE_FUNC_REFUSED : 0);
 
 	for (size_t k = 0; k <= na; k++) {

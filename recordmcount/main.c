@@ -39,7 +39,8 @@ static const char usage_text[] =
 	"      --replace     always replace the object with a new file, as the\n"
 	"                    kernel's tool does, never write into it\n"
 	"  -n, --dry-run     find and check the sites, write nothing\n"
-	"  -l, --list        print every site (implies --dry-run)\n"
+	"  -l, --list        print every site (implies --dry-run); the calls of\n"
+	"                    -finstrument-functions code are shown as interposed\n"
 	"  -j, --json        print every site as JSON (implies --dry-run)\n"
 	"      --nop-all     also NOP the recorded sites (like gcc -mnop-mcount)\n"
 	"      --pie-table   write " PCREL_TABLE " instead: 32-bit entries relative\n"
@@ -48,6 +49,9 @@ static const char usage_text[] =
 	"                    read by libpatchsite and patchverify, not by the kernel)\n"
 	"  -h, --help        show this help\n"
 	"  -V, --version     show the version and the supported architectures\n"
+	"\n"
+	"An object holding only LTO bytecode (gcc -flto: .gnu.lto_* sections, no\n"
+	"code) is rejected: its calls exist only after the link generates code.\n"
 	"\n"
 	"Exit status: 0 success, 1 an object was rejected, 2 usage or I/O error.\n";
 
@@ -84,7 +88,7 @@ static enum rmc_status check_object(struct record *r)
 			 h->elfclass == 2 ? 64 : 32);
 		return RMC_REJECTED;
 	}
-	return RMC_OK;
+	return lto_bytecode_only(r) ? RMC_REJECTED : RMC_OK;
 }
 
 static enum rmc_status record_file(const char *path, const struct options *opt, bool first)
@@ -110,12 +114,15 @@ static enum rmc_status record_file(const char *path, const struct options *opt, 
 	if (st == RMC_OK)
 		st = scan_object(&r);
 	if (st == RMC_OK && (opt->list || opt->json))
+		st = cyg_scan(&r);
+	if (st == RMC_OK && (opt->list || opt->json))
 		list_object(stdout, &r, opt, first);
 	if (st == RMC_OK && !opt->dry_run)
 		st = emit_object(&r, opt);
 out:
 	symindex_free(r.si);
 	free(r.sites);
+	free(r.cyg);
 	elfobj_close(r.o);
 	return st;
 }

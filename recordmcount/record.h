@@ -46,6 +46,8 @@ struct record {
 	struct symindex *si;
 	struct site *sites;
 	size_t nsites, cap, ntraced;
+	struct site *cyg;	/* --list: -finstrument-functions calls (cyg.c), never recorded */
+	size_t ncyg;
 	bool rela;		/* the table's relocations: RELA, or REL */
 	bool pcrel;		/* --pie-table: entries relative to local symbols only */
 };
@@ -65,6 +67,10 @@ void record_symindex_reset(struct record *r);
  * untraced sites), adding symbols where needed; NULL after an error.
  */
 long *refs_choose(struct record *r);
+/* gcc -flto bytecode and no code: refused by name (lto.c). */
+bool lto_bytecode_only(const struct record *r);
+/* --list, --json: the calls to __cyg_profile_func_enter/exit (cyg.c). */
+enum rmc_status cyg_scan(struct record *r);
 /* Find and check every hook call.  Reports its own errors. */
 enum rmc_status scan_object(struct record *r);
 /* NOP what must be NOPed, add the table, write the object. */

@@ -94,7 +94,10 @@ static void no_table(struct audit *au)
 {
 	if (au->ntables)
 		return;
-	if (au->ncalls)
+	if (!au->ncalls && cyg_imports(au))
+		report_table_note(au, CHK_NO_TABLE, "-", "built with -finstrument-functions: no table "
+				  "needed, libpatchsite traces its calls to __cyg_profile_func_enter/exit");
+	else if (au->ncalls)
 		report_table(au, CHK_NO_TABLE, "-", "%zu call%s to %s but no __mcount_loc or "
 			     "__patchable_function_entries table", au->ncalls,
 			     au->ncalls == 1 ? "" : "s",
@@ -104,6 +107,11 @@ static void no_table(struct audit *au)
 	else if (au->h->type == EO_ET_EXEC && !elfobj_nsyms(au->o) && !elfquery_ndynsyms(au->q))
 		report_table_note(au, CHK_NO_TABLE, "-", "no symbols and no table: calls to a hook "
 				  "cannot be found (a stripped kernel image? give --system-map)");
+	else if (au->linked && !elfobj_find_sec(au->o, "patchsite_event_sites"))
+		/* "0 tables, 0 sites" read as a pass; it is an LTO link that lost -pg. */
+		report_table(au, CHK_NO_TABLE, "-", "no __mcount_loc or __patchable_function_entries "
+			     "table and no call to a profiling hook: nothing here can be traced "
+			     "(built without -pg, or an LTO link without it)");
 }
 
 int audit_object(const struct options *opt, struct output *out, const char *name,

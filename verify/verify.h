@@ -207,6 +207,9 @@ struct insn_view calls_view(const struct audit *au, size_t sec, uint64_t off, bo
 /* checks.c */
 int checks_run(struct audit *au);
 
+/* cyg.c: -finstrument-functions code (imports __cyg_profile_func_enter): traced with no table. */
+bool cyg_imports(const struct audit *au);
+
 /* events.c: the static trace events' table and descriptors (event-site, event-desc). */
 int events_check(struct audit *au);
 

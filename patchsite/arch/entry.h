@@ -20,6 +20,10 @@
 /* sites/dispatch.c: the generic trampoline, any set of ops */
 PS_ENTRY void ps_dispatch(uint32_t id, unsigned long ret, struct patchsite_regs *regs);
 
+/* sites/cyg.c: a call to __cyg_profile_func_enter (exit 0) or _exit (1), from arch/<arch>/cyg.S */
+PS_ENTRY void ps_cyg_dispatch(void *fn, unsigned exit, struct patchsite_regs *regs,
+			      unsigned long call_site);
+
 /* record/function.c, record/graph.c: the fast paths' C halves (a[0] id << 2, ...) */
 PS_ENTRY void ps_func_entry_slow(unsigned long *a);
 PS_ENTRY void ps_graph_entry_slow(unsigned long *a);

@@ -20,6 +20,7 @@
 
 #include "ctl/control.h"
 #include "internal.h"
+#include "sites/scan.h"
 
 #define SEPARATORS " \t\n,"
 
@@ -276,6 +277,27 @@ static int available_read(const char *sub, struct ps_buf *out)
 	return patchsite_for_each_function(func_line, out);
 }
 
+/*
+ * Objects without a table (sites/scan.h): each function start-up found no
+ * site in, "name [object] why" (no ftrace counterpart: ftrace's sites
+ * always come from a table).
+ */
+static int unfound_read(const char *sub, struct ps_buf *out)
+{
+	(void)sub;
+	pthread_mutex_lock(&ps.lock);
+	for (unsigned i = 0; i < ps.nmods; i++) {
+		const struct ps_module *m = ps.mods[i];
+		const struct ps_scan_report *r = m ? ps_scan_report_of(m) : NULL;
+
+		for (size_t k = 0; r && k < r->nmiss; k++)
+			ps_buf_printf(out, "%s [%s] %s\n", ps_sym_shown(r->miss[k].fn), m->name,
+				      ps_scan_why_name(r->miss[k].why));
+	}
+	pthread_mutex_unlock(&ps.lock);
+	return 0;
+}
+
 /* Who wants a site: the built-in tracers by name, other ops by address. */
 static void wanted_by(uint64_t want, struct ps_buf *out)
 {
@@ -306,9 +328,12 @@ static int enabled_read(const char *sub, struct ps_buf *out)
 		const struct ps_site *s = ps.site_index[i];
 		uint64_t want;
 
-		if (!s || s->kind == SITE_EXIT || s->state != SITE_CALL)
+		if (!s || s->kind == SITE_EXIT)
 			continue;
 		want = atomic_load_explicit(&s->want, memory_order_relaxed);
+		/* A -finstrument-functions site is never written: wanted is enabled. */
+		if (s->state != SITE_CALL && !(s->state == SITE_INTERPOSED && want))
+			continue;
 		ps_buf_printf(out, "%s [%s] (%d)\t", ps_site_name(s, buf, sizeof(buf)), s->mod->name,
 			      __builtin_popcountll(want));
 		wanted_by(want, out);
@@ -362,6 +387,8 @@ const struct ps_ctl_file ps_ctl_core[] = {
 	  "(ftrace's buffer_size_kb)", kb_read, kb_write, NULL },
 	{ "available_filter_functions", "every traceable function, \"name [object]\" "
 	  "(ftrace's available_filter_functions)", available_read, NULL, NULL },
+	{ "unfound_functions", "functions of objects without a site table that got no site, "
+	  "\"name [object] why\" (no ftrace counterpart)", unfound_read, NULL, NULL },
 	{ "enabled_functions", "functions patched now and the tracers wanting them "
 	  "(ftrace's enabled_functions)", enabled_read, NULL, NULL },
 	{ "trace_dir", "the trace directory recorded into (patchsite replay -d); written before "

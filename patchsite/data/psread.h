@@ -68,6 +68,11 @@ struct psr_module {
 	size_t nsites;
 	struct psr_func *funcs;	/* by address */
 	size_t nfuncs;
+	/* No table: its sites were found at start-up ("scan" and "notfound" lines of mod.N). */
+	char scan_how[8];	/* "mcount", "cyg"; "" if not scanned */
+	size_t scan_found, scan_nmiss;
+	char *scan_miss;	/* "WHY NAME\n" per function not found, as read */
+	size_t scan_miss_len;
 };
 
 struct psr_chunk {

@@ -17,6 +17,22 @@ static int cmp_func(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* A "notfound WHY NAME" line: kept as "WHY NAME\n" for info (render/info.c). */
+static void read_scan_miss(struct psr_module *m, const char *rest)
+{
+	size_t have = m->scan_miss_len, len = strlen(rest);
+	char *n = realloc(m->scan_miss, have + len + 2);
+
+	if (!n)
+		return;
+	memcpy(n + have, rest, len);
+	n[have + len] = '\n';
+	n[have + len + 1] = '\0';
+	m->scan_miss = n;
+	m->scan_miss_len = have + len + 1;
+	m->scan_nmiss++;
+}
+
 /* mod.N: site and func lines. */
 static void read_module(struct psr_session *s, struct psr_module *m, const char *path)
 {
@@ -67,6 +83,11 @@ static void read_module(struct psr_session *s, struct psr_module *m, const char 
 			m->nfuncs++;
 		} else if (!strncmp(line, "path ", 5) && !m->path) {
 			m->path = strdup(line + 5);
+		} else if (sscanf(line, "scan %7s %llu", kind, &a) == 2) {
+			snprintf(m->scan_how, sizeof(m->scan_how), "%.7s", kind);
+			m->scan_found = a;
+		} else if (!strncmp(line, "notfound ", 9) && strchr(line + 9, ' ')) {
+			read_scan_miss(m, line + 9);
 		}
 	}
 	free(text);
@@ -142,6 +163,7 @@ void read_modules_free(struct psr_proc *p)
 			free(p->mods[k].funcs[j].name);
 		free(p->mods[k].sites);
 		free(p->mods[k].funcs);
+		free(p->mods[k].scan_miss);
 		free(p->mods[k].path);
 	}
 	free(p->mods);

@@ -44,6 +44,18 @@ bool ps_args_on(void)
 	return atomic_load_explicit(&table, memory_order_relaxed) != NULL;
 }
 
+/* -finstrument-functions: at its calls the registers hold this_fn and call_site, not args. */
+static unsigned interposed_refused(void)
+{
+	static atomic_bool said;
+
+	if (!atomic_exchange(&said, true))
+		ps_log(PATCHSITE_LOG_WARNING, "set_ftrace_args: a function traced from its "
+		       "-finstrument-functions calls gets no args or retval (the registers at "
+		       "those calls hold other values)");
+	return 0;
+}
+
 unsigned ps_args_want(const struct ps_site *s, bool *retval)
 {
 	const struct args_table *tb = atomic_load_explicit(&table, memory_order_acquire);
@@ -53,6 +65,8 @@ unsigned ps_args_want(const struct ps_site *s, bool *retval)
 		const struct args_spec *a = &tb->e[i];
 
 		if (s->gindex < a->nset && a->g.set[s->gindex]) {
+			if (s->state == SITE_INTERPOSED)
+				return interposed_refused();
 			*retval = a->retval;
 			return a->nargs;
 		}

@@ -343,6 +343,19 @@ static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc,
 }
 
 /*
+ * -finstrument-functions (sites/cyg.c): gcc may tail-call
+ * __cyg_profile_func_exit after the epilogue, at another %rsp than the
+ * enter's, so the keys differ; the compiler's calls nest exactly, and the
+ * call on top is the one ending when it is this exit's function (whose
+ * entry site is the one just before its exit site).
+ */
+static bool cyg_exit_of(const struct ps_frame *fr, const struct ps_site *site, uint32_t idw)
+{
+	return site && site->state == SITE_INTERPOSED && (idw & 3) == PS_EV_EXIT &&
+	       (fr->idw >> 2) + 1 == (idw >> 2);
+}
+
+/*
  * An entry of a function with exit sites, or an exit site: one word, no
  * return hook.  The entry pushes a frame that hooks nothing (key bit 0
  * set), the exit pops it when it is on top: what is left on the shadow
@@ -356,7 +369,8 @@ static void graph_word(struct ps_site *site, uint32_t idw, unsigned long *loc,
 	bool profile = profiling();
 	struct ps_thread *t = graph_begin(&tsc, profile);
 	uintptr_t key = ((uintptr_t)loc - PS_FRAME_KEY_BIAS) | 1;
-	bool top = t && f->fp > t->frames + 1 && PS_FRAME_KEY(&f->fp[-1]) == key, rv;
+	bool top = t && f->fp > t->frames + 1 && (PS_FRAME_KEY(&f->fp[-1]) == key ||
+						  cyg_exit_of(&f->fp[-1], site, idw)), rv;
 	bool first = t && f->fp == t->frames + 1;
 	unsigned units;
 

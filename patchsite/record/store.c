@@ -32,6 +32,7 @@
 #include "host.h"
 
 #include "store.h"
+#include "sites/scan.h"
 #include "events/event.h"
 #include "data/format.h"
 
@@ -310,8 +311,25 @@ static const char *kind_name(uint8_t kind)
 }
 
 /*
- * mod.N: the object (path, bias, file identity), its sites by index and
- * its function symbols, names as traces show them.
+ * An object without a table (sites/scan.h): "scan HOW FOUND", then one
+ * "notfound WHY NAME" per function that got no site.
+ */
+static void write_scan(FILE *f, const struct ps_module *m)
+{
+	const struct ps_scan_report *r = ps_scan_report_of(m);
+
+	if (!r)
+		return;
+	fprintf(f, "scan %s %zu\n", r->how, r->found);
+	for (size_t i = 0; i < r->nmiss; i++)
+		fprintf(f, "notfound %s %s\n", ps_scan_why_name(r->miss[i].why),
+			ps_sym_shown(r->miss[i].fn));
+}
+
+/*
+ * mod.N: the object (path, bias, file identity), its sites by index,
+ * what a scan found (no table), and its function symbols, names as traces
+ * show them.
  */
 static void write_module(struct ps_module *m, char *name, size_t len)
 {
@@ -354,6 +372,7 @@ static void write_module(struct ps_module *m, char *name, size_t len)
 			fprintf(f, "0x%lx", (unsigned long)s->addr);
 		fputc('\n', f);
 	}
+	write_scan(f, m);
 	/* Function symbols: callers (the function tracer's parents) of objects with sites. */
 	for (size_t i = 0; i < m->nsyms && (m->nsites || !strcmp(ps_session.tracer, "function")); i++)
 		fprintf(f, "func %#lx %zu %s\n", (unsigned long)m->syms[i].addr, m->syms[i].size,

@@ -9,6 +9,44 @@
 #include "walk.h"
 
 /* Static trace events recorded per event (info): the wanted threads' records, counted. */
+/* One reason's functions, from the "WHY NAME" lines: "      WHY (N): a, b, c". */
+static void info_scan_why(FILE *out, const char *lines, const char *why)
+{
+	size_t n = 0, wl = strlen(why);
+
+	for (const char *l = lines; l && *l; l = strchr(l, '\n') + 1)
+		n += !strncmp(l, why, wl) && l[wl] == ' ';
+	if (!n)
+		return;
+	fprintf(out, "        %s (%zu):", why, n);
+	n = 0;
+	for (const char *l = lines; l && *l; l = strchr(l, '\n') + 1)
+		if (!strncmp(l, why, wl) && l[wl] == ' ')
+			fprintf(out, "%s %.*s", n++ ? "," : "", (int)(strcspn(l + wl + 1, "\n")),
+				l + wl + 1);
+	fputc('\n', out);
+}
+
+/* An object without a table: how its sites were found, and every function that got none, why. */
+static void info_scan(FILE *out, const struct psr_module *m)
+{
+	static const char *const whys[] = {
+		"no-frame-pointer-prologue", "no-call-after-prologue", "no-size-or-code",
+	};
+
+	if (!m->scan_how[0])
+		return;
+	if (!strcmp(m->scan_how, "cyg"))
+		fprintf(out, "      no table, -finstrument-functions: %zu functions with sites, "
+			"traced when they call __cyg_profile_func_enter/exit; %zu without:\n",
+			m->scan_found, m->scan_nmiss);
+	else
+		fprintf(out, "      no table, -pg: %zu functions found calling %s after their "
+			"prologue; %zu not:\n", m->scan_found, m->scan_how, m->scan_nmiss);
+	for (size_t i = 0; i < sizeof(whys) / sizeof(whys[0]); i++)
+		info_scan_why(out, m->scan_miss, whys[i]);
+}
+
 static void info_events(FILE *out, const struct psr_proc *p, const struct render_opts *o)
 {
 	uint64_t *n = calloc(p->nevents + 1, sizeof(*n));
@@ -101,10 +139,12 @@ int render_info(FILE *out, const struct psr_session *s, const struct render_opts
 			fprintf(out, "  end:      %s%sabnormal: no clean end written\n", p->status,
 				p->status[0] ? ", " : "");
 		fprintf(out, "  objects:  %zu\n", p->nmods);
-		for (size_t k = 0; k < p->nmods; k++)
+		for (size_t k = 0; k < p->nmods; k++) {
 			fprintf(out, "    [%u] %s: %zu sites%s\n", p->mods[k].index,
 				p->mods[k].path ? p->mods[k].path : "?", p->mods[k].nsites,
 				p->mods[k].unload_tsc ? " (unloaded)" : "");
+			info_scan(out, &p->mods[k]);
+		}
 		fprintf(out, "  threads:  %zu\n", p->nthreads);
 		for (size_t k = 0; k < p->nthreads; k++) {
 			const struct psr_thread *t = &p->threads[k];

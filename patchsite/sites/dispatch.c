@@ -19,8 +19,10 @@
 
 #include "arch/entry.h"
 #include "sites/site.h"
+#include "sites.h"
 
-void ps_dispatch(uint32_t id, unsigned long ret, struct patchsite_regs *regs)
+/* parent: where the caller's address is read, for each ops (one may hook it before the next). */
+void ps_dispatch_parent(uint32_t id, const unsigned long *parent, struct patchsite_regs *regs)
 {
 	struct ps_thread *t = ps_self;
 	struct ps_ops_list *list;
@@ -28,7 +30,6 @@ void ps_dispatch(uint32_t id, unsigned long ret, struct patchsite_regs *regs)
 	uint64_t want;
 	unsigned long seq;
 
-	(void)ret;
 	if (__builtin_expect(!t, 0)) {
 		t = ps_thread_self();
 		if (!t)
@@ -57,12 +58,17 @@ void ps_dispatch(uint32_t id, unsigned long ret, struct patchsite_regs *regs)
 			if (want & list->e[i].bit && (list->e[i].always ||
 						      atomic_load_explicit(&ps.tracing_on,
 									   memory_order_relaxed)))
-				list->e[i].ops->func(s->addr, *patchsite_regs_parent_loc(regs),
-						     list->e[i].ops, regs);
+				list->e[i].ops->func(s->addr, *parent, list->e[i].ops, regs);
 	}
 	atomic_signal_fence(memory_order_seq_cst);
 	atomic_store_explicit(&t->seq, seq + 2, memory_order_release);
 	t->depth = 0;
+}
+
+void ps_dispatch(uint32_t id, unsigned long ret, struct patchsite_regs *regs)
+{
+	(void)ret;
+	ps_dispatch_parent(id, patchsite_regs_parent_loc(regs), regs);
 }
 
 /* The runtime's own ops and what they need; a program's ops are not listed. */

@@ -201,7 +201,7 @@ int ps_patch_startup(struct ps_module *m)
 	const struct ps_seg *sg = NULL;	/* the segment of the last site (sites are sorted) */
 	int err;
 
-	if (!m->nsites)
+	if (!m->nsites || ps_module_interposed(m))
 		return 0;
 	err = stubs_first(m);
 	if (err)
@@ -326,7 +326,7 @@ int ps_patch_late(struct ps_module *m)
 	size_t np = 0;
 	int err = 0;
 
-	if (!m->nsites)
+	if (!m->nsites || ps_module_interposed(m))
 		return 0;
 	err = stubs_first(m);
 	if (err)

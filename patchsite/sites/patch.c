@@ -140,7 +140,7 @@ void ps_poke_words(uintptr_t addr, const uint8_t *b, unsigned n)
 /* Does the site need to change, and to what?  Stable while ps.lock is held. */
 static bool site_pending(const struct ps_site *s, enum site_state *to)
 {
-	if (s->state == SITE_REFUSED)
+	if (s->state == SITE_REFUSED || s->state == SITE_INTERPOSED)
 		return false;
 	*to = atomic_load_explicit(&s->want, memory_order_relaxed) ? SITE_CALL : SITE_NOP;
 	return *to != s->state;

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "scan.h"
 #include "sites.h"
 
 /* Does the object call a late hook through a slot (-pg code, linked dynamically)? */
@@ -30,28 +31,6 @@ static bool imports_late_hook(const struct ps_module *m)
 		if (m->hook_slot_hook[i] > ps.arch->late_hook)
 			return true;
 	return false;
-}
-
-/*
- * -finstrument-functions: calls to __cyg_profile_func_enter/exit, which are
- * not sites here yet: said by name rather than tracing nothing in silence.
- */
-static void refuse_instrument_functions(const struct ps_module *m)
-{
-	const Elf64_Sym *syms = m->symtab;
-	const char *str = m->strtab;
-
-	for (size_t i = 0; syms && i < m->nsymtab; i++) {
-		const char *name = syms[i].st_name < m->strtab_size ? str + syms[i].st_name : "";
-
-		if (syms[i].st_shndx == SHN_UNDEF && !strncmp(name, "__cyg_profile_func_enter", 24) &&
-		    (name[24] == '\0' || name[24] == '@')) {
-			ps_log(PATCHSITE_LOG_WARNING, "%s: built with -finstrument-functions: its calls "
-			       "to __cyg_profile_func_enter/exit are not traced yet (issue 24); build "
-			       "with -pg, -pg -mfentry or -fpatchable-function-entry=5", m->name);
-			return;
-		}
-	}
 }
 
 #define SCAN_SAID	8	/* functions named in the note, for each reason */
@@ -64,12 +43,11 @@ int ps_scan_late_sites(struct ps_module *m, ps_calls_hook_fn calls_hook)
 	char list[2][512];
 	struct ps_site *sites;
 	struct timespec t0, t1;
+	struct ps_scan_report *rep;
 	int err;
 
-	if (!ps.arch->find_late_call || !imports_late_hook(m)) {
-		refuse_instrument_functions(m);
-		return 0;
-	}
+	if (!ps.arch->find_late_call || !imports_late_hook(m))
+		return ps_cyg_imports(m) ? ps_cyg_sites(m) : 0;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
 	err = ps_module_syms(m);
 	if (err)
@@ -80,6 +58,7 @@ int ps_scan_late_sites(struct ps_module *m, ps_calls_hook_fn calls_hook)
 	if (!sites)
 		return -ENOMEM;
 	m->sites = sites;
+	rep = ps_scan_report_new(m, "mcount");
 	for (size_t i = 0; i < m->nsyms; i++) {
 		const struct ps_sym *fn = &m->syms[i];
 		const uint8_t *p;
@@ -92,6 +71,7 @@ int ps_scan_late_sites(struct ps_module *m, ps_calls_hook_fn calls_hook)
 			continue;	/* an alias of the last one */
 		if (!fn->size || !(p = ps_module_file_code(m, fn->addr, fn->size))) {
 			nosize++;
+			ps_scan_report_miss(rep, fn, PS_SCAN_NO_SIZE);
 			continue;
 		}
 		off = ps.arch->find_late_call(p, fn->size, fn->addr, &in, &why);
@@ -104,15 +84,19 @@ int ps_scan_late_sites(struct ps_module *m, ps_calls_hook_fn calls_hook)
 		}
 		if (!off && why && strstr(why, "prologue (")) {
 			nofp++;
+			ps_scan_report_miss(rep, fn, PS_SCAN_NO_FP);
 			if (nnamed[0] < SCAN_SAID)
 				named[0][nnamed[0]++] = fn->name;
 		} else {
 			nocall++;
+			ps_scan_report_miss(rep, fn, PS_SCAN_NO_CALL);
 			if (nnamed[1] < SCAN_SAID)
 				named[1][nnamed[1]++] = fn->name;
 		}
 	}
 	m->mcount_table = true;	/* its sites are after the prologue: patch.c classifies them */
+	if (rep)
+		rep->found = found;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
 	for (int r = 0; r < 2; r++) {
 		size_t at = 0;

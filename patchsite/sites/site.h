@@ -18,6 +18,7 @@ enum site_state {
 	SITE_NOP,		/* the arch's NOP */
 	SITE_CALL,		/* a call to the site's stub */
 	SITE_REFUSED,		/* not what we expected: never written */
+	SITE_INTERPOSED,	/* reached by a call we define (sites/cyg.c): never written */
 };
 
 struct ps_sym {

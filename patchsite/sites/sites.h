@@ -58,6 +58,21 @@ static inline uintptr_t ps_stub_of(const struct ps_site *s)
 typedef unsigned (*ps_calls_hook_fn)(const struct ps_module *m, const struct site_insn *in);
 int ps_scan_late_sites(struct ps_module *m, ps_calls_hook_fn calls_hook);
 
+/*
+ * cyg.c: -finstrument-functions.  An object that imports
+ * __cyg_profile_func_enter gets a site pair (entry, exit) per function,
+ * SITE_INTERPOSED: reached by the calls we define, never written, so
+ * start-up and live patching pass its module by.
+ */
+bool ps_cyg_imports(const struct ps_module *m);
+/* dispatch.c: ps_dispatch with the caller's address read at parent */
+void ps_dispatch_parent(uint32_t id, const unsigned long *parent, struct patchsite_regs *regs);
+int ps_cyg_sites(struct ps_module *m);
+static inline bool ps_module_interposed(const struct ps_module *m)
+{
+	return m->nsites && m->sites[0].state == SITE_INTERPOSED;
+}
+
 /* symbols.c */
 int ps_find_symbols(struct ps_module *m, const struct elf_file *f);
 const struct ps_sym *ps_module_sym(const struct ps_module *m, uintptr_t addr);

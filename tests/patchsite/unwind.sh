@@ -384,16 +384,17 @@ else
 	fail "mcount, stripped: build" "$T/build.log"
 fi
 
-# -finstrument-functions is not traced yet: said by name, the program runs as built.
+# -finstrument-functions: traced from its calls to __cyg_profile_func_enter/exit (cyg.sh
+# holds the uftrace comparisons); here basic.c's work_mid is seen, nothing on stderr.
 if ${CC:-gcc} -O2 -finstrument-functions -o "$T/instr" $SRC/basic.c >>"$T/build.log" 2>&1; then
 	PATCHSITE_TRACER=function PATCHSITE_OUTPUT="$T/trace" LD_PRELOAD="$PRELOAD" \
 		"$T/instr" >"$T/out" 2>"$T/err"
 	rc=$?
-	if [ $rc -eq 0 ] && grep -qx 'sum=5' "$T/out" && [ "$(wc -l <"$T/err")" -eq 1 ] &&
-	   grep -q '^patchsite: warning: instr: built with -finstrument-functions: .* not traced yet' "$T/err"; then
-		pass "-finstrument-functions: refused by name ($(cut -c1-60 "$T/err")...), runs as built"
+	if [ $rc -eq 0 ] && grep -qx 'sum=5' "$T/out" && [ ! -s "$T/err" ] &&
+	   grep -q ': work_mid <-' "$T/trace"; then
+		pass "-finstrument-functions: work_mid traced, runs as built"
 	else
-		fail "-finstrument-functions refusal (exit $rc)" "$T/err"
+		fail "-finstrument-functions (exit $rc)" "$T/err"
 	fi
 else
 	fail "-finstrument-functions: build" "$T/build.log"

@@ -37,4 +37,9 @@ static inline uintptr_t ps_longjmp_sp(const void *env)
 	return ((w >> 17) | (w << 47)) ^ guard;
 }
 
+/* arch/x86_64/cyg.S defines __cyg_profile_func_enter/exit (-finstrument-functions). */
+#define PS_HAVE_CYG 1
+void ps_x86_64_cyg_enter(void *fn, void *call_site);
+#define PS_CYG_ENTER ps_x86_64_cyg_enter
+
 #endif
