@@ -35,6 +35,15 @@ static char *append(char *list, const char *tok)
 	return s;
 }
 
+/* Probe definitions hold blanks: one a line. */
+static char *append_line(char *list, const char *def)
+{
+	list = append(list, def);
+	if (strlen(list) > strlen(def))
+		list[strlen(list) - strlen(def) - 1] = '\n';
+	return list;
+}
+
 /* The runtime to preload: $PATCHSITE_LIB, next to this program, or in ../lib. */
 static int find_runtime(char *buf, size_t len)
 {
@@ -182,6 +191,7 @@ int cmd_record(int argc, char **argv)
 		{ "live", no_argument, NULL, 'l' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "duration", required_argument, NULL, 'T' },
+		{ "probe", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -189,7 +199,7 @@ int cmd_record(int argc, char **argv)
 	char *end;
 	struct pipe_opts live = { 0 };
 	const char *dir = DEFAULT_DIR, *tracer = "function_graph", *depth = NULL, *kb = NULL;
-	char *filter = NULL, *notrace = NULL, *graph = NULL, lib[PATH_MAX], preload[2 * PATH_MAX];
+	char *filter = NULL, *notrace = NULL, *graph = NULL, *probes = NULL, lib[PATH_MAX], preload[2 * PATH_MAX];
 	const char *old;
 	bool overwrite = false;
 	int c, st;
@@ -208,6 +218,7 @@ int cmd_record(int argc, char **argv)
 		case 'F': filter = append(filter, optarg); break;
 		case 'N': notrace = append(notrace, optarg); break;
 		case 'G': graph = append(graph, optarg); break;
+		case 'P': probes = append_line(probes, optarg); break;
 		case 'D': depth = optarg; break;
 		case 'b': kb = optarg; break;
 		case 'o': overwrite = true; break;
@@ -224,6 +235,9 @@ int cmd_record(int argc, char **argv)
 				 "or nop", tracer);
 	if (at.pid) {
 		/* attach.c: into a running process, through its control channel. */
+		if (probes)
+			return bad_usage("record: --probe with -p: write the definition to the "
+					 "process's dynamic_events (patchsite ctl PID dynamic_events)%s", "");
 		if (optind < argc || overwrite || live.dir)
 			return bad_usage("record: -p attaches to a running process: no command, "
 					 "--overwrite or --live with it%s", "");
@@ -256,6 +270,7 @@ int cmd_record(int argc, char **argv)
 	set_env("PATCHSITE_FILTER", filter);
 	set_env("PATCHSITE_NOTRACE", notrace);
 	set_env("PATCHSITE_GRAPH_FUNCTION", graph);
+	set_env("PATCHSITE_PROBES", probes);
 	set_env("PATCHSITE_MAX_DEPTH", depth);
 	set_env("PATCHSITE_BUFFER_KB", kb);
 	set_env("PATCHSITE_OVERWRITE", overwrite ? "1" : NULL);
@@ -290,6 +305,7 @@ int cmd_record(int argc, char **argv)
 		}
 	write_status(dir, argv[optind], pid, st);
 	free(filter);
+	free(probes);
 	free(notrace);
 	free(graph);
 	if (WIFSIGNALED(st)) {
