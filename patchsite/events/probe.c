@@ -363,7 +363,7 @@ int ps_probes_write(const char *text, bool append, bool enable)
 
 void ps_probes_list(struct ps_buf *out)
 {
-	char text[2048];
+	char text[4096];
 
 	pthread_mutex_lock(&ps.lock);
 	for (struct probe *p = probes; p; p = p->next) {

@@ -231,16 +231,14 @@ static int parse_arg(const char *word, unsigned k, struct ps_probe_arg *a, bool 
 	if (parse_what(w, a, ret, err, errlen))
 		return -EINVAL;
 	if (!a->name[0]) {		/* the kernel's default: argN, or the DWARF name */
-		if (a->base == PF_NAME) {
-			size_t m = strcspn(a->sym, "-.");
+		if (a->base == PF_NAME && strlen(a->sym) < sizeof(a->name)) {
+			char *o = a->name;	/* host->name: host_name, as perf probe names it */
 
-			snprintf(a->name, sizeof(a->name), "%s", a->sym);
-			if (a->sym[m])	/* host->name: host_name */
-				for (char *p = a->name; *p; p++)
-					if (*p == '-' || *p == '>' || *p == '.')
-						*p = '_';
-			if (strstr(a->name, "__"))
-				snprintf(a->name, sizeof(a->name), "arg%u", k + 1);
+			for (const char *p = a->sym; *p; p++) {
+				if (*p == '-')
+					continue;
+				*o++ = *p == '>' || *p == '.' ? '_' : *p;
+			}
 		} else {
 			snprintf(a->name, sizeof(a->name), "arg%u", k + 1);
 		}
@@ -329,7 +327,7 @@ int ps_probe_parse(const char *line, struct ps_probe_def *d, char *err, size_t e
 		*pct = '\0';
 		d->ret = true;
 	}
-	if (!w[1][0] || strlen(w[1]) >= sizeof(d->func) || strpbrk(w[1], "()$@=:\\"))
+	if (!w[1][0] || strlen(w[1]) >= sizeof(d->func) || strpbrk(w[1], "()$@=\\"))
 		return bad(err, errlen, "'%s': not a function name", w[1]);
 	snprintf(d->func, sizeof(d->func), "%s", w[1]);
 	if (!d->event[0]) {		/* the kernel's default: FUNC__entry, FUNC__exit */
