@@ -17,6 +17,7 @@
 #include "attach.h"
 #include "cmd.h"
 #include "../data/env.h"
+#include "../events/probe.h"
 #include "pipe.h"
 
 /* "a b" + c: the tokens of repeated -F options, one space apart. */
@@ -33,6 +34,18 @@ static char *append(char *list, const char *tok)
 		s[a++] = ' ';
 	memcpy(s + a, tok, b + 1);
 	return s;
+}
+
+/* A --probe definition, parsed as the runtime will: 0, or said (usage). */
+static int check_probe(const char *def)
+{
+	struct ps_probe_def d;
+	char why[300];
+
+	if (!ps_probe_parse(def, &d, why, sizeof(why)))
+		return 0;
+	fprintf(stderr, "patchsite: record: --probe='%s': %s\n", def, why);
+	return -1;
 }
 
 /* Probe definitions hold blanks: one a line. */
@@ -218,7 +231,11 @@ int cmd_record(int argc, char **argv)
 		case 'F': filter = append(filter, optarg); break;
 		case 'N': notrace = append(notrace, optarg); break;
 		case 'G': graph = append(graph, optarg); break;
-		case 'P': probes = append_line(probes, optarg); break;
+		case 'P':
+			if (check_probe(optarg))
+				return 2;
+			probes = append_line(probes, optarg);
+			break;
 		case 'D': depth = optarg; break;
 		case 'b': kb = optarg; break;
 		case 'o': overwrite = true; break;

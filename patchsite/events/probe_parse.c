@@ -333,10 +333,10 @@ int ps_probe_parse(const char *line, struct ps_probe_def *d, char *err, size_t e
 	if (!d->event[0]) {		/* the kernel's default: FUNC__entry, FUNC__exit */
 		size_t m = strlen(d->func);
 
-		if (!ident_ok(d->func, m) || m + 8 >= sizeof(d->event))
+		if (!ident_ok(d->func, m) || m > 50)
 			return bad(err, errlen, "'%s' is no event name: name it, f:GRP/EVENT",
 				   d->func);
-		snprintf(d->event, sizeof(d->event), "%s__%s", d->func, d->ret ? "exit" : "entry");
+		snprintf(d->event, sizeof(d->event), "%.50s__%s", d->func, d->ret ? "exit" : "entry");
 	}
 	d->nargs = n - 2;
 	for (unsigned i = 0; i < d->nargs; i++) {
@@ -382,7 +382,7 @@ void ps_probe_text(const struct ps_probe_def *d, char *out, size_t len)
 
 	snprintf(out, len, "f:%s/%s %s%s", d->group, d->event, d->func, d->ret ? "%return" : "");
 	for (unsigned i = 0; i < d->nargs; i++) {
-		char what[256], tn[8];
+		char what[320], tn[8];
 
 		at = strlen(out);
 		what_text(&d->a[i], what, sizeof(what));
