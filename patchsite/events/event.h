@@ -101,6 +101,8 @@ int ps_event_probe_add(struct ps_event *ev, patchsite_event_probe fn, void *data
 int ps_event_probe_del(struct ps_event *ev, patchsite_event_probe fn, void *data);
 void ps_events_env(void);				/* PATCHSITE_EVENTS */
 void ps_events_found(struct ps_module *m);		/* ps_event_module with the hooks */
+/* Told when an event's probes changed (probe.c sets it: a dynamic probe's sites follow). */
+extern int (*ps_event_probes_changed)(void);
 
 /* event_api.c */
 void ps_event_describe(const struct ps_event *ev, struct ps_buf *out);	/* format file */

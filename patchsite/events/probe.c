@@ -91,9 +91,19 @@ static int cmp_hit(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The hit table and the ops' sites from the probes; ps.lock held. */
+static bool enabled(const struct probe *p)
+{
+	return atomic_load(&p->ev->probes) != NULL;
+}
+
+/*
+ * The hit table and the ops' sites from the enabled probes (a disabled one
+ * costs its function nothing); ps.lock held, a may be NULL.
+ */
 static int publish(struct ps_arrivals *a)
 {
+	bool any = false;
+
 	struct ps_ops_state *st = ps_ops_state(&probe_ops);
 	struct hit_table *tb, *old;
 	size_t n = 0, k = 0;
@@ -103,7 +113,7 @@ static int publish(struct ps_arrivals *a)
 	if (!st)
 		return -ENOMEM;
 	for (struct probe *p = probes; p; p = p->next)
-		for (size_t i = 0; i < p->nset; i++)
+		for (size_t i = 0; enabled(p) && i < p->nset; i++)
 			n += p->set[i] && ps.site_index[i];
 	tb = calloc(1, sizeof(*tb) + n * sizeof(tb->e[0]));
 	set = calloc(ps.nsites ? ps.nsites : 1, 1);
@@ -113,7 +123,7 @@ static int publish(struct ps_arrivals *a)
 		return -ENOMEM;
 	}
 	for (struct probe *p = probes; p; p = p->next)
-		for (size_t i = 0; i < p->nset && i < ps.nsites; i++)
+		for (size_t i = 0; enabled(p) && i < p->nset && i < ps.nsites; i++)
 			if (p->set[i] && ps.site_index[i]) {
 				tb->e[k].addr = ps.site_index[i]->addr;
 				tb->e[k++].p = p;
@@ -124,17 +134,24 @@ static int publish(struct ps_arrivals *a)
 	old = atomic_exchange(&table, tb);
 	ps_globs_free(&st->filter);
 	st->filter.set = set;	/* no text: a probe names the functions loaded when it was set */
-	if (!probes && st->registered)
+	any = k > 0;
+	if (!any && st->registered)
 		err = ps_ops_unregister(&probe_ops, a);
-	else if (probes && !st->registered)
+	else if (any && !st->registered)
 		err = ps_ops_register(&probe_ops, a);
-	else if (probes) {
+	else if (any) {
 		ps_recompute_want();
 		err = ps_loader_sync(NULL);
 	}
 	ps_sync_dispatchers();		/* no thread still reads the old table */
 	free(old);
 	return err;
+}
+
+/* An event's probes changed (event_probe.c, ps.lock held): the enabled probes' functions. */
+static int probes_changed(void)
+{
+	return probes ? publish(NULL) : 0;
 }
 
 static struct probe **probes_tail(void)
@@ -287,6 +304,7 @@ static int probe_add(const struct ps_probe_def *d, bool enable, struct ps_arriva
 		return err;
 	}
 	p->desc->rt = p->ev;
+	ps_event_probes_changed = probes_changed;
 	*probes_tail() = p;		/* listed in the order defined */
 	err = publish(a);
 	if (!err && (ps_event_rules_say(p->ev, &on) || enable) && on && !p->ev->record)

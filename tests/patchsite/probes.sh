@@ -174,12 +174,21 @@ for bad in 'f:t/x no_such_function:no traceable function matches' \
 	else fail "refused: $def (want '$want')" "$T/err"; fi
 done
 
-# The control file: defined disabled, enabled through events/, listed, removed.
+# The control file: defined disabled, enabled through events/, listed, removed; the
+# oracle of whether f_u8 calls the trampoline is its first instruction's bytes (the x86-64
+# encoding: call rel32 or the 5-byte NOP), with no tracer: a call only while enabled.
 cat >"$T/ctl.c" <<'EOF2'
 #include <stdio.h>
 #include <string.h>
 #include "patchsite.h"
 void f_u8(unsigned char a);
+/* The x86-64 encoding: e8 is call rel32, 0f 1f the NOP -mfentry's site becomes. */
+static const char *site(void)
+{
+	const unsigned char *p = (const unsigned char *)f_u8;
+
+	return p[0] == 0xe8 ? "call" : p[0] == 0x0f && p[1] == 0x1f ? "nop" : "?";
+}
 int main(void)
 {
 	char buf[4096];
@@ -190,12 +199,15 @@ int main(void)
 		return 1;
 	n = patchsite_ctl_read("dynamic_events", buf, sizeof(buf));
 	fputs(buf, stdout);
+	printf("f_u8: %s\n", site());	/* disabled: the NOP */
 	f_u8(7);	/* disabled: not recorded */
 	if (patchsite_ctl_write("events/t/u8/enable", "1", 0))
 		return 2;
+	printf("f_u8: %s\n", site());
 	f_u8(9);
 	if (patchsite_ctl_write("dynamic_events", "-:t/u8", 1))
 		return 3;
+	printf("f_u8: %s\n", site());
 	f_u8(11);	/* removed: not recorded */
 	n = patchsite_ctl_read("dynamic_events", buf, sizeof(buf));
 	fputs(buf, stdout);
@@ -211,11 +223,14 @@ if sed 's/^int main(void)$/int probes_main(void)/' testdata/patchsite/probes.c >
 	cat >"$T/want" <<'EOF2'
 f:t/u8 f_u8 a=$arg1:u8
 f:t/s f_u8 a=+0(%rdi):u8
+f_u8: nop
+f_u8: call
+f_u8: nop
 f:t/s f_u8 a=+0(%rdi):u8
 EOF2
 	"$PS" replay -d "$T/ctlrec" 2>>"$T/err" | grep -o 't:u8: .*' >"$T/ev"
 	if [ $rc = 0 ] && diff -u "$T/want" "$T/out" >"$T/diff" && [ "$(cat "$T/ev")" = "t:u8: f_u8(a=9)" ]
-	then pass "dynamic_events: listed, enabled through events/, removed"
+	then pass "dynamic_events: listed, enabled through events/ (only then its site called), removed"
 	else echo "exit $rc; events: $(cat "$T/ev")" >>"$T/diff"; cat "$T/err" >>"$T/diff"; fail "dynamic_events control file" "$T/diff"; fi
 else
 	fail "dynamic_events: build" "$T/build.log"
