@@ -7,11 +7,15 @@ TRACE_SRC := $(wildcard patchsite/cmd/*.c)
 TRACE_OBJ := $(TRACE_SRC:%.c=$(B)/obj/%.o) $(PS_SHARED_OBJ) $(B)/obj/patchsite/events/probe_parse.o
 
 $(TRACE_OBJ): ALL_CFLAGS += -D_GNU_SOURCE -fPIC -fvisibility=hidden
+# libdw (elfutils) reads DWARF for probe names, in the command only: the runtime links none.
+PKG_DW_CFLAGS := $(shell $(PKG_CONFIG) --cflags libdw 2>/dev/null)
+PKG_DW_LIBS   := $(shell $(PKG_CONFIG) --libs libdw 2>/dev/null || echo -ldw -lelf)
+$(B)/obj/patchsite/cmd/probe_dwarf.o: ALL_CFLAGS += $(PKG_DW_CFLAGS)
 
 all: $(B)/patchsite
 
 $(B)/patchsite: $(TRACE_OBJ)
-	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^
+	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_DW_LIBS)
 
 install: install-patchsite
 .PHONY: install-patchsite

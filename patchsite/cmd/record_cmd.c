@@ -18,6 +18,7 @@
 #include "cmd.h"
 #include "../data/env.h"
 #include "../events/probe.h"
+#include "probe_dwarf.h"
 #include "pipe.h"
 
 /* "a b" + c: the tokens of repeated -F options, one space apart. */
@@ -46,6 +47,51 @@ static int check_probe(const char *def)
 		return 0;
 	fprintf(stderr, "patchsite: record: --probe='%s': %s\n", def, why);
 	return -1;
+}
+
+static char *append_line(char *list, const char *def);
+
+/* cmd as execvp finds it: a path, or the first executable file of that name in $PATH. */
+static const char *find_exe(const char *cmd, char *buf, size_t len)
+{
+	const char *path = getenv("PATH");
+
+	if (strchr(cmd, '/'))
+		return cmd;
+	for (const char *p = path ? path : ""; *p;) {
+		size_t n = strcspn(p, ":");
+
+		snprintf(buf, len, "%.*s%s%s", (int)n, p, n ? "/" : "", cmd);
+		if (!access(buf, X_OK))
+			return buf;
+		p += n + (p[n] == ':');
+	}
+	return cmd;
+}
+
+/*
+ * The definitions (one a line) with their names resolved from exe's DWARF,
+ * in the form the runtime reads; NULL said when one cannot be.
+ */
+static char *resolve_probes(const char *defs, const char *exe)
+{
+	char *out = NULL, *copy = strdup(defs), *save = NULL, why[300], text[4096];
+
+	for (char *l = copy ? strtok_r(copy, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save)) {
+		struct ps_probe_def d;
+
+		if (ps_probe_parse(l, &d, why, sizeof(why)) ||
+		    probe_dwarf_resolve(exe, &d, why, sizeof(why))) {
+			fprintf(stderr, "patchsite: record: --probe='%s': %s\n", l, why);
+			free(out);
+			out = NULL;
+			break;
+		}
+		ps_probe_text(&d, text, sizeof(text));
+		out = append_line(out, text);
+	}
+	free(copy);
+	return out;
 }
 
 /* Probe definitions hold blanks: one a line. */
@@ -269,6 +315,16 @@ int cmd_record(int argc, char **argv)
 	if (live.dir && overwrite)
 		return bad_usage("record: --live follows a growing record; --overwrite reuses its "
 				 "chunks%s", "");
+	if (probes) {
+		/* Names (len, host->name) from the program's DWARF: the runtime reads none. */
+		char exe[PATH_MAX], *resolved = resolve_probes(probes, find_exe(argv[optind], exe,
+										 sizeof(exe)));
+
+		free(probes);
+		if (!resolved)
+			return 2;
+		probes = resolved;
+	}
 	if (find_runtime(lib, sizeof(lib))) {
 		fprintf(stderr, "patchsite: cannot find libpatchsite.so next to this program or in "
 			"../lib (set PATCHSITE_LIB)\n");
