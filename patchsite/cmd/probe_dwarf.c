@@ -192,15 +192,24 @@ static int abi_order(struct ctx *c, Dwarf_Die *param, struct ps_probe_arg *a)
 	return bad(c, "not found among the parameters");
 }
 
-static bool frame_base_is_cfa(struct ctx *c)
+/*
+ * The frame base at the entry as the entry sp + *adj: the CFA (gcc), or the
+ * stack pointer itself (clang: DW_OP_reg7 on x86-64), which at the entry
+ * is the entry sp.  False: another base (a frame pointer not set yet).
+ */
+static bool frame_base_at_entry(struct ctx *c, int64_t *adj)
 {
 	Dwarf_Attribute at;
 	Dwarf_Op *op;
 	size_t n;
 
-	return dwarf_attr_integrate(&c->fn, DW_AT_frame_base, &at) &&
-	       dwarf_getlocation_addr(&at, c->pc, &op, &n, 1) == 1 && n == 1 &&
-	       op[0].atom == DW_OP_call_frame_cfa;
+	if (!dwarf_attr_integrate(&c->fn, DW_AT_frame_base, &at) ||
+	    dwarf_getlocation_addr(&at, c->pc, &op, &n, 1) != 1 || n != 1)
+		return false;
+	*adj = op[0].atom == DW_OP_call_frame_cfa ? (int64_t)c->rm->cfa_from_sp : 0;
+	return op[0].atom == DW_OP_call_frame_cfa ||
+	       (op[0].atom >= DW_OP_reg0 && op[0].atom <= DW_OP_reg31 &&
+		(unsigned)(op[0].atom - DW_OP_reg0) == c->rm->sp);
 }
 
 /* The location of param at the entry into a: 0, or refused. */
@@ -258,15 +267,17 @@ static int location(struct ctx *c, Dwarf_Die *param, struct ps_probe_arg *a)
 	}
 	if (n == 1 && op[0].atom == DW_OP_fbreg) {
 		/*
-		 * Frame base the CFA (the sp before the call) and a slot at or above
-		 * it: the caller's, an argument passed on the stack, there at the
-		 * entry.  Below it, or another frame base: the callee's own frame,
+		 * A slot at or above the entry sp (the CFA is above it): the
+		 * caller's, an argument passed on the stack, there at the entry.
+		 * Below the CFA, or another frame base: the callee's own frame,
 		 * which its prologue fills after the site.
 		 */
-		if (frame_base_is_cfa(c) && (int64_t)op[0].number >= 0) {
+		int64_t adj;
+
+		if (frame_base_at_entry(c, &adj) && (int64_t)op[0].number >= 0) {
 			a->base = PF_STACKADDR;
 			a->nderef = 1;
-			a->deref[0] = (int64_t)op[0].number + c->rm->cfa_from_sp;
+			a->deref[0] = (int64_t)op[0].number + adj;
 			return 0;
 		}
 		return abi_order(c, param, a);

@@ -79,7 +79,8 @@ static int compile_arg(const struct ps_probe_arg *a, struct ps_fetch_arg *f, cha
 		return -EINVAL;
 	case PF_NAME:
 		snprintf(err, errlen, "%s: '%s' names a variable: names are resolved from DWARF "
-			 "by the patchsite command, not done yet; use $argN", a->name, a->sym);
+			 "by the patchsite command (record --probe), which writes the fetch "
+			 "arguments here; write those, or $argN", a->name, a->sym);
 		return -EINVAL;
 	default:
 		return 0;
