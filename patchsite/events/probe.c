@@ -266,6 +266,36 @@ static int resolve_func(struct probe *p)
 	return 0;
 }
 
+/*
+ * The definition's "if EXPR" as the event's filter (what events/G/E/filter
+ * would set); a probe defined anew without one drops the old one.  0, or
+ * -EINVAL said.
+ */
+static int set_filter(struct ps_event *ev, const char *expr)
+{
+	struct ps_evfilter *flt = NULL, *old;
+	char why[256], *text = NULL;
+
+	if (expr[0]) {
+		if (ps_evfilter_parse(expr, ev->f, ev->nfields, &flt, why, sizeof(why))) {
+			ps_log(PATCHSITE_LOG_ERROR, "dynamic_events: %s:%s: if %s: %s",
+			       ev->info.subsys, ev->info.name, expr, why);
+			return -EINVAL;
+		}
+		text = strdup(expr);
+		if (!text) {
+			ps_evfilter_free(flt);
+			return -ENOMEM;
+		}
+	}
+	old = atomic_exchange(&ev->filter, flt);
+	free(ev->filter_text);
+	ev->filter_text = text;
+	ps_sync_dispatchers();		/* no recorder still reads the old one */
+	ps_evfilter_free(old);
+	return 0;
+}
+
 /* A parsed definition added; ps.lock held.  enable: recorded at once (PATCHSITE_PROBES). */
 static int probe_add(const struct ps_probe_def *d, bool enable, struct ps_arrivals *a)
 {
@@ -299,6 +329,8 @@ static int probe_add(const struct ps_probe_def *d, bool enable, struct ps_arriva
 	if (!err && (err = ps_event_define(p->desc, &p->ev)) == -EEXIST)
 		ps_log(PATCHSITE_LOG_ERROR, "dynamic_events: event %s:%s exists already with "
 		       "other fields", d->group, d->event);
+	if (!err && (err = set_filter(p->ev, d->filter)))
+		p->ev->gone = true;	/* defined, but no probe: as one removed */
 	if (err) {
 		probe_free(p);
 		return err;

@@ -12,6 +12,9 @@
  * $stackN, $stack, %REG, @ADDR, @SYM[+|-OFF], \IMM, +|-[u]OFF(WHAT), or a
  * name (len, host->name, $arg:len) that only DWARF resolves.  TYPE one of
  * u8..u64, s8..s64, x8..x64, char, string, float, double (default x64).
+ * Ours beyond the kernel's: a trailing "if EXPR" sets the event's filter
+ * (events/GRP/EVENT/filter's syntax, on the arguments' names) as it is
+ * defined: the condition travels with the definition (record --probe).
  *
  *   probe_parse.c  text -> struct ps_probe_def; no runtime state, so that
  *                  the fuzz harness links it alone (tests/fuzz/fuzz_probe.c)
@@ -70,6 +73,7 @@ struct ps_probe_def {
 	char func[256];
 	unsigned nargs;
 	struct ps_probe_arg a[PS_PROBE_MAX_ARGS];
+	char filter[512];	/* "if EXPR": EXPR, or "" */
 };
 
 /* One definition (a line, without its newline): 0, or -EINVAL with the reason in err. */

@@ -303,21 +303,54 @@ static int split(const char *line, char *buf, size_t len, char **words, unsigned
 	}
 }
 
+/* A trailing "if EXPR" (a word "if"): EXPR into d->filter, the line cut before it. */
+static int cut_filter(const char *line, size_t *len, struct ps_probe_def *d, char *err,
+		      size_t errlen)
+{
+	const char *p = line;
+
+	*len = strlen(line);
+	for (; (p = strstr(p, "if")); p += 2) {
+		const char *e = p + 2;
+
+		if (p == line || (p[-1] != ' ' && p[-1] != '\t') || (*e && *e != ' ' && *e != '\t'))
+			continue;
+		while (*e == ' ' || *e == '\t')
+			e++;
+		if (!*e)
+			return bad(err, errlen, "'if' without a condition");
+		if (strlen(e) >= sizeof(d->filter))
+			return bad(err, errlen, "a condition longer than %zu characters",
+				   sizeof(d->filter) - 1);
+		snprintf(d->filter, sizeof(d->filter), "%s", e);
+		*len = (size_t)(p - line);
+		return 0;
+	}
+	return 0;
+}
+
 int ps_probe_parse(const char *line, struct ps_probe_def *d, char *err, size_t errlen)
 {
-	char buf[4096], *w[2 + PS_PROBE_MAX_ARGS], *pct;
+	char buf[4096], head[4096], *w[2 + PS_PROBE_MAX_ARGS], *pct;
 	unsigned n;
+	size_t len;
 
 	memset(d, 0, sizeof(*d));
-	if (split(line, buf, sizeof(buf), w, 2 + PS_PROBE_MAX_ARGS, &n, err, errlen))
+	if (cut_filter(line, &len, d, err, errlen))
+		return -EINVAL;
+	if (len >= sizeof(head))
+		return bad(err, errlen, "a definition longer than %zu characters", sizeof(head) - 1);
+	memcpy(head, line, len);
+	head[len] = '\0';
+	if (split(head, buf, sizeof(buf), w, 2 + PS_PROBE_MAX_ARGS, &n, err, errlen))
 		return -EINVAL;
 	if (!n)
 		return bad(err, errlen, "empty definition");
 	if (parse_head(w[0], d, err, errlen))
 		return -EINVAL;
 	if (d->remove)
-		return n == 1 ? 0 : bad(err, errlen, "-:%s/%s: nothing may follow", d->group,
-					d->event);
+		return n == 1 && !d->filter[0] ? 0 : bad(err, errlen, "-:%s/%s: nothing may follow",
+							 d->group, d->event);
 	if (n < 2)
 		return bad(err, errlen, "'%s': names no function", w[0]);
 	pct = strchr(w[1], '%');
@@ -388,5 +421,9 @@ void ps_probe_text(const struct ps_probe_def *d, char *out, size_t len)
 		what_text(&d->a[i], what, sizeof(what));
 		snprintf(out + at, len - at, " %s=%s:%s", d->a[i].name, what,
 			 ps_probe_type_name(&d->a[i], tn, sizeof(tn)));
+	}
+	if (d->filter[0]) {
+		at = strlen(out);
+		snprintf(out + at, len - at, " if %s", d->filter);
 	}
 }

@@ -146,8 +146,32 @@ variant() {
 	fi
 }
 
+# cond CC FLAGS: a condition on the arguments keeps exactly the calls gdb's conditional
+# breakpoint stops at (the same condition, on the parameters' names).
+cond() {
+	cc=$1
+	shift
+	exe="$T/cond-$cc"
+	$cc "$@" -g -pg -mfentry -mrecord-mcount -rdynamic testdata/patchsite/probes.c -o "$exe" \
+		2>"$T/build.log" || { fail "condition: build" "$T/build.log"; return; }
+	rm -rf "$T/crec"
+	LD_PRELOAD="$SANPRE" "$PS" record -d "$T/crec" --tracer=nop \
+		--probe='f:t/big send_msg len=$arg2:u32 port=+0($arg1):s32 if len > 1000 && port < 10' \
+		"$exe" >/dev/null 2>"$T/err" || { fail "condition: record" "$T/err"; return; }
+	got=$("$PS" replay -d "$T/crec" 2>>"$T/err" | grep -c ' t:big: ')
+	printf 'break *send_msg if len > 1000 && h->port < 10\ncommands\nsilent\nprintf "@@\\n"\ncontinue\nend\nrun\n' \
+		>"$T/cond.gdb"
+	want=$(gdb -batch -nx -x "$T/cond.gdb" "$exe" 2>&1 | grep -c '^@@')
+	if [ "$got" = "$want" ] && [ "$want" -gt 0 ] && [ "$want" -lt 14 ]; then
+		pass "$cc $*: 'if len > 1000 && port < 10': $got of 14 calls, as gdb's condition"
+	else
+		fail "condition: $got recorded, gdb stopped $want times" "$T/err"
+	fi
+}
+
 variant gcc -O0
 variant gcc -O2
+cond gcc -O2
 if command -v clang >/dev/null 2>&1; then
 	variant clang -O2
 else
