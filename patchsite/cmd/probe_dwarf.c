@@ -25,11 +25,14 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "probe_dwarf.h"
 
@@ -431,6 +434,25 @@ static int find_fn(struct ctx *c, Dwfl_Module *mod, const char *func, Elf *elf)
 		}
 	free(scopes);
 	return bad(c, "no DWARF subprogram at %s's address", func);
+}
+
+const char *probe_dwarf_fpreg(const char *exe)
+{
+	const char *fmt = NULL;
+	int fd = open(exe, O_RDONLY | O_CLOEXEC);
+	Elf *elf;
+	GElf_Ehdr eh;
+
+	if (fd < 0)
+		return NULL;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	for (size_t i = 0; elf && gelf_getehdr(elf, &eh) && i < sizeof(maps) / sizeof(maps[0]); i++)
+		if (maps[i].machine == eh.e_machine)
+			fmt = maps[i].vec_fmt;
+	elf_end(elf);
+	close(fd);
+	return fmt;
 }
 
 int probe_dwarf_resolve(const char *exe, struct ps_probe_def *d, char *err, size_t errlen)

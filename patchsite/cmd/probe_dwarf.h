@@ -14,4 +14,7 @@
  */
 int probe_dwarf_resolve(const char *exe, struct ps_probe_def *d, char *err, size_t errlen);
 
+/* The Nth floating-point argument register's name pattern for exe's arch ("xmm%u"), or NULL. */
+const char *probe_dwarf_fpreg(const char *exe);
+
 #endif

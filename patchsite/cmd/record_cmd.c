@@ -19,6 +19,7 @@
 #include "../data/env.h"
 #include "../events/probe.h"
 #include "probe_dwarf.h"
+#include "argspec.h"
 #include "pipe.h"
 
 /* "a b" + c: the tokens of repeated -F options, one space apart. */
@@ -92,6 +93,24 @@ static char *resolve_probes(const char *defs, const char *exe)
 	}
 	free(copy);
 	return out;
+}
+
+/* -A specs (one a line) as probe definitions added to *probes: 0, or said. */
+static int add_argspecs(char *specs, const char *cmd, char **probes)
+{
+	char exe[PATH_MAX], def[2048], why[300], *save = NULL;
+	const char *fpreg = probe_dwarf_fpreg(find_exe(cmd, exe, sizeof(exe)));
+	int err = 0;
+
+	for (char *l = strtok_r(specs, "\n", &save); l && !err; l = strtok_r(NULL, "\n", &save)) {
+		err = argspec_probe(l, fpreg, def, sizeof(def), why, sizeof(why));
+		if (err)
+			fprintf(stderr, "patchsite: record: -A %s: %s\n", l, why);
+		else
+			*probes = append_line(*probes, def);
+	}
+	free(specs);
+	return err;
 }
 
 /* Probe definitions hold blanks: one a line. */
@@ -258,13 +277,14 @@ int cmd_record(int argc, char **argv)
 	char *end;
 	struct pipe_opts live = { 0 };
 	const char *dir = DEFAULT_DIR, *tracer = "function_graph", *depth = NULL, *kb = NULL;
-	char *filter = NULL, *notrace = NULL, *graph = NULL, *probes = NULL, lib[PATH_MAX], preload[2 * PATH_MAX];
+	char *filter = NULL, *notrace = NULL, *graph = NULL, *probes = NULL, *argspecs = NULL;
+	char *retvals = NULL, lib[PATH_MAX], preload[2 * PATH_MAX];
 	const char *old;
 	bool overwrite = false;
 	int c, st;
 	pid_t pid;
 
-	while ((c = getopt_long(argc, argv, "+d:F:N:G:D:p:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+d:F:N:G:D:p:A:R:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': dir = optarg; at.dir_given = true; break;
 		case 'p': if (parse_int(optarg, "-p", &at.pid)) return 2; break;
@@ -277,6 +297,14 @@ int cmd_record(int argc, char **argv)
 		case 'F': filter = append(filter, optarg); break;
 		case 'N': notrace = append(notrace, optarg); break;
 		case 'G': graph = append(graph, optarg); break;
+		case 'A': argspecs = append_line(argspecs, optarg); break;
+		case 'R':
+			if (!strstr(optarg, "@retval") || strchr(optarg, ',') ||
+			    strcmp(strstr(optarg, "@retval"), "@retval"))
+				return bad_usage("record: -R %s: expected FUNC@retval (a format after "
+						 "retval is not read yet)", optarg);
+			retvals = append(retvals, optarg);
+			break;
 		case 'P':
 			if (check_probe(optarg))
 				return 2;
@@ -298,8 +326,8 @@ int cmd_record(int argc, char **argv)
 				 "or nop", tracer);
 	if (at.pid) {
 		/* attach.c: into a running process, through its control channel. */
-		if (probes)
-			return bad_usage("record: --probe with -p: write the definition to the "
+		if (probes || argspecs || retvals)
+			return bad_usage("record: --probe, -A, -R with -p: write the definition to the "
 					 "process's dynamic_events (patchsite ctl PID dynamic_events)%s", "");
 		if (optind < argc || overwrite || live.dir)
 			return bad_usage("record: -p attaches to a running process: no command, "
@@ -315,6 +343,11 @@ int cmd_record(int argc, char **argv)
 	if (live.dir && overwrite)
 		return bad_usage("record: --live follows a growing record; --overwrite reuses its "
 				 "chunks%s", "");
+	if (retvals && strcmp(tracer, "function_graph"))
+		return bad_usage("record: -R: return values are recorded by function_graph (the "
+				 "tracer %s has no exits)", tracer);
+	if (argspecs && add_argspecs(argspecs, argv[optind], &probes))
+		return 2;
 	if (probes) {
 		/* Names (len, host->name) from the program's DWARF: the runtime reads none. */
 		char exe[PATH_MAX], *resolved = resolve_probes(probes, find_exe(argv[optind], exe,
@@ -344,6 +377,7 @@ int cmd_record(int argc, char **argv)
 	set_env("PATCHSITE_NOTRACE", notrace);
 	set_env("PATCHSITE_GRAPH_FUNCTION", graph);
 	set_env("PATCHSITE_PROBES", probes);
+	set_env("PATCHSITE_ARGS", retvals);	/* -R FUNC@retval: set_ftrace_args */
 	set_env("PATCHSITE_MAX_DEPTH", depth);
 	set_env("PATCHSITE_BUFFER_KB", kb);
 	set_env("PATCHSITE_OVERWRITE", overwrite ? "1" : NULL);
@@ -379,6 +413,7 @@ int cmd_record(int argc, char **argv)
 	write_status(dir, argv[optind], pid, st);
 	free(filter);
 	free(probes);
+	free(retvals);
 	free(notrace);
 	free(graph);
 	if (WIFSIGNALED(st)) {

@@ -169,9 +169,35 @@ cond() {
 	fi
 }
 
+# record -A/-R in uftrace's spelling against uftrace -A/-R on the same binary (uftrace
+# reads the registers itself: an independent reader); values compared call by call.
+spelling() {
+	exe="$T/ua"
+	gcc -O2 -g -pg -mfentry -mrecord-mcount -rdynamic testdata/patchsite/probes.c -o "$exe" \
+		2>"$T/build.log" || { fail "-A/-R: build" "$T/build.log"; return; }
+	set -- -A 'f_s32@arg1/i32' -A 'f_str@arg1/s' -A 'f_double@fparg1' \
+		-A 'f_many@arg1,arg7,arg8/x' -R send_msg@retval
+	LD_PRELOAD="$SANPRE" "$PS" record -d "$T/arec" "$@" -F f_s32 -F f_str -F f_double \
+		-F f_many -F send_msg "$exe" >/dev/null 2>"$T/err" || { fail "-A/-R: record" "$T/err"; return; }
+	"$PS" replay -d "$T/arec" >"$T/ours" 2>>"$T/err"
+	if ! command -v uftrace >/dev/null 2>&1; then
+		echo "SKIP -A/-R against uftrace: not installed (scripts/deps.sh installs it)"
+		return
+	fi
+	(cd "$T" && uftrace record --no-event "$@" "$exe" >/dev/null 2>>"$T/err" &&
+		uftrace replay >"$T/theirs" 2>>"$T/err") || { fail "-A/-R: uftrace" "$T/err"; return; }
+	if python3 tests/patchsite/check_uftrace_args.py "$T/ours" "$T/theirs" f_s32 f_str f_double \
+		f_many send_msg >"$T/cmp" 2>&1; then
+		pass "record -A/-R as uftrace's: $(tail -1 "$T/cmp")"
+	else
+		fail "record -A/-R differ from uftrace's" "$T/cmp"
+	fi
+}
+
 variant gcc -O0
 variant gcc -O2
 cond gcc -O2
+spelling
 if command -v clang >/dev/null 2>&1; then
 	variant clang -O2
 else
