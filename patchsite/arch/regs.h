@@ -15,6 +15,8 @@ struct patchsite_regs;
 /* The index of register name for ps_regs_get, or -1 when the trampoline does not save it. */
 int ps_regs_index(const char *name);
 uint64_t ps_regs_get(const struct patchsite_regs *r, int index);
+/* The index of the register holding integer argument n (0-based, below arg_regs). */
+int ps_regs_arg_index(unsigned n);
 /* The registers ps_regs_index knows, for an error message ("rdi, rsi, ..."). */
 extern const char ps_regs_known[];
 /*

@@ -9,7 +9,8 @@
  * function keeps its NOP or the fast trampolines.  At a hit the ops finds
  * the site's probes (a table sorted by address, replaced whole and freed
  * after a grace period), runs each enabled one's fetch program and hands
- * the values to ps_event_fire, as an enabled static site does.
+ * the values to the event's probes (the recorder), as an enabled static
+ * site does through ps_event_fire.
  *
  * A value whose memory cannot be read drops that record: the event's lost
  * counter and the probe's faults (listed in dynamic_events) count it.
@@ -47,19 +48,27 @@ struct hit_table {
 static struct probe *probes;		/* ps.lock */
 static _Atomic(struct hit_table *) table;
 
+/*
+ * What ps_event_fire does for a static site, less what the dispatcher did
+ * already (the thread's record, its grace-period section, the recursion
+ * guard) and the widening, which the fetch program did.
+ */
 static void fire(struct probe *p, struct patchsite_regs *regs)
 {
+	struct ps_probe_list *l = atomic_load_explicit(&p->ev->probes, memory_order_acquire);
 	char strs[PS_PROBE_MAX_ARGS][PS_FETCH_STR_BYTES];
-	uint64_t raw[PS_PROBE_MAX_ARGS] = { 0 };
+	uint64_t raw[PS_PROBE_MAX_ARGS];
 
-	if (!atomic_load_explicit(&p->ev->probes, memory_order_relaxed))
+	if (!l)
 		return;		/* disabled: nothing fetched */
 	if (ps_fetch_run(&p->prog, regs, raw, strs)) {
 		atomic_fetch_add_explicit(&p->faults, 1, memory_order_relaxed);
 		atomic_fetch_add_explicit(&p->ev->lost, 1, memory_order_relaxed);
 		return;
 	}
-	ps_event_fire(p->desc, raw);
+	atomic_fetch_add_explicit(&p->ev->hits, 1, memory_order_relaxed);
+	for (unsigned i = 0; i < l->n; i++)
+		l->e[i].fn(l->e[i].data, &p->ev->info, (const unsigned long long *)raw);
 }
 
 static void probe_hit(unsigned long ip, unsigned long parent_ip, struct patchsite_ops *op,

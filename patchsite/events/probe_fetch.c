@@ -39,8 +39,11 @@ static int compile_arg(const struct ps_probe_arg *a, struct ps_fetch_arg *f, cha
 	f->v = a->n;
 	switch (a->base) {
 	case PF_ARG:
-		if (a->n < ps.arch->arg_regs)
+		if (a->n < ps.arch->arg_regs) {
+			f->base = PF_REG;	/* one load at a hit */
+			f->reg = ps_regs_arg_index((unsigned)a->n);
 			return 0;
+		}
 		if (ps_regs_stack_arg((unsigned)a->n) < 0 || !ps_regs_stack_known) {
 			snprintf(err, errlen, "%s: $arg%u is not in a register of %s and its stack "
 				 "slot is not known here", a->name, (unsigned)a->n + 1,
@@ -143,14 +146,24 @@ static uint64_t fetch_string(uint64_t v, char *buf)
 	return (uint64_t)(uintptr_t)buf;
 }
 
+/* A float's bits (the low 32) as the double's bits probes are handed. */
+static uint64_t float_bits_to_double(uint64_t v)
+{
+	uint32_t b = (uint32_t)v;
+	float x;
+	double d;
+
+	memcpy(&x, &b, 4);
+	d = x;
+	memcpy(&v, &d, 8);
+	return v;
+}
+
 static bool base_value(const struct ps_fetch_arg *f, const struct patchsite_regs *r, uint64_t *v)
 {
 	uintptr_t sp;
 
 	switch (f->base) {
-	case PF_ARG:
-		*v = patchsite_regs_arg(r, (unsigned)f->v);
-		return true;
 	case PF_REG:
 		*v = ps_regs_get(r, f->reg);
 		return true;
@@ -194,6 +207,10 @@ int ps_fetch_run(const struct ps_fetch_prog *p, const struct patchsite_regs *r, 
 		}
 		if (f->type == PT_STRING)
 			v = fetch_string(v, strs[i]);
+		else if (f->type == PT_FLOAT)
+			v = float_bits_to_double(v);
+		else if (f->size < 8 && f->type == PT_S)
+			v = (uint64_t)((int64_t)(v << (64 - 8 * f->size)) >> (64 - 8 * f->size));
 		else if (f->size < 8)
 			v &= (1ull << (8 * f->size)) - 1;
 		out[i] = v;

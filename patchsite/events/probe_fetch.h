@@ -29,7 +29,11 @@ struct ps_fetch_prog {
 /* 0, or -EINVAL / -ENOTSUP with the reason in err (the argument named). */
 int ps_fetch_compile(const struct ps_probe_def *d, struct ps_fetch_prog *p, char *err,
 		     size_t errlen);
-/* The values (strings: copies in strs); -EFAULT when a value's memory cannot be read. */
+/*
+ * The values as an event's probes get them (small signed ones sign-extended,
+ * floats as doubles, strings as copies in strs); -EFAULT when a value's
+ * memory cannot be read.
+ */
 int ps_fetch_run(const struct ps_fetch_prog *p, const struct patchsite_regs *r, uint64_t *out,
 		 char (*strs)[PS_FETCH_STR_BYTES]);
 /* n bytes at addr of this process, without faulting: false when any is unreadable. */

@@ -39,6 +39,11 @@ int ps_regs_index(const char *name)
 	return -1;
 }
 
+int ps_regs_arg_index(unsigned n)
+{
+	return (int)n;	/* x0..x7 */
+}
+
 uint64_t ps_regs_get(const struct patchsite_regs *r, int index)
 {
 	uint64_t v;

@@ -21,6 +21,11 @@ int ps_regs_index(const char *name)
 	return -1;
 }
 
+int ps_regs_arg_index(unsigned n)
+{
+	return (int)n;	/* a0..a7 */
+}
+
 uint64_t ps_regs_get(const struct patchsite_regs *r, int index)
 {
 	return index < 8 ? r->a[index] : r->fa[index - 8];

@@ -26,6 +26,11 @@ int ps_regs_index(const char *name)
 	return -1;
 }
 
+int ps_regs_arg_index(unsigned n)
+{
+	return (int)n;	/* rdi, rsi, rdx, rcx, r8, r9: gprs[0..5] */
+}
+
 /* An xmm register: its low 64 bits (a double, or a float in the low 32). */
 uint64_t ps_regs_get(const struct patchsite_regs *r, int index)
 {
