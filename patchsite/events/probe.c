@@ -192,9 +192,16 @@ static void probe_free(struct probe *p)
 	}
 }
 
+/*
+ * A field's kind and size in the record.  Numbers are recorded as the
+ * fetch program widened them, 8 bytes (its type, u8 or s32, stays in the
+ * format's text and its print format): every probe without a string is
+ * then "flat" (event.c), the recorder's shortest path: the words as they
+ * are.
+ */
 static uint8_t field_kind(const struct ps_probe_arg *a, uint16_t *size)
 {
-	*size = a->size;
+	*size = 8;
 	switch (a->type) {
 	case PT_S: return PATCHSITE_FIELD_SIGNED;
 	case PT_STRING: *size = sizeof(void *); return PATCHSITE_FIELD_STRING;

@@ -98,9 +98,13 @@ int ps_fetch_compile(const struct ps_probe_def *d, struct ps_fetch_prog *p, char
 		snprintf(err, errlen, "probes are not done on %s", ps.arch->name);
 		return -ENOTSUP;
 	}
-	for (unsigned i = 0; i < d->nargs; i++)
+	p->regs_only = true;
+	for (unsigned i = 0; i < d->nargs; i++) {
 		if (compile_arg(&d->a[i], &p->a[i], err, errlen))
 			return -EINVAL;
+		p->regs_only &= p->a[i].base == PF_REG && !p->a[i].nderef &&
+				(p->a[i].type == PT_S || p->a[i].type == PT_U || p->a[i].type == PT_X);
+	}
 	p->n = d->nargs;
 	return 0;
 }
@@ -183,9 +187,25 @@ static bool base_value(const struct ps_fetch_arg *f, const struct patchsite_regs
 	}
 }
 
+/* Integer registers only (the common probe): no memory, no fault. */
+static void run_regs(const struct ps_fetch_prog *p, const struct patchsite_regs *r, uint64_t *out)
+{
+	for (unsigned i = 0; i < p->n; i++) {
+		const struct ps_fetch_arg *f = &p->a[i];
+		unsigned sh = 64 - 8 * f->size;
+		uint64_t v = ps_regs_get(r, f->reg) << sh;
+
+		out[i] = f->type == PT_S ? (uint64_t)((int64_t)v >> sh) : v >> sh;
+	}
+}
+
 int ps_fetch_run(const struct ps_fetch_prog *p, const struct patchsite_regs *r, uint64_t *out,
 		 char (*strs)[PS_FETCH_STR_BYTES])
 {
+	if (p->regs_only) {
+		run_regs(p, r, out);
+		return 0;
+	}
 	for (unsigned i = 0; i < p->n; i++) {
 		const struct ps_fetch_arg *f = &p->a[i];
 		unsigned last = f->nderef;

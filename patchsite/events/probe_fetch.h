@@ -23,6 +23,7 @@ struct ps_fetch_arg {
 
 struct ps_fetch_prog {
 	unsigned n;
+	bool regs_only;			/* every argument a saved integer register: the short path */
 	struct ps_fetch_arg a[PS_PROBE_MAX_ARGS];
 };
 
