@@ -6,14 +6,18 @@
  * a type; run at every hit on the registers the generic trampoline saved.
  * Nothing is resolved at a hit: no names, no symbols, no debug info.
  *
- * Memory is read with process_vm_readv on the process itself, never
- * through a plain pointer: a wrong address (a stale pointer, an argument
- * that is not a pointer) gives -EFAULT, not a crash of the traced program.
+ * Memory is read with process_vm_readv on the process itself (or through a
+ * pipe where that call is refused), never through a plain pointer: a wrong
+ * address (a stale pointer, an argument that is not a pointer) gives
+ * -EFAULT, not a crash of the traced program.
  * A string that cannot be read up to its NUL (or the cap) is recorded as
  * "(fault)", as the kernel's probes do; a NULL one as "(null)".
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -109,12 +113,52 @@ int ps_fetch_compile(const struct ps_probe_def *d, struct ps_fetch_prog *p, char
 	return 0;
 }
 
-/* n bytes at addr of this process, or false: each page its own iovec, so that a read stops at the fault. */
+/*
+ * Where process_vm_readv is not there (ENOSYS: qemu-user; EPERM: a seccomp
+ * policy), a pipe: write() from addr fails with EFAULT instead of faulting,
+ * and read() gives the bytes back.  One pipe, taken with a trylock: a
+ * thread finding it busy (another, or a signal handler on this one) counts
+ * that value as unreadable rather than wait inside a traced function.
+ */
+static _Atomic int vm_readv_ok = 1;
+static pthread_mutex_t pipe_lock = PTHREAD_MUTEX_INITIALIZER;
+static int pipe_fd[2] = { -1, -1 };
+
+static size_t read_pipe(uintptr_t addr, void *out, size_t n, size_t page)
+{
+	size_t at = 0;
+
+	if (pthread_mutex_trylock(&pipe_lock))
+		return 0;
+	if (pipe_fd[0] < 0 && pipe2(pipe_fd, O_CLOEXEC | O_NONBLOCK))
+		pipe_fd[0] = pipe_fd[1] = -1;
+	while (pipe_fd[0] >= 0 && at < n) {
+		size_t room = page - ((addr + at) & (page - 1)), m = n - at < room ? n - at : room;
+		ssize_t w = write(pipe_fd[1], (const void *)(addr + at), m);
+
+		if (w <= 0)
+			break;
+		if (read(pipe_fd[0], (char *)out + at, (size_t)w) != w)
+			break;	/* never seen: the pipe holds what was just written */
+		at += (size_t)w;
+		if ((size_t)w < m)
+			break;
+	}
+	pthread_mutex_unlock(&pipe_lock);
+	return at;
+}
+
+/*
+ * n bytes at addr of this process: how many could be read (a read stops at
+ * the first fault: each page is its own iovec).  The program's errno is
+ * kept: a tracer never changes what the program sees.
+ */
 static size_t read_mem(uintptr_t addr, void *out, size_t n)
 {
 	struct iovec local = { out, n }, remote[3];
 	size_t page = 4096, k = 0, at = 0;
-	ssize_t got;
+	int saved = errno;
+	ssize_t got = -1;
 
 	while (at < n && k < 3) {
 		size_t room = page - ((addr + at) & (page - 1)), m = n - at < room ? n - at : room;
@@ -124,7 +168,14 @@ static size_t read_mem(uintptr_t addr, void *out, size_t n)
 	}
 	if (at < n)
 		return 0;
-	got = process_vm_readv(getpid(), &local, 1, remote, k, 0);
+	if (atomic_load_explicit(&vm_readv_ok, memory_order_relaxed)) {
+		got = process_vm_readv(getpid(), &local, 1, remote, k, 0);
+		if (got < 0 && (errno == ENOSYS || errno == EPERM))
+			atomic_store_explicit(&vm_readv_ok, 0, memory_order_relaxed);
+	}
+	if (!atomic_load_explicit(&vm_readv_ok, memory_order_relaxed))
+		got = (ssize_t)read_pipe(addr, out, n, page);
+	errno = saved;
 	return got > 0 ? (size_t)got : 0;
 }
 
