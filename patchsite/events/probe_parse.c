@@ -107,6 +107,17 @@ static bool dwarf_name(const char *s)
 	return !want_ident;
 }
 
+/* A symbol's name: a C identifier, dots allowed (f.constprop.0). */
+static bool sym_ok(const char *s)
+{
+	if (!isalpha((unsigned char)*s) && *s != '_')
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_' && *s != '.')
+			return false;
+	return true;
+}
+
 /* WHAT (without NAME= and :TYPE) into a; w is modified (the nesting is cut). */
 static int parse_what(char *w, struct ps_probe_arg *a, bool ret, char *err, size_t errlen)
 {
@@ -169,7 +180,7 @@ static int parse_what(char *w, struct ps_probe_arg *a, bool ret, char *err, size
 				return bad(err, errlen, "'%s': expected @SYM+OFF", w);
 			*pm = '\0';
 		}
-		if (!w[1] || strlen(w + 1) >= sizeof(a->sym) || strpbrk(w + 1, "()$%@ "))
+		if (!sym_ok(w + 1) || strlen(w + 1) >= sizeof(a->sym))
 			return bad(err, errlen, "'%s': expected @ADDR or @SYM[+|-OFF]", w);
 		snprintf(a->sym, sizeof(a->sym), "%s", w + 1);
 	} else if (*w == '\\') {
