@@ -393,6 +393,12 @@ static int func_addr(Dwfl_Module *mod, const char *func, Dwarf_Addr *addr)
 	return -ENOENT;
 }
 
+static struct {
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	char exe[4096];
+} cache;
+
 static const Dwfl_Callbacks callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
 	.find_debuginfo = dwfl_standard_find_debuginfo,
@@ -470,14 +476,20 @@ int probe_dwarf_resolve(const char *exe, struct ps_probe_def *d, char *err, size
 	if (!any)
 		return 0;
 	c.what = d->func;
-	dwfl = dwfl_begin(&callbacks);
-	mod = dwfl ? dwfl_report_offline(dwfl, "", exe, -1) : NULL;
-	if (!mod) {
-		snprintf(err, errlen, "%s: %s", exe, dwfl_errmsg(-1));
-		rc = -EINVAL;
-		goto out;
+	/* One program's DWARF for all its probes: opened once (a record's probes name one). */
+	if (cache.dwfl && !strcmp(cache.exe, exe)) {
+		dwfl = cache.dwfl;
+		mod = cache.mod;
+	} else {
+		dwfl = dwfl_begin(&callbacks);
+		mod = dwfl ? dwfl_report_offline(dwfl, "", exe, -1) : NULL;
+		if (!mod) {
+			snprintf(err, errlen, "%s: %s", exe, dwfl_errmsg(-1));
+			rc = -EINVAL;
+			goto out;
+		}
+		dwfl_report_end(dwfl, NULL, NULL);
 	}
-	dwfl_report_end(dwfl, NULL, NULL);
 	elf = dwfl_module_getelf(mod, &bias);
 	if (!elf || !dwfl_module_getdwarf(mod, &bias)) {
 		snprintf(err, errlen, "%s: no DWARF (build with -g, or install its debug file)", exe);
@@ -503,7 +515,14 @@ int probe_dwarf_resolve(const char *exe, struct ps_probe_def *d, char *err, size
 		if (!rc)
 			*a = r;
 	}
+	if (dwfl != cache.dwfl && strlen(exe) < sizeof(cache.exe)) {
+		dwfl_end(cache.dwfl);
+		cache.dwfl = dwfl;
+		cache.mod = mod;
+		snprintf(cache.exe, sizeof(cache.exe), "%s", exe);
+	}
 out:
-	dwfl_end(dwfl);
+	if (dwfl != cache.dwfl)
+		dwfl_end(dwfl);
 	return rc;
 }
