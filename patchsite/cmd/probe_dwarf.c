@@ -349,7 +349,9 @@ static int resolve_name(struct ctx *c, struct ps_probe_arg *a)
 
 		if (next)
 			*next = '\0';
-		if (dwarf_tag(&t) != DW_TAG_pointer_type || peeled_type(c, &t, &st) ||
+		/* A C++ reference is a pointer in the ABI: h->port for const Host &h too. */
+		if ((dwarf_tag(&t) != DW_TAG_pointer_type && dwarf_tag(&t) != DW_TAG_reference_type &&
+		     dwarf_tag(&t) != DW_TAG_rvalue_reference_type) || peeled_type(c, &t, &st) ||
 		    (dwarf_tag(&st) != DW_TAG_structure_type && dwarf_tag(&st) != DW_TAG_union_type &&
 		     dwarf_tag(&st) != DW_TAG_class_type))
 			return bad(c, "'->%s': not a pointer to a struct", m);

@@ -94,6 +94,54 @@ else
 	fail "debug file: build" "$T/build.log"
 fi
 
+# C++: a member function's `this`, members through a reference (h->port of const Host &h),
+# its mangled symbol; against gdb stopped on the function's body line (-O0).
+cat >"$T/cx.cc" <<'EOF2'
+#include <cstdio>
+struct Host { int port; const char *name; };
+class Conn {
+public:
+	int id;
+	__attribute__((noinline)) int send(const Host &h, unsigned len, double w)
+	{
+		return id + h.port + (int)len + (int)w;
+	}
+};
+int main()
+{
+	Host h{80, "a.b"};
+	Conn c{7};
+	int r = 0;
+	for (int i = 0; i < 3; i++)
+		r += c.send(h, 1500u * (unsigned)i, 0.5 * i);
+	std::printf("%d\n", r);
+}
+EOF2
+if g++ -O0 -g -pg -mfentry -mrecord-mcount "$T/cx.cc" -o "$T/cx" 2>"$T/build.log"; then
+	sym=$(nm "$T/cx" | grep -o '_ZN4Conn4send[A-Za-z0-9_]*' | head -1)
+	LD_PRELOAD="$SANPRE" "$PS" record -d "$T/cxrec" --tracer=nop \
+		--probe="f:c/send $sym this->id h->port h->name len w" "$T/cx" >/dev/null 2>"$T/err"
+	"$PS" replay -d "$T/cxrec" 2>>"$T/err" | sed -n 's/.* c:send: [^(]*(\(.*\))$/\1/p' >"$T/got"
+	cat >"$T/cx.gdb" <<'EOF2'
+break cx.cc:8
+commands
+silent
+printf "this_id=%d, h_port=%d, h_name=\"%s\", len=%u, w=%g\n", this->id, h.port, h.name, len, w
+continue
+end
+run
+EOF2
+	gdb -batch -nx -x "$T/cx.gdb" "$T/cx" 2>/dev/null | grep '^this_id=' >"$T/want"
+	if [ -s "$T/want" ] && diff -u "$T/want" "$T/got" >"$T/diff"; then
+		pass "C++ (this->id, h->port of a reference, mangled symbol): $(wc -l <"$T/got") calls as gdb's"
+	else
+		cat "$T/err" >>"$T/diff"
+		fail "C++ values differ from gdb's" "$T/diff"
+	fi
+else
+	fail "C++: build" "$T/build.log"
+fi
+
 # Refusals name the argument and why.
 gcc -O2 -g -pg -mfentry -mrecord-mcount "$T/s.c" -o "$T/s" 2>/dev/null
 for bad in 'f:t/x send_msg nosuch:no parameter' 'f:t/x send_msg h->nosuch:no member' \
