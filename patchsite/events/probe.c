@@ -12,8 +12,9 @@
  * the values to the event's probes (the recorder), as an enabled static
  * site does through ps_event_fire.
  *
- * A value whose memory cannot be read drops that record: the event's lost
- * counter and the probe's faults (listed in dynamic_events) count it.
+ * A value whose memory cannot be read drops that record: the thread's lost
+ * events (in the trace directory: info, replay), the event's lost counter
+ * and the probe's faults (listed in dynamic_events) count it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -62,8 +63,15 @@ static void fire(struct probe *p, struct patchsite_regs *regs)
 	if (!l)
 		return;		/* disabled: nothing fetched */
 	if (ps_fetch_run(&p->prog, regs, raw, strs)) {
+		struct ps_thread *t = ps_self;
+
+		/* Not recorded: said as the thread's lost events (info, replay's header). */
 		atomic_fetch_add_explicit(&p->faults, 1, memory_order_relaxed);
 		atomic_fetch_add_explicit(&p->ev->lost, 1, memory_order_relaxed);
+		if (t) {
+			atomic_fetch_add_explicit(&t->lost, 1, memory_order_relaxed);
+			ps_store_lost(t);
+		}
 		return;
 	}
 	atomic_fetch_add_explicit(&p->ev->hits, 1, memory_order_relaxed);
