@@ -84,6 +84,8 @@ check-patchsite: $(PS_LIBS) $(B)/patchsite $(B)/recordmcount $(B)/patchsite-cc $
 	$(Q)sh tests/patchsite/attach.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
 	$(Q)sh tests/patchsite/feat.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
 	$(Q)sh tests/patchsite/events.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
+	$(Q)sh tests/patchsite/probes.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
+	$(Q)sh tests/patchsite/dwarf_args.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
 	$(Q)sh tests/patchsite/branches.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
 	$(Q)sh tests/patchsite/perfetto.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
 	$(Q)sh tests/patchsite/report_dist.sh $(B) $(if $(filter 1,$(SAN)),san,plain)

@@ -19,6 +19,7 @@
 
 #include "ctl/control.h"
 #include "internal.h"
+#include "events/probe.h"
 #include "events/event.h"
 #include "data/env.h"
 
@@ -204,9 +205,11 @@ static int env_controls(void)
 static bool env_events(const char *tracer)
 {
 	const char *ev = getenv("PATCHSITE_EVENTS");
+	const char *probes = getenv("PATCHSITE_PROBES");
 	bool alone = !tracer || !*tracer;
 
-	if ((!ev || !*ev) && !(alone && getenv("PATCHSITE_DATA") && ps_event_count()))
+	if ((!ev || !*ev) && (!probes || !*probes) &&
+	    !(alone && getenv("PATCHSITE_DATA") && ps_event_count()))
 		return false;	/* PATCHSITE_DATA alone: recorded for events the program enables */
 	if (patchsite_init()) {
 		env_bad("PATCHSITE_EVENTS", ps_last_error);
@@ -214,6 +217,11 @@ static bool env_events(const char *tracer)
 	}
 	if (alone && !getenv("PATCHSITE_OUTPUT") && env_store("nop", false))
 		return true;
+	/* PATCHSITE_PROBES: dynamic_events' definitions, each recorded at once. */
+	if (probes && *probes && ps_probes_write(probes, false, true)) {
+		env_bad("PATCHSITE_PROBES", ps_last_error);
+		return true;
+	}
 	pthread_mutex_lock(&ps.lock);
 	ps_events_env();
 	ps_events_store();

@@ -44,3 +44,5 @@ sh bench/patchsite/ctl.sh "$B" "$N"
 echo
 sh bench/patchsite/attach.sh "$B" "$N"
 RATE=1000000 sh bench/patchsite/pipe.sh "$B"
+echo
+sh bench/patchsite/probes.sh "$B"

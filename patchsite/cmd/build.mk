@@ -3,14 +3,19 @@
 # The reader, renderers and wire format (PS_SHARED_OBJ, patchsite/build.mk) are libpatchsite's
 # objects too (PATCHSITE_OUTPUT, the control channel): PIC, hidden.
 TRACE_SRC := $(wildcard patchsite/cmd/*.c)
-TRACE_OBJ := $(TRACE_SRC:%.c=$(B)/obj/%.o) $(PS_SHARED_OBJ)
+# The dynamic_events parser too: record --probe is checked before CMD runs.
+TRACE_OBJ := $(TRACE_SRC:%.c=$(B)/obj/%.o) $(PS_SHARED_OBJ) $(B)/obj/patchsite/events/probe_parse.o
 
 $(TRACE_OBJ): ALL_CFLAGS += -D_GNU_SOURCE -fPIC -fvisibility=hidden
+# libdw (elfutils) reads DWARF for probe names, in the command only: the runtime links none.
+PKG_DW_CFLAGS := $(shell $(PKG_CONFIG) --cflags libdw 2>/dev/null)
+PKG_DW_LIBS   := $(shell $(PKG_CONFIG) --libs libdw 2>/dev/null || echo -ldw -lelf)
+$(B)/obj/patchsite/cmd/probe_dwarf.o: ALL_CFLAGS += $(PKG_DW_CFLAGS)
 
 all: $(B)/patchsite
 
 $(B)/patchsite: $(TRACE_OBJ)
-	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^
+	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_DW_LIBS)
 
 install: install-patchsite
 .PHONY: install-patchsite

@@ -17,6 +17,9 @@
 #include "attach.h"
 #include "cmd.h"
 #include "../data/env.h"
+#include "../events/probe.h"
+#include "probe_dwarf.h"
+#include "argspec.h"
 #include "pipe.h"
 
 /* "a b" + c: the tokens of repeated -F options, one space apart. */
@@ -33,6 +36,90 @@ static char *append(char *list, const char *tok)
 		s[a++] = ' ';
 	memcpy(s + a, tok, b + 1);
 	return s;
+}
+
+/* A --probe definition, parsed as the runtime will: 0, or said (usage). */
+static int check_probe(const char *def)
+{
+	struct ps_probe_def d;
+	char why[300];
+
+	if (!ps_probe_parse(def, &d, why, sizeof(why)))
+		return 0;
+	fprintf(stderr, "patchsite: record: --probe='%s': %s\n", def, why);
+	return -1;
+}
+
+static char *append_line(char *list, const char *def);
+
+/* cmd as execvp finds it: a path, or the first executable file of that name in $PATH. */
+static const char *find_exe(const char *cmd, char *buf, size_t len)
+{
+	const char *path = getenv("PATH");
+
+	if (strchr(cmd, '/'))
+		return cmd;
+	for (const char *p = path ? path : ""; *p;) {
+		size_t n = strcspn(p, ":");
+
+		snprintf(buf, len, "%.*s%s%s", (int)n, p, n ? "/" : "", cmd);
+		if (!access(buf, X_OK))
+			return buf;
+		p += n + (p[n] == ':');
+	}
+	return cmd;
+}
+
+/*
+ * The definitions (one a line) with their names resolved from exe's DWARF,
+ * in the form the runtime reads; NULL said when one cannot be.
+ */
+static char *resolve_probes(const char *defs, const char *exe)
+{
+	char *out = NULL, *copy = strdup(defs), *save = NULL, why[300], text[4096];
+
+	for (char *l = copy ? strtok_r(copy, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save)) {
+		struct ps_probe_def d;
+
+		if (ps_probe_parse(l, &d, why, sizeof(why)) ||
+		    probe_dwarf_resolve(exe, &d, why, sizeof(why))) {
+			fprintf(stderr, "patchsite: record: --probe='%s': %s\n", l, why);
+			free(out);
+			out = NULL;
+			break;
+		}
+		ps_probe_text(&d, text, sizeof(text));
+		out = append_line(out, text);
+	}
+	free(copy);
+	return out;
+}
+
+/* -A specs (one a line) as probe definitions added to *probes: 0, or said. */
+static int add_argspecs(char *specs, const char *cmd, char **probes)
+{
+	char exe[PATH_MAX], def[2048], why[300], *save = NULL;
+	const char *fpreg = probe_dwarf_fpreg(find_exe(cmd, exe, sizeof(exe)));
+	int err = 0;
+
+	for (char *l = strtok_r(specs, "\n", &save); l && !err; l = strtok_r(NULL, "\n", &save)) {
+		err = argspec_probe(l, fpreg, def, sizeof(def), why, sizeof(why));
+		if (err)
+			fprintf(stderr, "patchsite: record: -A %s: %s\n", l, why);
+		else
+			*probes = append_line(*probes, def);
+	}
+	free(specs);
+	return err;
+}
+
+/* Probe definitions hold blanks: one a line. */
+static char *append_line(char *list, const char *def)
+{
+	list = append(list, def);
+	if (strlen(list) > strlen(def))
+		list[strlen(list) - strlen(def) - 1] = '\n';
+	return list;
 }
 
 /* The runtime to preload: $PATCHSITE_LIB, next to this program, or in ../lib. */
@@ -183,6 +270,7 @@ int cmd_record(int argc, char **argv)
 		{ "live", no_argument, NULL, 'l' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "duration", required_argument, NULL, 'T' },
+		{ "probe", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -190,13 +278,14 @@ int cmd_record(int argc, char **argv)
 	char *end;
 	struct pipe_opts live = { 0 };
 	const char *dir = DEFAULT_DIR, *tracer = "function_graph", *depth = NULL, *kb = NULL;
-	char *filter = NULL, *notrace = NULL, *graph = NULL, lib[PATH_MAX], preload[2 * PATH_MAX];
+	char *filter = NULL, *notrace = NULL, *graph = NULL, *probes = NULL, *argspecs = NULL;
+	char *retvals = NULL, lib[PATH_MAX], preload[2 * PATH_MAX];
 	const char *old;
 	bool overwrite = false;
 	int c, st;
 	pid_t pid;
 
-	while ((c = getopt_long(argc, argv, "+d:F:N:G:D:p:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+d:F:N:G:D:p:A:R:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': dir = optarg; at.dir_given = true; break;
 		case 'p': if (parse_int(optarg, "-p", &at.pid)) return 2; break;
@@ -209,6 +298,19 @@ int cmd_record(int argc, char **argv)
 		case 'F': filter = append(filter, optarg); break;
 		case 'N': notrace = append(notrace, optarg); break;
 		case 'G': graph = append(graph, optarg); break;
+		case 'A': argspecs = append_line(argspecs, optarg); break;
+		case 'R':
+			if (!strstr(optarg, "@retval") || strchr(optarg, ',') ||
+			    strcmp(strstr(optarg, "@retval"), "@retval"))
+				return bad_usage("record: -R %s: expected FUNC@retval (a format after "
+						 "retval is not read yet)", optarg);
+			retvals = append(retvals, optarg);
+			break;
+		case 'P':
+			if (check_probe(optarg))
+				return 2;
+			probes = append_line(probes, optarg);
+			break;
 		case 'D': depth = optarg; break;
 		case 'b': kb = optarg; break;
 		case 'o': overwrite = true; break;
@@ -225,6 +327,9 @@ int cmd_record(int argc, char **argv)
 				 "function_profile or nop", tracer);
 	if (at.pid) {
 		/* attach.c: into a running process, through its control channel. */
+		if (probes || argspecs || retvals)
+			return bad_usage("record: --probe, -A, -R with -p: write the definition to the "
+					 "process's dynamic_events (patchsite ctl PID dynamic_events)%s", "");
 		if (optind < argc || overwrite || live.dir)
 			return bad_usage("record: -p attaches to a running process: no command, "
 					 "--overwrite or --live with it%s", "");
@@ -239,6 +344,21 @@ int cmd_record(int argc, char **argv)
 	if (live.dir && overwrite)
 		return bad_usage("record: --live follows a growing record; --overwrite reuses its "
 				 "chunks%s", "");
+	if (retvals && strcmp(tracer, "function_graph"))
+		return bad_usage("record: -R: return values are recorded by function_graph (the "
+				 "tracer %s has no exits)", tracer);
+	if (argspecs && add_argspecs(argspecs, argv[optind], &probes))
+		return 2;
+	if (probes) {
+		/* Names (len, host->name) from the program's DWARF: the runtime reads none. */
+		char exe[PATH_MAX], *resolved = resolve_probes(probes, find_exe(argv[optind], exe,
+										 sizeof(exe)));
+
+		free(probes);
+		if (!resolved)
+			return 2;
+		probes = resolved;
+	}
 	if (find_runtime(lib, sizeof(lib))) {
 		fprintf(stderr, "patchsite: cannot find libpatchsite.so next to this program or in "
 			"../lib (set PATCHSITE_LIB)\n");
@@ -257,6 +377,8 @@ int cmd_record(int argc, char **argv)
 	set_env("PATCHSITE_FILTER", filter);
 	set_env("PATCHSITE_NOTRACE", notrace);
 	set_env("PATCHSITE_GRAPH_FUNCTION", graph);
+	set_env("PATCHSITE_PROBES", probes);
+	set_env("PATCHSITE_ARGS", retvals);	/* -R FUNC@retval: set_ftrace_args */
 	set_env("PATCHSITE_MAX_DEPTH", depth);
 	set_env("PATCHSITE_BUFFER_KB", kb);
 	set_env("PATCHSITE_OVERWRITE", overwrite ? "1" : NULL);
@@ -291,6 +413,8 @@ int cmd_record(int argc, char **argv)
 		}
 	write_status(dir, argv[optind], pid, st);
 	free(filter);
+	free(probes);
+	free(retvals);
 	free(notrace);
 	free(graph);
 	if (WIFSIGNALED(st)) {

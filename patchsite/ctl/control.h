@@ -35,6 +35,7 @@ struct ps_ctl_file {
 
 extern const struct ps_ctl_file ps_ctl_events[];	/* ctl/event_files.c */
 extern const struct ps_ctl_file ps_ctl_branches[];	/* record/branch_counts.c */
+extern const struct ps_ctl_file ps_ctl_probes[];	/* ctl/probe_files.c: dynamic_events */
 
 /* groups.c: every table, NULL-terminated. */
 extern const struct ps_ctl_file *const ps_ctl_groups[];

@@ -14,5 +14,6 @@ const struct ps_ctl_file *const ps_ctl_groups[] = {
 	ps_ctl_events,
 	ps_ctl_branches,
 	ps_ctl_profile,
+	ps_ctl_probes,
 	NULL
 };

@@ -278,6 +278,38 @@ static struct ps_event *bind(struct ps_module *m, const struct patchsite_event *
 	return ev;
 }
 
+/*
+ * An event with no site of its own (a dynamic probe, probe.c): d is built
+ * by the caller.  The same name with the same fields, once gone, is the
+ * same event again (a probe defined anew: old records keep their id);
+ * another one of that name is -EEXIST.  0 fields are allowed here.
+ */
+int ps_event_define(const struct patchsite_event *d, struct ps_event **out)
+{
+	const char *parts[3 + 2 * 8];
+	struct ps_event *ev;
+
+	if (d->nfields > 8 || d->text_off >= d->size ||
+	    !desc_text(d, (uintptr_t)d + d->size, parts, 3 + 2 * d->nfields) || !fits(d))
+		return -EINVAL;
+	for (ev = events; ev; ev = ev->next)
+		if (!strcmp(ev->info.subsys, parts[0]) && !strcmp(ev->info.name, parts[1]))
+			break;
+	if (ev && (!ev->gone || !same_fields(ev, d, parts)))
+		return -EEXIST;
+	if (!ev) {
+		ev = event_new(d, parts);
+		if (!ev)
+			return -ENOMEM;
+		*events_tail = ev;
+		events_tail = &ev->next;
+		nevents++;
+	}
+	ev->gone = false;
+	*out = ev;
+	return 0;
+}
+
 /* One table entry: its site, checked. */
 static void add_site(struct ps_module *m, uintptr_t e, uintptr_t dlo, uintptr_t dhi,
 		     const struct ps_event_hooks *h)

@@ -86,6 +86,7 @@ struct ps_event_hooks {			/* event_probe.c's, for the events event.c binds */
 };
 void ps_event_module(struct ps_module *m, const struct ps_event_hooks *h);	/* find, check */
 void ps_event_module_gone(struct ps_module *m);
+int ps_event_define(const struct patchsite_event *d, struct ps_event **out);	/* no sites: probe.c */
 int ps_event_update(void);				/* patch sites to what probes ask */
 bool ps_event_trap(uintptr_t addr, uintptr_t *resume);	/* signal handler: no lock */
 struct ps_event *ps_event_first(void);
@@ -100,6 +101,8 @@ int ps_event_probe_add(struct ps_event *ev, patchsite_event_probe fn, void *data
 int ps_event_probe_del(struct ps_event *ev, patchsite_event_probe fn, void *data);
 void ps_events_env(void);				/* PATCHSITE_EVENTS */
 void ps_events_found(struct ps_module *m);		/* ps_event_module with the hooks */
+/* Told when an event's probes changed (probe.c sets it: a dynamic probe's sites follow). */
+extern int (*ps_event_probes_changed)(void);
 
 /* event_api.c */
 void ps_event_describe(const struct ps_event *ev, struct ps_buf *out);	/* format file */

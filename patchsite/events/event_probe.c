@@ -22,6 +22,7 @@ struct rule {
 
 
 static struct rule *rules, **rules_tail = &rules;
+int (*ps_event_probes_changed)(void);
 
 bool ps_event_rules_say(const struct ps_event *ev, bool *on)
 {
@@ -98,6 +99,9 @@ static int probes_swap(struct ps_event *ev, struct ps_probe_list *nl)
 {
 	struct ps_probe_list *old = atomic_exchange(&ev->probes, nl);
 	int err = ps_event_update();
+
+	if (!err && ps_event_probes_changed)
+		err = ps_event_probes_changed();	/* a dynamic probe's function: patched or not */
 
 	ps_sync_dispatchers();
 	free(old);

@@ -20,7 +20,8 @@ FUZZ_LIBS    := $(PKG_ELF_LIBS) $(shell $(PKG_CONFIG) --libs capstone 2>/dev/nul
 FUZZ_CORE    := $(LIBCORE_SRC:%.c=$(FUZZ_B)/obj/%.o) $(FUZZ_B)/obj/tests/fuzz/common.o
 FUZZ_RMC     := $(filter-out %/main.o,$(RECORDMCOUNT_SRC:%.c=$(FUZZ_B)/obj/%.o))
 FUZZ_VERIFY  := $(filter-out %/main.o,$(patsubst %.c,$(FUZZ_B)/obj/%.o,$(wildcard verify/*.c)))
-FUZZ_HARNESS := elfobj recordmcount $(if $(wildcard verify/audit.c),patchverify) psread ctlproto evfilter branches profile
+FUZZ_HARNESS := elfobj recordmcount $(if $(wildcard verify/audit.c),patchverify) psread ctlproto evfilter branches \
+		profile probe
 FUZZ_BINS    := $(FUZZ_HARNESS:%=$(FUZZ_B)/fuzz_%)
 
 $(FUZZ_B)/obj/%.o: %.c
@@ -44,6 +45,10 @@ $(FUZZ_B)/fuzz_ctlproto: $(FUZZ_B)/obj/tests/fuzz/fuzz_ctlproto.o $(FUZZ_B)/obj/
 # The events' filter parser: it keeps no runtime state, so it links alone.
 $(FUZZ_B)/fuzz_evfilter: $(FUZZ_B)/obj/tests/fuzz/fuzz_evfilter.o $(FUZZ_B)/obj/patchsite/events/event_filter.o
 $(FUZZ_B)/obj/patchsite/events/event_filter.o $(FUZZ_B)/obj/tests/fuzz/fuzz_evfilter.o: FUZZ_CFLAGS += \
+	-D_GNU_SOURCE -Ipatchsite
+# The dynamic_events parser: no runtime state either.
+$(FUZZ_B)/fuzz_probe: $(FUZZ_B)/obj/tests/fuzz/fuzz_probe.o $(FUZZ_B)/obj/patchsite/events/probe_parse.o
+$(FUZZ_B)/obj/patchsite/events/probe_parse.o $(FUZZ_B)/obj/tests/fuzz/fuzz_probe.o: FUZZ_CFLAGS += \
 	-D_GNU_SOURCE -Ipatchsite
 $(FUZZ_BINS):
 	$(call quiet,FUZZLD,$@)$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(FUZZ_LIBS)

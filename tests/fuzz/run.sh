@@ -18,7 +18,7 @@ seeds=$dir/seeds
 mkdir -p "$seeds" "$dir/artifacts"
 for f in testdata/obj/*/*.o testdata/recordmcount/*.o testdata/verify/*.o \
 	 testdata/verify/*-exe* testdata/verify/*-pie testdata/verify/*.so "$sample" \
-	 testdata/patchsite/branches.seed testdata/patchsite/profile.seed; do
+	 testdata/patchsite/branches.seed testdata/patchsite/profile.seed testdata/patchsite/probe*.seed; do
 	[ -f "$f" ] && cp "$f" "$seeds/$(echo "$f" | tr / _)"
 done
 for f in testdata/bad/*; do

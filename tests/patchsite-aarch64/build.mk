@@ -13,6 +13,7 @@ check-patchsite-aarch64:
 	$(Q)$(MAKE) --no-print-directory CROSS_COMPILE=$(A64_CROSS) B=$(A64_B) SAN= TSAN= \
 		$(A64_B)/libpatchsite.a $(A64_B)/libpatchsite.so $(A64_B)/patchsite.o
 	$(Q)sh tests/patchsite-aarch64/run.sh $(A64_B)
+	$(Q)sh tests/patchsite-aarch64/probes.sh $(A64_B) $(B)
 
 # Guest instructions per traced call under qemu (bench/patchsite/aarch64.sh, about 2 minutes).
 .PHONY: bench-patchsite-aarch64

@@ -373,7 +373,7 @@ for v in $names; do
 	env "$v=1" LD_PRELOAD="$SANPRE $PATCHSITE_LIB" /bin/true 2>err.$v
 	env "$v=1" LD_PRELOAD="$SANPRE $PATCHSITE_LIB" ./ending 3 >/dev/null 2>>err.$v
 	# These start tracing (and may say why not), or ask for messages (PATCHSITE_LOG).
-	case $v in PATCHSITE_TRACER|PATCHSITE_DATA|PATCHSITE_EVENTS|PATCHSITE_BRANCHES|PATCHSITE_OUTPUT|PATCHSITE_LOG)
+	case $v in PATCHSITE_TRACER|PATCHSITE_DATA|PATCHSITE_EVENTS|PATCHSITE_PROBES|PATCHSITE_BRANCHES|PATCHSITE_OUTPUT|PATCHSITE_LOG)
 		rm -rf patchsite.data 1; continue;; esac
 	[ -s err.$v ] && quiet_bad="$quiet_bad $v"
 done

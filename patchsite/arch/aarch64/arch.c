@@ -44,15 +44,7 @@
 #include "sites/site.h"
 #include "patchsite.h"
 
-/* The frame tramp.S builds at sp + 16 (offsets used there). */
-struct patchsite_regs {
-	unsigned long x[9];			/* 0: x0..x8 */
-	unsigned long *parent_loc;		/* 72 */
-	unsigned char q[8][16];			/* 80: q0..q7 */
-	unsigned long x10_15[6];		/* 208: x10..x15 */
-	unsigned long pad;			/* 256 */
-	unsigned long a[3];			/* 264: stub word, resume, return address */
-};
+#include "frame.h"
 _Static_assert(offsetof(struct patchsite_regs, parent_loc) == 88 - 16, "tramp.S layout");
 _Static_assert(offsetof(struct patchsite_regs, q) == 96 - 16, "tramp.S q0");
 _Static_assert(offsetof(struct patchsite_regs, x10_15) == 224 - 16, "tramp.S x10");

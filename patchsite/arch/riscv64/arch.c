@@ -68,15 +68,7 @@
 #include "patchsite.h"
 #include "rv_insn.h"
 
-/* The frame tramp.S builds at sp (offsets used there). */
-struct patchsite_regs {
-	unsigned long a[8];			/* 0: a0..a7 */
-	unsigned long *parent_loc;		/* 64 */
-	unsigned long t2_6[5];			/* 72: t2 (the static chain)..t6 */
-	unsigned long fa[8];			/* 112: fa0..fa7 (as stored by fsd) */
-	unsigned long s0;			/* 176 */
-	unsigned long w[3];			/* 184: stub word, resume, return address */
-};
+#include "frame.h"
 _Static_assert(offsetof(struct patchsite_regs, parent_loc) == 64, "tramp.S layout");
 _Static_assert(offsetof(struct patchsite_regs, t2_6) == 72, "tramp.S t2");
 _Static_assert(offsetof(struct patchsite_regs, fa) == 112, "tramp.S fa0");

@@ -54,13 +54,7 @@
 #include "x86_insn.h"
 
 
-/* The register block the trampoline builds; offsets are used in tramp.S. */
-struct patchsite_regs {
-	unsigned long rdi, rsi, rdx, rcx, r8, r9, rax, r10, r11;	/* 0 .. 64 */
-	unsigned long *parent_loc;					/* 72 */
-	unsigned long pad[2];						/* 80 */
-	unsigned char xmm[8][16];					/* 96 .. 223 */
-};
+#include "frame.h"
 _Static_assert(sizeof(struct patchsite_regs) == 224, "trampoline frame layout");
 
 void ps_x86_64_tramp(void);

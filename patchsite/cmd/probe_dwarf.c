@@ -1,0 +1,530 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Names in probe definitions (len, host->name, $arg:len) resolved from
+ * DWARF, in the command: each becomes a fetch argument the runtime runs
+ * (a saved register, a stack word, dereferences) with the type DWARF
+ * gives, so that the runtime never reads debug information.  Only the
+ * probed function's DIE is looked at (found by its symbol's address), and
+ * its parameters' locations are evaluated at that address, the site:
+ * location lists, clones (.isra, .constprop: their own DIE) and arguments
+ * on the stack come out as the code has them.  What cannot be fetched
+ * exactly (no location at the entry, a value in pieces, a struct passed by
+ * value) is refused for that argument, naming it and why: never a guess.
+ *
+ * One exception, said in patchsite(7): a location that is a stack slot of
+ * the frame (DW_OP_fbreg, unoptimised code) is filled by the prologue,
+ * after the site; there a parameter of scalar type is taken from the
+ * ABI's argument registers, in order, as uftrace and the kernel do.
+ *
+ * libdwfl finds separate debug files (.gnu_debuglink, the build-id under
+ * /usr/lib/debug) as gdb does.  DWARF register numbers are the psABIs'
+ * (x86-64 psABI 3.6.2, AAPCS64's DWARF for the Arm architecture 4.1).
+ */
+#include <dwarf.h>
+#include <elf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "probe_dwarf.h"
+
+struct regmap {
+	uint16_t machine;
+	const char *const *gpr;		/* DWARF number -> the runtime's name (NULL: not saved) */
+	unsigned ngpr;
+	unsigned vec0, nvec;		/* first DWARF number of the vector registers, how many saved */
+	const char *vec_fmt;		/* their names */
+	unsigned sp;			/* the stack pointer's DWARF number */
+	unsigned cfa_from_sp;		/* the CFA at the entry is the entry sp + this */
+	unsigned int_args, vec_args;	/* the ABI's argument registers */
+	const char *const *int_arg;	/* ... by order */
+};
+
+static const char *const x86_gpr[] = { "rax", "rdx", "rcx", NULL, "rsi", "rdi", NULL, NULL,
+				       "r8", "r9", "r10", "r11" };
+static const char *const x86_args[] = { "rdi", "rsi", "rdx", "rcx", "r8", "r9" };
+static const char *const a64_gpr[] = { "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8",
+				       NULL, "x10", "x11", "x12", "x13", "x14", "x15" };
+
+static const struct regmap maps[] = {
+	{ EM_X86_64, x86_gpr, 12, 17, 8, "xmm%u", 7, 8, 6, 8, x86_args },
+	{ EM_AARCH64, a64_gpr, 16, 64, 8, "d%u", 31, 0, 8, 8, a64_gpr },
+};
+
+struct ctx {
+	const struct regmap *rm;
+	Dwarf_Addr pc;			/* the function's entry, in DWARF's addresses */
+	Dwarf_Die fn;
+	char *err;
+	size_t errlen;
+	const char *what;		/* the argument's name as written */
+};
+
+__attribute__((format(printf, 2, 3)))
+static int bad(struct ctx *c, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(c->err, c->errlen, "%s: %s", c->what, msg);
+	return -EINVAL;
+}
+
+/* A register by DWARF number: its name in the runtime's map, or NULL. */
+static const char *reg_name(const struct regmap *rm, unsigned n, char *buf, size_t len)
+{
+	if (n < rm->ngpr)
+		return rm->gpr[n];
+	if (n >= rm->vec0 && n < rm->vec0 + rm->nvec) {
+		snprintf(buf, len, rm->vec_fmt, n - rm->vec0);
+		return buf;
+	}
+	return NULL;
+}
+
+/* The type the runtime records for DWARF type t (peeled): 0, or refused. */
+static int type_of(struct ctx *c, Dwarf_Die *t, struct ps_probe_arg *a, bool *is_float)
+{
+	Dwarf_Attribute at;
+	Dwarf_Word enc = 0;
+	int size = dwarf_bytesize(t), tag = dwarf_tag(t);
+
+	*is_float = false;
+	if (tag == DW_TAG_pointer_type || tag == DW_TAG_reference_type ||
+	    tag == DW_TAG_rvalue_reference_type) {
+		Dwarf_Die to, peeled;
+
+		a->type = PT_X;
+		a->size = 8;
+		if (tag == DW_TAG_pointer_type &&
+		    dwarf_formref_die(dwarf_attr_integrate(t, DW_AT_type, &at), &to) &&
+		    !dwarf_peel_type(&to, &peeled) && dwarf_tag(&peeled) == DW_TAG_base_type &&
+		    dwarf_bytesize(&peeled) == 1 &&
+		    !dwarf_formudata(dwarf_attr_integrate(&peeled, DW_AT_encoding, &at), &enc) &&
+		    (enc == DW_ATE_signed_char || enc == DW_ATE_unsigned_char))
+			a->type = PT_STRING;	/* char *: the string, as gdb shows it */
+		return 0;
+	}
+	if (tag == DW_TAG_enumeration_type) {
+		a->type = PT_S;
+	} else if (tag == DW_TAG_base_type) {
+		if (dwarf_formudata(dwarf_attr_integrate(t, DW_AT_encoding, &at), &enc))
+			return bad(c, "its base type has no encoding");
+		switch (enc) {
+		case DW_ATE_float:
+			if (size != 4 && size != 8)
+				return bad(c, "a %d-byte float is not recorded", size);
+			a->type = size == 4 ? PT_FLOAT : PT_DOUBLE;
+			*is_float = true;
+			break;
+		case DW_ATE_signed:
+		case DW_ATE_signed_char:
+			a->type = PT_S;
+			break;
+		case DW_ATE_unsigned:
+		case DW_ATE_unsigned_char:
+		case DW_ATE_boolean:
+			a->type = PT_U;
+			break;
+		default:
+			return bad(c, "a base type of encoding %#" PRIx64 " is not recorded", enc);
+		}
+	} else {
+		return bad(c, "a %s passed by value is not recorded (name a member through a "
+			   "pointer, or pass a pointer)", tag == DW_TAG_structure_type ? "struct" :
+			   tag == DW_TAG_union_type ? "union" : tag == DW_TAG_array_type ?
+			   "array" : "value of this type");
+	}
+	if (size != 1 && size != 2 && size != 4 && size != 8)
+		return bad(c, "a %d-byte value is not recorded", size);
+	a->size = (uint8_t)size;
+	return 0;
+}
+
+static int peeled_type(struct ctx *c, Dwarf_Die *die, Dwarf_Die *out)
+{
+	Dwarf_Attribute at;
+	Dwarf_Die t;
+
+	if (!dwarf_formref_die(dwarf_attr_integrate(die, DW_AT_type, &at), &t) ||
+	    dwarf_peel_type(&t, out))
+		return bad(c, "DWARF gives it no type");
+	return 0;
+}
+
+/* The ABI's register for parameter param (-O0's stack slots): 0, or refused. */
+static int abi_order(struct ctx *c, Dwarf_Die *param, struct ps_probe_arg *a)
+{
+	unsigned ni = 0, nv = 0;
+	Dwarf_Die kid, t;
+	struct ps_probe_arg x;
+	bool fl;
+
+	if (dwarf_child(&c->fn, &kid))
+		return bad(c, "no parameters");
+	do {
+		if (dwarf_tag(&kid) != DW_TAG_formal_parameter)
+			continue;
+		memset(&x, 0, sizeof(x));
+		if (peeled_type(c, &kid, &t) || type_of(c, &t, &x, &fl))
+			return bad(c, "its register is not known: a parameter before it is not a "
+				   "scalar");
+		if (kid.addr == param->addr) {
+			char buf[16];
+
+			if (fl ? nv >= c->rm->vec_args : ni >= c->rm->int_args)
+				return bad(c, "passed on the stack (its slot is not worked out here)");
+			a->base = PF_REG;
+			snprintf(a->sym, sizeof(a->sym), "%s", fl ? reg_name(c->rm, c->rm->vec0 + nv,
+				 buf, sizeof(buf)) : c->rm->int_arg[ni]);
+			return 0;
+		}
+		fl ? nv++ : ni++;
+	} while (!dwarf_siblingof(&kid, &kid));
+	return bad(c, "not found among the parameters");
+}
+
+/*
+ * The frame base at the entry as the entry sp + *adj: the CFA (gcc), or the
+ * stack pointer itself (clang: DW_OP_reg7 on x86-64), which at the entry
+ * is the entry sp.  False: another base (a frame pointer not set yet).
+ */
+static bool frame_base_at_entry(struct ctx *c, int64_t *adj)
+{
+	Dwarf_Attribute at;
+	Dwarf_Op *op;
+	size_t n;
+
+	if (!dwarf_attr_integrate(&c->fn, DW_AT_frame_base, &at) ||
+	    dwarf_getlocation_addr(&at, c->pc, &op, &n, 1) != 1 || n != 1)
+		return false;
+	*adj = op[0].atom == DW_OP_call_frame_cfa ? (int64_t)c->rm->cfa_from_sp : 0;
+	return op[0].atom == DW_OP_call_frame_cfa ||
+	       (op[0].atom >= DW_OP_reg0 && op[0].atom <= DW_OP_reg31 &&
+		(unsigned)(op[0].atom - DW_OP_reg0) == c->rm->sp);
+}
+
+/* The location of param at the entry into a: 0, or refused. */
+static int location(struct ctx *c, Dwarf_Die *param, struct ps_probe_arg *a)
+{
+	Dwarf_Attribute at;
+	Dwarf_Op *op;
+	size_t n;
+	char buf[16];
+	const char *r;
+	int k;
+
+	if (!dwarf_attr(param, DW_AT_location, &at)) {
+		Dwarf_Sword v;
+
+		/* A clone for a constant argument (.constprop): the constant. */
+		if (dwarf_attr(param, DW_AT_const_value, &at) && !dwarf_formsdata(&at, &v) &&
+		    a->type != PT_STRING && a->type != PT_FLOAT && a->type != PT_DOUBLE) {
+			a->base = PF_IMM;
+			a->n = (uint64_t)v;
+			return 0;
+		}
+		return bad(c, "<optimized out> (no location)");
+	}
+	k = dwarf_getlocation_addr(&at, c->pc, &op, &n, 1);
+	if (k <= 0 || !n)
+		return bad(c, "<optimized out> at the function's entry");
+	for (size_t i = 0; i < n; i++)
+		if (op[i].atom == DW_OP_piece || op[i].atom == DW_OP_bit_piece)
+			return bad(c, "passed in pieces: not recorded");
+	if (n == 2 && op[1].atom == DW_OP_stack_value && op[0].atom == DW_OP_entry_value) {
+		Dwarf_Attribute inner;
+		Dwarf_Op *e;
+		size_t en;
+
+		/* DW_OP_entry_value(DW_OP_regN): the register as the function was entered. */
+		if (dwarf_getlocation_attr(&at, &op[0], &inner) ||
+		    dwarf_getlocation(&inner, &e, &en) || en != 1 ||
+		    e[0].atom < DW_OP_reg0 || e[0].atom > DW_OP_reg31)
+			return bad(c, "an entry value this does not read");
+		op = e;
+		n = 1;
+	}
+	if (n == 1 && ((op[0].atom >= DW_OP_reg0 && op[0].atom <= DW_OP_reg31) ||
+		       op[0].atom == DW_OP_regx)) {
+		unsigned reg = op[0].atom == DW_OP_regx ? (unsigned)op[0].number
+							: (unsigned)(op[0].atom - DW_OP_reg0);
+
+		r = reg_name(c->rm, reg, buf, sizeof(buf));
+		if (!r)
+			return bad(c, "in DWARF register %u, which the trampoline does not save", reg);
+		a->base = PF_REG;
+		snprintf(a->sym, sizeof(a->sym), "%s", r);
+		return 0;
+	}
+	if (n == 1 && op[0].atom == DW_OP_fbreg) {
+		/*
+		 * A slot at or above the entry sp (the CFA is above it): the
+		 * caller's, an argument passed on the stack, there at the entry.
+		 * Below the CFA, or another frame base: the callee's own frame,
+		 * which its prologue fills after the site.
+		 */
+		int64_t adj;
+
+		if (frame_base_at_entry(c, &adj) && (int64_t)op[0].number >= 0) {
+			a->base = PF_STACKADDR;
+			a->nderef = 1;
+			a->deref[0] = (int64_t)op[0].number + adj;
+			return 0;
+		}
+		return abi_order(c, param, a);
+	}
+	if (n == 1 && op[0].atom >= DW_OP_breg0 && op[0].atom <= DW_OP_breg31) {
+		unsigned reg = op[0].atom - DW_OP_breg0;
+
+		a->nderef = 1;
+		a->deref[0] = (int64_t)op[0].number;
+		if (reg == c->rm->sp) {
+			a->base = PF_STACKADDR;
+			return 0;
+		}
+		r = reg_name(c->rm, reg, buf, sizeof(buf));
+		if (!r)
+			return bad(c, "at DWARF register %u + %" PRId64 ", a register not saved", reg,
+				   (int64_t)op[0].number);
+		a->base = PF_REG;
+		snprintf(a->sym, sizeof(a->sym), "%s", r);
+		return 0;
+	}
+	if (n == 2 && op[1].atom == DW_OP_stack_value &&
+	    ((op[0].atom >= DW_OP_lit0 && op[0].atom <= DW_OP_lit31) ||
+	     (op[0].atom >= DW_OP_const1u && op[0].atom <= DW_OP_consts))) {
+		a->base = PF_IMM;
+		a->n = op[0].atom <= DW_OP_lit31 && op[0].atom >= DW_OP_lit0
+			? (uint64_t)(op[0].atom - DW_OP_lit0) : op[0].number;
+		return 0;
+	}
+	return bad(c, "a location (DW_OP %#x, %zu operations) this does not read", op[0].atom, n);
+}
+
+/* "name" or "name->m1->m2": the parameter, then each member through its pointer. */
+static int resolve_name(struct ctx *c, struct ps_probe_arg *a)
+{
+	char path[128], *rest;
+	Dwarf_Die kid, t;
+	bool fl, found = false;
+	int err;
+
+	snprintf(path, sizeof(path), "%s", a->sym);
+	rest = strstr(path, "->");
+	if (strchr(path, '.'))
+		return bad(c, "'.' (a member of a struct held by value) is not read; use ->");
+	if (rest)
+		*rest = '\0';
+	if (!dwarf_child(&c->fn, &kid))
+		do {
+			const char *nm = dwarf_diename(&kid);
+
+			found = dwarf_tag(&kid) == DW_TAG_formal_parameter && nm && !strcmp(nm, path);
+		} while (!found && !dwarf_siblingof(&kid, &kid));
+	if (!found)
+		return bad(c, "no parameter '%s' in DWARF", path);
+	err = peeled_type(c, &kid, &t);
+	if (!err && !rest)
+		err = type_of(c, &t, a, &fl);
+	if (!err)
+		err = location(c, &kid, a);
+	for (char *m = rest ? rest + 2 : NULL; m && !err;) {
+		char *next = strstr(m, "->");
+		Dwarf_Die st, mem;
+		Dwarf_Attribute at;
+		Dwarf_Word off;
+		bool hit = false;
+
+		if (next)
+			*next = '\0';
+		/* A C++ reference is a pointer in the ABI: h->port for const Host &h too. */
+		if ((dwarf_tag(&t) != DW_TAG_pointer_type && dwarf_tag(&t) != DW_TAG_reference_type &&
+		     dwarf_tag(&t) != DW_TAG_rvalue_reference_type) || peeled_type(c, &t, &st) ||
+		    (dwarf_tag(&st) != DW_TAG_structure_type && dwarf_tag(&st) != DW_TAG_union_type &&
+		     dwarf_tag(&st) != DW_TAG_class_type))
+			return bad(c, "'->%s': not a pointer to a struct", m);
+		if (!dwarf_child(&st, &mem))
+			do {
+				const char *nm = dwarf_diename(&mem);
+
+				hit = dwarf_tag(&mem) == DW_TAG_member && nm && !strcmp(nm, m);
+			} while (!hit && !dwarf_siblingof(&mem, &mem));
+		if (!hit)
+			return bad(c, "no member '%s'", m);
+		if (dwarf_formudata(dwarf_attr(&mem, DW_AT_data_member_location, &at), &off))
+			return bad(c, "member '%s': its offset is not a constant (a bit field?)", m);
+		if (a->nderef == PS_PROBE_MAX_DEREF)
+			return bad(c, "more than %d dereferences", PS_PROBE_MAX_DEREF);
+		a->deref[a->nderef++] = (int64_t)off;
+		err = peeled_type(c, &mem, &t);
+		if (!err && !next)
+			err = type_of(c, &t, a, &fl);
+		m = next ? next + 2 : NULL;
+	}
+	return err;
+}
+
+/* The symbol func's address, in DWARF's addresses: 0, or -ENOENT. */
+static int func_addr(Dwfl_Module *mod, const char *func, Dwarf_Addr *addr)
+{
+	int n = dwfl_module_getsymtab(mod);
+
+	for (int i = 0; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr a;
+		const char *nm = dwfl_module_getsym_info(mod, i, &sym, &a, NULL, NULL, NULL);
+
+		if (nm && GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_value &&
+		    !strcmp(nm, func)) {
+			*addr = a;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static struct {
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	char exe[4096];
+} cache;
+
+static const Dwfl_Callbacks callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+/* The function's DIE (the outermost subprogram at its address) and what the runtime maps. */
+static int find_fn(struct ctx *c, Dwfl_Module *mod, const char *func, Elf *elf)
+{
+	Dwarf_Addr addr, bias;
+	Dwarf_Die *cu, *scopes = NULL;
+	GElf_Ehdr eh;
+	int n;
+
+	if (!gelf_getehdr(elf, &eh))
+		return bad(c, "not an ELF file");
+	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
+		if (maps[i].machine == eh.e_machine)
+			c->rm = &maps[i];
+	if (!c->rm)
+		return bad(c, "names are resolved for x86-64 and aarch64 programs only");
+	if (func_addr(mod, func, &addr))
+		return bad(c, "no function symbol '%s' in the executable (names are resolved in "
+			   "the program itself, not its libraries; a glob needs $argN)", func);
+	cu = dwfl_module_addrdie(mod, addr, &bias);
+	/* No .debug_aranges (clang's default): the unit whose ranges hold the address. */
+	for (Dwarf_Die *u = NULL; !cu && (u = dwfl_module_nextcu(mod, u, &bias));)
+		if (dwarf_haspc(u, addr - bias) > 0)
+			cu = u;
+	if (!cu)
+		return bad(c, "%s has no DWARF (build with -g, or install its debug file)", func);
+	c->pc = addr - bias;
+	n = dwarf_getscopes(cu, c->pc, &scopes);
+	for (int i = n - 1; i >= 0; i--)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
+			c->fn = scopes[i];
+			free(scopes);
+			return 0;
+		}
+	free(scopes);
+	return bad(c, "no DWARF subprogram at %s's address", func);
+}
+
+const char *probe_dwarf_fpreg(const char *exe)
+{
+	const char *fmt = NULL;
+	int fd = open(exe, O_RDONLY | O_CLOEXEC);
+	Elf *elf;
+	GElf_Ehdr eh;
+
+	if (fd < 0)
+		return NULL;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	for (size_t i = 0; elf && gelf_getehdr(elf, &eh) && i < sizeof(maps) / sizeof(maps[0]); i++)
+		if (maps[i].machine == eh.e_machine)
+			fmt = maps[i].vec_fmt;
+	elf_end(elf);
+	close(fd);
+	return fmt;
+}
+
+int probe_dwarf_resolve(const char *exe, struct ps_probe_def *d, char *err, size_t errlen)
+{
+	struct ctx c = { .err = err, .errlen = errlen };
+	Dwfl *dwfl = NULL;
+	Dwfl_Module *mod;
+	Dwarf_Addr bias;
+	Elf *elf;
+	int rc = 0;
+	bool any = false;
+
+	for (unsigned i = 0; i < d->nargs; i++)
+		any |= d->a[i].base == PF_NAME;
+	if (!any)
+		return 0;
+	c.what = d->func;
+	/* One program's DWARF for all its probes: opened once (a record's probes name one). */
+	if (cache.dwfl && !strcmp(cache.exe, exe)) {
+		dwfl = cache.dwfl;
+		mod = cache.mod;
+	} else {
+		dwfl = dwfl_begin(&callbacks);
+		mod = dwfl ? dwfl_report_offline(dwfl, "", exe, -1) : NULL;
+		if (!mod) {
+			snprintf(err, errlen, "%s: %s", exe, dwfl_errmsg(-1));
+			rc = -EINVAL;
+			goto out;
+		}
+		dwfl_report_end(dwfl, NULL, NULL);
+	}
+	elf = dwfl_module_getelf(mod, &bias);
+	if (!elf || !dwfl_module_getdwarf(mod, &bias)) {
+		snprintf(err, errlen, "%s: no DWARF (build with -g, or install its debug file)", exe);
+		rc = -EINVAL;
+		goto out;
+	}
+	rc = find_fn(&c, mod, d->func, elf);
+	for (unsigned i = 0; !rc && i < d->nargs; i++) {
+		struct ps_probe_arg *a = &d->a[i];
+		struct ps_probe_arg r = { .type = a->type, .size = a->size };
+		bool user_type = !(a->type == PT_X && a->size == 8);	/* given: it wins */
+
+		if (a->base != PF_NAME)
+			continue;
+		c.what = a->name;
+		memcpy(r.name, a->name, sizeof(r.name));
+		memcpy(r.sym, a->sym, sizeof(r.sym));
+		rc = resolve_name(&c, &r);
+		if (!rc && user_type) {
+			r.type = a->type;
+			r.size = a->size;
+		}
+		if (!rc)
+			*a = r;
+	}
+	if (dwfl != cache.dwfl && strlen(exe) < sizeof(cache.exe)) {
+		dwfl_end(cache.dwfl);
+		cache.dwfl = dwfl;
+		cache.mod = mod;
+		snprintf(cache.exe, sizeof(cache.exe), "%s", exe);
+	}
+out:
+	if (dwfl != cache.dwfl)
+		dwfl_end(dwfl);
+	return rc;
+}

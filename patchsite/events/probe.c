@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Dynamic probes (probe.h): each definition written to dynamic_events is
+ * an event with no site of its own (event.c ps_event_define), so that
+ * events/GRP/EVENT/{enable,filter,format,id}, set_event, the recorder and
+ * every reader treat it as a static one.  What fires it is one ops of
+ * ours, wanted by the probed functions only: their sites reach the
+ * generic trampoline, which saves the argument registers; every other
+ * function keeps its NOP or the fast trampolines.  At a hit the ops finds
+ * the site's probes (a table sorted by address, replaced whole and freed
+ * after a grace period), runs each enabled one's fetch program and hands
+ * the values to the event's probes (the recorder), as an enabled static
+ * site does through ps_event_fire.
+ *
+ * A value whose memory cannot be read drops that record: the thread's lost
+ * events (in the trace directory: info, replay), the event's lost counter
+ * and the probe's faults (listed in dynamic_events) count it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/textbuf.h"
+#include "event.h"
+#include "record/record.h"
+#include "probe.h"
+#include "probe_fetch.h"
+
+struct probe {
+	struct ps_probe_def def;
+	struct ps_fetch_prog prog;
+	struct patchsite_event *desc;	/* the event's descriptor; desc->rt is ev */
+	struct ps_event *ev;
+	uint8_t *set;			/* the function's sites, by global index */
+	size_t nset;
+	_Atomic unsigned long faults;
+	struct probe *next;
+};
+
+struct hit_table {
+	size_t n;
+	struct {
+		uintptr_t addr;
+		struct probe *p;
+	} e[];
+};
+
+static struct probe *probes;		/* ps.lock */
+static _Atomic(struct hit_table *) table;
+
+/*
+ * What ps_event_fire does for a static site, less what the dispatcher did
+ * already (the thread's record, its grace-period section, the recursion
+ * guard) and the widening, which the fetch program did.
+ */
+static void fire(struct probe *p, struct patchsite_regs *regs)
+{
+	struct ps_probe_list *l = atomic_load_explicit(&p->ev->probes, memory_order_acquire);
+	char strs[PS_PROBE_MAX_ARGS][PS_FETCH_STR_BYTES];
+	uint64_t raw[PS_PROBE_MAX_ARGS];
+
+	if (!l)
+		return;		/* disabled: nothing fetched */
+	if (ps_fetch_run(&p->prog, regs, raw, strs)) {
+		struct ps_thread *t = ps_self;
+
+		/* Not recorded: said as the thread's lost events (info, replay's header). */
+		atomic_fetch_add_explicit(&p->faults, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&p->ev->lost, 1, memory_order_relaxed);
+		if (t) {
+			atomic_fetch_add_explicit(&t->lost, 1, memory_order_relaxed);
+			ps_store_lost(t);
+		}
+		return;
+	}
+	atomic_fetch_add_explicit(&p->ev->hits, 1, memory_order_relaxed);
+	for (unsigned i = 0; i < l->n; i++)
+		l->e[i].fn(l->e[i].data, &p->ev->info, (const unsigned long long *)raw);
+}
+
+static void probe_hit(unsigned long ip, unsigned long parent_ip, struct patchsite_ops *op,
+		      struct patchsite_regs *regs)
+{
+	const struct hit_table *tb = atomic_load_explicit(&table, memory_order_acquire);
+	size_t lo = 0, hi = tb ? tb->n : 0;
+
+	(void)parent_ip;
+	(void)op;
+	while (lo < hi) {		/* the first entry at ip */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (tb->e[mid].addr < ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; tb && lo < tb->n && tb->e[lo].addr == ip; lo++)
+		fire(tb->e[lo].p, regs);
+}
+
+static struct patchsite_ops probe_ops = { .func = probe_hit };
+
+static int cmp_hit(const void *a, const void *b)
+{
+	uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool enabled(const struct probe *p)
+{
+	return atomic_load(&p->ev->probes) != NULL;
+}
+
+/*
+ * The hit table and the ops' sites from the enabled probes (a disabled one
+ * costs its function nothing); ps.lock held, a may be NULL.
+ */
+static int publish(struct ps_arrivals *a)
+{
+	bool any = false;
+
+	struct ps_ops_state *st = ps_ops_state(&probe_ops);
+	struct hit_table *tb, *old;
+	size_t n = 0, k = 0;
+	uint8_t *set;
+	int err = 0;
+
+	if (!st)
+		return -ENOMEM;
+	for (struct probe *p = probes; p; p = p->next)
+		for (size_t i = 0; enabled(p) && i < p->nset; i++)
+			n += p->set[i] && ps.site_index[i];
+	tb = calloc(1, sizeof(*tb) + n * sizeof(tb->e[0]));
+	set = calloc(ps.nsites ? ps.nsites : 1, 1);
+	if (!tb || !set) {
+		free(tb);
+		free(set);
+		return -ENOMEM;
+	}
+	for (struct probe *p = probes; p; p = p->next)
+		for (size_t i = 0; enabled(p) && i < p->nset && i < ps.nsites; i++)
+			if (p->set[i] && ps.site_index[i]) {
+				tb->e[k].addr = ps.site_index[i]->addr;
+				tb->e[k++].p = p;
+				set[i] = 1;
+			}
+	tb->n = k;
+	qsort(tb->e, k, sizeof(tb->e[0]), cmp_hit);
+	old = atomic_exchange(&table, tb);
+	ps_globs_free(&st->filter);
+	st->filter.set = set;	/* no text: a probe names the functions loaded when it was set */
+	any = k > 0;
+	if (!any && st->registered)
+		err = ps_ops_unregister(&probe_ops, a);
+	else if (any && !st->registered)
+		err = ps_ops_register(&probe_ops, a);
+	else if (any) {
+		ps_recompute_want();
+		err = ps_loader_sync(NULL);
+	}
+	ps_sync_dispatchers();		/* no thread still reads the old table */
+	free(old);
+	return err;
+}
+
+/* An event's probes changed (event_probe.c, ps.lock held): the enabled probes' functions. */
+static int probes_changed(void)
+{
+	return probes ? publish(NULL) : 0;
+}
+
+static struct probe **probes_tail(void)
+{
+	struct probe **pp = &probes;
+
+	while (*pp)
+		pp = &(*pp)->next;
+	return pp;
+}
+
+static struct probe *find(const char *group, const char *event, struct probe ***link)
+{
+	for (struct probe **pp = &probes; *pp; pp = &(*pp)->next)
+		if (!strcmp((*pp)->def.group, group) && !strcmp((*pp)->def.event, event)) {
+			if (link)
+				*link = pp;
+			return *pp;
+		}
+	return NULL;
+}
+
+static void probe_free(struct probe *p)
+{
+	if (p) {
+		free(p->desc);
+		free(p->set);
+		free(p);
+	}
+}
+
+/*
+ * A field's kind and size in the record.  Numbers are recorded as the
+ * fetch program widened them, 8 bytes (its type, u8 or s32, stays in the
+ * format's text and its print format): every probe without a string is
+ * then "flat" (event.c), the recorder's shortest path: the words as they
+ * are.
+ */
+static uint8_t field_kind(const struct ps_probe_arg *a, uint16_t *size)
+{
+	*size = 8;
+	switch (a->type) {
+	case PT_S: return PATCHSITE_FIELD_SIGNED;
+	case PT_STRING: *size = sizeof(void *); return PATCHSITE_FIELD_STRING;
+	case PT_FLOAT:
+	case PT_DOUBLE: return PATCHSITE_FIELD_FLOAT;
+	default: return PATCHSITE_FIELD_UNSIGNED;
+	}
+}
+
+/* The descriptor a static event would have: fields, "grp\0ev\0fmt\0" and each "name\0type\0". */
+static struct patchsite_event *describe(const struct ps_probe_def *d)
+{
+	struct ps_buf text = { 0 }, fmt = { 0 };
+	struct patchsite_event *e = NULL;
+	struct patchsite_event_field *f;
+	size_t head = sizeof(*e) + d->nargs * sizeof(*f);
+
+	ps_buf_printf(&fmt, "%s(", d->func);
+	for (unsigned i = 0; i < d->nargs; i++)
+		ps_buf_printf(&fmt, "%s%s=%s", i ? ", " : "", d->a[i].name,
+			      ps_probe_type_fmt(&d->a[i]));
+	ps_buf_puts(&fmt, ")");
+	ps_buf_add(&text, d->group, strlen(d->group) + 1);
+	ps_buf_add(&text, d->event, strlen(d->event) + 1);
+	if (fmt.p)
+		ps_buf_add(&text, fmt.p, strlen(fmt.p) + 1);
+	for (unsigned i = 0; i < d->nargs; i++) {
+		char tn[8];
+		const char *t = ps_probe_type_name(&d->a[i], tn, sizeof(tn));
+
+		ps_buf_add(&text, d->a[i].name, strlen(d->a[i].name) + 1);
+		ps_buf_add(&text, t, strlen(t) + 1);
+	}
+	if (fmt.p && text.p)
+		e = calloc(1, (head + text.len + 7) & ~(size_t)7);
+	if (e) {
+		e->magic = PATCHSITE_EVENT_MAGIC;
+		e->version = PATCHSITE_EVENT_VERSION;
+		e->nfields = (uint16_t)d->nargs;
+		e->text_off = (uint32_t)head;
+		e->size = (uint32_t)(head + text.len);
+		f = (struct patchsite_event_field *)(e + 1);
+		for (unsigned i = 0; i < d->nargs; i++)
+			f[i].kind = field_kind(&d->a[i], &f[i].size);
+		memcpy((char *)e + head, text.p, text.len);
+	}
+	ps_buf_free(&text);
+	ps_buf_free(&fmt);
+	return e;
+}
+
+/* The function's entry sites into p->set: 0, or -ENOENT said. */
+static int resolve_func(struct probe *p)
+{
+	struct ps_globs g = { NULL, NULL, false };
+	size_t n = 0;
+	int err;
+
+	ps_all_syms();
+	err = ps_filter_apply(&g, p->def.func, 1, "dynamic_events");
+	free(g.text);
+	for (size_t i = 0; !err && g.set && i < ps.nsites; i++) {
+		if (g.set[i] && ps.site_index[i] && ps.site_index[i]->kind == SITE_EXIT)
+			g.set[i] = 0;
+		n += g.set[i] && ps.site_index[i];
+	}
+	if (!err && !n) {
+		ps_log(PATCHSITE_LOG_ERROR, "dynamic_events: %s: no function of that name has a "
+		       "site", p->def.func);
+		err = -ENOENT;
+	}
+	if (err) {
+		free(g.set);
+		return err;
+	}
+	p->set = g.set;
+	p->nset = ps.nsites;
+	return 0;
+}
+
+/*
+ * The definition's "if EXPR" as the event's filter (what events/G/E/filter
+ * would set); a probe defined anew without one drops the old one.  0, or
+ * -EINVAL said.
+ */
+static int set_filter(struct ps_event *ev, const char *expr)
+{
+	struct ps_evfilter *flt = NULL, *old;
+	char why[256], *text = NULL;
+
+	if (expr[0]) {
+		if (ps_evfilter_parse(expr, ev->f, ev->nfields, &flt, why, sizeof(why))) {
+			ps_log(PATCHSITE_LOG_ERROR, "dynamic_events: %s:%s: if %s: %s",
+			       ev->info.subsys, ev->info.name, expr, why);
+			return -EINVAL;
+		}
+		text = strdup(expr);
+		if (!text) {
+			ps_evfilter_free(flt);
+			return -ENOMEM;
+		}
+	}
+	old = atomic_exchange(&ev->filter, flt);
+	free(ev->filter_text);
+	ev->filter_text = text;
+	ps_sync_dispatchers();		/* no recorder still reads the old one */
+	ps_evfilter_free(old);
+	return 0;
+}
+
+/* A parsed definition added; ps.lock held.  enable: recorded at once (PATCHSITE_PROBES). */
+static int probe_add(const struct ps_probe_def *d, bool enable, struct ps_arrivals *a)
+{
+	struct probe *p;
+	char why[300];
+	bool on = enable;
+	int err;
+
+	if (d->ret) {
+		ps_log(PATCHSITE_LOG_ERROR, "dynamic_events: %s%%return: return probes are not "
+		       "done yet (set_ftrace_args %s@retval with function_graph records the "
+		       "return value)", d->func, d->func);
+		return -ENOTSUP;
+	}
+	if (find(d->group, d->event, NULL)) {
+		ps_log(PATCHSITE_LOG_ERROR, "dynamic_events: %s/%s is defined already (-:%s/%s "
+		       "removes it)", d->group, d->event, d->group, d->event);
+		return -EEXIST;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->def = *d;
+	err = ps_fetch_compile(d, &p->prog, why, sizeof(why));
+	if (err)
+		ps_log(PATCHSITE_LOG_ERROR, "dynamic_events: %s/%s: %s", d->group, d->event, why);
+	if (!err)
+		err = resolve_func(p);
+	if (!err && !(p->desc = describe(d)))
+		err = -ENOMEM;
+	if (!err && (err = ps_event_define(p->desc, &p->ev)) == -EEXIST)
+		ps_log(PATCHSITE_LOG_ERROR, "dynamic_events: event %s:%s exists already with "
+		       "other fields", d->group, d->event);
+	if (!err && (err = set_filter(p->ev, d->filter)))
+		p->ev->gone = true;	/* defined, but no probe: as one removed */
+	if (err) {
+		probe_free(p);
+		return err;
+	}
+	p->desc->rt = p->ev;
+	ps_event_probes_changed = probes_changed;
+	*probes_tail() = p;		/* listed in the order defined */
+	err = publish(a);
+	if (!err && (ps_event_rules_say(p->ev, &on) || enable) && on && !p->ev->record)
+		err = ps_event_probe_add(p->ev, ps_event_record, p->ev, PATCHSITE_EVENT_PRIO_DEFAULT);
+	return err;
+}
+
+static int probe_remove(const char *group, const char *event, struct ps_arrivals *a)
+{
+	struct probe **link, *p = find(group, event, &link);
+	int err;
+
+	if (!p) {
+		ps_log(PATCHSITE_LOG_ERROR, "dynamic_events: -:%s/%s: no such probe", group, event);
+		return -ENOENT;
+	}
+	*link = p->next;
+	err = publish(a);		/* after it, no thread fires p */
+	if (p->ev->record)
+		ps_event_probe_del(p->ev, ps_event_record, p->ev);
+	p->ev->gone = true;		/* its format stays: old records name it */
+	p->desc->rt = NULL;
+	probe_free(p);
+	return err;
+}
+
+/* One line; ps.lock held. */
+static int probe_line(const char *line, bool enable, struct ps_arrivals *a)
+{
+	struct ps_probe_def d;
+	char why[300];
+
+	if (ps_probe_parse(line, &d, why, sizeof(why))) {
+		ps_log(PATCHSITE_LOG_ERROR, "dynamic_events: %s", why);
+		return -EINVAL;
+	}
+	return d.remove ? probe_remove(d.group, d.event, a) : probe_add(&d, enable, a);
+}
+
+int ps_probes_write(const char *text, bool append, bool enable)
+{
+	struct ps_arrivals a;
+	char line[4096];
+	int err = 0;
+
+	ps_loader_prepare(&a);
+	pthread_mutex_lock(&ps.lock);
+	while (!append && !err && probes)
+		err = probe_remove(probes->def.group, probes->def.event, &a);
+	for (const char *s = text; *s && !err;) {
+		size_t n = strcspn(s, "\n;");
+
+		while (n && (*s == ' ' || *s == '\t')) {
+			s++;
+			n--;
+		}
+		if (n >= sizeof(line)) {
+			ps_log(PATCHSITE_LOG_ERROR, "dynamic_events: a definition longer than %zu "
+			       "characters", sizeof(line) - 1);
+			err = -EINVAL;
+			break;
+		}
+		memcpy(line, s, n);
+		line[n] = '\0';
+		if (n && line[0] != '#')
+			err = probe_line(line, enable, &a);
+		s += n + (s[n] != '\0');
+	}
+	ps_events_store();
+	pthread_mutex_unlock(&ps.lock);
+	ps_loader_done(&a);
+	return err;
+}
+
+void ps_probes_list(struct ps_buf *out)
+{
+	char text[4096];
+
+	pthread_mutex_lock(&ps.lock);
+	for (struct probe *p = probes; p; p = p->next) {
+		unsigned long f = atomic_load(&p->faults);
+
+		ps_probe_text(&p->def, text, sizeof(text));
+		ps_buf_printf(out, "%s", text);
+		if (f)
+			ps_buf_printf(out, "\t# %lu hits lost: memory not readable", f);
+		ps_buf_puts(out, "\n");
+	}
+	pthread_mutex_unlock(&ps.lock);
+}

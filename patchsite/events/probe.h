@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Dynamic probes: the kernel's fprobe events (Documentation/trace/
+ * fprobetrace.rst) on a user program's functions, written to the
+ * dynamic_events control file (or PATCHSITE_PROBES, `record --probe`):
+ *
+ *	f[:[GRP/][EVENT]] FUNC [FETCHARG...]
+ *	f[:[GRP/][EVENT]] FUNC%return [FETCHARG...]
+ *	-:[GRP/]EVENT
+ *
+ * FETCHARG is [NAME=]WHAT[:TYPE], WHAT one of $argN (N >= 1), $retval,
+ * $stackN, $stack, %REG, @ADDR, @SYM[+|-OFF], \IMM, +|-[u]OFF(WHAT), or a
+ * name (len, host->name, $arg:len) that only DWARF resolves.  TYPE one of
+ * u8..u64, s8..s64, x8..x64, char, string, float, double (default x64).
+ * Ours beyond the kernel's: a trailing "if EXPR" sets the event's filter
+ * (events/GRP/EVENT/filter's syntax, on the arguments' names) as it is
+ * defined: the condition travels with the definition (record --probe).
+ *
+ *   probe_parse.c  text -> struct ps_probe_def; no runtime state, so that
+ *                  the fuzz harness links it alone (tests/fuzz/fuzz_probe.c)
+ *   probe_fetch.c  a definition -> a fetch program, and its evaluation at
+ *                  the probed site (registers through arch/regs.h, memory
+ *                  through a fault-safe copy)
+ *   probe.c        probes as events (events/GRP/EVENT/...), their ops,
+ *                  the dynamic_events file's text
+ */
+#ifndef PS_PROBE_H
+#define PS_PROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PS_PROBE_MAX_ARGS	8	/* an event's fields (the kernel takes 128) */
+#define PS_PROBE_MAX_DEREF	4	/* +OFF( ... ) nesting */
+#define PS_PROBE_NAME_MAX	64
+
+enum ps_fetch_base {
+	PF_ARG,			/* $argN: n is N - 1 */
+	PF_RETVAL,		/* $retval */
+	PF_STACK,		/* $stackN: the Nth word at the entry's stack pointer */
+	PF_STACKADDR,		/* $stack */
+	PF_REG,			/* %REG: sym is the name */
+	PF_ADDR,		/* @ADDR: n */
+	PF_SYM,			/* @SYM[+-OFF]: sym, off */
+	PF_IMM,			/* \IMM: n */
+	PF_NAME,		/* a name for DWARF: sym (len, host->name) */
+};
+
+enum ps_fetch_type {
+	PT_U, PT_S, PT_X,	/* size 1, 2, 4, 8 */
+	PT_CHAR,		/* size 1 */
+	PT_STRING,		/* the value is the string's address */
+	PT_FLOAT, PT_DOUBLE,
+};
+
+struct ps_probe_arg {
+	char name[PS_PROBE_NAME_MAX];
+	char sym[128];
+	uint8_t base;		/* enum ps_fetch_base */
+	uint8_t type;		/* enum ps_fetch_type */
+	uint8_t size;		/* bytes of the value */
+	uint8_t nderef;
+	uint64_t n;
+	int64_t off;		/* PF_SYM */
+	int64_t deref[PS_PROBE_MAX_DEREF];	/* innermost first: read at value + deref[i] */
+};
+
+struct ps_probe_def {
+	bool remove;		/* -:GRP/EVENT */
+	bool ret;		/* FUNC%return */
+	char group[PS_PROBE_NAME_MAX], event[PS_PROBE_NAME_MAX];
+	char func[256];
+	unsigned nargs;
+	struct ps_probe_arg a[PS_PROBE_MAX_ARGS];
+	char filter[512];	/* "if EXPR": EXPR, or "" */
+};
+
+/* One definition (a line, without its newline): 0, or -EINVAL with the reason in err. */
+int ps_probe_parse(const char *line, struct ps_probe_def *d, char *err, size_t errlen);
+/* The definition as dynamic_events lists it (the kernel's form). */
+void ps_probe_text(const struct ps_probe_def *d, char *out, size_t len);
+/* A type's name (u32, string, ...) and the print format of one value of it. */
+const char *ps_probe_type_name(const struct ps_probe_arg *a, char *buf, size_t len);
+const char *ps_probe_type_fmt(const struct ps_probe_arg *a);
+
+/*
+ * probe.c (the runtime started, ps.lock not held): the lines of text
+ * ('\n' or ';' between them) added, after every probe is removed unless
+ * append; enable: each new probe is recorded at once (PATCHSITE_PROBES).
+ * 0 or -errno, said.  The list: one definition a line, the kernel's form.
+ */
+struct ps_buf;
+int ps_probes_write(const char *text, bool append, bool enable);
+void ps_probes_list(struct ps_buf *out);
+
+#endif

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* A probe's fetch program (probe_fetch.c): compiled at definition, run at each hit. */
+#ifndef PS_PROBE_FETCH_H
+#define PS_PROBE_FETCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "patchsite_event.h"
+#include "probe.h"
+
+#define PS_FETCH_STR_BYTES	(PATCHSITE_EVENT_STR_MAX + 2)	/* the cap, one more to see a cut, NUL */
+
+struct patchsite_regs;
+
+struct ps_fetch_arg {
+	uint8_t base, type, size, nderef;
+	int reg;			/* PF_REG: ps_regs_index */
+	uint64_t v;			/* argument index, stack slot, address, immediate */
+	int64_t deref[PS_PROBE_MAX_DEREF];
+};
+
+struct ps_fetch_prog {
+	unsigned n;
+	bool regs_only;			/* every argument a saved integer register: the short path */
+	struct ps_fetch_arg a[PS_PROBE_MAX_ARGS];
+};
+
+/* 0, or -EINVAL / -ENOTSUP with the reason in err (the argument named). */
+int ps_fetch_compile(const struct ps_probe_def *d, struct ps_fetch_prog *p, char *err,
+		     size_t errlen);
+/*
+ * The values as an event's probes get them (small signed ones sign-extended,
+ * floats as doubles, strings as copies in strs); -EFAULT when a value's
+ * memory cannot be read.
+ */
+int ps_fetch_run(const struct ps_fetch_prog *p, const struct patchsite_regs *r, uint64_t *out,
+		 char (*strs)[PS_FETCH_STR_BYTES]);
+/* n bytes at addr of this process, without faulting: false when any is unreadable. */
+bool ps_fetch_read(uintptr_t addr, void *out, size_t n);
+
+#endif
