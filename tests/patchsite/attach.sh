@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Attaching to a process started without the runtime (patchsite/cmd/attach.c,
-# patchsite/attach.c): usage  attach.sh BUILD_DIR plain|san
+# Attaching to a process started without the runtime (patchsite/cmd/attach*.c,
+# patchsite/sites/late.c): usage  attach.sh BUILD_DIR plain|san
 #
 # The threaded sample of the control tests (testdata/patchsite/ctlspin.c),
 # built -pg -mfentry -mrecord-mcount as a PIE and as a non-PIE, with
