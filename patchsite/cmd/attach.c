@@ -71,21 +71,24 @@ int attach_runtime(int pid, const char *who, char *why, size_t len)
 		return 0;
 	err = attach_check_target(&t, why, len);
 	/* The runtime is there: its channel may be starting (a forked child's comes 20 ms late). */
-	for (long long end = attach_now_ms() + 1000; err == 1 && attach_now_ms() < end; attach_sleep_ms(10))
+	for (long long end = attach_now_ms() + 1000; err == 1 && attach_now_ms() < end;
+	     attach_sleep_ms(10))
 		if (answers(pid)) {
 			target_free(&t);
 			return 0;
 		}
 	if (err) {
 		if (err == 1)
-			attach_fail(why, len, "pid %d has the runtime already but its control channel does not "
+			attach_fail(why, len, "pid %d has the runtime already but its control "
+						"channel does not "
 			     "answer (PATCHSITE_CTL=0 in its environment?)", pid);
 		target_free(&t);
 		return -1;
 	}
 	if (find_lib(lib, sizeof(lib))) {
 		target_free(&t);
-		return attach_fail(why, len, "cannot find libpatchsite.so next to this program or in "
+		return attach_fail(why, len, "cannot find libpatchsite.so next to this program or "
+					"in "
 			    "../lib (set PATCHSITE_LIB)");
 	}
 	if (attach_lib_loadable(&t, lib, why, len)) {
@@ -100,14 +103,18 @@ int attach_runtime(int pid, const char *who, char *why, size_t len)
 		return -1;
 	for (long long end = attach_now_ms() + CHANNEL_WAIT_MS; !answers(pid); attach_sleep_ms(2))
 		if (attach_now_ms() > end)
-			return attach_fail(why, len, "pid %d: the runtime loaded, but its control channel did "
+			return attach_fail(why, len, "pid %d: the runtime loaded, but its control "
+						"channel did "
 				    "not answer in %d ms (PATCHSITE_CTL=0 in its environment? a "
 				    "setting refused?)", pid, CHANNEL_WAIT_MS);
 	if (getenv("PATCHSITE_ATTACH_TIME"))
-		fprintf(stderr, "patchsite: %s: pid %d: attached in %lld ms (checks and a safe point "
-			"%lld ms; a thread %s, stopped %lld us; dlopen and the runtime's start-up %lld "
-			"ms; its channel %lld ms)\n", who, pid, attach_now_ms() - t0, attach_timing.found_ms - t0,
-			attach_timing.where, attach_timing.borrowed_us, attach_timing.loaded_ms - attach_timing.found_ms,
+		fprintf(stderr, "patchsite: %s: pid %d: attached in %lld ms (checks and a safe "
+					"point "
+			"%lld ms; a thread %s, stopped %lld us; dlopen and the runtime's start-up "
+			"%lld "
+			"ms; its channel %lld ms)\n", who, pid, attach_now_ms() - t0,
+			attach_timing.found_ms - t0, attach_timing.where, attach_timing.borrowed_us,
+			attach_timing.loaded_ms - attach_timing.found_ms,
 			attach_now_ms() - attach_timing.loaded_ms);
 	return 0;
 }
@@ -214,8 +221,10 @@ int attach_record(const struct attach_record *o)
 			o->pid, attach_now_ms() - t0);
 	/* A filter whose functions all have refused sites (one-byte NOPs after attach) is silent. */
 	if (o->filter && !ctl_get(o->pid, "enabled_functions", cur, sizeof(cur)) && !*cur)
-		fprintf(stderr, "patchsite: record: pid %d: warning: no function of -F %s is traced: "
-			"their sites were refused (gcc's -fpatchable-function-entry one-byte NOPs are "
+		fprintf(stderr, "patchsite: record: pid %d: warning: no function of -F %s is "
+					"traced: "
+			"their sites were refused (gcc's -fpatchable-function-entry one-byte NOPs "
+			"are "
 			"left as built in a process attached to: see patchsite(1), ATTACH)\n", o->pid,
 			o->filter);
 	fprintf(stderr, "patchsite: record: pid %d: recording (%s) into %s; %s\n", o->pid, o->tracer,
@@ -234,7 +243,8 @@ int attach_record(const struct attach_record *o)
 		if (sig < 0)
 			sig = 0;
 		if (kill(o->pid, 0) && errno == ESRCH) {
-			fprintf(stderr, "patchsite: record: pid %d ended; recorded up to then in %s\n",
+			fprintf(stderr, "patchsite: record: pid %d ended; recorded up to then in "
+						"%s\n",
 				o->pid, dir);
 			return 0;
 		}

@@ -307,7 +307,8 @@ static int borrow(struct hijack *h, const struct target *t, const struct libc_fn
 				  (unsigned long)code, (unsigned long)page }, &rc);
 	err2 = hijack_restore(h);
 	if (err)
-		return attach_fail(why, len, "pid %d: thread %d: the injected call failed: %s (the thread was "
+		return attach_fail(why, len, "pid %d: thread %d: the injected call failed: %s "
+					"(the thread was "
 			    "put back as it was)", t->pid, h->tid, strerror(-err));
 	if (err2)
 		return attach_fail(why, len, "pid %d: thread %d: putting it back: %s", t->pid, h->tid,
@@ -323,8 +324,10 @@ int attach_inject(struct target *t, const char *lib, char *why, size_t len)
 {
 	const struct map *libc = target_map_named(t, "libc.so.6");
 	struct libc_fns fn = {
-		.create = target_libc_function(t, "pthread_create"), .dlopen = target_libc_function(t, "dlopen"),
-		.dlerror = target_libc_function(t, "dlerror"), .self = target_libc_function(t, "pthread_self"),
+		.create = target_libc_function(t, "pthread_create"),
+		.dlopen = target_libc_function(t, "dlopen"),
+		.dlerror = target_libc_function(t, "dlerror"),
+		.self = target_libc_function(t, "pthread_self"),
 		.detach = target_libc_function(t, "pthread_detach"),
 	};
 	static struct hijack h;
@@ -337,7 +340,8 @@ int attach_inject(struct target *t, const char *lib, char *why, size_t len)
 	if (strlen(lib) >= sizeof(((struct blob_data *)0)->path))
 		return attach_fail(why, len, "%s: path too long", lib);
 	if (!fn.create || !fn.dlopen || !fn.dlerror || !fn.self || !fn.detach)
-		return attach_fail(why, len, "pid %d: %s has no %s (glibc older than 2.34 without libdl?)",
+		return attach_fail(why, len, "pid %d: %s has no %s (glibc older than 2.34 without "
+					"libdl?)",
 			    t->pid, libc->path, !fn.create ? "pthread_create" : !fn.dlopen ? "dlopen" :
 			    "dlerror, pthread_self or pthread_detach");
 	snprintf(path, sizeof(path), "/proc/%d/mem", t->pid);
@@ -388,7 +392,8 @@ int attach_inject(struct target *t, const char *lib, char *why, size_t len)
 			}
 			if (hijack_wait(tid, &status, 10000)) {
 				/* Not let go before it stops: our exit has the kernel do it. */
-				err = attach_fail(why, len, "pid %d: thread %d did not stop within 10 s (in an "
+				err = attach_fail(why, len, "pid %d: thread %d did not stop "
+							"within 10 s (in an "
 					   "uninterruptible wait?): try again", t->pid, tid);
 				break;
 			}
@@ -413,14 +418,16 @@ int attach_inject(struct target *t, const char *lib, char *why, size_t len)
 			h.have_x = !ptrace(PTRACE_GETREGSET, tid, (void *)NT_X86_XSTATE, &h.xio);
 			if (!h.have_x) {
 				ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)h.pending);
-				err = attach_fail(why, len, "pid %d: thread %d: its vector registers (XSAVE): %s",
+				err = attach_fail(why, len, "pid %d: thread %d: its vector "
+							"registers (XSAVE): %s",
 					   t->pid, tid, strerror(errno));
 				break;
 			}
 			attach_timing.where = where;
 			attach_timing.borrowed_us = attach_now_us();
 			err = borrow(&h, t, &fn, lib, &data, why, len);
-			attach_timing.borrowed_us = attach_now_us() - attach_timing.borrowed_us + stopped_us;
+			attach_timing.borrowed_us = attach_now_us() - attach_timing.borrowed_us;
+			attach_timing.borrowed_us += stopped_us;
 			attach_timing.found_ms = attach_now_ms();
 		}
 		closedir(dir);
@@ -429,7 +436,8 @@ int attach_inject(struct target *t, const char *lib, char *why, size_t len)
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (err > 0)
-		return attach_fail(why, len, "pid %d: no thread stopped at a safe point (in the program's "
+		return attach_fail(why, len, "pid %d: no thread stopped at a safe point (in the "
+					"program's "
 			    "code, or blocked in a system call) in %d ms: try again", t->pid,
 			    ATTACH_WAIT_MS);
 	if (err)
@@ -458,7 +466,8 @@ int attach_inject(struct target *t, const char *lib, char *why, size_t len)
 				    "patchsite record)" : "");
 		}
 		if (attach_now_ms() > stop_at)
-			return attach_fail(why, len, "pid %d: the runtime has not finished loading after %d "
+			return attach_fail(why, len, "pid %d: the runtime has not finished "
+						"loading after %d "
 				    "ms (its loader lock held?)", t->pid, LOAD_WAIT_MS);
 	}
 }
@@ -474,7 +483,8 @@ int attach_inject(struct target *t, const char *lib, char *why, size_t len)
 int attach_inject(struct target *t, const char *lib, char *why, size_t len)
 {
 	(void)lib;
-	return attach_fail(why, len, "pid %d: attach is implemented for x86-64 only (on aarch64 start "
+	return attach_fail(why, len, "pid %d: attach is implemented for x86-64 only (on aarch64 "
+				"start "
 		    "the program with patchsite record, or LD_PRELOAD=libpatchsite.so; under "
 		    "qemu-user ptrace does not work at all)", t->pid);
 }

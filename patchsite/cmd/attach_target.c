@@ -216,7 +216,7 @@ bool target_file_has_sites(const struct file *f)
  * symtab, static) symbol table: the default version where there are
  * several (dlopen@@GLIBC_2.34 over dlopen@GLIBC_2.2.5).  0 if none.
  */
-unsigned long target_file_symbol(const struct file *f, const char *name, bool symtab)
+static unsigned long file_symbol(const struct file *f, const char *name, bool symtab, bool data)
 {
 	const Elf64_Ehdr *e;
 	const Elf64_Shdr *sh = elf_sections(f, &e);
@@ -242,7 +242,7 @@ unsigned long target_file_symbol(const struct file *f, const char *name, bool sy
 			unsigned type = ELF64_ST_TYPE(sym[j].st_info);
 
 			if (sym[j].st_shndx == SHN_UNDEF || sym[j].st_name >= str->sh_size ||
-			    (type != STT_FUNC && type != STT_GNU_IFUNC) ||
+			    (data ? type != STT_OBJECT : type != STT_FUNC && type != STT_GNU_IFUNC) ||
 			    strncmp((const char *)f->p + str->sh_offset + sym[j].st_name, name,
 				    str->sh_size - sym[j].st_name))
 				continue;
@@ -252,6 +252,16 @@ unsigned long target_file_symbol(const struct file *f, const char *name, bool sy
 		}
 	}
 	return any;
+}
+
+unsigned long target_file_symbol(const struct file *f, const char *name, bool symtab)
+{
+	return file_symbol(f, name, symtab, false);
+}
+
+unsigned long target_file_object(const struct file *f, const char *name)
+{
+	return file_symbol(f, name, false, true);
 }
 
 /* The first DT_NEEDED entry of the file that starts with prefix; NULL if none. */
@@ -317,6 +327,11 @@ unsigned long target_libc_function(const struct target *t, const char *name)
 		if (!m || target_file_open(t, m->path, &f))
 			continue;
 		v = target_file_symbol(&f, name, false);
+		/* The program's own libc (the loader's base namespace), not an audit module's copy. */
+		if (v && i == 0 && t->libc_bias) {
+			target_file_close(&f);
+			return t->libc_bias + v;
+		}
 		if (v && !load_bias(t, m, &f, &bias)) {
 			target_file_close(&f);
 			return bias + v;

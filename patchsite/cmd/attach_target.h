@@ -33,6 +33,7 @@ struct target {
 	size_t nmaps;
 	char *paths;		/* the maps' paths, one allocation */
 	int mem;		/* /proc/PID/mem, -1 until attach_inject opens it */
+	unsigned long libc_bias;	/* the base namespace's libc.so.6 (attach_loader.c); 0: unknown */
 };
 
 /* Read /proc/PID/exe and /proc/PID/maps into t: 0 or -errno (-EACCES: ptrace rules). */
@@ -56,6 +57,8 @@ void target_file_close(struct file *f);
 bool target_file_has_sites(const struct file *f);
 /* A defined function's value in .dynsym (or .symtab), the default version first; 0 if none. */
 unsigned long target_file_symbol(const struct file *f, const char *name, bool symtab);
+/* A defined data object's value in .dynsym; 0 if none. */
+unsigned long target_file_object(const struct file *f, const char *name);
 /* The first DT_NEEDED entry starting with prefix; NULL if none. */
 const char *target_file_needed(const struct file *f, const char *prefix);
 /* A function of the target's C library, at its address in the target; 0 if none. */

@@ -400,6 +400,49 @@ refused "static program" "is statically linked"
 exec 4>&-
 wait $P 2>/dev/null
 
+# Just after exec: the loader has not loaded the C library.  A sample whose PT_INTERP names an
+# interpreter that never loads anything (testdata/patchsite/attachinterp.c) is refused as "not
+# started yet", naming that interpreter as readelf -l reads it (the oracle), not as static.
+$CC -nostdlib -static -no-pie -O2 -o slowld "$OLDPWD/testdata/patchsite/attachinterp.c" >build.log 2>&1 &&
+	$CC -o ctlspin-slowld ctlspin-pie.o -pthread -Wl,--dynamic-linker="$PWD/slowld" >>build.log 2>&1 ||
+	fail "build the never-loading interpreter" build.log
+interp=$(readelf -l ctlspin-slowld | sed -n 's/.*Requesting program interpreter: \(.*\)]$/\1/p')
+./ctlspin-slowld 1 </dev/null >/dev/null 2>&1 &
+P=$!
+sleep 0.2
+"$PS" record -p $P -d x 2>ref.err; rc=$?
+refused "before its loader loaded libc (PT_INTERP $interp)" "has not finished starting: its dynamic loader ($interp) has not loaded"
+kill $P
+wait $P 2>/dev/null
+
+# Started, but its loader is still in an LD_AUDIT module's la_version (a private libc is mapped,
+# the program's is not: glibc's r_debug list has no libc.so.6 yet): refused as not started.
+# With a short la_version, the attach after it goes through with two copies of libc.so.6 mapped
+# (the injector calls the base namespace's, found through r_debug), and the sample goes on and
+# exits 0 with its own counts.
+$CC -shared -fPIC -O2 -DSLEEP_US=30000000 -o audit-long.so "$OLDPWD/testdata/patchsite/attachaudit.c" >build.log 2>&1 &&
+	$CC -shared -fPIC -O2 -DSLEEP_US=200000 -o audit-short.so "$OLDPWD/testdata/patchsite/attachaudit.c" >>build.log 2>&1 ||
+	fail "build the audit modules" build.log
+env -i LD_AUDIT="$PWD/audit-long.so" ./ctlspin-pie 1 </dev/null >/dev/null 2>&1 &
+P=$!
+sleep 0.3
+"$PS" record -p $P -d x 2>ref.err; rc=$?
+refused "in an LD_AUDIT module's la_version (loader not done)" "has not finished starting: its dynamic loader (/lib64/ld-linux"
+kill $P
+wait $P 2>/dev/null
+if start LD_AUDIT="$PWD/audit-short.so" ./ctlspin-pie $NTH; then
+	"$PS" ctl "$SPID" current_tracer function >ctl.out 2>ctl.err; rc=$?
+	phase "run 100" done
+	"$PS" ctl "$SPID" current_tracer nop >>ctl.out 2>>ctl.err
+	if [ $rc -eq 0 ] && [ "$A" = $((NTH * 100)) ] && finish; then
+		pass "LD_AUDIT process (two copies of libc mapped): attached after its la_version, done $A $BB $C, exit 0"
+	else
+		echo "rc $rc A $A" >>ctl.err; fail "LD_AUDIT process: attach" ctl.err
+	fi
+else
+	fail "LD_AUDIT sample did not start" err
+fi
+
 sleep 30 &
 P=$!
 # Until its loader has mapped libc, a just-started program looks static (the refusal above).
