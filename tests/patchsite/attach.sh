@@ -443,6 +443,44 @@ else
 	fail "LD_AUDIT sample did not start" err
 fi
 
+# Static TLS: a dlopened runtime's TLS must fit in what is left of the loader's static TLS
+# surplus.  Oracle: readelf -l gives the runtime's PT_TLS size (bound: 128 bytes; it was 612,
+# 512 of them the last-error text), and glibc's own dlopen says what fits: a process whose
+# surplus is used up but ~320 bytes (testdata/patchsite/tlsfill.c dlopens 2^K-byte
+# initial-exec TLS objects) refuses a 612-byte object ("cannot allocate memory in static TLS
+# block") and takes one of the runtime's size; attach then goes through in it.
+tls=$(readelf -lW "$OLDPWD/$B/libpatchsite.so" | awk '$1 == "TLS" { print $6 }')
+tls=$((${tls:-0x7fffffff}))
+if [ "$tls" -le 128 ]; then pass "static TLS: libpatchsite.so's PT_TLS memsz is $tls bytes (readelf -l; bound 128)"
+else echo "PT_TLS memsz $tls" >tls.err; fail "static TLS: runtime's PT_TLS over 128 bytes" tls.err; fi
+: >build.log
+for k in 5 6 7 8 9 10 11; do
+	echo "__thread char fill[1 << $k] __attribute__((tls_model(\"initial-exec\"))); char *get(void) { return fill; }" |
+		$CC -shared -fPIC -x c - -o fill$k.so >>build.log 2>&1
+done
+for n in 612 $tls; do
+	echo "__thread char fill[$n] __attribute__((tls_model(\"initial-exec\"))); char *get(void) { return fill; }" |
+		$CC -shared -fPIC -x c - -o tls$n.so >>build.log 2>&1
+done
+$CC -shared -fPIC -O2 -o tlsfill.so "$OLDPWD/testdata/patchsite/tlsfill.c" -ldl >>build.log 2>&1 || fail "build tlsfill" build.log
+room=$(env -i LD_PRELOAD="$PWD/tlsfill.so" FILL_DIR="$PWD" FILL_PROBE=1 /bin/true 2>&1 | sed -n 's/^fill //p')
+fillb=$(( (${room:-0} - 320) / 32 * 32 ))
+env -i LD_PRELOAD="$PWD/tlsfill.so" FILL_DIR="$PWD" FILL_BYTES=$fillb FILL_THEN="$PWD/tls612.so:$PWD/tls$tls.so" \
+	/bin/true 2>tls.err
+if grep -q "tls612.so: .*static TLS" tls.err && grep -q "tls$tls.so: ok" tls.err &&
+   start LD_PRELOAD="$PWD/tlsfill.so" FILL_DIR="$PWD" FILL_BYTES=$fillb ./ctlspin-pie $NTH; then
+	got=$("$PS" ctl "$SPID" current_tracer 2>ctl.err)
+	phase "run 100" done
+	if [ "$got" = nop ] && [ "$A" = $((NTH * 100)) ] && finish; then
+		pass "static TLS nearly used up ($fillb of $room surplus bytes): glibc refuses a 612-byte object, attach goes through"
+	else
+		cat ctl.err >>err; fail "attach with little static TLS left" err
+	fi
+else
+	echo "surplus $room, filled $fillb" >>tls.err; fail "static TLS: could not stage the nearly full surplus" tls.err
+	[ -n "$SPID" ] && { kill "$SPID"; SPID=; }
+fi
+
 sleep 30 &
 P=$!
 # Until its loader has mapped libc, a just-started program looks static (the refusal above).
@@ -537,8 +575,13 @@ EOF
 	$CC -o nodump nodump.c && chmod 755 nodump &&
 	runuser -u nobody -- ./nodump 2>/dev/null &
 	RU=$!
-	sleep 0.3
-	P=$(pgrep -n -x nodump || true)
+	# Its own child (other users of this machine may run a nodump too), waited for under load.
+	P=
+	for _ in $(seq 50); do
+		P=$(pgrep -P "$RU" -x nodump || true)
+		[ -n "$P" ] && break
+		sleep 0.1
+	done
 	runuser -u nobody -- "$PS" record -p "${P:-0}" -d /tmp/x 2>ref.err; rc=$?
 	refused "non-dumpable process" "is not dumpable"
 	[ -n "$P" ] && kill "$P"
