@@ -108,14 +108,12 @@ int attach_runtime(int pid, const char *who, char *why, size_t len)
 				    "not answer in %d ms (PATCHSITE_CTL=0 in its environment? a "
 				    "setting refused?)", pid, CHANNEL_WAIT_MS);
 	if (getenv("PATCHSITE_ATTACH_TIME"))
-		fprintf(stderr, "patchsite: %s: pid %d: attached in %lld ms (checks and a safe "
-					"point "
+		fprintf(stderr, "patchsite: %s: pid %d: attached in %lld ms (checks and a safe point "
 			"%lld ms; a thread %s, stopped %lld us; dlopen and the runtime's start-up "
-			"%lld "
-			"ms; its channel %lld ms)\n", who, pid, attach_now_ms() - t0,
-			attach_timing.found_ms - t0, attach_timing.where, attach_timing.borrowed_us,
-			attach_timing.loaded_ms - attach_timing.found_ms,
-			attach_now_ms() - attach_timing.loaded_ms);
+			"%lld ms, %lld ms of CPU; its channel %lld ms)\n", who, pid,
+			attach_now_ms() - t0, attach_timing.found_ms - t0, attach_timing.where,
+			attach_timing.borrowed_us, attach_timing.loaded_ms - attach_timing.found_ms,
+			attach_timing.loader_cpu_us / 1000, attach_now_ms() - attach_timing.loaded_ms);
 	return 0;
 }
 

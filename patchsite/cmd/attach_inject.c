@@ -115,23 +115,33 @@ static const uint8_t blob[] = {
 	0x75, 0x07,			/* 32 jne 3b                                    */
 	0xff, 0x53, 0x08,		/* 34 call *0x8(%rbx)        dlerror()          */
 	0x48, 0x89, 0x43, 0x28,		/* 37 mov %rax,0x28(%rbx)    data->error        */
-	0xc7, 0x43, 0x30, 0x01, 0x00, 0x00, 0x00, /* 3b movl $1,0x30(%rbx)  data->done */
-	0x31, 0xc0,			/* 42 xor %eax,%eax                             */
-	0x5b,				/* 44 pop %rbx                                  */
-	0xc3,				/* 45 ret                    (the thread ends)  */
-	0xcc,				/* 46 int3                   pthread_create's return */
+	/* clock_gettime(CLOCK_THREAD_CPUTIME_ID, &data->cpu): what the load cost, before done */
+	0xb8, 0xe4, 0x00, 0x00, 0x00,	/* 3b mov $228,%eax          SYS_clock_gettime  */
+	0xbf, 0x03, 0x00, 0x00, 0x00,	/* 40 mov $3,%edi            this thread's CPU  */
+	0x48, 0x8d, 0x73, 0x60,		/* 45 lea 0x60(%rbx),%rsi    data->cpu          */
+	0x0f, 0x05,			/* 49 syscall                                   */
+	0xc7, 0x43, 0x30, 0x01, 0x00, 0x00, 0x00, /* 4b movl $1,0x30(%rbx)  data->done */
+	0x31, 0xc0,			/* 52 xor %eax,%eax                             */
+	0x5b,				/* 54 pop %rbx                                  */
+	0xc3,				/* 55 ret                    (the thread ends)  */
+	0xcc,				/* 56 int3                   pthread_create's return */
 };
-#define BLOB_TRAP	0x46
+#define BLOB_TRAP	0x56
+_Static_assert(sizeof(blob) == BLOB_TRAP + 1, "the int3 is the last byte");
 
 struct blob_data {			/* offsets are the code's */
 	uint64_t dlopen, dlerror, self, detach;		/* 0x00 */
 	uint64_t handle, error;				/* 0x20: out */
 	uint32_t done, pad;				/* 0x30: out */
 	uint64_t thread;				/* 0x38: pthread_create's */
-	char name[64];					/* 0x40 */
+	char name[32];					/* 0x40 */
+	int64_t cpu_sec, cpu_nsec;			/* 0x60: out, struct timespec */
+	uint64_t pad2[2];				/* 0x70 */
 	char path[4096 - 0x80];				/* 0x80 */
 };
 _Static_assert(sizeof(struct blob_data) == 4096, "one page");
+_Static_assert(offsetof(struct blob_data, cpu_sec) == 0x60 &&
+	       offsetof(struct blob_data, path) == 0x80, "the code's offsets");
 
 /*
  * A blocking call of the C library's that holds none of its locks.  A
@@ -446,11 +456,12 @@ int attach_inject(struct target *t, const char *lib, char *why, size_t len)
 	for (long long stop_at = attach_now_ms() + LOAD_WAIT_MS;; attach_sleep_ms(1)) {
 		struct blob_data d;
 
-		if (pread(t->mem, &d, offsetof(struct blob_data, thread), (off_t)data) !=
-		    offsetof(struct blob_data, thread))
+		if (pread(t->mem, &d, offsetof(struct blob_data, path), (off_t)data) !=
+		    offsetof(struct blob_data, path))
 			return attach_fail(why, len, "pid %d: ended while the runtime was loading", t->pid);
 		if (d.done && d.handle) {
 			attach_timing.loaded_ms = attach_now_ms();
+			attach_timing.loader_cpu_us = d.cpu_sec * 1000000 + d.cpu_nsec / 1000;
 			return 0;
 		}
 		if (d.done) {

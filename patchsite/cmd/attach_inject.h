@@ -16,6 +16,7 @@ struct attach_timing {
 	long long borrowed_us;	/* the borrowed thread, from its stop to its release */
 	long long found_ms;	/* the checks and the search for a safe point */
 	long long loaded_ms;	/* until the loader thread's dlopen returned */
+	long long loader_cpu_us;	/* the loader thread's CPU time: dlopen, the runtime's start-up */
 	const char *where;	/* where the borrowed thread was */
 };
 extern struct attach_timing attach_timing;
