@@ -80,16 +80,15 @@ int attach_runtime(int pid, const char *who, char *why, size_t len)
 	if (err) {
 		if (err == 1)
 			attach_fail(why, len, "pid %d has the runtime already but its control "
-						"channel does not "
-			     "answer (PATCHSITE_CTL=0 in its environment?)", pid);
+				    "channel does not answer (PATCHSITE_CTL=0 in its "
+				    "environment?)", pid);
 		target_free(&t);
 		return -1;
 	}
 	if (find_lib(lib, sizeof(lib))) {
 		target_free(&t);
 		return attach_fail(why, len, "cannot find libpatchsite.so next to this program or "
-					"in "
-			    "../lib (set PATCHSITE_LIB)");
+				   "in ../lib (set PATCHSITE_LIB)");
 	}
 	if (attach_lib_loadable(&t, lib, why, len)) {
 		target_free(&t);
@@ -104,13 +103,13 @@ int attach_runtime(int pid, const char *who, char *why, size_t len)
 	for (long long end = attach_now_ms() + CHANNEL_WAIT_MS; !answers(pid); attach_sleep_ms(2))
 		if (attach_now_ms() > end)
 			return attach_fail(why, len, "pid %d: the runtime loaded, but its control "
-						"channel did "
-				    "not answer in %d ms (PATCHSITE_CTL=0 in its environment? a "
-				    "setting refused?)", pid, CHANNEL_WAIT_MS);
+					   "channel did not answer in %d ms (PATCHSITE_CTL=0 in "
+					   "its environment? a setting "
+					   "refused?)", pid, CHANNEL_WAIT_MS);
 	if (getenv("PATCHSITE_ATTACH_TIME"))
-		fprintf(stderr, "patchsite: %s: pid %d: attached in %lld ms (checks and a safe point "
-			"%lld ms; a thread %s, stopped %lld us; dlopen and the runtime's start-up "
-			"%lld ms, %lld ms of CPU; its channel %lld ms)\n", who, pid,
+		fprintf(stderr, "patchsite: %s: pid %d: attached in %lld ms (checks and a safe "
+			"point %lld ms; a thread %s, stopped %lld us; dlopen and the runtime's "
+			"start-up %lld ms, %lld ms of CPU; its channel %lld ms)\n", who, pid,
 			attach_now_ms() - t0, attach_timing.found_ms - t0, attach_timing.where,
 			attach_timing.borrowed_us, attach_timing.loaded_ms - attach_timing.found_ms,
 			attach_timing.loader_cpu_us / 1000, attach_now_ms() - attach_timing.loaded_ms);
@@ -220,10 +219,9 @@ int attach_record(const struct attach_record *o)
 	/* A filter whose functions all have refused sites (one-byte NOPs after attach) is silent. */
 	if (o->filter && !ctl_get(o->pid, "enabled_functions", cur, sizeof(cur)) && !*cur)
 		fprintf(stderr, "patchsite: record: pid %d: warning: no function of -F %s is "
-					"traced: "
-			"their sites were refused (gcc's -fpatchable-function-entry one-byte NOPs "
-			"are "
-			"left as built in a process attached to: see patchsite(1), ATTACH)\n", o->pid,
+			"traced: their sites were refused (gcc's -fpatchable-function-entry "
+			"one-byte NOPs are left as built in a process attached to: see "
+			"patchsite(1), ATTACH)\n", o->pid,
 			o->filter);
 	fprintf(stderr, "patchsite: record: pid %d: recording (%s) into %s; %s\n", o->pid, o->tracer,
 		dir, o->duration > 0 ? "for the duration given" : "Ctrl-C or SIGTERM stops");
@@ -242,7 +240,7 @@ int attach_record(const struct attach_record *o)
 			sig = 0;
 		if (kill(o->pid, 0) && errno == ESRCH) {
 			fprintf(stderr, "patchsite: record: pid %d ended; recorded up to then in "
-						"%s\n",
+				"%s\n",
 				o->pid, dir);
 			return 0;
 		}

@@ -317,9 +317,9 @@ static int borrow(struct hijack *h, const struct target *t, const struct libc_fn
 				  (unsigned long)code, (unsigned long)page }, &rc);
 	err2 = hijack_restore(h);
 	if (err)
-		return attach_fail(why, len, "pid %d: thread %d: the injected call failed: %s "
-					"(the thread was "
-			    "put back as it was)", t->pid, h->tid, strerror(-err));
+		return attach_fail(why, len, "pid %d: thread %d: the injected call failed: %s (the "
+				   "thread was put back as it "
+				   "was)", t->pid, h->tid, strerror(-err));
 	if (err2)
 		return attach_fail(why, len, "pid %d: thread %d: putting it back: %s", t->pid, h->tid,
 			    strerror(-err2));
@@ -351,7 +351,7 @@ int attach_inject(struct target *t, const char *lib, char *why, size_t len)
 		return attach_fail(why, len, "%s: path too long", lib);
 	if (!fn.create || !fn.dlopen || !fn.dlerror || !fn.self || !fn.detach)
 		return attach_fail(why, len, "pid %d: %s has no %s (glibc older than 2.34 without "
-					"libdl?)",
+				   "libdl?)",
 			    t->pid, libc->path, !fn.create ? "pthread_create" : !fn.dlopen ? "dlopen" :
 			    "dlerror, pthread_self or pthread_detach");
 	snprintf(path, sizeof(path), "/proc/%d/mem", t->pid);
@@ -402,9 +402,9 @@ int attach_inject(struct target *t, const char *lib, char *why, size_t len)
 			}
 			if (hijack_wait(tid, &status, 10000)) {
 				/* Not let go before it stops: our exit has the kernel do it. */
-				err = attach_fail(why, len, "pid %d: thread %d did not stop "
-							"within 10 s (in an "
-					   "uninterruptible wait?): try again", t->pid, tid);
+				err = attach_fail(why, len, "pid %d: thread %d did not stop within "
+						  "10 s (in an uninterruptible wait?): try "
+						  "again", t->pid, tid);
 				break;
 			}
 			if (!WIFSTOPPED(status))
@@ -429,7 +429,7 @@ int attach_inject(struct target *t, const char *lib, char *why, size_t len)
 			if (!h.have_x) {
 				ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)h.pending);
 				err = attach_fail(why, len, "pid %d: thread %d: its vector "
-							"registers (XSAVE): %s",
+						  "registers (XSAVE): %s",
 					   t->pid, tid, strerror(errno));
 				break;
 			}
@@ -447,8 +447,8 @@ int attach_inject(struct target *t, const char *lib, char *why, size_t len)
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (err > 0)
 		return attach_fail(why, len, "pid %d: no thread stopped at a safe point (in the "
-					"program's "
-			    "code, or blocked in a system call) in %d ms: try again", t->pid,
+				   "program's code, or blocked in a system call) in %d ms: try "
+				   "again", t->pid,
 			    ATTACH_WAIT_MS);
 	if (err)
 		return err;
@@ -477,9 +477,9 @@ int attach_inject(struct target *t, const char *lib, char *why, size_t len)
 				    "patchsite record)" : "");
 		}
 		if (attach_now_ms() > stop_at)
-			return attach_fail(why, len, "pid %d: the runtime has not finished "
-						"loading after %d "
-				    "ms (its loader lock held?)", t->pid, LOAD_WAIT_MS);
+			return attach_fail(why, len, "pid %d: the runtime has not finished loading "
+					   "after %d ms (its loader lock "
+					   "held?)", t->pid, LOAD_WAIT_MS);
 	}
 }
 
@@ -495,9 +495,9 @@ int attach_inject(struct target *t, const char *lib, char *why, size_t len)
 {
 	(void)lib;
 	return attach_fail(why, len, "pid %d: attach is implemented for x86-64 only (on aarch64 "
-				"start "
-		    "the program with patchsite record, or LD_PRELOAD=libpatchsite.so; under "
-		    "qemu-user ptrace does not work at all)", t->pid);
+			   "start the program with patchsite record, or "
+			   "LD_PRELOAD=libpatchsite.so; under qemu-user ptrace does not work at "
+			   "all)", t->pid);
 }
 
 #endif /* __x86_64__ */

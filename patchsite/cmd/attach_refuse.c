@@ -42,9 +42,8 @@ int attach_lib_loadable(const struct target *t, const char *lib, char *why, size
 			need = NULL;	/* the process has that runtime: it came first */
 	if (need)
 		attach_fail(why, len, "%s is built with a sanitizer (it needs %s), which pid %d "
-					"did not load "
-		     "at start-up: loading it would end the process; use a plain build's "
-		     "libpatchsite.so (PATCHSITE_LIB)", lib, need, t->pid);
+			    "did not load at start-up: loading it would end the process; use a "
+			    "plain build's libpatchsite.so (PATCHSITE_LIB)", lib, need, t->pid);
 	target_file_close(&f);
 	return need ? -1 : 0;
 }
@@ -102,14 +101,14 @@ int attach_why_no_ptrace(int pid, char *why, size_t len)
 		return attach_fail(why, len, "pid %d: no such process", pid);
 	if (me != 0 && (st.uid[0] != me || st.uid[1] != me || st.uid[2] != me))
 		return attach_fail(why, len, "pid %d runs as uid %u (real %u, saved %u): ptrace "
-					"needs the "
-			    "same user on all three, or root", pid, st.uid[1], st.uid[0], st.uid[2]);
+				   "needs the same user on all three, or "
+				   "root", pid, st.uid[1], st.uid[0], st.uid[2]);
 	snprintf(path, sizeof(path), "/proc/%d/status", pid);
 	/* The kernel gives a non-dumpable process's /proc/PID files (not the directory) to root. */
 	if (me != 0 && !stat(path, &sb) && sb.st_uid == 0 && st.uid[1] != 0)
 		return attach_fail(why, len, "pid %d is not dumpable (prctl(PR_SET_DUMPABLE, 0), "
-					"or a "
-			    "set-id or capability program): only root may ptrace it", pid);
+				   "or a set-id or capability program): only root may ptrace "
+				   "it", pid);
 	f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
 	if (f) {
 		if (fscanf(f, "%d", &scope) != 1)
@@ -118,20 +117,19 @@ int attach_why_no_ptrace(int pid, char *why, size_t len)
 	}
 	if (scope == 3)
 		return attach_fail(why, len, "/proc/sys/kernel/yama/ptrace_scope is 3: no process "
-					"may be "
-			    "ptraced until reboot: start the program with patchsite record instead");
+				   "may be ptraced until reboot: start the program with patchsite "
+				   "record instead");
 	if (scope == 2)
 		return attach_fail(why, len, "/proc/sys/kernel/yama/ptrace_scope is 2: only root "
-			    "(CAP_SYS_PTRACE) may attach: run as root, or start the program with "
-			    "patchsite record");
+				   "(CAP_SYS_PTRACE) may attach: run as root, or start the program "
+				   "with patchsite record");
 	if (scope == 1)
 		return attach_fail(why, len, "/proc/sys/kernel/yama/ptrace_scope is 1: only a "
-					"process's "
-			    "ancestors may attach: run as root, or set it to 0 (sysctl "
-			    "kernel.yama.ptrace_scope=0), or start the program with patchsite "
-			    "record");
+				   "process's ancestors may attach: run as root, or set it to 0 "
+				   "(sysctl kernel.yama.ptrace_scope=0), or start the program with "
+				   "patchsite record");
 	return attach_fail(why, len, "pid %d: ptrace: permission denied (a security module or the "
-		    "container's policy): start the program with patchsite record", pid);
+			   "container's policy): start the program with patchsite record", pid);
 }
 
 /* Does the process's environment (as it started) hold this NAME=VALUE entry? */
@@ -181,10 +179,9 @@ static int loader_done(struct target *t, char *why, size_t len)
 	while ((st = attach_loader_state(t, interp, sizeof(interp))) != LOADER_DONE) {
 		if (st == LOADER_STATIC)
 			return attach_fail(why, len, "pid %d (%s) is statically linked (no C "
-						"library "
-					   "or loader to load the runtime with): link it "
-					   "dynamically, "
-					   "or link patchsite.o into it", t->pid, t->exe);
+					   "library or loader to load the runtime with): link it "
+					   "dynamically, or link patchsite.o into "
+					   "it", t->pid, t->exe);
 		if (attach_now_ms() > end)
 			break;
 		attach_sleep_ms(10);
@@ -193,9 +190,9 @@ static int loader_done(struct target *t, char *why, size_t len)
 	}
 	if (st == LOADER_STARTING)
 		return attach_fail(why, len, "pid %d (%s) has not finished starting: its dynamic "
-					"loader "
-				   "(%s) has not loaded and relocated the C library after %d ms: "
-				   "attach once its main() runs, or start it under patchsite record",
+				   "loader (%s) has not loaded and relocated the C library after "
+				   "%d ms: attach once its main() runs, or start it under "
+				   "patchsite record",
 				   t->pid, t->exe, interp, LOADER_WAIT_MS);
 	if (st == LOADER_BUSY)
 		return attach_fail(why, len, "pid %d: its dynamic loader has been loading or "
@@ -234,21 +231,19 @@ int attach_check_target(struct target *t, char *why, size_t len)
 
 		comm_of(st.tracer, comm, sizeof(comm));
 		return attach_fail(why, len, "pid %d is traced by pid %d (%s): a process has one "
-					"tracer; "
-			    "detach the debugger first", t->pid, st.tracer, comm);
+				   "tracer; detach the debugger first", t->pid, st.tracer, comm);
 	}
 	if (has_env(t->pid, "PATCHSITE_CTL=0"))
 		return attach_fail(why, len, "pid %d has PATCHSITE_CTL=0 in its environment: the "
-					"runtime would "
-			    "start no control channel to record through", t->pid);
+				   "runtime would start no control channel to record "
+				   "through", t->pid);
 	if (st.state == 'T')
 		return attach_fail(why, len, "pid %d is stopped (SIGSTOP, job control): the "
-					"runtime could not "
-			    "start in it; continue it first (kill -CONT %d)", t->pid, t->pid);
+				   "runtime could not start in it; continue it first (kill -CONT "
+				   "%d)", t->pid, t->pid);
 	if (st.seccomp == 1)
 		return attach_fail(why, len, "pid %d runs in seccomp strict mode: it may not make "
-					"the "
-			    "system calls that load the runtime", t->pid);
+				   "the system calls that load the runtime", t->pid);
 	if (target_map_named(t, "ld-musl") || target_map_named(t, "libc.musl"))
 		return attach_fail(why, len, "pid %d (%s) uses musl: the runtime is built for glibc",
 			    t->pid, t->exe);
@@ -269,8 +264,8 @@ int attach_check_target(struct target *t, char *why, size_t len)
 			    e->e_machine != EM_X86_64 && !strcmp(m->path, t->exe)) {
 				target_file_close(&f);
 				return attach_fail(why, len, "pid %d (%s) is not an x86-64 "
-							"program: attach "
-					    "is implemented for x86-64 only", t->pid, t->exe);
+						   "program: attach is implemented for x86-64 "
+						   "only", t->pid, t->exe);
 			}
 			sites = target_file_has_sites(&f);
 			target_file_close(&f);
@@ -278,8 +273,8 @@ int attach_check_target(struct target *t, char *why, size_t len)
 	}
 	if (!sites)
 		return attach_fail(why, len, "pid %d (%s): no object in it has patchable sites "
-					"(built with "
-			    "-pg -mfentry -mrecord-mcount, -mnop-mcount or "
-			    "-fpatchable-function-entry=5): nothing to trace", t->pid, t->exe);
+				   "(built with -pg -mfentry -mrecord-mcount, -mnop-mcount or "
+				   "-fpatchable-function-entry=5): nothing to "
+				   "trace", t->pid, t->exe);
 	return 0;
 }
