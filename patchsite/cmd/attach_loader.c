@@ -29,26 +29,6 @@
 
 #define MAX_OBJECTS	65536	/* a bound on the list walk (it is read from another process) */
 
-/* The file's PT_INTERP path, into out; false if it has none. */
-static bool file_interp(const struct file *f, char *out, size_t len)
-{
-	const Elf64_Ehdr *e = (const void *)f->p;
-	const Elf64_Phdr *ph;
-
-	if (memcmp(e->e_ident, ELFMAG, SELFMAG) || e->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    e->e_phoff > f->size || (size_t)e->e_phnum * sizeof(*ph) > f->size - e->e_phoff)
-		return false;
-	ph = (const void *)(f->p + e->e_phoff);
-	for (unsigned i = 0; i < e->e_phnum; i++) {
-		if (ph[i].p_type != PT_INTERP || ph[i].p_offset > f->size ||
-		    ph[i].p_filesz > f->size - ph[i].p_offset || !ph[i].p_filesz)
-			continue;
-		snprintf(out, len, "%.*s", (int)ph[i].p_filesz, (const char *)f->p + ph[i].p_offset);
-		return true;
-	}
-	return false;
-}
-
 /* Where the loader's _r_debug is in the target; 0 if it has none (not glibc's loader). */
 static unsigned long r_debug_addr(const struct target *t, const char *interp)
 {
@@ -106,7 +86,7 @@ enum loader_state attach_loader_state(struct target *t, char *interp, size_t len
 	interp[0] = '\0';
 	if (target_file_open(t, t->exe, &f))
 		return target_map_named(t, "libc.so.6") ? LOADER_DONE : LOADER_STATIC;
-	has = file_interp(&f, interp, len);
+	has = target_file_interp(&f, interp, len);
 	/* Started as `ld.so PROGRAM`: the loader is the executable. */
 	if (!has && target_file_object(&f, "_r_debug")) {
 		snprintf(interp, len, "%s", t->exe);

@@ -170,13 +170,18 @@ void target_file_close(struct file *f)
 	munmap((void *)f->p, f->size);
 }
 
-/* The section headers of an ELF64 file, checked against its size; NULL if it is not one. */
+/*
+ * The section headers of an ELF64 file, checked against its size and
+ * aligned for the structs read from it (as every linker writes them; a
+ * file that is not is not read); NULL if it is not one.
+ */
 static const Elf64_Shdr *elf_sections(const struct file *f, const Elf64_Ehdr **eh)
 {
 	const Elf64_Ehdr *e = (const void *)f->p;
 
 	if (memcmp(e->e_ident, ELFMAG, SELFMAG) || e->e_ident[EI_CLASS] != ELFCLASS64 ||
 	    e->e_shentsize != sizeof(Elf64_Shdr) || e->e_shoff > f->size ||
+	    e->e_shoff % _Alignof(Elf64_Shdr) ||
 	    (size_t)e->e_shnum * sizeof(Elf64_Shdr) > f->size - e->e_shoff ||
 	    e->e_shstrndx >= e->e_shnum)
 		return NULL;
@@ -184,10 +189,11 @@ static const Elf64_Shdr *elf_sections(const struct file *f, const Elf64_Ehdr **e
 	return (const void *)(f->p + e->e_shoff);
 }
 
+/* Are the section's bytes in the file?  Every caller reads them: a NOBITS one has none. */
 static bool in_file(const struct file *f, const Elf64_Shdr *s)
 {
-	return s->sh_type == SHT_NOBITS ||
-	       (s->sh_offset <= f->size && s->sh_size <= f->size - s->sh_offset);
+	return s->sh_type != SHT_NOBITS && s->sh_offset <= f->size &&
+	       s->sh_size <= f->size - s->sh_offset;
 }
 
 /* Does the file carry a table of sites the runtime reads (patchsite/module.c)? */
@@ -229,10 +235,12 @@ static unsigned long file_symbol(const struct file *f, const char *name, bool sy
 		size_t n;
 
 		if (s->sh_type != (symtab ? SHT_SYMTAB : SHT_DYNSYM) || s->sh_link >= e->e_shnum ||
+		    s->sh_offset % _Alignof(Elf64_Sym) ||
 		    !in_file(f, s) || !in_file(f, str = &sh[s->sh_link]))
 			continue;
 		for (unsigned k = 0; !symtab && k < e->e_shnum; k++)
 			if (sh[k].sh_type == SHT_GNU_versym && sh[k].sh_link == i &&
+			    sh[k].sh_offset % _Alignof(Elf64_Half) == 0 &&
 			    in_file(f, &sh[k]) &&
 			    sh[k].sh_size / 2 >= s->sh_size / sizeof(Elf64_Sym))
 				ver = (const void *)(f->p + sh[k].sh_offset);
@@ -275,19 +283,44 @@ const char *target_file_needed(const struct file *f, const char *prefix)
 		const Elf64_Dyn *d;
 
 		if (s->sh_type != SHT_DYNAMIC || s->sh_link >= e->e_shnum || !in_file(f, s) ||
+		    s->sh_offset % _Alignof(Elf64_Dyn) ||
 		    !in_file(f, str = &sh[s->sh_link]))
 			continue;
 		d = (const void *)(f->p + s->sh_offset);
 		for (size_t k = 0; k < s->sh_size / sizeof(*d) && d[k].d_tag != DT_NULL; k++) {
-			const char *name = (const char *)f->p + str->sh_offset + d[k].d_un.d_val;
+			const char *name;
 
-			if (d[k].d_tag == DT_NEEDED && d[k].d_un.d_val < str->sh_size &&
-			    memchr(name, '\0', str->sh_size - d[k].d_un.d_val) &&
+			/* The pointer is formed only once the offset is known to be inside. */
+			if (d[k].d_tag != DT_NEEDED || d[k].d_un.d_val >= str->sh_size)
+				continue;
+			name = (const char *)f->p + str->sh_offset + d[k].d_un.d_val;
+			if (memchr(name, '\0', str->sh_size - d[k].d_un.d_val) &&
 			    !strncmp(name, prefix, strlen(prefix)))
 				return name;
 		}
 	}
 	return NULL;
+}
+
+/* The file's PT_INTERP path, into out; false if it has none. */
+bool target_file_interp(const struct file *f, char *out, size_t len)
+{
+	const Elf64_Ehdr *e = (const void *)f->p;
+	const Elf64_Phdr *ph;
+
+	if (memcmp(e->e_ident, ELFMAG, SELFMAG) || e->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    e->e_phoff > f->size || e->e_phoff % _Alignof(Elf64_Phdr) ||
+	    (size_t)e->e_phnum * sizeof(*ph) > f->size - e->e_phoff)
+		return false;
+	ph = (const void *)(f->p + e->e_phoff);
+	for (unsigned i = 0; i < e->e_phnum; i++) {
+		if (ph[i].p_type != PT_INTERP || ph[i].p_offset > f->size ||
+		    ph[i].p_filesz > f->size - ph[i].p_offset || !ph[i].p_filesz)
+			continue;
+		snprintf(out, len, "%.*s", (int)ph[i].p_filesz, (const char *)f->p + ph[i].p_offset);
+		return true;
+	}
+	return false;
 }
 
 /* Where the object mapped from path is loaded: its address minus its first segment's vaddr. */
@@ -298,7 +331,8 @@ static int load_bias(const struct target *t, const struct map *m, const struct f
 	const Elf64_Phdr *ph;
 	unsigned long lo = ULONG_MAX;
 
-	if (e->e_phoff > f->size || (size_t)e->e_phnum * sizeof(*ph) > f->size - e->e_phoff)
+	if (e->e_phoff > f->size || e->e_phoff % _Alignof(Elf64_Phdr) ||
+	    (size_t)e->e_phnum * sizeof(*ph) > f->size - e->e_phoff)
 		return -ENOEXEC;
 	ph = (const void *)(f->p + e->e_phoff);
 	for (unsigned i = 0; i < e->e_phnum; i++)

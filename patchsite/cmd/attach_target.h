@@ -61,6 +61,8 @@ unsigned long target_file_symbol(const struct file *f, const char *name, bool sy
 unsigned long target_file_object(const struct file *f, const char *name);
 /* The first DT_NEEDED entry starting with prefix; NULL if none. */
 const char *target_file_needed(const struct file *f, const char *prefix);
+/* The file's PT_INTERP path, into out (len bytes); false if it has none. */
+bool target_file_interp(const struct file *f, char *out, size_t len);
 /* A function of the target's C library, at its address in the target; 0 if none. */
 unsigned long target_libc_function(const struct target *t, const char *name);
 

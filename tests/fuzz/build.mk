@@ -20,7 +20,8 @@ FUZZ_LIBS    := $(PKG_ELF_LIBS) $(shell $(PKG_CONFIG) --libs capstone 2>/dev/nul
 FUZZ_CORE    := $(LIBCORE_SRC:%.c=$(FUZZ_B)/obj/%.o) $(FUZZ_B)/obj/tests/fuzz/common.o
 FUZZ_RMC     := $(filter-out %/main.o,$(RECORDMCOUNT_SRC:%.c=$(FUZZ_B)/obj/%.o))
 FUZZ_VERIFY  := $(filter-out %/main.o,$(patsubst %.c,$(FUZZ_B)/obj/%.o,$(wildcard verify/*.c)))
-FUZZ_HARNESS := elfobj recordmcount $(if $(wildcard verify/audit.c),patchverify) psread ctlproto evfilter branches
+FUZZ_HARNESS := elfobj recordmcount $(if $(wildcard verify/audit.c),patchverify) psread ctlproto evfilter branches \
+		attachelf
 FUZZ_BINS    := $(FUZZ_HARNESS:%=$(FUZZ_B)/fuzz_%)
 
 $(FUZZ_B)/obj/%.o: %.c
@@ -43,6 +44,10 @@ $(FUZZ_B)/fuzz_ctlproto: $(FUZZ_B)/obj/tests/fuzz/fuzz_ctlproto.o $(FUZZ_B)/obj/
 $(FUZZ_B)/fuzz_evfilter: $(FUZZ_B)/obj/tests/fuzz/fuzz_evfilter.o $(FUZZ_B)/obj/patchsite/events/event_filter.o
 $(FUZZ_B)/obj/patchsite/events/event_filter.o $(FUZZ_B)/obj/tests/fuzz/fuzz_evfilter.o: FUZZ_CFLAGS += \
 	-D_GNU_SOURCE -Ipatchsite
+# What attach reads of a target's ELF files (patchsite/cmd/attach_target.c).
+$(FUZZ_B)/fuzz_attachelf: $(FUZZ_B)/obj/tests/fuzz/fuzz_attachelf.o $(FUZZ_B)/obj/patchsite/cmd/attach_target.o
+$(FUZZ_B)/obj/patchsite/cmd/attach_target.o $(FUZZ_B)/obj/tests/fuzz/fuzz_attachelf.o: FUZZ_CFLAGS += \
+	-D_GNU_SOURCE -Ipatchsite/cmd
 $(FUZZ_BINS):
 	$(call quiet,FUZZLD,$@)$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(FUZZ_LIBS)
 
