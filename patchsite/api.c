@@ -118,7 +118,7 @@ int patchsite_init(void)
 	const char *log = getenv("PATCHSITE_LOG");
 	size_t refused = 0, sites = 0, mods = 0;
 	unsigned long t0 = now_ns(), c0 = cpu_ns();
-	char why[sizeof(ps_last_error)];
+	char why[PS_LAST_ERROR_MAX];
 	long ns;
 	int err;
 

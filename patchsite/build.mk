@@ -93,6 +93,18 @@ check-patchsite: $(PS_LIBS) $(B)/patchsite $(B)/recordmcount $(B)/patchsite-cc $
 	$(Q)sh tests/patchsite/flamegraph.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
 	$(Q)sh tests/patchsite/profile.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
 
+# Many attach -> trace -> detach cycles (issue #26): 1,000 on one process, 100 fresh processes
+# injected once each (minutes; not part of make check, whose attach.sh runs 25).
+.PHONY: check-attach-cycles
+check-attach-cycles: $(B)/libpatchsite.so $(B)/patchsite
+	$(Q)sh tests/patchsite/attach_cycles.sh $(B) $(or $(CYCLES),1000) $(or $(FRESH),100)
+
+# A real server attached to under load (issue #26): valkey built with -pg -mfentry
+# -mrecord-mcount in VALKEY=DIR (see the script; not part of make check).
+.PHONY: check-attach-valkey
+check-attach-valkey: $(B)/libpatchsite.so $(B)/patchsite
+	$(Q)sh tests/patchsite/attach_valkey.sh $(B) $(VALKEY)
+
 # The recording features alone (part of check-patchsite).
 check-feat: $(PS_LIBS) $(B)/patchsite
 	$(Q)sh tests/patchsite/feat.sh $(B) $(if $(filter 1,$(SAN)),san,plain)

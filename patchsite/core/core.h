@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "core/lasterror.h"	/* ps_last_error: the calling thread's last error, off static TLS */
 #include "data/format.h"
 #include "patchsite.h"
 
@@ -180,7 +181,6 @@ __attribute__((format(printf, 3, 4)))
 void ps_log_in(enum patchsite_log_level level, const char *file, const char *fmt, ...);
 void ps_log_stderr(int from, int to);	/* levels from..to also go to stderr */
 const char *ps_error_copy(char *buf, size_t len);
-extern __thread char ps_last_error[512];	/* the calling thread's last error message */
 extern __thread bool ps_log_quiet;	/* the channel thread: messages only to ps_last_error, callback */
 extern bool ps_log_defer_errors;	/* start-up: error lines held back (core/log.c) */
 void ps_log_flush_deferred(bool said);

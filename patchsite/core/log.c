@@ -16,7 +16,6 @@
 static patchsite_log_func_t log_fn;
 static void *log_arg;
 static int log_stderr_from = PATCHSITE_LOG_ERROR + 1, log_stderr_to;	/* nothing */
-__thread char ps_last_error[512];	/* per thread: the control channel's and the program's */
 __thread bool ps_log_quiet;		/* this thread's messages are for a client: not on stderr */
 /*
  * Start-up only (the constructor, before the channel thread): plain
@@ -67,9 +66,9 @@ static void emit(enum patchsite_log_level level, const char *file, const char *w
 
 	if (level == PATCHSITE_LOG_ERROR) {
 		if (file)
-			snprintf(ps_last_error, sizeof(ps_last_error), "%s: %s", file, what);
+			snprintf(ps_last_error_buf(), PS_LAST_ERROR_MAX, "%s: %s", file, what);
 		else
-			snprintf(ps_last_error, sizeof(ps_last_error), "%s", what);
+			snprintf(ps_last_error_buf(), PS_LAST_ERROR_MAX, "%s", what);
 	}
 	if (log_fn) {
 		if (file)

@@ -56,7 +56,7 @@ long patchsite_ctl_read(const char *file, char *buf, unsigned long size)
 	long n;
 	int err;
 
-	ps_last_error[0] = '\0';
+	ps_last_error_clear();
 	f = find_for(file, &sub, false);
 	if (!f)
 		return -errno;
@@ -83,7 +83,7 @@ int patchsite_ctl_write(const char *file, const char *value, int append)
 	const char *sub;
 	int err;
 
-	ps_last_error[0] = '\0';
+	ps_last_error_clear();
 	f = find_for(file, &sub, true);
 	if (!f)
 		return -errno;

@@ -32,6 +32,7 @@
 #include "host.h"
 
 #include "store.h"
+#include "record/linebuf.h"
 #include "sites/scan.h"
 #include "events/event.h"
 #include "data/format.h"
@@ -314,16 +315,24 @@ static const char *kind_name(uint8_t kind)
  * An object without a table (sites/scan.h): "scan HOW FOUND", then one
  * "notfound WHY NAME" per function that got no site.
  */
-static void write_scan(FILE *f, const struct ps_module *m)
+static void write_scan(struct ps_linebuf *b, const struct ps_module *m)
 {
 	const struct ps_scan_report *r = ps_scan_report_of(m);
 
 	if (!r)
 		return;
-	fprintf(f, "scan %s %zu\n", r->how, r->found);
-	for (size_t i = 0; i < r->nmiss; i++)
-		fprintf(f, "notfound %s %s\n", ps_scan_why_name(r->miss[i].why),
-			ps_sym_shown(r->miss[i].fn));
+	ps_linebuf_str(b, "scan ");
+	ps_linebuf_str(b, r->how);
+	ps_linebuf_char(b, ' ');
+	ps_linebuf_dec(b, r->found);
+	ps_linebuf_char(b, '\n');
+	for (size_t i = 0; i < r->nmiss; i++) {
+		ps_linebuf_str(b, "notfound ");
+		ps_linebuf_str(b, ps_scan_why_name(r->miss[i].why));
+		ps_linebuf_char(b, ' ');
+		ps_linebuf_str(b, ps_sym_shown(r->miss[i].fn));
+		ps_linebuf_char(b, '\n');
+	}
 }
 
 /*
@@ -333,12 +342,13 @@ static void write_scan(FILE *f, const struct ps_module *m)
  */
 static void write_module(struct ps_module *m, char *name, size_t len)
 {
+	struct ps_linebuf *b = malloc(sizeof(*b));
+	bool funcs = m->nsites || !strcmp(ps_session.tracer, "function");
 	struct stat sb;
-	FILE *f;
-	int fd = -1;
+	int fd = -1, err;
 
 	/* A slot reused by a later object: mod.N.1, mod.N.2... */
-	for (int k = 0; k < 100000 && fd < 0; k++) {
+	for (int k = 0; k < 100000 && fd < 0 && b; k++) {
 		if (k)
 			snprintf(name, len, "mod.%u.%d", m->index, k);
 		else
@@ -347,37 +357,66 @@ static void write_module(struct ps_module *m, char *name, size_t len)
 		if (fd < 0 && errno != EEXIST)
 			break;
 	}
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
-		if (fd >= 0)
-			close(fd);
+	if (fd < 0) {
+		free(b);
 		snprintf(name, len, "-");
 		return;
 	}
+	*b = (struct ps_linebuf){ .fd = fd };
 	/* Symbols are read only where they name something: sites, or callers (function). */
-	if (m->nsites || !strcmp(ps_session.tracer, "function"))
+	if (funcs)
 		ps_module_syms(m);
-	fprintf(f, "path %s\nbias %#lx\n", m->path ? m->path : "", (unsigned long)m->bias);
-	if (m->path && !stat(m->path, &sb))
-		fprintf(f, "file %llu %lld\n", (unsigned long long)sb.st_size,
-			(long long)sb.st_mtime);
-	fprintf(f, "text %#lx %#lx\n", (unsigned long)m->text_lo, (unsigned long)m->text_hi);
+	ps_linebuf_str(b, "path ");
+	ps_linebuf_str(b, m->path ? m->path : "");
+	ps_linebuf_str(b, "\nbias ");
+	ps_linebuf_hex(b, (unsigned long)m->bias);
+	if (m->path && !stat(m->path, &sb)) {
+		ps_linebuf_str(b, "\nfile ");
+		ps_linebuf_dec(b, (unsigned long)sb.st_size);
+		ps_linebuf_str(b, sb.st_mtime < 0 ? " -" : " ");
+		ps_linebuf_dec(b, (unsigned long)(sb.st_mtime < 0 ? -sb.st_mtime : sb.st_mtime));
+	}
+	ps_linebuf_str(b, "\ntext ");
+	ps_linebuf_hex(b, (unsigned long)m->text_lo);
+	ps_linebuf_char(b, ' ');
+	ps_linebuf_hex(b, (unsigned long)m->text_hi);
+	ps_linebuf_char(b, '\n');
 	for (size_t i = 0; i < m->nsites; i++) {
 		const struct ps_site *s = &m->sites[i];
 
-		fprintf(f, "site %zu %#lx %s %u ", i, (unsigned long)s->addr, kind_name(s->kind),
-			s->kind == SITE_EXIT ? s->owner : (unsigned)i);
-		if (s->sym)
-			fputs(ps_sym_shown(s->sym), f);
-		else
-			fprintf(f, "0x%lx", (unsigned long)s->addr);
-		fputc('\n', f);
+		ps_linebuf_str(b, "site ");
+		ps_linebuf_dec(b, i);
+		ps_linebuf_char(b, ' ');
+		ps_linebuf_hex(b, (unsigned long)s->addr);
+		ps_linebuf_char(b, ' ');
+		ps_linebuf_str(b, kind_name(s->kind));
+		ps_linebuf_char(b, ' ');
+		ps_linebuf_dec(b, s->kind == SITE_EXIT ? s->owner : (unsigned)i);
+		ps_linebuf_char(b, ' ');
+		if (s->sym) {
+			ps_linebuf_str(b, ps_sym_shown(s->sym));
+		} else {
+			/* printf's 0x%lx: the same as %#lx but for 0, never a site's address */
+			ps_linebuf_hex(b, (unsigned long)s->addr);
+		}
+		ps_linebuf_char(b, '\n');
 	}
-	write_scan(f, m);
+	write_scan(b, m);
 	/* Function symbols: callers (the function tracer's parents) of objects with sites. */
-	for (size_t i = 0; i < m->nsyms && (m->nsites || !strcmp(ps_session.tracer, "function")); i++)
-		fprintf(f, "func %#lx %zu %s\n", (unsigned long)m->syms[i].addr, m->syms[i].size,
-			ps_sym_shown(&m->syms[i]));
-	fclose(f);
+	for (size_t i = 0; i < m->nsyms && funcs; i++) {
+		ps_linebuf_str(b, "func ");
+		ps_linebuf_hex(b, (unsigned long)m->syms[i].addr);
+		ps_linebuf_char(b, ' ');
+		ps_linebuf_dec(b, m->syms[i].size);
+		ps_linebuf_char(b, ' ');
+		ps_linebuf_str(b, ps_sym_shown(&m->syms[i]));
+		ps_linebuf_char(b, '\n');
+	}
+	err = ps_linebuf_close(b);
+	if (err)
+		ps_log(PATCHSITE_LOG_WARNING, "%s/%s: writing it failed: %s: its functions will "
+		       "show as addresses", ps_session.dir, name, strerror(-err));
+	free(b);
 }
 
 void ps_store_module(struct ps_module *m)

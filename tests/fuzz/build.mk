@@ -21,7 +21,7 @@ FUZZ_CORE    := $(LIBCORE_SRC:%.c=$(FUZZ_B)/obj/%.o) $(FUZZ_B)/obj/tests/fuzz/co
 FUZZ_RMC     := $(filter-out %/main.o,$(RECORDMCOUNT_SRC:%.c=$(FUZZ_B)/obj/%.o))
 FUZZ_VERIFY  := $(filter-out %/main.o,$(patsubst %.c,$(FUZZ_B)/obj/%.o,$(wildcard verify/*.c)))
 FUZZ_HARNESS := elfobj recordmcount $(if $(wildcard verify/audit.c),patchverify) psread ctlproto evfilter branches \
-		profile probe
+		profile probe attachelf
 FUZZ_BINS    := $(FUZZ_HARNESS:%=$(FUZZ_B)/fuzz_%)
 
 $(FUZZ_B)/obj/%.o: %.c
@@ -50,6 +50,10 @@ $(FUZZ_B)/obj/patchsite/events/event_filter.o $(FUZZ_B)/obj/tests/fuzz/fuzz_evfi
 $(FUZZ_B)/fuzz_probe: $(FUZZ_B)/obj/tests/fuzz/fuzz_probe.o $(FUZZ_B)/obj/patchsite/events/probe_parse.o
 $(FUZZ_B)/obj/patchsite/events/probe_parse.o $(FUZZ_B)/obj/tests/fuzz/fuzz_probe.o: FUZZ_CFLAGS += \
 	-D_GNU_SOURCE -Ipatchsite
+# What attach reads of a target's ELF files (patchsite/cmd/attach_target.c).
+$(FUZZ_B)/fuzz_attachelf: $(FUZZ_B)/obj/tests/fuzz/fuzz_attachelf.o $(FUZZ_B)/obj/patchsite/cmd/attach_target.o
+$(FUZZ_B)/obj/patchsite/cmd/attach_target.o $(FUZZ_B)/obj/tests/fuzz/fuzz_attachelf.o: FUZZ_CFLAGS += \
+	-D_GNU_SOURCE -Ipatchsite/cmd
 $(FUZZ_BINS):
 	$(call quiet,FUZZLD,$@)$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(FUZZ_LIBS)
 

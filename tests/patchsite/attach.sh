@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Attaching to a process started without the runtime (patchsite/cmd/attach.c,
-# patchsite/attach.c): usage  attach.sh BUILD_DIR plain|san
+# Attaching to a process started without the runtime (patchsite/cmd/attach*.c,
+# patchsite/sites/late.c): usage  attach.sh BUILD_DIR plain|san
 #
 # The threaded sample of the control tests (testdata/patchsite/ctlspin.c),
 # built -pg -mfentry -mrecord-mcount as a PIE and as a non-PIE, with
@@ -411,6 +411,87 @@ refused "static program" "is statically linked"
 exec 4>&-
 wait $P 2>/dev/null
 
+# Just after exec: the loader has not loaded the C library.  A sample whose PT_INTERP names an
+# interpreter that never loads anything (testdata/patchsite/attachinterp.c) is refused as "not
+# started yet", naming that interpreter as readelf -l reads it (the oracle), not as static.
+$CC -nostdlib -static -no-pie -O2 -o slowld "$OLDPWD/testdata/patchsite/attachinterp.c" >build.log 2>&1 &&
+	$CC -o ctlspin-slowld ctlspin-pie.o -pthread -Wl,--dynamic-linker="$PWD/slowld" >>build.log 2>&1 ||
+	fail "build the never-loading interpreter" build.log
+interp=$(readelf -l ctlspin-slowld | sed -n 's/.*Requesting program interpreter: \(.*\)]$/\1/p')
+./ctlspin-slowld 1 </dev/null >/dev/null 2>&1 &
+P=$!
+sleep 0.2
+"$PS" record -p $P -d x 2>ref.err; rc=$?
+refused "before its loader loaded libc (PT_INTERP $interp)" "has not finished starting: its dynamic loader ($interp) has not loaded"
+kill $P
+wait $P 2>/dev/null
+
+# Started, but its loader is still in an LD_AUDIT module's la_version (a private libc is mapped,
+# the program's is not: glibc's r_debug list has no libc.so.6 yet): refused as not started.
+# With a short la_version, the attach after it goes through with two copies of libc.so.6 mapped
+# (the injector calls the base namespace's, found through r_debug), and the sample goes on and
+# exits 0 with its own counts.
+$CC -shared -fPIC -O2 -DSLEEP_US=30000000 -o audit-long.so "$OLDPWD/testdata/patchsite/attachaudit.c" >build.log 2>&1 &&
+	$CC -shared -fPIC -O2 -DSLEEP_US=200000 -o audit-short.so "$OLDPWD/testdata/patchsite/attachaudit.c" >>build.log 2>&1 ||
+	fail "build the audit modules" build.log
+env -i LD_AUDIT="$PWD/audit-long.so" ./ctlspin-pie 1 </dev/null >/dev/null 2>&1 &
+P=$!
+sleep 0.3
+"$PS" record -p $P -d x 2>ref.err; rc=$?
+refused "in an LD_AUDIT module's la_version (loader not done)" "has not finished starting: its dynamic loader (/lib64/ld-linux"
+kill $P
+wait $P 2>/dev/null
+if start LD_AUDIT="$PWD/audit-short.so" ./ctlspin-pie $NTH; then
+	"$PS" ctl "$SPID" current_tracer function >ctl.out 2>ctl.err; rc=$?
+	phase "run 100" done
+	"$PS" ctl "$SPID" current_tracer nop >>ctl.out 2>>ctl.err
+	if [ $rc -eq 0 ] && [ "$A" = $((NTH * 100)) ] && finish; then
+		pass "LD_AUDIT process (two copies of libc mapped): attached after its la_version, done $A $BB $C, exit 0"
+	else
+		echo "rc $rc A $A" >>ctl.err; fail "LD_AUDIT process: attach" ctl.err
+	fi
+else
+	fail "LD_AUDIT sample did not start" err
+fi
+
+# Static TLS: a dlopened runtime's TLS must fit in what is left of the loader's static TLS
+# surplus.  Oracle: readelf -l gives the runtime's PT_TLS size (bound: 128 bytes; it was 612,
+# 512 of them the last-error text), and glibc's own dlopen says what fits: a process whose
+# surplus is used up but ~320 bytes (testdata/patchsite/tlsfill.c dlopens 2^K-byte
+# initial-exec TLS objects) refuses a 612-byte object ("cannot allocate memory in static TLS
+# block") and takes one of the runtime's size; attach then goes through in it.
+tls=$(readelf -lW "$OLDPWD/$B/libpatchsite.so" | awk '$1 == "TLS" { print $6 }')
+tls=$((${tls:-0x7fffffff}))
+if [ "$tls" -le 128 ]; then pass "static TLS: libpatchsite.so's PT_TLS memsz is $tls bytes (readelf -l; bound 128)"
+else echo "PT_TLS memsz $tls" >tls.err; fail "static TLS: runtime's PT_TLS over 128 bytes" tls.err; fi
+: >build.log
+for k in 5 6 7 8 9 10 11; do
+	echo "__thread char fill[1 << $k] __attribute__((tls_model(\"initial-exec\"))); char *get(void) { return fill; }" |
+		$CC -shared -fPIC -x c - -o fill$k.so >>build.log 2>&1
+done
+for n in 612 $tls; do
+	echo "__thread char fill[$n] __attribute__((tls_model(\"initial-exec\"))); char *get(void) { return fill; }" |
+		$CC -shared -fPIC -x c - -o tls$n.so >>build.log 2>&1
+done
+$CC -shared -fPIC -O2 -o tlsfill.so "$OLDPWD/testdata/patchsite/tlsfill.c" -ldl >>build.log 2>&1 || fail "build tlsfill" build.log
+room=$(env -i LD_PRELOAD="$PWD/tlsfill.so" FILL_DIR="$PWD" FILL_PROBE=1 /bin/true 2>&1 | sed -n 's/^fill //p')
+fillb=$(( (${room:-0} - 320) / 32 * 32 ))
+env -i LD_PRELOAD="$PWD/tlsfill.so" FILL_DIR="$PWD" FILL_BYTES=$fillb FILL_THEN="$PWD/tls612.so:$PWD/tls$tls.so" \
+	/bin/true 2>tls.err
+if grep -q "tls612.so: .*static TLS" tls.err && grep -q "tls$tls.so: ok" tls.err &&
+   start LD_PRELOAD="$PWD/tlsfill.so" FILL_DIR="$PWD" FILL_BYTES=$fillb ./ctlspin-pie $NTH; then
+	got=$("$PS" ctl "$SPID" current_tracer 2>ctl.err)
+	phase "run 100" done
+	if [ "$got" = nop ] && [ "$A" = $((NTH * 100)) ] && finish; then
+		pass "static TLS nearly used up ($fillb of $room surplus bytes): glibc refuses a 612-byte object, attach goes through"
+	else
+		cat ctl.err >>err; fail "attach with little static TLS left" err
+	fi
+else
+	echo "surplus $room, filled $fillb" >>tls.err; fail "static TLS: could not stage the nearly full surplus" tls.err
+	[ -n "$SPID" ] && { kill "$SPID"; SPID=; }
+fi
+
 sleep 30 &
 P=$!
 # Until its loader has mapped libc, a just-started program looks static (the refusal above).
@@ -505,8 +586,13 @@ EOF
 	$CC -o nodump nodump.c && chmod 755 nodump &&
 	runuser -u nobody -- ./nodump 2>/dev/null &
 	RU=$!
-	sleep 0.3
-	P=$(pid_of './nodump')
+	# Its own child (other users of this machine may run a nodump too), waited for under load.
+	P=
+	for _ in $(seq 50); do
+		P=$(awk -v pp="$RU" '$4 == pp && $2 == "(nodump)" { print $1 }' /proc/[0-9]*/stat 2>/dev/null)
+		[ -n "$P" ] && break
+		sleep 0.1
+	done
 	runuser -u nobody -- "$PS" record -p "${P:-0}" -d /tmp/x 2>ref.err; rc=$?
 	refused "non-dumpable process" "is not dumpable"
 	[ -n "$P" ] && kill "$P"

@@ -1,0 +1,503 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Attaching to a running process started without the runtime: load
+ * libpatchsite.so into it (x86-64); attach.c then drives it through its
+ * control channel as `patchsite ctl` does.
+ *
+ * Where the runtime is loaded, and why that is safe.  The generic
+ * injectors stop a thread at an arbitrary instruction and make it call
+ * dlopen there; a thread stopped inside malloc, the loader or a lock
+ * it holds then deadlocks or corrupts the heap (kubo/injector#31), and
+ * the private entry points they call are gone (__libc_dlopen_mode,
+ * glibc 2.34, linux-inject#19).  Here:
+ *
+ *   1. One thread is seized (PTRACE_SEIZE, never a SIGSTOP) and interrupted;
+ *      the others run on throughout.  It is used only if it stopped at a
+ *      safe point: in the program's own code (the executable's text: no
+ *      libc or loader frame is half done above it), or blocked in one of
+ *      the C library's plain blocking wrappers (read, poll, nanosleep,
+ *      accept, epoll_wait, and the futex waits for an event: condition
+ *      variables, pthread_join, semaphores; functions that hold no lock of
+ *      the C library; never a lock's futex wait, never the loader's own
+ *      inline syscalls).
+ *      Not if it is running a signal handler (its stack holds glibc's
+ *      __restore_rt above the stack pointer): the handler may have
+ *      interrupted malloc.  The first pass over the threads takes only a
+ *      blocked one.  Otherwise it is let go untouched and another thread,
+ *      or the same one a millisecond later, is tried, for up to
+ *      ATTACH_WAIT_MS.
+ *   2. With every signal blocked in it (PTRACE_SETSIGMASK: no handler of the
+ *      program can run on top of what follows), the thread makes two raw
+ *      mmap system calls (single-stepped over a `syscall` instruction of
+ *      the C library's text: no libc state is touched), one code page,
+ *      mapped read+execute and filled through /proc/PID/mem (no page is
+ *      ever writable and executable, so W^X policies pass), one data page;
+ *      then it calls pthread_create(), public since glibc 2.34 in
+ *      libc.so.6, returning onto an int3 of the code page.  That call is
+ *      the only C library code run on the borrowed thread, at a point
+ *      where the thread holds none of the locks it takes.
+ *   3. Its registers (general, and the whole XSAVE area: pthread_create's
+ *      memcpy uses vector registers) and its signal mask are put back
+ *      exactly and it is let go.  A thread interrupted in a blocking call
+ *      keeps orig_rax and the -ERESTART* value, so the kernel restarts the
+ *      call on resume as it would after any stop; the injected registers
+ *      carry orig_rax -1 so that nothing is restarted in between.
+ *   4. The new thread starts at a clean ABI boundary (a thread start
+ *      routine: no lock held, its own stack and TLS), names itself
+ *      PS_ATTACH_THREAD and calls dlopen(lib, RTLD_NOW).  If another
+ *      thread holds the loader lock, it simply waits.  The runtime's
+ *      constructor sees that name and NOPs every site with the live
+ *      breakpoint protocol (patchsite/sites/late.c) while the program's
+ *      threads keep calling.  The thread detaches itself and ends.
+ *
+ * The runtime is NODELETE: it stays after we leave, untraced (tracer nop,
+ * every site a NOP), and a second attach finds its channel and reuses it.
+ * The two pages (8 KiB) stay mapped.
+ *
+ * Refused by name, before anything is written: another user's process or
+ * one ptrace may not touch (which rule), a process already traced, a
+ * static or musl program, one with the runtime already (then we only talk
+ * to it), one with nothing to trace, any arch but x86-64 (attach_refuse.c).
+ */
+#include <dirent.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "attach_inject.h"
+#include "attach_refuse.h"
+
+#define ATTACH_WAIT_MS	3000	/* to find a thread at a safe point */
+#define LOAD_WAIT_MS	20000	/* dlopen, the runtime's start-up (100,000 sites: 0.1 s) */
+#define PS_ATTACH_THREAD "ps-attach"	/* patchsite/sites/late.h: the runtime looks for this name */
+
+struct attach_timing attach_timing;
+
+#if defined(__x86_64__)
+
+#include "attach_ptrace.h"
+
+/* ---- The borrowed thread ---- */
+
+/*
+ * The code page.  start() is the new thread's routine; its argument is the
+ * data page (struct blob_data).  It calls only the C library's public
+ * functions, through pointers the command filled in.
+ */
+static const uint8_t blob[] = {
+	0x53,				/* 00 push %rbx              (aligns the stack)   */
+	0x48, 0x89, 0xfb,		/* 01 mov %rdi,%rbx          data               */
+	0xff, 0x53, 0x10,		/* 04 call *0x10(%rbx)       pthread_self()     */
+	0x48, 0x89, 0xc7,		/* 07 mov %rax,%rdi                             */
+	0xff, 0x53, 0x18,		/* 0a call *0x18(%rbx)       pthread_detach()   */
+	0xb8, 0x9d, 0x00, 0x00, 0x00,	/* 0d mov $157,%eax          SYS_prctl          */
+	0xbf, 0x0f, 0x00, 0x00, 0x00,	/* 12 mov $15,%edi           PR_SET_NAME        */
+	0x48, 0x8d, 0x73, 0x40,		/* 17 lea 0x40(%rbx),%rsi    data->name         */
+	0x0f, 0x05,			/* 1b syscall                                   */
+	0x48, 0x8d, 0xbb, 0x80, 0x00, 0x00, 0x00, /* 1d lea 0x80(%rbx),%rdi  data->path */
+	0xbe, 0x02, 0x00, 0x00, 0x00,	/* 24 mov $2,%esi            RTLD_NOW           */
+	0xff, 0x13,			/* 29 call *(%rbx)           dlopen()           */
+	0x48, 0x89, 0x43, 0x20,		/* 2b mov %rax,0x20(%rbx)    data->handle       */
+	0x48, 0x85, 0xc0,		/* 2f test %rax,%rax                            */
+	0x75, 0x07,			/* 32 jne 3b                                    */
+	0xff, 0x53, 0x08,		/* 34 call *0x8(%rbx)        dlerror()          */
+	0x48, 0x89, 0x43, 0x28,		/* 37 mov %rax,0x28(%rbx)    data->error        */
+	/* clock_gettime(CLOCK_THREAD_CPUTIME_ID, &data->cpu): what the load cost, before done */
+	0xb8, 0xe4, 0x00, 0x00, 0x00,	/* 3b mov $228,%eax          SYS_clock_gettime  */
+	0xbf, 0x03, 0x00, 0x00, 0x00,	/* 40 mov $3,%edi            this thread's CPU  */
+	0x48, 0x8d, 0x73, 0x60,		/* 45 lea 0x60(%rbx),%rsi    data->cpu          */
+	0x0f, 0x05,			/* 49 syscall                                   */
+	0xc7, 0x43, 0x30, 0x01, 0x00, 0x00, 0x00, /* 4b movl $1,0x30(%rbx)  data->done */
+	0x31, 0xc0,			/* 52 xor %eax,%eax                             */
+	0x5b,				/* 54 pop %rbx                                  */
+	0xc3,				/* 55 ret                    (the thread ends)  */
+	0xcc,				/* 56 int3                   pthread_create's return */
+};
+#define BLOB_TRAP	0x56
+_Static_assert(sizeof(blob) == BLOB_TRAP + 1, "the int3 is the last byte");
+
+struct blob_data {			/* offsets are the code's */
+	uint64_t dlopen, dlerror, self, detach;		/* 0x00 */
+	uint64_t handle, error;				/* 0x20: out */
+	uint32_t done, pad;				/* 0x30: out */
+	uint64_t thread;				/* 0x38: pthread_create's */
+	char name[32];					/* 0x40 */
+	int64_t cpu_sec, cpu_nsec;			/* 0x60: out, struct timespec */
+	uint64_t pad2[2];				/* 0x70 */
+	char path[4096 - 0x80];				/* 0x80 */
+};
+_Static_assert(sizeof(struct blob_data) == 4096, "one page");
+_Static_assert(offsetof(struct blob_data, cpu_sec) == 0x60 &&
+	       offsetof(struct blob_data, path) == 0x80, "the code's offsets");
+
+/*
+ * A blocking call of the C library's that holds none of its locks.  A
+ * futex wait qualifies only as FUTEX_WAIT_BITSET, which glibc (2.34 on)
+ * uses to wait for an event (pthread_cond_wait, pthread_join, sem_wait,
+ * rwlocks): its own lock waits (malloc's arena, stdio, the loader's
+ * recursive locks, lowlevellock) use FUTEX_WAIT.
+ */
+static bool blocking_call(long nr, unsigned long arg2)
+{
+	if (nr == SYS_futex)
+		return (arg2 & 127) == 9;	/* FUTEX_WAIT_BITSET, private or not */
+	switch (nr) {
+	case SYS_read: case SYS_readv: case SYS_pread64: case SYS_preadv: case SYS_poll:
+	case SYS_select: case SYS_nanosleep: case SYS_pause: case SYS_accept:
+	case SYS_recvfrom: case SYS_recvmsg: case SYS_wait4: case SYS_msgrcv:
+	case SYS_rt_sigtimedwait: case SYS_rt_sigsuspend: case SYS_epoll_wait:
+	case SYS_clock_nanosleep: case SYS_waitid: case SYS_pselect6: case SYS_ppoll:
+	case SYS_epoll_pwait: case SYS_accept4: case SYS_recvmmsg:
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Is the stopped thread at a safe point (see the top of the file)?  The
+ * first pass over the threads takes only one blocked in a system call: a
+ * thread in the program's code might be in the program's own allocator,
+ * which pthread_create's calloc would then wait for (a malloc the
+ * program defines interposes on the C library's).
+ */
+static const char *safe_point(const struct target *t, const char *libc,
+			      const struct user_regs_struct *r, bool blocked_only)
+{
+	long rc = (long)r->rax;
+
+	if (!blocked_only && target_in_text(t, r->rip, t->exe))
+		return "in the program's code";
+	/* -ERESTARTSYS, -ERESTARTNOINTR, -ERESTARTNOHAND, -ERESTART_RESTARTBLOCK, -EINTR */
+	if ((long)r->orig_rax >= 0 && (rc == -512 || rc == -513 || rc == -514 || rc == -516 ||
+				       rc == -EINTR) &&
+	    blocking_call((long)r->orig_rax, r->rsi) && target_in_text(t, r->rip, libc))
+		return "blocked in a system call";
+	return NULL;
+}
+
+/*
+ * glibc's signal return trampoline, __restore_rt (not in the dynamic
+ * symbols): the kernel pushes it as the return address of every handler.
+ */
+static const uint8_t restore_rt[] = {
+	0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00,	/* mov $15,%rax (rt_sigreturn) */
+	0x0f, 0x05,					/* syscall */
+};
+
+/* An instruction sequence in the C library's text; 0 if none. */
+static unsigned long find_in_libc(const struct target *t, const char *libc, const uint8_t *seq,
+				  size_t n)
+{
+	static uint8_t buf[1 << 16];
+
+	for (size_t i = 0; i < t->nmaps; i++) {
+		const struct map *m = &t->maps[i];
+
+		if (m->perms[2] != 'x' || strcmp(m->path, libc))
+			continue;
+		for (unsigned long a = m->lo; a < m->hi; a += sizeof(buf) - n) {
+			size_t len = m->hi - a < sizeof(buf) ? m->hi - a : sizeof(buf);
+			ssize_t got = pread(t->mem, buf, len, (off_t)a);
+
+			for (ssize_t k = 0; k + (ssize_t)n <= got; k++)
+				if (!memcmp(buf + k, seq, n))
+					return a + (unsigned long)k;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Is the thread running a signal handler?  Its stack (or alternate stack)
+ * then holds the handler's return address, __restore_rt, above the stack
+ * pointer.  Program code in a handler may have interrupted malloc or a
+ * lock of the C library, which pthread_create would then wait for: not a
+ * safe point.  The live part of the stack is read up to 256 KiB.
+ */
+static bool in_handler(const struct target *t, unsigned long restorer, unsigned long sp)
+{
+	static uint64_t words[32768];
+	unsigned long top = 0;
+	ssize_t got;
+
+	if (!restorer)
+		return false;
+	for (size_t i = 0; i < t->nmaps; i++)
+		if (sp >= t->maps[i].lo && sp < t->maps[i].hi)
+			top = t->maps[i].hi;
+	sp &= ~7UL;
+	if (!top)
+		return false;
+	if (top - sp > sizeof(words))
+		top = sp + sizeof(words);
+	got = pread(t->mem, words, top - sp, (off_t)sp);
+	for (ssize_t i = 0; i < got / 8; i++)
+		if (words[i] == restorer)
+			return true;
+	return false;
+}
+
+/* A `syscall` instruction (0f 05) in the C library's text. */
+static unsigned long find_syscall_insn(const struct target *t, const char *libc)
+{
+	static uint8_t buf[1 << 16];
+
+	for (size_t i = 0; i < t->nmaps; i++) {
+		const struct map *m = &t->maps[i];
+
+		if (m->perms[2] != 'x' || strcmp(m->path, libc))
+			continue;
+		for (unsigned long a = m->lo; a < m->hi; a += sizeof(buf) - 1) {
+			size_t n = m->hi - a < sizeof(buf) ? m->hi - a : sizeof(buf);
+			ssize_t got = pread(t->mem, buf, n, (off_t)a);
+
+			for (ssize_t k = 0; k + 1 < got; k++)
+				if (buf[k] == 0x0f && buf[k + 1] == 0x05)
+					return a + (unsigned long)k;
+		}
+	}
+	return 0;
+}
+
+struct libc_fns {
+	unsigned long create, dlopen, dlerror, self, detach;
+};
+
+/*
+ * On a seized, stopped thread at a safe point: map the pages, write them,
+ * pthread_create the loader thread, put the thread back.  The data page's
+ * address is returned in *data.
+ */
+static int borrow(struct hijack *h, const struct target *t, const struct libc_fns *fn,
+		  const char *lib, unsigned long *data, char *why, size_t len)
+{
+	static const uint64_t all = ~0ULL;
+	const unsigned long thread_off = offsetof(struct blob_data, thread);
+	struct blob_data d = { .dlopen = fn->dlopen, .dlerror = fn->dlerror, .self = fn->self,
+			       .detach = fn->detach };
+	long code = 0, page = 0, rc = -1;
+	int err, err2;
+
+	snprintf(d.name, sizeof(d.name), "%s", PS_ATTACH_THREAD);
+	memcpy(d.path, lib, strlen(lib) + 1);	/* attach_inject() checked its length */
+	err = ptrace(PTRACE_GETSIGMASK, h->tid, (void *)sizeof(h->mask), &h->mask) ? -errno : 0;
+	if (!err && ptrace(PTRACE_SETSIGMASK, h->tid, (void *)sizeof(all), &all))
+		err = -errno;
+	if (!err)
+		err = hijack_syscall(h, SYS_mmap, (long[6]){ 0, 4096, PROT_READ | PROT_EXEC,
+				     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0 }, &code);
+	if (!err && (unsigned long)code > -4096UL)
+		err = (int)code;
+	if (!err)
+		err = hijack_syscall(h, SYS_mmap, (long[6]){ 0, 4096, PROT_READ | PROT_WRITE,
+				     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0 }, &page);
+	if (!err && (unsigned long)page > -4096UL)
+		err = (int)page;
+	/* /proc/PID/mem writes the read+execute page as a debugger writes breakpoints. */
+	if (!err && (pwrite(t->mem, blob, sizeof(blob), code) != sizeof(blob) ||
+		     pwrite(t->mem, &d, sizeof(d), page) != sizeof(d)))
+		err = -errno;
+	/* pthread_create(&data->thread, NULL, code, data) */
+	if (!err)
+		err = hijack_call(h, t, fn->create, (unsigned long)code + BLOB_TRAP,
+				  (unsigned long[4]){ (unsigned long)page + thread_off, 0,
+				  (unsigned long)code, (unsigned long)page }, &rc);
+	err2 = hijack_restore(h);
+	if (err)
+		return attach_fail(why, len, "pid %d: thread %d: the injected call failed: %s (the "
+				   "thread was put back as it "
+				   "was)", t->pid, h->tid, strerror(-err));
+	if (err2)
+		return attach_fail(why, len, "pid %d: thread %d: putting it back: %s", t->pid, h->tid,
+			    strerror(-err2));
+	if (rc)
+		return attach_fail(why, len, "pid %d: pthread_create in it: %s", t->pid, strerror((int)rc));
+	*data = (unsigned long)page;
+	return 0;
+}
+
+/* Seize the threads in turn until one stops at a safe point, and borrow it. */
+int attach_inject(struct target *t, const char *lib, char *why, size_t len)
+{
+	const struct map *libc = target_map_named(t, "libc.so.6");
+	struct libc_fns fn = {
+		.create = target_libc_function(t, "pthread_create"),
+		.dlopen = target_libc_function(t, "dlopen"),
+		.dlerror = target_libc_function(t, "dlerror"),
+		.self = target_libc_function(t, "pthread_self"),
+		.detach = target_libc_function(t, "pthread_detach"),
+	};
+	static struct hijack h;
+	long long end = attach_now_ms() + ATTACH_WAIT_MS;
+	unsigned long data = 0, syscall_insn, restorer;
+	char path[64];
+	sigset_t stop, old;
+	int err = 1;
+
+	if (strlen(lib) >= sizeof(((struct blob_data *)0)->path))
+		return attach_fail(why, len, "%s: path too long", lib);
+	if (!fn.create || !fn.dlopen || !fn.dlerror || !fn.self || !fn.detach)
+		return attach_fail(why, len, "pid %d: %s has no %s (glibc older than 2.34 without "
+				   "libdl?)",
+			    t->pid, libc->path, !fn.create ? "pthread_create" : !fn.dlopen ? "dlopen" :
+			    "dlerror, pthread_self or pthread_detach");
+	snprintf(path, sizeof(path), "/proc/%d/mem", t->pid);
+	t->mem = open(path, O_RDWR | O_CLOEXEC);
+	if (t->mem < 0)
+		return errno == EACCES || errno == EPERM ? attach_why_no_ptrace(t->pid, why, len) :
+			attach_fail(why, len, "%s: %s", path, strerror(errno));
+	syscall_insn = find_syscall_insn(t, libc->path);
+	restorer = find_in_libc(t, libc->path, restore_rt, sizeof(restore_rt));
+	if (!syscall_insn)
+		return attach_fail(why, len, "pid %d: no syscall instruction in %s", t->pid, libc->path);
+	/* A ^C now would leave a thread with borrowed registers: it waits until it is back. */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	sigprocmask(SIG_BLOCK, &stop, &old);
+	for (unsigned pass = 0; err > 0 && attach_now_ms() < end; pass++) {
+		char tdir[64];
+		struct dirent *de;
+		DIR *dir;
+
+		snprintf(tdir, sizeof(tdir), "/proc/%d/task", t->pid);
+		dir = opendir(tdir);
+		if (!dir) {
+			err = attach_fail(why, len, "pid %d: no such process", t->pid);
+			break;
+		}
+		while (err > 0 && (de = readdir(dir))) {
+			int tid = atoi(de->d_name), status;
+			long long stopped_us;
+			const char *where;
+
+			if (tid <= 0)
+				continue;
+			memset(&h, 0, sizeof(h));
+			h.tid = tid;
+			h.syscall_insn = syscall_insn;
+			if (ptrace(PTRACE_SEIZE, tid, NULL, NULL)) {
+				if (errno == EPERM)
+					err = attach_why_no_ptrace(t->pid, why, len);
+				continue;	/* ESRCH: the thread ended */
+			}
+			stopped_us = attach_now_us();
+			if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL)) {
+				ptrace(PTRACE_DETACH, tid, NULL, NULL);
+				continue;
+			}
+			if (hijack_wait(tid, &status, 10000)) {
+				/* Not let go before it stops: our exit has the kernel do it. */
+				err = attach_fail(why, len, "pid %d: thread %d did not stop within "
+						  "10 s (in an uninterruptible wait?): try "
+						  "again", t->pid, tid);
+				break;
+			}
+			if (!WIFSTOPPED(status))
+				continue;	/* it ended */
+			if (!(status >> 16))
+				h.pending = WSTOPSIG(status);	/* it gets it when let go */
+			if (ptrace(PTRACE_GETREGS, tid, NULL, &h.saved)) {
+				ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)h.pending);
+				continue;
+			}
+			stopped_us = attach_now_us() - stopped_us;
+			where = safe_point(t, libc->path, &h.saved, pass == 0);
+			if (where && in_handler(t, restorer, h.saved.rsp))
+				where = NULL;
+			if (!where) {
+				ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)h.pending);
+				continue;
+			}
+			h.xio.iov_base = h.xstate;
+			h.xio.iov_len = sizeof(h.xstate);
+			h.have_x = !ptrace(PTRACE_GETREGSET, tid, (void *)NT_X86_XSTATE, &h.xio);
+			if (!h.have_x) {
+				ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)h.pending);
+				err = attach_fail(why, len, "pid %d: thread %d: its vector "
+						  "registers (XSAVE): %s",
+					   t->pid, tid, strerror(errno));
+				break;
+			}
+			attach_timing.where = where;
+			attach_timing.borrowed_us = attach_now_us();
+			err = borrow(&h, t, &fn, lib, &data, why, len);
+			attach_timing.borrowed_us = attach_now_us() - attach_timing.borrowed_us;
+			attach_timing.borrowed_us += stopped_us;
+			attach_timing.found_ms = attach_now_ms();
+		}
+		closedir(dir);
+		if (err > 0)
+			attach_sleep_ms(1);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (err > 0)
+		return attach_fail(why, len, "pid %d: no thread stopped at a safe point (in the "
+				   "program's code, or blocked in a system call) in %d ms: try "
+				   "again", t->pid,
+			    ATTACH_WAIT_MS);
+	if (err)
+		return err;
+	/* The loader thread: dlopen and the runtime's start-up. */
+	for (long long stop_at = attach_now_ms() + LOAD_WAIT_MS;; attach_sleep_ms(1)) {
+		struct blob_data d;
+
+		if (pread(t->mem, &d, offsetof(struct blob_data, path), (off_t)data) !=
+		    offsetof(struct blob_data, path))
+			return attach_fail(why, len, "pid %d: ended while the runtime was loading", t->pid);
+		if (d.done && d.handle) {
+			attach_timing.loaded_ms = attach_now_ms();
+			attach_timing.loader_cpu_us = d.cpu_sec * 1000000 + d.cpu_nsec / 1000;
+			return 0;
+		}
+		if (d.done) {
+			char msg[512] = "";
+
+			if (d.error && pread(t->mem, msg, sizeof(msg) - 1, (off_t)d.error) <= 0)
+				msg[0] = '\0';
+			msg[sizeof(msg) - 1] = '\0';
+			return attach_fail(why, len, "pid %d: dlopen(%s) failed in it: %s%s", t->pid, lib,
+				    *msg ? msg : "no reason given", strstr(msg, "static TLS") ?
+				    " (too little static TLS left for the runtime: start it with "
+				    "GLIBC_TUNABLES=glibc.rtld.optional_static_tls=4096, or under "
+				    "patchsite record)" : "");
+		}
+		if (attach_now_ms() > stop_at)
+			return attach_fail(why, len, "pid %d: the runtime has not finished loading "
+					   "after %d ms (its loader lock "
+					   "held?)", t->pid, LOAD_WAIT_MS);
+	}
+}
+
+#else /* !__x86_64__ */
+
+/*
+ * aarch64 would borrow a thread the same way (PTRACE_GETREGSET NT_PRSTATUS,
+ * an svc #0 in the C library, a brk #0 to return onto); not written yet.
+ * Under qemu-user, where this project tests aarch64, ptrace does not work
+ * at all (qemu does not emulate it for its guest).
+ */
+int attach_inject(struct target *t, const char *lib, char *why, size_t len)
+{
+	(void)lib;
+	return attach_fail(why, len, "pid %d: attach is implemented for x86-64 only (on aarch64 "
+			   "start the program with patchsite record, or "
+			   "LD_PRELOAD=libpatchsite.so; under qemu-user ptrace does not work at "
+			   "all)", t->pid);
+}
+
+#endif /* __x86_64__ */
