@@ -343,7 +343,8 @@ static int add_caller(struct ps_module *caller, const struct dl_phdr_info *info,
 	if (!n)
 		return 0;
 	if (idx >= PS_MAX_MODULES) {
-		ps_warn_full(caller->path);
+		ps_log(PATCHSITE_LOG_WARNING, "%s: more than %d objects: library calls not "
+		       "traced", caller->path, PS_MAX_MODULES);
 		return -ENOSPC;
 	}
 	g = calloc(1, sizeof(*g));
