@@ -182,6 +182,8 @@ int cmd_record(int argc, char **argv)
 		{ "live", no_argument, NULL, 'l' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "duration", required_argument, NULL, 'T' },
+		{ "libcall", optional_argument, NULL, 'L' },
+		{ "no-libcall", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -191,6 +193,7 @@ int cmd_record(int argc, char **argv)
 	const char *dir = DEFAULT_DIR, *tracer = "function_graph", *depth = NULL, *kb = NULL;
 	char *filter = NULL, *notrace = NULL, *graph = NULL, lib[PATH_MAX], preload[2 * PATH_MAX];
 	const char *old;
+	const char *libcall = NULL;
 	bool overwrite = false;
 	int c, st;
 	pid_t pid;
@@ -211,6 +214,12 @@ int cmd_record(int argc, char **argv)
 		case 'D': depth = optarg; break;
 		case 'b': kb = optarg; break;
 		case 'o': overwrite = true; break;
+		case 'L':
+			libcall = optarg ? optarg : "plt";
+			if (strcmp(libcall, "plt") && strcmp(libcall, "got"))
+				return bad_usage("record: --libcall=%s: expected plt or got", libcall);
+			break;
+		case 'n': libcall = "off"; break;
 		case 'l': live.dir = dir; break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: return bad_usage("record: bad option", "");
@@ -224,9 +233,9 @@ int cmd_record(int argc, char **argv)
 				 "or nop", tracer);
 	if (at.pid) {
 		/* attach.c: into a running process, through its control channel. */
-		if (optind < argc || overwrite || live.dir)
+		if (optind < argc || overwrite || live.dir || libcall)
 			return bad_usage("record: -p attaches to a running process: no command, "
-					 "--overwrite or --live with it%s", "");
+					 "--overwrite, --live or --libcall with it%s", "");
 		at.dir = dir, at.tracer = tracer, at.filter = filter, at.notrace = notrace;
 		at.graph = graph, at.depth = depth, at.kb = kb;
 		c = attach_record(&at);
@@ -259,6 +268,7 @@ int cmd_record(int argc, char **argv)
 	set_env("PATCHSITE_MAX_DEPTH", depth);
 	set_env("PATCHSITE_BUFFER_KB", kb);
 	set_env("PATCHSITE_OVERWRITE", overwrite ? "1" : NULL);
+	set_env("PATCHSITE_LIBCALL", libcall);
 	env_names_say(dir);
 	fflush(NULL);
 	pid = fork();

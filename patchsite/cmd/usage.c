@@ -10,7 +10,8 @@
 const char usage[] =
 	"usage: patchsite record [-d DIR] [--tracer=function|function_graph|latency|nop] [-F GLOB]...\n"
 	"                        [-N GLOB]... [-G GLOB]... [-D DEPTH] [--buffer-kb=N]\n"
-	"                        [--overwrite] [--live] [--] CMD [ARGS...]\n"
+	"                        [--overwrite] [--live] [--libcall[=plt|got]|--no-libcall]\n"
+	"                        [--] CMD [ARGS...]\n"
 	"       patchsite record -p PID [-d DIR] [--tracer=...] [-F GLOB]... [--duration=S]\n"
 	"       patchsite pipe   [-d DIR | PID] [--pid=P] [--from-start|--from-now] [--reader=NAME]\n"
 	"                        [--options=LIST]\n"
@@ -34,6 +35,8 @@ const char usage[] =
 	"         glob:mod:OBJECT); -G: function_graph only below these; -D: graph depth;\n"
 	"         --overwrite: keep the newest --buffer-kb KB per thread (flight recorder).\n"
 	"         --live: print the events as they are recorded too, as pipe does.\n"
+	"         --libcall: trace the program's library calls (malloc() inside main())\n"
+	"         through its PLT slots (x86-64); =got: -fno-plt's GOT slots too.\n"
 	"         -p PID: attach to a running process (loading the runtime if it has\n"
 	"         none) until Ctrl-C, SIGTERM or --duration=S; it then runs on untraced.\n"
 	"pipe     ftrace's trace_pipe: print the events of DIR's processes (or of the\n"
