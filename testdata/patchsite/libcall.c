@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 static jmp_buf env;
+static void *volatile sink;	/* keeps malloc/free pairs from being folded away */
 static int jumped;
 
 static int cmp(const void *a, const void *b)
@@ -93,8 +94,10 @@ int main(int argc, char **argv)
 	else if (!strcmp(how, "dlsym"))
 		next();
 	else if (!strcmp(how, "malloc"))
-		for (long i = 0, n = argc > 2 ? atol(argv[2]) : 0; i < n; i++)
-			free(malloc(16 + (size_t)i % 64));
+		for (long i = 0, n = argc > 2 ? atol(argv[2]) : 0; i < n; i++) {
+			sink = malloc(16 + (size_t)i % 64);
+			free(sink);
+		}
 	else
 		plain();
 	return 0;

@@ -1,0 +1,201 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Library calls through GOT slots (record --libcall): usage  libcall.sh BUILD_DIR plain|san
+#
+# Oracles:
+#   - an rtld-audit library (LD_AUDIT, la_x86_64_gnu_pltenter, written here)
+#     gives the sequence of PLT calls the executable makes; it needs lazy
+#     binding, so it runs on the -z lazy build of each compiler and PIE
+#     setting, and that sequence is what every binding mode of the same
+#     source and compiler must show (-z lazy, -z now, -fno-plt), with
+#     ld.bfd and with lld;
+#   - uftrace (/usr/bin/uftrace) on the same -pg binary: the call graph,
+#     library calls nested in main() and in the qsort callback;
+#   - the program itself: a traced run prints what an untraced run prints
+#     (registers, doubles and varargs kept), and each family case checks its
+#     own outcome (longjmp lands, vfork's child execs, dlsym(RTLD_NEXT) from
+#     the program finds what RTLD_DEFAULT finds from it), and N malloc calls
+#     are counted N times by report.
+set -u
+
+B=${1:-build}
+MODE=${2:-plain}
+T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-libcall.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+PASS=0
+FAIL=0
+PS="$PWD/$B/patchsite"
+export PATCHSITE_LIB="$PWD/$B/libpatchsite.so"
+SRC="$PWD/testdata/patchsite/libcall.c"
+SANPRE=
+if [ "$MODE" = san ]; then
+	SANPRE="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
+	export ASAN_OPTIONS=detect_leaks=0
+fi
+record() { LD_PRELOAD="$SANPRE" "$PS" record "$@"; }
+pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
+fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
+
+if [ "$(uname -m)" != x86_64 ]; then
+	echo "libcall.sh: library calls are x86-64 only: skipped"
+	exit 0
+fi
+cd "$T" || exit 1
+
+# The audit oracle (the dynamic linker calls it for each PLT call of the executable).
+cat > audit.c <<'EOF'
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int out = -1;
+
+unsigned int la_version(unsigned int v)
+{
+	const char *p = getenv("AUDIT_OUT");
+
+	if (p)
+		out = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+	return v < LAV_CURRENT ? v : LAV_CURRENT;
+}
+
+unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
+{
+	(void)lmid, (void)cookie;
+	return map->l_name[0] == '\0' ? LA_FLG_BINDFROM | LA_FLG_BINDTO : LA_FLG_BINDTO;
+}
+
+Elf64_Addr la_x86_64_gnu_pltenter(Elf64_Sym *sym, unsigned int ndx, uintptr_t *refcook,
+				  uintptr_t *defcook, La_x86_64_regs *regs, unsigned int *flags,
+				  const char *symname, long *framesizep)
+{
+	(void)ndx, (void)refcook, (void)defcook, (void)regs, (void)flags, (void)framesizep;
+	if (out >= 0 && write(out, symname, strlen(symname)) > 0)
+		(void)!write(out, "\n", 1);
+	return sym->st_value;
+}
+EOF
+gcc -shared -fPIC -O1 -o audit.so audit.c >build.log 2>&1 || { fail "build audit.so" build.log; exit 1; }
+
+# names DIR: the function tracer's calls, one name a line, in order.
+names() { "$PS" replay -d "$1" | sed -n 's/.*: \([^ ]*\) <-.*/\1/p'; }
+
+# The matrix: compiler x PIE x binding x linker; the audit sequence per compiler x PIE.
+for cc in gcc clang; do
+	for pie in pie nopie; do
+		if [ $pie = pie ]; then pf="-fPIE -pie"; else pf="-fno-PIE -no-pie"; fi
+		$cc -O1 $pf -Wl,-z,lazy -o "ref" "$SRC" -lm -ldl >build.log 2>&1 ||
+			{ fail "$cc $pie: build the audit reference" build.log; continue; }
+		./ref > plain.out
+		AUDIT_OUT="$T/audit.raw" LD_AUDIT="$T/audit.so" ./ref >/dev/null
+		grep -vx __cxa_finalize audit.raw > audit.txt
+		if ! grep -qx malloc audit.txt; then
+			fail "$cc $pie: the audit oracle saw no malloc" audit.txt
+			continue
+		fi
+		for ld in bfd lld; do
+			for bind in lazy now noplt; do
+				case $bind in
+				lazy) bf="-Wl,-z,lazy"; lc=plt;;
+				now) bf="-Wl,-z,now"; lc=plt;;
+				noplt) bf="-fno-plt -Wl,-z,now"; lc=got;;
+				esac
+				name="$cc $pie $bind ld.$ld"
+				exe="p_${cc}_${pie}_${bind}_$ld"
+				$cc -O1 $pf $bf -fuse-ld=$ld -o "$exe" "$SRC" -lm -ldl >build.log 2>&1 ||
+					{ fail "$name: build" build.log; continue; }
+				rm -rf d
+				record -d d --tracer=function --libcall=$lc ./"$exe" > out 2>err
+				if ! cmp -s out plain.out; then
+					fail "$name: traced output differs from untraced" out
+					continue
+				fi
+				# __cxa_finalize: crtbegin's destructor in a PIE, through the
+				# PLT (lld) or its GOT slot (ld.bfd relaxes the call); the audit
+				# sees only the former, so neither sequence keeps it.
+				names d | grep -vx __cxa_finalize > seq
+				if diff -u audit.txt seq > diff.txt; then
+					pass "$name: $(wc -l < seq) library calls as the audit oracle"
+				else
+					fail "$name: library calls differ from the audit oracle" diff.txt
+				fi
+			done
+		done
+	done
+done
+
+# norm: a replay's FUNCTION column, without times and uftrace's /* name */ after '}'.
+norm() { sed -n 's/^.*| \( *[^ ].*\)$/\1/p' | sed 's/ \/\*.*\*\///; s/ *$//'; }
+
+# uftrace on a -pg binary: the same graph, libcalls nested in main() and in cmp().
+gcc -O1 -pg -Wl,-z,lazy -o pg "$SRC" -lm -ldl >build.log 2>&1 || fail "build -pg" build.log
+if command -v uftrace >/dev/null && [ "$MODE" = plain ] && [ -x pg ]; then
+	uftrace record -d uf ./pg >/dev/null 2>uf.err && uftrace replay -d uf 2>/dev/null |
+		grep -v '^#' | norm > uf.txt
+	rm -rf d
+	record -d d --libcall ./pg >/dev/null 2>err
+	"$PS" replay -d d | grep -v '^#' | norm > ps.txt
+	if [ -s uf.txt ] && grep -q '^  malloc();' ps.txt && diff -u uf.txt ps.txt > diff.txt; then
+		pass "-pg: the call graph as uftrace's, malloc() inside main()"
+	else
+		fail "-pg: the call graph differs from uftrace's" diff.txt
+	fi
+fi
+
+# The families, each with its own outcome; the trace names what ran.
+gcc -O1 -o fam "$SRC" -lm -ldl >build.log 2>&1 || fail "build families" build.log
+for how in longjmp vfork dlsym; do
+	./fam $how > want.out
+	rm -rf d
+	record -d d --libcall ./fam $how > out 2>err
+	rc=$?
+	"$PS" replay -d d > replay.txt 2>&1
+	if [ $rc -eq 0 ] && cmp -s want.out out && [ -s want.out ]; then
+		pass "$how: runs as untraced ($(head -1 out))"
+	else
+		fail "$how: rc $rc, output differs from untraced" out
+	fi
+done
+# longjmp out of the callback: qsort's call is closed (its hooked return never ran).
+rm -rf d
+record -d d --libcall ./fam longjmp >/dev/null 2>&1
+"$PS" replay -d d | grep -v '^#' > replay.txt
+if grep -q '| qsort();' replay.txt && grep -q '| puts();' replay.txt &&
+   ! grep -q 'setjmp\|longjmp' replay.txt; then
+	pass "longjmp: qsort closed, setjmp/longjmp not hooked, puts after it traced"
+else
+	fail "longjmp: the graph" replay.txt
+fi
+# Recursion through malloc: N calls from the program are N calls in the report.
+rm -rf d
+record -d d --libcall ./fam malloc 20000 >/dev/null 2>err
+"$PS" report -d d --json > report.json 2>/dev/null
+n=$(python3 -c 'import json,sys; print(sum(r["calls"] for r in json.load(open(sys.argv[1])) if r["name"] == "malloc"))' report.json 2>/dev/null)
+if [ "${n:-0}" = 20000 ]; then
+	pass "malloc: 20000 calls counted"
+else
+	fail "malloc: ${n:-none} calls counted, expected 20000" err
+fi
+# Refusals are named (PATCHSITE_LOG=1).
+rm -rf d
+PATCHSITE_LOG=1 record -d d --libcall ./fam longjmp >/dev/null 2>err
+if grep -q 'longjmp: library calls not traced: never returns' err &&
+   grep -q '_setjmp: library calls not traced: returns twice' err; then
+	pass "refusals named with the reason"
+else
+	fail "refusals named with the reason" err
+fi
+# A bad value is refused by name.
+if "$PS" record --libcall=all true 2>err; then
+	fail "--libcall=all accepted"
+elif grep -q -- '--libcall=all: expected plt or got' err; then
+	pass "--libcall=all refused by name"
+else
+	fail "--libcall=all: the message" err
+fi
+
+echo "libcall.sh: $PASS passed, $FAIL failed"
+[ $FAIL -eq 0 ]
