@@ -20,6 +20,7 @@
 
 #include "ctl/control.h"
 #include "internal.h"
+#include "sites/got.h"
 
 #define SEPARATORS " \t\n,"
 
@@ -309,8 +310,9 @@ static int enabled_read(const char *sub, struct ps_buf *out)
 		if (!s || s->kind == SITE_EXIT || s->state != SITE_CALL)
 			continue;
 		want = atomic_load_explicit(&s->want, memory_order_relaxed);
-		ps_buf_printf(out, "%s [%s] (%d)\t", ps_site_name(s, buf, sizeof(buf)), s->mod->name,
-			      __builtin_popcountll(want));
+		ps_buf_printf(out, "%s%s%s [%s] (%d)\t", ps_site_name(s, buf, sizeof(buf)),
+			      ps_got_library(s) ? "@" : "", ps_got_library(s) ? ps_got_library(s) : "",
+			      s->mod->name, __builtin_popcountll(want));
 		wanted_by(want, out);
 		ps_buf_puts(out, "\n");
 	}

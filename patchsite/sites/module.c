@@ -34,7 +34,7 @@
 #include <unistd.h>
 
 #include "sites.h"
-#include "got.h"
+#include "sites/got.h"
 #include "pcrel_table.h"
 
 static const char *const table_names[] = { "__mcount_loc", "__patchable_function_entries",

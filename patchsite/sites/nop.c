@@ -14,7 +14,7 @@
 #include <sys/mman.h>
 
 #include "sites.h"
-#include "got.h"
+#include "sites/got.h"
 
 /* The site already holds the NOP we write (another NOP form, clang's, is rewritten). */
 static bool our_nop(const struct ps_site *s, const struct site_insn *in, const uint8_t *p)

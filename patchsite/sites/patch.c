@@ -40,7 +40,7 @@
 #include <unistd.h>
 
 #include "sites.h"
-#include "got.h"
+#include "sites/got.h"
 
 void ps_format_bytes(char *buf, size_t len, const uint8_t *p, unsigned n)
 {

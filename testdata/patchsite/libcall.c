@@ -11,9 +11,13 @@
  *   libcall dlsym      dlsym(RTLD_NEXT) from the program: what it finds
  *                      must be what RTLD_DEFAULT finds from here
  *   libcall malloc N   N malloc/free pairs (the report counts them)
+ *   libcall threads PIDFILE STOPFILE
+ *                      4 threads allocate until STOPFILE exists; the pid is
+ *                      written to PIDFILE once they run
  */
 #include <dlfcn.h>
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,6 +87,39 @@ static void next(void)
 	printf("RTLD_NEXT %s RTLD_DEFAULT\n", n == d ? "==" : "!=");
 }
 
+static const char *stop_file;
+
+static void *alloc_loop(void *arg)
+{
+	(void)arg;
+	while (access(stop_file, F_OK)) {
+		for (int i = 0; i < 1000; i++) {
+			void *volatile p = malloc(32);
+
+			free(p);
+		}
+		usleep(1000);
+	}
+	return NULL;
+}
+
+static void threads(const char *pid_file)
+{
+	pthread_t t[4];
+	FILE *f;
+
+	for (int i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, alloc_loop, NULL);
+	f = fopen(pid_file, "w");
+	if (f) {
+		fprintf(f, "%d\n", (int)getpid());
+		fclose(f);
+	}
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	puts("threads done");
+}
+
 int main(int argc, char **argv)
 {
 	const char *how = argc > 1 ? argv[1] : "plain";
@@ -93,6 +130,8 @@ int main(int argc, char **argv)
 		spawn();
 	else if (!strcmp(how, "dlsym"))
 		next();
+	else if (!strcmp(how, "threads") && argc > 3)
+		stop_file = argv[3], threads(argv[2]);
 	else if (!strcmp(how, "malloc"))
 		for (long i = 0, n = argc > 2 ? atol(argv[2]) : 0; i < n; i++) {
 			sink = malloc(16 + (size_t)i % 64);

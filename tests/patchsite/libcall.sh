@@ -26,6 +26,7 @@ PASS=0
 FAIL=0
 PS="$PWD/$B/patchsite"
 export PATCHSITE_LIB="$PWD/$B/libpatchsite.so"
+TOP=$PWD
 SRC="$PWD/testdata/patchsite/libcall.c"
 SANPRE=
 if [ "$MODE" = san ]; then
@@ -146,7 +147,7 @@ if command -v uftrace >/dev/null && [ "$MODE" = plain ] && [ -x pg ]; then
 fi
 
 # The families, each with its own outcome; the trace names what ran.
-gcc -O1 -o fam "$SRC" -lm -ldl >build.log 2>&1 || fail "build families" build.log
+gcc -O1 -o fam "$SRC" -lm -ldl -pthread >build.log 2>&1 || fail "build families" build.log
 for how in longjmp vfork dlsym; do
 	./fam $how > want.out
 	rm -rf d
@@ -188,6 +189,72 @@ if grep -q 'longjmp: library calls not traced: never returns' err &&
 else
 	fail "refusals named with the reason" err
 fi
+# C++ exceptions through hooked library returns: thrown in the library, and by a
+# callback of the program through the library's frame; the program's own output is the oracle.
+g++ -O1 -shared -fPIC -o libcl.so "$TOP/testdata/patchsite/libcall_lib.cc" >build.log 2>&1 &&
+	g++ -O1 -o thr "$TOP/testdata/patchsite/libcall_throw.cc" ./libcl.so -Wl,-rpath,"$T" \
+	>>build.log 2>&1 || fail "build the C++ case" build.log
+if [ -x thr ]; then
+	./thr > want.out
+	rm -rf d
+	record -d d --libcall ./thr > out 2>err
+	rc=$?
+	"$PS" replay -d d | grep -v '^#' > replay.txt
+	if [ $rc -eq 0 ] && cmp -s want.out out && [ "$(grep -c '| lib_call() {' replay.txt)" = 3 ] &&
+	   [ "$(grep -c '| lib_throw();' replay.txt)" = 4 ] && ! grep -q __cxa_throw replay.txt; then
+		pass "C++ exceptions through library calls: caught as untraced, each call closed"
+	else
+		fail "C++ exceptions through library calls (rc $rc)" replay.txt
+	fi
+fi
+
+# Live: malloc and free switched from ctl while 4 threads allocate.  The slots are
+# readelf's (the JUMP_SLOT relocations), each with the library the dynamic linker
+# bound it to (LD_DEBUG=bindings, all bound at start).
+gcc -O1 -o thr4 "$SRC" -lm -ldl -pthread >build.log 2>&1 || fail "build threads" build.log
+readelf -rW thr4 | awk '$3 ~ /JUMP_SLOT/ { sub(/@.*/, "", $5); print $5 }' | sort -u > slots.txt
+LD_BIND_NOW=1 LD_DEBUG=bindings ./thr4 2>&1 >/dev/null | sed -n \
+	"s|.*binding file ./thr4 \[0\] to [^ ]*/\([^/ ]*\) \[0\]: normal symbol \`\([^']*\)'.*|\2 \2@\1|p" |
+	sort -u | join - slots.txt | cut -d' ' -f2 | sort -u > bound.txt
+rm -rf d pid stop
+PATCHSITE_LOG=1 record -d d --libcall -F malloc ./thr4 threads "$T/pid" "$T/stop" > out 2>err &
+R=$!
+for i in $(seq 300); do [ -s pid ] && break; sleep 0.1; done
+P=$(cat pid 2>/dev/null)
+"$PS" ctl "$P" enabled_functions > e1
+"$PS" ctl "$P" set_ftrace_filter 'free@libc*'
+"$PS" ctl "$P" enabled_functions > e2
+"$PS" ctl "$P" set_ftrace_filter ':mod:libc.so.6 !free'
+"$PS" ctl "$P" enabled_functions > e3
+"$PS" ctl "$P" available_filter_functions > aff
+touch stop
+wait $R
+rc=$?
+if [ $rc -eq 0 ] && grep -qx 'threads done' out && [ "$(cut -f1 e1)" = "malloc@libc.so.6 [thr4] (1)" ] &&
+   [ "$(cut -f1 e2)" = "free@libc.so.6 [thr4] (1)" ] && grep -q '^malloc@libc.so.6 ' e3 &&
+   ! grep -q '^free@' e3 && ! grep -q '@libm' e3; then
+	pass "live: malloc, then free, then libc.so.6 but free, switched while 4 threads allocate"
+else
+	fail "live switching (rc $rc)" e3
+fi
+sed 's/ .*//' aff | sort -u > listed.txt
+sed -n 's/.*: thr4: \([^:]*\): library calls not traced: .*/\1/p' err | sort -u > refused.txt
+if [ -s bound.txt ] && comm -23 listed.txt bound.txt | grep -q . ; then
+	fail "available_filter_functions names a binding ld.so did not make" listed.txt
+elif comm -23 bound.txt listed.txt | sed 's/@.*//' | sort -u | comm -23 - refused.txt | grep -q .; then
+	comm -23 bound.txt listed.txt > missing.txt
+	fail "bindings neither listed nor refused by name" missing.txt
+else
+	pass "available_filter_functions: $(wc -l < listed.txt) name@library as ld.so bound them"
+fi
+"$PS" report -d d --json > report.json 2>/dev/null
+n=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(min(sum(x["calls"] for x in r if x["name"] == f) for f in ("malloc", "free")))' report.json 2>/dev/null)
+if [ "${n:-0}" -gt 0 ]; then
+	pass "live: malloc and free both recorded"
+else
+	fail "live: malloc and free recorded" report.json
+fi
+
 # A bad value is refused by name.
 if "$PS" record --libcall=all true 2>err; then
 	fail "--libcall=all accepted"
