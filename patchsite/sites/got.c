@@ -10,9 +10,8 @@
  *
  * Every binding mode is made the same before anything is switched: a slot
  * that still points into its own object (lazy binding, not called yet) is
- * resolved here with dlvsym/dlsym under the symbol's version, as the
- * dynamic linker would resolve it from the global scope; IFUNCs come back
- * resolved.  A thunk then jumps to that target, so a traced slot never
+ * resolved here with dlsym/dlvsym (resolve() says how), as the dynamic
+ * linker would resolve it from the global scope; IFUNCs come back resolved.  A thunk then jumps to that target, so a traced slot never
  * enters the lazy resolver (which would write the slot behind us).
  *
  * Switching is one aligned 8-byte store per slot, into a page that is
@@ -180,14 +179,24 @@ static size_t collect(const struct dyn *d, uintptr_t bias, const Elf64_Rela *r, 
 static uintptr_t resolve(const struct ps_module *caller, const struct cand *c)
 {
 	uintptr_t cur = __atomic_load_n(c->slot, __ATOMIC_RELAXED);
-	void *p;
+	void *first, *exact;
+	Dl_info a, b;
 
 	if (!cur || !ps_module_has_code(caller, cur, 1))
 		return cur;
-	p = c->version ? dlvsym(RTLD_DEFAULT, c->name, c->version) : NULL;
-	if (!p)
-		p = dlsym(RTLD_DEFAULT, c->name);
-	return (uintptr_t)p;
+	/*
+	 * The first object in the scope that defines the name wins, as in the
+	 * dynamic linker: an interposer without versions (a sanitizer's malloc)
+	 * too, where dlvsym would skip it.  Within that object, the version the
+	 * slot needs (an old memcpy@GLIBC_2.2.5, not the default).
+	 */
+	first = dlsym(RTLD_DEFAULT, c->name);
+	exact = c->version ? dlvsym(RTLD_DEFAULT, c->name, c->version) : NULL;
+	if (!first || !exact)
+		return (uintptr_t)(first ? first : exact);
+	if (dladdr(first, &a) && dladdr(exact, &b) && a.dli_fbase == b.dli_fbase)
+		return (uintptr_t)exact;
+	return (uintptr_t)first;
 }
 
 #define LIB_NAME_MAX	256		/* bytes kept of a library's basename */

@@ -34,6 +34,8 @@ if [ "$MODE" = san ]; then
 	export ASAN_OPTIONS=detect_leaks=0
 fi
 record() { LD_PRELOAD="$SANPRE" "$PS" record "$@"; }
+# The oracles' runs: with the same preloaded objects (a sanitizer's interceptors bind first).
+run() { LD_PRELOAD="$SANPRE" "$@"; }
 pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
 fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
 
@@ -90,8 +92,8 @@ for cc in gcc clang; do
 		if [ $pie = pie ]; then pf="-fPIE -pie"; else pf="-fno-PIE -no-pie"; fi
 		$cc -O1 $pf -Wl,-z,lazy -o "ref" "$SRC" -lm -ldl >build.log 2>&1 ||
 			{ fail "$cc $pie: build the audit reference" build.log; continue; }
-		./ref > plain.out
-		AUDIT_OUT="$T/audit.raw" LD_AUDIT="$T/audit.so" ./ref >/dev/null
+		run ./ref > plain.out
+		AUDIT_OUT="$T/audit.raw" LD_AUDIT="$T/audit.so" run ./ref >/dev/null
 		grep -vx __cxa_finalize audit.raw > audit.txt
 		if ! grep -qx malloc audit.txt; then
 			fail "$cc $pie: the audit oracle saw no malloc" audit.txt
@@ -149,7 +151,7 @@ fi
 # The families, each with its own outcome; the trace names what ran.
 gcc -O1 -o fam "$SRC" -lm -ldl -pthread >build.log 2>&1 || fail "build families" build.log
 for how in longjmp vfork dlsym; do
-	./fam $how > want.out
+	run ./fam $how > want.out
 	rm -rf d
 	record -d d --libcall ./fam $how > out 2>err
 	rc=$?
@@ -195,7 +197,7 @@ g++ -O1 -shared -fPIC -o libcl.so "$TOP/testdata/patchsite/libcall_lib.cc" >buil
 	g++ -O1 -o thr "$TOP/testdata/patchsite/libcall_throw.cc" ./libcl.so -Wl,-rpath,"$T" \
 	>>build.log 2>&1 || fail "build the C++ case" build.log
 if [ -x thr ]; then
-	./thr > want.out
+	run ./thr > want.out
 	rm -rf d
 	record -d d --libcall ./thr > out 2>err
 	rc=$?
@@ -208,12 +210,13 @@ if [ -x thr ]; then
 	fi
 fi
 
-# Live: malloc and free switched from ctl while 4 threads allocate.  The slots are
+# Live: malloc and free switched from ctl while 4 threads allocate (bound to
+# libc.so.6, or to a sanitizer's interceptors when one is preloaded).  The slots are
 # readelf's (the JUMP_SLOT relocations), each with the library the dynamic linker
 # bound it to (LD_DEBUG=bindings, all bound at start).
 gcc -O1 -o thr4 "$SRC" -lm -ldl -pthread >build.log 2>&1 || fail "build threads" build.log
 readelf -rW thr4 | awk '$3 ~ /JUMP_SLOT/ { sub(/@.*/, "", $5); print $5 }' | sort -u > slots.txt
-LD_BIND_NOW=1 LD_DEBUG=bindings ./thr4 2>&1 >/dev/null | sed -n \
+LD_BIND_NOW=1 LD_DEBUG=bindings run ./thr4 2>&1 >/dev/null | sed -n \
 	"s|.*binding file ./thr4 \[0\] to [^ ]*/\([^/ ]*\) \[0\]: normal symbol \`\([^']*\)'.*|\2 \2@\1|p" |
 	sort -u | join - slots.txt | cut -d' ' -f2 | sort -u > bound.txt
 rm -rf d pid stop
@@ -222,7 +225,7 @@ R=$!
 for i in $(seq 300); do [ -s pid ] && break; sleep 0.1; done
 P=$(cat pid 2>/dev/null)
 "$PS" ctl "$P" enabled_functions > e1
-"$PS" ctl "$P" set_ftrace_filter 'free@libc*'
+"$PS" ctl "$P" set_ftrace_filter 'free@*'
 "$PS" ctl "$P" enabled_functions > e2
 "$PS" ctl "$P" set_ftrace_filter ':mod:libc.so.6 !free'
 "$PS" ctl "$P" enabled_functions > e3
@@ -230,10 +233,12 @@ P=$(cat pid 2>/dev/null)
 touch stop
 wait $R
 rc=$?
-if [ $rc -eq 0 ] && grep -qx 'threads done' out && [ "$(cut -f1 e1)" = "malloc@libc.so.6 [thr4] (1)" ] &&
-   [ "$(cut -f1 e2)" = "free@libc.so.6 [thr4] (1)" ] && grep -q '^malloc@libc.so.6 ' e3 &&
+mlib=$(sed -n 's/^malloc@//p' bound.txt)
+flib=$(sed -n 's/^free@//p' bound.txt)
+if [ $rc -eq 0 ] && grep -qx 'threads done' out && [ "$(cut -f1 e1)" = "malloc@$mlib [thr4] (1)" ] &&
+   [ "$(cut -f1 e2)" = "free@$flib [thr4] (1)" ] && grep -q '^printf@libc.so.6 ' e3 &&
    ! grep -q '^free@' e3 && ! grep -q '@libm' e3; then
-	pass "live: malloc, then free, then libc.so.6 but free, switched while 4 threads allocate"
+	pass "live: malloc@$mlib, then free@$flib, then libc.so.6 but free, switched while 4 threads allocate"
 else
 	fail "live switching (rc $rc)" e3
 fi
