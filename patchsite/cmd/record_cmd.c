@@ -184,6 +184,7 @@ int cmd_record(int argc, char **argv)
 		{ "duration", required_argument, NULL, 'T' },
 		{ "libcall", optional_argument, NULL, 'L' },
 		{ "no-libcall", no_argument, NULL, 'n' },
+		{ "nest-libcall", no_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -220,6 +221,9 @@ int cmd_record(int argc, char **argv)
 				return bad_usage("record: --libcall=%s: expected plt or got", libcall);
 			break;
 		case 'n': libcall = "off"; break;
+		case 'E':
+			return bad_usage("record: --nest-libcall: calls between libraries are not "
+					 "traced yet (--libcall: the program's own calls)%s", "");
 		case 'l': live.dir = dir; break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: return bad_usage("record: bad option", "");
@@ -231,6 +235,10 @@ int cmd_record(int argc, char **argv)
 	    strcmp(tracer, "latency") && strcmp(tracer, "nop"))
 		return bad_usage("record: --tracer=%s: expected function, function_graph, latency "
 				 "or nop", tracer);
+#ifndef __x86_64__
+	if (libcall && strcmp(libcall, "off"))
+		return bad_usage("record: --libcall: library calls are traced on x86-64 only%s", "");
+#endif
 	if (at.pid) {
 		/* attach.c: into a running process, through its control channel. */
 		if (optind < argc || overwrite || live.dir || libcall)
