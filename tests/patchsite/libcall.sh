@@ -236,8 +236,8 @@ rc=$?
 mlib=$(sed -n 's/^malloc@//p' bound.txt)
 flib=$(sed -n 's/^free@//p' bound.txt)
 if [ $rc -eq 0 ] && grep -qx 'threads done' out && [ "$(cut -f1 e1)" = "malloc@$mlib [thr4] (1)" ] &&
-   [ "$(cut -f1 e2)" = "free@$flib [thr4] (1)" ] && grep -q '^printf@libc.so.6 ' e3 &&
-   ! grep -q '^free@' e3 && ! grep -q '@libm' e3; then
+   [ "$(cut -f1 e2)" = "free@$flib [thr4] (1)" ] && [ -s e3 ] &&
+   ! grep -v '^[^ ]*@libc\.so\.6 ' e3 && ! grep -q '^free@' e3; then
 	pass "live: malloc@$mlib, then free@$flib, then libc.so.6 but free, switched while 4 threads allocate"
 else
 	fail "live switching (rc $rc)" e3
