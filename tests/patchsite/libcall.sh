@@ -146,6 +146,45 @@ if command -v uftrace >/dev/null && [ "$MODE" = plain ] && [ -x pg ]; then
 	else
 		fail "-pg: the call graph differs from uftrace's" diff.txt
 	fi
+	# Chrome: each name as often as in uftrace's dump --chrome (its B events).
+	uftrace dump -d uf --chrome > uf.json 2>/dev/null
+	"$PS" dump -d d --chrome > ps.json 2>/dev/null
+	if python3 - uf.json ps.json > diff.txt <<'PY'
+import collections, json, sys
+def events(path, ph):
+    d = json.load(open(path))
+    ev = d["traceEvents"] if isinstance(d, dict) else d
+    return collections.Counter(e["name"] for e in ev if e.get("ph") == ph)
+uf, ps = events(sys.argv[1], "B"), events(sys.argv[2], "X")
+print("uftrace", sorted(uf.items()), "\npatchsite", sorted(ps.items()))
+sys.exit(0 if uf == ps and uf["malloc"] == 1 else 1)
+PY
+	then
+		pass "-pg: Chrome events as uftrace's dump --chrome"
+	else
+		fail "-pg: Chrome events differ from uftrace's" diff.txt
+	fi
+	# Folded: the stacks uftrace's graph has (from its replay), main;malloc among them.
+	python3 - uf.txt > uf.folded <<'PY'
+import sys
+stack = []
+for line in open(sys.argv[1]):
+    name = line.strip()
+    if name == "}":
+        stack.pop()
+    elif name.endswith("() {"):
+        stack.append(name[:-4])
+        print(";".join(stack))
+    elif name.endswith("();"):
+        print(";".join(stack + [name[:-3]]))
+PY
+	"$PS" dump -d d --folded | sed 's/^[^;]*;//; s/ [0-9]*$//' | sort -u > ps.folded
+	sort -u uf.folded > uf.sorted
+	if grep -qx 'main;malloc' ps.folded && diff -u uf.sorted ps.folded > diff.txt; then
+		pass "-pg: folded stacks as uftrace's graph, main;malloc among them"
+	else
+		fail "-pg: folded stacks differ from uftrace's graph" diff.txt
+	fi
 fi
 
 # The families, each with its own outcome; the trace names what ran.
