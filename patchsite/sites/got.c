@@ -11,8 +11,9 @@
  * Every binding mode is made the same before anything is switched: a slot
  * that still points into its own object (lazy binding, not called yet) is
  * resolved here with dlsym/dlvsym (resolve() says how), as the dynamic
- * linker would resolve it from the global scope; IFUNCs come back resolved.  A thunk then jumps to that target, so a traced slot never
- * enters the lazy resolver (which would write the slot behind us).
+ * linker would resolve it from the global scope; IFUNCs come back resolved.
+ * The slot is bound to it there and then (uftrace's resolve-first), and a
+ * thunk jumps to it, so the lazy resolver never writes a slot behind us.
  *
  * Switching is one aligned 8-byte store per slot, into a page that is
  * RELRO for BIND_NOW objects: those pages are made writable for the batch
@@ -297,8 +298,17 @@ static int fill_sites(struct got_mod *g, const struct cand *c, size_t n)
 			if (ps_module_has_code(ps.mods[k], self, 1) &&
 			    ps_module_has_code(ps.mods[k], target, 1))
 				gs->why = "the tracer's own (an interposer of patchsite's)";
-		if (gs->why)
+		if (gs->why) {
 			s->state = SITE_REFUSED;
+		} else if (target != gs->orig && ((uintptr_t)gs->slot < g->relro_lo ||
+						  (uintptr_t)gs->slot >= g->relro_hi)) {
+			/*
+			 * Lazy: bound now, to what the resolver would bind, so that it
+			 * never writes the slot later, between our check and our store.
+			 */
+			__atomic_store_n(gs->slot, target, __ATOMIC_RELEASE);
+			gs->orig = target;
+		}
 	}
 	return 0;
 }
