@@ -250,6 +250,19 @@ if grep -q '| qsort();' replay.txt && grep -q '| puts();' replay.txt &&
 else
 	fail "longjmp: the graph" replay.txt
 fi
+# Arguments and return values of library calls (set_ftrace_args, the C path): the
+# program's own facts are the oracle: malloc(64) returns the buffer strlen then measures,
+# whose length the program prints last.
+rm -rf d
+PATCHSITE_ARGS='malloc@arg1,retval;strlen@arg1,retval' record -d d --libcall ./fam > out 2>err
+"$PS" replay -d d > replay.txt 2>&1
+len=$(sed -n 's/.*| \([0-9]*\)$/\1/p' out)
+buf=$(sed -n 's/.*| malloc(64) = \(0x[0-9a-f]*\);/\1/p' replay.txt)
+if [ -n "$buf" ] && [ -n "$len" ] && grep -q "| strlen($buf) = $len;" replay.txt; then
+	pass "arguments: malloc(64) = $buf, strlen($buf) = $len as the program printed"
+else
+	fail "arguments of library calls" replay.txt
+fi
 # Recursion through malloc: N calls from the program are N calls in the report.
 rm -rf d
 record -d d --libcall ./fam malloc 20000 >/dev/null 2>err
