@@ -195,7 +195,7 @@ int cmd_record(int argc, char **argv)
 	char *filter = NULL, *notrace = NULL, *graph = NULL, lib[PATH_MAX], preload[2 * PATH_MAX];
 	const char *old;
 	const char *libcall = NULL;
-	bool overwrite = false;
+	bool overwrite = false, nest = false;
 	int c, st;
 	pid_t pid;
 
@@ -221,9 +221,7 @@ int cmd_record(int argc, char **argv)
 				return bad_usage("record: --libcall=%s: expected plt or got", libcall);
 			break;
 		case 'n': libcall = "off"; break;
-		case 'E':
-			return bad_usage("record: --nest-libcall: calls between libraries are not "
-					 "traced yet (--libcall: the program's own calls)%s", "");
+		case 'E': nest = true; break;
 		case 'l': live.dir = dir; break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: return bad_usage("record: bad option", "");
@@ -235,13 +233,18 @@ int cmd_record(int argc, char **argv)
 	    strcmp(tracer, "latency") && strcmp(tracer, "nop"))
 		return bad_usage("record: --tracer=%s: expected function, function_graph, latency "
 				 "or nop", tracer);
+	/* --nest-libcall: the libraries' calls too (PATCHSITE_LIBCALL=nest, nest-got). */
+	if (nest && libcall && !strcmp(libcall, "off"))
+		return bad_usage("record: --nest-libcall with --no-libcall%s", "");
+	if (nest)
+		libcall = libcall && !strcmp(libcall, "got") ? "nest-got" : "nest";
 #ifndef __x86_64__
 	if (libcall && strcmp(libcall, "off"))
 		return bad_usage("record: --libcall: library calls are traced on x86-64 only%s", "");
 #endif
 	if (at.pid) {
 		/* attach.c: into a running process, through its control channel. */
-		if (optind < argc || overwrite || live.dir || libcall)
+		if (optind < argc || overwrite || live.dir || libcall || nest)
 			return bad_usage("record: -p attaches to a running process: no command, "
 					 "--overwrite, --live or --libcall with it%s", "");
 		at.dir = dir, at.tracer = tracer, at.filter = filter, at.notrace = notrace;

@@ -25,6 +25,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,19 +68,41 @@ struct dyn {
 	size_t nverneed;
 };
 
-static enum ps_libcall_mode libcall_mode(void)
+/* PATCHSITE_LIBCALL: plt, got, nest (plt from every object), nest-got, or off. */
+static enum ps_libcall_mode libcall_mode(bool *nest)
 {
 	const char *v = getenv("PATCHSITE_LIBCALL");
 
+	*nest = v && !strncmp(v, "nest", 4);
 	if (!v || !*v || !strcmp(v, "0") || !strcmp(v, "off"))
 		return PS_LIBCALL_OFF;
-	if (!strcmp(v, "1") || !strcmp(v, "plt"))
+	if (!strcmp(v, "1") || !strcmp(v, "plt") || !strcmp(v, "nest"))
 		return PS_LIBCALL_PLT;
-	if (!strcmp(v, "got"))
+	if (!strcmp(v, "got") || !strcmp(v, "nest-got"))
 		return PS_LIBCALL_GOT;
-	ps_log(PATCHSITE_LOG_ERROR, "PATCHSITE_LIBCALL=%s: expected plt, got or off: "
-	       "library calls not traced", v);
+	ps_log(PATCHSITE_LOG_ERROR, "PATCHSITE_LIBCALL=%s: expected plt, got, nest, nest-got or "
+	       "off: library calls not traced", v);
 	return PS_LIBCALL_OFF;
+}
+
+/*
+ * Objects whose own calls are never switched (nest): the ones the tracer
+ * itself calls into, or that run under it, so that a call the runtime
+ * makes never comes back to a trampoline (uftrace#744): the C library and
+ * the dynamic linker (the runtime's own calls end there), the unwinder
+ * and the C++ runtime (its unwinding and demangling), sanitizer runtimes.
+ */
+static const char *const own_callers[] = {
+	"libc.so*", "ld-linux*", "ld64.so*", "libgcc_s.so*", "libstdc++.so*", "libasan.so*",
+	"libubsan.so*", "libtsan.so*", "liblsan.so*", "libhwasan.so*", NULL
+};
+
+static bool never_caller(const struct ps_module *m)
+{
+	for (unsigned i = 0; own_callers[i]; i++)
+		if (!fnmatch(own_callers[i], m->name, 0))
+			return true;
+	return ps_module_has_code(m, (uintptr_t)&ps_got_scan, 1);
 }
 
 static const void *dyn_ptr(uintptr_t bias, uint64_t v)
@@ -406,33 +429,47 @@ out:
 
 struct scan_arg {
 	enum ps_libcall_mode mode;
+	bool nest;
 	int err;
 	bool done;
 };
 
-/* The executable is the first object dl_iterate_phdr reports. */
-static int scan_first(struct dl_phdr_info *info, size_t size, void *arg)
+/*
+ * The executable is the first object dl_iterate_phdr reports; with nest,
+ * every other object loaded now too, but the never_caller ones.
+ */
+static int scan_one(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct scan_arg *a = arg;
+	const char *base = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
+	bool exe = !a->done;
 
 	(void)size;
-	if (a->done)
+	if (a->done && !a->nest)
 		return 1;
 	a->done = true;
-	for (unsigned i = 0; i < ps.nmods; i++) {
+	for (unsigned i = 0; i < ps.nmods && !a->err; i++) {
 		struct ps_module *m = ps.mods[i];
 
-		if (!m->gone && !gmods[i] && m->bias == info->dlpi_addr && m->file_ok) {
+		if (m->gone || gmods[i] || m->bias != info->dlpi_addr || !m->file_ok)
+			continue;
+		if (!exe && (!base || strcmp(base + 1, m->name)))
+			continue;
+		if (!exe && never_caller(m))
+			ps_log(PATCHSITE_LOG_NOTE, "%s: its library calls not traced: patchsite "
+			       "itself calls into it or runs under it", m->name);
+		else
 			a->err = add_caller(m, info, a->mode);
-			break;
-		}
+		break;
 	}
-	return 1;
+	return a->err == -ENOMEM;
 }
 
 int ps_got_scan(void)
 {
-	struct scan_arg a = { .mode = libcall_mode() };
+	struct scan_arg a = { 0 };
+
+	a.mode = libcall_mode(&a.nest);
 
 	if (a.mode == PS_LIBCALL_OFF)
 		return 0;
@@ -441,7 +478,7 @@ int ps_got_scan(void)
 		       "%s yet (x86-64 only)", ps.arch->name);
 		return 0;
 	}
-	dl_iterate_phdr(scan_first, &a);
+	dl_iterate_phdr(scan_one, &a);
 	return a.err == -ENOMEM ? a.err : 0;
 }
 
