@@ -102,7 +102,7 @@ static bool never_caller(const struct ps_module *m)
 	for (unsigned i = 0; own_callers[i]; i++)
 		if (!fnmatch(own_callers[i], m->name, 0))
 			return true;
-	return ps_module_has_code(m, (uintptr_t)&ps_got_scan, 1);
+	return false;
 }
 
 static const void *dyn_ptr(uintptr_t bias, uint64_t v)
@@ -432,7 +432,64 @@ struct scan_arg {
 	bool nest;
 	int err;
 	bool done;
+	struct dyn own;			/* the runtime's own object (it may be the program) */
+	uintptr_t own_bias;
+	bool own_found;
 };
+
+/* The object holding this code: its dynamic section, for our own slots. */
+static int find_own(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct scan_arg *a = arg;
+	uintptr_t self = (uintptr_t)&ps_got_scan;
+
+	(void)size;
+	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
+		const Elf64_Phdr *q = &info->dlpi_phdr[i];
+
+		if (q->p_type == PT_LOAD && self >= info->dlpi_addr + q->p_vaddr &&
+		    self < info->dlpi_addr + q->p_vaddr + q->p_memsz) {
+			a->own_found = read_dyn(info, &a->own);
+			a->own_bias = info->dlpi_addr;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Why the calls m makes are patchsite's own, or NULL: the runtime lives in
+ * m (linked in), or one of the runtime's own GOT slots leads into m's code
+ * (a program or library that defines malloc: the runtime's malloc calls
+ * run m's code, and its library calls would come back to a trampoline).
+ */
+static const char *ours(const struct scan_arg *a, const struct ps_module *m)
+{
+	const struct dyn *d = &a->own;
+	const Elf64_Rela *rs[2] = { d->jmprel, d->rela };
+	size_t bytes[2] = { d->jmpsz, d->relasz };
+
+	if (ps_module_has_code(m, (uintptr_t)&ps_got_scan, 1))
+		return "patchsite is linked into it";
+	for (unsigned k = 0; a->own_found && k < 2; k++)
+		for (size_t i = 0; rs[k] && i < bytes[k] / sizeof(Elf64_Rela); i++) {
+			uint32_t t = ELF64_R_TYPE(rs[k][i].r_info);
+			size_t si = ELF64_R_SYM(rs[k][i].r_info);
+			const char *name = d->str + d->sym[si].st_name;
+			uintptr_t v;
+
+			if ((t != ps.arch->jump_slot_type && t != ps.arch->glob_dat_type) || !si ||
+			    d->sym[si].st_name >= d->strsz)
+				continue;
+			/* The C runtime's start-up hooks: called by our _init, before any tracing. */
+			if (!strcmp(name, "__gmon_start__") || !strncmp(name, "_ITM_", 5))
+				continue;
+			v = *(const uintptr_t *)(a->own_bias + rs[k][i].r_offset);
+			if (ps_module_has_code(m, v, 1))
+				return "it defines a function patchsite calls";
+		}
+	return NULL;
+}
 
 /*
  * The executable is the first object dl_iterate_phdr reports; with nest,
@@ -458,6 +515,9 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *arg)
 		if (!exe && never_caller(m))
 			ps_log(PATCHSITE_LOG_NOTE, "%s: its library calls not traced: patchsite "
 			       "itself calls into it or runs under it", m->name);
+		else if (ours(a, m))
+			ps_log(PATCHSITE_LOG_WARNING, "%s: its library calls not traced: %s (they "
+			       "would trace patchsite's own calls)", m->name, ours(a, m));
 		else
 			a->err = add_caller(m, info, a->mode);
 		break;
@@ -478,6 +538,7 @@ int ps_got_scan(void)
 		       "%s yet (x86-64 only)", ps.arch->name);
 		return 0;
 	}
+	dl_iterate_phdr(find_own, &a);
 	dl_iterate_phdr(scan_one, &a);
 	return a.err == -ENOMEM ? a.err : 0;
 }

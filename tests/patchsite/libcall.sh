@@ -390,6 +390,38 @@ else
 	fail "live: malloc and free recorded" report.json
 fi
 
+# Objects whose library calls would be patchsite's own are refused by name: a program that
+# defines malloc (the runtime's malloc calls run it), and one patchsite is linked into.
+cat > mymalloc.c <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+extern void *__libc_malloc(size_t);
+void *malloc(size_t n) { return __libc_malloc(n); }
+int main(void) { char *p = malloc(8); strcpy(p, "hi"); printf("%s %zu\n", p, strlen(p)); return 0; }
+EOF
+gcc -O1 -o mym mymalloc.c >build.log 2>&1 || fail "build mymalloc" build.log
+rm -rf d
+record -d d --libcall ./mym > out 2>err
+if [ "$(cat out)" = "hi 2" ] &&
+   grep -q 'mym: its library calls not traced: it defines a function patchsite calls' err; then
+	pass "a program defining malloc: its library calls refused by name, runs as untraced"
+else
+	fail "a program defining malloc" err
+fi
+if [ "$MODE" = plain ]; then
+	gcc -O1 -o linked "$SRC" "$TOP/$B/libpatchsite.a" -lm -ldl -pthread >build.log 2>&1 ||
+		fail "build linked" build.log
+	rm -rf d
+	PATCHSITE_LIBCALL=plt PATCHSITE_TRACER=function PATCHSITE_DATA=d ./linked > out 2>err
+	if cmp -s out plain.out &&
+	   grep -q 'linked: its library calls not traced: patchsite is linked into it' err; then
+		pass "patchsite linked in: the program's library calls refused by name"
+	else
+		fail "patchsite linked in" err
+	fi
+fi
+
 # A bad value is refused by name.
 if "$PS" record --libcall=all true 2>err; then
 	fail "--libcall=all accepted"
