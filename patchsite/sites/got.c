@@ -430,11 +430,20 @@ out:
 struct scan_arg {
 	enum ps_libcall_mode mode;
 	bool nest;
-	int err;
 	bool done;
 	struct dyn own;			/* the runtime's own object (it may be the program) */
 	uintptr_t own_bias;
 	bool own_found;
+	/*
+	 * The objects to scan, added once dl_iterate_phdr has returned: its
+	 * callback holds the loader's list lock, and add_caller's dlsym takes
+	 * dl_load_lock, which a dlopen holds while it waits for the list lock.
+	 */
+	struct found {
+		struct ps_module *m;
+		struct dl_phdr_info info;	/* its phdr stays valid while it is loaded */
+	} found[PS_MAX_MODULES];
+	unsigned n;
 };
 
 /* The object holding this code: its dynamic section, for our own slots. */
@@ -505,7 +514,7 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *arg)
 	if (a->done && !a->nest)
 		return 1;
 	a->done = true;
-	for (unsigned i = 0; i < ps.nmods && !a->err; i++) {
+	for (unsigned i = 0; i < ps.nmods && a->n < PS_MAX_MODULES; i++) {
 		struct ps_module *m = ps.mods[i];
 
 		if (m->gone || gmods[i] || m->bias != info->dlpi_addr || !m->file_ok)
@@ -519,16 +528,18 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *arg)
 			ps_log(PATCHSITE_LOG_WARNING, "%s: its library calls not traced: %s (they "
 			       "would trace patchsite's own calls)", m->name, ours(a, m));
 		else
-			a->err = add_caller(m, info, a->mode);
+			a->found[a->n++] = (struct found){ m, *info };
 		break;
 	}
-	return a->err == -ENOMEM;
+	return 0;
 }
 
 int ps_got_scan(void)
 {
-	struct scan_arg a = { 0 };
+	static struct scan_arg a;	/* start-up only, under ps.lock: too large for a stack */
+	int err = 0;
 
+	memset(&a, 0, sizeof(a));
 	a.mode = libcall_mode(&a.nest);
 
 	if (a.mode == PS_LIBCALL_OFF)
@@ -540,7 +551,9 @@ int ps_got_scan(void)
 	}
 	dl_iterate_phdr(find_own, &a);
 	dl_iterate_phdr(scan_one, &a);
-	return a.err == -ENOMEM ? a.err : 0;
+	for (unsigned i = 0; i < a.n && err != -ENOMEM; i++)
+		err = add_caller(a.found[i].m, &a.found[i].info, a.mode);
+	return err == -ENOMEM ? err : 0;
 }
 
 bool ps_got_module(const struct ps_module *m)
