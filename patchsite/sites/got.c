@@ -391,14 +391,22 @@ static int add_caller(struct ps_module *caller, const struct dl_phdr_info *info,
 	}
 	g = calloc(1, sizeof(*g));
 	c = calloc(n, sizeof(*c));
-	if (!g || !c || !(g->m = calloc(1, sizeof(*g->m))) || !(g->m->path = strdup(caller->path)))
+	if (!g || !c || !(g->m = calloc(1, sizeof(*g->m))) ||
+	    asprintf(&g->m->path, "%s (library calls)", caller->path) < 0) {
+		if (g && g->m)
+			g->m->path = NULL;
 		goto out;
+	}
 	n = collect(&d, info->dlpi_addr, d.jmprel, d.jmpsz, ps.arch->jump_slot_type, false, c, 0);
 	if (mode == PS_LIBCALL_GOT)
 		n = collect(&d, info->dlpi_addr, d.rela, d.relasz, ps.arch->glob_dat_type, true,
 			    c, n);
 	g->caller = caller;
-	g->m->name = strrchr(g->m->path, '/') ? strrchr(g->m->path, '/') + 1 : g->m->path;
+	/*
+	 * Named as the caller (filters' :mod:, and the loader sync keeps it while an
+	 * object of that name and bias is loaded); the path says what it is (info).
+	 */
+	g->m->name = caller->name;
 	g->m->bias = caller->bias;	/* the loader sync keeps it while the caller is loaded */
 	g->m->index = idx;
 	g->m->syms_loaded = true;
