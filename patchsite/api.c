@@ -27,6 +27,7 @@
 #include "internal.h"
 #include "record/profile.h"
 #include "events/event.h"
+#include "sites/got.h"
 #include "sites/late.h"
 
 static atomic_bool demangle_looked_up;
@@ -412,6 +413,12 @@ static int list_site(const struct ps_site *s, struct func_entry *list, size_t *n
 		if (k && (sym->size ? s->addr >= sym->addr + sym->size : s->addr != sym->addr))
 			continue;	/* a name at the address that does not cover the site */
 		e->name = sym ? strdup(sym->name) : NULL;
+		if (e->name && ps_got_library(s)) {
+			/* A library call: "malloc@libc.so.6", the module the object that calls. */
+			free(e->name);
+			if (asprintf(&e->name, "%s@%s", sym->name, ps_got_library(s)) < 0)
+				e->name = NULL;
+		}
 		e->module = strdup(s->mod->name);
 		if (!e->module || (sym && !e->name)) {
 			free(e->name);

@@ -167,6 +167,18 @@ struct ps_arch {
 	 * stacktrace filter command); false: refused by name.
 	 */
 	bool unwinds_from_ops;
+	/*
+	 * Library calls (sites/got.c): the thunk a GOT slot points to while
+	 * calls through it are traced, slot_thunk_size bytes at `at`.  It enters
+	 * the trampoline in tramp_slot as an entry site's stub does (id << 2,
+	 * the return into the thunk, the return into the caller), then jumps to
+	 * the function through target_slot with every register as the caller
+	 * left it.  NULL: library calls are refused on this arch, by name.
+	 */
+	unsigned slot_thunk_size;
+	uint32_t jump_slot_type, glob_dat_type;	/* the relocations that bind a GOT slot */
+	bool (*write_slot_thunk)(uint8_t *p, uintptr_t at, uint32_t id, uintptr_t tramp_slot,
+				 uintptr_t target_slot);
 };
 
 extern const struct ps_arch ps_arch_x86_64, ps_arch_aarch64, ps_arch_riscv64;

@@ -271,6 +271,9 @@ int cmd_record(int argc, char **argv)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "duration", required_argument, NULL, 'T' },
 		{ "probe", required_argument, NULL, 'P' },
+		{ "libcall", optional_argument, NULL, 'L' },
+		{ "no-libcall", no_argument, NULL, 'n' },
+		{ "nest-libcall", no_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -281,7 +284,8 @@ int cmd_record(int argc, char **argv)
 	char *filter = NULL, *notrace = NULL, *graph = NULL, *probes = NULL, *argspecs = NULL;
 	char *retvals = NULL, lib[PATH_MAX], preload[2 * PATH_MAX];
 	const char *old;
-	bool overwrite = false;
+	const char *libcall = NULL;
+	bool overwrite = false, nest = false;
 	int c, st;
 	pid_t pid;
 
@@ -314,6 +318,13 @@ int cmd_record(int argc, char **argv)
 		case 'D': depth = optarg; break;
 		case 'b': kb = optarg; break;
 		case 'o': overwrite = true; break;
+		case 'L':
+			libcall = optarg ? optarg : "plt";
+			if (strcmp(libcall, "plt") && strcmp(libcall, "got"))
+				return bad_usage("record: --libcall=%s: expected plt or got", libcall);
+			break;
+		case 'n': libcall = "off"; break;
+		case 'E': nest = true; break;
 		case 'l': live.dir = dir; break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: return bad_usage("record: bad option", "");
@@ -325,14 +336,23 @@ int cmd_record(int argc, char **argv)
 	    strcmp(tracer, "latency") && strcmp(tracer, "function_profile") && strcmp(tracer, "nop"))
 		return bad_usage("record: --tracer=%s: expected function, function_graph, latency, "
 				 "function_profile or nop", tracer);
+	/* --nest-libcall: the libraries' calls too (PATCHSITE_LIBCALL=nest, nest-got). */
+	if (nest && libcall && !strcmp(libcall, "off"))
+		return bad_usage("record: --nest-libcall with --no-libcall%s", "");
+	if (nest)
+		libcall = libcall && !strcmp(libcall, "got") ? "nest-got" : "nest";
+#ifndef __x86_64__
+	if (libcall && strcmp(libcall, "off"))
+		return bad_usage("record: --libcall: library calls are traced on x86-64 only%s", "");
+#endif
 	if (at.pid) {
 		/* attach.c: into a running process, through its control channel. */
 		if (probes || argspecs || retvals)
 			return bad_usage("record: --probe, -A, -R with -p: write the definition to the "
 					 "process's dynamic_events (patchsite ctl PID dynamic_events)%s", "");
-		if (optind < argc || overwrite || live.dir)
+		if (optind < argc || overwrite || live.dir || libcall || nest)
 			return bad_usage("record: -p attaches to a running process: no command, "
-					 "--overwrite or --live with it%s", "");
+					 "--overwrite, --live or --libcall with it%s", "");
 		at.dir = dir, at.tracer = tracer, at.filter = filter, at.notrace = notrace;
 		at.graph = graph, at.depth = depth, at.kb = kb;
 		c = attach_record(&at);
@@ -382,6 +402,7 @@ int cmd_record(int argc, char **argv)
 	set_env("PATCHSITE_MAX_DEPTH", depth);
 	set_env("PATCHSITE_BUFFER_KB", kb);
 	set_env("PATCHSITE_OVERWRITE", overwrite ? "1" : NULL);
+	set_env("PATCHSITE_LIBCALL", libcall);
 	env_names_say(dir);
 	fflush(NULL);
 	pid = fork();

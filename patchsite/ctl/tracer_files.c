@@ -20,6 +20,7 @@
 
 #include "ctl/control.h"
 #include "internal.h"
+#include "sites/got.h"
 #include "sites/scan.h"
 
 #define SEPARATORS " \t\n,"
@@ -334,8 +335,9 @@ static int enabled_read(const char *sub, struct ps_buf *out)
 		/* A -finstrument-functions site is never written: wanted is enabled. */
 		if (s->state != SITE_CALL && !(s->state == SITE_INTERPOSED && want))
 			continue;
-		ps_buf_printf(out, "%s [%s] (%d)\t", ps_site_name(s, buf, sizeof(buf)), s->mod->name,
-			      __builtin_popcountll(want));
+		ps_buf_printf(out, "%s%s%s [%s] (%d)\t", ps_site_name(s, buf, sizeof(buf)),
+			      ps_got_library(s) ? "@" : "", ps_got_library(s) ? ps_got_library(s) : "",
+			      s->mod->name, __builtin_popcountll(want));
 		wanted_by(want, out);
 		ps_buf_puts(out, "\n");
 	}

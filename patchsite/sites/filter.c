@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sites/got.h"
 #include "sites/site.h"
 
 #define SEPARATORS " \t\n,"
@@ -34,9 +35,15 @@ static bool sym_matches(const struct ps_site *s, const char *glob)
 	const struct ps_sym *a;
 	size_t n = ps_sym_aliases(s->mod, s->sym, &a);
 
+	const char *lib = ps_got_library(s);
+	char full[512];
+
 	for (size_t k = 0; k < n; k++)
 		if (!fnmatch(glob, a[k].name, 0) || !fnmatch(glob, ps_sym_shown(&a[k]), 0))
 			return true;
+	/* A library call is also "malloc@libc.so.6", as the function lists show it. */
+	if (lib && (size_t)snprintf(full, sizeof(full), "%s@%s", s->sym->name, lib) < sizeof(full))
+		return !fnmatch(glob, full, 0);
 	return false;
 }
 
@@ -63,7 +70,9 @@ static size_t apply_token(uint8_t *set, char *tok, size_t from, size_t to, bool 
 
 		if (!s || !s->sym || !sym_matches(s, func))
 			continue;
-		if (mod && fnmatch(mod, s->mod->name, 0))
+		/* :mod: of a library call: the object that calls, or the library that defines it. */
+		if (mod && fnmatch(mod, s->mod->name, 0) &&
+		    !(ps_got_library(s) && !fnmatch(mod, ps_got_library(s), 0)))
 			continue;
 		set[i] = !neg;
 		hits++;

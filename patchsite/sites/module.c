@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "sites.h"
+#include "sites/got.h"
 #include "pcrel_table.h"
 
 static const char *const table_names[] = { "__mcount_loc", "__patchable_function_entries",
@@ -507,6 +508,9 @@ int ps_modules_scan(void)
 	size_t total = 0, k = 0;
 
 	dl_iterate_phdr(scan_one, &ctx);
+	/* The executable's library calls: modules of their own, after the objects (got.c). */
+	if (ps_got_scan() == -ENOMEM && !ctx.err)
+		ctx.err = -ENOMEM;
 	for (unsigned i = 0; i < ps.nmods; i++)
 		total += ps.mods[i]->nsites;
 	ps.site_index = ps_calloc_large(total ? total : 1, sizeof(*ps.site_index));

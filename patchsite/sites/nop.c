@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 
 #include "sites.h"
+#include "sites/got.h"
 
 /* The site already holds the NOP we write (another NOP form, clang's, is rewritten). */
 static bool our_nop(const struct ps_site *s, const struct site_insn *in, const uint8_t *p)
@@ -201,7 +202,8 @@ int ps_patch_startup(struct ps_module *m)
 	const struct ps_seg *sg = NULL;	/* the segment of the last site (sites are sorted) */
 	int err;
 
-	if (!m->nsites || ps_module_interposed(m))
+	/* got.c's slots are data, cyg.c's sites are never written: no code to change */
+	if (!m->nsites || ps_got_module(m) || ps_module_interposed(m))
 		return 0;
 	err = stubs_first(m);
 	if (err)
@@ -326,7 +328,8 @@ int ps_patch_late(struct ps_module *m)
 	size_t np = 0;
 	int err = 0;
 
-	if (!m->nsites || ps_module_interposed(m))
+	/* got.c's slots are data, cyg.c's sites are never written: no code to change */
+	if (!m->nsites || ps_got_module(m) || ps_module_interposed(m))
 		return 0;
 	err = stubs_first(m);
 	if (err)

@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "sites.h"
+#include "sites/got.h"
 
 void ps_format_bytes(char *buf, size_t len, const uint8_t *p, unsigned n)
 {
@@ -156,7 +157,7 @@ static size_t check_pending(bool (*touched)[8])
 		struct ps_module *m = ps.mods[k];
 
 		/* An unloaded object's text is gone (its sites left the index). */
-		for (size_t i = 0; !m->gone && m->stubs && i < m->nsites; i++) {
+		for (size_t i = 0; !m->gone && m->stubs && !ps_got_module(m) && i < m->nsites; i++) {
 			struct ps_site *s = &m->sites[i];
 			enum site_state to;
 			uint8_t cur[8], next[8];
@@ -196,7 +197,7 @@ static void poke_pending(enum poke_step step)
 		struct ps_module *m = ps.mods[k];
 
 		/* An unloaded object's text is gone (its sites left the index). */
-		for (size_t i = 0; !m->gone && m->stubs && i < m->nsites; i++) {
+		for (size_t i = 0; !m->gone && m->stubs && !ps_got_module(m) && i < m->nsites; i++) {
 			struct ps_site *s = &m->sites[i];
 			enum site_state to;
 			uint8_t b[8];
@@ -298,6 +299,9 @@ int ps_patch_update(void)
 	static bool touched[PS_MAX_MODULES][8];
 	size_t np;
 
+	/* Library-call slots first: data stores, no protocol (got.c). */
+	np = ps_got_update();
+	ps.pokes += np;
 	if (!ps.can_write || !ps.can_sync)
 		return ps.can_write ? -ENOSYS : -EACCES;
 	memset(touched, 0, sizeof(touched));

@@ -16,6 +16,9 @@
  *   ops.c      an ops joins or leaves (ps_ops_register): dispatch.c, then sync.c
  *   filter.c   globs -> one byte per site; sets that grow with new objects
  *   sync.c     every live change of the objects, then patching; watchers
+ *   got.c      library calls: the executable's GOT slots as sites of a module
+ *              of their own, switched by pointer stores (got.h);
+ *              got_families.c the functions never switched, with the reason
  */
 #ifndef PS_SITES_H
 #define PS_SITES_H

@@ -52,6 +52,7 @@
 #include "sites/site.h"
 #include "patchsite.h"
 #include "x86_insn.h"
+#include "got_thunk.h"
 
 
 #include "frame.h"
@@ -361,4 +362,8 @@ const struct ps_arch ps_arch_x86_64 = {
 	.regs_retval	= x86_64_regs_retval,
 	.exit_retval	= x86_64_exit_retval,
 	.unwinds_from_ops = true,	/* ps_x86_64_tramp's CFI (tests/patchsite/feat.sh) */
+	.slot_thunk_size = PS_X86_64_SLOT_THUNK,
+	.jump_slot_type	= R_X86_64_JUMP_SLOT,
+	.glob_dat_type	= R_X86_64_GLOB_DAT,
+	.write_slot_thunk = ps_x86_64_write_slot_thunk,
 };
