@@ -543,6 +543,22 @@ if printf '#include "patchsite.h"\n#include "patchsite_event.h"\nint main() { pa
 else
 	fail "public headers in C++" cxx.err
 fi
+# patchsite-cc refuses -flto with -pg (issue 23: valkey's default -O3 -flto=auto built a server
+# with nothing traceable, silently).  Oracle: gcc itself, whose -flto -pg object holds only its
+# IR (.gnu.lto_ sections, no __fentry__ call for recordmcount to find: objdump).
+printf 'int f(int x) { return x + 1; }\n' >lto.c
+"$CC" -O2 -flto -pg -mfentry -c lto.c -o lto0.o 2>/dev/null
+PATCHSITE_CC=$CC "$TOP/$B/patchsite-cc" -O2 -flto=auto -pg -mfentry -c lto.c -o lto1.o 2>lto.err
+rc=$?
+PATCHSITE_CC=$CC "$TOP/$B/patchsite-cc" -O2 -flto=auto -pg -mfentry -fno-lto -c lto.c -o lto2.o 2>>lto.err
+rc2=$?
+if [ "$(readelf -SW lto0.o | grep -c '\.gnu\.lto_')" -gt 0 ] && ! objdump -dr lto0.o | grep -q __fentry__ &&
+   [ $rc = 1 ] && [ ! -e lto1.o ] && [ "$(wc -l <lto.err)" = 1 ] && grep -q -- '-flto with -pg' lto.err &&
+   [ $rc2 = 0 ] && objdump -dr lto2.o | grep -q __fentry__; then
+	pass "patchsite-cc: -flto with -pg refused in one line; with -fno-lto built, traced"
+else
+	fail "patchsite-cc -flto (rc $rc, $rc2)" lto.err
+fi
 "$PS" --help >out && grep -q '^usage: patchsite record' out && pass "--help" || fail "--help" out
 
 echo "$PASS passed, $FAIL failed"
