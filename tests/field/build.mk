@@ -9,3 +9,9 @@
 .PHONY: check-field
 check-field: $(PS_LIBS) $(B)/patchsite $(B)/recordmcount $(B)/patchsite-cc
 	$(Q)sh tests/field/valkey.sh $(B) $(FIELD_UNITS)
+
+# What a traceable build costs with tracing off on the same server (bench/field/valkey-cost.sh):
+# plain, sites without the runtime, sites NOPed by the runtime; after check-field built them.
+.PHONY: bench-field
+bench-field: $(PS_LIBS)
+	$(Q)sh bench/field/valkey-cost.sh $(B) $(or $(FIELD_ROUNDS),7) $(or $(FIELD_REQUESTS),2000000)
