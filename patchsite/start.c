@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ctl/channel.h"
 #include "ctl/control.h"
 #include "internal.h"
 #include "events/probe.h"
@@ -417,7 +418,7 @@ __attribute__((constructor)) static void ps_start(void)
 	patchsite_init();
 	ps_gprof_started();	/* gprof's start-up, if an _init asked before us */
 	if (!ps.init_err)
-		pthread_atfork(NULL, NULL, start_forked);
+		pthread_atfork(ps_channel_before_fork, NULL, start_forked);
 	/* A refused setting is said once, by env_bad, not by the log too (PATCHSITE_LOG=1). */
 	ps_log_defer_errors = true;
 	env_start();

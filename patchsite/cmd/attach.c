@@ -170,14 +170,100 @@ static int absolute(const char *dir, char *out, size_t len)
 	return snprintf(out, len, "%s/%s", cwd, dir) < (int)len ? 0 : -ENAMETOOLONG;
 }
 
+/* What switching the tracer on needs (a pipe_opts ready callback for --live). */
+struct tracer_start {
+	const struct attach_record *o;
+	const char *dir;
+	long long t0;
+	bool on;		/* it was switched on */
+	int off;		/* 1: switched off (0: ok), -1: not yet */
+};
+
+/* The tracer last: it starts recording. */
+static int tracer_on(void *arg)
+{
+	struct tracer_start *ts = arg;
+	const struct attach_record *o = ts->o;
+	char cur[PATH_MAX];
+
+	if (ctl_set(o->pid, "current_tracer", o->tracer))
+		return 1;
+	if (getenv("PATCHSITE_ATTACH_TIME"))
+		fprintf(stderr, "patchsite: record: pid %d: tracer on %lld ms after the start\n",
+			o->pid, attach_now_ms() - ts->t0);
+	/* A filter whose functions all have refused sites (one-byte NOPs after attach) is silent. */
+	if (o->filter && !ctl_get(o->pid, "enabled_functions", cur, sizeof(cur)) && !*cur)
+		fprintf(stderr, "patchsite: record: pid %d: warning: no function of -F %s is traced: "
+			"their sites were refused (gcc's -fpatchable-function-entry one-byte NOPs are "
+			"left as built in a process attached to: see patchsite(1), ATTACH)\n", o->pid,
+			o->filter);
+	fprintf(stderr, "patchsite: record: pid %d: recording (%s) into %s; %s\n", o->pid, o->tracer,
+		ts->dir, o->duration > 0 ? "for the duration given" : "Ctrl-C or SIGTERM stops");
+	ts->on = true;
+	return 0;
+}
+
+/* current_tracer nop: 0, or 1 (said). */
+static int tracer_off(void *arg)
+{
+	struct tracer_start *ts = arg;
+
+	if (ts->off < 0)
+		ts->off = ctl_set(ts->o->pid, "current_tracer", "nop") ? 1 : 0;
+	return ts->off;
+}
+
+/* Until a signal in stop, the end (ms, or 0) or the process's end: the signal, 0 or -1 (gone). */
+static int wait_stop(const struct attach_record *o, const sigset_t *stop, long long end)
+{
+	struct timespec ts = { 0 };
+	int sig = 0;
+
+	while (!sig) {
+		long long left = end ? end - attach_now_ms() : 200;
+
+		if (end && left <= 0)
+			break;
+		if (left > 200)
+			left = 200;
+		ts.tv_sec = left / 1000;
+		ts.tv_nsec = left % 1000 * 1000000L;
+		sig = sigtimedwait(stop, NULL, &ts);
+		if (sig < 0)
+			sig = 0;
+		if (kill(o->pid, 0) && errno == ESRCH)
+			return -1;
+	}
+	return sig;
+}
+
+/*
+ * --live: the session's events as they are recorded, from now on (what the
+ * directory held before, a running session's, is not shown: pipe
+ * --from-now); the tracer is switched on once following has begun.
+ */
+static int follow_live(const struct attach_record *o, struct tracer_start *ts,
+		       const sigset_t *stop, long long end)
+{
+	struct attach_follow f = {
+		.dir = ts->dir, .pid = o->pid, .on = tracer_on, .off = tracer_off, .arg = ts,
+		.until_ms = end, .held = stop,
+	};
+
+	o->follow(&f);
+	sigprocmask(SIG_BLOCK, stop, NULL);
+	if (!ts->on)
+		return 1;	/* refused (said), or nothing followed: never switched on */
+	return kill(o->pid, 0) && errno == ESRCH ? -1 : 0;
+}
+
 int attach_record(const struct attach_record *o)
 {
 	char why[1024], dir[PATH_MAX], cur[PATH_MAX];
-	long long t0 = attach_now_ms();
-	struct timespec ts = { 0 };
+	struct tracer_start ts = { .o = o, .dir = dir, .t0 = attach_now_ms(), .off = -1 };
 	sigset_t stop;
 	long long end;
-	int err, sig = 0;
+	int sig;
 
 	if (attach_runtime(o->pid, "record", why, sizeof(why))) {
 		fprintf(stderr, "patchsite: record: %s\n", why);
@@ -211,42 +297,22 @@ int attach_record(const struct attach_record *o)
 	sigaddset(&stop, SIGTERM);
 	sigaddset(&stop, SIGHUP);
 	sigprocmask(SIG_BLOCK, &stop, NULL);
-	if (ctl_set(o->pid, "current_tracer", o->tracer))
-		return 1;
-	if (getenv("PATCHSITE_ATTACH_TIME"))
-		fprintf(stderr, "patchsite: record: pid %d: tracer on %lld ms after the start\n",
-			o->pid, attach_now_ms() - t0);
-	/* A filter whose functions all have refused sites (one-byte NOPs after attach) is silent. */
-	if (o->filter && !ctl_get(o->pid, "enabled_functions", cur, sizeof(cur)) && !*cur)
-		fprintf(stderr, "patchsite: record: pid %d: warning: no function of -F %s is "
-			"traced: their sites were refused (gcc's -fpatchable-function-entry "
-			"one-byte NOPs are left as built in a process attached to: see "
-			"patchsite(1), ATTACH)\n", o->pid,
-			o->filter);
-	fprintf(stderr, "patchsite: record: pid %d: recording (%s) into %s; %s\n", o->pid, o->tracer,
-		dir, o->duration > 0 ? "for the duration given" : "Ctrl-C or SIGTERM stops");
 	end = o->duration > 0 ? attach_now_ms() + (long long)(o->duration * 1000) : 0;
-	while (!sig) {
-		long long left = end ? end - attach_now_ms() : 200;
-
-		if (end && left <= 0)
-			break;
-		if (left > 200)
-			left = 200;
-		ts.tv_sec = left / 1000;
-		ts.tv_nsec = left % 1000 * 1000000L;
-		sig = sigtimedwait(&stop, NULL, &ts);
-		if (sig < 0)
-			sig = 0;
-		if (kill(o->pid, 0) && errno == ESRCH) {
-			fprintf(stderr, "patchsite: record: pid %d ended; recorded up to then in "
-				"%s\n",
-				o->pid, dir);
-			return 0;
-		}
+	if (o->live) {
+		sig = follow_live(o, &ts, &stop, end);
+		if (sig > 0)
+			return sig;
+	} else {
+		if (tracer_on(&ts))
+			return 1;
+		sig = wait_stop(o, &stop, end);
 	}
-	err = ctl_set(o->pid, "current_tracer", "nop");
-	if (err)
+	if (sig < 0) {
+		fprintf(stderr, "patchsite: record: pid %d ended; recorded up to then in %s\n",
+			o->pid, dir);
+		return 0;
+	}
+	if (tracer_off(&ts))
 		return 1;
 	fprintf(stderr, "patchsite: record: pid %d: stopped%s; it runs on untraced (every site a "
 		"NOP; libpatchsite stays loaded in it); recorded in %s\n", o->pid,

@@ -6,6 +6,7 @@
 #ifndef PS_CMD_ATTACH_H
 #define PS_CMD_ATTACH_H
 
+#include <signal.h>
 #include <stdbool.h>
 
 /*
@@ -16,6 +17,24 @@
  */
 int attach_runtime(int pid, const char *who, char *why, size_t len);
 
+/*
+ * record -p --live: what the follower (pipe_follow, wired by record_cmd.c:
+ * attach.c does not call up to pipe.c, which calls attach_runtime) is given.
+ * It prints the session's events from now on, calls on(arg) once following
+ * has begun (the tracer goes on there), and returns when a held signal
+ * comes, the time until_ms (CLOCK_MONOTONIC, 0: none) is reached or the
+ * process is gone.
+ */
+struct attach_follow {
+	const char *dir;
+	int pid;
+	int (*on)(void *arg);
+	int (*off)(void *arg);	/* at a stop, before the last look: nothing after it is lost */
+	void *arg;
+	long long until_ms;
+	const sigset_t *held;	/* blocked by the caller: caught as a stop */
+};
+
 /* `patchsite record -p PID`: what record's options asked for. */
 struct attach_record {
 	int pid;
@@ -23,7 +42,9 @@ struct attach_record {
 	bool dir_given;		/* -d on the command line */
 	const char *tracer, *filter, *notrace, *graph, *depth, *kb;
 	double duration;	/* seconds; 0: until SIGINT or SIGTERM */
+	bool live;		/* --live: print what the session records from now on */
 	int (*fresh_dir)(const char *dir);	/* main.c: an older session moves to DIR.old */
+	int (*follow)(const struct attach_follow *f);	/* record_cmd.c: --live */
 };
 
 /* Attach, set the tracer up, record until a signal or the duration, set nop: the exit status. */

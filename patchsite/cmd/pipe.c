@@ -146,6 +146,56 @@ static int round_end(struct round *r, FILE *out)
 	return 0;
 }
 
+static bool target_gone(const struct pipe_opts *o)
+{
+	return o->target && kill(o->target, 0) && errno == ESRCH;
+}
+
+static long long mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/* record -p --live: its tracer on, once (pipe.h ready); non-zero: stop. */
+static int ready_once(struct pipe_opts *o)
+{
+	int (*ready)(void *) = o->ready;
+
+	o->ready = NULL;
+	return ready ? ready(o->ready_arg) : 0;
+}
+
+/* A stop (signal, until_ms): record -p --live switches its tracer off before the last look. */
+static bool stopped(struct pipe_opts *o)
+{
+	int (*fn)(void *) = o->stopping;
+
+	if (o->until_ms && mono_ms() >= o->until_ms)
+		stop = 1;
+	if (stop && fn) {
+		o->stopping = NULL;
+		fn(o->ready_arg);
+	}
+	return stop;
+}
+
+/* Signals that end following: ^C and SIGTERM, or the ones the caller held. */
+static void catch_stop(const struct pipe_opts *o)
+{
+	if (!o->held) {
+		signal(SIGINT, on_stop);
+		signal(SIGTERM, on_stop);
+		return;
+	}
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sigismember(o->held, sig) == 1)
+			signal(sig, on_stop);
+	sigprocmask(SIG_UNBLOCK, o->held, NULL);
+}
+
 /* record --live: the command, reaped here (its status kept for record). */
 static void reap(struct pipe_opts *o)
 {
@@ -184,20 +234,27 @@ int pipe_follow(FILE *out, struct pipe_opts *o)
 	struct followed *fl = NULL;
 	size_t nfl = 0;
 	int err = 0;
-	bool any = false, first = true;
+	bool any = false, first = true, failed = false;
 
 	struct round r = { 0 };
 
+	bool waits = o->child || o->ready;
+
 	stop = 0;
-	if (!o->child) {
-		signal(SIGINT, on_stop);
-		signal(SIGTERM, on_stop);
-	}
-	/* record --live starts before the command made its directory. */
-	while (psr_open_live(o->dir, o->child ? NULL : stderr, &s)) {
+	if (!o->child)
+		catch_stop(o);
+	/*
+	 * record --live starts before the command made its directory; record
+	 * -p --live before its tracer made the process's (nothing was there
+	 * before now: nothing to skip).
+	 */
+	while (psr_open_live(o->dir, waits ? NULL : stderr, &s)) {
 		reap(o);
-		if (!o->child || o->child_done || stop)
-			return o->child ? 0 : 1;
+		o->from_now = false;
+		if (ready_once(o))
+			return 1;
+		if (!waits || o->child_done || stopped(o) || target_gone(o))
+			return waits ? 0 : 1;
 		nap(IDLE_NS);
 	}
 	for (;;) {
@@ -205,6 +262,7 @@ int pipe_follow(FILE *out, struct pipe_opts *o)
 		bool all_final = true, wanted = false;
 
 		reap(o);
+		stopped(o);
 		/* Seen ended at the last look: this look at its files is the last. */
 		for (size_t i = 0; i < nfl; i++)
 			if (fl[i].ended || stop)
@@ -231,6 +289,10 @@ int pipe_follow(FILE *out, struct pipe_opts *o)
 			nfl = s->nprocs;
 		}
 		first = false;
+		if (!err && ready_once(o)) {
+			failed = true;
+			break;
+		}
 		for (size_t i = 0; i < s->nprocs && !err; i++) {
 			struct psr_proc *p = &s->procs[i];
 
@@ -248,10 +310,11 @@ int pipe_follow(FILE *out, struct pipe_opts *o)
 		if (err)
 			break;
 		/* Every process followed has ended (record --live: and the command). */
-		if (wanted && all_final && (!o->child || o->child_done))
+		if (wanted && all_final && (!o->child || o->child_done) &&
+		    (!o->target || stop || target_gone(o)))
 			break;
 		/* --pid of a process the session does not list: said below, not waited for. */
-		if (!wanted && (stop || (o->child && o->child_done) || o->pid))
+		if (!wanted && (stop || (o->child && o->child_done) || o->pid || target_gone(o)))
 			break;
 		if (!shown)
 			nap(IDLE_NS);
@@ -271,7 +334,7 @@ int pipe_follow(FILE *out, struct pipe_opts *o)
 		fprintf(stderr, "patchsite: pipe: out of memory\n");
 	else if (err)
 		fprintf(stderr, "patchsite: pipe: writing the output: %s\n", strerror(-err));
-	return err || (o->pid && !any) ? 1 : 0;
+	return err || failed || (o->pid && !any) ? 1 : 0;
 }
 
 /*

@@ -6,6 +6,7 @@
 #ifndef PS_PIPE_H
 #define PS_PIPE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -22,6 +23,18 @@ struct pipe_opts {
 	bool child_done;		/* out: reaped; child_status is its wait status */
 	int child_status;
 	unsigned long long shown;	/* out: events printed (lines; a leaf call is one) */
+	/*
+	 * record -p --live: called once, when following has begun (after the
+	 * --from-now skip of what the session holds, or before waiting for a
+	 * session that is not there yet): it switches the tracer on; non-zero
+	 * ends following.  With it, a missing session is waited for.
+	 */
+	int (*ready)(void *arg);
+	int (*stopping)(void *arg);	/* called once at a stop, before the last look: tracer off */
+	void *ready_arg;
+	pid_t target;			/* record -p --live: followed while it lives, or 0 */
+	long long until_ms;		/* stop at this CLOCK_MONOTONIC time (ms), or 0 */
+	const sigset_t *held;		/* signals the caller blocked: caught as a stop, unblocked */
 };
 
 /* Print events as they are recorded until every process followed ended: 0, or 1 (said). */

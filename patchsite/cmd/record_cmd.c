@@ -260,6 +260,23 @@ static void set_env(const char *name, const char *value)
 	}
 }
 
+/*
+ * record -p --live (attach.h): pipe --from-now on the session, the tracer
+ * switched on once following has begun.  A reader that goes away (| head)
+ * ends the streaming; the tracer is then switched off.
+ */
+static int follow_attached(const struct attach_follow *f)
+{
+	struct pipe_opts p = {
+		.dir = f->dir, .from_now = true, .ready = f->on, .stopping = f->off,
+		.ready_arg = f->arg,
+		.target = f->pid, .until_ms = f->until_ms, .held = f->held,
+	};
+
+	signal(SIGPIPE, SIG_IGN);
+	return pipe_follow(stdout, &p);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -277,7 +294,7 @@ int cmd_record(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	struct attach_record at = { .fresh_dir = fresh_dir };
+	struct attach_record at = { .fresh_dir = fresh_dir, .follow = follow_attached };
 	char *end;
 	struct pipe_opts live = { 0 };
 	const char *dir = DEFAULT_DIR, *tracer = "function_graph", *depth = NULL, *kb = NULL;
@@ -350,9 +367,10 @@ int cmd_record(int argc, char **argv)
 		if (probes || argspecs || retvals)
 			return bad_usage("record: --probe, -A, -R with -p: write the definition to the "
 					 "process's dynamic_events (patchsite ctl PID dynamic_events)%s", "");
-		if (optind < argc || overwrite || live.dir || libcall || nest)
+		if (optind < argc || overwrite || libcall || nest)
 			return bad_usage("record: -p attaches to a running process: no command, "
-					 "--overwrite, --live or --libcall with it%s", "");
+					 "--overwrite or --libcall with it%s", "");
+		at.live = live.dir != NULL;
 		at.dir = dir, at.tracer = tracer, at.filter = filter, at.notrace = notrace;
 		at.graph = graph, at.depth = depth, at.kb = kb;
 		c = attach_record(&at);

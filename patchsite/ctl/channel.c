@@ -35,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ctl/channel.h"
 #include "ctl/control.h"
 #include "ctl/proto.h"
 #include "internal.h"
@@ -49,6 +50,8 @@ static struct {
 	char xdg[80];		/* $XDG_RUNTIME_DIR, read at start (the program may setenv later) */
 	char dir[96];		/* the channel directory */
 	char path[108];		/* dir/PID.sock */
+	sem_t running;		/* posted by the thread once it runs */
+	_Atomic bool unsure;	/* a forked child's thread may not be running yet */
 } chan = { .fd = -1 };
 
 /* The directory is ours alone: a directory (not a symlink), owned by us, 0700. */
@@ -268,12 +271,6 @@ static int listen_on(void)
 	return fd;
 }
 
-/* What the starter hands the thread, on its stack until the thread runs. */
-struct starting {
-	sem_t running;
-	bool forked;
-};
-
 /*
  * The thread makes the socket itself: a process (a forked child most of
  * all) that exits at once pays only for the thread, and rarely leaves a
@@ -281,11 +278,10 @@ struct starting {
  */
 static void *channel_main(void *arg)
 {
-	struct starting *st = arg;
-	bool forked = st->forked;
+	bool forked = arg != NULL;
 	int lfd;
 
-	sem_post(&st->running);	/* st is the starter's, gone from here on */
+	sem_post(&chan.running);
 	ps_log_quiet = true;	/* a client's errors are the client's, not the program's stderr */
 	/* A forked child that execs or exits at once (most do) makes no socket at all. */
 	if (forked)
@@ -322,10 +318,32 @@ static void *channel_main(void *arg)
 	return NULL;
 }
 
+/*
+ * Wait for the thread to run, bounded: its start-up is the C library's and
+ * a sanitizer's, which may allocate, and a fork meanwhile would copy an
+ * allocator lock it holds into the child.  In a forked child the thread
+ * may never run: gcc 12's AddressSanitizer does not guard fork, so a lock
+ * another of the parent's threads held is held for ever in the child, and
+ * the thread's start-up blocks on it.  The program is not held up by that.
+ */
+static void wait_running(long ms)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	t.tv_sec += ms / 1000;
+	t.tv_nsec += ms % 1000 * 1000000L;
+	if (t.tv_nsec >= 1000000000L) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000L;
+	}
+	while (sem_timedwait(&chan.running, &t) && errno == EINTR)
+		;
+}
+
 static void start(bool forked)
 {
 	const char *env = getenv("PATCHSITE_CTL");
-	struct starting st = { .forked = forked };
 	pthread_attr_t attr;
 	sigset_t all, old;
 	pthread_t th;
@@ -344,23 +362,11 @@ static void start(bool forked)
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 512 * 1024);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	sem_init(&st.running, 0, 0);
+	sem_init(&chan.running, 0, 0);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = pthread_create(&th, &attr, channel_main, &st);
+	err = pthread_create(&th, &attr, channel_main, forked ? &chan : NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
-	/*
-	 * Return once the thread runs.  Its start-up is the C library's and a
-	 * sanitizer's, which may allocate: a program that forks at once must
-	 * not copy an allocator lock the starting thread holds into its child,
-	 * and a process that exits at once must not exit while its thread is
-	 * still being made.  Under AddressSanitizer (gcc 12), whose allocator
-	 * does not guard fork, both hung.  From here on the thread allocates
-	 * only while it serves a request.
-	 */
-	while (!err && sem_wait(&st.running) && errno == EINTR)
-		;
-	sem_destroy(&st.running);
 	if (err) {
 		ps_log(PATCHSITE_LOG_NOTE, "control channel thread: %s: no control channel",
 		       strerror(err));
@@ -368,6 +374,16 @@ static void start(bool forked)
 	}
 	pthread_setname_np(th, "patchsite-ctl");
 	chan.started = true;
+	/*
+	 * At start-up, return once the thread runs (a program that forks or
+	 * exits at once).  A forked child goes on at once, from inside fork():
+	 * its next fork or its exit waits instead (ps_channel_before_fork).
+	 */
+	if (forked)
+		atomic_store(&chan.unsure, true);
+	else
+		while (sem_wait(&chan.running) && errno == EINTR)
+			;
 }
 
 void ps_channel_start(void)
@@ -387,8 +403,16 @@ void ps_channel_forked(void)
 		start(true);
 }
 
+/* Before a fork, and at exit: a forked child's thread has run, or 200 ms went by. */
+void ps_channel_before_fork(void)
+{
+	if (atomic_exchange(&chan.unsure, false))
+		wait_running(200);
+}
+
 void ps_channel_stop(void)
 {
+	ps_channel_before_fork();
 	atomic_store(&chan.stopping, true);
 	if (atomic_load_explicit(&chan.fd, memory_order_acquire) >= 0 && chan.pid == getpid())
 		unlink(chan.path);

@@ -7,5 +7,6 @@
 void ps_channel_start(void);
 void ps_channel_forked(void);
 void ps_channel_stop(void);
+void ps_channel_before_fork(void);	/* a forked child's thread has started, or gave up */
 
 #endif

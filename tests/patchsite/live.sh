@@ -115,6 +115,56 @@ check "pipe --from-now: $shown of the $calls leaf lines (the ones after it start
 "$PS" pipe -d dn --from-start --from-now >both.out 2>&1
 check "pipe --from-start --from-now: a usage error (exit 2)" both.out test $? = 2
 
+# record -p PID --live (issue 23): a process with the runtime preloaded (untraced but ready), its
+# control channel answering; record switches the tracer on once it follows the session, and off
+# at the end (--duration) before its last look.  The sample runs far longer than each case (one
+# thread, 20000000 calls pausing 1 ms every 1000: 20 s at least) and is killed after.
+# Oracle: replay of the same directory (every leaf line shown is one it has; a fresh attach
+# shows every one), and the count of lines before the attach that a "from now" must not show.
+livepid() {	# start the sample preloaded; its pid, once its channel answers
+	LD_PRELOAD="$SANPRE $PATCHSITE_LIB" ./livemark 1 20000000 >lp.out 2>lp.err &
+	lp=$!
+	n=0
+	until "$PS" ctl $lp current_tracer >/dev/null 2>&1 || [ $n -ge 500 ]; do sleep 0.01; n=$((n + 1)); done
+}
+livepid
+record -p $lp -d fa --live --tracer=function -F leaf --duration=0.3 >fa.out 2>fa.err
+rc=$?
+"$PS" ctl $lp current_tracer >fa.cur 2>&1
+"$PS" replay -d fa | untimed >replay.leaf
+untimed <fa.out >fa.leaf
+shown=$(wc -l <fa.leaf)
+check "record -p --live (a first attach): exit 0, $shown leaf lines = replay's $(wc -l <replay.leaf), tracer nop after" \
+	fa.err test "$rc" = 0 -a "$shown" -gt 0 -a "$(cat fa.cur)" = nop \
+	-a "$(cmp -s fa.leaf replay.leaf && echo same)" = same
+# A running session (the tracer set over the channel 0.2 s before): only what comes after.
+"$PS" ctl $lp set_ftrace_filter leaf && "$PS" ctl $lp current_tracer function
+sleep 0.2
+before=$("$PS" replay -d fa 2>/dev/null | grep -c ': leaf <-')
+record -p $lp --live --tracer=function -F leaf --duration=0.3 >fn.out 2>fn.err
+rc=$?
+kill $lp; wait $lp 2>/dev/null
+"$PS" replay -d fa | untimed >replay.leaf
+untimed <fn.out >fn.leaf
+shown=$(wc -l <fn.leaf)
+total=$(wc -l <replay.leaf)
+check "record -p --live on a running session: from now, $shown of $total lines (not the $before there before)" \
+	fn.err test "$rc" = 0 -a "$shown" -gt 0 -a "$before" -gt 0 -a "$shown" -le $((total - before)) \
+	-a "$(comm -23 fn.leaf replay.leaf | wc -l)" = 0 -a "$(grep -c LOST fn.out)" = 0
+# The process ends while followed (2 s at least): the follower ends with it, every line shown.
+LD_PRELOAD="$SANPRE $PATCHSITE_LIB" ./livemark 1 2000000 >le.out 2>le.err &
+lp=$!
+n=0
+until "$PS" ctl $lp current_tracer >/dev/null 2>&1 || [ $n -ge 500 ]; do sleep 0.01; n=$((n + 1)); done
+record -p $lp -d le --live --tracer=function -F leaf >le.live 2>le.rerr
+rc=$?
+wait $lp
+"$PS" replay -d le | untimed >replay.leaf
+untimed <le.live >le.leaf
+check "record -p --live, the process ends: exit 0, said, $(wc -l <le.leaf) lines = replay's" le.rerr \
+	sh -c "test $rc = 0 && grep -q 'ended; recorded up to then' le.rerr && test -s le.leaf &&
+	       cmp -s le.leaf replay.leaf"
+
 # A forked child is followed too (threads.c: two threads, then a child, then the
 # parent again): --live shows what replay shows, the child's lines included.
 $CC -O2 -g -pg -mfentry -mrecord-mcount -c "$TOP/testdata/patchsite/threads.c" -o threads.o &&
