@@ -4,7 +4,8 @@
  * sites, tracing_thresh (short calls taken back), set_graph_notrace, the
  * latency tracer's longest call, and the returns the fast paths leave to C.
  * The hooks that keep hooked returns right while something unwinds the
- * stack are unwind.c's.
+ * stack are unwind.c's; the settings (set_graph_notrace, tracing_thresh,
+ * the latency and profile modes) are set in graph_settings.c.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -50,43 +51,9 @@ static void close_stale(struct ps_thread *t, struct ps_fast *f, uintptr_t slot, 
 	}
 }
 
-static double ticks_per_ns(void);
-
-/* tracing_thresh in time-stamp ticks; 0: off. */
-static _Atomic uint64_t thresh_tsc;
-static _Atomic unsigned long thresh_us;
-
-/*
- * Functions by site index (set_graph_notrace); n: the sites it covers
- * (objects loaded after it was written are not).  Immutable once published.
- */
-struct sitemask {
-	size_t n;
-	char *text;
-	uint8_t set[];
-};
-static _Atomic(struct sitemask *) graph_notrace;
-
-/*
- * The latency tracer (PS_FS_LATENCY): the longest top-level call so far,
- * in time-stamp ticks (converted outside the dispatcher: the first
- * conversion may measure the clock's rate for 20 ms).
- */
-static _Atomic bool latency_mode;
-static _Atomic uint64_t max_latency_tsc;
-
-/*
- * function_profile (PS_FS_PROFILE): calls are timed by the same frames and
- * hooked returns, and counted at their end by profile.c; no event is
- * written to the ring.  Only a return that starts a new stretch of time
- * still writes its mark (ps_graph_exit_slow): a frame entered before the
- * switch may end in this mode and write its exit, which needs it.
- */
-static _Atomic bool profile_mode;
-
 static bool profiling(void)
 {
-	return atomic_load_explicit(&profile_mode, memory_order_relaxed);
+	return atomic_load_explicit(&ps_graph_profile_on, memory_order_relaxed);
 }
 
 /* begin_event's thread and time, without its mark when nothing will be recorded. */
@@ -101,7 +68,7 @@ static struct ps_thread *graph_begin(uint64_t *tsc, bool profile)
 	return t;
 }
 
-static bool in_mask(struct sitemask *m, const struct ps_site *s)
+static bool in_mask(struct ps_sitemask *m, const struct ps_site *s)
 {
 	return m && s->gindex < m->n && m->set[s->gindex];
 }
@@ -122,7 +89,7 @@ static void frame_note(struct ps_thread *t, struct ps_fast *f, struct ps_frame *
 {
 	struct ps_fslow *x = &t->fslow[fr - t->frames];
 
-	if (atomic_load_explicit(&thresh_tsc, memory_order_relaxed))
+	if (atomic_load_explicit(&ps_graph_thresh_tsc, memory_order_relaxed))
 		flags |= PS_FS_THRESH;
 	if (!flags)
 		return;
@@ -200,10 +167,10 @@ static bool latency_exit(struct ps_thread *t, struct ps_fast *f, const struct ps
 			 struct ps_fslow *x, uint64_t tsc)
 {
 	uint64_t d = tsc - x->tsc;
-	uint64_t max = atomic_load(&max_latency_tsc);
+	uint64_t max = atomic_load(&ps_graph_max_latency_tsc);
 
 	while (d > max)
-		if (atomic_compare_exchange_weak(&max_latency_tsc, &max, d)) {
+		if (atomic_compare_exchange_weak(&ps_graph_max_latency_tsc, &max, d)) {
 			uint64_t w[3] = { (uint32_t)fr->idw >> 2, d, x->tsc };
 
 			put_exit(t, f, tsc, fr->idw);
@@ -231,7 +198,7 @@ static void frame_exit(struct ps_thread *t, struct ps_fast *f, struct ps_frame *
 		       unsigned long retval)
 {
 	struct ps_fslow *x = frame_slow(t, fr);
-	uint64_t th = atomic_load_explicit(&thresh_tsc, memory_order_relaxed);
+	uint64_t th = atomic_load_explicit(&ps_graph_thresh_tsc, memory_order_relaxed);
 
 	if (x && (x->flags & PS_FS_NOTRACE)) {
 		t->notrace--;
@@ -265,7 +232,7 @@ static void frame_exit(struct ps_thread *t, struct ps_fast *f, struct ps_frame *
  */
 static bool notrace_call(struct ps_thread *t, struct ps_site **site, uint32_t idw)
 {
-	struct sitemask *m = atomic_load_explicit(&graph_notrace, memory_order_acquire);
+	struct ps_sitemask *m = atomic_load_explicit(&ps_graph_notrace, memory_order_acquire);
 
 	if (!m)
 		return false;
@@ -337,7 +304,7 @@ static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc,
 	units = 1 + put_args(site, idw, regs, &rv);
 	f->fp++;
 	flags = (rv ? PS_FS_RETVAL : 0) |
-		(top && atomic_load_explicit(&latency_mode, memory_order_relaxed) ? PS_FS_LATENCY : 0);
+		(top && atomic_load_explicit(&ps_graph_latency_on, memory_order_relaxed) ? PS_FS_LATENCY : 0);
 	frame_note(t, f, fr, entry, tsc, units, flags);
 	*loc = (uintptr_t)ps.arch->graph_return;
 }
@@ -415,7 +382,7 @@ static void graph_word(struct ps_site *site, uint32_t idw, unsigned long *loc,
 	units = 1 + put_args(site, idw, regs, &rv);
 	*f->fp = (struct ps_frame){ .ret = 0, .key = key, .idw = idw | PS_EV_EXIT };
 	frame_note(t, f, f->fp, entry, tsc, units, (rv ? PS_FS_RETVAL : 0) |
-		   (first && atomic_load_explicit(&latency_mode, memory_order_relaxed) ?
+		   (first && atomic_load_explicit(&ps_graph_latency_on, memory_order_relaxed) ?
 		    PS_FS_LATENCY : 0));
 	f->fp++;
 }
@@ -567,137 +534,15 @@ static void graph_call(unsigned long ip, unsigned long parent, struct patchsite_
 /* A setting only the C path of the graph tracer heeds. */
 static bool graph_settings(void)
 {
-	return ps_gate_filtering() || atomic_load_explicit(&thresh_tsc, memory_order_relaxed) ||
-	       ps_args_on() || atomic_load_explicit(&graph_notrace, memory_order_relaxed) ||
-	       atomic_load_explicit(&latency_mode, memory_order_relaxed);
+	return ps_gate_filtering() || atomic_load_explicit(&ps_graph_thresh_tsc, memory_order_relaxed) ||
+	       ps_args_on() || atomic_load_explicit(&ps_graph_notrace, memory_order_relaxed) ||
+	       atomic_load_explicit(&ps_graph_latency_on, memory_order_relaxed);
 }
 
 /* The built-in tracers need the C path (dispatch.c ps_tramp_select): a setting their fast paths ignore. */
 bool ps_record_slow(void)
 {
 	return graph_settings() || profiling();
-}
-
-/* set_graph_notrace: globs as set_graph_function's; append adds to them. */
-int ps_graph_set_notrace(const char *globs, bool append)
-{
-	struct ps_globs g = { NULL, NULL, false };
-	struct sitemask *old, *m = NULL;
-	char *text = NULL;
-	int err;
-
-	pthread_mutex_lock(&ps.lock);
-	old = atomic_load(&graph_notrace);
-	if (append && old && old->text && (text = malloc(strlen(old->text) + strlen(globs) + 2)))
-		snprintf(text, strlen(old->text) + strlen(globs) + 2, "%s %s", old->text, globs);
-	else
-		text = strdup(globs);
-	err = text ? ps_filter_apply(&g, text, 1, "set_graph_notrace") : -ENOMEM;
-	if (!err && g.set) {
-		m = malloc(sizeof(*m) + ps.nsites);
-		if (!m)
-			err = -ENOMEM;
-	}
-	if (!err) {
-		if (m) {
-			m->n = ps.nsites;
-			m->text = text;
-			text = NULL;
-			memcpy(m->set, g.set, ps.nsites);
-		}
-		atomic_store(&graph_notrace, m);
-		ps_tramp_select(false);
-		ps_sync_dispatchers();
-		if (old)
-			free(old->text);
-		free(old);
-	}
-	ps_globs_free(&g);
-	free(text);
-	pthread_mutex_unlock(&ps.lock);
-	return err;
-}
-
-void ps_graph_list_notrace(struct ps_buf *out)
-{
-	struct sitemask *m;
-	char buf[256];
-
-	pthread_mutex_lock(&ps.lock);
-	m = atomic_load(&graph_notrace);
-	for (size_t i = 0; m && i < m->n; i++)
-		if (m->set[i] && ps.site_index[i])
-			ps_buf_printf(out, "%s\n", ps_site_name(ps.site_index[i], buf, sizeof(buf)));
-	pthread_mutex_unlock(&ps.lock);
-}
-
-/* The latency tracer's mode (patchsite_set_tracer("latency")); ps.lock held. */
-void ps_graph_set_latency(bool on)
-{
-	if (on)
-		ps_tsc_to_ns(ps_clock());	/* the rate, measured now if it must be */
-	atomic_store(&latency_mode, on);
-}
-
-/* Ticks of ns and back, at the rate ps_tsc_to_ns uses. */
-static double ticks_per_ns(void)
-{
-	uint64_t t0 = ps_clock();
-
-	return 1e6 / (double)(ps_tsc_to_ns(t0 + 1000000) - ps_tsc_to_ns(t0));
-}
-
-bool ps_graph_latency(void)
-{
-	return atomic_load(&latency_mode);
-}
-
-/* function_profile's mode (patchsite_set_tracer("function_profile")); ps.lock held. */
-void ps_graph_set_profile(bool on)
-{
-	if (on)
-		ps_profile_prepare();	/* the rate, measured now if it must be */
-	atomic_store(&profile_mode, on);
-}
-
-bool ps_graph_profile(void)
-{
-	return atomic_load(&profile_mode);
-}
-
-uint64_t ps_graph_max_latency_ns(void)
-{
-	uint64_t d = atomic_load(&max_latency_tsc);
-
-	return d ? (uint64_t)((double)d / ticks_per_ns()) : 0;
-}
-
-void ps_graph_set_max_latency_ns(uint64_t ns)
-{
-	atomic_store(&max_latency_tsc, ns ? (uint64_t)((double)ns * ticks_per_ns()) : 0);
-}
-
-/* tracing_thresh, in µs (0: off); the C path while it is set. */
-int ps_graph_set_thresh(unsigned long us)
-{
-	uint64_t ticks = 0;
-
-	if (us) {
-		ticks = (uint64_t)((double)us * 1000.0 * ticks_per_ns());
-		if (!ticks)
-			ticks = 1;
-	}
-	pthread_mutex_lock(&ps.lock);
-	atomic_store(&thresh_us, us);
-	atomic_store(&thresh_tsc, ticks);
-	ps_tramp_select(false);
-	pthread_mutex_unlock(&ps.lock);
-	return 0;
-}
-
-unsigned long ps_graph_thresh(void)
-{
-	return atomic_load(&thresh_us);
 }
 
 /*

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* The graph tracer's shadow frames, for the unwinding hooks (record/unwind.c). */
+/*
+ * The graph tracer's shadow frames, for the unwinding hooks (record/unwind.c),
+ * and the settings graph_settings.c keeps for graph.c's C path.
+ */
 #ifndef PS_GRAPH_H
 #define PS_GRAPH_H
 
@@ -14,5 +17,36 @@ static inline uintptr_t frame_slot(const struct ps_frame *fr)
 void ps_graph_close_frame(struct ps_thread *t, struct ps_fast *f, uint64_t tsc,
 			  const struct ps_frame *fr);
 uintptr_t ps_graph_other_thread_ret(struct ps_thread *me, uintptr_t key);
+
+/* tracing_thresh in time-stamp ticks; 0: off. */
+extern _Atomic uint64_t ps_graph_thresh_tsc;
+
+/*
+ * Functions by site index (set_graph_notrace); n: the sites it covers
+ * (objects loaded after it was written are not).  Immutable once published.
+ */
+struct ps_sitemask {
+	size_t n;
+	char *text;
+	uint8_t set[];
+};
+extern _Atomic(struct ps_sitemask *) ps_graph_notrace;
+
+/*
+ * The latency tracer (PS_FS_LATENCY): the longest top-level call so far,
+ * in time-stamp ticks (converted outside the dispatcher: the first
+ * conversion may measure the clock's rate for 20 ms).
+ */
+extern _Atomic bool ps_graph_latency_on;
+extern _Atomic uint64_t ps_graph_max_latency_tsc;
+
+/*
+ * function_profile (PS_FS_PROFILE): calls are timed by the same frames and
+ * hooked returns, and counted at their end by profile.c; no event is
+ * written to the ring.  Only a return that starts a new stretch of time
+ * still writes its mark (ps_graph_exit_slow): a frame entered before the
+ * switch may end in this mode and write its exit, which needs it.
+ */
+extern _Atomic bool ps_graph_profile_on;
 
 #endif
