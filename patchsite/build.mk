@@ -86,6 +86,7 @@ check-patchsite: $(PS_LIBS) $(B)/patchsite $(B)/recordmcount $(B)/patchsite-cc $
 	$(Q)sh tests/patchsite/report_dist.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
 	$(Q)sh tests/patchsite/report_graph.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
 	$(Q)sh tests/patchsite/flamegraph.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
+	$(Q)sh tests/patchsite/sched.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
 
 # The recording features alone (part of check-patchsite).
 check-feat: $(PS_LIBS) $(B)/patchsite

@@ -179,6 +179,7 @@ int cmd_record(int argc, char **argv)
 		{ "tracer", required_argument, NULL, 't' },
 		{ "buffer-kb", required_argument, NULL, 'b' },
 		{ "overwrite", no_argument, NULL, 'o' },
+		{ "no-sched", no_argument, NULL, 'S' },
 		{ "live", no_argument, NULL, 'l' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "duration", required_argument, NULL, 'T' },
@@ -191,7 +192,7 @@ int cmd_record(int argc, char **argv)
 	const char *dir = DEFAULT_DIR, *tracer = "function_graph", *depth = NULL, *kb = NULL;
 	char *filter = NULL, *notrace = NULL, *graph = NULL, lib[PATH_MAX], preload[2 * PATH_MAX];
 	const char *old;
-	bool overwrite = false;
+	bool overwrite = false, no_sched = false;
 	int c, st;
 	pid_t pid;
 
@@ -211,6 +212,7 @@ int cmd_record(int argc, char **argv)
 		case 'D': depth = optarg; break;
 		case 'b': kb = optarg; break;
 		case 'o': overwrite = true; break;
+		case 'S': no_sched = true; break;
 		case 'l': live.dir = dir; break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: return bad_usage("record: bad option", "");
@@ -224,9 +226,9 @@ int cmd_record(int argc, char **argv)
 				 "or nop", tracer);
 	if (at.pid) {
 		/* attach.c: into a running process, through its control channel. */
-		if (optind < argc || overwrite || live.dir)
+		if (optind < argc || overwrite || live.dir || no_sched)
 			return bad_usage("record: -p attaches to a running process: no command, "
-					 "--overwrite or --live with it%s", "");
+					 "--overwrite, --live or --no-sched with it%s", "");
 		at.dir = dir, at.tracer = tracer, at.filter = filter, at.notrace = notrace;
 		at.graph = graph, at.depth = depth, at.kb = kb;
 		c = attach_record(&at);
@@ -259,6 +261,7 @@ int cmd_record(int argc, char **argv)
 	set_env("PATCHSITE_MAX_DEPTH", depth);
 	set_env("PATCHSITE_BUFFER_KB", kb);
 	set_env("PATCHSITE_OVERWRITE", overwrite ? "1" : NULL);
+	set_env("PATCHSITE_SCHED", no_sched ? "0" : "1");
 	env_names_say(dir);
 	fflush(NULL);
 	pid = fork();

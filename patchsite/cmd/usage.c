@@ -10,7 +10,7 @@
 const char usage[] =
 	"usage: patchsite record [-d DIR] [--tracer=function|function_graph|latency|nop] [-F GLOB]...\n"
 	"                        [-N GLOB]... [-G GLOB]... [-D DEPTH] [--buffer-kb=N]\n"
-	"                        [--overwrite] [--live] [--] CMD [ARGS...]\n"
+	"                        [--overwrite] [--live] [--no-sched] [--] CMD [ARGS...]\n"
 	"       patchsite record -p PID [-d DIR] [--tracer=...] [-F GLOB]... [--duration=S]\n"
 	"       patchsite pipe   [-d DIR | PID] [--pid=P] [--from-start|--from-now] [--reader=NAME]\n"
 	"                        [--options=LIST]\n"
@@ -34,6 +34,8 @@ const char usage[] =
 	"         glob:mod:OBJECT); -G: function_graph only below these; -D: graph depth;\n"
 	"         --overwrite: keep the newest --buffer-kb KB per thread (flight recorder).\n"
 	"         --live: print the events as they are recorded too, as pipe does.\n"
+	"         Each thread's scheduler switches are recorded too (a perf event per\n"
+	"         thread; time off the CPU): --no-sched does not ask for them.\n"
 	"         -p PID: attach to a running process (loading the runtime if it has\n"
 	"         none) until Ctrl-C, SIGTERM or --duration=S; it then runs on untraced.\n"
 	"pipe     ftrace's trace_pipe: print the events of DIR's processes (or of the\n"
