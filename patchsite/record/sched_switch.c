@@ -86,9 +86,15 @@ static void ring_copy(const uint8_t *data, uint64_t size, uint64_t at, void *out
 
 static void write_hdr(struct sched_stream *s)
 {
-	struct psd_sched_hdr h = s->hdr;
+	union {
+		struct psd_sched_hdr h;
+		char page[PSD_SCHED_HDR_BYTES];	/* the whole header: the records start after it */
+	} u;
 
-	if (pwrite(s->fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
+	_Static_assert(sizeof(struct psd_sched_hdr) <= PSD_SCHED_HDR_BYTES, "header size");
+	memset(&u, 0, sizeof(u));
+	u.h = s->hdr;
+	if (pwrite(s->fd, &u, sizeof(u), 0) != (ssize_t)sizeof(u))
 		return;		/* the file keeps its last header: its records say the rest */
 }
 

@@ -108,12 +108,44 @@ if [ $PERF = yes ]; then
 	fi
 fi
 
-# 4. --no-sched: no sched files, the info file says so.
+# 4. report's On-CPU and Off-CPU columns.  Oracles: nanosleep suspends for at least the time
+# asked (POSIX), so nap()'s 10 calls are >= 10 ms off the CPU; sleeper()'s on-CPU time is its
+# CPU clock within the tolerance of 3.; on + off = total for every row.
+if [ $PERF = yes ]; then
+	"$PS" report -d sl --json >rep.json 2>err.rep
+	"$PS" report -d sl >rep.txt 2>>err.rep
+	if python3 - rep.json "$cpu" "$nin" >out 2>&1 <<'PY' && [ ! -s err.rep ] &&
+import json, sys
+rows = {r["name"]: r for r in json.load(open(sys.argv[1]))}
+cpu, nin = int(sys.argv[2]), int(sys.argv[3])
+for r in rows.values():
+    assert r["oncpu_ns"] + r["offcpu_ns"] == r["total_ns"], r
+nap, sl = rows["nap"], rows["sleeper"]
+assert nap["calls"] == 10 and nap["offcpu_ns"] >= 10 * 1000000, nap
+lo, hi = cpu - nin * 25000 - cpu // 1000, cpu + cpu // 1000
+assert lo <= sl["oncpu_ns"] <= hi, (sl, lo, hi)
+print("nap() %.3f ms off the CPU in 10 calls; sleeper() %d ns on it, CPU clock %d ns"
+      % (nap["offcpu_ns"] / 1e6, sl["oncpu_ns"], cpu))
+PY
+	   head -1 rep.txt | grep -q 'Self time        On-CPU       Off-CPU       Calls'; then
+		pass "report on/off-CPU: $(cat out)"
+	else
+		cat err.rep rep.txt >>out
+		fail "report on/off-CPU" out
+	fi
+fi
+
+# 5. --no-sched: no sched files, the info file says so; --nosleep-time is refused by name.
 record --no-sched -d off -- ./offcpu sleep >/dev/null 2>err.off
-if ! ls off/*/sched.* >/dev/null 2>&1 && grep -qx 'sched off' off/*/info && [ ! -s err.off ]; then
-	pass "--no-sched: no switch files, info says sched off"
+"$PS" replay -d off --nosleep-time >/dev/null 2>err.ns
+rc=$?
+if ! ls off/*/sched.* >/dev/null 2>&1 && grep -qx 'sched off' off/*/info && [ ! -s err.off ] &&
+   [ $rc -eq 1 ] && [ "$(wc -l <err.ns)" -eq 1 ] && grep -q 'off-CPU time unknown (recorded with --no-sched)' err.ns &&
+   ! "$PS" report -d off | grep -q On-CPU; then
+	pass "--no-sched: no switch files, info says sched off, no report columns; $(cat err.ns)"
 else
 	ls off/*/ >>err.off
+	cat err.ns >>err.off
 	fail "--no-sched" err.off
 fi
 
