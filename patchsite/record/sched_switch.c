@@ -5,16 +5,21 @@
  * records nothing but its context switches (a dummy software event with
  * context_switch), stamped CLOCK_MONOTONIC (use_clockid) with the CPU.
  * Nothing runs per traced call: the kernel writes the switches into a
- * one-page ring, and a drain thread copies them into the thread's sched
+ * small ring, and a drain thread copies them into the thread's sched
  * file (data/format.h) when the ring is half full (the event's watermark
- * wakes it), when the thread ends (its event hangs up) and at exit.
+ * wakes it), when the thread ends (its event hangs up) and at exit; the
+ * thread itself drains its own at each chunk switch of its thread file
+ * (ps_sched_flush), so that a busy thread on a loaded machine, preempted
+ * hundreds of times a second while the drain thread waits for a CPU, does
+ * not overflow it.
  *
  * Why per thread and not uftrace's per-CPU events: a per-thread event
  * needs no inherit (which perf refuses with a ring per CPU) and follows a
  * thread made before tracing started, as it opens at its first event.
- * One data page a thread keeps perf's mlock budget
- * (perf_event_mlock_kb, RLIMIT_MEMLOCK) for hundreds of threads; what the
- * kernel could not write is counted (PERF_RECORD_LOST) in the file.
+ * Eight data pages a thread (512 switches out and in), one where perf's
+ * mlock budget (perf_event_mlock_kb, RLIMIT_MEMLOCK) is spent, keep it
+ * for hundreds of threads; what the kernel could not write is counted
+ * (PERF_RECORD_LOST) in the file.
  * Where perf events are refused (perf_event_paranoid, seccomp, no
  * CONFIG_PERF_EVENTS) the file says off-CPU time is unknown, and why.
  */
@@ -36,7 +41,8 @@
 #include "sched_switch.h"
 #include "data/format.h"
 
-#define DATA_PAGES	1	/* a power of two; see above */
+/* Data pages of a ring, tried in turn (powers of two): the first that perf's budget allows. */
+static const unsigned ring_pages[] = { 8, 1 };
 #define BATCH		64	/* records written per pwrite */
 
 struct sched_stream {
@@ -44,7 +50,7 @@ struct sched_stream {
 	int perf_fd, fd;		/* the event (-1 once closed); the sched file */
 	pid_t pid;			/* the process that opened it */
 	void *ring;
-	size_t ring_bytes;
+	size_t ring_bytes, data_bytes;
 	struct psd_sched_hdr hdr;	/* written again after each drain */
 	struct sched_stream *next;	/* every one made, never freed */
 };
@@ -57,6 +63,9 @@ static struct {
 	bool off;
 	atomic_bool said;
 } sched = { PTHREAD_MUTEX_INITIALIZER, NULL, -1, 0, false, false };
+
+/* The calling thread's own stream (ps_sched_flush), or NULL. */
+static __thread struct sched_stream *mine __attribute__((tls_model("initial-exec")));
 
 void ps_sched_set(bool on)
 {
@@ -146,7 +155,7 @@ static void drain(struct sched_stream *s)
 	if (s->perf_fd < 0)
 		return;
 	data = (const uint8_t *)s->ring + (mp->data_offset ? mp->data_offset : page_bytes());
-	size = mp->data_size ? mp->data_size : DATA_PAGES * page_bytes();
+	size = mp->data_size ? mp->data_size : s->data_bytes;
 	head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
 	tail = mp->data_tail;
 	while (head - tail >= sizeof(struct perf_event_header)) {
@@ -248,11 +257,28 @@ static bool drainer_start(void)
 	return true;
 }
 
+/* The event's ring: the largest of ring_pages perf allows; 0 or -errno. */
+static int ring_map(struct sched_stream *s)
+{
+	size_t page = page_bytes();
+
+	for (unsigned k = 0; k < sizeof(ring_pages) / sizeof(ring_pages[0]); k++) {
+		s->data_bytes = ring_pages[k] * page;
+		s->ring_bytes = s->data_bytes + page;
+		s->ring = mmap(NULL, s->ring_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, s->perf_fd, 0);
+		if (s->ring != MAP_FAILED)
+			return 0;
+		if (errno != EPERM && errno != ENOMEM)
+			break;
+	}
+	s->ring = NULL;
+	return -errno;
+}
+
 /* The calling thread's switch event and its ring: 0, or -errno with s->hdr.why said. */
 static int event_open(struct sched_stream *s)
 {
 	struct perf_event_attr a;
-	size_t page = page_bytes();
 	int err;
 
 	memset(&a, 0, sizeof(a));
@@ -267,24 +293,20 @@ static int event_open(struct sched_stream *s)
 	a.use_clockid = 1;
 	a.clockid = CLOCK_MONOTONIC;
 	a.watermark = 1;
-	a.wakeup_watermark = (uint32_t)(DATA_PAGES * page / 2);
+	a.wakeup_watermark = (uint32_t)(page_bytes() / 2);	/* a half page: soon, for any ring */
 	s->perf_fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (s->perf_fd < 0) {
 		err = -errno;
 		snprintf(s->hdr.why, sizeof(s->hdr.why), "perf_event_open: %s", strerror(errno));
 		return err;
 	}
-	s->ring_bytes = (1 + DATA_PAGES) * page;
-	s->ring = mmap(NULL, s->ring_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, s->perf_fd, 0);
-	if (s->ring == MAP_FAILED) {
-		err = -errno;
-		snprintf(s->hdr.why, sizeof(s->hdr.why), "perf ring mmap: %s", strerror(errno));
+	err = ring_map(s);
+	if (err) {
+		snprintf(s->hdr.why, sizeof(s->hdr.why), "perf ring mmap: %s", strerror(-err));
 		close(s->perf_fd);
 		s->perf_fd = -1;
-		s->ring = NULL;
-		return err;
 	}
-	return 0;
+	return err;
 }
 
 /* Once a process, on stderr: the switches are not recorded, and what that means. */
@@ -324,10 +346,41 @@ static bool stream_watch(struct sched_stream *s)
 	return ok;
 }
 
+/*
+ * The file, unnamed (O_TMPFILE) until its header is written, as the thread
+ * files are (store_thread.c): a process killed on the way leaves no file
+ * rather than one without a header.  Where there is no O_TMPFILE it is
+ * named at once, with a header saying nothing is known yet.
+ */
+static int file_open(struct sched_stream *s, int procfd, const char *name, bool *unnamed)
+{
+	s->fd = openat(procfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+	*unnamed = s->fd >= 0;
+	if (*unnamed)
+		return 0;
+	s->fd = openat(procfd, name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (s->fd < 0)
+		return -errno;
+	s->hdr.state = PSD_SCHED_UNKNOWN;
+	snprintf(s->hdr.why, sizeof(s->hdr.why), "the process ended before they were recorded");
+	write_hdr(s);
+	return 0;
+}
+
+static void file_link(struct sched_stream *s, int procfd, const char *name)
+{
+	char fdpath[64];
+
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", s->fd);
+	if (linkat(AT_FDCWD, fdpath, procfd, name, AT_SYMLINK_FOLLOW))
+		say_unknown("cannot name its file in the trace directory");
+}
+
 void ps_sched_thread_open(int procfd, const char *thread_path, pid_t pid, pid_t tid)
 {
 	struct sched_stream *s;
 	char name[80];
+	bool unnamed;
 
 	if (sched.off || strncmp(thread_path, "thread", 6))
 		return;
@@ -337,19 +390,34 @@ void ps_sched_thread_open(int procfd, const char *thread_path, pid_t pid, pid_t 
 	pthread_mutex_init(&s->lock, NULL);
 	s->pid = pid;
 	snprintf(name, sizeof(name), "sched%s", thread_path + 6);
-	s->fd = openat(procfd, name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (s->fd < 0) {
-		say_unknown("cannot make its file in the trace directory");
-		free(s);
-		return;
-	}
 	memcpy(s->hdr.magic, PSD_SCHED_MAGIC, 8);
 	s->hdr.version = PSD_SCHED_VERSION;
 	s->hdr.hdr_bytes = PSD_SCHED_HDR_BYTES;
 	s->hdr.pid = (uint32_t)pid;
 	s->hdr.tid = (uint32_t)tid;
 	s->hdr.clockid = CLOCK_MONOTONIC;
-	if (event_open(s) || !stream_watch(s)) {
+	if (file_open(s, procfd, name, &unnamed)) {
+		say_unknown("cannot make its file in the trace directory");
+		free(s);
+		return;
+	}
+	if (event_open(s)) {
+		s->hdr.state = PSD_SCHED_UNKNOWN;
+		write_hdr(s);
+		if (unnamed)
+			file_link(s, procfd, name);
+		say_unknown(s->hdr.why);
+		close(s->fd);
+		free(s);
+		return;
+	}
+	s->hdr.state = PSD_SCHED_ON;
+	s->hdr.why[0] = 0;
+	write_hdr(s);
+	if (unnamed)
+		file_link(s, procfd, name);
+	/* Watched last: the drain thread writes only into a named file with its header. */
+	if (!stream_watch(s)) {
 		s->hdr.state = PSD_SCHED_UNKNOWN;
 		write_hdr(s);
 		say_unknown(s->hdr.why);
@@ -357,8 +425,17 @@ void ps_sched_thread_open(int procfd, const char *thread_path, pid_t pid, pid_t 
 		free(s);
 		return;
 	}
-	s->hdr.state = PSD_SCHED_ON;
-	write_hdr(s);
+	mine = s;
+}
+
+void ps_sched_flush(void)
+{
+	struct sched_stream *s = mine;
+
+	if (!s || s->pid != getpid() || pthread_mutex_trylock(&s->lock))
+		return;		/* none, or the drain thread is at it */
+	drain(s);
+	pthread_mutex_unlock(&s->lock);
 }
 
 void ps_sched_finish(bool may_wait)
@@ -409,5 +486,6 @@ void ps_sched_forked(void)
 		close(sched.epfd);	/* shared with the parent: never changed from here */
 	sched.epfd = -1;
 	sched.drainer = 0;
+	mine = NULL;
 	atomic_store(&sched.said, false);
 }

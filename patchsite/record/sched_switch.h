@@ -19,6 +19,8 @@ bool ps_sched_on(void);
  * and stderr once.
  */
 void ps_sched_thread_open(int procfd, const char *thread_path, pid_t pid, pid_t tid);
+/* A chunk switch of the calling thread's file: its own switches drained now, if free. */
+void ps_sched_flush(void);
 /* At exit: every thread's switches drained into its file (may_wait false: locks only tried). */
 void ps_sched_finish(bool may_wait);
 /* In a forked child: the parent's events and files let go, untouched. */

@@ -516,6 +516,7 @@ int ps_store_next(struct ps_thread *t, struct ps_fast *f)
 			__atomic_fetch_add(&s->hdr->overwritten, ps_chunk_events(next, ps_session.chunk / 8),
 					   __ATOMIC_RELAXED);
 		chunk_start(t, f, next);
+		ps_sched_flush();
 		return 0;
 	}
 	err = map_next(t, f);
@@ -523,6 +524,7 @@ int ps_store_next(struct ps_thread *t, struct ps_fast *f)
 		say_stopped(s, err);
 		return err;
 	}
+	ps_sched_flush();
 	return 0;
 }
 

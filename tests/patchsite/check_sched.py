@@ -4,6 +4,7 @@
 kernel's own counts (tests/patchsite/sched.sh).
 
 usage: check_sched.py PROCDIR OUTPUT
+       check_sched.py --chrome PROCDIR TRACE.json
 
 OUTPUT is testdata/patchsite/offcpu's `switches` lines: per thread, the
 CLOCK_MONOTONIC times a1 < (status read 0) < a2 and b1 < (status read 1) < b2,
@@ -18,6 +19,7 @@ for all switches, and for the voluntary (blocked) and nonvoluntary
 and the three are equal: the line says how often that was so.  The sched
 file is parsed here from patchsite-data(5), not by patchsite's reader.
 """
+import json
 import os
 import struct
 import sys
@@ -42,7 +44,57 @@ def sched_file(path):
     return tid, [REC.unpack_from(body, k * REC.size) for k in range(records)]
 
 
+def chrome(procdir, trace):
+    """dump --chrome's off-CPU slices: one per switch out followed by a switch in, in the
+    sched file (parsed here); each inside its thread's calls (nested), and in sleeper's
+    run (testdata offcpu sleep) every nap() call holds a voluntary one (nanosleep blocks)."""
+    ev = json.load(open(trace))["traceEvents"]
+    crossed = 0
+    for name in os.listdir(procdir):
+        if not name.startswith("sched."):
+            continue
+        tid, r = sched_file(os.path.join(procdir, name))
+        pairs = sum(1 for a, b in zip(r, r[1:]) if a[1] in (1, 2) and b[1] == 3)
+        sl = [e for e in ev if e.get("cat") == "sched" and e["tid"] == tid]
+        # A pair whose mapped times have an event of the thread between them (the
+        # counter and CLOCK_MONOTONIC meet to a microsecond or so) cannot nest as a
+        # slice: it is shown as two instants, sched-out and sched-in.
+        slices = sum(1 for e in sl if e["ph"] == "X")
+        outs = sum(1 for e in sl if e["ph"] == "i" and e["name"].startswith("sched-out"))
+        ins = sum(1 for e in sl if e["ph"] == "i" and e["name"] == "sched-in")
+        if slices + outs != pairs or outs != ins or outs > pairs // 10:
+            raise SystemExit(f"thread {tid}: {slices} off-CPU slices and {outs}/{ins} "
+                             f"instants, {pairs} out-in pairs")
+        crossed += outs
+        naps = [e for e in ev if e["name"] == "nap" and e["ph"] == "X" and e["tid"] == tid]
+        vol = [e for e in sl if e["name"] in ("off-CPU", "sched-out")]
+        held = sum(1 for n in naps if any(n["ts"] <= v["ts"] and v["ts"] + v.get("dur", 0) <=
+                                          n["ts"] + n["dur"] + 0.002 for v in vol))
+        if len(naps) != 10 or held != 10:
+            raise SystemExit(f"thread {tid}: {held} of {len(naps)} nap() calls hold an off-CPU slice")
+    # Nested: Perfetto's JSON importer needs slices on a thread to nest strictly.
+    EPS = 0.002  # ns resolution in us
+    by = {}
+    for e in ev:
+        if e["ph"] == "X":
+            by.setdefault(e["tid"], []).append(e)
+    for es in by.values():
+        es.sort(key=lambda e: (e["ts"], -e["dur"]))
+        stack = []
+        for e in es:
+            while stack and e["ts"] >= stack[-1]["ts"] + stack[-1]["dur"] - EPS:
+                stack.pop()
+            if stack and e["ts"] + e["dur"] > stack[-1]["ts"] + stack[-1]["dur"] + EPS:
+                raise SystemExit(f"not nested: {e} in {stack[-1]}")
+            stack.append(e)
+    print(f"{len([e for e in ev if e.get('cat') == 'sched' and e['ph'] == 'X'])} off-CPU "
+          f"slices and {crossed} pairs of instants, one per switch out and in; each of the "
+          f"10 nap() calls holds a voluntary one")
+
+
 def main():
+    if sys.argv[1] == "--chrome":
+        return chrome(sys.argv[2], sys.argv[3])
     procdir, output = sys.argv[1], sys.argv[2]
     recs = {}
     for name in os.listdir(procdir):

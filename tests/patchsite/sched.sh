@@ -135,7 +135,19 @@ PY
 	fi
 fi
 
-# 5. --no-sched: no sched files, the info file says so; --nosleep-time is refused by name.
+# 5. dump --chrome: the off-CPU slices, against the sched file and nanosleep; nested as
+# Perfetto's JSON importer needs.
+if [ $PERF = yes ]; then
+	"$PS" dump --chrome -d sl >sl.json 2>err.ch
+	if python3 "$CHECK" --chrome sl/*/ sl.json >out 2>&1 && [ ! -s err.ch ]; then
+		pass "dump --chrome: $(head -1 out)"
+	else
+		cat err.ch >>out
+		fail "dump --chrome" out
+	fi
+fi
+
+# 6. --no-sched: no sched files, the info file says so; --nosleep-time is refused by name.
 record --no-sched -d off -- ./offcpu sleep >/dev/null 2>err.off
 "$PS" replay -d off --nosleep-time >/dev/null 2>err.ns
 rc=$?
