@@ -19,7 +19,14 @@
 
 uint64_t psr_tsc(const struct psr_proc *p, uint64_t ns)
 {
-	return p->tsc0 + (uint64_t)(int64_t)((double)(int64_t)(ns - p->ns0) / p->ns_per_tsc);
+	double d = (double)(int64_t)(ns - p->ns0) / p->ns_per_tsc;
+
+	/* Far outside the run (damage): clamped to what int64_t holds, never undefined. */
+	if (!(d > -9.2e18))
+		d = -9.2e18;
+	if (d > 9.2e18)
+		d = 9.2e18;
+	return p->tsc0 + (uint64_t)(int64_t)d;
 }
 
 static void unknown(struct psr_thread *t, const char *why)
