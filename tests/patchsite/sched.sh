@@ -161,5 +161,62 @@ else
 	fail "--no-sched" err.off
 fi
 
+# 7. Perf events refused (a seccomp filter in the program: perf_event_open gives EACCES, as
+# perf_event_paranoid 3 would): the program runs as before, one line on its stderr says so,
+# the switch file says unknown and why, and info, report and replay say it; --nosleep-time
+# is refused in one line.
+OFFCPU_DENY_PERF=1 record -d dn -- ./offcpu sleep >out.dn 2>err.dn
+rc=$?
+"$PS" info -d dn >info.dn 2>err.rd
+"$PS" report -d dn >rep.dn 2>>err.rd
+"$PS" report -d dn --json >rep.dn.json 2>err.rj
+"$PS" replay -d dn >replay.dn 2>>err.rd
+"$PS" replay -d dn --nosleep-time >/dev/null 2>err.ns
+rcn=$?
+why='perf_event_open: Permission denied'
+if [ $rc -eq 0 ] && grep -q '^cpu_ns=[0-9]* wall_ns=' out.dn && [ "$(wc -l <err.dn)" -eq 1 ] &&
+   grep -qx "patchsite: scheduler switches not recorded ($why): off-CPU time is unknown in this trace" err.dn &&
+   python3 -c 'import struct, sys, glob
+d = open(glob.glob("dn/*/sched.*")[0], "rb").read()
+assert d[:8] == b"PSSCHD1\0" and struct.unpack_from("<I", d, 24)[0] == 2, d[:64]
+assert d[56:56 + 34] == b"perf_event_open: Permission denied", d[56:96]' 2>>err.rd &&
+   grep -q ": off-CPU time unknown: $why\$" info.dn &&
+   grep -q "\[OFF-CPU TIME UNKNOWN: $why\]" rep.dn && grep -q ' ? .* ? .* main$' rep.dn &&
+   grep -q '"name":"main".*"oncpu_ns":null,"offcpu_ns":null' rep.dn.json &&
+   grep -q "\[OFF-CPU TIME UNKNOWN: $why\]" err.rj &&
+   grep -q "^# offcpu-[0-9]* \[OFF-CPU TIME UNKNOWN: $why\]" replay.dn && [ ! -s err.rd ] &&
+   [ $rcn -eq 1 ] && [ "$(wc -l <err.ns)" -eq 1 ] && grep -q "off-CPU time unknown ($why)" err.ns; then
+	pass "perf refused: $(cat err.dn); info, report, replay say it; $(cat err.ns)"
+else
+	cat err.dn err.rd err.ns info.dn rep.dn >>out.dn
+	fail "perf refused (exit $rc, --nosleep-time $rcn)" out.dn
+fi
+
+# 8. A damaged switch file: one line naming the file and the reason, the rest shown, that
+# thread's off-CPU time unknown.  Damage: a record of an unknown kind; half a record.
+if [ $PERF = yes ]; then
+	for dmg in kind half; do
+		rm -rf dd
+		cp -r sl dd
+		f=$(ls dd/*/sched.*)
+		if [ $dmg = kind ]; then
+			printf '\011' | dd of="$f" bs=1 seek=$((256 + 16 + 8)) conv=notrunc 2>/dev/null
+			want="damaged: record 1: unknown switch 9: off-CPU time unknown"
+		else
+			head -c 8 /dev/zero >>"$f"
+			want="damaged: 8 bytes after the last whole record: off-CPU time unknown"
+		fi
+		"$PS" report -d dd >rep.dd 2>err.dd
+		rc=$?
+		if [ $rc -eq 0 ] && [ "$(wc -l <err.dd)" -eq 1 ] && grep -qx "patchsite: $f: $want" err.dd &&
+		   grep -q ' sleeper$' rep.dd && grep -q 'OFF-CPU TIME UNKNOWN: damaged switch file' rep.dd; then
+			pass "damaged switch file ($dmg): $(cat err.dd)"
+		else
+			cat err.dd rep.dd >>err.dd
+			fail "damaged switch file ($dmg, exit $rc)" err.dd
+		fi
+	done
+fi
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
