@@ -23,6 +23,7 @@ FAIL=0
 CC=${CC:-gcc}
 PS="$PWD/$B/patchsite"
 CHECK="$PWD/tests/patchsite/check_sched.py"
+TOP=$PWD
 export PATCHSITE_LIB="$PWD/$B/libpatchsite.so"
 SANPRE=
 if [ "$MODE" = san ]; then
@@ -144,6 +145,26 @@ if [ $PERF = yes ]; then
 	else
 		cat err.ch >>out
 		fail "dump --chrome" out
+	fi
+fi
+
+# 5b. dump --perfetto: the same stretches as slices (or instant pairs), nested (the
+# protobuf decoded by check_perfetto.py from the encoding rules, not by our code).
+if [ $PERF = yes ]; then
+	"$PS" dump --perfetto -d sl >sl.pftrace 2>err.pf
+	pairs=$(python3 -c 'import glob, struct, sys
+d = open(glob.glob("sl/*/sched.*")[0], "rb").read()
+r = [struct.unpack_from("<QIi", d, 256 + 16 * k) for k in range((len(d) - 256) // 16)]
+print(sum(1 for a, b in zip(r, r[1:]) if a[1] in (1, 2) and b[1] == 3))')
+	python3 "$TOP/tests/patchsite/check_perfetto.py" sl.pftrace nap=10 sleeper=1 >out 2>&1
+	slices=$(sed -n 's/.* offcpu=\([0-9]*\) .*/\1/p' out)
+	inst=$(sed -n 's/.* sched_instants=\([0-9]*\).*/\1/p' out)
+	if [ -n "$slices" ] && [ $((slices + inst / 2)) -eq "$pairs" ] && grep -q ' open=0 ' out &&
+	   [ ! -s err.pf ]; then
+		pass "dump --perfetto: $slices off-CPU slices and $((inst / 2)) instant pairs for $pairs switch pairs"
+	else
+		cat err.pf >>out
+		fail "dump --perfetto ($pairs switch pairs)" out
 	fi
 fi
 
