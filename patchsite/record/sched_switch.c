@@ -376,6 +376,21 @@ static void file_link(struct sched_stream *s, int procfd, const char *name)
 		say_unknown("cannot name its file in the trace directory");
 }
 
+/* A stream that could not be set up: its file (if any) says why, and it goes. */
+static void stream_drop(struct sched_stream *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	pthread_mutex_unlock(&s->lock);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+}
+
+/*
+ * The setup runs under the stream's lock: the drain thread, which learns
+ * of the stream through epoll (a path thread sanitizers do not see), takes
+ * that lock before it reads any of it.
+ */
 void ps_sched_thread_open(int procfd, const char *thread_path, pid_t pid, pid_t tid)
 {
 	struct sched_stream *s;
@@ -388,7 +403,9 @@ void ps_sched_thread_open(int procfd, const char *thread_path, pid_t pid, pid_t 
 	if (!s)
 		return;
 	pthread_mutex_init(&s->lock, NULL);
+	pthread_mutex_lock(&s->lock);
 	s->pid = pid;
+	s->fd = -1;
 	snprintf(name, sizeof(name), "sched%s", thread_path + 6);
 	memcpy(s->hdr.magic, PSD_SCHED_MAGIC, 8);
 	s->hdr.version = PSD_SCHED_VERSION;
@@ -398,34 +415,27 @@ void ps_sched_thread_open(int procfd, const char *thread_path, pid_t pid, pid_t 
 	s->hdr.clockid = CLOCK_MONOTONIC;
 	if (file_open(s, procfd, name, &unnamed)) {
 		say_unknown("cannot make its file in the trace directory");
-		free(s);
+		stream_drop(s);
 		return;
 	}
-	if (event_open(s)) {
-		s->hdr.state = PSD_SCHED_UNKNOWN;
-		write_hdr(s);
-		if (unnamed)
-			file_link(s, procfd, name);
-		say_unknown(s->hdr.why);
-		close(s->fd);
-		free(s);
-		return;
-	}
-	s->hdr.state = PSD_SCHED_ON;
-	s->hdr.why[0] = 0;
+	s->hdr.state = event_open(s) ? PSD_SCHED_UNKNOWN : PSD_SCHED_ON;
+	if (s->hdr.state == PSD_SCHED_ON)
+		s->hdr.why[0] = 0;	/* file_open's "not yet" */
 	write_hdr(s);
 	if (unnamed)
 		file_link(s, procfd, name);
 	/* Watched last: the drain thread writes only into a named file with its header. */
-	if (!stream_watch(s)) {
+	if (s->hdr.state == PSD_SCHED_ON && !stream_watch(s)) {
 		s->hdr.state = PSD_SCHED_UNKNOWN;
 		write_hdr(s);
+	}
+	if (s->hdr.state != PSD_SCHED_ON) {
 		say_unknown(s->hdr.why);
-		close(s->fd);
-		free(s);
+		stream_drop(s);
 		return;
 	}
 	mine = s;
+	pthread_mutex_unlock(&s->lock);
 }
 
 void ps_sched_flush(void)
