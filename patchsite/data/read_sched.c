@@ -133,9 +133,10 @@ static void check_file(struct psr_proc *p, struct psr_thread *t, const char *pat
 	if (len < PSD_SCHED_HDR_BYTES || memcmp(h.magic, PSD_SCHED_MAGIC, 8) ||
 	    h.version != PSD_SCHED_VERSION || h.hdr_bytes != PSD_SCHED_HDR_BYTES ||
 	    h.clockid != 1 /* CLOCK_MONOTONIC */ ||
-	    (h.state != PSD_SCHED_ON && h.state != PSD_SCHED_UNKNOWN) || h.tid != (uint32_t)t->tid) {
-		read_say(p->session, path, "not a scheduler switch file of version %d for thread %d "
-			 "(bad header): off-CPU time unknown", PSD_SCHED_VERSION, t->tid);
+	    (h.state != PSD_SCHED_ON && h.state != PSD_SCHED_UNKNOWN) ||
+	    h.tid != (uint32_t)t->tid) {
+		read_say(p->session, path, "not a scheduler switch file of version %d for thread "
+			 "%d (bad header): off-CPU time unknown", PSD_SCHED_VERSION, t->tid);
 		unknown(t, "damaged switch file");
 	} else if (h.state == PSD_SCHED_UNKNOWN) {
 		h.why[sizeof(h.why) - 1] = 0;
@@ -225,7 +226,8 @@ void psr_cursor_sched(struct psr_cursor *c)
 /* True when ev must stay right after the event before it (its arguments, its return value). */
 static bool attached(const struct psr_event *ev)
 {
-	return ev->type == PSR_EXT && (ev->ext_kind == PSD_EXT_ARGS || ev->ext_kind == PSD_EXT_RETVAL);
+	return ev->type == PSR_EXT &&
+	       (ev->ext_kind == PSD_EXT_ARGS || ev->ext_kind == PSD_EXT_RETVAL);
 }
 
 int read_sched_next(struct psr_cursor *c, struct psr_event *ev,
@@ -239,7 +241,10 @@ int read_sched_next(struct psr_cursor *c, struct psr_event *ev,
 		const struct psr_switch_rec *r = &t->sw[c->sw_at];
 		uint64_t tsc = psr_tsc(c->p, r->ns);
 
-		if (c->pend_state == 2 || (!attached(&c->pend) && (int64_t)(tsc - c->pend.tsc) <= 0)) {
+		bool first = c->pend_state == 2 ||
+			     (!attached(&c->pend) && (int64_t)(tsc - c->pend.tsc) <= 0);
+
+		if (first) {
 			memset(ev, 0, sizeof(*ev));
 			ev->type = PSR_SCHED;
 			ev->tsc = tsc;

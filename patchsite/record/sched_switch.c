@@ -97,14 +97,14 @@ static void write_hdr(struct sched_stream *s)
 {
 	union {
 		struct psd_sched_hdr h;
-		char page[PSD_SCHED_HDR_BYTES];	/* the whole header: the records start after it */
+		char page[PSD_SCHED_HDR_BYTES];	/* the whole header, records after */
 	} u;
 
 	_Static_assert(sizeof(struct psd_sched_hdr) <= PSD_SCHED_HDR_BYTES, "header size");
 	memset(&u, 0, sizeof(u));
 	u.h = s->hdr;
 	if (pwrite(s->fd, &u, sizeof(u), 0) != (ssize_t)sizeof(u))
-		return;		/* the file keeps its last header: its records say the rest */
+		return;		/* the file keeps its last header */
 }
 
 /* Records out[0..n) at the file's end; a failed write is counted lost, never hidden. */
@@ -265,7 +265,8 @@ static int ring_map(struct sched_stream *s)
 	for (unsigned k = 0; k < sizeof(ring_pages) / sizeof(ring_pages[0]); k++) {
 		s->data_bytes = ring_pages[k] * page;
 		s->ring_bytes = s->data_bytes + page;
-		s->ring = mmap(NULL, s->ring_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, s->perf_fd, 0);
+		s->ring = mmap(NULL, s->ring_bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
+			       s->perf_fd, 0);
 		if (s->ring != MAP_FAILED)
 			return 0;
 		if (errno != EPERM && errno != ENOMEM)
@@ -293,7 +294,8 @@ static int event_open(struct sched_stream *s)
 	a.use_clockid = 1;
 	a.clockid = CLOCK_MONOTONIC;
 	a.watermark = 1;
-	a.wakeup_watermark = (uint32_t)(page_bytes() / 2);	/* a half page: soon, for any ring */
+	/* Half a page: soon, for a ring of any size. */
+	a.wakeup_watermark = (uint32_t)(page_bytes() / 2);
 	s->perf_fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (s->perf_fd < 0) {
 		err = -errno;
@@ -320,7 +322,8 @@ static void say_unknown(const char *why)
 	n = snprintf(line, sizeof(line), "patchsite: scheduler switches not recorded (%s): "
 		     "off-CPU time is unknown in this trace\n", why);
 	if (n > 0)
-		(void)!write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+		(void)!write(STDERR_FILENO, line,
+			     (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }
 
 /* Listed and watched by the drain thread; false when it cannot be (then closed here). */
