@@ -261,7 +261,7 @@ int cmd_record(int argc, char **argv)
 	set_env("PATCHSITE_MAX_DEPTH", depth);
 	set_env("PATCHSITE_BUFFER_KB", kb);
 	set_env("PATCHSITE_OVERWRITE", overwrite ? "1" : NULL);
-	set_env("PATCHSITE_SCHED", no_sched ? "0" : "1");
+	set_env("PATCHSITE_SCHED", no_sched ? "0" : NULL);	/* else the environment's (default 1) */
 	env_names_say(dir);
 	fflush(NULL);
 	pid = fork();

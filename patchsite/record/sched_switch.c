@@ -379,20 +379,21 @@ static void file_link(struct sched_stream *s, int procfd, const char *name)
 		say_unknown("cannot name its file in the trace directory");
 }
 
-/* A stream that could not be set up: its file (if any) says why, and it goes. */
+/* A stream that could not be set up (unlocked): its file (if any) says why, and it goes. */
 static void stream_drop(struct sched_stream *s)
 {
 	if (s->fd >= 0)
 		close(s->fd);
-	pthread_mutex_unlock(&s->lock);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
 
 /*
- * The setup runs under the stream's lock: the drain thread, which learns
- * of the stream through epoll (a path thread sanitizers do not see), takes
- * that lock before it reads any of it.
+ * The setup runs under the stream's lock, released before the stream is
+ * watched: the drain thread, which learns of it through epoll (a path
+ * thread sanitizers do not see), takes that lock before it reads any of
+ * it.  Never held while sched.lock is taken (ps_sched_finish takes them
+ * the other way round).
  */
 void ps_sched_thread_open(int procfd, const char *thread_path, pid_t pid, pid_t tid)
 {
@@ -418,6 +419,7 @@ void ps_sched_thread_open(int procfd, const char *thread_path, pid_t pid, pid_t 
 	s->hdr.clockid = CLOCK_MONOTONIC;
 	if (file_open(s, procfd, name, &unnamed)) {
 		say_unknown("cannot make its file in the trace directory");
+		pthread_mutex_unlock(&s->lock);
 		stream_drop(s);
 		return;
 	}
@@ -427,6 +429,7 @@ void ps_sched_thread_open(int procfd, const char *thread_path, pid_t pid, pid_t 
 	write_hdr(s);
 	if (unnamed)
 		file_link(s, procfd, name);
+	pthread_mutex_unlock(&s->lock);
 	/* Watched last: the drain thread writes only into a named file with its header. */
 	if (s->hdr.state == PSD_SCHED_ON && !stream_watch(s)) {
 		s->hdr.state = PSD_SCHED_UNKNOWN;
@@ -438,7 +441,6 @@ void ps_sched_thread_open(int procfd, const char *thread_path, pid_t pid, pid_t 
 		return;
 	}
 	mine = s;
-	pthread_mutex_unlock(&s->lock);
 }
 
 void ps_sched_flush(void)
