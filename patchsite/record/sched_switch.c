@@ -16,10 +16,12 @@
  * Why per thread and not uftrace's per-CPU events: a per-thread event
  * needs no inherit (which perf refuses with a ring per CPU) and follows a
  * thread made before tracing started, as it opens at its first event.
- * Eight data pages a thread (512 switches out and in), one where perf's
- * mlock budget (perf_event_mlock_kb, RLIMIT_MEMLOCK) is spent, keep it
- * for hundreds of threads; what the kernel could not write is counted
- * (PERF_RECORD_LOST) in the file.
+ * Four data pages a thread (256 switches out and in), one where perf's
+ * mlock budget is nearly spent: unprivileged, perf_event_mlock_kb per CPU
+ * and then RLIMIT_MEMLOCK (8 MiB here) hold about 460 such threads (as
+ * nobody on this 2-CPU machine: 8 pages a thread gave out at 257 of 300).
+ * A thread refused its ring says so in its file.  What the kernel could
+ * not write is counted (PERF_RECORD_LOST) in the file.
  * Where perf events are refused (perf_event_paranoid, seccomp, no
  * CONFIG_PERF_EVENTS) the file says off-CPU time is unknown, and why.
  */
@@ -42,14 +44,23 @@
 #include "data/format.h"
 
 /* Data pages of a ring, tried in turn (powers of two): the first that perf's budget allows. */
-static const unsigned ring_pages[] = { 8, 1 };
+static const unsigned ring_pages[] = { 4, 1 };
 #define BATCH		64	/* records written per pwrite */
 
+/*
+ * No descriptor stays open for a stream: the event's is closed once its
+ * ring is mapped and watched (the mapping keeps the event, and its place in
+ * the epoll set, until it is unmapped), and the file is opened by name for
+ * each drain.  A program with many threads near RLIMIT_NOFILE must not
+ * fail an open(2) of its own because it is traced.
+ */
 struct sched_stream {
 	pthread_mutex_t lock;		/* drains: the drain thread, the thread's end, exit */
-	int perf_fd, fd;		/* the event (-1 once closed); the sched file */
+	int perf_fd, fd;		/* during setup and a drain only, else -1 */
+	int procfd;			/* the process directory (the session's) */
+	char name[80];			/* sched.T[.K] there */
 	pid_t pid;			/* the process that opened it */
-	void *ring;
+	void *ring;			/* NULL once the thread ended (or in a forked child) */
 	size_t ring_bytes, data_bytes;
 	struct psd_sched_hdr hdr;	/* written again after each drain */
 	struct sched_stream *next;	/* every one made, never freed */
@@ -143,8 +154,12 @@ static bool switch_record(const struct sched_stream *s, const struct perf_event_
 	return tid == s->hdr.tid;
 }
 
-/* What the kernel wrote since the last drain, into the file (s->lock held). */
-static void drain(struct sched_stream *s)
+/*
+ * What the kernel wrote since the last drain, into the file (s->lock held);
+ * clean: all of the thread's, it ended (or the process does).  Records
+ * that cannot be written (the file gone) are counted lost.
+ */
+static void drain(struct sched_stream *s, bool clean)
 {
 	struct perf_event_mmap_page *mp = s->ring;
 	const uint8_t *data;
@@ -152,8 +167,9 @@ static void drain(struct sched_stream *s)
 	struct psd_sched_rec out[BATCH];
 	size_t n = 0;
 
-	if (s->perf_fd < 0)
+	if (!s->ring)
 		return;
+	s->fd = openat(s->procfd, s->name, O_WRONLY | O_CLOEXEC);
 	data = (const uint8_t *)s->ring + (mp->data_offset ? mp->data_offset : page_bytes());
 	size = mp->data_size ? mp->data_size : s->data_bytes;
 	head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
@@ -185,7 +201,11 @@ static void drain(struct sched_stream *s)
 	}
 	put_records(s, out, n);
 	__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
+	s->hdr.clean |= clean;
 	write_hdr(s);
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
 }
 
 /*
@@ -195,16 +215,10 @@ static void drain(struct sched_stream *s)
  */
 static void stream_close(struct sched_stream *s)
 {
-	if (s->perf_fd < 0)
+	if (!s->ring)
 		return;
-	drain(s);
-	s->hdr.clean = 1;
-	write_hdr(s);
-	epoll_ctl(sched.epfd, EPOLL_CTL_DEL, s->perf_fd, NULL);
-	munmap(s->ring, s->ring_bytes);
-	close(s->perf_fd);
-	close(s->fd);
-	s->perf_fd = s->fd = -1;
+	drain(s, true);
+	munmap(s->ring, s->ring_bytes);	/* the event's last reference: it leaves the epoll set */
 	s->ring = NULL;
 }
 
@@ -227,7 +241,7 @@ static void *drain_main(void *arg)
 			if (ev[k].events & (EPOLLHUP | EPOLLERR))
 				stream_close(s);
 			else
-				drain(s);
+				drain(s, false);
 			pthread_mutex_unlock(&s->lock);
 		}
 	}
@@ -343,9 +357,10 @@ static bool stream_watch(struct sched_stream *s)
 		snprintf(s->hdr.why, sizeof(s->hdr.why), "cannot start its drain thread: %s",
 			 strerror(errno));
 		munmap(s->ring, s->ring_bytes);
-		close(s->perf_fd);
-		s->perf_fd = -1;
+		s->ring = NULL;
 	}
+	close(s->perf_fd);	/* watched or not: the mapping keeps the event */
+	s->perf_fd = -1;
 	return ok;
 }
 
@@ -429,10 +444,15 @@ void ps_sched_thread_open(int procfd, const char *thread_path, pid_t pid, pid_t 
 	write_hdr(s);
 	if (unnamed)
 		file_link(s, procfd, name);
+	close(s->fd);
+	s->fd = -1;
+	s->procfd = procfd;
+	snprintf(s->name, sizeof(s->name), "%s", name);
 	pthread_mutex_unlock(&s->lock);
 	/* Watched last: the drain thread writes only into a named file with its header. */
 	if (s->hdr.state == PSD_SCHED_ON && !stream_watch(s)) {
 		s->hdr.state = PSD_SCHED_UNKNOWN;
+		s->fd = openat(procfd, name, O_WRONLY | O_CLOEXEC);
 		write_hdr(s);
 	}
 	if (s->hdr.state != PSD_SCHED_ON) {
@@ -449,7 +469,7 @@ void ps_sched_flush(void)
 
 	if (!s || s->pid != getpid() || pthread_mutex_trylock(&s->lock))
 		return;		/* none, or the drain thread is at it */
-	drain(s);
+	drain(s, false);
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -463,11 +483,7 @@ void ps_sched_finish(bool may_wait)
 		if (s->pid != me || (may_wait ? pthread_mutex_lock(&s->lock) :
 					       pthread_mutex_trylock(&s->lock)))
 			continue;
-		if (s->perf_fd >= 0) {
-			drain(s);
-			s->hdr.clean = 1;
-			write_hdr(s);
-		}
+		drain(s, true);
 		pthread_mutex_unlock(&s->lock);
 	}
 	pthread_mutex_unlock(&sched.lock);
@@ -476,8 +492,9 @@ void ps_sched_finish(bool may_wait)
 /*
  * Only the forking thread lives on, and the locks may have been held by
  * the parent's drain thread: nothing of the parent's is drained here (its
- * rings are the parent's to drain); mappings and descriptors go, the locks
- * start afresh.  The child's threads open their own with their files.
+ * rings are the parent's to drain, and perf does not copy them into a
+ * child: VM_DONTCOPY); the locks start afresh.  The child's threads open
+ * their own with their files.
  */
 void ps_sched_forked(void)
 {
@@ -487,14 +504,7 @@ void ps_sched_forked(void)
 	for (struct sched_stream *s = sched.list; s; s = s->next) {
 		if (s->pid == me)
 			continue;
-		if (s->perf_fd >= 0) {
-			munmap(s->ring, s->ring_bytes);
-			close(s->perf_fd);
-			s->perf_fd = -1;
-		}
-		if (s->fd >= 0)
-			close(s->fd);
-		s->fd = -1;
+		s->ring = NULL;	/* not mapped here */
 		s->pid = 0;	/* never matches a process again */
 	}
 	if (sched.epfd >= 0)
