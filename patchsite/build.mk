@@ -93,6 +93,7 @@ check-patchsite: $(PS_LIBS) $(B)/patchsite $(B)/recordmcount $(B)/patchsite-cc $
 	$(Q)sh tests/patchsite/flamegraph.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
 	$(Q)sh tests/patchsite/libcall.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
 	$(Q)sh tests/patchsite/profile.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
+	$(Q)sh tests/patchsite/sched.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
 
 # Many attach -> trace -> detach cycles (issue #26): 1,000 on one process, 100 fresh processes
 # injected once each (minutes; not part of make check, whose attach.sh runs 25).

@@ -23,6 +23,7 @@
 #include "events/probe.h"
 #include "events/event.h"
 #include "data/env.h"
+#include "record/sched_switch.h"
 
 static int env_out_fd = -1;	/* PATCHSITE_OUTPUT, written at exit */
 static bool env_said;		/* env_bad said why start-up stopped */
@@ -101,6 +102,15 @@ static int env_overwrite(bool *on)
 	return !v || !*v || !strcmp(v, "0") || !strcmp(v, "1") ? 0 : -EINVAL;
 }
 
+/* PATCHSITE_SCHED: 1 or 0 (unset: 1): scheduler switches beside each thread file. */
+static int env_sched(void)
+{
+	const char *v = getenv("PATCHSITE_SCHED");
+
+	ps_sched_set(!v || strcmp(v, "0"));
+	return !v || !*v || !strcmp(v, "0") || !strcmp(v, "1") ? 0 : -EINVAL;
+}
+
 /* No PATCHSITE_OUTPUT: record into the trace directory (PATCHSITE_DATA). */
 static int env_store(const char *tracer, bool for_output)
 {
@@ -111,6 +121,10 @@ static int env_store(const char *tracer, bool for_output)
 
 	if (env_overwrite(&over)) {
 		env_bad("PATCHSITE_OVERWRITE", "expected 0 or 1");
+		return -EINVAL;
+	}
+	if (env_sched()) {
+		env_bad("PATCHSITE_SCHED", "expected 0 or 1");
 		return -EINVAL;
 	}
 	if (ps_options_env(&over)) {

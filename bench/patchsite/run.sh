@@ -42,6 +42,8 @@ sh bench/patchsite/libcall.sh "$B"
 echo
 sh bench/patchsite/record.sh "$B"
 echo
+sh bench/patchsite/sched.sh "$B"
+echo
 sh bench/patchsite/ctl.sh "$B" "$N"
 echo
 sh bench/patchsite/attach.sh "$B" "$N"

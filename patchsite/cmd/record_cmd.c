@@ -284,6 +284,7 @@ int cmd_record(int argc, char **argv)
 		{ "tracer", required_argument, NULL, 't' },
 		{ "buffer-kb", required_argument, NULL, 'b' },
 		{ "overwrite", no_argument, NULL, 'o' },
+		{ "no-sched", no_argument, NULL, 'S' },
 		{ "live", no_argument, NULL, 'l' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "duration", required_argument, NULL, 'T' },
@@ -302,7 +303,7 @@ int cmd_record(int argc, char **argv)
 	char *retvals = NULL, lib[PATH_MAX], preload[2 * PATH_MAX];
 	const char *old;
 	const char *libcall = NULL;
-	bool overwrite = false, nest = false;
+	bool overwrite = false, nest = false, no_sched = false;
 	int c, st;
 	pid_t pid;
 
@@ -342,6 +343,7 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'n': libcall = "off"; break;
 		case 'E': nest = true; break;
+		case 'S': no_sched = true; break;
 		case 'l': live.dir = dir; break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: return bad_usage("record: bad option", "");
@@ -367,9 +369,9 @@ int cmd_record(int argc, char **argv)
 		if (probes || argspecs || retvals)
 			return bad_usage("record: --probe, -A, -R with -p: write the definition to the "
 					 "process's dynamic_events (patchsite ctl PID dynamic_events)%s", "");
-		if (optind < argc || overwrite || libcall || nest)
+		if (optind < argc || overwrite || libcall || nest || no_sched)
 			return bad_usage("record: -p attaches to a running process: no command, "
-					 "--overwrite or --libcall with it%s", "");
+					 "--overwrite, --libcall or --no-sched with it%s", "");
 		at.live = live.dir != NULL;
 		at.dir = dir, at.tracer = tracer, at.filter = filter, at.notrace = notrace;
 		at.graph = graph, at.depth = depth, at.kb = kb;
@@ -421,6 +423,7 @@ int cmd_record(int argc, char **argv)
 	set_env("PATCHSITE_BUFFER_KB", kb);
 	set_env("PATCHSITE_OVERWRITE", overwrite ? "1" : NULL);
 	set_env("PATCHSITE_LIBCALL", libcall);
+	set_env("PATCHSITE_SCHED", no_sched ? "0" : NULL);	/* else the environment's (default 1) */
 	env_names_say(dir);
 	fflush(NULL);
 	pid = fork();

@@ -43,6 +43,32 @@ static int snapshot_dir(const char *dir, int n, char *buf, size_t len)
 	return 0;
 }
 
+/*
+ * --nosleep-time needs every shown thread's time off the CPU: a thread
+ * without it is named, with why, rather than shown with its sleep counted.
+ */
+static bool offcpu_known(const struct psr_session *s, const struct render_opts *o,
+			 const char *dir)
+{
+	for (size_t i = 0; i < s->nprocs; i++) {
+		const struct psr_proc *p = &s->procs[i];
+
+		for (size_t k = 0; render_proc_wanted(p, o) && k < p->nthreads; k++) {
+			const struct psr_thread *t = &p->threads[k];
+
+			if ((o->tid && t->tid != o->tid) || t->sched == PSR_SCHED_ON)
+				continue;
+			fprintf(stderr, "patchsite: %s: --nosleep-time: thread %d of process %d: "
+				"off-CPU time unknown (%s)\n", dir, t->tid, p->pid,
+				t->sched == PSR_SCHED_UNKNOWN ? t->sched_why :
+				p->sched_asked == 0 ? "recorded with --no-sched" :
+				"no scheduler switches recorded");
+			return false;
+		}
+	}
+	return true;
+}
+
 int cmd_read(enum verb verb, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -64,6 +90,9 @@ int cmd_read(enum verb verb, int argc, char **argv)
 		{ "hist", required_argument, NULL, 'H' },
 		{ "graph", optional_argument, NULL, 'G' },
 		{ "diff", required_argument, NULL, 'D' },
+		{ "sched", no_argument, NULL, 'W' },
+		{ "sleep-time", no_argument, NULL, 'Y' },
+		{ "nosleep-time", no_argument, NULL, 'Z' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -136,6 +165,9 @@ int cmd_read(enum verb verb, int argc, char **argv)
 				return bad_usage("--sort=%s: expected total, self, calls, avg or max",
 						 optarg);
 			break;
+		case 'W': o.sched = true; break;
+		case 'Y': o.nosleep = false; break;
+		case 'Z': o.nosleep = true; break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: return bad_usage("bad option%s", "");
 		}
@@ -156,6 +188,9 @@ int cmd_read(enum verb verb, int argc, char **argv)
 		return bad_usage("--hist=%s: a text histogram; --json has the percentiles", o.hist);
 	if (o.latency && verb != REPLAY)
 		return bad_usage("--latency is replay's option%s", "");
+	if ((o.sched || o.nosleep) && verb != REPLAY)
+		return bad_usage("--sched and --nosleep-time are replay's options (report has "
+				 "on-CPU and off-CPU columns)%s", "");
 	if (branches && (verb != REPORT || sorted))
 		return bad_usage("--branches is report's, without --sort (sorted as the kernel "
 				 "does)%s", "");
@@ -172,6 +207,10 @@ int cmd_read(enum verb verb, int argc, char **argv)
 	}
 	if (psr_open(dir, stderr, &s))
 		return 1;
+	if (o.nosleep && !offcpu_known(s, &o, dir)) {
+		psr_close(s);
+		return 1;
+	}
 	if (diff_dir) {
 		struct psr_session *b;
 		char *said = NULL;

@@ -78,4 +78,45 @@ enum psd_ext_kind {
 	/* 7..15: control plane; 16..31: trace events and branches; 32..63 free */
 };
 
+/*
+ * Scheduler switches (issue 25): beside a thread file thread.T[.K], the file
+ * sched.T[.K] holds the switches of the same thread, drained from a perf
+ * context-switch event the thread opened with its file.  Its own format
+ * and version (the thread files are unchanged): a header of
+ * PSD_SCHED_HDR_BYTES, then PSD_SCHED_REC_BYTES records in time order,
+ * stamped CLOCK_MONOTONIC (perf's use_clockid), not the event counter.
+ * state UNKNOWN: no switch could be recorded (why says why); the thread's
+ * off-CPU time is unknown.  Readers refuse a file that breaks any of this.
+ */
+#define PSD_SCHED_MAGIC		"PSSCHD1"	/* 8 bytes with the NUL */
+#define PSD_SCHED_VERSION	1
+#define PSD_SCHED_HDR_BYTES	256
+#define PSD_SCHED_REC_BYTES	16
+enum psd_sched_state { PSD_SCHED_ON = 1, PSD_SCHED_UNKNOWN = 2 };
+enum psd_sched_what {
+	PSD_SCHED_OUT = 1,		/* switched out: blocked (a voluntary switch) */
+	PSD_SCHED_OUT_PREEMPT = 2,	/* switched out while runnable: preempted */
+	PSD_SCHED_IN = 3,		/* switched in */
+};
+
+struct psd_sched_hdr {
+	char magic[8];
+	uint32_t version;
+	uint32_t hdr_bytes;		/* PSD_SCHED_HDR_BYTES: records start here */
+	uint32_t pid, tid;
+	uint32_t state;			/* enum psd_sched_state */
+	uint32_t clean;			/* 1: drained at a normal exit: every switch until then is here */
+	uint64_t lost;			/* switches the kernel could not record (PERF_RECORD_LOST) */
+	uint64_t records;		/* records written */
+	uint32_t clockid;		/* the records' clock: CLOCK_MONOTONIC (1) */
+	uint32_t pad;
+	char why[128];			/* UNKNOWN: why ("perf_event_open: Permission denied") */
+};
+
+struct psd_sched_rec {
+	uint64_t ns;			/* CLOCK_MONOTONIC */
+	uint32_t what;			/* enum psd_sched_what */
+	int32_t cpu;			/* the CPU switched from (out) or to (in) */
+};
+
 #endif

@@ -31,7 +31,18 @@ enum psr_option {
 int psr_options_parse(const char *list, unsigned *set, unsigned *clear, const char **bad);
 
 /* PSR_EXT: an extended record (format.h PSD_EXT_*): renderers skip kinds they do not show. */
-enum psr_type { PSR_ENTRY = 0, PSR_EXIT = 1, PSR_FUNC = 2, PSR_EXT = 3 };
+enum psr_type { PSR_ENTRY = 0, PSR_EXIT = 1, PSR_FUNC = 2, PSR_EXT = 3,
+	PSR_SCHED = 4,		/* a scheduler switch: only from a cursor psr_cursor_sched asked */
+};
+/* A PSR_SCHED event's id: format.h psd_sched_what. */
+enum psr_switch { PSR_SW_OUT = 1, PSR_SW_OUT_PREEMPT = 2, PSR_SW_IN = 3 };
+/* A thread's scheduler switches (its sched file, read_sched.c). */
+enum psr_sched { PSR_SCHED_NONE = 0, PSR_SCHED_ON = 1, PSR_SCHED_UNKNOWN = 2 };
+struct psr_switch_rec {
+	uint64_t ns;		/* CLOCK_MONOTONIC */
+	uint32_t what;		/* enum psr_switch */
+	int32_t cpu;
+};
 
 struct psr_event {
 	uint64_t tsc;
@@ -100,6 +111,16 @@ struct psr_thread {
 				   last chunk is not final, a record cut there is waited for */
 	bool in_memory;		/* words are a copy in memory (the runtime's rings,
 				   record/output.c), not a mapped file: never dropped */
+	/* Scheduler switches (sched.T beside its file): none asked, recorded, or unknown (why). */
+	enum psr_sched sched;
+	char sched_why[129];
+	uint64_t sched_lost;	/* switches the kernel could not record */
+	bool sched_clean;	/* drained at the thread's end or a normal exit */
+	struct psr_switch_rec *sw;	/* in time order */
+	size_t nsw;
+	uint64_t *off;		/* off-CPU spans: [2k] start, [2k + 1] end ns */
+	uint64_t *off_sum;	/* off_sum[k]: ns of the spans before span k */
+	size_t noff;
 };
 
 /* A static trace event's format (the process's events file, patchsite-data(5)). */
@@ -141,6 +162,7 @@ struct psr_proc {
 	size_t modules_size;	/* followed: the modules log's size when last read */
 	struct psr_evdesc *events;
 	size_t nevents;
+	int sched_asked;	/* info's `sched`: 1 on, 0 off (--no-sched), -1 not said (older) */
 };
 
 struct psr_session {
@@ -179,8 +201,19 @@ struct psr_cursor {
 	size_t chunk, at;
 	uint32_t hi;
 	int32_t cpu;
+	/* psr_cursor_sched: the thread's switches merged in by time (read_sched.c) */
+	bool sched;
+	uint8_t pend_state;	/* 0 none read ahead, 1 pend holds the file's next, 2 its end */
+	size_t sw_at;
+	struct psr_event pend;
 };
 void psr_cursor_init(struct psr_cursor *c, const struct psr_proc *p, const struct psr_thread *t);
+/*
+ * The thread's scheduler switches as PSR_SCHED events (id: enum psr_switch),
+ * merged by time among its events; arguments and return values stay with
+ * the event they follow.  Not for a followed (live) thread.
+ */
+void psr_cursor_sched(struct psr_cursor *c);
 /* The next event: 1, or 0 at the end. */
 int psr_next(struct psr_cursor *c, struct psr_event *ev);
 
@@ -225,5 +258,13 @@ bool psr_event_field(const struct psr_evfield *f, const uint8_t *rec, size_t byt
 
 /* CLOCK_MONOTONIC ns of a time stamp. */
 uint64_t psr_ns(const struct psr_proc *p, uint64_t tsc);
+/* The time stamp of CLOCK_MONOTONIC ns (psr_ns inverted). */
+uint64_t psr_tsc(const struct psr_proc *p, uint64_t ns);
+/*
+ * ns thread t spent off the CPU between time stamps a and b (its recorded
+ * switches; 0 where none were recorded: see t->sched).
+ */
+uint64_t psr_offcpu_ns(const struct psr_proc *p, const struct psr_thread *t, uint64_t a,
+		       uint64_t b);
 
 #endif

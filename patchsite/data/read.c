@@ -69,6 +69,7 @@ static void read_info(struct psr_proc *p)
 	double rate;
 
 	p->ns_per_tsc = 1.0;
+	p->sched_asked = -1;
 	if (!text) {
 		read_say(p->session, path ? path : p->dir, "missing: times are raw time stamps");
 		free(path);
@@ -88,6 +89,8 @@ static void read_info(struct psr_proc *p)
 		p->exe = strdup(buf);
 	if (read_field(text, "tracer", buf, sizeof(buf)))
 		snprintf(p->tracer, sizeof(p->tracer), "%.31s", buf);
+	if (read_field(text, "sched", buf, sizeof(buf)))
+		p->sched_asked = !strcmp(buf, "on");
 	if (read_field(text, "ns_per_tsc", buf, sizeof(buf)) && (rate = strtod(buf, NULL)) > 0 &&
 	    rate < 1e6)
 		p->ns_per_tsc = rate;
@@ -217,7 +220,9 @@ void read_proc(struct psr_session *s, const char *name)
 	if (p->nthreads)
 		qsort(p->threads, p->nthreads, sizeof(*p->threads), cmp_thread);
 	if (s->follow)
-		return;		/* psr_follow indexes the chunks */
+		return;		/* psr_follow indexes the chunks; switches are not followed */
+	for (size_t k = 0; k < p->nthreads; k++)
+		read_sched(p, &p->threads[k]);
 	if (!p->has_end)
 		rate_from_chunks(p);
 	for (size_t k = 0; k < p->nthreads; k++)
@@ -306,6 +311,7 @@ void psr_close(struct psr_session *s)
 			munmap((void *)p->threads[k].words, p->threads[k].map_bytes);
 			free(p->threads[k].chunks);
 			free(p->threads[k].file);
+			read_sched_free(&p->threads[k]);
 		}
 		psr_events_free(p);
 		free(p->threads);

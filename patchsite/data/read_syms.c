@@ -252,5 +252,12 @@ const char *psr_addr_name(const struct psr_proc *p, uint64_t addr, uint64_t tsc,
 
 uint64_t psr_ns(const struct psr_proc *p, uint64_t tsc)
 {
-	return p->ns0 + (uint64_t)((double)(int64_t)(tsc - p->tsc0) * p->ns_per_tsc);
+	double d = (double)(int64_t)(tsc - p->tsc0) * p->ns_per_tsc;
+
+	/* A stamp before the start or past the clock's range (damage): clamped, never undefined. */
+	if (d < 0)
+		return -d < (double)p->ns0 ? p->ns0 - (uint64_t)-d : 0;
+	if (d >= 18446744073709549568.0 - (double)p->ns0)
+		return UINT64_MAX;
+	return p->ns0 + (uint64_t)d;
 }

@@ -202,7 +202,7 @@ static bool incomplete(const struct psr_cursor *c, const struct psr_chunk *k, ui
 	return c->at + need > k->end && c->at + need <= k->limit;
 }
 
-int psr_next(struct psr_cursor *c, struct psr_event *ev)
+static int next_in_file(struct psr_cursor *c, struct psr_event *ev)
 {
 	const struct psr_thread *t = c->t;
 
@@ -256,4 +256,9 @@ int psr_next(struct psr_cursor *c, struct psr_event *ev)
 		return 1;
 	}
 	return 0;
+}
+
+int psr_next(struct psr_cursor *c, struct psr_event *ev)
+{
+	return c->sched ? read_sched_next(c, ev, next_in_file) : next_in_file(c, ev);
 }

@@ -39,6 +39,12 @@ const struct psr_site *read_site_at(const struct psr_proc *p, uint32_t id, uint6
 void read_thread(struct psr_proc *p, const char *name);
 void read_count_events(struct psr_proc *p, struct psr_thread *t);
 
+/* read_sched.c: the thread's switch file (sched.T beside thread.T), and the cursor's merge */
+void read_sched(struct psr_proc *p, struct psr_thread *t);
+void read_sched_free(struct psr_thread *t);
+int read_sched_next(struct psr_cursor *c, struct psr_event *ev,
+		    int (*next)(struct psr_cursor *c, struct psr_event *ev));
+
 /* read.c */
 /* end: the clean trailer; with it, the rate over the whole run. */
 void read_end(struct psr_proc *p);

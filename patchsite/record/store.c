@@ -34,6 +34,7 @@
 #include "store.h"
 #include "record/linebuf.h"
 #include "sites/scan.h"
+#include "sched_switch.h"
 #include "events/event.h"
 #include "data/format.h"
 
@@ -194,11 +195,12 @@ static int write_info(void)
 	len = snprintf(text, sizeof(text),
 		       "format patchsite-data %d\npid %d\nppid %d\nexe %s\ntracer %s\n"
 		       "clock tsc\ntsc0 %llu\nns0 %llu\nrealtime0 %llu\nns_per_tsc %.12f\n"
-		       "overwrite %d\nchunk_bytes %zu\nring_bytes %zu\n",
+		       "overwrite %d\nchunk_bytes %zu\nring_bytes %zu\nsched %s\n",
 		       PSD_VERSION, (int)getpid(), (int)getppid(), exe, ps_session.tracer,
 		       (unsigned long long)tsc0, (unsigned long long)ns0,
 		       (unsigned long long)clock_ns(CLOCK_REALTIME), rate, ps_session.overwrite,
-		       ps_session.chunk, ps_session.overwrite ? ps_session.ring : 0);
+		       ps_session.chunk, ps_session.overwrite ? ps_session.ring : 0,
+		       ps_sched_on() ? "on" : "off");
 	copy_cmdline();
 	return write_file("info", text, (size_t)len < sizeof(text) ? (size_t)len : sizeof(text));
 }
@@ -557,6 +559,7 @@ void ps_store_finish_exit(int status)
 		if (parts[i]->finishing)
 			parts[i]->finishing();
 	ps_store_threads_finish(status < 0);
+	ps_sched_finish(status < 0);
 	len = snprintf(text, sizeof(text), "tsc %llu\nns %llu\nrealtime %llu\n",
 		       (unsigned long long)ps_clock(),
 		       (unsigned long long)clock_ns(CLOCK_MONOTONIC),
@@ -577,6 +580,7 @@ void ps_store_forked(struct ps_thread *self)
 	if (!ps_session.on)
 		return;
 	ps_store_thread_forked(self);
+	ps_sched_forked();
 	if (ps_session.procfd >= 0)
 		close(ps_session.procfd);
 	ps_session.procfd = -1;

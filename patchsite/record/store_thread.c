@@ -29,6 +29,7 @@
 #include "host.h"
 
 #include "store.h"
+#include "sched_switch.h"
 #include "events/event.h"
 #include "data/format.h"
 
@@ -426,9 +427,12 @@ int ps_store_thread(struct ps_thread *t, struct ps_fast *f)
 	__atomic_store_n(&t->store, s, __ATOMIC_RELEASE);	/* set up: ps_store_bound may read it */
 	if (ps_session.overwrite) {
 		chunk_start(t, f, s->map);
+		ps_sched_thread_open(ps_session.procfd, s->path, ps_session.pid, t->tid);
 		return 0;
 	}
 	err = map_next(t, f);
+	if (!err)
+		ps_sched_thread_open(ps_session.procfd, s->path, ps_session.pid, t->tid);
 	if (err) {
 		say_stopped(s, err);
 		/* s stays listed, unused: its file says why it stopped */
@@ -512,6 +516,7 @@ int ps_store_next(struct ps_thread *t, struct ps_fast *f)
 			__atomic_fetch_add(&s->hdr->overwritten, ps_chunk_events(next, ps_session.chunk / 8),
 					   __ATOMIC_RELAXED);
 		chunk_start(t, f, next);
+		ps_sched_flush();
 		return 0;
 	}
 	err = map_next(t, f);
@@ -519,6 +524,7 @@ int ps_store_next(struct ps_thread *t, struct ps_fast *f)
 		say_stopped(s, err);
 		return err;
 	}
+	ps_sched_flush();
 	return 0;
 }
 

@@ -68,8 +68,56 @@ static void chrome_static_event(FILE *f, const char **sep, const struct psr_proc
 	*sep = ",\n";
 }
 
+/*
+ * Time off the CPU as a slice of its own on the thread ("off-CPU", or
+ * "off-CPU (preempted)"), from a switch out to the next switch in.  It lies
+ * between two events of the thread, so it nests inside the call it happened
+ * in.  Should an event fall inside it (clocks mapped a little apart), the
+ * two switches are shown as instants instead: a slice must nest.
+ */
+struct offcpu {
+	bool out, crossed;
+	uint64_t tsc;
+	int32_t cpu;
+	uint32_t what;
+};
+
+static void chrome_switch_instant(FILE *f, const char **sep, const struct psr_proc *p, int tid,
+				  const char *name, uint64_t tsc, int cpu)
+{
+	fprintf(f, "%s{\"name\":\"%s\",\"ph\":\"i\",\"s\":\"t\",\"ts\":%.3f,\"pid\":%d,"
+		"\"tid\":%d,\"cat\":\"sched\",\"args\":{\"cpu\":%d}}", *sep,
+		name, (double)psr_ns(p, tsc) / 1000.0, p->pid, tid, cpu);
+	*sep = ",\n";
+}
+
+static void chrome_switch(FILE *f, const char **sep, const struct psr_proc *p, int tid,
+			  struct offcpu *o, const struct psr_event *e)
+{
+	if (e->id != PSR_SW_IN) {
+		*o = (struct offcpu){ .out = true, .tsc = e->tsc, .cpu = e->cpu, .what = e->id };
+		return;
+	}
+	if (!o->out)
+		return;		/* switched in without a switch out seen: nothing to show */
+	o->out = false;
+	if (o->crossed) {
+		chrome_switch_instant(f, sep, p, tid, o->what == PSR_SW_OUT_PREEMPT ?
+				      "sched-out (preempted)" : "sched-out", o->tsc, o->cpu);
+		chrome_switch_instant(f, sep, p, tid, "sched-in", e->tsc, e->cpu);
+		return;
+	}
+	fprintf(f, "%s{\"name\":\"%s\",\"ph\":\"X\",\"dur\":%.3f,\"ts\":%.3f,\"pid\":%d,"
+		"\"tid\":%d,\"cat\":\"sched\",\"args\":{\"cpu_out\":%d,\"cpu_in\":%d}}", *sep,
+		o->what == PSR_SW_OUT_PREEMPT ? "off-CPU (preempted)" : "off-CPU",
+		(double)walk_dur(p, o->tsc, e->tsc) / 1000.0, (double)psr_ns(p, o->tsc) / 1000.0,
+		p->pid, tid, o->cpu, e->cpu);
+	*sep = ",\n";
+}
+
 static int chrome_thread(FILE *f, const char **sep, struct stream *m)
 {
+	struct offcpu off = { 0 };
 	const struct psr_proc *p = m->p;
 	char buf[48];
 	uint64_t d;
@@ -88,6 +136,11 @@ static int chrome_thread(FILE *f, const char **sep, struct stream *m)
 		struct psr_event *e = &m->ev;
 		size_t k;
 
+		if (e->type == PSR_SCHED) {
+			chrome_switch(f, sep, p, m->t->tid, &off, e);
+			continue;
+		}
+		off.crossed = off.out;	/* an event while off the CPU */
 		if (walk_is_marker(e)) {
 			chrome_event(f, sep, p, m->t->tid, walk_marker_text(e, text, sizeof(text)), "i",
 				     e->tsc, NULL);
@@ -122,7 +175,7 @@ static int chrome_thread(FILE *f, const char **sep, struct stream *m)
 
 int render_chrome(FILE *out, const struct psr_session *s, const struct render_opts *o)
 {
-	struct render_ctx ctx = { .with_events = true, .bare = o->bare };
+	struct render_ctx ctx = { .with_events = true, .bare = o->bare, .with_sched = true };
 	const char *sep = "\n";
 	int err = 0;
 

@@ -112,6 +112,39 @@ static void info_tracers(FILE *out, const struct psr_proc *p)
 			prev, since_start(p, on));
 }
 
+/* The scheduler switches of p's wanted threads, and where its off-CPU time is unknown. */
+static void info_sched(FILE *out, const struct psr_proc *p, const struct render_opts *o)
+{
+	unsigned long long outs = 0, preempt = 0, lost = 0;
+	size_t on = 0;
+
+	if (p->sched_asked == 0) {
+		fprintf(out, "  sched:    not recorded (--no-sched): off-CPU time unknown\n");
+		return;
+	}
+	for (size_t k = 0; k < p->nthreads; k++) {
+		const struct psr_thread *t = &p->threads[k];
+
+		if (!walk_thread_wanted(t, o) || t->sched != PSR_SCHED_ON)
+			continue;
+		on++;
+		lost += t->sched_lost;
+		for (size_t i = 0; i < t->nsw; i++) {
+			outs += t->sw[i].what != PSR_SW_IN;
+			preempt += t->sw[i].what == PSR_SW_OUT_PREEMPT;
+		}
+	}
+	if (on)
+		fprintf(out, "  sched:    %llu switches out (%llu preempted) in %zu threads, %llu lost\n",
+			outs, preempt, on, lost);
+	for (size_t k = 0; k < p->nthreads; k++) {
+		const struct psr_thread *t = &p->threads[k];
+
+		if (walk_thread_wanted(t, o) && t->sched == PSR_SCHED_UNKNOWN)
+			fprintf(out, "    %d: off-CPU time unknown: %s\n", t->tid, t->sched_why);
+	}
+}
+
 int render_info(FILE *out, const struct psr_session *s, const struct render_opts *o)
 {
 	unsigned long long events = 0, lost = 0, markers = 0;
@@ -160,6 +193,7 @@ int render_info(FILE *out, const struct psr_session *s, const struct render_opts
 			lost += t->lost;
 			markers += t->markers;
 		}
+		info_sched(out, p, o);
 		if (p->nevents)
 			info_events(out, p, o);
 		render_branches_info(out, p);

@@ -26,6 +26,12 @@
  * the begin and end.  What the recording lost is an instant at the head of
  * the thread ("LOST N EVENTS", the count also as an annotation), and on
  * stderr (cmd/view.c).  Memory: the open calls and each thread's names.
+ * Time off the CPU (issue 25) is a slice of its own, "off-CPU" or
+ * "off-CPU (preempted)", begun and ended at the switch in: it lies between
+ * two events of the thread, so it nests in the call it happened in.  Where
+ * an event of the thread falls inside it (the counter and CLOCK_MONOTONIC
+ * meet to a microsecond or so) the two switches are instants instead,
+ * "sched-out" (at that event) and "sched-in", so that the slices still nest.
  *
  * SEQ_NEEDS_INCREMENTAL_STATE is not set on event packets: trace processor
  * reads it only to skip packets after a ring buffer dropped the packet
@@ -427,8 +433,42 @@ static void thread_head(struct pf *f, struct seq *q, const struct psr_proc *p,
 	packet_close(f, m);
 }
 
+struct offcpu {
+	bool out, said;		/* switched out; its instant already written (crossed) */
+	uint64_t ns;
+	uint32_t what;
+};
+
+static const char *out_name(const struct offcpu *o, bool slice)
+{
+	if (o->what == PSR_SW_OUT_PREEMPT)
+		return slice ? "off-CPU (preempted)" : "sched-out (preempted)";
+	return slice ? "off-CPU" : "sched-out";
+}
+
+static void perfetto_switch(struct pf *f, struct seq *q, struct offcpu *o, const struct psr_proc *p,
+			    const struct psr_event *e)
+{
+	uint64_t ns = psr_ns(p, e->tsc);
+
+	if (e->id != PSR_SW_IN) {
+		*o = (struct offcpu){ .out = true, .ns = ns, .what = e->id };
+		return;
+	}
+	if (!o->out)
+		return;
+	o->out = false;
+	if (o->said) {
+		track_event(f, q, p, ns, TYPE_INSTANT, "sched-in", NULL, NULL, NULL);
+		return;
+	}
+	track_event(f, q, p, o->ns, TYPE_SLICE_BEGIN, out_name(o, true), NULL, NULL, NULL);
+	track_event(f, q, p, ns, TYPE_SLICE_END, NULL, NULL, NULL, NULL);
+}
+
 static void perfetto_thread(struct pf *f, struct stream *m, uint64_t uuid, uint64_t parent)
 {
+	struct offcpu off = { 0 };
 	const struct psr_proc *p = m->p;
 	struct seq q = { .id = f->next_seq++ };
 	char buf[48];
@@ -440,6 +480,15 @@ static void perfetto_thread(struct pf *f, struct stream *m, uint64_t uuid, uint6
 	for (; m->has_ev && !f->err; walk_advance(m)) {
 		struct psr_event *e = &m->ev;
 
+		if (e->type == PSR_SCHED) {
+			perfetto_switch(f, &q, &off, p, e);
+			continue;
+		}
+		if (off.out && !off.said) {	/* an event while off the CPU: see above */
+			track_event(f, &q, p, off.ns, TYPE_INSTANT, out_name(&off, false), NULL, NULL,
+				    NULL);
+			off.said = true;
+		}
 		if (walk_is_marker(e)) {
 			track_event(f, &q, p, psr_ns(p, e->tsc), TYPE_INSTANT, NULL,
 				    walk_marker_text(e, text, sizeof(text)), NULL, NULL);
@@ -472,7 +521,7 @@ static void perfetto_thread(struct pf *f, struct stream *m, uint64_t uuid, uint6
 
 int render_perfetto(FILE *out, const struct psr_session *s, const struct render_opts *o)
 {
-	struct render_ctx ctx = { .with_events = true, .bare = o->bare };
+	struct render_ctx ctx = { .with_events = true, .bare = o->bare, .with_sched = true };
 	struct pf f = { .out = out, .next_seq = 1 };
 
 	for (size_t i = 0; i < s->nprocs && !f.err; i++) {

@@ -34,6 +34,8 @@ struct render_opts {
 	bool flame_reverse;	/* dump --flamegraph --reverse: an icicle graph */
 	bool graph;		/* report --graph[=FUNC]: the call tree (graph.c) instead */
 	const char *graph_func;
+	bool sched;		/* replay --sched: the threads' scheduler switches shown */
+	bool nosleep;		/* --nosleep-time: durations without time off the CPU */
 };
 
 /* The process is one o asks for (inline: every renderer and branch_report.c use it). */

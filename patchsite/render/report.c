@@ -33,8 +33,11 @@ static int close_calls(struct stream *m, size_t k, uint64_t tsc, struct table *t
 		if (m->depth)
 			m->stack[m->depth - 1].child_ns += d;
 		const char *name = psr_site_name(m->p, fr->id, fr->tsc, buf, sizeof(buf));
+		bool nested = active(m, fr->id), known = m->t->sched == PSR_SCHED_ON;
+		uint64_t off = known && !nested ? psr_offcpu_ns(m->p, m->t, fr->tsc, tsc) : 0;
 
-		if (table_account(t, name, name != buf, pid, d, self, active(m, fr->id)))
+		if (table_account(t, name, name != buf, pid, d, self, nested) ||
+		    table_account_off(t, name, name != buf, pid, off, nested, known))
 			return -ENOMEM;
 	}
 	return 0;
@@ -135,6 +138,44 @@ static int report_hist(FILE *out, struct table *t, size_t n, const struct render
 	return err;
 }
 
+/* On-CPU and off-CPU columns: for a record with scheduler switches asked for or found. */
+static bool sched_columns(const struct psr_session *s, const struct render_opts *o)
+{
+	for (size_t i = 0; i < s->nprocs; i++) {
+		const struct psr_proc *p = &s->procs[i];
+
+		if (!render_proc_wanted(p, o))
+			continue;
+		if (p->sched_asked == 1)
+			return true;
+		for (size_t k = 0; k < p->nthreads; k++)
+			if (p->threads[k].sched != PSR_SCHED_NONE)
+				return true;
+	}
+	return false;
+}
+
+/* A function's time on and off the CPU (of its total), or ? where a thread's is unknown. */
+static void print_cpu_times(FILE *out, const struct entry *e)
+{
+	if (e->off_unknown) {
+		fprintf(out, "  %11s  %11s", "?", "?");
+		return;
+	}
+	print_time(out, e->total > e->off ? e->total - e->off : 0);
+	print_time(out, e->off);
+}
+
+static void json_cpu_times(FILE *out, const struct entry *e)
+{
+	if (e->off_unknown || e->calls == e->untimed)
+		fprintf(out, ",\"oncpu_ns\":null,\"offcpu_ns\":null");
+	else
+		fprintf(out, ",\"oncpu_ns\":%llu,\"offcpu_ns\":%llu",
+			(unsigned long long)(e->total > e->off ? e->total - e->off : 0),
+			(unsigned long long)e->off);
+}
+
 struct report_walk {
 	struct table t;
 	bool by_pid;			/* several processes: one row per function and process */
@@ -200,6 +241,7 @@ int render_report(FILE *out, const struct psr_session *s, const struct render_op
 	static struct report_walk w;	/* its name cache is large for the stack */
 	struct table *t;
 	size_t nprocs = 0, n;
+	bool cpu_cols = sched_columns(s, o);
 	int err;
 
 	memset(&w, 0, sizeof(w));
@@ -234,6 +276,8 @@ int render_report(FILE *out, const struct psr_session *s, const struct render_op
 				(unsigned long long)(timed ? e->min : 0), (unsigned long long)e->max);
 			if (e->untimed)
 				fprintf(out, ",\"untimed_calls\":%llu", (unsigned long long)e->untimed);
+			if (cpu_cols)
+				json_cpu_times(out, e);
 			if (o->npct) {
 				uint64_t pv[DIST_MAX_PCT];
 				bool has = entry_percentiles(e, o, pv);
@@ -263,8 +307,8 @@ int render_report(FILE *out, const struct psr_session *s, const struct render_op
 			fprintf(out, "# %llu of %llu calls were recorded by the function tracer, which "
 				"takes no times: counted in Calls, kept out of the time columns\n",
 				(unsigned long long)untimed, (unsigned long long)(untimed + timed));
-		fprintf(out, "    Total time     Self time       Calls       Average           Min"
-			"           Max");
+		fprintf(out, "    Total time     Self time%s       Calls       Average           Min"
+			"           Max", cpu_cols ? "        On-CPU       Off-CPU" : "");
 		for (unsigned k = 0; k < o->npct; k++) {
 			char h[16];
 
@@ -272,8 +316,8 @@ int render_report(FILE *out, const struct psr_session *s, const struct render_op
 			fprintf(out, "  %12s", h);
 		}
 		fprintf(out, "  %sFunction\n", nprocs > 1 ? "    Pid  " : "");
-		fprintf(out, "  ============  ============  ==========  ============  ============"
-			"  ============");
+		fprintf(out, "  ============  ============%s  ==========  ============  ============"
+			"  ============", cpu_cols ? "  ============  ============" : "");
 		for (unsigned k = 0; k < o->npct; k++)
 			fprintf(out, "  ============");
 		fprintf(out, "  %s====================\n", nprocs > 1 ? "=======  " : "");
@@ -282,6 +326,8 @@ int render_report(FILE *out, const struct psr_session *s, const struct render_op
 
 			print_time(out, e->total);
 			print_time(out, e->self);
+			if (cpu_cols)
+				print_cpu_times(out, e);
 			fprintf(out, "  %10llu", (unsigned long long)e->calls);
 			print_time(out, e->calls > e->untimed ? e->sum / (e->calls - e->untimed) : 0);
 			print_time(out, e->calls > e->untimed ? e->min : 0);

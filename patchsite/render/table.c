@@ -158,6 +158,20 @@ int table_account_counted(struct table *t, const char *name, int pid, const stru
 	return 0;
 }
 
+int table_account_off(struct table *t, const char *name, bool stable, int pid, uint64_t off,
+		      bool nested, bool known)
+{
+	struct entry *e = account_entry(t, name, stable, pid);
+
+	if (!e)
+		return -ENOMEM;
+	if (!known)
+		e->off_unknown++;
+	else if (!nested)
+		e->off += off;
+	return 0;
+}
+
 int table_account_untimed(struct table *t, const char *name, bool stable, int pid)
 {
 	struct entry *e = account_entry(t, name, stable, pid);

@@ -17,6 +17,8 @@ struct entry {
 	uint64_t sum;			/* every call's time, nested recursion included (average) */
 	struct hist *hist;		/* table.keep: its call times' histogram, for dist.c */
 	uint64_t untimed;		/* of calls: the function tracer's, which have no time */
+	uint64_t off;			/* of total: time off the CPU (scheduler switches) */
+	uint64_t off_unknown;		/* timed calls in threads whose off-CPU time is unknown */
 };
 
 /*
@@ -47,6 +49,13 @@ size_t table_pack(struct table *t);
  */
 int table_account(struct table *t, const char *name, bool stable, int pid, uint64_t d,
 		  uint64_t self, bool nested);
+/*
+ * A completed call's time off the CPU (after table_account; nested: as
+ * there, inside a call of the same function already counted), or, known
+ * false, that its thread's is unknown.
+ */
+int table_account_off(struct table *t, const char *name, bool stable, int pid, uint64_t off,
+		      bool nested, bool known);
 /* A call without a time (the function tracer's): counted, kept out of the time columns. */
 int table_account_untimed(struct table *t, const char *name, bool stable, int pid);
 /*

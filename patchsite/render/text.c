@@ -39,10 +39,14 @@ void text_function_line(FILE *f, const struct psr_proc *p, const struct stream *
 	uint64_t t = psr_ns(p, e->tsc);
 	char b1[32], b2[32], a[256];
 
-	if (e->type != PSR_FUNC && e->type != PSR_EXT)
+	if (e->type != PSR_FUNC && e->type != PSR_EXT && e->type != PSR_SCHED)
 		return;
 	fprintf(f, "%16s-%-7d [%03d] %5llu.%06llu: ", m->t->comm, m->t->tid, e->cpu,
 		(unsigned long long)(t / 1000000000u), (unsigned long long)(t % 1000000000u / 1000u));
+	if (e->type == PSR_SCHED) {
+		fprintf(f, "/* %s */\n", walk_switch_text(e));
+		return;
+	}
 	if (walk_is_marker(e)) {
 		fprintf(f, "tracing_mark_write: %s\n", walk_marker_text(e, text, sizeof(text)));
 		return;
@@ -149,6 +153,10 @@ void text_graph_event(FILE *f, struct stream *m, struct stream **last)
 			   " */");
 		return;
 	}
+	if (e.type == PSR_SCHED) {
+		graph_line(f, m, e.cpu, NULL, m->depth, "/* ", walk_switch_text(&e), " */");
+		return;
+	}
 	if (e.type == PSR_EXT) {
 		char text[4096];
 
@@ -164,7 +172,7 @@ void text_graph_event(FILE *f, struct stream *m, struct stream **last)
 		if (nx && nx->type == PSR_EXIT && nx->id == e.id) {
 			char r[64];
 
-			d = walk_dur(p, e.tsc, nx->tsc);
+			d = walk_call_ns(m, e.tsc, nx->tsc);
 			walk_ret_text(r, sizeof(r), &m->next_at, ";");
 			graph_line(f, m, e.cpu, &d, m->depth, name,
 				   walk_args_text(a, sizeof(a), &m->ev_at, r), "");
@@ -179,7 +187,7 @@ void text_graph_event(FILE *f, struct stream *m, struct stream **last)
 		graph_line(f, m, e.cpu, NULL, 0, "} /* ", name, " */");
 	} else {
 		while (m->depth >= k) {
-			d = walk_dur(p, m->stack[m->depth - 1].tsc, e.tsc);
+			d = walk_call_ns(m, m->stack[m->depth - 1].tsc, e.tsc);
 			m->depth--;
 			/* The return value is the one of the call the exit is for. */
 			if (m->depth == k - 1 && m->ev_at.has_ret) {
@@ -256,7 +264,8 @@ static uint64_t max_latency(const struct psr_proc *p, int *tid, uint64_t *lo, ui
 
 int render_replay(FILE *out, const struct psr_session *s, const struct render_opts *o)
 {
-	struct render_ctx ctx = { .with_events = true, .bare = o->bare };
+	struct render_ctx ctx = { .with_events = true, .bare = o->bare, .with_sched = o->sched,
+				  .nosleep = o->nosleep };
 	bool first = true;
 
 	for (size_t i = 0; i < s->nprocs; i++) {

@@ -59,6 +59,8 @@ bool walk_is_marker(const struct psr_event *e)
  */
 static bool shown(const struct render_ctx *ctx, const struct psr_event *ev)
 {
+	if (ev->type == PSR_SCHED)
+		return ctx->with_sched;
 	return ev->type != PSR_EXT || walk_is_stack(ev) || walk_is_marker(ev) ||
 	       (ctx->with_events && ev->ext_kind == PSD_EXT_EVENT);
 }
@@ -72,7 +74,7 @@ static int next_event(const struct render_ctx *ctx, struct psr_cursor *c, struct
 	       (!shown(ctx, ev) ||
 		(ctx->window && (ev->tsc < ctx->win_lo || ev->tsc > ctx->win_hi))))
 		;
-	if (more && ev->type == PSR_EXT) {
+	if (more && (ev->type == PSR_EXT || ev->type == PSR_SCHED)) {
 		*at = (struct attach){ 0 };
 		return more;
 	}
@@ -218,6 +220,8 @@ static void stream_init(struct stream *s, struct render_ctx *ctx, const struct p
 	s->p = p;
 	s->t = t;
 	psr_cursor_init(&s->cur, p, t);
+	if (ctx->with_sched)
+		psr_cursor_sched(&s->cur);
 	snprintf(s->task, sizeof(s->task), "%s-%d", t->comm, t->tid);
 	walk_advance(s);
 }
@@ -259,6 +263,22 @@ struct stream *walk_earliest(struct stream *s, size_t n)
 	return min;
 }
 
+uint64_t walk_call_ns(const struct stream *m, uint64_t a, uint64_t b)
+{
+	uint64_t d = walk_dur(m->p, a, b), off;
+
+	if (!m->ctx->nosleep)
+		return d;
+	off = psr_offcpu_ns(m->p, m->t, a, b);
+	return d > off ? d - off : 0;
+}
+
+const char *walk_switch_text(const struct psr_event *e)
+{
+	return e->id == PSR_SW_OUT_PREEMPT ? "sched-out (preempted)" :
+	       e->id == PSR_SW_OUT ? "sched-out" : "sched-in";
+}
+
 /* The options a process is shown with: its recorded ones, then --options. */
 void walk_use_options(struct render_ctx *ctx, const struct psr_proc *p, unsigned set,
 		      unsigned clear)
@@ -294,6 +314,12 @@ void walk_losses(FILE *out, const struct psr_proc *p, const char *prefix, bool b
 		if (t->stopped)
 			fprintf(out, "%s%s-%d [RECORDING STOPPED: %s]\n", prefix, t->comm, t->tid,
 				t->why);
+		if (t->sched == PSR_SCHED_UNKNOWN)
+			fprintf(out, "%s%s-%d [OFF-CPU TIME UNKNOWN: %s]\n", prefix, t->comm, t->tid,
+				t->sched_why);
+		if (t->sched_lost)
+			fprintf(out, "%s%s-%d [LOST %llu SCHED SWITCHES]\n", prefix, t->comm, t->tid,
+				(unsigned long long)t->sched_lost);
 	}
 	if (bare || !prefix[0] || prefix[0] != '#')
 		return;		/* running (it is writing this), or stderr: only what is lost */

@@ -24,6 +24,8 @@ struct render_ctx {
 	bool bare;		/* render_opts.bare of the call */
 	unsigned opts;		/* PSR_OPT_* of the process being shown */
 	uint64_t line_ns;	/* function_graph: the time of the event being shown */
+	bool with_sched;	/* scheduler switches are shown (replay --sched) */
+	bool nosleep;		/* durations without time off the CPU (--nosleep-time) */
 };
 
 /*
@@ -88,6 +90,10 @@ int walk_push(struct stream *s, uint32_t id, uint64_t tsc, size_t path_len);
 size_t walk_match(const struct stream *s, uint32_t id);
 /* ns from time stamp a to b, 0 when b is not later. */
 uint64_t walk_dur(const struct psr_proc *p, uint64_t a, uint64_t b);
+/* A call's duration from a to b in m's thread: walk_dur, less its time off the CPU with nosleep. */
+uint64_t walk_call_ns(const struct stream *m, uint64_t a, uint64_t b);
+/* A switch's comment: "sched-out (preempted)", "sched-out" or "sched-in". */
+const char *walk_switch_text(const struct psr_event *e);
 /* --tid. */
 bool walk_thread_wanted(const struct psr_thread *t, const struct render_opts *o);
 /* The streams of a process's wanted threads; NULL with *n 0 when none. */

@@ -6,7 +6,9 @@
  *                the next bytes), else the thread file is raw input;
  *                bit 1 overwrite; bit 2 clean
  *   bytes 1-8    lengths (2 bytes each) of session, info, modules, mod.0
- *   then those four files' bytes, and the rest is the thread file (after
+ *   bytes 9-10   length of sched.7, the thread's scheduler switches (after
+ *                a made header of state 1 when bit 0 is set, else raw)
+ *   then those five files' bytes, and the rest is the thread file (after
  *   the made header, when there is one).
  * A fixed events file describes static trace events 1 and 2 (kind 5
  * records in the thread data are decoded through it, with a print format
@@ -53,6 +55,30 @@ static void put(const char *name, const uint8_t *p, size_t n, const void *hdr, s
 	close(fd);
 }
 
+/* sched.7: switch records after a made header (flags bit 0), or raw bytes. */
+static void put_sched(const uint8_t *p, size_t n, uint8_t flags)
+{
+	union {
+		struct psd_sched_hdr h;
+		uint8_t page[PSD_SCHED_HDR_BYTES];
+	} u;
+
+	if (!(flags & 1)) {
+		put("sched.7", p, n, NULL, 0);
+		return;
+	}
+	memset(&u, 0, sizeof(u));
+	memcpy(u.h.magic, PSD_SCHED_MAGIC, 8);
+	u.h.version = PSD_SCHED_VERSION;
+	u.h.hdr_bytes = PSD_SCHED_HDR_BYTES;
+	u.h.tid = 7;
+	u.h.state = PSD_SCHED_ON;
+	u.h.clockid = 1;
+	u.h.clean = flags >> 2 & 1;
+	u.h.lost = flags >> 4;
+	put("sched.7", p, n, &u, sizeof(u));
+}
+
 static size_t take(const uint8_t **p, size_t *left, size_t want)
 {
 	size_t n = want < *left ? want : *left;
@@ -67,14 +93,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const struct render_opts opts[] = { { 0 }, { .sort = SORT_SELF, .json = true,
 		.pct = { 50, 99.9 }, .npct = 2,
 		.opt_set = PSR_OPT_SYM_OFFSET | PSR_OPT_FUNCGRAPH_ABSTIME,
-		.opt_clear = PSR_OPT_PRINT_PARENT | PSR_OPT_FUNCGRAPH_PROC },
+		.opt_clear = PSR_OPT_PRINT_PARENT | PSR_OPT_FUNCGRAPH_PROC,
+		.sched = true, .nosleep = true },
 		/* report --hist, --graph=FUNC, dump --flamegraph --reverse: a name of the
 		   sites an input names without a symbol */
 		{ .hist = "site#0", .graph_func = "site#0", .flame_reverse = true } };
 	struct psd_thread_hdr h;
 	struct psr_session *s;
 	const uint8_t *p = data;
-	size_t left = size, len[4];
+	size_t left = size, len[5];
 	uint8_t flags;
 
 	if (!null) {
@@ -85,12 +112,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		mkdir(proc, 0755);
 		null = fopen("/dev/null", "w");
 	}
-	if (size < 9)
+	if (size < 11)
 		return 0;
 	flags = data[0];
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 5; i++)
 		len[i] = (size_t)(data[1 + 2 * i] | data[2 + 2 * i] << 8) % 2048;
-	take(&p, &left, 9);
+	take(&p, &left, 11);
 	/* session and the rest live in dir; proc is "p" */
 	{
 		char path[4400];
@@ -112,6 +139,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		put("modules", q, take(&p, &left, len[2]), "load 0 0 0 mod.0 /x\n", 20);
 		q = p;
 		put("mod.0", q, take(&p, &left, len[3]), NULL, 0);
+		q = p;
+		put_sched(q, take(&p, &left, len[4]), flags);
 		/* Static trace events 1 and 2: extended records of kind 5 in the data decode through them. */
 		put("events", (const uint8_t *)events, strlen(events), NULL, 0);
 	}

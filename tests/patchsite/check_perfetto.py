@@ -15,6 +15,9 @@ publishes, written out below with the .proto file and field each comes from
   sequences=N threads=N begins=N ends=N instants=N open=N NAME=N...
 where NAME=N counts the slices begun under that name; each NAME=CALLS given
 must match (the caller takes CALLS from the sample program, the oracle).
+Time off the CPU (slices "off-CPU...", instants "sched-...": issue 25) is kept
+out of begins, ends and instants and counted at the end of the line as
+offcpu=N (slices) sched_instants=N; its slices must nest like the calls.
 Exit 1 with the reason on the first violation.
 """
 import sys
@@ -117,7 +120,7 @@ def main():
     data = open(sys.argv[1], "rb").read()
     want = dict(a.split("=") for a in sys.argv[2:])
     seqs = {}  # id -> {"cleared", "names": {iid: name}, "stack": [], "t": abs ns}
-    threads = begins = ends = instants = 0
+    threads = begins = ends = instants = offcpu = sched_instants = 0
     by_name = {}
     for f, w, pkt in fields(data):
         if f != TRACE_PACKET or w != 2:
@@ -174,19 +177,24 @@ def main():
             die("seq %d: name_iid %d not interned before use" % (sid, iid))
         name = q["names"].get(iid) if iid is not None else (one(e, TE_NAME) or b"").decode()
         annots = dict(annotation(a) for f, _, a in e if f == 4)
-        if typ == 1:
+        if typ == 1 and name.startswith("off-CPU"):
+            offcpu += 1
+            q["stack"].append((q["t"], name, annots))
+        elif typ == 1:
             begins += 1
             by_name[name] = by_name.get(name, 0) + 1
             q["stack"].append((q["t"], name, annots))
         elif typ == 2:
-            ends += 1
             if not q["stack"]:
                 die("seq %d: a slice end with no slice open" % sid)
             t0, bname, bannots = q["stack"].pop()
+            ends += not bname.startswith("off-CPU")
             if t0 > q["t"]:
                 die("seq %d: a slice ends before it begins" % sid)
             if annotated and (bannots or annots):
                 print(repr((bname, dict(bannots, **annots))))
+        elif typ == 3 and name.startswith("sched-"):
+            sched_instants += 1
         elif typ == 3:
             if (events and ":" in name) or (annotated and annots):
                 print(repr((name, annots)))
@@ -199,7 +207,8 @@ def main():
         return
     print("sequences=%d threads=%d begins=%d ends=%d instants=%d open=%d" %
           (len(seqs), threads, begins, ends, instants, opened) +
-          "".join(" %s=%s" % (k, by_name.get(k, 0)) for k in want))
+          "".join(" %s=%s" % (k, by_name.get(k, 0)) for k in want) +
+          " offcpu=%d sched_instants=%d" % (offcpu, sched_instants))
     for k, v in want.items():
         if by_name.get(k, 0) != int(v):
             die("%s: %d events, expected %s" % (k, by_name.get(k, 0), v))

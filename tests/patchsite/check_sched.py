@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Switches recorded in a trace directory's sched.T files against the
+kernel's own counts (tests/patchsite/sched.sh).
+
+usage: check_sched.py PROCDIR OUTPUT
+       check_sched.py --chrome PROCDIR TRACE.json
+
+OUTPUT is testdata/patchsite/offcpu's `switches` lines: per thread, the
+CLOCK_MONOTONIC times a1 < (status read 0) < a2 and b1 < (status read 1) < b2,
+and voluntary/nonvoluntary_ctxt_switches of /proc/self/task/TID/status at
+each read: the oracle.  A switch recorded between a2 and b1 is surely
+between the two reads, one between a1 and b2 may be; so for each thread
+
+    recorded in (a2, b1)  <=  change of the counts  <=  recorded in [a1, b2]
+
+for all switches, and for the voluntary (blocked) and nonvoluntary
+(preempted) ones apart.  Usually no switch falls inside the short reads,
+and the three are equal: the line says how often that was so.  The sched
+file is parsed here from patchsite-data(5), not by patchsite's reader.
+"""
+import json
+import os
+import struct
+import sys
+
+HDR = struct.Struct("<8sIIIIII QQ II 128s")
+REC = struct.Struct("<QIi")
+
+
+def sched_file(path):
+    data = open(path, "rb").read()
+    (magic, version, hdr_bytes, pid, tid, state, clean, lost, records, clockid, _pad,
+     why) = HDR.unpack_from(data, 0)
+    if magic != b"PSSCHD1\0" or version != 1 or hdr_bytes != 256 or clockid != 1:
+        raise SystemExit(f"{path}: bad header {magic!r} v{version} {hdr_bytes} clock {clockid}")
+    if state != 1:
+        raise SystemExit(f"{path}: state {state}: {why.rstrip(bytes(1)).decode()}")
+    if lost:
+        raise SystemExit(f"{path}: {lost} switches lost")
+    body = data[hdr_bytes:]
+    if len(body) != records * REC.size:
+        raise SystemExit(f"{path}: {len(body)} bytes of records, header says {records}")
+    return tid, [REC.unpack_from(body, k * REC.size) for k in range(records)]
+
+
+def chrome(procdir, trace):
+    """dump --chrome's off-CPU slices: one per switch out followed by a switch in, in the
+    sched file (parsed here); each inside its thread's calls (nested), and in sleeper's
+    run (testdata offcpu sleep) every nap() call holds a voluntary one (nanosleep blocks)."""
+    ev = json.load(open(trace))["traceEvents"]
+    crossed = 0
+    for name in os.listdir(procdir):
+        if not name.startswith("sched."):
+            continue
+        tid, r = sched_file(os.path.join(procdir, name))
+        pairs = sum(1 for a, b in zip(r, r[1:]) if a[1] in (1, 2) and b[1] == 3)
+        sl = [e for e in ev if e.get("cat") == "sched" and e["tid"] == tid]
+        # A pair whose mapped times have an event of the thread between them (the
+        # counter and CLOCK_MONOTONIC meet to a microsecond or so) cannot nest as a
+        # slice: it is shown as two instants, sched-out and sched-in.
+        slices = sum(1 for e in sl if e["ph"] == "X")
+        outs = sum(1 for e in sl if e["ph"] == "i" and e["name"].startswith("sched-out"))
+        ins = sum(1 for e in sl if e["ph"] == "i" and e["name"] == "sched-in")
+        if slices + outs != pairs or outs != ins or outs > pairs // 10:
+            raise SystemExit(f"thread {tid}: {slices} off-CPU slices and {outs}/{ins} "
+                             f"instants, {pairs} out-in pairs")
+        crossed += outs
+        naps = [e for e in ev if e["name"] == "nap" and e["ph"] == "X" and e["tid"] == tid]
+        vol = [e for e in sl if e["name"] in ("off-CPU", "sched-out")]
+        held = sum(1 for n in naps if any(n["ts"] <= v["ts"] and v["ts"] + v.get("dur", 0) <=
+                                          n["ts"] + n["dur"] + 0.002 for v in vol))
+        if len(naps) != 10 or held != 10:
+            raise SystemExit(f"thread {tid}: {held} of {len(naps)} nap() calls hold an off-CPU slice")
+    # Nested: Perfetto's JSON importer needs slices on a thread to nest strictly.
+    EPS = 0.002  # ns resolution in us
+    by = {}
+    for e in ev:
+        if e["ph"] == "X":
+            by.setdefault(e["tid"], []).append(e)
+    for es in by.values():
+        es.sort(key=lambda e: (e["ts"], -e["dur"]))
+        stack = []
+        for e in es:
+            while stack and e["ts"] >= stack[-1]["ts"] + stack[-1]["dur"] - EPS:
+                stack.pop()
+            if stack and e["ts"] + e["dur"] > stack[-1]["ts"] + stack[-1]["dur"] + EPS:
+                raise SystemExit(f"not nested: {e} in {stack[-1]}")
+            stack.append(e)
+    print(f"{len([e for e in ev if e.get('cat') == 'sched' and e['ph'] == 'X'])} off-CPU "
+          f"slices and {crossed} pairs of instants, one per switch out and in; each of the "
+          f"10 nap() calls holds a voluntary one")
+
+
+def main():
+    if sys.argv[1] == "--chrome":
+        return chrome(sys.argv[2], sys.argv[3])
+    procdir, output = sys.argv[1], sys.argv[2]
+    recs = {}
+    for name in os.listdir(procdir):
+        if name.startswith("sched."):
+            tid, r = sched_file(os.path.join(procdir, name))
+            recs[tid] = r
+    threads = exact = total = 0
+    for line in open(output):
+        f = line.split()
+        if not f or f[0] != "tid":
+            continue
+        tid, a1, a2, b1, b2, v0, n0, v1, n1 = map(int, f[1:])
+        if tid not in recs:
+            raise SystemExit(f"thread {tid}: no sched file")
+        dv, dn = v1 - v0, n1 - n0
+        for kind, want, change in (("voluntary", (1,), dv), ("nonvoluntary", (2,), dn),
+                                   ("all", (1, 2), dv + dn)):
+            inner = sum(1 for ns, what, _ in recs[tid] if what in want and a2 < ns < b1)
+            outer = sum(1 for ns, what, _ in recs[tid] if what in want and a1 <= ns <= b2)
+            if not inner <= change <= outer:
+                raise SystemExit(f"thread {tid}: {kind} switches: /proc says {change}, "
+                                 f"recorded {inner} surely and {outer} at most between the reads")
+            if kind == "all":
+                exact += inner == change == outer
+                total += change
+        ins = [r for r in recs[tid] if r[1] == 3]
+        outs = [r for r in recs[tid] if r[1] in (1, 2)]
+        if abs(len(ins) - len(outs)) > 1:
+            raise SystemExit(f"thread {tid}: {len(outs)} sched-out, {len(ins)} sched-in")
+        times = [r[0] for r in recs[tid]]
+        if times != sorted(times):
+            raise SystemExit(f"thread {tid}: records not in time order")
+        threads += 1
+    if threads != 5 or total < 50:
+        raise SystemExit(f"{threads} threads, {total} switches: expected 5 threads, >= 50")
+    print(f"{threads} threads, {total} switches as /proc counts them "
+          f"(exactly, no switch during a read, in {exact} of {threads})")
+
+
+main()
