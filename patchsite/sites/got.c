@@ -10,7 +10,7 @@
  *
  * Every binding mode is made the same before anything is switched: a slot
  * that still points into its own object (lazy binding, not called yet) is
- * resolved here with dlsym/dlvsym (resolve() says how), as the dynamic
+ * resolved here with dlsym/dlvsym (got_got_resolve() says how), as the dynamic
  * linker would resolve it from the global scope; IFUNCs come back resolved.
  * The slot is bound to it there and then (uftrace's resolve-first), and a
  * thunk jumps to it, so the lazy resolver never writes a slot behind us.
@@ -33,13 +33,14 @@
 #include <sys/mman.h>
 
 #include "got.h"
+#include "got_dyn.h"
 #include "got_families.h"
 #include "sites.h"
 
 struct got_slot {
 	uintptr_t *slot;		/* the GOT word */
 	uintptr_t orig;			/* what it held at start-up (lazy: its PLT entry) */
-	uintptr_t first;		/* where its calls went at start-up (resolve()) */
+	uintptr_t first;		/* where its calls went at start-up (got_resolve()) */
 	const char *lib;		/* basename of the object that defines the function */
 	const char *why;		/* refused: why */
 };
@@ -54,19 +55,6 @@ struct got_mod {
 };
 
 static struct got_mod *gmods[PS_MAX_MODULES];
-
-/* The image's dynamic section, its pointers relocated (glibc adjusts them in place, or not). */
-struct dyn {
-	const Elf64_Sym *sym;
-	const char *str;
-	size_t strsz;
-	const Elf64_Rela *jmprel, *rela;
-	size_t jmpsz, relasz;
-	bool plt_rela;
-	const Elf64_Half *versym;
-	const Elf64_Verneed *verneed;
-	size_t nverneed;
-};
 
 /* PATCHSITE_LIBCALL: plt, got, nest (plt from every object), nest-got, or off. */
 static enum ps_libcall_mode libcall_mode(bool *nest)
@@ -103,142 +91,6 @@ static bool never_caller(const struct ps_module *m)
 		if (!fnmatch(own_callers[i], m->name, 0))
 			return true;
 	return false;
-}
-
-static const void *dyn_ptr(uintptr_t bias, uint64_t v)
-{
-	return (const void *)(uintptr_t)(v < bias ? v + bias : v);
-}
-
-static bool read_dyn(const struct dl_phdr_info *info, struct dyn *d)
-{
-	const Elf64_Dyn *dy = NULL;
-
-	memset(d, 0, sizeof(*d));
-	for (unsigned i = 0; i < info->dlpi_phnum; i++)
-		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
-			dy = (const Elf64_Dyn *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
-	for (; dy && dy->d_tag != DT_NULL; dy++) {
-		uintptr_t b = info->dlpi_addr;
-
-		switch (dy->d_tag) {
-		case DT_SYMTAB: d->sym = dyn_ptr(b, dy->d_un.d_ptr); break;
-		case DT_STRTAB: d->str = dyn_ptr(b, dy->d_un.d_ptr); break;
-		case DT_STRSZ: d->strsz = dy->d_un.d_val; break;
-		case DT_JMPREL: d->jmprel = dyn_ptr(b, dy->d_un.d_ptr); break;
-		case DT_PLTRELSZ: d->jmpsz = dy->d_un.d_val; break;
-		case DT_PLTREL: d->plt_rela = dy->d_un.d_val == DT_RELA; break;
-		case DT_RELA: d->rela = dyn_ptr(b, dy->d_un.d_ptr); break;
-		case DT_RELASZ: d->relasz = dy->d_un.d_val; break;
-		case DT_VERSYM: d->versym = dyn_ptr(b, dy->d_un.d_ptr); break;
-		case DT_VERNEED: d->verneed = dyn_ptr(b, dy->d_un.d_ptr); break;
-		case DT_VERNEEDNUM: d->nverneed = dy->d_un.d_val; break;
-		}
-	}
-	if (!d->plt_rela)
-		d->jmprel = NULL;	/* DT_REL PLTs are not x86-64's or aarch64's */
-	return d->sym && d->str;
-}
-
-/* The version a symbol is needed at ("GLIBC_2.2.5"), or NULL. */
-static const char *needed_version(const struct dyn *d, size_t sym)
-{
-	const Elf64_Verneed *vn = d->verneed;
-	unsigned v;
-
-	if (!d->versym || !vn)
-		return NULL;
-	v = d->versym[sym] & 0x7fff;
-	if (v < 2)
-		return NULL;
-	for (size_t i = 0; i < d->nverneed; i++) {
-		const Elf64_Vernaux *a = (const Elf64_Vernaux *)((const char *)vn + vn->vn_aux);
-
-		for (unsigned k = 0; k < vn->vn_cnt; k++) {
-			if (a->vna_other == v && a->vna_name < d->strsz)
-				return d->str + a->vna_name;
-			a = (const Elf64_Vernaux *)((const char *)a + a->vna_next);
-		}
-		if (!vn->vn_next)
-			break;
-		vn = (const Elf64_Verneed *)((const char *)vn + vn->vn_next);
-	}
-	return NULL;
-}
-
-/* One slot a relocation binds: name, version, where. */
-struct cand {
-	const char *name, *version;
-	uintptr_t *slot;
-};
-
-/* The slots of kind type in relocs (bytes of them); GLOB_DAT: functions only. */
-static size_t collect(const struct dyn *d, uintptr_t bias, const Elf64_Rela *r, size_t bytes,
-		      uint32_t type, bool funcs_only, struct cand *out, size_t n)
-{
-	for (size_t i = 0; r && i < bytes / sizeof(*r); i++) {
-		size_t si = ELF64_R_SYM(r[i].r_info);
-		const Elf64_Sym *s = &d->sym[si];
-		unsigned st = ELF64_ST_TYPE(s->st_info);
-
-		if (ELF64_R_TYPE(r[i].r_info) != type || !si || s->st_name >= d->strsz)
-			continue;
-		if (funcs_only && st != STT_FUNC && st != STT_GNU_IFUNC)
-			continue;
-		if (out) {
-			out[n].name = d->str + s->st_name;
-			out[n].version = needed_version(d, si);
-			out[n].slot = (uintptr_t *)(bias + r[i].r_offset);
-		}
-		n++;
-	}
-	return n;
-}
-
-/*
- * Where a call through the slot goes: what it holds once bound; while it
- * still points into its own object (a lazy PLT entry) the symbol looked up
- * as the dynamic linker's global scope would.  0: nowhere (weak, unbound).
- */
-static uintptr_t resolve(const struct ps_module *caller, const struct cand *c)
-{
-	uintptr_t cur = __atomic_load_n(c->slot, __ATOMIC_RELAXED);
-	void *first, *exact;
-	Dl_info a, b;
-
-	if (!cur || !ps_module_has_code(caller, cur, 1))
-		return cur;
-	/*
-	 * The first object in the scope that defines the name wins, as in the
-	 * dynamic linker: an interposer without versions (a sanitizer's malloc)
-	 * too, where dlvsym would skip it.  Within that object, the version the
-	 * slot needs (an old memcpy@GLIBC_2.2.5, not the default).
-	 */
-	first = dlsym(RTLD_DEFAULT, c->name);
-	exact = c->version ? dlvsym(RTLD_DEFAULT, c->name, c->version) : NULL;
-	if (!first || !exact)
-		return (uintptr_t)(first ? first : exact);
-	if (dladdr(first, &a) && dladdr(exact, &b) && a.dli_fbase == b.dli_fbase)
-		return (uintptr_t)exact;
-	return (uintptr_t)first;
-}
-
-#define LIB_NAME_MAX	256		/* bytes kept of a library's basename */
-
-static const char *lib_of(uintptr_t target, char **pool)
-{
-	Dl_info di;
-	const char *base;
-	size_t len;
-
-	if (!dladdr((void *)target, &di) || !di.dli_fname)
-		return NULL;
-	base = strrchr(di.dli_fname, '/') ? strrchr(di.dli_fname, '/') + 1 : di.dli_fname;
-	len = strnlen(base, LIB_NAME_MAX - 1);
-	memcpy(*pool, base, len);
-	(*pool)[len] = '\0';
-	*pool += len + 1;
-	return *pool - len - 1;
 }
 
 /* The thunks, then one data page: the trampoline slots by site kind, then the targets. */
@@ -301,7 +153,7 @@ static int fill_sites(struct got_mod *g, const struct cand *c, size_t n)
 		struct ps_site *s = &m->sites[i];
 		struct got_slot *gs = &g->slots[i];
 		size_t len = strlen(c[i].name) + 1;
-		uintptr_t target = resolve(g->caller, &c[i]);
+		uintptr_t target = got_resolve(g->caller, &c[i]);
 
 		m->syms[i] = (struct ps_sym){ .size = ps.arch->slot_thunk_size, .name = at,
 					      .order = i };
@@ -313,7 +165,7 @@ static int fill_sites(struct got_mod *g, const struct cand *c, size_t n)
 		gs->slot = c[i].slot;
 		gs->orig = __atomic_load_n(c[i].slot, __ATOMIC_RELAXED);
 		gs->first = target;
-		gs->lib = target ? lib_of(target, &at) : NULL;
+		gs->lib = target ? got_lib_of(target, &at) : NULL;
 		gs->why = ps_got_family(c[i].name);
 		if (!gs->why && !target)
 			gs->why = "not bound (a weak symbol no object defines)";
@@ -375,12 +227,12 @@ static int add_caller(struct ps_module *caller, const struct dl_phdr_info *info,
 	size_t n;
 	int err = -ENOMEM;
 
-	if (!read_dyn(info, &d))
+	if (!got_read_dyn(info, &d))
 		return 0;
-	n = collect(&d, info->dlpi_addr, d.jmprel, d.jmpsz, ps.arch->jump_slot_type, false,
+	n = got_collect(&d, info->dlpi_addr, d.jmprel, d.jmpsz, ps.arch->jump_slot_type, false,
 		    NULL, 0);
 	if (mode == PS_LIBCALL_GOT)
-		n = collect(&d, info->dlpi_addr, d.rela, d.relasz, ps.arch->glob_dat_type, true,
+		n = got_collect(&d, info->dlpi_addr, d.rela, d.relasz, ps.arch->glob_dat_type, true,
 			    NULL, n);
 	if (!n)
 		return 0;
@@ -397,9 +249,9 @@ static int add_caller(struct ps_module *caller, const struct dl_phdr_info *info,
 			g->m->path = NULL;
 		goto out;
 	}
-	n = collect(&d, info->dlpi_addr, d.jmprel, d.jmpsz, ps.arch->jump_slot_type, false, c, 0);
+	n = got_collect(&d, info->dlpi_addr, d.jmprel, d.jmpsz, ps.arch->jump_slot_type, false, c, 0);
 	if (mode == PS_LIBCALL_GOT)
-		n = collect(&d, info->dlpi_addr, d.rela, d.relasz, ps.arch->glob_dat_type, true,
+		n = got_collect(&d, info->dlpi_addr, d.rela, d.relasz, ps.arch->glob_dat_type, true,
 			    c, n);
 	g->caller = caller;
 	/*
@@ -466,7 +318,7 @@ static int find_own(struct dl_phdr_info *info, size_t size, void *arg)
 
 		if (q->p_type == PT_LOAD && self >= info->dlpi_addr + q->p_vaddr &&
 		    self < info->dlpi_addr + q->p_vaddr + q->p_memsz) {
-			a->own_found = read_dyn(info, &a->own);
+			a->own_found = got_read_dyn(info, &a->own);
 			a->own_bias = info->dlpi_addr;
 			return 1;
 		}
@@ -621,7 +473,7 @@ static bool slot_pending(struct got_mod *g, size_t i, enum site_state *to)
 		return false;
 	}
 	if (*to == SITE_CALL && !atomic_load(&g->targets[i]))
-		atomic_store(&g->targets[i], cur);	/* never 0: resolve() said where it goes */
+		atomic_store(&g->targets[i], cur);	/* never 0: got_resolve() said where it goes */
 	return true;
 }
 

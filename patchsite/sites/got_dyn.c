@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A loaded object's dynamic section, as got.c needs it (got_dyn.h): the
+ * pointers in it are relocated by glibc in place or not (dyn_ptr), DT_REL
+ * PLTs are not ours, and a lazy slot is resolved as the dynamic linker's
+ * global scope would resolve it.
+ */
+#include <dlfcn.h>
+#include <string.h>
+
+#include "got_dyn.h"
+#include "sites.h"
+
+static const void *dyn_ptr(uintptr_t bias, uint64_t v)
+{
+	return (const void *)(uintptr_t)(v < bias ? v + bias : v);
+}
+
+bool got_read_dyn(const struct dl_phdr_info *info, struct dyn *d)
+{
+	const Elf64_Dyn *dy = NULL;
+
+	memset(d, 0, sizeof(*d));
+	for (unsigned i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+			dy = (const Elf64_Dyn *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+	for (; dy && dy->d_tag != DT_NULL; dy++) {
+		uintptr_t b = info->dlpi_addr;
+
+		switch (dy->d_tag) {
+		case DT_SYMTAB: d->sym = dyn_ptr(b, dy->d_un.d_ptr); break;
+		case DT_STRTAB: d->str = dyn_ptr(b, dy->d_un.d_ptr); break;
+		case DT_STRSZ: d->strsz = dy->d_un.d_val; break;
+		case DT_JMPREL: d->jmprel = dyn_ptr(b, dy->d_un.d_ptr); break;
+		case DT_PLTRELSZ: d->jmpsz = dy->d_un.d_val; break;
+		case DT_PLTREL: d->plt_rela = dy->d_un.d_val == DT_RELA; break;
+		case DT_RELA: d->rela = dyn_ptr(b, dy->d_un.d_ptr); break;
+		case DT_RELASZ: d->relasz = dy->d_un.d_val; break;
+		case DT_VERSYM: d->versym = dyn_ptr(b, dy->d_un.d_ptr); break;
+		case DT_VERNEED: d->verneed = dyn_ptr(b, dy->d_un.d_ptr); break;
+		case DT_VERNEEDNUM: d->nverneed = dy->d_un.d_val; break;
+		}
+	}
+	if (!d->plt_rela)
+		d->jmprel = NULL;	/* DT_REL PLTs are not x86-64's or aarch64's */
+	return d->sym && d->str;
+}
+
+/* The version a symbol is needed at ("GLIBC_2.2.5"), or NULL. */
+static const char *needed_version(const struct dyn *d, size_t sym)
+{
+	const Elf64_Verneed *vn = d->verneed;
+	unsigned v;
+
+	if (!d->versym || !vn)
+		return NULL;
+	v = d->versym[sym] & 0x7fff;
+	if (v < 2)
+		return NULL;
+	for (size_t i = 0; i < d->nverneed; i++) {
+		const Elf64_Vernaux *a = (const Elf64_Vernaux *)((const char *)vn + vn->vn_aux);
+
+		for (unsigned k = 0; k < vn->vn_cnt; k++) {
+			if (a->vna_other == v && a->vna_name < d->strsz)
+				return d->str + a->vna_name;
+			a = (const Elf64_Vernaux *)((const char *)a + a->vna_next);
+		}
+		if (!vn->vn_next)
+			break;
+		vn = (const Elf64_Verneed *)((const char *)vn + vn->vn_next);
+	}
+	return NULL;
+}
+
+/* The slots of kind type in relocs (bytes of them); GLOB_DAT: functions only. */
+size_t got_collect(const struct dyn *d, uintptr_t bias, const Elf64_Rela *r, size_t bytes,
+		      uint32_t type, bool funcs_only, struct cand *out, size_t n)
+{
+	for (size_t i = 0; r && i < bytes / sizeof(*r); i++) {
+		size_t si = ELF64_R_SYM(r[i].r_info);
+		const Elf64_Sym *s = &d->sym[si];
+		unsigned st = ELF64_ST_TYPE(s->st_info);
+
+		if (ELF64_R_TYPE(r[i].r_info) != type || !si || s->st_name >= d->strsz)
+			continue;
+		if (funcs_only && st != STT_FUNC && st != STT_GNU_IFUNC)
+			continue;
+		if (out) {
+			out[n].name = d->str + s->st_name;
+			out[n].version = needed_version(d, si);
+			out[n].slot = (uintptr_t *)(bias + r[i].r_offset);
+		}
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Where a call through the slot goes: what it holds once bound; while it
+ * still points into its own object (a lazy PLT entry) the symbol looked up
+ * as the dynamic linker's global scope would.  0: nowhere (weak, unbound).
+ */
+uintptr_t got_resolve(const struct ps_module *caller, const struct cand *c)
+{
+	uintptr_t cur = __atomic_load_n(c->slot, __ATOMIC_RELAXED);
+	void *first, *exact;
+	Dl_info a, b;
+
+	if (!cur || !ps_module_has_code(caller, cur, 1))
+		return cur;
+	/*
+	 * The first object in the scope that defines the name wins, as in the
+	 * dynamic linker: an interposer without versions (a sanitizer's malloc)
+	 * too, where dlvsym would skip it.  Within that object, the version the
+	 * slot needs (an old memcpy@GLIBC_2.2.5, not the default).
+	 */
+	first = dlsym(RTLD_DEFAULT, c->name);
+	exact = c->version ? dlvsym(RTLD_DEFAULT, c->name, c->version) : NULL;
+	if (!first || !exact)
+		return (uintptr_t)(first ? first : exact);
+	if (dladdr(first, &a) && dladdr(exact, &b) && a.dli_fbase == b.dli_fbase)
+		return (uintptr_t)exact;
+	return (uintptr_t)first;
+}
+
+const char *got_lib_of(uintptr_t target, char **pool)
+{
+	Dl_info di;
+	const char *base;
+	size_t len;
+
+	if (!dladdr((void *)target, &di) || !di.dli_fname)
+		return NULL;
+	base = strrchr(di.dli_fname, '/') ? strrchr(di.dli_fname, '/') + 1 : di.dli_fname;
+	len = strnlen(base, LIB_NAME_MAX - 1);
+	memcpy(*pool, base, len);
+	(*pool)[len] = '\0';
+	*pool += len + 1;
+	return *pool - len - 1;
+}
+
