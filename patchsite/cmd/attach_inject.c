@@ -81,6 +81,19 @@
 #include "attach_refuse.h"
 
 #define ATTACH_WAIT_MS	3000	/* to find a thread at a safe point */
+
+/*
+ * How long to look for a safe point: ATTACH_WAIT_MS, or PATCHSITE_ATTACH_WAIT
+ * (ms, 1 to 600000), for a loaded machine where no thread runs for seconds.
+ */
+static long long attach_wait_ms(void)
+{
+	const char *v = getenv("PATCHSITE_ATTACH_WAIT");
+	char *end;
+	long long ms = v ? strtoll(v, &end, 10) : 0;
+
+	return v && *v && !*end && ms > 0 && ms <= 600000 ? ms : ATTACH_WAIT_MS;
+}
 #define LOAD_WAIT_MS	20000	/* dlopen, the runtime's start-up (100,000 sites: 0.1 s) */
 #define PS_ATTACH_THREAD "ps-attach"	/* patchsite/sites/late.h: the runtime looks for this name */
 
@@ -341,7 +354,7 @@ int attach_inject(struct target *t, const char *lib, char *why, size_t len)
 		.detach = target_libc_function(t, "pthread_detach"),
 	};
 	static struct hijack h;
-	long long end = attach_now_ms() + ATTACH_WAIT_MS;
+	long long end = attach_now_ms() + attach_wait_ms();
 	unsigned long data = 0, syscall_insn, restorer;
 	char path[64];
 	sigset_t stop, old;
@@ -449,7 +462,7 @@ int attach_inject(struct target *t, const char *lib, char *why, size_t len)
 		return attach_fail(why, len, "pid %d: no thread stopped at a safe point (in the "
 				   "program's code, or blocked in a system call) in %d ms: try "
 				   "again", t->pid,
-			    ATTACH_WAIT_MS);
+			    (int)attach_wait_ms());
 	if (err)
 		return err;
 	/* The loader thread: dlopen and the runtime's start-up. */

@@ -50,6 +50,10 @@ NTH=4
 pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
 # The newest process whose command line (arguments joined by spaces) is $1:
 # from /proc, as a fresh Debian has no pgrep (procps).
+# A machine loaded by other jobs may run none of a target's threads for
+# seconds: the search for a safe point waits longer than its default 3 s, so
+# that no case depends on the machine's speed.
+export PATCHSITE_ATTACH_WAIT=30000
 pid_of() {
 	_best=
 	for _d in /proc/[0-9]*; do
