@@ -39,10 +39,12 @@ W="$PWD/$B/patchsite-cc"
 pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
 fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
 
-# counts FILE: "function calls" lines of a report table (patchsite's or uftrace's:
-# both put the calls in the column after the two times), sorted.
+# counts FILE: "function calls" lines of a report table (patchsite's or uftrace's),
+# sorted.  Times are a number and a unit; the calls are the first number with no unit
+# after it (patchsite's table has on- and off-CPU columns before them, uftrace's not).
 counts() {
-	awk 'NF >= 6 && $5 ~ /^[0-9]+$/ { print $NF, $5 }' "$1" | sort
+	awk 'NF >= 6 { for (i = 1; i < NF; i++) if ($i ~ /^[0-9]+$/ && $(i + 1) !~ /^(ns|us|ms|s)$/) {
+		print $NF, $i; break } }' "$1" | sort
 }
 
 # hooked PROG HOOK: the functions whose code calls HOOK, from objdump (sorted).
