@@ -133,6 +133,25 @@ static uintptr_t stub_place(const struct ps_module *m, size_t size, uintptr_t al
 }
 
 /*
+ * What a late site's stub passes its trampoline (ps_arch.late_site: on
+ * aarch64 where the sp at entry is), asked of the prologue again here
+ * rather than kept per site: nop.c accepted it and named its function.
+ */
+static uint16_t late_arg(const struct ps_site *s)
+{
+	const char *why;
+	uint16_t arg = 0;
+	size_t off;
+
+	if (s->kind != SITE_ENTRY_LATE || !s->sym || !ps.arch->late_site)
+		return 0;
+	off = s->addr - s->sym->addr;
+	ps.arch->late_site((const uint8_t *)s->sym->addr, off + ps.arch->patch_len, off, &arg,
+			   &why);
+	return arg;
+}
+
+/*
  * The stub page of m, mapped where stub_place says.  The gap may be taken
  * between reading the maps and mapping (another thread's malloc, ASan's
  * allocator): then we look again, a few times.
@@ -182,7 +201,7 @@ int ps_stubs_map(struct ps_module *m)
 		uintptr_t at = (uintptr_t)p + i * ps.arch->stub_size;
 		const struct ps_site *s = &m->sites[i];
 
-		if (!ps.arch->write_stub((uint8_t *)at, at, s->id, s->kind == SITE_EXIT,
+		if (!ps.arch->write_stub((uint8_t *)at, at, s->id, s->kind == SITE_EXIT, late_arg(s),
 					 (uintptr_t)&m->tramp_slot[s->kind])) {
 			munmap(p, size);
 			m->tramp_slot = NULL;

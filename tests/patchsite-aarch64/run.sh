@@ -11,6 +11,12 @@
 #   pfe     -fpatchable-function-entry=2                     PIE (Debian's default)
 #   pfenp   -fpatchable-function-entry=2 -fno-pie, linked -no-pie
 #   bti     pfe + -mbranch-protection=standard               bti c; nop; nop; paciasp
+#   pg      -pg, no table (sites found from the symbols)     mov x0, x30; bl _mcount
+#           after the frame record is saved
+#   pgt     -pg, its __mcount_loc table made by build/recordmcount on each object
+#           (aarch64 gcc has no -mrecord-mcount)
+#   pgbti   pg + -mbranch-protection=standard: paciasp signs the saved return
+#           address, which function_graph hooks signed the same way
 #  riscv64 (Debian's default -march=rv64gc has compressed instructions):
 #   rvc     -fpatchable-function-entry=4 -falign-functions=4  four c.nop, 4-aligned; PIE
 #   rvcnp   rvc + -fno-pie, linked -no-pie
@@ -37,9 +43,8 @@ aarch64)
 	CXX=${A64_CXX:-aarch64-linux-gnu-g++}
 	SYSROOT=${A64_SYSROOT:-/usr/aarch64-linux-gnu}
 	QEMU=${QEMU_AARCH64:-$(command -v qemu-aarch64-static || command -v qemu-aarch64)}
-	FORMS="pfe pfenp bti"
+	FORMS="pfe pfenp bti pg pgt pgbti"
 	PFE="-fpatchable-function-entry=2"
-	PG_REFUSED='-pg sites (bl _mcount after the prologue) are not supported on aarch64 yet .*'
 	;;
 riscv64)
 	CC=${RV64_CC:-riscv64-linux-gnu-gcc}
@@ -89,12 +94,28 @@ form_flags() {
 	rvc)   echo "-fpatchable-function-entry=4 -falign-functions=4" ;;
 	rvcnp) echo "-fpatchable-function-entry=4 -falign-functions=4 -fno-pie" ;;
 	rv64g) echo "-march=rv64g -fpatchable-function-entry=2" ;;
-	pg)    echo "-pg" ;;
+	pg | pgt) echo "-pg" ;;
+	pgbti) echo "-pg -mbranch-protection=standard" ;;
 	esac
 }
 
 form_ld() {
 	case $1 in pfenp | rvcnp) echo "-no-pie" ;; *) echo "" ;; esac
+}
+
+# The -pg forms with a table: __mcount_loc from our recordmcount (build/recordmcount).
+table() {	# FORM OBJECT
+	case $1 in pgt) build/recordmcount "$2" >>"$T/build.log" 2>&1 ;; esac
+}
+
+# A shared library of the form: lib OUT FORM SOURCE [EXTRA LINK ARGS]
+lib() {
+	out=$1 form=$2 src=$3
+	shift 3
+	o="$T/$(basename "$src" .c)-$form.pic.o"
+	$CC -O2 -g -fPIC $(form_flags "$form" | sed 's/ -fno-pie//') -c "$src" -o "$o" \
+		>>"$T/build.log" 2>&1 && table "$form" "$o" &&
+	$CC -shared "$o" -o "$out" "$@" >>"$T/build.log" 2>&1
 }
 
 # build OUT FORM SOURCES... [-- EXTRA LINK ARGS]
@@ -106,6 +127,7 @@ build() {
 		o="$T/$(basename "$1" | sed 's/\.[a-z]*$//')-$form.o"
 		$CC -O2 -g $(form_flags "$form") ${XFLAGS:-} -c "$1" -o "$o" >>"$T/build.log" 2>&1 ||
 			return 1
+		table "$form" "$o" || return 1
 		objs="$objs $o"
 		shift
 	done
@@ -224,9 +246,7 @@ for form in $FORMS; do
 	compare "$form: function tracer, linked in (patchsite.o)" basic.function "$T/trace" ||
 	fail "$form: linked in (patchsite.o)" "$T/err"
 
-	libflags="$(form_flags $form | sed 's/ -fno-pie//')"
-	$CC -O2 -g -fPIC -shared $libflags $SRC/libwork.c -o "$T/libwork-$form.so" \
-		>>"$T/build.log" 2>&1 &&
+	lib "$T/libwork-$form.so" $form $SRC/libwork.c &&
 	build "$T/uselib-$form" $form $SRC/uselib.c -- "$T/libwork-$form.so" -Wl,-rpath,"$T" ||
 		{ fail "$form: build uselib" "$T/build.log"; continue; }
 	PATCHSITE_TRACER=function PATCHSITE_OUTPUT="$T/trace" \
@@ -265,17 +285,18 @@ done
 # word becomes mov x9, x30 or auipc t0 while the program runs), unloaded, loaded again;
 # libdyntop needs libdyn, so dlopen of the one loads the other.
 f0=${FORMS%% *}
-lf="-fPIC $PFE"
-if $CC -O2 -g $lf -shared $SRC/libdyn.c -o "$T/libdyn-$f0.so" >>"$T/build.log" 2>&1 &&
-   $CC -O2 -g $lf -shared $SRC/libdyntop.c -o "$T/libdyntop-$f0.so" -L"$T" -ldyn-$f0 \
-	-Wl,-rpath,'$ORIGIN' >>"$T/build.log" 2>&1 &&
+DLFORMS=$f0
+[ $ARCH = aarch64 ] && DLFORMS="$f0 pg pgbti"
+for f0 in $DLFORMS; do
+if lib "$T/libdyn-$f0.so" $f0 $SRC/libdyn.c &&
+   lib "$T/libdyntop-$f0.so" $f0 $SRC/libdyntop.c -L"$T" -ldyn-$f0 -Wl,-rpath,'$ORIGIN' &&
    build "$T/dlopen-prog" $f0 $SRC/dlopen.c -- -Wl,-rpath,"$T"; then
 	PATCHSITE_TRACER=function_graph PATCHSITE_OUTPUT="$T/trace" \
 		run_traced "$T/out" "$T/err" "$T/dlopen-prog" $f0
 	if grep -qx 'sum=213' "$T/out" && [ ! -s "$T/err" ]; then
-		compare "dlopen, dlclose, dlopen: function_graph" dlopen.graph "$T/trace"
+		compare "$f0: dlopen, dlclose, dlopen: function_graph" dlopen.graph "$T/trace"
 	else
-		fail "dlopen, dlclose, dlopen: function_graph" "$T/err"
+		fail "$f0: dlopen, dlclose, dlopen: function_graph" "$T/err"
 	fi
 	# The function tracer: both rounds' calls.  Not dlopen.function: under qemu the
 	# library comes back at another address, and the runtime reuses its record on
@@ -286,13 +307,14 @@ if $CC -O2 -g $lf -shared $SRC/libdyn.c -o "$T/libdyn-$f0.so" >>"$T/build.log" 2
 	   [ "$(grep -c ' dyn_outer <-' "$T/trace")" -eq 2 ] &&
 	   [ "$(grep -c ' dyn_inner <-' "$T/trace")" -eq 2 ] &&
 	   [ "$(grep -c ' top_call <-prog_run$' "$T/trace")" -eq 2 ]; then
-		pass "dlopen, dlclose, dlopen: function tracer, 2 calls in each library"
+		pass "$f0: dlopen, dlclose, dlopen: function tracer, 2 calls in each library"
 	else
-		fail "dlopen, dlclose, dlopen: function tracer" "$T/trace"
+		fail "$f0: dlopen, dlclose, dlopen: function tracer" "$T/trace"
 	fi
 else
-	fail "dlopen: build" "$T/build.log"
+	fail "$f0: dlopen: build" "$T/build.log"
 fi
+done
 
 # riscv64 sites that one aligned store cannot switch are refused by name, each with
 # its fix, and the program runs right: compressed code without -falign-functions=4
@@ -321,8 +343,11 @@ if [ $ARCH = riscv64 ]; then
 fi
 
 # -pg (a call to _mcount after the prologue, recorded by our recordmcount): not traced
-# yet on aarch64 and riscv64, said once per object by name; the program runs right.
-if [ -x build/recordmcount ] && $CC -O2 -g -pg -c $SRC/basic.c -o "$T/basic-pg.o" &&
+# yet on riscv64, said once per object by name; the program runs right.  (On aarch64
+# it is a form above: pg, pgt, pgbti.)
+if [ $ARCH = aarch64 ]; then
+	:
+elif [ -x build/recordmcount ] && $CC -O2 -g -pg -c $SRC/basic.c -o "$T/basic-pg.o" &&
    build/recordmcount "$T/basic-pg.o" && $CC -o "$T/basic-pg" "$T/basic-pg.o"; then
 	PATCHSITE_TRACER=function PATCHSITE_OUTPUT="$T/trace" run_traced "$T/out" "$T/err" "$T/basic-pg"
 	if [ $? -eq 0 ] && grep -qx 'sum=5' "$T/out" && [ "$(wc -l <"$T/err")" -eq 1 ] &&
