@@ -186,12 +186,22 @@ for form in $FORMS; do
 		sed -n 's/^.*|  *\(leaf.*\)$/\1/p' "$T/trace" >"$T/got"
 		printf '%s\n' 'leaf2(1, 2) = 3;' 'leaf2(2, 4) = 6;' 'leaf2(3, 6) = 9;' 'leaf(7);' \
 			>"$T/want"
-		if cmp -s "$T/got" "$T/want" && [ ! -s "$T/err" ]; then
+		case $form in
+		pg*)	# After the prologue x0 is _mcount's: refused by the function's name,
+			# no argument value recorded.
+			if grep -q "^patchsite: error: PATCHSITE_ARGS: set_ftrace_args: 'leaf2': leaf2 is built -pg (a call to _mcount after its prologue): its arguments are not in their registers there on aarch64" "$T/err" &&
+			   ! grep -q 'leaf2(' "$T/trace"; then
+				pass "$form: PATCHSITE_ARGS refused by name: $(head -1 "$T/err" | cut -c1-120)..."
+			else
+				fail "$form: PATCHSITE_ARGS refusal" "$T/err"
+			fi ;;
+		*) if cmp -s "$T/got" "$T/want" && [ ! -s "$T/err" ]; then
 			pass "$form: PATCHSITE_ARGS: leaf2(1, 2) = 3 ... leaf(7)"
 		else
 			diff "$T/want" "$T/got" >>"$T/err"
 			fail "$form: PATCHSITE_ARGS" "$T/err"
-		fi
+		fi ;;
+		esac
 		# The stacktrace filter command is refused by name here (patchsite(7)).
 		PATCHSITE_TRACER=function PATCHSITE_TRIGGER='fast:stacktrace' \
 			PATCHSITE_OUTPUT="$T/trace" run_traced "$T/out" "$T/err" "$T/feat-$form" trig
@@ -258,7 +268,8 @@ for form in $FORMS; do
 
 	# The API, and live patching under load (exact callback counts in the steady phase).
 	if build "$T/api-$form" $form $SRC/work.c -- "$T/api.o" "$B/libpatchsite.a" -pthread; then
-		run "$T/out" "$T/out" "$T/api-$form"
+		mc=; case $form in pg*) mc=1 ;; esac
+		PSTEST_MCOUNT=$mc run "$T/out" "$T/out" "$T/api-$form"
 		rc=$?
 		if [ $rc -eq 0 ] && ! grep -q '^FAIL' "$T/out" && grep -q '^api: ok' "$T/out"; then
 			pass "$form: API ($(grep -c '^PASS' "$T/out") checks)"

@@ -45,6 +45,7 @@
  * and key the shadow frame by that sp, as an entry site's is.
  */
 #include <elf.h>
+#include <errno.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -300,8 +301,16 @@ static uintptr_t aarch64_ret_sign(uintptr_t v, uintptr_t slot)
 	return x17;
 }
 
+/*
+ * A late trampoline's frame keys by the sp at entry, not &a[2]: a -pg site,
+ * where the arguments are no longer in x0..x7 (x0 is _mcount's): 0, ENODATA.
+ */
 unsigned long patchsite_regs_arg(const struct patchsite_regs *regs, unsigned n)
 {
+	if (regs->key_slot != (uintptr_t)&regs->a[2]) {
+		errno = ENODATA;
+		return 0;
+	}
 	return n < 8 ? regs->x[n] : 0;
 }
 
