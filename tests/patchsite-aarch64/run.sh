@@ -256,6 +256,29 @@ for form in $FORMS; do
 	compare "$form: function tracer, linked in (patchsite.o)" basic.function "$T/trace" ||
 	fail "$form: linked in (patchsite.o)" "$T/err"
 
+	# Linked with -pg (gprof's start-up, gcrt1.o): traced, gprof's start-up does not run
+	# (gprof.c: no gmon.out, as uftrace); untraced, gmon.out is written as always.
+	case $form in pg | pgt | pgbti)
+		d="$T/pglink-$form"
+		rm -rf "$d"
+		mkdir -p "$d"
+		if build "$d/basic" $form $SRC/basic.c -- -pg; then
+			(cd "$d" && PATCHSITE_TRACER=function PATCHSITE_OUTPUT="$d/trace" \
+				run_traced "$d/out" "$d/err" ./basic)
+			rc=$?
+			if [ $rc -eq 0 ] && grep -qx 'sum=5' "$d/out" && [ ! -s "$d/err" ] &&
+			   [ ! -e "$d/gmon.out" ] && grep -q ': work_mid <-main' "$d/trace" &&
+			   (cd "$d" && run "$d/out2" "$d/err2" ./basic) && [ -s "$d/gmon.out" ]; then
+				pass "$form: linked with -pg: traced, no gmon.out; untraced, gmon.out written"
+			else
+				ls "$d" >>"$d/err"
+				fail "$form: linked with -pg (exit $rc)" "$d/err"
+			fi
+		else
+			fail "$form: build linked with -pg" "$T/build.log"
+		fi ;;
+	esac
+
 	lib "$T/libwork-$form.so" $form $SRC/libwork.c &&
 	build "$T/uselib-$form" $form $SRC/uselib.c -- "$T/libwork-$form.so" -Wl,-rpath,"$T" ||
 		{ fail "$form: build uselib" "$T/build.log"; continue; }
