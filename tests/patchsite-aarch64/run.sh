@@ -394,6 +394,31 @@ else
 	skip "-pg refusal: no build/recordmcount (make) or no build"
 fi
 
+# pgbti's signed hooks are tested only where the machine signs (qemu's default cpu
+# has FEAT_PAuth): the saved return address differs from itself stripped.  A
+# function signed with key B (pacibsp) is refused by name, never hooked wrong.
+if [ $ARCH = aarch64 ]; then
+	if $CC -O2 -mbranch-protection=standard $SRC/pacprobe.c -o "$T/pacprobe" >>"$T/build.log" 2>&1 &&
+	   run "$T/out" "$T/err" "$T/pacprobe" && grep -qx signed "$T/out"; then
+		pass "pgbti: qemu signs return addresses (paciasp): the signed hooks were tested"
+	else
+		fail "pgbti: return addresses are not signed here: its cases prove nothing" "$T/out"
+	fi
+	if $CC -O2 -g -pg -mbranch-protection=pac-ret+b-key $SRC/basic.c -o "$T/basic-bkey" \
+		>>"$T/build.log" 2>&1; then
+		PATCHSITE_TRACER=function_graph PATCHSITE_OUTPUT="$T/trace" \
+			run_traced "$T/out" "$T/err" "$T/basic-bkey"
+		n=$(grep -c 'signed with key B (pacibsp).*site refused' "$T/err")
+		if grep -qx 'sum=5' "$T/out" && [ "$n" -ge 4 ] && ! grep -q 'work_' "$T/trace"; then
+			pass "-pg with pac-ret+b-key: $n sites refused by name, none traced"
+		else
+			fail "-pg with pac-ret+b-key: refusal by name" "$T/err"
+		fi
+	else
+		fail "build -pg pac-ret+b-key" "$T/build.log"
+	fi
+fi
+
 # The build chooses the host arch from $(CC) -dumpmachine, and refuses one it does not
 # support by name (a compiler that says mips64); with no compiler, a goal that needs one says so.
 printf '#!/bin/sh\n[ "$1" = -dumpmachine ] && echo mips64-linux-gnuabi64\n' >"$T/cc-mips64"
