@@ -394,6 +394,52 @@ else
 	skip "-pg refusal: no build/recordmcount (make) or no build"
 fi
 
+# Call counts against an outside oracle: gdb breakpoints on leaf and mid (gdbcount.c)
+# through qemu's gdbstub (its breakpoints do not write guest code, so they do not meet
+# the runtime's patching); each tracer's trace must name as many calls.
+gdb_case() {	# FORM TRACER
+	form=$1 tracer=$2 d="$T/gdb-$1-$2"
+	mkdir -p "$d"
+	printf '%s\n' 'set pagination off' 'set confirm off' 'break *leaf' 'commands' 'silent' \
+		'continue' 'end' 'break *mid' 'commands' 'silent' 'continue' 'end' 'continue' \
+		'info breakpoints' >"$d/cmds"
+	port=$((20000 + ($$ + PASS + FAIL) % 20000))
+	PATCHSITE_TRACER=$tracer PATCHSITE_OUTPUT="$d/trace" "$QEMU" -L "$SYSROOT" -g $port \
+		-E LD_PRELOAD="$PRELOAD" "$T/gdbcount-$form" >"$d/out" 2>"$d/err" &
+	qpid=$!
+	sleep 1
+	timeout 300 gdb-multiarch -batch -nx -ex "set sysroot $SYSROOT" -ex "file $T/gdbcount-$form" \
+		-ex "target remote :$port" -x "$d/cmds" >"$d/gdb" 2>&1
+	wait $qpid
+	gl=$(grep -A1 '^1 .* in leaf at' "$d/gdb" | sed -n 's/.*already hit \([0-9]*\) time.*/\1/p')
+	gm=$(grep -A1 '^2 .* in mid at' "$d/gdb" | sed -n 's/.*already hit \([0-9]*\) time.*/\1/p')
+	if [ $tracer = function ]; then
+		tl=$(grep -c ' leaf <-' "$d/trace") tm=$(grep -c ' mid <-' "$d/trace")
+	else
+		# (a call with no traced callee is one line, "f();", else "f() {")
+		tl=$(grep -cE '\| *leaf\(\)( \{|;)' "$d/trace") tm=$(grep -cE '\| *mid\(\)( \{|;)' "$d/trace")
+	fi
+	if [ -n "$gl" ] && [ -n "$gm" ] && [ "$gl" -gt 0 ] && [ "$gl" = "$tl" ] && [ "$gm" = "$tm" ] &&
+	   [ ! -s "$d/err" ] && grep -q '^s=' "$d/out"; then
+		pass "$form: $tracer: gdb counts leaf $gl, mid $gm calls; the trace the same"
+	else
+		echo "gdb: leaf '$gl' mid '$gm'; trace: leaf $tl mid $tm" >>"$d/err"
+		fail "$form: $tracer: calls against gdb's breakpoint counts" "$d/err"
+	fi
+}
+if [ $ARCH = aarch64 ] && command -v gdb-multiarch >/dev/null; then
+	for form in pfe pg pgt pgbti; do
+		if build "$T/gdbcount-$form" $form $SRC/gdbcount.c; then
+			gdb_case $form function
+			gdb_case $form function_graph
+		else
+			fail "$form: build gdbcount" "$T/build.log"
+		fi
+	done
+elif [ $ARCH = aarch64 ]; then
+	skip "gdb breakpoint counts: no gdb-multiarch (apt-get install gdb-multiarch)"
+fi
+
 # pgbti's signed hooks are tested only where the machine signs (qemu's default cpu
 # has FEAT_PAuth): the saved return address differs from itself stripped.  A
 # function signed with key B (pacibsp) is refused by name, never hooked wrong.
