@@ -394,6 +394,43 @@ else
 	skip "-pg refusal: no build/recordmcount (make) or no build"
 fi
 
+# testdata/patchsite/unwind.cc, the ways C++ and POSIX leave a frame, in the entry and
+# the -pg forms: the output and destructor counts as untraced (the oracle: the same
+# program run untraced).  function_graph across std::rethrow_exception (rethrow, async),
+# a catch inside destructors (dtorcatch), pthread_cancel's forced unwind (cancel) and
+# _Unwind_Backtrace (backtrace) is not right on aarch64 yet in the entry form either
+# (only __cxa_throw, __cxa_rethrow and __cxa_begin_catch unhook and rehook the frame
+# records, record/unwind.c): skipped by name, not claimed.
+if [ $ARCH = aarch64 ]; then
+	for form in pfe pg pgbti; do
+		if ! CC=$CXX build "$T/unwind-$form" $form $SRC/unwind.cc -- -pthread; then
+			fail "$form: build unwind.cc" "$T/build.log"
+			continue
+		fi
+		run "$T/plain" "$T/plain" "$T/unwind-$form"
+		PATCHSITE_TRACER=function PATCHSITE_OUTPUT="$T/trace" \
+			run_traced "$T/out" "$T/err" "$T/unwind-$form"
+		if cmp -s "$T/plain" "$T/out" && [ ! -s "$T/err" ]; then
+			pass "$form: unwind.cc, function: output and destructor counts as untraced"
+		else
+			diff "$T/plain" "$T/out" >>"$T/err"
+			fail "$form: unwind.cc, function" "$T/err"
+		fi
+		for c in nested exit loop longname; do
+			run "$T/plain" "$T/plain" "$T/unwind-$form" $c
+			PATCHSITE_TRACER=function_graph PATCHSITE_OUTPUT="$T/trace" \
+				run_traced "$T/out" "$T/err" "$T/unwind-$form" $c
+			if cmp -s "$T/plain" "$T/out" && [ ! -s "$T/err" ]; then
+				pass "$form: unwind.cc $c, function_graph: as untraced"
+			else
+				diff "$T/plain" "$T/out" >>"$T/err"
+				fail "$form: unwind.cc $c, function_graph" "$T/err"
+			fi
+		done
+		skip "$form: unwind.cc rethrow async dtorcatch cancel backtrace, function_graph: not right on aarch64 yet (entry form too)"
+	done
+fi
+
 # Call counts against an outside oracle: gdb breakpoints on leaf and mid (gdbcount.c)
 # through qemu's gdbstub (its breakpoints do not write guest code, so they do not meet
 # the runtime's patching); each tracer's trace must name as many calls.
