@@ -65,7 +65,7 @@ for form in $FORMS; do
 	if [ $form = pg ]; then
 		# Against the idle site (the runtime NOPed the bl), not glibc's _mcount.
 		PROG="$T/loop-pg"
-		base=$(per QEMU_SET_ENV=LD_PRELOAD="$LIB",PATCHSITE_TRACER=nop) || exit 1
+		base=$(per QEMU_SET_ENV=LD_PRELOAD="$LIB",PATCHSITE_TRACER=nop,PATCHSITE_OUTPUT=/dev/null) || exit 1
 		echo "  pg: -pg, idle (runtime loaded, no tracer: each bl _mcount a NOP), the loop included: $base"
 	else
 		PROG="$T/loop"
