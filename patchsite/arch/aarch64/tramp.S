@@ -299,13 +299,20 @@
 	sub	\reg, \reg, #8
 	.endm
 
-	/* \reg = the frame record's return address (at \fp + 8) without its PAC; x9 clobbered. */
+	/*
+	 * \reg = the frame record's return address (at \fp + 8) without its PAC
+	 * (only where x16 says paciasp signed it: xpaclri works on x30 alone);
+	 * x9 clobbered.
+	 */
 	.macro	LATE_RET reg, fp
+	ldr	\reg, [\fp, #8]
+	tbz	x16, #47, 7f
 	mov	x9, x30
-	ldr	x30, [\fp, #8]
+	mov	x30, \reg
 	hint	#7			/* xpaclri: a NOP without FEAT_PAuth */
 	mov	\reg, x30
 	mov	x30, x9
+7:
 	.endm
 
 	.macro	TRAMP_LATE name, call, args
@@ -324,11 +331,11 @@
 	\args
 	bl	\call
 	ldr	x0, [sp]
+	ldr	x16, [sp, #A0]
 	ldr	x17, [sp, #A2]
 	LATE_RET x2, x0
 	cmp	x17, x2
 	b.eq	1f			/* not hooked */
-	ldr	x16, [sp, #A0]
 	tbz	x16, #47, 2f
 	ldr	x16, [sp, #KEY]
 	add	x16, x16, #8		/* the sp at entry: paciasp's modifier */
