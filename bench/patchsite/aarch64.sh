@@ -38,12 +38,16 @@ N2=1200
 LIB="$PWD/$B/libpatchsite.so"
 
 $CC -O2 $PFE -o "$T/loop" bench/patchsite/loop.c || exit 2
+# aarch64 -pg: bl _mcount after the prologue, sites found from the symbols (no table).
+FORMS=pfe
+[ $ARCH = aarch64 ] && $CC -O2 -pg -o "$T/loop-pg" bench/patchsite/loop.c && FORMS="pfe pg"
+PROG="$T/loop"
 
 count() {	# N [VAR=VALUE...]: guest instructions between the loop's two clock_gettime
 	N=$1
 	shift
 	env "$@" "$QEMU" -L "$SYSROOT" -singlestep -d exec,nochain,strace -D "$T/log" \
-		"$T/loop" $N >/dev/null 2>"$T/err" || { sed 's/^/    /' "$T/err"; exit 1; }
+		"$PROG" $N >/dev/null 2>"$T/err" || { sed 's/^/    /' "$T/err"; exit 1; }
 	# The loop's pair: the last two before its first write to stderr (the
 	# runtime's start-up reads that clock too).
 	awk '/^Trace / { c++; next }
@@ -56,10 +60,20 @@ per() {	# ENV...: instructions per loop call, N2 run less N1 run
 	c1=$(count $N1 "$@") && c2=$(count $N2 "$@") || exit 1
 	echo "$c1 $c2 $N1 $N2" | awk '{ printf "%.1f", ($2 - $1) / (2 * ($4 - $3)) }'
 }
-base=$(per QEMU_X=0) || exit 1
 echo "$ARCH (qemu-user, $N1 and $N2 iterations, 2 traced calls each): guest instructions per call"
-echo "  untraced build (the NOPs of $PFE), the loop included: $base"
-for tracer in function function_graph; do
-	c=$(per QEMU_SET_ENV=LD_PRELOAD="$LIB",PATCHSITE_TRACER=$tracer,PATCHSITE_OUTPUT=/dev/null) || exit 1
-	echo "  patchsite $tracer: $(echo "$c $base" | awk '{ printf "%.1f", $1 - $2 }') above the untraced build"
+for form in $FORMS; do
+	if [ $form = pg ]; then
+		# Against the idle site (the runtime NOPed the bl), not glibc's _mcount.
+		PROG="$T/loop-pg"
+		base=$(per QEMU_SET_ENV=LD_PRELOAD="$LIB",PATCHSITE_TRACER=nop,PATCHSITE_OUTPUT=/dev/null) || exit 1
+		echo "  pg: -pg, idle (runtime loaded, no tracer: each bl _mcount a NOP), the loop included: $base"
+	else
+		PROG="$T/loop"
+		base=$(per QEMU_X=0) || exit 1
+		echo "  pfe: untraced build (the NOPs of $PFE), the loop included: $base"
+	fi
+	for tracer in function function_graph; do
+		c=$(per QEMU_SET_ENV=LD_PRELOAD="$LIB",PATCHSITE_TRACER=$tracer,PATCHSITE_OUTPUT=/dev/null) || exit 1
+		echo "  $form: patchsite $tracer: $(echo "$c $base" | awk '{ printf "%.1f", $1 - $2 }') above it"
+	done
 done

@@ -281,6 +281,12 @@ uint32_t a64_movk_w(unsigned rd, uint16_t imm, unsigned hw)
 	return A64_MOVK_W | (hw & 1) << 21 | (uint32_t)imm << 5 | (rd & 31);
 }
 
+/* movk xd: the 32-bit form with sf (bit 31) set, hw 0..3. */
+uint32_t a64_movk_x(unsigned rd, uint16_t imm, unsigned hw)
+{
+	return A64_MOVK_W | 1u << 31 | (hw & 3) << 21 | (uint32_t)imm << 5 | (rd & 31);
+}
+
 bool a64_adrp(unsigned rd, uint64_t from, uint64_t to, uint32_t *insn)
 {
 	int64_t pages = (int64_t)(to >> 12) - (int64_t)(from >> 12);
@@ -299,4 +305,112 @@ bool a64_ldr_x_imm(unsigned rt, unsigned rn, uint64_t off, uint32_t *insn)
 		return false;
 	*insn = A64_LDR_X_UOFF | (uint32_t)(off >> 3) << 10 | (rn & 31) << 5 | (rt & 31);
 	return true;
+}
+
+/*
+ * gcc -pg's call and its prologue, for the runtime (include/a64_insn.h
+ * struct a64_pg).  gcc 12 -O0..-O3 emits, after an optional landing pad
+ * or return-address signing (bti c, paciasp, pacibsp):
+ *   a9bd7bfd  stp x29, x30, [sp, #-48]!      frame record, sp lowered
+ *   910003fd  mov x29, sp
+ *   ...       callee-saved stores, argument copies, xpaclri
+ *   aa1e03e0  mov x0, x30                    _mcount's argument
+ *   ...       (at -O2 another instruction may be scheduled between)
+ *   94000000  bl _mcount
+ * or, for frames too big for one stp's offset,
+ *   d10883ff  sub sp, sp, #0x220
+ *   a9007bfd  stp x29, x30, [sp]
+ *   910003fd  mov x29, sp
+ * The return address is then in the frame record at x29 + 8, and the sp
+ * at entry (what paciasp signed with) is x29 + frame: both are what the
+ * late trampolines need.  The site is the bl and the word before it (the
+ * runtime keeps that word and switches the bl).  The sp changes before the mov to x29 are summed;
+ * any other write to sp or x29, or a branch, before the call ends the walk.
+ */
+#define A64_SUB_SP_MASK	0xffc003ff
+#define A64_SUB_SP	0xd10003ff	/* sub sp, sp, #imm12 (bit 22: lsl #12) */
+#define A64_PRE_SP_MASK	0x3bc003e0	/* stp ..., [xn, #imm]!: bits 29:22 but V, and Rn */
+#define A64_STP_PRE_SP	0x298003e0	/* stp (any size, GPR or SIMD&FP), pre-index, Rn = sp */
+#define A64_WRITES_SP	0x1f		/* Rd = 31 in an add/sub (immediate): sp */
+
+static uint32_t a64_le32(const uint8_t *p)
+{
+	return get32(p, false);
+}
+
+/* Bytes an stp pre-index moves sp down by (its negative imm7, scaled by the size). */
+static uint32_t a64_stp_pre_drop(uint32_t insn)
+{
+	unsigned opc = insn >> 30, v = insn >> 26 & 1;
+	unsigned scale = v ? 4u << opc : opc == 2 ? 8 : 4;
+	int64_t imm = a64_sext(insn >> 15 & 0x7f, 7) * (int64_t)scale;
+
+	return imm < 0 ? (uint32_t)-imm : 0;
+}
+
+/*
+ * Writes to sp the walk does not follow: add/sub (immediate) into sp other
+ * than sub sp, sp, #imm; a single-register load or store with writeback on
+ * sp (str x19, [sp, #-16]!).
+ */
+static bool a64_other_sp_write(uint32_t insn)
+{
+	return ((insn & 0x1f000000) == 0x11000000 && (insn & A64_WRITES_SP) == A64_WRITES_SP &&
+		(insn & A64_SUB_SP_MASK) != A64_SUB_SP) ||
+	       ((insn & 0x3b200400) == 0x38000400 && (insn >> 5 & 31) == 31);
+}
+
+size_t a64_pg_site(const uint8_t *fn, size_t len, size_t site, struct a64_pg *pg)
+{
+	uint32_t drop = 0, rec = UINT32_MAX, insn;
+	bool fp = false;
+	size_t at = 0;
+
+	pg->frame = 0;
+	pg->sign = 0;
+	pg->why = "no frame-pointer prologue (stp x29, x30, [sp, ...]; mov x29, sp) at its start";
+	if (len >= 4 && ((insn = a64_le32(fn)) == A64_BTI_C || insn == A64_BTI_JC))
+		at = 4;
+	if (at + 4 <= len && ((insn = a64_le32(fn + at)) == A64_PACIASP || insn == A64_PACIBSP)) {
+		pg->sign = insn == A64_PACIASP ? 1 : 2;
+		at += 4;
+	}
+	for (; at + 4 <= len && at < 64 * 4; at += 4) {
+		insn = a64_le32(fn + at);
+		/* The site: the word before the first bl (or before the one the caller names). */
+		if (at && (site ? at == site + 4 : a64_is_bl(insn))) {
+			if (!fp)
+				return 0;
+			return at - 4;
+		}
+		if (a64_is_branch(insn)) {
+			pg->why = fp ? "a branch before its call to _mcount" : pg->why;
+			return 0;
+		}
+		if (fp)
+			continue;	/* callee-saved stores, argument copies, xpaclri */
+		if ((insn & A64_PRE_SP_MASK) == A64_STP_PRE_SP) {
+			drop += a64_stp_pre_drop(insn);
+			if ((insn & A64_STP_FP_LR_MASK) == A64_STP_FP_LR)
+				rec = drop;
+		} else if ((insn & A64_SUB_SP_MASK) == A64_SUB_SP) {
+			drop += (insn >> 10 & 0xfff) << (insn >> 22 & 1 ? 12 : 0);
+		} else if ((insn & A64_STP_FP_LR_MASK) == A64_STP_FP_LR && (insn >> 23 & 3) == 2) {
+			int64_t off = a64_sext(insn >> 15 & 0x7f, 7) * 8;
+
+			rec = off >= 0 && (uint32_t)off <= drop ? drop - (uint32_t)off : UINT32_MAX;
+		} else if ((insn & A64_ADD_FP_SP_MASK) == A64_ADD_FP_SP && !(insn >> 22 & 1)) {
+			uint32_t imm = insn >> 10 & 0xfff;
+
+			if (rec == UINT32_MAX || imm > drop || drop - imm != rec)
+				return 0;	/* x29 is not the frame record */
+			pg->frame = rec;
+			fp = true;
+		} else if (a64_other_sp_write(insn)) {
+			pg->why = "an sp change it does not follow, before its frame record";
+			return 0;
+		}
+	}
+	pg->why = fp ? "no call right after its prologue" : pg->why;
+	return 0;
 }

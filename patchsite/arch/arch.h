@@ -61,12 +61,26 @@ struct ps_arch {
 	 */
 	unsigned late_hook;
 	/*
-	 * fn (the function's first bytes, fn_len of them readable) starts with
-	 * the frame-pointer prologue and the site at byte off is after it:
-	 * the late trampolines find the return slot in the frame record.  NULL
-	 * where late sites are not traced (mcount_refused says why).
+	 * fn (the function's first bytes, fn_len of them readable: the site's
+	 * too) starts with the frame-pointer prologue and the site at byte off
+	 * is after it: the late trampolines find the return slot in the frame
+	 * record.  *arg: what the site's stub passes them (write_stub; aarch64:
+	 * where the sp at entry is, and whether paciasp signed the return
+	 * address), 0 where they need nothing.  false with *why (or NULL for
+	 * late_prologue's words): not such a site.  NULL where late sites are
+	 * not traced (mcount_refused says why).
 	 */
-	bool (*late_site)(const uint8_t *fn, size_t fn_len, size_t off);
+	bool (*late_site)(const uint8_t *fn, size_t fn_len, size_t off, uint16_t *arg,
+			  const char **why);
+	/* The frame-pointer prologue late sites need, in words for a refusal. */
+	const char *late_prologue;
+	/*
+	 * Bytes a late site starts before the call a table records (aarch64: the
+	 * `mov x0, x30` that passes _mcount its argument, rewritten with the call).
+	 */
+	unsigned late_back;
+	/* At a late site the arguments are no longer in their registers (aarch64: x0 is _mcount's). */
+	bool late_no_args;
 	/*
 	 * No table (-pg without -mrecord-mcount): where the function at fn
 	 * (len bytes, at addr when loaded) calls after its prologue, with in
@@ -107,8 +121,12 @@ struct ps_arch {
 	uintptr_t reach;
 	/* One-byte breakpoint planted on a site's first byte while it changes. */
 	uint8_t breakpoint;
-	/* A stub: pass id << 2 | type (0 entry, 1 exit), jump to the address stored in slot. */
-	bool (*write_stub)(uint8_t *p, uintptr_t at, uint32_t id, unsigned type, uintptr_t slot);
+	/*
+	 * A stub: pass id << 2 | type (0 entry, 1 exit), and a late site's arg
+	 * (late_site), jump to the address stored in slot.
+	 */
+	bool (*write_stub)(uint8_t *p, uintptr_t at, uint32_t id, unsigned type, uint16_t arg,
+			   uintptr_t slot);
 
 	/* The signal is a breakpoint instruction's trap (not a kill or a step). */
 	bool (*is_breakpoint_trap)(const siginfo_t *si);
@@ -151,6 +169,13 @@ struct ps_arch {
 	 */
 	uintptr_t (*ret_strip)(uintptr_t v);
 	uintptr_t (*ret_sign)(uintptr_t v, uintptr_t slot);
+	/*
+	 * The slot a return hooked through loc (a trampoline's parent_loc) is
+	 * keyed by: the sp at the function's entry - 8, as graph_return finds
+	 * it.  NULL: loc itself.  aarch64's late trampolines hand C a copy of
+	 * the frame record's return address, which lies below that sp.
+	 */
+	uintptr_t (*key_slot)(const unsigned long *loc);
 	/*
 	 * Integer arguments and return values for the built-in tracers
 	 * (set_ftrace_args): how many argument registers patchsite_regs_arg

@@ -83,6 +83,28 @@ static void table_free(struct args_table *tb)
 	free(tb);
 }
 
+/*
+ * Arguments asked of a site after the prologue where the arch has them no
+ * more (aarch64 -pg: x0 is _mcount's, the others copied away): refused by
+ * the first such function's name, never read wrong.  ps.lock held.
+ */
+static int late_args_refused(const struct args_spec *a, const char *glob)
+{
+	for (size_t i = 0; a->nargs && ps.arch->late_no_args && i < a->nset; i++) {
+		const struct ps_site *s = ps.site_index[i];
+
+		if (a->g.set[i] && s && s->kind == SITE_ENTRY_LATE) {
+			ps_log(PATCHSITE_LOG_ERROR, "set_ftrace_args: '%s': %s is built -pg (a call "
+			       "to %s after its prologue): its arguments are not in their registers "
+			       "there on %s; retval only, or build with -fpatchable-function-entry",
+			       glob, s->sym ? s->sym->name : "a function", ps.arch->hooks[0],
+			       ps.arch->name);
+			return -ENOTSUP;
+		}
+	}
+	return 0;
+}
+
 /* One spec "GLOB@what,what": parsed into a; ps.lock held.  0 or -errno (said). */
 static int parse_spec(const char *spec, size_t len, struct args_spec *a)
 {
@@ -130,6 +152,9 @@ static int parse_spec(const char *spec, size_t len, struct args_spec *a)
 		memset(a->g.set, 1, ps.nsites);
 	}
 	a->nset = ps.nsites;
+	err = late_args_refused(a, text);
+	if (err)
+		goto bad;
 	free(text);
 	return 0;
 bad:

@@ -249,6 +249,8 @@ static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc,
 	uint64_t tsc, *entry;
 	bool profile = profiling();
 	struct ps_thread *t = graph_begin(&tsc, profile);
+	/* The frame's key: loc itself, but where the arch hands us a copy (ps_arch.key_slot). */
+	uintptr_t slot = ps.arch->key_slot ? ps.arch->key_slot(loc) : (uintptr_t)loc;
 	struct ps_frame *fr;
 	unsigned units, flags = 0;
 	bool rv, top;
@@ -257,12 +259,12 @@ static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc,
 		f->budget = 0;	/* the fast paths keep calling here (graph_fast) */
 	if (!t || !ps_gate_open(t))
 		return;
-	if (!own_stack(f, (uintptr_t)loc)) {
+	if (!own_stack(f, slot)) {
 		if (!t->notrace && !profile)
 			put_func(t, f, tsc, idw, *loc);	/* off our stack: return not hooked */
 		return;
 	}
-	close_stale(t, f, (uintptr_t)loc, tsc);
+	close_stale(t, f, slot, tsc);
 	if (t->notrace)
 		return;
 	top = f->fp == t->frames + 1;
@@ -284,7 +286,7 @@ static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc,
 		return;
 	fr = f->fp;
 	fr->ret = *loc;
-	fr->key = (uintptr_t)loc - PS_FRAME_KEY_BIAS;
+	fr->key = slot - PS_FRAME_KEY_BIAS;
 	fr->idw = (idw & ~3u) | PS_EV_EXIT;
 	if (notrace_call(t, &site, idw)) {
 		f->fp++;

@@ -153,10 +153,12 @@ static bool sites_sorted(const struct ps_module *m)
 /*
  * Entries of one table, as runtime addresses inside the module's code.  A
  * pcrel table (recordmcount --pie-table) is read where it is loaded: each
- * entry is relative to its own runtime address.
+ * entry is relative to its own runtime address.  back: bytes the site
+ * starts before the call the table names (ps_arch.late_back).
  */
 static int read_table(struct ps_module *m, const struct elf_file *f, const Elf64_Shdr *s,
-		      const struct dl_phdr_info *info, enum site_kind kind, bool pcrel)
+		      const struct dl_phdr_info *info, enum site_kind kind, bool pcrel,
+		      unsigned back)
 {
 	size_t ent = pcrel ? sizeof(int32_t) : sizeof(uint64_t);
 	size_t n = s->sh_size / ent, base = m->nsites, k = 0;
@@ -198,8 +200,9 @@ static int read_table(struct ps_module *m, const struct elf_file *f, const Elf64
 		} else {
 			memcpy(&w, words + i * ent, sizeof(w));
 		}
-		if (!pcrel && !ps_module_has_code(m, w, ps.arch->max_site_len + 4))
+		if (!pcrel && !ps_module_has_code(m, w - back, ps.arch->max_site_len + 4))
 			w += m->bias;
+		w -= back;
 		if (!ps_module_has_code(m, w, ps.arch->max_site_len + 4))
 			continue;	/* discarded code, or not ours */
 		m->sites[base + k++] = (struct ps_site){ .addr = w, .kind = (uint8_t)kind };
@@ -414,7 +417,8 @@ static int module_add(struct dl_phdr_info *info, struct scan_ctx *ctx)
 				m->mcount_table |= t == 0;
 				err = read_table(m, &f, &f.sh[i], info,
 						 t == TABLE_RETURN ? SITE_EXIT : SITE_ENTRY_HOOK,
-						 t == TABLE_PCREL);
+						 t == TABLE_PCREL, t == 0 || t == TABLE_PCREL ?
+						 ps.arch->late_back : 0);
 			}
 	if (!err && !m->nsites && !has_table(&f))
 		err = ps_scan_late_sites(m, ps_module_calls_hook);

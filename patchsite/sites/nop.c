@@ -45,6 +45,8 @@ static bool classify_late(struct ps_module *m, struct ps_site *s, unsigned hook)
 {
 	bool late_hook = hook && !entry_hook(hook);
 	const struct ps_sym *fn;
+	const char *why = NULL;
+	uint16_t arg;
 	size_t off;
 
 	if (s->kind == SITE_EXIT || (!late_hook && !m->mcount_table))
@@ -53,8 +55,9 @@ static bool classify_late(struct ps_module *m, struct ps_site *s, unsigned hook)
 	fn = s->sym ? s->sym : ps_module_sym(m, s->addr);
 	off = fn ? s->addr - fn->addr : 0;
 	if (fn && off && ps.arch->late_site && ps.arch->tramp_late &&
-	    ps_module_has_code(m, fn->addr, off) &&
-	    ps.arch->late_site((const uint8_t *)fn->addr, off, off)) {
+	    ps_module_has_code(m, fn->addr, off + ps.arch->patch_len) &&
+	    ps.arch->late_site((const uint8_t *)fn->addr, off + ps.arch->patch_len, off, &arg,
+			       &why)) {
 		if (s->kind != SITE_ENTRY_HOOK) {
 			ps_log_site(PATCHSITE_LOG_WARNING, s, "a site after the prologue in a function "
 				    "with exit sites (-minstrument-return needs -mfentry): site "
@@ -62,6 +65,7 @@ static bool classify_late(struct ps_module *m, struct ps_site *s, unsigned hook)
 			return false;
 		}
 		s->kind = SITE_ENTRY_LATE;
+		s->sym = fn;	/* (stubs.c asks its prologue again) */
 		return true;
 	}
 	if (!late_hook)
@@ -74,11 +78,14 @@ static bool classify_late(struct ps_module *m, struct ps_site *s, unsigned hook)
 		ps_log_site(PATCHSITE_LOG_WARNING, s, "a call to %s after the prologue (built -pg "
 			    "without -mfentry): %s: site refused", ps.arch->hooks[hook - 1],
 			    ps.arch->mcount_refused ? ps.arch->mcount_refused : "not traced here");
+	else if (why)
+		ps_log_site(PATCHSITE_LOG_WARNING, s, "a call to %s in %s: %s: site refused",
+			    ps.arch->hooks[hook - 1], fn->name, why);
 	else
 		ps_log_site(PATCHSITE_LOG_WARNING, s, "a call to %s, but not after a frame-pointer "
-			    "prologue at %s's start (push %%rbp; mov %%rsp,%%rbp: the return slot is "
-			    "not known; a realigned stack?): site refused", ps.arch->hooks[hook - 1],
-			    fn ? fn->name : "the function");
+			    "prologue at %s's start (%s: the return slot is not known; a realigned "
+			    "stack?): site refused", ps.arch->hooks[hook - 1], fn->name,
+			    ps.arch->late_prologue);
 	return false;
 }
 

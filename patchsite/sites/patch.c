@@ -58,22 +58,40 @@ void ps_sync_cores(void)
 		ps_log(PATCHSITE_LOG_ERROR, "membarrier(SYNC_CORE) failed: %s", strerror(errno));
 }
 
-/* A site's idle bytes: make_nop's, or where they depend on the stub (riscv64) make_idle's. */
+/*
+ * A late site's first late_back bytes are the program's own (aarch64: the
+ * instruction gcc put before its bl _mcount) and stay as built: make
+ * writes the arch's bytes, then those are put back.  A site's idle bytes:
+ * make_nop's, or where they depend on the stub (riscv64) make_idle's.
+ */
 bool ps_site_idle_bytes(const struct ps_site *s, uint8_t *out)
 {
-	if (!ps.arch->make_idle) {
+	uint8_t head[8];
+	unsigned back = s->kind == SITE_ENTRY_LATE ? ps.arch->late_back : 0;
+
+	_Static_assert(sizeof(head) >= 4, "room for late_back");
+	memcpy(head, (const void *)s->addr, back);
+	if (ps.arch->make_idle && !(s->mod->stubs && ps.arch->make_idle(out, s->addr, ps_stub_of(s))))
+		return false;
+	if (!ps.arch->make_idle)
 		ps.arch->make_nop(out);
-		return true;
-	}
-	return s->mod->stubs && ps.arch->make_idle(out, s->addr, ps_stub_of(s));
+	memcpy(out, head, back);
+	return true;
 }
 
 /* The bytes a site holds in a state. */
 static bool site_bytes(const struct ps_site *s, enum site_state st, uint8_t *out)
 {
+	uint8_t head[8];
+	unsigned back = s->kind == SITE_ENTRY_LATE ? ps.arch->late_back : 0;
+
 	if (st == SITE_NOP)
 		return ps_site_idle_bytes(s, out);
-	return s->mod->stubs && ps.arch->make_call(out, s->addr, ps_stub_of(s));
+	memcpy(head, (const void *)s->addr, back);
+	if (!s->mod->stubs || !ps.arch->make_call(out, s->addr, ps_stub_of(s)))
+		return false;
+	memcpy(out, head, back);
+	return true;
 }
 
 int ps_text_protect(struct ps_module *m, const bool *touched, bool writable)

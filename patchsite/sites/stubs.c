@@ -133,6 +133,31 @@ static uintptr_t stub_place(const struct ps_module *m, size_t size, uintptr_t al
 }
 
 /*
+ * What a late site's stub passes its trampoline (ps_arch.late_site: on
+ * aarch64 where the sp at entry is), asked of the prologue again here
+ * rather than kept per site: nop.c accepted it and named its function.
+ * Should the prologue say otherwise now, the site is refused (it is idle:
+ * no stub has been written for it yet), never traced with a wrong arg.
+ */
+static uint16_t late_arg(struct ps_site *s)
+{
+	const char *why = NULL;
+	uint16_t arg = 0;
+	size_t off;
+
+	if (s->kind != SITE_ENTRY_LATE || !ps.arch->late_site)
+		return 0;
+	off = s->sym ? s->addr - s->sym->addr : 0;
+	if (!s->sym || !ps.arch->late_site((const uint8_t *)s->sym->addr,
+					   off + ps.arch->patch_len, off, &arg, &why)) {
+		ps_log_site(PATCHSITE_LOG_WARNING, s, "its prologue no longer reads as at start-up "
+			    "(%s): site refused", why ? why : "no function symbol");
+		s->state = SITE_REFUSED;
+	}
+	return arg;
+}
+
+/*
  * The stub page of m, mapped where stub_place says.  The gap may be taken
  * between reading the maps and mapping (another thread's malloc, ASan's
  * allocator): then we look again, a few times.
@@ -180,9 +205,9 @@ int ps_stubs_map(struct ps_module *m)
 							    : ps.arch->tramp));
 	for (size_t i = 0; i < m->nsites; i++) {
 		uintptr_t at = (uintptr_t)p + i * ps.arch->stub_size;
-		const struct ps_site *s = &m->sites[i];
+		struct ps_site *s = &m->sites[i];
 
-		if (!ps.arch->write_stub((uint8_t *)at, at, s->id, s->kind == SITE_EXIT,
+		if (!ps.arch->write_stub((uint8_t *)at, at, s->id, s->kind == SITE_EXIT, late_arg(s),
 					 (uintptr_t)&m->tramp_slot[s->kind])) {
 			munmap(p, size);
 			m->tramp_slot = NULL;

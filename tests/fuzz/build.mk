@@ -21,7 +21,7 @@ FUZZ_CORE    := $(LIBCORE_SRC:%.c=$(FUZZ_B)/obj/%.o) $(FUZZ_B)/obj/tests/fuzz/co
 FUZZ_RMC     := $(filter-out %/main.o,$(RECORDMCOUNT_SRC:%.c=$(FUZZ_B)/obj/%.o))
 FUZZ_VERIFY  := $(filter-out %/main.o,$(patsubst %.c,$(FUZZ_B)/obj/%.o,$(wildcard verify/*.c)))
 FUZZ_HARNESS := elfobj recordmcount $(if $(wildcard verify/audit.c),patchverify) psread ctlproto evfilter branches \
-		profile probe attachelf
+		profile probe attachelf a64pg
 FUZZ_BINS    := $(FUZZ_HARNESS:%=$(FUZZ_B)/fuzz_%)
 
 $(FUZZ_B)/obj/%.o: %.c
@@ -31,6 +31,8 @@ $(FUZZ_B)/obj/%.o: %.c
 $(FUZZ_B)/fuzz_elfobj: $(FUZZ_B)/obj/tests/fuzz/fuzz_elfobj.o $(FUZZ_CORE)
 $(FUZZ_B)/fuzz_recordmcount: $(FUZZ_B)/obj/tests/fuzz/fuzz_recordmcount.o $(FUZZ_RMC) $(FUZZ_CORE)
 $(FUZZ_B)/fuzz_patchverify: $(FUZZ_B)/obj/tests/fuzz/fuzz_patchverify.o $(FUZZ_VERIFY) $(FUZZ_CORE)
+# The aarch64 -pg prologue walk (lib/arch/aarch64.c), which the runtime runs on every function.
+$(FUZZ_B)/fuzz_a64pg: $(FUZZ_B)/obj/tests/fuzz/fuzz_a64pg.o $(FUZZ_CORE)
 # The trace directory reader (patchsite/data/), with every renderer (patchsite/render/).
 FUZZ_READERS := $(patsubst %.c,$(FUZZ_B)/obj/%.o,$(wildcard patchsite/data/*.c patchsite/render/*.c))
 $(FUZZ_B)/fuzz_psread: $(FUZZ_B)/obj/tests/fuzz/fuzz_psread.o $(FUZZ_READERS) $(FUZZ_CORE)

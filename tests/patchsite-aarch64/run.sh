@@ -11,6 +11,12 @@
 #   pfe     -fpatchable-function-entry=2                     PIE (Debian's default)
 #   pfenp   -fpatchable-function-entry=2 -fno-pie, linked -no-pie
 #   bti     pfe + -mbranch-protection=standard               bti c; nop; nop; paciasp
+#   pg      -pg, no table (sites found from the symbols)     mov x0, x30; bl _mcount
+#           after the frame record is saved
+#   pgt     -pg, its __mcount_loc table made by build/recordmcount on each object
+#           (aarch64 gcc has no -mrecord-mcount)
+#   pgbti   pg + -mbranch-protection=standard: paciasp signs the saved return
+#           address, which function_graph hooks signed the same way
 #  riscv64 (Debian's default -march=rv64gc has compressed instructions):
 #   rvc     -fpatchable-function-entry=4 -falign-functions=4  four c.nop, 4-aligned; PIE
 #   rvcnp   rvc + -fno-pie, linked -no-pie
@@ -37,9 +43,8 @@ aarch64)
 	CXX=${A64_CXX:-aarch64-linux-gnu-g++}
 	SYSROOT=${A64_SYSROOT:-/usr/aarch64-linux-gnu}
 	QEMU=${QEMU_AARCH64:-$(command -v qemu-aarch64-static || command -v qemu-aarch64)}
-	FORMS="pfe pfenp bti"
+	FORMS="pfe pfenp bti pg pgt pgbti"
 	PFE="-fpatchable-function-entry=2"
-	PG_REFUSED='-pg sites (bl _mcount after the prologue) are not supported on aarch64 yet .*'
 	;;
 riscv64)
 	CC=${RV64_CC:-riscv64-linux-gnu-gcc}
@@ -89,12 +94,28 @@ form_flags() {
 	rvc)   echo "-fpatchable-function-entry=4 -falign-functions=4" ;;
 	rvcnp) echo "-fpatchable-function-entry=4 -falign-functions=4 -fno-pie" ;;
 	rv64g) echo "-march=rv64g -fpatchable-function-entry=2" ;;
-	pg)    echo "-pg" ;;
+	pg | pgt) echo "-pg" ;;
+	pgbti) echo "-pg -mbranch-protection=standard" ;;
 	esac
 }
 
 form_ld() {
 	case $1 in pfenp | rvcnp) echo "-no-pie" ;; *) echo "" ;; esac
+}
+
+# The -pg forms with a table: __mcount_loc from our recordmcount (build/recordmcount).
+table() {	# FORM OBJECT
+	case $1 in pgt) build/recordmcount "$2" >>"$T/build.log" 2>&1 ;; esac
+}
+
+# A shared library of the form: lib OUT FORM SOURCE [EXTRA LINK ARGS]
+lib() {
+	out=$1 form=$2 src=$3
+	shift 3
+	o="$T/$(basename "$src" .c)-$form.pic.o"
+	$CC -O2 -g -fPIC $(form_flags "$form" | sed 's/ -fno-pie//') -c "$src" -o "$o" \
+		>>"$T/build.log" 2>&1 && table "$form" "$o" &&
+	$CC -shared "$o" -o "$out" "$@" >>"$T/build.log" 2>&1
 }
 
 # build OUT FORM SOURCES... [-- EXTRA LINK ARGS]
@@ -106,6 +127,7 @@ build() {
 		o="$T/$(basename "$1" | sed 's/\.[a-z]*$//')-$form.o"
 		$CC -O2 -g $(form_flags "$form") ${XFLAGS:-} -c "$1" -o "$o" >>"$T/build.log" 2>&1 ||
 			return 1
+		table "$form" "$o" || return 1
 		objs="$objs $o"
 		shift
 	done
@@ -164,12 +186,22 @@ for form in $FORMS; do
 		sed -n 's/^.*|  *\(leaf.*\)$/\1/p' "$T/trace" >"$T/got"
 		printf '%s\n' 'leaf2(1, 2) = 3;' 'leaf2(2, 4) = 6;' 'leaf2(3, 6) = 9;' 'leaf(7);' \
 			>"$T/want"
-		if cmp -s "$T/got" "$T/want" && [ ! -s "$T/err" ]; then
+		case $form in
+		pg*)	# After the prologue x0 is _mcount's: refused by the function's name,
+			# no argument value recorded.
+			if grep -q "^patchsite: error: PATCHSITE_ARGS: set_ftrace_args: 'leaf2': leaf2 is built -pg (a call to _mcount after its prologue): its arguments are not in their registers there on aarch64" "$T/err" &&
+			   ! grep -q 'leaf2(' "$T/trace"; then
+				pass "$form: PATCHSITE_ARGS refused by name: $(head -1 "$T/err" | cut -c1-120)..."
+			else
+				fail "$form: PATCHSITE_ARGS refusal" "$T/err"
+			fi ;;
+		*) if cmp -s "$T/got" "$T/want" && [ ! -s "$T/err" ]; then
 			pass "$form: PATCHSITE_ARGS: leaf2(1, 2) = 3 ... leaf(7)"
 		else
 			diff "$T/want" "$T/got" >>"$T/err"
 			fail "$form: PATCHSITE_ARGS" "$T/err"
-		fi
+		fi ;;
+		esac
 		# The stacktrace filter command is refused by name here (patchsite(7)).
 		PATCHSITE_TRACER=function PATCHSITE_TRIGGER='fast:stacktrace' \
 			PATCHSITE_OUTPUT="$T/trace" run_traced "$T/out" "$T/err" "$T/feat-$form" trig
@@ -224,9 +256,30 @@ for form in $FORMS; do
 	compare "$form: function tracer, linked in (patchsite.o)" basic.function "$T/trace" ||
 	fail "$form: linked in (patchsite.o)" "$T/err"
 
-	libflags="$(form_flags $form | sed 's/ -fno-pie//')"
-	$CC -O2 -g -fPIC -shared $libflags $SRC/libwork.c -o "$T/libwork-$form.so" \
-		>>"$T/build.log" 2>&1 &&
+	# Linked with -pg (gprof's start-up, gcrt1.o): traced, gprof's start-up does not run
+	# (gprof.c: no gmon.out, as uftrace); untraced, gmon.out is written as always.
+	case $form in pg | pgt | pgbti)
+		d="$T/pglink-$form"
+		rm -rf "$d"
+		mkdir -p "$d"
+		if build "$d/basic" $form $SRC/basic.c -- -pg; then
+			(cd "$d" && PATCHSITE_TRACER=function PATCHSITE_OUTPUT="$d/trace" \
+				run_traced "$d/out" "$d/err" ./basic)
+			rc=$?
+			if [ $rc -eq 0 ] && grep -qx 'sum=5' "$d/out" && [ ! -s "$d/err" ] &&
+			   [ ! -e "$d/gmon.out" ] && grep -q ': work_mid <-main' "$d/trace" &&
+			   (cd "$d" && run "$d/out2" "$d/err2" ./basic) && [ -s "$d/gmon.out" ]; then
+				pass "$form: linked with -pg: traced, no gmon.out; untraced, gmon.out written"
+			else
+				ls "$d" >>"$d/err"
+				fail "$form: linked with -pg (exit $rc)" "$d/err"
+			fi
+		else
+			fail "$form: build linked with -pg" "$T/build.log"
+		fi ;;
+	esac
+
+	lib "$T/libwork-$form.so" $form $SRC/libwork.c &&
 	build "$T/uselib-$form" $form $SRC/uselib.c -- "$T/libwork-$form.so" -Wl,-rpath,"$T" ||
 		{ fail "$form: build uselib" "$T/build.log"; continue; }
 	PATCHSITE_TRACER=function PATCHSITE_OUTPUT="$T/trace" \
@@ -238,7 +291,8 @@ for form in $FORMS; do
 
 	# The API, and live patching under load (exact callback counts in the steady phase).
 	if build "$T/api-$form" $form $SRC/work.c -- "$T/api.o" "$B/libpatchsite.a" -pthread; then
-		run "$T/out" "$T/out" "$T/api-$form"
+		mc=; case $form in pg*) mc=1 ;; esac
+		PSTEST_MCOUNT=$mc run "$T/out" "$T/out" "$T/api-$form"
 		rc=$?
 		if [ $rc -eq 0 ] && ! grep -q '^FAIL' "$T/out" && grep -q '^api: ok' "$T/out"; then
 			pass "$form: API ($(grep -c '^PASS' "$T/out") checks)"
@@ -265,17 +319,18 @@ done
 # word becomes mov x9, x30 or auipc t0 while the program runs), unloaded, loaded again;
 # libdyntop needs libdyn, so dlopen of the one loads the other.
 f0=${FORMS%% *}
-lf="-fPIC $PFE"
-if $CC -O2 -g $lf -shared $SRC/libdyn.c -o "$T/libdyn-$f0.so" >>"$T/build.log" 2>&1 &&
-   $CC -O2 -g $lf -shared $SRC/libdyntop.c -o "$T/libdyntop-$f0.so" -L"$T" -ldyn-$f0 \
-	-Wl,-rpath,'$ORIGIN' >>"$T/build.log" 2>&1 &&
+DLFORMS=$f0
+[ $ARCH = aarch64 ] && DLFORMS="$f0 pg pgbti"
+for f0 in $DLFORMS; do
+if lib "$T/libdyn-$f0.so" $f0 $SRC/libdyn.c &&
+   lib "$T/libdyntop-$f0.so" $f0 $SRC/libdyntop.c -L"$T" -ldyn-$f0 -Wl,-rpath,'$ORIGIN' &&
    build "$T/dlopen-prog" $f0 $SRC/dlopen.c -- -Wl,-rpath,"$T"; then
 	PATCHSITE_TRACER=function_graph PATCHSITE_OUTPUT="$T/trace" \
 		run_traced "$T/out" "$T/err" "$T/dlopen-prog" $f0
 	if grep -qx 'sum=213' "$T/out" && [ ! -s "$T/err" ]; then
-		compare "dlopen, dlclose, dlopen: function_graph" dlopen.graph "$T/trace"
+		compare "$f0: dlopen, dlclose, dlopen: function_graph" dlopen.graph "$T/trace"
 	else
-		fail "dlopen, dlclose, dlopen: function_graph" "$T/err"
+		fail "$f0: dlopen, dlclose, dlopen: function_graph" "$T/err"
 	fi
 	# The function tracer: both rounds' calls.  Not dlopen.function: under qemu the
 	# library comes back at another address, and the runtime reuses its record on
@@ -286,13 +341,14 @@ if $CC -O2 -g $lf -shared $SRC/libdyn.c -o "$T/libdyn-$f0.so" >>"$T/build.log" 2
 	   [ "$(grep -c ' dyn_outer <-' "$T/trace")" -eq 2 ] &&
 	   [ "$(grep -c ' dyn_inner <-' "$T/trace")" -eq 2 ] &&
 	   [ "$(grep -c ' top_call <-prog_run$' "$T/trace")" -eq 2 ]; then
-		pass "dlopen, dlclose, dlopen: function tracer, 2 calls in each library"
+		pass "$f0: dlopen, dlclose, dlopen: function tracer, 2 calls in each library"
 	else
-		fail "dlopen, dlclose, dlopen: function tracer" "$T/trace"
+		fail "$f0: dlopen, dlclose, dlopen: function tracer" "$T/trace"
 	fi
 else
-	fail "dlopen: build" "$T/build.log"
+	fail "$f0: dlopen: build" "$T/build.log"
 fi
+done
 
 # riscv64 sites that one aligned store cannot switch are refused by name, each with
 # its fix, and the program runs right: compressed code without -falign-functions=4
@@ -321,8 +377,11 @@ if [ $ARCH = riscv64 ]; then
 fi
 
 # -pg (a call to _mcount after the prologue, recorded by our recordmcount): not traced
-# yet on aarch64 and riscv64, said once per object by name; the program runs right.
-if [ -x build/recordmcount ] && $CC -O2 -g -pg -c $SRC/basic.c -o "$T/basic-pg.o" &&
+# yet on riscv64, said once per object by name; the program runs right.  (On aarch64
+# it is a form above: pg, pgt, pgbti.)
+if [ $ARCH = aarch64 ]; then
+	:
+elif [ -x build/recordmcount ] && $CC -O2 -g -pg -c $SRC/basic.c -o "$T/basic-pg.o" &&
    build/recordmcount "$T/basic-pg.o" && $CC -o "$T/basic-pg" "$T/basic-pg.o"; then
 	PATCHSITE_TRACER=function PATCHSITE_OUTPUT="$T/trace" run_traced "$T/out" "$T/err" "$T/basic-pg"
 	if [ $? -eq 0 ] && grep -qx 'sum=5' "$T/out" && [ "$(wc -l <"$T/err")" -eq 1 ] &&
@@ -333,6 +392,114 @@ if [ -x build/recordmcount ] && $CC -O2 -g -pg -c $SRC/basic.c -o "$T/basic-pg.o
 	fi
 else
 	skip "-pg refusal: no build/recordmcount (make) or no build"
+fi
+
+# testdata/patchsite/unwind.cc, the ways C++ and POSIX leave a frame, in the entry and
+# the -pg forms: the output and destructor counts as untraced (the oracle: the same
+# program run untraced).  function_graph across std::rethrow_exception (rethrow, async),
+# a catch inside destructors (dtorcatch), pthread_cancel's forced unwind (cancel) and
+# _Unwind_Backtrace (backtrace) is not right on aarch64 yet in the entry form either
+# (only __cxa_throw, __cxa_rethrow and __cxa_begin_catch unhook and rehook the frame
+# records, record/unwind.c): skipped by name, not claimed.
+if [ $ARCH = aarch64 ]; then
+	for form in pfe pg pgbti; do
+		if ! CC=$CXX build "$T/unwind-$form" $form $SRC/unwind.cc -- -pthread; then
+			fail "$form: build unwind.cc" "$T/build.log"
+			continue
+		fi
+		run "$T/plain" "$T/plain" "$T/unwind-$form"
+		PATCHSITE_TRACER=function PATCHSITE_OUTPUT="$T/trace" \
+			run_traced "$T/out" "$T/err" "$T/unwind-$form"
+		if cmp -s "$T/plain" "$T/out" && [ ! -s "$T/err" ]; then
+			pass "$form: unwind.cc, function: output and destructor counts as untraced"
+		else
+			diff "$T/plain" "$T/out" >>"$T/err"
+			fail "$form: unwind.cc, function" "$T/err"
+		fi
+		for c in nested exit loop longname; do
+			run "$T/plain" "$T/plain" "$T/unwind-$form" $c
+			PATCHSITE_TRACER=function_graph PATCHSITE_OUTPUT="$T/trace" \
+				run_traced "$T/out" "$T/err" "$T/unwind-$form" $c
+			if cmp -s "$T/plain" "$T/out" && [ ! -s "$T/err" ]; then
+				pass "$form: unwind.cc $c, function_graph: as untraced"
+			else
+				diff "$T/plain" "$T/out" >>"$T/err"
+				fail "$form: unwind.cc $c, function_graph" "$T/err"
+			fi
+		done
+		skip "$form: unwind.cc rethrow async dtorcatch cancel backtrace, function_graph: not right on aarch64 yet (entry form too)"
+	done
+fi
+
+# Call counts against an outside oracle: gdb breakpoints on leaf and mid (gdbcount.c)
+# through qemu's gdbstub (its breakpoints do not write guest code, so they do not meet
+# the runtime's patching); each tracer's trace must name as many calls.
+gdb_case() {	# FORM TRACER
+	form=$1 tracer=$2 d="$T/gdb-$1-$2"
+	mkdir -p "$d"
+	printf '%s\n' 'set pagination off' 'set confirm off' 'break *leaf' 'commands' 'silent' \
+		'continue' 'end' 'break *mid' 'commands' 'silent' 'continue' 'end' 'continue' \
+		'info breakpoints' >"$d/cmds"
+	port=$((20000 + ($$ + PASS + FAIL) % 20000))
+	PATCHSITE_TRACER=$tracer PATCHSITE_OUTPUT="$d/trace" "$QEMU" -L "$SYSROOT" -g $port \
+		-E LD_PRELOAD="$PRELOAD" "$T/gdbcount-$form" >"$d/out" 2>"$d/err" &
+	qpid=$!
+	sleep 1
+	timeout 300 gdb-multiarch -batch -nx -ex "set sysroot $SYSROOT" -ex "file $T/gdbcount-$form" \
+		-ex "target remote :$port" -x "$d/cmds" >"$d/gdb" 2>&1
+	wait $qpid
+	gl=$(grep -A1 '^1 .* in leaf at' "$d/gdb" | sed -n 's/.*already hit \([0-9]*\) time.*/\1/p')
+	gm=$(grep -A1 '^2 .* in mid at' "$d/gdb" | sed -n 's/.*already hit \([0-9]*\) time.*/\1/p')
+	if [ $tracer = function ]; then
+		tl=$(grep -c ' leaf <-' "$d/trace") tm=$(grep -c ' mid <-' "$d/trace")
+	else
+		# (a call with no traced callee is one line, "f();", else "f() {")
+		tl=$(grep -cE '\| *leaf\(\)( \{|;)' "$d/trace") tm=$(grep -cE '\| *mid\(\)( \{|;)' "$d/trace")
+	fi
+	if [ -n "$gl" ] && [ -n "$gm" ] && [ "$gl" -gt 0 ] && [ "$gl" = "$tl" ] && [ "$gm" = "$tm" ] &&
+	   [ ! -s "$d/err" ] && grep -q '^s=' "$d/out"; then
+		pass "$form: $tracer: gdb counts leaf $gl, mid $gm calls; the trace the same"
+	else
+		echo "gdb: leaf '$gl' mid '$gm'; trace: leaf $tl mid $tm" >>"$d/err"
+		fail "$form: $tracer: calls against gdb's breakpoint counts" "$d/err"
+	fi
+}
+if [ $ARCH = aarch64 ] && command -v gdb-multiarch >/dev/null; then
+	for form in pfe pg pgt pgbti; do
+		if build "$T/gdbcount-$form" $form $SRC/gdbcount.c; then
+			gdb_case $form function
+			gdb_case $form function_graph
+		else
+			fail "$form: build gdbcount" "$T/build.log"
+		fi
+	done
+elif [ $ARCH = aarch64 ]; then
+	skip "gdb breakpoint counts: no gdb-multiarch (apt-get install gdb-multiarch)"
+fi
+
+# pgbti's signed hooks are tested only where the machine signs (qemu's default cpu
+# has FEAT_PAuth): the saved return address differs from itself stripped.  A
+# function signed with key B (pacibsp) is refused by name, never hooked wrong.
+if [ $ARCH = aarch64 ]; then
+	if $CC -O2 -mbranch-protection=standard $SRC/pacprobe.c -o "$T/pacprobe" >>"$T/build.log" 2>&1 &&
+	   run "$T/out" "$T/err" "$T/pacprobe" && grep -qx signed "$T/out"; then
+		pass "pgbti: qemu signs return addresses (paciasp): the signed hooks were tested"
+	else
+		fail "pgbti: return addresses are not signed here: its cases prove nothing" "$T/out"
+	fi
+	if $CC -O2 -g -pg -mbranch-protection=pac-ret+b-key $SRC/basic.c -o "$T/basic-bkey" \
+		>>"$T/build.log" 2>&1; then
+		PATCHSITE_TRACER=function_graph PATCHSITE_OUTPUT="$T/trace" \
+			run_traced "$T/out" "$T/err" "$T/basic-bkey"
+		n=$(grep -c 'signed with key B (pacibsp).*site refused' "$T/err")
+		if grep -qx 'sum=5' "$T/out" && [ "$n" -ge 4 ] && ! grep -q 'work_' "$T/trace"; then
+			pass "-pg with pac-ret+b-key: $n sites refused by name, none traced"
+		else
+			fail "-pg with pac-ret+b-key: refusal by name" "$T/err"
+		fi
+	else
+		fail "build -pg pac-ret+b-key" "$T/build.log"
+	fi
 fi
 
 # The build chooses the host arch from $(CC) -dumpmachine, and refuses one it does not

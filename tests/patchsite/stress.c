@@ -55,7 +55,10 @@ static void cb_steady(unsigned long ip, unsigned long parent, struct patchsite_o
 		      struct patchsite_regs *regs)
 {
 	(void)parent, (void)op, (void)regs;
-	if (ip - (unsigned long)work_count <= 4)
+	/* The site: work_count's entry (+4 after endbr64), or after its prologue (-pg: before work_other). */
+	if (ip - (unsigned long)work_count <= 4 ||
+	    (ip > (unsigned long)work_count && ip < (unsigned long)work_other &&
+	     (unsigned long)work_other > (unsigned long)work_count))
 		atomic_fetch_add_explicit(&steady_hits, 1, memory_order_relaxed);
 }
 

@@ -7,6 +7,7 @@
  * instructions, the BL and ADRP targets resolved by ld --defsym).
  */
 #include <check.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "a64_insn.h"
@@ -101,6 +102,90 @@ START_TEST(stub_words)
 }
 END_TEST
 
+/* MOVK (64-bit): 1 11 100101 hw imm16 Rd (C6.2.226); movk x16, #0x8003, lsl #32 (as: f2d00070). */
+START_TEST(movk_x)
+{
+	ck_assert_uint_eq(a64_movk_x(16, 0x8003, 2), 0xf2800000u | 2u << 21 | 0x8003u << 5 | 16);
+	ck_assert_uint_eq(a64_movk_x(16, 0x8003, 2), 0xf2d00070);
+}
+END_TEST
+
+/* Little-endian words of a function, as the runtime reads them. */
+static void put_words(uint8_t *p, const uint32_t *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		for (unsigned b = 0; b < 4; b++)
+			p[4 * i + b] = (uint8_t)(w[i] >> (8 * b));
+}
+
+/*
+ * gcc -pg's prologues, the words from aarch64-linux-gnu-gcc 12.2.0 -O2 -pg
+ * (objdump -d of testdata/patchsite/basic.c, texit.c and a frame of 0x220
+ * bytes), with and without -mbranch-protection=standard.  Expected: the site
+ * is the word before the first bl; the frame the bytes the stp/sub took off
+ * sp before x29 was set (the Arm ARM's imm7 * 8, imm12).
+ */
+static size_t pg_site(const uint32_t *w, size_t n, size_t site, struct a64_pg *pg)
+{
+	uint8_t code[64 * 4];
+
+	put_words(code, w, n);
+	return a64_pg_site(code, 4 * n, site, pg);
+}
+
+START_TEST(pg_prologues)
+{
+	static const uint32_t leaf[] = {	/* work_leaf */
+		0xa9be7bfd, 0x910003fd, 0xf9000bf3, 0xd50320ff, 0x2a0003f3,
+		0xaa1e03e0, 0x97ffff7a, 0x11000660,
+	};
+	static const uint32_t sched[] = {	/* texit's main: adrp between mov x0, x30 and bl */
+		0xa9bc7bfd, 0x910003fd, 0xf9000bf3, 0xd50320ff, 0x90000013,
+		0xaa1e03e0, 0x91000273, 0x94000000, 0xaa1303e2,
+	};
+	static const uint32_t big[] = {		/* sub sp, sp, #0x220; stp x29, x30, [sp] */
+		0xd10883ff, 0xa9007bfd, 0x910003fd, 0xa90153f3, 0xd50320ff,
+		0xaa0003f4, 0x2a0103f3, 0xaa1e03e0, 0x94000000,
+	};
+	static const uint32_t pac[] = {		/* paciasp first */
+		0xd503233f, 0xa9be7bfd, 0x910003fd, 0xa90153f3, 0x2a0103f4,
+		0xd50320ff, 0x2a0003f3, 0xaa1e03e0, 0x94000000,
+	};
+	static const uint32_t nofp[] = {	/* -fomit-frame-pointer style: no record */
+		0xf81f0ffe, 0xaa1e03e0, 0x94000000,
+	};
+	static const uint32_t branch[] = {	/* cbz before the call */
+		0xa9bf7bfd, 0x910003fd, 0xb4000040, 0xaa1e03e0, 0x94000000,
+	};
+	struct a64_pg pg;
+
+	ck_assert_uint_eq(pg_site(leaf, 8, 0, &pg), 5 * 4);
+	ck_assert_uint_eq(pg.frame, 32);
+	ck_assert_uint_eq(pg.sign, 0);
+	ck_assert_uint_eq(pg_site(sched, 9, 0, &pg), 6 * 4);
+	ck_assert_uint_eq(pg.frame, 64);
+	ck_assert_uint_eq(pg_site(big, 9, 0, &pg), 7 * 4);
+	ck_assert_uint_eq(pg.frame, 0x220);
+	ck_assert_uint_eq(pg_site(pac, 9, 0, &pg), 7 * 4);
+	ck_assert_uint_eq(pg.frame, 32);
+	ck_assert_uint_eq(pg.sign, 1);
+	/* The site named: found again after the runtime wrote the bl (a NOP here). */
+	{
+		uint32_t again[9];
+
+		for (unsigned i = 0; i < 9; i++)
+			again[i] = pac[i];
+		again[8] = 0xd503201f;
+		ck_assert_uint_eq(pg_site(again, 9, 7 * 4, &pg), 7 * 4);
+		ck_assert_uint_eq(pg.frame, 32);
+	}
+	ck_assert_uint_eq(pg_site(nofp, 3, 0, &pg), 0);
+	ck_assert_ptr_nonnull(pg.why);
+	ck_assert_uint_eq(pg_site(branch, 5, 0, &pg), 0);
+	ck_assert_str_eq(pg.why, "a branch before its call to _mcount");
+}
+END_TEST
+
 Suite *a64_suite(void)
 {
 	Suite *s = suite_create("a64 encodings");
@@ -110,6 +195,8 @@ Suite *a64_suite(void)
 	tcase_add_test(tc, mov_x9_lr);
 	tcase_add_test(tc, bl_reach);
 	tcase_add_test(tc, stub_words);
+	tcase_add_test(tc, movk_x);
+	tcase_add_test(tc, pg_prologues);
 	suite_add_tcase(s, tc);
 	return s;
 }

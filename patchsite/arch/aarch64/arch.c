@@ -32,10 +32,20 @@
  * free at a function's entry, as in a linker veneer.  Encodings come from
  * lib/arch/aarch64.c (include/a64_insn.h); the trampolines are tramp.S.
  *
- * Not handled yet: the -pg form, `bl _mcount` after the prologue (its
- * __mcount_loc table is refused by name, once per object: mcount_refused).
+ * The -pg form: gcc calls _mcount after the prologue, `mov x0, x30; bl
+ * _mcount`, at -O2 often with another instruction between (no -mfentry,
+ * no -mrecord-mcount here: a table comes from our recordmcount, or sites
+ * are found from the symbols, sites/scan.c).  The site is the bl and the
+ * word before it (late_back: tables name the bl), which sites/patch.c
+ * keeps as built: only the bl changes, to a NOP or `bl stub`; a late stub
+ * also passes, in x16's bits 32..47, where the sp at entry is (frame / 16)
+ * and whether paciasp signed the return address (bit 47).  The late
+ * trampolines read the return address from the frame record at x29 + 8,
+ * hook it there (signed as paciasp did: pacia1716 with the sp at entry),
+ * and key the shadow frame by that sp, as an entry site's is.
  */
 #include <elf.h>
+#include <errno.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -50,6 +60,8 @@ _Static_assert(offsetof(struct patchsite_regs, q) == 96 - 16, "tramp.S q0");
 _Static_assert(offsetof(struct patchsite_regs, x10_15) == 224 - 16, "tramp.S x10");
 _Static_assert(offsetof(struct patchsite_regs, a) == 280 - 16, "tramp.S A0");
 _Static_assert(sizeof(struct patchsite_regs) == 304 - 16, "tramp.S FRAME");
+_Static_assert(offsetof(struct patchsite_regs, a[2]) - offsetof(struct patchsite_regs, key_slot) ==
+	       3 * sizeof(unsigned long), "aarch64_key_slot: loc[-3]");
 
 /* tramp.S's fast path repeats these offsets. */
 _Static_assert(offsetof(struct ps_fast, wp) == 0 && PSF_WP == 0, "PSF_WP");
@@ -66,6 +78,9 @@ void ps_aarch64_func_entry(void);
 void ps_aarch64_graph_entry(void);
 void ps_aarch64_graph_noret(void);
 void ps_aarch64_graph_return(void);
+void ps_aarch64_tramp_late(void);
+void ps_aarch64_func_late(void);
+void ps_aarch64_graph_late(void);
 
 #define X16 16
 #define X17 17
@@ -84,19 +99,27 @@ static void put_word(uint8_t *p, uint32_t w)
 	memcpy(p, &w, 4);
 }
 
+#define A64_MOV_X0_LR	0xaa1e03e0	/* mov x0, x30 (orr x0, xzr, x30) */
+
 /*
  * Two NOPs as built: the first is rewritten at start-up (FORM_NOP_BYTES);
- * `mov x9, x30; nop` is an idle site already (FORM_NOP).  Anything else,
- * `bl _mcount` of the -pg form included, is refused.
+ * `mov x9, x30; nop` is an idle site already (FORM_NOP); -pg's bl _mcount
+ * and the word before it a call (FORM_CALL).  Anything else is refused.
  */
 static void aarch64_decode_site(const uint8_t *p, uintptr_t addr, struct site_insn *out)
 {
 	uint32_t w0 = word_at(p), w1 = word_at(p + 4);
 
-	(void)addr;
 	memset(out, 0, sizeof(*out));
 	out->len = 8;
-	if (w1 != a64_nop())
+	if (a64_is_bl(w1)) {		/* (any word before it: sites/patch.c keeps it) */
+		out->form = FORM_CALL;
+		out->target = a64_bl_target(addr + 4, w1);
+	} else if (w0 == A64_MOV_X0_LR && w1 == a64_nop()) {
+		out->form = FORM_UNKNOWN;
+		out->why = "a call to _mcount NOPed at build time: keep the calls (recordmcount "
+			   "without --nop-all)";
+	} else if (w1 != a64_nop())
 		out->form = FORM_UNKNOWN;
 	else if (w0 == a64_nop())
 		out->form = FORM_NOP_BYTES;
@@ -106,12 +129,77 @@ static void aarch64_decode_site(const uint8_t *p, uintptr_t addr, struct site_in
 		out->form = FORM_UNKNOWN;
 }
 
-/* Sites never call through the PLT here (they hold no call as built). */
+/*
+ * A PLT entry (after bti c where the PLT has landing pads):
+ *   adrp x16, page;  ldr x17, [x16, #lo];  add x16, x16, #lo;  br x17
+ * its slot is page + lo.  The forms are lib/arch's (decode_branch).
+ */
 static uintptr_t aarch64_plt_slot(const uint8_t *p, uintptr_t addr)
 {
-	(void)p;
-	(void)addr;
-	return 0;
+	uint32_t adrp, ldr;
+	int64_t pages;
+
+	if (word_at(p) == a64_bti_c()) {
+		p += 4;
+		addr += 4;
+	}
+	adrp = word_at(p);
+	ldr = word_at(p + 4);
+	if ((adrp & 0x9f00001f) != 0x90000010 || (ldr & 0xffc003ff) != 0xf9400211 ||
+	    word_at(p + 12) != a64_br(X17))
+		return 0;
+	pages = ((int64_t)((adrp >> 3 & 0x1ffffc) | (adrp >> 29 & 3)) << 43) >> 43;
+	return (addr & ~(uintptr_t)0xfff) + (uintptr_t)(pages * 4096) + ((ldr >> 10 & 0xfff) << 3);
+}
+
+/*
+ * A -pg site after gcc's frame-pointer prologue (lib/arch a64_pg_site):
+ * arg = the frame (sp at entry - x29) / 16, bit 15 set where paciasp
+ * signed the return address.  pacibsp (key B) is refused: the late
+ * trampolines sign with key A.
+ */
+static bool aarch64_late_site(const uint8_t *fn, size_t fn_len, size_t off, uint16_t *arg,
+			      const char **why)
+{
+	struct a64_pg pg;
+	size_t at = a64_pg_site(fn, fn_len, off, &pg);
+
+	*arg = 0;
+	*why = pg.why;
+	if (!at || at != off)
+		return false;
+	if (pg.sign == 2) {
+		*why = "its return address is signed with key B (pacibsp), which the late "
+		       "trampolines do not sign with: build with -mbranch-protection=standard";
+		return false;
+	}
+	if (pg.frame % 16 || pg.frame / 16 > 0x7fff) {
+		*why = "a frame larger than 512 KB";
+		return false;
+	}
+	*arg = (uint16_t)(pg.frame / 16 | (pg.sign ? 0x8000 : 0));
+	return true;
+}
+
+/* No table: the same prologue walk, to the site's `mov x0, x30; bl`. */
+static size_t aarch64_find_late_call(const uint8_t *fn, size_t len, uintptr_t addr,
+				     struct site_insn *in, const char **why)
+{
+	struct a64_pg pg;
+	size_t at = a64_pg_site(fn, len, 0, &pg);
+
+	if (!at) {
+		*why = pg.why;
+		return 0;
+	}
+	aarch64_decode_site(fn + at, addr + at, in);
+	return at;
+}
+
+/* aarch64's late trampolines keep the key slot in patchsite_regs.pad, 3 words below a[2]. */
+static uintptr_t aarch64_key_slot(const unsigned long *loc)
+{
+	return loc[-3];
 }
 
 static void aarch64_fill_tail(uint8_t *p, unsigned n)
@@ -153,18 +241,23 @@ static bool aarch64_make_jump(uint8_t *out, uintptr_t from, uintptr_t to)
 	return true;
 }
 
+/* A late site's arg goes to x16's bits 32..47 (movk), in the word the brk pads otherwise. */
 static bool aarch64_write_stub(uint8_t *p, uintptr_t at, uint32_t id, unsigned type,
-			       uintptr_t slot)
+			       uint16_t arg, uintptr_t slot)
 {
 	uint32_t idw = id << 2 | type, w[STUB_WORDS];
+	unsigned k = arg ? 3 : 2;
 
-	if (id > (UINT32_MAX >> 2) || !a64_adrp(X17, at + 8, slot, &w[2]) ||
-	    !a64_ldr_x_imm(X17, X17, slot & 0xfff, &w[3]))
+	if (id > (UINT32_MAX >> 2) || !a64_adrp(X17, at + 4 * k, slot, &w[k]) ||
+	    !a64_ldr_x_imm(X17, X17, slot & 0xfff, &w[k + 1]))
 		return false;
 	w[0] = a64_movz_w(X16, (uint16_t)idw, 0);
 	w[1] = a64_movk_w(X16, (uint16_t)(idw >> 16), 1);
-	w[4] = a64_br(X17);
-	w[5] = a64_brk(0x5053);		/* "PS": never reached */
+	if (arg)
+		w[2] = a64_movk_x(X16, arg, 2);
+	w[k + 2] = a64_br(X17);
+	if (!arg)
+		w[5] = a64_brk(0x5053);		/* "PS": never reached */
 	memcpy(p, w, sizeof(w));
 	return true;
 }
@@ -200,8 +293,16 @@ static uintptr_t aarch64_ret_sign(uintptr_t v, uintptr_t slot)
 	return x17;
 }
 
+/*
+ * A late trampoline's frame keys by the sp at entry, not &a[2]: a -pg site,
+ * where the arguments are no longer in x0..x7 (x0 is _mcount's): 0, ENODATA.
+ */
 unsigned long patchsite_regs_arg(const struct patchsite_regs *regs, unsigned n)
 {
+	if (regs->key_slot != (uintptr_t)&regs->a[2]) {
+		errno = ENODATA;
+		return 0;
+	}
 	return n < 8 ? regs->x[n] : 0;
 }
 
@@ -224,7 +325,7 @@ static unsigned long aarch64_exit_retval(const unsigned long *slot)
 	return *(const unsigned long *)((uintptr_t)slot - 296 + 16);
 }
 
-/* Only what sites/symbols.c looks for in symbol tables: sites as built call no hook. */
+/* -pg's hook, called after the prologue (late_hook 0: every hook is late). */
 static const char *const aarch64_hooks[] = { "_mcount", NULL };
 
 const struct ps_arch ps_arch_aarch64 = {
@@ -234,6 +335,12 @@ const struct ps_arch ps_arch_aarch64 = {
 	.max_site_len	= 8,
 	.stub_size	= STUB_WORDS * 4,
 	.hooks		= aarch64_hooks,
+	.late_hook	= 0,
+	.late_site	= aarch64_late_site,
+	.late_prologue	= "stp x29, x30, [sp, #-N]!; mov x29, sp",
+	.late_back	= 4,
+	.late_no_args	= true,
+	.find_late_call	= aarch64_find_late_call,
 	.decode_site	= aarch64_decode_site,
 	.plt_slot	= aarch64_plt_slot,
 	.fill_tail	= aarch64_fill_tail,
@@ -243,8 +350,6 @@ const struct ps_arch ps_arch_aarch64 = {
 	.make_jump	= aarch64_make_jump,
 	.make_call	= aarch64_make_call,
 	.one_step	= true,
-	.mcount_refused	= "-pg sites (bl _mcount after the prologue) are not supported on "
-			  "aarch64 yet (build with -fpatchable-function-entry=2)",
 	/* From every site to its stub, for the BL at site + 4 (a page of margin). */
 	.reach		= A64_BRANCH_REACH - 4096,
 	.write_stub	= aarch64_write_stub,
@@ -254,9 +359,13 @@ const struct ps_arch ps_arch_aarch64 = {
 	.tramp_graph	= ps_aarch64_graph_entry,
 	.tramp_graph_noret = ps_aarch64_graph_noret,
 	.tramp_graph_exit = ps_aarch64_graph_noret,
+	.tramp_late	= ps_aarch64_tramp_late,
+	.tramp_func_late = ps_aarch64_func_late,
+	.tramp_graph_late = ps_aarch64_graph_late,
 	.graph_return	= ps_aarch64_graph_return,
 	.ret_strip	= aarch64_ret_strip,
 	.ret_sign	= aarch64_ret_sign,
+	.key_slot	= aarch64_key_slot,
 	.arg_regs	= 8,
 	.regs_retval	= aarch64_regs_retval,
 	.exit_retval	= aarch64_exit_retval,

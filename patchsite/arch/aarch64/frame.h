@@ -14,7 +14,7 @@ struct patchsite_regs {
 	unsigned long *parent_loc;		/* 72 */
 	unsigned char q[8][16];			/* 80: q0..q7 */
 	unsigned long x10_15[6];		/* 208: x10..x15 */
-	unsigned long pad;			/* 256 */
+	unsigned long key_slot;			/* 256: sp at entry - 8 (aarch64_key_slot) */
 	unsigned long a[3];			/* 264: stub word, resume, return address */
 };
 

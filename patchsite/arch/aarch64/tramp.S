@@ -12,6 +12,7 @@
  *    88  parent_loc       = &a[2]
  *    96  q0 .. q7         floating-point and vector arguments
  *   224  x10 .. x15       caller-saved, which -fipa-ra may keep live
+ *   272  key slot         the sp at the function's entry - 8 (= &a[2] but late)
  *   280  a[0] a[1] a[2]   stub word, resume address, return address
  * and leaves with x30 = a[2] (the function's return address, or the
  * graph tracer's hook) and `ret x9` to the resume address: the function
@@ -30,6 +31,7 @@
 #define FRAME	304
 #define A0	280
 #define A2	296
+#define KEY	272
 
 	.macro	SAVE
 	sub	sp, sp, #FRAME
@@ -42,6 +44,7 @@
 	str	x8, [sp, #80]
 	add	x17, sp, #A2
 	str	x17, [sp, #88]
+	str	x17, [sp, #KEY]		/* the key slot: a[2] itself, but in a late frame */
 	stp	q0, q1, [sp, #96]
 	stp	q2, q3, [sp, #128]
 	stp	q4, q5, [sp, #160]
@@ -276,5 +279,144 @@
 	ret
 9:	b	ps_aarch64_graph_return_slow
 	ENDFUNC	ps_aarch64_graph_return
+
+/*
+ * Sites after the prologue (-pg: `mov x9, x30; bl stub` where gcc put
+ * `mov x0, x30; bl _mcount`; arch.c).  The function saved its return
+ * address in the frame record at x29 + 8 (signed by paciasp where it
+ * has one) and x29 + frame is its sp at entry; the stub passes frame / 16
+ * in x16's bits 32..46 and bit 47 set when paciasp signed.  Every
+ * caller-saved register is dead at the site (the compiler made a call
+ * there), so the fast paths use any of x0..x17; x30 is the resume address.
+ * The slow paths give C the same frame as an entry site: a[2] holds the
+ * return address unsigned, the key slot the sp at entry - 8; a hook C
+ * left in a[2] is signed as paciasp would and stored in the frame record.
+ */
+	/* \reg = the sp at entry - 8 (the key slot) from x16 and the function's fp \fp. */
+	.macro	LATE_SLOT reg, fp, tmp
+	ubfx	\tmp, x16, #32, #15
+	add	\reg, \fp, \tmp, lsl #4
+	sub	\reg, \reg, #8
+	.endm
+
+	/*
+	 * \reg = the frame record's return address (at \fp + 8) without its PAC
+	 * (only where x16 says paciasp signed it: xpaclri works on x30 alone);
+	 * x9 clobbered.
+	 */
+	.macro	LATE_RET reg, fp
+	ldr	\reg, [\fp, #8]
+	tbz	x16, #47, 7f
+	mov	x9, x30
+	mov	x30, \reg
+	hint	#7			/* xpaclri: a NOP without FEAT_PAuth */
+	mov	\reg, x30
+	mov	x30, x9
+7:
+	.endm
+
+	.macro	TRAMP_LATE name, call, args
+	FUNC	\name
+	SAVE
+	stp	x16, x30, [sp, #A0]
+	.cfi_def_cfa x29, FRAME
+	.cfi_offset x29, -FRAME
+	.cfi_offset x30, -FRAME + A0 + 8
+	ldr	x0, [sp]		/* the function's x29 */
+	LATE_SLOT x1, x0, x2
+	str	x1, [sp, #KEY]
+	LATE_RET x2, x0
+	str	x2, [sp, #A2]
+	ldp	x16, x30, [sp, #A0]
+	\args
+	bl	\call
+	ldr	x0, [sp]
+	ldr	x16, [sp, #A0]
+	ldr	x17, [sp, #A2]
+	LATE_RET x2, x0
+	cmp	x17, x2
+	b.eq	1f			/* not hooked */
+	tbz	x16, #47, 2f
+	ldr	x16, [sp, #KEY]
+	add	x16, x16, #8		/* the sp at entry: paciasp's modifier */
+	hint	#8			/* pacia1716: x17 signed with x16 */
+2:	str	x17, [x0, #8]
+1:	ldr	x9, [sp, #A0 + 8]
+	RESTORE
+	add	sp, sp, #FRAME
+	.cfi_def_cfa sp, 0
+	ret	x9
+	ENDFUNC	\name
+	.endm
+
+	TRAMP_LATE ps_aarch64_tramp_late, ps_dispatch, ARGS_DISPATCH
+	TRAMP_LATE ps_aarch64_func_late_slow, ps_func_entry_slow, ARGS_A
+	TRAMP_LATE ps_aarch64_graph_late_slow, ps_graph_entry_slow, ARGS_A
+
+	/* The function tracer alone at a late site: as ps_aarch64_func_entry. */
+	FUNC	ps_aarch64_func_late
+	PS_FAST	x17, x0
+	isb
+	mrs	x1, cntvct_el0
+	ldr	w0, [x17, #PSF_HI]
+	lsr	x2, x1, #32
+	cmp	w0, w2
+	b.ne	9f
+	ldr	w0, [x17, #PSF_BUDGET]
+	subs	w0, w0, #1
+	b.mi	9f
+	str	w0, [x17, #PSF_BUDGET]
+	LATE_RET x2, x29
+	ldr	x0, [x17, #PSF_WP]
+	and	w3, w16, #~3
+	orr	w3, w3, #2			/* PS_EV_FUNC */
+	orr	x3, x3, x1, lsl #32
+	stp	x3, x2, [x0]			/* the event, then its parent */
+	add	x0, x0, #16
+	stlr	x0, [x17]			/* PSF_WP, after the words */
+	ret
+9:	b	ps_aarch64_func_late_slow
+	ENDFUNC	ps_aarch64_func_late
+
+	/* function_graph alone at a late site: as ps_aarch64_graph_entry, the hook in the record. */
+	FUNC	ps_aarch64_graph_late
+	PS_FAST	x17, x0
+	LATE_SLOT x2, x29, x4
+	ldr	x0, [x17, #PSF_STACK_LO]
+	ldr	x1, [x17, #PSF_STACK_SIZE]
+	sub	x0, x2, x0
+	cmp	x0, x1
+	b.hs	9f
+	isb
+	mrs	x1, cntvct_el0
+	ldr	w0, [x17, #PSF_HI]
+	lsr	x3, x1, #32
+	cmp	w0, w3
+	b.ne	9f
+	ldr	w0, [x17, #PSF_BUDGET]
+	subs	w0, w0, #1
+	b.mi	9f
+	str	w0, [x17, #PSF_BUDGET]
+	and	w3, w16, #~3			/* idw, PS_EV_ENTRY */
+	orr	x1, x3, x1, lsl #32
+	ldr	x0, [x17, #PSF_WP]
+	str	x1, [x0], #8			/* the entry event */
+	stlr	x0, [x17]			/* PSF_WP, after the word */
+	LATE_RET x5, x29
+	ldr	x0, [x17, #PSF_FP]
+	orr	w3, w3, #1			/* PS_EV_EXIT, for the frame */
+	sub	x1, x2, #24			/* key: slot - PS_FRAME_KEY_BIAS */
+	stp	x5, x1, [x0]			/* frame.ret, frame.key */
+	str	x3, [x0, #16]			/* frame.idw */
+	add	x0, x0, #24
+	str	x0, [x17, #PSF_FP]
+	adr	x17, ps_aarch64_graph_return
+	tbz	x16, #47, 1f
+	add	x16, x2, #8			/* the sp at entry: paciasp's modifier */
+	hint	#8				/* pacia1716 */
+1:	str	x17, [x29, #8]			/* the hook, where the epilogue loads x30 */
+	ret
+9:	b	ps_aarch64_graph_late_slow
+	ENDFUNC	ps_aarch64_graph_late
 
 	.section .note.GNU-stack, "", %progbits

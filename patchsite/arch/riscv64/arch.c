@@ -207,11 +207,12 @@ static bool riscv64_make_jump(uint8_t *out, uintptr_t from, uintptr_t to)
 }
 
 static bool riscv64_write_stub(uint8_t *p, uintptr_t at, uint32_t id, unsigned type,
-			       uintptr_t slot)
+			       uint16_t arg, uintptr_t slot)
 {
 	uint32_t hi, w[4];
 	int32_t lo;
 
+	(void)arg;	/* no late sites here */
 	if (id > (UINT32_MAX >> 2) || !rv_pcrel_split((int64_t)(slot - at), &hi, &lo))
 		return false;
 	w[0] = rv_auipc(RV_T1, hi);

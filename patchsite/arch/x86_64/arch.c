@@ -139,11 +139,14 @@ static void x86_64_decode_site(const uint8_t *p, uintptr_t addr, struct site_ins
  * so (a realigned stack's DRAP prologue copies the return address) is not
  * a late site we trace.
  */
-static bool x86_64_late_site(const uint8_t *fn, size_t fn_len, size_t off)
+static bool x86_64_late_site(const uint8_t *fn, size_t fn_len, size_t off, uint16_t *arg,
+			     const char **why)
 {
 	size_t at = fn_len >= sizeof(x86_endbr64) && !memcmp(fn, x86_endbr64, sizeof(x86_endbr64))
 		    ? sizeof(x86_endbr64) : 0;
 
+	*arg = 0;
+	*why = NULL;
 	return fn_len >= at + sizeof(x86_frame_setup) &&
 	       !memcmp(fn + at, x86_frame_setup, sizeof(x86_frame_setup)) &&
 	       off >= at + sizeof(x86_frame_setup);
@@ -236,11 +239,12 @@ static bool x86_64_make_call(uint8_t *out, uintptr_t from, uintptr_t to)
 
 /* push $(id << 2); jmp *slot(%rip); int3 padding */
 static bool x86_64_write_stub(uint8_t *p, uintptr_t at, uint32_t id, unsigned type,
-			      uintptr_t slot)
+			      uint16_t arg, uintptr_t slot)
 {
 	uint32_t idw = id << 2 | type;
 	int32_t d;
 
+	(void)arg;	/* the late trampolines find the slot at 8(%rbp) */
 	if (id > (INT32_MAX >> 2) || !rel32(at + 11, slot, &d))
 		return false;
 	p[0] = X86_OP_PUSH_IMM32;
@@ -333,6 +337,7 @@ const struct ps_arch ps_arch_x86_64 = {
 	.hooks		= x86_64_hooks,
 	.late_hook	= 1,		/* mcount */
 	.late_site	= x86_64_late_site,
+	.late_prologue	= "push %rbp; mov %rsp,%rbp",
 	.find_late_call	= x86_64_find_late_call,
 	.decode_site	= x86_64_decode_site,
 	.plt_slot	= x86_64_plt_slot,
