@@ -43,9 +43,12 @@ nesting() {
 		sub(/^} \/\*.*\*\/$/, "}", s); print d / 2, s }'
 }
 
-# calls FILE: "function calls" from a report table (both tools put calls in column 5).
+# calls FILE: "function calls" from a report table (patchsite's or uftrace's).
 calls() {
-	awk 'NF >= 6 && $5 ~ /^[0-9]+$/ { print $NF, $5 }' "$1" | sort
+	# the calls: the first number with no unit after it (times are a number and a
+	# unit; patchsite's table has on- and off-CPU columns before the calls)
+	awk 'NF >= 6 { for (i = 1; i < NF; i++) if ($i ~ /^[0-9]+$/ && $(i + 1) !~ /^(ns|us|ms|s)$/) {
+		print $NF, $i; break } }' "$1" | sort
 }
 
 command -v uftrace >/dev/null || { echo "FAIL uftrace not installed (scripts/deps.sh)"; exit 1; }
