@@ -13,8 +13,9 @@ PKGS="$PKGS gcc-riscv64-linux-gnu g++-riscv64-linux-gnu libc6-dev-riscv64-cross"
 PKGS="$PKGS strace"
 # The patchsite command reads DWARF (probe names, types and locations) with libdw; the runtime never does.
 PKGS="$PKGS libdw-dev"
-# tests/patchsite/probes.sh: gdb is the oracle of the probes' values.
-PKGS="$PKGS gdb"
+# tests/patchsite/probes.sh: gdb is the oracle of the probes' values; gdb-multiarch
+# (through qemu's gdbstub) counts calls for tests/patchsite-aarch64.
+PKGS="$PKGS gdb gdb-multiarch"
 # make bench-events: SDT and LTTng-UST probes to compare with, LTTng's session daemon, callgrind.
 PKGS="$PKGS systemtap-sdt-dev liblttng-ust-dev lttng-tools babeltrace valgrind"
 if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
