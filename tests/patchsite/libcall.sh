@@ -178,7 +178,8 @@ import collections, json, sys
 def events(path, ph):
     d = json.load(open(path))
     ev = d["traceEvents"] if isinstance(d, dict) else d
-    return collections.Counter(e["name"] for e in ev if e.get("ph") == ph)
+    # calls only: the off-CPU slices (cat "sched") are scheduler switches, not calls
+    return collections.Counter(e["name"] for e in ev if e.get("ph") == ph and e.get("cat") != "sched")
 uf, ps = events(sys.argv[1], "B"), events(sys.argv[2], "X")
 print("uftrace", sorted(uf.items()), "\npatchsite", sorted(ps.items()))
 sys.exit(0 if uf == ps and uf["malloc"] == 1 else 1)
