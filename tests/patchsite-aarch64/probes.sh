@@ -9,6 +9,10 @@
 # call, from aarch64's register map (patchsite/arch/aarch64/regs.c) run
 # under qemu-aarch64.  The host's patchsite command reads both directories.
 set -u
+# qemu-user has no perf_event_open (ENOSYS): the runtime would say once that
+# off-CPU time is unknown and mark each trace so (tests/patchsite/sched.sh
+# checks that); these suites compare traces, so they ask for no switches.
+export PATCHSITE_SCHED=0
 A=${1:-build/aarch64}
 H=${2:-build}
 T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-a64probes.XXXXXX")

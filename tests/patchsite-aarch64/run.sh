@@ -28,6 +28,10 @@
 # arch's memory ordering or cache rules: these runs check the protocol's
 # logic and encodings, not its hardware guarantees (see patchsite(7)).
 set -u
+# qemu-user has no perf_event_open (ENOSYS): the runtime would say once that
+# off-CPU time is unknown and mark each trace so (tests/patchsite/sched.sh
+# checks that); these suites compare traces, so they ask for no switches.
+export PATCHSITE_SCHED=0
 
 B=${1:-build/aarch64}
 ARCH=${2:-aarch64}
