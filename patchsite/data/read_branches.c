@@ -8,12 +8,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "read_branches.h"
+#include "reader.h"
 
 #define MAX_FIELD	8192
-#define MAX_FILE	(256ul << 20)
 
 /* A name field, \ooo unescaped, into a new string; NULL when malformed. */
 static char *unescape(const char *s, size_t n)
@@ -179,34 +178,13 @@ void psr_branches_free(struct psr_branches *bs)
  */
 int psr_branches_read(const struct psr_proc *p, struct psr_branches *bs, bool *absent)
 {
-	char path[4200], why[160];
-	struct stat sb;
-	char *text = NULL;
-	size_t got = 0;
-	FILE *f;
+	char path[4200], why[160], *text;
+	size_t got;
 	int err;
 
-	*absent = false;
-	snprintf(path, sizeof(path), "%s/branches", p->dir);
-	f = fopen(path, "r");
-	if (!f) {
-		err = -errno;
-		*absent = err == -ENOENT;
-		if (!*absent)
-			fprintf(stderr, "patchsite: %s: %s\n", path, strerror(-err));
-		return *absent ? 0 : err;
-	}
-	if (fstat(fileno(f), &sb) || !S_ISREG(sb.st_mode) || (size_t)sb.st_size > MAX_FILE) {
-		fprintf(stderr, "patchsite: %s: not a regular file of at most 256 MB\n", path);
-		fclose(f);
-		return -EINVAL;
-	}
-	text = malloc((size_t)sb.st_size + 1);
-	if (text)
-		got = fread(text, 1, (size_t)sb.st_size, f);
-	fclose(f);
-	if (!text)
-		return -ENOMEM;
+	err = read_proc_text(p, "branches", &text, &got, absent, path, sizeof(path));
+	if (err || !text)
+		return err;
 	err = psr_branches_parse(text, got, bs, why, sizeof(why));
 	free(text);
 	if (err)

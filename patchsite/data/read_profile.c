@@ -10,11 +10,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "read_profile.h"
+#include "reader.h"
 
-#define MAX_FILE	(256ul << 20)
 #define MAX_NAME	4096
 
 struct rec {				/* one function of one thread, as read */
@@ -291,35 +290,14 @@ bool psr_proc_profiled(const struct psr_proc *p)
 
 int psr_profile_read(const struct psr_proc *p, struct psr_profile *pf, bool *absent)
 {
-	char path[4200], why[160];
-	struct stat sb;
-	char *text = NULL;
-	size_t got = 0;
-	FILE *f;
+	char path[4200], why[160], *text;
+	size_t got;
 	int err;
 
-	*absent = false;
 	*pf = (struct psr_profile){ 0 };
-	snprintf(path, sizeof(path), "%s/profile", p->dir);
-	f = fopen(path, "r");
-	if (!f) {
-		err = -errno;
-		*absent = err == -ENOENT;
-		if (!*absent)
-			fprintf(stderr, "patchsite: %s: %s\n", path, strerror(-err));
-		return *absent ? 0 : err;
-	}
-	if (fstat(fileno(f), &sb) || !S_ISREG(sb.st_mode) || (size_t)sb.st_size > MAX_FILE) {
-		fprintf(stderr, "patchsite: %s: not a regular file of at most 256 MB\n", path);
-		fclose(f);
-		return -EINVAL;
-	}
-	text = malloc((size_t)sb.st_size + 1);
-	if (text)
-		got = fread(text, 1, (size_t)sb.st_size, f);
-	fclose(f);
-	if (!text)
-		return -ENOMEM;
+	err = read_proc_text(p, "profile", &text, &got, absent, path, sizeof(path));
+	if (err || !text)
+		return err;
 	err = psr_profile_parse(text, got, pf, why, sizeof(why));
 	free(text);
 	if (err)

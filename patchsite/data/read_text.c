@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "reader.h"
 
@@ -68,6 +69,45 @@ char *read_slurp(const char *path, size_t *len)
 	if (len)
 		*len = n;
 	return buf;
+}
+
+/*
+ * A process directory's text file that a report reads whole (branches,
+ * profile): a regular file of at most READ_PROC_MAX bytes.  0 with *text
+ * (NUL-terminated, *len bytes) or with *absent when there is none; else
+ * -errno, said on stderr with the file's path.
+ */
+int read_proc_text(const struct psr_proc *p, const char *name, char **text, size_t *len,
+		   bool *absent, char *path, size_t path_len)
+{
+	struct stat sb;
+	FILE *f;
+	int err;
+
+	*absent = false;
+	*text = NULL;
+	*len = 0;
+	snprintf(path, path_len, "%s/%s", p->dir, name);
+	f = fopen(path, "r");
+	if (!f) {
+		err = -errno;
+		*absent = err == -ENOENT;
+		if (!*absent)
+			fprintf(stderr, "patchsite: %s: %s\n", path, strerror(-err));
+		return *absent ? 0 : err;
+	}
+	if (fstat(fileno(f), &sb) || !S_ISREG(sb.st_mode) || (size_t)sb.st_size > READ_PROC_MAX) {
+		fprintf(stderr, "patchsite: %s: not a regular file of at most 256 MB\n", path);
+		fclose(f);
+		return -EINVAL;
+	}
+	*text = malloc((size_t)sb.st_size + 1);
+	if (*text) {
+		*len = fread(*text, 1, (size_t)sb.st_size, f);
+		(*text)[*len] = '\0';
+	}
+	fclose(f);
+	return *text ? 0 : -ENOMEM;
 }
 
 /* "key value" lines: the value of key (a pointer into text, up to the newline), or NULL. */

@@ -24,6 +24,9 @@ void read_say(struct psr_session *s, const char *path, const char *fmt, ...);
 char *read_join(const char *a, const char *b);
 /* A whole file, NUL-terminated (NULL: missing or unreadable; *len its size). */
 char *read_slurp(const char *path, size_t *len);
+#define READ_PROC_MAX	(256ul << 20)	/* bytes of a text file read_proc_text reads */
+int read_proc_text(const struct psr_proc *p, const char *name, char **text, size_t *len,
+		   bool *absent, char *path, size_t path_len);
 /* "key value" lines: the value of key (a pointer into text, up to the newline), or NULL. */
 const char *read_field(const char *text, const char *key, char *buf, size_t len);
 uint64_t read_field_u64(const char *text, const char *key, bool *ok);
