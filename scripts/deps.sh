@@ -9,6 +9,8 @@ PKGS="$PKGS uftrace"
 PKGS="$PKGS gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static"
 # libpatchsite for riscv64 (issue 29): cross compiler and C library; qemu-user-static above runs it.
 PKGS="$PKGS gcc-riscv64-linux-gnu g++-riscv64-linux-gnu libc6-dev-riscv64-cross"
+# tests/patchsite/libcall.sh: library calls of programs linked by lld as well as ld.bfd.
+PKGS="$PKGS lld"
 # tests/bad/interrupt.sh: kills and write errors at every system call of an in-place update.
 PKGS="$PKGS strace"
 # The patchsite command reads DWARF (probe names, types and locations) with libdw; the runtime never does.
