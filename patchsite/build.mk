@@ -74,12 +74,16 @@ $(B)/patchsite.o: $(PS_OBJ)
 check-unit: check-patchsite
 # Each suite is a target of its own, so that make check's -j2 runs two at once
 # (each in a directory of its own under $TMPDIR).  The slowest first.
-PS_SUITES := run unwind record live attach libcall sched profile feat perfetto report_dist ctl dwarf_args branches probes lto cyg events report_graph flamegraph notfound
+PS_SUITES := run run-forms unwind record live attach libcall sched profile feat perfetto report_dist ctl dwarf_args branches probes lto cyg events report_graph flamegraph notfound
 PS_MODE    = $(if $(filter 1,$(SAN)),san,plain)
 check-patchsite: $(addprefix check-ps-,$(PS_SUITES))
 check-ps-%: $(PS_LIBS) $(B)/patchsite $(B)/recordmcount $(B)/patchsite-cc $(B)/patchsite-c++
-	$(Q)t0=$$(date +%s); sh tests/patchsite/$*.sh $(B) $(PS_MODE); rc=$$?; \
-	echo "tests/patchsite/$*.sh ($(PS_MODE)): $$(($$(date +%s) - t0)) s"; exit $$rc
+	$(Q)t0=$$(date +%s); $(PS_ENV_$*) sh tests/patchsite/$(or $(PS_SCRIPT_$*),$*).sh $(B) $(PS_MODE); \
+	rc=$$?; echo "check-ps-$* ($(PS_MODE)): $$(($$(date +%s) - t0)) s"; exit $$rc
+# run.sh's build forms in two halves: the first with the sections after them.
+PS_ENV_run       := PS_FORMS="nonpie pie nop pfe piecf pfecf"
+PS_ENV_run-forms := PS_FORMS="ret mcount mcountpie pg pgpie rmc rmcpie" PS_SECTIONS=no
+PS_SCRIPT_run-forms := run
 
 # Many attach -> trace -> detach cycles (issue #26): 1,000 on one process, 100 fresh processes
 # injected once each (minutes; not part of make check, whose attach.sh runs 25).
