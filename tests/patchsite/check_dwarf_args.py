@@ -18,6 +18,7 @@ with its reason and gdb's view beside it (mostly <optimized out> there).
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -166,8 +167,17 @@ def main():
     defs = probes()
     refused = record(defs)
     ours, theirs = replay(defs), gdb_values(defs, refused)
-    bad = compared = 0
     late = []
+    # A hit count that differs (seen once in CI, never in 600 runs here) is said and both
+    # sides are run once more: the second run must agree hit for hit.
+    differ = [d[0] for i, d in enumerate(defs) if len(ours.get(i, [])) != len(theirs.get(i, []))]
+    if differ:
+        late.append("first run: hit counts differed for %s; recorded and gdb run again" %
+                    " ".join(differ))
+        shutil.rmtree(DIR + "/rec", ignore_errors=True)
+        record([[s, list(n)] for s, n in defs])
+        ours, theirs = replay(defs), gdb_values(defs, refused)
+    bad = compared = 0
     for i, (s, names) in enumerate(defs):
         a, b = ours.get(i, []), theirs.get(i, [])
         if len(a) != len(b) or not a:
@@ -193,8 +203,9 @@ def main():
             bad += 1
     for line in late:
         print(line)
-    print("%d symbols (%d clones), %d values equal to gdb's, %d refused, %d wrong" %
-          (len(defs), sum("." in d[0] for d in defs), compared - bad, len(refused), bad))
+    print("%d symbols (%d clones), %d values equal to gdb's, %d refused, %d wrong%s" %
+          (len(defs), sum("." in d[0] for d in defs), compared - bad, len(refused), bad,
+           " (run twice: the first run's hit counts differed)" if differ else ""))
     return 1 if bad or compared - bad < MIN else 0
 
 
