@@ -444,6 +444,39 @@ static int find_fn(struct ctx *c, Dwfl_Module *mod, const char *func, Elf *elf)
 	return bad(c, "no DWARF subprogram at %s's address", func);
 }
 
+/* $retval with no type given, of a %return probe: typed from the function's return type. */
+static bool retval_untyped(const struct ps_probe_def *d, const struct ps_probe_arg *a)
+{
+	return d->ret && a->base == PF_RETVAL && !a->nderef && a->type == PT_X && a->size == 8;
+}
+
+/*
+ * The type DWARF gives the function's return value, as an argument's
+ * (ints by signedness and size, enums signed, float and double from the
+ * vector register); a pointer stays x64, a char * too: a string is read
+ * only when asked ($retval:string), as the kernel's probes do.
+ */
+static int retval_type(struct ctx *c, struct ps_probe_arg *a)
+{
+	Dwarf_Attribute at;
+	Dwarf_Die t, peeled;
+	struct ps_probe_arg r = *a;
+	bool is_float;
+
+	if (!dwarf_formref_die(dwarf_attr_integrate(&c->fn, DW_AT_type, &at), &t))
+		return bad(c, "the function returns void: no $retval");
+	if (dwarf_peel_type(&t, &peeled))
+		return bad(c, "DWARF gives its return value no type");
+	if (dwarf_tag(&peeled) == DW_TAG_pointer_type || dwarf_tag(&peeled) == DW_TAG_reference_type ||
+	    dwarf_tag(&peeled) == DW_TAG_rvalue_reference_type)
+		return 0;
+	if (type_of(c, &peeled, &r, &is_float))
+		return -EINVAL;
+	a->type = r.type;
+	a->size = r.size;
+	return 0;
+}
+
 const char *probe_dwarf_fpreg(const char *exe)
 {
 	const char *fmt = NULL;
@@ -471,11 +504,13 @@ int probe_dwarf_resolve(const char *exe, struct ps_probe_def *d, char *err, size
 	Dwarf_Addr bias;
 	Elf *elf;
 	int rc = 0;
-	bool any = false;
+	bool any = false, ret = false;
 
-	for (unsigned i = 0; i < d->nargs; i++)
+	for (unsigned i = 0; i < d->nargs; i++) {
 		any |= d->a[i].base == PF_NAME;
-	if (!any)
+		ret |= retval_untyped(d, &d->a[i]);
+	}
+	if (!any && !ret)
 		return 0;
 	c.what = d->func;
 	/* One program's DWARF for all its probes: opened once (a record's probes name one). */
@@ -487,19 +522,30 @@ int probe_dwarf_resolve(const char *exe, struct ps_probe_def *d, char *err, size
 		mod = dwfl ? dwfl_report_offline(dwfl, "", exe, -1) : NULL;
 		if (!mod) {
 			snprintf(err, errlen, "%s: %s", exe, dwfl_errmsg(-1));
-			rc = -EINVAL;
+			rc = any ? -EINVAL : 0;	/* $retval alone stays x64 */
 			goto out;
 		}
 		dwfl_report_end(dwfl, NULL, NULL);
 	}
 	elf = dwfl_module_getelf(mod, &bias);
+	if (!any && (!elf || !dwfl_module_getdwarf(mod, &bias)))
+		goto out;	/* no DWARF: $retval stays x64, the kernel's default */
 	if (!elf || !dwfl_module_getdwarf(mod, &bias)) {
 		snprintf(err, errlen, "%s: no DWARF (build with -g, or install its debug file)", exe);
 		rc = -EINVAL;
 		goto out;
 	}
 	rc = find_fn(&c, mod, d->func, elf);
+	if (rc && !any) {	/* $retval alone: typed where DWARF is, x64 elsewhere */
+		rc = 0;
+		goto cache_it;
+	}
 	for (unsigned i = 0; !rc && i < d->nargs; i++) {
+		if (retval_untyped(d, &d->a[i])) {
+			c.what = d->a[i].name;
+			rc = retval_type(&c, &d->a[i]);
+			continue;
+		}
 		struct ps_probe_arg *a = &d->a[i];
 		struct ps_probe_arg r = { .type = a->type, .size = a->size };
 		bool user_type = !(a->type == PT_X && a->size == 8);	/* given: it wins */
@@ -517,6 +563,7 @@ int probe_dwarf_resolve(const char *exe, struct ps_probe_def *d, char *err, size
 		if (!rc)
 			*a = r;
 	}
+cache_it:
 	if (dwfl != cache.dwfl && strlen(exe) < sizeof(cache.exe)) {
 		dwfl_end(cache.dwfl);
 		cache.dwfl = dwfl;

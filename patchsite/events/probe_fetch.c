@@ -92,27 +92,6 @@ static int compile_arg(const struct ps_probe_arg *a, struct ps_fetch_arg *f, cha
 	}
 }
 
-/*
- * At a return the argument registers and the stack pointer of the entry
- * are gone (the kernel's fprobe keeps entry data for that; not done here):
- * a return probe fetches $retval, memory through it, symbols, addresses
- * and immediates.
- */
-static bool ret_arg_ok(const struct ps_probe_arg *a, char *err, size_t errlen)
-{
-	switch (a->base) {
-	case PF_RETVAL:
-	case PF_ADDR:
-	case PF_SYM:
-	case PF_IMM:
-		return true;
-	default:
-		snprintf(err, errlen, "%s: a %%return probe fetches $retval, @SYM, @ADDR or \\IMM "
-			 "(the entry's registers and stack are gone at the return)", a->name);
-		return false;
-	}
-}
-
 int ps_fetch_compile(const struct ps_probe_def *d, struct ps_fetch_prog *p, char *err,
 		     size_t errlen)
 {
@@ -123,8 +102,6 @@ int ps_fetch_compile(const struct ps_probe_def *d, struct ps_fetch_prog *p, char
 	}
 	p->regs_only = !d->ret;
 	for (unsigned i = 0; i < d->nargs; i++) {
-		if (d->ret && !ret_arg_ok(&d->a[i], err, errlen))
-			return -EINVAL;
 		if (compile_arg(&d->a[i], &p->a[i], err, errlen))
 			return -EINVAL;
 		p->regs_only &= p->a[i].base == PF_REG && !p->a[i].nderef &&
