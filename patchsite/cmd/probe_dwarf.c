@@ -407,6 +407,66 @@ static const Dwfl_Callbacks callbacks = {
 	.section_address = dwfl_offline_section_address,
 };
 
+/* A top-level DWARF function of one name (C++'s symbols are mangled): how many, the last's pc. */
+struct by_name {
+	const char *name;
+	Dwfl_Module *mod;
+	Dwarf_Addr bias, pc;
+	unsigned n;
+};
+
+/*
+ * Where fn is entered: its low pc, or (gcc's hot and cold parts, in
+ * DW_AT_ranges) the start of the range a function symbol begins at,
+ * not the .cold one.
+ */
+static bool entry_pc(struct by_name *b, Dwarf_Die *fn, Dwarf_Addr *pc)
+{
+	Dwarf_Addr base, start, end;
+	ptrdiff_t off = 0;
+
+	if (!dwarf_lowpc(fn, pc))
+		return true;
+	while ((off = dwarf_ranges(fn, off, &base, &start, &end)) > 0) {
+		GElf_Sym sym;
+		GElf_Off at;
+		const char *nm = dwfl_module_addrinfo(b->mod, start + b->bias, &at, &sym, NULL,
+						      NULL, NULL);
+
+		if (nm && !at && !strstr(nm, ".cold")) {
+			*pc = start;
+			return true;
+		}
+	}
+	return false;
+}
+
+static int by_name_cb(Dwarf_Die *fn, void *arg)
+{
+	struct by_name *b = arg;
+	const char *nm = dwarf_diename(fn);
+	Dwarf_Addr pc;
+
+	if (nm && !strcmp(nm, b->name) && entry_pc(b, fn, &pc)) {
+		b->pc = pc;
+		b->n++;
+	}
+	return DWARF_CB_OK;
+}
+
+/* func by its DWARF name, where no symbol has it (a C++ function): one definition only. */
+static int func_addr_dwarf(Dwfl_Module *mod, const char *func, Dwarf_Addr *addr)
+{
+	struct by_name b = { func, mod, 0, 0, 0 };
+
+	for (Dwarf_Die *cu = NULL; (cu = dwfl_module_nextcu(mod, cu, &b.bias));)
+		dwarf_getfuncs(cu, by_name_cb, &b, 0);
+	if (b.n != 1)
+		return -ENOENT;	/* none, or overloads: the mangled name says which */
+	*addr = b.pc + b.bias;
+	return 0;
+}
+
 /* The function's DIE (the outermost subprogram at its address) and what the runtime maps. */
 static int find_fn(struct ctx *c, Dwfl_Module *mod, const char *func, Elf *elf)
 {
@@ -422,7 +482,7 @@ static int find_fn(struct ctx *c, Dwfl_Module *mod, const char *func, Elf *elf)
 			c->rm = &maps[i];
 	if (!c->rm)
 		return bad(c, "names are resolved for x86-64 and aarch64 programs only");
-	if (func_addr(mod, func, &addr))
+	if (func_addr(mod, func, &addr) && func_addr_dwarf(mod, func, &addr))
 		return bad(c, "no function symbol '%s' in the executable (names are resolved in "
 			   "the program itself, not its libraries; a glob needs $argN)", func);
 	cu = dwfl_module_addrdie(mod, addr, &bias);

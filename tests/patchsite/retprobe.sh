@@ -115,9 +115,9 @@ throws() {
 		fail "$cxx: build" "$T/build.log"
 		return
 	fi
-	# Typed: the command finds DWARF by the symbol's name, and C++'s are mangled.
+	# Untyped: the command finds the C++ functions by their DWARF names (symbols are mangled).
 	compare "$cxx -O2 retthrow.cc (thrower throws every third call)" "$exe" nop \
-		thrower=thrower:s32 caller=caller:s32
+		thrower=thrower caller=caller
 }
 
 # refused CASE WANT ARGS...: record refuses the definition with one line naming WANT.
