@@ -120,6 +120,31 @@ throws() {
 		thrower=thrower caller=caller
 }
 
+# record -R FUNC@retval (uftrace's spelling) under function and function_graph: a return
+# probe typed from DWARF, so a double's value too (function_graph's own line shows the
+# integer register), against gdb's finish values.
+spelling() {
+	tracer=$1 exe="$T/retvals-gcc-O2"
+	rm -rf "$T/rrec"
+	if ! setarch -R "$PS" record -d "$T/rrec" --tracer="$tracer" -R r_double@retval \
+		-R r_float@retval -R r_long@retval "$exe" >/dev/null 2>"$T/err"; then
+		fail "-R under $tracer: record" "$T/err"
+		return
+	fi
+	"$PS" replay -d "$T/rrec" 2>>"$T/err" | sed 's/fprobes:\(r_[a-z]*\)__exit:/t:\1:/' \
+		>"$T/rreplay"
+	printf 'set pagination off\nset confirm off\nsource %s\nretprobe%s\nrun\n' \
+		"$PWD/tests/patchsite/retprobe_gdb.py" " r_double=r_double r_float=r_float" \
+		>"$T/rcmds.gdb"
+	gdb -batch -nx -x "$T/rcmds.gdb" "$exe" >"$T/rgdb.log" 2>&1
+	if python3 tests/patchsite/check_retvals.py "$T/rreplay" "$T/rgdb.log" t:r_double \
+		t:r_float >"$T/cmp" 2>&1; then
+		pass "-R under $tracer: $(tail -1 "$T/cmp")"
+	else
+		fail "-R under $tracer: values differ from gdb's" "$T/cmp"
+	fi
+}
+
 # refused CASE WANT ARGS...: record refuses the definition with one line naming WANT.
 refused() {
 	what=$1 want=$2
@@ -144,6 +169,8 @@ else
 fi
 throws g++
 command -v clang++ >/dev/null 2>&1 && throws clang++
+spelling function
+spelling function_graph
 refused '$retval on an entry probe' 'only for a FUNC%return probe' '--probe=f r_int $retval'
 refused '$arg1 on a return probe' 'a %return probe fetches' '--probe=f r_int%return $arg1'
 refused '%return on no such function' "no traceable function matches 'no_such'" \
