@@ -126,7 +126,7 @@ throws() {
 spelling() {
 	tracer=$1 exe="$T/retvals-gcc-O2"
 	rm -rf "$T/rrec"
-	if ! setarch -R "$PS" record -d "$T/rrec" --tracer="$tracer" -R r_double@retval \
+	if ! LD_PRELOAD="$SANPRE" setarch -R "$PS" record -d "$T/rrec" --tracer="$tracer" -R r_double@retval \
 		-R r_float@retval -R r_long@retval "$exe" >/dev/null 2>"$T/err"; then
 		fail "-R under $tracer: record" "$T/err"
 		return
