@@ -103,9 +103,13 @@ demo: deps
 	$(Q)sh scripts/demo.sh $(B)
 	$(Q)sh scripts/demo-trace.sh $(B)
 
+# The suites run two at a time (this is a 2-core machine's make check: CHECK_JOBS=N for
+# more), each suite's output printed whole when it ends.
+CHECK_JOBS ?= 2
+CHECK_PAR   = -j$(CHECK_JOBS) --output-sync=target
 check: deps
 	$(Q)$(MAKE) --no-print-directory all
-	$(Q)$(MAKE) --no-print-directory check-unit check-golden
+	$(Q)$(MAKE) --no-print-directory $(CHECK_PAR) check-unit check-golden
 	$(Q)$(MAKE) --no-print-directory SAN=1 check-san
 	$(Q)$(MAKE) --no-print-directory check-tsan
 
@@ -114,7 +118,7 @@ check-fresh:
 	$(Q)sh scripts/check-fresh.sh
 
 check-san: all
-	$(Q)$(MAKE) --no-print-directory SAN=1 check-unit check-golden
+	$(Q)$(MAKE) --no-print-directory SAN=1 $(CHECK_PAR) check-unit check-golden
 
 clean:
 	rm -rf build

@@ -72,29 +72,14 @@ $(B)/patchsite.o: $(PS_OBJ)
 
 .PHONY: check-patchsite check-feat check-tsan check-patchsite-tsan bench-patchsite
 check-unit: check-patchsite
-check-patchsite: $(PS_LIBS) $(B)/patchsite $(B)/recordmcount $(B)/patchsite-cc $(B)/patchsite-c++
-	$(Q)sh tests/patchsite/run.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
-	$(Q)sh tests/patchsite/record.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
-	$(Q)sh tests/patchsite/live.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
-	$(Q)sh tests/patchsite/unwind.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
-	$(Q)sh tests/patchsite/lto.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
-	$(Q)sh tests/patchsite/cyg.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
-	$(Q)sh tests/patchsite/notfound.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
-	$(Q)sh tests/patchsite/ctl.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
-	$(Q)sh tests/patchsite/attach.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
-	$(Q)sh tests/patchsite/feat.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
-	$(Q)sh tests/patchsite/events.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
-	$(Q)sh tests/patchsite/probes.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
-	$(Q)sh tests/patchsite/dwarf_args.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
-	$(Q)sh tests/patchsite/retprobe.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
-	$(Q)sh tests/patchsite/branches.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
-	$(Q)sh tests/patchsite/perfetto.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
-	$(Q)sh tests/patchsite/report_dist.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
-	$(Q)sh tests/patchsite/report_graph.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
-	$(Q)sh tests/patchsite/flamegraph.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
-	$(Q)sh tests/patchsite/libcall.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
-	$(Q)sh tests/patchsite/profile.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
-	$(Q)sh tests/patchsite/sched.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
+# Each suite is a target of its own, so that make check's -j2 runs two at once
+# (each in a directory of its own under $TMPDIR).  The slowest first.
+PS_SUITES := run unwind record live attach libcall sched profile feat perfetto report_dist ctl dwarf_args retprobe branches probes lto cyg events report_graph flamegraph notfound
+PS_MODE    = $(if $(filter 1,$(SAN)),san,plain)
+check-patchsite: $(addprefix check-ps-,$(PS_SUITES))
+check-ps-%: $(PS_LIBS) $(B)/patchsite $(B)/recordmcount $(B)/patchsite-cc $(B)/patchsite-c++
+	$(Q)t0=$$(date +%s); sh tests/patchsite/$*.sh $(B) $(PS_MODE); rc=$$?; \
+	echo "tests/patchsite/$*.sh ($(PS_MODE)): $$(($$(date +%s) - t0)) s"; exit $$rc
 
 # Many attach -> trace -> detach cycles (issue #26): 1,000 on one process, 100 fresh processes
 # injected once each (minutes; not part of make check, whose attach.sh runs 25).

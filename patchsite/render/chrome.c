@@ -70,26 +70,20 @@ static void chrome_static_event(FILE *f, const char **sep, const struct psr_proc
 
 /*
  * Time off the CPU as a slice of its own on the thread ("off-CPU", or
- * "off-CPU (preempted)"), from a switch out to the next switch in.  It lies
- * between two events of the thread, so it nests inside the call it happened
- * in.  Should an event fall inside it (clocks mapped a little apart), the
- * two switches are shown as instants instead: a slice must nest.
+ * "off-CPU (preempted)"), from a switch out to the next switch in, so that
+ * it nests inside the call it happened in.  The switches are stamped by
+ * the kernel (CLOCK_MONOTONIC), the calls by the counter; the two meet to
+ * a microsecond or so, and a call made just before a blocking system call
+ * can map after the switch out.  The thread ran that event, so it was on
+ * the CPU then: the slice begins at the last such event, a microsecond
+ * or so later than the switch, and still nests.
  */
 struct offcpu {
-	bool out, crossed;
+	bool out;
 	uint64_t tsc;
 	int32_t cpu;
 	uint32_t what;
 };
-
-static void chrome_switch_instant(FILE *f, const char **sep, const struct psr_proc *p, int tid,
-				  const char *name, uint64_t tsc, int cpu)
-{
-	fprintf(f, "%s{\"name\":\"%s\",\"ph\":\"i\",\"s\":\"t\",\"ts\":%.3f,\"pid\":%d,"
-		"\"tid\":%d,\"cat\":\"sched\",\"args\":{\"cpu\":%d}}", *sep,
-		name, (double)psr_ns(p, tsc) / 1000.0, p->pid, tid, cpu);
-	*sep = ",\n";
-}
 
 static void chrome_switch(FILE *f, const char **sep, const struct psr_proc *p, int tid,
 			  struct offcpu *o, const struct psr_event *e)
@@ -101,12 +95,6 @@ static void chrome_switch(FILE *f, const char **sep, const struct psr_proc *p, i
 	if (!o->out)
 		return;		/* switched in without a switch out seen: nothing to show */
 	o->out = false;
-	if (o->crossed) {
-		chrome_switch_instant(f, sep, p, tid, o->what == PSR_SW_OUT_PREEMPT ?
-				      "sched-out (preempted)" : "sched-out", o->tsc, o->cpu);
-		chrome_switch_instant(f, sep, p, tid, "sched-in", e->tsc, e->cpu);
-		return;
-	}
 	fprintf(f, "%s{\"name\":\"%s\",\"ph\":\"X\",\"dur\":%.3f,\"ts\":%.3f,\"pid\":%d,"
 		"\"tid\":%d,\"cat\":\"sched\",\"args\":{\"cpu_out\":%d,\"cpu_in\":%d}}", *sep,
 		o->what == PSR_SW_OUT_PREEMPT ? "off-CPU (preempted)" : "off-CPU",
@@ -140,7 +128,8 @@ static int chrome_thread(FILE *f, const char **sep, struct stream *m)
 			chrome_switch(f, sep, p, m->t->tid, &off, e);
 			continue;
 		}
-		off.crossed = off.out;	/* an event while off the CPU */
+		if (off.out && e->tsc > off.tsc)
+			off.tsc = e->tsc;	/* an event while off the CPU: see above */
 		if (walk_is_marker(e)) {
 			chrome_event(f, sep, p, m->t->tid, walk_marker_text(e, text, sizeof(text)), "i",
 				     e->tsc, NULL);

@@ -167,10 +167,14 @@ def main():
     refused = record(defs)
     ours, theirs = replay(defs), gdb_values(defs, refused)
     bad = compared = 0
+    late = []
     for i, (s, names) in enumerate(defs):
         a, b = ours.get(i, []), theirs.get(i, [])
         if len(a) != len(b) or not a:
-            print("%s: %d hits recorded, gdb stopped %d times" % (s, len(a), len(b)))
+            # Printed last (the end of a long log is what a CI summary keeps), with both
+            # sides' hits, so that a difference seen once can be read from the log.
+            late.append("%s: %d hits recorded, gdb stopped %d times\n  ours: %s\n  gdb:  %s" %
+                        (s, len(a), len(b), a, b))
             bad += 1
             continue
         for k, (x, y) in enumerate(zip(a, b)):
@@ -178,7 +182,7 @@ def main():
                 key = n.replace("->", "_")
                 compared += 1
                 if not same(x.get(key, "?"), y.get(key, "?")):
-                    print("%s hit %d: %s=%s, gdb: %s" % (s, k + 1, key, x.get(key), y.get(key)))
+                    late.append("%s hit %d: %s=%s, gdb: %s" % (s, k + 1, key, x.get(key), y.get(key)))
                     bad += 1
     # A refusal is never wrong (nothing is recorded for it), but it must say why.
     for s, n, why in refused:
@@ -187,6 +191,8 @@ def main():
         print("refused %s %s: %s; gdb: %s" % (s, n, why, ", ".join(sorted(map(str, gdb_says)))))
         if not why.strip():
             bad += 1
+    for line in late:
+        print(line)
     print("%d symbols (%d clones), %d values equal to gdb's, %d refused, %d wrong" %
           (len(defs), sum("." in d[0] for d in defs), compared - bad, len(refused), bad))
     return 1 if bad or compared - bad < MIN else 0

@@ -27,7 +27,7 @@ if [ "$MODE" = san ]; then
 	export SANPRE ASAN_OPTIONS=detect_leaks=0
 fi
 pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
-fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
+fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed "s/^/    /" "$2" | tail -40; }
 
 if [ "$(uname -m)" != x86_64 ] || ! command -v gdb >/dev/null 2>&1; then
 	echo "SKIP dwarf_args.sh: needs x86-64 and gdb (the oracle; scripts/deps.sh installs it)"
