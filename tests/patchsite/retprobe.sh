@@ -177,5 +177,17 @@ refused '%return on no such function' "no traceable function matches 'no_such'" 
 	'--probe=f no_such%return $retval'
 refused 'a void function' 'returns void' '--probe=f r_void%return $retval'
 
+# -finstrument-functions: the return value is not in a register at __cyg_profile_func_exit.
+if gcc -O2 -g -finstrument-functions testdata/patchsite/retvals.c -o "$T/cyg" 2>"$T/build.log"
+then
+	LD_PRELOAD="$SANPRE" "$PS" record -d "$T/badcyg" --tracer=nop \
+		'--probe=f r_int%return $retval' "$T/cyg" >/dev/null 2>"$T/err"
+	if grep -q 'r_int%return: a -finstrument-functions function' "$T/err"; then
+		pass "refused: %return on a -finstrument-functions function"
+	else
+		fail "refused: %return on a -finstrument-functions function" "$T/err"
+	fi
+fi
+
 echo "retprobe.sh: $PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
