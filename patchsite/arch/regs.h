@@ -28,5 +28,13 @@ uintptr_t ps_regs_entry_sp(const struct patchsite_regs *r);
 extern const bool ps_regs_stack_known;
 /* Integer argument n (0-based) beyond the registers: its word at entry sp, or -1. */
 int ps_regs_stack_arg(unsigned n);
+/*
+ * A return probe's $retval (events/probe.c): the value a hooked function
+ * returned, read where the arch's graph_return slow path saved it (slot is
+ * what it handed ps_graph_exit_slow).  fp: the low 64 bits of the first
+ * floating-point return register (xmm0, d0, fa0), else the integer one
+ * (rax, x0, a0).
+ */
+uint64_t ps_regs_exit_value(const unsigned long *slot, bool fp);
 
 #endif

@@ -407,6 +407,66 @@ static const Dwfl_Callbacks callbacks = {
 	.section_address = dwfl_offline_section_address,
 };
 
+/* A top-level DWARF function of one name (C++'s symbols are mangled): how many, the last's pc. */
+struct by_name {
+	const char *name;
+	Dwfl_Module *mod;
+	Dwarf_Addr bias, pc;
+	unsigned n;
+};
+
+/*
+ * Where fn is entered: its low pc, or (gcc's hot and cold parts, in
+ * DW_AT_ranges) the start of the range a function symbol begins at,
+ * not the .cold one.
+ */
+static bool entry_pc(struct by_name *b, Dwarf_Die *fn, Dwarf_Addr *pc)
+{
+	Dwarf_Addr base, start, end;
+	ptrdiff_t off = 0;
+
+	if (!dwarf_lowpc(fn, pc))
+		return true;
+	while ((off = dwarf_ranges(fn, off, &base, &start, &end)) > 0) {
+		GElf_Sym sym;
+		GElf_Off at;
+		const char *nm = dwfl_module_addrinfo(b->mod, start + b->bias, &at, &sym, NULL,
+						      NULL, NULL);
+
+		if (nm && !at && !strstr(nm, ".cold")) {
+			*pc = start;
+			return true;
+		}
+	}
+	return false;
+}
+
+static int by_name_cb(Dwarf_Die *fn, void *arg)
+{
+	struct by_name *b = arg;
+	const char *nm = dwarf_diename(fn);
+	Dwarf_Addr pc;
+
+	if (nm && !strcmp(nm, b->name) && entry_pc(b, fn, &pc)) {
+		b->pc = pc;
+		b->n++;
+	}
+	return DWARF_CB_OK;
+}
+
+/* func by its DWARF name, where no symbol has it (a C++ function): one definition only. */
+static int func_addr_dwarf(Dwfl_Module *mod, const char *func, Dwarf_Addr *addr)
+{
+	struct by_name b = { func, mod, 0, 0, 0 };
+
+	for (Dwarf_Die *cu = NULL; (cu = dwfl_module_nextcu(mod, cu, &b.bias));)
+		dwarf_getfuncs(cu, by_name_cb, &b, 0);
+	if (b.n != 1)
+		return -ENOENT;	/* none, or overloads: the mangled name says which */
+	*addr = b.pc + b.bias;
+	return 0;
+}
+
 /* The function's DIE (the outermost subprogram at its address) and what the runtime maps. */
 static int find_fn(struct ctx *c, Dwfl_Module *mod, const char *func, Elf *elf)
 {
@@ -422,7 +482,7 @@ static int find_fn(struct ctx *c, Dwfl_Module *mod, const char *func, Elf *elf)
 			c->rm = &maps[i];
 	if (!c->rm)
 		return bad(c, "names are resolved for x86-64 and aarch64 programs only");
-	if (func_addr(mod, func, &addr))
+	if (func_addr(mod, func, &addr) && func_addr_dwarf(mod, func, &addr))
 		return bad(c, "no function symbol '%s' in the executable (names are resolved in "
 			   "the program itself, not its libraries; a glob needs $argN)", func);
 	cu = dwfl_module_addrdie(mod, addr, &bias);
@@ -442,6 +502,39 @@ static int find_fn(struct ctx *c, Dwfl_Module *mod, const char *func, Elf *elf)
 		}
 	free(scopes);
 	return bad(c, "no DWARF subprogram at %s's address", func);
+}
+
+/* $retval with no type given, of a %return probe: typed from the function's return type. */
+static bool retval_untyped(const struct ps_probe_def *d, const struct ps_probe_arg *a)
+{
+	return d->ret && a->base == PF_RETVAL && !a->nderef && a->type == PT_X && a->size == 8;
+}
+
+/*
+ * The type DWARF gives the function's return value, as an argument's
+ * (ints by signedness and size, enums signed, float and double from the
+ * vector register); a pointer stays x64, a char * too: a string is read
+ * only when asked ($retval:string), as the kernel's probes do.
+ */
+static int retval_type(struct ctx *c, struct ps_probe_arg *a)
+{
+	Dwarf_Attribute at;
+	Dwarf_Die t, peeled;
+	struct ps_probe_arg r = *a;
+	bool is_float;
+
+	if (!dwarf_formref_die(dwarf_attr_integrate(&c->fn, DW_AT_type, &at), &t))
+		return bad(c, "the function returns void: no $retval");
+	if (dwarf_peel_type(&t, &peeled))
+		return bad(c, "DWARF gives its return value no type");
+	if (dwarf_tag(&peeled) == DW_TAG_pointer_type || dwarf_tag(&peeled) == DW_TAG_reference_type ||
+	    dwarf_tag(&peeled) == DW_TAG_rvalue_reference_type)
+		return 0;
+	if (type_of(c, &peeled, &r, &is_float))
+		return -EINVAL;
+	a->type = r.type;
+	a->size = r.size;
+	return 0;
 }
 
 const char *probe_dwarf_fpreg(const char *exe)
@@ -471,11 +564,13 @@ int probe_dwarf_resolve(const char *exe, struct ps_probe_def *d, char *err, size
 	Dwarf_Addr bias;
 	Elf *elf;
 	int rc = 0;
-	bool any = false;
+	bool any = false, ret = false;
 
-	for (unsigned i = 0; i < d->nargs; i++)
+	for (unsigned i = 0; i < d->nargs; i++) {
 		any |= d->a[i].base == PF_NAME;
-	if (!any)
+		ret |= retval_untyped(d, &d->a[i]);
+	}
+	if (!any && !ret)
 		return 0;
 	c.what = d->func;
 	/* One program's DWARF for all its probes: opened once (a record's probes name one). */
@@ -487,19 +582,30 @@ int probe_dwarf_resolve(const char *exe, struct ps_probe_def *d, char *err, size
 		mod = dwfl ? dwfl_report_offline(dwfl, "", exe, -1) : NULL;
 		if (!mod) {
 			snprintf(err, errlen, "%s: %s", exe, dwfl_errmsg(-1));
-			rc = -EINVAL;
+			rc = any ? -EINVAL : 0;	/* $retval alone stays x64 */
 			goto out;
 		}
 		dwfl_report_end(dwfl, NULL, NULL);
 	}
 	elf = dwfl_module_getelf(mod, &bias);
+	if (!any && (!elf || !dwfl_module_getdwarf(mod, &bias)))
+		goto out;	/* no DWARF: $retval stays x64, the kernel's default */
 	if (!elf || !dwfl_module_getdwarf(mod, &bias)) {
 		snprintf(err, errlen, "%s: no DWARF (build with -g, or install its debug file)", exe);
 		rc = -EINVAL;
 		goto out;
 	}
 	rc = find_fn(&c, mod, d->func, elf);
+	if (rc && !any) {	/* $retval alone: typed where DWARF is, x64 elsewhere */
+		rc = 0;
+		goto cache_it;
+	}
 	for (unsigned i = 0; !rc && i < d->nargs; i++) {
+		if (retval_untyped(d, &d->a[i])) {
+			c.what = d->a[i].name;
+			rc = retval_type(&c, &d->a[i]);
+			continue;
+		}
 		struct ps_probe_arg *a = &d->a[i];
 		struct ps_probe_arg r = { .type = a->type, .size = a->size };
 		bool user_type = !(a->type == PT_X && a->size == 8);	/* given: it wins */
@@ -517,6 +623,7 @@ int probe_dwarf_resolve(const char *exe, struct ps_probe_def *d, char *err, size
 		if (!rc)
 			*a = r;
 	}
+cache_it:
 	if (dwfl != cache.dwfl && strlen(exe) < sizeof(cache.exe)) {
 		dwfl_end(cache.dwfl);
 		cache.dwfl = dwfl;

@@ -95,6 +95,50 @@ static char *resolve_probes(const char *defs, const char *exe)
 	return out;
 }
 
+/*
+ * -R FUNC@retval as the return probe "f FUNC%return $retval", typed from
+ * exe's DWARF: every one under a tracer without returns (function, nop);
+ * under function_graph only a float or double one, whose value is not in
+ * the integer register its return line shows (the others stay in *keep,
+ * for set_ftrace_args).  A void function is refused.  0, or said.
+ */
+static int retvals_as_probes(const char *retvals, const char *exe, bool all, char **probes,
+			     char **keep)
+{
+	char *copy = strdup(retvals), *save = NULL, def[600], why[300], text[4096];
+	int err = 0;
+
+	for (char *w = copy ? strtok_r(copy, " ", &save) : NULL; w && !err;
+	     w = strtok_r(NULL, " ", &save)) {
+		struct ps_probe_def d;
+		bool fp;
+
+		*strstr(w, "@retval") = '\0';
+		if (!all && strpbrk(w, "*?[!:")) {	/* a glob: function_graph's line, untyped */
+			snprintf(def, sizeof(def), "%.500s@retval", w);
+			*keep = append(*keep, def);
+			continue;
+		}
+		snprintf(def, sizeof(def), "f %.500s%%return $retval", w);
+		err = ps_probe_parse(def, &d, why, sizeof(why)) ||
+		      probe_dwarf_resolve(exe, &d, why, sizeof(why));
+		if (err) {
+			fprintf(stderr, "patchsite: record: -R %s@retval: %s\n", w, why);
+			break;
+		}
+		fp = d.a[0].type == PT_FLOAT || d.a[0].type == PT_DOUBLE;
+		if (all || fp) {
+			ps_probe_text(&d, text, sizeof(text));
+			*probes = append_line(*probes, text);
+		} else {
+			snprintf(def, sizeof(def), "%.500s@retval", w);
+			*keep = append(*keep, def);
+		}
+	}
+	free(copy);
+	return err;
+}
+
 /* -A specs (one a line) as probe definitions added to *probes: 0, or said. */
 static int add_argspecs(char *specs, const char *cmd, char **probes)
 {
@@ -384,9 +428,15 @@ int cmd_record(int argc, char **argv)
 	if (live.dir && overwrite)
 		return bad_usage("record: --live follows a growing record; --overwrite reuses its "
 				 "chunks%s", "");
-	if (retvals && strcmp(tracer, "function_graph"))
-		return bad_usage("record: -R: return values are recorded by function_graph (the "
-				 "tracer %s has no exits)", tracer);
+	if (retvals) {
+		char exe[PATH_MAX], *keep = NULL;
+
+		if (retvals_as_probes(retvals, find_exe(argv[optind], exe, sizeof(exe)),
+				      strcmp(tracer, "function_graph") != 0, &probes, &keep))
+			return 2;
+		free(retvals);
+		retvals = keep;
+	}
 	if (argspecs && add_argspecs(argspecs, argv[optind], &probes))
 		return 2;
 	if (probes) {

@@ -67,7 +67,8 @@ struct ps_fslow {
 	uint64_t tsc;			/* the entry's time stamp */
 	uint32_t units;			/* budget units the entry took */
 	uint32_t flags;			/* PS_FS_* */
-	void *prof;			/* PS_FS_PROFILE: the call's counters (record/profile.c) */
+	void *prof;			/* PS_FS_PROFILE: the call's counters (record/profile.c);
+					   PS_FS_PROBE: the return probe's (record/retprobe.c) */
 	uint64_t child_ns;		/* PS_FS_PROFILE: its callees' time so far */
 };
 #define PS_FS_THRESH	1		/* tracing_thresh: a short call is taken back */
@@ -75,6 +76,7 @@ struct ps_fslow {
 #define PS_FS_NOTRACE	4		/* set_graph_notrace: nothing recorded until it returns */
 #define PS_FS_LATENCY	8		/* the latency tracer's top-level call */
 #define PS_FS_PROFILE	16		/* function_profile: counted at its end, nothing recorded */
+#define PS_FS_PROBE	32		/* a return probe's hook alone (record/retprobe.c) */
 
 struct ps_fast {
 	uint64_t *wp;			/* next word of the ring */

@@ -35,6 +35,7 @@ struct probe {
 	uint8_t *set;			/* the function's sites, by global index */
 	size_t nset;
 	_Atomic unsigned long faults;
+	_Atomic unsigned long unhooked;	/* %return: calls whose return could not be hooked */
 	struct probe *next;
 };
 
@@ -48,21 +49,34 @@ struct hit_table {
 
 static struct probe *probes;		/* ps.lock */
 static _Atomic(struct hit_table *) table;
+/*
+ * Return probes removed: a call hooked before may still return through
+ * them (record/retprobe.c keeps the pointer in its shadow frame), so they
+ * are kept, disabled, as their events are (ps.lock).
+ */
+static struct probe *retired;
 
 /*
  * What ps_event_fire does for a static site, less what the dispatcher did
  * already (the thread's record, its grace-period section, the recursion
  * guard) and the widening, which the fetch program did.
  */
-static void fire(struct probe *p, struct patchsite_regs *regs)
+static void fire(struct probe *p, struct patchsite_regs *regs, const uint64_t *ret)
 {
 	struct ps_probe_list *l = atomic_load_explicit(&p->ev->probes, memory_order_acquire);
 	char strs[PS_PROBE_MAX_ARGS][PS_FETCH_STR_BYTES];
 	uint64_t raw[PS_PROBE_MAX_ARGS];
 
-	if (!l)
+	if (!l || p->ev->gone)
 		return;		/* disabled: nothing fetched */
-	if (ps_fetch_run(&p->prog, regs, raw, strs)) {
+	if (!ret && p->def.ret) {
+		/* The entry of a %return probe's function: its return is hooked, no more. */
+		if (!ps_retprobe_hook(patchsite_regs_parent_loc(regs), p))
+			atomic_fetch_add_explicit(&p->unhooked, 1, memory_order_relaxed);
+		return;
+	}
+	if (ret ? ps_fetch_run_ret(&p->prog, ret, raw, strs) :
+		  ps_fetch_run(&p->prog, regs, raw, strs)) {
 		struct ps_thread *t = ps_self;
 
 		/* Not recorded: said as the thread's lost events (info, replay's header). */
@@ -96,7 +110,15 @@ static void probe_hit(unsigned long ip, unsigned long parent_ip, struct patchsit
 			hi = mid;
 	}
 	for (; tb && lo < tb->n && tb->e[lo].addr == ip; lo++)
-		fire(tb->e[lo].p, regs);
+		fire(tb->e[lo].p, regs, NULL);
+}
+
+/* A hooked return (record/retprobe.c): the probe's values from the return registers. */
+static void probe_ret(void *data, uint64_t x, uint64_t fp)
+{
+	uint64_t ret[2] = { x, fp };
+
+	fire(data, NULL, ret);
 }
 
 static struct patchsite_ops probe_ops = { .func = probe_hit };
@@ -219,6 +241,27 @@ static uint8_t field_kind(const struct ps_probe_arg *a, uint16_t *size)
 	}
 }
 
+/*
+ * A return probe's print format: uftrace's and function_graph's return
+ * line, "send_msg() = 3", from its first $retval argument; the other
+ * arguments follow as name=value.
+ */
+static void ret_format(const struct ps_probe_def *d, struct ps_buf *fmt)
+{
+	int rv = -1;
+
+	for (unsigned i = 0; i < d->nargs && rv < 0; i++)
+		if (d->a[i].base == PF_RETVAL && !d->a[i].nderef)
+			rv = (int)i;
+	ps_buf_printf(fmt, "%s()", d->func);
+	for (unsigned i = 0; i < d->nargs; i++) {
+		if ((int)i == rv)
+			ps_buf_printf(fmt, " = %s", ps_probe_type_fmt(&d->a[i]));
+		else
+			ps_buf_printf(fmt, " %s=%s", d->a[i].name, ps_probe_type_fmt(&d->a[i]));
+	}
+}
+
 /* The descriptor a static event would have: fields, "grp\0ev\0fmt\0" and each "name\0type\0". */
 static struct patchsite_event *describe(const struct ps_probe_def *d)
 {
@@ -227,11 +270,15 @@ static struct patchsite_event *describe(const struct ps_probe_def *d)
 	struct patchsite_event_field *f;
 	size_t head = sizeof(*e) + d->nargs * sizeof(*f);
 
-	ps_buf_printf(&fmt, "%s(", d->func);
-	for (unsigned i = 0; i < d->nargs; i++)
-		ps_buf_printf(&fmt, "%s%s=%s", i ? ", " : "", d->a[i].name,
-			      ps_probe_type_fmt(&d->a[i]));
-	ps_buf_puts(&fmt, ")");
+	if (d->ret)
+		ret_format(d, &fmt);
+	else {
+		ps_buf_printf(&fmt, "%s(", d->func);
+		for (unsigned i = 0; i < d->nargs; i++)
+			ps_buf_printf(&fmt, "%s%s=%s", i ? ", " : "", d->a[i].name,
+				      ps_probe_type_fmt(&d->a[i]));
+		ps_buf_puts(&fmt, ")");
+	}
 	ps_buf_add(&text, d->group, strlen(d->group) + 1);
 	ps_buf_add(&text, d->event, strlen(d->event) + 1);
 	if (fmt.p)
@@ -274,6 +321,15 @@ static int resolve_func(struct probe *p)
 	for (size_t i = 0; !err && g.set && i < ps.nsites; i++) {
 		if (g.set[i] && ps.site_index[i] && ps.site_index[i]->kind == SITE_EXIT)
 			g.set[i] = 0;
+		if (g.set[i] && ps.site_index[i] && p->def.ret && ps.site_index[i]->state ==
+		    SITE_INTERPOSED) {
+			ps_log(PATCHSITE_LOG_ERROR, "dynamic_events: %s%%return: a "
+			       "-finstrument-functions function: its return value is not in a "
+			       "register at __cyg_profile_func_exit (build with "
+			       "-fpatchable-function-entry)", p->def.func);
+			err = -ENOTSUP;
+			break;
+		}
 		n += g.set[i] && ps.site_index[i];
 	}
 	if (!err && !n) {
@@ -328,12 +384,6 @@ static int probe_add(const struct ps_probe_def *d, bool enable, struct ps_arriva
 	bool on = enable;
 	int err;
 
-	if (d->ret) {
-		ps_log(PATCHSITE_LOG_ERROR, "dynamic_events: %s%%return: return probes are not "
-		       "done yet (set_ftrace_args %s@retval with function_graph records the "
-		       "return value)", d->func, d->func);
-		return -ENOTSUP;
-	}
 	if (find(d->group, d->event, NULL)) {
 		ps_log(PATCHSITE_LOG_ERROR, "dynamic_events: %s/%s is defined already (-:%s/%s "
 		       "removes it)", d->group, d->event, d->group, d->event);
@@ -361,6 +411,7 @@ static int probe_add(const struct ps_probe_def *d, bool enable, struct ps_arriva
 	}
 	p->desc->rt = p->ev;
 	ps_event_probes_changed = probes_changed;
+	ps_retprobe_fire = probe_ret;
 	*probes_tail() = p;		/* listed in the order defined */
 	err = publish(a);
 	if (!err && (ps_event_rules_say(p->ev, &on) || enable) && on && !p->ev->record)
@@ -383,7 +434,12 @@ static int probe_remove(const char *group, const char *event, struct ps_arrivals
 		ps_event_probe_del(p->ev, ps_event_record, p->ev);
 	p->ev->gone = true;		/* its format stays: old records name it */
 	p->desc->rt = NULL;
-	probe_free(p);
+	if (p->def.ret) {
+		p->next = retired;	/* a hooked return may still name it */
+		retired = p;
+	} else {
+		probe_free(p);
+	}
 	return err;
 }
 
@@ -447,6 +503,10 @@ void ps_probes_list(struct ps_buf *out)
 		ps_buf_printf(out, "%s", text);
 		if (f)
 			ps_buf_printf(out, "\t# %lu hits lost: memory not readable", f);
+		f = atomic_load(&p->unhooked);
+		if (f)
+			ps_buf_printf(out, "\t# %lu returns not hooked: a stack not the thread's own "
+				      "or the shadow stack full", f);
 		ps_buf_puts(out, "\n");
 	}
 	pthread_mutex_unlock(&ps.lock);

@@ -81,9 +81,7 @@ static int compile_arg(const struct ps_probe_arg *a, struct ps_fetch_arg *f, cha
 			 "(a program's own symbols need -rdynamic)", a->name, a->sym);
 		return -EINVAL;
 	case PF_RETVAL:
-		snprintf(err, errlen, "%s: $retval: return probes (FUNC%%return) are not done "
-			 "yet", a->name);
-		return -EINVAL;
+		return 0;
 	case PF_NAME:
 		snprintf(err, errlen, "%s: '%s' names a variable: names are resolved from DWARF "
 			 "by the patchsite command (record --probe), which writes the fetch "
@@ -102,7 +100,7 @@ int ps_fetch_compile(const struct ps_probe_def *d, struct ps_fetch_prog *p, char
 		snprintf(err, errlen, "probes are not done on %s", ps.arch->name);
 		return -ENOTSUP;
 	}
-	p->regs_only = true;
+	p->regs_only = !d->ret;
 	for (unsigned i = 0; i < d->nargs; i++) {
 		if (compile_arg(&d->a[i], &p->a[i], err, errlen))
 			return -EINVAL;
@@ -214,11 +212,15 @@ static uint64_t float_bits_to_double(uint64_t v)
 	return v;
 }
 
-static bool base_value(const struct ps_fetch_arg *f, const struct patchsite_regs *r, uint64_t *v)
+static bool base_value(const struct ps_fetch_arg *f, const struct patchsite_regs *r,
+		       const uint64_t *ret, uint64_t *v)
 {
 	uintptr_t sp;
 
 	switch (f->base) {
+	case PF_RETVAL:		/* a float or double is in the vector register, unless dereferenced */
+		*v = ret[(f->type == PT_FLOAT || f->type == PT_DOUBLE) && !f->nderef];
+		return true;
 	case PF_REG:
 		*v = ps_regs_get(r, f->reg);
 		return true;
@@ -250,19 +252,15 @@ static void run_regs(const struct ps_fetch_prog *p, const struct patchsite_regs 
 	}
 }
 
-int ps_fetch_run(const struct ps_fetch_prog *p, const struct patchsite_regs *r, uint64_t *out,
-		 char (*strs)[PS_FETCH_STR_BYTES])
+static int run(const struct ps_fetch_prog *p, const struct patchsite_regs *r, const uint64_t *ret,
+	       uint64_t *out, char (*strs)[PS_FETCH_STR_BYTES])
 {
-	if (p->regs_only) {
-		run_regs(p, r, out);
-		return 0;
-	}
 	for (unsigned i = 0; i < p->n; i++) {
 		const struct ps_fetch_arg *f = &p->a[i];
 		unsigned last = f->nderef;
 		uint64_t v = 0;
 
-		if (!base_value(f, r, &v))
+		if (!base_value(f, r, ret, &v))
 			return -EFAULT;
 		/*
 		 * Every dereference reads a pointer but the last, which reads the
@@ -287,4 +285,22 @@ int ps_fetch_run(const struct ps_fetch_prog *p, const struct patchsite_regs *r, 
 		out[i] = v;
 	}
 	return 0;
+}
+
+int ps_fetch_run(const struct ps_fetch_prog *p, const struct patchsite_regs *r, uint64_t *out,
+		 char (*strs)[PS_FETCH_STR_BYTES])
+{
+	static const uint64_t none[2];
+
+	if (p->regs_only) {
+		run_regs(p, r, out);
+		return 0;
+	}
+	return run(p, r, none, out, strs);
+}
+
+int ps_fetch_run_ret(const struct ps_fetch_prog *p, const uint64_t ret[2], uint64_t *out,
+		     char (*strs)[PS_FETCH_STR_BYTES])
+{
+	return run(p, NULL, ret, out, strs);
 }

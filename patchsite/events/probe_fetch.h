@@ -37,6 +37,13 @@ int ps_fetch_compile(const struct ps_probe_def *d, struct ps_fetch_prog *p, char
  */
 int ps_fetch_run(const struct ps_fetch_prog *p, const struct patchsite_regs *r, uint64_t *out,
 		 char (*strs)[PS_FETCH_STR_BYTES]);
+/*
+ * The same at a hooked return (FUNC%return): ret[0] the integer return
+ * register, ret[1] the floating-point one's low 64 bits; a return probe's
+ * program reads no other register.
+ */
+int ps_fetch_run_ret(const struct ps_fetch_prog *p, const uint64_t ret[2], uint64_t *out,
+		     char (*strs)[PS_FETCH_STR_BYTES]);
 /* n bytes at addr of this process, without faulting: false when any is unreadable. */
 bool ps_fetch_read(uintptr_t addr, void *out, size_t n);
 

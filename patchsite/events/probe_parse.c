@@ -203,6 +203,17 @@ static int parse_what(char *w, struct ps_probe_arg *a, bool ret, char *err, size
 	return 0;
 }
 
+/*
+ * What a return probe can fetch: at the return the argument registers and
+ * the entry's stack pointer are gone (the kernel's fprobe saves entry data
+ * for $argN at a return; not done here), and DWARF names are the entry's.
+ */
+static bool ret_fetchable(const struct ps_probe_arg *a)
+{
+	return a->base == PF_RETVAL || a->base == PF_ADDR || a->base == PF_SYM ||
+	       a->base == PF_IMM;
+}
+
 /* One FETCHARG word, the k-th: into a. */
 static int parse_arg(const char *word, unsigned k, struct ps_probe_arg *a, bool ret, char *err,
 		     size_t errlen)
@@ -241,6 +252,10 @@ static int parse_arg(const char *word, unsigned k, struct ps_probe_arg *a, bool 
 	}
 	if (parse_what(w, a, ret, err, errlen))
 		return -EINVAL;
+	if (ret && !ret_fetchable(a))
+		return bad(err, errlen, "argument %u: '%s': a %%return probe fetches $retval, @SYM, "
+			   "@ADDR or \\IMM (the entry's registers and stack are gone at the return)",
+			   k + 1, word);
 	if (!a->name[0]) {		/* the kernel's default: argN, or the DWARF name */
 		if (a->base == PF_NAME && strlen(a->sym) < sizeof(a->name)) {
 			char *o = a->name;	/* host->name: host_name, as perf probe names it */

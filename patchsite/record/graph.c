@@ -128,6 +128,8 @@ void ps_graph_close_frame(struct ps_thread *t, struct ps_fast *f, uint64_t tsc,
 {
 	struct ps_fslow *x = frame_slow(t, fr);
 
+	if (x && (x->flags & PS_FS_PROBE))
+		return;		/* a return probe's: no value returned, none shown */
 	if (x && (x->flags & PS_FS_NOTRACE)) {
 		t->notrace--;
 		return;
@@ -501,7 +503,10 @@ void ps_graph_exit_slow(unsigned long *slot)
 				*to++ = *p;
 			}
 		}
-		if (to == fr)
+		if (to == fr && (fr->key & PS_FRAME_SLOW) &&
+		    (t->fslow[fr - t->frames].flags & PS_FS_PROBE))
+			ps_retprobe_exit(t, &t->fslow[fr - t->frames], slot);
+		else if (to == fr)
 			frame_exit(t, f, fr, tsc, ps.arch->exit_retval ? ps.arch->exit_retval(slot) : 0);
 		else
 			ps_graph_close_frame(t, f, tsc, fr);

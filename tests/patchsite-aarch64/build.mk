@@ -15,6 +15,7 @@ check-patchsite-aarch64:
 		$(A64_B)/libpatchsite.a $(A64_B)/libpatchsite.so $(A64_B)/patchsite.o
 	$(Q)sh tests/patchsite-aarch64/run.sh $(A64_B)
 	$(Q)sh tests/patchsite-aarch64/probes.sh $(A64_B) $(B)
+	$(Q)sh tests/patchsite-aarch64/retprobe.sh $(A64_B) $(B)
 
 # Guest instructions per traced call under qemu (bench/patchsite/aarch64.sh, about 2 minutes).
 .PHONY: bench-patchsite-aarch64

@@ -193,6 +193,24 @@ else
 	echo "FAIL tsan: build livemark"; sed 's/^/    /' "$T/build.log" | head -20
 	FAIL=$((FAIL + 1))
 fi
+# Return probes while 4 threads call leaf() 5,000 times each (record/retprobe.c's frames on
+# function_graph's shadow stack, both hooks on one return): every call's return line,
+# leaf(x) = x + 1 (the sample's source), and no report.
+if [ -x "$T/livemark" ]; then
+	rm -rf "$T/r"
+	PATCHSITE_TRACER=function_graph PATCHSITE_PROBES='f:t/lr leaf%return $retval:s64' \
+		PATCHSITE_DATA="$T/r" "$T/livemark" 4 5000 >"$T/out" 2>"$T/err"
+	rc=$?
+	"$B/patchsite" replay -d "$T/r" 2>>"$T/err" | sed -n 's/.* t:lr: leaf() = \([0-9]*\).*/\1/p' |
+		sort -n | uniq -c | awk '$1 == 4 { n++ } END { print n + 0 }' >"$T/n"
+	if [ $rc -eq 0 ] && ! grep -q 'ThreadSanitizer' "$T/err" && [ "$(cat "$T/n")" = 5000 ]; then
+		echo "PASS tsan: return probes while 4 threads call leaf(): 1..5000 returned 4 times each"
+	else
+		echo "FAIL tsan: return probes (exit $rc, $(cat "$T/n") of 5000 values seen 4 times)"
+		sed 's/^/    /' "$T/err" | head -${PS_TSAN_LINES:-80}
+		FAIL=$((FAIL + 1))
+	fi
+fi
 # Static trace events (evprog.c, see events.sh): four threads emit while the
 # event is switched live 30 times, then exact counts in the steady phases;
 # probes registered and unregistered (their lists freed after a grace period).

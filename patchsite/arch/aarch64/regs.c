@@ -67,3 +67,20 @@ int ps_regs_stack_arg(unsigned n)
 {
 	return n >= 8 ? (int)n - 8 : -1;
 }
+
+/*
+ * ps_aarch64_graph_return_slow (tramp.S) built its frame as the generic
+ * trampoline's and handed ps_graph_exit_slow sp + A2 (296): struct
+ * patchsite_regs is at sp + 16, so x0 is at slot - 280 and q0 at
+ * slot - 200.
+ */
+uint64_t ps_regs_exit_value(const unsigned long *slot, bool fp)
+{
+	const struct patchsite_regs *r = (const void *)((uintptr_t)slot - 296 + 16);
+	uint64_t v;
+
+	if (!fp)
+		return r->x[0];
+	memcpy(&v, r->q[0], 8);
+	return v;
+}

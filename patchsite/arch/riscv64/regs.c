@@ -44,3 +44,12 @@ int ps_regs_stack_arg(unsigned n)
 	(void)n;
 	return -1;
 }
+
+/* ps_riscv64_graph_return_slow (tramp.S) saved a0 at sp and fa0 at sp + 112, slot = sp + 200. */
+uint64_t ps_regs_exit_value(const unsigned long *slot, bool fp)
+{
+	uint64_t v;
+
+	memcpy(&v, (const char *)slot - 200 + (fp ? 112 : 0), 8);
+	return v;
+}

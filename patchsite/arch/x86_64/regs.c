@@ -54,3 +54,20 @@ int ps_regs_stack_arg(unsigned n)
 {
 	return n >= 6 ? (int)n - 5 : -1;
 }
+
+/*
+ * ps_x86_64_graph_return's slow path pushed rax just below the slot, then
+ * called ps_x86_64_call_saved, whose frame puts xmm0 at the 16-aligned
+ * (slot - 216): slot - 8 rdi, - 16 the call's return, - 24 rbp, 5 pushes,
+ * 128 bytes, aligned down (tramp.S; a change there shows in the double
+ * returns of tests/patchsite/retprobe.sh).
+ */
+uint64_t ps_regs_exit_value(const unsigned long *slot, bool fp)
+{
+	uint64_t v;
+
+	if (!fp)
+		return slot[-1];
+	memcpy(&v, (const void *)(((uintptr_t)slot - 216) & ~(uintptr_t)15), 8);
+	return v;
+}

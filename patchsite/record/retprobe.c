@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Return probes' hook (record.h ps_retprobe_hook): a return probe's
+ * function gets its return hooked as function_graph hooks one, on the
+ * same shadow stack and through the same return trampoline, so that
+ * everything that keeps hooked returns right (record/unwind.c: C++
+ * exceptions, longjmp, thread exits, a stack unwound by a debugger's
+ * backtrace) keeps these right too.  Only the probed functions pay: the
+ * hook is set from the probes' ops callback, every other function keeps
+ * its NOP or its fast trampoline.
+ *
+ * The frame hooks nothing but the probe: it writes no entry or exit word
+ * (key bit PS_FRAME_SLOW sends its return to C, where graph.c hands it
+ * here), and a frame closed by anything but its own return fires nothing,
+ * as the kernel's fprobe exit handler never runs for a call a longjmp
+ * left: a value it would show is not one the function returned.
+ *
+ * When function_graph hooked the same return first, this frame's return
+ * address is the hook itself: its return runs the trampoline a second
+ * time, for the graph's frame below (record/unwind.c already reads past
+ * frames whose saved address is the hook, as tail calls make them).
+ */
+#include "arch/regs.h"
+#include "graph.h"
+
+void (*ps_retprobe_fire)(void *data, uint64_t x, uint64_t fp);
+
+bool ps_retprobe_hook(unsigned long *loc, void *data)
+{
+	struct ps_fast *f = &ps_fast;
+	struct ps_thread *t = thread_setup();
+	/* The frame's key: loc itself, but where the arch hands us a copy (ps_arch.key_slot). */
+	uintptr_t slot = ps.arch->key_slot ? ps.arch->key_slot(loc) : (uintptr_t)loc;
+	struct ps_frame *fr;
+	struct ps_fslow *x;
+
+	if (!t || !own_stack(f, slot) || f->fp >= t->frames_end)
+		return false;
+	fr = f->fp;
+	fr->ret = *loc;
+	fr->key = (slot - PS_FRAME_KEY_BIAS) | PS_FRAME_SLOW;
+	fr->idw = 0;
+	x = &t->fslow[fr - t->frames];
+	*x = (struct ps_fslow){ .flags = PS_FS_PROBE, .prof = data };
+	f->fp++;
+	*loc = (uintptr_t)ps.arch->graph_return;
+	return true;
+}
+
+/*
+ * The return of a probe's frame (graph.c ps_graph_exit_slow), slot as the
+ * return trampoline handed it: the probe fired in a reader's section, as
+ * the dispatcher runs ops, so that a probe's recorder removed meanwhile
+ * is freed only after it.
+ */
+void ps_retprobe_exit(struct ps_thread *t, const struct ps_fslow *x, const unsigned long *slot)
+{
+	void (*fire)(void *, uint64_t, uint64_t) = ps_retprobe_fire;
+	unsigned long seq;
+
+	if (!fire || t->depth)
+		return;
+	t->depth = 1;		/* what the probe calls is not traced */
+	seq = ps_reader_enter(t);
+	fire(x->prof, ps_regs_exit_value(slot, false), ps_regs_exit_value(slot, true));
+	ps_reader_exit(t, seq);
+	t->depth = 0;
+}

@@ -1,0 +1,81 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Return probes on aarch64 under qemu-user: usage  retprobe.sh A64_BUILD_DIR HOST_BUILD_DIR
+#
+# The oracle is the x86-64 run of the same samples (testdata/patchsite/retvals.c,
+# retthrow.cc), whose values tests/patchsite/retprobe.sh checks against gdb's finish: the
+# same FUNC%return probes must give the same values, return by return, from x0 and d0 as
+# aarch64's graph_return slow path saved them (patchsite/arch/aarch64/regs.c
+# ps_regs_exit_value), under qemu-aarch64.  The types are written out: the runtime reads
+# no DWARF (record's command does, and it runs no aarch64 program here).  r_jump's
+# longjmps and thrower's throws must leave no return line, and the programs' output must
+# be the untraced one.  Pointers differ between the two runs and are not probed.
+set -u
+export PATCHSITE_SCHED=0	# qemu-user has no perf_event_open (see probes.sh)
+A=${1:-build/aarch64}
+H=${2:-build}
+T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-a64ret.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+QEMU=${QEMU_AARCH64:-$(command -v qemu-aarch64-static || command -v qemu-aarch64)}
+CC=${A64_CC:-aarch64-linux-gnu-gcc}
+CXX=${A64_CXX:-aarch64-linux-gnu-g++}
+if [ -z "$QEMU" ] || ! command -v "$CC" >/dev/null 2>&1 || [ ! -f "$A/libpatchsite.so" ]; then
+	echo "SKIP aarch64 return probes: needs $CC, qemu-aarch64 and $A/libpatchsite.so"
+	exit 0
+fi
+RETVALS='f:t/r_int r_int%return $retval:s32
+f:t/r_unsigned r_unsigned%return $retval:u32
+f:t/r_long r_long%return $retval:s64
+f:t/r_short r_short%return $retval:s16
+f:t/r_schar r_schar%return $retval:s8
+f:t/r_uchar r_uchar%return $retval:u8
+f:t/r_bool r_bool%return $retval:u8
+f:t/r_enum r_enum%return $retval:s32
+f:t/r_double r_double%return $retval:double
+f:t/r_float r_float%return $retval:float
+f:t/r_str r_str%return $retval:string
+f:t/r_jump r_jump%return $retval:s32'
+THROW='f:t/thrower thrower%return $retval:s32
+f:t/caller caller%return $retval:s32'
+pass=0 fail=0
+
+# one NAME SRC COMPILER PROBES [TRACER]: x86-64 and aarch64 runs, their events compared.
+one() {
+	name=$1 src=$2 cc=$3 probes=$4 tracer=${5:-nop}
+	host=gcc
+	case $src in *.cc) host=g++ ;; esac
+	$host -O2 -g -pg -mfentry -mrecord-mcount "$src" -o "$T/x86" 2>"$T/err"
+	$cc -O2 -g -fpatchable-function-entry=2 "$src" -o "$T/a64" 2>>"$T/err"
+	rm -rf "$T/x86.d" "$T/a64.d"
+	PATCHSITE_PROBES="$probes" PATCHSITE_DATA="$T/x86.d" PATCHSITE_TRACER=$tracer \
+		LD_PRELOAD="$PWD/$H/libpatchsite.so" "$T/x86" >"$T/x86.out" 2>>"$T/err"
+	"$QEMU" -L /usr/aarch64-linux-gnu -E LD_PRELOAD="$PWD/$A/libpatchsite.so" \
+		-E PATCHSITE_PROBES="$probes" -E PATCHSITE_DATA="$T/a64.d" \
+		-E PATCHSITE_TRACER=$tracer "$T/a64" >"$T/a64.out" 2>>"$T/err"
+	"$QEMU" -L /usr/aarch64-linux-gnu "$T/a64" >"$T/a64.plain" 2>>"$T/err"
+	for arch in x86 a64; do
+		"$H/patchsite" replay -d "$T/$arch.d" 2>>"$T/err" |
+			grep -o ' t:[a-z_]*: .*' | sed 's/ \*\/$//' >"$T/$arch.txt"
+	done
+	n=$(wc -l <"$T/x86.txt")
+	if [ "$n" -gt 10 ] && diff -u "$T/x86.txt" "$T/a64.txt" >"$T/diff" &&
+	   cmp -s "$T/a64.out" "$T/a64.plain" && cmp -s "$T/x86.out" "$T/a64.out"; then
+		echo "PASS aarch64 $name: $n returns, the same values as x86-64's, output unchanged"
+		pass=$((pass + 1))
+	else
+		echo "FAIL aarch64 $name differ from x86-64's ($n returns)"
+		cat "$T/err" "$T/diff" | head -30 | sed 's/^/    /'
+		echo "    output: traced $(cat "$T/a64.out") untraced $(cat "$T/a64.plain")"
+		fail=$((fail + 1))
+	fi
+}
+one "retvals.c" testdata/patchsite/retvals.c "$CC" "$RETVALS"
+one "retvals.c under function_graph" testdata/patchsite/retvals.c "$CC" "$RETVALS" function_graph
+if command -v "$CXX" >/dev/null 2>&1; then
+	one "retthrow.cc (throws through a probed function)" testdata/patchsite/retthrow.cc "$CXX" \
+		"$THROW"
+else
+	echo "SKIP aarch64 retthrow.cc: $CXX not installed"
+fi
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]

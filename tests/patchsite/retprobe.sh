@@ -1,0 +1,193 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Return probes (FUNC%return, $retval):
+# usage  retprobe.sh BUILD_DIR plain|san
+#
+# The oracle is gdb: a FinishBreakpoint on every call of each probed function of
+# testdata/patchsite/retvals.c prints the value it returned, read by gdb from the return
+# register by the function's DWARF type (retprobe_gdb.py); check_retvals.py compares them,
+# return by return, with `patchsite replay` of the same program recorded with one
+# `f FUNC%return $retval` probe per function, the type left to the command's DWARF
+# reading (int, unsigned, long, short, signed and unsigned char, bool, enum, double, float,
+# char * as a pointer and as $retval:string, void *).  r_jump longjmps out of every other
+# call: gdb's finish never fires for those, and no return line may be shown for them.
+# testdata/patchsite/retthrow.cc throws through a probed function: the same returns as
+# gdb's, and the program's output unchanged.  gcc -O0 and -O2, clang -O2; function_graph
+# on at once (both hooks on one return) once.  Bad input is refused with one line.
+set -u
+
+B=${1:-build}
+MODE=${2:-plain}
+T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-retprobe.XXXXXX")
+trap '[ -z "${KEEP:-}" ] && rm -rf "$T"' EXIT
+PASS=0
+FAIL=0
+PS="$PWD/$B/patchsite"
+export PATCHSITE_LIB="$PWD/$B/libpatchsite.so"
+SANPRE=
+if [ "$MODE" = san ]; then
+	SANPRE="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
+	export ASAN_OPTIONS=detect_leaks=0
+fi
+pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
+fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
+
+if [ "$(uname -m)" != x86_64 ]; then
+	echo "SKIP retprobe.sh: written for x86-64 (tests/patchsite-aarch64 runs the aarch64 case)"
+	exit 0
+fi
+if ! command -v gdb >/dev/null 2>&1; then
+	echo "SKIP retprobe.sh: gdb (the oracle) is not installed (scripts/deps.sh installs it)"
+	exit 0
+fi
+
+FUNCS='r_int r_unsigned r_long r_short r_schar r_uchar r_bool r_enum r_double r_float r_str
+r_ptr r_jump'
+
+# compare NAME EXE TRACER EV=FUNC[:string]...: record with the probes, replay, gdb, compare.
+compare() {
+	name=$1 exe=$2 tracer=$3
+	shift 3
+	set -- "$@"
+	probes= gdbarg= evs=
+	for w in "$@"; do
+		ev=${w%%=*} fn=${w#*=}
+		case $fn in
+		*:*) probes="$probes --probe=f:t/$ev ${fn%:*}%return \$retval:${fn#*:}" ;;
+		*) probes="$probes --probe=f:t/$ev $fn%return \$retval" ;;
+		esac
+		gdbarg="$gdbarg $w" evs="$evs t:$ev"
+	done
+	rm -rf "$T/rec"
+	# One argument per --probe: the definitions hold blanks.
+	old_ifs=$IFS
+	IFS='
+'
+	# shellcheck disable=SC2086
+	set -- $(echo "$probes" | sed 's/ --probe=/\n--probe=/g' | sed '/^$/d')
+	IFS=$old_ifs
+	# No address randomisation, as under gdb: pointers compare.
+	if ! LD_PRELOAD="$SANPRE" setarch -R "$PS" record -d "$T/rec" --tracer="$tracer" "$@" "$exe" \
+		>"$T/out" 2>"$T/err" || grep -q error "$T/err"; then
+		fail "$name: record" "$T/err"
+		return
+	fi
+	"$PS" replay -d "$T/rec" >"$T/replay" 2>"$T/err" || { fail "$name: replay" "$T/err"; return; }
+	printf 'set pagination off\nset confirm off\nsource %s\nretprobe%s\nrun\n' \
+		"$PWD/tests/patchsite/retprobe_gdb.py" "$gdbarg" >"$T/cmds.gdb"
+	gdb -batch -nx -x "$T/cmds.gdb" "$exe" >"$T/gdb.log" 2>&1
+	# shellcheck disable=SC2086
+	if python3 tests/patchsite/check_retvals.py "$T/replay" "$T/gdb.log" $evs >"$T/cmp" 2>&1
+	then
+		pass "$name: $(tail -1 "$T/cmp")"
+	else
+		cat "$T/gdb.log" >>"$T/cmp"
+		fail "$name: return values differ from gdb's" "$T/cmp"
+	fi
+	# The program's own output, traced and not.
+	if ! "$exe" >"$T/plain.out" 2>&1 || ! cmp -s "$T/plain.out" "$T/out"; then
+		echo "untraced: $(cat "$T/plain.out")  traced: $(cat "$T/out")" >"$T/diff"
+		fail "$name: the program's output changed under the probes" "$T/diff"
+	fi
+}
+
+variant() {
+	cc=$1 opt=$2 tracer=${3:-nop}
+	sites="-pg -mfentry -mrecord-mcount"
+	[ "$cc" = clang ] && sites=-fpatchable-function-entry=5
+	exe="$T/retvals-$cc$opt"
+	if ! $cc "$opt" -g $sites testdata/patchsite/retvals.c -o "$exe" >"$T/build.log" 2>&1; then
+		fail "$cc $opt: build" "$T/build.log"
+		return
+	fi
+	args=
+	for f in $FUNCS; do args="$args $f=$f"; done
+	# shellcheck disable=SC2086
+	compare "$cc $opt retvals.c (tracer $tracer)" "$exe" "$tracer" $args str_s=r_str:string
+}
+
+throws() {
+	cxx=$1
+	sites="-pg -mfentry -mrecord-mcount"
+	[ "$cxx" = clang++ ] && sites=-fpatchable-function-entry=5
+	exe="$T/retthrow-$cxx"
+	if ! $cxx -O2 -g $sites testdata/patchsite/retthrow.cc -o "$exe" >"$T/build.log" 2>&1; then
+		fail "$cxx: build" "$T/build.log"
+		return
+	fi
+	# Untyped: the command finds the C++ functions by their DWARF names (symbols are mangled).
+	compare "$cxx -O2 retthrow.cc (thrower throws every third call)" "$exe" nop \
+		thrower=thrower caller=caller
+}
+
+# record -R FUNC@retval (uftrace's spelling) under function and function_graph: a return
+# probe typed from DWARF, so a double's value too (function_graph's own line shows the
+# integer register), against gdb's finish values.
+spelling() {
+	tracer=$1 exe="$T/retvals-gcc-O2"
+	rm -rf "$T/rrec"
+	if ! LD_PRELOAD="$SANPRE" setarch -R "$PS" record -d "$T/rrec" --tracer="$tracer" -R r_double@retval \
+		-R r_float@retval -R r_long@retval "$exe" >/dev/null 2>"$T/err"; then
+		fail "-R under $tracer: record" "$T/err"
+		return
+	fi
+	"$PS" replay -d "$T/rrec" 2>>"$T/err" | sed 's/fprobes:\(r_[a-z]*\)__exit:/t:\1:/' \
+		>"$T/rreplay"
+	printf 'set pagination off\nset confirm off\nsource %s\nretprobe%s\nrun\n' \
+		"$PWD/tests/patchsite/retprobe_gdb.py" " r_double=r_double r_float=r_float" \
+		>"$T/rcmds.gdb"
+	gdb -batch -nx -x "$T/rcmds.gdb" "$exe" >"$T/rgdb.log" 2>&1
+	if python3 tests/patchsite/check_retvals.py "$T/rreplay" "$T/rgdb.log" t:r_double \
+		t:r_float >"$T/cmp" 2>&1; then
+		pass "-R under $tracer: $(tail -1 "$T/cmp")"
+	else
+		fail "-R under $tracer: values differ from gdb's" "$T/cmp"
+	fi
+}
+
+# refused CASE WANT ARGS...: record refuses the definition with one line naming WANT.
+refused() {
+	what=$1 want=$2
+	shift 2
+	LD_PRELOAD="$SANPRE" "$PS" record -d "$T/bad" --tracer=nop "$@" "$T/retvals-gcc-O2" \
+		>/dev/null 2>"$T/err"
+	rc=$?
+	if grep -q -- "$want" "$T/err" && [ "$(grep -c . "$T/err")" -le 2 ]; then
+		pass "refused: $what ($(grep -- "$want" "$T/err" | head -1 | cut -c1-110)) rc=$rc"
+	else
+		fail "refused: $what (want '$want')" "$T/err"
+	fi
+}
+
+variant gcc -O0
+variant gcc -O2
+variant gcc -O2 function_graph
+if command -v clang >/dev/null 2>&1; then
+	variant clang -O2
+else
+	echo "SKIP clang: not installed"
+fi
+throws g++
+command -v clang++ >/dev/null 2>&1 && throws clang++
+spelling function
+spelling function_graph
+refused '$retval on an entry probe' 'only for a FUNC%return probe' '--probe=f r_int $retval'
+refused '$arg1 on a return probe' 'a %return probe fetches' '--probe=f r_int%return $arg1'
+refused '%return on no such function' "no traceable function matches 'no_such'" \
+	'--probe=f no_such%return $retval'
+refused 'a void function' 'returns void' '--probe=f r_void%return $retval'
+
+# -finstrument-functions: the return value is not in a register at __cyg_profile_func_exit.
+if gcc -O2 -g -finstrument-functions testdata/patchsite/retvals.c -o "$T/cyg" 2>"$T/build.log"
+then
+	LD_PRELOAD="$SANPRE" "$PS" record -d "$T/badcyg" --tracer=nop \
+		'--probe=f r_int%return $retval' "$T/cyg" >/dev/null 2>"$T/err"
+	if grep -q 'r_int%return: a -finstrument-functions function' "$T/err"; then
+		pass "refused: %return on a -finstrument-functions function"
+	else
+		fail "refused: %return on a -finstrument-functions function" "$T/err"
+	fi
+fi
+
+echo "retprobe.sh: $PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]
