@@ -73,32 +73,46 @@ static void chrome_static_event(FILE *f, const char **sep, const struct psr_proc
  * "off-CPU (preempted)"), from a switch out to the next switch in, so that
  * it nests inside the call it happened in.  The switches are stamped by
  * the kernel (CLOCK_MONOTONIC), the calls by the counter; the two meet to
- * a microsecond or so, and a call made just before a blocking system call
- * can map after the switch out.  The thread ran that event, so it was on
- * the CPU then: the slice begins at the last such event, a microsecond
- * or so later than the switch, and still nests.
+ * a microsecond or so, so a call just before a blocking system call can
+ * map after the switch out, and a return just after the wake-up before the
+ * switch in.  The thread ran those events, so it was on the CPU then: the
+ * slice is the longest stretch between the switches and such events, short
+ * of the pair by the microsecond or so, and still nests.
  */
 struct offcpu {
 	bool out;
-	uint64_t tsc;
+	uint64_t tsc, from, to;		/* the latest switch or event; the longest stretch */
 	int32_t cpu;
 	uint32_t what;
 };
+
+static void offcpu_stretch(struct offcpu *o, uint64_t tsc)
+{
+	if (tsc < o->tsc)
+		return;
+	if (tsc - o->tsc > o->to - o->from) {
+		o->from = o->tsc;
+		o->to = tsc;
+	}
+	o->tsc = tsc;
+}
 
 static void chrome_switch(FILE *f, const char **sep, const struct psr_proc *p, int tid,
 			  struct offcpu *o, const struct psr_event *e)
 {
 	if (e->id != PSR_SW_IN) {
-		*o = (struct offcpu){ .out = true, .tsc = e->tsc, .cpu = e->cpu, .what = e->id };
+		*o = (struct offcpu){ .out = true, .tsc = e->tsc, .from = e->tsc, .to = e->tsc,
+				      .cpu = e->cpu, .what = e->id };
 		return;
 	}
 	if (!o->out)
 		return;		/* switched in without a switch out seen: nothing to show */
 	o->out = false;
+	offcpu_stretch(o, e->tsc);
 	fprintf(f, "%s{\"name\":\"%s\",\"ph\":\"X\",\"dur\":%.3f,\"ts\":%.3f,\"pid\":%d,"
 		"\"tid\":%d,\"cat\":\"sched\",\"args\":{\"cpu_out\":%d,\"cpu_in\":%d}}", *sep,
 		o->what == PSR_SW_OUT_PREEMPT ? "off-CPU (preempted)" : "off-CPU",
-		(double)walk_dur(p, o->tsc, e->tsc) / 1000.0, (double)psr_ns(p, o->tsc) / 1000.0,
+		(double)walk_dur(p, o->from, o->to) / 1000.0, (double)psr_ns(p, o->from) / 1000.0,
 		p->pid, tid, o->cpu, e->cpu);
 	*sep = ",\n";
 }
@@ -128,8 +142,8 @@ static int chrome_thread(FILE *f, const char **sep, struct stream *m)
 			chrome_switch(f, sep, p, m->t->tid, &off, e);
 			continue;
 		}
-		if (off.out && e->tsc > off.tsc)
-			off.tsc = e->tsc;	/* an event while off the CPU: see above */
+		if (off.out)
+			offcpu_stretch(&off, e->tsc);	/* an event while off the CPU: see above */
 		if (walk_is_marker(e)) {
 			chrome_event(f, sep, p, m->t->tid, walk_marker_text(e, text, sizeof(text)), "i",
 				     e->tsc, NULL);

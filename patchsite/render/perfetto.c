@@ -29,9 +29,9 @@
  * Time off the CPU (issue 25) is a slice of its own, "off-CPU" or
  * "off-CPU (preempted)", begun and ended at the switch in: it lies between
  * two events of the thread, so it nests in the call it happened in.  Where
- * an event of the thread maps inside it (the counter and CLOCK_MONOTONIC
- * meet to a microsecond or so) the slice begins at that event instead, as
- * in dump --chrome (render/chrome.c): the thread was on the CPU then.
+ * an event of the thread falls inside it (the counter and CLOCK_MONOTONIC
+ * meet to a microsecond or so) the two switches are instants instead,
+ * "sched-out" (at that event) and "sched-in", so that the slices still nest.
  *
  * SEQ_NEEDS_INCREMENTAL_STATE is not set on event packets: trace processor
  * reads it only to skip packets after a ring buffer dropped the packet
@@ -434,10 +434,17 @@ static void thread_head(struct pf *f, struct seq *q, const struct psr_proc *p,
 }
 
 struct offcpu {
-	bool out;
+	bool out, said;		/* switched out; its instant already written (crossed) */
 	uint64_t ns;
 	uint32_t what;
 };
+
+static const char *out_name(const struct offcpu *o, bool slice)
+{
+	if (o->what == PSR_SW_OUT_PREEMPT)
+		return slice ? "off-CPU (preempted)" : "sched-out (preempted)";
+	return slice ? "off-CPU" : "sched-out";
+}
 
 static void perfetto_switch(struct pf *f, struct seq *q, struct offcpu *o, const struct psr_proc *p,
 			    const struct psr_event *e)
@@ -451,9 +458,12 @@ static void perfetto_switch(struct pf *f, struct seq *q, struct offcpu *o, const
 	if (!o->out)
 		return;
 	o->out = false;
-	track_event(f, q, p, o->ns, TYPE_SLICE_BEGIN, o->what == PSR_SW_OUT_PREEMPT ?
-		    "off-CPU (preempted)" : "off-CPU", NULL, NULL, NULL);
-	track_event(f, q, p, ns > o->ns ? ns : o->ns, TYPE_SLICE_END, NULL, NULL, NULL, NULL);
+	if (o->said) {
+		track_event(f, q, p, ns, TYPE_INSTANT, "sched-in", NULL, NULL, NULL);
+		return;
+	}
+	track_event(f, q, p, o->ns, TYPE_SLICE_BEGIN, out_name(o, true), NULL, NULL, NULL);
+	track_event(f, q, p, ns, TYPE_SLICE_END, NULL, NULL, NULL, NULL);
 }
 
 static void perfetto_thread(struct pf *f, struct stream *m, uint64_t uuid, uint64_t parent)
@@ -474,8 +484,11 @@ static void perfetto_thread(struct pf *f, struct stream *m, uint64_t uuid, uint6
 			perfetto_switch(f, &q, &off, p, e);
 			continue;
 		}
-		if (off.out && psr_ns(p, e->tsc) > off.ns)
-			off.ns = psr_ns(p, e->tsc);	/* an event while off the CPU: see above */
+		if (off.out && !off.said) {	/* an event while off the CPU: see above */
+			track_event(f, &q, p, off.ns, TYPE_INSTANT, out_name(&off, false), NULL, NULL,
+				    NULL);
+			off.said = true;
+		}
 		if (walk_is_marker(e)) {
 			track_event(f, &q, p, psr_ns(p, e->tsc), TYPE_INSTANT, NULL,
 				    walk_marker_text(e, text, sizeof(text)), NULL, NULL);

@@ -47,10 +47,11 @@ def sched_file(path):
 def chrome(procdir, trace):
     """dump --chrome's off-CPU slices: one per switch out followed by a switch in, in the
     sched file (parsed here), as long as the pair less at most SKEW (an event of the
-    thread mapped just after the switch out begins the slice: the counter and
-    CLOCK_MONOTONIC meet to a microsecond or so), and no longer (RATE: the counter
-    against CLOCK_MONOTONIC); each inside its thread's calls (nested), and in sleeper's
-    run (testdata offcpu sleep) every nap() call holds a voluntary one (nanosleep blocks)."""
+    thread mapped just after the switch out, or just before the switch in, bounds the
+    slice: the counter and CLOCK_MONOTONIC meet to a microsecond or so), and no longer
+    (RATE: the counter against CLOCK_MONOTONIC); each inside its thread's calls (nested),
+    and in sleeper's run (testdata offcpu sleep) every nap() call holds a voluntary one
+    (nanosleep blocks)."""
     SKEW, RATE = 50000, 0.001
     ev = json.load(open(trace))["traceEvents"]
     trimmed = 0
@@ -92,8 +93,8 @@ def chrome(procdir, trace):
                 raise SystemExit(f"not nested: {e} in {stack[-1]}")
             stack.append(e)
     print(f"{len([e for e in ev if e.get('cat') == 'sched' and e['ph'] == 'X'])} off-CPU "
-          f"slices, one per switch out and in ({trimmed} begun at a call mapped just after "
-          f"the switch out); each of the 10 nap() calls holds a voluntary one")
+          f"slices, one per switch out and in ({trimmed} bounded by a call mapped between "
+          f"the switches); each of the 10 nap() calls holds a voluntary one")
 
 
 def main():
