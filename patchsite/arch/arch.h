@@ -161,14 +161,24 @@ struct ps_arch {
 	void (*graph_return)(void);
 	/*
 	 * Returns hooked through a register (aarch64's x30): the function saves
-	 * the hook in its frame record, which only the frame-pointer chain finds
-	 * (record/unwind.c walks it before an unwinder runs).  NULL where the hooked
+	 * the hook in its frame record, where the unwinder reads it through the
+	 * CFI (ret_keyed_by_cfa below, or record/unwind.c walks the frame-pointer
+	 * chain before a throw).  NULL where the hooked
 	 * slot is the return address in memory (x86-64).  ret_strip drops a
 	 * pointer authentication code; ret_sign signs as the function's entry
 	 * did (its sp then follows from the shadow frame's slot).
 	 */
 	uintptr_t (*ret_strip)(uintptr_t v);
 	uintptr_t (*ret_sign)(uintptr_t v, uintptr_t slot);
+	/*
+	 * Returns hooked through a register, keyed by the sp at entry - 8,
+	 * which is the CFA libgcc's unwinder computes for the frame - 8: the
+	 * _Unwind_Find_FDE wrapper finds the frame by its key, as on x86-64,
+	 * and shows the unwinder the real return address (record/unwind.c).
+	 * false: frame records are unhooked around a C++ throw instead (only
+	 * __cxa_throw, __cxa_rethrow and __cxa_begin_catch: riscv64).
+	 */
+	bool ret_keyed_by_cfa;
 	/*
 	 * The slot a return hooked through loc (a trampoline's parent_loc) is
 	 * keyed by: the sp at the function's entry - 8, as graph_return finds

@@ -28,6 +28,11 @@
  * as if the slot held it.  Nothing is written to the stack, so nothing
  * has to be put back when a handler catches, however the walks nest (a
  * catch inside a destructor run by another exception's unwinding).
+ * Where returns are hooked through a register (aarch64's x30,
+ * ps_arch.ret_keyed_by_cfa), the hook is in the frame record the CFI
+ * names, not at the CFA; but the frame is keyed by its sp at entry - 8,
+ * which is the CFA - 8 there too, and a hooked return is the only way the
+ * unwinder's ra can be graph_return: the key alone finds the frame.
  *
  * A personality routine calls _Unwind_SetIP when the walk is about to
  * land in a frame (a catch or a cleanup): calls below that frame are left
@@ -109,12 +114,18 @@ static uintptr_t hooked_ret(uintptr_t slot, uintptr_t hook)
  */
 static void unhook_chain(struct ps_thread *t, struct ps_fast *f, bool rehook);
 
+/* Only where _Unwind_Find_FDE cannot find the hooked frames by the CFA (riscv64). */
+static bool unhooks_records(void)
+{
+	return ps.arch->ret_strip && !ps.arch->ret_keyed_by_cfa;
+}
+
 static void unhook_all(void)
 {
 	struct ps_fast *f = &ps_fast;
 	struct ps_thread *t = f->t;
 
-	if (t && f->fp && ps.arch->ret_strip)
+	if (t && f->fp && unhooks_records())
 		unhook_chain(t, f, false);
 }
 
@@ -125,7 +136,7 @@ static void rehook_after_catch(uintptr_t below)
 	struct ps_thread *t = f->t;
 	uint64_t tsc = ps_clock();
 
-	if (!t || !f->fp || !ps.arch->ret_strip)
+	if (!t || !f->fp || !unhooks_records())
 		return;
 	mark(t, f, tsc);
 	while (f->fp > t->frames + 1 && frame_slot(f->fp - 1) <= below) {
@@ -204,7 +215,7 @@ EXPORT const void *_Unwind_Find_FDE(void *pc, struct unwind_bases *bases)
 	if (hook && (uintptr_t)pc + 1 == hook && (uintptr_t)ctx_end[-2] == hook) {
 		uintptr_t *slot = (uintptr_t *)((uintptr_t)ctx_end[-3] - sizeof(void *));
 
-		ret = *slot == hook ? hooked_ret((uintptr_t)slot, hook) : 0;
+		ret = *slot == hook || arch->ret_keyed_by_cfa ? hooked_ret((uintptr_t)slot, hook) : 0;
 		if (ret) {
 			ctx_end[-2] = (void *)ret;
 			pc = (void *)(ret - 1);
@@ -324,7 +335,7 @@ void ps_graph_thread_end(void)
 	}
 }
 
-/* Register-hooked arches only (above); elsewhere these only pass through. */
+/* Arches that unhook frame records (riscv64, above); elsewhere these only pass through. */
 EXPORT void __cxa_throw(void *obj, void *tinfo, void (*dest)(void *))
 {
 	static void (*real)(void *, void *, void (*)(void *)) __attribute__((noreturn));
@@ -386,7 +397,7 @@ static void before_longjmp(const void *env)
 	}
 }
 
-/* Register-hooked arches: the forced unwind reads real addresses; frames close at thread end. */
+/* Arches that unhook frame records: the forced unwind reads real addresses; frames close at thread end. */
 EXPORT void pthread_exit(void *ret)
 {
 	static void (*real)(void *) __attribute__((noreturn));

@@ -366,6 +366,8 @@ const struct ps_arch ps_arch_aarch64 = {
 	.ret_strip	= aarch64_ret_strip,
 	.ret_sign	= aarch64_ret_sign,
 	.key_slot	= aarch64_key_slot,
+	/* The CFA is the sp at entry (AAPCS64 DWARF: DW_CFA_def_cfa sp, 0 there). */
+	.ret_keyed_by_cfa = true,
 	.arg_regs	= 8,
 	.regs_retval	= aarch64_regs_retval,
 	.exit_retval	= aarch64_exit_retval,
