@@ -18,6 +18,8 @@
 #   pgbti   pg + -mbranch-protection=standard: paciasp signs the saved return
 #           address, which function_graph hooks signed the same way
 #   nofp    bti + -fomit-frame-pointer (unwind.cc only: no frame-pointer chain)
+#   cyg     -finstrument-functions (unwind.cc, gdbcount.c and basic.c only): the
+#           calls to __cyg_profile_func_enter/exit are the sites (arch/aarch64/cyg.S)
 #  riscv64 (Debian's default -march=rv64gc has compressed instructions):
 #   rvc     -fpatchable-function-entry=4 -falign-functions=4  four c.nop, 4-aligned; PIE
 #   rvcnp   rvc + -fno-pie, linked -no-pie
@@ -102,6 +104,7 @@ form_flags() {
 	pg | pgt) echo "-pg" ;;
 	pgbti) echo "-pg -mbranch-protection=standard" ;;
 	nofp)  echo "-fpatchable-function-entry=2 -mbranch-protection=standard -fomit-frame-pointer" ;;
+	cyg)   echo "-finstrument-functions" ;;
 	esac
 }
 
@@ -142,8 +145,9 @@ unwind_depths() {
 	d_loop=$(depths "$T/trace" '^loop_mid\(') d_show=$(depths "$T/trace" '^show\(\) \{')
 	d_outer=$(depths "$T/trace" '^outer\(') d_level=$(depths "$T/trace" '^level\(')
 	opens=$(grep -c '|               | ' "$T/trace") closes=$(grep -c '| *}$' "$T/trace")
+	# (cyg: the nested show() calls traced callees too, so it is also "show() {" at 3)
 	if cmp -s "$T/plain" "$T/out" && [ ! -s "$T/err" ] && [ "$d_loop" = "2 " ] &&
-	   [ "$d_show" = "2 " ] && [ "$d_outer" = "2 " ] && [ "$d_level" = "1 2 3 4 5 6 " ] &&
+	   [ "${d_show%% *}" = 2 ] && [ "$d_outer" = "2 " ] && [ "$d_level" = "1 2 3 4 5 6 " ] &&
 	   [ "$opens" -eq "$closes" ] && [ "$(grep -c 'loop_mid() {$' "$T/trace")" -eq 2000 ]; then
 		pass "$1: unwind.cc, all cases, function_graph: as untraced; loop_mid at $d_loop, show/outer at $d_outer, level at $d_level; $opens calls closed"
 	else
@@ -435,9 +439,9 @@ fi
 # function_graph depths are checked against the program's call structure as
 # tests/patchsite/unwind.sh does on x86-64.  The unwinder is shown through the hooked
 # frame records by the _Unwind_Find_FDE wrapper, as on x86-64 (record/unwind.c), with
-# or without frame pointers (nofp).
+# or without frame pointers (nofp); and from -finstrument-functions' own calls (cyg).
 if [ $ARCH = aarch64 ]; then
-	for form in pfe bti pg pgbti nofp; do
+	for form in pfe bti pg pgbti nofp cyg; do
 		if ! CC=$CXX build "$T/unwind-$form" $form $SRC/unwind.cc -- -pthread; then
 			fail "$form: build unwind.cc" "$T/build.log"
 			continue
@@ -464,6 +468,36 @@ if [ $ARCH = aarch64 ]; then
 		done
 		unwind_depths "$form"
 	done
+fi
+
+# -finstrument-functions (cyg): basic.c's traces are every form's (the expected files,
+# written from its call tree); preloaded with nothing asked, the calls reach
+# arch/aarch64/cyg.S and return: the same output, nothing said.
+if [ $ARCH = aarch64 ]; then
+	if build "$T/basic-cyg" cyg $SRC/basic.c; then
+		PATCHSITE_TRACER=function PATCHSITE_NOTRACE=skip_me PATCHSITE_OUTPUT="$T/trace" \
+			run_traced "$T/out" "$T/err" "$T/basic-cyg"
+		if grep -qx 'sum=5' "$T/out" && [ ! -s "$T/err" ]; then
+			compare "cyg: function tracer" basic.function "$T/trace"
+		else
+			fail "cyg: function tracer" "$T/err"
+		fi
+		PATCHSITE_TRACER=function_graph PATCHSITE_OUTPUT="$T/trace" \
+			run_traced "$T/out" "$T/err" "$T/basic-cyg"
+		if grep -qx 'sum=5' "$T/out" && [ ! -s "$T/err" ]; then
+			compare "cyg: function_graph" basic.graph "$T/trace"
+		else
+			fail "cyg: function_graph" "$T/err"
+		fi
+		run_traced "$T/out" "$T/err" "$T/basic-cyg"
+		if grep -qx 'sum=5' "$T/out" && [ ! -s "$T/err" ]; then
+			pass "cyg: preloaded, nothing traced: same output, nothing on stderr"
+		else
+			fail "cyg: preloaded, nothing traced" "$T/err"
+		fi
+	else
+		fail "cyg: build basic.c" "$T/build.log"
+	fi
 fi
 
 # Call counts against an outside oracle: gdb breakpoints on leaf and mid (gdbcount.c)
@@ -500,7 +534,7 @@ gdb_case() {	# FORM TRACER
 	fi
 }
 if [ $ARCH = aarch64 ] && command -v gdb-multiarch >/dev/null; then
-	for form in pfe pg pgt pgbti; do
+	for form in pfe pg pgt pgbti cyg; do
 		if build "$T/gdbcount-$form" $form $SRC/gdbcount.c; then
 			gdb_case $form function
 			gdb_case $form function_graph
