@@ -160,23 +160,12 @@ struct ps_arch {
 	/* Where the graph tracer's hooked returns go. */
 	void (*graph_return)(void);
 	/*
-	 * Returns hooked through a register (aarch64's x30): the function saves
-	 * the hook in its frame record, where the unwinder reads it through the
-	 * CFI (ret_keyed_by_cfa below, or record/unwind.c walks the frame-pointer
-	 * chain before a throw).  NULL where the hooked
-	 * slot is the return address in memory (x86-64).  ret_strip drops a
-	 * pointer authentication code; ret_sign signs as the function's entry
-	 * did (its sp then follows from the shadow frame's slot).
-	 */
-	uintptr_t (*ret_strip)(uintptr_t v);
-	uintptr_t (*ret_sign)(uintptr_t v, uintptr_t slot);
-	/*
-	 * Returns hooked through a register, keyed by the sp at entry - 8,
-	 * which is the CFA libgcc's unwinder computes for the frame - 8: the
-	 * _Unwind_Find_FDE wrapper finds the frame by its key, as on x86-64,
-	 * and shows the unwinder the real return address (record/unwind.c).
-	 * false: frame records are unhooked around a C++ throw instead (only
-	 * __cxa_throw, __cxa_rethrow and __cxa_begin_catch: riscv64).
+	 * Returns hooked through a register (aarch64's x30, riscv64's ra): the
+	 * function saves the hook wherever its CFI says, not at the CFA - 8
+	 * where x86-64's call put it.  The frame is keyed by the sp at entry -
+	 * 8 all the same, the CFA libgcc's unwinder computes for it - 8, so the
+	 * _Unwind_Find_FDE wrapper finds it by the key alone (record/unwind.c).
+	 * false: the hooked slot is the return address in memory (x86-64).
 	 */
 	bool ret_keyed_by_cfa;
 	/*
