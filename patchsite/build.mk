@@ -19,9 +19,8 @@ PS_MAP_x86_64       := patchsite/arch/x86_64/libpatchsite.map
 PS_MAP_aarch64      := patchsite/arch/aarch64/libpatchsite.map
 PS_MAP_riscv64      := patchsite/arch/riscv64/libpatchsite.map
 # riscv64 gcc 12 omits the frame pointer at -O2 and writes no unwind tables
-# for C: the runtime keeps the frame pointer, so that record/unwind.c's walk
-# of the chain passes through its own frames (host.h), and has unwind tables,
-# so that a C++ exception unwinds through its __cxa_throw wrapper.
+# for C: the runtime has unwind tables, so that an unwinder passes through
+# its own frames, and keeps the frame pointer for debuggers.
 PS_CFLAGS_riscv64   := -fno-omit-frame-pointer -fasynchronous-unwind-tables
 PS_MAP  := $(PS_MAP_$(ARCH))
 

@@ -38,6 +38,8 @@ taskset -c 1 "$T/bench" 2>/dev/null || "$T/bench"
 echo
 sh bench/patchsite/compare.sh "$B"
 echo
+sh bench/patchsite/cyg.sh "$B"
+echo
 sh bench/patchsite/libcall.sh "$B"
 echo
 sh bench/patchsite/record.sh "$B"

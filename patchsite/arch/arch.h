@@ -160,15 +160,14 @@ struct ps_arch {
 	/* Where the graph tracer's hooked returns go. */
 	void (*graph_return)(void);
 	/*
-	 * Returns hooked through a register (aarch64's x30): the function saves
-	 * the hook in its frame record, which only the frame-pointer chain finds
-	 * (record/unwind.c walks it before an unwinder runs).  NULL where the hooked
-	 * slot is the return address in memory (x86-64).  ret_strip drops a
-	 * pointer authentication code; ret_sign signs as the function's entry
-	 * did (its sp then follows from the shadow frame's slot).
+	 * Returns hooked through a register (aarch64's x30, riscv64's ra): the
+	 * function saves the hook wherever its CFI says, not at the CFA - 8
+	 * where x86-64's call put it.  The frame is keyed by the sp at entry -
+	 * 8 all the same, the CFA libgcc's unwinder computes for it - 8, so the
+	 * _Unwind_Find_FDE wrapper finds it by the key alone (record/unwind.c).
+	 * false: the hooked slot is the return address in memory (x86-64).
 	 */
-	uintptr_t (*ret_strip)(uintptr_t v);
-	uintptr_t (*ret_sign)(uintptr_t v, uintptr_t slot);
+	bool ret_keyed_by_cfa;
 	/*
 	 * The slot a return hooked through loc (a trampoline's parent_loc) is
 	 * keyed by: the sp at the function's entry - 8, as graph_return finds

@@ -280,7 +280,7 @@ static void write_status(const char *dir, const char *cmd, pid_t pid, int st)
 			"(a static executable? a setting refused above?)\n", cmd);
 	else if (!with_sites)
 		fprintf(stderr, "patchsite: %s: nothing recorded: no traceable functions (build with "
-			"-pg (x86-64, aarch64) or -finstrument-functions (x86-64), -pg -mfentry "
+			"-pg (x86-64, aarch64) or -finstrument-functions (x86-64, aarch64), -pg -mfentry "
 			"-mrecord-mcount or -fpatchable-function-entry=5)\n", cmd);
 	if (!name[0] || strchr(name, '/'))
 		return;

@@ -2,8 +2,7 @@
 /*
  * Keeping hooked returns right while something else walks or cuts the
  * stack: libgcc's unwinder (exceptions, pthread_exit, pthread_cancel,
- * backtraces), C++ throw and catch on arches that hook a register, longjmp,
- * and the calls still open when a thread ends.
+ * backtraces), longjmp, and the calls still open when a thread ends.
  */
 #include <dlfcn.h>
 #include <elf.h>
@@ -18,7 +17,7 @@
 
 /*
  * Unwinding.  Hooked slots stay hooked while an unwinder runs: it is shown
- * through them instead.  Every unwinder walk of libgcc (exceptions thrown
+ * through them instead, on every arch.  Every unwinder walk of libgcc (exceptions thrown
  * and resumed, std::rethrow_exception, forced unwinding for pthread_exit
  * and pthread_cancel, _Unwind_Backtrace) asks _Unwind_Find_FDE for the
  * code at each return address minus one, through its PLT, with
@@ -28,6 +27,12 @@
  * as if the slot held it.  Nothing is written to the stack, so nothing
  * has to be put back when a handler catches, however the walks nest (a
  * catch inside a destructor run by another exception's unwinding).
+ * Where returns are hooked through a register (aarch64's x30, riscv64's
+ * ra: ps_arch.ret_keyed_by_cfa), the hook is wherever the function saved
+ * it, which the CFI names, not at the CFA; but the frame is keyed by its
+ * sp at entry - 8, which is the CFA - 8 there too, and a hooked return is
+ * the only way the unwinder's ra can be graph_return: the key alone finds
+ * the frame, with or without frame pointers.
  *
  * A personality routine calls _Unwind_SetIP when the walk is about to
  * land in a frame (a catch or a cleanup): calls below that frame are left
@@ -99,92 +104,6 @@ static uintptr_t hooked_ret(uintptr_t slot, uintptr_t hook)
 	return ps_graph_other_thread_ret(t, key);
 }
 
-/*
- * Where returns are hooked through a register (aarch64's x30: ret_strip),
- * a traced function saves the hook in its frame record, which the
- * unwinder reads through the CFI, not at the CFA where _Unwind_Find_FDE
- * above looks.  There every hooked record gets its real address back
- * before a throw (__cxa_throw, __cxa_rethrow), and the frames still open
- * get the hook again when a handler catches (__cxa_begin_catch).
- */
-static void unhook_chain(struct ps_thread *t, struct ps_fast *f, bool rehook);
-
-static void unhook_all(void)
-{
-	struct ps_fast *f = &ps_fast;
-	struct ps_thread *t = f->t;
-
-	if (t && f->fp && ps.arch->ret_strip)
-		unhook_chain(t, f, false);
-}
-
-/* A handler caught: slots at or below `below` are gone. */
-static void rehook_after_catch(uintptr_t below)
-{
-	struct ps_fast *f = &ps_fast;
-	struct ps_thread *t = f->t;
-	uint64_t tsc = ps_clock();
-
-	if (!t || !f->fp || !ps.arch->ret_strip)
-		return;
-	mark(t, f, tsc);
-	while (f->fp > t->frames + 1 && frame_slot(f->fp - 1) <= below) {
-		ps_graph_close_frame(t, f, tsc, f->fp - 1);
-		f->fp--;
-	}
-	unhook_chain(t, f, true);
-}
-
-/*
- * A frame record, in words from the frame pointer: the saved return address
- * and the caller's frame pointer.  aarch64's {fp, lr} sits at the frame
- * pointer; host.h says otherwise (riscv64: ra and s0 just below it).
- */
-#ifndef PS_FRAME_RA_WORD
-#define PS_FRAME_RA_WORD	1
-#define PS_FRAME_NEXT_WORD	0
-#endif
-
-/*
- * Where returns are hooked through a register (aarch64's x30), a traced
- * function saves the hook in its frame record {fp, lr}; only the frame
- * pointer chain says where.  Walk it outwards: a record at lr belongs to
- * the innermost function whose sp at entry (its shadow frame's slot + 8)
- * lies above lr, so frames deeper than that are passed over; if the
- * record holds the hook (signed or not), it is that frame's.  Unhook puts
- * the real address there (signed like the hook) and marks the frame;
- * rehook reverses that for marked frames still open.  A hooked frame
- * without a record is left as it is.
- */
-static void unhook_chain(struct ps_thread *t, struct ps_fast *f, bool rehook)
-{
-	const uintptr_t hook = (uintptr_t)ps.arch->graph_return;
-	struct ps_frame *fr = f->fp;
-	uintptr_t *fp = __builtin_frame_address(0);
-
-	while (own_stack(f, (uintptr_t)fp) && fr > t->frames + 1) {
-		uintptr_t *lr = fp + PS_FRAME_RA_WORD, slot;
-
-		while (fr > t->frames + 1 && frame_slot(fr - 1) + 8 <= (uintptr_t)lr)
-			fr--;
-		if (fr == t->frames + 1)
-			break;
-		slot = frame_slot(fr - 1);
-		if (!rehook && !((fr - 1)->key & 1) && ps.arch->ret_strip(*lr) == hook) {
-			*lr = *lr == hook ? (fr - 1)->ret : ps.arch->ret_sign((fr - 1)->ret, slot);
-			(fr - 1)->key |= 1;
-			fr--;
-		} else if (rehook && ((fr - 1)->key & 1) && ps.arch->ret_strip(*lr) == (fr - 1)->ret) {
-			*lr = *lr == (fr - 1)->ret ? hook : ps.arch->ret_sign(hook, slot);
-			(fr - 1)->key &= ~(uintptr_t)1;
-			fr--;
-		}
-		if (fp[PS_FRAME_NEXT_WORD] <= (uintptr_t)fp)
-			break;
-		fp = (uintptr_t *)fp[PS_FRAME_NEXT_WORD];
-	}
-}
-
 static void *next_sym(const char *name)
 {
 	return dlsym(RTLD_NEXT, name);
@@ -204,7 +123,7 @@ EXPORT const void *_Unwind_Find_FDE(void *pc, struct unwind_bases *bases)
 	if (hook && (uintptr_t)pc + 1 == hook && (uintptr_t)ctx_end[-2] == hook) {
 		uintptr_t *slot = (uintptr_t *)((uintptr_t)ctx_end[-3] - sizeof(void *));
 
-		ret = *slot == hook ? hooked_ret((uintptr_t)slot, hook) : 0;
+		ret = *slot == hook || arch->ret_keyed_by_cfa ? hooked_ret((uintptr_t)slot, hook) : 0;
 		if (ret) {
 			ctx_end[-2] = (void *)ret;
 			pc = (void *)(ret - 1);
@@ -324,38 +243,6 @@ void ps_graph_thread_end(void)
 	}
 }
 
-/* Register-hooked arches only (above); elsewhere these only pass through. */
-EXPORT void __cxa_throw(void *obj, void *tinfo, void (*dest)(void *))
-{
-	static void (*real)(void *, void *, void (*)(void *)) __attribute__((noreturn));
-
-	if (!real)
-		real = next_sym("__cxa_throw");
-	unhook_all();
-	real(obj, tinfo, dest);
-}
-
-EXPORT void __cxa_rethrow(void)
-{
-	static void (*real)(void) __attribute__((noreturn));
-
-	if (!real)
-		real = next_sym("__cxa_rethrow");
-	unhook_all();
-	real();
-}
-
-EXPORT void *__cxa_begin_catch(void *exc)
-{
-	static void *(*real)(void *);
-
-	if (!real)
-		real = next_sym("__cxa_begin_catch");
-	/* Our caller's sp, less a word: aarch64's frame slots lie there. */
-	rehook_after_catch((uintptr_t)__builtin_dwarf_cfa() - sizeof(void *));
-	return real(exc);
-}
-
 /*
  * longjmp: the frames of the calls it leaves are closed before it jumps.
  * The target stack pointer comes from the jmp_buf (ps_longjmp_sp, the
@@ -384,17 +271,6 @@ static void before_longjmp(const void *env)
 		ps_graph_close_frame(t, f, tsc, top);
 		f->fp--;
 	}
-}
-
-/* Register-hooked arches: the forced unwind reads real addresses; frames close at thread end. */
-EXPORT void pthread_exit(void *ret)
-{
-	static void (*real)(void *) __attribute__((noreturn));
-
-	if (!real)
-		real = next_sym("pthread_exit");
-	unhook_all();
-	real(ret);
 }
 
 #define LONGJMP_WRAPPER(name)							\

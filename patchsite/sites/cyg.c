@@ -47,7 +47,7 @@ bool ps_cyg_imports(const struct ps_module *m)
 /* Where the program's calls go: ours only if we were in the lookup scope before it bound them. */
 static bool calls_reach_us(void)
 {
-	void *f = dlvsym(RTLD_DEFAULT, "__cyg_profile_func_enter", "GLIBC_2.2.5");
+	void *f = dlvsym(RTLD_DEFAULT, "__cyg_profile_func_enter", PS_CYG_VERSION);
 
 	if (!f)
 		f = dlsym(RTLD_DEFAULT, "__cyg_profile_func_enter");
@@ -107,7 +107,7 @@ int ps_cyg_sites(struct ps_module *m)
 int ps_cyg_sites(struct ps_module *m)
 {
 	ps_log(PATCHSITE_LOG_WARNING, "%s: built with -finstrument-functions: its calls to "
-	       "__cyg_profile_func_enter/exit are traced on x86-64 only; build with "
+	       "__cyg_profile_func_enter/exit are traced on x86-64 and aarch64 only; build with "
 	       "-fpatchable-function-entry (patchsite(7) gives this arch's form)", m->name);
 	return 0;
 }

@@ -17,6 +17,9 @@
 #           (aarch64 gcc has no -mrecord-mcount)
 #   pgbti   pg + -mbranch-protection=standard: paciasp signs the saved return
 #           address, which function_graph hooks signed the same way
+#   nofp    bti + -fomit-frame-pointer (unwind.cc only: no frame-pointer chain)
+#   cyg     -finstrument-functions (unwind.cc, gdbcount.c and basic.c only): the
+#           calls to __cyg_profile_func_enter/exit are the sites (arch/aarch64/cyg.S)
 #  riscv64 (Debian's default -march=rv64gc has compressed instructions):
 #   rvc     -fpatchable-function-entry=4 -falign-functions=4  four c.nop, 4-aligned; PIE
 #   rvcnp   rvc + -fno-pie, linked -no-pie
@@ -100,6 +103,8 @@ form_flags() {
 	rv64g) echo "-march=rv64g -fpatchable-function-entry=2" ;;
 	pg | pgt) echo "-pg" ;;
 	pgbti) echo "-pg -mbranch-protection=standard" ;;
+	nofp)  echo "-fpatchable-function-entry=2 -mbranch-protection=standard -fomit-frame-pointer" ;;
+	cyg)   echo "-finstrument-functions" ;;
 	esac
 }
 
@@ -123,6 +128,35 @@ lib() {
 }
 
 # build OUT FORM SOURCES... [-- EXTRA LINK ARGS]
+# The depths (indent / 2) of the calls in a function_graph trace whose name matches $2
+# (an ERE), as tests/patchsite/unwind.sh reads them.
+depths() {
+	awk -F'|' -v re="$2" 'NF >= 3 { f = $NF; match(f, /^ */); n = RLENGTH; rest = substr(f, n + 1)
+		if (rest ~ re) print (n - 1) / 2 }' "$1" | sort -u | tr '\n' ' '
+}
+
+# Every case of unwind.cc in one function_graph run (FORM): output as untraced; main 0,
+# t_loop 1 and loop_mid 2 all 2,000 times, show at outer's depth (2), the cancelled and
+# exiting threads' level() at 1..6, every call with children closed.
+unwind_depths() {
+	run "$T/plain" "$T/plain" "$T/unwind-$1"
+	PATCHSITE_TRACER=function_graph PATCHSITE_OUTPUT="$T/trace" \
+		run_traced "$T/out" "$T/err" "$T/unwind-$1"
+	d_loop=$(depths "$T/trace" '^loop_mid\(') d_show=$(depths "$T/trace" '^show\(\) \{')
+	d_outer=$(depths "$T/trace" '^outer\(') d_level=$(depths "$T/trace" '^level\(')
+	opens=$(grep -c '|               | ' "$T/trace") closes=$(grep -c '| *}$' "$T/trace")
+	# (cyg: the nested show() calls traced callees too, so it is also "show() {" at 3)
+	if cmp -s "$T/plain" "$T/out" && [ ! -s "$T/err" ] && [ "$d_loop" = "2 " ] &&
+	   [ "${d_show%% *}" = 2 ] && [ "$d_outer" = "2 " ] && [ "$d_level" = "1 2 3 4 5 6 " ] &&
+	   [ "$opens" -eq "$closes" ] && [ "$(grep -c 'loop_mid() {$' "$T/trace")" -eq 2000 ]; then
+		pass "$1: unwind.cc, all cases, function_graph: as untraced; loop_mid at $d_loop, show/outer at $d_outer, level at $d_level; $opens calls closed"
+	else
+		diff "$T/plain" "$T/out" >>"$T/err"
+		echo "loop $d_loop show $d_show outer $d_outer level $d_level opens $opens closes $closes" >>"$T/err"
+		fail "$1: unwind.cc, all cases, function_graph" "$T/err"
+	fi
+}
+
 build() {
 	out=$1 form=$2
 	shift 2
@@ -399,40 +433,72 @@ else
 fi
 
 # testdata/patchsite/unwind.cc, the ways C++ and POSIX leave a frame, in the entry and
-# the -pg forms: the output and destructor counts as untraced (the oracle: the same
-# program run untraced).  function_graph across std::rethrow_exception (rethrow, async),
-# a catch inside destructors (dtorcatch), pthread_cancel's forced unwind (cancel) and
-# _Unwind_Backtrace (backtrace) is not right on aarch64 yet in the entry form either
-# (only __cxa_throw, __cxa_rethrow and __cxa_begin_catch unhook and rehook the frame
-# records, record/unwind.c): skipped by name, not claimed.
-if [ $ARCH = aarch64 ]; then
-	for form in pfe pg pgbti; do
-		if ! CC=$CXX build "$T/unwind-$form" $form $SRC/unwind.cc -- -pthread; then
-			fail "$form: build unwind.cc" "$T/build.log"
-			continue
-		fi
-		run "$T/plain" "$T/plain" "$T/unwind-$form"
-		PATCHSITE_TRACER=function PATCHSITE_OUTPUT="$T/trace" \
-			run_traced "$T/out" "$T/err" "$T/unwind-$form"
+# the -pg forms, with and without pointer authentication (bti, pgbti: qemu's default
+# cpu signs): the output and destructor counts as untraced (the oracle: the same
+# program run untraced), each case on its own and then all in one run, whose
+# function_graph depths are checked against the program's call structure as
+# tests/patchsite/unwind.sh does on x86-64.  The unwinder is shown through the hooked
+# frame records by the _Unwind_Find_FDE wrapper, as on x86-64 (record/unwind.c), with
+# or without frame pointers (nofp); and from -finstrument-functions' own calls (cyg).
+# riscv64 the same way, in rv64g (in rvc, g++ leaves some C++ functions only 2-aligned
+# despite -falign-functions=4, and their sites are refused by name).
+case $ARCH in aarch64) UFORMS="pfe bti pg pgbti nofp cyg" ;; *) UFORMS=rv64g ;; esac
+for form in $UFORMS; do
+	if ! CC=$CXX build "$T/unwind-$form" $form $SRC/unwind.cc -- -pthread; then
+		fail "$form: build unwind.cc" "$T/build.log"
+		continue
+	fi
+	run "$T/plain" "$T/plain" "$T/unwind-$form"
+	PATCHSITE_TRACER=function PATCHSITE_OUTPUT="$T/trace" \
+		run_traced "$T/out" "$T/err" "$T/unwind-$form"
+	if cmp -s "$T/plain" "$T/out" && [ ! -s "$T/err" ]; then
+		pass "$form: unwind.cc, function: output and destructor counts as untraced"
+	else
+		diff "$T/plain" "$T/out" >>"$T/err"
+		fail "$form: unwind.cc, function" "$T/err"
+	fi
+	for c in rethrow async nested dtorcatch cancel exit backtrace loop longname; do
+		run "$T/plain" "$T/plain" "$T/unwind-$form" $c
+		PATCHSITE_TRACER=function_graph PATCHSITE_OUTPUT="$T/trace" \
+			run_traced "$T/out" "$T/err" "$T/unwind-$form" $c
 		if cmp -s "$T/plain" "$T/out" && [ ! -s "$T/err" ]; then
-			pass "$form: unwind.cc, function: output and destructor counts as untraced"
+			pass "$form: unwind.cc $c, function_graph: as untraced"
 		else
 			diff "$T/plain" "$T/out" >>"$T/err"
-			fail "$form: unwind.cc, function" "$T/err"
+			fail "$form: unwind.cc $c, function_graph" "$T/err"
 		fi
-		for c in nested exit loop longname; do
-			run "$T/plain" "$T/plain" "$T/unwind-$form" $c
-			PATCHSITE_TRACER=function_graph PATCHSITE_OUTPUT="$T/trace" \
-				run_traced "$T/out" "$T/err" "$T/unwind-$form" $c
-			if cmp -s "$T/plain" "$T/out" && [ ! -s "$T/err" ]; then
-				pass "$form: unwind.cc $c, function_graph: as untraced"
-			else
-				diff "$T/plain" "$T/out" >>"$T/err"
-				fail "$form: unwind.cc $c, function_graph" "$T/err"
-			fi
-		done
-		skip "$form: unwind.cc rethrow async dtorcatch cancel backtrace, function_graph: not right on aarch64 yet (entry form too)"
 	done
+	unwind_depths "$form"
+done
+
+# -finstrument-functions (cyg): basic.c's traces are every form's (the expected files,
+# written from its call tree); preloaded with nothing asked, the calls reach
+# arch/aarch64/cyg.S and return: the same output, nothing said.
+if [ $ARCH = aarch64 ]; then
+	if build "$T/basic-cyg" cyg $SRC/basic.c; then
+		PATCHSITE_TRACER=function PATCHSITE_NOTRACE=skip_me PATCHSITE_OUTPUT="$T/trace" \
+			run_traced "$T/out" "$T/err" "$T/basic-cyg"
+		if grep -qx 'sum=5' "$T/out" && [ ! -s "$T/err" ]; then
+			compare "cyg: function tracer" basic.function "$T/trace"
+		else
+			fail "cyg: function tracer" "$T/err"
+		fi
+		PATCHSITE_TRACER=function_graph PATCHSITE_OUTPUT="$T/trace" \
+			run_traced "$T/out" "$T/err" "$T/basic-cyg"
+		if grep -qx 'sum=5' "$T/out" && [ ! -s "$T/err" ]; then
+			compare "cyg: function_graph" basic.graph "$T/trace"
+		else
+			fail "cyg: function_graph" "$T/err"
+		fi
+		run_traced "$T/out" "$T/err" "$T/basic-cyg"
+		if grep -qx 'sum=5' "$T/out" && [ ! -s "$T/err" ]; then
+			pass "cyg: preloaded, nothing traced: same output, nothing on stderr"
+		else
+			fail "cyg: preloaded, nothing traced" "$T/err"
+		fi
+	else
+		fail "cyg: build basic.c" "$T/build.log"
+	fi
 fi
 
 # Call counts against an outside oracle: gdb breakpoints on leaf and mid (gdbcount.c)
@@ -469,7 +535,7 @@ gdb_case() {	# FORM TRACER
 	fi
 }
 if [ $ARCH = aarch64 ] && command -v gdb-multiarch >/dev/null; then
-	for form in pfe pg pgt pgbti; do
+	for form in pfe pg pgt pgbti cyg; do
 		if build "$T/gdbcount-$form" $form $SRC/gdbcount.c; then
 			gdb_case $form function
 			gdb_case $form function_graph

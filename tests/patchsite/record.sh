@@ -291,7 +291,7 @@ fi
 rm -rf d
 record -d d -- /bin/true >out 2>err
 if [ "$(cat d/session | cut -d' ' -f3)" = "-" ] && [ "$(ls d)" = session ] &&
-   grep -qx 'patchsite: /bin/true: nothing recorded: no traceable functions (build with -pg (x86-64, aarch64) or -finstrument-functions (x86-64), -pg -mfentry -mrecord-mcount or -fpatchable-function-entry=5)' err; then
+   grep -qx 'patchsite: /bin/true: nothing recorded: no traceable functions (build with -pg (x86-64, aarch64) or -finstrument-functions (x86-64, aarch64), -pg -mfentry -mrecord-mcount or -fpatchable-function-entry=5)' err; then
 	pass "a program without sites: one session line, no process directory"
 else
 	fail "no sites" d/session

@@ -268,32 +268,6 @@ static void aarch64_sync_icache(void *p, size_t n)
 }
 
 /*
- * A return address as a frame record holds it, without its PAC (xpaclri,
- * hint #7: a NOP without FEAT_PAuth, and for an address never signed).
- */
-static uintptr_t aarch64_ret_strip(uintptr_t v)
-{
-	uintptr_t out;
-
-	__asm__("mov x30, %1\n\thint #7\n\tmov %0, x30" : "=r"(out) : "r"(v) : "x30");
-	return out;
-}
-
-/*
- * v signed as the paciasp after the site signs x30: key A, modifier the sp
- * at entry, which is tramp.S's slot (a[2], entry sp - 8) + 8.  pacia1716
- * (hint #8: x17 signed with x16) is a NOP without FEAT_PAuth.
- */
-static uintptr_t aarch64_ret_sign(uintptr_t v, uintptr_t slot)
-{
-	register uintptr_t x17 __asm__("x17") = v;
-	register uintptr_t x16 __asm__("x16") = slot + 8;
-
-	__asm__("hint #8" : "+r"(x17) : "r"(x16));
-	return x17;
-}
-
-/*
  * A late trampoline's frame keys by the sp at entry, not &a[2]: a -pg site,
  * where the arguments are no longer in x0..x7 (x0 is _mcount's): 0, ENODATA.
  */
@@ -363,9 +337,12 @@ const struct ps_arch ps_arch_aarch64 = {
 	.tramp_func_late = ps_aarch64_func_late,
 	.tramp_graph_late = ps_aarch64_graph_late,
 	.graph_return	= ps_aarch64_graph_return,
-	.ret_strip	= aarch64_ret_strip,
-	.ret_sign	= aarch64_ret_sign,
 	.key_slot	= aarch64_key_slot,
+	/*
+	 * The CFA is the sp at entry (AAPCS64 DWARF: DW_CFA_def_cfa sp, 0 there);
+	 * libgcc authenticates a signed x30 with it, as paciasp signed the hook.
+	 */
+	.ret_keyed_by_cfa = true,
 	.arg_regs	= 8,
 	.regs_retval	= aarch64_regs_retval,
 	.exit_retval	= aarch64_exit_retval,

@@ -47,4 +47,10 @@ static inline uintptr_t ps_longjmp_sp(const void *env)
 	return ((const uintptr_t *)env)[13] ^ __pointer_chk_guard;
 }
 
+/* arch/aarch64/cyg.S defines __cyg_profile_func_enter/exit (-finstrument-functions). */
+#define PS_HAVE_CYG 1
+void ps_aarch64_cyg_enter(void *fn, void *call_site);
+#define PS_CYG_ENTER ps_aarch64_cyg_enter
+#define PS_CYG_VERSION "GLIBC_2.17"	/* glibc's no-op definitions, which ours replace */
+
 #endif

@@ -229,18 +229,6 @@ static void riscv64_sync_icache(void *p, size_t n)
 	__riscv_flush_icache(p, (char *)p + n, 0);
 }
 
-/* Returns are hooked through ra, with no pointer authentication: as is. */
-static uintptr_t riscv64_ret_strip(uintptr_t v)
-{
-	return v;
-}
-
-static uintptr_t riscv64_ret_sign(uintptr_t v, uintptr_t slot)
-{
-	(void)slot;
-	return v;
-}
-
 unsigned long patchsite_regs_arg(const struct patchsite_regs *regs, unsigned n)
 {
 	return n < 8 ? regs->a[n] : 0;
@@ -297,8 +285,8 @@ const struct ps_arch ps_arch_riscv64 = {
 	.tramp_graph_noret = ps_riscv64_graph_noret,
 	.tramp_graph_exit = ps_riscv64_graph_noret,
 	.graph_return	= ps_riscv64_graph_return,
-	.ret_strip	= riscv64_ret_strip,
-	.ret_sign	= riscv64_ret_sign,
+	/* The CFA is the sp at entry (the psABI's DWARF: DW_CFA_def_cfa sp, 0 there). */
+	.ret_keyed_by_cfa = true,
 	.arg_regs	= 8,
 	.regs_retval	= riscv64_regs_retval,
 	.exit_retval	= riscv64_exit_retval,

@@ -31,16 +31,6 @@ static inline uint64_t ps_clock_hz(void)
 }
 
 /*
- * A frame record (record/unwind.c's walk of the frame-pointer chain): s0 is the
- * frame's CFA, the entry sp, with ra saved at s0 - 8 and the caller's s0 at
- * s0 - 16 (what gcc's -fno-omit-frame-pointer prologue does).  The runtime
- * is built with frame pointers here (patchsite/build.mk), so that the chain
- * from its own functions to the program's holds.
- */
-#define PS_FRAME_RA_WORD	(-1)
-#define PS_FRAME_NEXT_WORD	(-2)
-
-/*
  * The stack pointer a longjmp to env restores: glibc's riscv __jmp_buf is
  * { pc, s0..s11, sp, fs0..fs11 }, sp in word 13, not mangled (glibc has no
  * pointer guard on RISC-V).

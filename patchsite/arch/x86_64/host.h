@@ -41,5 +41,6 @@ static inline uintptr_t ps_longjmp_sp(const void *env)
 #define PS_HAVE_CYG 1
 void ps_x86_64_cyg_enter(void *fn, void *call_site);
 #define PS_CYG_ENTER ps_x86_64_cyg_enter
+#define PS_CYG_VERSION "GLIBC_2.2.5"	/* glibc's no-op definitions, which ours replace */
 
 #endif
