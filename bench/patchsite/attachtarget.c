@@ -67,7 +67,7 @@ static void *caller(void *arg)
 	long n = 0, last = now_ns();
 
 	(void)arg;
-	/* long: an int wraps negative after 2^31 calls, a few seconds at full speed */
+	/* long: an int wraps negative after 2^31 calls (minutes), then a negative index */
 	for (long i = 0; !atomic_load_explicit(&stop, memory_order_relaxed); i++, n++) {
 		bench_funcs[i % bench_nfuncs]((int)i);
 		if (!(i & 63)) {
