@@ -15,6 +15,7 @@
 #     first tracer) and the command's (schedstat: checks, ptrace); the
 #     preloaded process's CPU when its main starts (the runtime's start-up);
 #   - the longest stall of a calling thread and of the canary (goal 1 ms)
+#     and their context switches, voluntary (a wait) and preempted,
 #     during the attach (to "recording") and during the detach (SIGTERM to
 #     the command's end), next to an untraced window of the same kind (the
 #     machine's own noise: a shared 2-vCPU VM preempts threads for ms);
@@ -82,6 +83,16 @@ ask() {
 	for _ in $(seq 3000); do [ "$(grep -c "^$3" "$2")" -gt "$n" ] && break; sleep 0.01; done
 	grep "^$3" "$2" | tail -1 | cut -d' ' -f2-
 }
+# switches: "VOLUNTARY PREEMPTED" context switches of the threads in $SPIN
+# (the callers and the canary: the runtime's threads, made later, block by design)
+switches() {
+	for t in $SPIN; do
+		awk '/^voluntary_ctxt/ { v = $2 } /^nonvoluntary_ctxt/ { n = $2 }
+			END { print v + 0, n + 0 }' "/proc/$PID/task/$t/status" 2>/dev/null
+	done | awk '{ v += $1; n += $2 } END { print v + 0, n + 0 }'
+}
+# since BEFORE AFTER: "V voluntary, N preempted"
+since() { echo "$1 $2" | awk '{ printf "%d voluntary, %d preempted", $3 - $1, $4 - $2 }'; }
 gaps() { ask 3 "$W/out" gap gap; }
 reset() { ask 3 "$W/out" ok reset >/dev/null; }
 wait_for() {	# FILE PATTERN
@@ -97,22 +108,29 @@ PIDS=$PID
 exec 3>"$W/in"
 wait_for "$W/out" ready
 sleep 0.3
+SPIN=$(ls /proc/$PID/task | grep -vx "$PID")
 reset
+s0=$(switches)
 sleep 0.3
 base=$(gaps)
+sw_base=$(since "$s0" "$(switches)")
 reset
+s0=$(switches)
 stamp "$W/t.att" "$P" record -p "$PID" -d "$W/data" --tracer=function -F f0 \
 	2>"$W/rec.err" &
 r=$!
 wait_for "$W/rec.err" recording
 att=$(gaps)
+sw_att=$(since "$s0" "$(switches)")
 chan=$(run_us "$PID" patchsite-ctl)
 cmd=$(($(run_us $r) - $(stamp_cpu "$W/t.att")))
 sleep 0.2
 reset
+s0=$(switches)
 kill -TERM $r
 wait $r || true
 det=$(gaps)
+sw_det=$(since "$s0" "$(switches)")
 reset
 (stamp "$W/t.again" "$P" record -p "$PID" -d "$W/data" --tracer=function -F f0 \
 	--duration=0.2 2>"$W/rec2.err")
@@ -160,6 +178,8 @@ printf '    attach (exec to recording)                 %s  %s\n' "$(echo $att | 
 printf '    detach (SIGTERM to the command'"'"'s end)        %s  %s\n' "$(echo $det | awk '{ print $2 " / " $1 }')" "$(goal "$(big "$det")" 1000)"
 printf '    second attach + 0.2 s trace + detach       %s\n' "$(echo $again | awk '{ print $2 " / " $1 }')"
 printf '    no attach, 0.3 s (the machine'"'"'s noise)      %s\n' "$(echo $base | awk '{ print $2 " / " $1 }')"
+echo "  context switches of the 2 callers and the canary (voluntary: they waited for something; preempted: the scheduler):"
+echo "    attach $sw_att; detach $sw_det; no attach $sw_base"
 
 # ---- after detach: the per-call cost ----
 percall_start() {	# NAME BINARY: a process with no other thread, its input on a fifo
