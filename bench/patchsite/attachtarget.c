@@ -6,7 +6,13 @@
  * gap between two of its stamps (a caller stamps every 64 calls): the
  * longest stall it saw.  Lines on stdin:
  *   reset   forget the gaps, "ok"
- *   gap     "gap CALLERS_US CANARY_US CALLS": the longest gaps since reset
+ *   gap     "gap CALLERS_US CANARY_US": the longest gaps since reset
+ *   calls N "calls CPU_NS WALL_NS": N calls round robin made by the main
+ *           thread, its own CPU time and the wall time they took (the
+ *           per-call cost; THREADS 0 runs no other thread, to measure it
+ *           alone)
+ * It says "ready CPU_US" once running: the CPU time of the process so far
+ * (under `patchsite record`, the preloaded runtime's start-up).
  * End of input stops it.
  */
 #include <pthread.h>
@@ -23,12 +29,29 @@ extern const int bench_nfuncs;
 static atomic_bool stop;
 static atomic_long calls, gap_callers, gap_canary;
 
-static long now_ns(void)
+static long clock_ns(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+static long now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+/* n calls round robin on this thread: "calls CPU_NS WALL_NS". */
+static void timed_calls(long n)
+{
+	long cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID), wall = now_ns();
+	int sum = 0;
+
+	for (long i = 0; i < n; i++)
+		sum += bench_funcs[i % bench_nfuncs]((int)i);
+	printf("calls %ld %ld %d\n", clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu, now_ns() - wall,
+	       sum & 1);
 }
 
 static void note(atomic_long *max, long gap)
@@ -44,8 +67,9 @@ static void *caller(void *arg)
 	long n = 0, last = now_ns();
 
 	(void)arg;
-	for (int i = 0; !atomic_load_explicit(&stop, memory_order_relaxed); i++, n++) {
-		bench_funcs[i % bench_nfuncs](i);
+	/* long: an int wraps negative after 2^31 calls (minutes), then a negative index */
+	for (long i = 0; !atomic_load_explicit(&stop, memory_order_relaxed); i++, n++) {
+		bench_funcs[i % bench_nfuncs]((int)i);
 		if (!(i & 63)) {
 			long t = now_ns();
 
@@ -76,13 +100,15 @@ int main(int argc, char **argv)
 	int nth = argc > 1 ? atoi(argv[1]) : 2;
 	pthread_t th[17];
 	char line[64];
+	long n;
 
-	if (nth < 1 || nth > 16)
+	if (nth < 0 || nth > 16)
 		return 2;
+	printf("ready %ld\n", clock_ns(CLOCK_PROCESS_CPUTIME_ID) / 1000);
 	for (int i = 0; i < nth; i++)
 		pthread_create(&th[i], NULL, caller, NULL);
-	pthread_create(&th[nth], NULL, canary, NULL);
-	printf("ready\n");
+	if (nth)
+		pthread_create(&th[nth], NULL, canary, NULL);
 	fflush(stdout);
 	while (fgets(line, sizeof(line), stdin)) {
 		if (!strcmp(line, "reset\n")) {
@@ -92,11 +118,13 @@ int main(int argc, char **argv)
 		} else if (!strcmp(line, "gap\n")) {
 			printf("gap %ld %ld\n", atomic_load(&gap_callers) / 1000,
 			       atomic_load(&gap_canary) / 1000);
+		} else if (sscanf(line, "calls %ld", &n) == 1) {
+			timed_calls(n);
 		}
 		fflush(stdout);
 	}
 	atomic_store(&stop, true);
-	for (int i = 0; i <= nth; i++)
+	for (int i = 0; nth && i <= nth; i++)
 		pthread_join(th[i], NULL);
 	printf("%ld calls\n", atomic_load(&calls));
 	return 0;

@@ -69,6 +69,24 @@ int attach_runtime(int pid, const char *who, char *why, size_t len)
 
 	if (answers(pid))
 		return 0;
+#if !defined(__x86_64__)
+	/*
+	 * Refused before the target is read: its checks assume a thread that
+	 * ptrace can borrow, and under qemu-user (where aarch64 is tested) the
+	 * target's maps and exe are qemu's, which would be refused for a wrong
+	 * reason (a static program).
+	 */
+	(void)t, (void)lib, (void)t0, (void)err;
+	return attach_fail(why, len, "attach: not supported on %s yet: pid %d has no runtime "
+			   "answering (start the program with patchsite record, or with "
+			   "LD_PRELOAD=libpatchsite.so, and ctl, pipe and record -p talk to it)",
+#if defined(__aarch64__)
+			   "aarch64",
+#else
+			   "this architecture",
+#endif
+			   pid);
+#endif
 	err = attach_check_target(&t, why, len);
 	/* The runtime is there: its channel may be starting (a forked child's comes 20 ms late). */
 	for (long long end = attach_now_ms() + 1000; err == 1 && attach_now_ms() < end;

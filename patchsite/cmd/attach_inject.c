@@ -82,6 +82,15 @@
 
 #define ATTACH_WAIT_MS	3000	/* to find a thread at a safe point */
 
+#define LOAD_WAIT_MS	20000	/* dlopen, the runtime's start-up (100,000 sites: 0.1 s) */
+#define PS_ATTACH_THREAD "ps-attach"	/* patchsite/sites/late.h: the runtime looks for this name */
+
+struct attach_timing attach_timing;
+
+#if defined(__x86_64__)
+
+#include "attach_ptrace.h"
+
 /*
  * How long to look for a safe point: ATTACH_WAIT_MS, or PATCHSITE_ATTACH_WAIT
  * (ms, 1 to 600000), for a loaded machine where no thread runs for seconds.
@@ -94,14 +103,6 @@ static long long attach_wait_ms(void)
 
 	return v && *v && !*end && ms > 0 && ms <= 600000 ? ms : ATTACH_WAIT_MS;
 }
-#define LOAD_WAIT_MS	20000	/* dlopen, the runtime's start-up (100,000 sites: 0.1 s) */
-#define PS_ATTACH_THREAD "ps-attach"	/* patchsite/sites/late.h: the runtime looks for this name */
-
-struct attach_timing attach_timing;
-
-#if defined(__x86_64__)
-
-#include "attach_ptrace.h"
 
 /* ---- The borrowed thread ---- */
 
