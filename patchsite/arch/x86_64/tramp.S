@@ -271,11 +271,52 @@ ps_x86_64_call_saved:
 9:	.cfi_adjust_cfa_offset 32
 	PS_PUSH	rdi
 	leaq	32(%rsp), %rdi
+#ifndef __SANITIZE_THREAD__
+/* function_profile's frames end in C without the full save (record/profile_fast.c). */
+	subq	$8, %rsp	/* the ABI's alignment at the call */
+	.cfi_adjust_cfa_offset 8
+	call	ps_profile_fast_exit
+	addq	$8, %rsp
+	.cfi_adjust_cfa_offset -8
+	testl	%eax, %eax
+	jz	7f
+	leaq	32(%rsp), %rdi
+#endif
 	leaq	ps_graph_exit_slow(%rip), %rax
 	call	ps_x86_64_call_saved
-	PS_POP	rdi
+7:	PS_POP	rdi
 	jmp	8b
 	PS_ENDFUNC ps_x86_64_graph_return
+
+#ifndef __SANITIZE_THREAD__
+/*
+ * function_profile's entry: record/profile_fast.c does the common call in
+ * C, saving only the registers it uses; here only what it returns in
+ * (%rax: also the vector count of a variadic call), its argument and
+ * %rdx (three pushes keep the ABI's alignment at the call).  It answers
+ * non-zero when the call needs graph.c's C path, taken as the graph
+ * entry's slow path is (a = the stub's id, then the two returns).
+ */
+	PS_FUNC	ps_x86_64_prof_entry
+	.cfi_def_cfa_offset 16
+	PS_PUSH	rax, rdx, rdi
+	leaq	24(%rsp), %rdi
+	call	ps_profile_fast_entry
+	testl	%eax, %eax
+	jnz	9f
+8:	PS_POP	rdi, rdx, rax
+	leaq	8(%rsp), %rsp	/* drop the id; keeps flags */
+	.cfi_adjust_cfa_offset -8
+	ret
+9:	.cfi_adjust_cfa_offset 32
+	PS_PUSH	rcx
+	leaq	32(%rsp), %rdi
+	leaq	ps_graph_entry_slow(%rip), %rax
+	call	ps_x86_64_call_saved
+	PS_POP	rcx
+	jmp	8b
+	PS_ENDFUNC ps_x86_64_prof_entry
+#endif
 
 /*
  * Entry of a function with exit sites, and an exit site: one word,
