@@ -171,7 +171,7 @@ void ps_profile_exit(struct ps_thread *t, const struct ps_frame *fr, struct ps_f
 	if (!fn || !ps_prof_me)
 		return;
 	d = prof_ns(tsc - x->tsc);
-	prof_to_caller(t, fr, d);
+	prof_to_caller(t, fr, x, d);
 	if (x->units != atomic_load_explicit(&ps_prof_generation, memory_order_relaxed))
 		return;		/* begun before a reset (or a fork): not counted */
 	prof_count(fn, d, d > x->child_ns ? d - x->child_ns : 0);

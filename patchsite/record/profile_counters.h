@@ -74,17 +74,15 @@ static inline uint64_t prof_ns(uint64_t ticks)
 }
 
 /*
- * The end of a call of d ns, self of them its own, in the frame on top of
- * fr - 1 (the caller's, when it is counted too: its callees' time grows).
+ * A call of d ns ended in frame fr, whose slow info is x: the caller's
+ * frame fr - 1 (slow info x - 1, the arrays are parallel), when it is
+ * counted too, has d more of its callees' time.
  */
-static inline void prof_to_caller(struct ps_thread *t, const struct ps_frame *fr, uint64_t d)
+static inline void prof_to_caller(struct ps_thread *t, const struct ps_frame *fr,
+				  struct ps_fslow *x, uint64_t d)
 {
-	if (fr - 1 > t->frames && ((fr - 1)->key & PS_FRAME_SLOW)) {
-		struct ps_fslow *up = &t->fslow[fr - 1 - t->frames];
-
-		if (up->flags & PS_FS_PROFILE)
-			up->child_ns += d;
-	}
+	if (fr - 1 > t->frames && ((fr - 1)->key & PS_FRAME_SLOW) && ((x - 1)->flags & PS_FS_PROFILE))
+		(x - 1)->child_ns += d;
 }
 
 /*

@@ -27,18 +27,16 @@
 				 no_sanitize_address, no_sanitize_undefined, no_stack_protector))
 
 /*
- * The call's frame could be made here: the thread and the function's
- * counters exist, the return slot is on the thread's stack, the shadow
- * stack has room, and the frame on top is not one a longjmp left (its
- * slot lies above the new one).
+ * The call's frame could be made here, as frame n of the shadow stack: the
+ * thread exists, the return slot is on its stack, the shadow stack has
+ * room within the depth asked, and the frame on top is not one a longjmp
+ * left (its slot lies above the new one).
  */
-static inline bool can_enter(struct ps_fast *f, struct ps_thread *t, uintptr_t slot)
+static inline bool can_enter(struct ps_fast *f, struct ps_thread *t, struct ps_frame *fr,
+			     size_t n, uintptr_t slot)
 {
-	struct ps_frame *fr = f->fp;
-
-	return t && own_stack(f, slot) && fr < t->frames_end && !t->notrace &&
-	       (unsigned)(fr - (t->frames + 1)) < ps_graph_max_depth &&
-	       (fr == t->frames + 1 || frame_slot(fr - 1) > slot) &&
+	return own_stack(f, slot) && fr < t->frames_end && !t->notrace &&
+	       n - 1 < ps_graph_max_depth && (n == 1 || frame_slot(fr - 1) > slot) &&
 	       atomic_load_explicit(&ps.tracing_on, memory_order_relaxed);
 }
 
@@ -61,17 +59,17 @@ PROF_FAST int ps_profile_fast_entry(unsigned long *a)
 	struct ps_thread *t = f->t;
 	uintptr_t slot = (uintptr_t)&a[2];
 	unsigned gen = atomic_load_explicit(&ps_prof_generation, memory_order_relaxed);
+	struct ps_frame *fr = f->fp;
+	size_t n = t ? (size_t)(fr - t->frames) : 0;
 	struct prof_fn *fn;
-	struct ps_frame *fr;
 	struct ps_fslow *x;
 
-	if (!can_enter(f, t, slot) || !(fn = counters((uint32_t)a[0] >> 2, gen)))
+	if (!t || !can_enter(f, t, fr, n, slot) || !(fn = counters((uint32_t)a[0] >> 2, gen)))
 		return 1;
 	/* The frame is taken before it is filled: a signal handler's calls push above it. */
-	fr = f->fp;
 	f->fp = fr + 1;
 	atomic_signal_fence(memory_order_seq_cst);
-	x = &t->fslow[fr - t->frames];
+	x = &t->fslow[n];
 	x->flags = PS_FS_PROFILE;
 	x->child_ns = 0;
 	x->prof = fn;
@@ -85,11 +83,15 @@ PROF_FAST int ps_profile_fast_entry(unsigned long *a)
 	return 0;
 }
 
-/* slot: where the hooked return was; it gets the real one when the call is counted here. */
+/*
+ * slot: where the hooked return was, holding the lower half of the time
+ * stamp the return hook read in the stretch f->hi (tramp.S); it gets the
+ * real return address when the call is counted here.
+ */
 PROF_FAST int ps_profile_fast_exit(unsigned long *slot)
 {
-	uint64_t tsc = ps_clock(), d;
 	struct ps_fast *f = &ps_fast;
+	uint64_t tsc = (uint64_t)f->hi << 32 | (uint32_t)*slot, d;
 	struct ps_thread *t = f->t;
 	struct ps_frame *fr = f->fp - 1;
 	struct ps_fslow *x;
@@ -100,11 +102,11 @@ PROF_FAST int ps_profile_fast_exit(unsigned long *slot)
 		return 1;
 	x = &t->fslow[fr - t->frames];
 	fn = x->prof;
-	if (x->flags != PS_FS_PROFILE || !fn || !ps_prof_me ||
+	if (x->flags != PS_FS_PROFILE || !fn ||
 	    x->units != atomic_load_explicit(&ps_prof_generation, memory_order_relaxed))
 		return 1;
 	d = prof_ns(tsc - x->tsc);
-	prof_to_caller(t, fr, d);
+	prof_to_caller(t, fr, x, d);
 	prof_count(fn, d, d > x->child_ns ? d - x->child_ns : 0);
 	*slot = fr->ret;
 	atomic_signal_fence(memory_order_seq_cst);

@@ -255,7 +255,11 @@ ps_x86_64_call_saved:
 	PS_FAST_STAMP
 	movq	%fs:PSF_FP(%rcx), %rdx
 	cmpq	%rsp, -16(%rdx)	/* top frame's key */
+#ifndef __SANITIZE_THREAD__
+	jne	6f
+#else
 	jne	9f
+#endif
 	shlq	$32, %rax
 	orq	-8(%rdx), %rax	/* exit event */
 	movq	-24(%rdx), %rdx
@@ -268,11 +272,18 @@ ps_x86_64_call_saved:
 	leaq	8(%rsp), %rsp
 	.cfi_adjust_cfa_offset -8
 	jmp	*-8(%rsp)
-9:	.cfi_adjust_cfa_offset 32
+#ifndef __SANITIZE_THREAD__
+/*
+ * Not the top frame's key as the fast path writes it: function_profile's
+ * frames (key bit PS_FRAME_SLOW) end in C without the full save
+ * (record/profile_fast.c), given the time stamp read above in the slot
+ * (its lower half; the upper one is this stretch's, as for the words the
+ * fast paths write).  Anything else goes on to the C path.
+ */
+6:	.cfi_def_cfa_offset 32
+	movl	%eax, 24(%rsp)
 	PS_PUSH	rdi
 	leaq	32(%rsp), %rdi
-#ifndef __SANITIZE_THREAD__
-/* function_profile's frames end in C without the full save (record/profile_fast.c). */
 	subq	$8, %rsp	/* the ABI's alignment at the call */
 	.cfi_adjust_cfa_offset 8
 	call	ps_profile_fast_exit
@@ -281,8 +292,12 @@ ps_x86_64_call_saved:
 	testl	%eax, %eax
 	jz	7f
 	leaq	32(%rsp), %rdi
+	jmp	5f
 #endif
-	leaq	ps_graph_exit_slow(%rip), %rax
+9:	.cfi_def_cfa_offset 32
+	PS_PUSH	rdi
+	leaq	32(%rsp), %rdi
+5:	leaq	ps_graph_exit_slow(%rip), %rax
 	call	ps_x86_64_call_saved
 7:	PS_POP	rdi
 	jmp	8b
