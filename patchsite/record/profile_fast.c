@@ -8,7 +8,7 @@
  * instructions a call.  no_caller_saved_registers makes these save only
  * what they use, general-regs-only keeps them off the vector registers
  * (the traced function's arguments and return values), and they call
- * nothing.  Anything but the common case (a thread's first call, a
+ * nothing (all inlined).  Anything but the common case (a thread's first call, a
  * function's first call in its thread, a reset, a stale frame, a frame
  * that is not a profile frame) answers 1, and the trampoline takes the C
  * path, which handles it and counts the same way (profile_counters.h).
@@ -23,8 +23,13 @@
 #include "graph.h"
 #include "profile_counters.h"
 
-#define PROF_FAST __attribute__((no_caller_saved_registers, no_instrument_function, \
-				 no_sanitize_address, no_sanitize_undefined, no_stack_protector))
+/*
+ * flatten: everything they use inlined, at -O1 (the sanitizer builds) too;
+ * there the sanitizers' checks stay (gcc inlines nothing across a
+ * no_sanitize), and call their runtime only to report and abort.
+ */
+#define PROF_FAST __attribute__((no_caller_saved_registers, flatten, no_instrument_function, \
+				 no_stack_protector))
 
 /*
  * The call's frame could be made here, as frame n of the shadow stack: the
