@@ -35,14 +35,16 @@
  * The call's frame could be made here, as frame n of the shadow stack: the
  * thread exists, the return slot is on its stack, the shadow stack has
  * room within the depth asked, and the frame on top is not one a longjmp
- * left (its slot lies above the new one).
+ * left (its slot lies above the new one); tracing is on and the tracer
+ * still function_profile (the stubs follow a switch a moment later).
  */
 static inline bool can_enter(struct ps_fast *f, struct ps_thread *t, struct ps_frame *fr,
 			     size_t n, uintptr_t slot)
 {
 	return own_stack(f, slot) && fr < t->frames_end && !t->notrace &&
 	       n - 1 < ps_graph_max_depth && (n == 1 || frame_slot(fr - 1) > slot) &&
-	       atomic_load_explicit(&ps.tracing_on, memory_order_relaxed);
+	       atomic_load_explicit(&ps.tracing_on, memory_order_relaxed) &&
+	       atomic_load_explicit(&ps_graph_profile_on, memory_order_relaxed);	/* not switched away */
 }
 
 /* The counters of site id in this thread, NULL when not made yet or stale. */
