@@ -31,6 +31,9 @@
 #define PROF_FAST __attribute__((no_caller_saved_registers, flatten, no_instrument_function, \
 				 no_stack_protector))
 
+/* The return hook saves every call-clobbered register itself (tramp.S). */
+#define PROF_FAST_EXIT __attribute__((flatten, no_instrument_function, no_stack_protector))
+
 /*
  * The call's frame could be made here, as frame n of the shadow stack: the
  * thread exists, the return slot is on its stack, the shadow stack has
@@ -95,7 +98,7 @@ PROF_FAST int ps_profile_fast_entry(unsigned long *a)
  * stamp the return hook read in the stretch f->hi (tramp.S); it gets the
  * real return address when the call is counted here.
  */
-PROF_FAST int ps_profile_fast_exit(unsigned long *slot)
+PROF_FAST_EXIT int ps_profile_fast_exit(unsigned long *slot)
 {
 	struct ps_fast *f = &ps_fast;
 	uint64_t tsc = (uint64_t)f->hi << 32 | (uint32_t)*slot, d;

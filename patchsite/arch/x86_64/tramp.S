@@ -282,13 +282,10 @@ ps_x86_64_call_saved:
  */
 6:	.cfi_def_cfa_offset 32
 	movl	%eax, 24(%rsp)
-	PS_PUSH	rdi
-	leaq	32(%rsp), %rdi
-	subq	$8, %rsp	/* the ABI's alignment at the call */
-	.cfi_adjust_cfa_offset 8
+	PS_PUSH	rdi, rsi, r8, r9, r10, r11
+	leaq	72(%rsp), %rdi
 	call	ps_profile_fast_exit
-	addq	$8, %rsp
-	.cfi_adjust_cfa_offset -8
+	PS_POP	r11, r10, r9, r8, rsi
 	testl	%eax, %eax
 	jz	7f
 	leaq	32(%rsp), %rdi
