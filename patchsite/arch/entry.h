@@ -33,8 +33,8 @@ PS_ENTRY void ps_graph_exit_slow(unsigned long *slot);
 PS_ENTRY void ps_func_late_slow(unsigned long *a);
 PS_ENTRY void ps_graph_late_slow(unsigned long *a);
 /*
- * record/profile_fast.c (x86-64): function_profile's common call, with no
- * registers saved by the caller; non-zero: take the C path above instead
+ * record/profile_fast.c (x86-64): function_profile's common call, the
+ * vector registers untouched; non-zero: take the C path above instead
  */
 PS_ENTRY int ps_profile_fast_entry(unsigned long *a);
 PS_ENTRY int ps_profile_fast_exit(unsigned long *slot);

@@ -2,16 +2,16 @@
 /*
  * function_profile's x86-64 fast path: the common call's entry and end,
  * called by arch/x86_64/tramp.S (ps_x86_64_prof_entry, and the return
- * hook's slow half) with no registers saved around them.  The C path
- * (graph.c, profile.c) saved every argument and vector register twice per
- * call and went through the graph tracer's general entry: about 540
- * instructions a call.  no_caller_saved_registers makes these save only
- * what they use, general-regs-only keeps them off the vector registers
- * (the traced function's arguments and return values), and they call
- * nothing (all inlined).  Anything but the common case (a thread's first call, a
- * function's first call in its thread, a reset, a stale frame, a frame
- * that is not a profile frame) answers 1, and the trampoline takes the C
- * path, which handles it and counts the same way (profile_counters.h).
+ * hook's slow half), which save only the call-clobbered general
+ * registers around them.  The C path (graph.c, profile.c) saved every
+ * argument and vector register twice per call and went through the graph
+ * tracer's general entry: about 540 instructions a call.  general-regs-only
+ * keeps these off the vector registers (the traced function's arguments
+ * and return values), and they call nothing (all inlined).  Anything but
+ * the common case (a thread's first call, a function's first call in its
+ * thread, a reset, a stale frame, a frame that is not a profile frame, a
+ * switch of tracer) answers 1, and the trampoline takes the C path, which
+ * handles it and counts the same way (profile_counters.h).
  *
  * The TSan build keeps the C path alone: its instrumentation calls into
  * the sanitizer's runtime, which may use any register.
@@ -28,11 +28,7 @@
  * there the sanitizers' checks stay (gcc inlines nothing across a
  * no_sanitize), and call their runtime only to report and abort.
  */
-#define PROF_FAST __attribute__((no_caller_saved_registers, flatten, no_instrument_function, \
-				 no_stack_protector))
-
-/* The return hook saves every call-clobbered register itself (tramp.S). */
-#define PROF_FAST_EXIT __attribute__((flatten, no_instrument_function, no_stack_protector))
+#define PROF_FAST __attribute__((flatten, no_instrument_function, no_stack_protector))
 
 /*
  * The call's frame could be made here, as frame n of the shadow stack: the
@@ -98,7 +94,7 @@ PROF_FAST int ps_profile_fast_entry(unsigned long *a)
  * stamp the return hook read in the stretch f->hi (tramp.S); it gets the
  * real return address when the call is counted here.
  */
-PROF_FAST_EXIT int ps_profile_fast_exit(unsigned long *slot)
+PROF_FAST int ps_profile_fast_exit(unsigned long *slot)
 {
 	struct ps_fast *f = &ps_fast;
 	uint64_t tsc = (uint64_t)f->hi << 32 | (uint32_t)*slot, d;

@@ -303,29 +303,27 @@ ps_x86_64_call_saved:
 #ifndef __SANITIZE_THREAD__
 /*
  * function_profile's entry: record/profile_fast.c does the common call in
- * C, saving only the registers it uses; here only what it returns in
- * (%rax: also the vector count of a variadic call), its argument and
- * %rdx (three pushes keep the ABI's alignment at the call).  It answers
- * non-zero when the call needs graph.c's C path, taken as the graph
- * entry's slow path is (a = the stub's id, then the two returns).
+ * C, with only the call-clobbered general registers saved around it (it
+ * leaves the vector registers alone), as the return hook does for its
+ * end.  It answers non-zero when the call needs graph.c's C path, taken
+ * as the graph entry's slow path is (a = the stub's id, then the two
+ * returns).  Nine pushes keep the ABI's alignment at the call.
  */
 	PS_FUNC	ps_x86_64_prof_entry
 	.cfi_def_cfa_offset 16
-	PS_PUSH	rax, rdx, rdi
-	leaq	24(%rsp), %rdi
+	PS_PUSH	rax, rcx, rdx, rsi, rdi, r8, r9, r10, r11
+	leaq	72(%rsp), %rdi
 	call	ps_profile_fast_entry
 	testl	%eax, %eax
 	jnz	9f
-8:	PS_POP	rdi, rdx, rax
+8:	PS_POP	r11, r10, r9, r8, rdi, rsi, rdx, rcx, rax
 	leaq	8(%rsp), %rsp	/* drop the id; keeps flags */
 	.cfi_adjust_cfa_offset -8
 	ret
-9:	.cfi_adjust_cfa_offset 32
-	PS_PUSH	rcx
-	leaq	32(%rsp), %rdi
+9:	.cfi_adjust_cfa_offset 80
+	leaq	72(%rsp), %rdi
 	leaq	ps_graph_entry_slow(%rip), %rax
 	call	ps_x86_64_call_saved
-	PS_POP	rcx
 	jmp	8b
 	PS_ENDFUNC ps_x86_64_prof_entry
 #endif
