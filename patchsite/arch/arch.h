@@ -157,6 +157,8 @@ struct ps_arch {
 	void (*tramp_late)(void);
 	void (*tramp_func_late)(void);
 	void (*tramp_graph_late)(void);
+	/* function_profile's entry (the others as the graph tracer's); NULL: the graph one. */
+	void (*tramp_profile)(void);
 	/* Where the graph tracer's hooked returns go. */
 	void (*graph_return)(void);
 	/*

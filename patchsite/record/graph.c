@@ -562,7 +562,11 @@ bool ps_record_slow(void)
  */
 static uintptr_t graph_fast(void)
 {
-	return graph_settings() || ps_graph_trigger.set ? 0 : (uintptr_t)ps.arch->tramp_graph;
+	if (graph_settings() || ps_graph_trigger.set)
+		return 0;
+	if (profiling() && ps.arch->tramp_profile)
+		return (uintptr_t)ps.arch->tramp_profile;	/* its own entry (profile_fast.c) */
+	return (uintptr_t)ps.arch->tramp_graph;
 }
 
 struct patchsite_ops ps_graph_ops = { .func = graph_call };

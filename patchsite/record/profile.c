@@ -5,7 +5,8 @@
  * (the kernel's function profiler, trace_stat/function, with self time and
  * a histogram).  The calls are function_graph's (graph.c times them with
  * its shadow frames and hooked returns, in its profile mode); their ends
- * come here instead of the ring.
+ * come here instead of the ring.  On x86-64 the common call takes
+ * profile_fast.c's path instead, which counts the same way (profile_counters.h).
  *
  * Each thread writes only its own counters, so a call costs no atomic
  * read-modify-write: a sequence count per function (odd while it changes)
@@ -33,29 +34,9 @@
 #include "data/read_profile.h"
 #include "render/profile_stat.h"
 #include "profile.h"
-
-struct prof_fn {			/* one function in one thread */
-	uint64_t total;			/* ns, outermost calls only */
-	uint64_t sum;			/* ns, every call (the average) */
-	uint64_t self;			/* ns, less the callees' */
-	unsigned __int128 sumsq;	/* ns^2, every call (s^2) */
-	uint32_t id;			/* its entry site */
-	uint32_t open;			/* calls running now (recursion) */
-	_Atomic uint32_t seq;		/* odd while its thread changes it (readers retry) */
-	struct hist h;			/* hits (h.n), min, max, buckets */
-};
+#include "profile_counters.h"
 
 #define ARENA_BYTES	(256u << 10)
-
-struct prof_thread {
-	struct prof_thread *_Atomic next;
-	pid_t tid;
-	char comm[16];
-	_Atomic unsigned gen;			/* the reset generation its counts belong to */
-	struct prof_fn **_Atomic mods[PS_MAX_MODULES];	/* by module, then index in module */
-	uint8_t *arena, *arena_end;
-	struct prof_fn *_Atomic list;		/* every counter it made, for reset and readers */
-};
 
 /* prof_fn's link for the thread's list lives after it, so hist stays aligned and dense. */
 struct prof_node {
@@ -64,9 +45,9 @@ struct prof_node {
 };
 
 static struct prof_thread *_Atomic threads;
-static _Atomic unsigned generation;
-static uint64_t ns_mult;		/* ns = ticks * ns_mult >> 32: no floating point on the call path */
-static __thread struct prof_thread *me __attribute__((tls_model("initial-exec")));
+_Atomic unsigned ps_prof_generation;
+uint64_t ps_prof_ns_mult;	/* no floating point on the call path */
+__thread struct prof_thread *ps_prof_me __attribute__((tls_model("initial-exec")));
 
 /* function_profile ran in this process: its file is written (empty after a reset). */
 static _Atomic bool used;
@@ -77,7 +58,7 @@ void ps_profile_prepare(void)
 
 	atomic_store(&used, true);
 	/* The rate ps_tsc_to_ns uses, over 2^32 ticks (exact to ~1e-9). */
-	ns_mult = ps_tsc_to_ns(t0 + span) - ps_tsc_to_ns(t0);
+	ps_prof_ns_mult = ps_tsc_to_ns(t0 + span) - ps_tsc_to_ns(t0);
 }
 
 static void *arena_take(struct prof_thread *pt, size_t size)
@@ -105,46 +86,19 @@ static struct prof_thread *thread_counters(struct ps_thread *t)
 	struct prof_thread *pt;
 	size_t bytes = sizeof(*pt);
 
-	if (me)
-		return me;
+	if (ps_prof_me)
+		return ps_prof_me;
 	pt = ps_map_zero(&bytes, false, 0);
 	if (!pt)
 		return NULL;
 	pt->tid = t->tid;
 	memcpy(pt->comm, t->comm, sizeof(pt->comm));
-	atomic_store(&pt->gen, atomic_load(&generation));
+	atomic_store(&pt->gen, atomic_load(&ps_prof_generation));
 	pt->next = atomic_load(&threads);
 	while (!atomic_compare_exchange_weak(&threads, (struct prof_thread **)&pt->next, pt))
 		;
-	me = pt;
+	ps_prof_me = pt;
 	return pt;
-}
-
-/*
- * gcc refuses fences under -fsanitize=thread (-Wtsan): the TSan build (make
- * check-tsan) orders with an acquire-release read-modify-write of the
- * sequence word that changes nothing instead; the other builds keep the
- * fence, which costs the writer no locked instruction.
- */
-#ifdef __SANITIZE_THREAD__
-#define seq_fence(order, seq) \
-	((void)atomic_fetch_add_explicit((_Atomic uint32_t *)(seq), 0, memory_order_acq_rel))
-#else
-#define seq_fence(order, seq) atomic_thread_fence(order)
-#endif
-
-/* The seqcount's writer side: the counters between these two are in flux. */
-static inline void write_begin(struct prof_fn *fn)
-{
-	atomic_store_explicit(&fn->seq, atomic_load_explicit(&fn->seq, memory_order_relaxed) + 1,
-			      memory_order_relaxed);
-	seq_fence(memory_order_release, &fn->seq);
-}
-
-static inline void write_end(struct prof_fn *fn)
-{
-	atomic_store_explicit(&fn->seq, atomic_load_explicit(&fn->seq, memory_order_relaxed) + 1,
-			      memory_order_release);
 }
 
 /* A reset happened: this thread's counters start over (only it writes them). */
@@ -190,7 +144,7 @@ static struct prof_fn *counters_of(struct prof_thread *pt, uint32_t id)
 void ps_profile_enter(struct ps_thread *t, struct ps_fslow *x, uint32_t id)
 {
 	struct prof_thread *pt = thread_counters(t);
-	unsigned gen = atomic_load_explicit(&generation, memory_order_relaxed);
+	unsigned gen = atomic_load_explicit(&ps_prof_generation, memory_order_relaxed);
 	struct prof_fn *fn;
 
 	x->prof = NULL;
@@ -205,44 +159,27 @@ void ps_profile_enter(struct ps_thread *t, struct ps_fslow *x, uint32_t id)
 	}
 	fn->open++;
 	x->prof = fn;
-	x->units = gen;		/* the entry took no ring room: the field holds its generation */
+	x->units = gen;		/* the entry took no ring room: the field holds its ps_prof_generation */
 }
 
 void ps_profile_exit(struct ps_thread *t, const struct ps_frame *fr, struct ps_fslow *x,
 		     uint64_t tsc)
 {
 	struct prof_fn *fn = x->prof;
-	uint64_t d, self;
-	bool nested;
+	uint64_t d;
 
-	if (!fn || !me)
+	if (!fn || !ps_prof_me)
 		return;
-	d = (uint64_t)(((unsigned __int128)(tsc - x->tsc) * ns_mult) >> 32);
-	self = d > x->child_ns ? d - x->child_ns : 0;
-	/* The caller's frame, when it is counted too: its callees' time grows. */
-	if (fr - 1 > t->frames && ((fr - 1)->key & PS_FRAME_SLOW)) {
-		struct ps_fslow *up = &t->fslow[fr - 1 - t->frames];
-
-		if (up->flags & PS_FS_PROFILE)
-			up->child_ns += d;
-	}
-	if (x->units != atomic_load_explicit(&generation, memory_order_relaxed))
+	d = prof_ns(tsc - x->tsc);
+	prof_to_caller(t, fr, x, d);
+	if (x->units != atomic_load_explicit(&ps_prof_generation, memory_order_relaxed))
 		return;		/* begun before a reset (or a fork): not counted */
-	nested = fn->open > 1;
-	if (fn->open)
-		fn->open--;
-	write_begin(fn);
-	hist_add(&fn->h, d);
-	fn->total += nested ? 0 : d;
-	fn->sum += d;
-	fn->self += self;
-	fn->sumsq += (unsigned __int128)d * d;
-	write_end(fn);
+	prof_count(fn, d, d > x->child_ns ? d - x->child_ns : 0);
 }
 
 void ps_profile_reset(void)
 {
-	atomic_fetch_add(&generation, 1);
+	atomic_fetch_add(&ps_prof_generation, 1);
 }
 
 bool ps_profile_any(void)
@@ -328,7 +265,7 @@ void ps_profile_text(struct ps_buf *out)
 	unsigned gen;
 
 	pthread_mutex_lock(&ps.lock);
-	gen = atomic_load(&generation);
+	gen = atomic_load(&ps_prof_generation);
 	ps_buf_printf(out, "patchsite-profile %d\n", PS_PROFILE_VERSION);
 	for (struct prof_thread *pt = atomic_load(&threads); pt; pt = atomic_load(&pt->next)) {
 		if (atomic_load_explicit(&pt->gen, memory_order_acquire) != gen)

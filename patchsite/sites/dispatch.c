@@ -165,7 +165,8 @@ void ps_tramp_set(uintptr_t tramp)
 {
 	uintptr_t t[SITE_KINDS] = { tramp, tramp, tramp, (uintptr_t)ps.arch->tramp_late };
 
-	if (tramp == (uintptr_t)ps.arch->tramp_graph) {
+	if (tramp == (uintptr_t)ps.arch->tramp_graph ||
+	    (ps.arch->tramp_profile && tramp == (uintptr_t)ps.arch->tramp_profile)) {
 		t[SITE_ENTRY_EXITS] = (uintptr_t)ps.arch->tramp_graph_noret;
 		t[SITE_EXIT] = (uintptr_t)ps.arch->tramp_graph_exit;
 		t[SITE_ENTRY_LATE] = (uintptr_t)ps.arch->tramp_graph_late;

@@ -8,7 +8,10 @@
 # the same deterministic program (its `report --json` calls); the sleeps
 # asked for (a lower bound of every time); check_profile.py, a reader of
 # the `profile` file written from patchsite-data(5) alone, which checks
-# each histogram against the issue's bucket rule and merges the threads.
+# each histogram against the issue's bucket rule and merges the threads;
+# the kernel's source for trace_stat/function's layout (its format strings
+# parsed out of Debian's linux-source-6.1 where installed, else as
+# check_profile.py states them with their lines).
 set -u
 
 B=${1:-build}
@@ -47,6 +50,12 @@ for p in ending profsleep ctlspin; do
 		{ fail "build $p" "$T/build.log"; echo "$PASS passed, $((FAIL)) failed"; exit 1; }
 done
 cd "$T" || exit 1
+KSRC=/usr/src/linux-source-6.1.tar.xz
+if [ -z "${KERNEL_TRACE_DIR:-}" ] && [ -r "$KSRC" ] &&
+   tar -xJf "$KSRC" --wildcards '*/kernel/trace/ftrace.c' '*/kernel/trace/trace_functions_graph.c' \
+	2>/dev/null; then
+	export KERNEL_TRACE_DIR="$(dirname "$(ls -d "$T"/*/kernel/trace/ftrace.c | head -1)")"
+fi
 
 # row DECODED NAME FIELD: a field of NAME's line in check_profile.py decode's output.
 row() { awk -v n="$2" -v k="$3" '$1 == n { print $k }' "$1"; }
@@ -270,12 +279,12 @@ snap=$(ls -d "$T"/live/snapshot.1/*/ 2>/dev/null | head -1)
 if $CHECK decode live/*/profile >dec 2>err && [ "$(row dec alpha 2)" = "$A" ] &&
    [ "$(wc -l <dec)" = 2 ] && [ -n "$snap" ] && $CHECK decode "$snap/profile" >dec1 2>>err &&
    [ "$(row dec1 alpha 2) $(row dec1 beta 2) $(row dec1 gamma_leaf 2)" = "$A1 $B1 $C1" ] &&
-   $CHECK stat stat1 "$snap/profile" >>err 2>&1 &&
+   $CHECK stat stat1 "$snap/profile" >statok 2>&1 &&
    "$PS" report -d live --snapshot=1 --json >snap.json 2>>err &&
    [ "$(calls snap.json gamma_leaf)" = "$(row dec1 gamma_leaf 2)" ]; then
-	pass "at exit: profile file with alpha's $A hits since the reset; snapshot 1: trace_stat/function's rows, $(tail -1 err)"
+	pass "at exit: profile file with alpha's $A hits since the reset; snapshot 1: trace_stat/function's $(cat statok)"
 else
-	cat dec dec1 err >>out 2>/dev/null; fail "profile at exit and snapshot" out
+	cat dec dec1 statok err >>out 2>/dev/null; fail "profile at exit and snapshot" out
 fi
 
 # Switched live while 4 threads call without end: function_graph, function_profile,

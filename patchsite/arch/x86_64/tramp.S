@@ -255,7 +255,11 @@ ps_x86_64_call_saved:
 	PS_FAST_STAMP
 	movq	%fs:PSF_FP(%rcx), %rdx
 	cmpq	%rsp, -16(%rdx)	/* top frame's key */
+#ifndef __SANITIZE_THREAD__
+	jne	6f
+#else
 	jne	9f
+#endif
 	shlq	$32, %rax
 	orq	-8(%rdx), %rax	/* exit event */
 	movq	-24(%rdx), %rdx
@@ -268,14 +272,61 @@ ps_x86_64_call_saved:
 	leaq	8(%rsp), %rsp
 	.cfi_adjust_cfa_offset -8
 	jmp	*-8(%rsp)
-9:	.cfi_adjust_cfa_offset 32
+#ifndef __SANITIZE_THREAD__
+/*
+ * Not the top frame's key as the fast path writes it: function_profile's
+ * frames (key bit PS_FRAME_SLOW) end in C without the full save
+ * (record/profile_fast.c), given the time stamp read above in the slot
+ * (its lower half; the upper one is this stretch's, as for the words the
+ * fast paths write).  Anything else goes on to the C path.
+ */
+6:	.cfi_def_cfa_offset 32
+	movl	%eax, 24(%rsp)
+	PS_PUSH	rdi, rsi, r8, r9, r10, r11
+	leaq	72(%rsp), %rdi
+	call	ps_profile_fast_exit
+	PS_POP	r11, r10, r9, r8, rsi
+	testl	%eax, %eax
+	jz	7f
+	leaq	32(%rsp), %rdi
+	jmp	5f
+#endif
+9:	.cfi_def_cfa_offset 32
 	PS_PUSH	rdi
 	leaq	32(%rsp), %rdi
-	leaq	ps_graph_exit_slow(%rip), %rax
+5:	leaq	ps_graph_exit_slow(%rip), %rax
 	call	ps_x86_64_call_saved
-	PS_POP	rdi
+7:	PS_POP	rdi
 	jmp	8b
 	PS_ENDFUNC ps_x86_64_graph_return
+
+#ifndef __SANITIZE_THREAD__
+/*
+ * function_profile's entry: record/profile_fast.c does the common call in
+ * C, with only the call-clobbered general registers saved around it (it
+ * leaves the vector registers alone), as the return hook does for its
+ * end.  It answers non-zero when the call needs graph.c's C path, taken
+ * as the graph entry's slow path is (a = the stub's id, then the two
+ * returns).  Nine pushes keep the ABI's alignment at the call.
+ */
+	PS_FUNC	ps_x86_64_prof_entry
+	.cfi_def_cfa_offset 16
+	PS_PUSH	rax, rcx, rdx, rsi, rdi, r8, r9, r10, r11
+	leaq	72(%rsp), %rdi
+	call	ps_profile_fast_entry
+	testl	%eax, %eax
+	jnz	9f
+8:	PS_POP	r11, r10, r9, r8, rdi, rsi, rdx, rcx, rax
+	leaq	8(%rsp), %rsp	/* drop the id; keeps flags */
+	.cfi_adjust_cfa_offset -8
+	ret
+9:	.cfi_adjust_cfa_offset 80
+	leaq	72(%rsp), %rdi
+	leaq	ps_graph_entry_slow(%rip), %rax
+	call	ps_x86_64_call_saved
+	jmp	8b
+	PS_ENDFUNC ps_x86_64_prof_entry
+#endif
 
 /*
  * Entry of a function with exit sites, and an exit site: one word,
