@@ -16,21 +16,9 @@
 # on at once (both hooks on one return) once.  Bad input is refused with one line.
 set -u
 
-B=${1:-build}
-MODE=${2:-plain}
-T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-retprobe.XXXXXX")
-trap '[ -z "${KEEP:-}" ] && rm -rf "$T"' EXIT
-PASS=0
-FAIL=0
-PS="$PWD/$B/patchsite"
-export PATCHSITE_LIB="$PWD/$B/libpatchsite.so"
-SANPRE=
-if [ "$MODE" = san ]; then
-	SANPRE="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
-	export ASAN_OPTIONS=detect_leaks=0
-fi
-pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
-fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
+. tests/patchsite/lib.sh
+suite_init retprobe "$@"
+export ASAN_OPTIONS=detect_leaks=0
 
 if [ "$(uname -m)" != x86_64 ]; then
 	echo "SKIP retprobe.sh: written for x86-64 (tests/patchsite-aarch64 runs the aarch64 case)"
