@@ -88,8 +88,12 @@ if [ $PERF = yes ]; then
 	# The kernel starts a thread's CPU clock when it picks the thread (set_next_entity),
 	# before the context switch that the sched-in record marks (finish_task_switch): each
 	# switch in adds that switch's cost to the CPU clock while the trace has the thread still
-	# off (3 to 7 us each measured on this 2-vCPU VM). So, with N switches in inside sleeper:
-	#   cpu - N * 25 us - 0.1% <= nosleep <= cpu + 0.1%
+	# off (3 to 7 us each measured on this 2-vCPU VM).  The other way, the kernel stops the
+	# clock (update_curr, as it picks the next task) before the switch-out record is written
+	# (prepare_task_switch): each switch out counts a little on the CPU in the trace that the
+	# clock does not (1.7 us each measured with 52 switches under ASan on a loaded machine).
+	# So, with N switches in inside sleeper:
+	#   cpu - N * 25 us - 0.1% <= nosleep <= cpu + N * 5 us + 0.1%
 	# (0.1%: the counter's rate against CLOCK_MONOTONIC, measured over the run). A switch
 	# out or in lost or misplaced moves it by a whole sleep (1 ms or more) or a slice.
 	cpu=$(sed -n 's/^cpu_ns=\([0-9]*\) .*/\1/p' out.sl)
@@ -98,7 +102,7 @@ if [ $PERF = yes ]; then
 	nin=$(awk '/\| +sleeper\(\) \{$/ { on = 1 } on && /sched-in/ { n++ } /\|   }$/ { on = 0 }
 		   END { print n + 0 }' rep.sl)
 	if awk -v c="$cpu" -v n="${nosleep:-x}" -v k="$nin" 'BEGIN {
-		n *= 1000; lo = c - k * 25000 - c / 1000; hi = c + c / 1000
+		n *= 1000; lo = c - k * 25000 - c / 1000; hi = c + k * 5000 + c / 1000
 		printf "sleeper() --nosleep-time %.0f ns, CPU clock %d ns (%+.2f%%), %d switches in: allowed [%.0f, %.0f]\n", n, c, (n - c) * 100 / c, k, lo, hi
 		exit !(n >= lo && n <= hi && k >= 10) }' >out 2>&1 && [ ! -s err.sl ]; then
 		pass "$(cat out)"
@@ -123,7 +127,7 @@ for r in rows.values():
     assert r["oncpu_ns"] + r["offcpu_ns"] == r["total_ns"], r
 nap, sl = rows["nap"], rows["sleeper"]
 assert nap["calls"] == 10 and nap["offcpu_ns"] >= 10 * 1000000, nap
-lo, hi = cpu - nin * 25000 - cpu // 1000, cpu + cpu // 1000
+lo, hi = cpu - nin * 25000 - cpu // 1000, cpu + nin * 5000 + cpu // 1000
 assert lo <= sl["oncpu_ns"] <= hi, (sl, lo, hi)
 print("nap() %.3f ms off the CPU in 10 calls; sleeper() %d ns on it, CPU clock %d ns"
       % (nap["offcpu_ns"] / 1e6, sl["oncpu_ns"], cpu))
