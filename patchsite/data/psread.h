@@ -106,7 +106,7 @@ struct psr_thread {
 	struct psr_chunk *chunks;	/* in time order */
 	size_t nchunks;
 	uint64_t events;	/* entries + exits + function events + extended records (psr_open counts them) */
-	uint64_t entries, funcs, ext, markers;
+	uint64_t entries, funcs, ext, markers, trace_events;	/* trace_events: static and probe events */
 	bool live;		/* followed (psr_follow) and may still write: the end of its
 				   last chunk is not final, a record cut there is waited for */
 	bool in_memory;		/* words are a copy in memory (the runtime's rings,

@@ -82,6 +82,7 @@ void read_count_events(struct psr_proc *p, struct psr_thread *t)
 		t->funcs += ev.type == PSR_FUNC;
 		t->ext += ev.type == PSR_EXT;
 		t->markers += ev.type == PSR_EXT && ev.ext_kind == PSD_EXT_MARKER;
+		t->trace_events += ev.type == PSR_EXT && ev.ext_kind == PSD_EXT_EVENT;
 		if (ev.tsc - p->tsc0 < (1ull << 62) && psr_ns(p, ev.tsc) > p->last_ns)
 			p->last_ns = psr_ns(p, ev.tsc);
 	}

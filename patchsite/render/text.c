@@ -75,14 +75,18 @@ void text_function_line(FILE *f, const struct psr_proc *p, const struct stream *
 static void write_function(FILE *f, const struct render_ctx *ctx, const struct psr_proc *p,
 			   struct stream *s, size_t ns)
 {
-	unsigned long long entries = 0, lost = 0;
+	unsigned long long entries = 0, funcs = 0, lost = 0;
 	struct stream *m;
 
 	for (size_t i = 0; i < ns; i++) {
-		entries += s[i].t->funcs;
+		/* a line each: the function tracer's calls, markers and trace events */
+		entries += s[i].t->funcs + s[i].t->markers + s[i].t->trace_events;
+		funcs += s[i].t->funcs;
 		lost += s[i].t->lost + s[i].t->overwritten;	/* written, not in the buffer */
 	}
-	fprintf(f, "# tracer: %s\n#\n", strcmp(p->tracer, "nop") ? "function" : "nop");
+	/* "ctl": chosen at run time; nop where no function was traced, as ftrace says */
+	fprintf(f, "# tracer: %s\n#\n", strcmp(p->tracer, "nop") &&
+		(strcmp(p->tracer, "ctl") || funcs) ? "function" : "nop");
 	fprintf(f, "# entries-in-buffer/entries-written: %llu/%llu   #P:%ld\n#\n", entries,
 		entries + lost, sysconf(_SC_NPROCESSORS_ONLN));
 	walk_losses(f, p, "# ", ctx->bare);
