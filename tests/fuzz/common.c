@@ -36,11 +36,16 @@ static void cleanup(void)
 	}
 }
 
+void fuzz_init_sink(void)
+{
+	diag_set_sink(count);
+}
+
 void fuzz_init(void)
 {
 	if (memfd >= 0)
 		return;
-	diag_set_sink(count);
+	fuzz_init_sink();
 	memfd = memfd_create("fuzz-input", MFD_CLOEXEC);
 	if (memfd < 0) {
 		perror("memfd_create");

@@ -16,6 +16,7 @@ extern unsigned fuzz_errors, fuzz_warnings;
 
 /* Install the counting sink and make the memory file (once). */
 void fuzz_init(void);
+void fuzz_init_sink(void);	/* the counting sink back (fuzz_init sets it) */
 /* Replace the memory file's contents; returns its path. */
 const char *fuzz_input(const uint8_t *data, size_t size);
 /* A private scratch directory, made once, and a path inside it. */
