@@ -514,9 +514,19 @@ gdb_case() {	# FORM TRACER
 	PATCHSITE_TRACER=$tracer PATCHSITE_OUTPUT="$d/trace" "$QEMU" -L "$SYSROOT" -g $port \
 		-E LD_PRELOAD="$PRELOAD" "$T/gdbcount-$form" >"$d/out" 2>"$d/err" &
 	qpid=$!
-	sleep 1
+	# qemu waits for gdb before it runs the program: connect once its stub listens (a
+	# fixed second was too short on a loaded machine: gdb gave up, and qemu waited for
+	# it for ever), and never wait for a qemu that gdb left behind.
+	hexport=$(printf '%04X' $port)
+	for _ in $(seq 600); do
+		grep -q ":$hexport 00000000:0000 0A" /proc/net/tcp /proc/net/tcp6 2>/dev/null && break
+		kill -0 $qpid 2>/dev/null || break
+		sleep 0.1
+	done
 	timeout 300 gdb-multiarch -batch -nx -ex "set sysroot $SYSROOT" -ex "file $T/gdbcount-$form" \
-		-ex "target remote :$port" -x "$d/cmds" >"$d/gdb" 2>&1
+		-ex "target remote 127.0.0.1:$port" -x "$d/cmds" >"$d/gdb" 2>&1
+	for _ in $(seq 100); do kill -0 $qpid 2>/dev/null || break; sleep 0.1; done
+	kill -9 $qpid 2>/dev/null && echo "qemu still waiting 10 s after gdb ended: killed" >>"$d/err"
 	wait $qpid
 	gl=$(grep -A1 '^1 .* in leaf at' "$d/gdb" | sed -n 's/.*already hit \([0-9]*\) time.*/\1/p')
 	gm=$(grep -A1 '^2 .* in mid at' "$d/gdb" | sed -n 's/.*already hit \([0-9]*\) time.*/\1/p')
