@@ -159,7 +159,7 @@ void ps_profile_enter(struct ps_thread *t, struct ps_fslow *x, uint32_t id)
 	}
 	fn->open++;
 	x->prof = fn;
-	x->units = gen;		/* the entry took no ring room: the field holds its ps_prof_generation */
+	x->units = gen;		/* the entry took no ring room: the field holds its generation */
 }
 
 void ps_profile_exit(struct ps_thread *t, const struct ps_frame *fr, struct ps_fslow *x,
