@@ -251,8 +251,7 @@ static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc,
 	uint64_t tsc, *entry;
 	bool profile = profiling();
 	struct ps_thread *t = graph_begin(&tsc, profile);
-	/* The frame's key: loc itself, but where the arch hands us a copy (ps_arch.key_slot). */
-	uintptr_t slot = ps.arch->key_slot ? ps.arch->key_slot(loc) : (uintptr_t)loc;
+	uintptr_t slot = frame_key_slot(loc);
 	struct ps_frame *fr;
 	unsigned units, flags = 0;
 	bool rv, top;

@@ -14,6 +14,12 @@ static inline uintptr_t frame_slot(const struct ps_frame *fr)
 	return (fr->key & ~(uintptr_t)3) + PS_FRAME_KEY_BIAS;
 }
 
+/* The slot a call's frame is keyed by: loc itself, but where the arch hands a copy (ps_arch.key_slot). */
+static inline uintptr_t frame_key_slot(unsigned long *loc)
+{
+	return ps.arch->key_slot ? ps.arch->key_slot(loc) : (uintptr_t)loc;
+}
+
 void ps_graph_close_frame(struct ps_thread *t, struct ps_fast *f, uint64_t tsc,
 			  const struct ps_frame *fr);
 uintptr_t ps_graph_other_thread_ret(struct ps_thread *me, uintptr_t key);

@@ -29,8 +29,7 @@ bool ps_retprobe_hook(unsigned long *loc, void *data)
 {
 	struct ps_fast *f = &ps_fast;
 	struct ps_thread *t = thread_setup();
-	/* The frame's key: loc itself, but where the arch hands us a copy (ps_arch.key_slot). */
-	uintptr_t slot = ps.arch->key_slot ? ps.arch->key_slot(loc) : (uintptr_t)loc;
+	uintptr_t slot = frame_key_slot(loc);
 	struct ps_frame *fr;
 	struct ps_fslow *x;
 
