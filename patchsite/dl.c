@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "sites/got.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -270,7 +271,7 @@ static void report_elsewhere(const char *fn, void *h)
 }
 
 /* After the outermost dlopen or dlclose of this thread: bring the objects up to date. */
-static void after_change(bool scan, void *h)
+static void after_change(bool scan, void *h, int flags)
 {
 	struct ps_arrivals a = { .n = 0 };
 
@@ -284,6 +285,8 @@ static void after_change(bool scan, void *h)
 	ps_loader_sync(scan ? &a : NULL);
 	pthread_mutex_unlock(&ps.lock);
 	ps_loader_done(&a);
+	if (scan)
+		ps_got_dlopened(flags);	/* their library calls (sites/got_dlopen.c) */
 }
 
 /* dlopen (into the caller's namespace: into NULL) and dlmopen. */
@@ -307,7 +310,7 @@ static void *load(const char *fn, const Lmid_t *into, const char *name, int flag
 	h = ps_libc_dlmopen(lmid, path ? path : name, flags);
 	free(path);
 	if (h && lmid == LM_ID_BASE)
-		after_change(true, h);
+		after_change(true, h, flags);
 	else if (h)
 		report_elsewhere(fn, h);
 	ps_libc_dl_leave();
@@ -339,7 +342,7 @@ EXPORT int dlclose(void *h)
 		ps_branches_capture();
 	err = ps_libc_dlclose(h);
 	if (!err)
-		after_change(false, NULL);
+		after_change(false, NULL, 0);
 	if (ps_libc_dl_depth() == 1)
 		ps_branches_settle();
 	ps_libc_dl_leave();

@@ -35,26 +35,11 @@
 #include "got.h"
 #include "got_dyn.h"
 #include "got_families.h"
+#include "got_mod.h"
 #include "sites.h"
 
-struct got_slot {
-	uintptr_t *slot;		/* the GOT word */
-	uintptr_t orig;			/* what it held at start-up (lazy: its PLT entry) */
-	uintptr_t first;		/* where its calls went at start-up (got_resolve()) */
-	const char *lib;		/* basename of the object that defines the function */
-	const char *why;		/* refused: why */
-};
-
-struct got_mod {
-	struct ps_module *m;
-	struct ps_module *caller;
-	struct got_slot *slots;		/* parallel to m->sites */
-	_Atomic uintptr_t *targets;	/* what each thunk jumps to (in the thunks' data page) */
-	uintptr_t relro_lo, relro_hi;	/* the caller's PT_GNU_RELRO, page-aligned (0, 0: none) */
-	char *pool;			/* names, copied: they outlive the image */
-};
-
-static struct got_mod *gmods[PS_MAX_MODULES];
+struct got_mod *got_mods[PS_MAX_MODULES];
+struct got_boot got_boot;
 
 /* PATCHSITE_LIBCALL: plt, got, nest (plt from every object), nest-got, or off. */
 static enum ps_libcall_mode libcall_mode(bool *nest)
@@ -85,7 +70,7 @@ static const char *const own_callers[] = {
 	"libubsan.so*", "libtsan.so*", "liblsan.so*", "libhwasan.so*", NULL
 };
 
-static bool never_caller(const struct ps_module *m)
+bool got_never_caller(const struct ps_module *m)
 {
 	for (unsigned i = 0; own_callers[i]; i++)
 		if (!fnmatch(own_callers[i], m->name, 0))
@@ -94,16 +79,18 @@ static bool never_caller(const struct ps_module *m)
 }
 
 /* The thunks, then one data page: the trampoline slots by site kind, then the targets. */
-static int map_thunks(struct got_mod *g, size_t n)
+static int map_thunks(struct got_mod *g, size_t n, struct got_mod *reuse)
 {
 	struct ps_module *m = g->m;
 	size_t code = ps_page_up(n * ps.arch->slot_thunk_size);
 	size_t data = ps_page_up((SITE_KINDS + n) * sizeof(uintptr_t));
-	uint8_t *p = mmap(NULL, code + data, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			  -1, 0);
+	uint8_t *p = reuse ? reuse->m->stubs : mmap(NULL, code + data, PROT_READ | PROT_WRITE,
+						    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED)
 		return -errno;
+	if (reuse)
+		reuse->m->stubs = NULL;		/* taken over: its record never unmaps it */
 	m->stubs = p;
 	m->stubs_size = code + data;
 	m->tramp_slot = (_Atomic uintptr_t *)(p + code);
@@ -113,6 +100,12 @@ static int map_thunks(struct got_mod *g, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		uintptr_t at = (uintptr_t)p + i * ps.arch->slot_thunk_size;
 
+		/* The same index and slots: the same code, only the targets are new. */
+		if (reuse) {
+			m->sites[i].addr = m->syms[i].addr = at;
+			atomic_store(&g->targets[i], g->slots[i].first);
+			continue;
+		}
 		if (!ps.arch->write_slot_thunk((uint8_t *)at, at, m->sites[i].id,
 					       (uintptr_t)&m->tramp_slot[m->sites[i].kind],
 					       (uintptr_t)&g->targets[i]))
@@ -121,9 +114,11 @@ static int map_thunks(struct got_mod *g, size_t n)
 		m->syms[i].addr = at;
 		atomic_store(&g->targets[i], g->slots[i].first);
 	}
-	ps.arch->sync_icache(p, code);
-	if (mprotect(p, code, PROT_READ | PROT_EXEC) < 0)
-		return -errno;
+	if (!reuse) {
+		ps.arch->sync_icache(p, code);
+		if (mprotect(p, code, PROT_READ | PROT_EXEC) < 0)
+			return -errno;
+	}
 	m->segs[0] = (struct ps_seg){ (uintptr_t)p, (uintptr_t)p + code, PROT_READ | PROT_EXEC };
 	m->nsegs = 1;
 	m->text_lo = (uintptr_t)p;
@@ -153,7 +148,7 @@ static int fill_sites(struct got_mod *g, const struct cand *c, size_t n)
 		struct ps_site *s = &m->sites[i];
 		struct got_slot *gs = &g->slots[i];
 		size_t len = strlen(c[i].name) + 1;
-		uintptr_t target = got_resolve(g->caller, &c[i]);
+		uintptr_t target = c[i].known ? c[i].target : got_resolve(g->caller, &c[i], NULL);
 
 		m->syms[i] = (struct ps_sym){ .size = ps.arch->slot_thunk_size, .name = at,
 					      .order = i };
@@ -165,7 +160,8 @@ static int fill_sites(struct got_mod *g, const struct cand *c, size_t n)
 		gs->slot = c[i].slot;
 		gs->orig = __atomic_load_n(c[i].slot, __ATOMIC_RELAXED);
 		gs->first = target;
-		gs->lib = target ? got_lib_of(target, &at) : NULL;
+		gs->lib = !target ? NULL : c[i].known ? got_lib_copy(c[i].lib, &at)
+			  : got_lib_of(target, &at);
 		gs->why = ps_got_family(c[i].name);
 		if (!gs->why && !target)
 			gs->why = "not bound (a weak symbol no object defines)";
@@ -201,7 +197,16 @@ static void relro_of(struct got_mod *g, const struct dl_phdr_info *info)
 	}
 }
 
-static void got_free(struct got_mod *g)
+/* The thunks of reuse serve g only if every slot has the same name (ids are by order). */
+static bool same_names(const struct got_mod *g, const struct got_mod *reuse)
+{
+	for (size_t i = 0; i < g->m->nsites; i++)
+		if (strcmp(g->m->syms[i].name, reuse->m->syms[i].name))
+			return false;
+	return true;
+}
+
+void got_free(struct got_mod *g)
 {
 	if (g->m) {
 		if (g->m->stubs)
@@ -216,43 +221,68 @@ static void got_free(struct got_mod *g)
 	free(g);
 }
 
-/* The library-call module of the object info describes, called caller in ps.mods. */
-static int add_caller(struct ps_module *caller, const struct dl_phdr_info *info,
-		      enum ps_libcall_mode mode)
+/* How many slots of the object d describes are library-call sites in mode. */
+size_t got_count(const struct dyn *d, uintptr_t bias, enum ps_libcall_mode mode)
 {
-	unsigned idx = atomic_load(&ps.nmods);
+	size_t n = got_collect(d, bias, d->jmprel, d->jmpsz, ps.arch->jump_slot_type, false,
+			       NULL, 0);
+
+	if (mode == PS_LIBCALL_GOT)
+		n = got_collect(d, bias, d->rela, d->relasz, ps.arch->glob_dat_type, true, NULL, n);
+	return n;
+}
+
+/* ... and those slots, into c (got_count() of them). */
+void got_gather(const struct dyn *d, uintptr_t bias, enum ps_libcall_mode mode, struct cand *c)
+{
+	size_t n = got_collect(d, bias, d->jmprel, d->jmpsz, ps.arch->jump_slot_type, false, c, 0);
+
+	if (mode == PS_LIBCALL_GOT)
+		got_collect(d, bias, d->rela, d->relasz, ps.arch->glob_dat_type, true, c, n);
+}
+
+/*
+ * The library-call module of the object info describes, called caller in
+ * ps.mods: appended, or in reuse's index with reuse's thunks (the same
+ * file again, got_dlopen.c).  pre: its slots, found and resolved before
+ * (NULL: read and resolved here, at start-up).
+ */
+int got_add_caller(struct ps_module *caller, const struct dl_phdr_info *info,
+		   const struct got_pre *pre, struct got_mod *reuse)
+{
+	enum ps_libcall_mode mode = got_boot.mode;
+	unsigned idx = reuse ? reuse->m->index : atomic_load(&ps.nmods);
 	struct got_mod *g;
 	struct cand *c = NULL;
 	struct dyn d;
 	size_t n;
 	int err = -ENOMEM;
 
-	if (!got_read_dyn(info, &d))
+	if (pre)
+		n = pre->n;
+	else if (!got_read_dyn(info, &d))
 		return 0;
-	n = got_collect(&d, info->dlpi_addr, d.jmprel, d.jmpsz, ps.arch->jump_slot_type, false,
-		    NULL, 0);
-	if (mode == PS_LIBCALL_GOT)
-		n = got_collect(&d, info->dlpi_addr, d.rela, d.relasz, ps.arch->glob_dat_type, true,
-			    NULL, n);
+	else
+		n = got_count(&d, info->dlpi_addr, mode);
 	if (!n)
 		return 0;
+	if (reuse && reuse->m->nsites != n)
+		return -EAGAIN;		/* another file under that name: thunks of its own */
 	if (idx >= PS_MAX_MODULES) {
 		ps_log(PATCHSITE_LOG_WARNING, "%s: more than %d objects: library calls not "
 		       "traced", caller->path, PS_MAX_MODULES);
 		return -ENOSPC;
 	}
 	g = calloc(1, sizeof(*g));
-	c = calloc(n, sizeof(*c));
-	if (!g || !c || !(g->m = calloc(1, sizeof(*g->m))) ||
+	c = pre ? NULL : calloc(n, sizeof(*c));
+	if (!g || (!pre && !c) || !(g->m = calloc(1, sizeof(*g->m))) ||
 	    asprintf(&g->m->path, "%s (library calls)", caller->path) < 0) {
 		if (g && g->m)
 			g->m->path = NULL;
 		goto out;
 	}
-	n = got_collect(&d, info->dlpi_addr, d.jmprel, d.jmpsz, ps.arch->jump_slot_type, false, c, 0);
-	if (mode == PS_LIBCALL_GOT)
-		n = got_collect(&d, info->dlpi_addr, d.rela, d.relasz, ps.arch->glob_dat_type, true,
-			    c, n);
+	if (!pre)
+		got_gather(&d, info->dlpi_addr, mode, c);
 	g->caller = caller;
 	/*
 	 * Named as the caller (filters' :mod:, and the loader sync keeps it while an
@@ -263,14 +293,17 @@ static int add_caller(struct ps_module *caller, const struct dl_phdr_info *info,
 	g->m->index = idx;
 	g->m->syms_loaded = true;
 	relro_of(g, info);
-	err = fill_sites(g, c, n);
+	err = fill_sites(g, pre ? pre->c : c, n);
+	if (!err && reuse && !same_names(g, reuse))
+		err = -EAGAIN;
 	if (!err)
-		err = map_thunks(g, n);
+		err = map_thunks(g, n, reuse);
 	if (err)
 		goto out;
-	gmods[idx] = g;
+	got_mods[idx] = g;
 	ps.mods[idx] = g->m;
-	atomic_store_explicit(&ps.nmods, idx + 1, memory_order_release);
+	if (!reuse)
+		atomic_store_explicit(&ps.nmods, idx + 1, memory_order_release);
 	ps_log(PATCHSITE_LOG_NOTE, "%s: %zu library-call slots", caller->name, n);
 	for (size_t i = 0; i < n; i++)
 		if (g->slots[i].why)
@@ -278,7 +311,7 @@ static int add_caller(struct ps_module *caller, const struct dl_phdr_info *info,
 			       caller->name, g->m->syms[i].name, g->slots[i].why);
 	g = NULL;
 out:
-	if (err)
+	if (err && err != -EAGAIN)
 		ps_log(PATCHSITE_LOG_WARNING, "%s: library calls not traced: %s", caller->path,
 		       strerror(-err));
 	if (g)
@@ -288,12 +321,7 @@ out:
 }
 
 struct scan_arg {
-	enum ps_libcall_mode mode;
-	bool nest;
 	bool done;
-	struct dyn own;			/* the runtime's own object (it may be the program) */
-	uintptr_t own_bias;
-	bool own_found;
 	/*
 	 * The objects to scan, added once dl_iterate_phdr has returned: its
 	 * callback holds the loader's list lock, and add_caller's dlsym takes
@@ -309,7 +337,7 @@ struct scan_arg {
 /* The object holding this code: its dynamic section, for our own slots. */
 static int find_own(struct dl_phdr_info *info, size_t size, void *arg)
 {
-	struct scan_arg *a = arg;
+	struct got_boot *a = arg;
 	uintptr_t self = (uintptr_t)&ps_got_scan;
 
 	(void)size;
@@ -332,8 +360,9 @@ static int find_own(struct dl_phdr_info *info, size_t size, void *arg)
  * (a program or library that defines malloc: the runtime's malloc calls
  * run m's code, and its library calls would come back to a trampoline).
  */
-static const char *ours(const struct scan_arg *a, const struct ps_module *m)
+const char *got_ours(const struct ps_module *m)
 {
+	const struct got_boot *a = &got_boot;
 	const struct dyn *d = &a->own;
 	const Elf64_Rela *rs[2] = { d->jmprel, d->rela };
 	size_t bytes[2] = { d->jmpsz, d->relasz };
@@ -371,22 +400,22 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *arg)
 	bool exe = !a->done;
 
 	(void)size;
-	if (a->done && !a->nest)
+	if (a->done && !got_boot.nest)
 		return 1;
 	a->done = true;
 	for (unsigned i = 0; i < ps.nmods && a->n < PS_MAX_MODULES; i++) {
 		struct ps_module *m = ps.mods[i];
 
-		if (m->gone || gmods[i] || m->bias != info->dlpi_addr || !m->file_ok)
+		if (m->gone || got_mods[i] || m->bias != info->dlpi_addr || !m->file_ok)
 			continue;
 		if (!exe && (!base || strcmp(base + 1, m->name)))
 			continue;
-		if (!exe && never_caller(m))
+		if (!exe && got_never_caller(m))
 			ps_log(PATCHSITE_LOG_NOTE, "%s: its library calls not traced: patchsite "
 			       "itself calls into it or runs under it", m->name);
-		else if (ours(a, m))
+		else if (got_ours(m))
 			ps_log(PATCHSITE_LOG_WARNING, "%s: its library calls not traced: %s (they "
-			       "would trace patchsite's own calls)", m->name, ours(a, m));
+			       "would trace patchsite's own calls)", m->name, got_ours(m));
 		else
 			a->found[a->n++] = (struct found){ m, *info };
 		break;
@@ -400,30 +429,34 @@ int ps_got_scan(void)
 	int err = 0;
 
 	memset(&a, 0, sizeof(a));
-	a.mode = libcall_mode(&a.nest);
+	got_boot.mode = libcall_mode(&got_boot.nest);
 
-	if (a.mode == PS_LIBCALL_OFF)
+	if (got_boot.mode == PS_LIBCALL_OFF)
 		return 0;
 	if (!ps.arch->write_slot_thunk) {
 		ps_log(PATCHSITE_LOG_ERROR, "PATCHSITE_LIBCALL: library calls are not traced on "
 		       "%s yet (x86-64 only)", ps.arch->name);
+		got_boot.mode = PS_LIBCALL_OFF;
 		return 0;
 	}
-	dl_iterate_phdr(find_own, &a);
+	dl_iterate_phdr(find_own, &got_boot);
 	dl_iterate_phdr(scan_one, &a);
+	/* Objects here now are start-up's: a dlopen later never scans them (got_dlopen.c). */
+	for (unsigned i = 0; i < ps.nmods; i++)
+		got_boot.startup[i] = ps.mods[i];
 	for (unsigned i = 0; i < a.n && err != -ENOMEM; i++)
-		err = add_caller(a.found[i].m, &a.found[i].info, a.mode);
+		err = got_add_caller(a.found[i].m, &a.found[i].info, NULL, NULL);
 	return err == -ENOMEM ? err : 0;
 }
 
 bool ps_got_module(const struct ps_module *m)
 {
-	return m->index < PS_MAX_MODULES && gmods[m->index] && gmods[m->index]->m == m;
+	return m->index < PS_MAX_MODULES && got_mods[m->index] && got_mods[m->index]->m == m;
 }
 
 static struct got_slot *slot_of(const struct ps_site *s)
 {
-	return ps_got_module(s->mod) ? &gmods[s->mod->index]->slots[s->id & PS_ID_MASK] : NULL;
+	return ps_got_module(s->mod) ? &got_mods[s->mod->index]->slots[s->id & PS_ID_MASK] : NULL;
 }
 
 const char *ps_got_library(const struct ps_site *s)
@@ -521,7 +554,7 @@ size_t ps_got_update(void)
 	size_t n = 0;
 
 	for (unsigned k = 0; k < ps.nmods; k++)
-		if (gmods[k] && gmods[k]->m == ps.mods[k] && !ps.mods[k]->gone)
-			n += update_one(gmods[k]);
+		if (got_mods[k] && got_mods[k]->m == ps.mods[k] && !ps.mods[k]->gone)
+			n += update_one(got_mods[k]);
 	return n;
 }

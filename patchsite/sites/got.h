@@ -20,6 +20,8 @@ enum ps_libcall_mode { PS_LIBCALL_OFF, PS_LIBCALL_PLT, PS_LIBCALL_GOT };
 
 /* The slots of the executable, as modules appended to ps.mods (start-up, ps.lock held). */
 int ps_got_scan(void);
+/* The slots of objects a dlopen (flags) just brought, as start-up chose (got_dlopen.c). */
+void ps_got_dlopened(int flags);
 /* m is a module of library-call sites (its sites are slots, not code). */
 bool ps_got_module(const struct ps_module *m);
 /* Bring every slot to its site's want: the pointer stores of a batch (ps.lock held). */

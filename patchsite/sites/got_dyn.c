@@ -100,7 +100,16 @@ size_t got_collect(const struct dyn *d, uintptr_t bias, const Elf64_Rela *r, siz
  * still points into its own object (a lazy PLT entry) the symbol looked up
  * as the dynamic linker's global scope would.  0: nowhere (weak, unbound).
  */
-uintptr_t got_resolve(const struct ps_module *caller, const struct cand *c)
+/* The name in one scope: the first object's definition, and the needed version of it. */
+static void look_up(void *scope, const struct cand *c, void **first, void **exact)
+{
+	*first = dlsym(scope, c->name);
+	*exact = c->version ? dlvsym(scope, c->name, c->version) : NULL;
+	if (!*first || (c->version && !*exact))
+		dlerror();	/* a name not there is no error of the program's */
+}
+
+uintptr_t got_resolve(const struct ps_module *caller, const struct cand *c, void *local)
 {
 	uintptr_t cur = __atomic_load_n(c->slot, __ATOMIC_RELAXED);
 	void *first, *exact;
@@ -112,10 +121,13 @@ uintptr_t got_resolve(const struct ps_module *caller, const struct cand *c)
 	 * The first object in the scope that defines the name wins, as in the
 	 * dynamic linker: an interposer without versions (a sanitizer's malloc)
 	 * too, where dlvsym would skip it.  Within that object, the version the
-	 * slot needs (an old memcpy@GLIBC_2.2.5, not the default).
+	 * slot needs (an old memcpy@GLIBC_2.2.5, not the default).  A dlopened
+	 * object searches the global scope, then its own (local) one: local is
+	 * its handle, whose dlsym searches it and its dependencies.
 	 */
-	first = dlsym(RTLD_DEFAULT, c->name);
-	exact = c->version ? dlvsym(RTLD_DEFAULT, c->name, c->version) : NULL;
+	look_up(RTLD_DEFAULT, c, &first, &exact);
+	if (!first && !exact && local)
+		look_up(local, c, &first, &exact);
 	if (!first || !exact)
 		return (uintptr_t)(first ? first : exact);
 	if (dladdr(first, &a) && dladdr(exact, &b) && a.dli_fbase == b.dli_fbase)
@@ -126,12 +138,19 @@ uintptr_t got_resolve(const struct ps_module *caller, const struct cand *c)
 const char *got_lib_of(uintptr_t target, char **pool)
 {
 	Dl_info di;
-	const char *base;
-	size_t len;
 
 	if (!dladdr((void *)target, &di) || !di.dli_fname)
 		return NULL;
-	base = strrchr(di.dli_fname, '/') ? strrchr(di.dli_fname, '/') + 1 : di.dli_fname;
+	return got_lib_copy(strrchr(di.dli_fname, '/') ? strrchr(di.dli_fname, '/') + 1
+			    : di.dli_fname, pool);
+}
+
+const char *got_lib_copy(const char *base, char **pool)
+{
+	size_t len;
+
+	if (!base)
+		return NULL;
 	len = strnlen(base, LIB_NAME_MAX - 1);
 	memcpy(*pool, base, len);
 	(*pool)[len] = '\0';

@@ -32,6 +32,9 @@ struct dyn {
 struct cand {
 	const char *name, *version;
 	uintptr_t *slot;
+	bool known;			/* target and lib found already (got_dlopen.c) */
+	uintptr_t target;
+	const char *lib;		/* basename, or NULL */
 };
 
 /* The dynamic section of the object info describes; false without symbols. */
@@ -39,10 +42,12 @@ bool got_read_dyn(const struct dl_phdr_info *info, struct dyn *d);
 /* The slots of kind type in relocs (bytes of them), into out[n...]; GLOB_DAT: functions only. */
 size_t got_collect(const struct dyn *d, uintptr_t bias, const Elf64_Rela *r, size_t bytes,
 		   uint32_t type, bool funcs_only, struct cand *out, size_t n);
-/* Where a call through c's slot goes (0: nowhere). */
-uintptr_t got_resolve(const struct ps_module *caller, const struct cand *c);
+/* Where a call through c's slot goes (0: nowhere); local: the caller's handle, or NULL. */
+uintptr_t got_resolve(const struct ps_module *caller, const struct cand *c, void *local);
 #define LIB_NAME_MAX	256		/* bytes kept of a library's basename */
 /* The basename of the object holding target, copied into *pool (moved past it); NULL: unknown. */
 const char *got_lib_of(uintptr_t target, char **pool);
+/* The same for a basename found before (NULL: unknown). */
+const char *got_lib_copy(const char *base, char **pool);
 
 #endif

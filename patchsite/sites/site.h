@@ -250,6 +250,7 @@ void ps_watch_add(const struct ps_watch *w);
 void ps_loader_prepare(struct ps_arrivals *a);
 void ps_loader_done(struct ps_arrivals *a);
 int ps_loader_sync(const struct ps_arrivals *arrivals);
+int ps_loader_adopt(struct ps_module *m, const struct ps_module *prev);
 
 
 #endif

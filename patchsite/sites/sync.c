@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "core/demangle.h"
+#include "sites/got.h"
 #include "sites/site.h"
 
 struct object {
@@ -142,18 +143,23 @@ static void module_forget(struct sync_ctx *c, struct ps_module *m)
 	ps_log(PATCHSITE_LOG_NOTE, "%s: unloaded: %zu sites forgotten", m->name, m->nsites);
 }
 
-/* The slot for a new object: the same file's old one, a free one, or the oldest unloaded one. */
+/*
+ * The slot for a new object: the same file's old one, a free one, or the
+ * oldest unloaded one.  Never a library-call module's (named as its
+ * caller): got_dlopen.c reuses those itself, their thunks are never freed.
+ */
 static int slot_for(const char *name)
 {
 	const char *base = base_name(name);
 
 	for (unsigned i = 0; i < ps.nmods; i++)
-		if (ps.mods[i]->gone && !strcmp(ps.mods[i]->name, base))
+		if (ps.mods[i]->gone && !ps_got_module(ps.mods[i]) &&
+		    !strcmp(ps.mods[i]->name, base))
 			return (int)i;
 	if (ps.nmods < PS_MAX_MODULES)
 		return -1;
 	for (unsigned i = 0; i < ps.nmods; i++)
-		if (ps.mods[i]->gone)
+		if (ps.mods[i]->gone && !ps_got_module(ps.mods[i]))
 			return (int)i;
 	return -2;
 }
@@ -300,9 +306,11 @@ int ps_loader_sync(const struct ps_arrivals *arrivals)
 		for (unsigned i = 0; i < c.ngone; i++) {
 			struct ps_module *m = c.gone[i];
 
-			if (m->stubs)
+			/* A thunk may still be returned into (got.c): kept for the file's next load. */
+			if (m->stubs && !ps_got_module(m)) {
 				munmap(m->stubs, m->stubs_size);
-			m->stubs = NULL;
+				m->stubs = NULL;
+			}
 		}
 		for (unsigned i = 0; i < c.nevicted; i++)
 			ps_module_free(c.evicted[i]);
@@ -311,6 +319,36 @@ int ps_loader_sync(const struct ps_arrivals *arrivals)
 	}
 	free(c.objs);
 	return c.err;
+}
+
+/*
+ * A module made outside the loader sync (a dlopened object's library
+ * calls, got_dlopen.c), already in ps.mods: indexed (prev: the record it
+ * replaced in its slot, whose global indices it takes), told to the
+ * watchers, then switched as the ops want.  ps.lock held.
+ */
+int ps_loader_adopt(struct ps_module *m, const struct ps_module *prev)
+{
+	struct sync_ctx c = { .arrivals = NULL };
+	int err = index_sites(&c, m, prev);
+
+	if (err) {
+		for (size_t i = 0; i < m->nsites; i++)
+			m->sites[i].state = SITE_REFUSED;
+		return err;
+	}
+	for (unsigned i = 0; i < nwatches; i++)
+		if (watches[i]->arrived)
+			watches[i]->arrived(m);
+	ps_tramp_set(ps.tramp);
+	ps_recompute_want();
+	err = ps_patch_update();
+	if (c.old_sets.n) {
+		ps_sync_dispatchers();
+		for (unsigned i = 0; i < c.old_sets.n; i++)
+			free(c.old_sets.set[i]);
+	}
+	return err;
 }
 
 /* For ps_loader_prepare: the objects with a file that we do not know yet. */

@@ -1,0 +1,228 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Library calls of dlopened objects (record --libcall / --nest-libcall):
+# usage  libcall_dl.sh BUILD_DIR plain|san
+#
+# Oracles:
+#   - an rtld-audit library (LD_AUDIT, la_x86_64_gnu_pltenter, written here)
+#     counts the PLT calls each object makes, the dlopened plugin's too; a
+#     traced run must count as many per symbol from the plugin, over both
+#     opens of the plugin (it is closed and opened again in between);
+#   - glibc itself: dlopen(RTLD_NOLOAD) failing says the plugin really was
+#     unloaded (the threads case checks it after each of its 100 cycles);
+#   - readelf: the plugin's JUMP_SLOT relocations are the names ctl lists
+#     for it while it is loaded, and none are listed once it is closed;
+#   - the program: a traced run prints what an untraced run prints.
+# In san mode the program and plugin are built with AddressSanitizer.
+set -u
+
+B=${1:-build}
+MODE=${2:-plain}
+T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-libcall-dl.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+PASS=0
+FAIL=0
+PS="$PWD/$B/patchsite"
+export PATCHSITE_LIB="$PWD/$B/libpatchsite.so"
+TOP=$PWD
+MAIN="$TOP/testdata/patchsite/libcall_dlmain.c"
+PLUG="$TOP/testdata/patchsite/libcall_plug.c"
+SANPRE=
+SANF=
+if [ "$MODE" = san ]; then
+	SANPRE="$(gcc -print-file-name=libasan.so)"
+	SANF=-fsanitize=address
+	export ASAN_OPTIONS=detect_leaks=0
+fi
+record() { LD_PRELOAD="$SANPRE" "$PS" record "$@"; }
+run() { LD_PRELOAD="$SANPRE" "$@"; }
+pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
+fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
+
+if [ "$(uname -m)" != x86_64 ]; then
+	echo "libcall_dl.sh: library calls are x86-64 only: skipped"
+	exit 0
+fi
+cd "$T" || exit 1
+
+# The audit oracle: each PLT call of every object, "caller symbol" a line.
+cat > audit.c <<'EOF'
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int out = -1;
+
+unsigned int la_version(unsigned int v)
+{
+	const char *p = getenv("AUDIT_OUT");
+
+	if (p)
+		out = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+	return v < LAV_CURRENT ? v : LAV_CURRENT;
+}
+
+unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
+{
+	(void)lmid;
+	*cookie = (uintptr_t)map;
+	return LA_FLG_BINDFROM | LA_FLG_BINDTO;
+}
+
+Elf64_Addr la_x86_64_gnu_pltenter(Elf64_Sym *sym, unsigned int ndx, uintptr_t *refcook,
+				  uintptr_t *defcook, La_x86_64_regs *regs, unsigned int *flags,
+				  const char *symname, long *framesizep)
+{
+	const char *caller = ((struct link_map *)*refcook)->l_name;
+	char line[512];
+	int n;
+
+	(void)ndx, (void)defcook, (void)regs, (void)flags, (void)framesizep;
+	caller = strrchr(caller, '/') ? strrchr(caller, '/') + 1 : "exe";
+	n = snprintf(line, sizeof(line), "%s %s\n", caller, symname);
+	if (out >= 0 && n > 0 && n < (int)sizeof(line))
+		(void)!write(out, line, (size_t)n);	/* one write: whole lines from threads */
+	return sym->st_value;
+}
+EOF
+gcc -shared -fPIC -O1 -o audit.so audit.c >build.log 2>&1 || { fail "build audit.so" build.log; exit 1; }
+
+# audit_counts LIB: "count symbol" of the calls LIB made, from audit.raw.
+# (A sanitizer's runtime calls are never traced, by name: left out.)
+audit_counts() {
+	awk -v lib="$1" '$1 == lib && $2 !~ /^__(a|ub)san_/ { print $2 }' audit.raw | sort | uniq -c |
+		sort -k2
+}
+# traced_counts DIR: "count symbol" of the library calls plug_work made (function tracer).
+traced_counts() {
+	"$PS" replay -d "$1" | sed -n 's/.*: \([^ ]*\) <-plug_work$/\1/p' | sort | uniq -c | sort -k2
+}
+
+# 1. One open, N calls, close, twice: the plugin's calls counted as the audit counts them.
+CCS="gcc clang"
+[ "$MODE" = san ] && CCS=gcc	# clang's ASan runtime is not gcc's preloaded one
+for cc in $CCS; do
+	for bind in lazy now; do
+		name="$cc, plugin -z $bind"
+		$cc -O1 $SANF -shared -fPIC -Wl,-z,$bind -o libplug.so "$PLUG" >build.log 2>&1 &&
+			$cc -O1 $SANF -o dlmain "$MAIN" -ldl -pthread >>build.log 2>&1 ||
+			{ fail "$name: build" build.log; continue; }
+		run ./dlmain once ./libplug.so 7 > plain.out
+		# The audit needs lazy binding (LD_AUDIT's PLT entry): both bindings call the same.
+		AUDIT_OUT="$T/audit.raw" LD_AUDIT="$T/audit.so" LD_BIND_NOT=1 run \
+			./dlmain once ./libplug.so 7 >/dev/null
+		audit_counts libplug.so > want.txt
+		rm -rf d
+		record -d d --tracer=function --nest-libcall ./dlmain once ./libplug.so 7 > out 2>err
+		traced_counts d > got.txt
+		if ! cmp -s out plain.out; then
+			fail "$name: traced output differs from untraced" out
+		elif ! grep -q ' 14 malloc$' want.txt; then
+			fail "$name: the audit oracle did not see 2 x 7 malloc from the plugin" want.txt
+		elif diff -u want.txt got.txt > diff.txt; then
+			pass "$name: --nest-libcall: $(awk '{ n += $1 } END { print n }' got.txt) calls of the dlopened plugin over two opens, per symbol as the audit oracle"
+		else
+			fail "$name: the plugin's calls differ from the audit oracle" diff.txt
+		fi
+	done
+done
+
+# 2. Without --nest-libcall: a plugin built with patch sites is the program's (its calls
+#    traced), one without is a library the program uses (not traced, said why).
+gcc -O1 $SANF -shared -fPIC -Wl,-z,lazy -o libplug.so "$PLUG" >build.log 2>&1 &&
+	gcc -O1 $SANF -shared -fPIC -pg -mfentry -mrecord-mcount -o libplugpg.so "$PLUG" \
+	>>build.log 2>&1 && gcc -O1 $SANF -o dlmain "$MAIN" -ldl -pthread >>build.log 2>&1 ||
+	fail "build the plugins" build.log
+AUDIT_OUT="$T/audit.raw" LD_AUDIT="$T/audit.so" run ./dlmain once ./libplugpg.so 5 >/dev/null
+audit_counts libplugpg.so > want.txt
+rm -rf d
+record -d d --tracer=function --libcall ./dlmain once ./libplugpg.so 5 > out 2>err
+traced_counts d > got.txt
+if [ -s want.txt ] && diff -u want.txt got.txt > diff.txt; then
+	pass "--libcall: a -pg plugin's calls traced as the program's, per symbol as the audit oracle"
+else
+	fail "--libcall: a -pg plugin's calls" diff.txt
+fi
+rm -rf d
+PATCHSITE_LOG=1 record -d d --tracer=function --libcall ./dlmain once ./libplug.so 5 > out 2>err
+traced_counts d > got.txt
+if [ ! -s got.txt ] && grep -q 'libplug.so: its library calls not traced: no patch sites of its own' err
+then
+	pass "--libcall: a plugin without patch sites is not traced, said why"
+else
+	fail "--libcall: a plugin without patch sites" got.txt
+fi
+
+# 3. Listed while loaded, switched live, forgotten at dlclose.
+# (A sanitizer's runtime: refused by name, not listed.)
+readelf -rW libplug.so | awk '$3 ~ /JUMP_SLOT/ && $5 !~ /^__(a|ub)san_/ { sub(/@.*/, "", $5); print $5 }' |
+	sort -u > slots.txt
+rm -rf d h
+mkdir h
+record -d d --tracer=function --nest-libcall ./dlmain hold ./libplug.so "$T/h" > out 2>err &
+R=$!
+for i in $(seq 600); do [ -s h/pid ] && break; sleep 0.1; done
+P=$(cat h/pid 2>/dev/null)
+"$PS" ctl "$P" available_filter_functions > a1
+"$PS" ctl "$P" set_ftrace_filter 'strlen@*'
+"$PS" ctl "$P" enabled_functions > e1
+touch h/go1
+for i in $(seq 600); do [ -s h/closed ] && break; sleep 0.1; done
+"$PS" ctl "$P" available_filter_functions > a2
+"$PS" ctl "$P" enabled_functions > e2
+touch h/go2
+wait $R
+rc=$?
+sed -n 's/^\([^@ ]*\)@[^ ]* \[libplug\.so\].*/\1/p' a1 | sort -u > listed.txt
+if [ $rc -eq 0 ] && [ -s slots.txt ] && cmp -s slots.txt listed.txt && ! grep -q 'libplug\.so' a2; then
+	pass "ctl available_filter_functions: the plugin's $(wc -l < listed.txt) JUMP_SLOTs (readelf) while loaded, none after dlclose"
+else
+	fail "ctl lists of the dlopened plugin (rc $rc)" a1
+fi
+"$PS" replay -d d | sed -n 's/.*: \([^ ]*\) <-plug_work$/\1/p' > live.txt
+if grep -q '^strlen@.* \[libplug\.so\]' e1 && ! grep -q 'libplug' e2 && [ "$(cat live.txt)" = strlen ]
+then
+	pass "live: set_ftrace_filter strlen@* switched the plugin's slots: only strlen recorded"
+else
+	fail "live switching of the plugin's slots" live.txt
+fi
+
+# 4. Four threads open, call and close the plugin while the main thread does too; after
+#    each of 100 cycles glibc has unloaded it, the next reopens it.  No crash, output as
+#    untraced, every call of every load counted as the audit counts them.
+run ./dlmain threads ./libplug.so 5 > plain.out
+AUDIT_OUT="$T/audit.raw" LD_AUDIT="$T/audit.so" run ./dlmain threads ./libplug.so 5 > audit.out
+audit_counts libplug.so > want.txt
+rm -rf d
+record -d d --tracer=function --nest-libcall ./dlmain threads ./libplug.so 5 > out 2>err
+rc=$?
+traced_counts d > got.txt
+if [ $rc -ne 0 ] || ! cmp -s out plain.out; then
+	fail "threads: traced run (rc $rc) differs from untraced" err
+elif ! grep -q 'unloaded 100 ' out; then
+	fail "threads: glibc did not unload the plugin after each cycle" out
+elif ! grep -q ' 2500 strtol$' want.txt; then
+	fail "threads: the audit oracle did not see 2500 strtol from the plugin" want.txt
+elif diff -u want.txt got.txt > diff.txt; then
+	pass "threads: 100 unloads and reopens under 4 threads, $(awk '{ n += $1 } END { print n }' got.txt) plugin calls as the audit oracle"
+else
+	fail "threads: the plugin's calls differ from the audit oracle" diff.txt
+fi
+
+# The same under function_graph: each hooked return goes back into the plugin of its load.
+rm -rf d
+record -d d --tracer=function_graph --nest-libcall ./dlmain threads ./libplug.so 5 > out 2>err
+rc=$?
+n=$("$PS" replay -d d | grep -c '| *strtol();')
+want=$(awk '$2 == "strtol"' audit.raw | wc -l)
+if [ $rc -eq 0 ] && cmp -s out plain.out && [ "$n" = "$want" ]; then
+	pass "threads, function_graph: as untraced, $n strtol calls closed as the audit counts them"
+else
+	fail "threads, function_graph (rc $rc, $n strtol, the audit $want)" err
+fi
+
+echo "libcall_dl.sh: $PASS passed, $FAIL failed"
+[ $FAIL -eq 0 ]
