@@ -2,6 +2,7 @@
 /*
  * dlopens a plugin and calls it (tests/patchsite/libcall_dl.sh):
  *   libcall_dlmain once PLUGIN N      open, N calls, close; twice (a reopen)
+ *   libcall_dlmain deep PLUGIN N      the same, opened with RTLD_DEEPBIND
  *   libcall_dlmain threads PLUGIN N   100 cycles: 4 threads each open, call,
  *       close N times while the main thread does the same, then every
  *       handle is closed and glibc must say the plugin is unloaded
@@ -24,12 +25,13 @@ typedef long (*work_fn)(long);
 
 static const char *plugin;
 static long per_thread;
+static int open_flags = RTLD_LAZY;
 static pthread_barrier_t start, done;
 
 /* Open, call n times, close: the sum of what it returned. */
 static long use_plugin(long n)
 {
-	void *h = dlopen(plugin, RTLD_LAZY);
+	void *h = dlopen(plugin, open_flags);
 	work_fn f;
 	long sum = 0;
 
@@ -141,7 +143,7 @@ static int hold(const char *dir)
 int main(int argc, char **argv)
 {
 	if (argc != 4) {
-		fprintf(stderr, "usage: %s once|threads PLUGIN N, or hold PLUGIN DIR\n", argv[0]);
+		fprintf(stderr, "usage: %s once|deep|threads PLUGIN N, or hold PLUGIN DIR\n", argv[0]);
 		return 2;
 	}
 	plugin = argv[2];
@@ -150,6 +152,8 @@ int main(int argc, char **argv)
 	per_thread = atol(argv[3]);
 	if (argv[1][0] == 't')
 		return threads();
+	if (argv[1][0] == 'd')
+		open_flags |= RTLD_DEEPBIND;
 	for (int k = 0; k < 2; k++)
 		printf("open %d: sum %ld\n", k, use_plugin(per_thread));
 	return 0;
