@@ -3,6 +3,7 @@
  * dlopens a plugin and calls it (tests/patchsite/libcall_dl.sh):
  *   libcall_dlmain once PLUGIN N      open, N calls, close; twice (a reopen)
  *   libcall_dlmain deep PLUGIN N      the same, opened with RTLD_DEEPBIND
+ *   libcall_dlmain reopen PLUGIN N    N times: open, one call, close
  *   libcall_dlmain threads PLUGIN N   100 cycles: 4 threads each open, call,
  *       close N times while the main thread does the same, then every
  *       handle is closed and glibc must say the plugin is unloaded
@@ -143,7 +144,7 @@ static int hold(const char *dir)
 int main(int argc, char **argv)
 {
 	if (argc != 4) {
-		fprintf(stderr, "usage: %s once|deep|threads PLUGIN N, or hold PLUGIN DIR\n", argv[0]);
+		fprintf(stderr, "usage: %s once|deep|reopen|threads PLUGIN N, or hold PLUGIN DIR\n", argv[0]);
 		return 2;
 	}
 	plugin = argv[2];
@@ -154,6 +155,14 @@ int main(int argc, char **argv)
 		return threads();
 	if (argv[1][0] == 'd')
 		open_flags |= RTLD_DEEPBIND;
+	if (argv[1][0] == 'r') {
+		long sum = 0;
+
+		for (long i = 0; i < per_thread; i++)
+			sum += use_plugin(1);
+		printf("reopened %ld times: sum %ld\n", per_thread, sum);
+		return 0;
+	}
 	for (int k = 0; k < 2; k++)
 		printf("open %d: sum %ld\n", k, use_plugin(per_thread));
 	return 0;

@@ -206,11 +206,26 @@ else
 	fail "live switching of the plugin's slots" live.txt
 fi
 
+# 3b. Opened, called and closed 300 times, more than the 256 module slots: each load
+#     must reuse the module and thunks of the one before for every call to be counted.
+run ./dlmain reopen ./libplug.so 300 > plain.out
+AUDIT_OUT="$T/audit.raw" LD_AUDIT="$T/audit.so" run ./dlmain reopen ./libplug.so 300 >/dev/null
+audit_counts libplug.so > want.txt
+rm -rf d
+PATCHSITE_LOG=1 record -d d --tracer=function --nest-libcall ./dlmain reopen ./libplug.so 300 \
+	> out 2>err
+traced_counts d > got.txt
+loads=$(grep -c 'libplug.so: loaded' err)
+if cmp -s out plain.out && [ "$loads" = 300 ] && grep -q ' 300 strtol$' want.txt &&
+   diff -u want.txt got.txt > diff.txt; then
+	pass "reopened 300 times: every load traced, per symbol as the audit oracle"
+else
+	fail "reopened 300 times ($loads loads)" diff.txt
+fi
+
 # 4. Four threads open, call and close the plugin while the main thread does too; after
 #    each of 100 cycles glibc has unloaded it, the next reopens it.  No crash, output as
-#    untraced, every call of every load counted as the audit counts them.  The threads
-#    load it far more often than the 256 module slots (the audit sees each load's
-#    constructors), so counts only match if each load reuses one module and its thunks.
+#    untraced, every call of every load counted as the audit counts them.
 run ./dlmain threads ./libplug.so 5 > plain.out
 AUDIT_OUT="$T/audit.raw" LD_AUDIT="$T/audit.so" run ./dlmain threads ./libplug.so 5 > audit.out
 audit_counts libplug.so > want.txt
