@@ -305,6 +305,21 @@ static void set_env(const char *name, const char *value)
 }
 
 /*
+ * What a uftrace user expects first: the program's library calls, where
+ * this build can switch GOT slots (x86-64).  Only the command turns them
+ * on: the runtime alone (preloaded or linked in) leaves them off unless
+ * PATCHSITE_LIBCALL asks, and a value there is the user's, kept.
+ */
+static const char *default_libcall(void)
+{
+#ifdef __x86_64__
+	return getenv("PATCHSITE_LIBCALL") ? NULL : "plt";
+#else
+	return NULL;	/* not traced here yet: nothing to turn on, nothing refused */
+#endif
+}
+
+/*
  * record -p --live (attach.h): pipe --from-now on the session, the tracer
  * switched on once following has begun.  A reader that goes away (| head)
  * ends the streaming; the tracer is then switched off.
@@ -425,6 +440,8 @@ int cmd_record(int argc, char **argv)
 	}
 	if (at.duration > 0)
 		return bad_usage("record: --duration is for -p PID%s", "");
+	if (!libcall)
+		libcall = default_libcall();
 	if (live.dir && overwrite)
 		return bad_usage("record: --live follows a growing record; --overwrite reuses its "
 				 "chunks%s", "");

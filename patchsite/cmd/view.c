@@ -91,6 +91,7 @@ int cmd_read(enum verb verb, int argc, char **argv)
 		{ "graph", optional_argument, NULL, 'G' },
 		{ "diff", required_argument, NULL, 'D' },
 		{ "sched", no_argument, NULL, 'W' },
+		{ "no-sched", no_argument, NULL, 'w' },
 		{ "sleep-time", no_argument, NULL, 'Y' },
 		{ "nosleep-time", no_argument, NULL, 'Z' },
 		{ "help", no_argument, NULL, 'h' },
@@ -103,6 +104,7 @@ int cmd_read(enum verb verb, int argc, char **argv)
 	char snap[PATH_MAX];
 	int c, err = 0, fmt = 0, snapshot = -1;
 	bool sorted = false, branches = false;
+	int sched = -1;		/* replay's switches: -1 the default (shown where recorded) */
 	const char *diff_dir = NULL;
 
 	while ((c = getopt_long(argc, argv, "d:h", opts, NULL)) != -1) {
@@ -165,7 +167,8 @@ int cmd_read(enum verb verb, int argc, char **argv)
 				return bad_usage("--sort=%s: expected total, self, calls, avg or max",
 						 optarg);
 			break;
-		case 'W': o.sched = true; break;
+		case 'W': sched = 1; break;
+		case 'w': sched = 0; break;
 		case 'Y': o.nosleep = false; break;
 		case 'Z': o.nosleep = true; break;
 		case 'h': fputs(usage, stdout); return 0;
@@ -188,9 +191,11 @@ int cmd_read(enum verb verb, int argc, char **argv)
 		return bad_usage("--hist=%s: a text histogram; --json has the percentiles", o.hist);
 	if (o.latency && verb != REPLAY)
 		return bad_usage("--latency is replay's option%s", "");
-	if ((o.sched || o.nosleep) && verb != REPLAY)
-		return bad_usage("--sched and --nosleep-time are replay's options (report has "
-				 "on-CPU and off-CPU columns)%s", "");
+	if ((sched >= 0 || o.nosleep) && verb != REPLAY)
+		return bad_usage("--sched, --no-sched and --nosleep-time are replay's options "
+				 "(report has on-CPU and off-CPU columns)%s", "");
+	/* As uftrace's replay: the switches recorded are shown unless told not to. */
+	o.sched = verb == REPLAY && sched != 0;
 	if (branches && (verb != REPORT || sorted))
 		return bad_usage("--branches is report's, without --sort (sorted as the kernel "
 				 "does)%s", "");

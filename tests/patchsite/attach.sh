@@ -171,7 +171,7 @@ for form in pie nopie nop pfe; do
 	record_bg -d "data-$form" --tracer=function -F alpha -F gamma_leaf &&
 	phase "run 1000" done && kill -INT $RPID && wait $RPID; rc=$?
 	A1=$A C1=$C
-	"$PS" replay -d "data-$form" >replay1 2>rerr
+	"$PS" replay --no-sched -d "data-$form" >replay1 2>rerr
 	na=$(grep -c ': alpha <-' replay1) nb=$(grep -c ': beta <-' replay1) nc=$(grep -c ': gamma_leaf <-' replay1)
 	en=$("$PS" ctl "$SPID" enabled_functions)
 	if [ $rc -eq 0 ] && [ "$na" = "$A1" ] && [ "$nc" = "$C1" ] && [ "$A1" = $((NTH * 1000)) ] && [ "$nb" = 0 ] &&
@@ -183,7 +183,7 @@ for form in pie nopie nop pfe; do
 	fi
 	# Detached: it runs on untraced, with the same answers; nothing more is recorded.
 	phase "run 1000" done
-	"$PS" replay -d "data-$form" >replay2 2>/dev/null
+	"$PS" replay --no-sched -d "data-$form" >replay2 2>/dev/null
 	if [ "$A $BB $C" = "$((NTH * 1000)) $((NTH * 1000)) $((NTH * 1000))" ] && cmp -s replay1 replay2; then
 		pass "$form: after the detach: done $A $BB $C, nothing recorded"
 	else
@@ -192,7 +192,7 @@ for form in pie nopie nop pfe; do
 	# A second attach reuses the runtime (still loaded) and the trace directory: function_graph on beta.
 	record_bg --tracer=function_graph -F beta -F gamma_leaf --duration=30 &&
 	phase "run 300" done && kill -TERM $RPID && wait $RPID; rc=$?
-	"$PS" replay -d "data-$form" >replay3 2>rerr
+	"$PS" replay --no-sched -d "data-$form" >replay3 2>rerr
 	# (the function tracer's gamma_leaf calls above are in the same trace: C1 of them)
 	nb=$(grep -c ' beta() {' replay3) nc=$(grep -c ' gamma_leaf();' replay3)
 	if [ $rc -eq 0 ] && ! grep -q 'attaching' rec.err && [ "$nb" = "$BB" ] && [ "$nc" = $((C + C1)) ] &&
@@ -267,7 +267,7 @@ for i in $(seq 25); do
 done
 phase stop stopped
 if [ $ok -eq 25 ] && [ "$A" = "$BB" ] && [ "$BB" = "$C" ] && [ "$A" -gt 0 ] &&
-   [ "$("$PS" replay -d cycles | grep -c ': alpha <-')" -gt 0 ] && finish; then
+   [ "$("$PS" replay --no-sched -d cycles | grep -c ': alpha <-')" -gt 0 ] && finish; then
 	pass "25 attach/record/detach cycles while spinning: no crash or hang; stopped $A $BB $C (equal), exit 0"
 else
 	echo "$ok of 25" >>cyc.err; fail "cycles" cyc.err
@@ -305,7 +305,7 @@ P=$!
 sleep 0.3
 "$PS" record -p $P -d idle --tracer=function -F wake --duration=1 2>idle.err; rc=$?
 wait $P; st=$?
-nw=$("$PS" replay -d idle 2>/dev/null | grep -c ': wake <-')
+nw=$("$PS" replay --no-sched -d idle 2>/dev/null | grep -c ': wake <-')
 if [ $rc -eq 0 ] && [ $st -eq 0 ] && grep -q '^ok ' idle.out && [ "$nw" -gt 0 ]; then
 	pass "idle pool (all threads in futex waits): attached, $nw wake calls recorded, exit 0"
 else
@@ -340,7 +340,7 @@ if $CC -O2 $PG -o jumper jumper.c >build.log 2>&1; then
 	P=$(cat jumper.pid)
 	"$PS" record -p "$P" -d jmp --tracer=function_graph 2>g.err; rcg=$?
 	"$PS" record -p "$P" -d jmp --tracer=function -F jump --duration=0.3 2>f.err; rcf=$?
-	nj=$("$PS" replay -d jmp 2>/dev/null | grep -c ': jump <-')
+	nj=$("$PS" replay --no-sched -d jmp 2>/dev/null | grep -c ': jump <-')
 	if [ $rcg -eq 1 ] && grep -q "function_graph: .*its longjmp wrappers are not in effect, and the program calls longjmp" g.err &&
 	   [ $rcf -eq 0 ] && [ "$nj" -gt 0 ] && kill -0 "$P"; then
 		pass "longjmp in a loop: function_graph refused by name ($(sed -n 's/.*, and \(the program calls longjmp\).*/\1/p' g.err)); function recorded $nj jump calls; it runs on"
@@ -386,7 +386,7 @@ if ${CXX:-g++} -O2 $PG -o throw throw.cc >build.log 2>&1; then
 	P=$(cat throw.pid)
 	"$PS" record -p "$P" -d cxx --tracer=function_graph 2>g.err; rcg=$?
 	"$PS" record -p "$P" -d cxx --tracer=function -F thrower --duration=0.3 2>f.err; rcf=$?
-	nt=$("$PS" replay -d cxx 2>/dev/null | grep -c ': thrower <-')
+	nt=$("$PS" replay --no-sched -d cxx 2>/dev/null | grep -c ': thrower <-')
 	if [ $rcg -eq 1 ] && grep -q "function_graph: libpatchsite was loaded into the running process.*unwinder is loaded" g.err &&
 	   [ $rcf -eq 0 ] && [ "$nt" -gt 0 ] && kill -0 "$P"; then
 		pass "C++ throwing: attached; function_graph refused by name; function recorded $nt thrower calls; it runs on"

@@ -119,7 +119,7 @@ done
 t1=$(now_ms)
 counts_ok || { echo "end: counts $A $BB $C" >>cyc.log; bad=1; }
 # Both tracers' records are there (the replay shows them in the last tracer's format).
-"$PS" replay -d cycles >replay.txt 2>>cyc.log
+"$PS" replay --no-sched -d cycles >replay.txt 2>>cyc.log
 grep -q 'alpha' replay.txt && grep -q 'beta' replay.txt ||
 	{ echo "no alpha or no beta in the trace" >>cyc.log; bad=1; }
 finish || { echo "quit: status $st" >>cyc.log; cat err >>cyc.log; bad=1; }

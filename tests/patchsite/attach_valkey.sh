@@ -70,7 +70,7 @@ wait $B2PID || brc=$((brc + 100))
 cat bench2.out >>bench.out
 cat bench2.err >>bench.err
 count=$(cli get counter:__rand_int__)
-"$PS" replay -d data >replay.txt 2>>rec.err
+"$PS" replay --no-sched -d data >replay.txt 2>>rec.err
 nf=$(grep -c 'processCommand' replay.txt)
 if [ "$ok" -ge 1 ] && [ $brc -eq 0 ] && ! grep -qi 'error' bench.out bench.err && [ "$count" = "$N" ] &&
    [ "$nf" -gt 0 ] && [ "$(cli ping)" = PONG ]; then

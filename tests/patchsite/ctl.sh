@@ -188,7 +188,7 @@ fi
 ctl set_ftrace_filter 'beta gamma_leaf' && ctl current_tracer function_graph &&
 	phase "run 300" done && ctl current_tracer nop
 B2=$BB C2=$C
-"$PS" replay -d data >replay1 2>rerr
+"$PS" replay --no-sched -d data --no-sched >replay1 2>rerr	# the calls, nothing else: no switches
 na=$(grep -c ' alpha();' replay1) nb=$(grep -c ' beta() {' replay1) nc=$(grep -c ' gamma_leaf();' replay1)
 others=$(grep -v '^#\|^ *$\|alpha\|beta\|gamma_leaf\|| *} *$\|------\|=>' replay1 | head -3)
 if [ "$na" -eq "$A1" ] && [ "$A1" -eq $((NTH * 1000)) ] && [ "$nb" -eq "$B2" ] && [ "$nc" -eq "$C2" ] &&
@@ -229,7 +229,7 @@ fi
 ctl set_ftrace_notrace '' && ctl set_ftrace_filter gamma_leaf && ctl current_tracer function &&
 	phase "run 500" done && ctl current_tracer nop
 C4=$C
-"$PS" replay -d data >replay2 2>rerr
+"$PS" replay --no-sched -d data >replay2 2>rerr
 nc=$(grep -c 'gamma_leaf' replay2)
 if [ "$nc" -eq $((C2 + C4)) ] && [ "$C4" -eq $((NTH * 500)) ] && [ ! -s rerr ]; then
 	pass "after the switching: gamma_leaf $C2 + $C4 calls in the trace, as the sample counted"
@@ -368,7 +368,7 @@ B2=$BB C2=$C
 echo quit >&3
 wait "$RPID"; st=$?
 SPID=
-"$PS" replay -d nopdata >nopreplay 2>nopr
+"$PS" replay --no-sched -d nopdata >nopreplay 2>nopr
 nb=$(grep -c ' beta() {' nopreplay) nc=$(grep -c ' gamma_leaf();' nopreplay) na=$(grep -c 'alpha' nopreplay)
 if [ $st -eq 0 ] && [ "$A0" -eq $((NTH * 200)) ] && [ "$nb" -eq "$B2" ] && [ "$B2" -eq $((NTH * 100)) ] &&
    [ "$nc" -eq "$C2" ] && [ "$na" -eq 0 ] && [ ! -s nopr ]; then

@@ -71,11 +71,11 @@ for form in gcc-c clang-c gcc-cxx clang-cxx; do
 	(cd "$d" && ./prog >plain.out 2>&1 &&
 	 uftrace record --no-libcall --no-event ./prog >/dev/null 2>u.err &&
 	 uftrace replay --no-pager >u.replay 2>>u.err && uftrace report --no-pager >u.report 2>>u.err)
-	(cd "$d" && LD_PRELOAD="$SANPRE" "$PS" record -d g.data --tracer=function_graph ./prog \
+	(cd "$d" && LD_PRELOAD="$SANPRE" "$PS" record -d g.data --no-libcall --tracer=function_graph ./prog \
 		>traced.out 2>p.err &&
-	 "$PS" replay -d g.data >p.replay 2>>p.err && "$PS" report -d g.data >p.report 2>>p.err &&
-	 LD_PRELOAD="$SANPRE" "$PS" record -d f.data --tracer=function ./prog >/dev/null 2>>p.err &&
-	 "$PS" replay -d f.data >f.replay 2>>p.err)
+	 "$PS" replay --no-sched -d g.data >p.replay 2>>p.err && "$PS" report -d g.data >p.report 2>>p.err &&
+	 LD_PRELOAD="$SANPRE" "$PS" record -d f.data --no-libcall --tracer=function ./prog >/dev/null 2>>p.err &&
+	 "$PS" replay --no-sched -d f.data >f.replay 2>>p.err)
 	nesting "$d/u.replay" >"$d/u.nest"
 	# clang calls no __cyg_profile_func_exit when an exception leaves a function (gcc
 	# does, from a cleanup), so uftrace leaves leaf open and nests the rest of the run
@@ -115,7 +115,7 @@ fi
 d="$T/gcc-c"
 if [ -x "$d/prog" ]; then
 	(cd "$d" && PATCHSITE_ARGS='lib_scale@arg1' LD_PRELOAD="$SANPRE" "$PS" record -d a.data \
-		--tracer=function_graph ./prog >args.out 2>args.err && "$PS" replay -d a.data >a.replay)
+		--no-libcall --tracer=function_graph ./prog >args.out 2>args.err && "$PS" replay --no-sched -d a.data >a.replay)
 	if cmp -s "$d/plain.out" "$d/args.out" && [ "$(wc -l <"$d/args.err")" = 1 ] &&
 	   grep -q "set_ftrace_args: a function traced from its -finstrument-functions calls gets no args" "$d/args.err" &&
 	   grep -q 'lib_scale();' "$d/a.replay" && ! grep -q 'lib_scale([^)]' "$d/a.replay"; then

@@ -78,7 +78,7 @@ if gcc -O2 -g -pg -mfentry -mrecord-mcount "$T/s.c" -o "$T/dbg/s" 2>"$T/build.lo
 	readelf -S "$T/dbg/s" | grep -q debug_info && fail "objcopy left DWARF in the program"
 	LD_PRELOAD="$SANPRE" "$PS" record -d "$T/dbgrec" --tracer=nop \
 		--probe='f:net/send send_msg len h->name' "$T/dbg/s" >/dev/null 2>"$T/err"
-	"$PS" replay -d "$T/dbgrec" 2>>"$T/err" | grep -o 'net:send: .*' >"$T/got"
+	"$PS" replay --no-sched -d "$T/dbgrec" 2>>"$T/err" | grep -o 'net:send: .*' >"$T/got"
 	if [ "$(cat "$T/got")" = 'net:send: send_msg(len=1500, h_name="a.b")' ]; then
 		pass "separate debug file (.gnu_debuglink): $(cat "$T/got")"
 	else
@@ -121,7 +121,7 @@ if g++ -O0 -g -pg -mfentry -mrecord-mcount "$T/cx.cc" -o "$T/cx" 2>"$T/build.log
 	sym=$(nm "$T/cx" | grep -o '_ZN4Conn4send[A-Za-z0-9_]*' | head -1)
 	LD_PRELOAD="$SANPRE" "$PS" record -d "$T/cxrec" --tracer=nop \
 		--probe="f:c/send $sym this->id h->port h->name len w" "$T/cx" >/dev/null 2>"$T/err"
-	"$PS" replay -d "$T/cxrec" 2>>"$T/err" | sed -n 's/.* c:send: [^(]*(\(.*\))$/\1/p' >"$T/got"
+	"$PS" replay --no-sched -d "$T/cxrec" 2>>"$T/err" | sed -n 's/.* c:send: [^(]*(\(.*\))$/\1/p' >"$T/got"
 	cat >"$T/cx.gdb" <<'EOF2'
 break cx.cc:8
 commands

@@ -135,12 +135,12 @@ check "probes: priority order" "$T/evp" prio
 check "threads: switched live, exact counts in steady phases" "$T/evp" threads 4 40
 check "dlopen: rule applies to a library loaded later" \
 	env PATCHSITE_EVENTS='evlib:*' PATCHSITE_DATA="$T/dl" "$T/evp" dlopen "$T/libevlib.so"
-n=$("$PS" replay -d "$T/dl" 2>"$T/err" | grep -c ': evlib:hello: x=')
+n=$("$PS" replay --no-sched -d "$T/dl" 2>"$T/err" | grep -c ': evlib:hello: x=')
 [ "$n" = 2000 ] && pass "dlopen, dlclose, dlopen: 2000 events recorded" || fail "dlopen: $n events recorded, not 2000" "$T/err"
 
 # Control files, filter, every field type: replay, Chrome, and the second reader.
 check "record: control files and filter" env PATCHSITE_DATA="$T/rec" "$T/evp" record
-"$PS" replay -d "$T/rec" 2>"$T/err" | grep ': [a-z]*:[a-z]*: ' |
+"$PS" replay --no-sched -d "$T/rec" 2>"$T/err" | grep ': [a-z]*:[a-z]*: ' |
 	sed -E 's/^ *[^ ]+-[0-9]+ +\[[0-9]+\] +[0-9]+\.[0-9]+: //' >"$T/replay"
 X=$(printf 'x%.0s' $(seq 256))
 cat >"$T/replay.want" <<EOF
@@ -187,7 +187,7 @@ for prog in evp $CXX_BUILT; do
 	rm -rf "$T/env"
 	PATCHSITE_EVENTS='netsim:*,!netsim:poll' PATCHSITE_DATA="$T/env" LD_PRELOAD="$PRELOAD" \
 		"$p" env >/dev/null 2>"$T/err"
-	"$PS" replay -d "$T/env" >"$T/env.txt" 2>>"$T/err"
+	"$PS" replay --no-sched -d "$T/env" >"$T/env.txt" 2>>"$T/err"
 	# env: emit_send(1000) in the API-free build, then emit_all (5 sends, 1 poll, 1 tick).
 	want=5
 	[ $prog = evp ] || want=1005
@@ -214,7 +214,7 @@ done
 # Inside function_graph: a comment in the calling function's block.
 PATCHSITE_TRACER=function_graph PATCHSITE_EVENTS='netsim:poll' PATCHSITE_DATA="$T/graph" \
 	LD_PRELOAD="$PRELOAD" "$T/evp-pg" env >/dev/null 2>"$T/err"
-"$PS" replay -d "$T/graph" >"$T/graph.txt" 2>>"$T/err"
+"$PS" replay --no-sched -d "$T/graph" >"$T/graph.txt" 2>>"$T/err"
 if awk '/emit_all\(\) \{/ { d = index($0, "emit_all") }
 	d && /\/\* netsim:poll: n=7 \*\// { if (index($0, "/*") > d) ok = 1 }
 	END { exit !ok }' "$T/graph.txt"; then

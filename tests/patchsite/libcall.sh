@@ -94,7 +94,7 @@ EOF
 gcc -shared -fPIC -O1 -o audit.so audit.c >build.log 2>&1 || { fail "build audit.so" build.log; exit 1; }
 
 # names DIR: the function tracer's calls, one name a line, in order.
-names() { "$PS" replay -d "$1" | sed -n 's/.*: \([^ ]*\) <-.*/\1/p'; }
+names() { "$PS" replay --no-sched -d "$1" | sed -n 's/.*: \([^ ]*\) <-.*/\1/p'; }
 
 # The matrix: compiler x PIE x binding x linker; the audit sequence per compiler x PIE.
 for cc in gcc clang; do
@@ -140,6 +140,37 @@ for cc in gcc clang; do
 	done
 done
 
+# The defaults (as uftrace's): a plain `record` and `replay` of the last reference above
+# (clang, no PIE, -z lazy, built without -pg) show its library calls, the sequence the audit
+# oracle saw, function_graph's calls in the order they were entered (scheduler switches,
+# also shown by default, are comments and skipped).  With --no-libcall, or PATCHSITE_LIBCALL=off
+# in the environment, it has nothing to trace: said in one line, run as untraced.
+rm -rf d
+record -d d ./ref > out 2>err
+"$PS" replay -d d 2>>err | sed -n 's/^.*| *\([A-Za-z_][A-Za-z_0-9]*\)() *[{;]$/\1/p' |
+	grep -vx __cxa_finalize > seq
+if cmp -s out plain.out && [ ! -s err ] && diff -u audit.txt seq > diff.txt; then
+	pass "defaults: record + replay show $(wc -l < seq) library calls as the audit oracle"
+else
+	cat err >> diff.txt
+	fail "defaults: record + replay show the library calls" diff.txt
+fi
+none="nothing recorded: no traceable functions"
+for how in --no-libcall PATCHSITE_LIBCALL=off; do
+	rm -rf d
+	if [ $how = --no-libcall ]; then
+		record -d d --no-libcall ./ref > out 2>err
+	else
+		PATCHSITE_LIBCALL=off record -d d ./ref > out 2>err
+	fi
+	if cmp -s out plain.out && [ "$(wc -l < err)" -eq 1 ] && grep -q "^patchsite: ./ref: $none" err &&
+	   [ "$(ls d)" = session ]; then
+		pass "$how: no library calls, the program without -pg is said to have none to trace"
+	else
+		fail "$how: no library calls" err
+	fi
+done
+
 # norm: a replay's FUNCTION column, without times and uftrace's /* name */ after '}';
 # a call with nothing left inside (uftrace may print an event line there) is one line.
 norm() {
@@ -164,7 +195,7 @@ if command -v uftrace >/dev/null && [ "$MODE" = plain ] && [ -x pg ]; then
 		grep -v '^#' | norm > uf.txt
 	rm -rf d
 	record -d d --libcall ./pg >/dev/null 2>err
-	"$PS" replay -d d | grep -v '^#' | norm > ps.txt
+	"$PS" replay --no-sched -d d | grep -v '^#' | norm > ps.txt
 	if [ -s uf.txt ] && grep -q '^  malloc();' ps.txt && diff -u uf.txt ps.txt > diff.txt; then
 		pass "-pg: the call graph as uftrace's, malloc() inside main()"
 	else
@@ -219,7 +250,7 @@ for how in longjmp vfork dlsym; do
 	rm -rf d
 	record -d d --libcall ./fam $how > out 2>err
 	rc=$?
-	"$PS" replay -d d > replay.txt 2>&1
+	"$PS" replay --no-sched -d d > replay.txt 2>&1
 	if [ $rc -eq 0 ] && cmp -s want.out out && [ -s want.out ]; then
 		pass "$how: runs as untraced ($(head -1 out))"
 	else
@@ -254,7 +285,7 @@ fi
 # longjmp out of the callback: qsort's call is closed (its hooked return never ran).
 rm -rf d
 record -d d --libcall ./fam longjmp >/dev/null 2>&1
-"$PS" replay -d d | grep -v '^#' > replay.txt
+"$PS" replay --no-sched -d d | grep -v '^#' > replay.txt
 if grep -q '| qsort();' replay.txt && grep -q '| puts();' replay.txt &&
    ! grep -q 'setjmp\|longjmp' replay.txt; then
 	pass "longjmp: qsort closed, setjmp/longjmp not hooked, puts after it traced"
@@ -266,7 +297,7 @@ fi
 # whose length the program prints last.
 rm -rf d
 PATCHSITE_ARGS='malloc@arg1,retval;strlen@arg1,retval' record -d d --libcall ./fam > out 2>err
-"$PS" replay -d d > replay.txt 2>&1
+"$PS" replay --no-sched -d d > replay.txt 2>&1
 len=$(sed -n 's/.*| \([0-9]*\)$/\1/p' out)
 buf=$(sed -n 's/.*| malloc(64) = \(0x[0-9a-f]*\);/\1/p' replay.txt)
 if [ -n "$buf" ] && [ -n "$len" ] && grep -q "| strlen($buf) = $len;" replay.txt; then
@@ -303,7 +334,7 @@ if [ -x thr ]; then
 	rm -rf d
 	record -d d --libcall ./thr > out 2>err
 	rc=$?
-	"$PS" replay -d d | grep -v '^#' > replay.txt
+	"$PS" replay --no-sched -d d | grep -v '^#' > replay.txt
 	if [ $rc -eq 0 ] && cmp -s want.out out && [ "$(grep -c '| lib_call() {' replay.txt)" = 3 ] &&
 	   [ "$(grep -c '| lib_throw();' replay.txt)" = 4 ] && ! grep -q __cxa_throw replay.txt; then
 		pass "C++ exceptions through library calls: caught as untraced, each call closed"

@@ -78,7 +78,7 @@ check "pipe: exit 0 once the program ended; $shown leaf lines = the $calls calls
 	test "$prc" = 0 -a "$alive" = no -a -n "$calls" -a "$shown" = "${calls:-x}"
 # (times aside: replay converts them with the rate measured over the whole run)
 untimed() { grep ': leaf <-' | sed 's/^ *//; s/\] *[0-9.]*:/]/' | sort; }
-"$PS" replay -d d | untimed >replay.leaf
+"$PS" replay --no-sched -d d | untimed >replay.leaf
 untimed <pipe.out >pipe.leaf
 check "pipe: the same lines as replay (times aside)" pipe.err cmp -s replay.leaf pipe.leaf
 # Consuming: a second pipe goes on where the first stopped (at the end).
@@ -107,7 +107,7 @@ prc=$?
 wait $rpid
 calls=$(said calls run.out)
 shown=$(grep -c ': leaf <-' now.out)
-"$PS" replay -d dn | untimed >replay.leaf
+"$PS" replay --no-sched -d dn | untimed >replay.leaf
 untimed <now.out >now.leaf
 check "pipe --from-now: $shown of the $calls leaf lines (the ones after it started), each as replay has it" \
 	now.err test "$prc" = 0 -a "$shown" -gt 0 -a "$shown" -lt "${calls:-0}" -a ! -s now.err \
@@ -131,7 +131,7 @@ livepid
 record -p $lp -d fa --live --tracer=function -F leaf --duration=0.3 >fa.out 2>fa.err
 rc=$?
 "$PS" ctl $lp current_tracer >fa.cur 2>&1
-"$PS" replay -d fa | untimed >replay.leaf
+"$PS" replay --no-sched -d fa | untimed >replay.leaf
 untimed <fa.out >fa.leaf
 shown=$(wc -l <fa.leaf)
 check "record -p --live (a first attach): exit 0, $shown leaf lines = replay's $(wc -l <replay.leaf), tracer nop after" \
@@ -140,11 +140,11 @@ check "record -p --live (a first attach): exit 0, $shown leaf lines = replay's $
 # A running session (the tracer set over the channel 0.2 s before): only what comes after.
 "$PS" ctl $lp set_ftrace_filter leaf && "$PS" ctl $lp current_tracer function
 sleep 0.2
-before=$("$PS" replay -d fa 2>/dev/null | grep -c ': leaf <-')
+before=$("$PS" replay --no-sched -d fa 2>/dev/null | grep -c ': leaf <-')
 record -p $lp --live --tracer=function -F leaf --duration=0.3 >fn.out 2>fn.err
 rc=$?
 kill $lp; wait $lp 2>/dev/null
-"$PS" replay -d fa | untimed >replay.leaf
+"$PS" replay --no-sched -d fa | untimed >replay.leaf
 untimed <fn.out >fn.leaf
 shown=$(wc -l <fn.leaf)
 total=$(wc -l <replay.leaf)
@@ -159,7 +159,7 @@ until "$PS" ctl $lp current_tracer >/dev/null 2>&1 || [ $n -ge 500 ]; do sleep 0
 record -p $lp -d le --live --tracer=function -F leaf >le.live 2>le.rerr
 rc=$?
 wait $lp
-"$PS" replay -d le | untimed >replay.leaf
+"$PS" replay --no-sched -d le | untimed >replay.leaf
 untimed <le.live >le.leaf
 check "record -p --live, the process ends: exit 0, said, $(wc -l <le.leaf) lines = replay's" le.rerr \
 	sh -c "test $rc = 0 && grep -q 'ended; recorded up to then' le.rerr && test -s le.leaf &&
@@ -170,7 +170,7 @@ check "record -p --live, the process ends: exit 0, said, $(wc -l <le.leaf) lines
 $CC -O2 -g -pg -mfentry -mrecord-mcount -c "$TOP/testdata/patchsite/threads.c" -o threads.o &&
 	$CC -o threads threads.o -pthread 2>/dev/null
 record -d th --live --tracer=function -- ./threads >th.out 2>th.err
-"$PS" replay -d th | grep ' <-' | sed 's/^ *//; s/\] *[0-9.]*:/]/' | sort >th.want
+"$PS" replay --no-sched -d th | grep ' <-' | sed 's/^ *//; s/\] *[0-9.]*:/]/' | sort >th.want
 grep ' <-' th.out | sed 's/^ *//; s/\] *[0-9.]*:/]/' | sort >th.got
 check "record --live with fork: $(wc -l <th.got) lines, replay's $(wc -l <th.want), 2 processes" th.err \
 	sh -c "cmp -s th.want th.got && test \$(sed 's/ .*//; s/.*-//' th.got | sort -u | wc -l) -ge 4 &&
@@ -186,7 +186,7 @@ check "pipe: a [LOST N EVENTS] line per thread that lost, N as info counts ($(wc
 	sh -c "test -s L.want && cmp -s L.want L.got"
 
 # Markers in every format (function tracer run above: d).
-"$PS" replay -d d >replay.out
+"$PS" replay --no-sched -d d >replay.out
 check "replay (function): tracing_mark_write: start / via ctl / end" replay.out \
 	sh -c "grep -q ' tracing_mark_write: start\$' replay.out &&
 	       grep -q ' tracing_mark_write: via ctl\$' replay.out &&
@@ -204,7 +204,7 @@ sys.exit(names != ["start", "via ctl", "end"])'
 "$PS" info -d d >info.out
 check "info counts 4 markers" info.out grep -q '^# markers: 4 ' info.out
 record -d g -- ./livemark 2 2000 >g.out 2>&1
-"$PS" replay -d g >g.replay
+"$PS" replay --no-sched -d g >g.replay
 check "function_graph: markers as /* comments */ in main" g.replay \
 	sh -c "grep -q '^ [0-9]*) *livemark-[0-9]* | *|   /\* start \*/\$' g.replay &&
 	       grep -q '|   /\* end \*/\$' g.replay"
@@ -216,23 +216,23 @@ check "folded stacks: markers left out" g.folded \
 record -d s --tracer=function -F leaf -- ./livemark 4 50000 snap >snap.out 2>snap.err
 set -- $(said snapshot snap.out)
 k=${1:-0}; before=${2:-0}; after=${3:-0}
-"$PS" replay -d s --snapshot="$k" >snap.replay 2>snap.rerr
+"$PS" replay --no-sched -d s --snapshot="$k" >snap.replay 2>snap.rerr
 got=$(grep -c ': leaf <-' snap.replay)
 check "snapshot $k: $got leaf lines, between $before and $after, no damage said" snap.rerr \
 	test "$k" = 1 -a "$got" -ge "$before" -a "$got" -le "$after" -a ! -s snap.rerr
-"$PS" replay -d s --snapshot >latest.replay 2>&1
+"$PS" replay --no-sched -d s --snapshot >latest.replay 2>&1
 check "replay --snapshot: the latest" latest.replay cmp -s snap.replay latest.replay
 check "the snapshot file says how many and where" snap.out \
 	grep -q '^snapfile # snapshots taken: 1$' snap.out
 "$PS" info -d s --snapshot=1 >snap.info 2>&1
 check "info --snapshot=1: a clean end (the snapshot's time)" snap.info grep -q 'end: *normal exit' snap.info
-"$PS" replay -d s --snapshot=2 >none.out 2>&1
+"$PS" replay --no-sched -d s --snapshot=2 >none.out 2>&1
 check "replay --snapshot=2 (none): said, exit 1" none.out sh -c "test $? = 1 && grep -q 'snapshot.2' none.out"
 
 # Overwrite mode: a snapshot of the rings; pipe refuses by name.
 record -d o --overwrite --buffer-kb=64 --tracer=function -F leaf -- ./livemark 2 20000 snap >o.out 2>&1
 rc=$?
-"$PS" replay -d o --snapshot=1 >o.replay 2>o.rerr
+"$PS" replay --no-sched -d o --snapshot=1 >o.replay 2>o.rerr
 set -- $(said snapshot o.out)
 got=$(grep -c ': leaf <-' o.replay)
 { echo "record: exit $rc"; cat o.out o.rerr; ls -R o; } >o.why 2>&1
@@ -252,31 +252,31 @@ check "trace_options read: ftrace's defaults here, no before the ones off" op.ou
 check "trace_options: overwrite refused while recording (EBUSY), said why" op.err \
 	sh -c "grep -qx 'overwrite -16' op.out && grep -q 'fixed when the trace directory is opened' op.err"
 size=$(printf '0x%x' "0x$(nm -S livemark | awk '$4 == "leaf" { print $2 }')")
-"$PS" replay -d op >op.replay
+"$PS" replay --no-sched -d op >op.replay
 check "sym-offset set at run time: leaf+0x0/$size <-worker+0x... (size: nm -S)" op.replay \
 	grep -q ": leaf+0x0/$size <-worker+0x[0-9a-f]*/0x[0-9a-f]*\$" op.replay
-"$PS" replay -d op --options=nosym-offset,noprint-parent >op2.replay
+"$PS" replay --no-sched -d op --options=nosym-offset,noprint-parent >op2.replay
 check "replay --options=nosym-offset,noprint-parent: the name alone" op2.replay \
 	sh -c "test \$(grep -c ': leaf\$' op2.replay) = 100"
 "$PS" pipe -d op --from-start --options=nosym-offset >op.pipe
 check "pipe --options=nosym-offset: leaf <-worker" op.pipe \
 	sh -c "test \$(grep -c ': leaf <-worker\$' op.pipe) = 100"
-"$PS" replay -d g --options=funcgraph-abstime >g.abs
+"$PS" replay --no-sched -d g --options=funcgraph-abstime >g.abs
 check "funcgraph-abstime: TIME | before the CPU column" g.abs \
 	grep -q '^ *[0-9]*\.[0-9]\{6\} |   [0-9]) *livemark-[0-9]* | .*leaf();$' g.abs
-"$PS" replay -d g --options=nofuncgraph-proc >g.noproc
+"$PS" replay --no-sched -d g --options=nofuncgraph-proc >g.noproc
 check "nofuncgraph-proc: no TASK/PID column" g.noproc \
 	sh -c "grep -q '^ [0-9]) *[0-9.]* us | *leaf();\$' g.noproc && ! grep -q '^ [0-9]) *livemark-.*leaf' g.noproc"
 PATCHSITE_OPTIONS="noprint-parent overwrite" record -d eo --tracer=function -F leaf -- \
 	./livemark 1 100 >eo.out 2>eo.err
 "$PS" info -d eo >eo.info
-"$PS" replay -d eo >eo.replay
+"$PS" replay --no-sched -d eo >eo.replay
 check "PATCHSITE_OPTIONS=\"noprint-parent overwrite\": the ring mode, and leaf lines without <-" eo.err \
 	sh -c "grep -q 'tracer: *function (overwrite)' eo.info && test \$(grep -c ': leaf\$' eo.replay) = 100"
 PATCHSITE_OPTIONS=print-parnet record -d eb --tracer=function -- ./livemark 1 10 >eb.out 2>eb.err
 check "PATCHSITE_OPTIONS with an unknown word: refused by name, nothing recorded" eb.err \
 	sh -c "grep -q \"PATCHSITE_OPTIONS: trace_options: 'print-parnet': no such option\" eb.err && test ! -d eb/[0-9]*"
-"$PS" replay -d g --options=bogus >bad.out 2>&1
+"$PS" replay --no-sched -d g --options=bogus >bad.out 2>&1
 check "--options with an unknown word: named, exit 2" bad.out \
 	sh -c "test $? = 2 && grep -q \"'bogus'\" bad.out"
 

@@ -105,7 +105,7 @@ for form in fentry-linkpg fentry-nolinkpg fentry-auto mcount-nopie; do
 	(cd "$d" && uftrace record -d "$d/u.data" --no-libcall --no-event ./prog >/dev/null 2>"$d/u.err" &&
 	 uftrace report -d "$d/u.data" --no-pager >"$d/u.rep" 2>>"$d/u.err")
 	(cd "$d" && LD_PRELOAD="$SANPRE" "$OLDPWD/$B/patchsite" record -d "$d/p.data" \
-		--tracer=function_graph ./prog >"$d/traced.out" 2>"$d/p.err" &&
+		--no-libcall --tracer=function_graph ./prog >"$d/traced.out" 2>"$d/p.err" &&
 	 "$OLDPWD/$B/patchsite" report -d "$d/p.data" >"$d/p.rep" 2>>"$d/p.err")
 	counts "$d/u.rep" >"$d/u.cnt"
 	counts "$d/p.rep" >"$d/p.cnt"

@@ -134,7 +134,7 @@ variant() {
 		fail "$name: PATCHSITE_PROBES run" "$T/err"
 		return
 	fi
-	"$PS" replay -d "$T/rec" >"$T/replay" 2>"$T/err" || { fail "$name: replay" "$T/err"; return; }
+	"$PS" replay --no-sched -d "$T/rec" >"$T/replay" 2>"$T/err" || { fail "$name: replay" "$T/err"; return; }
 	at='*'
 	[ "$1" = -O0 ] && at=
 	gdbcmds >"$T/cmds.gdb"
@@ -158,7 +158,7 @@ cond() {
 	LD_PRELOAD="$SANPRE" "$PS" record -d "$T/crec" --tracer=nop \
 		--probe='f:t/big send_msg len=$arg2:u32 port=+0($arg1):s32 if len > 1000 && port < 10' \
 		"$exe" >/dev/null 2>"$T/err" || { fail "condition: record" "$T/err"; return; }
-	got=$("$PS" replay -d "$T/crec" 2>>"$T/err" | grep -c ' t:big: ')
+	got=$("$PS" replay --no-sched -d "$T/crec" 2>>"$T/err" | grep -c ' t:big: ')
 	printf 'break *send_msg if len > 1000 && h->port < 10\ncommands\nsilent\nprintf "@@\\n"\ncontinue\nend\nrun\n' \
 		>"$T/cond.gdb"
 	want=$(gdb -batch -nx -x "$T/cond.gdb" "$exe" 2>&1 | grep -c '^@@')
@@ -179,7 +179,7 @@ spelling() {
 		-A 'f_many@arg1,arg7,arg8/x' -R send_msg@retval
 	LD_PRELOAD="$SANPRE" "$PS" record -d "$T/arec" "$@" -F f_s32 -F f_str -F f_double \
 		-F f_many -F send_msg "$exe" >/dev/null 2>"$T/err" || { fail "-A/-R: record" "$T/err"; return; }
-	"$PS" replay -d "$T/arec" >"$T/ours" 2>>"$T/err"
+	"$PS" replay --no-sched -d "$T/arec" >"$T/ours" 2>>"$T/err"
 	if ! command -v uftrace >/dev/null 2>&1; then
 		echo "SKIP -A/-R against uftrace: not installed (scripts/deps.sh installs it)"
 		return
@@ -201,7 +201,7 @@ faults() {
 	gcc -O2 -g -pg -mfentry -mrecord-mcount -rdynamic testdata/patchsite/probes.c -o "$exe" 2>/dev/null
 	LD_PRELOAD="$SANPRE" "$PS" record -d "$T/flrec" --tracer=nop \
 		--probe='f:t/deref f_str c=+0($arg1):s8' "$exe" >/dev/null 2>"$T/err"
-	got=$("$PS" replay -d "$T/flrec" 2>>"$T/err" | grep -c ' t:deref: ')
+	got=$("$PS" replay --no-sched -d "$T/flrec" 2>>"$T/err" | grep -c ' t:deref: ')
 	if [ "$got" = 4 ] && "$PS" info -d "$T/flrec" 2>>"$T/err" | grep -q '^# events: 4 recorded, 2 lost'
 	then pass "unreadable memory: 4 of 6 calls recorded, 2 counted lost (info)"
 	else fail "unreadable memory: $got recorded" "$T/err"; fi
@@ -292,7 +292,7 @@ f_u8: call
 f_u8: nop
 f:t/s f_u8 a=+0(%rdi):u8
 EOF2
-	"$PS" replay -d "$T/ctlrec" 2>>"$T/err" | grep -o 't:u8: .*' >"$T/ev"
+	"$PS" replay --no-sched -d "$T/ctlrec" 2>>"$T/err" | grep -o 't:u8: .*' >"$T/ev"
 	if [ $rc = 0 ] && diff -u "$T/want" "$T/out" >"$T/diff" && [ "$(cat "$T/ev")" = "t:u8: f_u8(a=9)" ]
 	then pass "dynamic_events: listed, enabled through events/ (only then its site called), removed"
 	else echo "exit $rc; events: $(cat "$T/ev")" >>"$T/diff"; cat "$T/err" >>"$T/diff"; fail "dynamic_events control file" "$T/diff"; fi

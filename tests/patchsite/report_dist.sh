@@ -22,7 +22,7 @@ record() { LD_PRELOAD="$SANPRE" "$PS" record --no-sched "$@"; }
 
 # check NAME DIR FUNC PCTS CALLS: percentiles and FUNC's histogram against the oracle.
 check() {
-	"$PS" replay -d "$2" >replay 2>err &&
+	"$PS" replay --no-sched -d "$2" >replay 2>err &&
 	"$PS" report -d "$2" --json --percentiles="$4" >report.json 2>>err &&
 	"$PS" report -d "$2" --hist="$3" >hist 2>>err
 	if [ $? -eq 0 ] && [ ! -s err ] && python3 "$CHECK" replay report.json hist "$3" "$4" >out 2>&1 &&
@@ -66,7 +66,7 @@ for bad in --percentiles=0 --percentiles=101 --percentiles=50, --percentiles=x \
 		fail "report $bad (exit $rc)" err
 	fi
 done
-"$PS" replay -d d --percentiles >out 2>err
+"$PS" replay --no-sched -d d --percentiles >out 2>err
 rc=$?
 if [ $rc -eq 2 ] && grep -q 'report' err; then
 	pass "replay --percentiles: exit 2, $(head -1 err)"

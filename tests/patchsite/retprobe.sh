@@ -60,7 +60,7 @@ compare() {
 		fail "$name: record" "$T/err"
 		return
 	fi
-	"$PS" replay -d "$T/rec" >"$T/replay" 2>"$T/err" || { fail "$name: replay" "$T/err"; return; }
+	"$PS" replay --no-sched -d "$T/rec" >"$T/replay" 2>"$T/err" || { fail "$name: replay" "$T/err"; return; }
 	printf 'set pagination off\nset confirm off\nsource %s\nretprobe%s\nrun\n' \
 		"$PWD/tests/patchsite/retprobe_gdb.py" "$gdbarg" >"$T/cmds.gdb"
 	gdb -batch -nx -x "$T/cmds.gdb" "$exe" >"$T/gdb.log" 2>&1
@@ -119,7 +119,7 @@ spelling() {
 		fail "-R under $tracer: record" "$T/err"
 		return
 	fi
-	"$PS" replay -d "$T/rrec" 2>>"$T/err" | sed 's/fprobes:\(r_[a-z]*\)__exit:/t:\1:/' \
+	"$PS" replay --no-sched -d "$T/rrec" 2>>"$T/err" | sed 's/fprobes:\(r_[a-z]*\)__exit:/t:\1:/' \
 		>"$T/rreplay"
 	printf 'set pagination off\nset confirm off\nsource %s\nretprobe%s\nrun\n' \
 		"$PWD/tests/patchsite/retprobe_gdb.py" " r_double=r_double r_float=r_float" \

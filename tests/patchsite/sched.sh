@@ -30,7 +30,11 @@ if [ "$MODE" = san ]; then
 	SANPRE="$($CC -print-file-name=libasan.so) $($CC -print-file-name=libubsan.so)"
 	export ASAN_OPTIONS=detect_leaks=1
 fi
-record() { LD_PRELOAD="$SANPRE" "$PS" record "$@"; }
+# The program's own functions and their time off the CPU are this suite's subject: recorded
+# with --no-libcall (library calls, on by default, add nanosleep() and clock_gettime() calls,
+# and would be traced before the seccomp filter of 7. is installed).  2b. records with the
+# defaults.
+record() { LD_PRELOAD="$SANPRE" "$PS" record --no-libcall "$@"; }
 pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
 fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
 
@@ -63,9 +67,8 @@ fi
 # 2. replay --sched: the switches in place.  Oracle: nanosleep(1 ms) blocks (a voluntary
 # switch in the kernel's counts), spinning on the vDSO's clock never does; so each of the
 # 10 nap() calls holds a `/* sched-out */` and spin() only `/* sched-out (preempted) */`.
-if [ $PERF = yes ]; then
-	record -d sl -- ./offcpu sleep >out.sl 2>err.sl
-	"$PS" replay -d sl --sched >rep.sl 2>>err.sl
+# naps FILE: checks replay text FILE as said, prints what it found.
+naps() {
 	awk '/\| +nap\(\) \{$/ { in_nap = 1; naps++; vol_here = 0; next }
 	     /\| +spin\(\) \{$/ { in_spin = 1; next }
 	     in_nap && /\/\* sched-out \*\/$/ { vol_here = 1 }
@@ -74,13 +77,33 @@ if [ $PERF = yes ]; then
 	     /\| +}$/ && in_spin { in_spin = 0 }
 	     /sched-(out|in)/ { sw++ }
 	     END { printf "%d of %d nap() calls hold a voluntary sched-out, %d switch lines%s\n",
-		   good, naps, sw, bad; exit !(good == 10 && naps == 10 && bad == "") }' \
-		rep.sl >out 2>&1
+		   good, naps, sw, bad; exit !(good == 10 && naps == 10 && bad == "") }' "$1"
+}
+if [ $PERF = yes ]; then
+	record -d sl -- ./offcpu sleep >out.sl 2>err.sl
+	"$PS" replay -d sl --sched >rep.sl 2>>err.sl
+	naps rep.sl >out 2>&1
 	if [ $? -eq 0 ] && [ ! -s err.sl ]; then
 		pass "replay --sched: $(cat out)"
 	else
 		cat err.sl rep.sl >>out
 		fail "replay --sched" out
+	fi
+
+	# 2b. The defaults, as uftrace's: a plain record (library calls on: nap()'s nanosleep()
+	# holds the switch) and a plain replay show the switches, the same oracle as 2.;
+	# replay --no-sched shows none of them, and the 10 nap() calls still.
+	LD_PRELOAD="$SANPRE" "$PS" record -d df -- ./offcpu sleep >/dev/null 2>err.df
+	"$PS" replay -d df >rep.df 2>>err.df
+	"$PS" replay -d df --no-sched >rep.nos 2>>err.df
+	naps rep.df >out 2>&1
+	if [ $? -eq 0 ] && [ ! -s err.df ] && ! grep -q 'sched-' rep.nos &&
+	   [ "$(grep -c '| *nap() {$' rep.nos)" -eq 10 ] &&
+	   [ "$(grep -c '| *nanosleep() {$' rep.df)" -ge 10 ]; then
+		pass "defaults: replay: $(cat out), nanosleep() traced; replay --no-sched: none"
+	else
+		cat err.df rep.df >>out
+		fail "defaults: record + replay show the switches" out
 	fi
 
 	# 3. --nosleep-time: sleeper()'s duration without its time off the CPU against the
