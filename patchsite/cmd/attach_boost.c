@@ -81,23 +81,33 @@ static void remember_old(int pid)
 		closedir(d);
 }
 
-void attach_boost_thread(int pid, int tid)
+int attach_boost_stop(int tid)
 {
 	int v = nice_of(tid);
 
-	if (boost.thread || v == 1000 || !wanted())
-		return;
-	remember_old(pid);
-	boost.thread_nice = v;
-	boost.pid = pid;
-	boost.thread = !setpriority(PRIO_PROCESS, (id_t)tid, ATTACH_BOOST_NICE);
-	boost.said = boost.thread ? "boosted" : "not boosted (no CAP_SYS_NICE)";
+	if (v == 1000 || !wanted() || setpriority(PRIO_PROCESS, (id_t)tid, ATTACH_BOOST_NICE)) {
+		if (v != 1000 && strcmp(boost.said, "boosted") && wanted())
+			boost.said = "not boosted (no CAP_SYS_NICE)";
+		return 1000;
+	}
+	boost.said = "boosted";
+	return v;
 }
 
-void attach_boost_thread_done(int tid)
+void attach_unboost_stop(int tid, int nice)
 {
-	if (boost.thread)
-		(void)setpriority(PRIO_PROCESS, (id_t)tid, boost.thread_nice);
+	if (nice != 1000)
+		(void)setpriority(PRIO_PROCESS, (id_t)tid, nice);
+}
+
+void attach_boost_made(int pid, int nice)
+{
+	if (boost.thread || nice == 1000)
+		return;
+	remember_old(pid);
+	boost.thread_nice = nice;
+	boost.pid = pid;
+	boost.thread = true;
 }
 
 static bool is_old(int tid)

@@ -15,12 +15,22 @@
 void attach_boost_self(void);
 
 /*
- * Around the borrowed thread's pthread_create: the thread tid of pid at
- * ATTACH_BOOST_NICE, so that the loader thread it makes inherits it, and
- * its own nice back right after (the thread itself never runs boosted).
+ * A thread of the program at ATTACH_BOOST_NICE from just before its
+ * PTRACE_INTERRUPT (its way into the stop and the calls run on it wait for
+ * a CPU too) until just before its release, when attach_unboost_stop puts
+ * back the nice attach_boost_stop returned (1000: not boosted, nothing to
+ * put back).  It never runs its own code boosted but for the instant
+ * between the boost and the interrupt.
  */
-void attach_boost_thread(int pid, int tid);
-void attach_boost_thread_done(int tid);
+int attach_boost_stop(int tid);
+void attach_unboost_stop(int tid, int nice);
+
+/*
+ * Before the borrowed thread (boosted, its own nice is nice) makes the
+ * attach's threads, which inherit the boost: they are the ones
+ * attach_boost_end puts back to nice.
+ */
+void attach_boost_made(int pid, int nice);
 
 /*
  * Every thread of pid made since attach_boost_thread (the loader's, the

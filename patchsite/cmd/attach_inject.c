@@ -335,8 +335,8 @@ static int borrow(struct hijack *h, const struct target *t, const struct libc_fn
 	long code = 0, page = 0, rc = -1;
 	int err, err2;
 
-	/* Its single steps and calls wait for a CPU too: boosted while it is ours. */
-	attach_boost_thread(t->pid, h->tid);
+	/* Boosted since its interrupt (attach_boost_stop): the threads it makes inherit it. */
+	attach_boost_made(t->pid, h->nice);
 	snprintf(d.name, sizeof(d.name), "%s", PS_ATTACH_THREAD);
 	memcpy(d.path, lib, strlen(lib) + 1);	/* attach_inject() checked its length */
 	err = ptrace(PTRACE_GETSIGMASK, h->tid, (void *)sizeof(h->mask), &h->mask) ? -errno : 0;
@@ -370,7 +370,7 @@ static int borrow(struct hijack *h, const struct target *t, const struct libc_fn
 		err = hijack_call(h, t, fn->create, (unsigned long)code + BLOB_TRAP,
 				  (unsigned long[4]){ (unsigned long)page + thread_off, 0,
 				  (unsigned long)code, (unsigned long)page }, &rc);
-	attach_boost_thread_done(h->tid);
+	attach_unboost_stop(h->tid, h->nice);	/* before it runs its own code again */
 	err2 = hijack_restore(h);
 	if (err)
 		return attach_fail(why, len, "pid %d: thread %d: the injected call failed: %s (the "
@@ -462,22 +462,29 @@ int attach_inject(struct target *t, const char *lib, char *why, size_t len)
 				continue;	/* ESRCH: the thread ended */
 			}
 			since_us = attach_now_us();
+			/* Its way into the stop, the steps and calls run on it wait for a CPU too. */
+			h.nice = attach_boost_stop(tid);
 			if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL)) {
+				attach_unboost_stop(tid, h.nice);
 				ptrace(PTRACE_DETACH, tid, NULL, NULL);
 				continue;
 			}
 			if (hijack_wait(tid, &status, 10000)) {
+				attach_unboost_stop(tid, h.nice);
 				/* Not let go before it stops: our exit has the kernel do it. */
 				err = attach_fail(why, len, "pid %d: thread %d did not stop within "
 						  "10 s (in an uninterruptible wait?): try "
 						  "again", t->pid, tid);
 				break;
 			}
-			if (!WIFSTOPPED(status))
+			if (!WIFSTOPPED(status)) {
+				attach_unboost_stop(tid, h.nice);
 				continue;	/* it ended */
+			}
 			if (!(status >> 16))
 				h.pending = WSTOPSIG(status);	/* it gets it when let go */
 			if (ptrace(PTRACE_GETREGS, tid, NULL, &h.saved)) {
+				attach_unboost_stop(tid, h.nice);
 				ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)h.pending);
 				stop_ended(since_us);
 				continue;
@@ -487,6 +494,7 @@ int attach_inject(struct target *t, const char *lib, char *why, size_t len)
 			if (where && in_handler(t, restorer, h.saved.rsp))
 				where = NULL;
 			if (!where) {
+				attach_unboost_stop(tid, h.nice);
 				ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)h.pending);
 				stop_ended(since_us);
 				continue;
@@ -495,6 +503,7 @@ int attach_inject(struct target *t, const char *lib, char *why, size_t len)
 			h.xio.iov_len = sizeof(h.xstate);
 			h.have_x = !ptrace(PTRACE_GETREGSET, tid, (void *)NT_X86_XSTATE, &h.xio);
 			if (!h.have_x) {
+				attach_unboost_stop(tid, h.nice);
 				ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)h.pending);
 				stop_ended(since_us);
 				err = attach_fail(why, len, "pid %d: thread %d: its vector "
