@@ -7,6 +7,7 @@
  *   attach_refuse.c  the refusals, by name, before a thread is touched
  *   attach_ptrace.c  one borrowed thread: raw system calls, calls, restore
  *   attach_inject.c  the safe point, the loader thread, dlopen (the design)
+ *   attach_boost.c   the attach's threads ahead of the program's (nice -20)
  *
  * Here: find the runtime to load, wait for its control channel, and the
  * verb record -p, which sets the tracer up through that channel, records

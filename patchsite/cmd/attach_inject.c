@@ -35,7 +35,12 @@
  *      then it calls pthread_create(), public since glibc 2.34 in
  *      libc.so.6, returning onto an int3 of the code page.  That call is
  *      the only C library code run on the borrowed thread, at a point
- *      where the thread holds none of the locks it takes.
+ *      where the thread holds none of the locks it takes.  It is made
+ *      twice: first a thread that only registers the runtime's membarrier
+ *      commands ahead (two RCU grace periods, waited for while the
+ *      runtime scans), then the loader thread.  From its interrupt to its
+ *      release the thread runs at nice -20 when we may (attach_boost.c),
+ *      and the threads it makes inherit that until the tracer is on.
  *   3. Its registers (general, and the whole XSAVE area: pthread_create's
  *      memcpy uses vector registers) and its signal mask are put back
  *      exactly and it is let go.  A thread interrupted in a blocking call
