@@ -162,9 +162,14 @@ int patchsite_init(void)
 	ps_ring_init();
 	ps_unwind_init();	/* libgcc_s when loaded, else at the first unwinding */
 	ps.tramp = (uintptr_t)ps.arch->tramp;
-	ps.can_sync = ps_sync_register() == 0;
 	ps.can_write = true;
 	err = ps_modules_scan();
+	/*
+	 * After the scan, which only reads: in a process with threads (attach)
+	 * each registration waits for an RCU grace period, and the injector
+	 * starts a thread that registers while we scan (cmd/attach_inject.c).
+	 */
+	ps.can_sync = ps_sync_register() == 0;
 	if (err == -ENOMEM) {
 		ps.init_err = err;
 		ps.can_write = false;

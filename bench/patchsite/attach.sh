@@ -14,7 +14,11 @@
 #     it ends), the control channel thread's (schedstat: the settings and the
 #     first tracer) and the command's (schedstat: checks, ptrace); the
 #     preloaded process's CPU when its main starts (the runtime's start-up);
-#   - the longest stall of a calling thread and of the canary (goal 1 ms)
+#   - the longest ptrace stop of a thread as record -p saw it (from
+#     PTRACE_INTERRUPT to its release, PATCHSITE_ATTACH_TIME), and the
+#     longest stall of a calling thread and of the canary (goal 1 ms),
+#     the canary SCHED_FIFO during the windows when root (the machine's
+#     other jobs then do not preempt it)
 #     and their context switches, voluntary (a wait) and preempted,
 #     during the attach (to "recording") and during the detach (SIGTERM to
 #     the command's end), next to an untraced window of the same kind (the
@@ -109,11 +113,24 @@ exec 3>"$W/in"
 wait_for "$W/out" ready
 sleep 0.3
 SPIN=$(ls /proc/$PID/task | grep -vx "$PID")
+CANARY=$(for t in $SPIN; do [ "$(cat /proc/$PID/task/$t/comm)" = canary ] && echo $t; done)
+# The canary SCHED_FIFO during each window when we may (root): the machine's
+# other jobs then no longer preempt it, and what stops it is the attach's own
+# doing (IPIs, page faults, a ptrace stop).  Only during the windows: a
+# spinning FIFO thread is throttled after 0.95 s of each second.
+FIFO=
+[ "$(id -u)" = 0 ] && [ -n "$CANARY" ] && chrt -f -p 1 "$CANARY" 2>/dev/null &&
+	chrt -o -p 0 "$CANARY" && FIFO=1
+fifo() { [ -z "$FIFO" ] || chrt -f -p 1 "$CANARY"; }
+unfifo() { [ -z "$FIFO" ] || chrt -o -p 0 "$CANARY"; }
+fifo
 reset
 s0=$(switches)
 sleep 0.3
 base=$(gaps)
 sw_base=$(since "$s0" "$(switches)")
+unfifo
+sleep 0.1
 reset
 s0=$(switches)
 stamp "$W/t.att" "$P" record -p "$PID" -d "$W/data" --tracer=function -F f0 \
@@ -122,26 +139,63 @@ r=$!
 wait_for "$W/rec.err" recording
 att=$(gaps)
 sw_att=$(since "$s0" "$(switches)")
+unfifo
 chan=$(run_us "$PID" patchsite-ctl)
 cmd=$(($(run_us $r) - $(stamp_cpu "$W/t.att")))
 sleep 0.2
+fifo
 reset
 s0=$(switches)
 kill -TERM $r
 wait $r || true
 det=$(gaps)
 sw_det=$(since "$s0" "$(switches)")
+unfifo
+sleep 0.1
+fifo
 reset
 (stamp "$W/t.again" "$P" record -p "$PID" -d "$W/data" --tracer=function -F f0 \
 	--duration=0.2 2>"$W/rec2.err")
 again=$(gaps)
+unfifo
 on2=$(sed -n 's/.*tracer on \([0-9]*\) ms after the start.*/\1/p' "$W/rec2.err")
 exec 3>&-
 wait $PID || true
+# ---- a fresh process attached again, the canary SCHED_FIFO throughout (the
+# first attach above ran it SCHED_OTHER, as the times to the first event
+# are measured: a FIFO spinner would take a CPU from the attach) ----
+fatt=- fdet=- fstop=-
+if [ -n "$FIFO" ]; then
+	mkfifo "$W/in3"
+	env -i "$T/attachtarget" 2 <"$W/in3" >"$W/out" &
+	PID=$!
+	PIDS="$PIDS $PID"
+	exec 3>"$W/in3"
+	wait_for "$W/out" ready
+	sleep 0.3
+	CANARY=$(for t in $(ls /proc/$PID/task); do
+		[ "$(cat /proc/$PID/task/$t/comm)" = canary ] && echo $t; done)
+	fifo
+	reset
+	"$P" record -p "$PID" -d "$W/data3" --tracer=function -F f0 2>"$W/rec4.err" &
+	r=$!
+	wait_for "$W/rec4.err" recording
+	fatt=$(gaps | cut -d' ' -f2)
+	sleep 0.2
+	reset
+	kill -TERM $r
+	wait $r || true
+	fdet=$(gaps | cut -d' ' -f2)
+	unfifo
+	fstop=$(sed -n 's/.* threads stopped, the longest \([0-9]*\) us.*/\1/p' "$W/rec4.err")
+	exec 3>&-
+	wait $PID || true
+fi
 first=$(first_ms "$W/data" "$W/t.att")
 ms=$(sed -n 's/.*attached in \([0-9]*\) ms.*/\1/p' "$W/rec.err")
 on=$(sed -n 's/.*tracer on \([0-9]*\) ms after the start.*/\1/p' "$W/rec.err")
 loader=$(sed -n 's/.*start-up [0-9]* ms, \([0-9]*\) ms of CPU.*/\1/p' "$W/rec.err")
+stopped=$(sed -n 's/.* \([0-9]*\) threads stopped, the longest \([0-9]*\) us.*/\1 \2/p' "$W/rec.err")
 
 # ---- the same program started under record (preloaded) ----
 mkfifo "$W/in2"
@@ -173,7 +227,12 @@ tot=$(( ${loader:-0} + chan / 1000 + cmd / 1000 ))
 echo "  CPU to the first event, record -p            $(printf %5s "$tot") ms    100 ms  $(goal "$tot" 100) (the loader thread: dlopen + NOPing $N sites ${loader:-?} ms;"
 echo "                                                          the channel: settings + first tracer $((chan / 1000)) ms; the command $((cmd / 1000)) ms)"
 printf '    same program started under record          %5s ms    (process CPU when main starts)\n' "$precpu"
-echo "  longest stall of any thread (canary / callers, us; goal 1000):"
+echo "  longest stall of any thread (goal 1000 us):"
+printf '    ptrace stop of a thread (interrupt to release, as record -p saw it; %s threads stopped)  %s us  %s\n' \
+	"${stopped%% *}" "${stopped#* }" "$(goal "${stopped#* }" 1000)"
+[ -z "$FIFO" ] || printf '    the canary SCHED_FIFO (a fresh process): attach %s us, detach %s us; ptrace stop %s us  %s\n' \
+	"$fatt" "$fdet" "$fstop" "$(goal "$(big "$fatt $fdet")" 1000)"
+echo "    seen by the threads: canary / callers, us (canary $( [ -n "$FIFO" ] && echo "SCHED_FIFO but in the first attach" || echo "SCHED_OTHER: not root"); callers SCHED_OTHER, they take the int3 traps):"
 printf '    attach (exec to recording)                 %s  %s\n' "$(echo $att | awk '{ print $2 " / " $1 }')" "$(goal "$(big "$att")" 1000)"
 printf '    detach (SIGTERM to the command'"'"'s end)        %s  %s\n' "$(echo $det | awk '{ print $2 " / " $1 }')" "$(goal "$(big "$det")" 1000)"
 printf '    second attach + 0.2 s trace + detach       %s\n' "$(echo $again | awk '{ print $2 " / " $1 }')"

@@ -11,10 +11,12 @@
  *           thread, its own CPU time and the wall time they took (the
  *           per-call cost; THREADS 0 runs no other thread, to measure it
  *           alone)
+ * The canary thread is named "canary" (attach.sh may make it SCHED_FIFO).
  * It says "ready CPU_US" once running: the CPU time of the process so far
  * (under `patchsite record`, the preloaded runtime's start-up).
  * End of input stops it.
  */
+#define _GNU_SOURCE	/* pthread_setname_np */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -107,8 +109,11 @@ int main(int argc, char **argv)
 	printf("ready %ld\n", clock_ns(CLOCK_PROCESS_CPUTIME_ID) / 1000);
 	for (int i = 0; i < nth; i++)
 		pthread_create(&th[i], NULL, caller, NULL);
-	if (nth)
+	if (nth) {
 		pthread_create(&th[nth], NULL, canary, NULL);
+		/* attach.sh finds it by name, to run it SCHED_FIFO when it can */
+		pthread_setname_np(th[nth], "canary");
+	}
 	fflush(stdout);
 	while (fgets(line, sizeof(line), stdin)) {
 		if (!strcmp(line, "reset\n")) {

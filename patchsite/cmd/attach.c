@@ -7,6 +7,7 @@
  *   attach_refuse.c  the refusals, by name, before a thread is touched
  *   attach_ptrace.c  one borrowed thread: raw system calls, calls, restore
  *   attach_inject.c  the safe point, the loader thread, dlopen (the design)
+ *   attach_boost.c   the attach's threads ahead of the program's (nice -20)
  *
  * Here: find the runtime to load, wait for its control channel, and the
  * verb record -p, which sets the tracer up through that channel, records
@@ -22,6 +23,7 @@
 #include <unistd.h>
 
 #include "attach.h"
+#include "attach_boost.h"
 #include "attach_inject.h"
 #include "attach_refuse.h"
 #include "ctlclient.h"
@@ -60,7 +62,9 @@ static bool answers(int pid)
 	return !err;
 }
 
-int attach_runtime(int pid, const char *who, char *why, size_t len)
+static bool keep_boost;	/* record -p: the boost ends once the tracer is on (tracer_on) */
+
+static int load_runtime(int pid, const char *who, char *why, size_t len)
 {
 	struct target t = { .pid = pid, .mem = -1 };
 	char lib[PATH_MAX];
@@ -127,11 +131,24 @@ int attach_runtime(int pid, const char *who, char *why, size_t len)
 	if (getenv("PATCHSITE_ATTACH_TIME"))
 		fprintf(stderr, "patchsite: %s: pid %d: attached in %lld ms (checks and a safe "
 			"point %lld ms; a thread %s, stopped %lld us; dlopen and the runtime's "
-			"start-up %lld ms, %lld ms of CPU; its channel %lld ms)\n", who, pid,
+			"start-up %lld ms, %lld ms of CPU; its channel %lld ms; %u threads "
+			"stopped, the longest %lld us; %s)\n", who, pid,
 			attach_now_ms() - t0, attach_timing.found_ms - t0, attach_timing.where,
 			attach_timing.borrowed_us, attach_timing.loaded_ms - attach_timing.found_ms,
-			attach_timing.loader_cpu_us / 1000, attach_now_ms() - attach_timing.loaded_ms);
+			attach_timing.loader_cpu_us / 1000, attach_now_ms() - attach_timing.loaded_ms,
+			attach_timing.nstopped, attach_timing.max_stop_us, attach_boost_said());
 	return 0;
+}
+
+int attach_runtime(int pid, const char *who, char *why, size_t len)
+{
+	int err;
+
+	attach_boost_self();
+	err = load_runtime(pid, who, why, len);
+	if (!keep_boost || err)
+		attach_boost_end(pid);
+	return err;
 }
 
 /* ---- record -p ---- */
@@ -204,8 +221,11 @@ static int tracer_on(void *arg)
 	const struct attach_record *o = ts->o;
 	char cur[PATH_MAX];
 
-	if (ctl_set(o->pid, "current_tracer", o->tracer))
+	if (ctl_set(o->pid, "current_tracer", o->tracer)) {
+		attach_boost_end(o->pid);
 		return 1;
+	}
+	attach_boost_end(o->pid);	/* recording: the attach's threads at their own nice again */
 	if (getenv("PATCHSITE_ATTACH_TIME"))
 		fprintf(stderr, "patchsite: record: pid %d: tracer on %lld ms after the start\n",
 			o->pid, attach_now_ms() - ts->t0);
@@ -275,7 +295,7 @@ static int follow_live(const struct attach_record *o, struct tracer_start *ts,
 	return kill(o->pid, 0) && errno == ESRCH ? -1 : 0;
 }
 
-int attach_record(const struct attach_record *o)
+static int record_attached(const struct attach_record *o)
 {
 	char why[1024], dir[PATH_MAX], cur[PATH_MAX];
 	struct tracer_start ts = { .o = o, .dir = dir, .t0 = attach_now_ms(), .off = -1 };
@@ -336,4 +356,14 @@ int attach_record(const struct attach_record *o)
 		"NOP; libpatchsite stays loaded in it); recorded in %s\n", o->pid,
 		sig ? " by a signal" : "", dir);
 	return 0;
+}
+
+int attach_record(const struct attach_record *o)
+{
+	int err;
+
+	keep_boost = true;
+	err = record_attached(o);
+	attach_boost_end(o->pid);	/* a path that never switched the tracer on */
+	return err;
 }

@@ -35,7 +35,12 @@
  *      then it calls pthread_create(), public since glibc 2.34 in
  *      libc.so.6, returning onto an int3 of the code page.  That call is
  *      the only C library code run on the borrowed thread, at a point
- *      where the thread holds none of the locks it takes.
+ *      where the thread holds none of the locks it takes.  It is made
+ *      twice: first a thread that only registers the runtime's membarrier
+ *      commands ahead (two RCU grace periods, waited for while the
+ *      runtime scans), then the loader thread.  From its interrupt to its
+ *      release the thread runs at nice -20 when we may (attach_boost.c),
+ *      and the threads it makes inherit that until the tracer is on.
  *   3. Its registers (general, and the whole XSAVE area: pthread_create's
  *      memcpy uses vector registers) and its signal mask are put back
  *      exactly and it is let go.  A thread interrupted in a blocking call
@@ -77,6 +82,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "attach_boost.h"
 #include "attach_inject.h"
 #include "attach_refuse.h"
 
@@ -139,9 +145,37 @@ static const uint8_t blob[] = {
 	0x5b,				/* 54 pop %rbx                                  */
 	0xc3,				/* 55 ret                    (the thread ends)  */
 	0xcc,				/* 56 int3                   pthread_create's return */
+	/*
+	 * A second thread's routine: the runtime's membarrier registrations
+	 * (sites/patch.c ps_sync_register), done ahead.  In a process with
+	 * threads each one waits for an RCU grace period (8-16 ms measured
+	 * here); done by the loader thread they came one after the other
+	 * into the attach's wall time, done here they overlap the loader's
+	 * dlopen and the runtime finds them done.  What they return does not
+	 * matter: the runtime asks again and says what fails.
+	 */
+	0x53,				/* 57 push %rbx                                 */
+	0x48, 0x89, 0xfb,		/* 58 mov %rdi,%rbx          data               */
+	0xff, 0x53, 0x10,		/* 5b call *0x10(%rbx)       pthread_self()     */
+	0x48, 0x89, 0xc7,		/* 5e mov %rax,%rdi                             */
+	0xff, 0x53, 0x18,		/* 61 call *0x18(%rbx)       pthread_detach()   */
+	0xb8, 0x44, 0x01, 0x00, 0x00,	/* 64 mov $324,%eax          SYS_membarrier     */
+	0xbf, 0x40, 0x00, 0x00, 0x00,	/* 69 mov $64,%edi           REGISTER_PRIVATE_EXPEDITED_SYNC_CORE */
+	0x31, 0xf6,			/* 6e xor %esi,%esi                             */
+	0x31, 0xd2,			/* 70 xor %edx,%edx                             */
+	0x0f, 0x05,			/* 72 syscall                                   */
+	0xb8, 0x44, 0x01, 0x00, 0x00,	/* 74 mov $324,%eax          SYS_membarrier     */
+	0xbf, 0x10, 0x00, 0x00, 0x00,	/* 79 mov $16,%edi           REGISTER_PRIVATE_EXPEDITED */
+	0x31, 0xf6,			/* 7e xor %esi,%esi                             */
+	0x31, 0xd2,			/* 80 xor %edx,%edx                             */
+	0x0f, 0x05,			/* 82 syscall                                   */
+	0x31, 0xc0,			/* 84 xor %eax,%eax                             */
+	0x5b,				/* 86 pop %rbx                                  */
+	0xc3,				/* 87 ret                    (the thread ends)  */
 };
 #define BLOB_TRAP	0x56
-_Static_assert(sizeof(blob) == BLOB_TRAP + 1, "the int3 is the last byte");
+#define BLOB_SYNC	0x57	/* the membarrier thread's routine */
+_Static_assert(sizeof(blob) == 0x88, "the code's offsets: the int3 at BLOB_TRAP, the routine after it");
 
 struct blob_data {			/* offsets are the code's */
 	uint64_t dlopen, dlerror, self, detach;		/* 0x00 */
@@ -150,7 +184,7 @@ struct blob_data {			/* offsets are the code's */
 	uint64_t thread;				/* 0x38: pthread_create's */
 	char name[32];					/* 0x40 */
 	int64_t cpu_sec, cpu_nsec;			/* 0x60: out, struct timespec */
-	uint64_t pad2[2];				/* 0x70 */
+	uint64_t sync_thread, pad2;			/* 0x70: pthread_create's */
 	char path[4096 - 0x80];				/* 0x80 */
 };
 _Static_assert(sizeof(struct blob_data) == 4096, "one page");
@@ -300,11 +334,14 @@ static int borrow(struct hijack *h, const struct target *t, const struct libc_fn
 {
 	static const uint64_t all = ~0ULL;
 	const unsigned long thread_off = offsetof(struct blob_data, thread);
+	const unsigned long sync_off = offsetof(struct blob_data, sync_thread);
 	struct blob_data d = { .dlopen = fn->dlopen, .dlerror = fn->dlerror, .self = fn->self,
 			       .detach = fn->detach };
 	long code = 0, page = 0, rc = -1;
 	int err, err2;
 
+	/* Boosted since its interrupt (attach_boost_stop): the threads it makes inherit it. */
+	attach_boost_made(t->pid, h->nice);
 	snprintf(d.name, sizeof(d.name), "%s", PS_ATTACH_THREAD);
 	memcpy(d.path, lib, strlen(lib) + 1);	/* attach_inject() checked its length */
 	err = ptrace(PTRACE_GETSIGMASK, h->tid, (void *)sizeof(h->mask), &h->mask) ? -errno : 0;
@@ -324,11 +361,21 @@ static int borrow(struct hijack *h, const struct target *t, const struct libc_fn
 	if (!err && (pwrite(t->mem, blob, sizeof(blob), code) != sizeof(blob) ||
 		     pwrite(t->mem, &d, sizeof(d), page) != sizeof(d)))
 		err = -errno;
-	/* pthread_create(&data->thread, NULL, code, data) */
+	/*
+	 * The membarrier thread first (it sleeps at once, in its grace
+	 * period): only a head start, so its failure is not ours to report.
+	 */
+	if (!err)
+		(void)hijack_call(h, t, fn->create, (unsigned long)code + BLOB_TRAP,
+				  (unsigned long[4]){ (unsigned long)page + sync_off, 0,
+				  (unsigned long)code + BLOB_SYNC, (unsigned long)page },
+				  &(long){ 0 });
+	/* pthread_create(&data->thread, NULL, code, data); the new threads inherit the boost */
 	if (!err)
 		err = hijack_call(h, t, fn->create, (unsigned long)code + BLOB_TRAP,
 				  (unsigned long[4]){ (unsigned long)page + thread_off, 0,
 				  (unsigned long)code, (unsigned long)page }, &rc);
+	attach_unboost_stop(h->tid, h->nice);	/* before it runs its own code again */
 	err2 = hijack_restore(h);
 	if (err)
 		return attach_fail(why, len, "pid %d: thread %d: the injected call failed: %s (the "
@@ -341,6 +388,16 @@ static int borrow(struct hijack *h, const struct target *t, const struct libc_fn
 		return attach_fail(why, len, "pid %d: pthread_create in it: %s", t->pid, strerror((int)rc));
 	*data = (unsigned long)page;
 	return 0;
+}
+
+/* A thread interrupted at since_us (attach_now_us) is let go now: its stop, for PATCHSITE_ATTACH_TIME. */
+static void stop_ended(long long since_us)
+{
+	long long us = attach_now_us() - since_us;
+
+	attach_timing.nstopped++;
+	if (us > attach_timing.max_stop_us)
+		attach_timing.max_stop_us = us;
 }
 
 /* Seize the threads in turn until one stops at a safe point, and borrow it. */
@@ -396,7 +453,7 @@ int attach_inject(struct target *t, const char *lib, char *why, size_t len)
 		}
 		while (err > 0 && (de = readdir(dir))) {
 			int tid = atoi(de->d_name), status;
-			long long stopped_us;
+			long long stopped_us, since_us;
 			const char *where;
 
 			if (tid <= 0)
@@ -409,39 +466,51 @@ int attach_inject(struct target *t, const char *lib, char *why, size_t len)
 					err = attach_why_no_ptrace(t->pid, why, len);
 				continue;	/* ESRCH: the thread ended */
 			}
-			stopped_us = attach_now_us();
+			since_us = attach_now_us();
+			/* Its way into the stop, the steps and calls run on it wait for a CPU too. */
+			h.nice = attach_boost_stop(tid);
 			if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL)) {
+				attach_unboost_stop(tid, h.nice);
 				ptrace(PTRACE_DETACH, tid, NULL, NULL);
 				continue;
 			}
 			if (hijack_wait(tid, &status, 10000)) {
+				attach_unboost_stop(tid, h.nice);
 				/* Not let go before it stops: our exit has the kernel do it. */
 				err = attach_fail(why, len, "pid %d: thread %d did not stop within "
 						  "10 s (in an uninterruptible wait?): try "
 						  "again", t->pid, tid);
 				break;
 			}
-			if (!WIFSTOPPED(status))
+			if (!WIFSTOPPED(status)) {
+				attach_unboost_stop(tid, h.nice);
 				continue;	/* it ended */
+			}
 			if (!(status >> 16))
 				h.pending = WSTOPSIG(status);	/* it gets it when let go */
 			if (ptrace(PTRACE_GETREGS, tid, NULL, &h.saved)) {
+				attach_unboost_stop(tid, h.nice);
 				ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)h.pending);
+				stop_ended(since_us);
 				continue;
 			}
-			stopped_us = attach_now_us() - stopped_us;
+			stopped_us = attach_now_us() - since_us;
 			where = safe_point(t, libc->path, &h.saved, pass == 0);
 			if (where && in_handler(t, restorer, h.saved.rsp))
 				where = NULL;
 			if (!where) {
+				attach_unboost_stop(tid, h.nice);
 				ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)h.pending);
+				stop_ended(since_us);
 				continue;
 			}
 			h.xio.iov_base = h.xstate;
 			h.xio.iov_len = sizeof(h.xstate);
 			h.have_x = !ptrace(PTRACE_GETREGSET, tid, (void *)NT_X86_XSTATE, &h.xio);
 			if (!h.have_x) {
+				attach_unboost_stop(tid, h.nice);
 				ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)h.pending);
+				stop_ended(since_us);
 				err = attach_fail(why, len, "pid %d: thread %d: its vector "
 						  "registers (XSAVE): %s",
 					   t->pid, tid, strerror(errno));
@@ -452,6 +521,7 @@ int attach_inject(struct target *t, const char *lib, char *why, size_t len)
 			err = borrow(&h, t, &fn, lib, &data, why, len);
 			attach_timing.borrowed_us = attach_now_us() - attach_timing.borrowed_us;
 			attach_timing.borrowed_us += stopped_us;
+			stop_ended(since_us);
 			attach_timing.found_ms = attach_now_ms();
 		}
 		closedir(dir);

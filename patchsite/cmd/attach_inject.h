@@ -18,6 +18,8 @@ struct attach_timing {
 	long long loaded_ms;	/* until the loader thread's dlopen returned */
 	long long loader_cpu_us;	/* the loader thread's CPU time: dlopen, the runtime's start-up */
 	const char *where;	/* where the borrowed thread was */
+	unsigned nstopped;	/* threads interrupted (PTRACE_INTERRUPT), the borrowed one too */
+	long long max_stop_us;	/* the longest of their stops: PTRACE_INTERRUPT to their release */
 };
 extern struct attach_timing attach_timing;
 

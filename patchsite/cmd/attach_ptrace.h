@@ -21,6 +21,7 @@ struct hijack {
 	uint64_t mask;
 	int pending;		/* a signal that stopped it, delivered when we leave */
 	unsigned long syscall_insn;
+	int nice;		/* its own, while attach_boost_stop boosts it */
 };
 
 /* The next stop of tid, for up to ms: 0, -ETIMEDOUT or -errno. */

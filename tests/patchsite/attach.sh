@@ -224,6 +224,26 @@ else
 	cat ctl.err >>err; fail "attach during a blocking read" err
 fi
 
+# The attach's threads run at nice -20 while it attaches (root): once recording, every
+# thread is back at the program's nice (7 above the suite's).  Oracle: the kernel's
+# /proc/PID/task/TID/stat, field 19 (proc(5)).
+nices() { for t in /proc/"$SPID"/task/*/stat; do sed 's/.*) //' "$t" | cut -d' ' -f17; done | sort | uniq -c | tr -s ' \n' ' '; }
+start nice -n 7 ./ctlspin-pie $NTH
+before=$(nices)
+if record_bg -d "$T/nice.d" --tracer=function -F alpha; then
+	during=$(nices)
+	kill -INT "$RPID"; wait "$RPID"; rc=$?
+	after=$(nices)
+	n=$(ls /proc/"$SPID"/task | wc -l)
+	want=" $n $(echo $before | cut -d' ' -f2) "
+	if [ $rc -eq 0 ] && [ "$during" = "$want" ] && [ "$after" = "$want" ] && finish; then
+		pass "nice: recording and after, all $n threads (the program's and the runtime's) at the program's nice, $(echo $before | cut -d' ' -f2) ($(id -u | sed 's/^0$/root: the attach ran boosted/; s/^[1-9].*$/not root: no boost/'))"
+	else
+		echo "nices before [$before] during [$during] after [$after] of $n threads; rc $rc" >>rec.err; fail "nice after attach" rec.err
+	fi
+fi
+[ -z "$SPID" ] || { kill "$SPID"; wait "$SPID"; SPID=; } 2>/dev/null
+
 # pipe PID on a process without the runtime: attaches, says it records nothing; ctl sets a tracer; pipe shows it.
 start ./ctlspin-pie $NTH
 "$PS" pipe "$SPID" >/dev/null 2>pipe.err; rc=$?
