@@ -89,6 +89,7 @@ size_t got_collect(const struct dyn *d, uintptr_t bias, const Elf64_Rela *r, siz
 			out[n].name = d->str + s->st_name;
 			out[n].version = needed_version(d, si);
 			out[n].slot = (uintptr_t *)(bias + r[i].r_offset);
+			out[n].other = s->st_other;
 		}
 		n++;
 	}

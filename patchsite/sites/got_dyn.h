@@ -28,10 +28,11 @@ struct dyn {
 	size_t nverneed;
 };
 
-/* One slot a relocation binds: name, version, where. */
+/* One slot a relocation binds: name, version, where, its symbol's st_other. */
 struct cand {
 	const char *name, *version;
 	uintptr_t *slot;
+	unsigned char other;
 };
 
 /* The dynamic section of the object info describes; false without symbols. */
