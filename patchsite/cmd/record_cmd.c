@@ -404,11 +404,6 @@ int cmd_record(int argc, char **argv)
 		return bad_usage("record: --nest-libcall with --no-libcall%s", "");
 	if (nest)
 		libcall = libcall && !strcmp(libcall, "got") ? "nest-got" : "nest";
-#if !defined(__x86_64__) && !defined(__aarch64__)
-	if (libcall && strcmp(libcall, "off"))
-		return bad_usage("record: --libcall: library calls are traced on x86-64 and aarch64 "
-				 "only%s", "");
-#endif
 	if (at.pid) {
 		/* attach.c: into a running process, through its control channel. */
 		if (probes || argspecs || retvals)
