@@ -203,6 +203,14 @@ struct ps_arch {
 	 */
 	unsigned slot_thunk_size;
 	uint32_t jump_slot_type, glob_dat_type;	/* the relocations that bind a GOT slot */
+	/*
+	 * st_other bits of a function with a calling convention of its own
+	 * (aarch64's STO_AARCH64_VARIANT_PCS, riscv's STO_RISCV_VARIANT_CC: vector
+	 * arguments, or more registers kept than the thunk and trampolines keep):
+	 * such slots are refused, saying variant_pcs_why.  0: none.
+	 */
+	unsigned char variant_pcs;
+	const char *variant_pcs_why;
 	bool (*write_slot_thunk)(uint8_t *p, uintptr_t at, uint32_t id, uintptr_t tramp_slot,
 				 uintptr_t target_slot);
 };

@@ -305,18 +305,15 @@ static void set_env(const char *name, const char *value)
 }
 
 /*
- * What a uftrace user expects first: the program's library calls, where
- * this build can switch GOT slots (x86-64).  Only the command turns them
- * on: the runtime alone (preloaded or linked in) leaves them off unless
- * PATCHSITE_LIBCALL asks, and a value there is the user's, kept.
+ * What a uftrace user expects first: the program's library calls.  Only
+ * the command turns them on: the runtime alone (preloaded or linked in)
+ * leaves them off unless PATCHSITE_LIBCALL asks, and a value there is the
+ * user's, kept.  Slots an arch cannot switch are refused by name there
+ * (sites/got.c), the others traced.
  */
 static const char *default_libcall(void)
 {
-#ifdef __x86_64__
 	return getenv("PATCHSITE_LIBCALL") ? NULL : "plt";
-#else
-	return NULL;	/* not traced here yet: nothing to turn on, nothing refused */
-#endif
 }
 
 /*
@@ -419,10 +416,6 @@ int cmd_record(int argc, char **argv)
 		return bad_usage("record: --nest-libcall with --no-libcall%s", "");
 	if (nest)
 		libcall = libcall && !strcmp(libcall, "got") ? "nest-got" : "nest";
-#ifndef __x86_64__
-	if (libcall && strcmp(libcall, "off"))
-		return bad_usage("record: --libcall: library calls are traced on x86-64 only%s", "");
-#endif
 	if (at.pid) {
 		/* attach.c: into a running process, through its control channel. */
 		if (probes || argspecs || retvals)

@@ -163,6 +163,11 @@ static int fill_sites(struct got_mod *g, const struct cand *c, size_t n)
 		gs->lib = !target ? NULL : c[i].known ? got_lib_copy(c[i].lib, &at)
 			  : got_lib_of(target, &at);
 		gs->why = ps_got_family(c[i].name);
+		if (!gs->why && (c[i].other & ps.arch->variant_pcs))
+			gs->why = ps.arch->variant_pcs_why;
+		if (!gs->why && c[i].canonical)
+			gs->why = "its PLT entry is the function's address in every object (a non-PIE "
+				  "executable's): their calls, patchsite's own too, come through the slot";
 		if (!gs->why && !target)
 			gs->why = "not bound (a weak symbol no object defines)";
 		for (unsigned k = 0; !gs->why && k < ps.nmods; k++)
@@ -435,7 +440,7 @@ int ps_got_scan(void)
 		return 0;
 	if (!ps.arch->write_slot_thunk) {
 		ps_log(PATCHSITE_LOG_ERROR, "PATCHSITE_LIBCALL: library calls are not traced on "
-		       "%s yet (x86-64 only)", ps.arch->name);
+		       "%s yet", ps.arch->name);
 		got_boot.mode = PS_LIBCALL_OFF;
 		return 0;
 	}

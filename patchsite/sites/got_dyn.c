@@ -83,12 +83,15 @@ size_t got_collect(const struct dyn *d, uintptr_t bias, const Elf64_Rela *r, siz
 
 		if (ELF64_R_TYPE(r[i].r_info) != type || !si || s->st_name >= d->strsz)
 			continue;
-		if (funcs_only && st != STT_FUNC && st != STT_GNU_IFUNC)
+		/* An addend: a pointer into the function (riscv's R_RISCV_64), not a slot of it. */
+		if (funcs_only && ((st != STT_FUNC && st != STT_GNU_IFUNC) || r[i].r_addend))
 			continue;
 		if (out) {
 			out[n].name = d->str + s->st_name;
 			out[n].version = needed_version(d, si);
 			out[n].slot = (uintptr_t *)(bias + r[i].r_offset);
+			out[n].other = s->st_other;
+			out[n].canonical = s->st_shndx == SHN_UNDEF && s->st_value;
 		}
 		n++;
 	}

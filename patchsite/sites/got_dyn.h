@@ -28,13 +28,19 @@ struct dyn {
 	size_t nverneed;
 };
 
-/* One slot a relocation binds: name, version, where. */
+/*
+ * One slot a relocation binds: name, version, where, its symbol's st_other,
+ * and whether the caller's PLT entry is the function's address for every
+ * object (an undefined symbol with a value: non-PIE, where the address is taken).
+ */
 struct cand {
 	const char *name, *version;
 	uintptr_t *slot;
 	bool known;			/* target and lib found already (got_dlopen.c) */
 	uintptr_t target;
 	const char *lib;		/* basename, or NULL */
+	unsigned char other;
+	bool canonical;
 };
 
 /* The dynamic section of the object info describes; false without symbols. */

@@ -16,6 +16,7 @@ check-patchsite-aarch64:
 	$(Q)sh tests/patchsite-aarch64/run.sh $(A64_B)
 	$(Q)sh tests/patchsite-aarch64/probes.sh $(A64_B) $(B)
 	$(Q)sh tests/patchsite-aarch64/retprobe.sh $(A64_B) $(B)
+	$(Q)sh tests/patchsite-aarch64/libcall.sh $(A64_B)
 
 # Guest instructions per traced call under qemu (bench/patchsite/aarch64.sh, about 2 minutes).
 .PHONY: bench-patchsite-aarch64
@@ -67,6 +68,7 @@ check-patchsite-riscv64:
 	$(Q)$(MAKE) --no-print-directory CROSS_COMPILE=$(RV64_CROSS) B=$(RV64_B) SAN= TSAN= \
 		$(RV64_B)/libpatchsite.a $(RV64_B)/libpatchsite.so $(RV64_B)/patchsite.o
 	$(Q)sh tests/patchsite-aarch64/run.sh $(RV64_B) riscv64
+	$(Q)sh tests/patchsite-aarch64/libcall.sh $(RV64_B) riscv64
 
 # Guest instructions per traced call under qemu-riscv64 (the same script, about 2 minutes).
 .PHONY: bench-patchsite-riscv64

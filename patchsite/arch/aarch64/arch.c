@@ -51,6 +51,7 @@
 
 #include "a64_insn.h"
 #include "arch.h"
+#include "got_thunk.h"
 #include "sites/site.h"
 #include "patchsite.h"
 
@@ -348,4 +349,11 @@ const struct ps_arch ps_arch_aarch64 = {
 	.exit_retval	= aarch64_exit_retval,
 	/* Not yet: under qemu the walk stops in the traced function. */
 	.unwinds_from_ops = false,
+	.slot_thunk_size = PS_AARCH64_SLOT_THUNK,
+	.jump_slot_type	= R_AARCH64_JUMP_SLOT,
+	.glob_dat_type	= R_AARCH64_GLOB_DAT,
+	.variant_pcs	= STO_AARCH64_VARIANT_PCS,
+	.variant_pcs_why = "a variant-PCS function (STO_AARCH64_VARIANT_PCS: SVE arguments, or "
+			   "registers kept across the call that the trampolines do not keep)",
+	.write_slot_thunk = ps_aarch64_write_slot_thunk,
 };

@@ -64,6 +64,7 @@
 #include <sys/cachectl.h>
 
 #include "arch.h"
+#include "got_thunk.h"
 #include "sites/site.h"
 #include "patchsite.h"
 #include "rv_insn.h"
@@ -291,4 +292,12 @@ const struct ps_arch ps_arch_riscv64 = {
 	.regs_retval	= riscv64_regs_retval,
 	.exit_retval	= riscv64_exit_retval,
 	.unwinds_from_ops = false,
+	.slot_thunk_size = PS_RISCV64_SLOT_THUNK,
+	.jump_slot_type	= R_RISCV_JUMP_SLOT,
+	/* riscv has no GLOB_DAT: a GOT word of a function is an R_RISCV_64 of it, addend 0. */
+	.glob_dat_type	= R_RISCV_64,
+	.variant_pcs	= STO_RISCV_VARIANT_CC,
+	.variant_pcs_why = "a variant calling convention (STO_RISCV_VARIANT_CC: vector arguments, "
+			   "or registers kept across the call that the trampolines do not keep)",
+	.write_slot_thunk = ps_riscv64_write_slot_thunk,
 };
