@@ -49,7 +49,7 @@ const char usage[] =
 	"         sizes, c, s, p; f f32 f64): a probe of FUNC's arguments; -R FUNC@retval:\n"
 	"         its return value on function_graph's return line.\n"
 	"         Library calls (malloc() inside main()) are traced through the PLT\n"
-	"         slots by default on x86-64 (--libcall); --no-libcall: the program's\n"
+	"         slots by default (--libcall); --no-libcall: the program's\n"
 	"         own functions only; --libcall=got: -fno-plt's GOT slots too;\n"
 	"         --nest-libcall: the calls of the libraries loaded at start-up too.\n"
 	"         Each thread's scheduler switches are recorded too (a perf event per\n"
