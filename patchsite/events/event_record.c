@@ -133,25 +133,13 @@ static void record_large(struct ps_event *ev, const unsigned long long *args)
 	record(ev, args, words);
 }
 
-void ps_event_record(void *data, const struct patchsite_event_info *info,
-		     const unsigned long long *args)
+/* Filtered, or with strings, floats or small fields: packed by record(). */
+__attribute__((noinline))
+static void record_packed(struct ps_event *ev, struct ps_evfilter *flt,
+			  const unsigned long long *args)
 {
-	struct ps_event *ev = data;
-	struct ps_evfilter *flt = atomic_load_explicit(&ev->filter, memory_order_acquire);
 	uint64_t words[32];
 
-	(void)info;
-	if (ev->flat && !flt) {
-		/* Every field a word at 8, 16, ...: the payload is the id and the arguments. */
-		words[0] = ev->info.id;
-		for (unsigned i = 0; i < ev->nfields; i++)
-			words[1 + i] = args[i];
-		if (ps_ring_ext(PSD_EXT_EVENT, words, 1 + ev->nfields))
-			atomic_fetch_add_explicit(&ev->recorded, 1, memory_order_relaxed);
-		else
-			atomic_fetch_add_explicit(&ev->lost, 1, memory_order_relaxed);
-		return;
-	}
 	if (flt) {
 		struct ps_evval v[8];
 
@@ -165,4 +153,32 @@ void ps_event_record(void *data, const struct patchsite_event_info *info,
 		record(ev, args, words);
 	else
 		record_large(ev, args);
+}
+
+void ps_event_record(void *data, const struct patchsite_event_info *info,
+		     const unsigned long long *args)
+{
+	struct ps_event *ev = data;
+	struct ps_evfilter *flt = atomic_load_explicit(&ev->filter, memory_order_acquire);
+	uint64_t *p;
+
+	(void)info;
+	if (!ev->flat || flt) {
+		record_packed(ev, flt, args);
+		return;
+	}
+	/*
+	 * Every field a word at 8, 16, ...: the payload is the id and the
+	 * arguments, written straight into the ring (no buffer, no copy).
+	 */
+	p = ps_ring_ext_open(PSD_EXT_EVENT, 1 + ev->nfields);
+	if (!p) {
+		atomic_fetch_add_explicit(&ev->lost, 1, memory_order_relaxed);
+		return;
+	}
+	p[0] = ev->info.id;
+	for (unsigned i = 0; i < ev->nfields; i++)
+		p[1 + i] = args[i];
+	ps_ring_ext_close(p + 1 + ev->nfields);
+	ps_event_tally(&ev->recorded);
 }

@@ -50,6 +50,9 @@ int ps_graph_unwinder_check(void);
  */
 int ps_attach_graph_check(void);
 bool ps_ring_ext(unsigned kind, const uint64_t *payload, unsigned words);
+/* The same written in place: open gives the payload (NULL: lost, counted), close ends it. */
+uint64_t *ps_ring_ext_open(unsigned kind, unsigned words);
+void ps_ring_ext_close(uint64_t *end);
 bool ps_record_slow(void);
 int ps_graph_set_thresh(unsigned long us);
 int ps_graph_set_notrace(const char *globs, bool append);
