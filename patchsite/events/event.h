@@ -69,6 +69,7 @@ struct ps_event {
 	uint32_t max_bytes;		/* the largest record's payload */
 	bool widen;			/* a field a probe gets widened (small signed, float) */
 	bool flat;			/* every field 8 bytes and no string: the payload is the words */
+	bool nostr;			/* no string: every record is fixed bytes, packed in place */
 	char *text;			/* a copy of the first descriptor's text (names point into it) */
 	_Atomic(struct ps_probe_list *) probes;
 	bool record;			/* the recorder is one of the probes */

@@ -199,12 +199,6 @@ uint64_t *ps_ring_ext_open(unsigned kind, unsigned words)
 	return f->wp + 1;
 }
 
-/* The record written: the words below end are complete (ps_wp_set's release). */
-void ps_ring_ext_close(uint64_t *end)
-{
-	ps_wp_set(&ps_fast, end);
-}
-
 /* ps_ring_ext_open, the payload copied, closed: true when written. */
 bool ps_ring_ext(unsigned kind, const uint64_t *payload, unsigned words)
 {
