@@ -157,8 +157,9 @@ static void fast_of(const struct probe *p, struct ps_probe_fast *f)
 		const struct ps_evfield *ef = &ev->f[i];
 
 		if (a->reg < 0 || a->reg >= PS_PROBE_FAST_REGS || ef->size != a->size ||
-		    ef->off / 8 != (ef->off + ef->size - 1) / 8)
-			return;		/* a vector register; a field across two words */
+		    ef->off / 8 != (ef->off + ef->size - 1) / 8 ||
+		    (i && ef->off < ev->f[i - 1].off))
+			return;		/* a vector register; a field across two words or back */
 		f->reg[i] = (uint8_t)a->reg;
 		f->word[i] = (uint8_t)(ef->off / 8);
 		f->pos[i] = (uint8_t)(8 * (ef->off % 8));
@@ -176,9 +177,10 @@ static bool fast_mark(struct ps_probe_hits *tb)
 	bool any = false;
 
 	for (size_t k = 0; k < tb->n; k++) {
-		tb->e[k].fast.multi = (k > 0 && tb->e[k - 1].id == tb->e[k].id) ||
-				      (k + 1 < tb->n && tb->e[k + 1].id == tb->e[k].id);
-		any |= !tb->e[k].fast.multi && tb->e[k].fast.n != PS_PROBE_FAST_NO;
+		if ((k > 0 && tb->e[k - 1].id == tb->e[k].id) ||
+		    (k + 1 < tb->n && tb->e[k + 1].id == tb->e[k].id))
+			tb->e[k].fast.n = PS_PROBE_FAST_NO;	/* several probes on the site */
+		any |= tb->e[k].fast.n != PS_PROBE_FAST_NO;
 	}
 	return any;
 }

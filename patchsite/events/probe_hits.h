@@ -25,14 +25,14 @@ struct ps_event;
  * patchsite_regs' order, integer registers only) masked to its size
  * (mask[i]) at bit pos[i] of payload word word[i].  n = PS_PROBE_FAST_NO:
  * the probe takes the C path (a return probe, memory, strings, floats,
- * the stack), as does a site with several probes (multi).
+ * the stack), as does a site with several probes.
  */
 #define PS_PROBE_FAST_NO	0xff
 struct ps_probe_fast {
 	struct ps_event *ev;
 	uint64_t head;
 	uint64_t mask[PS_PROBE_MAX_ARGS];
-	uint8_t n, units, words, multi;
+	uint8_t n, units, words;
 	uint8_t reg[PS_PROBE_MAX_ARGS], word[PS_PROBE_MAX_ARGS], pos[PS_PROBE_MAX_ARGS];
 };
 
