@@ -159,6 +159,8 @@ struct ps_arch {
 	void (*tramp_graph_late)(void);
 	/* function_profile's entry (the others as the graph tracer's); NULL: the graph one. */
 	void (*tramp_profile)(void);
+	/* Dynamic probes alone (events/probe_fast.c); NULL: the generic one. */
+	void (*tramp_probe)(void);
 	/* Where the graph tracer's hooked returns go. */
 	void (*graph_return)(void);
 	/*

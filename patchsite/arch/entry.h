@@ -38,6 +38,12 @@ PS_ENTRY void ps_graph_late_slow(unsigned long *a);
  */
 PS_ENTRY int ps_profile_fast_entry(unsigned long *a);
 PS_ENTRY int ps_profile_fast_exit(unsigned long *slot);
+/*
+ * events/probe_fast.c (x86-64): dynamic probes alone, r the nine integer
+ * registers in struct patchsite_regs' order then the stub's id << 2;
+ * non-zero: go on to the generic trampoline
+ */
+PS_ENTRY int ps_probe_fast_hit(unsigned long *r);
 /* record/graph.c: where a lost hooked return goes (reached by a return, not a call) */
 PS_ENTRY void ps_graph_lost(void) __attribute__((noreturn)) PS_REACHED_BY_RET;
 

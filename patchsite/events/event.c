@@ -199,6 +199,9 @@ static struct ps_event *event_new(const struct patchsite_event *d, const char **
 	for (unsigned i = 0; i < d->nfields; i++)
 		ev->flat &= df[i].size == 8 && df[i].kind != PATCHSITE_FIELD_STRING &&
 			    df[i].kind != PATCHSITE_FIELD_BYTES;
+	ev->nostr = true;
+	for (unsigned i = 0; i < d->nfields; i++)
+		ev->nostr &= df[i].kind != PATCHSITE_FIELD_STRING;
 	ev->info.id = next_id++;
 	ev->info.nfields = d->nfields;
 	ev->info.field_names = ev->names;

@@ -69,15 +69,28 @@ struct ps_event {
 	uint32_t max_bytes;		/* the largest record's payload */
 	bool widen;			/* a field a probe gets widened (small signed, float) */
 	bool flat;			/* every field 8 bytes and no string: the payload is the words */
+	bool nostr;			/* no string: every record is fixed bytes, packed in place */
 	char *text;			/* a copy of the first descriptor's text (names point into it) */
 	_Atomic(struct ps_probe_list *) probes;
 	bool record;			/* the recorder is one of the probes */
 	bool gone;			/* every object defining it was unloaded */
 	_Atomic(struct ps_evfilter *) filter;
 	char *filter_text;
+	/*
+	 * hits and recorded are counted on every hit's path, where a locked
+	 * add costs as much as the record: approximate (ps_event_tally), and
+	 * nothing reads them.  lost, filtered and cut are exact.
+	 */
 	_Atomic unsigned long hits, recorded, filtered, lost, cut;
 	struct ps_event *next;
 };
+
+/* One more, without a locked add: two threads counting at once may count one. */
+static inline void ps_event_tally(_Atomic unsigned long *c)
+{
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+}
 
 /* event.c (ps.lock held unless said) */
 struct ps_event_hooks {			/* event_probe.c's, for the events event.c binds */

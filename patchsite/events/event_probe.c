@@ -73,13 +73,13 @@ void ps_event_fire(const struct patchsite_event *d, const uint64_t *raw)
 
 	if (!ev || inside)
 		return;		/* a probe's own events are not recorded (as the dispatcher) */
-	t = ps_thread_self();
-	if (!t)
+	t = ps_self;		/* set after the thread's first event: no call */
+	if (!t && !(t = ps_thread_self()))
 		return;
 	inside = 1;
 	seq = ps_reader_enter(t);
 	l = atomic_load_explicit(&ev->probes, memory_order_acquire);
-	atomic_fetch_add_explicit(&ev->hits, 1, memory_order_relaxed);
+	ps_event_tally(&ev->hits);
 	if (l && ev->widen) {
 		widen(ev, raw, wide);
 		args = wide;

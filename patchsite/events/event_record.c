@@ -133,25 +133,53 @@ static void record_large(struct ps_event *ev, const unsigned long long *args)
 	record(ev, args, words);
 }
 
-void ps_event_record(void *data, const struct patchsite_event_info *info,
-		     const unsigned long long *args)
+/*
+ * A number into its place: naturally aligned (event.c layout), so within
+ * one word, ORed into it (the word zeroed before); no switch, no call.
+ */
+static inline bool put_number(uint64_t *p, const struct ps_evfield *f, uint64_t v)
 {
-	struct ps_event *ev = data;
-	struct ps_evfilter *flt = atomic_load_explicit(&ev->filter, memory_order_acquire);
-	uint64_t words[32];
+	if (f->kind == PATCHSITE_FIELD_STRING || f->kind == PATCHSITE_FIELD_BYTES ||
+	    (f->kind == PATCHSITE_FIELD_FLOAT && f->size != 8) ||
+	    !(f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8))
+		return false;	/* a float stored as float: converted by put_field */
+	p[f->off / 8] |= (f->size == 8 ? v : v & ((1ull << (8 * f->size)) - 1)) << (8 * (f->off % 8));
+	return true;
+}
 
-	(void)info;
-	if (ev->flat && !flt) {
-		/* Every field a word at 8, 16, ...: the payload is the id and the arguments. */
-		words[0] = ev->info.id;
-		for (unsigned i = 0; i < ev->nfields; i++)
-			words[1 + i] = args[i];
-		if (ps_ring_ext(PSD_EXT_EVENT, words, 1 + ev->nfields))
-			atomic_fetch_add_explicit(&ev->recorded, 1, memory_order_relaxed);
-		else
-			atomic_fetch_add_explicit(&ev->lost, 1, memory_order_relaxed);
+/*
+ * No string: the record's length is known before it is packed, so it is
+ * packed straight into the ring (no buffer, no copy), as record() would.
+ */
+static void record_in_place(struct ps_event *ev, const unsigned long long *args)
+{
+	unsigned n = (ev->fixed + 7) / 8;
+	uint64_t *p = ps_ring_ext_open(PSD_EXT_EVENT, n);
+	uint32_t dyn = ev->fixed;
+	bool cut = false;
+
+	if (!p) {
+		atomic_fetch_add_explicit(&ev->lost, 1, memory_order_relaxed);
 		return;
 	}
+	/* A store each (relaxed atomics): a few words, not worth a memset call. */
+	for (unsigned k = 1; k < n; k++)
+		__atomic_store_n(&p[k], 0, __ATOMIC_RELAXED);
+	for (unsigned i = 0; i < ev->nfields; i++)
+		if (!put_number(p, &ev->f[i], args[i]))
+			put_field((uint8_t *)p, &ev->f[i], args[i], &dyn, &cut);
+	p[0] = ev->info.id;	/* no flags: nothing cut */
+	ps_ring_ext_close(p + n);
+	ps_event_tally(&ev->recorded);
+}
+
+/* Filtered, or with strings, floats or small fields: packed by record(). */
+__attribute__((noinline))
+static void record_packed(struct ps_event *ev, struct ps_evfilter *flt,
+			  const unsigned long long *args)
+{
+	uint64_t words[32];
+
 	if (flt) {
 		struct ps_evval v[8];
 
@@ -165,4 +193,36 @@ void ps_event_record(void *data, const struct patchsite_event_info *info,
 		record(ev, args, words);
 	else
 		record_large(ev, args);
+}
+
+void ps_event_record(void *data, const struct patchsite_event_info *info,
+		     const unsigned long long *args)
+{
+	struct ps_event *ev = data;
+	struct ps_evfilter *flt = atomic_load_explicit(&ev->filter, memory_order_acquire);
+	uint64_t *p;
+
+	(void)info;
+	if (!flt && !ev->flat && ev->nostr) {
+		record_in_place(ev, args);
+		return;
+	}
+	if (!ev->flat || flt) {
+		record_packed(ev, flt, args);
+		return;
+	}
+	/*
+	 * Every field a word at 8, 16, ...: the payload is the id and the
+	 * arguments, written straight into the ring (no buffer, no copy).
+	 */
+	p = ps_ring_ext_open(PSD_EXT_EVENT, 1 + ev->nfields);
+	if (!p) {
+		atomic_fetch_add_explicit(&ev->lost, 1, memory_order_relaxed);
+		return;
+	}
+	p[0] = ev->info.id;
+	for (unsigned i = 0; i < ev->nfields; i++)
+		p[1 + i] = args[i];
+	ps_ring_ext_close(p + 1 + ev->nfields);
+	ps_event_tally(&ev->recorded);
 }

@@ -22,10 +22,12 @@
 #include <string.h>
 
 #include "core/textbuf.h"
+#include "data/format.h"
 #include "event.h"
 #include "record/record.h"
 #include "probe.h"
 #include "probe_fetch.h"
+#include "probe_hits.h"
 
 struct probe {
 	struct ps_probe_def def;
@@ -39,16 +41,8 @@ struct probe {
 	struct probe *next;
 };
 
-struct hit_table {
-	size_t n;
-	struct {
-		uintptr_t addr;
-		struct probe *p;
-	} e[];
-};
-
 static struct probe *probes;		/* ps.lock */
-static _Atomic(struct hit_table *) table;
+_Atomic(struct ps_probe_hits *) ps_probe_hits;
 /*
  * Return probes removed: a call hooked before may still return through
  * them (record/retprobe.c keeps the pointer in its shadow frame), so they
@@ -88,28 +82,31 @@ static void fire(struct probe *p, struct patchsite_regs *regs, const uint64_t *r
 		}
 		return;
 	}
-	atomic_fetch_add_explicit(&p->ev->hits, 1, memory_order_relaxed);
+	ps_event_tally(&p->ev->hits);
 	for (unsigned i = 0; i < l->n; i++)
 		l->e[i].fn(l->e[i].data, &p->ev->info, (const unsigned long long *)raw);
 }
 
+/* The dispatcher's thread: ps_self is set, and cur_idw names the site called for. */
 static void probe_hit(unsigned long ip, unsigned long parent_ip, struct patchsite_ops *op,
 		      struct patchsite_regs *regs)
 {
-	const struct hit_table *tb = atomic_load_explicit(&table, memory_order_acquire);
+	const struct ps_probe_hits *tb = atomic_load_explicit(&ps_probe_hits, memory_order_acquire);
+	uint32_t id = ps_self->cur_idw >> 2;
 	size_t lo = 0, hi = tb ? tb->n : 0;
 
+	(void)ip;
 	(void)parent_ip;
 	(void)op;
-	while (lo < hi) {		/* the first entry at ip */
+	while (lo < hi) {		/* the first entry of the site */
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (tb->e[mid].addr < ip)
+		if (tb->e[mid].id < id)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	for (; tb && lo < tb->n && tb->e[lo].addr == ip; lo++)
+	for (; tb && lo < tb->n && tb->e[lo].id == id; lo++)
 		fire(tb->e[lo].p, regs, NULL);
 }
 
@@ -123,11 +120,69 @@ static void probe_ret(void *data, uint64_t x, uint64_t fp)
 
 static struct patchsite_ops probe_ops = { .func = probe_hit };
 
+/*
+ * Probes alone (no tracer) take the arch's probe trampoline where there is
+ * one (x86-64: probe_fast.c records the common probe without the full
+ * register save and the dispatcher; anything else goes on to the generic
+ * path from there).
+ */
+static bool fast_any;		/* ps.lock: an entry of the table the fast path takes */
+
+static uintptr_t probe_tramp(void)
+{
+	return fast_any ? (uintptr_t)ps.arch->tramp_probe : 0;
+}
+
+static const struct ps_ops_props probe_props = { .fast = probe_tramp };
+
 static int cmp_hit(const void *a, const void *b)
 {
-	uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+	uint32_t x = ((const struct ps_probe_hit *)a)->id, y = ((const struct ps_probe_hit *)b)->id;
 
 	return x < y ? -1 : x > y;
+}
+
+/* What the fast path records of p, when it can (probe_hits.h): the layout event.c gave it. */
+static void fast_of(const struct probe *p, struct ps_probe_fast *f)
+{
+	const struct ps_event *ev = p->ev;
+	unsigned w = (ev->fixed + 7) / 8;	/* payload words: the id word, the fields */
+
+	f->ev = p->ev;
+	f->n = PS_PROBE_FAST_NO;
+	if (p->def.ret || !p->prog.regs_only || ev->nfields != p->prog.n)
+		return;
+	for (unsigned i = 0; i < p->prog.n; i++) {
+		const struct ps_fetch_arg *a = &p->prog.a[i];
+		const struct ps_evfield *ef = &ev->f[i];
+
+		if (a->reg < 0 || a->reg >= PS_PROBE_FAST_REGS || ef->size != a->size ||
+		    ef->off / 8 != (ef->off + ef->size - 1) / 8 ||
+		    (i && ef->off < ev->f[i - 1].off))
+			return;		/* a vector register; a field across two words or back */
+		f->reg[i] = (uint8_t)a->reg;
+		f->word[i] = (uint8_t)(ef->off / 8);
+		f->pos[i] = (uint8_t)(8 * (ef->off % 8));
+		f->mask[i] = a->size == 8 ? ~0ull : (1ull << (8 * a->size)) - 1;
+	}
+	f->head = (uint64_t)w << 10 | (uint64_t)PSD_EXT_EVENT << 2 | PS_EV_MARK;
+	f->units = (uint8_t)((w + 2) / 2);	/* as ps_ring_ext takes them */
+	f->words = (uint8_t)w;
+	f->n = (uint8_t)p->prog.n;
+}
+
+/* Sites with several probes take the C path; any fast one: the probe trampoline (probe_tramp). */
+static bool fast_mark(struct ps_probe_hits *tb)
+{
+	bool any = false;
+
+	for (size_t k = 0; k < tb->n; k++) {
+		if ((k > 0 && tb->e[k - 1].id == tb->e[k].id) ||
+		    (k + 1 < tb->n && tb->e[k + 1].id == tb->e[k].id))
+			tb->e[k].fast.n = PS_PROBE_FAST_NO;	/* several probes on the site */
+		any |= tb->e[k].fast.n != PS_PROBE_FAST_NO;
+	}
+	return any;
 }
 
 static bool enabled(const struct probe *p)
@@ -143,12 +198,15 @@ static int publish(struct ps_arrivals *a)
 {
 	bool any = false;
 
-	struct ps_ops_state *st = ps_ops_state(&probe_ops);
-	struct hit_table *tb, *old;
+	struct ps_ops_state *st;
+	struct ps_probe_hits *tb, *old;
 	size_t n = 0, k = 0;
 	uint8_t *set;
 	int err = 0;
 
+	if (!probe_ops.state)
+		ps_ops_describe(&probe_ops, &probe_props);	/* before its state is made */
+	st = ps_ops_state(&probe_ops);
 	if (!st)
 		return -ENOMEM;
 	for (struct probe *p = probes; p; p = p->next)
@@ -165,12 +223,15 @@ static int publish(struct ps_arrivals *a)
 		for (size_t i = 0; enabled(p) && i < p->nset && i < ps.nsites; i++)
 			if (p->set[i] && ps.site_index[i]) {
 				tb->e[k].addr = ps.site_index[i]->addr;
+				tb->e[k].id = ps.site_index[i]->id;
+				fast_of(p, &tb->e[k].fast);
 				tb->e[k++].p = p;
 				set[i] = 1;
 			}
 	tb->n = k;
 	qsort(tb->e, k, sizeof(tb->e[0]), cmp_hit);
-	old = atomic_exchange(&table, tb);
+	fast_any = fast_mark(tb);
+	old = atomic_exchange(&ps_probe_hits, tb);
 	ps_globs_free(&st->filter);
 	st->filter.set = set;	/* no text: a probe names the functions loaded when it was set */
 	any = k > 0;
@@ -179,8 +240,10 @@ static int publish(struct ps_arrivals *a)
 	else if (any && !st->registered)
 		err = ps_ops_register(&probe_ops, a);
 	else if (any) {
+		ps_tramp_select(true);	/* as ops.c around a change of sites */
 		ps_recompute_want();
 		err = ps_loader_sync(NULL);
+		ps_tramp_select(false);	/* the probe trampoline or not: fast_any */
 	}
 	ps_sync_dispatchers();		/* no thread still reads the old table */
 	free(old);
@@ -223,17 +286,21 @@ static void probe_free(struct probe *p)
 }
 
 /*
- * A field's kind and size in the record.  Numbers are recorded as the
- * fetch program widened them, 8 bytes (its type, u8 or s32, stays in the
- * format's text and its print format): every probe without a string is
- * then "flat" (event.c), the recorder's shortest path: the words as they
- * are.
+ * A field's kind and size in the record.  An integer (u8..u64, s8..s64,
+ * x8..x64) takes its own size, as in the kernel's fprobe events: the
+ * bytes a hit writes are most of what it costs (the thread's ring, then
+ * the trace file), and three s32 arguments fit in 32 bytes with the
+ * record's header and id where 8 bytes each took 40.  The readers
+ * sign-extend a signed one by its size (format file: size, signed).
+ * Floats are recorded as doubles, a char in 8 bytes, as before.
  */
 static uint8_t field_kind(const struct ps_probe_arg *a, uint16_t *size)
 {
 	*size = 8;
 	switch (a->type) {
-	case PT_S: return PATCHSITE_FIELD_SIGNED;
+	case PT_S: *size = a->size; return PATCHSITE_FIELD_SIGNED;
+	case PT_U:
+	case PT_X: *size = a->size; return PATCHSITE_FIELD_UNSIGNED;
 	case PT_STRING: *size = sizeof(void *); return PATCHSITE_FIELD_STRING;
 	case PT_FLOAT:
 	case PT_DOUBLE: return PATCHSITE_FIELD_FLOAT;

@@ -50,6 +50,15 @@ int ps_graph_unwinder_check(void);
  */
 int ps_attach_graph_check(void);
 bool ps_ring_ext(unsigned kind, const uint64_t *payload, unsigned words);
+/*
+ * The same written in place: open gives the payload (NULL: lost, counted);
+ * close, once it is written, publishes it (ps_wp_set's release).
+ */
+uint64_t *ps_ring_ext_open(unsigned kind, unsigned words);
+static inline void ps_ring_ext_close(uint64_t *end)
+{
+	ps_wp_set(&ps_fast, end);
+}
 bool ps_record_slow(void);
 int ps_graph_set_thresh(unsigned long us);
 int ps_graph_set_notrace(const char *globs, bool append);

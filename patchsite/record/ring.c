@@ -170,28 +170,44 @@ int32_t ps_ring_budget(struct ps_thread *t, struct ps_fast *f, bool frames)
 
 /*
  * An extended record (data/format.h) in the calling thread's ring, stamped now:
- * true when written, false when lost (counted) or there is no ring.  The
- * room is taken as entries (two words each), so the fast path's budget
- * stays right.  The header goes first: a record cut short by a crash keeps
- * its count, and its missing words read as zero.
+ * its payload's first word, to be filled and closed (ps_ring_ext_close),
+ * or NULL when lost (counted) or there is no ring.  The room is taken as
+ * entries (two words each), so the fast path's budget stays right: in one
+ * step when the budget has it, the common case.  The header goes first:
+ * a record cut short by a crash keeps its count, and its missing words
+ * read as zero.
  */
-bool ps_ring_ext(unsigned kind, const uint64_t *payload, unsigned words)
+uint64_t *ps_ring_ext_open(unsigned kind, unsigned words)
 {
 	struct ps_fast *f = &ps_fast;
+	unsigned units = (words + 2) / 2;
 	uint64_t tsc;
 	struct ps_thread *t;
 
 	if (!kind || kind > 0xff || words > PSD_EXT_MAX_WORDS)
-		return false;
+		return NULL;
 	t = begin_event(&tsc);
 	if (!t)
-		return false;
-	for (unsigned units = (words + 2) / 2; units; units--)
-		if (!take(t, f, false))
-			return false;
+		return NULL;
+	if (f->budget >= (int32_t)units)
+		f->budget -= (int32_t)units;
+	else
+		for (; units; units--)
+			if (!take(t, f, false))
+				return NULL;
 	f->wp[0] = tsc << 32 | (uint64_t)words << 10 | kind << 2 | PS_EV_MARK;
+	return f->wp + 1;
+}
+
+/* ps_ring_ext_open, the payload copied, closed: true when written. */
+bool ps_ring_ext(unsigned kind, const uint64_t *payload, unsigned words)
+{
+	uint64_t *p = ps_ring_ext_open(kind, words);
+
+	if (!p)
+		return false;
 	if (words)
-		memcpy(f->wp + 1, payload, (size_t)words * 8);
-	ps_wp_set(f, f->wp + 1 + words);
+		memcpy(p, payload, (size_t)words * 8);
+	ps_ring_ext_close(p + words);
 	return true;
 }

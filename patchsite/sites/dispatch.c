@@ -75,7 +75,7 @@ void ps_dispatch(uint32_t id, unsigned long ret, struct patchsite_regs *regs)
 static struct {
 	const struct patchsite_ops *ops;
 	const struct ps_ops_props *props;
-} described[4];
+} described[8];	/* function, function_graph, the filter commands, probes; room */
 
 /* Said once, at init (api.c wire), before the ops has a state. */
 void ps_ops_describe(struct patchsite_ops *ops, const struct ps_ops_props *props)

@@ -328,6 +328,33 @@ ps_x86_64_call_saved:
 	PS_ENDFUNC ps_x86_64_prof_entry
 #endif
 
+#ifndef __SANITIZE_THREAD__
+/*
+ * Dynamic probes alone: events/probe_fast.c records the common probe
+ * (integer registers, straight into the ring) with only the call-clobbered
+ * general registers saved, pushed so that they lie in struct
+ * patchsite_regs' order (rdi at 0 .. r11 at 64; the stub's id at 72).  It
+ * answers non-zero for anything else, and the call goes on, registers
+ * restored, to the generic trampoline as if the stub had jumped there.
+ * Nine pushes keep the ABI's alignment at the call.
+ */
+	PS_FUNC	ps_x86_64_probe_entry
+	.cfi_def_cfa_offset 16
+	PS_PUSH	r11, r10, rax, r9, r8, rcx, rdx, rsi, rdi
+	movq	%rsp, %rdi
+	call	ps_probe_fast_hit
+	testl	%eax, %eax
+	jnz	9f
+	PS_POP	rdi, rsi, rdx, rcx, r8, r9, rax, r10, r11
+	leaq	8(%rsp), %rsp	/* drop the id; keeps flags */
+	.cfi_adjust_cfa_offset -8
+	ret
+9:	.cfi_adjust_cfa_offset 80
+	PS_POP	rdi, rsi, rdx, rcx, r8, r9, rax, r10, r11
+	jmp	ps_x86_64_tramp
+	PS_ENDFUNC ps_x86_64_probe_entry
+#endif
+
 /*
  * Entry of a function with exit sites, and an exit site: one word,
  * tsc_lo << 32 | the stub's id << 2 | type (entry 0, exit 1); no

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The probed sites' table (probe.c builds it, replaced whole and freed
+ * after a grace period), shared with the x86-64 fast path (probe_fast.c),
+ * which records the common probe straight from the trampoline's pushed
+ * registers and goes through no dispatcher.
+ */
+#ifndef PS_PROBE_HITS_H
+#define PS_PROBE_HITS_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "probe.h"
+
+struct probe;
+struct ps_event;
+
+/*
+ * What the fast path needs of a probe, precomputed when the table is
+ * made: the record's first word but its time stamp (head), the ring's
+ * units it takes, its payload words (the id word, then the fields as
+ * event.c laid them out: integers at their size, aligned, so none spans
+ * two words), and n values, each the saved register reg[i] (struct
+ * patchsite_regs' order, integer registers only) masked to its size
+ * (mask[i]) at bit pos[i] of payload word word[i].  n = PS_PROBE_FAST_NO:
+ * the probe takes the C path (a return probe, memory, strings, floats,
+ * the stack), as does a site with several probes.
+ */
+#define PS_PROBE_FAST_NO	0xff
+struct ps_probe_fast {
+	struct ps_event *ev;
+	uint64_t head;
+	uint64_t mask[PS_PROBE_MAX_ARGS];
+	uint8_t n, units, words;
+	uint8_t reg[PS_PROBE_MAX_ARGS], word[PS_PROBE_MAX_ARGS], pos[PS_PROBE_MAX_ARGS];
+};
+
+/*
+ * The integer registers the fast path's trampoline saves, first in struct
+ * patchsite_regs on x86-64 (rdi .. r11), the one arch with such a path:
+ * a register index below this reads the same word in both frames.
+ */
+#define PS_PROBE_FAST_REGS	9
+
+struct ps_probe_hit {
+	uintptr_t addr;
+	uint32_t id;			/* the site's */
+	struct probe *p;
+	struct ps_probe_fast fast;
+};
+
+/* Sorted by site id (a site can have several probes: adjacent). */
+struct ps_probe_hits {
+	size_t n;
+	struct ps_probe_hit e[];
+};
+
+extern _Atomic(struct ps_probe_hits *) ps_probe_hits;
+
+#endif
