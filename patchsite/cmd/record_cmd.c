@@ -251,8 +251,48 @@ static int fresh_dir(const char *dir)
 }
 
 /*
+ * Did CMD's own process refuse a setting (the runtime said it on stderr and
+ * noted it in DIR/refused, "PID line")?  A child's refusal (an exec'd
+ * program without the probed function) leaves CMD's recording whole.
+ */
+static bool refused(const char *dir, pid_t pid)
+{
+	char path[PATH_MAX], line[1024];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, PSD_REFUSED);
+	f = fopen(path, "r");
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = atoi(line) == (int)pid;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/*
+ * The trace directory, with its (empty) session list, there before CMD
+ * starts: a setting its runtime refuses is noted in it (refused()), and a
+ * later record over it finds a trace directory to move aside.
+ */
+static int make_session(const char *dir)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/session", dir);
+	if ((mkdir(dir, 0755) && errno != EEXIST) || !(f = fopen(path, "a"))) {
+		fprintf(stderr, "patchsite: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	fclose(f);
+	return 0;
+}
+
+/*
  * CMD's end, in the directory of its last image (what info and replay say);
- * a run that recorded nothing is said, with the likely reason.
+ * a run that recorded nothing is said, with the likely reason (none when
+ * the runtime said it: a setting refused).
  */
 static void write_status(const char *dir, const char *cmd, pid_t pid, int st)
 {
@@ -275,9 +315,11 @@ static void write_status(const char *dir, const char *cmd, pid_t pid, int st)
 	}
 	if (f)
 		fclose(f);
-	if (!procs)
+	if (refused(dir, pid))
+		;	/* said by the runtime, one line */
+	else if (!procs)
 		fprintf(stderr, "patchsite: %s: nothing recorded: the runtime did not start in it "
-			"(a static executable? a setting refused above?)\n", cmd);
+			"(a static executable?)\n", cmd);
 	else if (!with_sites)
 		fprintf(stderr, "patchsite: %s: nothing recorded: no traceable functions (build with "
 			"-pg (x86-64, aarch64) or -finstrument-functions (x86-64, aarch64), -pg -mfentry "
@@ -475,6 +517,8 @@ int cmd_record(int argc, char **argv)
 	set_env("PATCHSITE_LIBCALL", libcall);
 	set_env("PATCHSITE_SCHED", no_sched ? "0" : NULL);	/* else the environment's (default 1) */
 	env_names_say(dir);
+	if (make_session(dir))
+		return 2;
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
@@ -514,5 +558,7 @@ int cmd_record(int argc, char **argv)
 			argv[optind], WTERMSIG(st), strsignal(WTERMSIG(st)), dir);
 		return 128 + WTERMSIG(st);
 	}
+	if (!WEXITSTATUS(st) && refused(dir, pid))
+		return 2;	/* it ran untraced: not a recording (the runtime said why) */
 	return WEXITSTATUS(st);
 }

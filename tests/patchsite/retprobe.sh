@@ -133,14 +133,15 @@ spelling() {
 	fi
 }
 
-# refused CASE WANT ARGS...: record refuses the definition with one line naming WANT.
+# refused CASE WANT ARGS...: record refuses the definition with one line naming WANT and a
+# non-zero exit, whether the command or the runtime in the program refuses it.
 refused() {
 	what=$1 want=$2
 	shift 2
 	LD_PRELOAD="$SANPRE" "$PS" record -d "$T/bad" --tracer=nop "$@" "$T/retvals-gcc-O2" \
 		>/dev/null 2>"$T/err"
 	rc=$?
-	if grep -q -- "$want" "$T/err" && [ "$(grep -c . "$T/err")" -le 2 ]; then
+	if [ $rc -ne 0 ] && grep -q -- "$want" "$T/err" && [ "$(grep -c . "$T/err")" -eq 1 ]; then
 		pass "refused: $what ($(grep -- "$want" "$T/err" | head -1 | cut -c1-110)) rc=$rc"
 	else
 		fail "refused: $what (want '$want')" "$T/err"
@@ -164,6 +165,12 @@ refused '$arg1 on a return probe' 'a %return probe fetches' '--probe=f r_int%ret
 refused '%return on no such function' "no traceable function matches 'no_such'" \
 	'--probe=f no_such%return $retval'
 refused 'a void function' 'returns void' '--probe=f r_void%return $retval'
+refused 'an entry probe on no such function' "no traceable function matches 'no_such'" \
+	'--probe=f no_such $arg1'
+refused 'an unknown type' "no such type 'u7'" '--probe=f r_int%return $retval:u7'
+refused 'a name DWARF does not have' "no parameter 'nosuch'" '--probe=f r_int nosuch'
+refused 'a condition on no field' "no field named 'zz'" '--probe=f:a/b r_int%return $retval if zz > 1'
+refused 'a filter on no function' "no traceable function matches 'no_such'" -F no_such
 
 # -finstrument-functions: the return value is not in a register at __cyg_profile_func_exit.
 if gcc -O2 -g -finstrument-functions testdata/patchsite/retvals.c -o "$T/cyg" 2>"$T/build.log"
