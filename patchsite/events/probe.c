@@ -61,7 +61,37 @@ static struct probe *retired;
  * already (the thread's record, its grace-period section, the recursion
  * guard) and the widening, which the fetch program did.
  */
-static void fire(struct probe *p, struct patchsite_regs *regs, const uint64_t *ret)
+/* A value not readable: the record is not made, said as the thread's lost events (info, replay). */
+static void fault(struct probe *p)
+{
+	struct ps_thread *t = ps_self;
+
+	atomic_fetch_add_explicit(&p->faults, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&p->ev->lost, 1, memory_order_relaxed);
+	if (t) {
+		atomic_fetch_add_explicit(&t->lost, 1, memory_order_relaxed);
+		ps_store_lost(t);
+	}
+}
+
+/*
+ * The entry of a %return probe's function: its entry values ($argN, names)
+ * read and its return hooked with them, no more.
+ */
+static void hook_return(struct probe *p, struct patchsite_regs *regs)
+{
+	uint64_t edata[PS_FS_EDATA];
+
+	if (p->prog.nent && ps_fetch_entry(&p->prog, regs, edata)) {
+		fault(p);
+		return;
+	}
+	if (!ps_retprobe_hook(patchsite_regs_parent_loc(regs), p, edata, p->prog.nent))
+		atomic_fetch_add_explicit(&p->unhooked, 1, memory_order_relaxed);
+}
+
+static void fire(struct probe *p, struct patchsite_regs *regs, const uint64_t *ret,
+		 const uint64_t *edata)
 {
 	struct ps_probe_list *l = atomic_load_explicit(&p->ev->probes, memory_order_acquire);
 	char strs[PS_PROBE_MAX_ARGS][PS_FETCH_STR_BYTES];
@@ -70,22 +100,12 @@ static void fire(struct probe *p, struct patchsite_regs *regs, const uint64_t *r
 	if (!l || p->ev->gone)
 		return;		/* disabled: nothing fetched */
 	if (!ret && p->def.ret) {
-		/* The entry of a %return probe's function: its return is hooked, no more. */
-		if (!ps_retprobe_hook(patchsite_regs_parent_loc(regs), p))
-			atomic_fetch_add_explicit(&p->unhooked, 1, memory_order_relaxed);
+		hook_return(p, regs);
 		return;
 	}
-	if (ret ? ps_fetch_run_ret(&p->prog, ret, raw, strs) :
+	if (ret ? ps_fetch_run_ret(&p->prog, ret, edata, raw, strs) :
 		  ps_fetch_run(&p->prog, regs, raw, strs)) {
-		struct ps_thread *t = ps_self;
-
-		/* Not recorded: said as the thread's lost events (info, replay's header). */
-		atomic_fetch_add_explicit(&p->faults, 1, memory_order_relaxed);
-		atomic_fetch_add_explicit(&p->ev->lost, 1, memory_order_relaxed);
-		if (t) {
-			atomic_fetch_add_explicit(&t->lost, 1, memory_order_relaxed);
-			ps_store_lost(t);
-		}
+		fault(p);
 		return;
 	}
 	atomic_fetch_add_explicit(&p->ev->hits, 1, memory_order_relaxed);
@@ -110,15 +130,15 @@ static void probe_hit(unsigned long ip, unsigned long parent_ip, struct patchsit
 			hi = mid;
 	}
 	for (; tb && lo < tb->n && tb->e[lo].addr == ip; lo++)
-		fire(tb->e[lo].p, regs, NULL);
+		fire(tb->e[lo].p, regs, NULL, NULL);
 }
 
-/* A hooked return (record/retprobe.c): the probe's values from the return registers. */
-static void probe_ret(void *data, uint64_t x, uint64_t fp)
+/* A hooked return (record/retprobe.c): the probe's values from the return registers and edata. */
+static void probe_ret(void *data, uint64_t x, uint64_t fp, const uint64_t *edata)
 {
 	uint64_t ret[2] = { x, fp };
 
-	fire(data, NULL, ret);
+	fire(data, NULL, ret, edata);
 }
 
 static struct patchsite_ops probe_ops = { .func = probe_hit };
@@ -241,25 +261,56 @@ static uint8_t field_kind(const struct ps_probe_arg *a, uint16_t *size)
 	}
 }
 
+/* The first plain $retval of d, or -1. */
+static int retval_index(const struct ps_probe_def *d)
+{
+	for (unsigned i = 0; i < d->nargs; i++)
+		if (d->a[i].base == PF_RETVAL && !d->a[i].nderef)
+			return (int)i;
+	return -1;
+}
+
 /*
- * A return probe's print format: uftrace's and function_graph's return
- * line, "send_msg() = 3", from its first $retval argument; the other
- * arguments follow as name=value.
+ * A return probe's fields in the order its line shows them (a format's
+ * conversions take the fields in order): the values kept from the entry,
+ * the first $retval, the others; each group as written.
+ */
+static void ret_order(struct ps_probe_def *d)
+{
+	struct ps_probe_arg a[PS_PROBE_MAX_ARGS];
+	int rv = retval_index(d);
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < d->nargs; i++)
+		if (ps_probe_arg_at_entry(&d->a[i]))
+			a[k++] = d->a[i];
+	if (rv >= 0)
+		a[k++] = d->a[rv];
+	for (unsigned i = 0; i < d->nargs; i++)
+		if ((int)i != rv && !ps_probe_arg_at_entry(&d->a[i]))
+			a[k++] = d->a[i];
+	memcpy(d->a, a, k * sizeof(a[0]));
+}
+
+/*
+ * A return probe's print format (its fields in ret_order's order):
+ * uftrace's and function_graph's return line, "send_msg(len=1500) = 3",
+ * the values read at the return (@SYM) following as name=value.
  */
 static void ret_format(const struct ps_probe_def *d, struct ps_buf *fmt)
 {
-	int rv = -1;
+	int rv = retval_index(d);
+	unsigned i = 0;
 
-	for (unsigned i = 0; i < d->nargs && rv < 0; i++)
-		if (d->a[i].base == PF_RETVAL && !d->a[i].nderef)
-			rv = (int)i;
-	ps_buf_printf(fmt, "%s()", d->func);
-	for (unsigned i = 0; i < d->nargs; i++) {
-		if ((int)i == rv)
-			ps_buf_printf(fmt, " = %s", ps_probe_type_fmt(&d->a[i]));
-		else
-			ps_buf_printf(fmt, " %s=%s", d->a[i].name, ps_probe_type_fmt(&d->a[i]));
-	}
+	ps_buf_printf(fmt, "%s(", d->func);
+	for (; i < d->nargs && ps_probe_arg_at_entry(&d->a[i]); i++)
+		ps_buf_printf(fmt, "%s%s=%s", i ? ", " : "", d->a[i].name,
+			      ps_probe_type_fmt(&d->a[i]));
+	ps_buf_puts(fmt, ")");
+	if (rv >= 0 && (unsigned)rv == i)
+		ps_buf_printf(fmt, " = %s", ps_probe_type_fmt(&d->a[i++]));
+	for (; i < d->nargs; i++)
+		ps_buf_printf(fmt, " %s=%s", d->a[i].name, ps_probe_type_fmt(&d->a[i]));
 }
 
 /* The descriptor a static event would have: fields, "grp\0ev\0fmt\0" and each "name\0type\0". */
@@ -393,6 +444,9 @@ static int probe_add(const struct ps_probe_def *d, bool enable, struct ps_arriva
 	if (!p)
 		return -ENOMEM;
 	p->def = *d;
+	if (d->ret)
+		ret_order(&p->def);
+	d = &p->def;
 	err = ps_fetch_compile(d, &p->prog, why, sizeof(why));
 	if (err)
 		ps_log(PATCHSITE_LOG_ERROR, "dynamic_events: %s/%s: %s", d->group, d->event, why);

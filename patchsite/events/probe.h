@@ -34,6 +34,7 @@
 #define PS_PROBE_MAX_ARGS	8	/* an event's fields (the kernel takes 128) */
 #define PS_PROBE_MAX_DEREF	4	/* +OFF( ... ) nesting */
 #define PS_PROBE_NAME_MAX	64
+#define PS_PROBE_RET_ENTRY	5	/* a %return probe's entry values (a shadow frame's room) */
 
 enum ps_fetch_base {
 	PF_ARG,			/* $argN: n is N - 1 */
@@ -80,6 +81,13 @@ struct ps_probe_def {
 int ps_probe_parse(const char *line, struct ps_probe_def *d, char *err, size_t errlen);
 /* The definition as dynamic_events lists it (the kernel's form). */
 void ps_probe_text(const struct ps_probe_def *d, char *out, size_t len);
+/*
+ * In a %return probe: read at the entry and kept until the return ($argN,
+ * $stackN, $stack, %REG and DWARF names, as the kernel's fprobe keeps $argN);
+ * what is read through them is read at the return, but for a stack slot's
+ * first read (an argument passed on the stack: its caller may reuse it).
+ */
+bool ps_probe_arg_at_entry(const struct ps_probe_arg *a);
 /* A type's name (u32, string, ...) and the print format of one value of it. */
 const char *ps_probe_type_name(const struct ps_probe_arg *a, char *buf, size_t len);
 const char *ps_probe_type_fmt(const struct ps_probe_arg *a);
