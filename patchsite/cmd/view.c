@@ -17,6 +17,7 @@
 #include "../data/read_profile.h"
 #include "../render/dist.h"
 #include "../render/render.h"
+#include "srcline.h"
 
 /* DIR/snapshot.N; N 0: the latest (the highest number).  -1 when there is none. */
 static int snapshot_dir(const char *dir, int n, char *buf, size_t len)
@@ -93,6 +94,7 @@ int cmd_read(enum verb verb, int argc, char **argv)
 		{ "sched", no_argument, NULL, 'W' },
 		{ "sleep-time", no_argument, NULL, 'Y' },
 		{ "nosleep-time", no_argument, NULL, 'Z' },
+		{ "srcline", no_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -168,6 +170,7 @@ int cmd_read(enum verb verb, int argc, char **argv)
 		case 'W': o.sched = true; break;
 		case 'Y': o.nosleep = false; break;
 		case 'Z': o.nosleep = true; break;
+		case 'X': o.srcline = srcline_of; break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: return bad_usage("bad option%s", "");
 		}
@@ -186,6 +189,8 @@ int cmd_read(enum verb verb, int argc, char **argv)
 				 "pids differ)", diff_dir);
 	if (o.hist && o.json)
 		return bad_usage("--hist=%s: a text histogram; --json has the percentiles", o.hist);
+	if (o.srcline && verb != REPLAY)
+		return bad_usage("--srcline is replay's option%s", "");
 	if (o.latency && verb != REPLAY)
 		return bad_usage("--latency is replay's option%s", "");
 	if ((o.sched || o.nosleep) && verb != REPLAY)
@@ -271,6 +276,7 @@ int cmd_read(enum verb verb, int argc, char **argv)
 		}
 	}
 	psr_close(s);
+	srcline_end();
 	if (err == -ENOENT && (o.hist || o.graph_func)) {
 		const char *f = o.hist ? o.hist : o.graph_func;
 
