@@ -19,6 +19,7 @@
 #include "../data/env.h"
 #include "../events/probe.h"
 #include "probe_dwarf.h"
+#include "filter_if_cmd.h"
 #include "argspec.h"
 #include "pipe.h"
 
@@ -403,7 +404,7 @@ int cmd_record(int argc, char **argv)
 				return bad_usage("record: --duration=%s: expected seconds", optarg);
 			break;
 		case 't': tracer = optarg; break;
-		case 'F': filter = append(filter, optarg); break;
+		case 'F': filter = append_line(filter, optarg); break;	/* a condition has blanks */
 		case 'N': notrace = append(notrace, optarg); break;
 		case 'G': graph = append(graph, optarg); break;
 		case 'A': argspecs = append_line(argspecs, optarg); break;
@@ -481,6 +482,16 @@ int cmd_record(int argc, char **argv)
 	}
 	if (argspecs && add_argspecs(argspecs, argv[optind], &probes))
 		return 2;
+	if (filter) {
+		/* Conditions' names (-F 'f if len > 1000') from the program's DWARF. */
+		char exe[PATH_MAX], *resolved = filter_if_resolve(filter, find_exe(argv[optind], exe,
+										     sizeof(exe)));
+
+		free(filter);
+		if (!resolved)
+			return 2;
+		filter = resolved;
+	}
 	if (probes) {
 		/* Names (len, host->name) from the program's DWARF: the runtime reads none. */
 		char exe[PATH_MAX], *resolved = resolve_probes(probes, find_exe(argv[optind], exe,

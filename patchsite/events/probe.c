@@ -36,6 +36,8 @@ struct probe {
 	size_t nset;
 	_Atomic unsigned long faults;
 	_Atomic unsigned long unhooked;	/* %return: calls whose return could not be hooked */
+	bool trace_if;			/* set_ftrace_filter's "FUNC if COND": no event recorded;
+					   the tracer gets the calls the condition keeps */
 	struct probe *next;
 };
 
@@ -113,6 +115,42 @@ static void fire(struct probe *p, struct patchsite_regs *regs, const uint64_t *r
 		l->e[i].fn(l->e[i].data, &p->ev->info, (const unsigned long long *)raw);
 }
 
+/* The built-in tracer running (function_graph's ops, or the function tracer's), or NULL. */
+static struct patchsite_ops *tracer_ops(void)
+{
+	struct patchsite_ops *o[2] = { &ps_graph_ops, &ps_function_ops };
+
+	for (int i = 0; i < 2; i++)
+		if (o[i]->state && o[i]->state->s.registered)
+			return o[i];
+	return NULL;
+}
+
+/*
+ * A conditional filter's function entered: the tracer is handed the call
+ * (as the dispatcher would, the site's id current) when the condition on
+ * its arguments holds.  The tracer's own filter leaves the function out.
+ */
+static void trace_if(struct probe *p, unsigned long ip, unsigned long parent_ip,
+		     struct patchsite_regs *regs)
+{
+	struct ps_evfilter *flt = atomic_load_explicit(&p->ev->filter, memory_order_acquire);
+	struct patchsite_ops *tr = tracer_ops();
+	char strs[PS_PROBE_MAX_ARGS][PS_FETCH_STR_BYTES];
+	uint64_t raw[PS_PROBE_MAX_ARGS];
+	struct ps_evval v[PS_PROBE_MAX_ARGS];
+
+	if (!tr)
+		return;
+	if (ps_fetch_run(&p->prog, regs, raw, strs)) {
+		atomic_fetch_add_explicit(&p->faults, 1, memory_order_relaxed);
+		return;		/* not known to hold: not traced, counted (dynamic_events) */
+	}
+	ps_event_values(p->ev, (const unsigned long long *)raw, v);
+	if (!flt || ps_evfilter_match(flt, v))
+		tr->func(ip, parent_ip, tr, regs);
+}
+
 static void probe_hit(unsigned long ip, unsigned long parent_ip, struct patchsite_ops *op,
 		      struct patchsite_regs *regs)
 {
@@ -130,7 +168,10 @@ static void probe_hit(unsigned long ip, unsigned long parent_ip, struct patchsit
 			hi = mid;
 	}
 	for (; tb && lo < tb->n && tb->e[lo].addr == ip; lo++)
-		fire(tb->e[lo].p, regs, NULL, NULL);
+		if (tb->e[lo].p->trace_if)
+			trace_if(tb->e[lo].p, ip, parent_ip, regs);
+		else
+			fire(tb->e[lo].p, regs, NULL, NULL);
 }
 
 /* A hooked return (record/retprobe.c): the probe's values from the return registers and edata. */
@@ -152,7 +193,7 @@ static int cmp_hit(const void *a, const void *b)
 
 static bool enabled(const struct probe *p)
 {
-	return atomic_load(&p->ev->probes) != NULL;
+	return p->trace_if || atomic_load(&p->ev->probes) != NULL;
 }
 
 /*
@@ -362,7 +403,7 @@ static struct patchsite_event *describe(const struct ps_probe_def *d)
 /* The function's entry sites into p->set: 0, or -ENOENT said. */
 static int resolve_func(struct probe *p)
 {
-	struct ps_globs g = { NULL, NULL, false };
+	struct ps_globs g = { .set = NULL };
 	size_t n = 0;
 	int err;
 
@@ -427,8 +468,11 @@ static int set_filter(struct ps_event *ev, const char *expr)
 	return 0;
 }
 
-/* A parsed definition added; ps.lock held.  enable: recorded at once (PATCHSITE_PROBES). */
-static int probe_add(const struct ps_probe_def *d, bool enable, struct ps_arrivals *a)
+/*
+ * A parsed definition added; ps.lock held.  enable: recorded at once
+ * (PATCHSITE_PROBES).  trace: a conditional filter's (never recorded).
+ */
+static int probe_add(const struct ps_probe_def *d, bool enable, bool trace, struct ps_arrivals *a)
 {
 	struct probe *p;
 	char why[300];
@@ -444,6 +488,7 @@ static int probe_add(const struct ps_probe_def *d, bool enable, struct ps_arriva
 	if (!p)
 		return -ENOMEM;
 	p->def = *d;
+	p->trace_if = trace;
 	if (d->ret)
 		ret_order(&p->def);
 	d = &p->def;
@@ -468,7 +513,7 @@ static int probe_add(const struct ps_probe_def *d, bool enable, struct ps_arriva
 	ps_retprobe_fire = probe_ret;
 	*probes_tail() = p;		/* listed in the order defined */
 	err = publish(a);
-	if (!err && (ps_event_rules_say(p->ev, &on) || enable) && on && !p->ev->record)
+	if (!err && !trace && (ps_event_rules_say(p->ev, &on) || enable) && on && !p->ev->record)
 		err = ps_event_probe_add(p->ev, ps_event_record, p->ev, PATCHSITE_EVENT_PRIO_DEFAULT);
 	return err;
 }
@@ -507,7 +552,7 @@ static int probe_line(const char *line, bool enable, struct ps_arrivals *a)
 		ps_log(PATCHSITE_LOG_ERROR, "dynamic_events: %s", why);
 		return -EINVAL;
 	}
-	return d.remove ? probe_remove(d.group, d.event, a) : probe_add(&d, enable, a);
+	return d.remove ? probe_remove(d.group, d.event, a) : probe_add(&d, enable, false, a);
 }
 
 int ps_probes_write(const char *text, bool append, bool enable)
@@ -543,6 +588,44 @@ int ps_probes_write(const char *text, bool append, bool enable)
 	pthread_mutex_unlock(&ps.lock);
 	ps_loader_done(&a);
 	return err;
+}
+
+int ps_probes_trace_if(const struct ps_probe_def *defs, unsigned n, bool reset)
+{
+	struct ps_arrivals a;
+	int err = 0;
+
+	ps_loader_prepare(&a);
+	pthread_mutex_lock(&ps.lock);
+	for (struct probe *p = probes, *next; reset && !err && p; p = next) {
+		next = p->next;
+		if (p->trace_if)
+			err = probe_remove(p->def.group, p->def.event, &a);
+	}
+	for (unsigned i = 0; i < n && !err; i++)
+		err = probe_add(&defs[i], false, true, &a);
+	pthread_mutex_unlock(&ps.lock);
+	ps_loader_done(&a);
+	return err;
+}
+
+void ps_probes_trace_if_list(struct ps_buf *out)
+{
+	pthread_mutex_lock(&ps.lock);
+	for (struct probe *p = probes; p; p = p->next) {
+		if (!p->trace_if)
+			continue;
+		ps_buf_printf(out, "%s", p->def.func);
+		for (unsigned i = 0; i < p->def.nargs; i++) {
+			char what[64], tn[8];
+
+			snprintf(what, sizeof(what), "%s", ps_probe_type_name(&p->def.a[i], tn,
+									sizeof(tn)));
+			ps_buf_printf(out, " %s:%s", p->def.a[i].name, what);
+		}
+		ps_buf_printf(out, " if %s\n", p->def.filter);
+	}
+	pthread_mutex_unlock(&ps.lock);
 }
 
 void ps_probes_list(struct ps_buf *out)

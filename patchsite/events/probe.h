@@ -101,5 +101,33 @@ const char *ps_probe_type_fmt(const struct ps_probe_arg *a);
 struct ps_buf;
 int ps_probes_write(const char *text, bool append, bool enable);
 void ps_probes_list(struct ps_buf *out);
+/*
+ * Conditional filters (filter_if.c): each definition a probe whose hits
+ * hand the call to the tracer running when its condition holds (no event
+ * recorded); reset: the ones before removed.  0 or -errno, said.  The list:
+ * "FUNC name:type... if COND" a line.
+ */
+int ps_probes_trace_if(const struct ps_probe_def *defs, unsigned n, bool reset);
+void ps_probes_trace_if_list(struct ps_buf *out);
+/*
+ * set_ftrace_filter's lines (PATCHSITE_FILTER, patchsite_set_filter with
+ * no ops, filter_if.c): does one hold a condition ("FUNC [FETCHARG...] if
+ * COND"), or do conditions set before go (reset)?  Then parse: the plain
+ * lines' globs (with "FUNC !FUNC" per condition: the tracer never takes
+ * FUNC by itself) and the conditions as probe definitions (0 or -errno,
+ * said); keep_empty: whether the tracers' filter, left empty, must select
+ * nothing; done: the text set, whether conditions are in force.
+ */
+#define PS_FILTER_IF_MAX	16
+struct ps_filter_if {
+	char *plain;
+	unsigned n;
+	struct ps_probe_def defs[PS_FILTER_IF_MAX];
+};
+bool ps_filter_if_wants(const char *text, int reset);
+int ps_filter_if_parse(const char *text, struct ps_filter_if **fi);
+bool ps_filter_if_keep_empty(const struct ps_filter_if *fi, int reset);
+bool ps_filter_if_done(const struct ps_filter_if *fi, int reset);
+void ps_filter_if_free(struct ps_filter_if *fi);
 
 #endif
