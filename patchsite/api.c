@@ -337,6 +337,7 @@ static int set_filter_if(const char *globs, int reset)
 {
 	struct patchsite_ops *o[2] = { &ps_function_ops, &ps_graph_ops };
 	struct ps_filter_if *fi;
+	bool was[2] = { false, false };
 	int err = ps_filter_if_parse(globs, &fi);
 
 	if (err)
@@ -345,14 +346,21 @@ static int set_filter_if(const char *globs, int reset)
 	for (int i = 0; i < 2 && !err; i++) {
 		struct ps_ops_state *st = ps_ops_state(o[i]);
 
-		if (st)
+		if (st) {
+			was[i] = st->filter.keep_empty;
 			st->filter.keep_empty = ps_filter_if_keep_empty(fi, reset);
-		else
+		} else {
 			err = -ENOMEM;
+		}
 	}
 	pthread_mutex_unlock(&ps.lock);
-	if (!err)
-		err = set_globs(NULL, fi->plain, reset, false);
+	if (!err && (err = set_globs(NULL, fi->plain, reset, false))) {
+		pthread_mutex_lock(&ps.lock);	/* refused: the filter as it was */
+		for (int i = 0; i < 2; i++)
+			if (o[i]->state)
+				o[i]->state->s.filter.keep_empty = was[i];
+		pthread_mutex_unlock(&ps.lock);
+	}
 	if (!err)
 		err = ps_probes_trace_if(fi->defs, fi->n, reset);
 	if (!err)

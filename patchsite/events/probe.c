@@ -120,9 +120,12 @@ static struct patchsite_ops *tracer_ops(void)
 {
 	struct patchsite_ops *o[2] = { &ps_graph_ops, &ps_function_ops };
 
-	for (int i = 0; i < 2; i++)
-		if (o[i]->state && o[i]->state->s.registered)
+	for (int i = 0; i < 2; i++) {
+		struct patchsite_ops_state *st = __atomic_load_n(&o[i]->state, __ATOMIC_ACQUIRE);
+
+		if (st && __atomic_load_n(&st->s.registered, __ATOMIC_RELAXED))
 			return o[i];
+	}
 	return NULL;
 }
 
@@ -563,8 +566,12 @@ int ps_probes_write(const char *text, bool append, bool enable)
 
 	ps_loader_prepare(&a);
 	pthread_mutex_lock(&ps.lock);
-	while (!append && !err && probes)
-		err = probe_remove(probes->def.group, probes->def.event, &a);
+	/* Not the filter's conditions (set_ftrace_filter's own): their function would go untraced. */
+	for (struct probe *p = probes, *next; !append && !err && p; p = next) {
+		next = p->next;
+		if (!p->trace_if)
+			err = probe_remove(p->def.group, p->def.event, &a);
+	}
 	for (const char *s = text; *s && !err;) {
 		size_t n = strcspn(s, "\n;");
 
