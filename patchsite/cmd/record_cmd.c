@@ -20,6 +20,7 @@
 #include "../events/probe.h"
 #include "probe_dwarf.h"
 #include "filter_if_cmd.h"
+#include "auto_args.h"
 #include "argspec.h"
 #include "pipe.h"
 
@@ -390,11 +391,11 @@ int cmd_record(int argc, char **argv)
 	char *retvals = NULL, lib[PATH_MAX], preload[2 * PATH_MAX];
 	const char *old;
 	const char *libcall = NULL;
-	bool overwrite = false, nest = false, no_sched = false;
+	bool overwrite = false, nest = false, no_sched = false, auto_all = false;
 	int c, st;
 	pid_t pid;
 
-	while ((c = getopt_long(argc, argv, "+d:F:N:G:D:p:A:R:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+d:F:N:G:D:p:A:R:ah", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': dir = optarg; at.dir_given = true; break;
 		case 'p': if (parse_int(optarg, "-p", &at.pid)) return 2; break;
@@ -420,6 +421,7 @@ int cmd_record(int argc, char **argv)
 				return 2;
 			probes = append_line(probes, optarg);
 			break;
+		case 'a': auto_all = true; break;
 		case 'D': depth = optarg; break;
 		case 'b': kb = optarg; break;
 		case 'o': overwrite = true; break;
@@ -453,7 +455,7 @@ int cmd_record(int argc, char **argv)
 #endif
 	if (at.pid) {
 		/* attach.c: into a running process, through its control channel. */
-		if (probes || argspecs || retvals)
+		if (probes || argspecs || retvals || auto_all)
 			return bad_usage("record: --probe, -A, -R with -p: write the definition to the "
 					 "process's dynamic_events (patchsite ctl PID dynamic_events)%s", "");
 		if (optind < argc || overwrite || libcall || nest || no_sched)
@@ -471,6 +473,13 @@ int cmd_record(int argc, char **argv)
 	if (live.dir && overwrite)
 		return bad_usage("record: --live follows a growing record; --overwrite reuses its "
 				 "chunks%s", "");
+	if (auto_all) {
+		/* -a: every function's arguments (probes) and return value (-R), from DWARF. */
+		char exe[PATH_MAX];
+
+		if (auto_args(find_exe(argv[optind], exe, sizeof(exe)), &probes, &retvals))
+			return 2;
+	}
 	if (retvals) {
 		char exe[PATH_MAX], *keep = NULL;
 
