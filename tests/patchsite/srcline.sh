@@ -1,14 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# replay --srcline: usage  srcline.sh BUILD_DIR plain|san
+# replay and report --srcline: usage  srcline.sh BUILD_DIR plain|san
 #
 # The oracle is binutils' addr2line, which reads the same line table through its own
 # code (BFD, not libdw): each function a replay line shows carries "/* FILE:LINE */",
 # and for every one, addr2line on the function's address (nm's, plus the object's load
 # bias where it is a shared library) must print the same FILE:LINE.  A program and a
 # shared library of its (testdata/patchsite/uselib.c, libwork.c), gcc -O2 and -O0, under
-# function_graph and function; an object without DWARF shows no srcline; --srcline is
-# refused by report with one line.
+# function_graph and function, replay and report; an object without DWARF shows no
+# srcline; report --json --srcline is refused with one line.
 set -u
 
 . tests/patchsite/lib.sh
@@ -47,6 +47,16 @@ check() {
 		{ echo "ours:"; cat "$T/got"; echo "addr2line:"; cat "$T/want"; } >"$T/diff"
 		fail "$name: srclines differ from addr2line's" "$T/diff"
 	fi
+	# report --srcline: each row's function, the same FILE:LINE.
+	"$PS" report --srcline -d "$T/rec" 2>"$T/err" |
+		sed -n 's/.*  \([a-z_][a-z_0-9]*\) \/\* \(\/[^ ]*:[0-9]*\) \*\/$/\1 \2/p' |
+		sort -u >"$T/rgot"
+	if cmp -s "$T/rgot" "$T/want"; then
+		pass "$name: report --srcline, $(grep -c . "$T/rgot") rows at addr2line's FILE:LINE"
+	else
+		{ echo "report:"; cat "$T/rgot"; echo "addr2line:"; cat "$T/want"; } >"$T/diff"
+		fail "$name: report --srcline differs from addr2line's" "$T/diff"
+	fi
 }
 
 for opt in -O2 -O0; do
@@ -74,12 +84,12 @@ else
 	fail "no DWARF: prog_fn must show no srcline" "$T/replay"
 fi
 
-"$PS" report --srcline -d "$T/rec" >/dev/null 2>"$T/err"
+"$PS" report --json --srcline -d "$T/rec" >/dev/null 2>"$T/err"
 rc=$?
 if [ $rc = 2 ] && [ "$(grep -c . "$T/err")" -le 2 ] && grep -q "srcline is replay's" "$T/err"; then
-	pass "report --srcline refused (exit 2)"
+	pass "report --json --srcline refused (exit 2)"
 else
-	fail "report --srcline: exit $rc" "$T/err"
+	fail "report --json --srcline: exit $rc" "$T/err"
 fi
 
 echo "srcline.sh: $PASS passed, $FAIL failed"
