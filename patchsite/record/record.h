@@ -108,6 +108,12 @@ void ps_args_list(struct ps_buf *out);
  */
 bool ps_retprobe_hook(unsigned long *loc, void *data, const uint64_t *edata, unsigned n);
 extern void (*ps_retprobe_fire)(void *data, uint64_t x, uint64_t fp, const uint64_t *edata);
+/*
+ * The caller's address in the return slot loc, seen through our hooks: an
+ * ops called after one that hooked the return (a return probe's, the
+ * graph's) reads the return trampoline there; the shadow frame has it.
+ */
+unsigned long ps_retprobe_parent(unsigned long *loc);
 
 /* gate.c: tracing_on and set_ftrace_pid */
 bool ps_gate_open(struct ps_thread *t);

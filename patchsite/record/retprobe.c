@@ -73,3 +73,18 @@ void ps_retprobe_exit(struct ps_thread *t, const struct ps_fslow *x, const unsig
 	ps_reader_exit(t, seq);
 	t->depth = 0;
 }
+
+unsigned long ps_retprobe_parent(unsigned long *loc)
+{
+	struct ps_thread *t = ps_self;
+	struct ps_fast *f = &ps_fast;
+	uintptr_t slot = frame_key_slot(loc);
+	unsigned long ret = *loc;
+
+	/* Newest first: a slot hooked twice (the graph's, then a probe's) holds the hook in the newer. */
+	for (struct ps_frame *fr = f->fp; t && ret == (uintptr_t)ps.arch->graph_return &&
+	     fr-- > t->frames + 1;)
+		if (frame_slot(fr) == slot)
+			ret = fr->ret;
+	return ret;
+}

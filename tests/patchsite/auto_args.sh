@@ -48,6 +48,15 @@ for opt in -O2 -O0; do
 		diff "$T/want" "$T/got" | head -20 >"$T/diff"
 		fail "gcc $opt: arguments differ from gdb's ($n calls)" "$T/diff"
 	fi
+	# The function tracer's parents, with every return hooked by a probe first: the callers
+	# the sample's source has (main calls ra_mix, ra_outer calls ra_inner), never our hook.
+	if grep -q ' ra_mix <-main$' "$T/replay" && grep -q ' ra_inner <-ra_outer$' "$T/replay" &&
+	   ! grep -q '<-ps_' "$T/replay"; then
+		pass "gcc $opt: the function tracer's parents seen through the return probes' hooks"
+	else
+		grep ' <-' "$T/replay" | head -10 >"$T/diff"
+		fail "gcc $opt: parents" "$T/diff"
+	fi
 	# Return values: the -R probes -a adds, against gdb's finish (retargs_gdb.py: each frame
 	# its own, the recursion's too).
 	sed 's/fprobes:\(ra_[a-z]*\)__exit:/t:\1:/' "$T/replay" >"$T/rreplay"
