@@ -27,6 +27,7 @@
 #include "internal.h"
 #include "record/profile.h"
 #include "events/event.h"
+#include "events/probe.h"
 #include "sites/got.h"
 #include "sites/late.h"
 
@@ -331,8 +332,52 @@ static int set_globs(struct patchsite_ops *ops, const char *globs, int reset, bo
 	return ret(err);
 }
 
+/*
+ * Conditions on arguments among the filter's lines (events/filter_if.c):
+ * the tracers' globs from the plain lines, each condition a probe that
+ * hands the calls it keeps to the tracer.  With conditions, the tracers'
+ * filter left empty selects nothing.
+ */
+static int set_filter_if(const char *globs, int reset)
+{
+	struct patchsite_ops *o[2] = { &ps_function_ops, &ps_graph_ops };
+	struct ps_filter_if *fi;
+	bool was[2] = { false, false };
+	int err = ps_filter_if_parse(globs, &fi);
+
+	if (err)
+		return ret(err);
+	pthread_mutex_lock(&ps.lock);
+	for (int i = 0; i < 2 && !err; i++) {
+		struct ps_ops_state *st = ps_ops_state(o[i]);
+
+		if (st) {
+			was[i] = st->filter.keep_empty;
+			st->filter.keep_empty = ps_filter_if_keep_empty(fi, reset);
+		} else {
+			err = -ENOMEM;
+		}
+	}
+	pthread_mutex_unlock(&ps.lock);
+	if (!err && (err = set_globs(NULL, fi->plain, reset, false))) {
+		pthread_mutex_lock(&ps.lock);	/* refused: the filter as it was */
+		for (int i = 0; i < 2; i++)
+			if (o[i]->state)
+				o[i]->state->s.filter.keep_empty = was[i];
+		pthread_mutex_unlock(&ps.lock);
+	}
+	if (!err)
+		err = ps_probes_trace_if(fi->defs, fi->n, reset);
+	if (!err)
+		ps_filter_if_done(fi, reset);
+	ps_filter_if_free(fi);
+	return ret(err);
+}
+
 int patchsite_set_filter(struct patchsite_ops *ops, const char *globs, int reset)
 {
+	if (!ops && ps_filter_if_wants(globs, reset))
+		return set_filter_if(globs, reset);
 	return set_globs(ops, globs, reset, false);
 }
 

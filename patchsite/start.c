@@ -28,6 +28,29 @@
 static int env_out_fd = -1;	/* PATCHSITE_OUTPUT, written at exit */
 static bool env_said;		/* env_bad said why start-up stopped */
 
+/*
+ * The refusal in the trace directory too, when it exists (patchsite record
+ * made it): record then exits non-zero instead of passing an untraced run
+ * for a recorded one.  Appended whole: several processes may refuse.
+ */
+static void refused_note(const char *line, size_t n)
+{
+	const char *dir = getenv("PATCHSITE_DATA");
+	char path[4200], text[800];
+	int fd, k;
+
+	if (!dir || !*dir)
+		return;
+	snprintf(path, sizeof(path), "%s/%s", dir, PSD_REFUSED);
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;		/* no directory: nobody to tell */
+	k = snprintf(text, sizeof(text), "%d %.*s", (int)getpid(), (int)n, line);
+	if (k > 0)
+		(void)!write(fd, text, (size_t)k < sizeof(text) ? (size_t)k : sizeof(text) - 1);
+	close(fd);
+}
+
 /* One line on stderr for a bad setting; the program then runs untraced. */
 static void env_bad(const char *var, const char *why)
 {
@@ -40,6 +63,8 @@ static void env_bad(const char *var, const char *why)
 	env_said = true;
 	if (n > 0)
 		(void)!write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+	if (n > 0)
+		refused_note(line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 	/* A trace file of an earlier run must not pass for this one's: it says why there is none. */
 	if (out && *out && !stat(out, &sb) && S_ISREG(sb.st_mode) &&
 	    (fd = open(out, O_WRONLY | O_TRUNC | O_CLOEXEC)) >= 0) {

@@ -19,6 +19,8 @@
 #include "../data/env.h"
 #include "../events/probe.h"
 #include "probe_dwarf.h"
+#include "filter_if_cmd.h"
+#include "auto_args.h"
 #include "argspec.h"
 #include "pipe.h"
 
@@ -251,8 +253,48 @@ static int fresh_dir(const char *dir)
 }
 
 /*
+ * Did CMD's own process refuse a setting (the runtime said it on stderr and
+ * noted it in DIR/refused, "PID line")?  A child's refusal (an exec'd
+ * program without the probed function) leaves CMD's recording whole.
+ */
+static bool refused(const char *dir, pid_t pid)
+{
+	char path[PATH_MAX], line[1024];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, PSD_REFUSED);
+	f = fopen(path, "r");
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = atoi(line) == (int)pid;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/*
+ * The trace directory, with its (empty) session list, there before CMD
+ * starts: a setting its runtime refuses is noted in it (refused()), and a
+ * later record over it finds a trace directory to move aside.
+ */
+static int make_session(const char *dir)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/session", dir);
+	if ((mkdir(dir, 0755) && errno != EEXIST) || !(f = fopen(path, "a"))) {
+		fprintf(stderr, "patchsite: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	fclose(f);
+	return 0;
+}
+
+/*
  * CMD's end, in the directory of its last image (what info and replay say);
- * a run that recorded nothing is said, with the likely reason.
+ * a run that recorded nothing is said, with the likely reason (none when
+ * the runtime said it: a setting refused).
  */
 static void write_status(const char *dir, const char *cmd, pid_t pid, int st)
 {
@@ -275,9 +317,11 @@ static void write_status(const char *dir, const char *cmd, pid_t pid, int st)
 	}
 	if (f)
 		fclose(f);
-	if (!procs)
+	if (refused(dir, pid))
+		;	/* said by the runtime, one line */
+	else if (!procs)
 		fprintf(stderr, "patchsite: %s: nothing recorded: the runtime did not start in it "
-			"(a static executable? a setting refused above?)\n", cmd);
+			"(a static executable?)\n", cmd);
 	else if (!with_sites)
 		fprintf(stderr, "patchsite: %s: nothing recorded: no traceable functions (build with "
 			"-pg (x86-64, aarch64) or -finstrument-functions (x86-64, aarch64), -pg -mfentry "
@@ -359,11 +403,11 @@ int cmd_record(int argc, char **argv)
 	char *retvals = NULL, lib[PATH_MAX], preload[2 * PATH_MAX];
 	const char *old;
 	const char *libcall = NULL;
-	bool overwrite = false, nest = false, no_sched = false;
+	bool overwrite = false, nest = false, no_sched = false, auto_all = false;
 	int c, st;
 	pid_t pid;
 
-	while ((c = getopt_long(argc, argv, "+d:F:N:G:D:p:A:R:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+d:F:N:G:D:p:A:R:ah", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': dir = optarg; at.dir_given = true; break;
 		case 'p': if (parse_int(optarg, "-p", &at.pid)) return 2; break;
@@ -373,7 +417,7 @@ int cmd_record(int argc, char **argv)
 				return bad_usage("record: --duration=%s: expected seconds", optarg);
 			break;
 		case 't': tracer = optarg; break;
-		case 'F': filter = append(filter, optarg); break;
+		case 'F': filter = append_line(filter, optarg); break;	/* a condition has blanks */
 		case 'N': notrace = append(notrace, optarg); break;
 		case 'G': graph = append(graph, optarg); break;
 		case 'A': argspecs = append_line(argspecs, optarg); break;
@@ -389,6 +433,7 @@ int cmd_record(int argc, char **argv)
 				return 2;
 			probes = append_line(probes, optarg);
 			break;
+		case 'a': auto_all = true; break;
 		case 'D': depth = optarg; break;
 		case 'b': kb = optarg; break;
 		case 'o': overwrite = true; break;
@@ -418,7 +463,7 @@ int cmd_record(int argc, char **argv)
 		libcall = libcall && !strcmp(libcall, "got") ? "nest-got" : "nest";
 	if (at.pid) {
 		/* attach.c: into a running process, through its control channel. */
-		if (probes || argspecs || retvals)
+		if (probes || argspecs || retvals || auto_all)
 			return bad_usage("record: --probe, -A, -R with -p: write the definition to the "
 					 "process's dynamic_events (patchsite ctl PID dynamic_events)%s", "");
 		if (optind < argc || overwrite || libcall || nest || no_sched)
@@ -438,6 +483,13 @@ int cmd_record(int argc, char **argv)
 	if (live.dir && overwrite)
 		return bad_usage("record: --live follows a growing record; --overwrite reuses its "
 				 "chunks%s", "");
+	if (auto_all) {
+		/* -a: every function's arguments (probes) and return value (-R), from DWARF. */
+		char exe[PATH_MAX];
+
+		if (auto_args(find_exe(argv[optind], exe, sizeof(exe)), &probes, &retvals))
+			return 2;
+	}
 	if (retvals) {
 		char exe[PATH_MAX], *keep = NULL;
 
@@ -449,6 +501,16 @@ int cmd_record(int argc, char **argv)
 	}
 	if (argspecs && add_argspecs(argspecs, argv[optind], &probes))
 		return 2;
+	if (filter) {
+		/* Conditions' names (-F 'f if len > 1000') from the program's DWARF. */
+		char exe[PATH_MAX], *resolved = filter_if_resolve(filter, find_exe(argv[optind], exe,
+										     sizeof(exe)));
+
+		free(filter);
+		if (!resolved)
+			return 2;
+		filter = resolved;
+	}
 	if (probes) {
 		/* Names (len, host->name) from the program's DWARF: the runtime reads none. */
 		char exe[PATH_MAX], *resolved = resolve_probes(probes, find_exe(argv[optind], exe,
@@ -485,6 +547,8 @@ int cmd_record(int argc, char **argv)
 	set_env("PATCHSITE_LIBCALL", libcall);
 	set_env("PATCHSITE_SCHED", no_sched ? "0" : NULL);	/* else the environment's (default 1) */
 	env_names_say(dir);
+	if (make_session(dir))
+		return 2;
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
@@ -524,5 +588,7 @@ int cmd_record(int argc, char **argv)
 			argv[optind], WTERMSIG(st), strsignal(WTERMSIG(st)), dir);
 		return 128 + WTERMSIG(st);
 	}
+	if (!WEXITSTATUS(st) && refused(dir, pid))
+		return 2;	/* it ran untraced: not a recording (the runtime said why) */
 	return WEXITSTATUS(st);
 }

@@ -17,6 +17,7 @@
 #include "../data/read_profile.h"
 #include "../render/dist.h"
 #include "../render/render.h"
+#include "srcline.h"
 
 /* DIR/snapshot.N; N 0: the latest (the highest number).  -1 when there is none. */
 static int snapshot_dir(const char *dir, int n, char *buf, size_t len)
@@ -94,6 +95,7 @@ int cmd_read(enum verb verb, int argc, char **argv)
 		{ "no-sched", no_argument, NULL, 'w' },
 		{ "sleep-time", no_argument, NULL, 'Y' },
 		{ "nosleep-time", no_argument, NULL, 'Z' },
+		{ "srcline", no_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -171,6 +173,7 @@ int cmd_read(enum verb verb, int argc, char **argv)
 		case 'w': sched = 0; break;
 		case 'Y': o.nosleep = false; break;
 		case 'Z': o.nosleep = true; break;
+		case 'X': o.srcline = srcline_of; break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: return bad_usage("bad option%s", "");
 		}
@@ -189,6 +192,9 @@ int cmd_read(enum verb verb, int argc, char **argv)
 				 "pids differ)", diff_dir);
 	if (o.hist && o.json)
 		return bad_usage("--hist=%s: a text histogram; --json has the percentiles", o.hist);
+	if (o.srcline && verb != REPLAY && (verb != REPORT || o.json || o.graph || o.hist ||
+					    o.npct || diff_dir || branches))
+		return bad_usage("--srcline is replay's and report's (its table) option%s", "");
 	if (o.latency && verb != REPLAY)
 		return bad_usage("--latency is replay's option%s", "");
 	if ((sched >= 0 || o.nosleep) && verb != REPLAY)
@@ -276,6 +282,7 @@ int cmd_read(enum verb verb, int argc, char **argv)
 		}
 	}
 	psr_close(s);
+	srcline_end();
 	if (err == -ENOENT && (o.hist || o.graph_func)) {
 		const char *f = o.hist ? o.hist : o.graph_func;
 

@@ -60,11 +60,18 @@ struct ps_frame {			/* one traced call whose return is hooked */
 #define PS_FRAME_KEY(fr) ((fr)->key & ~(uintptr_t)PS_FRAME_SLOW)
 
 /* What the C exit of a frame needs (record/graph.c), parallel to the shadow frames. */
+#define PS_FS_EDATA	5		/* entry values a return probe's frame keeps */
 struct ps_fslow {
-	uint64_t *wp;			/* the entry word; NULL: nothing to do at the exit */
-	uint64_t *end;			/* the ring position after the entry (and its arguments) */
-	uint64_t *base, gen;		/* the ring or chunk it was written in */
-	uint64_t tsc;			/* the entry's time stamp */
+	union {
+		struct {
+			uint64_t *wp;	/* the entry word; NULL: nothing to do at the exit */
+			uint64_t *end;	/* the ring position after the entry (and its arguments) */
+			uint64_t *base, gen;	/* the ring or chunk it was written in */
+			uint64_t tsc;	/* the entry's time stamp */
+		};
+		/* PS_FS_PROBE (which reads none of the above): its entry's values ($argN) */
+		uint64_t edata[PS_FS_EDATA];
+	};
 	uint32_t units;			/* budget units the entry took */
 	uint32_t flags;			/* PS_FS_* */
 	void *prof;			/* PS_FS_PROFILE: the call's counters (record/profile.c);

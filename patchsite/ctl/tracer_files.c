@@ -22,6 +22,7 @@
 #include "internal.h"
 #include "sites/got.h"
 #include "sites/scan.h"
+#include "events/probe.h"
 
 #define SEPARATORS " \t\n,"
 
@@ -134,8 +135,10 @@ static void list_selected(enum which w, struct ps_buf *out)
 static int globs_read(enum which w, struct ps_buf *out)
 {
 	list_selected(w, out);
-	if (w == FILTER)
+	if (w == FILTER) {
 		ps_filter_command_list(out);
+		ps_probes_trace_if_list(out);	/* "FUNC name:type... if COND" */
+	}
 	return 0;
 }
 

@@ -11,6 +11,8 @@
 
 /* Trace directory file that holds the warnings once said (patchsite-data(5)). */
 #define PSD_ENV_WARNINGS	"env-warnings"
+/* Trace directory file: "PID line" for each process that refused a setting and ran untraced. */
+#define PSD_REFUSED		"refused"
 
 extern const char *const psd_env_names[];
 

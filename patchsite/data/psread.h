@@ -227,6 +227,8 @@ const char *psr_addr_sym(const struct psr_proc *p, uint64_t addr, uint64_t tsc, 
 			 uint64_t *size);
 /* A site's address, or 0 when unknown. */
 uint64_t psr_site_addr(const struct psr_proc *p, uint32_t id, uint64_t tsc);
+/* The object a site's id named at tsc (its path and load bias), or NULL. */
+const struct psr_module *psr_site_module(const struct psr_proc *p, uint32_t id, uint64_t tsc);
 /*
  * Static trace events (read_events.c).  psr_evdesc: the format of a
  * PSD_EXT_EVENT record, with its payload, or NULL.  psr_event_text:

@@ -194,6 +194,11 @@ const struct psr_site *read_site_at(const struct psr_proc *p, uint32_t id, uint6
 	return m && (id & PSD_ID_MASK) < m->nsites ? &m->sites[id & PSD_ID_MASK] : NULL;
 }
 
+const struct psr_module *psr_site_module(const struct psr_proc *p, uint32_t id, uint64_t tsc)
+{
+	return module_at(p, id >> PSD_ID_SHIFT, tsc);
+}
+
 const char *psr_site_name(const struct psr_proc *p, uint32_t id, uint64_t tsc, char *buf,
 			  size_t len)
 {

@@ -38,6 +38,8 @@ struct probe {
 	size_t nset;
 	_Atomic unsigned long faults;
 	_Atomic unsigned long unhooked;	/* %return: calls whose return could not be hooked */
+	bool trace_if;			/* set_ftrace_filter's "FUNC if COND": no event recorded;
+					   the tracer gets the calls the condition keeps */
 	struct probe *next;
 };
 
@@ -55,7 +57,37 @@ static struct probe *retired;
  * already (the thread's record, its grace-period section, the recursion
  * guard) and the widening, which the fetch program did.
  */
-static void fire(struct probe *p, struct patchsite_regs *regs, const uint64_t *ret)
+/* A value not readable: the record is not made, said as the thread's lost events (info, replay). */
+static void fault(struct probe *p)
+{
+	struct ps_thread *t = ps_self;
+
+	atomic_fetch_add_explicit(&p->faults, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&p->ev->lost, 1, memory_order_relaxed);
+	if (t) {
+		atomic_fetch_add_explicit(&t->lost, 1, memory_order_relaxed);
+		ps_store_lost(t);
+	}
+}
+
+/*
+ * The entry of a %return probe's function: its entry values ($argN, names)
+ * read and its return hooked with them, no more.
+ */
+static void hook_return(struct probe *p, struct patchsite_regs *regs)
+{
+	uint64_t edata[PS_FS_EDATA];
+
+	if (p->prog.nent && ps_fetch_entry(&p->prog, regs, edata)) {
+		fault(p);
+		return;
+	}
+	if (!ps_retprobe_hook(patchsite_regs_parent_loc(regs), p, edata, p->prog.nent))
+		atomic_fetch_add_explicit(&p->unhooked, 1, memory_order_relaxed);
+}
+
+static void fire(struct probe *p, struct patchsite_regs *regs, const uint64_t *ret,
+		 const uint64_t *edata)
 {
 	struct ps_probe_list *l = atomic_load_explicit(&p->ev->probes, memory_order_acquire);
 	char strs[PS_PROBE_MAX_ARGS][PS_FETCH_STR_BYTES];
@@ -64,27 +96,56 @@ static void fire(struct probe *p, struct patchsite_regs *regs, const uint64_t *r
 	if (!l || p->ev->gone)
 		return;		/* disabled: nothing fetched */
 	if (!ret && p->def.ret) {
-		/* The entry of a %return probe's function: its return is hooked, no more. */
-		if (!ps_retprobe_hook(patchsite_regs_parent_loc(regs), p))
-			atomic_fetch_add_explicit(&p->unhooked, 1, memory_order_relaxed);
+		hook_return(p, regs);
 		return;
 	}
-	if (ret ? ps_fetch_run_ret(&p->prog, ret, raw, strs) :
+	if (ret ? ps_fetch_run_ret(&p->prog, ret, edata, raw, strs) :
 		  ps_fetch_run(&p->prog, regs, raw, strs)) {
-		struct ps_thread *t = ps_self;
-
-		/* Not recorded: said as the thread's lost events (info, replay's header). */
-		atomic_fetch_add_explicit(&p->faults, 1, memory_order_relaxed);
-		atomic_fetch_add_explicit(&p->ev->lost, 1, memory_order_relaxed);
-		if (t) {
-			atomic_fetch_add_explicit(&t->lost, 1, memory_order_relaxed);
-			ps_store_lost(t);
-		}
+		fault(p);
 		return;
 	}
 	ps_event_tally(&p->ev->hits);
 	for (unsigned i = 0; i < l->n; i++)
 		l->e[i].fn(l->e[i].data, &p->ev->info, (const unsigned long long *)raw);
+}
+
+/* The built-in tracer running (function_graph's ops, or the function tracer's), or NULL. */
+static struct patchsite_ops *tracer_ops(void)
+{
+	struct patchsite_ops *o[2] = { &ps_graph_ops, &ps_function_ops };
+
+	for (int i = 0; i < 2; i++) {
+		struct patchsite_ops_state *st = __atomic_load_n(&o[i]->state, __ATOMIC_ACQUIRE);
+
+		if (st && __atomic_load_n(&st->s.registered, __ATOMIC_RELAXED))
+			return o[i];
+	}
+	return NULL;
+}
+
+/*
+ * A conditional filter's function entered: the tracer is handed the call
+ * (as the dispatcher would, the site's id current) when the condition on
+ * its arguments holds.  The tracer's own filter leaves the function out.
+ */
+static void trace_if(struct probe *p, unsigned long ip, unsigned long parent_ip,
+		     struct patchsite_regs *regs)
+{
+	struct ps_evfilter *flt = atomic_load_explicit(&p->ev->filter, memory_order_acquire);
+	struct patchsite_ops *tr = tracer_ops();
+	char strs[PS_PROBE_MAX_ARGS][PS_FETCH_STR_BYTES];
+	uint64_t raw[PS_PROBE_MAX_ARGS];
+	struct ps_evval v[PS_PROBE_MAX_ARGS];
+
+	if (!tr)
+		return;
+	if (ps_fetch_run(&p->prog, regs, raw, strs)) {
+		atomic_fetch_add_explicit(&p->faults, 1, memory_order_relaxed);
+		return;		/* not known to hold: not traced, counted (dynamic_events) */
+	}
+	ps_event_values(p->ev, (const unsigned long long *)raw, v);
+	if (!flt || ps_evfilter_match(flt, v))
+		tr->func(ip, parent_ip, tr, regs);
 }
 
 /* The dispatcher's thread: ps_self is set, and cur_idw names the site called for. */
@@ -95,8 +156,6 @@ static void probe_hit(unsigned long ip, unsigned long parent_ip, struct patchsit
 	uint32_t id = ps_self->cur_idw >> 2;
 	size_t lo = 0, hi = tb ? tb->n : 0;
 
-	(void)ip;
-	(void)parent_ip;
 	(void)op;
 	while (lo < hi) {		/* the first entry of the site */
 		size_t mid = lo + (hi - lo) / 2;
@@ -107,15 +166,18 @@ static void probe_hit(unsigned long ip, unsigned long parent_ip, struct patchsit
 			hi = mid;
 	}
 	for (; tb && lo < tb->n && tb->e[lo].id == id; lo++)
-		fire(tb->e[lo].p, regs, NULL);
+		if (tb->e[lo].p->trace_if)
+			trace_if(tb->e[lo].p, ip, parent_ip, regs);
+		else
+			fire(tb->e[lo].p, regs, NULL, NULL);
 }
 
-/* A hooked return (record/retprobe.c): the probe's values from the return registers. */
-static void probe_ret(void *data, uint64_t x, uint64_t fp)
+/* A hooked return (record/retprobe.c): the probe's values from the return registers and edata. */
+static void probe_ret(void *data, uint64_t x, uint64_t fp, const uint64_t *edata)
 {
 	uint64_t ret[2] = { x, fp };
 
-	fire(data, NULL, ret);
+	fire(data, NULL, ret, edata);
 }
 
 static struct patchsite_ops probe_ops = { .func = probe_hit };
@@ -150,8 +212,8 @@ static void fast_of(const struct probe *p, struct ps_probe_fast *f)
 
 	f->ev = p->ev;
 	f->n = PS_PROBE_FAST_NO;
-	if (p->def.ret || !p->prog.regs_only || ev->nfields != p->prog.n)
-		return;
+	if (p->def.ret || p->trace_if || !p->prog.regs_only || ev->nfields != p->prog.n)
+		return;	/* a return probe, a condition of the function filter, ... */
 	for (unsigned i = 0; i < p->prog.n; i++) {
 		const struct ps_fetch_arg *a = &p->prog.a[i];
 		const struct ps_evfield *ef = &ev->f[i];
@@ -187,7 +249,7 @@ static bool fast_mark(struct ps_probe_hits *tb)
 
 static bool enabled(const struct probe *p)
 {
-	return atomic_load(&p->ev->probes) != NULL;
+	return p->trace_if || atomic_load(&p->ev->probes) != NULL;
 }
 
 /*
@@ -308,25 +370,56 @@ static uint8_t field_kind(const struct ps_probe_arg *a, uint16_t *size)
 	}
 }
 
+/* The first plain $retval of d, or -1. */
+static int retval_index(const struct ps_probe_def *d)
+{
+	for (unsigned i = 0; i < d->nargs; i++)
+		if (d->a[i].base == PF_RETVAL && !d->a[i].nderef)
+			return (int)i;
+	return -1;
+}
+
 /*
- * A return probe's print format: uftrace's and function_graph's return
- * line, "send_msg() = 3", from its first $retval argument; the other
- * arguments follow as name=value.
+ * A return probe's fields in the order its line shows them (a format's
+ * conversions take the fields in order): the values kept from the entry,
+ * the first $retval, the others; each group as written.
+ */
+static void ret_order(struct ps_probe_def *d)
+{
+	struct ps_probe_arg a[PS_PROBE_MAX_ARGS];
+	int rv = retval_index(d);
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < d->nargs; i++)
+		if (ps_probe_arg_at_entry(&d->a[i]))
+			a[k++] = d->a[i];
+	if (rv >= 0)
+		a[k++] = d->a[rv];
+	for (unsigned i = 0; i < d->nargs; i++)
+		if ((int)i != rv && !ps_probe_arg_at_entry(&d->a[i]))
+			a[k++] = d->a[i];
+	memcpy(d->a, a, k * sizeof(a[0]));
+}
+
+/*
+ * A return probe's print format (its fields in ret_order's order):
+ * uftrace's and function_graph's return line, "send_msg(len=1500) = 3",
+ * the values read at the return (@SYM) following as name=value.
  */
 static void ret_format(const struct ps_probe_def *d, struct ps_buf *fmt)
 {
-	int rv = -1;
+	int rv = retval_index(d);
+	unsigned i = 0;
 
-	for (unsigned i = 0; i < d->nargs && rv < 0; i++)
-		if (d->a[i].base == PF_RETVAL && !d->a[i].nderef)
-			rv = (int)i;
-	ps_buf_printf(fmt, "%s()", d->func);
-	for (unsigned i = 0; i < d->nargs; i++) {
-		if ((int)i == rv)
-			ps_buf_printf(fmt, " = %s", ps_probe_type_fmt(&d->a[i]));
-		else
-			ps_buf_printf(fmt, " %s=%s", d->a[i].name, ps_probe_type_fmt(&d->a[i]));
-	}
+	ps_buf_printf(fmt, "%s(", d->func);
+	for (; i < d->nargs && ps_probe_arg_at_entry(&d->a[i]); i++)
+		ps_buf_printf(fmt, "%s%s=%s", i ? ", " : "", d->a[i].name,
+			      ps_probe_type_fmt(&d->a[i]));
+	ps_buf_puts(fmt, ")");
+	if (rv >= 0 && (unsigned)rv == i)
+		ps_buf_printf(fmt, " = %s", ps_probe_type_fmt(&d->a[i++]));
+	for (; i < d->nargs; i++)
+		ps_buf_printf(fmt, " %s=%s", d->a[i].name, ps_probe_type_fmt(&d->a[i]));
 }
 
 /* The descriptor a static event would have: fields, "grp\0ev\0fmt\0" and each "name\0type\0". */
@@ -378,7 +471,7 @@ static struct patchsite_event *describe(const struct ps_probe_def *d)
 /* The function's entry sites into p->set: 0, or -ENOENT said. */
 static int resolve_func(struct probe *p)
 {
-	struct ps_globs g = { NULL, NULL, false };
+	struct ps_globs g = { .set = NULL };
 	size_t n = 0;
 	int err;
 
@@ -443,8 +536,11 @@ static int set_filter(struct ps_event *ev, const char *expr)
 	return 0;
 }
 
-/* A parsed definition added; ps.lock held.  enable: recorded at once (PATCHSITE_PROBES). */
-static int probe_add(const struct ps_probe_def *d, bool enable, struct ps_arrivals *a)
+/*
+ * A parsed definition added; ps.lock held.  enable: recorded at once
+ * (PATCHSITE_PROBES).  trace: a conditional filter's (never recorded).
+ */
+static int probe_add(const struct ps_probe_def *d, bool enable, bool trace, struct ps_arrivals *a)
 {
 	struct probe *p;
 	char why[300];
@@ -460,6 +556,10 @@ static int probe_add(const struct ps_probe_def *d, bool enable, struct ps_arriva
 	if (!p)
 		return -ENOMEM;
 	p->def = *d;
+	p->trace_if = trace;
+	if (d->ret)
+		ret_order(&p->def);
+	d = &p->def;
 	err = ps_fetch_compile(d, &p->prog, why, sizeof(why));
 	if (err)
 		ps_log(PATCHSITE_LOG_ERROR, "dynamic_events: %s/%s: %s", d->group, d->event, why);
@@ -481,7 +581,7 @@ static int probe_add(const struct ps_probe_def *d, bool enable, struct ps_arriva
 	ps_retprobe_fire = probe_ret;
 	*probes_tail() = p;		/* listed in the order defined */
 	err = publish(a);
-	if (!err && (ps_event_rules_say(p->ev, &on) || enable) && on && !p->ev->record)
+	if (!err && !trace && (ps_event_rules_say(p->ev, &on) || enable) && on && !p->ev->record)
 		err = ps_event_probe_add(p->ev, ps_event_record, p->ev, PATCHSITE_EVENT_PRIO_DEFAULT);
 	return err;
 }
@@ -520,7 +620,7 @@ static int probe_line(const char *line, bool enable, struct ps_arrivals *a)
 		ps_log(PATCHSITE_LOG_ERROR, "dynamic_events: %s", why);
 		return -EINVAL;
 	}
-	return d.remove ? probe_remove(d.group, d.event, a) : probe_add(&d, enable, a);
+	return d.remove ? probe_remove(d.group, d.event, a) : probe_add(&d, enable, false, a);
 }
 
 int ps_probes_write(const char *text, bool append, bool enable)
@@ -531,8 +631,12 @@ int ps_probes_write(const char *text, bool append, bool enable)
 
 	ps_loader_prepare(&a);
 	pthread_mutex_lock(&ps.lock);
-	while (!append && !err && probes)
-		err = probe_remove(probes->def.group, probes->def.event, &a);
+	/* Not the filter's conditions (set_ftrace_filter's own): their function would go untraced. */
+	for (struct probe *p = probes, *next; !append && !err && p; p = next) {
+		next = p->next;
+		if (!p->trace_if)
+			err = probe_remove(p->def.group, p->def.event, &a);
+	}
 	for (const char *s = text; *s && !err;) {
 		size_t n = strcspn(s, "\n;");
 
@@ -556,6 +660,44 @@ int ps_probes_write(const char *text, bool append, bool enable)
 	pthread_mutex_unlock(&ps.lock);
 	ps_loader_done(&a);
 	return err;
+}
+
+int ps_probes_trace_if(const struct ps_probe_def *defs, unsigned n, bool reset)
+{
+	struct ps_arrivals a;
+	int err = 0;
+
+	ps_loader_prepare(&a);
+	pthread_mutex_lock(&ps.lock);
+	for (struct probe *p = probes, *next; reset && !err && p; p = next) {
+		next = p->next;
+		if (p->trace_if)
+			err = probe_remove(p->def.group, p->def.event, &a);
+	}
+	for (unsigned i = 0; i < n && !err; i++)
+		err = probe_add(&defs[i], false, true, &a);
+	pthread_mutex_unlock(&ps.lock);
+	ps_loader_done(&a);
+	return err;
+}
+
+void ps_probes_trace_if_list(struct ps_buf *out)
+{
+	pthread_mutex_lock(&ps.lock);
+	for (struct probe *p = probes; p; p = p->next) {
+		if (!p->trace_if)
+			continue;
+		ps_buf_printf(out, "%s", p->def.func);
+		for (unsigned i = 0; i < p->def.nargs; i++) {
+			char what[64], tn[8];
+
+			snprintf(what, sizeof(what), "%s", ps_probe_type_name(&p->def.a[i], tn,
+									sizeof(tn)));
+			ps_buf_printf(out, " %s:%s", p->def.a[i].name, what);
+		}
+		ps_buf_printf(out, " if %s\n", p->def.filter);
+	}
+	pthread_mutex_unlock(&ps.lock);
 }
 
 void ps_probes_list(struct ps_buf *out)

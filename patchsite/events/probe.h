@@ -34,6 +34,7 @@
 #define PS_PROBE_MAX_ARGS	8	/* an event's fields (the kernel takes 128) */
 #define PS_PROBE_MAX_DEREF	4	/* +OFF( ... ) nesting */
 #define PS_PROBE_NAME_MAX	64
+#define PS_PROBE_RET_ENTRY	5	/* a %return probe's entry values (a shadow frame's room) */
 
 enum ps_fetch_base {
 	PF_ARG,			/* $argN: n is N - 1 */
@@ -80,6 +81,13 @@ struct ps_probe_def {
 int ps_probe_parse(const char *line, struct ps_probe_def *d, char *err, size_t errlen);
 /* The definition as dynamic_events lists it (the kernel's form). */
 void ps_probe_text(const struct ps_probe_def *d, char *out, size_t len);
+/*
+ * In a %return probe: read at the entry and kept until the return ($argN,
+ * $stackN, $stack, %REG and DWARF names, as the kernel's fprobe keeps $argN);
+ * what is read through them is read at the return, but for a stack slot's
+ * first read (an argument passed on the stack: its caller may reuse it).
+ */
+bool ps_probe_arg_at_entry(const struct ps_probe_arg *a);
 /* A type's name (u32, string, ...) and the print format of one value of it. */
 const char *ps_probe_type_name(const struct ps_probe_arg *a, char *buf, size_t len);
 const char *ps_probe_type_fmt(const struct ps_probe_arg *a);
@@ -93,5 +101,33 @@ const char *ps_probe_type_fmt(const struct ps_probe_arg *a);
 struct ps_buf;
 int ps_probes_write(const char *text, bool append, bool enable);
 void ps_probes_list(struct ps_buf *out);
+/*
+ * Conditional filters (filter_if.c): each definition a probe whose hits
+ * hand the call to the tracer running when its condition holds (no event
+ * recorded); reset: the ones before removed.  0 or -errno, said.  The list:
+ * "FUNC name:type... if COND" a line.
+ */
+int ps_probes_trace_if(const struct ps_probe_def *defs, unsigned n, bool reset);
+void ps_probes_trace_if_list(struct ps_buf *out);
+/*
+ * set_ftrace_filter's lines (PATCHSITE_FILTER, patchsite_set_filter with
+ * no ops, filter_if.c): does one hold a condition ("FUNC [FETCHARG...] if
+ * COND"), or do conditions set before go (reset)?  Then parse: the plain
+ * lines' globs (with "FUNC !FUNC" per condition: the tracer never takes
+ * FUNC by itself) and the conditions as probe definitions (0 or -errno,
+ * said); keep_empty: whether the tracers' filter, left empty, must select
+ * nothing; done: the text set, whether conditions are in force.
+ */
+#define PS_FILTER_IF_MAX	16
+struct ps_filter_if {
+	char *plain;
+	unsigned n;
+	struct ps_probe_def defs[PS_FILTER_IF_MAX];
+};
+bool ps_filter_if_wants(const char *text, int reset);
+int ps_filter_if_parse(const char *text, struct ps_filter_if **fi);
+bool ps_filter_if_keep_empty(const struct ps_filter_if *fi, int reset);
+bool ps_filter_if_done(const struct ps_filter_if *fi, int reset);
+void ps_filter_if_free(struct ps_filter_if *fi);
 
 #endif

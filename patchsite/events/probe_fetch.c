@@ -104,6 +104,17 @@ int ps_fetch_compile(const struct ps_probe_def *d, struct ps_fetch_prog *p, char
 	for (unsigned i = 0; i < d->nargs; i++) {
 		if (compile_arg(&d->a[i], &p->a[i], err, errlen))
 			return -EINVAL;
+		p->a[i].ent = -1;
+		if (d->ret && ps_probe_arg_at_entry(&d->a[i])) {
+			if (p->nent == PS_FS_EDATA) {
+				snprintf(err, errlen, "%s: more than %d entry values in a %%return "
+					 "probe", d->a[i].name, PS_FS_EDATA);
+				return -EINVAL;
+			}
+			p->a[i].ent = (int8_t)p->nent++;
+			/* An argument in its stack slot: the caller may reuse it by the return. */
+			p->a[i].ent_derefs = p->a[i].base == PF_STACKADDR && p->a[i].nderef;
+		}
 		p->regs_only &= p->a[i].base == PF_REG && !p->a[i].nderef &&
 				(p->a[i].type == PT_S || p->a[i].type == PT_U || p->a[i].type == PT_X);
 	}
@@ -252,28 +263,51 @@ static void run_regs(const struct ps_fetch_prog *p, const struct patchsite_regs 
 	}
 }
 
-static int run(const struct ps_fetch_prog *p, const struct patchsite_regs *r, const uint64_t *ret,
-	       uint64_t *out, char (*strs)[PS_FETCH_STR_BYTES])
+/*
+ * f's dereferences from the kth on, v the value so far.  Every one reads a
+ * pointer but the last, which reads the value itself at its size (a
+ * string: its address is the value).
+ */
+static bool deref(const struct ps_fetch_arg *f, unsigned k, unsigned last, uint64_t *v)
+{
+	for (; k < last; k++) {
+		size_t sz = k + 1 < f->nderef || f->type == PT_STRING ? 8 : f->size;
+		uint64_t x = 0;
+
+		if (!ps_fetch_read((uintptr_t)(*v + (uint64_t)f->deref[k]), &x, sz))
+			return false;
+		*v = x;
+	}
+	return true;
+}
+
+int ps_fetch_entry(const struct ps_fetch_prog *p, const struct patchsite_regs *r, uint64_t *edata)
 {
 	for (unsigned i = 0; i < p->n; i++) {
 		const struct ps_fetch_arg *f = &p->a[i];
-		unsigned last = f->nderef;
 		uint64_t v = 0;
 
-		if (!base_value(f, r, ret, &v))
+		if (f->ent < 0)
+			continue;
+		if (!base_value(f, r, NULL, &v) || !deref(f, 0, f->ent_derefs, &v))
 			return -EFAULT;
-		/*
-		 * Every dereference reads a pointer but the last, which reads the
-		 * value itself at its size (a string: its address is the value).
-		 */
-		for (unsigned k = 0; k < last; k++) {
-			size_t sz = k + 1 < last || f->type == PT_STRING ? 8 : f->size;
-			uint64_t x = 0;
+		edata[f->ent] = v;
+	}
+	return 0;
+}
 
-			if (!ps_fetch_read((uintptr_t)(v + (uint64_t)f->deref[k]), &x, sz))
-				return -EFAULT;
-			v = x;
-		}
+static int run(const struct ps_fetch_prog *p, const struct patchsite_regs *r, const uint64_t *ret,
+	       const uint64_t *edata, uint64_t *out, char (*strs)[PS_FETCH_STR_BYTES])
+{
+	for (unsigned i = 0; i < p->n; i++) {
+		const struct ps_fetch_arg *f = &p->a[i];
+		bool kept = edata && f->ent >= 0;
+		uint64_t v = kept ? edata[f->ent] : 0;
+
+		if (!kept && !base_value(f, r, ret, &v))
+			return -EFAULT;
+		if (!deref(f, kept ? f->ent_derefs : 0, f->nderef, &v))
+			return -EFAULT;
 		if (f->type == PT_STRING)
 			v = fetch_string(v, strs[i]);
 		else if (f->type == PT_FLOAT)
@@ -296,11 +330,11 @@ int ps_fetch_run(const struct ps_fetch_prog *p, const struct patchsite_regs *r, 
 		run_regs(p, r, out);
 		return 0;
 	}
-	return run(p, r, none, out, strs);
+	return run(p, r, none, NULL, out, strs);
 }
 
-int ps_fetch_run_ret(const struct ps_fetch_prog *p, const uint64_t ret[2], uint64_t *out,
-		     char (*strs)[PS_FETCH_STR_BYTES])
+int ps_fetch_run_ret(const struct ps_fetch_prog *p, const uint64_t ret[2], const uint64_t *edata,
+		     uint64_t *out, char (*strs)[PS_FETCH_STR_BYTES])
 {
-	return run(p, NULL, ret, out, strs);
+	return run(p, NULL, ret, edata, out, strs);
 }

@@ -204,14 +204,14 @@ static int parse_what(char *w, struct ps_probe_arg *a, bool ret, char *err, size
 }
 
 /*
- * What a return probe can fetch: at the return the argument registers and
- * the entry's stack pointer are gone (the kernel's fprobe saves entry data
- * for $argN at a return; not done here), and DWARF names are the entry's.
+ * What a return probe reads at the entry and keeps with the call (the
+ * kernel's fprobe entry data): the argument registers and the entry's
+ * stack are gone at the return.  DWARF names are the entry's too.
  */
-static bool ret_fetchable(const struct ps_probe_arg *a)
+bool ps_probe_arg_at_entry(const struct ps_probe_arg *a)
 {
-	return a->base == PF_RETVAL || a->base == PF_ADDR || a->base == PF_SYM ||
-	       a->base == PF_IMM;
+	return a->base == PF_ARG || a->base == PF_STACK || a->base == PF_STACKADDR ||
+	       a->base == PF_REG || a->base == PF_NAME;
 }
 
 /* One FETCHARG word, the k-th: into a. */
@@ -252,10 +252,6 @@ static int parse_arg(const char *word, unsigned k, struct ps_probe_arg *a, bool 
 	}
 	if (parse_what(w, a, ret, err, errlen))
 		return -EINVAL;
-	if (ret && !ret_fetchable(a))
-		return bad(err, errlen, "argument %u: '%s': a %%return probe fetches $retval, @SYM, "
-			   "@ADDR or \\IMM (the entry's registers and stack are gone at the return)",
-			   k + 1, word);
 	if (!a->name[0]) {		/* the kernel's default: argN, or the DWARF name */
 		if (a->base == PF_NAME && strlen(a->sym) < sizeof(a->name)) {
 			char *o = a->name;	/* host->name: host_name, as perf probe names it */
@@ -398,12 +394,17 @@ int ps_probe_parse(const char *line, struct ps_probe_def *d, char *err, size_t e
 		snprintf(d->event, sizeof(d->event), "%.50s__%s", d->func, d->ret ? "exit" : "entry");
 	}
 	d->nargs = n - 2;
-	for (unsigned i = 0; i < d->nargs; i++) {
+	for (unsigned i = 0, at_entry = 0; i < d->nargs; i++) {
 		if (parse_arg(w[2 + i], i, &d->a[i], d->ret, err, errlen))
 			return -EINVAL;
 		for (unsigned j = 0; j < i; j++)
 			if (!strcmp(d->a[j].name, d->a[i].name))
 				return bad(err, errlen, "two arguments named %s", d->a[i].name);
+		at_entry += d->ret && ps_probe_arg_at_entry(&d->a[i]);
+		if (at_entry > PS_PROBE_RET_ENTRY)
+			return bad(err, errlen, "argument %u: a %%return probe keeps at most %d values "
+				   "of the entry ($argN, $stackN, %%REG, names) until the return",
+				   i + 1, PS_PROBE_RET_ENTRY);
 	}
 	return 0;
 }

@@ -37,7 +37,10 @@ static void function_call(unsigned long ip, unsigned long parent, struct patchsi
 {
 	struct ps_thread *t = ps_thread_self();
 
-	(void)ip, (void)op, (void)regs;
+	(void)ip, (void)op;
+	/* A return probe's ops ran first and hooked the return: the caller is in its frame. */
+	if (parent == (uintptr_t)ps.arch->graph_return && regs)
+		parent = ps_retprobe_parent(patchsite_regs_parent_loc(regs));
 	if (t)
 		func_entry(t->cur_idw, parent, regs);
 }

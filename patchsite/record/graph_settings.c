@@ -28,7 +28,7 @@ static double ticks_per_ns(void);
 /* set_graph_notrace: globs as set_graph_function's; append adds to them. */
 int ps_graph_set_notrace(const char *globs, bool append)
 {
-	struct ps_globs g = { NULL, NULL, false };
+	struct ps_globs g = { .set = NULL };
 	struct ps_sitemask *old, *m = NULL;
 	char *text = NULL;
 	int err;

@@ -9,6 +9,11 @@
  * hook is set from the probes' ops callback, every other function keeps
  * its NOP or its fast trampoline.
  *
+ * The probe's entry values ($argN, names: the kernel's fprobe entry data)
+ * are kept in the frame's slow info, in the words a graph frame's ring
+ * positions take (a probe's frame has none): a frame moved below a
+ * longjmp's dead ones (graph.c) takes them along.
+ *
  * The frame hooks nothing but the probe: it writes no entry or exit word
  * (key bit PS_FRAME_SLOW sends its return to C, where graph.c hands it
  * here), and a frame closed by anything but its own return fires nothing,
@@ -23,9 +28,9 @@
 #include "arch/regs.h"
 #include "graph.h"
 
-void (*ps_retprobe_fire)(void *data, uint64_t x, uint64_t fp);
+void (*ps_retprobe_fire)(void *data, uint64_t x, uint64_t fp, const uint64_t *edata);
 
-bool ps_retprobe_hook(unsigned long *loc, void *data)
+bool ps_retprobe_hook(unsigned long *loc, void *data, const uint64_t *edata, unsigned n)
 {
 	struct ps_fast *f = &ps_fast;
 	struct ps_thread *t = thread_setup();
@@ -41,6 +46,9 @@ bool ps_retprobe_hook(unsigned long *loc, void *data)
 	fr->idw = 0;
 	x = &t->fslow[fr - t->frames];
 	*x = (struct ps_fslow){ .flags = PS_FS_PROBE, .prof = data };
+	/* The frame's copy: moved with it when frames below a longjmp are compacted (graph.c). */
+	for (unsigned i = 0; i < n && i < PS_FS_EDATA; i++)
+		x->edata[i] = edata[i];
 	f->fp++;
 	*loc = (uintptr_t)ps.arch->graph_return;
 	return true;
@@ -54,14 +62,29 @@ bool ps_retprobe_hook(unsigned long *loc, void *data)
  */
 void ps_retprobe_exit(struct ps_thread *t, const struct ps_fslow *x, const unsigned long *slot)
 {
-	void (*fire)(void *, uint64_t, uint64_t) = ps_retprobe_fire;
+	void (*fire)(void *, uint64_t, uint64_t, const uint64_t *) = ps_retprobe_fire;
 	unsigned long seq;
 
 	if (!fire || t->depth)
 		return;
 	t->depth = 1;		/* what the probe calls is not traced */
 	seq = ps_reader_enter(t);
-	fire(x->prof, ps_regs_exit_value(slot, false), ps_regs_exit_value(slot, true));
+	fire(x->prof, ps_regs_exit_value(slot, false), ps_regs_exit_value(slot, true), x->edata);
 	ps_reader_exit(t, seq);
 	t->depth = 0;
+}
+
+unsigned long ps_retprobe_parent(unsigned long *loc)
+{
+	struct ps_thread *t = ps_self;
+	struct ps_fast *f = &ps_fast;
+	uintptr_t slot = frame_key_slot(loc);
+	unsigned long ret = *loc;
+
+	/* Newest first: a slot hooked twice (the graph's, then a probe's) holds the hook in the newer. */
+	for (struct ps_frame *fr = f->fp; t && ret == (uintptr_t)ps.arch->graph_return &&
+	     fr-- > t->frames + 1;)
+		if (frame_slot(fr) == slot)
+			ret = fr->ret;
+	return ret;
 }

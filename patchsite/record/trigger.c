@@ -205,7 +205,7 @@ static int set_sites(const struct trig_table *tb)
 /* ps.lock held: the sites glob names (":mod:" too), into *sel. */
 static int select_sites(const char *glob, uint8_t **sel)
 {
-	struct ps_globs g = { NULL, NULL, false };
+	struct ps_globs g = { .set = NULL };
 	int err = ps_filter_apply(&g, glob, 1, "filter command");
 
 	free(g.text);

@@ -36,6 +36,9 @@ struct render_opts {
 	const char *graph_func;
 	bool sched;		/* replay --sched: the threads' scheduler switches shown */
 	bool nosleep;		/* --nosleep-time: durations without time off the CPU */
+	/* replay --srcline: a site's function's "file:line" (the command's DWARF), or NULL */
+	const char *(*srcline)(const struct psr_proc *p, uint32_t id, uint64_t tsc, char *buf,
+			       size_t len);
 };
 
 /* The process is one o asks for (inline: every renderer and branch_report.c use it). */

@@ -22,7 +22,21 @@ static bool active(const struct stream *m, uint32_t id)
 }
 
 /* The calls an exit at depth k closes, innermost first, each accounted. */
-static int close_calls(struct stream *m, size_t k, uint64_t tsc, struct table *t, int pid)
+/* report --srcline: where the row's function is, from one call of it (the command resolves it). */
+static void note_src(const struct stream *m, struct table *t, const char *name, int pid,
+		     uint32_t id, uint64_t tsc)
+{
+	struct entry *e = table_lookup(t, name, pid);
+
+	if (e && !e->src_p) {
+		e->src_p = m->p;
+		e->src_id = id;
+		e->src_tsc = tsc;
+	}
+}
+
+static int close_calls(struct stream *m, size_t k, uint64_t tsc, struct table *t, int pid,
+		       bool src)
 {
 	char buf[32];
 
@@ -39,11 +53,13 @@ static int close_calls(struct stream *m, size_t k, uint64_t tsc, struct table *t
 		if (table_account(t, name, name != buf, pid, d, self, nested) ||
 		    table_account_off(t, name, name != buf, pid, off, nested, known))
 			return -ENOMEM;
+		if (src)
+			note_src(m, t, name, pid, fr->id, fr->tsc);
 	}
 	return 0;
 }
 
-static int report_thread(struct stream *m, struct table *t, int pid)
+static int report_thread(struct stream *m, struct table *t, int pid, bool src)
 {
 	char buf[32];
 	int err = 0;
@@ -55,11 +71,13 @@ static int report_thread(struct stream *m, struct table *t, int pid)
 		if (e->type == PSR_ENTRY)
 			err = walk_push(m, e->id, e->tsc, 0);
 		else if (e->type == PSR_EXIT && (k = walk_match(m, e->id)))
-			err = close_calls(m, k, e->tsc, t, pid);
+			err = close_calls(m, k, e->tsc, t, pid, src);
 		else if (e->type == PSR_FUNC) {
 			const char *name = psr_site_name(m->p, e->id, e->tsc, buf, sizeof(buf));
 
 			err = table_account_untimed(t, name, name != buf, pid);
+			if (!err && src)
+				note_src(m, t, name, pid, e->id, e->tsc);
 		}
 	}
 	return err;
@@ -179,13 +197,14 @@ static void json_cpu_times(FILE *out, const struct entry *e)
 struct report_walk {
 	struct table t;
 	bool by_pid;			/* several processes: one row per function and process */
+	bool srcline;			/* --srcline: each row remembers a call (note_src) */
 };
 
 static int report_one(struct stream *m, const struct psr_proc *p, void *arg)
 {
 	struct report_walk *w = arg;
 
-	return report_thread(m, &w->t, w->by_pid ? p->pid : 0);
+	return report_thread(m, &w->t, w->by_pid ? p->pid : 0, w->srcline);
 }
 
 /*
@@ -250,6 +269,7 @@ int render_report(FILE *out, const struct psr_session *s, const struct render_op
 	for (size_t i = 0; i < s->nprocs; i++)
 		nprocs += render_proc_wanted(&s->procs[i], o);
 	w.by_pid = nprocs > 1;
+	w.srcline = o->srcline != NULL;
 	err = walk_each_thread(s, o, report_one, &w);
 	if (!err)
 		err = report_profiles(s, o, &w);
@@ -323,6 +343,7 @@ int render_report(FILE *out, const struct psr_session *s, const struct render_op
 		fprintf(out, "  %s====================\n", nprocs > 1 ? "=======  " : "");
 		for (size_t i = 0; i < n; i++) {
 			struct entry *e = &t->e[i];
+			char where[4096];
 
 			print_time(out, e->total);
 			print_time(out, e->self);
@@ -344,7 +365,11 @@ int render_report(FILE *out, const struct psr_session *s, const struct render_op
 			}
 			if (nprocs > 1)
 				fprintf(out, "  %7d", e->pid);
-			fprintf(out, "  %s\n", e->key);
+			fprintf(out, "  %s", e->key);
+			if (o->srcline && e->src_p &&
+			    o->srcline(e->src_p, e->src_id, e->src_tsc, where, sizeof(where)))
+				fprintf(out, " /* %s */", where);
+			fputc('\n', out);
 		}
 	}
 	table_free(t);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 struct hist;
+struct psr_proc;
 
 /* A string -> value table (open addressing), for distinct stacks and functions. */
 struct entry {
@@ -19,6 +20,9 @@ struct entry {
 	uint64_t untimed;		/* of calls: the function tracer's, which have no time */
 	uint64_t off;			/* of total: time off the CPU (scheduler switches) */
 	uint64_t off_unknown;		/* timed calls in threads whose off-CPU time is unknown */
+	const struct psr_proc *src_p;	/* report --srcline: a call's process, site id, time */
+	uint32_t src_id;
+	uint64_t src_tsc;
 };
 
 /*

@@ -32,6 +32,18 @@ static void stack_lines(FILE *f, const struct psr_proc *p, const struct psr_even
 }
 
 /* One function tracer line: a function event or a marker. */
+/* replay --srcline: the comment " FILE:LINE " of e's function, or "" (not asked, not known). */
+static const char *srcline_text(const struct stream *m, const struct psr_event *e, char *buf,
+				size_t len)
+{
+	char where[4096];
+
+	if (!m->ctx->srcline || !m->ctx->srcline(m->p, e->id, e->tsc, where, sizeof(where)))
+		return "";
+	snprintf(buf, len, " /* %s */", where);
+	return buf;
+}
+
 void text_function_line(FILE *f, const struct psr_proc *p, const struct stream *m,
 			const struct psr_event *e)
 {
@@ -69,7 +81,7 @@ void text_function_line(FILE *f, const struct psr_proc *p, const struct stream *
 		fputs(" <-", f);
 		walk_put_sym(f, m->ctx, p, psr_addr_name(p, e->parent, e->tsc, b2, sizeof(b2)), e->parent, e->tsc);
 	}
-	fputc('\n', f);
+	fprintf(f, "%s\n", srcline_text(m, e, text, sizeof(text)));
 }
 
 static void write_function(FILE *f, const struct render_ctx *ctx, const struct psr_proc *p,
@@ -131,7 +143,7 @@ void text_graph_event(FILE *f, struct stream *m, struct stream **last)
 	const struct psr_proc *p = m->p;
 	struct psr_event e = m->ev;
 	const struct psr_event *nx;
-	char buf[32], a[320];
+	char buf[32], a[320], src[4200];
 	const char *name;
 	uint64_t d;
 	size_t k = 0;
@@ -179,11 +191,13 @@ void text_graph_event(FILE *f, struct stream *m, struct stream **last)
 			d = walk_call_ns(m, e.tsc, nx->tsc);
 			walk_ret_text(r, sizeof(r), &m->next_at, ";");
 			graph_line(f, m, e.cpu, &d, m->depth, name,
-				   walk_args_text(a, sizeof(a), &m->ev_at, r), "");
+				   walk_args_text(a, sizeof(a), &m->ev_at, r),
+				   srcline_text(m, &e, src, sizeof(src)));
 			walk_advance(m);	/* the exit */
 		} else {
 			graph_line(f, m, e.cpu, NULL, m->depth, name,
-				   walk_args_text(a, sizeof(a), &m->ev_at, " {"), "");
+				   walk_args_text(a, sizeof(a), &m->ev_at, " {"),
+				   srcline_text(m, &e, src, sizeof(src)));
 			walk_push(m, e.id, e.tsc, 0);	/* no memory: shown unnested */
 		}
 	} else if (!k) {
@@ -269,7 +283,7 @@ static uint64_t max_latency(const struct psr_proc *p, int *tid, uint64_t *lo, ui
 int render_replay(FILE *out, const struct psr_session *s, const struct render_opts *o)
 {
 	struct render_ctx ctx = { .with_events = true, .bare = o->bare, .with_sched = o->sched,
-				  .nosleep = o->nosleep };
+				  .nosleep = o->nosleep, .srcline = o->srcline };
 	bool first = true;
 
 	for (size_t i = 0; i < s->nprocs; i++) {

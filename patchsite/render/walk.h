@@ -26,6 +26,8 @@ struct render_ctx {
 	uint64_t line_ns;	/* function_graph: the time of the event being shown */
 	bool with_sched;	/* scheduler switches are shown (replay --sched) */
 	bool nosleep;		/* durations without time off the CPU (--nosleep-time) */
+	const char *(*srcline)(const struct psr_proc *p, uint32_t id, uint64_t tsc, char *buf,
+			       size_t len);	/* render_opts.srcline */
 };
 
 /*

@@ -192,7 +192,7 @@ int ps_filter_apply(struct ps_globs *g, const char *globs, int reset, const char
 		pending = !set_any(g->set);
 	free(g->text);
 	g->text = text;
-	if (!pending && !set_any(next)) {
+	if (!pending && !g->keep_empty && !set_any(next)) {
 		free(next);
 		next = NULL;
 	}
@@ -260,7 +260,7 @@ void ps_globs_free(struct ps_globs *g)
 /* A copy of from into to (to keeps its rcu flag): the built-in tracers share one filter set. */
 int ps_globs_copy(struct ps_globs *to, const struct ps_globs *from)
 {
-	struct ps_globs g = { NULL, NULL, to->rcu };
+	struct ps_globs g = { NULL, NULL, to->rcu, from->keep_empty };
 
 	if (from->set && !(g.set = malloc(ps.nsites ? ps.nsites : 1)))
 		return -ENOMEM;

@@ -111,6 +111,8 @@ struct ps_globs {
 	uint8_t *set;			/* NULL: no function selected (filter: every site) */
 	char *text;			/* tokens so far, NULL when none */
 	bool rcu;			/* set is read without the lock: freed after a grace period */
+	bool keep_empty;		/* an empty set selects nothing (not every site): the
+					   filter holds conditions only (events/filter_if.c) */
 };
 
 /*

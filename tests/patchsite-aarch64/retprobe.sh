@@ -37,6 +37,14 @@ f:t/r_str r_str%return $retval:string
 f:t/r_jump r_jump%return $retval:s32'
 THROW='f:t/thrower thrower%return $retval:s32
 f:t/caller caller%return $retval:s32'
+# Entry values kept for the return ($argN, read through at the return): retargs.c, whose
+# x86-64 values tests/patchsite/retprobe.sh checks against gdb.  aarch64 passes all 8 in x0-x7.
+RETARGS='f:t/mix ra_mix%return $retval:s64 a=$arg1:s32 b=$arg2:s64 c=$arg3:u16 d=$arg4:s8
+f:t/eight ra_eight%return $retval:s64 a1=$arg1:s64 a7=$arg7:s64 a8=$arg8:s32 x=$arg2:s64
+f:t/host ra_host%return $retval:s32 len=$arg2:s32 h_port=+0($arg1):s32 h_name=+8($arg1):string
+f:t/fact ra_fact%return $retval:s32 n=$arg1:s32
+f:t/outer ra_outer%return y=$arg2:s32 $retval:s32 x=$arg1:s32
+f:t/inner ra_inner%return $retval:s32 x=$arg1:s32'
 pass=0 fail=0
 
 # one NAME SRC COMPILER PROBES [TRACER]: x86-64 and aarch64 runs, their events compared.
@@ -71,6 +79,7 @@ one() {
 }
 one "retvals.c" testdata/patchsite/retvals.c "$CC" "$RETVALS"
 one "retvals.c under function_graph" testdata/patchsite/retvals.c "$CC" "$RETVALS" function_graph
+one "retargs.c (entry values at the return)" testdata/patchsite/retargs.c "$CC" "$RETARGS"
 if command -v "$CXX" >/dev/null 2>&1; then
 	one "retthrow.cc (throws through a probed function)" testdata/patchsite/retthrow.cc "$CXX" \
 		"$THROW"

@@ -145,6 +145,21 @@ else
 	printf '%s\n%s\n' "${f1:-}" "${f2:-}" >>fcmd; fail "filter command" fcmd
 fi
 
+# A condition on arguments (events/filter_if.c; tests/patchsite/filter_if.sh counts the calls
+# against gdb): listed as written with its fields, the function out of the plain selection;
+# a plain write takes it away again.
+ctl set_ftrace_filter 'alpha if arg1 < 3' 2>cond && c1=$(ctl set_ftrace_filter | tr '\n' ' ') &&
+ctl set_ftrace_filter 'alpha gamma*' 2>>cond && c2=$(ctl set_ftrace_filter | sort | tr '\n' ' ')
+case ${c1:-} in
+"alpha arg1:s64 arg2:s64 arg3:s64 arg4:s64 arg5:s64 arg6:s64 if arg1 < 3 ")
+	if [ "${c2:-}" = "$s2" ]; then
+		pass "set_ftrace_filter 'alpha if arg1 < 3': listed with its fields; a plain write removes it"
+	else
+		printf '%s\n' "${c2:-}" >>cond; fail "filter condition removed" cond
+	fi ;;
+*) printf '%s\n' "${c1:-}" >>cond; fail "filter condition listed" cond ;;
+esac
+
 # Every file written: good values take, bad ones are refused with one line, exit 1.
 bad=0
 for kv in "tracing_on:x" "tracing_on:-1" "max_graph_depth:2000" "max_graph_depth:a" \

@@ -225,7 +225,7 @@ rc=$?
 if [ $rc = 2 ] && grep -q "no such type 'u33'" "$T/err"; then pass "record --probe: a bad type is refused (exit 2)"
 else fail "record --probe: bad type: exit $rc" "$T/err"; fi
 for bad in 'f:t/x no_such_function:no traceable function matches' \
-	   'f:t/x f_u8%return r=$arg1:u8:a %return probe fetches' \
+	   'f:t/x f_u8%return $arg1 $arg2 $arg3 $arg4 $arg5 $arg6:keeps at most 5 values' \
 	   'f:t/x f_u8 len:names are resolved from DWARF' \
 	   'f:t/x f_u8 r=%rbx:not a register saved' \
 	   'f:t/x f_u8 v=@no_such_symbol:no such symbol'; do

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * record -a (uftrace's -a, the kernel's funcgraph-args): each function of a
+ * -g program shown with its arguments by name and type and its return
+ * value.  The command reads the program's DWARF once: every subprogram
+ * with code is a probe on its symbol, each parameter resolved alone by
+ * probe_dwarf.c (what it cannot read exactly at the entry, a struct by
+ * value or an optimised-out value, is left out of that function's probe,
+ * never guessed), and each function returning a value a -R FUNC@retval.
+ * The runtime gets plain probe definitions: it reads no DWARF.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../events/probe.h"
+#include "auto_args.h"
+#include "probe_dwarf.h"
+
+struct walk {
+	const char *exe;
+	char **probes, **retvals;
+	unsigned n;
+};
+
+static char *add(char *list, const char *s, char sep)
+{
+	size_t a = list ? strlen(list) : 0, b = strlen(s);
+	char *o = realloc(list, a + b + 2);
+
+	if (!o) {
+		free(list);
+		return NULL;
+	}
+	if (a)
+		o[a++] = sep;
+	memcpy(o + a, s, b + 1);
+	return o;
+}
+
+/* A symbol name the runtime and the probe syntax take (C identifiers, C++'s mangled ones). */
+static bool plain_name(const char *s)
+{
+	if (!*s || isdigit((unsigned char)*s))
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_')
+			return false;
+	return true;
+}
+
+/* The parameters of fn that resolve alone, as " name name ..." into out. */
+static void readable_params(struct walk *w, Dwarf_Die *fn, const char *func, char *out,
+			    size_t len)
+{
+	char def[600], why[300];
+	struct ps_probe_def d;
+	Dwarf_Die kid;
+	unsigned k = 0;
+
+	out[0] = '\0';
+	if (dwarf_child(fn, &kid))
+		return;
+	do {
+		const char *nm = dwarf_diename(&kid);
+
+		if (dwarf_tag(&kid) != DW_TAG_formal_parameter || !nm || !plain_name(nm) ||
+		    k == PS_PROBE_MAX_ARGS)
+			continue;
+		snprintf(def, sizeof(def), "f %s %s", func, nm);
+		if (ps_probe_parse(def, &d, why, sizeof(why)) ||
+		    probe_dwarf_resolve(w->exe, &d, why, sizeof(why)))
+			continue;	/* not readable exactly at the entry: left out */
+		snprintf(out + strlen(out), len - strlen(out), " %s", nm);
+		k++;
+	} while (!dwarf_siblingof(&kid, &kid));
+}
+
+static int one_func(Dwarf_Die *fn, void *arg)
+{
+	struct walk *w = arg;
+	Dwarf_Attribute at;
+	const char *func = dwarf_formstring(dwarf_attr_integrate(fn, DW_AT_linkage_name, &at));
+	char params[512], def[1200], why[300], text[4096];
+	struct ps_probe_def d;
+	Dwarf_Addr pc;
+
+	if (!func)
+		func = dwarf_diename(fn);
+	if (!func || !plain_name(func) || dwarf_hasattr(fn, DW_AT_declaration) ||
+	    (dwarf_lowpc(fn, &pc) && !dwarf_hasattr(fn, DW_AT_ranges)) || strlen(func) > 50)
+		return DWARF_CB_OK;	/* no code of its own (inlined only), or no name to probe */
+	readable_params(w, fn, func, params, sizeof(params));
+	snprintf(def, sizeof(def), "f:auto/%s %s%s", func, func, params);
+	if (params[0] && !ps_probe_parse(def, &d, why, sizeof(why)) &&
+	    !probe_dwarf_resolve(w->exe, &d, why, sizeof(why))) {
+		ps_probe_text(&d, text, sizeof(text));
+		*w->probes = add(*w->probes, text, '\n');
+	}
+	snprintf(def, sizeof(def), "f %s%%return $retval", func);
+	if (dwarf_hasattr_integrate(fn, DW_AT_type) && !ps_probe_parse(def, &d, why, sizeof(why)) &&
+	    !probe_dwarf_resolve(w->exe, &d, why, sizeof(why))) {	/* a struct: left out */
+		snprintf(def, sizeof(def), "%s@retval", func);
+		*w->retvals = add(*w->retvals, def, ' ');
+	}
+	w->n++;
+	return DWARF_CB_OK;
+}
+
+static const Dwfl_Callbacks callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+int auto_args(const char *exe, char **probes, char **retvals)
+{
+	struct walk w = { exe, probes, retvals, 0 };
+	Dwfl *dwfl = dwfl_begin(&callbacks);
+	Dwfl_Module *mod = dwfl ? dwfl_report_offline(dwfl, "", exe, -1) : NULL;
+	Dwarf_Addr bias;
+
+	if (dwfl)
+		dwfl_report_end(dwfl, NULL, NULL);
+	for (Dwarf_Die *cu = NULL; mod && (cu = dwfl_module_nextcu(mod, cu, &bias));)
+		dwarf_getfuncs(cu, one_func, &w, 0);
+	if (dwfl)
+		dwfl_end(dwfl);
+	if (!w.n) {
+		fprintf(stderr, "patchsite: record -a: %s: no function in its DWARF (build with -g, "
+			"or install its debug file)\n", exe);
+		return -1;
+	}
+	return 0;
+}
