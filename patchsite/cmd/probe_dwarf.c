@@ -35,6 +35,8 @@
 #include <unistd.h>
 
 #include "probe_dwarf.h"
+#include "probe_dwarf_site.h"
+#include "probe_dwarf_type.h"
 
 struct regmap {
 	uint16_t machine;
@@ -61,6 +63,8 @@ static const struct regmap maps[] = {
 
 struct ctx {
 	const struct regmap *rm;
+	Dwfl_Module *mod;		/* for types only declared in the function's unit */
+	unsigned call_len;		/* the call at the entry (__fentry__'s), or 0 */
 	Dwarf_Addr pc;			/* the function's entry, in DWARF's addresses */
 	Dwarf_Die fn;
 	char *err;
@@ -238,6 +242,8 @@ static int location(struct ctx *c, Dwarf_Die *param, struct ps_probe_arg *a)
 		return bad(c, "<optimized out> (no location)");
 	}
 	k = dwarf_getlocation_addr(&at, c->pc, &op, &n, 1);
+	if ((k <= 0 || !n) && c->call_len)	/* clang -pg: from after __fentry__'s call */
+		k = dwarf_getlocation_addr(&at, c->pc + c->call_len, &op, &n, 1);
 	if (k <= 0 || !n)
 		return bad(c, "<optimized out> at the function's entry");
 	for (size_t i = 0; i < n; i++)
@@ -256,6 +262,9 @@ static int location(struct ctx *c, Dwarf_Die *param, struct ps_probe_arg *a)
 		op = e;
 		n = 1;
 	}
+	if (op[0].atom == DW_OP_GNU_parameter_ref)	/* gcc's clones (.isra) */
+		return bad(c, "its value is the caller's (DW_OP_GNU_parameter_ref: known at the call "
+			   "site, not at the entry): not recorded");
 	if (n == 1 && ((op[0].atom >= DW_OP_reg0 && op[0].atom <= DW_OP_reg31) ||
 		       op[0].atom == DW_OP_regx)) {
 		unsigned reg = op[0].atom == DW_OP_regx ? (unsigned)op[0].number
@@ -351,9 +360,11 @@ static int resolve_name(struct ctx *c, struct ps_probe_arg *a)
 			*next = '\0';
 		/* A C++ reference is a pointer in the ABI: h->port for const Host &h too. */
 		if ((dwarf_tag(&t) != DW_TAG_pointer_type && dwarf_tag(&t) != DW_TAG_reference_type &&
-		     dwarf_tag(&t) != DW_TAG_rvalue_reference_type) || peeled_type(c, &t, &st) ||
-		    (dwarf_tag(&st) != DW_TAG_structure_type && dwarf_tag(&st) != DW_TAG_union_type &&
-		     dwarf_tag(&st) != DW_TAG_class_type))
+		     dwarf_tag(&t) != DW_TAG_rvalue_reference_type) || peeled_type(c, &t, &st))
+			return bad(c, "'->%s': not a pointer to a struct", m);
+		probe_dwarf_complete_type(c->mod, &st, &st);	/* opaque here: defined elsewhere */
+		if (dwarf_tag(&st) != DW_TAG_structure_type && dwarf_tag(&st) != DW_TAG_union_type &&
+		    dwarf_tag(&st) != DW_TAG_class_type)
 			return bad(c, "'->%s': not a pointer to a struct", m);
 		if (!dwarf_child(&st, &mem))
 			do {
@@ -363,7 +374,12 @@ static int resolve_name(struct ctx *c, struct ps_probe_arg *a)
 			} while (!hit && !dwarf_siblingof(&mem, &mem));
 		if (!hit)
 			return bad(c, "no member '%s'", m);
-		if (dwarf_formudata(dwarf_attr(&mem, DW_AT_data_member_location, &at), &off))
+		/* A union's members may have no location: all are at its start. */
+		if (dwarf_tag(&st) == DW_TAG_union_type &&
+		    !dwarf_hasattr(&mem, DW_AT_data_member_location) &&
+		    !dwarf_hasattr(&mem, DW_AT_bit_size) && !dwarf_hasattr(&mem, DW_AT_data_bit_offset))
+			off = 0;
+		else if (dwarf_formudata(dwarf_attr(&mem, DW_AT_data_member_location, &at), &off))
 			return bad(c, "member '%s': its offset is not a constant (a bit field?)", m);
 		if (a->nderef == PS_PROBE_MAX_DEREF)
 			return bad(c, "more than %d dereferences", PS_PROBE_MAX_DEREF);
@@ -493,6 +509,8 @@ static int find_fn(struct ctx *c, Dwfl_Module *mod, const char *func, Elf *elf)
 	if (!cu)
 		return bad(c, "%s has no DWARF (build with -g, or install its debug file)", func);
 	c->pc = addr - bias;
+	c->mod = mod;
+	c->call_len = probe_dwarf_entry_call_len(mod, addr);
 	n = dwarf_getscopes(cu, c->pc, &scopes);
 	for (int i = n - 1; i >= 0; i--)
 		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
