@@ -167,10 +167,16 @@ static int peeled_type(struct ctx *c, Dwarf_Die *die, Dwarf_Die *out)
 	return 0;
 }
 
-/* The ABI's register for parameter param (-O0's stack slots): 0, or refused. */
+/*
+ * Where the ABI passes parameter param, by its order among the scalar
+ * parameters: its register, or its slot in the caller's stack, 8 bytes a
+ * slot from the entry sp + cfa_from_sp (x86-64 psABI 3.2.3, AAPCS64
+ * 6.8.2).  For -O0's stack slots and clang's sp-based frame base, which
+ * the prologue fills or moves after the site.  0, or refused.
+ */
 static int abi_order(struct ctx *c, Dwarf_Die *param, struct ps_probe_arg *a)
 {
-	unsigned ni = 0, nv = 0;
+	unsigned ni = 0, nv = 0, ns = 0;
 	Dwarf_Die kid, t;
 	struct ps_probe_arg x;
 	bool fl;
@@ -187,22 +193,34 @@ static int abi_order(struct ctx *c, Dwarf_Die *param, struct ps_probe_arg *a)
 		if (kid.addr == param->addr) {
 			char buf[16];
 
-			if (fl ? nv >= c->rm->vec_args : ni >= c->rm->int_args)
-				return bad(c, "passed on the stack (its slot is not worked out here)");
+			if (fl ? nv >= c->rm->vec_args : ni >= c->rm->int_args) {
+				a->base = PF_STACKADDR;
+				a->nderef = 1;
+				a->deref[0] = (int64_t)(c->rm->cfa_from_sp + 8 * ns);
+				return 0;
+			}
 			a->base = PF_REG;
 			snprintf(a->sym, sizeof(a->sym), "%s", fl ? reg_name(c->rm, c->rm->vec0 + nv,
 				 buf, sizeof(buf)) : c->rm->int_arg[ni]);
 			return 0;
 		}
+		/* An optimiser may drop an unused parameter from the calls (LLVM's dead
+		 * argument elimination): then the order says nothing. */
+		if (!dwarf_hasattr(&kid, DW_AT_location) && !dwarf_hasattr(&kid, DW_AT_const_value))
+			return bad(c, "its register is not known: a parameter before it has no "
+				   "location (dropped from the calls?)");
+		if (fl ? nv >= c->rm->vec_args : ni >= c->rm->int_args)
+			ns++;
 		fl ? nv++ : ni++;
 	} while (!dwarf_siblingof(&kid, &kid));
 	return bad(c, "not found among the parameters");
 }
 
 /*
- * The frame base at the entry as the entry sp + *adj: the CFA (gcc), or the
- * stack pointer itself (clang: DW_OP_reg7 on x86-64), which at the entry
- * is the entry sp.  False: another base (a frame pointer not set yet).
+ * The frame base at the entry, as the entry sp + *adj: the CFA (gcc).
+ * False: another base, a register the prologue sets or moves after the
+ * site (clang's sp, whose offsets are the body's: -O2 clang's
+ * DW_OP_fbreg +64 of a stack argument is entry sp + 8 after 7 pushes).
  */
 static bool frame_base_at_entry(struct ctx *c, int64_t *adj)
 {
@@ -213,10 +231,8 @@ static bool frame_base_at_entry(struct ctx *c, int64_t *adj)
 	if (!dwarf_attr_integrate(&c->fn, DW_AT_frame_base, &at) ||
 	    dwarf_getlocation_addr(&at, c->pc, &op, &n, 1) != 1 || n != 1)
 		return false;
-	*adj = op[0].atom == DW_OP_call_frame_cfa ? (int64_t)c->rm->cfa_from_sp : 0;
-	return op[0].atom == DW_OP_call_frame_cfa ||
-	       (op[0].atom >= DW_OP_reg0 && op[0].atom <= DW_OP_reg31 &&
-		(unsigned)(op[0].atom - DW_OP_reg0) == c->rm->sp);
+	*adj = (int64_t)c->rm->cfa_from_sp;
+	return op[0].atom == DW_OP_call_frame_cfa;
 }
 
 /* The location of param at the entry into a: 0, or refused. */
@@ -282,7 +298,8 @@ static int location(struct ctx *c, Dwarf_Die *param, struct ps_probe_arg *a)
 		 * A slot at or above the entry sp (the CFA is above it): the
 		 * caller's, an argument passed on the stack, there at the entry.
 		 * Below the CFA, or another frame base: the callee's own frame,
-		 * which its prologue fills after the site.
+		 * which its prologue fills after the site, or clang's sp as the
+		 * body has it; the ABI's order says where the value is then.
 		 */
 		int64_t adj;
 

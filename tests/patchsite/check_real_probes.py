@@ -82,13 +82,15 @@ def choose(calls, params):
     ok.sort(key=lambda s: (not CLONE.search(s), s))
     defs = []
     for s in ok[:N]:
-        names = []
-        for name, kind, mem in params[s]["params"]:
+        names, body = [], []
+        for name, kind, mem, in_body in params[s]["params"]:
             names.append(name)
             if mem:
                 names.append(name + "->" + mem)
+            if in_body:
+                body += names[-2:] if mem else names[-1:]
         defs.append({"sym": s, "names": names[:8], "returns": params[s]["returns"],
-                     "ret_kind": params[s]["ret_kind"]})
+                     "ret_kind": params[s]["ret_kind"], "body": body})
     return defs
 
 
@@ -160,18 +162,20 @@ def gdb_run(defs, refused, addr):
     for i, d in enumerate(defs):
         gone = [n for (j, n, _) in refused if j == i]
         spec["funcs"].append([i, d["sym"], addr[d["sym"]], call.get(d["sym"], 0),
-                              d["names"] + gone, d["returns"]])
+                              d["names"] + gone, d["returns"], d["body"]])
     json.dump(spec, open(DIR + "/spec.json", "w"))
     r = run(["gdb", "-batch", "-nx", "-ex", "set pagination off", "-ex", "source " + GDB_PY,
              "-ex", "realprobes-break %s/spec.json %d" % (DIR, K), "-ex", "realprobes-run", "-ex",
              "realprobes-counts", "--args"] + PROG)
-    ent, ret, nested, count = {}, {}, set(), {}
+    ent, ret, nested, count, body = {}, {}, set(), {}, {}
     for line in r.stdout.splitlines():
         if not line.startswith("@@"):
             continue
         x = json.loads(line[2:])
         if x[0] == "e":
             ent.setdefault(x[1], []).append(x[3])
+        elif x[0] == "b":
+            body.setdefault(x[1], []).append(x[3])
         elif x[0] == "x":
             ret.setdefault(x[1], []).append(x[3])
         elif x[0] == "n":
@@ -182,6 +186,9 @@ def gdb_run(defs, refused, addr):
             sys.exit("the program stopped under gdb: " + x[1])
     if not count:
         sys.exit("gdb ran no breakpoint: " + r.stderr[-2000:])
+    for ev, hits in body.items():    # the body's view of those names, call by call
+        for vals, late in zip(ent.get(ev, []), hits):
+            vals.update(late)
     return ent, ret, nested, count
 
 
@@ -224,7 +231,7 @@ def same(ours, theirs):
     kind, _, v = theirs.partition(":")
     if ours is None:
         return False
-    if kind == "s":
+    if kind.startswith("s@"):      # s@ADDRESS:TEXT
         cut = ours.endswith("[cut]")    # longer than the recorder's cap: its first bytes
         if cut:
             ours = ours[:-len("[cut]")]
@@ -264,9 +271,14 @@ def shifts():
 
 
 def on_stack(gdb_vals, name):
-    """name is p->member with p pointing into the stack: it may be an out-parameter
-    the callee fills, its bytes left by earlier frames, which differ between the runs
-    (the recorded run's trampolines used that stack too)."""
+    """name is p->member with p pointing into the stack, or a string there: it may be
+    an out-parameter the callee fills, or a buffer of which only the first bytes
+    (a length says how many) are written, the rest left by earlier frames, which
+    differ between the runs (the recorded run's trampolines used that stack too)."""
+    v = gdb_vals.get(name, "")
+    if v.startswith("s@"):         # a string in a stack buffer: one being filled, perhaps
+        p = int(v[2:].split(":")[0])
+        return p != 0 and region(p) == "stack"
     if "->" not in name:
         return False
     v = gdb_vals.get(name.split("->")[0], "")
@@ -355,8 +367,9 @@ def main():
     print("%d functions (%d clones): %d argument values and %d return values equal to gdb's"
           ", %d not (%d pointers not shifted as their region), %d calls' counts differ, %d "
           "calls dropped for a NULL p of p->member (said lost); %d "
-          "refused (%d <optimized out>, as in gdb); of %d members through stack pointers %d "
-          "equal, %d not (out-parameters not written yet: not counted wrong); the returns of "
+          "refused (%d <optimized out>, as in gdb); of %d members and strings through stack "
+          "pointers %d equal, %d not (out-parameters and buffers not written yet: not counted "
+          "wrong); the returns of "
           "%d recursive functions not compared" % (
               len(defs), sum(bool(CLONE.search(d["sym"])) for d in defs),
               n_arg - bad_arg - bad_ptr, n_ret - bad_ret, bad_arg + bad_ret + bad_ptr, bad_ptr,

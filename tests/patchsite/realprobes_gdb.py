@@ -4,12 +4,14 @@
 #   at its first instruction (name, kind), a scalar member of each struct pointer, and
 #   whether it returns a value; written to OUT as JSON.  Nothing is run.
 #   `realprobes-break IN K`, then `realprobes-run`: a breakpoint at each symbol of IN
-#   (JSON: {"main": ADDR, "funcs": [[ev, sym, ADDR, OFF, names, returns]...]}: at
+#   (JSON: {"main": ADDR, "funcs": [[ev, sym, ADDR, OFF, names, returns, body]...]}: at
 #   ADDR + OFF, after the call to __fentry__ the function starts with) printing "@@" + JSON of every name's value gdb gives there, for the
 #   first K calls, and a FinishBreakpoint on each of those calls printing the
 #   value `finish` would show; a call entered while an earlier one has not
-#   returned is said ("n": nested).  Then `realprobes-counts`.
+#   returned is said ("n": nested).  The names of body are read after the prologue
+#   (clang's stack arguments: see params()).  Then `realprobes-counts`.
 import json
+import re
 
 import gdb
 
@@ -48,12 +50,16 @@ def params(addr):
         block = block.superblock
     if not block:
         return None
+    # A parameter at an offset of clang's sp-based frame base is where the body's sp
+    # says, after the prologue moved it: gdb reads it right only there.
+    scope = gdb.execute("info scope *%#x" % addr, to_string=True)
+    body = set(re.findall(r"Symbol (\w+) is a variable at frame base reg \$[rs]sp offset", scope))
     out = []
     for s in block:
         if not s.is_argument or not s.name:
             continue
         k = kind(s.type)
-        out.append([s.name, k, member(s.type) if k == "sptr" else None])
+        out.append([s.name, k, member(s.type) if k == "sptr" else None, s.name in body])
     rt = block.function.type.target() if block.function.type.code == gdb.TYPE_CODE_FUNC \
         else None
     returns = rt is not None and rt.code != gdb.TYPE_CODE_VOID
@@ -90,7 +96,7 @@ def show(v, ret=False):
             return "p:0"
         try:
             # Bytes as latin-1: one character each, whatever the encoding.
-            return "s:" + v.string("latin-1")
+            return "s@%d:%s" % (int(v), v.string("latin-1"))
         except gdb.error:
             return "p:%d" % int(v)
     if k == "flt":
@@ -168,6 +174,29 @@ class Entry(gdb.Breakpoint):
         return True
 
 
+class Body(gdb.Breakpoint):
+    """After the prologue (gdb's own skip, by the symbol's name): the names gdb reads
+    right only there, for the first K calls."""
+    def __init__(self, ev, sym, names, k):
+        super().__init__("'%s'" % sym, internal=True)
+        self.ev, self.names, self.left, self.seq = ev, names, k, 0
+
+    def stop(self):
+        if self.left <= 0:
+            return False
+        self.left -= 1
+        function_frame()
+        vals = {}
+        for n in self.names:
+            try:
+                vals[n] = show(gdb.parse_and_eval(n))
+            except Exception as e:
+                vals[n] = "<optimized out>" if "optimized out" in str(e) else "<error: %s>" % e
+        print("@@" + json.dumps(["b", self.ev, self.seq, vals]))
+        self.seq += 1
+        return False
+
+
 class Run(gdb.Command):
     """run, setting each finish breakpoint while the inferior is stopped at its entry."""
     def __init__(self):
@@ -178,8 +207,10 @@ class Run(gdb.Command):
         # where the program is loaded: the address of main, less main's symbol value.
         gdb.execute("starti", to_string=True)
         base = int(gdb.parse_and_eval("(long)&main")) - spec["main"]
-        for ev, sym, addr, off, names, returns in spec["funcs"]:
+        for ev, sym, addr, off, names, returns, body in spec["funcs"]:
             entries.append(Entry(ev, base + int(addr, 16) + off, names, returns, spec["k"]))
+            if body:
+                Body(ev, sym, body, spec["k"])
         gdb.execute("continue")
         while gdb.selected_inferior().pid and todo:
             ev, seq = todo.pop()
