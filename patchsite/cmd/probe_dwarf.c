@@ -247,13 +247,25 @@ static int location(struct ctx *c, Dwarf_Die *param, struct ps_probe_arg *a)
 
 	if (!dwarf_attr(param, DW_AT_location, &at)) {
 		Dwarf_Sword v;
+		Dwarf_Word u;
 
-		/* A clone for a constant argument (.constprop): the constant. */
-		if (dwarf_attr(param, DW_AT_const_value, &at) && !dwarf_formsdata(&at, &v) &&
+		/*
+		 * A clone for a constant argument (.constprop): the constant.  A
+		 * DW_FORM_dataN one is N bytes with no sign of its own (g++'s
+		 * __priority of 65535 is data2 0xffff): zero-extended, the
+		 * type's size and sign then read it, as the runtime does at a hit.
+		 */
+		if (dwarf_attr(param, DW_AT_const_value, &at) &&
 		    a->type != PT_STRING && a->type != PT_FLOAT && a->type != PT_DOUBLE) {
-			a->base = PF_IMM;
-			a->n = (uint64_t)v;
-			return 0;
+			unsigned form = dwarf_whatform(&at);
+			bool data = form == DW_FORM_data1 || form == DW_FORM_data2 ||
+				    form == DW_FORM_data4 || form == DW_FORM_data8;
+
+			if (data ? !dwarf_formudata(&at, &u) : !dwarf_formsdata(&at, &v)) {
+				a->base = PF_IMM;
+				a->n = data ? (uint64_t)u : (uint64_t)v;
+				return 0;
+			}
 		}
 		return bad(c, "<optimized out> (no location)");
 	}

@@ -18,12 +18,12 @@ import gdb
 
 def kind(t):
     t = t.strip_typedefs()
-    if t.code == gdb.TYPE_CODE_PTR:
+    if t.code in (gdb.TYPE_CODE_PTR, gdb.TYPE_CODE_REF, gdb.TYPE_CODE_RVALUE_REF):
         tt = t.target().strip_typedefs()
-        if tt.code == gdb.TYPE_CODE_INT and tt.sizeof == 1:
+        if tt.code == gdb.TYPE_CODE_INT and tt.sizeof == 1 and t.code == gdb.TYPE_CODE_PTR:
             return "str"
         if tt.code in (gdb.TYPE_CODE_STRUCT, gdb.TYPE_CODE_UNION):
-            return "sptr"
+            return "sptr"      # a reference too: name->member reads through it
         return "ptr"
     if t.code in (gdb.TYPE_CODE_INT, gdb.TYPE_CODE_ENUM, gdb.TYPE_CODE_BOOL,
                   gdb.TYPE_CODE_CHAR):
@@ -37,6 +37,8 @@ def member(t):
     """The first scalar (integer) member of the struct t points to, or None."""
     st = t.strip_typedefs().target().strip_typedefs()
     for f in st.fields():
+        if not hasattr(f, "bitpos"):   # a static member (C++): not in the object
+            continue
         if f.name and not f.bitsize and not f.artificial and kind(f.type) == "int":
             return f.name
     return None
@@ -56,7 +58,9 @@ def params(addr):
     body = set(re.findall(r"Symbol (\w+) is a variable at frame base reg \$[rs]sp offset", scope))
     out = []
     for s in block:
-        if not s.is_argument or not s.name:
+        # g++'s __in_chrg and __vtt_parm (constructors', destructors'): artificial, in
+        # the abstract DIE only, not the concrete ones (no value to compare).
+        if not s.is_argument or not s.name or s.name in ("__in_chrg", "__vtt_parm"):
             continue
         k = kind(s.type)
         out.append([s.name, k, member(s.type) if k == "sptr" else None, s.name in body])
@@ -101,7 +105,9 @@ def show(v, ret=False):
             return "p:%d" % int(v)
     if k == "flt":
         return "f:" + repr(float(v))
-    if k in ("ptr", "sptr", "str") or t.code == gdb.TYPE_CODE_REF:
+    if t.code in (gdb.TYPE_CODE_REF, gdb.TYPE_CODE_RVALUE_REF):    # the address it is
+        return "p:%d" % int(v.referenced_value().address)
+    if k in ("ptr", "sptr", "str"):
         return "p:%d" % int(v)
     return "i:%d" % int(v)
 
@@ -214,7 +220,11 @@ class Run(gdb.Command):
         gdb.execute("continue")
         while gdb.selected_inferior().pid and todo:
             ev, seq = todo.pop()
-            Finish(ev, seq)
+            try:
+                Finish(ev, seq)
+            except (ValueError, gdb.error):     # gdb finds no caller's frame: no finish
+                print("@@" + json.dumps(["x", ev, seq, "<left>"]))
+                pending[ev] = pending.get(ev, 1) - 1
             gdb.execute("continue")
         if gdb.selected_inferior().pid:
             print("@@" + json.dumps(["stopped", gdb.execute("info program", to_string=True)]))
