@@ -393,19 +393,19 @@ def main():
         print("refused %s %s: %s; gdb: %s" % (defs[i]["sym"], n, why,
                                              ", ".join(sorted(map(str, seen)))))
     bad += bad_arg + bad_ret + bad_ptr
-    print("%d functions (%d clones): %d argument values and %d return values equal to gdb's"
+    called_too = sum(1 for i, d in enumerate(defs) if count.get(i, 0) > 0)
+    print("%d functions (%d clones), %d of them called (at least %d wanted):" % (
+        len(defs), sum(bool(CLONE.search(d["sym"])) for d in defs), called_too, MIN))
+    print("%d argument values and %d return values equal to gdb's"
           ", %d not (%d pointers not shifted as their region), %d calls' counts differ, %d "
           "calls dropped for a NULL p of p->member (said lost); %d "
           "refused (%d <optimized out>, as in gdb); of %d members and strings through stack "
           "pointers %d equal, %d not (out-parameters and buffers not written yet: not counted "
           "wrong); the returns of "
           "%d recursive functions not compared" % (
-              len(defs), sum(bool(CLONE.search(d["sym"])) for d in defs),
               n_arg - bad_arg - bad_ptr, n_ret - bad_ret, bad_arg + bad_ret + bad_ptr, bad_ptr,
               bad - bad_arg - bad_ret - bad_ptr, dropped, len(refused), opt, scratch,
               scratch - len(unset), len(unset), len(nested)))
-    called_too = sum(1 for i, d in enumerate(defs) if count.get(i, 0) > 0)
-    print("%d of the %d functions were called under gdb (%d wanted)" % (called_too, len(defs), MIN))
     return 1 if bad or called_too < MIN else 0
 
 
