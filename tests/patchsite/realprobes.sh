@@ -62,7 +62,8 @@ build_cxx() {
 	cxx=$1 exe="$T/gt-$1" o="$T/o-$1"
 	g="$T/googletest/googletest"
 	mkdir -p "$o"
-	for src in "$g"/src/gtest-all.cc "$g"/src/gtest_main.cc "$g"/samples/sample[1-8]*.cc; do
+	for src in "$g"/src/gtest-all.cc "$g"/src/gtest_main.cc "$g"/samples/sample[1-8].cc \
+		"$g"/samples/sample[1-8]_unittest.cc; do
 		obj="$o/$(basename "$src" .cc).o"
 		$cxx -O2 -g -pg -mfentry -std=c++17 -I"$g/include" -I"$g" -c "$src" -o "$obj" &&
 			"$B/recordmcount" "$obj" || return 1
