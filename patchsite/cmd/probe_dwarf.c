@@ -513,12 +513,52 @@ static int func_addr_dwarf(Dwfl_Module *mod, const char *func, Dwarf_Addr *addr)
 }
 
 /* The function's DIE (the outermost subprogram at its address) and what the runtime maps. */
+/*
+ * A subprogram holding pc among the children of die, looking into
+ * namespaces and classes: clang++ defines a namespace's functions inside
+ * its DW_TAG_namespace, where libdw 0.188's dwarf_getscopes does not look.
+ */
+static bool fn_nested(Dwarf_Die *die, Dwarf_Addr pc, Dwarf_Die *fn, int depth)
+{
+	Dwarf_Die kid;
+
+	if (depth > 8 || dwarf_child(die, &kid))
+		return false;
+	do {
+		int tag = dwarf_tag(&kid);
+
+		if (tag == DW_TAG_subprogram && dwarf_haspc(&kid, pc) > 0) {
+			*fn = kid;
+			return true;
+		}
+		if ((tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+		     tag == DW_TAG_structure_type) && fn_nested(&kid, pc, fn, depth + 1))
+			return true;
+	} while (!dwarf_siblingof(&kid, &kid));
+	return false;
+}
+
+/* The outermost subprogram of unit cu at pc, into fn. */
+static bool fn_in_cu(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *fn)
+{
+	Dwarf_Die *scopes = NULL;
+	int n = dwarf_getscopes(cu, pc, &scopes);
+	bool found = false;
+
+	for (int i = n - 1; i >= 0 && !found; i--)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
+			*fn = scopes[i];
+			found = true;
+		}
+	free(scopes);
+	return found || fn_nested(cu, pc, fn, 0);
+}
+
 static int find_fn(struct ctx *c, Dwfl_Module *mod, const char *func, Elf *elf)
 {
 	Dwarf_Addr addr, bias;
-	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Die *cu;
 	GElf_Ehdr eh;
-	int n;
 
 	if (!gelf_getehdr(elf, &eh))
 		return bad(c, "not an ELF file");
@@ -530,25 +570,21 @@ static int find_fn(struct ctx *c, Dwfl_Module *mod, const char *func, Elf *elf)
 	if (func_addr(mod, func, &addr) && func_addr_dwarf(mod, func, &addr))
 		return bad(c, "no function symbol '%s' in the executable (names are resolved in "
 			   "the program itself, not its libraries; a glob needs $argN)", func);
-	cu = dwfl_module_addrdie(mod, addr, &bias);
-	/* No .debug_aranges (clang's default): the unit whose ranges hold the address. */
-	for (Dwarf_Die *u = NULL; !cu && (u = dwfl_module_nextcu(mod, u, &bias));)
-		if (dwarf_haspc(u, addr - bias) > 0)
-			cu = u;
-	if (!cu)
-		return bad(c, "%s has no DWARF (build with -g, or install its debug file)", func);
-	c->pc = addr - bias;
 	c->mod = mod;
 	c->call_len = probe_dwarf_entry_call_len(mod, addr);
-	n = dwarf_getscopes(cu, c->pc, &scopes);
-	for (int i = n - 1; i >= 0; i--)
-		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
-			c->fn = scopes[i];
-			free(scopes);
+	cu = dwfl_module_addrdie(mod, addr, &bias);
+	if (cu && fn_in_cu(cu, addr - bias, &c->fn)) {
+		c->pc = addr - bias;
+		return 0;
+	}
+	/* No .debug_aranges (clang's default): the unit whose ranges hold the address. */
+	for (Dwarf_Die *u = NULL; (u = dwfl_module_nextcu(mod, u, &bias));)
+		if (dwarf_haspc(u, addr - bias) > 0 && fn_in_cu(u, addr - bias, &c->fn)) {
+			c->pc = addr - bias;
 			return 0;
 		}
-	free(scopes);
-	return bad(c, "no DWARF subprogram at %s's address", func);
+	return bad(c, cu ? "no DWARF subprogram at %s's address" :
+		   "%s has no DWARF (build with -g, or install its debug file)", func);
 }
 
 /* $retval with no type given, of a %return probe: typed from the function's return type. */
