@@ -345,7 +345,7 @@ def main():
     ours, ours_ret = replay()
     theirs, theirs_ret, nested, count = gdb_run(defs, refused, addr)
     n_arg = n_ret = bad_arg = bad_ret = bad = scratch = 0
-    notes, unset = [], []
+    notes, unset, state = [], [], []
     dropped = 0
     for i, d in enumerate(defs):
         s = d["sym"]
@@ -371,7 +371,7 @@ def main():
                                                                      y.get(n)))
                     continue
                 if runtime_state(s, n) and not same(x.get(key), y.get(n, "?")):
-                    unset.append("%s call %d: %s=%s, gdb: %s: %s" % (
+                    state.append("%s call %d: %s=%s, gdb: %s: %s" % (
                         s, k + 1, key, x.get(key), y.get(n), runtime_state(s, n)))
                     continue
                 n_arg += 1
@@ -396,7 +396,7 @@ def main():
         notes.append("WRONG: %d calls dropped, %d events said lost" % (dropped, ours["lost"]))
     for line in notes:
         print(line)
-    for line in unset:
+    for line in unset + state:
         print("not compared: " + line)
     bad_ptr = shifts()
     opt = 0
@@ -419,11 +419,11 @@ def main():
           "calls dropped for a NULL p of p->member (said lost); %d "
           "refused (%d <optimized out>, as in gdb); of %d members and strings through stack "
           "pointers %d equal, %d not (out-parameters and buffers not written yet: not counted "
-          "wrong); the returns of "
+          "wrong); %d values of the runtime's own doing not compared; the returns of "
           "%d recursive functions not compared" % (
               n_arg - bad_arg - bad_ptr, n_ret - bad_ret, bad_arg + bad_ret + bad_ptr, bad_ptr,
               bad - bad_arg - bad_ret - bad_ptr, dropped, len(refused), opt, scratch,
-              scratch - len(unset), len(unset), len(nested)))
+              scratch - len(unset), len(unset), len(state), len(nested)))
     return 1 if bad or called_too < MIN else 0
 
 
