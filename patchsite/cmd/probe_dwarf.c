@@ -235,11 +235,46 @@ static bool frame_base_at_entry(struct ctx *c, int64_t *adj)
 	return op[0].atom == DW_OP_call_frame_cfa;
 }
 
+/*
+ * clang's unsigned narrow parameters (a bool):  DW_OP_bregN 0, DW_OP_constu
+ * 0xffffffff, DW_OP_and, DW_OP_convert <unsigned_1>, DW_OP_convert
+ * <unsigned_8>, DW_OP_stack_value: the register's low bytes, which is what
+ * reading register N at the unsigned type's size gives.  True if ops[0..n)
+ * are that: masks keeping those bytes, conversions to unsigned types no
+ * narrower than it.
+ */
+static bool masked_reg(Dwarf_Attribute *at, Dwarf_Op *op, size_t n, const struct ps_probe_arg *a)
+{
+	uint64_t keep = a->size >= 8 ? ~0ull : (1ull << (8 * a->size)) - 1;
+
+	if (a->type != PT_U || n < 3 || op[0].atom < DW_OP_breg0 || op[0].atom > DW_OP_breg31 ||
+	    op[0].number || op[n - 1].atom != DW_OP_stack_value)
+		return false;
+	for (size_t i = 1; i + 1 < n; i++) {
+		Dwarf_Die t;
+		Dwarf_Attribute enc;
+		Dwarf_Word e;
+
+		if (op[i].atom == DW_OP_constu && i + 2 < n && op[i + 1].atom == DW_OP_and &&
+		    (op[i].number & keep) == keep) {
+			i++;
+			continue;
+		}
+		if ((op[i].atom != DW_OP_convert && op[i].atom != DW_OP_GNU_convert) ||
+		    dwarf_getlocation_die(at, &op[i], &t) ||
+		    dwarf_formudata(dwarf_attr(&t, DW_AT_encoding, &enc), &e) ||
+		    (e != DW_ATE_unsigned && e != DW_ATE_unsigned_char && e != DW_ATE_boolean) ||
+		    dwarf_bytesize(&t) < a->size)
+			return false;
+	}
+	return true;
+}
+
 /* The location of param at the entry into a: 0, or refused. */
 static int location(struct ctx *c, Dwarf_Die *param, struct ps_probe_arg *a)
 {
 	Dwarf_Attribute at;
-	Dwarf_Op *op;
+	Dwarf_Op *op, reg_op = { 0 };
 	size_t n;
 	char buf[16];
 	const char *r;
@@ -288,6 +323,12 @@ static int location(struct ctx *c, Dwarf_Die *param, struct ps_probe_arg *a)
 		    e[0].atom < DW_OP_reg0 || e[0].atom > DW_OP_reg31)
 			return bad(c, "an entry value this does not read");
 		op = e;
+		n = 1;
+	}
+	if (masked_reg(&at, op, n, a)) {
+		/* The register itself, read at the type's size (libdw's ops are not ours to change). */
+		reg_op.atom = DW_OP_reg0 + (op[0].atom - DW_OP_breg0);
+		op = &reg_op;
 		n = 1;
 	}
 	if (op[0].atom == DW_OP_GNU_parameter_ref)	/* gcc's clones (.isra) */
