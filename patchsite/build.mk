@@ -96,6 +96,12 @@ check-attach-cycles: $(B)/libpatchsite.so $(B)/patchsite
 check-attach-valkey: $(B)/libpatchsite.so $(B)/patchsite
 	$(Q)sh tests/patchsite/attach_valkey.sh $(B) $(VALKEY)
 
+# Probes named from DWARF on 200 functions of Lua (its git mirror, LUA_GIT=DIR), gcc and clang,
+# against gdb (issue #27; a few minutes: not part of make check).
+.PHONY: check-realprobes
+check-realprobes: $(B)/libpatchsite.so $(B)/patchsite $(B)/recordmcount
+	$(Q)sh tests/patchsite/realprobes.sh $(B) $(PS_MODE)
+
 # The recording features alone (part of check-patchsite).
 check-feat: $(PS_LIBS) $(B)/patchsite
 	$(Q)sh tests/patchsite/feat.sh $(B) $(if $(filter 1,$(SAN)),san,plain)

@@ -35,6 +35,8 @@
 #include <unistd.h>
 
 #include "probe_dwarf.h"
+#include "probe_dwarf_site.h"
+#include "probe_dwarf_type.h"
 
 struct regmap {
 	uint16_t machine;
@@ -61,6 +63,8 @@ static const struct regmap maps[] = {
 
 struct ctx {
 	const struct regmap *rm;
+	Dwfl_Module *mod;		/* for types only declared in the function's unit */
+	unsigned call_len;		/* the call at the entry (__fentry__'s), or 0 */
 	Dwarf_Addr pc;			/* the function's entry, in DWARF's addresses */
 	Dwarf_Die fn;
 	char *err;
@@ -163,10 +167,16 @@ static int peeled_type(struct ctx *c, Dwarf_Die *die, Dwarf_Die *out)
 	return 0;
 }
 
-/* The ABI's register for parameter param (-O0's stack slots): 0, or refused. */
+/*
+ * Where the ABI passes parameter param, by its order among the scalar
+ * parameters: its register, or its slot in the caller's stack, 8 bytes a
+ * slot from the entry sp + cfa_from_sp (x86-64 psABI 3.2.3, AAPCS64
+ * 6.8.2).  For -O0's stack slots and clang's sp-based frame base, which
+ * the prologue fills or moves after the site.  0, or refused.
+ */
 static int abi_order(struct ctx *c, Dwarf_Die *param, struct ps_probe_arg *a)
 {
-	unsigned ni = 0, nv = 0;
+	unsigned ni = 0, nv = 0, ns = 0;
 	Dwarf_Die kid, t;
 	struct ps_probe_arg x;
 	bool fl;
@@ -183,22 +193,34 @@ static int abi_order(struct ctx *c, Dwarf_Die *param, struct ps_probe_arg *a)
 		if (kid.addr == param->addr) {
 			char buf[16];
 
-			if (fl ? nv >= c->rm->vec_args : ni >= c->rm->int_args)
-				return bad(c, "passed on the stack (its slot is not worked out here)");
+			if (fl ? nv >= c->rm->vec_args : ni >= c->rm->int_args) {
+				a->base = PF_STACKADDR;
+				a->nderef = 1;
+				a->deref[0] = (int64_t)(c->rm->cfa_from_sp + 8 * ns);
+				return 0;
+			}
 			a->base = PF_REG;
 			snprintf(a->sym, sizeof(a->sym), "%s", fl ? reg_name(c->rm, c->rm->vec0 + nv,
 				 buf, sizeof(buf)) : c->rm->int_arg[ni]);
 			return 0;
 		}
+		/* An optimiser may drop an unused parameter from the calls (LLVM's dead
+		 * argument elimination): then the order says nothing. */
+		if (!dwarf_hasattr(&kid, DW_AT_location) && !dwarf_hasattr(&kid, DW_AT_const_value))
+			return bad(c, "its register is not known: a parameter before it has no "
+				   "location (dropped from the calls?)");
+		if (fl ? nv >= c->rm->vec_args : ni >= c->rm->int_args)
+			ns++;
 		fl ? nv++ : ni++;
 	} while (!dwarf_siblingof(&kid, &kid));
 	return bad(c, "not found among the parameters");
 }
 
 /*
- * The frame base at the entry as the entry sp + *adj: the CFA (gcc), or the
- * stack pointer itself (clang: DW_OP_reg7 on x86-64), which at the entry
- * is the entry sp.  False: another base (a frame pointer not set yet).
+ * The frame base at the entry, as the entry sp + *adj: the CFA (gcc).
+ * False: another base, a register the prologue sets or moves after the
+ * site (clang's sp, whose offsets are the body's: -O2 clang's
+ * DW_OP_fbreg +64 of a stack argument is entry sp + 8 after 7 pushes).
  */
 static bool frame_base_at_entry(struct ctx *c, int64_t *adj)
 {
@@ -209,17 +231,50 @@ static bool frame_base_at_entry(struct ctx *c, int64_t *adj)
 	if (!dwarf_attr_integrate(&c->fn, DW_AT_frame_base, &at) ||
 	    dwarf_getlocation_addr(&at, c->pc, &op, &n, 1) != 1 || n != 1)
 		return false;
-	*adj = op[0].atom == DW_OP_call_frame_cfa ? (int64_t)c->rm->cfa_from_sp : 0;
-	return op[0].atom == DW_OP_call_frame_cfa ||
-	       (op[0].atom >= DW_OP_reg0 && op[0].atom <= DW_OP_reg31 &&
-		(unsigned)(op[0].atom - DW_OP_reg0) == c->rm->sp);
+	*adj = (int64_t)c->rm->cfa_from_sp;
+	return op[0].atom == DW_OP_call_frame_cfa;
+}
+
+/*
+ * clang's unsigned narrow parameters (a bool):  DW_OP_bregN 0, DW_OP_constu
+ * 0xffffffff, DW_OP_and, DW_OP_convert <unsigned_1>, DW_OP_convert
+ * <unsigned_8>, DW_OP_stack_value: the register's low bytes, which is what
+ * reading register N at the unsigned type's size gives.  True if ops[0..n)
+ * are that: masks keeping those bytes, conversions to unsigned types no
+ * narrower than it.
+ */
+static bool masked_reg(Dwarf_Attribute *at, Dwarf_Op *op, size_t n, const struct ps_probe_arg *a)
+{
+	uint64_t keep = a->size >= 8 ? ~0ull : (1ull << (8 * a->size)) - 1;
+
+	if (a->type != PT_U || n < 3 || op[0].atom < DW_OP_breg0 || op[0].atom > DW_OP_breg31 ||
+	    op[0].number || op[n - 1].atom != DW_OP_stack_value)
+		return false;
+	for (size_t i = 1; i + 1 < n; i++) {
+		Dwarf_Die t;
+		Dwarf_Attribute enc;
+		Dwarf_Word e;
+
+		if (op[i].atom == DW_OP_constu && i + 2 < n && op[i + 1].atom == DW_OP_and &&
+		    (op[i].number & keep) == keep) {
+			i++;
+			continue;
+		}
+		if ((op[i].atom != DW_OP_convert && op[i].atom != DW_OP_GNU_convert) ||
+		    dwarf_getlocation_die(at, &op[i], &t) ||
+		    dwarf_formudata(dwarf_attr(&t, DW_AT_encoding, &enc), &e) ||
+		    (e != DW_ATE_unsigned && e != DW_ATE_unsigned_char && e != DW_ATE_boolean) ||
+		    dwarf_bytesize(&t) < a->size)
+			return false;
+	}
+	return true;
 }
 
 /* The location of param at the entry into a: 0, or refused. */
 static int location(struct ctx *c, Dwarf_Die *param, struct ps_probe_arg *a)
 {
 	Dwarf_Attribute at;
-	Dwarf_Op *op;
+	Dwarf_Op *op, reg_op = { 0 };
 	size_t n;
 	char buf[16];
 	const char *r;
@@ -227,17 +282,31 @@ static int location(struct ctx *c, Dwarf_Die *param, struct ps_probe_arg *a)
 
 	if (!dwarf_attr(param, DW_AT_location, &at)) {
 		Dwarf_Sword v;
+		Dwarf_Word u;
 
-		/* A clone for a constant argument (.constprop): the constant. */
-		if (dwarf_attr(param, DW_AT_const_value, &at) && !dwarf_formsdata(&at, &v) &&
+		/*
+		 * A clone for a constant argument (.constprop): the constant.  A
+		 * DW_FORM_dataN one is N bytes with no sign of its own (g++'s
+		 * __priority of 65535 is data2 0xffff): zero-extended, the
+		 * type's size and sign then read it, as the runtime does at a hit.
+		 */
+		if (dwarf_attr(param, DW_AT_const_value, &at) &&
 		    a->type != PT_STRING && a->type != PT_FLOAT && a->type != PT_DOUBLE) {
-			a->base = PF_IMM;
-			a->n = (uint64_t)v;
-			return 0;
+			unsigned form = dwarf_whatform(&at);
+			bool data = form == DW_FORM_data1 || form == DW_FORM_data2 ||
+				    form == DW_FORM_data4 || form == DW_FORM_data8;
+
+			if (data ? !dwarf_formudata(&at, &u) : !dwarf_formsdata(&at, &v)) {
+				a->base = PF_IMM;
+				a->n = data ? (uint64_t)u : (uint64_t)v;
+				return 0;
+			}
 		}
 		return bad(c, "<optimized out> (no location)");
 	}
 	k = dwarf_getlocation_addr(&at, c->pc, &op, &n, 1);
+	if ((k <= 0 || !n) && c->call_len)	/* clang -pg: from after __fentry__'s call */
+		k = dwarf_getlocation_addr(&at, c->pc + c->call_len, &op, &n, 1);
 	if (k <= 0 || !n)
 		return bad(c, "<optimized out> at the function's entry");
 	for (size_t i = 0; i < n; i++)
@@ -256,6 +325,15 @@ static int location(struct ctx *c, Dwarf_Die *param, struct ps_probe_arg *a)
 		op = e;
 		n = 1;
 	}
+	if (masked_reg(&at, op, n, a)) {
+		/* The register itself, read at the type's size (libdw's ops are not ours to change). */
+		reg_op.atom = DW_OP_reg0 + (op[0].atom - DW_OP_breg0);
+		op = &reg_op;
+		n = 1;
+	}
+	if (op[0].atom == DW_OP_GNU_parameter_ref)	/* gcc's clones (.isra) */
+		return bad(c, "its value is the caller's (DW_OP_GNU_parameter_ref: known at the call "
+			   "site, not at the entry): not recorded");
 	if (n == 1 && ((op[0].atom >= DW_OP_reg0 && op[0].atom <= DW_OP_reg31) ||
 		       op[0].atom == DW_OP_regx)) {
 		unsigned reg = op[0].atom == DW_OP_regx ? (unsigned)op[0].number
@@ -273,7 +351,8 @@ static int location(struct ctx *c, Dwarf_Die *param, struct ps_probe_arg *a)
 		 * A slot at or above the entry sp (the CFA is above it): the
 		 * caller's, an argument passed on the stack, there at the entry.
 		 * Below the CFA, or another frame base: the callee's own frame,
-		 * which its prologue fills after the site.
+		 * which its prologue fills after the site, or clang's sp as the
+		 * body has it; the ABI's order says where the value is then.
 		 */
 		int64_t adj;
 
@@ -351,9 +430,11 @@ static int resolve_name(struct ctx *c, struct ps_probe_arg *a)
 			*next = '\0';
 		/* A C++ reference is a pointer in the ABI: h->port for const Host &h too. */
 		if ((dwarf_tag(&t) != DW_TAG_pointer_type && dwarf_tag(&t) != DW_TAG_reference_type &&
-		     dwarf_tag(&t) != DW_TAG_rvalue_reference_type) || peeled_type(c, &t, &st) ||
-		    (dwarf_tag(&st) != DW_TAG_structure_type && dwarf_tag(&st) != DW_TAG_union_type &&
-		     dwarf_tag(&st) != DW_TAG_class_type))
+		     dwarf_tag(&t) != DW_TAG_rvalue_reference_type) || peeled_type(c, &t, &st))
+			return bad(c, "'->%s': not a pointer to a struct", m);
+		probe_dwarf_complete_type(c->mod, &st, &st);	/* opaque here: defined elsewhere */
+		if (dwarf_tag(&st) != DW_TAG_structure_type && dwarf_tag(&st) != DW_TAG_union_type &&
+		    dwarf_tag(&st) != DW_TAG_class_type)
 			return bad(c, "'->%s': not a pointer to a struct", m);
 		if (!dwarf_child(&st, &mem))
 			do {
@@ -363,7 +444,12 @@ static int resolve_name(struct ctx *c, struct ps_probe_arg *a)
 			} while (!hit && !dwarf_siblingof(&mem, &mem));
 		if (!hit)
 			return bad(c, "no member '%s'", m);
-		if (dwarf_formudata(dwarf_attr(&mem, DW_AT_data_member_location, &at), &off))
+		/* A union's members may have no location: all are at its start. */
+		if (dwarf_tag(&st) == DW_TAG_union_type &&
+		    !dwarf_hasattr(&mem, DW_AT_data_member_location) &&
+		    !dwarf_hasattr(&mem, DW_AT_bit_size) && !dwarf_hasattr(&mem, DW_AT_data_bit_offset))
+			off = 0;
+		else if (dwarf_formudata(dwarf_attr(&mem, DW_AT_data_member_location, &at), &off))
 			return bad(c, "member '%s': its offset is not a constant (a bit field?)", m);
 		if (a->nderef == PS_PROBE_MAX_DEREF)
 			return bad(c, "more than %d dereferences", PS_PROBE_MAX_DEREF);
@@ -468,12 +554,52 @@ static int func_addr_dwarf(Dwfl_Module *mod, const char *func, Dwarf_Addr *addr)
 }
 
 /* The function's DIE (the outermost subprogram at its address) and what the runtime maps. */
+/*
+ * A subprogram holding pc among the children of die, looking into
+ * namespaces and classes: clang++ defines a namespace's functions inside
+ * its DW_TAG_namespace, where libdw 0.188's dwarf_getscopes does not look.
+ */
+static bool fn_nested(Dwarf_Die *die, Dwarf_Addr pc, Dwarf_Die *fn, int depth)
+{
+	Dwarf_Die kid;
+
+	if (depth > 8 || dwarf_child(die, &kid))
+		return false;
+	do {
+		int tag = dwarf_tag(&kid);
+
+		if (tag == DW_TAG_subprogram && dwarf_haspc(&kid, pc) > 0) {
+			*fn = kid;
+			return true;
+		}
+		if ((tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+		     tag == DW_TAG_structure_type) && fn_nested(&kid, pc, fn, depth + 1))
+			return true;
+	} while (!dwarf_siblingof(&kid, &kid));
+	return false;
+}
+
+/* The outermost subprogram of unit cu at pc, into fn. */
+static bool fn_in_cu(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *fn)
+{
+	Dwarf_Die *scopes = NULL;
+	int n = dwarf_getscopes(cu, pc, &scopes);
+	bool found = false;
+
+	for (int i = n - 1; i >= 0 && !found; i--)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
+			*fn = scopes[i];
+			found = true;
+		}
+	free(scopes);
+	return found || fn_nested(cu, pc, fn, 0);
+}
+
 static int find_fn(struct ctx *c, Dwfl_Module *mod, const char *func, Elf *elf)
 {
 	Dwarf_Addr addr, bias;
-	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Die *cu;
 	GElf_Ehdr eh;
-	int n;
 
 	if (!gelf_getehdr(elf, &eh))
 		return bad(c, "not an ELF file");
@@ -485,23 +611,21 @@ static int find_fn(struct ctx *c, Dwfl_Module *mod, const char *func, Elf *elf)
 	if (func_addr(mod, func, &addr) && func_addr_dwarf(mod, func, &addr))
 		return bad(c, "no function symbol '%s' in the executable (names are resolved in "
 			   "the program itself, not its libraries; a glob needs $argN)", func);
+	c->mod = mod;
+	c->call_len = probe_dwarf_entry_call_len(mod, addr);
 	cu = dwfl_module_addrdie(mod, addr, &bias);
+	if (cu && fn_in_cu(cu, addr - bias, &c->fn)) {
+		c->pc = addr - bias;
+		return 0;
+	}
 	/* No .debug_aranges (clang's default): the unit whose ranges hold the address. */
-	for (Dwarf_Die *u = NULL; !cu && (u = dwfl_module_nextcu(mod, u, &bias));)
-		if (dwarf_haspc(u, addr - bias) > 0)
-			cu = u;
-	if (!cu)
-		return bad(c, "%s has no DWARF (build with -g, or install its debug file)", func);
-	c->pc = addr - bias;
-	n = dwarf_getscopes(cu, c->pc, &scopes);
-	for (int i = n - 1; i >= 0; i--)
-		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
-			c->fn = scopes[i];
-			free(scopes);
+	for (Dwarf_Die *u = NULL; (u = dwfl_module_nextcu(mod, u, &bias));)
+		if (dwarf_haspc(u, addr - bias) > 0 && fn_in_cu(u, addr - bias, &c->fn)) {
+			c->pc = addr - bias;
 			return 0;
 		}
-	free(scopes);
-	return bad(c, "no DWARF subprogram at %s's address", func);
+	return bad(c, cu ? "no DWARF subprogram at %s's address" :
+		   "%s has no DWARF (build with -g, or install its debug file)", func);
 }
 
 /* $retval with no type given, of a %return probe: typed from the function's return type. */
