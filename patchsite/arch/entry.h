@@ -32,12 +32,6 @@ PS_ENTRY void ps_graph_exit_slow(unsigned long *slot);
 /* ... of the late trampolines (a site after the prologue): a[0] id << 2, a[1] the return slot */
 PS_ENTRY void ps_func_late_slow(unsigned long *a);
 PS_ENTRY void ps_graph_late_slow(unsigned long *a);
-/*
- * record/profile_fast.c (x86-64): function_profile's common call, the
- * vector registers untouched; non-zero: take the C path above instead
- */
-PS_ENTRY int ps_profile_fast_entry(unsigned long *a);
-PS_ENTRY int ps_profile_fast_exit(unsigned long *slot);
 /* record/graph.c: where a lost hooked return goes (reached by a return, not a call) */
 PS_ENTRY void ps_graph_lost(void) __attribute__((noreturn)) PS_REACHED_BY_RET;
 
