@@ -414,10 +414,12 @@ ps_x86_64_call_saved:
 	PS_POP	r8, rdi, rsi
 	jmp	8b
 /* ticks, or ticks * mult, of 2^63 or more: the product in 128 bits */
-3:	movq	%rdx, %rax
+3:	.cfi_adjust_cfa_offset 24
+	movq	%rdx, %rax
 	mulq	ps_prof_ns_mult(%rip)
 	shrdq	$32, %rdx, %rax
 	jmp	2b
+	.cfi_adjust_cfa_offset -24
 4:	.cfi_adjust_cfa_offset 24
 	PS_POP	r8, rdi, rsi
 #endif
