@@ -32,6 +32,19 @@ PS_ENTRY void ps_graph_exit_slow(unsigned long *slot);
 /* ... of the late trampolines (a site after the prologue): a[0] id << 2, a[1] the return slot */
 PS_ENTRY void ps_func_late_slow(unsigned long *a);
 PS_ENTRY void ps_graph_late_slow(unsigned long *a);
+/*
+ * Read, not called: x86-64's function_profile path (tramp.S) gates and
+ * counts the common call itself, as graph.c and profile.c would (record/
+ * profile_fast.c checks the offsets): the depth asked (ring.c), the
+ * tracer still function_profile (graph_settings.c), the reset generation,
+ * the thread's counters and the ticks-to-ns rate (profile.c).
+ */
+struct prof_thread;
+extern unsigned ps_graph_max_depth;
+extern _Atomic _Bool ps_graph_profile_on;
+extern _Atomic unsigned ps_prof_generation;
+extern __thread struct prof_thread *ps_prof_me __attribute__((tls_model("initial-exec")));
+extern uint64_t ps_prof_ns_mult;
 /* record/graph.c: where a lost hooked return goes (reached by a return, not a call) */
 PS_ENTRY void ps_graph_lost(void) __attribute__((noreturn)) PS_REACHED_BY_RET;
 
