@@ -33,11 +33,18 @@ PS_ENTRY void ps_graph_exit_slow(unsigned long *slot);
 PS_ENTRY void ps_func_late_slow(unsigned long *a);
 PS_ENTRY void ps_graph_late_slow(unsigned long *a);
 /*
- * record/profile_fast.c (x86-64): function_profile's common call, the
- * vector registers untouched; non-zero: take the C path above instead
+ * Read, not called: x86-64's function_profile path (tramp.S) gates and
+ * counts the common call itself, as graph.c and profile.c would (record/
+ * profile_fast.c checks the offsets): the depth asked (ring.c), the
+ * tracer still function_profile (graph_settings.c), the reset generation,
+ * the thread's counters and the ticks-to-ns rate (profile.c).
  */
-PS_ENTRY int ps_profile_fast_entry(unsigned long *a);
-PS_ENTRY int ps_profile_fast_exit(unsigned long *slot);
+struct prof_thread;
+extern unsigned ps_graph_max_depth;
+extern _Atomic _Bool ps_graph_profile_on;
+extern _Atomic unsigned ps_prof_generation;
+extern __thread struct prof_thread *ps_prof_me __attribute__((tls_model("initial-exec")));
+extern uint64_t ps_prof_ns_mult;
 /*
  * events/probe_fast.c (x86-64): dynamic probes alone, r the nine integer
  * registers in struct patchsite_regs' order then the stub's id << 2;

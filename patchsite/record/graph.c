@@ -557,14 +557,15 @@ bool ps_record_slow(void)
  * profile mode keeps every thread's budget at zero or below (graph_entry,
  * graph_word), so the fast paths write nothing and call those halves
  * directly, sparing the generic dispatcher; the frames it pushes are
- * marked slow, so their returns come to C as well.
+ * marked slow, so their returns leave the graph tracer's fast return
+ * (x86-64 counts them in tramp.S, elsewhere they come to C).
  */
 static uintptr_t graph_fast(void)
 {
 	if (graph_settings() || ps_graph_trigger.set)
 		return 0;
 	if (profiling() && ps.arch->tramp_profile)
-		return (uintptr_t)ps.arch->tramp_profile;	/* its own entry (profile_fast.c) */
+		return (uintptr_t)ps.arch->tramp_profile;	/* its own entry (x86-64: tramp.S) */
 	return (uintptr_t)ps.arch->tramp_graph;
 }
 

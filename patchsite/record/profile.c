@@ -6,7 +6,8 @@
  * a histogram).  The calls are function_graph's (graph.c times them with
  * its shadow frames and hooked returns, in its profile mode); their ends
  * come here instead of the ring.  On x86-64 the common call takes
- * profile_fast.c's path instead, which counts the same way (profile_counters.h).
+ * arch/x86_64/tramp.S's path instead, which counts the same way in
+ * assembly (profile_counters.h; profile_fast.c checks its offsets).
  *
  * Each thread writes only its own counters, so a call costs no atomic
  * read-modify-write: a sequence count per function (odd while it changes)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * function_profile's counters as profile.c keeps them, shared with its
- * x86-64 fast path (profile_fast.c): per thread, per function, written by
+ * x86-64 fast path (arch/x86_64/tramp.S, which counts as prof_count does,
+ * at offsets profile_fast.c checks): per thread, per function, written by
  * their thread only, read by others under a sequence count.
  */
 #ifndef PS_RECORD_PROFILE_COUNTERS_H

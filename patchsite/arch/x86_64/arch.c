@@ -365,7 +365,7 @@ const struct ps_arch ps_arch_x86_64 = {
 	.tramp_func_late = ps_x86_64_func_late,
 	.tramp_graph_late = ps_x86_64_graph_late,
 #ifndef __SANITIZE_THREAD__
-	.tramp_profile	= ps_x86_64_prof_entry,	/* record/profile_fast.c */
+	.tramp_profile	= ps_x86_64_prof_entry,	/* tramp.S; offsets: record/profile_fast.c */
 	.tramp_probe	= ps_x86_64_probe_entry,	/* events/probe_fast.c */
 #endif
 	.graph_return	= ps_x86_64_graph_return,

@@ -17,6 +17,41 @@
 #define PSF_STACK_LO	32
 #define PSF_STACK_SIZE	40
 #define PSF_FP_END	48
+#define PSF_T		24
+
+/*
+ * function_profile's (record/profile_fast.c checks these against the C):
+ * struct ps_thread (PST_), struct ps_fslow (FS_), struct prof_thread
+ * (PPT_), struct prof_fn and its struct hist (PF_), ps.tracing_on, and
+ * the flags and id fields of core/core.h.
+ */
+#define PST_FRAMES	152
+#define PST_FSLOW	168
+#define PST_NOTRACE	176
+#define FS_TSC		32
+#define FS_UNITS	40
+#define FS_FLAGS	44
+#define FS_PROF		48
+#define FS_CHILD	56
+#define FS_SIZE		64
+#define PPT_GEN		28
+#define PPT_MODS	32
+#define PF_TOTAL	0
+#define PF_SUM		8
+#define PF_SELF		16
+#define PF_SUMSQ	32
+#define PF_OPEN		52
+#define PF_SEQ		56
+#define PF_HN		64
+#define PF_HMIN		72
+#define PF_HMAX		80
+#define PF_HCOUNT	88
+#define PS_TRACING_ON	58
+#define PS_FS_PROFILE	16
+#define PS_FRAME_SLOW	2
+#define PS_FRAME_KEY_BIAS 24
+#define PS_ID_SHIFT	21
+#define PS_ID_MASK	0x1fffff
 
 /*
  * The pieces every trampoline repeats, as assembler macros.
@@ -114,6 +149,16 @@
 	.macro	PS_ENDFUNC name
 	.cfi_endproc
 	.size	\name, . - \name
+	.endm
+/*
+ * off (off32: its lower half): 24 n, n a frame's index in t's shadow
+ * stack (t: struct ps_thread); off = &t->fslow[n].  24 n times the inverse of 3 modulo 2^32 is 8 n
+ * (24 n is far below 2^32), scaled by 8 in the address: 64 n.
+ */
+	.macro	PS_PROF_SLOW off, off32, t
+	imull	$0xaaaaaaab, %\off32, %\off32
+	movq	PST_FSLOW(%\t), %\t
+	leaq	(%\t,%\off,8), %\off
 	.endm
 
 	.text
@@ -274,54 +319,217 @@ ps_x86_64_call_saved:
 	jmp	*-8(%rsp)
 #ifndef __SANITIZE_THREAD__
 /*
- * Not the top frame's key as the fast path writes it: function_profile's
- * frames (key bit PS_FRAME_SLOW) end in C without the full save
- * (record/profile_fast.c), given the time stamp read above in the slot
- * (its lower half; the upper one is this stretch's, as for the words the
- * fast paths write).  Anything else goes on to the C path.
+ * Not the top frame's key as the fast path writes it.  function_profile's
+ * frames (key bit PS_FRAME_SLOW) are counted here, in full, when their
+ * slow info (x, parallel to the frame) says a profile call of this reset
+ * generation: the counting of record/profile_counters.h (prof_to_caller,
+ * prof_count, hist_add) done again in assembly, as the graph tracer's
+ * words are, with three more registers saved and no call.  Anything else
+ * (4:) goes on to the C path.  Stack after the pushes: 24 the key
+ * (%rsp above), 48 the slot; %eax the time stamp's lower half, %rdx
+ * f->fp.
  */
 6:	.cfi_def_cfa_offset 32
-	movl	%eax, 24(%rsp)
-	PS_PUSH	rdi, rsi, r8, r9, r10, r11
-	leaq	72(%rsp), %rdi
-	call	ps_profile_fast_exit
-	PS_POP	r11, r10, r9, r8, rsi
-	testl	%eax, %eax
-	jz	7f
-	leaq	32(%rsp), %rdi
-	jmp	5f
+	PS_PUSH	rsi, rdi, r8
+	leaq	24+PS_FRAME_SLOW(%rsp), %rsi
+	cmpq	%rsi, -16(%rdx)
+	jne	4f
+	movq	%fs:PSF_T(%rcx), %rsi	/* set: a frame is */
+	leaq	-24(%rdx), %rdi
+	subq	PST_FRAMES(%rsi), %rdi	/* 24 n; n = 0 is the sentinel */
+	jbe	4f
+	PS_PROF_SLOW rdi, edi, rsi
+	cmpl	$PS_FS_PROFILE, FS_FLAGS(%rdi)
+	jne	4f
+	movq	FS_PROF(%rdi), %r8	/* fn, the counters */
+	testq	%r8, %r8
+	jz	4f
+	movl	ps_prof_generation(%rip), %esi
+	cmpl	%esi, FS_UNITS(%rdi)
+	jne	4f
+/* d = prof_ns(tsc - x->tsc), in %rax */
+	movl	%fs:PSF_HI(%rcx), %esi
+	shlq	$32, %rsi
+	orq	%rsi, %rax
+	subq	FS_TSC(%rdi), %rax
+	movq	%rax, %rdx		/* keeps the flags */
+	js	3f
+	imulq	ps_prof_ns_mult(%rip), %rax	/* shorter than mulq and shrdq */
+	jo	3f
+	shrq	$32, %rax
+2:
+/* prof_to_caller: frame fr - 1's key at -40 from f->fp; its slow info x - 1 */
+	movq	%fs:PSF_FP(%rcx), %rdx
+	testb	$PS_FRAME_SLOW, -40(%rdx)
+	jz	1f
+	testl	$PS_FS_PROFILE, FS_FLAGS-FS_SIZE(%rdi)
+	jz	1f
+	addq	%rax, FS_CHILD-FS_SIZE(%rdi)
+1:	movq	%rax, %rsi		/* self: d less the callees', at least 0 */
+	subq	FS_CHILD(%rdi), %rsi
+	jae	1f
+	xorl	%esi, %esi
+/* the real return address back in the slot, the frame popped: the rest is fn's */
+1:	movq	-24(%rdx), %rdi
+	movq	%rdi, 48(%rsp)
+	subq	$24, %fs:PSF_FP(%rcx)
+/* prof_count: open (recursion) first, then the counters under the sequence count */
+	movl	PF_OPEN(%r8), %edx
+	movq	%rax, %rdi		/* total's part: d, 0 when nested */
+	cmpl	$1, %edx
+	jbe	1f
+	xorl	%edi, %edi
+1:	subl	$1, %edx		/* open - 1, 0 stays 0 */
+	adcl	$0, %edx
+	movl	%edx, PF_OPEN(%r8)
+/* x86-64 keeps stores in order: the odd count is seen before the changes */
+	addl	$1, PF_SEQ(%r8)
+	addq	%rdi, PF_TOTAL(%r8)
+	addq	%rax, PF_SUM(%r8)
+	addq	%rsi, PF_SELF(%r8)
+	addq	$1, PF_HN(%r8)
+	cmpq	PF_HMIN(%r8), %rax
+	jae	1f
+	movq	%rax, PF_HMIN(%r8)
+1:	cmpq	PF_HMAX(%r8), %rax
+	jbe	1f
+	movq	%rax, PF_HMAX(%r8)
+/*
+ * hist_bucket without a branch: k = the top bit of d | 8 (at least 3),
+ * bucket 8 (k - 3) + (d >> (k - 3)); below 16 that is d itself, above it
+ * is 8 + 8 (k - 3) + the three bits after the top one.
+ */
+1:	movq	%rax, %rdx
+	orq	$8, %rdx
+	bsrq	%rdx, %rcx
+	subl	$3, %ecx
+	movq	%rax, %rdx
+	shrq	%cl, %rdx
+	leaq	(%rdx,%rcx,8), %rdx
+	addq	$1, PF_HCOUNT(%r8,%rdx,8)
+	mulq	%rax			/* d * d, 128 bits */
+	addq	%rax, PF_SUMSQ(%r8)
+	adcq	%rdx, PF_SUMSQ+8(%r8)
+	addl	$1, PF_SEQ(%r8)
+	PS_POP	r8, rdi, rsi
+	jmp	8b
+/* ticks, or ticks * mult, of 2^63 or more: the product in 128 bits */
+3:	.cfi_adjust_cfa_offset 24
+	movq	%rdx, %rax
+	mulq	ps_prof_ns_mult(%rip)
+	shrdq	$32, %rdx, %rax
+	jmp	2b
+	.cfi_adjust_cfa_offset -24
+4:	.cfi_adjust_cfa_offset 24
+	PS_POP	r8, rdi, rsi
 #endif
 9:	.cfi_def_cfa_offset 32
 	PS_PUSH	rdi
 	leaq	32(%rsp), %rdi
-5:	leaq	ps_graph_exit_slow(%rip), %rax
+	leaq	ps_graph_exit_slow(%rip), %rax
 	call	ps_x86_64_call_saved
-7:	PS_POP	rdi
+	PS_POP	rdi
 	jmp	8b
 	PS_ENDFUNC ps_x86_64_graph_return
 
 #ifndef __SANITIZE_THREAD__
 /*
- * function_profile's entry: record/profile_fast.c does the common call in
- * C, with only the call-clobbered general registers saved around it (it
- * leaves the vector registers alone), as the return hook does for its
- * end.  It answers non-zero when the call needs graph.c's C path, taken
- * as the graph entry's slow path is (a = the stub's id, then the two
- * returns).  Nine pushes keep the ABI's alignment at the call.
+ * function_profile's entry, the common call in assembly as the graph
+ * tracer's: the frame is taken, its slow info (x) says a profile call of
+ * this reset generation with its counters (fn), and the return is hooked;
+ * nothing is written elsewhere.  The C path (graph.c's entry, as the graph
+ * entry's slow path) takes anything else: the thread's first call, a
+ * function's first call in its thread (no counters yet), a reset, a
+ * return slot off the thread's stack, no room or the depth asked reached,
+ * a frame below that a longjmp left, notrace, tracing off or the tracer
+ * switched away.  Stack after the pushes: 48 the stub's id << 2, 56
+ * return into the function, 64 into its caller (the slot).
  */
 	PS_FUNC	ps_x86_64_prof_entry
 	.cfi_def_cfa_offset 16
-	PS_PUSH	rax, rcx, rdx, rsi, rdi, r8, r9, r10, r11
-	leaq	72(%rsp), %rdi
-	call	ps_profile_fast_entry
-	testl	%eax, %eax
-	jnz	9f
-8:	PS_POP	r11, r10, r9, r8, rdi, rsi, rdx, rcx, rax
+	PS_PUSH	rax, rcx, rdx, rsi, rdi, r8
+	movq	ps_fast@gottpoff(%rip), %rcx
+	leaq	64(%rsp), %rdx
+	subq	%fs:PSF_STACK_LO(%rcx), %rdx
+	cmpq	%fs:PSF_STACK_SIZE(%rcx), %rdx
+	jae	9f
+/* f->fp and f->fp_end are NULL until f->t is set (record/ring.c) */
+	movq	%fs:PSF_FP(%rcx), %rdx	/* fr, the frame to take */
+	cmpq	%fs:PSF_FP_END(%rcx), %rdx
+	jae	9f
+	movq	%fs:PSF_T(%rcx), %rsi
+	cmpl	$0, PST_NOTRACE(%rsi)
+	jne	9f
+	cmpb	$0, ps+PS_TRACING_ON(%rip)
+	je	9f
+	cmpb	$0, ps_graph_profile_on(%rip)	/* not switched away */
+	je	9f
+/* n = frames open below it (24 n bytes), n - 1 < ps_graph_max_depth */
+	movq	%rdx, %rdi
+	subq	PST_FRAMES(%rsi), %rdi
+	movl	ps_graph_max_depth(%rip), %eax
+	leaq	(%rax,%rax,2), %rax
+	shlq	$3, %rax
+	leaq	-24(%rdi), %r8
+	cmpq	%rax, %r8
+	jae	9f
+/*
+ * The frame below has its slot above this one: its key, low bits off, above
+ * this one's (slot - 24).  Less one, the sentinel's (key 1, the first
+ * frame's below) is above all.
+ */
+	movq	-16(%rdx), %rax
+	andq	$-4, %rax
+	subq	$1, %rax
+	leaq	64-PS_FRAME_KEY_BIAS(%rsp), %r8
+	cmpq	%r8, %rax
+	jb	9f
+	PS_PROF_SLOW rdi, edi, rsi
+/* fn = ps_prof_me->mods[id >> PS_ID_SHIFT][id & PS_ID_MASK], of this generation */
+	movq	ps_prof_me@gottpoff(%rip), %rax
+	movq	%fs:(%rax), %rax
+	testq	%rax, %rax
+	jz	9f
+	movl	ps_prof_generation(%rip), %r8d
+	cmpl	%r8d, PPT_GEN(%rax)
+	jne	9f
+	movl	48(%rsp), %esi
+	shrl	$PS_ID_SHIFT + 2, %esi
+	movq	PPT_MODS(%rax,%rsi,8), %rax
+	testq	%rax, %rax
+	jz	9f
+	movl	48(%rsp), %esi
+	andl	$PS_ID_MASK << 2, %esi
+	movq	(%rax,%rsi,2), %rsi
+	testq	%rsi, %rsi
+	jz	9f
+/* The frame is taken before it is filled: a signal handler's calls push above it. */
+	addq	$24, %fs:PSF_FP(%rcx)
+	btsq	$32 + 4, %r8		/* flags PS_FS_PROFILE (1 << 4) above units = gen, one store */
+	movq	%r8, FS_UNITS(%rdi)
+	movq	$0, FS_CHILD(%rdi)
+	movq	%rsi, FS_PROF(%rdi)
+	addl	$1, PF_OPEN(%rsi)
+	movq	64(%rsp), %rax
+	movq	%rax, 0(%rdx)		/* frame.ret */
+	leaq	64-PS_FRAME_KEY_BIAS+PS_FRAME_SLOW(%rsp), %rax
+	movq	%rax, 8(%rdx)		/* frame.key */
+	movl	48(%rsp), %eax
+	andl	$-4, %eax
+	orl	$1, %eax		/* PS_EV_EXIT */
+	movq	%rax, 16(%rdx)		/* frame.idw */
+	leaq	ps_x86_64_graph_return(%rip), %rax
+	movq	%rax, 64(%rsp)
+	rdtsc				/* last: the call's time leaves this path's out */
+	shlq	$32, %rdx
+	orq	%rdx, %rax
+	movq	%rax, FS_TSC(%rdi)
+8:	PS_POP	r8, rdi, rsi, rdx, rcx, rax
 	leaq	8(%rsp), %rsp	/* drop the id; keeps flags */
 	.cfi_adjust_cfa_offset -8
 	ret
-9:	.cfi_adjust_cfa_offset 80
-	leaq	72(%rsp), %rdi
+9:	.cfi_adjust_cfa_offset 56
+	leaq	48(%rsp), %rdi
 	leaq	ps_graph_entry_slow(%rip), %rax
 	call	ps_x86_64_call_saved
 	jmp	8b
