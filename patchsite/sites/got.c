@@ -126,6 +126,38 @@ static int map_thunks(struct got_mod *g, size_t n, struct got_mod *reuse)
 	return 0;
 }
 
+/*
+ * Whether the function at target has an entry site of its own (a library
+ * built with -pg, a plugin): then its library traces it, and a thunk on
+ * the slot would show every call twice, the callee inside itself.
+ */
+static bool traced_by_its_object(uintptr_t target)
+{
+	unsigned n = atomic_load_explicit(&ps.nmods, memory_order_acquire);
+
+	for (unsigned i = 0; i < n; i++) {
+		struct ps_module *m = ps.mods[i];
+		size_t lo = 0, hi = m->nsites;
+
+		if (target < m->text_lo || target >= m->text_hi || !m->nsites)
+			continue;
+		ps_module_syms(m);	/* sites learn their function (loaded lazily) */
+		while (lo < hi) {	/* the first site at or after target */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (m->sites[mid].addr < target)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < m->nsites && m->sites[lo].sym && m->sites[lo].sym->addr == target; lo++)
+			if (m->sites[lo].kind != SITE_EXIT && m->sites[lo].state != SITE_REFUSED)
+				return true;
+		return false;
+	}
+	return false;
+}
+
 /* The sites of one slot each; names copied into one pool. */
 static int fill_sites(struct got_mod *g, const struct cand *c, size_t n)
 {
@@ -170,6 +202,8 @@ static int fill_sites(struct got_mod *g, const struct cand *c, size_t n)
 				  "executable's): their calls, patchsite's own too, come through the slot";
 		if (!gs->why && !target)
 			gs->why = "not bound (a weak symbol no object defines)";
+		if (!gs->why && traced_by_its_object(target))
+			gs->why = "traced by its own object's patch site (shown once)";
 		for (unsigned k = 0; !gs->why && k < ps.nmods; k++)
 			if (ps_module_has_code(ps.mods[k], self, 1) &&
 			    ps_module_has_code(ps.mods[k], target, 1))
