@@ -22,6 +22,8 @@ int parse_int(const char *s, const char *what, int *out);
 int parse_options(const char *list, unsigned *set, unsigned *clear);
 
 int cmd_record(int argc, char **argv);
+/* Events and switches lost in dir's recording, said on stderr (record_lost.c). */
+void record_say_lost(const char *dir, const char *cmd);
 int cmd_pipe(int argc, char **argv);
 
 enum verb { REPLAY, REPORT, DUMP, INFO };

@@ -578,6 +578,7 @@ int cmd_record(int argc, char **argv)
 			return 2;
 		}
 	write_status(dir, argv[optind], pid, st);
+	record_say_lost(dir, argv[optind]);
 	free(filter);
 	free(probes);
 	free(retvals);

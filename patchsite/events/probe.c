@@ -60,14 +60,9 @@ static struct probe *retired;
 /* A value not readable: the record is not made, said as the thread's lost events (info, replay). */
 static void fault(struct probe *p)
 {
-	struct ps_thread *t = ps_self;
-
 	atomic_fetch_add_explicit(&p->faults, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&p->ev->lost, 1, memory_order_relaxed);
-	if (t) {
-		atomic_fetch_add_explicit(&t->lost, 1, memory_order_relaxed);
-		ps_store_lost(t);
-	}
+	ps_record_lost();
 }
 
 /*

@@ -148,6 +148,7 @@ int ps_store_thread(struct ps_thread *t, struct ps_fast *f);
 int ps_store_next(struct ps_thread *t, struct ps_fast *f);
 bool ps_store_stale(const struct ps_thread *t);
 void ps_store_lost(struct ps_thread *t);
+void ps_record_lost(void);	/* ring.c: one event lost by the calling thread, said in its file */
 void ps_store_module(struct ps_module *m);
 void ps_store_module_gone(struct ps_module *m);
 void ps_store_finish(void);

@@ -126,6 +126,21 @@ struct ps_thread *ps_ring_thread_setup(void)
 	return t;
 }
 
+/*
+ * An event its recorder could not make (a probe's fetch faulted), counted
+ * in the thread's file: made now if the thread has none yet, so that a
+ * thread whose every event was lost still says so (replay, info).
+ */
+void ps_record_lost(void)
+{
+	struct ps_thread *t = ps_ring_thread_setup();
+
+	if (!t)
+		t = ps_thread_self();	/* no ring: counted in memory only */
+	if (t)
+		lose(t);
+}
+
 /* Entries that fit now (two words each, the open frames' exits kept); may wrap the ring. */
 int32_t ps_ring_budget(struct ps_thread *t, struct ps_fast *f, bool frames)
 {

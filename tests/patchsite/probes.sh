@@ -300,5 +300,30 @@ else
 	fail "dynamic_events: build" "$T/build.log"
 fi
 
+# A fetch through a NULL pointer in a thread that records nothing else: each such call
+# is an event lost, counted in the thread's file (made for it) and said by record on
+# stderr.  The oracle is the program's own count of its calls, printed at the end.
+cat >"$T/null.c" <<'EOF2'
+#include <stdio.h>
+struct s { int x; };
+static volatile int calls;
+__attribute__((noipa)) int f_null(struct s *p) { calls++; return p ? p->x : 0; }
+int main(void) { for (int i = 0; i < 12; i++) f_null(0); printf("%d\n", calls); return 0; }
+EOF2
+if cc -O2 -g -pg -mfentry -mrecord-mcount "$T/null.c" -o "$T/null" >"$T/build.log" 2>&1; then
+	LD_PRELOAD="$SANPRE" "$PS" record -d "$T/nullrec" --tracer=nop --no-libcall \
+		--probe='f:t/null f_null x=+0($arg1):s32' "$T/null" >"$T/out" 2>"$T/err"
+	n=$(cat "$T/out")
+	lost=$("$PS" info -d "$T/nullrec" 2>/dev/null | sed -n 's/^# events: [0-9]* recorded, \([0-9]*\) lost$/\1/p')
+	if [ -n "$n" ] && [ "$lost" = "$n" ] && grep -q ": $n events lost" "$T/err"; then
+		pass "a fetch through NULL: $n calls, $lost events lost in info, said by record"
+	else
+		{ echo "calls $n, info lost '$lost'"; cat "$T/err"; } >"$T/diff"
+		fail "a fetch through NULL: the loss is not counted or said" "$T/diff"
+	fi
+else
+	fail "null: build" "$T/build.log"
+fi
+
 echo "$PASS passed, $FAIL failed"
 [ $FAIL = 0 ]
