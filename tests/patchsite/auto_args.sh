@@ -32,7 +32,7 @@ for opt in -O2 -O0; do
 		fail "gcc $opt: record -a" "$T/err"
 		continue
 	fi
-	"$PS" replay -d "$T/rec" >"$T/replay" 2>>"$T/err"
+	"$PS" replay --no-sched -d "$T/rec" >"$T/replay" 2>>"$T/err"
 	loc='*'
 	[ "$opt" = -O0 ] && loc="$PWD/testdata/patchsite/retargs.c"
 	printf 'set pagination off\nset confirm off\nsource %s\nautoargs %s %s\nrun\n' \

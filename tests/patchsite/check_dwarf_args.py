@@ -81,7 +81,7 @@ def record(defs):
 
 
 def replay(defs):
-    out = subprocess.run([PS, "replay", "-d", DIR + "/rec"], capture_output=True, text=True,
+    out = subprocess.run([PS, "replay", "--no-sched", "-d", DIR + "/rec"], capture_output=True, text=True,
                          check=True).stdout
     hits = {}
     for line in out.splitlines():

@@ -151,7 +151,7 @@ def record(defs):
 
 def replay():
     """Each probe's entry hits and returns, and how many events the header says lost."""
-    out = run([PS, "replay", "-d", DIR + "/rec"], check=True).stdout
+    out = run([PS, "replay", "--no-sched", "-d", DIR + "/rec"], check=True).stdout
     ent, ret = {}, {}
     ent["lost"] = sum(int(n) for n in re.findall(r"^# .*\[LOST (\d+) EVENTS\]", out, re.M))
     for line in out.splitlines():

@@ -38,7 +38,7 @@ case_() {
 		fail "$name: record" "$T/err"
 		return
 	fi
-	"$PS" replay -d "$T/rec" >"$T/replay" 2>>"$T/err"
+	"$PS" replay --no-sched -d "$T/rec" >"$T/replay" 2>>"$T/err"
 	got=$(grep -cE " $fn(\\(\\)[;{ ]| <-)" "$T/replay")
 	want=$(gdb_count "$exe" "$loc" "$gcond")
 	if [ "$got" = "$want" ] && [ "$want" -gt 0 ] && [ "$want" -lt "$total" ]; then
@@ -76,7 +76,7 @@ exe="$T/ra-O2"
 rm -rf "$T/env"
 PATCHSITE_FILTER='ra_outer if arg2 >= 300' PATCHSITE_TRACER=function PATCHSITE_DATA="$T/env" \
 	LD_PRELOAD="$SANPRE${SANPRE:+ }$PATCHSITE_LIB" "$exe" >/dev/null 2>"$T/err"
-got=$("$PS" replay -d "$T/env" 2>>"$T/err" | grep -c ' ra_outer <-')
+got=$("$PS" replay --no-sched -d "$T/env" 2>>"$T/err" | grep -c ' ra_outer <-')
 want=$(gdb_count "$exe" '*ra_outer' '(long)$rsi >= 300')
 if [ "$got" = "$want" ] && [ "$want" -gt 0 ] && [ "$want" -lt 7 ]; then
 	pass "PATCHSITE_FILTER='ra_outer if arg2 >= 300': $got calls, as gdb's"

@@ -98,7 +98,7 @@ audit_counts() {
 }
 # traced_counts DIR: "count symbol" of the library calls plug_work made (function tracer).
 traced_counts() {
-	"$PS" replay -d "$1" | sed -n 's/.*: \([^ ]*\) <-plug_work$/\1/p' | sort | uniq -c | sort -k2
+	"$PS" replay --no-sched -d "$1" | sed -n 's/.*: \([^ ]*\) <-plug_work$/\1/p' | sort | uniq -c | sort -k2
 }
 
 # 1. One open, N calls, close, twice: the plugin's calls counted as the audit counts them.
@@ -198,7 +198,7 @@ if [ $rc -eq 0 ] && [ -s slots.txt ] && cmp -s slots.txt listed.txt && ! grep -q
 else
 	fail "ctl lists of the dlopened plugin (rc $rc)" a1
 fi
-"$PS" replay -d d | sed -n 's/.*: \([^ ]*\) <-plug_work$/\1/p' > live.txt
+"$PS" replay --no-sched -d d | sed -n 's/.*: \([^ ]*\) <-plug_work$/\1/p' > live.txt
 if grep -q '^strlen@.* \[libplug\.so\]' e1 && ! grep -q 'libplug' e2 && [ "$(cat live.txt)" = strlen ]
 then
 	pass "live: set_ftrace_filter strlen@* switched the plugin's slots: only strlen recorded"
@@ -249,7 +249,7 @@ fi
 rm -rf d
 record -d d --tracer=function_graph --nest-libcall ./dlmain threads ./libplug.so 5 > out 2>err
 rc=$?
-n=$("$PS" replay -d d | grep -c '| *strtol();')
+n=$("$PS" replay --no-sched -d d | grep -c '| *strtol();')
 want=$(awk '$2 == "strtol"' audit.raw | wc -l)
 if [ $rc -eq 0 ] && cmp -s out plain.out && [ "$n" = "$want" ]; then
 	pass "threads, function_graph: as untraced, $n strtol calls closed as the audit counts them"

@@ -169,7 +169,7 @@ entry_values() {
 		fail "$cc $opt retargs.c: record" "$T/err"
 		return
 	fi
-	"$PS" replay -d "$T/arec" >"$T/areplay" 2>"$T/err" || { fail "retargs: replay" "$T/err"; return; }
+	"$PS" replay --no-sched -d "$T/arec" >"$T/areplay" 2>"$T/err" || { fail "retargs: replay" "$T/err"; return; }
 	# -O0 stores its arguments in the prologue: gdb reads them at the closing brace.
 	loc='*'
 	[ "$opt" = -O0 ] && loc="$PWD/testdata/patchsite/retargs.c"

@@ -28,7 +28,7 @@ check() {
 		fail "$name: record" "$T/err"
 		return
 	fi
-	"$PS" replay --srcline -d "$T/rec" >"$T/replay" 2>"$T/err" ||
+	"$PS" replay --no-sched --srcline -d "$T/rec" >"$T/replay" 2>"$T/err" ||
 		{ fail "$name: replay --srcline" "$T/err"; return; }
 	# FUNC FILE:LINE pairs as replay shows them (function_graph "f() {" / "f();", function "f <-p").
 	sed -n 's/.*[|:] *\([a-z_][a-z_0-9]*\)\((.*)\)\{0,1\}[ ;{<].*\/\* \(\/[^ ]*:[0-9]*\) \*\/$/\1 \3/p' \
@@ -77,7 +77,7 @@ gcc -O2 -pg -mfentry -mrecord-mcount testdata/patchsite/uselib.c "$T/libwork-O2.
 	-Wl,-rpath,"$T" -o "$T/nodw" 2>"$T/build.log"
 rm -rf "$T/rec"
 record -d "$T/rec" "$T/nodw" >/dev/null 2>&1
-"$PS" replay --srcline -d "$T/rec" >"$T/replay" 2>&1
+"$PS" replay --no-sched --srcline -d "$T/rec" >"$T/replay" 2>&1
 if grep -q 'prog_fn() {$' "$T/replay" && grep -q 'lib_outer() { /\* /' "$T/replay"; then
 	pass "a program without DWARF: no srcline for its functions, its library's shown"
 else
