@@ -24,8 +24,42 @@
 struct walk {
 	const char *exe;
 	char **probes, **retvals;
+	char *seen;		/* " FUNC " of each function done */
+	const char **syms;	/* the function symbols' names, sorted */
+	size_t nsyms;
 	unsigned n;
 };
+
+static int by_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * The names of mod's function symbols, sorted: sites are named by them, so a
+ * function DWARF names but whose code has another symbol (luaK_codek.isra.0)
+ * would be a probe without a site, which stops the whole record.
+ */
+static void function_symbols(struct walk *w, Dwfl_Module *mod)
+{
+	int n = dwfl_module_getsymtab(mod);
+
+	w->syms = n > 0 ? calloc((size_t)n, sizeof(*w->syms)) : NULL;
+	for (int i = 0; w->syms && i < n; i++) {
+		GElf_Sym sym;
+		const char *nm = dwfl_module_getsym(mod, i, &sym, NULL);
+
+		if (nm && GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_value)
+			w->syms[w->nsyms++] = nm;
+	}
+	if (w->syms)
+		qsort(w->syms, w->nsyms, sizeof(*w->syms), by_str);
+}
+
+static bool has_symbol(const struct walk *w, const char *func)
+{
+	return w->syms && bsearch(&func, w->syms, w->nsyms, sizeof(*w->syms), by_str);
+}
 
 static char *add(char *list, const char *s, char sep)
 {
@@ -94,6 +128,12 @@ static int one_func(Dwarf_Die *fn, void *arg)
 	if (!func || !plain_name(func) || dwarf_hasattr(fn, DW_AT_declaration) ||
 	    (dwarf_lowpc(fn, &pc) && !dwarf_hasattr(fn, DW_AT_ranges)) || strlen(func) > 50)
 		return DWARF_CB_OK;	/* no code of its own (inlined only), or no name to probe */
+	if (!has_symbol(w, func))
+		return DWARF_CB_OK;	/* only clones of it have code (f.isra.0): no site */
+	snprintf(def, sizeof(def), " %s ", func);
+	if (w->seen && strstr(w->seen, def))
+		return DWARF_CB_OK;	/* described twice (Lua's luaL_getmetafield): one probe */
+	w->seen = add(w->seen, def, ' ');
 	readable_params(w, fn, func, params, sizeof(params));
 	snprintf(def, sizeof(def), "f:auto/%s %s%s", func, func, params);
 	if (params[0] && !ps_probe_parse(def, &d, why, sizeof(why)) &&
@@ -119,17 +159,21 @@ static const Dwfl_Callbacks callbacks = {
 
 int auto_args(const char *exe, char **probes, char **retvals)
 {
-	struct walk w = { exe, probes, retvals, 0 };
+	struct walk w = { exe, probes, retvals, NULL, NULL, 0, 0 };
 	Dwfl *dwfl = dwfl_begin(&callbacks);
 	Dwfl_Module *mod = dwfl ? dwfl_report_offline(dwfl, "", exe, -1) : NULL;
 	Dwarf_Addr bias;
 
 	if (dwfl)
 		dwfl_report_end(dwfl, NULL, NULL);
+	if (mod)
+		function_symbols(&w, mod);
 	for (Dwarf_Die *cu = NULL; mod && (cu = dwfl_module_nextcu(mod, cu, &bias));)
 		dwarf_getfuncs(cu, one_func, &w, 0);
 	if (dwfl)
 		dwfl_end(dwfl);
+	free(w.seen);
+	free(w.syms);
 	if (!w.n) {
 		fprintf(stderr, "patchsite: record -a: %s: no function in its DWARF (build with -g, "
 			"or install its debug file)\n", exe);

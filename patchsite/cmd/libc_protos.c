@@ -54,9 +54,13 @@ static const struct libc_proto protos[] = {
 	{ "strchr", "s=$arg1:string c=$arg2:s32", "x64" },
 	{ "strrchr", "s=$arg1:string c=$arg2:s32", "x64" },
 	{ "strstr", "haystack=$arg1:string needle=$arg2:string", "x64" },
+	{ "strcoll", "s1=$arg1:string s2=$arg2:string", "s32" },
+	{ "strspn", "s=$arg1:string accept=$arg2:string", "u64" },
+	{ "strcspn", "s=$arg1:string reject=$arg2:string", "u64" },
 	{ "strerror", "errnum=$arg1:s32", "x64" },
 	/* <stdio.h>: of the variadic ones, the format only */
 	{ "fopen", "pathname=$arg1:string mode=$arg2:string", "x64" },
+	{ "fopen64", "pathname=$arg1:string mode=$arg2:string", "x64" },	/* LFS */
 	{ "fdopen", "fd=$arg1:s32 mode=$arg2:string", "x64" },
 	{ "fclose", "stream=$arg1:x64", "s32" },
 	{ "fflush", "stream=$arg1:x64", "s32" },
@@ -69,6 +73,10 @@ static const struct libc_proto protos[] = {
 	{ "putchar", "c=$arg1:s32", "s32" },
 	{ "puts", "s=$arg1:string", "s32" },
 	{ "fileno", "stream=$arg1:x64", "s32" },
+	{ "feof", "stream=$arg1:x64", "s32" },
+	{ "ferror", "stream=$arg1:x64", "s32" },
+	{ "fgetc", "stream=$arg1:x64", "s32" },
+	{ "getc", "stream=$arg1:x64", "s32" },
 	{ "printf", "format=$arg1:string", "s32" },
 	{ "fprintf", "stream=$arg1:x64 format=$arg2:string", "s32" },
 	{ "sprintf", "str=$arg1:x64 format=$arg2:string", "s32" },
@@ -84,6 +92,7 @@ static const struct libc_proto protos[] = {
 	{ "__memset_chk", "dest=$arg1:x64 c=$arg2:s32 len=$arg3:u64 destlen=$arg4:u64", "x64" },
 	/* <fcntl.h>, <unistd.h>, <sys/mman.h> */
 	{ "open", "pathname=$arg1:string flags=$arg2:x32", "s32" },
+	{ "open64", "pathname=$arg1:string flags=$arg2:x32", "s32" },	/* LFS */
 	{ "openat", "dirfd=$arg1:s32 pathname=$arg2:string flags=$arg3:x32", "s32" },
 	{ "read", "fd=$arg1:s32 buf=$arg2:x64 count=$arg3:u64", "s64" },
 	{ "write", "fd=$arg1:s32 buf=$arg2:x64 count=$arg3:u64", "s64" },
@@ -103,6 +112,7 @@ static const struct libc_proto protos[] = {
 	{ "nanosleep", "req=$arg1:x64 rem=$arg2:x64", "s32" },
 	{ "clock_gettime", "clockid=$arg1:s32 tp=$arg2:x64", "s32" },
 	{ "time", "tloc=$arg1:x64", "s64" },
+	{ "mktime", "tm=$arg1:x64", "s64" },
 	/* <pthread.h> */
 	{ "pthread_create", "thread=$arg1:x64 attr=$arg2:x64 start_routine=$arg3:x64 "
 	  "arg=$arg4:x64", "s32" },

@@ -29,6 +29,7 @@ FAIL=0
 PS="$PWD/$B/patchsite"
 export PATCHSITE_LIB="$PWD/$B/libpatchsite.so"
 SRC="$PWD/testdata/patchsite/libc_args.c"
+TESTS="$PWD/tests/patchsite"
 SANPRE=
 if [ "$MODE" = san ]; then
 	SANPRE="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
@@ -109,92 +110,6 @@ Elf64_Addr la_x86_64_gnu_pltenter(Elf64_Sym *sym, unsigned int ndx, uintptr_t *r
 AUDIT
 gcc -shared -fPIC -O1 -o audit.so audit.c >build.log 2>&1 || { fail "build audit.so" build.log; exit 1; }
 
-# The comparison: compare.py AUDIT TRACE PROGRAM_OUTPUT EXPECTED_NAMES
-cat > compare.py <<'PY'
-import re, sys
-
-audit_f, trace_f, prog_f, want = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].split()
-want_rets = sys.argv[5].split() if len(sys.argv) > 5 else []     # each must show its value
-MASK = 2**64 - 1
-IMAGE = (0x400000, 0x600000)        # the non-PIE executable: addresses fixed
-errors = []
-
-audit = []
-for line in open(audit_f, errors='replace'):
-    f = line.rstrip('\n').split('\t')
-    if len(f) == 13:
-        audit.append((f[0], [int(x, 16) for x in f[1:7]], f[7:13]))
-
-trace, rets = [], {}
-for line in open(trace_f, errors='replace'):
-    m = re.search(r'auto:(\w+): (\w+)\((.*)\)', line)
-    if m and m.group(1) == m.group(2):
-        fields = re.findall(r'(\w+)=("(?:[^"\\]|\\.)*"|[^,]+)', m.group(3))
-        trace.append((m.group(1), [v for _, v in fields]))
-    m = re.search(r'(?:\||: )\s*(\w+)\(\) = ([-\w]+)', line)
-    if m:
-        rets.setdefault(m.group(1), []).append(m.group(2))
-
-names = set(n for n, _ in trace) & set(n for n, _, _ in audit)
-missing = [n for n in want if n not in names]
-if missing:
-    errors.append('no call of %s seen by both' % ' '.join(missing))
-a_seq = [x for x in audit if x[0] in names]
-t_seq = [x for x in trace if x[0] in names]
-if [x[0] for x in a_seq] != [x[0] for x in t_seq]:
-    errors.append('sequences differ: audit %s / trace %s' %
-                  ([x[0] for x in a_seq][:40], [x[0] for x in t_seq][:40]))
-
-HIGH = 0x7f0000000000
-printed = set(int(l.split()[2], 16) for l in open(prog_f)
-              if l.startswith('ret ') and len(l.split()) == 3 and l.split()[2].startswith('0x'))
-
-values = 0
-for (an, regs, strs), (tn, vals) in zip(a_seq, t_seq):
-    for i, v in enumerate(vals):
-        r = regs[i]
-        if v.startswith('"'):
-            ok = strs[i] != '-' and strs[i] == v[1:-1]
-        elif v.startswith('0x'):
-            x = int(v, 16)
-            if x < IMAGE[1] and r < IMAGE[1]:
-                ok = x == r or x == r & 0xffffffff
-            else:
-                # the heap, the stack and libc move between the runs: a heap pointer
-                # is one a call returned to the program before (printed), the others
-                # are high in both runs
-                ok = x in printed or (x >= HIGH and r >= HIGH)
-        else:
-            x = int(v)
-            ok = x == r or (x & 0xffffffff) == (r & 0xffffffff) and -2**31 <= x < 2**32
-        values += 1
-        if not ok:
-            errors.append('%s arg%d: trace %s, audit %#x %s' % (tn, i + 1, v, r, strs[i]))
-
-nret = 0
-seen = {}
-for line in open(prog_f):
-    f = line.split()
-    if len(f) != 3 or f[0] != 'ret':
-        continue
-    k = seen.get(f[1], 0)
-    seen[f[1]] = k + 1
-    got = rets.get(f[1], [])
-    if not got and f[1] not in want_rets:
-        continue
-    # the k-th printed value of NAME is its k-th call's (only the printed calls are made)
-    if k >= len(got):
-        errors.append('%s: no return value %d in the trace (program: %s)' % (f[1], k + 1, f[2]))
-        continue
-    nret += 1
-    if int(got[k], 0) & MASK != int(f[2], 0) & MASK:
-        errors.append('%s() = %s in the trace, the program got %s' % (f[1], got[k], f[2]))
-
-for e in errors[:20]:
-    print(e)
-print('%d calls, %d argument values, %d return values' % (len(t_seq), values, nret))
-sys.exit(1 if errors else 0)
-PY
 
 WANT="malloc calloc realloc free memcpy memset memcmp strlen strcmp strchr strstr strtol open read
 close write fopen fclose puts snprintf printf pthread_mutex_lock pthread_mutex_unlock nanosleep
@@ -210,7 +125,7 @@ for tracer in nop function_graph; do
 		continue
 	fi
 	"$PS" replay -d d > trace 2>&1
-	if python3 compare.py audit.txt trace out "$WANT" "$WANT" > cmp.txt; then
+	if python3 "$TESTS/libc_args_compare.py" audit.txt trace out "$WANT" "$WANT" > cmp.txt; then
 		pass "$tracer: record -a's library calls equal the audit's registers and the program's returns: $(tail -1 cmp.txt)"
 	else
 		fail "$tracer: record -a's library calls differ from the oracles" cmp.txt
@@ -223,7 +138,7 @@ if record -d d --tracer=nop --probe='f:auto/strcmp strcmp s1 s2' \
 	--probe='f:auto/open open path=pathname flags' --probe='f:auto/read read fd buf count:u16' \
 	-R close@retval ./$exe > out 2>err; then
 	"$PS" replay -d d > trace 2>&1
-	if python3 compare.py audit.txt trace out "strcmp open read" > cmp.txt &&
+	if python3 "$TESTS/libc_args_compare.py" audit.txt trace out "strcmp open read" > cmp.txt &&
 	   grep -q 'close() = -1' trace; then
 		pass "names of a libc function's parameters in --probe: $(tail -1 cmp.txt)"
 	else
