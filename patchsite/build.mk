@@ -101,6 +101,7 @@ check-attach-valkey: $(B)/libpatchsite.so $(B)/patchsite
 .PHONY: check-realprobes
 check-realprobes: $(B)/libpatchsite.so $(B)/patchsite $(B)/recordmcount
 	$(Q)sh tests/patchsite/realprobes.sh $(B) $(PS_MODE)
+	$(Q)sh tests/patchsite/libc_args_lua.sh $(B)	# record -a's library calls, against rtld-audit
 
 # The recording features alone (part of check-patchsite).
 check-feat: $(PS_LIBS) $(B)/patchsite

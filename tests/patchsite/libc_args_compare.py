@@ -3,6 +3,7 @@
 """libc_args.sh's and libc_args_lua.sh's comparison of a trace with the oracles.
 
 usage: libc_args_compare.py AUDIT TRACE PROGRAM_OUTPUT NAMES [RET_NAMES] [--pie]
+       libc_args_compare.py --bag AUDIT... TRACE MIN_NAMES
 
 AUDIT: the rtld-audit library's lines (name, six argument registers, the
 string each points to or "-", tab-separated), one a PLT call of the
@@ -15,8 +16,84 @@ call returned to the program (PROGRAM_OUTPUT's "ret NAME VALUE" lines) or
 high in both runs.  --pie: the executable moves too: pointers are compared
 for NULL only.  Each "ret NAME VALUE" is the trace's return value of that
 call of NAME (those of RET_NAMES must be there).  NAMES must all be seen.
+
+--bag (a real program, some of whose calls follow its memory layout, as Lua's
+string cache): per library function, the trace's multiset of argument values
+(strings, integers, pointers as NULL or not) equals the audit's, for each
+function whose untraced runs (the AUDIT files, under ASLR) all agree and whose
+traced calls are as many; at least MIN_NAMES functions compared.
 """
-import re, sys
+import collections
+import re
+import sys
+
+
+def audit_calls(path):
+    calls = collections.defaultdict(list)
+    for line in open(path, errors='replace'):
+        f = line.rstrip('\n').split('\t')
+        if len(f) == 13:
+            calls[f[0]].append((f[1:7], f[7:13]))
+    return calls
+
+
+def trace_calls(path):
+    calls = collections.defaultdict(list)
+    for line in open(path, errors='replace'):
+        m = re.search(r'auto:(\w+): (\w+)\((.*)\)', line)
+        if m and m.group(1) == m.group(2):
+            calls[m.group(1)].append(
+                [v for _, v in re.findall(r'(\w+)=("(?:[^"\\]|\\.)*"|[^,]+)', m.group(3))])
+    return calls
+
+
+def bag():
+    audits = [audit_calls(p) for p in sys.argv[2:-2]]
+    tr, need = trace_calls(sys.argv[-2]), int(sys.argv[-1])
+    errors, compared, skipped = [], [], []
+
+    def t_key(vals):
+        return tuple(v if v.startswith('"') else ('0' if int(v, 16) == 0 else 'P')
+                     if v.startswith('0x') else str(int(v) & 0xffffffff) for v in vals)
+
+    def a_key(call, like):
+        regs, strs = call
+        out = []
+        for i, v in enumerate(like):
+            r = int(regs[i], 16)
+            if v.startswith('"'):
+                out.append('"%s"' % strs[i])
+            elif v.startswith('0x'):
+                out.append('0' if r == 0 else 'P')
+            else:
+                out.append(str(r & 0xffffffff))
+        return tuple(out)
+
+    for n in sorted(tr):
+        if n not in audits[0]:
+            continue
+        like = tr[n][0]
+        bags = [collections.Counter(a_key(c, like) for c in a.get(n, [])) for a in audits]
+        bt = collections.Counter(t_key(v) for v in tr[n])
+        if any(b != bags[0] for b in bags) or sum(bt.values()) != sum(bags[0].values()):
+            skipped.append(n)   # its calls follow the memory layout (Lua's string cache)
+            continue
+        compared.append(n)
+        if bt != bags[0]:
+            errors.append('%s: arguments differ: trace has %s, audit %s' %
+                          (n, list((bt - bags[0]).items())[:2], list((bags[0] - bt).items())[:2]))
+    if len(compared) < need:
+        errors.append('only %d functions compared: %s' % (len(compared), ' '.join(compared)))
+    for e in errors[:20]:
+        print(e)
+    print('%d library functions with arguments, calls and argument values as the audit\'s '
+          '(%s; following the layout: %s)' % (len(compared), ' '.join(compared),
+                                               ' '.join(skipped) or 'none'))
+    sys.exit(1 if errors else 0)
+
+
+if sys.argv[1:2] == ['--bag']:
+    bag()
 
 PIE = '--pie' in sys.argv
 if PIE:
