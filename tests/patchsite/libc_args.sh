@@ -148,6 +148,29 @@ else
 	fail "--probe with a libc function's parameter names" err
 fi
 
+# Conditions on a library call's arguments by name (-F 'malloc if size > 100'): the calls
+# kept are those whose registers, as the audit saw them, meet the condition.
+rm -rf d
+if record -d d --tracer=function -F 'malloc if size > 100' -F 'realloc if size == 4000' \
+	-F 'calloc if nmemb == 4' ./$exe > out 2>err; then
+	"$PS" replay --no-sched -d d | sed -n 's/.*: \([a-z]*\) <-.*/\1/p' | sort | uniq -c > got
+	python3 -c 'import sys
+for l in open(sys.argv[1]):
+    f = l.split("\t")
+    r = [int(x, 16) for x in f[1:4]]
+    if (f[0] == "malloc" and r[0] > 100) or (f[0] == "realloc" and r[1] == 4000) or \
+       (f[0] == "calloc" and r[0] == 4):
+        print(f[0])' audit.txt | sort | uniq -c > want
+	if [ -s want ] && cmp -s got want; then
+		pass "conditions on a libc function's arguments by name: $(tr -s ' \n' ' ' < got)as the audit's registers"
+	else
+		diff want got > diff.txt
+		fail "conditions on a libc function's arguments by name" diff.txt
+	fi
+else
+	fail "-F with conditions on a libc function's arguments" err
+fi
+
 # Refused by name: what the prototype does not have.
 refused() {
 	if record -d d --tracer=nop "$@" ./$exe > /dev/null 2>err; then
