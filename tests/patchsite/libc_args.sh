@@ -30,6 +30,7 @@ PS="$PWD/$B/patchsite"
 export PATCHSITE_LIB="$PWD/$B/libpatchsite.so"
 SRC="$PWD/testdata/patchsite/libc_args.c"
 TESTS="$PWD/tests/patchsite"
+TOP=$PWD
 SANPRE=
 if [ "$MODE" = san ]; then
 	SANPRE="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
@@ -114,23 +115,44 @@ gcc -shared -fPIC -O1 -o audit.so audit.c >build.log 2>&1 || { fail "build audit
 WANT="malloc calloc realloc free memcpy memset memcmp strlen strcmp strchr strstr strtol open read
 close write fopen fclose puts snprintf printf pthread_mutex_lock pthread_mutex_unlock nanosleep
 pthread_create pthread_join qsort fflush"
-exe=la
-gcc -O1 -g -pg -mfentry -mrecord-mcount -fno-builtin -fno-PIE -no-pie -Wl,-z,lazy -pthread \
-	-o $exe "$SRC" >build.log 2>&1 || { fail "gcc: build" build.log; exit 1; }
-AUDIT_OUT="$T/audit.txt" LD_AUDIT="$T/audit.so" ./$exe > audit.out
-for tracer in nop function_graph; do
-	rm -rf d
-	if ! record -d d --tracer=$tracer -a ./$exe > out 2>err; then
-		fail "$tracer: record -a" err
+# build CC EXE: -O1 -g -pg -mfentry, non-PIE, lazy (the audit sees lazy PLT calls only);
+# clang's mcount locations by our recordmcount, as make's own builds do.
+build() {
+	if [ "$1" = clang ]; then
+		clang -O1 -g -pg -mfentry -fno-builtin -fno-PIE -c "$SRC" -o "$2.o" &&
+			"$TOP/$B/recordmcount" "$2.o" &&
+			clang -no-pie -Wl,-z,lazy -pthread -o "$2" "$2.o"
+	else
+		gcc -O1 -g -pg -mfentry -mrecord-mcount -fno-builtin -fno-PIE -no-pie -Wl,-z,lazy \
+			-pthread -o "$2" "$SRC"
+	fi
+}
+for cc in gcc clang; do
+	if ! command -v $cc >/dev/null 2>&1; then
+		echo "SKIP $cc: not installed"
 		continue
 	fi
-	"$PS" replay -d d > trace 2>&1
-	if python3 "$TESTS/libc_args_compare.py" audit.txt trace out "$WANT" "$WANT" > cmp.txt; then
-		pass "$tracer: record -a's library calls equal the audit's registers and the program's returns: $(tail -1 cmp.txt)"
-	else
-		fail "$tracer: record -a's library calls differ from the oracles" cmp.txt
-	fi
+	exe=la-$cc
+	build $cc $exe >build.log 2>&1 || { fail "$cc: build" build.log; continue; }
+	AUDIT_OUT="$T/audit.txt" LD_AUDIT="$T/audit.so" LD_PRELOAD="$SANPRE" ./$exe > audit.out
+	for tracer in nop function_graph; do
+		rm -rf d
+		if ! record -d d --tracer=$tracer -a ./$exe > out 2>err; then
+			fail "$cc $tracer: record -a" err
+			continue
+		fi
+		"$PS" replay -d d > trace 2>&1
+		if python3 "$TESTS/libc_args_compare.py" audit.txt trace out "$WANT" "$WANT" \
+			> cmp.txt; then
+			pass "$cc $tracer: record -a's library calls equal the audit's registers and the program's returns: $(tail -1 cmp.txt)"
+		else
+			fail "$cc $tracer: record -a's library calls differ from the oracles" cmp.txt
+		fi
+	done
 done
+# The rest on gcc's build (audit.txt is clang's: rebuilt).
+exe=la-gcc
+AUDIT_OUT="$T/audit.txt" LD_AUDIT="$T/audit.so" LD_PRELOAD="$SANPRE" ./$exe > audit.out
 
 # Names in --probe for a library function, and -R typed by its prototype.
 rm -rf d
