@@ -157,6 +157,43 @@ static const Dwfl_Callbacks callbacks = {
 	.section_address = dwfl_offline_section_address,
 };
 
+/*
+ * Whether exe's own functions can have sites (sites/module.c, scan.c): a
+ * table of them, or a hook its code calls (-pg, -finstrument-functions).
+ * Without one a probe on them would stop the record, whose library calls
+ * are traced all the same.
+ */
+static bool own_sites(Dwfl_Module *mod)
+{
+	static const char *const tables[] = { "__mcount_loc", "__patchable_function_entries",
+					      "__mcount_loc_pcrel" };
+	static const char *const hooks[] = { "mcount", "_mcount", "__fentry__",
+					     "__cyg_profile_func_enter" };
+	Dwarf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	size_t shstr;
+	int n = dwfl_module_getsymtab(mod);
+
+	for (Elf_Scn *scn = NULL; elf && !elf_getshdrstrndx(elf, &shstr) &&
+	     (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		const char *nm = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstr, sh.sh_name) : NULL;
+
+		for (size_t i = 0; nm && i < sizeof(tables) / sizeof(tables[0]); i++)
+			if (!strcmp(nm, tables[i]))
+				return true;
+	}
+	for (int i = 0; i < n; i++) {
+		GElf_Sym sym;
+		const char *nm = dwfl_module_getsym(mod, i, &sym, NULL);
+
+		for (size_t k = 0; nm && k < sizeof(hooks) / sizeof(hooks[0]); k++)
+			if (!strcmp(nm, hooks[k]))
+				return true;
+	}
+	return false;
+}
+
 int auto_args(const char *exe, char **probes, char **retvals)
 {
 	struct walk w = { exe, probes, retvals, NULL, NULL, 0, 0 };
@@ -166,6 +203,10 @@ int auto_args(const char *exe, char **probes, char **retvals)
 
 	if (dwfl)
 		dwfl_report_end(dwfl, NULL, NULL);
+	if (mod && !own_sites(mod)) {
+		dwfl_end(dwfl);
+		return 1;
+	}
 	if (mod)
 		function_symbols(&w, mod);
 	for (Dwarf_Die *cu = NULL; mod && (cu = dwfl_module_nextcu(mod, cu, &bias));)

@@ -503,9 +503,16 @@ int cmd_record(int argc, char **argv)
 		char exe[PATH_MAX];
 
 		const char *path = find_exe(argv[optind], exe, sizeof(exe));
+		int own = auto_args(path, &probes, &retvals);
 
-		if (auto_args(path, &probes, &retvals))
+		if (own < 0)
 			return 2;
+		if (own && !strcmp(libcall, "off"))
+			return bad_usage("record: -a --no-libcall: %s's functions have no sites "
+					 "(build with -pg -mfentry or the like)", path);
+		if (own)	/* said, as the program's functions are not traced at all */
+			fprintf(stderr, "patchsite: record -a: %s: its functions have no sites "
+				"(built without -pg): library calls only\n", path);
 		/* Library calls: from the prototype list of common libc functions. */
 		if (strcmp(libcall, "off") && libcall_args_auto(path, strstr(libcall, "got") != NULL,
 								&probes, &retvals))

@@ -150,7 +150,30 @@ for cc in gcc clang; do
 		fi
 	done
 done
-# The rest on gcc's build (audit.txt is clang's: rebuilt).
+# Built without -pg: the program's functions have no sites, its library calls are traced;
+# -a says so and gives the library calls their arguments all the same.
+if gcc -O1 -g -fno-builtin -fno-PIE -no-pie -Wl,-z,lazy -pthread -o la-nopg "$SRC" \
+	>build.log 2>&1; then
+	AUDIT_OUT="$T/audit.txt" LD_AUDIT="$T/audit.so" LD_PRELOAD="$SANPRE" ./la-nopg > audit.out
+	rm -rf d
+	if ! record -d d --tracer=nop -a ./la-nopg > out 2>err; then
+		fail "without -pg: record -a" err
+	elif ! grep -q "its functions have no sites (built without -pg): library calls only" err; then
+		fail "without -pg: record -a does not say the program's functions are left out" err
+	else
+		"$PS" replay -d d > trace 2>&1
+		if python3 "$TESTS/libc_args_compare.py" audit.txt trace out "$WANT" "$WANT" \
+			> cmp.txt; then
+			pass "without -pg: record -a said so, and its library calls equal the oracles': $(tail -1 cmp.txt)"
+		else
+			fail "without -pg: record -a's library calls differ from the oracles" cmp.txt
+		fi
+	fi
+else
+	fail "gcc without -pg: build" build.log
+fi
+
+# The rest on gcc's -pg build (audit.txt was another's: made again).
 exe=la-gcc
 AUDIT_OUT="$T/audit.txt" LD_AUDIT="$T/audit.so" LD_PRELOAD="$SANPRE" ./$exe > audit.out
 
