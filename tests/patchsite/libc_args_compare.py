@@ -3,6 +3,7 @@
 """libc_args.sh's and libc_args_lua.sh's comparison of a trace with the oracles.
 
 usage: libc_args_compare.py AUDIT TRACE PROGRAM_OUTPUT NAMES [RET_NAMES] [--pie]
+                            [--exe=PATH] [--high=ADDR]
        libc_args_compare.py --bag AUDIT... TRACE MIN_NAMES
 
 AUDIT: the rtld-audit library's lines (name, six argument registers, the
@@ -98,11 +99,31 @@ if sys.argv[1:2] == ['--bag']:
 PIE = '--pie' in sys.argv
 if PIE:
     sys.argv.remove('--pie')
+OPT = dict(a[2:].split('=', 1) for a in sys.argv[1:] if a.startswith('--') and '=' in a)
+sys.argv = [a for a in sys.argv if not (a.startswith('--') and '=' in a)]
+
+
+def image(path):
+    """The span of a non-PIE ELF64's PT_LOAD segments (its addresses, fixed)."""
+    import struct
+    with open(path, 'rb') as f:
+        data = f.read()
+    phoff, = struct.unpack_from('<Q', data, 0x20)
+    phentsize, phnum = struct.unpack_from('<HH', data, 0x36)
+    spans = []
+    for i in range(phnum):
+        ptype, _, _, vaddr, _, _, memsz, _ = struct.unpack_from('<IIQQQQQQ', data,
+                                                                phoff + i * phentsize)
+        if ptype == 1:
+            spans.append((vaddr, vaddr + memsz))
+    return min(a for a, _ in spans), max(b for _, b in spans)
 
 audit_f, trace_f, prog_f, want = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].split()
 want_rets = sys.argv[5].split() if len(sys.argv) > 5 else []     # each must show its value
 MASK = 2**64 - 1
-IMAGE = (0x400000, 0x600000)        # the non-PIE executable: addresses fixed
+# --exe=PATH: the non-PIE executable, whose addresses are fixed; --high=ADDR: where mmap'd
+# memory and the stack start (qemu-user puts them lower)
+IMAGE = image(OPT['exe']) if 'exe' in OPT else (0x400000, 0x600000)
 errors = []
 
 audit = []
@@ -135,7 +156,7 @@ if [x[0] for x in a_seq] != [x[0] for x in t_seq]:
     errors.append('sequences differ: audit %s / trace %s' %
                   ([x[0] for x in a_seq][:40], [x[0] for x in t_seq][:40]))
 
-HIGH = 0x700000000000    # mmap (libc, thread stacks) and the stack, under any ASLR
+HIGH = int(OPT.get('high', '0x700000000000'), 0)  # mmap and the stack, under any ASLR
 printed = set(int(l.split()[2], 16) for l in open(prog_f)
               if l.startswith('ret ') and len(l.split()) == 3 and l.split()[2].startswith('0x'))
 
@@ -149,7 +170,7 @@ for (an, regs, strs), (tn, vals) in zip(a_seq, t_seq):
             x = int(v, 16)
             if PIE:
                 ok = (x == 0) == (r == 0)
-            elif x < IMAGE[1] and r < IMAGE[1]:
+            elif r < IMAGE[1]:    # flags, NULL, the executable's addresses
                 ok = x == r or x == r & 0xffffffff
             else:
                 # the heap, the stack and libc move between the runs: a heap pointer
