@@ -24,8 +24,42 @@
 struct walk {
 	const char *exe;
 	char **probes, **retvals;
+	char *seen;		/* " FUNC " of each function done */
+	const char **syms;	/* the function symbols' names, sorted */
+	size_t nsyms;
 	unsigned n;
 };
+
+static int by_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * The names of mod's function symbols, sorted: sites are named by them, so a
+ * function DWARF names but whose code has another symbol (luaK_codek.isra.0)
+ * would be a probe without a site, which stops the whole record.
+ */
+static void function_symbols(struct walk *w, Dwfl_Module *mod)
+{
+	int n = dwfl_module_getsymtab(mod);
+
+	w->syms = n > 0 ? calloc((size_t)n, sizeof(*w->syms)) : NULL;
+	for (int i = 0; w->syms && i < n; i++) {
+		GElf_Sym sym;
+		const char *nm = dwfl_module_getsym(mod, i, &sym, NULL);
+
+		if (nm && GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_value)
+			w->syms[w->nsyms++] = nm;
+	}
+	if (w->syms)
+		qsort(w->syms, w->nsyms, sizeof(*w->syms), by_str);
+}
+
+static bool has_symbol(const struct walk *w, const char *func)
+{
+	return w->syms && bsearch(&func, w->syms, w->nsyms, sizeof(*w->syms), by_str);
+}
 
 static char *add(char *list, const char *s, char sep)
 {
@@ -94,6 +128,12 @@ static int one_func(Dwarf_Die *fn, void *arg)
 	if (!func || !plain_name(func) || dwarf_hasattr(fn, DW_AT_declaration) ||
 	    (dwarf_lowpc(fn, &pc) && !dwarf_hasattr(fn, DW_AT_ranges)) || strlen(func) > 50)
 		return DWARF_CB_OK;	/* no code of its own (inlined only), or no name to probe */
+	if (!has_symbol(w, func))
+		return DWARF_CB_OK;	/* only clones of it have code (f.isra.0): no site */
+	snprintf(def, sizeof(def), " %s ", func);
+	if (w->seen && strstr(w->seen, def))
+		return DWARF_CB_OK;	/* described twice (Lua's luaL_getmetafield): one probe */
+	w->seen = add(w->seen, def, ' ');
 	readable_params(w, fn, func, params, sizeof(params));
 	snprintf(def, sizeof(def), "f:auto/%s %s%s", func, func, params);
 	if (params[0] && !ps_probe_parse(def, &d, why, sizeof(why)) &&
@@ -117,19 +157,64 @@ static const Dwfl_Callbacks callbacks = {
 	.section_address = dwfl_offline_section_address,
 };
 
+/*
+ * Whether exe's own functions can have sites (sites/module.c, scan.c): a
+ * table of them, or a hook its code calls (-pg, -finstrument-functions).
+ * Without one a probe on them would stop the record, whose library calls
+ * are traced all the same.
+ */
+static bool own_sites(Dwfl_Module *mod)
+{
+	static const char *const tables[] = { "__mcount_loc", "__patchable_function_entries",
+					      "__mcount_loc_pcrel" };
+	static const char *const hooks[] = { "mcount", "_mcount", "__fentry__",
+					     "__cyg_profile_func_enter" };
+	Dwarf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	size_t shstr;
+	int n = dwfl_module_getsymtab(mod);
+
+	for (Elf_Scn *scn = NULL; elf && !elf_getshdrstrndx(elf, &shstr) &&
+	     (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		const char *nm = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstr, sh.sh_name) : NULL;
+
+		for (size_t i = 0; nm && i < sizeof(tables) / sizeof(tables[0]); i++)
+			if (!strcmp(nm, tables[i]))
+				return true;
+	}
+	for (int i = 0; i < n; i++) {
+		GElf_Sym sym;
+		const char *nm = dwfl_module_getsym(mod, i, &sym, NULL);
+
+		for (size_t k = 0; nm && k < sizeof(hooks) / sizeof(hooks[0]); k++)
+			if (!strcmp(nm, hooks[k]))
+				return true;
+	}
+	return false;
+}
+
 int auto_args(const char *exe, char **probes, char **retvals)
 {
-	struct walk w = { exe, probes, retvals, 0 };
+	struct walk w = { exe, probes, retvals, NULL, NULL, 0, 0 };
 	Dwfl *dwfl = dwfl_begin(&callbacks);
 	Dwfl_Module *mod = dwfl ? dwfl_report_offline(dwfl, "", exe, -1) : NULL;
 	Dwarf_Addr bias;
 
 	if (dwfl)
 		dwfl_report_end(dwfl, NULL, NULL);
+	if (mod && !own_sites(mod)) {
+		dwfl_end(dwfl);
+		return 1;
+	}
+	if (mod)
+		function_symbols(&w, mod);
 	for (Dwarf_Die *cu = NULL; mod && (cu = dwfl_module_nextcu(mod, cu, &bias));)
 		dwarf_getfuncs(cu, one_func, &w, 0);
 	if (dwfl)
 		dwfl_end(dwfl);
+	free(w.seen);
+	free(w.syms);
 	if (!w.n) {
 		fprintf(stderr, "patchsite: record -a: %s: no function in its DWARF (build with -g, "
 			"or install its debug file)\n", exe);

@@ -8,7 +8,8 @@
  * name): a probe line "f:auto/FUNC FUNC NAME=FETCH:TYPE..." appended to
  * *probes with the parameters DWARF lets us read at its entry, and
  * "FUNC@retval" (space-separated) to *retvals when it returns a value.
- * 0, or -1 said (exe without DWARF).
+ * 0, 1 when none of exe's functions can have a site (built without -pg or
+ * the like: nothing added), or -1 said (exe without DWARF).
  */
 int auto_args(const char *exe, char **probes, char **retvals);
 

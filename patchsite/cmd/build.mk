@@ -12,7 +12,7 @@ PKG_DW_CFLAGS := $(shell $(PKG_CONFIG) --cflags libdw 2>/dev/null)
 PKG_DW_LIBS   := $(shell $(PKG_CONFIG) --libs libdw 2>/dev/null || echo -ldw -lelf)
 $(B)/obj/patchsite/cmd/probe_dwarf.o $(B)/obj/patchsite/cmd/probe_dwarf_type.o \
 	$(B)/obj/patchsite/cmd/probe_dwarf_site.o $(B)/obj/patchsite/cmd/srcline.o \
-	$(B)/obj/patchsite/cmd/auto_args.o: ALL_CFLAGS += $(PKG_DW_CFLAGS)
+	$(B)/obj/patchsite/cmd/auto_args.o $(B)/obj/patchsite/cmd/libcall_args.o: ALL_CFLAGS += $(PKG_DW_CFLAGS)
 
 all: $(B)/patchsite
 

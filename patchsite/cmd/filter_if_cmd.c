@@ -13,6 +13,7 @@
 
 #include "../events/probe.h"
 #include "filter_if_cmd.h"
+#include "libcall_args.h"
 #include "probe_dwarf.h"
 
 /* Is w (n bytes) argN? */
@@ -63,6 +64,7 @@ static int one(const char *line, const char *exe, char *out, size_t len)
 	char func[300], def[4096], text[4096], why[300];
 	const char *cond = strstr(line, "@if:"), *sp;
 	struct ps_probe_def d;
+	int rc;
 	size_t fl;
 
 	if (cond) {
@@ -83,8 +85,10 @@ static int one(const char *line, const char *exe, char *out, size_t len)
 	snprintf(def, sizeof(def), "f %s", func);
 	cond_fields(cond, def, sizeof(def));
 	snprintf(def + strlen(def), sizeof(def) - strlen(def), " if %s", cond);
+	/* A library call's names from the prototype list (libcall_args.c), else DWARF's. */
 	if (ps_probe_parse(def, &d, why, sizeof(why)) ||
-	    probe_dwarf_resolve(exe, &d, why, sizeof(why))) {
+	    ((rc = libcall_proto_resolve(exe, &d, why, sizeof(why))) &&
+	     (rc < 0 || probe_dwarf_resolve(exe, &d, why, sizeof(why))))) {
 		fprintf(stderr, "patchsite: record: -F '%s': %s\n", line, why);
 		return -1;
 	}

@@ -22,6 +22,7 @@
 #include "filter_if_cmd.h"
 #include "auto_args.h"
 #include "argspec.h"
+#include "libcall_args.h"
 #include "pipe.h"
 
 /* "a b" + c: the tokens of repeated -F options, one space apart. */
@@ -72,6 +73,14 @@ static const char *find_exe(const char *cmd, char *buf, size_t len)
 	return cmd;
 }
 
+/* d's names and untyped $retval: a library call's from the prototype list, else from DWARF. */
+static int resolve_def(const char *exe, struct ps_probe_def *d, char *why, size_t len)
+{
+	int rc = libcall_proto_resolve(exe, d, why, len);
+
+	return rc <= 0 ? rc : probe_dwarf_resolve(exe, d, why, len);
+}
+
 /*
  * The definitions (one a line) with their names resolved from exe's DWARF,
  * in the form the runtime reads; NULL said when one cannot be.
@@ -84,7 +93,7 @@ static char *resolve_probes(const char *defs, const char *exe)
 		struct ps_probe_def d;
 
 		if (ps_probe_parse(l, &d, why, sizeof(why)) ||
-		    probe_dwarf_resolve(exe, &d, why, sizeof(why))) {
+		    resolve_def(exe, &d, why, sizeof(why))) {
 			fprintf(stderr, "patchsite: record: --probe='%s': %s\n", l, why);
 			free(out);
 			out = NULL;
@@ -101,8 +110,10 @@ static char *resolve_probes(const char *defs, const char *exe)
  * -R FUNC@retval as the return probe "f FUNC%return $retval", typed from
  * exe's DWARF: every one under a tracer without returns (function, nop);
  * under function_graph only a float or double one, whose value is not in
- * the integer register its return line shows (the others stay in *keep,
- * for set_ftrace_args).  A void function is refused.  0, or said.
+ * the integer register its return line shows, or a library call's signed
+ * int, which the line would show unsigned (the others stay in *keep, for
+ * set_ftrace_args).  A library call is typed by libc_protos.c.  A void
+ * function is refused.  0, or said.
  */
 static int retvals_as_probes(const char *retvals, const char *exe, bool all, char **probes,
 			     char **keep)
@@ -114,6 +125,7 @@ static int retvals_as_probes(const char *retvals, const char *exe, bool all, cha
 	     w = strtok_r(NULL, " ", &save)) {
 		struct ps_probe_def d;
 		bool fp;
+		int lib;
 
 		*strstr(w, "@retval") = '\0';
 		if (!all && strpbrk(w, "*?[!:")) {	/* a glob: function_graph's line, untyped */
@@ -122,13 +134,16 @@ static int retvals_as_probes(const char *retvals, const char *exe, bool all, cha
 			continue;
 		}
 		snprintf(def, sizeof(def), "f %.500s%%return $retval", w);
-		err = ps_probe_parse(def, &d, why, sizeof(why)) ||
-		      probe_dwarf_resolve(exe, &d, why, sizeof(why));
+		err = ps_probe_parse(def, &d, why, sizeof(why));
+		lib = err ? 1 : libcall_proto_resolve(exe, &d, why, sizeof(why));
+		err = err || lib < 0 || (lib && probe_dwarf_resolve(exe, &d, why, sizeof(why)));
 		if (err) {
 			fprintf(stderr, "patchsite: record: -R %s@retval: %s\n", w, why);
 			break;
 		}
-		fp = d.a[0].type == PT_FLOAT || d.a[0].type == PT_DOUBLE;
+		/* A library call's narrower signed int too: the return line shows rax unsigned. */
+		fp = d.a[0].type == PT_FLOAT || d.a[0].type == PT_DOUBLE ||
+		     (!lib && d.a[0].type == PT_S && d.a[0].size < 8);
 		if (all || fp) {
 			ps_probe_text(&d, text, sizeof(text));
 			*probes = append_line(*probes, text);
@@ -487,7 +502,20 @@ int cmd_record(int argc, char **argv)
 		/* -a: every function's arguments (probes) and return value (-R), from DWARF. */
 		char exe[PATH_MAX];
 
-		if (auto_args(find_exe(argv[optind], exe, sizeof(exe)), &probes, &retvals))
+		const char *path = find_exe(argv[optind], exe, sizeof(exe));
+		int own = auto_args(path, &probes, &retvals);
+
+		if (own < 0)
+			return 2;
+		if (own && !strcmp(libcall, "off"))
+			return bad_usage("record: -a --no-libcall: %s's functions have no sites "
+					 "(build with -pg -mfentry or the like)", path);
+		if (own)	/* said, as the program's functions are not traced at all */
+			fprintf(stderr, "patchsite: record -a: %s: its functions have no sites "
+				"(built without -pg): library calls only\n", path);
+		/* Library calls: from the prototype list of common libc functions. */
+		if (strcmp(libcall, "off") && libcall_args_auto(path, strstr(libcall, "got") != NULL,
+								&probes, &retvals))
 			return 2;
 	}
 	if (retvals) {

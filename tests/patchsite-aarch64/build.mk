@@ -17,6 +17,7 @@ check-patchsite-aarch64:
 	$(Q)sh tests/patchsite-aarch64/probes.sh $(A64_B) $(B)
 	$(Q)sh tests/patchsite-aarch64/retprobe.sh $(A64_B) $(B)
 	$(Q)sh tests/patchsite-aarch64/libcall.sh $(A64_B)
+	$(Q)sh tests/patchsite-aarch64/libc_args.sh $(A64_B) $(B)
 
 # Guest instructions per traced call under qemu (bench/patchsite/aarch64.sh, about 2 minutes).
 .PHONY: bench-patchsite-aarch64

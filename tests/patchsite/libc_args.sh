@@ -1,0 +1,262 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Arguments and return values of library calls (record -a's prototype list,
+# names in --probe for a libc function): usage  libc_args.sh BUILD_DIR plain|san
+#
+# Oracles:
+#   - an rtld-audit library (LD_AUDIT, la_x86_64_gnu_pltenter, written here)
+#     prints the six argument registers of each PLT call of the executable,
+#     and the string each one points to where it is readable; the
+#     arguments the trace shows must be those registers: integers equal (an
+#     int's low 32 bits), strings equal to what the register points to,
+#     pointers into the non-PIE executable equal, other pointers (heap,
+#     stack, libc's FILEs: they move when the runtime is preloaded) in the
+#     same pattern of equalities as the audit's (free gets what realloc
+#     got back);
+#   - the program itself (testdata/patchsite/libc_args.c) prints each value
+#     a call returned: the trace's return values must be those;
+#   - the C standard's and POSIX's signatures for the names: a name the
+#     prototype has not is refused by name, and so is a member or a void
+#     function's $retval.
+set -u
+
+B=${1:-build}
+MODE=${2:-plain}
+T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-libc_args.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+PASS=0
+FAIL=0
+PS="$PWD/$B/patchsite"
+export PATCHSITE_LIB="$PWD/$B/libpatchsite.so"
+SRC="$PWD/testdata/patchsite/libc_args.c"
+TESTS="$PWD/tests/patchsite"
+TOP=$PWD
+SANPRE=
+if [ "$MODE" = san ]; then
+	SANPRE="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
+	export ASAN_OPTIONS=detect_leaks=0
+fi
+record() { LD_PRELOAD="$SANPRE" "$PS" record "$@"; }
+pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
+fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
+
+if [ "$(uname -m)" != x86_64 ]; then
+	echo "libc_args.sh: the audit oracle is x86-64's: skipped"
+	exit 0
+fi
+cd "$T" || exit 1
+
+cat > audit.c <<'AUDIT'
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static FILE *out;
+static int pipefd[2];
+
+unsigned int la_version(unsigned int v)
+{
+	const char *p = getenv("AUDIT_OUT");
+
+	if (p)
+		out = fopen(p, "w");
+	if (pipe(pipefd))
+		out = NULL;
+	return v < LAV_CURRENT ? v : LAV_CURRENT;
+}
+
+unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
+{
+	(void)lmid, (void)cookie;
+	return map->l_name[0] == '\0' ? LA_FLG_BINDFROM | LA_FLG_BINDTO : LA_FLG_BINDTO;
+}
+
+/*
+ * The string at v, when the memory there reads, else "-": each byte through a
+ * pipe (write says EFAULT where a load would fault; qemu-user has no
+ * process_vm_readv).
+ */
+static void string_at(unsigned long v)
+{
+	char buf[256];
+	size_t n = 0;
+
+	while (v >= 4096 && n < sizeof(buf) &&
+	       write(pipefd[1], (const char *)v + n, 1) == 1 && read(pipefd[0], &buf[n], 1) == 1)
+		if (!buf[n++])
+			break;
+	if (!n || buf[n - 1]) {
+		fputs("\t-", out);
+		return;
+	}
+	fputc('\t', out);
+	for (char *c = buf; *c; c++)	/* one line a call: other bytes as '.' */
+		fputc(*c >= ' ' && *c <= '~' ? *c : '.', out);
+}
+
+static void log_call(const char *symname, const unsigned long r[6])
+{
+	if (!out)
+		return;
+	fputs(symname, out);
+	for (int i = 0; i < 6; i++)
+		fprintf(out, "\t%#lx", r[i]);
+	for (int i = 0; i < 6; i++)
+		string_at(r[i]);
+	fputc('\n', out);
+	fflush(out);
+}
+
+#if defined(__aarch64__)	/* tests/patchsite-aarch64/libc_args.sh's, under qemu */
+ElfW(Addr) la_aarch64_gnu_pltenter(ElfW(Sym) *sym, unsigned int ndx, uintptr_t *refcook,
+				   uintptr_t *defcook, La_aarch64_regs *regs, unsigned int *flags,
+				   const char *symname, long int *framesizep)
+{
+	unsigned long r[6] = { regs->lr_xreg[0], regs->lr_xreg[1], regs->lr_xreg[2],
+			       regs->lr_xreg[3], regs->lr_xreg[4], regs->lr_xreg[5] };
+
+	(void)ndx, (void)refcook, (void)defcook, (void)flags, (void)framesizep;
+	log_call(symname, r);
+	return sym->st_value;
+}
+#else
+Elf64_Addr la_x86_64_gnu_pltenter(Elf64_Sym *sym, unsigned int ndx, uintptr_t *refcook,
+				  uintptr_t *defcook, La_x86_64_regs *regs, unsigned int *flags,
+				  const char *symname, long *framesizep)
+{
+	unsigned long r[6] = { regs->lr_rdi, regs->lr_rsi, regs->lr_rdx, regs->lr_rcx,
+			       regs->lr_r8, regs->lr_r9 };
+
+	(void)ndx, (void)refcook, (void)defcook, (void)flags, (void)framesizep;
+	log_call(symname, r);
+	return sym->st_value;
+}
+#endif
+AUDIT
+gcc -shared -fPIC -O1 -o audit.so audit.c >build.log 2>&1 || { fail "build audit.so" build.log; exit 1; }
+
+
+WANT="malloc calloc realloc free memcpy memset memcmp strlen strcmp strchr strstr strtol open read
+close write fopen fclose puts snprintf printf pthread_mutex_lock pthread_mutex_unlock nanosleep
+pthread_create pthread_join qsort fflush"
+# build CC EXE: -O1 -g -pg -mfentry, non-PIE, lazy (the audit sees lazy PLT calls only);
+# clang's mcount locations by our recordmcount, as make's own builds do.
+build() {
+	if [ "$1" = clang ]; then
+		clang -O1 -g -pg -mfentry -fno-builtin -fno-PIE -c "$SRC" -o "$2.o" &&
+			"$TOP/$B/recordmcount" "$2.o" &&
+			clang -no-pie -Wl,-z,lazy -pthread -o "$2" "$2.o"
+	else
+		gcc -O1 -g -pg -mfentry -mrecord-mcount -fno-builtin -fno-PIE -no-pie -Wl,-z,lazy \
+			-pthread -o "$2" "$SRC"
+	fi
+}
+for cc in gcc clang; do
+	if ! command -v $cc >/dev/null 2>&1; then
+		echo "SKIP $cc: not installed"
+		continue
+	fi
+	exe=la-$cc
+	build $cc $exe >build.log 2>&1 || { fail "$cc: build" build.log; continue; }
+	AUDIT_OUT="$T/audit.txt" LD_AUDIT="$T/audit.so" LD_PRELOAD="$SANPRE" ./$exe > audit.out
+	for tracer in nop function_graph; do
+		rm -rf d
+		if ! record -d d --tracer=$tracer -a ./$exe > out 2>err; then
+			fail "$cc $tracer: record -a" err
+			continue
+		fi
+		"$PS" replay -d d > trace 2>&1
+		if python3 "$TESTS/libc_args_compare.py" audit.txt trace out "$WANT" "$WANT" \
+			> cmp.txt; then
+			pass "$cc $tracer: record -a's library calls equal the audit's registers and the program's returns: $(tail -1 cmp.txt)"
+		else
+			fail "$cc $tracer: record -a's library calls differ from the oracles" cmp.txt
+		fi
+	done
+done
+# Built without -pg: the program's functions have no sites, its library calls are traced;
+# -a says so and gives the library calls their arguments all the same.
+if gcc -O1 -g -fno-builtin -fno-PIE -no-pie -Wl,-z,lazy -pthread -o la-nopg "$SRC" \
+	>build.log 2>&1; then
+	AUDIT_OUT="$T/audit.txt" LD_AUDIT="$T/audit.so" LD_PRELOAD="$SANPRE" ./la-nopg > audit.out
+	rm -rf d
+	if ! record -d d --tracer=nop -a ./la-nopg > out 2>err; then
+		fail "without -pg: record -a" err
+	elif ! grep -q "its functions have no sites (built without -pg): library calls only" err; then
+		fail "without -pg: record -a does not say the program's functions are left out" err
+	else
+		"$PS" replay -d d > trace 2>&1
+		if python3 "$TESTS/libc_args_compare.py" audit.txt trace out "$WANT" "$WANT" \
+			> cmp.txt; then
+			pass "without -pg: record -a said so, and its library calls equal the oracles': $(tail -1 cmp.txt)"
+		else
+			fail "without -pg: record -a's library calls differ from the oracles" cmp.txt
+		fi
+	fi
+else
+	fail "gcc without -pg: build" build.log
+fi
+
+# The rest on gcc's -pg build (audit.txt was another's: made again).
+exe=la-gcc
+AUDIT_OUT="$T/audit.txt" LD_AUDIT="$T/audit.so" LD_PRELOAD="$SANPRE" ./$exe > audit.out
+
+# Names in --probe for a library function, and -R typed by its prototype.
+rm -rf d
+if record -d d --tracer=nop --probe='f:auto/strcmp strcmp s1 s2' \
+	--probe='f:auto/open open path=pathname flags' --probe='f:auto/read read fd buf count:u16' \
+	-R close@retval ./$exe > out 2>err; then
+	"$PS" replay -d d > trace 2>&1
+	if python3 "$TESTS/libc_args_compare.py" audit.txt trace out "strcmp open read" > cmp.txt &&
+	   grep -q 'close() = -1' trace; then
+		pass "names of a libc function's parameters in --probe: $(tail -1 cmp.txt)"
+	else
+		fail "names of a libc function's parameters in --probe" cmp.txt
+	fi
+else
+	fail "--probe with a libc function's parameter names" err
+fi
+
+# Conditions on a library call's arguments by name (-F 'malloc if size > 100'): the calls
+# kept are those whose registers, as the audit saw them, meet the condition.
+rm -rf d
+if record -d d --tracer=function -F 'malloc if size > 100' -F 'realloc if size == 4000' \
+	-F 'calloc if nmemb == 4' ./$exe > out 2>err; then
+	"$PS" replay --no-sched -d d | sed -n 's/.*: \([a-z]*\) <-.*/\1/p' | sort | uniq -c > got
+	python3 -c 'import sys
+for l in open(sys.argv[1]):
+    f = l.split("\t")
+    r = [int(x, 16) for x in f[1:4]]
+    if (f[0] == "malloc" and r[0] > 100) or (f[0] == "realloc" and r[1] == 4000) or \
+       (f[0] == "calloc" and r[0] == 4):
+        print(f[0])' audit.txt | sort | uniq -c > want
+	if [ -s want ] && cmp -s got want; then
+		pass "conditions on a libc function's arguments by name: $(tr -s ' \n' ' ' < got)as the audit's registers"
+	else
+		diff want got > diff.txt
+		fail "conditions on a libc function's arguments by name" diff.txt
+	fi
+else
+	fail "-F with conditions on a libc function's arguments" err
+fi
+
+# Refused by name: what the prototype does not have.
+refused() {
+	if record -d d --tracer=nop "$@" ./$exe > /dev/null 2>err; then
+		fail "$1: not refused"
+	elif grep -q "$REASON" err && [ "$(wc -l < err)" -eq 1 ]; then
+		pass "refused in one line: $1"
+	else
+		fail "$1: refused without its reason ($REASON)" err
+	fi
+}
+REASON="prototype (s) has no 'len'"; refused --probe='f strlen len'
+REASON="members are not known"; refused --probe='f fclose stream->_flags'
+REASON="returning void"; refused --probe='f free%return $retval'
+
+echo "libc_args.sh: $PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]
