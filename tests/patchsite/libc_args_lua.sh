@@ -62,7 +62,7 @@ elif ! cmp -s plain.out traced.out; then
 	fail "record -a lua: output differs from the untraced run's" diff.txt
 else
 	pass "record -a lua: the output of the untraced run ($(wc -l < plain.out) lines)"
-	"$PS" replay -d d > trace 2>&1
+	"$PS" replay --no-sched -d d > trace 2>&1
 	if python3 "$TESTS/libc_args_compare.py" --bag a1.txt a2.txt a3.txt a4.txt trace 12 > cmp.txt; then
 		pass "record -a lua: $(tail -1 cmp.txt)"
 	else
