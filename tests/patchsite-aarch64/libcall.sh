@@ -75,44 +75,7 @@ if [ -z "$QEMU" ] || ! command -v "$CC" >/dev/null 2>&1 || [ ! -f "$PRELOAD" ]; 
 fi
 cd "$T" || exit 1
 
-cat > audit.c <<'EOF2'
-#define _GNU_SOURCE
-#include <fcntl.h>
-#include <link.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
-static int out = -1;
-
-unsigned int la_version(unsigned int v)
-{
-	const char *p = getenv("AUDIT_OUT");
-
-	if (p)
-		out = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
-	return v < LAV_CURRENT ? v : LAV_CURRENT;
-}
-
-/* The executable's calls only (its l_name is ""). */
-unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
-{
-	(void)lmid;
-	*cookie = (uintptr_t)map;
-	return map->l_name[0] == '\0' ? LA_FLG_BINDFROM | LA_FLG_BINDTO : LA_FLG_BINDTO;
-}
-
-ElfW(Addr) la_aarch64_gnu_pltenter(ElfW(Sym) *sym, unsigned int ndx, uintptr_t *refcook,
-				   uintptr_t *defcook, La_aarch64_regs *regs, unsigned int *flags,
-				   const char *symname, long int *framesizep)
-{
-	(void)ndx, (void)refcook, (void)defcook, (void)regs, (void)flags, (void)framesizep;
-	if (out >= 0 && write(out, symname, strlen(symname)) > 0)
-		(void)!write(out, "\n", 1);
-	return sym->st_value;
-}
-EOF2
-if [ $ARCH = aarch64 ] && ! $CC -shared -fPIC -O1 -o audit.so audit.c >build.log 2>&1; then
+if [ $ARCH = aarch64 ] && ! $CC -shared -fPIC -O1 -o audit.so "$SRC/pltaudit.c" >build.log 2>&1; then
 	fail "build audit.so" build.log
 	exit 1
 fi

@@ -45,53 +45,9 @@ if [ "$(uname -m)" != x86_64 ]; then
 fi
 cd "$T" || exit 1
 
-# The audit oracle (the dynamic linker calls it for each PLT call of the executable).
-cat > audit.c <<'EOF'
-#define _GNU_SOURCE
-#include <fcntl.h>
-#include <link.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
-static int out = -1;
-
-unsigned int la_version(unsigned int v)
-{
-	const char *p = getenv("AUDIT_OUT");
-
-	if (p)
-		out = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
-	return v < LAV_CURRENT ? v : LAV_CURRENT;
-}
-
-/* AUDIT_ALL: calls from every object, each line "caller symbol"; else the executable's. */
-unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
-{
-	(void)lmid;
-	*cookie = (uintptr_t)map;
-	return map->l_name[0] == '\0' || getenv("AUDIT_ALL") ? LA_FLG_BINDFROM | LA_FLG_BINDTO
-							    : LA_FLG_BINDTO;
-}
-
-Elf64_Addr la_x86_64_gnu_pltenter(Elf64_Sym *sym, unsigned int ndx, uintptr_t *refcook,
-				  uintptr_t *defcook, La_x86_64_regs *regs, unsigned int *flags,
-				  const char *symname, long *framesizep)
-{
-	const char *caller = ((struct link_map *)*refcook)->l_name;
-
-	(void)ndx, (void)defcook, (void)regs, (void)flags, (void)framesizep;
-	if (getenv("AUDIT_ALL")) {
-		caller = strrchr(caller, '/') ? strrchr(caller, '/') + 1 : "exe";
-		if (out >= 0 && write(out, caller, strlen(caller)) > 0)
-			(void)!write(out, " ", 1);
-	}
-	if (out >= 0 && write(out, symname, strlen(symname)) > 0)
-		(void)!write(out, "\n", 1);
-	return sym->st_value;
-}
-EOF
-gcc -shared -fPIC -O1 -o audit.so audit.c >build.log 2>&1 || { fail "build audit.so" build.log; exit 1; }
+# The audit oracle (testdata/patchsite/pltaudit.c: the dynamic linker calls it for each PLT
+# call of the executable, or with AUDIT_ALL of every object).
+gcc -shared -fPIC -O1 -o audit.so "$TOP/testdata/patchsite/pltaudit.c" >build.log 2>&1 || { fail "build audit.so" build.log; exit 1; }
 
 # names DIR: the function tracer's calls, one name a line, in order.
 names() { "$PS" replay --no-sched -d "$1" | sed -n 's/.*: \([^ ]*\) <-.*/\1/p'; }

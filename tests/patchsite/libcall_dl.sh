@@ -46,49 +46,8 @@ fi
 cd "$T" || exit 1
 
 # The audit oracle: each PLT call of every object, "caller symbol" a line.
-cat > audit.c <<'EOF'
-#define _GNU_SOURCE
-#include <fcntl.h>
-#include <link.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
-static int out = -1;
-
-unsigned int la_version(unsigned int v)
-{
-	const char *p = getenv("AUDIT_OUT");
-
-	if (p)
-		out = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
-	return v < LAV_CURRENT ? v : LAV_CURRENT;
-}
-
-unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
-{
-	(void)lmid;
-	*cookie = (uintptr_t)map;
-	return LA_FLG_BINDFROM | LA_FLG_BINDTO;
-}
-
-Elf64_Addr la_x86_64_gnu_pltenter(Elf64_Sym *sym, unsigned int ndx, uintptr_t *refcook,
-				  uintptr_t *defcook, La_x86_64_regs *regs, unsigned int *flags,
-				  const char *symname, long *framesizep)
-{
-	const char *caller = ((struct link_map *)*refcook)->l_name;
-	char line[512];
-	int n;
-
-	(void)ndx, (void)defcook, (void)regs, (void)flags, (void)framesizep;
-	caller = strrchr(caller, '/') ? strrchr(caller, '/') + 1 : "exe";
-	n = snprintf(line, sizeof(line), "%s %s\n", caller, symname);
-	if (out >= 0 && n > 0 && n < (int)sizeof(line))
-		(void)!write(out, line, (size_t)n);	/* one write: whole lines from threads */
-	return sym->st_value;
-}
-EOF
-gcc -shared -fPIC -O1 -o audit.so audit.c >build.log 2>&1 || { fail "build audit.so" build.log; exit 1; }
+export AUDIT_ALL=1	# "caller symbol" of every object
+gcc -shared -fPIC -O1 -o audit.so "$TOP/testdata/patchsite/pltaudit.c" >build.log 2>&1 || { fail "build audit.so" build.log; exit 1; }
 
 # audit_counts LIB: "count symbol" of the calls LIB made, from audit.raw.
 # (A sanitizer's runtime calls are never traced, by name: left out.)
