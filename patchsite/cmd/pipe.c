@@ -205,7 +205,7 @@ static void reap(struct pipe_opts *o)
 
 /* One process's new events; -errno.  Overwrite mode is refused once (chunks are reused). */
 static int follow_one(FILE *out, struct followed *f, struct psr_proc *p, struct pipe_opts *o,
-		      unsigned long long *shown)
+		      bool last, unsigned long long *shown)
 {
 	unsigned long long before = render_live_shown(f->live);
 	int err;
@@ -220,7 +220,7 @@ static int follow_one(FILE *out, struct followed *f, struct psr_proc *p, struct 
 	}
 	err = render_live_round(out, f->live, p);
 	*shown += render_live_shown(f->live) - before;
-	if (!err && p->gone && !f->final) {
+	if (!err && (p->gone || last) && !f->final) {
 		f->final = true;
 		if (o->consume)
 			save_pos(f, p, o);
@@ -263,9 +263,14 @@ int pipe_follow(FILE *out, struct pipe_opts *o)
 
 		reap(o);
 		stopped(o);
-		/* Seen ended at the last look: this look at its files is the last. */
+		/*
+		 * Seen ended at the last look: this look at its files is the last.
+		 * A consuming pipe stopped while a process records keeps its threads
+		 * live in that look: what must wait (a switch drained later goes
+		 * before it) is left for the next pipe, from the position saved.
+		 */
 		for (size_t i = 0; i < nfl; i++)
-			if (fl[i].ended || stop)
+			if (fl[i].ended || (stop && !o->consume))
 				s->procs[i].gone = true;
 		psr_follow(s);
 		if (s->nprocs > nfl) {
@@ -278,7 +283,7 @@ int pipe_follow(FILE *out, struct pipe_opts *o)
 			fl = g;
 			for (size_t i = nfl; i < s->nprocs; i++) {
 				memset(&fl[i], 0, sizeof(fl[i]));
-				fl[i].live = render_live_new(o->opt_set, o->opt_clear);
+				fl[i].live = render_live_new(o->opt_set, o->opt_clear, !o->no_sched);
 				if (!fl[i].live)
 					err = -ENOMEM;
 				else if (o->from_now && first)
@@ -302,7 +307,8 @@ int pipe_follow(FILE *out, struct pipe_opts *o)
 			if (!fl[i].ended && ended(p, o))
 				fl[i].ended = true;
 			if (!fl[i].final)
-				err = round_start(&r) ? follow_one(r.mem, &fl[i], p, o, &shown) : -ENOMEM;
+				err = round_start(&r) ? follow_one(r.mem, &fl[i], p, o, stop, &shown) :
+					-ENOMEM;
 			all_final &= fl[i].final;
 		}
 		if (!err)
@@ -387,6 +393,7 @@ int cmd_pipe(int argc, char **argv)
 		{ "from-now", no_argument, NULL, 'n' },
 		{ "reader", required_argument, NULL, 'r' },
 		{ "options", required_argument, NULL, 'O' },
+		{ "no-sched", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -409,6 +416,7 @@ int cmd_pipe(int argc, char **argv)
 			o.reader = optarg;
 			break;
 		case 'O': if (parse_options(optarg, &o.opt_set, &o.opt_clear)) return 2; break;
+		case 'S': o.no_sched = true; break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: return bad_usage("pipe: bad option%s", "");
 		}

@@ -16,6 +16,7 @@ struct pipe_opts {
 	int pid;			/* only this process, or 0: every process of the session */
 	bool consume;			/* keep each process's position at the end (pipe.pos) */
 	unsigned opt_set, opt_clear;	/* --options: PSR_OPT_* over the recorded ones */
+	bool no_sched;			/* --no-sched: the switches recorded not shown */
 	bool from_start;		/* consume: but start from the beginning, not the position */
 	bool from_now;			/* start after what the processes there recorded so far */
 	const char *reader;		/* consume: positions in pipe.READER.pos; NULL: pipe.pos */

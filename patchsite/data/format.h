@@ -111,6 +111,14 @@ struct psd_sched_hdr {
 	uint32_t clockid;		/* the records' clock: CLOCK_MONOTONIC (1) */
 	uint32_t pad;
 	char why[128];			/* UNKNOWN: why ("perf_event_open: Permission denied") */
+	/*
+	 * Every switch stamped before this (CLOCK_MONOTONIC) is among the
+	 * first `records`: taken before the drain read the ring, written after
+	 * the records (0: not said, an older writer).  Streaming readers hold
+	 * back a thread's events from here on.  drained_tsc: the event clock
+	 * then (a pair with drained_ns: the rate while the process runs).
+	 */
+	uint64_t drained_ns, drained_tsc;
 };
 
 struct psd_sched_rec {

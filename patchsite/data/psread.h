@@ -116,6 +116,8 @@ struct psr_thread {
 	char sched_why[129];
 	uint64_t sched_lost;	/* switches the kernel could not record */
 	bool sched_clean;	/* drained at the thread's end or a normal exit */
+	/* Followed: every switch before this ns is in sw (UINT64_MAX: all; 0: none known) */
+	uint64_t sched_upto;
 	struct psr_switch_rec *sw;	/* in time order */
 	size_t nsw;
 	uint64_t *off;		/* off-CPU spans: [2k] start, [2k + 1] end ns */
@@ -162,6 +164,7 @@ struct psr_proc {
 	size_t modules_size;	/* followed: the modules log's size when last read */
 	struct psr_evdesc *events;
 	size_t nevents;
+	uint64_t rate_ns;	/* followed: ns_per_tsc from the clock pair at this ns (0: info's) */
 	int sched_asked;	/* info's `sched`: 1 on, 0 off (--no-sched), -1 not said (older) */
 };
 
@@ -206,12 +209,18 @@ struct psr_cursor {
 	uint8_t pend_state;	/* 0 none read ahead, 1 pend holds the file's next, 2 its end */
 	size_t sw_at;
 	struct psr_event pend;
+	/* where pend was read from: a position to go on from (patchsite pipe's) */
+	size_t pend_chunk, pend_at;
+	uint32_t pend_hi;
+	int32_t pend_cpu;
 };
 void psr_cursor_init(struct psr_cursor *c, const struct psr_proc *p, const struct psr_thread *t);
 /*
  * The thread's scheduler switches as PSR_SCHED events (id: enum psr_switch),
  * merged by time among its events; arguments and return values stay with
- * the event they follow.  Not for a followed (live) thread.
+ * the event they follow.  A followed (live) thread's events newer than
+ * what its switch file is known complete up to (sched_upto), and its
+ * switches after its last event there, wait for a later psr_follow.
  */
 void psr_cursor_sched(struct psr_cursor *c);
 /* The next event: 1, or 0 at the end. */

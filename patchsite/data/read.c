@@ -220,7 +220,7 @@ void read_proc(struct psr_session *s, const char *name)
 	if (p->nthreads)
 		qsort(p->threads, p->nthreads, sizeof(*p->threads), cmp_thread);
 	if (s->follow)
-		return;		/* psr_follow indexes the chunks; switches are not followed */
+		return;		/* psr_follow indexes the chunks and reads the switches */
 	for (size_t k = 0; k < p->nthreads; k++)
 		read_sched(p, &p->threads[k]);
 	if (!p->has_end)

@@ -187,8 +187,10 @@ static void follow_proc(struct psr_proc *p)
 	}
 	if (d)
 		closedir(d);
-	for (size_t k = 0; k < p->nthreads; k++)
+	for (size_t k = 0; k < p->nthreads; k++) {
 		follow_thread(p, &p->threads[k]);
+		read_sched_follow(p, &p->threads[k]);
+	}
 }
 
 /* Processes listed since the last look (whole lines only), then every process. */

@@ -29,14 +29,14 @@ uint64_t psr_tsc(const struct psr_proc *p, uint64_t ns)
 	return p->tsc0 + (uint64_t)(int64_t)d;
 }
 
-static void unknown(struct psr_thread *t, const char *why)
+void read_sched_unknown(struct psr_thread *t, const char *why)
 {
 	t->sched = PSR_SCHED_UNKNOWN;
 	snprintf(t->sched_why, sizeof(t->sched_why), "%s", why);
 }
 
 /* Spans off the CPU: from a switch out to the next switch in (or on, past the end). */
-static int make_spans(struct psr_thread *t)
+int read_sched_spans(struct psr_thread *t)
 {
 	size_t n = 0;
 	bool out = false;
@@ -100,8 +100,7 @@ static bool take_records(struct psr_session *s, const char *path, struct psr_thr
 	return true;
 }
 
-/* sched.X for thread.X (an allocated path), or NULL. */
-static char *sched_path(const char *thread_file)
+char *read_sched_path(const char *thread_file)
 {
 	const char *base = strrchr(thread_file, '/');
 	size_t dir;
@@ -117,7 +116,22 @@ static char *sched_path(const char *thread_file)
 	return path;
 }
 
-static void check_file(struct psr_proc *p, struct psr_thread *t, const char *path)
+bool read_sched_header_ok(const struct psr_thread *t, const struct psd_sched_hdr *h)
+{
+	return !memcmp(h->magic, PSD_SCHED_MAGIC, 8) && h->version == PSD_SCHED_VERSION &&
+	       h->hdr_bytes == PSD_SCHED_HDR_BYTES && h->clockid == 1 /* CLOCK_MONOTONIC */ &&
+	       (h->state == PSD_SCHED_ON || h->state == PSD_SCHED_UNKNOWN) &&
+	       h->tid == (uint32_t)t->tid;
+}
+
+void read_sched_bad_header(struct psr_proc *p, struct psr_thread *t, const char *path)
+{
+	read_say(p->session, path, "not a scheduler switch file of version %d for thread "
+		 "%d (bad header): off-CPU time unknown", PSD_SCHED_VERSION, t->tid);
+	read_sched_unknown(t, "damaged switch file");
+}
+
+void read_sched_file(struct psr_proc *p, struct psr_thread *t, const char *path)
 {
 	size_t len = 0;
 	char *data = read_slurp(path, &len);
@@ -126,42 +140,38 @@ static void check_file(struct psr_proc *p, struct psr_thread *t, const char *pat
 	if (!data) {
 		/* Asked for and not there: the runtime could not make it (it said so). */
 		if (p->sched_asked == 1)
-			unknown(t, errno == ENOENT ? "no switch file" : strerror(errno));
+			read_sched_unknown(t, errno == ENOENT ? "no switch file" : strerror(errno));
 		return;
 	}
+	memset(&h, 0, sizeof(h));
 	memcpy(&h, data, len < sizeof(h) ? len : sizeof(h));
-	if (len < PSD_SCHED_HDR_BYTES || memcmp(h.magic, PSD_SCHED_MAGIC, 8) ||
-	    h.version != PSD_SCHED_VERSION || h.hdr_bytes != PSD_SCHED_HDR_BYTES ||
-	    h.clockid != 1 /* CLOCK_MONOTONIC */ ||
-	    (h.state != PSD_SCHED_ON && h.state != PSD_SCHED_UNKNOWN) ||
-	    h.tid != (uint32_t)t->tid) {
-		read_say(p->session, path, "not a scheduler switch file of version %d for thread "
-			 "%d (bad header): off-CPU time unknown", PSD_SCHED_VERSION, t->tid);
-		unknown(t, "damaged switch file");
+	if (len < PSD_SCHED_HDR_BYTES || !read_sched_header_ok(t, &h)) {
+		read_sched_bad_header(p, t, path);
 	} else if (h.state == PSD_SCHED_UNKNOWN) {
 		h.why[sizeof(h.why) - 1] = 0;
-		unknown(t, h.why[0] ? h.why : "not recorded");
+		read_sched_unknown(t, h.why[0] ? h.why : "not recorded");
 	} else if (!take_records(p->session, path, t, data, len)) {
-		unknown(t, "damaged switch file");
+		read_sched_unknown(t, "damaged switch file");
 		free(t->sw);
 		t->sw = NULL;
 		t->nsw = 0;
-	} else if (make_spans(t)) {
-		unknown(t, "out of memory");
+	} else if (read_sched_spans(t)) {
+		read_sched_unknown(t, "out of memory");
 	} else {
 		t->sched = PSR_SCHED_ON;
 		t->sched_lost = h.lost;
 		t->sched_clean = h.clean == 1;
+		t->sched_upto = UINT64_MAX;
 	}
 	free(data);
 }
 
 void read_sched(struct psr_proc *p, struct psr_thread *t)
 {
-	char *path = sched_path(t->file);
+	char *path = read_sched_path(t->file);
 
 	if (path)
-		check_file(p, t, path);
+		read_sched_file(p, t, path);
 	free(path);
 }
 
@@ -220,7 +230,11 @@ uint64_t psr_offcpu_ns(const struct psr_proc *p, const struct psr_thread *t, uin
 
 void psr_cursor_sched(struct psr_cursor *c)
 {
-	c->sched = c->t->nsw && !c->t->live && c->t->sched == PSR_SCHED_ON;
+	/* A followed thread's switches may come later (read_sched_follow.c). */
+	if (c->t->live)
+		c->sched = c->p->sched_asked == 1;
+	else
+		c->sched = c->t->nsw && c->t->sched == PSR_SCHED_ON;
 }
 
 /* True when ev must stay right after the event before it (its arguments, its return value). */
@@ -230,14 +244,37 @@ static bool attached(const struct psr_event *ev)
 	       (ev->ext_kind == PSD_EXT_ARGS || ev->ext_kind == PSD_EXT_RETVAL);
 }
 
+/*
+ * A followed thread's event that must wait: from what its switch file is
+ * known complete up to on (none yet: all), while switches are asked for
+ * and not known to be refused.  Arguments and return values go with the
+ * event before them.
+ */
+static bool held(const struct psr_cursor *c, const struct psr_event *ev)
+{
+	const struct psr_thread *t = c->t;
+
+	if (!t->live || attached(ev) || t->sched == PSR_SCHED_UNKNOWN || t->sched_upto == UINT64_MAX)
+		return false;
+	if (t->sched == PSR_SCHED_NONE || !t->sched_upto)
+		return true;
+	return (int64_t)(ev->tsc - psr_tsc(c->p, t->sched_upto)) >= 0;
+}
+
 int read_sched_next(struct psr_cursor *c, struct psr_event *ev,
 		    int (*next)(struct psr_cursor *c, struct psr_event *ev))
 {
 	const struct psr_thread *t = c->t;
 
-	if (!c->pend_state)
+	if (!c->pend_state) {
+		c->pend_chunk = c->chunk;
+		c->pend_at = c->at;
+		c->pend_hi = c->hi;
+		c->pend_cpu = c->cpu;
 		c->pend_state = next(c, &c->pend) ? 1 : 2;
-	if (c->sw_at < t->nsw) {
+	}
+	/* A live thread's switch after its last event: an event before it may not be seen yet. */
+	if (c->sw_at < t->nsw && !(c->pend_state == 2 && t->live)) {
 		const struct psr_switch_rec *r = &t->sw[c->sw_at];
 		uint64_t tsc = psr_tsc(c->p, r->ns);
 
@@ -254,7 +291,12 @@ int read_sched_next(struct psr_cursor *c, struct psr_event *ev,
 			return 1;
 		}
 	}
-	if (c->pend_state == 2)
+	if (c->pend_state == 2) {
+		if (t->live)
+			c->pend_state = 0;	/* more may come */
+		return 0;
+	}
+	if (held(c, &c->pend))
 		return 0;
 	*ev = c->pend;
 	c->pend_state = 0;

@@ -45,6 +45,16 @@ void read_count_events(struct psr_proc *p, struct psr_thread *t);
 /* read_sched.c: the thread's switch file (sched.T beside thread.T), and the cursor's merge */
 void read_sched(struct psr_proc *p, struct psr_thread *t);
 void read_sched_free(struct psr_thread *t);
+struct psd_sched_hdr;
+/* sched.X for thread.X (an allocated path), or NULL; the file read whole and checked. */
+char *read_sched_path(const char *thread_file);
+void read_sched_file(struct psr_proc *p, struct psr_thread *t, const char *path);
+bool read_sched_header_ok(const struct psr_thread *t, const struct psd_sched_hdr *h);
+void read_sched_bad_header(struct psr_proc *p, struct psr_thread *t, const char *path);
+void read_sched_unknown(struct psr_thread *t, const char *why);
+int read_sched_spans(struct psr_thread *t);	/* t->off, t->off_sum from t->sw: 0 or -ENOMEM */
+/* read_sched_follow.c: a followed thread's growing switch file */
+void read_sched_follow(struct psr_proc *p, struct psr_thread *t);
 int read_sched_next(struct psr_cursor *c, struct psr_event *ev,
 		    int (*next)(struct psr_cursor *c, struct psr_event *ev));
 

@@ -11,7 +11,12 @@
  * thread itself drains its own at each chunk switch of its thread file
  * (ps_sched_flush), so that a busy thread on a loaded machine, preempted
  * hundreds of times a second while the drain thread waits for a CPU, does
- * not overflow it.
+ * not overflow it.  And every PERIOD_MS a stream with switches waiting is
+ * drained (one without: its header restamped every STAMP_MS), so that a
+ * streaming reader (patchsite pipe), which holds back a thread's events
+ * newer than the header's drained_ns, shows them soon: a thread that
+ * sleeps ten times a second otherwise filled the watermark once in three
+ * seconds, and its events waited as long.
  *
  * Why per thread and not uftrace's per-CPU events: a per-thread event
  * needs no inherit (which perf refuses with a ring per CPU) and follows a
@@ -40,12 +45,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "host.h"
 #include "sched_switch.h"
 #include "data/format.h"
 
 /* Data pages of a ring, tried in turn (powers of two): the first that perf's budget allows. */
 static const unsigned ring_pages[] = { 4, 1 };
 #define BATCH		64	/* records written per pwrite */
+#define PERIOD_MS	100	/* waiting switches drained at least this often */
+#define STAMP_NS	1000000000ull	/* a stream without: drained_ns renewed this often */
 
 /*
  * No descriptor stays open for a stream: the event's is closed once its
@@ -93,6 +101,14 @@ static size_t page_bytes(void)
 	long n = sysconf(_SC_PAGESIZE);
 
 	return n > 0 ? (size_t)n : 4096;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* Bytes at ring offset `at` (wrapping), into out. */
@@ -166,12 +182,22 @@ static void drain(struct sched_stream *s, bool clean)
 	uint64_t size, head, tail;
 	struct psd_sched_rec out[BATCH];
 	size_t n = 0;
+	uint64_t now, tsc;
 
 	if (!s->ring)
 		return;
 	s->fd = openat(s->procfd, s->name, O_WRONLY | O_CLOEXEC);
 	data = (const uint8_t *)s->ring + (mp->data_offset ? mp->data_offset : page_bytes());
 	size = mp->data_size ? mp->data_size : s->data_bytes;
+	/*
+	 * Taken before the head is read: the kernel writes a switch into the
+	 * ring as it stamps it (prepare_task_switch, finish_task_switch, the
+	 * thread not running in between), so a switch stamped before this
+	 * and still missing is one after which the thread wrote no event yet.
+	 */
+	tsc = ps_clock();
+	now = mono_ns();
+	tsc += (ps_clock() - tsc) / 2;		/* the event clock when now was read */
 	head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
 	tail = mp->data_tail;
 	while (head - tail >= sizeof(struct perf_event_header)) {
@@ -202,6 +228,8 @@ static void drain(struct sched_stream *s, bool clean)
 	put_records(s, out, n);
 	__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
 	s->hdr.clean |= clean;
+	s->hdr.drained_ns = now;
+	s->hdr.drained_tsc = tsc;
 	write_hdr(s);
 	if (s->fd >= 0)
 		close(s->fd);
@@ -222,14 +250,53 @@ static void stream_close(struct sched_stream *s)
 	s->ring = NULL;
 }
 
+/* Due for a drain by time (s->lock held): switches waiting, or an old drained_ns. */
+static bool due(const struct sched_stream *s, uint64_t now)
+{
+	const struct perf_event_mmap_page *mp = s->ring;
+
+	if (!mp)
+		return false;
+	return __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE) != mp->data_tail ||
+	       now - s->hdr.drained_ns >= STAMP_NS;
+}
+
+/*
+ * Every stream of this process due (the drain thread).  The list only
+ * grows at its head, and a stream's next is set before it is listed.
+ */
+static void drain_due(void)
+{
+	struct sched_stream *s;
+	pid_t me = getpid();
+	uint64_t now = mono_ns();
+
+	pthread_mutex_lock(&sched.lock);
+	s = sched.list;
+	pthread_mutex_unlock(&sched.lock);
+	for (; s; s = s->next) {
+		if (s->pid != me)
+			continue;
+		pthread_mutex_lock(&s->lock);
+		if (due(s, now))
+			drain(s, false);
+		pthread_mutex_unlock(&s->lock);
+	}
+}
+
 static void *drain_main(void *arg)
 {
 	int epfd = (int)(intptr_t)arg;
+	uint64_t last = mono_ns();
 
 	for (;;) {
 		struct epoll_event ev[16];
-		int n = epoll_wait(epfd, ev, 16, -1);
+		int n = epoll_wait(epfd, ev, 16, PERIOD_MS);
 
+		if (mono_ns() - last >= PERIOD_MS * 1000000ull) {
+			drain_due();
+			last = mono_ns();
+		}
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)

@@ -27,12 +27,13 @@ struct render_live {
 	unsigned long long shown;
 };
 
-struct render_live *render_live_new(unsigned opt_set, unsigned opt_clear)
+struct render_live *render_live_new(unsigned opt_set, unsigned opt_clear, bool sched)
 {
 	struct render_live *l = calloc(1, sizeof(*l));
 
 	if (l) {
 		l->last = -1;
+		l->ctx.with_sched = sched;
 		l->opt_set = opt_set;
 		l->opt_clear = opt_clear;
 	}
@@ -65,6 +66,8 @@ static int live_sync(struct render_live *l, const struct psr_proc *p)
 		for (size_t i = l->n; i < p->nthreads; i++) {
 			memset(&l->s[i], 0, sizeof(l->s[i]));
 			psr_cursor_init(&l->s[i].cur, p, &p->threads[i]);
+			if (l->ctx.with_sched)
+				psr_cursor_sched(&l->s[i].cur);
 			l->lost[i] = 0;
 		}
 	}
@@ -131,14 +134,21 @@ int render_live_round(FILE *f, struct render_live *l, const struct psr_proc *p)
 	return 0;
 }
 
-/* Positions (the next event of each thread), one line per thread file: NAME CHUNK WORD HI CPU. */
+/*
+ * Positions (the next event of each thread), one line per thread file:
+ * NAME CHUNK WORD HI CPU SWITCH (the next switch; older lines lack it).
+ * An event the cursor read ahead (merging switches) is the next one.
+ */
 void render_live_save(FILE *f, const struct render_live *l)
 {
 	for (size_t i = 0; i < l->n; i++) {
 		const struct stream *m = &l->s[i];
 		const struct psr_cursor *c = m->has_ev ? &m->at_ev : &m->cur;
 		const char *name = strrchr(m->t->file, '/');
-		size_t chunk = c->chunk, at = c->at;
+		bool ahead = c->sched && c->pend_state == 1;
+		size_t chunk = ahead ? c->pend_chunk : c->chunk, at = ahead ? c->pend_at : c->at;
+		unsigned hi = ahead ? c->pend_hi : c->hi;
+		int cpu = ahead ? c->pend_cpu : c->cpu;
 
 		if (!m->t->nchunks)
 			continue;
@@ -146,8 +156,8 @@ void render_live_save(FILE *f, const struct render_live *l)
 			chunk = m->t->nchunks - 1;
 			at = m->t->chunks[chunk].end;
 		}
-		fprintf(f, "%s %zu %zu %u %d\n", name ? name + 1 : m->t->file, chunk, at,
-			(unsigned)c->hi, (int)c->cpu);
+		fprintf(f, "%s %zu %zu %u %d %zu\n", name ? name + 1 : m->t->file, chunk, at, hi, cpu,
+			c->sw_at);
 	}
 }
 
@@ -155,14 +165,15 @@ void render_live_save(FILE *f, const struct render_live *l)
 void render_live_load(FILE *f, struct render_live *l, const struct psr_proc *p)
 {
 	char line[256], name[128];
-	size_t chunk, at;
+	size_t chunk, at, sw_at;
 	unsigned hi;
 	int cpu;
 
 	if (live_sync(l, p))
 		return;
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%127s %zu %zu %u %d", name, &chunk, &at, &hi, &cpu) != 5)
+		sw_at = 0;
+		if (sscanf(line, "%127s %zu %zu %u %d %zu", name, &chunk, &at, &hi, &cpu, &sw_at) < 5)
 			continue;
 		for (size_t i = 0; i < l->n; i++) {
 			struct stream *m = &l->s[i];
@@ -175,6 +186,8 @@ void render_live_load(FILE *f, struct render_live *l, const struct psr_proc *p)
 			m->cur.at = at;
 			m->cur.hi = hi;
 			m->cur.cpu = cpu;
+			m->cur.sw_at = sw_at;
+			m->cur.pend_state = 0;
 			m->has_ev = m->has_next = false;
 		}
 	}
@@ -192,6 +205,7 @@ void render_live_skip(struct render_live *l, const struct psr_proc *p)
 	walk_use_options(&l->ctx, p, l->opt_set, l->opt_clear);
 	for (size_t i = 0; i < l->n; i++) {
 		struct stream *m = &l->s[i];
+		bool sched;
 
 		l->lost[i] = m->t->lost;
 		if (!m->t->nchunks)
@@ -199,7 +213,13 @@ void render_live_skip(struct render_live *l, const struct psr_proc *p)
 		m->cur.chunk = m->t->nchunks - 1;
 		m->cur.at = m->t->chunks[m->cur.chunk].first;
 		m->has_ev = m->has_next = false;
+		/* Past every event, held or not; switches drained later than now are shown. */
+		sched = m->cur.sched;
+		m->cur.sched = false;
 		while (walk_advance(m))
 			;
+		m->cur.sched = sched;
+		m->cur.pend_state = 0;
+		m->cur.sw_at = m->t->nsw;
 	}
 }

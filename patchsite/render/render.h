@@ -68,7 +68,7 @@ int render_info(FILE *out, const struct psr_session *s, const struct render_opts
  * save and load where each thread's reading stands.
  */
 struct render_live;
-struct render_live *render_live_new(unsigned opt_set, unsigned opt_clear);
+struct render_live *render_live_new(unsigned opt_set, unsigned opt_clear, bool sched);
 void render_live_free(struct render_live *l);
 int render_live_round(FILE *out, struct render_live *l, const struct psr_proc *p);
 unsigned long long render_live_shown(const struct render_live *l);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Time off the CPU, with its own oracles (tests/patchsite/sched.sh):
- * usage: [OFFCPU_DENY_PERF=1] offcpu switches|sleep
+ * usage: [OFFCPU_DENY_PERF=1] offcpu switches|sleep|naps
  *   switches  4 threads and main each read their context-switch counts
  *             (/proc/self/task/TID/status: voluntary_ctxt_switches,
  *             nonvoluntary_ctxt_switches) before and after work() (spins
@@ -12,6 +12,9 @@
  *   sleep     sleeper(): 10 x (2 ms of this thread's CPU time spent
  *             spinning, then a 1 ms sleep); prints its CLOCK_THREAD_CPUTIME_ID
  *             and CLOCK_MONOTONIC deltas as `cpu_ns=C wall_ns=W`.
+ *   naps      3 threads call nap() until standard input ends (the test
+ *             decides when: a follower is stopped half way first), and
+ *             print nothing.
  * OFFCPU_DENY_PERF=1: before anything is traced (a constructor not
  * traced itself), a seccomp filter makes perf_event_open fail with EACCES,
  * as perf_event_paranoid 3 would for a user.
@@ -126,6 +129,32 @@ static int switches(void)
 	return 0;
 }
 
+static volatile int naps_end;
+
+static void *napper(void *arg)
+{
+	(void)arg;
+	while (!__atomic_load_n(&naps_end, __ATOMIC_RELAXED))
+		nap();
+	return NULL;
+}
+
+static int naps(void)
+{
+	pthread_t th[3];
+	char buf[64];
+
+	for (int i = 0; i < 3; i++)
+		if (pthread_create(&th[i], NULL, napper, NULL))
+			return 1;
+	while (read(0, buf, sizeof(buf)) > 0)
+		;
+	__atomic_store_n(&naps_end, 1, __ATOMIC_RELAXED);
+	for (int i = 0; i < 3; i++)
+		pthread_join(th[i], NULL);
+	return 0;
+}
+
 static void sleep_measured(void)
 {
 	uint64_t c0 = now(CLOCK_THREAD_CPUTIME_ID), w0 = now(CLOCK_MONOTONIC);
@@ -163,10 +192,12 @@ int main(int argc, char **argv)
 
 	if (!strcmp(how, "switches"))
 		return switches();
+	if (!strcmp(how, "naps"))
+		return naps();
 	if (!strcmp(how, "sleep")) {
 		sleep_measured();
 		return 0;
 	}
-	fprintf(stderr, "usage: offcpu switches|sleep\n");
+	fprintf(stderr, "usage: offcpu switches|sleep|naps\n");
 	return 2;
 }

@@ -10,6 +10,7 @@
 #    between the two reads (bounds for a switch during a read: see there).
 #  - nosleep-time: CLOCK_THREAD_CPUTIME_ID around sleeper(), read by the
 #    program; the tolerance is derived below.
+#  - pipe and record --live: the same files, and replay of the finished directory (9.).
 #  - denied: a seccomp filter in the program makes perf_event_open return
 #    EACCES, as perf_event_paranoid 3 would (the sysctl is not ours to set).
 set -u
@@ -121,7 +122,9 @@ if [ $PERF = yes ]; then
 	# out or in lost or misplaced moves it by a whole sleep (1 ms or more) or a slice.
 	cpu=$(sed -n 's/^cpu_ns=\([0-9]*\) .*/\1/p' out.sl)
 	"$PS" replay -d sl --nosleep-time >rep.ns 2>>err.sl
-	nosleep=$(grep -E '\|   }$' rep.ns | sed 's/.*| [^0-9]*\([0-9.]*\) us |.*/\1/')
+	# (sleeper()'s closing line: another call of main() preempted inside has one too)
+	nosleep=$(awk '/\| +sleeper\(\) \{$/ { on = 1 } on && /\|   }$/ { print; exit }' rep.ns |
+		sed 's/.*| [^0-9]*\([0-9.]*\) us |.*/\1/')
 	nin=$(awk '/\| +sleeper\(\) \{$/ { on = 1 } on && /sched-in/ { n++ } /\|   }$/ { on = 0 }
 		   END { print n + 0 }' rep.sl)
 	if awk -v c="$cpu" -v n="${nosleep:-x}" -v k="$nin" 'BEGIN {
@@ -264,6 +267,62 @@ if [ $PERF = yes ]; then
 			fail "damaged switch file ($dmg, exit $rc)" err.dd
 		fi
 	done
+fi
+
+# 9. The streaming readers (pipe, record --live) show the switches as replay does.  Oracles:
+# the /proc counts for the files (check_sched.py), the files parsed from patchsite-data(5) for
+# the switch lines shown (each once, its kind and time: check_pipe_sched.py), and replay of the
+# finished directory for their place among the calls and returns of their thread.
+if [ $PERF = yes ]; then
+	record --live -d lv -- ./offcpu switches >out.lv 2>err.lv
+	"$PS" replay -d lv >rep.lv 2>>err.lv
+	if python3 "$CHECK" lv/*/ out.lv >out 2>&1 &&
+	   python3 "$TOP/tests/patchsite/check_pipe_sched.py" lv/*/ out.lv rep.lv >>out 2>&1 &&
+	   [ ! -s err.lv ]; then
+		pass "record --live shows the switches: $(tr '\n' ';' <out)"
+	else
+		cat err.lv >>out
+		fail "record --live shows the switches" out
+	fi
+	# pipe stopped (SIGINT) once it showed 200 lines, while the program naps on (3 threads
+	# napping 1 ms until their standard input, a fifo held open here, ends), and run again:
+	# from its saved position (pipe.pos), together once each.
+	mkfifo go
+	record -d np -- ./offcpu naps <go >/dev/null 2>err.np &
+	rpid=$!
+	exec 3>go
+	n=0
+	while [ ! -s np/session ] && [ $n -lt 3000 ]; do sleep 0.01; n=$((n + 1)); done
+	"$PS" pipe -d np --options=funcgraph-abstime >p1.np 2>>err.np 3>&- &
+	fpid=$!
+	n=0
+	while [ "$(wc -l <p1.np)" -lt 200 ] && [ $n -lt 3000 ]; do sleep 0.01; n=$((n + 1)); done
+	kill -INT $fpid
+	wait $fpid
+	rc1=$?
+	running=$(kill -0 $rpid 2>/dev/null && echo yes || echo no)
+	"$PS" pipe -d np --options=funcgraph-abstime >p2.np 2>>err.np 3>&- &
+	fpid=$!
+	exec 3>&-
+	wait $fpid
+	rc2=$?
+	wait $rpid
+	"$PS" replay -d np --options=funcgraph-abstime >rep.np 2>>err.np
+	cat p1.np p2.np >both.np
+	if python3 "$TOP/tests/patchsite/check_pipe_sched.py" np/*/ both.np rep.np >out 2>&1 &&
+	   [ "$rc1$rc2$running" = 00yes ] && [ -s p2.np ] && [ ! -s err.np ]; then
+		pass "pipe stopped half way ($(grep -c sched- p1.np) switches) and again: $(cat out)"
+	else
+		echo "exit $rc1 then $rc2, the program still running at the stop: $running" >>out
+		cat err.np >>out
+		fail "pipe stopped half way and again" out
+	fi
+	"$PS" pipe -d np --from-start --no-sched >ns.np 2>&1
+	if [ $? = 0 ] && [ -s ns.np ] && ! grep -q 'sched-' ns.np; then
+		pass "pipe --no-sched: $(wc -l <ns.np) lines, no switch among them"
+	else
+		fail "pipe --no-sched" ns.np
+	fi
 fi
 
 echo "$PASS passed, $FAIL failed"
