@@ -296,8 +296,16 @@ if [ $PERF = yes ]; then
 	"$PS" pipe -d np --options=funcgraph-abstime >p1.np 2>>err.np 3>&- &
 	fpid=$!
 	n=0
-	while [ "$(wc -l <p1.np)" -lt 200 ] && [ $n -lt 3000 ]; do sleep 0.01; n=$((n + 1)); done
+	# (p1.np may not be there yet: the background pipe makes it; 200 lines shown means
+	# its handler is set, so the SIGINT is not lost before it)
+	while l=$(wc -l <p1.np 2>/dev/null); [ "${l:-0}" -lt 200 ] && [ $n -lt 3000 ]; do
+		sleep 0.01
+		n=$((n + 1))
+	done
 	kill -INT $fpid
+	n=0
+	while kill -0 $fpid 2>/dev/null && [ $n -lt 3000 ]; do sleep 0.01; n=$((n + 1)); done
+	kill -KILL $fpid 2>/dev/null && echo "pipe still running 30 s after SIGINT: killed" >>err.np
 	wait $fpid
 	rc1=$?
 	running=$(kill -0 $rpid 2>/dev/null && echo yes || echo no)
