@@ -8,7 +8,9 @@
 #   function   the function tracer on f3 alone (its fast trampoline)
 #   probe      f:b/f3 f3 a=$arg1:s32 b=$arg2:s32 c=$arg3:s32, no tracer
 #   return     f:b/f3r f3%return r=$retval:s32, no tracer (the return hooked on the
-#              shadow stack, fired from the return trampoline's C path), beside
+#              shadow stack by the probe trampoline, recorded by the return
+#              trampoline: events/retprobe_fast.c), and with the three
+#              arguments kept at the entry (a=$arg1:s32 ...), beside
 #   graph      the function_graph tracer on f3 alone (its fast entry and return)
 #   g0, probe set   g0's loop while f3's probe is enabled: g0 must cost what
 #              it costs under nop (only the probed function takes the slow path)
@@ -26,6 +28,7 @@ gcc -O2 -pg -mfentry -mrecord-mcount -fno-pie -c bench/patchsite/probeloop.c -o 
 	gcc -no-pie -o "$T/pl" "$T/pl.o" || exit 2
 PROBE='f:b/f3 f3 a=$arg1:s32 b=$arg2:s32 c=$arg3:s32'
 RPROBE='f:b/f3r f3%return r=$retval:s32'
+RPROBE3='f:b/f3k f3%return r=$retval:s32 a=$arg1:s32 b=$arg2:s32 c=$arg3:s32'
 
 # run N WHICH ENV...: ns per iteration
 run() {
@@ -64,6 +67,8 @@ printf '%-40s %10s %10s\n' "f3, function_graph tracer" \
 	"$(instr 0 PATCHSITE_TRACER=function_graph PATCHSITE_FILTER=f3)"
 printf '%-40s %10s %10s\n' "f3, return probe (\$retval:s32)" "$(ns 0 PATCHSITE_PROBES="$RPROBE")" \
 	"$(instr 0 PATCHSITE_PROBES="$RPROBE")"
+printf '%-40s %10s %10s\n' "f3, return probe, 3 s32 arguments kept" \
+	"$(ns 0 PATCHSITE_PROBES="$RPROBE3")" "$(instr 0 PATCHSITE_PROBES="$RPROBE3")"
 printf '%-40s %10s %10s\n' "g0 (no probe), f3's probe enabled" "$(ns 1 PATCHSITE_PROBES="$PROBE")" \
 	"$(instr 1 PATCHSITE_PROBES="$PROBE")"
 printf '%-40s %10s %10s\n' "g0, no tracer (NOPs)" "$(ns 1 PATCHSITE_TRACER=nop)" \

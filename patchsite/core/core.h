@@ -76,7 +76,10 @@ struct ps_fslow {
 	uint32_t flags;			/* PS_FS_* */
 	void *prof;			/* PS_FS_PROFILE: the call's counters (record/profile.c);
 					   PS_FS_PROBE: the return probe's (record/retprobe.c) */
-	uint64_t child_ns;		/* PS_FS_PROFILE: its callees' time so far */
+	union {
+		uint64_t child_ns;	/* PS_FS_PROFILE: its callees' time so far */
+		const void *rfast;	/* PS_FS_PROBE_FAST: its record's layout (events/probe_hits.h) */
+	};
 };
 #define PS_FS_THRESH	1		/* tracing_thresh: a short call is taken back */
 #define PS_FS_RETVAL	2		/* its return value is recorded */
@@ -84,6 +87,8 @@ struct ps_fslow {
 #define PS_FS_LATENCY	8		/* the latency tracer's top-level call */
 #define PS_FS_PROFILE	16		/* function_profile: counted at its end, nothing recorded */
 #define PS_FS_PROBE	32		/* a return probe's hook alone (record/retprobe.c) */
+#define PS_FS_PROBE_FAST 64		/* ... hooked by x86-64's probe trampoline, recorded by
+					   its return trampoline when it can (events/retprobe_fast.c) */
 
 struct ps_fast {
 	uint64_t *wp;			/* next word of the ring */

@@ -40,6 +40,7 @@ struct probe {
 	_Atomic unsigned long unhooked;	/* %return: calls whose return could not be hooked */
 	bool trace_if;			/* set_ftrace_filter's "FUNC if COND": no event recorded;
 					   the tracer gets the calls the condition keeps */
+	struct ps_probe_fast rfast;	/* %return: the fast layout its frames point at */
 	struct probe *next;
 };
 
@@ -199,33 +200,65 @@ static int cmp_hit(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * Where field i of a return probe comes from at the fast return (probe_hits.h):
+ * an entry value kept from an integer register (its reg), or the integer
+ * $retval; -1: the C path.
+ */
+static int ret_source(const struct ps_fetch_arg *a, uint8_t *ereg, unsigned *nent)
+{
+	bool integer = a->type == PT_S || a->type == PT_U || a->type == PT_X;
+
+	if (!integer || a->nderef)
+		return -1;	/* a float, a string, memory read at the return */
+	if (a->base == PF_RETVAL)
+		return PS_PROBE_FAST_RETVAL;
+	if (a->ent < 0 || a->base != PF_REG || a->reg < 0 || a->reg >= PS_PROBE_FAST_REGS)
+		return -1;	/* @SYM, an immediate, a vector register, the stack */
+	ereg[a->ent] = (uint8_t)a->reg;
+	*nent = *nent > (unsigned)a->ent + 1 ? *nent : (unsigned)a->ent + 1;
+	return a->ent;
+}
+
 /* What the fast path records of p, when it can (probe_hits.h): the layout event.c gave it. */
-static void fast_of(const struct probe *p, struct ps_probe_fast *f)
+static void fast_of(struct probe *p, struct ps_probe_fast *f)
 {
 	const struct ps_event *ev = p->ev;
 	unsigned w = (ev->fixed + 7) / 8;	/* payload words: the id word, the fields */
+	unsigned nent = 0;
 
+	memset(f, 0, sizeof(*f));
 	f->ev = p->ev;
 	f->n = PS_PROBE_FAST_NO;
-	if (p->def.ret || p->trace_if || !p->prog.regs_only || ev->nfields != p->prog.n)
-		return;	/* a return probe, a condition of the function filter, ... */
+	f->ret = p->def.ret;
+	if (p->trace_if || (!p->prog.regs_only && !p->def.ret) || ev->nfields != p->prog.n)
+		return;	/* a condition of the function filter, memory, ... */
 	for (unsigned i = 0; i < p->prog.n; i++) {
 		const struct ps_fetch_arg *a = &p->prog.a[i];
 		const struct ps_evfield *ef = &ev->f[i];
+		int src = p->def.ret ? ret_source(a, f->ereg, &nent) : a->reg;
 
-		if (a->reg < 0 || a->reg >= PS_PROBE_FAST_REGS || ef->size != a->size ||
-		    ef->off / 8 != (ef->off + ef->size - 1) / 8 ||
-		    (i && ef->off < ev->f[i - 1].off))
-			return;		/* a vector register; a field across two words or back */
-		f->reg[i] = (uint8_t)a->reg;
+		if (src < 0 || src >= (p->def.ret ? PS_PROBE_FAST_RETVAL + 1 : PS_PROBE_FAST_REGS) ||
+		    ef->size != a->size || ef->off / 8 != (ef->off + ef->size - 1) / 8 ||
+		    (i && ef->off < ev->f[i - 1].off) || ef->off / 8 > (i ? f->word[i - 1] + 1u : 1u))
+			return;		/* a vector register; a field across two words, back, a word skipped */
+		f->reg[i] = (uint8_t)src;
 		f->word[i] = (uint8_t)(ef->off / 8);
 		f->pos[i] = (uint8_t)(8 * (ef->off % 8));
 		f->mask[i] = a->size == 8 ? ~0ull : (1ull << (8 * a->size)) - 1;
 	}
+	if (nent != p->prog.nent || (p->prog.n ? f->word[p->prog.n - 1] + 1u : 1u) != w)
+		return;		/* an entry value not a register (a stack argument); a word no field's */
 	f->head = (uint64_t)w << 10 | (uint64_t)PSD_EXT_EVENT << 2 | PS_EV_MARK;
 	f->units = (uint8_t)((w + 2) / 2);	/* as ps_ring_ext takes them */
 	f->words = (uint8_t)w;
+	f->nent = (uint8_t)nent;
 	f->n = (uint8_t)p->prog.n;
+	if (p->def.ret) {	/* the frames' copy, the probe's as long as the probe is */
+		f->own = &p->rfast;
+		if (memcmp(&p->rfast, f, sizeof(*f)))
+			p->rfast = *f;	/* once: the layout is the probe's, frames may read it */
+	}
 }
 
 /* Sites with several probes take the C path; any fast one: the probe trampoline (probe_tramp). */

@@ -16,7 +16,11 @@
  * the recorder as its only probe and no filter, while the ring has room
  * in this time stretch.  Anything else answers 1 before anything is
  * written, and the trampoline goes on to the generic path, which handles
- * it (marks, lost events, filters, other probes, return probes).
+ * it (marks, lost events, filters, other probes).
+ *
+ * A return probe's entry (fast.ret) keeps its values in the shadow frame
+ * that hooks the return (ret_entry), marked for retprobe_fast.c, which
+ * records them with $retval from the return trampoline.
  *
  * As in the dispatcher, the thread is a reader in the grace-period sense
  * (its seq odd) while it reads the table and the event's probe list, and
@@ -32,7 +36,7 @@
 #include "data/format.h"
 #include "event.h"
 #include "record/record.h"
-#include "probe_hits.h"
+#include "probe_fast.h"
 
 #define FAST __attribute__((flatten, no_instrument_function, no_stack_protector))
 
@@ -52,24 +56,42 @@ static inline const struct ps_probe_hit *find(const struct ps_probe_hits *tb, ui
 	return tb && lo < tb->n && tb->e[lo].id == id ? &tb->e[lo] : NULL;
 }
 
-/* The recorder alone, unfiltered: what the fast record is. */
-static inline bool plain_record(struct ps_event *ev, const struct ps_probe_list *l)
+/*
+ * A return probe's entry (pf->ret): record/retprobe.c's hook, inlined,
+ * its entry values taken from the saved registers, the frame marked for
+ * the return trampoline's fast record (retprobe_fast.c).  The return slot
+ * is the word above the return into the function (r[10]).  A slot off the
+ * thread's own stack, or no frame left: the generic path, which counts it.
+ * Nothing else pushes frames meanwhile: the recursion guard sends a signal
+ * handler's probed call to the generic path, and no tracer runs.
+ */
+static inline int ret_entry(const struct ps_probe_hit *h, unsigned long *r)
 {
-	return l->n == 1 && l->e[0].fn == ps_event_record && l->e[0].data == ev &&
-	       !atomic_load_explicit(&ev->filter, memory_order_acquire);
-}
+	const struct ps_probe_fast *pf = &h->fast;
+	unsigned long *loc = r + PS_PROBE_FAST_REGS + 2;
+	struct ps_fast *f = &ps_fast;
+	struct ps_frame *fr = f->fp;
+	struct ps_thread *t = f->t;
+	struct ps_fslow *x;
 
-/* The fields into payload words 1 .. (the reader sign-extends a value by its size). */
-static inline void put_values(const struct ps_probe_fast *pf, const unsigned long *r, uint64_t *p)
-{
-	for (unsigned k = 1; k < pf->words; k++)
-		p[k] = 0;
-	for (unsigned i = 0; i < pf->n; i++)
-		p[pf->word[i]] |= (r[pf->reg[i]] & pf->mask[i]) << pf->pos[i];
+	if (!t || (uintptr_t)loc - f->stack_lo >= f->stack_size || fr >= f->fp_end)
+		return 1;
+	x = &t->fslow[fr - t->frames];
+	x->flags = PS_FS_PROBE | PS_FS_PROBE_FAST;
+	x->prof = h->p;
+	x->rfast = pf->own;
+	for (unsigned k = 0; k < pf->nent; k++)
+		x->edata[k] = r[pf->ereg[k]];
+	fr->ret = *loc;
+	fr->key = ((uintptr_t)loc - PS_FRAME_KEY_BIAS) | PS_FRAME_SLOW;
+	fr->idw = 0;
+	f->fp = fr + 1;
+	*loc = (uintptr_t)ps.arch->graph_return;
+	return 0;
 }
 
 /* Inside the thread's reader section: 0 done, 1 the generic path. */
-static inline int hit(const unsigned long *r)
+static inline int hit(unsigned long *r)
 {
 	const struct ps_probe_hit *h;
 	const struct ps_probe_fast *pf;
@@ -86,8 +108,10 @@ static inline int hit(const unsigned long *r)
 	l = atomic_load_explicit(&pf->ev->probes, memory_order_acquire);
 	if (!l || pf->ev->gone)
 		return 0;	/* disabled: nothing fetched (probe.c fire) */
-	if (!plain_record(pf->ev, l))
+	if (!ps_probe_plain_record(pf->ev, l))
 		return 1;
+	if (pf->ret)
+		return ret_entry(h, r);
 	tsc = __builtin_ia32_rdtsc();	/* x86-64's ps_clock, as tramp.S reads it */
 	if ((uint32_t)(tsc >> 32) != f->hi || f->budget < pf->units)
 		return 1;	/* a new time stretch to mark, or the ring's room to find */
@@ -95,7 +119,8 @@ static inline int hit(const unsigned long *r)
 	wp = f->wp;
 	wp[0] = tsc << 32 | pf->head;
 	wp[1] = pf->ev->info.id;
-	put_values(pf, r, wp + 1);
+	for (unsigned i = 0; i < pf->n; i++)
+		ps_probe_put(pf, i, r[pf->reg[i]], wp + 1);
 	ps_wp_set(f, wp + 1 + pf->words);
 	return 0;
 }

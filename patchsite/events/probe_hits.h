@@ -28,12 +28,23 @@ struct ps_event;
  * the stack), as does a site with several probes.
  */
 #define PS_PROBE_FAST_NO	0xff
+/*
+ * A return probe (ret set) whose entry values are integer registers and
+ * whose fields are those kept values and an integer $retval: at the entry
+ * the frame keeps edata[k] = register ereg[k] (k < nent) and points at
+ * own, the probe's copy of this layout (a frame outlives the table); at
+ * the return reg[i] indexes { edata[0..PS_PROBE_RET_ENTRY-1], rax }
+ * instead of the registers (events/retprobe_fast.c).
+ */
+#define PS_PROBE_FAST_RETVAL	PS_PROBE_RET_ENTRY
 struct ps_probe_fast {
 	struct ps_event *ev;
 	uint64_t head;
 	uint64_t mask[PS_PROBE_MAX_ARGS];
 	uint8_t n, units, words;
 	uint8_t reg[PS_PROBE_MAX_ARGS], word[PS_PROBE_MAX_ARGS], pos[PS_PROBE_MAX_ARGS];
+	uint8_t ret, nent, ereg[PS_PROBE_RET_ENTRY];
+	const struct ps_probe_fast *own;
 };
 
 /*

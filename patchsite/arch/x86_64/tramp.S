@@ -48,6 +48,8 @@
 #define PF_HCOUNT	88
 #define PS_TRACING_ON	58
 #define PS_FS_PROFILE	16
+#define PS_FS_PROBE	32
+#define PS_FS_PROBE_FAST 64
 #define PS_FRAME_SLOW	2
 #define PS_FRAME_KEY_BIAS 24
 #define PS_ID_SHIFT	21
@@ -340,7 +342,7 @@ ps_x86_64_call_saved:
 	jbe	4f
 	PS_PROF_SLOW rdi, edi, rsi
 	cmpl	$PS_FS_PROFILE, FS_FLAGS(%rdi)
-	jne	4f
+	jne	5f
 	movq	FS_PROF(%rdi), %r8	/* fn, the counters */
 	testq	%r8, %r8
 	jz	4f
@@ -420,6 +422,25 @@ ps_x86_64_call_saved:
 	shrdq	$32, %rdx, %rax
 	jmp	2b
 	.cfi_adjust_cfa_offset -24
+/*
+ * A return probe's frame that the probe trampoline hooked: events/
+ * retprobe_fast.c records it (x, the saved rax, the time stamp's lower
+ * half, the slot) with the rest of the call-clobbered general registers
+ * saved (the call aligned: 80 bytes pushed), or answers 1 for the C path.
+ */
+5:	.cfi_adjust_cfa_offset 24
+	cmpl	$PS_FS_PROBE + PS_FS_PROBE_FAST, FS_FLAGS(%rdi)
+	jne	4f
+	movq	40(%rsp), %rsi		/* the return value */
+	movl	%eax, %edx
+	leaq	48(%rsp), %rcx		/* the slot */
+	PS_PUSH	r9, r10, r11
+	call	ps_retprobe_fast_exit
+	PS_POP	r11, r10, r9
+	testl	%eax, %eax
+	jnz	4f
+	PS_POP	r8, rdi, rsi
+	jmp	8b
 4:	.cfi_adjust_cfa_offset 24
 	PS_POP	r8, rdi, rsi
 #endif

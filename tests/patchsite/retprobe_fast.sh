@@ -1,0 +1,198 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Return probes' fast path (x86-64: events/probe_fast.c hooks the return,
+# events/retprobe_fast.c records it from the return trampoline):
+# usage  retprobe_fast.sh BUILD_DIR plain|san
+#
+# A program calls f_ret(a, b, c, d, e) 300 times, a u8, an s16, an s64 and a
+# u32 among the arguments, and every 7th call leaves it by longjmp (from a
+# callee).  The probe f_ret%return keeps the five arguments at the entry and
+# records them with the s64 return value.  The oracle is gdb (the program
+# alone, no runtime): at each entry it reads the arguments by their DWARF
+# names, and a FinishBreakpoint reads the return value; a call left by
+# longjmp never finishes, and must show no return line either.  Three runs:
+#   probes alone: the recorded lines equal gdb's, and gdb (the runtime
+#     preloaded) counts the returns at ps_retprobe_fast_exit (the fast record)
+#     and at ps_graph_exit_slow (graph.c's C path): nearly all fast;
+#   function_graph too: the generic path, the same lines;
+#   a filter on the event: the C path, the lines gdb's values keep.
+# The program's output (the sum of the returned values) is the same as
+# without the runtime in each.
+set -u
+
+B=${1:-build}
+MODE=${2:-plain}
+T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-retprobe_fast.XXXXXX")
+trap '[ -z "${KEEP:-}" ] && rm -rf "$T"' EXIT
+PASS=0
+FAIL=0
+PS="$PWD/$B/patchsite"
+LIB="$PWD/$B/libpatchsite.so"
+SANPRE=
+if [ "$MODE" = san ]; then
+	SANPRE="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so) "
+	export ASAN_OPTIONS=detect_leaks=0
+fi
+pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
+fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
+
+if [ "$(uname -m)" != x86_64 ]; then
+	echo "SKIP retprobe_fast.sh: the fast path is x86-64's"
+	exit 0
+fi
+if ! command -v gdb >/dev/null 2>&1; then
+	echo "SKIP retprobe_fast.sh: gdb (the oracle) is not installed (scripts/deps.sh installs it)"
+	exit 0
+fi
+
+cat >"$T/ret.c" <<'EOF'
+#include <setjmp.h>
+#include <stdio.h>
+
+static jmp_buf jb;
+
+__attribute__((noinline)) void jump_out(unsigned e)
+{
+	if (e % 7 == 3)
+		longjmp(jb, 1);
+	__asm__ volatile("");
+}
+
+__attribute__((noinline)) long f_ret(int a, unsigned char b, short c, long d, unsigned e)
+{
+	jump_out(e);
+	return a * 3L - b + c + d / 2 + (long)e;
+}
+
+int main(void)
+{
+	static const int as[] = { 0, 1, -1, 2147483647, -2147483647 - 1 };
+	volatile long s = 0;
+
+	for (volatile int i = 0; i < 300; i++)
+		if (!setjmp(jb))
+			s += f_ret(as[i % 5], (unsigned char)(i * 37), (short)(-i * 33),
+				   (long)i * -1000000007L, 4294967295u - (unsigned)i);
+	printf("%ld\n", s);
+	return 0;
+}
+EOF
+cat >"$T/oracle.py" <<'EOF'
+# At each entry of f_ret, its arguments by name; at its return, "@@ f_ret(...) = value".
+import gdb
+
+pending = [None]
+
+
+class Finish(gdb.FinishBreakpoint):
+    def __init__(self, args):
+        if pending[0] is not None and pending[0].is_valid():
+            pending[0].delete()     # the call before was left by longjmp
+        super().__init__(gdb.newest_frame(), internal=True)
+        self.args = args
+        pending[0] = self
+
+    def stop(self):
+        print("@@ f_ret(%s) = %d" % (self.args, int(self.return_value)))
+        pending[0] = None
+        return False
+
+    def out_of_scope(self):
+        pass
+
+
+class Entry(gdb.Breakpoint):
+    def stop(self):
+        f = gdb.newest_frame()
+        Finish(", ".join("%s=%d" % (n, int(f.read_var(n))) for n in "abcde"))
+        return False
+
+
+Entry("*f_ret", internal=True)
+EOF
+if ! gcc -O2 -g -pg -mfentry -mrecord-mcount "$T/ret.c" -o "$T/ret" >"$T/build.log" 2>&1; then
+	fail "build" "$T/build.log"
+	echo "$PASS passed, $FAIL failed"
+	exit 1
+fi
+(cd "$T" && ./ret >"$T/plain.out" 2>&1)
+(cd "$T" && gdb -batch -nx -ex 'set pagination off' -ex 'set confirm off' \
+	-ex "source $T/oracle.py" -ex run ./ret >"$T/gdb.log" 2>&1)
+sed -n 's/^@@ //p' "$T/gdb.log" >"$T/want"
+n=$(wc -l <"$T/want")
+if [ "$n" -ne 257 ]; then	# 300 calls less the 43 left by longjmp (e % 7 == 3)
+	fail "gdb oracle: $n returns seen, want 257" "$T/gdb.log"
+	echo "$PASS passed, $FAIL failed"
+	exit 1
+fi
+PROBE='f:t/ret f_ret%return r=$retval:s64 a=$arg1:s32 b=$arg2:u8 c=$arg3:s16 d=$arg4:s64 e=$arg5:u32'
+
+# run NAME TRACER [FILTER]: the recorded lines against gdb's (those the filter keeps)
+run() {
+	rm -rf "$T/rec"
+	if ! (cd "$T" && env PATCHSITE_TRACER="$2" PATCHSITE_FILTER=f_ret PATCHSITE_PROBES="$PROBE" \
+		PATCHSITE_DATA="$T/rec" LD_PRELOAD="$SANPRE$LIB" ./ret >"$T/out" 2>"$T/err"); then
+		fail "$1: run" "$T/err"
+		return
+	fi
+	cmp -s "$T/plain.out" "$T/out" || fail "$1: the program's output changed" "$T/out"
+	"$PS" replay -d "$T/rec" 2>"$T/err" | sed -n 's/.*t:ret: //p' | sed 's, \*/$,,' >"$T/got"
+	if [ -n "${3:-}" ]; then
+		grep -- "$3" "$T/want" >"$T/want.f"
+	else
+		cp "$T/want" "$T/want.f"
+	fi
+	if diff "$T/want.f" "$T/got" >"$T/diff"; then
+		pass "$1: $(wc -l <"$T/got") returns recorded with gdb's arguments and values"
+	else
+		fail "$1: recorded lines differ from gdb's ($(wc -l <"$T/got") lines)" "$T/diff"
+	fi
+}
+run "probes alone (fast path)" nop
+run "function_graph too (generic path)" function_graph
+
+# The event's filter keeps the C path: the calls with a = 0, as gdb saw them.
+rm -rf "$T/rec"
+if (cd "$T" && env PATCHSITE_TRACER=nop PATCHSITE_PROBES="$PROBE if a == 0" \
+	PATCHSITE_DATA="$T/rec" LD_PRELOAD="$SANPRE$LIB" ./ret >"$T/out" 2>"$T/err"); then
+	"$PS" replay -d "$T/rec" 2>"$T/err" | sed -n 's/.*t:ret: //p' | sed 's, \*/$,,' >"$T/got"
+	grep -- '(a=0,' "$T/want" >"$T/want.f"
+	if [ -s "$T/want.f" ] && diff "$T/want.f" "$T/got" >"$T/diff"; then
+		pass "filter a == 0 (C path): $(wc -l <"$T/got") returns, gdb's"
+	else
+		fail "filter a == 0: recorded lines differ from gdb's" "$T/diff"
+	fi
+else
+	fail "filter: run" "$T/err"
+fi
+
+# gdb, the runtime preloaded: where the returns were recorded with probes alone.
+if [ "$MODE" = plain ]; then
+	rm -rf "$T/rec"
+	(cd "$T" && gdb -batch -nx -ex 'set breakpoint pending on' -ex 'set pagination off' \
+		-ex 'set startup-with-shell off' \
+		-ex "set environment LD_PRELOAD=$LIB" -ex "set environment PATCHSITE_PROBES=$PROBE" \
+		-ex "set environment PATCHSITE_DATA=$T/rec" -ex 'set environment PATCHSITE_TRACER=nop' \
+		-ex 'break ps_retprobe_fast_exit' -ex 'ignore 1 1000000' \
+		-ex 'break ps_graph_exit_slow' -ex 'ignore 2 1000000' -ex run -ex 'info breakpoints' \
+		./ret >"$T/gdb2.log" 2>&1)
+	hits() {	# FUNC: how often its breakpoint was hit
+		awk -v f="$1" '/^[0-9]+ +breakpoint/ { cur = ($0 ~ " in " f " ") } cur && /already hit/ {
+			print $4; exit }' "$T/gdb2.log"
+	}
+	fast=$(hits ps_retprobe_fast_exit)
+	slow=$(hits ps_graph_exit_slow)
+	# The thread's first call goes through the generic trampoline, whose frame
+	# returns through C; a new time stretch's return too (a mark): a few.
+	if [ "${fast:-0}" -ge 250 ] && [ "${slow:-0}" -lt 8 ]; then
+		pass "gdb: $fast of 257 returns reach ps_retprobe_fast_exit, ${slow:-0} ps_graph_exit_slow"
+	else
+		fail "gdb: ps_retprobe_fast_exit ${fast:-0} stops, ps_graph_exit_slow ${slow:-0} (want >= 250, < 8)" \
+			"$T/gdb2.log"
+	fi
+else
+	echo "SKIP gdb count: a sanitizer build"
+fi
+
+echo "$PASS passed, $FAIL failed"
+[ $FAIL = 0 ]
