@@ -136,7 +136,7 @@ run() {
 		return
 	fi
 	cmp -s "$T/plain.out" "$T/out" || fail "$1: the program's output changed" "$T/out"
-	"$PS" replay -d "$T/rec" 2>"$T/err" | sed -n 's/.*t:ret: //p' | sed 's, \*/$,,' >"$T/got"
+	"$PS" replay --no-sched -d "$T/rec" 2>"$T/err" | sed -n 's/.*t:ret: //p' | sed 's, \*/$,,' >"$T/got"
 	if [ -n "${3:-}" ]; then
 		grep -- "$3" "$T/want" >"$T/want.f"
 	else
@@ -155,7 +155,7 @@ run "function_graph too (generic path)" function_graph
 rm -rf "$T/rec"
 if (cd "$T" && env PATCHSITE_TRACER=nop PATCHSITE_PROBES="$PROBE if a == 0" \
 	PATCHSITE_DATA="$T/rec" LD_PRELOAD="$SANPRE$LIB" ./ret >"$T/out" 2>"$T/err"); then
-	"$PS" replay -d "$T/rec" 2>"$T/err" | sed -n 's/.*t:ret: //p' | sed 's, \*/$,,' >"$T/got"
+	"$PS" replay --no-sched -d "$T/rec" 2>"$T/err" | sed -n 's/.*t:ret: //p' | sed 's, \*/$,,' >"$T/got"
 	grep -- '(a=0,' "$T/want" >"$T/want.f"
 	if [ -s "$T/want.f" ] && diff "$T/want.f" "$T/got" >"$T/diff"; then
 		pass "filter a == 0 (C path): $(wc -l <"$T/got") returns, gdb's"
