@@ -244,6 +244,8 @@ static bool attached(const struct psr_event *ev)
 	       (ev->ext_kind == PSD_EXT_ARGS || ev->ext_kind == PSD_EXT_RETVAL);
 }
 
+#define SCHED_GUARD_NS	200000ull	/* 200 us: see held() */
+
 /*
  * A followed thread's event that must wait: from what its switch file is
  * known complete up to on (none yet: all), while switches are asked for
@@ -258,7 +260,13 @@ static bool held(const struct psr_cursor *c, const struct psr_event *ev)
 		return false;
 	if (t->sched == PSR_SCHED_NONE || !t->sched_upto)
 		return true;
-	return (int64_t)(ev->tsc - psr_tsc(c->p, t->sched_upto)) >= 0;
+	/*
+	 * A guard below it: the counter maps to CLOCK_MONOTONIC to about a
+	 * microsecond, and a switch stamped just before the drain read the
+	 * clock may reach the ring just after it read the head.
+	 */
+	return t->sched_upto <= SCHED_GUARD_NS ||
+	       (int64_t)(ev->tsc - psr_tsc(c->p, t->sched_upto - SCHED_GUARD_NS)) >= 0;
 }
 
 int read_sched_next(struct psr_cursor *c, struct psr_event *ev,

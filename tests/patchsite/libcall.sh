@@ -1,9 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Library calls through GOT slots (record --libcall): usage  libcall.sh BUILD_DIR plain|san
+# Library calls through GOT slots (record's default, --libcall): usage  libcall.sh BUILD_DIR plain|san
 #
 # Oracles:
-#   - an rtld-audit library (LD_AUDIT, la_x86_64_gnu_pltenter, written here)
+#   - an rtld-audit library (LD_AUDIT, la_x86_64_gnu_pltenter: testdata/patchsite/pltaudit.c)
 #     gives the sequence of PLT calls the executable makes; it needs lazy
 #     binding, so it runs on the -z lazy build of each compiler and PIE
 #     setting, and that sequence is what every binding mode of the same
