@@ -215,7 +215,7 @@ else
 fi
 # `patchsite pipe PID`: the directory found through the channel's trace_dir, the tracer set at
 # run time rendered event by event (function lines, then function_graph's), while it runs.
-timeout -s INT 5 "$PS" pipe --from-start "$SPID" >pipe1 2>perr
+timeout -s INT 5 "$PS" pipe --from-start --no-sched "$SPID" >pipe1 2>perr	# counts leaves: no switches
 pa=$(grep -c ': alpha <-' pipe1) pc=$(grep -c ' gamma_leaf();' pipe1)
 if [ "$pa" -eq "$A1" ] && [ "$pc" -eq "$C2" ]; then
 	pass "pipe $SPID (while it runs): $pa alpha function lines and $pc gamma_leaf graph lines, as replay"
