@@ -185,7 +185,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	for (size_t i = 0; i < s->nprocs; i++) {
 		struct render_live *l = render_live_new(PSR_OPT_SYM_OFFSET | PSR_OPT_FUNCGRAPH_ABSTIME,
-							PSR_OPT_FUNCGRAPH_PROC);
+							PSR_OPT_FUNCGRAPH_PROC, true);
 
 		if (!l)
 			continue;
