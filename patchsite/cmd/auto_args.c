@@ -19,6 +19,7 @@
 
 #include "../events/probe.h"
 #include "auto_args.h"
+#include "cmd.h"
 #include "probe_dwarf.h"
 
 struct walk {
@@ -59,21 +60,6 @@ static void function_symbols(struct walk *w, Dwfl_Module *mod)
 static bool has_symbol(const struct walk *w, const char *func)
 {
 	return w->syms && bsearch(&func, w->syms, w->nsyms, sizeof(*w->syms), by_str);
-}
-
-static char *add(char *list, const char *s, char sep)
-{
-	size_t a = list ? strlen(list) : 0, b = strlen(s);
-	char *o = realloc(list, a + b + 2);
-
-	if (!o) {
-		free(list);
-		return NULL;
-	}
-	if (a)
-		o[a++] = sep;
-	memcpy(o + a, s, b + 1);
-	return o;
 }
 
 /* A symbol name the runtime and the probe syntax take (C identifiers, C++'s mangled ones). */
@@ -133,19 +119,19 @@ static int one_func(Dwarf_Die *fn, void *arg)
 	snprintf(def, sizeof(def), " %s ", func);
 	if (w->seen && strstr(w->seen, def))
 		return DWARF_CB_OK;	/* described twice (Lua's luaL_getmetafield): one probe */
-	w->seen = add(w->seen, def, ' ');
+	w->seen = list_add(w->seen, def, ' ');
 	readable_params(w, fn, func, params, sizeof(params));
 	snprintf(def, sizeof(def), "f:auto/%s %s%s", func, func, params);
 	if (params[0] && !ps_probe_parse(def, &d, why, sizeof(why)) &&
 	    !probe_dwarf_resolve(w->exe, &d, why, sizeof(why))) {
 		ps_probe_text(&d, text, sizeof(text));
-		*w->probes = add(*w->probes, text, '\n');
+		*w->probes = list_add(*w->probes, text, '\n');
 	}
 	snprintf(def, sizeof(def), "f %s%%return $retval", func);
 	if (dwarf_hasattr_integrate(fn, DW_AT_type) && !ps_probe_parse(def, &d, why, sizeof(why)) &&
 	    !probe_dwarf_resolve(w->exe, &d, why, sizeof(why))) {	/* a struct: left out */
 		snprintf(def, sizeof(def), "%s@retval", func);
-		*w->retvals = add(*w->retvals, def, ' ');
+		*w->retvals = list_add(*w->retvals, def, ' ');
 	}
 	w->n++;
 	return DWARF_CB_OK;

@@ -21,6 +21,9 @@ int parse_int(const char *s, const char *what, int *out);
 /* --options LIST: -1 when a word is not an option (said). */
 int parse_options(const char *list, unsigned *set, unsigned *clear);
 
+/* list + sep + s (s alone when list is NULL), realloc'd; NULL (list freed) out of memory. */
+char *list_add(char *list, const char *s, char sep);
+
 int cmd_record(int argc, char **argv);
 /* Events and switches lost in dir's recording, said on stderr (record_lost.c). */
 void record_say_lost(const char *dir, const char *cmd);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../events/probe.h"
+#include "cmd.h"
 #include "libc_protos.h"
 #include "libcall_args.h"
 
@@ -29,21 +30,6 @@ static bool slot_reloc(GElf_Half machine, unsigned type, bool got)
 	if (machine == EM_RISCV)
 		return type == R_RISCV_JUMP_SLOT || (got && type == R_RISCV_64);
 	return false;
-}
-
-static char *add(char *list, const char *s, char sep)
-{
-	size_t a = list ? strlen(list) : 0, b = strlen(s);
-	char *o = realloc(list, a + b + 2);
-
-	if (!o) {
-		free(list);
-		return NULL;
-	}
-	if (a)
-		o[a++] = sep;
-	memcpy(o + a, s, b + 1);
-	return o;
 }
 
 /*
@@ -86,14 +72,14 @@ static void rel_section(Elf *elf, const GElf_Ehdr *eh, Elf_Scn *scn, bool got, c
 		snprintf(line, sizeof(line), " %s ", name);
 		if (strstr(*seen ? *seen : "", line))
 			continue;	/* both a GLOB_DAT and a JUMP_SLOT */
-		*seen = add(*seen, line, ' ');
+		*seen = list_add(*seen, line, ' ');
 		if (*p->args) {
 			snprintf(line, sizeof(line), "f:auto/%s %s %s", name, name, p->args);
-			*probes = add(*probes, line, '\n');
+			*probes = list_add(*probes, line, '\n');
 		}
 		snprintf(line, sizeof(line), "%s@retval", name);
 		if (p->ret)
-			*retvals = add(*retvals, line, ' ');
+			*retvals = list_add(*retvals, line, ' ');
 	}
 }
 

@@ -25,20 +25,21 @@
 #include "libcall_args.h"
 #include "pipe.h"
 
-/* "a b" + c: the tokens of repeated -F options, one space apart. */
-static char *append(char *list, const char *tok)
+/* list + s, sep between them (textlist.c); out of memory: said, exit 2. */
+static char *append_sep(char *list, const char *s, char sep)
 {
-	size_t a = list ? strlen(list) : 0, b = strlen(tok);
-	char *s = realloc(list, a + b + 2);
-
-	if (!s) {
+	list = list_add(list, s, sep);
+	if (!list) {
 		perror("patchsite");
 		exit(2);
 	}
-	if (a)
-		s[a++] = ' ';
-	memcpy(s + a, tok, b + 1);
-	return s;
+	return list;
+}
+
+/* "a b" + c: the tokens of repeated -N, -G options, one space apart. */
+static char *append(char *list, const char *tok)
+{
+	return append_sep(list, tok, ' ');
 }
 
 /* A --probe definition, parsed as the runtime will: 0, or said (usage). */
@@ -177,10 +178,7 @@ static int add_argspecs(char *specs, const char *cmd, char **probes)
 /* Probe definitions hold blanks: one a line. */
 static char *append_line(char *list, const char *def)
 {
-	list = append(list, def);
-	if (strlen(list) > strlen(def))
-		list[strlen(list) - strlen(def) - 1] = '\n';
-	return list;
+	return append_sep(list, def, '\n');
 }
 
 /* The runtime to preload: $PATCHSITE_LIB, next to this program, or in ../lib. */
