@@ -131,6 +131,7 @@ if [ -n "$want" ] && [ "$(calls fib)" -eq "$want" ] && grep -q ', 0 lost$' info 
    [ ! -s err ]; then
 	pass "fib(28): $want calls recorded and counted, none lost"
 else
+	cat err rerr >>info	# what record and the readers said (a switch lost is said there)
 	fail "fib(28): $(calls fib) of $want" info
 fi
 
