@@ -21,10 +21,17 @@
  * Why per thread and not uftrace's per-CPU events: a per-thread event
  * needs no inherit (which perf refuses with a ring per CPU) and follows a
  * thread made before tracing started, as it opens at its first event.
- * Four data pages a thread (256 switches out and in), one where perf's
- * mlock budget is nearly spent: unprivileged, perf_event_mlock_kb per CPU
- * and then RLIMIT_MEMLOCK (8 MiB here) hold about 460 such threads (as
- * nobody on this 2-CPU machine: 8 pages a thread gave out at 257 of 300).
+ * Sixteen data pages (1024 switches out and in) for a process's first 32
+ * threads, four (256) for the next, one where perf's mlock budget is
+ * nearly spent: unprivileged, perf_event_mlock_kb per CPU and then
+ * RLIMIT_MEMLOCK (8 MiB here) held about 460 threads of four pages (as
+ * nobody on this 2-CPU machine: 8 pages a thread gave out at 257 of 300);
+ * the 32 larger rings take about 100 of those.  Why sixteen: switches come
+ * in storms faster than a drain thread on a loaded machine is woken and
+ * run: a thread blocked in mmap(2) on the mmap lock while another thread
+ * of the process populates a chunk (MADV_POPULATE_WRITE) switches every
+ * 7 us, a thousand records in 20 ms (perf sched_switch stacks), and four
+ * pages overflowed in 3 of 10 runs of bench/patchsite/sched_loss.sh.
  * A thread refused its ring says so in its file.  What the kernel could
  * not write is counted (PERF_RECORD_LOST) in the file.
  * Where perf events are refused (perf_event_paranoid, seccomp, no
@@ -49,8 +56,14 @@
 #include "sched_switch.h"
 #include "data/format.h"
 
-/* Data pages of a ring, tried in turn (powers of two): the first that perf's budget allows. */
-static const unsigned ring_pages[] = { 4, 1 };
+/*
+ * Data pages of a ring, tried in turn (powers of two): the first that
+ * perf's budget allows.  BIG_PAGES only for a process's first BIG_RINGS
+ * threads, so that a program of hundreds of threads still gets a ring for
+ * each (the budget is per user and process, not per thread).
+ */
+static const unsigned ring_pages[] = { 16, 4, 1 };
+#define BIG_RINGS	32
 #define BATCH		64	/* records written per pwrite */
 #define PERIOD_MS	100	/* waiting switches drained at least this often */
 #define STAMP_NS	1000000000ull	/* a stream without: drained_ns renewed this often */
@@ -81,7 +94,8 @@ static struct {
 	pid_t drainer;			/* the process the drain thread runs in, or 0 */
 	bool off;
 	atomic_bool said;
-} sched = { PTHREAD_MUTEX_INITIALIZER, NULL, -1, 0, false, false };
+	atomic_uint big;		/* rings of ring_pages[0] mapped in this process */
+} sched = { PTHREAD_MUTEX_INITIALIZER, NULL, -1, 0, false, false, 0 };
 
 /* The calling thread's own stream (ps_sched_flush), or NULL. */
 static __thread struct sched_stream *mine __attribute__((tls_model("initial-exec")));
@@ -248,6 +262,8 @@ static void stream_close(struct sched_stream *s)
 	drain(s, true);
 	munmap(s->ring, s->ring_bytes);	/* the event's last reference: it leaves the epoll set */
 	s->ring = NULL;
+	if (s->data_bytes == ring_pages[0] * page_bytes())
+		atomic_fetch_sub(&sched.big, 1);	/* for a thread to come */
 }
 
 /* Due for a drain by time (s->lock held): switches waiting, or an old drained_ns. */
@@ -334,6 +350,7 @@ static bool drainer_start(void)
 	if (!ok)
 		return false;
 	pthread_detach(th);
+	pthread_setname_np(th, "patchsite-sched");	/* its CPU is told apart (bench/patchsite/sched_loss.sh) */
 	sched.drainer = getpid();
 	return true;
 }
@@ -342,14 +359,19 @@ static bool drainer_start(void)
 static int ring_map(struct sched_stream *s)
 {
 	size_t page = page_bytes();
+	unsigned k = atomic_fetch_add(&sched.big, 1) < BIG_RINGS ? 0 : 1;
 
-	for (unsigned k = 0; k < sizeof(ring_pages) / sizeof(ring_pages[0]); k++) {
+	if (k)
+		atomic_fetch_sub(&sched.big, 1);
+	for (; k < sizeof(ring_pages) / sizeof(ring_pages[0]); k++) {
 		s->data_bytes = ring_pages[k] * page;
 		s->ring_bytes = s->data_bytes + page;
 		s->ring = mmap(NULL, s->ring_bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
 			       s->perf_fd, 0);
 		if (s->ring != MAP_FAILED)
 			return 0;
+		if (k == 0)
+			atomic_fetch_sub(&sched.big, 1);	/* refused: the slot goes to another */
 		if (errno != EPERM && errno != ENOMEM)
 			break;
 	}
@@ -578,6 +600,7 @@ void ps_sched_forked(void)
 		close(sched.epfd);	/* shared with the parent: never changed from here */
 	sched.epfd = -1;
 	sched.drainer = 0;
+	atomic_store(&sched.big, 0);	/* the parent's rings are not mapped here */
 	mine = NULL;
 	atomic_store(&sched.said, false);
 }
