@@ -250,6 +250,15 @@ static void drain(struct sched_stream *s, bool clean)
 	s->fd = -1;
 }
 
+/* The ring let go; a large one's place goes to a thread to come. */
+static void ring_unmap(struct sched_stream *s)
+{
+	munmap(s->ring, s->ring_bytes);
+	s->ring = NULL;
+	if (s->data_bytes == ring_pages[0] * page_bytes())
+		atomic_fetch_sub(&sched.big, 1);
+}
+
 /*
  * The thread ended (its event hung up): drained for the last time and
  * complete; the event and the file let go (a program of many short
@@ -260,10 +269,7 @@ static void stream_close(struct sched_stream *s)
 	if (!s->ring)
 		return;
 	drain(s, true);
-	munmap(s->ring, s->ring_bytes);	/* the event's last reference: it leaves the epoll set */
-	s->ring = NULL;
-	if (s->data_bytes == ring_pages[0] * page_bytes())
-		atomic_fetch_sub(&sched.big, 1);	/* for a thread to come */
+	ring_unmap(s);	/* the event's last reference: it leaves the epoll set */
 }
 
 /* Due for a drain by time (s->lock held): switches waiting, or an old drained_ns. */
@@ -445,8 +451,7 @@ static bool stream_watch(struct sched_stream *s)
 	if (!ok) {
 		snprintf(s->hdr.why, sizeof(s->hdr.why), "cannot start its drain thread: %s",
 			 strerror(errno));
-		munmap(s->ring, s->ring_bytes);
-		s->ring = NULL;
+		ring_unmap(s);
 	}
 	close(s->perf_fd);	/* watched or not: the mapping keeps the event */
 	s->perf_fd = -1;

@@ -39,3 +39,5 @@ build_ending() {
 		{ fail "build ending" "$T/build.log"; echo "0 passed, 1 failed"; exit 1; }
 	cd "$T" || exit 1
 }
+
+. tests/patchsite/stderr_quiet.sh	# only_switches_lost (sourced from the top of the tree)
