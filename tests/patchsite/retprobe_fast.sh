@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # Return probes' fast path (x86-64: events/probe_fast.c hooks the return,
-# events/retprobe_fast.c records it from the return trampoline):
+# arch/x86_64/retprobe_tramp.S records it from the return trampoline):
 # usage  retprobe_fast.sh BUILD_DIR plain|san
 #
 # A program calls f_ret(a, b, c, d, e) 300 times, a u8, an s16, an s64 and a
@@ -17,7 +17,7 @@
 #   function_graph too: the generic path, the same lines;
 #   a filter on the event: the C path, the lines gdb's values keep.
 # The program's output (the sum of the returned values) is the same as
-# without the runtime in each.
+# without the runtime in each.  Then 4 threads at once, probes alone (below).
 set -u
 
 B=${1:-build}
