@@ -17,7 +17,7 @@
  * The C version (about 95 instructions and a call with three more
  * registers saved) spent them on the compiler's register saves and the
  * general loop; here the six registers the trampoline already saved are
- * enough but for one.  As the C did: the thread's recursion guard is held
+ * enough but for two (r9: the thread, r10: the previous field's word).  As the C did: the thread's recursion guard is held
  * (a signal handler's probe goes to the generic path, which counts it
  * missed; it would write at the same ring position) and it is a reader in
  * the grace-period sense (its seq odd) while it reads the event's probe
@@ -118,8 +118,8 @@ ps_retprobe_fast_exit:
 /*
  * Field i (%esi) into payload word word[i] (%ecx): its value (edata[reg[i]],
  * or the return value) masked and shifted; the first field of a word
- * stores it whole, the others add to it (%r9d is not needed for the
- * previous word: it is kept in %edi's place after the value is read).
+ * stores it whole, the others add to it (%r10d: the previous field's
+ * word), so no word is cleared first.
  */
 	xorl	%esi, %esi
 	cmpb	$0, PF_N(%r8)
