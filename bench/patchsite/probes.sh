@@ -9,7 +9,7 @@
 #   probe      f:b/f3 f3 a=$arg1:s32 b=$arg2:s32 c=$arg3:s32, no tracer
 #   return     f:b/f3r f3%return r=$retval:s32, no tracer (the return hooked on the
 #              shadow stack by the probe trampoline, recorded by the return
-#              trampoline: events/retprobe_fast.c), and with the three
+#              trampoline: arch/x86_64/retprobe_tramp.S), and with the three
 #              arguments kept at the entry (a=$arg1:s32 ...), beside
 #   graph      the function_graph tracer on f3 alone (its fast entry and return)
 #   g0, probe set   g0's loop while f3's probe is enabled: g0 must cost what

@@ -52,14 +52,12 @@ extern uint64_t ps_prof_ns_mult;
  */
 PS_ENTRY int ps_probe_fast_hit(unsigned long *r);
 /*
- * events/retprobe_fast.c (x86-64): the return of a frame probe_fast.c
- * hooked for a return probe, x its slow info, rax the return value,
- * tsc_lo the time stamp's lower half (its upper half this stretch's),
- * slot where the real return address goes; non-zero: the C path
+ * Read, not called: x86-64's return probe record (arch/x86_64/
+ * retprobe_tramp.S, ps_retprobe_fast_exit) reads the event and its probe
+ * list as events/probe_fast.h does, and compares the only probe with the
+ * recorder, ps_event_record (events/event_record.c); events/
+ * retprobe_fast.c checks the offsets.
  */
-struct ps_fslow;
-PS_ENTRY int ps_retprobe_fast_exit(const struct ps_fslow *x, uint64_t rax, uint32_t tsc_lo,
-				   unsigned long *slot);
 /* record/graph.c: where a lost hooked return goes (reached by a return, not a call) */
 PS_ENTRY void ps_graph_lost(void) __attribute__((noreturn)) PS_REACHED_BY_RET;
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # Return probes' fast path (x86-64: events/probe_fast.c hooks the return,
-# events/retprobe_fast.c records it from the return trampoline):
+# arch/x86_64/retprobe_tramp.S records it from the return trampoline):
 # usage  retprobe_fast.sh BUILD_DIR plain|san
 #
 # A program calls f_ret(a, b, c, d, e) 300 times, a u8, an s16, an s64 and a
@@ -17,7 +17,7 @@
 #   function_graph too: the generic path, the same lines;
 #   a filter on the event: the C path, the lines gdb's values keep.
 # The program's output (the sum of the returned values) is the same as
-# without the runtime in each.
+# without the runtime in each.  Then 4 threads at once, probes alone (below).
 set -u
 
 B=${1:-build}
@@ -202,6 +202,70 @@ if [ "$MODE" = plain ]; then
 	fi
 else
 	echo "SKIP gdb count: a sanitizer build"
+fi
+
+# Threads: 4 threads each return from thr(k, i) 5000 times at once, each
+# thread with its own shadow stack and ring.  The oracle is the source:
+# thr returns k * 1000003 + i * 7, so each recorded line's value is known
+# from its arguments, and every (k, i) must be recorded once (none lost,
+# none doubled or mixed between threads).
+cat >"$T/thr.c" <<'EOF'
+#include <pthread.h>
+#include <stdio.h>
+
+__attribute__((noinline)) long thr(int k, int i)
+{
+	__asm__ volatile("");
+	return k * 1000003L + i * 7L;
+}
+
+static void *run(void *a)
+{
+	volatile long s = 0;
+
+	for (int i = 0; i < 5000; i++)
+		s += thr((int)(long)a, i);
+	return (void *)s;
+}
+
+int main(void)
+{
+	pthread_t t[4];
+	long s = 0;
+	void *r;
+
+	for (long k = 0; k < 4; k++)
+		pthread_create(&t[k], NULL, run, (void *)k);
+	for (int k = 0; k < 4; k++) {
+		pthread_join(t[k], &r);
+		s += (long)r;
+	}
+	printf("%ld\n", s);
+	return 0;
+}
+EOF
+rm -rf "$T/rec"
+if ! gcc -O2 -pg -mfentry -mrecord-mcount -pthread "$T/thr.c" -o "$T/thr" >"$T/build.log" 2>&1; then
+	fail "threads: build" "$T/build.log"
+elif ! (cd "$T" && env PATCHSITE_TRACER=nop \
+	PATCHSITE_PROBES='f:t/thr thr%return r=$retval:s64 k=$arg1:s32 i=$arg2:s32' \
+	PATCHSITE_DATA="$T/rec" LD_PRELOAD="$SANPRE$LIB" ./thr >"$T/out" 2>"$T/err"); then
+	fail "threads: run" "$T/err"
+else
+	"$PS" replay --no-sched -d "$T/rec" 2>"$T/err" | sed -n 's/.*t:thr: //p' | sed 's, \*/$,,' >"$T/got"
+	# "thr(k=K, i=I) = R": lines whose R is not the source's, then (k, i) seen twice or never
+	bad=$(awk -F'[=,)( ]+' '{ k = $3; i = $5; r = $NF
+		if (r != k * 1000003 + i * 7) { print "wrong: " $0; next }
+		if (seen[k, i]++) print "twice: " $0 }
+		END { for (k = 0; k < 4; k++) for (i = 0; i < 5000; i++)
+			if (!((k, i) in seen)) { print "missing: k=" k ", i=" i; exit } }' "$T/got")
+	want=$(awk 'BEGIN { s = 0; for (k = 0; k < 4; k++) for (i = 0; i < 5000; i++) s += k * 1000003 + i * 7; printf "%.0f\n", s }')
+	if [ -z "$bad" ] && [ "$(wc -l <"$T/got")" -eq 20000 ] && [ "$(cat "$T/out")" = "$want" ]; then
+		pass "threads: 4 x 5000 returns, each once with the source's value"
+	else
+		echo "$bad" | head -5 >"$T/bad"
+		fail "threads: $(wc -l <"$T/got") lines (want 20000), output $(cat "$T/out") (want $want)" "$T/bad"
+	fi
 fi
 
 echo "$PASS passed, $FAIL failed"

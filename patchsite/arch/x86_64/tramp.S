@@ -423,20 +423,15 @@ ps_x86_64_call_saved:
 	jmp	2b
 	.cfi_adjust_cfa_offset -24
 /*
- * A return probe's frame that the probe trampoline hooked: events/
- * retprobe_fast.c records it (x, the saved rax, the time stamp's lower
- * half, the slot) with the rest of the call-clobbered general registers
- * saved (the call aligned: 80 bytes pushed), or answers 1 for the C path.
+ * A return probe's frame that the probe trampoline hooked:
+ * retprobe_tramp.S records it (x, the time stamp's lower half, the saved
+ * rax and the slot on this stack), using only the registers saved here,
+ * or answers 1 for the C path.
  */
 5:	.cfi_adjust_cfa_offset 24
 	cmpl	$PS_FS_PROBE + PS_FS_PROBE_FAST, FS_FLAGS(%rdi)
 	jne	4f
-	movq	40(%rsp), %rsi		/* the return value */
-	movl	%eax, %edx
-	leaq	48(%rsp), %rcx		/* the slot */
-	PS_PUSH	r9, r10, r11
 	call	ps_retprobe_fast_exit
-	PS_POP	r11, r10, r9
 	testl	%eax, %eax
 	jnz	4f
 	PS_POP	r8, rdi, rsi
