@@ -279,7 +279,7 @@ def same(ours, theirs):
         try:
             got = int(ours, 16) if ours.startswith("0x") else int(ours) % (1 << 64)
         except ValueError:
-            return kind == "p" and n == 0 and ours == '"(null)"'    # a NULL char *
+            return kind == "p" and n == 0 and ours == 'NULL'    # a NULL char *
         r = region(n) if kind == "p" and n else "image"
         if r != "image":
             SHIFTS.setdefault(r, {}).setdefault((got - n) % (1 << 64), 0)

@@ -142,6 +142,66 @@ else
 	fail "C++: build" "$T/build.log"
 fi
 
+# clang -fpatchable-function-entry=5 starts some parameters' location lists after the
+# entry's 5-byte NOP (b and d of many() at -O2: the entry itself has none, gdb says
+# <optimized out> there); a NOP changes nothing, so the values after it are the entry's.
+# Oracle: gdb stopped after that NOP (its length from objdump), printing the arguments.
+cat >"$T/nop.c" <<'EOF2'
+#include <stdio.h>
+__attribute__((noinline)) long many(long a, long b, long c, long d, long e, long f, long g, long h)
+{
+	return a + b * c + d * e + f * g + h;
+}
+int main(void)
+{
+	long r = 0;
+	for (long i = 0; i < 4; i++)
+		r += many(i, 2 * i + 1, 3, -i, 5, 6, 7 * i, 8);
+	printf("%ld\n", r);
+	return 0;
+}
+EOF2
+if command -v clang >/dev/null 2>&1 &&
+   clang -O2 -g -fpatchable-function-entry=5 "$T/nop.c" -o "$T/nop" 2>"$T/build.log"; then
+	# The first instruction and the second (objdump: "  addr:\tinsn"): the NOP's length.
+	objdump -d --no-show-raw-insn "$T/nop" | sed -n '/<many>:/,/^$/p' | sed -n '2,3p' >"$T/insn"
+	after=$(($(sed -n '2s/^ *\([0-9a-f]*\):.*/0x\1/p' "$T/insn") - \
+		 $(sed -n '1s/^ *\([0-9a-f]*\):.*/0x\1/p' "$T/insn")))
+	cat >"$T/nop.gdb" <<EOF2
+break *many
+commands
+silent
+printf "entry: "
+info args
+continue
+end
+break *many+$after
+commands
+silent
+printf "a=%ld, b=%ld, c=%ld, d=%ld, e=%ld, f=%ld, g=%ld, h=%ld\\n", a, b, c, d, e, f, g, h
+continue
+end
+run
+EOF2
+	gdb -batch -nx -x "$T/nop.gdb" "$T/nop" >"$T/nop.log" 2>&1
+	grep '^a=' "$T/nop.log" >"$T/want"
+	LD_PRELOAD="$SANPRE" "$PS" record -d "$T/noprec" --tracer=nop \
+		--probe='f:t/m many a b c d e f g h' "$T/nop" >/dev/null 2>"$T/err"
+	"$PS" replay --no-sched -d "$T/noprec" 2>>"$T/err" | sed -n 's/.* t:m: many(\(.*\))$/\1/p' >"$T/got"
+	if ! grep -q 'nop' "$T/insn" || ! grep -q '^entry: a = 0' "$T/nop.log" ||
+	   ! grep -q '^b = <optimized out>' "$T/nop.log"; then
+		cat "$T/insn" "$T/nop.log" >"$T/diff"
+		fail "clang -fpatchable-function-entry=5: not the case tested (a NOP first, b <optimized out> at the entry for gdb)" "$T/diff"
+	elif [ "$(wc -l <"$T/want")" = 4 ] && diff -u "$T/want" "$T/got" >"$T/diff"; then
+		pass "clang -O2 -fpatchable-function-entry=5: 8 arguments of 4 calls as gdb's after the NOP ($(head -1 "$T/got"))"
+	else
+		cat "$T/err" >>"$T/diff"
+		fail "clang -fpatchable-function-entry=5: values differ from gdb's after the NOP" "$T/diff"
+	fi
+else
+	echo "SKIP clang -fpatchable-function-entry=5 (no clang, or it failed to build)"
+fi
+
 # Refusals name the argument and why.
 gcc -O2 -g -pg -mfentry -mrecord-mcount "$T/s.c" -o "$T/s" 2>/dev/null
 for bad in 'f:t/x send_msg nosuch:no parameter' 'f:t/x send_msg h->nosuch:no member' \
