@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "../events/probe.h"
+#include "cmd.h"
 #include "ctl_probes.h"
 #include "libcall_args.h"
 #include "probe_dwarf.h"
@@ -68,41 +69,25 @@ static int one(const char *exe, const char *line, char *text, size_t tlen, char 
 
 char *ctl_probes_resolve(int pid, const char *value, char *why, size_t len)
 {
-	char exe[PATH_MAX], text[4096], *copy = strdup(value), *out = calloc(1, 1), *save = NULL;
-	size_t used = 0;
+	char exe[PATH_MAX], text[4096], *copy = strdup(value), *out = NULL, *save = NULL;
+	bool oom = !copy, bad = false;
 
 	exe_of(pid, exe, sizeof(exe));
 	/* Lines end at a newline or ';', as the runtime splits them (events/probe.c). */
-	for (char *l = copy ? strtok_r(copy, "\n;", &save) : NULL; l && out;
+	for (char *l = copy ? strtok_r(copy, "\n;", &save) : NULL; l && !oom && !bad;
 	     l = strtok_r(NULL, "\n;", &save)) {
-		size_t n;
-		char *o;
-
 		l += strspn(l, " \t");
-		if (one(exe, l, text, sizeof(text), why, len)) {
-			free(out);
-			out = NULL;
-			break;
-		}
-		n = strlen(text);
-		o = realloc(out, used + n + 2);
-		if (!o) {
-			snprintf(why, len, "out of memory");
-			free(out);
-		}
-		out = o;
-		if (out) {
-			memcpy(out + used, text, n);
-			used += n;
-			out[used++] = '\n';
-			out[used] = '\0';
-		}
+		bad = one(exe, l, text, sizeof(text), why, len) != 0;
+		oom = !bad && !(out = list_add(out, text, '\n'));
 	}
-	if (!copy && out) {
-		snprintf(why, len, "out of memory");
-		free(out);
-		out = NULL;
-	}
+	if (!oom && !bad && !out)
+		oom = !(out = strdup(""));	/* only separators: an empty setting */
 	free(copy);
+	if (oom)
+		snprintf(why, len, "out of memory");
+	if (oom || bad) {
+		free(out);
+		return NULL;
+	}
 	return out;
 }

@@ -8,7 +8,8 @@
  *    profiling ABI's contract, which the runtime's trampoline at that site
  *    keeps too);
  *  - -fpatchable-function-entry=N: the NOPs (x86-64's 0f 1f 44 00 08,
- *    aarch64's d503201f, after a `bti c`), which change nothing.
+ *    after an endbr64 with -fcf-protection; aarch64's d503201f, after a
+ *    `bti c`), which change nothing, as those landing pads do not.
  * So a location that holds after them held at the entry.  probe_dwarf.c
  * reads the lists there only when the entry has none; this gives how many
  * bytes they take.  A call the program makes to anything else is not at
@@ -48,12 +49,15 @@ static unsigned x86_nop(const unsigned char *b, unsigned n)
 
 static unsigned x86_skip(const unsigned char *b, unsigned n)
 {
+	static const unsigned char endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
 	unsigned at = 0, k;
 
-	if (n >= 5 && b[0] == 0xe8)
-		return 5;			/* call rel32 */
-	if (n >= 6 && b[0] == 0xff && b[1] == 0x15)
-		return 6;			/* call *rel32(%rip), through the GOT */
+	if (n >= sizeof(endbr64) && !memcmp(b, endbr64, sizeof(endbr64)))
+		at = sizeof(endbr64);	/* -fcf-protection: the rest follows it */
+	if (at + 5 <= n && b[at] == 0xe8)
+		return at + 5;			/* call rel32 */
+	if (at + 6 <= n && b[at] == 0xff && b[at + 1] == 0x15)
+		return at + 6;			/* call *rel32(%rip), through the GOT */
 	while ((k = x86_nop(b + at, n - at)))
 		at += k;
 	return at;
