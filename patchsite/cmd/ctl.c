@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "attach.h"
+#include "ctl_probes.h"
 #include "ctlclient.h"
 
 static const char ctl_usage[] =
@@ -73,6 +74,17 @@ int cmd_ctl(int argc, char **argv)
 	if (append && !value)
 		return usage_error("--append needs a VALUE");
 	op = list ? PSCTL_LIST : !value ? PSCTL_READ : append ? PSCTL_APPEND : PSCTL_WRITE;
+	if (value && !strcmp(argv[optind + 1], "dynamic_events")) {
+		/* Names are the command's to resolve (ctl_probes.c): the runtime reads no DWARF. */
+		char why[600], *resolved = ctl_probes_resolve((int)pid, value, why, sizeof(why));
+
+		free(value);
+		if (!resolved) {
+			fprintf(stderr, "patchsite: ctl: dynamic_events: %s\n", why);
+			return 1;
+		}
+		value = resolved;
+	}
 	err = psctl_request((int)pid, op, list ? NULL : argv[optind + 1], value, &reply);
 	if (err == -ENOENT || err == -ECONNREFUSED) {
 		/* No channel (or an exec'd image's stale one): attach (attach.c). */

@@ -64,7 +64,7 @@ static const struct regmap maps[] = {
 struct ctx {
 	const struct regmap *rm;
 	Dwfl_Module *mod;		/* for types only declared in the function's unit */
-	unsigned call_len;		/* the call at the entry (__fentry__'s), or 0 */
+	unsigned skip;			/* __fentry__'s call or the NOPs at the entry, or 0 */
 	Dwarf_Addr pc;			/* the function's entry, in DWARF's addresses */
 	Dwarf_Die fn;
 	char *err;
@@ -305,8 +305,8 @@ static int location(struct ctx *c, Dwarf_Die *param, struct ps_probe_arg *a)
 		return bad(c, "<optimized out> (no location)");
 	}
 	k = dwarf_getlocation_addr(&at, c->pc, &op, &n, 1);
-	if ((k <= 0 || !n) && c->call_len)	/* clang -pg: from after __fentry__'s call */
-		k = dwarf_getlocation_addr(&at, c->pc + c->call_len, &op, &n, 1);
+	if ((k <= 0 || !n) && c->skip)	/* clang: from after __fentry__'s call or the NOPs */
+		k = dwarf_getlocation_addr(&at, c->pc + c->skip, &op, &n, 1);
 	if (k <= 0 || !n)
 		return bad(c, "<optimized out> at the function's entry");
 	for (size_t i = 0; i < n; i++)
@@ -612,7 +612,7 @@ static int find_fn(struct ctx *c, Dwfl_Module *mod, const char *func, Elf *elf)
 		return bad(c, "no function symbol '%s' in the executable (names are resolved in "
 			   "the program itself, not its libraries; a glob needs $argN)", func);
 	c->mod = mod;
-	c->call_len = probe_dwarf_entry_call_len(mod, addr);
+	c->skip = probe_dwarf_entry_skip(mod, addr);
 	cu = dwfl_module_addrdie(mod, addr, &bias);
 	if (cu && fn_in_cu(cu, addr - bias, &c->fn)) {
 		c->pc = addr - bias;

@@ -255,7 +255,8 @@ const char *psr_event_name(const struct psr_proc *p, const struct psr_event *ev)
  * One field of a record psr_evdesc found (rec, bytes: its payload), typed:
  * u for integers and pointers (sign-extended for PATCHSITE_FIELD_SIGNED),
  * d for floats, s and slen for strings and byte arrays (cut: the string was
- * cut when recorded).  false when the field is not inside the record.
+ * cut when recorded; null: a NULL string, no bytes).  false when the field
+ * is not inside the record.
  */
 struct psr_value {
 	uint64_t u;
@@ -263,6 +264,7 @@ struct psr_value {
 	const uint8_t *s;
 	size_t slen;
 	bool cut;
+	bool null;
 };
 bool psr_event_field(const struct psr_evfield *f, const uint8_t *rec, size_t bytes,
 		     struct psr_value *v);

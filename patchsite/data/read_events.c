@@ -196,6 +196,7 @@ struct val {
 	const uint8_t *s;
 	size_t slen;
 	bool cut;
+	bool null;	/* a NULL string */
 };
 
 static bool value(const struct psr_evfield *f, const uint8_t *rec, size_t bytes, struct val *v)
@@ -210,6 +211,7 @@ static bool value(const struct psr_evfield *f, const uint8_t *rec, size_t bytes,
 		uint32_t loc;
 
 		memcpy(&loc, rec + f->off, 4);
+		v->null = !loc;	/* no string's bytes are at offset 0: the recorder's NULL */
 		v->slen = (loc >> 16) & 0x7fff;
 		v->cut = loc >> 31;
 		if ((loc & 0xffff) > bytes || v->slen > bytes - (loc & 0xffff))
@@ -252,7 +254,8 @@ bool psr_event_field(const struct psr_evfield *f, const uint8_t *rec, size_t byt
 	memset(v, 0, sizeof(*v));
 	if (!value(f, rec, bytes, &x))
 		return false;
-	*v = (struct psr_value){ .u = x.u, .d = x.d, .s = x.s, .slen = x.slen, .cut = x.cut };
+	*v = (struct psr_value){ .u = x.u, .d = x.d, .s = x.s, .slen = x.slen, .cut = x.cut,
+				 .null = x.null };
 	return true;
 }
 
@@ -278,6 +281,10 @@ static void put(struct out *o, const char *fmt, ...)
 
 static void put_text(struct out *o, const struct val *v, bool hex)
 {
+	if (v->null) {
+		put(o, "NULL");
+		return;
+	}
 	for (size_t i = 0; i < v->slen; i++) {
 		if (hex)
 			put(o, "%s%02x", i ? ":" : "", v->s[i]);
@@ -332,6 +339,23 @@ static void plain(struct out *o, const struct psr_evfield *f, const struct val *
 	}
 }
 
+/*
+ * A NULL string where the format quotes it ("%s", as probes' formats do):
+ * NULL without the quotes, so that it differs from a string "NULL" or
+ * "(null)" (gdb prints 0x0; the kernel's probes an unquoted (fault)).
+ * True when done: the opening quote taken back, *s past the closing one.
+ */
+static bool null_unquoted(struct out *o, const char *fmt, const char *pct, const char **s,
+			  const struct val *v)
+{
+	if (!v->null || pct == fmt || pct[-1] != '"' || (*s)[1] != '"' || !o->at || o->p[o->at - 1] != '"')
+		return false;
+	o->p[--o->at] = 0;
+	put(o, "NULL");
+	++*s;
+	return true;
+}
+
 size_t psr_event_text(const struct psr_proc *p, const struct psr_event *ev, char *buf, size_t len)
 {
 	struct out o = { buf, len, 0 };
@@ -373,7 +397,8 @@ size_t psr_event_text(const struct psr_proc *p, const struct psr_event *ev, char
 		}
 		if (!value(&d->f[next], rec, bytes, &v))
 			put(&o, "<damaged>");
-		else if (!convert(&o, spec, (size_t)(strcspn(spec, "hlLqjzt") < (size_t)(s - spec)
+		else if (!null_unquoted(&o, d->fmt, spec - 1, &s, &v) &&
+			 !convert(&o, spec, (size_t)(strcspn(spec, "hlLqjzt") < (size_t)(s - spec)
 						     ? strcspn(spec, "hlLqjzt") : (size_t)(s - spec)),
 				  *s, &d->f[next], &v))
 			plain(&o, &d->f[next], &v);
@@ -400,6 +425,10 @@ static void json_val(FILE *f, const struct psr_evfield *fd, const struct val *v)
 		fprintf(f, "\"0x%llx\"", (unsigned long long)v->u);
 		return;
 	default:
+		if (v->null) {
+			fprintf(f, "null");
+			return;
+		}
 		buf[0] = 0;
 		put_text(&o, v, fd->kind == PATCHSITE_FIELD_BYTES);
 		json_str(f, buf);

@@ -10,7 +10,10 @@
  *
  * A string longer than PATCHSITE_EVENT_STR_MAX bytes is cut there: the
  * record says so, the renderers show it, and the event's cut counter
- * counts it.  A NULL string is recorded as "(null)".
+ * counts it.  A NULL string is a data_loc of 0 and no bytes: no string's
+ * offset is 0 (word 0 is the id), so readers tell it from a string that
+ * reads "(null)"; a reader that predates this shows an empty string.  The
+ * filter still compares it as "(null)", as it always did.
  */
 #include <string.h>
 
@@ -59,9 +62,15 @@ static void put_field(uint8_t *rec, const struct ps_evfield *f, uint64_t v, uint
 	case PATCHSITE_FIELD_STRING: {
 		size_t len;
 		bool cut;
-		const char *s = str_of(v, &len, &cut);
-		uint32_t loc = *dyn | (uint32_t)len << 16 | (cut ? CUT_BIT : 0);
+		const char *s;
+		uint32_t loc;
 
+		if (!v) {	/* NULL: data_loc 0 (the fixed part is zeroed), no bytes */
+			memset(at, 0, 4);
+			break;
+		}
+		s = str_of(v, &len, &cut);
+		loc = *dyn | (uint32_t)len << 16 | (cut ? CUT_BIT : 0);
 		memcpy(rec + *dyn, s, len);
 		*dyn += (uint32_t)len;
 		*any_cut |= cut;

@@ -285,7 +285,9 @@ static void event_annotations(struct pb *pk, const struct psr_proc *p, const str
 		case 5: {							/* STRING */
 			char *t = v.cut ? malloc(v.slen + 6) : NULL;
 
-			if (t) {	/* cut when recorded: said as the text does */
+			if (v.null) {	/* a NULL char *: the pointer, not a string */
+				annotation_uint(pk, fl->name, DA_POINTER, 0);
+			} else if (t) {	/* cut when recorded: said as the text does */
 				memcpy(t, v.s, v.slen);
 				memcpy(t + v.slen, "[cut]", 5);
 				annotation_str(pk, fl->name, t, v.slen + 5);

@@ -120,6 +120,7 @@ int main(void)
 	f_str("hello world");
 	f_str("");
 	f_str(NULL);
+	f_str("(null)");		/* a string that reads (null): shown quoted, NULL is not */
 	f_str(big);			/* longer than the cap: cut */
 	errno = 77;
 	f_str((const char *)16);	/* unmapped: the probe's failed read leaves errno alone */

@@ -12,6 +12,9 @@ instruction and prints, through its Python API, the value of every
 parameter (and member) gdb sees there.  Pass: every value recorded equals
 gdb's, hit by hit, and at least MIN (argument 5, default 1) were compared.
 Argument 6, body: gdb stops after the prologue instead (-O0's stack slots).
+At the entry, gdb stops after the NOPs a function starts with (objdump says
+how long they are): clang -fpatchable-function-entry starts some location
+lists after them, and a NOP changes no value.
 A refusal records nothing, so it is never a wrong value: each is listed
 with its reason and gdb's view beside it (mostly <optimized out> there).
 """
@@ -134,12 +137,32 @@ def body_line(fn):
     sys.exit("%s: no definition of %s" % (src, fn))
 
 
+def after_nops():
+    """Each function's offset past its leading NOPs (and endbr64), from objdump."""
+    out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", EXE], capture_output=True,
+                         text=True, check=True).stdout
+    skip, fn, start = {}, None, 0
+    for line in out.splitlines():
+        m = re.match(r"([0-9a-f]+) <(.+)>:$", line)
+        if m:
+            fn, start = m.group(2), int(m.group(1), 16)
+            continue
+        m = re.match(r"\s*([0-9a-f]+):\s+(\S+)", line)
+        if fn and m:
+            if not m.group(2).startswith(("nop", "endbr64")):
+                skip[fn] = int(m.group(1), 16) - start
+                fn = None
+    return skip
+
+
 def gdb_values(defs, refused):
+    skip = after_nops() if STOP == "entry" else {}
     with open(DIR + "/b.py", "w") as f:
         f.write(GDB_PY)
         for i, (s, names) in enumerate(defs):
             gone = [n for (rs, n, _) in refused if rs == s]
-            spec = "*'%s'" % s if STOP == "entry" else body_line(s.split(".")[0])
+            spec = ("*'%s'+%d" % (s, skip.get(s, 0)) if STOP == "entry"
+                    else body_line(s.split(".")[0]))
             f.write("B(%r, %d, %r)\n" % (spec, i, names + gone))
     r = subprocess.run(["gdb", "-batch", "-nx", "-ex", "source " + DIR + "/b.py", "-ex", "run",
                         EXE], capture_output=True, text=True)

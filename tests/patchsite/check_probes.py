@@ -77,7 +77,7 @@ def f32(x):
 def same(t, ours, theirs):
     if t == "string":
         if theirs.startswith("0x0") and re.fullmatch(r"0x0+", theirs.split()[0]):
-            return ours == '"(null)"'
+            return ours == 'NULL'    # unquoted: a string "(null)" is quoted
         if "<error: Cannot access memory" in theirs:
             return ours == '"(fault)"'
         m = re.search(r'"(.*)"', theirs)

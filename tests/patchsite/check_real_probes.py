@@ -224,8 +224,14 @@ def gdb_run(defs, refused, addr):
 
 
 def unquote(s):
-    """replay's quoted string as latin-1 text, one character a byte (as gdb's side)."""
-    return s[1:-1].encode().decode("unicode_escape")
+    """replay's quoted string: its bytes as they are (a backslash too: replay escapes
+    nothing), a byte other than printable ASCII shown as '.' (data/read_events.c)."""
+    return s[1:-1]
+
+
+def shown(v):
+    """gdb's latin-1 text as replay shows those bytes."""
+    return "".join(c if " " <= c <= "~" else "." for c in v)
 
 
 def image_end():
@@ -268,7 +274,7 @@ def same(ours, theirs):
             ours = ours[:-len("[cut]")]
         if not ours.startswith('"'):
             return False
-        return v.startswith(unquote(ours)) if cut else unquote(ours) == v
+        return shown(v).startswith(unquote(ours)) if cut else unquote(ours) == shown(v)
     if kind == "f":
         try:
             return float(ours) == float(v)
@@ -279,7 +285,7 @@ def same(ours, theirs):
         try:
             got = int(ours, 16) if ours.startswith("0x") else int(ours) % (1 << 64)
         except ValueError:
-            return kind == "p" and n == 0 and ours == '"(null)"'    # a NULL char *
+            return kind == "p" and n == 0 and ours == 'NULL'    # a NULL char *
         r = region(n) if kind == "p" and n else "image"
         if r != "image":
             SHIFTS.setdefault(r, {}).setdefault((got - n) % (1 << 64), 0)

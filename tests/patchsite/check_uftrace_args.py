@@ -9,7 +9,7 @@ lines "/* args:FUNC: FUNC(arg1=V, ...) */" and function_graph's
 "FUNC(V, ...);" and "FUNC() = R;".  For each FUNC the values must be
 the same, call by call, in uftrace's printing: %f for floats, /d as an
 int when uftrace prints it in decimal (a wider value it prints in hex);
-a string uftrace shows as NULL is our (null), an unreadable one
+a string uftrace shows as "NULL" is our unquoted NULL, an unreadable one
 (uftrace "<0xADDR>") our (fault), one uftrace cut ("...") a prefix."""
 import re
 import sys
@@ -48,7 +48,7 @@ def same(a, b):
         return False
     if b.startswith('"'):
         if b == '"NULL"':
-            return a == '"(null)"'
+            return a == 'NULL'
         if re.fullmatch(r'"<0x[0-9a-f]+>"', b):
             return a == '"(fault)"'
         if b.endswith('..."'):

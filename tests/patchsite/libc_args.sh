@@ -256,6 +256,78 @@ else
 	fail "-F with conditions on a libc function's arguments" err
 fi
 
+# `patchsite ctl PID dynamic_events` with names: a library call's (write fd buf count, from
+# the prototype list) and a function of the program's (emit word len, from its DWARF),
+# resolved by the command before the runtime gets them, written while the program waits on
+# its stdin.  Oracle: the audit's registers of the same program's write calls (emit passes
+# its word and len on to write; non-PIE, so the addresses are the same in both runs).
+cat > lw.c <<'EOF2'
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+__attribute__((noinline)) int emit(const char *word, unsigned len)
+{
+	return write(2, word, len) < 0;
+}
+int main(void)
+{
+	static const char *const words[] = { "alpha", "be", "gamma-delta" };
+	char line[64];
+
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))	/* the probes are written while this waits */
+		return 1;
+	for (int i = 0; i < 3; i++)
+		if (emit(words[i], (unsigned)strlen(words[i])))
+			return 1;
+	return 0;
+}
+EOF2
+# ctl_run DEF...: lw recorded; each DEF appended through ctl and enabled; lw let go.
+ctl_run() {
+	rm -rf d fifo lw.out
+	mkfifo fifo
+	record -d d --tracer=nop ./lw <fifo >lw.out 2>lw.err &
+	rpid=$!
+	exec 3>fifo
+	for _ in $(seq 200); do grep -q '^ready' lw.out && break; sleep 0.1; done
+	lpid=$(sed -n 's/^ready //p' lw.out)
+	: >ctl.err
+	for def in "$@"; do
+		"$PS" ctl --append "$lpid" dynamic_events "$def" >>ctl.err 2>&1 ||
+			echo "exit $? for $def" >>ctl.err
+		ev=${def#f:}
+		"$PS" ctl "$lpid" "events/${ev%% *}/enable" 1 >/dev/null 2>&1
+	done
+	echo go >&3
+	exec 3>&-
+	wait "$rpid"
+}
+if gcc -O1 -g -pg -mfentry -mrecord-mcount -fno-builtin -fno-PIE -no-pie -Wl,-z,lazy -o lw lw.c \
+	>build.log 2>&1; then
+	echo go | AUDIT_OUT="$T/lw.audit" LD_AUDIT="$T/audit.so" ./lw >/dev/null 2>&1
+	awk -F'\t' '$1 == "write" { printf "write(fd=%d, buf=%s, count=%d)\n", $2, $3, $4
+		printf "emit(word=\"%s\", len=%d)\n", $9, $4 }' lw.audit | sort >want
+	ctl_run 'f:l/w write fd buf count' 'f:l/e emit word len'
+	"$PS" replay --no-sched -d d 2>&1 | sed -n 's/.* l:[we]: //p' | sort >got
+	if [ ! -s ctl.err ] && [ "$(wc -l <want)" = 6 ] && cmp -s want got; then
+		pass "ctl PID dynamic_events with names (a libc call's, the program's from DWARF): $(wc -l <got) calls as the audit's registers"
+	else
+		{ cat ctl.err; diff want got; } >diff.txt
+		fail "ctl PID dynamic_events with names" diff.txt
+	fi
+	ctl_run 'f:l/w write fd len'
+	if grep -q "^patchsite: ctl: dynamic_events: 'f:l/w write fd len': .*has no 'len'" ctl.err &&
+	   grep -q '^exit 1 for' ctl.err && [ "$(grep -c . ctl.err)" = 2 ] && grep -q 'gamma-delta' lw.err; then
+		pass "ctl: a name the prototype has not refused in one line, exit 1; the program ran on"
+	else
+		fail "ctl: a bad name" ctl.err
+	fi
+else
+	fail "lw: build" build.log
+fi
+
 # Refused by name: what the prototype does not have.
 refused() {
 	if record -d d --tracer=nop "$@" ./$exe > /dev/null 2>err; then

@@ -195,16 +195,41 @@ spelling() {
 }
 
 # A number read through a pointer that cannot be read (f_str(NULL), f_str((char *)16) of
-# its 6 calls, from the sample's source): those 2 records are counted lost, 4 written.
+# its 7 calls, from the sample's source): those 2 records are counted lost, 5 written.
 faults() {
 	exe="$T/fl"
 	gcc -O2 -g -pg -mfentry -mrecord-mcount -rdynamic testdata/patchsite/probes.c -o "$exe" 2>/dev/null
 	LD_PRELOAD="$SANPRE" "$PS" record -d "$T/flrec" --tracer=nop \
 		--probe='f:t/deref f_str c=+0($arg1):s8' "$exe" >/dev/null 2>"$T/err"
 	got=$("$PS" replay --no-sched -d "$T/flrec" 2>>"$T/err" | grep -c ' t:deref: ')
-	if [ "$got" = 4 ] && "$PS" info -d "$T/flrec" 2>>"$T/err" | grep -q '^# events: 4 recorded, 2 lost'
-	then pass "unreadable memory: 4 of 6 calls recorded, 2 counted lost (info)"
+	if [ "$got" = 5 ] && "$PS" info -d "$T/flrec" 2>>"$T/err" | grep -q '^# events: 5 recorded, 2 lost'
+	then pass "unreadable memory: 5 of 7 calls recorded, 2 counted lost (info)"
 	else fail "unreadable memory: $got recorded" "$T/err"; fi
+}
+
+# A NULL char * against a string that reads "(null)": f_str("hello world"), f_str(""),
+# f_str(NULL), f_str("(null)") are the sample's first four f_str calls (its source is the
+# oracle; gdb's 0x0 and "(null)" for the same calls are compared in variant above).
+# replay shows NULL unquoted, dump --chrome a JSON null, dump --perfetto a 0 pointer.
+nulls() {
+	exe="$T/nl"
+	gcc -O2 -g -pg -mfentry -mrecord-mcount -rdynamic testdata/patchsite/probes.c -o "$exe" 2>/dev/null
+	LD_PRELOAD="$SANPRE" "$PS" record -d "$T/nlrec" --tracer=nop \
+		--probe='f:t/str f_str s=$arg1:string' "$exe" >/dev/null 2>"$T/err"
+	"$PS" replay --no-sched -d "$T/nlrec" 2>>"$T/err" | sed -n 's/.* t:str: f_str(\(.*\))$/\1/p' |
+		head -4 | tr '\n' ' ' >"$T/nl.text"
+	"$PS" dump --chrome -d "$T/nlrec" 2>>"$T/err" | python3 -c '
+import json, sys
+print(" ".join([json.dumps(e["args"]["s"]) for e in json.load(sys.stdin)["traceEvents"]
+                if e.get("name") == "t:str"][:4]))' >"$T/nl.chrome" 2>>"$T/err"
+	"$PS" dump --perfetto -d "$T/nlrec" >"$T/nl.pb" 2>>"$T/err"
+	python3 tests/patchsite/check_perfetto.py --events "$T/nl.pb" >"$T/nl.ev" 2>>"$T/err"
+	head -4 "$T/nl.ev" | tr '\n' ' ' >"$T/nl.pf"
+	if [ "$(cat "$T/nl.text")" = 's="hello world" s="" s=NULL s="(null)" ' ] &&
+	   [ "$(cat "$T/nl.chrome")" = '"hello world" "" null "(null)"' ] &&
+	   [ "$(cat "$T/nl.pf")" = "('t:str', {'s': 'hello world'}) ('t:str', {'s': ''}) ('t:str', {'s': '0x0'}) ('t:str', {'s': '(null)'}) " ]
+	then pass "a NULL string apart from \"(null)\": replay NULL, Chrome null, Perfetto a 0 pointer"
+	else cat "$T/nl.text" "$T/nl.chrome" "$T/nl.pf" >>"$T/err"; fail "NULL strings" "$T/err"; fi
 }
 
 variant gcc -O0
@@ -212,6 +237,7 @@ variant gcc -O2
 cond gcc -O2
 spelling
 faults
+nulls
 if command -v clang >/dev/null 2>&1; then
 	variant clang -O2
 else

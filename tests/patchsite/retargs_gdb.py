@@ -15,7 +15,7 @@ import gdb
 def show(v):
     t = v.type.strip_typedefs()
     if t.code == gdb.TYPE_CODE_PTR and t.target().sizeof == 1:
-        return json.dumps(v.string()) if int(v) else "(null)"
+        return json.dumps(v.string()) if int(v) else "NULL"
     if t.code == gdb.TYPE_CODE_FLT:
         return repr(float(v))
     if t.code == gdb.TYPE_CODE_PTR:
