@@ -51,6 +51,9 @@ extern uint64_t ps_prof_ns_mult;
  * non-zero: go on to the generic trampoline
  */
 PS_ENTRY int ps_probe_fast_hit(unsigned long *r);
+/* ... and arch/x86_64/probe_tramp.S's call for a return probe's entry, h its site's (the same r) */
+struct ps_probe_hit;
+PS_ENTRY int ps_probe_fast_ret(const struct ps_probe_hit *h, unsigned long *r);
 /*
  * events/retprobe_fast.c (x86-64): the return of a frame probe_fast.c
  * hooked for a return probe, x its slow info, rax the return value,
