@@ -55,6 +55,16 @@ PS_ENTRY int ps_probe_fast_hit(unsigned long *r);
 struct ps_probe_hit;
 PS_ENTRY int ps_probe_fast_ret(const struct ps_probe_hit *h, unsigned long *r);
 /*
+ * Read, not called: probe_tramp.S finds the site in events/probe.c's hit
+ * table and compares the event's one probe with the recorder
+ * (event_record.c); events/probe_tramp_layout.c checks the offsets.
+ */
+struct ps_probe_hits;
+struct patchsite_event_info;
+extern _Atomic(struct ps_probe_hits *) ps_probe_hits;
+void ps_event_record(void *data, const struct patchsite_event_info *info,
+		     const unsigned long long *args);
+/*
  * events/retprobe_fast.c (x86-64): the return of a frame probe_fast.c
  * hooked for a return probe, x its slow info, rax the return value,
  * tsc_lo the time stamp's lower half (its upper half this stretch's),
