@@ -230,13 +230,14 @@ static int ret_source(const struct ps_fetch_arg *a, uint8_t *ereg, unsigned *nen
  */
 static void fast_packed(const struct ps_event *ev, struct ps_probe_fast *f)
 {
-	unsigned w = (ev->fixed - 4 + 7) / 8;
+	unsigned w = (ev->fixed - 4 + 7) / 8, prev = 0;
 
 	for (unsigned i = 0; i < f->n; i++) {
 		unsigned off = ev->f[i].off - 4, end = off + ev->f[i].size - 1;
 
-		if (off / 8 != end / 8 || off / 8 > (i ? f->word[i - 1] + 1u : 0u))
+		if (off / 8 != end / 8 || off / 8 > (i ? prev + 1 : 0u))
 			return;
+		prev = off / 8;
 	}
 	if (!f->n || w >= f->words)
 		return;		/* nothing gained */
