@@ -20,11 +20,13 @@
  * the generic trampoline.  A disabled or gone event, or tracing off,
  * records nothing here, as in the C path.
  *
- * The record is the one probe_fast.c writes (PSD_EXT_EVENT, patchsite-
- * data(5)): the mark word pf->head with the time stamp's lower half, the
- * event's id word, then the fields' words, field i being saved register
+ * The record is the one probe_fast.c writes (PSD_EXT_EVENT, or
+ * PSD_EXT_EVENT_PACKED when the fields fit beside the id: patchsite-
+ * data(5)): the mark word pf->head with the time stamp's lower half, then
+ * the payload words, word 0 the event's id, field i being saved register
  * reg[i] masked (mask[i]) at bit pos[i] of payload word word[i] (words in
- * order, none skipped: probe.c fast_of).
+ * order, none skipped: probe.c fast_of and fast_packed); a packed
+ * record's first fields share word 0 with the id.
  *
  * The thread is a reader in the grace-period sense (t->seq odd) while it
  * reads the hit table and the event, and holds its recursion guard
