@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * arch/x86_64/probe_tramp.S now records the common entry probe itself
- * (the checks and packing below, in assembly, about 120 instructions) and
+ * (the checks and packing below, in assembly, about 130 instructions) and
  * calls ps_probe_fast_ret for a return probe's entry; it comes to this C
  * path (through ps_x86_64_probe_entry) only for what it does not take: the
  * thread's first call, a new time stretch, no room, a recursion.
