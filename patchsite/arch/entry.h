@@ -51,6 +51,19 @@ extern uint64_t ps_prof_ns_mult;
  * non-zero: go on to the generic trampoline
  */
 PS_ENTRY int ps_probe_fast_hit(unsigned long *r);
+/* ... and arch/x86_64/probe_tramp.S's call for a return probe's entry, h its site's (the same r) */
+struct ps_probe_hit;
+PS_ENTRY int ps_probe_fast_ret(const struct ps_probe_hit *h, unsigned long *r);
+/*
+ * Read, not called: probe_tramp.S finds the site in events/probe.c's hit
+ * table and compares the event's one probe with the recorder
+ * (event_record.c); events/probe_tramp_layout.c checks the offsets.
+ */
+struct ps_probe_hits;
+struct patchsite_event_info;
+extern _Atomic(struct ps_probe_hits *) ps_probe_hits;
+void ps_event_record(void *data, const struct patchsite_event_info *info,
+		     const unsigned long long *args);
 /*
  * Read, not called: x86-64's return probe record (arch/x86_64/
  * retprobe_tramp.S, ps_retprobe_fast_exit) reads the event and its probe

@@ -53,6 +53,7 @@ struct psr_event {
 	/* PSR_EXT only: */
 	uint8_t ext_kind;	/* PSD_EXT_* */
 	bool truncated;		/* fewer words than the record said (the file ends) */
+	bool packed;		/* PSD_EXT_EVENT read from a PSD_EXT_EVENT_PACKED record */
 	uint32_t nwords;
 	const uint64_t *payload;	/* nwords words in the mapped file (valid until psr_close) */
 };

@@ -183,6 +183,16 @@ const struct psr_evdesc *psr_evdesc(const struct psr_proc *p, const struct psr_e
 	id = (uint32_t)ev->payload[0];
 	*rec = (const uint8_t *)ev->payload;
 	*bytes = (size_t)ev->nwords * 8;
+	if (ev->packed) {
+		/*
+		 * No flags word: a field at offset off lies at off - 4.  Offsets
+		 * below 8 are never a field's (desc_line), so the 4 bytes before
+		 * the payload (the record's mark word, in the same mapping) are
+		 * never read.
+		 */
+		*rec -= 4;
+		*bytes += 4;
+	}
 	for (size_t i = 0; i < p->nevents; i++)
 		if (p->events[i].id == id)
 			return &p->events[i];

@@ -178,6 +178,10 @@ static int ext_record(struct psr_cursor *c, const struct psr_chunk *k, uint64_t 
 	ev->tsc = (uint64_t)c->hi << 32 | w >> 32;
 	ev->cpu = c->cpu;
 	ev->ext_kind = (uint8_t)PSD_EXT_KIND(w);
+	if (ev->ext_kind == PSD_EXT_EVENT_PACKED) {	/* the same event, read as one (psr_evdesc) */
+		ev->ext_kind = PSD_EXT_EVENT;
+		ev->packed = true;
+	}
 	ev->truncated = n > PSD_EXT_MAX_WORDS || n > room;
 	if (n > room)
 		n = room;

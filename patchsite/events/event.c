@@ -153,6 +153,21 @@ static uint32_t layout(struct ps_event *ev)
 	return off;
 }
 
+/* ev->pwords (event.h): what the packed record saves, if anything. */
+static unsigned packed_words(const struct ps_event *ev)
+{
+	unsigned w = (ev->fixed - 4 + 7) / 8;
+
+	for (unsigned i = 0; i < ev->nfields; i++) {
+		const struct ps_evfield *f = &ev->f[i];
+
+		if (f->kind == PATCHSITE_FIELD_STRING || f->off < 8 ||
+		    (f->off - 4) / 8 != (f->off - 4 + f->size - 1) / 8)
+			return 0;
+	}
+	return ev->nfields && w < (ev->fixed + 7) / 8 ? w : 0;
+}
+
 /*
  * A new event, its text copied: the object that defined it may be
  * unloaded while the event stays known (its id names old records).
@@ -202,6 +217,7 @@ static struct ps_event *event_new(const struct patchsite_event *d, const char **
 	ev->nostr = true;
 	for (unsigned i = 0; i < d->nfields; i++)
 		ev->nostr &= df[i].kind != PATCHSITE_FIELD_STRING;
+	ev->pwords = packed_words(ev);
 	ev->info.id = next_id++;
 	ev->info.nfields = d->nfields;
 	ev->info.field_names = ev->names;

@@ -82,6 +82,12 @@ struct ps_event {
 	 * nothing reads them.  lost, filtered and cut are exact.
 	 */
 	_Atomic unsigned long hits, recorded, filtered, lost, cut;
+	/*
+	 * No string and every field within one word at its offset less 4: the
+	 * payload words of its packed record (PSD_EXT_EVENT_PACKED, no flags
+	 * word), when fewer than the full one's; else 0.
+	 */
+	unsigned pwords;
 	struct ps_event *next;
 };
 

@@ -146,24 +146,29 @@ static void record_large(struct ps_event *ev, const unsigned long long *args)
  * A number into its place: naturally aligned (event.c layout), so within
  * one word, ORed into it (the word zeroed before); no switch, no call.
  */
-static inline bool put_number(uint64_t *p, const struct ps_evfield *f, uint64_t v)
+/* sh: 4 in a packed record (fields at their offset less 4), else 0. */
+static inline bool put_number(uint64_t *p, const struct ps_evfield *f, uint64_t v, unsigned sh)
 {
+	unsigned off = f->off - sh;
+
 	if (f->kind == PATCHSITE_FIELD_STRING || f->kind == PATCHSITE_FIELD_BYTES ||
 	    (f->kind == PATCHSITE_FIELD_FLOAT && f->size != 8) ||
 	    !(f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8))
 		return false;	/* a float stored as float: converted by put_field */
-	p[f->off / 8] |= (f->size == 8 ? v : v & ((1ull << (8 * f->size)) - 1)) << (8 * (f->off % 8));
+	p[off / 8] |= (f->size == 8 ? v : v & ((1ull << (8 * f->size)) - 1)) << (8 * (off % 8));
 	return true;
 }
 
 /*
  * No string: the record's length is known before it is packed, so it is
- * packed straight into the ring (no buffer, no copy), as record() would.
+ * packed straight into the ring (no buffer, no copy), as record() would;
+ * without the flags word (PSD_EXT_EVENT_PACKED) when that takes a word
+ * less (ev->pwords): the ring's bytes are much of a hit's cost.
  */
 static void record_in_place(struct ps_event *ev, const unsigned long long *args)
 {
-	unsigned n = (ev->fixed + 7) / 8;
-	uint64_t *p = ps_ring_ext_open(PSD_EXT_EVENT, n);
+	unsigned sh = ev->pwords ? 4 : 0, n = ev->pwords ? ev->pwords : (ev->fixed + 7) / 8;
+	uint64_t *p = ps_ring_ext_open(sh ? PSD_EXT_EVENT_PACKED : PSD_EXT_EVENT, n);
 	uint32_t dyn = ev->fixed;
 	bool cut = false;
 
@@ -174,10 +179,10 @@ static void record_in_place(struct ps_event *ev, const unsigned long long *args)
 	/* A store each (relaxed atomics): a few words, not worth a memset call. */
 	for (unsigned k = 1; k < n; k++)
 		__atomic_store_n(&p[k], 0, __ATOMIC_RELAXED);
+	p[0] = ev->info.id;	/* first: a packed record's fields share its word; no flags */
 	for (unsigned i = 0; i < ev->nfields; i++)
-		if (!put_number(p, &ev->f[i], args[i]))
-			put_field((uint8_t *)p, &ev->f[i], args[i], &dyn, &cut);
-	p[0] = ev->info.id;	/* no flags: nothing cut */
+		if (!put_number(p, &ev->f[i], args[i], sh))
+			put_field((uint8_t *)p - sh, &ev->f[i], args[i], &dyn, &cut);
 	ps_ring_ext_close(p + n);
 	ps_event_tally(&ev->recorded);
 }

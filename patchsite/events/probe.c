@@ -220,6 +220,36 @@ static int ret_source(const struct ps_fetch_arg *a, uint8_t *ereg, unsigned *nen
 	return a->ent;
 }
 
+/*
+ * An entry probe's record without the flags word (PSD_EXT_EVENT_PACKED,
+ * patchsite-data(5)): the fields from byte 4, beside the id, each at its
+ * offset less 4.  It takes a word less when the fields fit (3 s32: 24
+ * bytes, not 32; the ring's bytes are most of a hit's cost) and none then
+ * spans two words or leaves one without a field; else the full layout.
+ * The flags word is only ever set for a cut string, which these have not.
+ */
+static void fast_packed(const struct ps_event *ev, struct ps_probe_fast *f)
+{
+	unsigned w = (ev->fixed - 4 + 7) / 8, prev = 0;
+
+	for (unsigned i = 0; i < f->n; i++) {
+		unsigned off = ev->f[i].off - 4, end = off + ev->f[i].size - 1;
+
+		if (off / 8 != end / 8 || off / 8 > (i ? prev + 1 : 0u))
+			return;
+		prev = off / 8;
+	}
+	if (!f->n || w >= f->words)
+		return;		/* nothing gained */
+	for (unsigned i = 0; i < f->n; i++) {
+		f->word[i] = (uint8_t)((ev->f[i].off - 4) / 8);
+		f->pos[i] = (uint8_t)(8 * ((ev->f[i].off - 4) % 8));
+	}
+	f->head = (uint64_t)w << 10 | (uint64_t)PSD_EXT_EVENT_PACKED << 2 | PS_EV_MARK;
+	f->units = (uint8_t)((w + 2) / 2);
+	f->words = (uint8_t)w;
+}
+
 /* What the fast path records of p, when it can (probe_hits.h): the layout event.c gave it. */
 static void fast_of(struct probe *p, struct ps_probe_fast *f)
 {
@@ -254,6 +284,8 @@ static void fast_of(struct probe *p, struct ps_probe_fast *f)
 	f->words = (uint8_t)w;
 	f->nent = (uint8_t)nent;
 	f->n = (uint8_t)p->prog.n;
+	if (!p->def.ret)
+		fast_packed(ev, f);
 	if (p->def.ret) {	/* the frames' copy, the probe's as long as the probe is */
 		f->own = &p->rfast;
 		if (memcmp(&p->rfast, f, sizeof(*f)))

@@ -1,5 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
+ * arch/x86_64/probe_tramp.S now records the common entry probe itself
+ * (the checks and packing below, in assembly, about 130 instructions) and
+ * calls ps_probe_fast_ret for a return probe's entry; it comes to this C
+ * path (through ps_x86_64_probe_entry) only for what it does not take: the
+ * thread's first call, a new time stretch, no room, a recursion.
+ *
  * The common dynamic probe on x86-64, with probes alone (no tracer):
  * arch/x86_64/tramp.S's ps_x86_64_probe_entry saves the nine call-clobbered
  * general registers and calls ps_probe_fast_hit, which writes the event's
@@ -123,6 +129,15 @@ static inline int hit(unsigned long *r)
 		ps_probe_put(pf, i, r[pf->reg[i]], wp + 1);
 	ps_wp_set(f, wp + 1 + pf->words);
 	return 0;
+}
+
+/*
+ * arch/x86_64/probe_tramp.S found h and checked what hit() checks before
+ * ret_entry, inside the thread's reader section with its guard held.
+ */
+FAST int ps_probe_fast_ret(const struct ps_probe_hit *h, unsigned long *r)
+{
+	return ret_entry(h, r);
 }
 
 FAST int ps_probe_fast_hit(unsigned long *r)

@@ -24,14 +24,16 @@ static inline bool ps_probe_plain_record(struct ps_event *ev, const struct ps_pr
  * size).  The fields come in the order of their words and every word from
  * 1 has one (probe.c fast_of): the first of a word stores it whole, the
  * others add to it, so no word is cleared first (a loop clearing them
- * became a call to memset, which may use the vector registers).
+ * became a call to memset, which may use the vector registers).  Word 0
+ * holds the id, stored first: a field there (an entry probe's packed
+ * record, probe.c fast_packed) adds to it.
  */
 static inline void ps_probe_put(const struct ps_probe_fast *pf, unsigned i, uint64_t v,
 				uint64_t *p)
 {
 	uint64_t x = (v & pf->mask[i]) << pf->pos[i];
 
-	if (i && pf->word[i - 1] == pf->word[i])
+	if ((i ? pf->word[i - 1] : 0) == pf->word[i])
 		x |= p[pf->word[i]];
 	p[pf->word[i]] = x;
 }

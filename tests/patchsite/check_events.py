@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
 """A second reader of static trace events (events.sh): decodes every
-PSD_EXT_EVENT record of a trace directory with nothing but the events file
+PSD_EXT_EVENT record (and PSD_EXT_EVENT_PACKED) of a trace directory with nothing but the events file
 (each event's format: field offsets, sizes, kinds) and the layout of the
 thread files in patchsite-data(5), independently of patchsite's own reader,
 and compares the values with what tests/patchsite/evprog.c emitted in mode
@@ -18,6 +18,7 @@ import sys
 HDR_BYTES = 4096
 CHUNK_WORDS = 4
 EXT_EVENT = 5
+EXT_EVENT_PACKED = 16   # the same without the flags word: fields at offset - 4
 
 
 def formats(path):
@@ -59,6 +60,8 @@ def records(path):
                 payload = struct.pack("<%dQ" % n, *words[i + 1:i + 1 + n])
                 if kind == EXT_EVENT:
                     yield payload
+                elif kind == EXT_EVENT_PACKED:
+                    yield payload[:4] + bytes(4) + payload[4:]
                 i += 1 + n
             elif typ == 2:
                 i += 2

@@ -86,7 +86,7 @@ void ps_x86_64_tramp_late(void);
 void ps_x86_64_func_late(void);
 void ps_x86_64_graph_late(void);
 void ps_x86_64_prof_entry(void);
-void ps_x86_64_probe_entry(void);
+void ps_x86_64_probe_fast(void);
 
 static int32_t load_s32(const uint8_t *p)
 {
@@ -366,7 +366,7 @@ const struct ps_arch ps_arch_x86_64 = {
 	.tramp_graph_late = ps_x86_64_graph_late,
 #ifndef __SANITIZE_THREAD__
 	.tramp_profile	= ps_x86_64_prof_entry,	/* tramp.S; offsets: record/profile_fast.c */
-	.tramp_probe	= ps_x86_64_probe_entry,	/* events/probe_fast.c */
+	.tramp_probe	= ps_x86_64_probe_fast,	/* probe_tramp.S, then events/probe_fast.c */
 #endif
 	.graph_return	= ps_x86_64_graph_return,
 	.arg_regs	= 6,
