@@ -168,9 +168,10 @@ int patchsite_init(void)
 	/*
 	 * After the scan, which only reads: in a process with threads (attach)
 	 * each registration waits for an RCU grace period, and the injector
-	 * starts a thread that registers while we scan (cmd/attach_inject.c).
+	 * starts two threads that register while we scan (cmd/attach_inject.c):
+	 * we wait for theirs rather than start a grace period of our own.
 	 */
-	ps.can_sync = ps_sync_register() == 0;
+	ps.can_sync = (ps_attach_injected() && ps_sync_await() == 0) || ps_sync_register() == 0;
 	if (err == -ENOMEM) {
 		ps.init_err = err;
 		ps.can_write = false;
