@@ -168,10 +168,12 @@ int patchsite_init(void)
 	/*
 	 * After the scan, which only reads: in a process with threads (attach)
 	 * each registration waits for an RCU grace period, and the injector
-	 * starts two threads that register while we scan (cmd/attach_inject.c):
-	 * we wait for theirs rather than start a grace period of our own.
+	 * starts two threads that register while we scan (cmd/attach_inject.c).
+	 * (Waiting for theirs by polling the commands, which fail with EPERM
+	 * until registered, instead of registering here stalled for seconds
+	 * twice in eight attaches under load: not done.)
 	 */
-	ps.can_sync = (ps_attach_injected() && ps_sync_await() == 0) || ps_sync_register() == 0;
+	ps.can_sync = ps_sync_register() == 0;
 	if (err == -ENOMEM) {
 		ps.init_err = err;
 		ps.can_write = false;

@@ -153,8 +153,8 @@ static const uint8_t blob[] = {
 	 * synchronize_rcu; 8-200 ms measured here under load); one thread
 	 * doing both waited for two in turn, two threads wait for them at the
 	 * same time (synchronize_rcu callers that overlap share grace
-	 * periods), while the loader thread's dlopen and scan run, and the
-	 * runtime waits for them to be done (it does not register again).
+	 * periods), while the loader thread's dlopen and scan run; the
+	 * runtime's own registration then returns at once if theirs is done.
 	 * What they return does not matter: the runtime asks again and says
 	 * what fails.
 	 */

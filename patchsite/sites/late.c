@@ -122,16 +122,12 @@ static bool loaded_at_startup(void)
 
 static bool started_late;	/* what ps_attach_late answered at init */
 
-bool ps_attach_injected(void)
+bool ps_attach_late(void)
 {
 	char name[17] = "";
 
-	return !prctl(PR_GET_NAME, name, 0, 0, 0) && !strcmp(name, PS_ATTACH_THREAD);
-}
-
-bool ps_attach_late(void)
-{
-	started_late = ps_attach_injected() || (threads() > 1 && !loaded_at_startup());
+	started_late = (!prctl(PR_GET_NAME, name, 0, 0, 0) && !strcmp(name, PS_ATTACH_THREAD)) ||
+		       (threads() > 1 && !loaded_at_startup());
 	return started_late;
 }
 

@@ -14,8 +14,6 @@
 
 /* Must start-up use the live protocol (other threads may run the sites)?  Once, at init. */
 bool ps_attach_late(void);
-/* Loaded by the injector's thread (its name): it registers membarrier ahead (ps_sync_await). */
-bool ps_attach_injected(void);
 /* What ps_attach_late said: the runtime was loaded into a running process. */
 bool ps_attach_started_late(void);
 

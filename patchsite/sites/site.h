@@ -191,8 +191,6 @@ int ps_patch_late(struct ps_module *m);
 int ps_patch_update(void);
 int ps_trap_install(void);
 int ps_sync_register(void);
-/* sites/sync_await.c: the injector's threads registered it for us: 0 once done */
-int ps_sync_await(void);
 void ps_format_bytes(char *buf, size_t len, const uint8_t *p, unsigned n);
 struct ps_code_poke {			/* one change of ps_patch_code */
 	struct ps_module *m;
