@@ -168,7 +168,10 @@ int patchsite_init(void)
 	/*
 	 * After the scan, which only reads: in a process with threads (attach)
 	 * each registration waits for an RCU grace period, and the injector
-	 * starts a thread that registers while we scan (cmd/attach_inject.c).
+	 * starts two threads that register while we scan (cmd/attach_inject.c).
+	 * (Waiting for theirs by polling the commands, which fail with EPERM
+	 * until registered, instead of registering here stalled for seconds
+	 * twice in eight attaches under load: not done.)
 	 */
 	ps.can_sync = ps_sync_register() == 0;
 	if (err == -ENOMEM) {

@@ -9,6 +9,11 @@
  * at its own nice before it runs again, and every thread the attach made
  * (the loader, the runtime's channel and store threads, which inherit the
  * loader's nice) is put back to the borrowed thread's nice at the end.
+ * Which threads the attach made is told by their names: the injector's
+ * are "ps-attach", the runtime's are made by its channel thread
+ * ("patchsite-ctl", a name they inherit); a thread the program made
+ * meanwhile bears its creator's name and keeps its creator's nice, -20
+ * included.
  * Without the capability (another user's RLIMIT_NICE) nothing changes;
  * PATCHSITE_ATTACH_BOOST=0 turns it off (the bench compares both).
  */
@@ -118,6 +123,23 @@ static bool is_old(int tid)
 	return false;
 }
 
+/* Did the attach make thread tid (its name, above)? */
+static bool ours(int pid, int tid)
+{
+	char path[96], comm[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	comm[strcspn(comm, "\n")] = '\0';
+	return !strcmp(comm, ATTACH_THREAD_NAME) || !strncmp(comm, "patchsite-", 10);
+}
+
 void attach_boost_end(int pid)
 {
 	char dir[64];
@@ -135,7 +157,7 @@ void attach_boost_end(int pid)
 	while (d && (de = readdir(d))) {
 		int tid = atoi(de->d_name);
 
-		if (tid > 0 && !is_old(tid) && nice_of(tid) == ATTACH_BOOST_NICE)
+		if (tid > 0 && !is_old(tid) && nice_of(tid) == ATTACH_BOOST_NICE && ours(pid, tid))
 			(void)setpriority(PRIO_PROCESS, (id_t)tid, boost.thread_nice);
 	}
 	if (d)

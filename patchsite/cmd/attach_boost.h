@@ -10,6 +10,8 @@
 #include <stdbool.h>
 
 #define ATTACH_BOOST_NICE	(-20)
+/* The injector's threads' name (attach_inject.c; sites/late.h PS_ATTACH_THREAD: the runtime's test) */
+#define ATTACH_THREAD_NAME	"ps-attach"
 
 /* This command at ATTACH_BOOST_NICE while it attaches (CAP_SYS_NICE: root); else nothing. */
 void attach_boost_self(void);

@@ -36,9 +36,9 @@
  *      libc.so.6, returning onto an int3 of the code page.  That call is
  *      the only C library code run on the borrowed thread, at a point
  *      where the thread holds none of the locks it takes.  It is made
- *      twice: first a thread that only registers the runtime's membarrier
- *      commands ahead (two RCU grace periods, waited for while the
- *      runtime scans), then the loader thread.  From its interrupt to its
+ *      three times: first two threads that only register the runtime's
+ *      membarrier commands ahead (one each: their RCU grace periods
+ *      overlap, and the runtime scans meanwhile), then the loader thread.  From its interrupt to its
  *      release the thread runs at nice -20 when we may (attach_boost.c),
  *      and the threads it makes inherit that until the tracer is on.
  *   3. Its registers (general, and the whole XSAVE area: pthread_create's
@@ -89,7 +89,7 @@
 #define ATTACH_WAIT_MS	3000	/* to find a thread at a safe point */
 
 #define LOAD_WAIT_MS	20000	/* dlopen, the runtime's start-up (100,000 sites: 0.1 s) */
-#define PS_ATTACH_THREAD "ps-attach"	/* patchsite/sites/late.h: the runtime looks for this name */
+#define PS_ATTACH_THREAD ATTACH_THREAD_NAME	/* patchsite/sites/late.h: the runtime looks for this name */
 
 struct attach_timing attach_timing;
 
@@ -146,36 +146,57 @@ static const uint8_t blob[] = {
 	0xc3,				/* 55 ret                    (the thread ends)  */
 	0xcc,				/* 56 int3                   pthread_create's return */
 	/*
-	 * A second thread's routine: the runtime's membarrier registrations
-	 * (sites/patch.c ps_sync_register), done ahead.  In a process with
-	 * threads each one waits for an RCU grace period (8-16 ms measured
-	 * here); done by the loader thread they came one after the other
-	 * into the attach's wall time, done here they overlap the loader's
-	 * dlopen and the runtime finds them done.  What they return does not
-	 * matter: the runtime asks again and says what fails.
+	 * Two more threads' routines: the runtime's membarrier registrations
+	 * (sites/patch.c ps_sync_register), done ahead, one command each.  In
+	 * a process with threads each registration waits for an RCU grace
+	 * period (kernel/sched/membarrier.c, sync_runqueues_membarrier_state:
+	 * synchronize_rcu; 8-200 ms measured here under load); one thread
+	 * doing both waited for two in turn, two threads wait for them at the
+	 * same time (synchronize_rcu callers that overlap share grace
+	 * periods), while the loader thread's dlopen and scan run; the
+	 * runtime's own registration then returns at once if theirs is done.
+	 * What they return does not matter: the runtime asks again and says
+	 * what fails.
 	 */
 	0x53,				/* 57 push %rbx                                 */
 	0x48, 0x89, 0xfb,		/* 58 mov %rdi,%rbx          data               */
 	0xff, 0x53, 0x10,		/* 5b call *0x10(%rbx)       pthread_self()     */
 	0x48, 0x89, 0xc7,		/* 5e mov %rax,%rdi                             */
 	0xff, 0x53, 0x18,		/* 61 call *0x18(%rbx)       pthread_detach()   */
-	0xb8, 0x44, 0x01, 0x00, 0x00,	/* 64 mov $324,%eax          SYS_membarrier     */
-	0xbf, 0x40, 0x00, 0x00, 0x00,	/* 69 mov $64,%edi           REGISTER_PRIVATE_EXPEDITED_SYNC_CORE */
-	0x31, 0xf6,			/* 6e xor %esi,%esi                             */
-	0x31, 0xd2,			/* 70 xor %edx,%edx                             */
+	0xb8, 0x9d, 0x00, 0x00, 0x00,	/* 64 mov $157,%eax          SYS_prctl          */
+	0xbf, 0x0f, 0x00, 0x00, 0x00,	/* 69 mov $15,%edi           PR_SET_NAME        */
+	0x48, 0x8d, 0x73, 0x40,		/* 6e lea 0x40(%rbx),%rsi    data->name (attach_boost.c) */
 	0x0f, 0x05,			/* 72 syscall                                   */
 	0xb8, 0x44, 0x01, 0x00, 0x00,	/* 74 mov $324,%eax          SYS_membarrier     */
-	0xbf, 0x10, 0x00, 0x00, 0x00,	/* 79 mov $16,%edi           REGISTER_PRIVATE_EXPEDITED */
+	0xbf, 0x40, 0x00, 0x00, 0x00,	/* 79 mov $64,%edi           REGISTER_PRIVATE_EXPEDITED_SYNC_CORE */
 	0x31, 0xf6,			/* 7e xor %esi,%esi                             */
 	0x31, 0xd2,			/* 80 xor %edx,%edx                             */
 	0x0f, 0x05,			/* 82 syscall                                   */
 	0x31, 0xc0,			/* 84 xor %eax,%eax                             */
 	0x5b,				/* 86 pop %rbx                                  */
 	0xc3,				/* 87 ret                    (the thread ends)  */
+	0x53,				/* 88 push %rbx                                 */
+	0x48, 0x89, 0xfb,		/* 89 mov %rdi,%rbx          data               */
+	0xff, 0x53, 0x10,		/* 8c call *0x10(%rbx)       pthread_self()     */
+	0x48, 0x89, 0xc7,		/* 8f mov %rax,%rdi                             */
+	0xff, 0x53, 0x18,		/* 92 call *0x18(%rbx)       pthread_detach()   */
+	0xb8, 0x9d, 0x00, 0x00, 0x00,	/* 95 mov $157,%eax          SYS_prctl          */
+	0xbf, 0x0f, 0x00, 0x00, 0x00,	/* 9a mov $15,%edi           PR_SET_NAME        */
+	0x48, 0x8d, 0x73, 0x40,		/* 9f lea 0x40(%rbx),%rsi    data->name (attach_boost.c) */
+	0x0f, 0x05,			/* a3 syscall                                   */
+	0xb8, 0x44, 0x01, 0x00, 0x00,	/* a5 mov $324,%eax          SYS_membarrier     */
+	0xbf, 0x10, 0x00, 0x00, 0x00,	/* aa mov $16,%edi           REGISTER_PRIVATE_EXPEDITED */
+	0x31, 0xf6,			/* af xor %esi,%esi                             */
+	0x31, 0xd2,			/* b1 xor %edx,%edx                             */
+	0x0f, 0x05,			/* b3 syscall                                   */
+	0x31, 0xc0,			/* b5 xor %eax,%eax                             */
+	0x5b,				/* b7 pop %rbx                                  */
+	0xc3,				/* b8 ret                    (the thread ends)  */
 };
 #define BLOB_TRAP	0x56
-#define BLOB_SYNC	0x57	/* the membarrier thread's routine */
-_Static_assert(sizeof(blob) == 0x88, "the code's offsets: the int3 at BLOB_TRAP, the routine after it");
+#define BLOB_SYNC	0x57	/* the membarrier threads' routines: SYNC_CORE, */
+#define BLOB_SYNC2	0x88	/* ... PRIVATE_EXPEDITED */
+_Static_assert(sizeof(blob) == 0xb9, "the code's offsets: the int3 at BLOB_TRAP, the routines after it");
 
 struct blob_data {			/* offsets are the code's */
 	uint64_t dlopen, dlerror, self, detach;		/* 0x00 */
@@ -184,7 +205,7 @@ struct blob_data {			/* offsets are the code's */
 	uint64_t thread;				/* 0x38: pthread_create's */
 	char name[32];					/* 0x40 */
 	int64_t cpu_sec, cpu_nsec;			/* 0x60: out, struct timespec */
-	uint64_t sync_thread, pad2;			/* 0x70: pthread_create's */
+	uint64_t sync_thread, sync_thread2;		/* 0x70: pthread_create's */
 	char path[4096 - 0x80];				/* 0x80 */
 };
 _Static_assert(sizeof(struct blob_data) == 4096, "one page");
@@ -362,14 +383,14 @@ static int borrow(struct hijack *h, const struct target *t, const struct libc_fn
 		     pwrite(t->mem, &d, sizeof(d), page) != sizeof(d)))
 		err = -errno;
 	/*
-	 * The membarrier thread first (it sleeps at once, in its grace
-	 * period): only a head start, so its failure is not ours to report.
+	 * The membarrier threads first (they sleep at once, in their grace
+	 * periods): only a head start, so their failure is not ours to report.
 	 */
-	if (!err)
+	for (unsigned i = 0; i < 2 && !err; i++)
 		(void)hijack_call(h, t, fn->create, (unsigned long)code + BLOB_TRAP,
-				  (unsigned long[4]){ (unsigned long)page + sync_off, 0,
-				  (unsigned long)code + BLOB_SYNC, (unsigned long)page },
-				  &(long){ 0 });
+				  (unsigned long[4]){ (unsigned long)page + sync_off + 8 * i, 0,
+				  (unsigned long)code + (i ? BLOB_SYNC2 : BLOB_SYNC),
+				  (unsigned long)page }, &(long){ 0 });
 	/* pthread_create(&data->thread, NULL, code, data); the new threads inherit the boost */
 	if (!err)
 		err = hijack_call(h, t, fn->create, (unsigned long)code + BLOB_TRAP,

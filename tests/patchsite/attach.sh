@@ -72,6 +72,9 @@ $CC -O2 -g $PG -c testdata/patchsite/attachstress.c -o "$T/attachstress.o" >"$T/
 $CC -O2 -g $PG -c testdata/patchsite/attachidle.c -o "$T/attachidle.o" >"$T/build.log" 2>&1 &&
 	$CC -o "$T/attachidle" "$T/attachidle.o" -pthread >>"$T/build.log" 2>&1 ||
 	{ fail "build attachidle" "$T/build.log"; echo "$PASS passed, $FAIL failed"; exit 1; }
+$CC -O2 -g $PG -c testdata/patchsite/nicespawn.c -o "$T/nicespawn.o" >"$T/build.log" 2>&1 &&
+	$CC -o "$T/nicespawn" "$T/nicespawn.o" -pthread >>"$T/build.log" 2>&1 ||
+	{ fail "build nicespawn" "$T/build.log"; echo "$PASS passed, $FAIL failed"; exit 1; }
 for form in pie nopie nop pfe static; do
 	case $form in
 	pie) f="$PG" l= ;;
@@ -243,6 +246,37 @@ if record_bg -d "$T/nice.d" --tracer=function -F alpha; then
 	fi
 fi
 [ -z "$SPID" ] || { kill "$SPID"; wait "$SPID"; SPID=; } 2>/dev/null
+
+# A thread the program makes while the attach runs boosted keeps its creator's nice: the
+# spawner (nice -20, root only) makes a thread every 5 ms throughout; after recording and
+# after the detach each of its threads (they bear its name) is still at -20, and the
+# program's main thread (the borrowed one, nice 7 above the suite's) at its own.  Oracle:
+# /proc/PID/task/TID/stat field 19 and comm (proc(5)).
+if [ "$(id -u)" = 0 ]; then
+	# spawner_nices: "NICE COUNT" of the threads named spawner; main_nice: the main thread's
+	spawner_nices() { for t in /proc/"$SPID"/task/*; do [ "$(cat "$t/comm" 2>/dev/null)" = spawner ] &&
+		sed 's/.*) //' "$t/stat" | cut -d' ' -f17; done | sort | uniq -c | awk '{ printf "%s:%s ", $2, $1 }'; }
+	main_nice() { sed 's/.*) //' /proc/"$SPID"/stat | cut -d' ' -f17; }
+	start nice -n 7 ./nicespawn
+	n0=$(ls /proc/"$SPID"/task | wc -l)
+	if record_bg -d "$T/nicespawn.d" --tracer=function -F spawned; then
+		n1=$(ls /proc/"$SPID"/task | wc -l)
+		during=$(spawner_nices)
+		kill -INT "$RPID"; wait "$RPID"; rc=$?
+		after=$(spawner_nices)
+		m=$(main_nice)
+		# only -20 (one group), and threads were made during the attach (the case tested)
+		if [ $rc -eq 0 ] && [ "${during%%:*}" = -20 ] && [ "${after%%:*}" = -20 ] &&
+		   [ "$(echo $after | wc -w)" = 1 ] && [ "$m" = "$(($(nice) + 7))" ] &&
+		   [ "$n1" -gt "$n0" ] && finish; then
+			pass "nice: $((n1 - n0)) threads made by a nice -20 thread during the attach keep -20 (borrowed thread's nice $m)"
+		else
+			echo "spawner's threads by nice: during [$during] after [$after]; main $m; threads $n0 -> $n1; rc $rc" >>rec.err
+			fail "nice of threads made during the attach" rec.err
+		fi
+	fi
+	[ -z "$SPID" ] || { echo quit >&3; exec 3>&-; wait "$SPID"; SPID=; } 2>/dev/null
+fi
 
 # pipe PID on a process without the runtime: attaches, says it records nothing; ctl sets a tracer; pipe shows it.
 start ./ctlspin-pie $NTH
