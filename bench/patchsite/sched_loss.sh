@@ -10,7 +10,9 @@
 # vol: the worker threads' voluntary switches per run, the kernel's count
 # (/proc/thread-self/status, printed by schedload.c), beside the same program
 # run untraced (the floor): what recording changed in the program's
-# scheduling (a thread waiting for the mmap lock the trace store holds is one).
+# scheduling (a thread waiting for the mmap lock the trace store holds is one);
+# faults: the fib threads' minor page faults per run (getrusage), which the
+# store's helper thread keeps low by faulting chunks in ahead.
 # With REF_BUILD_DIR (an older build), its figures side by side: the runs alternate.
 # Loss is what the kernel counted (PERF_RECORD_LOST) and record said on stderr.
 set -u
@@ -28,10 +30,10 @@ trap cleanup EXIT INT TERM
 gcc -O2 -pg -mfentry -mrecord-mcount -o "$T/ending" testdata/patchsite/ending.c -pthread \
 	2>"$T/cc.log" && gcc -O2 -pg -mfentry -mrecord-mcount -o "$T/schedload" \
 	bench/patchsite/schedload.c -pthread 2>>"$T/cc.log" || { cat "$T/cc.log"; exit 2; }
-one() {	# BUILD CASE: "lost out drain_ns vol" of one run
+one() {	# BUILD CASE: "lost out drain_ns vol faults" of one run
 	if [ "$1" = untraced ]; then
 		(cd "$T" && ./schedload 2 28 2 >out 2>err)
-		echo "0 0 0 $(awk '/^vol / { print $2 }' "$T/out")"
+		echo "0 0 0 $(awk '/^(vol|faults) / { printf "%s ", $2 }' "$T/out")"
 		return
 	fi
 	case $2 in
@@ -48,7 +50,8 @@ one() {	# BUILD CASE: "lost out drain_ns vol" of one run
 	      awk '{ s += $1 } END { print s + 0 }')
 	drain=$(awk '/^drain / { print $2 }' "$T/out")
 	vol=$(awk '/^vol / { print $2 }' "$T/out")
-	echo "${lost:-0} $out ${drain:-0} ${vol:-0}"
+	flt=$(awk '/^faults / { print $2 }' "$T/out")
+	echo "${lost:-0} $out ${drain:-0} ${vol:-0} ${flt:-0}"
 }
 i=0
 while [ "$i" -lt "$LOADERS" ]; do
@@ -70,12 +73,12 @@ for c in fib threads; do
 done
 for p in $LPIDS; do kill "$p" 2>/dev/null; done
 LPIDS=
-sum() {	# FILE: runs-with-loss lost out drain-ms/run vol/run (median)
-	sort -n -k4 "$1" | awk '{ n++; if ($1 > 0) r++; l += $1; o += $2; d += $3; v[n] = $4 }
-	     END { printf "%3d/%-3d %8d %10d %9.2f %6d", r, n, l, o, n ? d / n / 1e6 : 0,
-		   n ? v[int((n + 1) / 2)] : 0 }'
+sum() {	# FILE: runs-with-loss lost out drain-ms/run vol/run (median) faults/run
+	sort -n -k4 "$1" | awk '{ n++; if ($1 > 0) r++; l += $1; o += $2; d += $3; v[n] = $4; f += $5 }
+	     END { printf "%3d/%-3d %8d %10d %9.2f %6d %7d", r, n, l, o, n ? d / n / 1e6 : 0,
+		   n ? v[int((n + 1) / 2)] : 0, n ? f / n : 0 }'
 }
-printf '%-8s %-10s %7s %8s %10s %9s %6s\n' case build "lossy" lost "out" "drain ms" vol
+printf '%-8s %-10s %7s %8s %10s %9s %6s %7s\n' case build "lossy" lost "out" "drain ms" vol faults
 for c in fib threads; do
 	printf '%-8s %-10s %s\n' $c this "$(sum "$T/new.$c")"
 	[ -n "$REF" ] && printf '%-8s %-10s %s\n' $c reference "$(sum "$T/ref.$c")"
@@ -83,4 +86,5 @@ for c in fib threads; do
 done
 echo "($LOADERS busy loops on $(nproc) CPUs; load average $(cut -d' ' -f1-3 /proc/loadavg);" \
 	"drain ms: the drain thread's CPU per run; vol: the worker threads' voluntary" \
-	"switches, median per run (/proc/thread-self/status); both threads case only)"
+	"switches, median per run (/proc/thread-self/status); faults: the fib threads' minor" \
+	"faults, mean per run; all three threads case only)"
