@@ -9,11 +9,13 @@
  * of patchsite's drain thread (comm "patchsite-sched"): its CPU time is
  * what draining costs, beside the program's.
  */
+#define _GNU_SOURCE	/* RUSAGE_THREAD */
 #include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 static volatile long sink;
 
@@ -30,11 +32,34 @@ __attribute__((noinline)) void mark(long i)
 }
 
 static int depth, reps;
+static _Atomic long vol_sum, flt_sum;
+
+/* This thread's voluntary switches so far (/proc/thread-self/status, the kernel's count). */
+static long voluntary(void)
+{
+	FILE *f = fopen("/proc/thread-self/status", "r");
+	char line[128];
+	long n = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "voluntary_ctxt_switches: %ld", &n) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return n;
+}
 
 static void *caller(void *arg)
 {
 	for (int r = 0; r < reps; r++)
 		sink += fib(depth);
+	vol_sum += voluntary();
+	{	/* page faults met while recording (the trace store's pages are faulted in ahead) */
+		struct rusage ru;
+
+		if (!getrusage(RUSAGE_THREAD, &ru))
+			flt_sum += ru.ru_minflt;
+	}
 	return arg;
 }
 
@@ -45,6 +70,7 @@ static void *spinner(void *arg)
 	for (long i = 0; i < 200000000l * reps / 2; i++)
 		sink += i;
 	mark(1);
+	vol_sum += voluntary();
 	return arg;
 }
 
@@ -93,6 +119,8 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < 2 * n; i++)
 		pthread_join(t[i], NULL);
+	printf("vol %ld\n", (long)vol_sum);	/* the worker threads' voluntary switches */
+	printf("faults %ld\n", (long)flt_sum);	/* the fib threads' minor page faults */
 	drain_cost();
 	return 0;
 }

@@ -36,6 +36,8 @@ static inline uint64_t clock_ns(clockid_t c)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* A chunk's pages in, its words unchanged, without holding the mmap lock (store_populate.c). */
+void ps_store_populate(void *p, size_t len);
 void ps_store_threads_finish(bool wait_helper);
 void ps_store_thread_forked(struct ps_thread *self);
 

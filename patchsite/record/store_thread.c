@@ -90,7 +90,7 @@ static void *prepare(struct ps_tstore *s, uint64_t seq)
 	p = mmap(NULL, ps_session.chunk, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, chunk_off(seq));
 	if (p == MAP_FAILED)
 		return NULL;
-	(void)madvise(p, ps_session.chunk, MADV_POPULATE_WRITE);	/* Linux 5.14; a hint */
+	ps_store_populate(p, ps_session.chunk);
 	return p;
 }
 
@@ -295,7 +295,7 @@ static int map_next(struct ps_thread *t, struct ps_fast *f)
 		 * thread that makes a few calls costs a few pages, not a MiB.
 		 */
 		if (s->seq)
-			(void)madvise(p, ps_session.chunk, MADV_POPULATE_WRITE);	/* Linux 5.14; a hint */
+			ps_store_populate(p, ps_session.chunk);
 	}
 	if (s->map)
 		munmap(s->map, s->map_bytes);
