@@ -51,6 +51,18 @@ compile() {
 		'$0 -c "$1" -o "$2/$(basename "$1" | sed "s/\.c*$//").o"' "$c_cmd" {} "$c_out"
 }
 
+# compile_fixed CXX OUT SRC...: as compile, through pfe_comdat.awk (g++ 12's patchable
+# entries of COMDAT functions, which ld refuses otherwise: see there).
+compile_fixed() {
+	c_cmd=$1 c_out=$2
+	shift 2
+	mkdir -p "$c_out"
+	printf '%s\n' "$@" | xargs -P2 -I{} sh -c 'o="$2/$(basename "$1" .cc)"
+		$0 -S "$1" -o "$o.s" && awk -f "$3" "$o.s" >"$o.fixed.s" &&
+		${0%% *} -c "$o.fixed.s" -o "$o.o" && rm -f "$o.s" "$o.fixed.s"' "$c_cmd" {} "$c_out" \
+		"$PWD/tests/patchsite-aarch64/pfe_comdat.awk"
+}
+
 # build_lua gcc|clang: Lua's objects (not ltests.c, onelua.c) and the arena.
 build_lua() {
 	case $1 in
@@ -67,11 +79,12 @@ build_lua() {
 # build_gt g++|clang++: googletest's samples 1 to 8 under gtest_main (as realprobes.sh).
 build_gt() {
 	case $1 in
-	g++) g_cxx=aarch64-linux-gnu-g++ g_cc=aarch64-linux-gnu-gcc ;;
-	*) g_cxx="clang++ --target=aarch64-linux-gnu" g_cc="clang --target=aarch64-linux-gnu" ;;
+	g++) g_cxx=aarch64-linux-gnu-g++ g_cc=aarch64-linux-gnu-gcc how=compile_fixed ;;
+	*) g_cxx="clang++ --target=aarch64-linux-gnu" g_cc="clang --target=aarch64-linux-gnu"
+	   how=compile ;;
 	esac
 	o="$T/o-$1" g="$T/googletest/googletest"
-	compile "$g_cxx $FLAGS -std=c++17 -I$g/include -I$g" "$o" "$g"/src/gtest-all.cc \
+	$how "$g_cxx $FLAGS -std=c++17 -I$g/include -I$g" "$o" "$g"/src/gtest-all.cc \
 		"$g"/src/gtest_main.cc "$g"/samples/sample[1-8].cc "$g"/samples/sample[1-8]_unittest.cc &&
 	$g_cc -O2 -c testdata/patchsite/realprobes_alloc.c -o "$o/alloc.o" &&
 	$g_cxx -O2 -c testdata/patchsite/realprobes_new.cc -o "$o/new.o" &&

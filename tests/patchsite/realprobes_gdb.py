@@ -48,7 +48,9 @@ def params(addr):
     """By the symbol's address: gdb takes a name for the DWARF function of that name,
     which for a function split by gcc (f and f.part.0) is the part's address."""
     block = gdb.block_for_pc(addr)
-    while block and not block.function:
+    # The outermost function's block: after aarch64's patchable NOPs the pc may be in a
+    # function inlined at the start (its parameters are not the probed function's).
+    while block and (not block.function or (block.superblock and block.superblock.function)):
         block = block.superblock
     if not block:
         return None
