@@ -11,8 +11,9 @@
 # (record --emulator, the aarch64 runtime preloaded); the oracle is gdb-multiarch
 # through qemu's gdb stub (qemu-aarch64 -g PORT), stopped after the two patchable NOPs
 # (gcc's DWARF starts after them) and at `finish`.  Every recorded argument and return
-# value of the first 5 calls of 200 functions (clones first) is compared.
-# small (make check-patchsite-aarch64): Lua by gcc only, 60 functions.
+# value of the first 5 calls of 200 functions (clones first) is compared; and of the 7
+# functions of testdata/patchsite/a64args.c (stack arguments, v registers, an HFA).
+# small (make check-patchsite-aarch64): a64args.c, and Lua by gcc only, 60 functions.
 set -u
 . tests/patchsite/lib.sh
 A=${1:-build/aarch64}
@@ -105,6 +106,22 @@ compare() {
 	fi
 }
 
+# AAPCS64's corners (testdata/patchsite/a64args.c): arguments past x7 and v7 on the stack,
+# floats among integers, an HFA by value refused and the float after it in v3.
+for cc in gcc clang; do
+	case $cc in
+	gcc) a_cc=aarch64-linux-gnu-gcc ;;
+	*) a_cc="clang --target=aarch64-linux-gnu" ;;
+	esac
+	if [ $cc = clang ] && ! command -v clang >/dev/null 2>&1; then
+		continue
+	fi
+	if ! $a_cc $FLAGS testdata/patchsite/a64args.c -o "$T/a64args-$cc" >"$T/build.log" 2>&1; then
+		fail "aarch64 $cc: build a64args.c" "$T/build.log"
+		continue
+	fi
+	compare "a64args.c, $cc -O2" 20:7 "$T/a64args-$cc"
+done
 for cc in gcc clang; do
 	[ -n "$SMALL" ] && [ $cc = clang ] && break
 	if [ $cc = clang ] && ! command -v clang >/dev/null 2>&1; then
