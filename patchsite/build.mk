@@ -102,6 +102,7 @@ check-attach-valkey: $(B)/libpatchsite.so $(B)/patchsite
 check-realprobes: $(B)/libpatchsite.so $(B)/patchsite $(B)/recordmcount
 	$(Q)sh tests/patchsite/realprobes.sh $(B) $(PS_MODE)
 	$(Q)sh tests/patchsite/libc_args_lua.sh $(B)	# record -a's library calls, against rtld-audit
+	$(Q)$(if $(filter x86_64,$(ARCH)),$(MAKE) --no-print-directory check-realprobes-aarch64,:)
 
 # The recording features alone (part of check-patchsite).
 check-feat: $(PS_LIBS) $(B)/patchsite

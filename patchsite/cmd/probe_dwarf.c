@@ -595,6 +595,25 @@ static bool fn_in_cu(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *fn)
 	return found || fn_nested(cu, pc, fn, 0);
 }
 
+/* The function's DIE at module address addr, into c: 0, or -ENOENT. */
+static int fn_at(struct ctx *c, Dwarf_Addr addr)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = dwfl_module_addrdie(c->mod, addr, &bias);
+
+	if (cu && fn_in_cu(cu, addr - bias, &c->fn)) {
+		c->pc = addr - bias;
+		return 0;
+	}
+	/* No .debug_aranges (clang's default): the unit whose ranges hold the address. */
+	for (Dwarf_Die *u = NULL; (u = dwfl_module_nextcu(c->mod, u, &bias));)
+		if (dwarf_haspc(u, addr - bias) > 0 && fn_in_cu(u, addr - bias, &c->fn)) {
+			c->pc = addr - bias;
+			return 0;
+		}
+	return -ENOENT;
+}
+
 static int find_fn(struct ctx *c, Dwfl_Module *mod, const char *func, Elf *elf)
 {
 	Dwarf_Addr addr, bias;
@@ -613,17 +632,17 @@ static int find_fn(struct ctx *c, Dwfl_Module *mod, const char *func, Elf *elf)
 			   "the program itself, not its libraries; a glob needs $argN)", func);
 	c->mod = mod;
 	c->skip = probe_dwarf_entry_skip(mod, addr);
-	cu = dwfl_module_addrdie(mod, addr, &bias);
-	if (cu && fn_in_cu(cu, addr - bias, &c->fn)) {
-		c->pc = addr - bias;
+	if (!fn_at(c, addr))
+		return 0;
+	/*
+	 * gcc's aarch64 patchable NOPs are before the function's DWARF start:
+	 * it is after them, where the registers are still the entry's.
+	 */
+	if (c->skip && !fn_at(c, addr + c->skip)) {
+		c->skip = 0;
 		return 0;
 	}
-	/* No .debug_aranges (clang's default): the unit whose ranges hold the address. */
-	for (Dwarf_Die *u = NULL; (u = dwfl_module_nextcu(mod, u, &bias));)
-		if (dwarf_haspc(u, addr - bias) > 0 && fn_in_cu(u, addr - bias, &c->fn)) {
-			c->pc = addr - bias;
-			return 0;
-		}
+	cu = dwfl_module_addrdie(mod, addr, &bias);
 	return bad(c, cu ? "no DWARF subprogram at %s's address" :
 		   "%s has no DWARF (build with -g, or install its debug file)", func);
 }

@@ -390,6 +390,24 @@ static int follow_attached(const struct attach_follow *f)
 	return pipe_follow(stdout, &p);
 }
 
+/*
+ * The child: CMD, or --emulator=PROG CMD (qemu-aarch64 running an aarch64
+ * CMD on another machine; the runtime preloaded is then CMD's arch's,
+ * PATCHSITE_LIB).  CMD stays the program whose DWARF names resolve in.
+ */
+static void exec_cmd(const char *emulator, char **cmd)
+{
+	if (emulator) {
+		cmd[-1] = (char *)emulator;	/* argv[optind - 1]: an option of ours, done with */
+		execvp(emulator, cmd - 1);
+		fprintf(stderr, "patchsite: --emulator=%s: %s\n", emulator, strerror(errno));
+		_exit(127);
+	}
+	execvp(cmd[0], cmd);
+	fprintf(stderr, "patchsite: %s: %s\n", cmd[0], strerror(errno));
+	_exit(127);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -405,6 +423,7 @@ int cmd_record(int argc, char **argv)
 		{ "libcall", optional_argument, NULL, 'L' },
 		{ "no-libcall", no_argument, NULL, 'n' },
 		{ "nest-libcall", no_argument, NULL, 'E' },
+		{ "emulator", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -415,7 +434,7 @@ int cmd_record(int argc, char **argv)
 	char *filter = NULL, *notrace = NULL, *graph = NULL, *probes = NULL, *argspecs = NULL;
 	char *retvals = NULL, lib[PATH_MAX], preload[2 * PATH_MAX];
 	const char *old;
-	const char *libcall = NULL;
+	const char *libcall = NULL, *emulator = NULL;
 	bool overwrite = false, nest = false, no_sched = false, auto_all = false;
 	int c, st;
 	pid_t pid;
@@ -458,6 +477,7 @@ int cmd_record(int argc, char **argv)
 		case 'n': libcall = "off"; break;
 		case 'E': nest = true; break;
 		case 'S': no_sched = true; break;
+		case 'M': emulator = optarg; break;
 		case 'l': live.dir = dir; break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: return bad_usage("record: bad option", "");
@@ -479,9 +499,9 @@ int cmd_record(int argc, char **argv)
 		if (probes || argspecs || retvals || auto_all)
 			return bad_usage("record: --probe, -A, -R with -p: write the definition to the "
 					 "process's dynamic_events (patchsite ctl PID dynamic_events)%s", "");
-		if (optind < argc || overwrite || libcall || nest || no_sched)
+		if (optind < argc || overwrite || libcall || nest || no_sched || emulator)
 			return bad_usage("record: -p attaches to a running process: no command, "
-					 "--overwrite, --libcall or --no-sched with it%s", "");
+					 "--overwrite, --libcall, --no-sched or --emulator with it%s", "");
 		at.live = live.dir != NULL;
 		at.dir = dir, at.tracer = tracer, at.filter = filter, at.notrace = notrace;
 		at.graph = graph, at.depth = depth, at.kb = kb;
@@ -581,11 +601,8 @@ int cmd_record(int argc, char **argv)
 		perror("patchsite: fork");
 		return 2;
 	}
-	if (!pid) {
-		execvp(argv[optind], argv + optind);
-		fprintf(stderr, "patchsite: %s: %s\n", argv[optind], strerror(errno));
-		_exit(127);
-	}
+	if (!pid)
+		exec_cmd(emulator, argv + optind);
 	/* Like time(1): ^C and ^\ are for the program; we stay to say how it ended. */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGQUIT, SIG_IGN);

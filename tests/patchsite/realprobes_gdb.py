@@ -48,14 +48,17 @@ def params(addr):
     """By the symbol's address: gdb takes a name for the DWARF function of that name,
     which for a function split by gcc (f and f.part.0) is the part's address."""
     block = gdb.block_for_pc(addr)
-    while block and not block.function:
+    # The outermost function's block: after aarch64's patchable NOPs the pc may be in a
+    # function inlined at the start (its parameters are not the probed function's).
+    while block and (not block.function or (block.superblock and block.superblock.function)):
         block = block.superblock
     if not block:
         return None
     # A parameter at an offset of clang's sp-based frame base is where the body's sp
     # says, after the prologue moved it: gdb reads it right only there.
     scope = gdb.execute("info scope *%#x" % addr, to_string=True)
-    body = set(re.findall(r"Symbol (\w+) is a variable at frame base reg \$[rs]sp offset", scope))
+    body = set(re.findall(r"Symbol (\w+) is a variable at frame base reg \$(?:[rs]?sp) offset",
+                          scope))
     out = []
     for s in block:
         # g++'s __in_chrg and __vtt_parm (constructors', destructors'): artificial, in
@@ -211,8 +214,15 @@ class Run(gdb.Command):
     def invoke(self, arg, from_tty):
         # Mapped first (starti), so that each breakpoint goes at its symbol's address
         # where the program is loaded: the address of main, less main's symbol value.
-        gdb.execute("starti", to_string=True)
-        base = int(gdb.parse_and_eval("(long)&main")) - spec["main"]
+        if not spec.get("remote"):     # under qemu's gdb stub: stopped at its start
+            gdb.execute("starti", to_string=True)
+        if "entry" in spec:        # gcc's aarch64 &main is after its NOPs: by auxv's AT_ENTRY
+            auxv = gdb.execute("info auxv", to_string=True)
+            base = int(re.search(r"AT_ENTRY .* (0x[0-9a-f]+)$", auxv, re.M).group(1), 16) \
+                - spec["entry"]
+        else:
+            base = int(gdb.parse_and_eval("(long)&main")) - spec["main"]
+        print("@@" + json.dumps(["sp", int(gdb.parse_and_eval("(long)$sp"))]))
         for ev, sym, addr, off, names, returns, body in spec["funcs"]:
             entries.append(Entry(ev, base + int(addr, 16) + off, names, returns, spec["k"]))
             if body:
