@@ -52,3 +52,5 @@ sh bench/patchsite/attach.sh "$B" "$N"
 RATE=1000000 sh bench/patchsite/pipe.sh "$B"
 echo
 sh bench/patchsite/probes.sh "$B"
+echo
+sh bench/patchsite/probe_resolve.sh "$B" "$N"
