@@ -23,8 +23,10 @@ lines say the counts.
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
+import time
 
 PS, DIR = sys.argv[1], sys.argv[2]
 N, K = int(sys.argv[3].split(":")[0]), int(sys.argv[4])
@@ -34,6 +36,14 @@ MIN = int(sys.argv[3].split(":")[-1])       # N:MIN: N probed, at least MIN call
 PROG = [os.path.abspath(sys.argv[5])] + sys.argv[6:]
 GDB_PY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "realprobes_gdb.py")
 CLONE = re.compile(r"\.(isra|constprop|part)\.")
+# Another arch's program under qemu-user (tests/patchsite-aarch64/realprobes.sh): QEMU is
+# qemu-aarch64, SYSROOT its -L; record runs EXE under it (--emulator, PATCHSITE_LIB the
+# arch's runtime) and gdb-multiarch (GDB) stops it through qemu's gdb stub (-g PORT).
+QEMU = os.environ.get("REALPROBES_QEMU")
+SYSROOT = os.environ.get("REALPROBES_SYSROOT", "/usr/aarch64-linux-gnu")
+GDB = os.environ.get("REALPROBES_GDB", "gdb")
+TOOLS = os.environ.get("REALPROBES_TOOLS", "")     # binutils' prefix: aarch64-linux-gnu-
+EMU = ["--emulator=" + QEMU] if QEMU else []
 
 
 def run(cmd, **kw):
@@ -44,12 +54,14 @@ def record_env():
     env = dict(os.environ)
     if os.environ.get("SANPRE"):   # a sanitized runtime: its sanitizers first, in record only
         env["LD_PRELOAD"] = os.environ["SANPRE"]
+    if QEMU:
+        env["QEMU_LD_PREFIX"] = SYSROOT
     return env
 
 
 def called():
     """Symbols the run calls, by the function tracer's report (to choose; not compared)."""
-    r = run(["setarch", "-R", PS, "record", "-d", DIR + "/calls", "--tracer=function"] + PROG,
+    r = run(["setarch", "-R", PS, "record", "-d", DIR + "/calls", "--tracer=function"] + EMU + PROG,
             env=record_env())
     if r.returncode:
         sys.exit("record --tracer=function: " + r.stderr)
@@ -66,7 +78,7 @@ def text_symbols():
     """Function symbols (W: C++'s inline and template code) by name, but for names
     several symbols have (a static function of each unit): which one a name means is
     not said."""
-    out = run(["nm", PROG[0]], check=True).stdout
+    out = run([TOOLS + "nm", PROG[0]], check=True).stdout
     syms = [f for f in (line.split() for line in out.splitlines())
             if len(f) == 3 and f[1] in "tTW"]
     seen = {}
@@ -91,10 +103,13 @@ def by_symbol(calls, addr):
     return {sym: c for n, c in calls.items() for sym in by.get(n, [])}
 
 
-def gdb_params(syms, addr):
+def gdb_params(syms, addr, call):
+    """gdb's parameters of each symbol, at its entry (after the entry's call or NOPs:
+    gcc's aarch64 DWARF starts after them)."""
     with open(DIR + "/syms", "w") as f:
-        f.write("".join("%s %s\n" % (s, addr[s]) for s in syms))
-    r = run(["gdb", "-batch", "-nx", "-ex", "source " + GDB_PY, "-ex",
+        f.write("".join("%s %#x\n" % (s, int(addr[s], 16) + call.get(int(addr[s], 16), 0))
+                        for s in syms))
+    r = run([GDB, "-batch", "-nx", "-ex", "source " + GDB_PY, "-ex",
              "realprobes-list %s/syms %s/params.json" % (DIR, DIR), PROG[0]])
     if not os.path.exists(DIR + "/params.json"):
         sys.exit("gdb listed no parameters: " + r.stderr[-2000:])
@@ -129,7 +144,7 @@ def record(defs):
                 cmd.append("--probe=f:r/e%d %s %s" % (i, d["sym"], " ".join(d["names"])))
             if d["returns"]:
                 cmd.append("--probe=f:r/x%d %s%%return $retval" % (i, d["sym"]))
-        r = run(cmd + PROG, env=record_env())
+        r = run(cmd + EMU + PROG, env=record_env())
         if r.returncode == 0:
             return refused
         m = re.search(r"--probe='f:r/x(\d+) [^']*': \S+: (.*)", r.stderr)
@@ -168,20 +183,43 @@ def replay():
 
 def fentry_calls():
     """address -> the length of the call to __fentry__ the function there starts with
-    (objdump's reading; by address: objdump names one of a function's aliases)."""
-    out = run(["objdump", "-d", "-w", PROG[0]], check=True).stdout
-    lens, at = {}, None
+    (objdump's reading; by address: objdump names one of a function's aliases), or of
+    aarch64's two patchable NOPs (gcc's DWARF starts after them)."""
+    out = run([TOOLS + "objdump", "-d", "-w", PROG[0]], check=True).stdout
+    lens, at, nops = {}, None, 0
     for line in out.splitlines():
         m = re.match(r"^([0-9a-f]+) <.*>:$", line)
         if m:
-            at = int(m.group(1), 16)
+            at, nops = int(m.group(1), 16), 0
             continue
         if at is not None:
             f = line.split("\t")
             if len(f) >= 3 and "call" in f[2] and "__fentry__" in f[2]:
                 lens[at] = len(f[1].split())
+            elif len(f) >= 3 and f[2].strip() == "nop" and nops < 1:
+                nops += 1
+                continue
+            elif len(f) >= 3 and f[2].strip() == "nop":
+                lens[at] = 8
             at = None
     return lens
+
+
+def gdb_stub():
+    """Under qemu: the program started stopped in qemu's gdb stub, and gdb's command to
+    connect to it; (None, []) natively (gdb runs the program)."""
+    if not QEMU:
+        return None, []
+    with socket.socket() as s:     # a free port (qemu's -g wants a number)
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    stub = subprocess.Popen(["setarch", "-R", QEMU, "-g", str(port), "-L", SYSROOT] + PROG,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(100):           # listening: a connection (the stub takes the first)
+        time.sleep(0.1)
+        if ":%04X " % port in open("/proc/net/tcp").read():
+            break
+    return stub, ["-ex", "set sysroot " + SYSROOT, "-ex", "target remote :%d" % port]
 
 
 def gdb_run(defs, refused, addr):
@@ -194,10 +232,18 @@ def gdb_run(defs, refused, addr):
         gone = [n for (j, n, _) in refused if j == i]
         spec["funcs"].append([i, d["sym"], addr[d["sym"]], call.get(int(addr[d["sym"]], 16), 0),
                               d["names"] + gone, d["returns"], d["body"]])
+    spec["remote"] = bool(QEMU)
+    if QEMU:
+        hdr = run(["readelf", "-hW", PROG[0]], check=True).stdout
+        spec["entry"] = int(re.search(r"Entry point address:\s+(0x[0-9a-f]+)", hdr).group(1), 16)
     json.dump(spec, open(DIR + "/spec.json", "w"))
-    r = run(["gdb", "-batch", "-nx", "-ex", "set pagination off", "-ex", "source " + GDB_PY,
-             "-ex", "realprobes-break %s/spec.json %d" % (DIR, K), "-ex", "realprobes-run", "-ex",
-             "realprobes-counts", "--args"] + PROG)
+    stub, remote = gdb_stub()
+    r = run([GDB, "-batch", "-nx", "-ex", "set pagination off", "-ex", "source " + GDB_PY,
+             "-ex", "realprobes-break %s/spec.json %d" % (DIR, K)] + remote +
+            ["-ex", "realprobes-run", "-ex", "realprobes-counts", "--args"] + PROG)
+    if stub:
+        stub.kill()
+        stub.wait()
     ent, ret, nested, count, body = {}, {}, set(), {}, {}
     for line in r.stdout.splitlines():
         if not line.startswith("@@"):
@@ -213,6 +259,8 @@ def gdb_run(defs, refused, addr):
             nested.add(x[1])
         elif x[0] == "c":
             count[x[1]] = x[2]
+        elif x[0] == "sp":
+            STACK[0] = x[1]
         elif x[0] == "stopped":
             sys.exit("the program stopped under gdb: " + x[1])
     if not count:
@@ -225,7 +273,9 @@ def gdb_run(defs, refused, addr):
 
 def unquote(s):
     """replay's quoted string: its bytes as they are (a backslash too: replay escapes
-    nothing), a byte other than printable ASCII shown as '.' (data/read_events.c)."""
+    nothing, as the kernel's %s; "\\UUU" read as an escape raised here, on a stack
+    buffer's garbage after a string), a byte other than printable ASCII shown as '.'
+    (data/read_events.c)."""
     return s[1:-1]
 
 
@@ -237,7 +287,7 @@ def shown(v):
 def image_end():
     """The end of EXE's image as gdb runs it (no randomisation: a PIE at gdb's base)."""
     out = run(["readelf", "-hlW", PROG[0]], check=True).stdout
-    base = 0x555555554000 if re.search(r"Type:\s+DYN", out) else 0
+    base = (0x5500000000 if QEMU else 0x555555554000) if re.search(r"Type:\s+DYN", out) else 0
     ends = [int(m.group(1), 16) + int(m.group(2), 16) for m in
             re.finditer(r"^\s+LOAD\s+\S+\s+(0x[0-9a-f]+)\s+\S+\s+\S+\s+(0x[0-9a-f]+)", out, re.M)]
     return base + max(ends)
@@ -248,12 +298,20 @@ SHIFTS = {}     # region -> {ours - gdb's: how many pointers}
 
 
 ARENA = (0x100000000000, 0x100000000000 + (1 << 30))   # testdata/patchsite/realprobes_alloc.c
+# The stack pointer at the program's first instruction, under qemu (gdb's run says it):
+# qemu-user maps the image at 0x5500000000, its heap (brk) after it, then the 8 MiB stack
+# (its top just above that sp), then ld.so, the libraries and the mmaps.
+STACK = [0]
 
 
 def region(p):
     """The part of the address space a pointer of gdb's run points into."""
     if p < END or ARENA[0] <= p < ARENA[1]:
         return "image"      # or the program's own heap, at the same address in both runs
+    if QEMU:
+        if p < STACK[0] - (8 << 20):
+            return "heap"
+        return "stack" if p < STACK[0] + 0x8000 else "mmap"    # the top: argv, env
     if p < 0x7f0000000000:
         return "heap"
     return "stack" if p >= 0x7ffff8000000 else "mmap"
@@ -345,7 +403,7 @@ def main():
     END = image_end()
     calls = by_symbol(called(), addr := text_symbols())
     syms = sorted(s for s in calls if s in addr)
-    params = gdb_params(syms, addr)
+    params = gdb_params(syms, addr, fentry_calls() if QEMU else {})
     defs = choose(calls, params)
     refused = record(defs)
     ours, ours_ret = replay()
