@@ -135,9 +135,16 @@ rc=$?
 "$PS" replay --no-sched -d fa | untimed >replay.leaf
 untimed <fa.out >fa.leaf
 shown=$(wc -l <fa.leaf)
-check "record -p --live (a first attach): exit 0, $shown leaf lines = replay's $(wc -l <replay.leaf), tracer nop after" \
+# A call whose record was in flight when the tracer went off (the function tracer's fast
+# path marks no grace period: it is done within ns, but a thread preempted inside it on a
+# loaded machine completes it later) can land in the file after the command's last look:
+# replay then has one line more at its end (1 of 262096 once, SAN build under CI).  The
+# live lines must be replay's first ones, at most one short (the sample's one thread).
+total=$(wc -l <replay.leaf)
+check "record -p --live (a first attach): exit 0, $shown leaf lines = replay's $total (or its first, one short), tracer nop after" \
 	fa.err test "$rc" = 0 -a "$shown" -gt 0 -a "$(cat fa.cur)" = nop \
-	-a "$(cmp -s fa.leaf replay.leaf && echo same)" = same
+	-a "$(head -n "$shown" replay.leaf | cmp -s - fa.leaf && echo same)" = same \
+	-a $((total - shown)) -le 1
 # A running session (the tracer set over the channel 0.2 s before): only what comes after.
 "$PS" ctl $lp set_ftrace_filter leaf && "$PS" ctl $lp current_tracer function
 sleep 0.2
