@@ -69,7 +69,7 @@ void ps_event_record(void *data, const struct patchsite_event_info *info,
  * retprobe_tramp.S, ps_retprobe_fast_exit) reads the event and its probe
  * list as events/probe_fast.h does, and compares the only probe with the
  * recorder, ps_event_record (events/event_record.c); events/
- * retprobe_fast.c checks the offsets.
+ * probe_tramp_layout.c checks the offsets.
  */
 /* record/graph.c: where a lost hooked return goes (reached by a return, not a call) */
 PS_ENTRY void ps_graph_lost(void) __attribute__((noreturn)) PS_REACHED_BY_RET;

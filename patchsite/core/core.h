@@ -88,7 +88,7 @@ struct ps_fslow {
 #define PS_FS_PROFILE	16		/* function_profile: counted at its end, nothing recorded */
 #define PS_FS_PROBE	32		/* a return probe's hook alone (record/retprobe.c) */
 #define PS_FS_PROBE_FAST 64		/* ... hooked by x86-64's probe trampoline, recorded by
-					   its return trampoline when it can (events/retprobe_fast.c) */
+					   its return trampoline when it can (x86_64/retprobe_tramp.S) */
 
 struct ps_fast {
 	uint64_t *wp;			/* next word of the ring */

@@ -25,7 +25,7 @@
  * it (marks, lost events, filters, other probes).
  *
  * A return probe's entry (fast.ret) keeps its values in the shadow frame
- * that hooks the return (ret_entry), marked for retprobe_fast.c, which
+ * that hooks the return (ret_entry), marked for arch/x86_64/retprobe_tramp.S, which
  * records them with $retval from the return trampoline.
  *
  * As in the dispatcher, the thread is a reader in the grace-period sense
@@ -65,7 +65,7 @@ static inline const struct ps_probe_hit *find(const struct ps_probe_hits *tb, ui
 /*
  * A return probe's entry (pf->ret): record/retprobe.c's hook, inlined,
  * its entry values taken from the saved registers, the frame marked for
- * the return trampoline's fast record (retprobe_fast.c).  The return slot
+ * the return trampoline's fast record (arch/x86_64/retprobe_tramp.S).  The return slot
  * is the word above the return into the function (r[10]).  A slot off the
  * thread's own stack, or no frame left: the generic path, which counts it.
  * Nothing else pushes frames meanwhile: the recursion guard sends a signal

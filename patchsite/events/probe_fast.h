@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What x86-64's two fast records of a probe share (probe_fast.c at an
- * entry, retprobe_fast.c at a hooked return): when the record may be made
+ * entry, arch/x86_64/retprobe_tramp.S at a hooked return): when the record may be made
  * there, and the packing of its values.  Included only after
  * general-regs-only is set (their callers' values are the traced
  * function's registers; the vector ones are not saved).

@@ -34,7 +34,7 @@ struct ps_event;
  * the frame keeps edata[k] = register ereg[k] (k < nent) and points at
  * own, the probe's copy of this layout (a frame outlives the table); at
  * the return reg[i] indexes { edata[0..PS_PROBE_RET_ENTRY-1], rax }
- * instead of the registers (events/retprobe_fast.c).
+ * instead of the registers (arch/x86_64/retprobe_tramp.S).
  */
 #define PS_PROBE_FAST_RETVAL	PS_PROBE_RET_ENTRY
 struct ps_probe_fast {

@@ -1,8 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * arch/x86_64/probe_tramp.S records the common entry probe itself and
- * repeats the offsets it reads: each is checked here against the C, so
- * a change of a struct breaks the build, not a record.
+ * The probes' x86-64 fast paths are assembly: arch/x86_64/probe_tramp.S
+ * records the common entry probe, retprobe_tramp.S (ps_retprobe_fast_exit)
+ * the common return probe at its hooked return, from the return
+ * trampoline, straight into the ring with the probe's precomputed layout
+ * (probe_hits.h struct ps_probe_fast, packed as probe_fast.h
+ * ps_probe_put does); anything else goes to the C paths (probe_fast.c,
+ * record/retprobe.c).  They read the structures below by the offsets of
+ * arch/x86_64/asm_offsets.h: each is checked here against the C, so a
+ * change of a struct breaks the build, not a record
+ * (record/profile_fast.c checks the core structures' ones).
  */
 #if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
 #include <stddef.h>
@@ -10,40 +17,43 @@
 #include "event.h"
 #include "record/record.h"
 #include "probe_hits.h"
+#include "arch/x86_64/asm_offsets.h"
 
 #define AT(type, field, off) _Static_assert(offsetof(type, field) == (off), #type "." #field)
-AT(struct ps_thread, seq, 0);
-AT(struct ps_thread, depth, 12);
-_Static_assert(sizeof(((struct ps_thread *)0)->seq) == 8, "seq: addq");
-_Static_assert(sizeof(((struct ps_thread *)0)->depth) == 4, "depth: movl");
-AT(struct ps_fast, wp, 0);
-AT(struct ps_fast, budget, 8);
-AT(struct ps_fast, hi, 12);
-AT(struct ps_state, tracing_on, 58);
-AT(struct ps_probe_hits, n, 0);
-AT(struct ps_probe_hits, e, 8);
-_Static_assert(sizeof(struct ps_probe_hit) == 152, "HIT_SIZE");
-AT(struct ps_probe_hit, id, 8);
-AT(struct ps_probe_hit, fast, 24);
-AT(struct ps_probe_fast, ev, 0);
-AT(struct ps_probe_fast, head, 8);
-AT(struct ps_probe_fast, mask, 16);
-AT(struct ps_probe_fast, n, 80);
-AT(struct ps_probe_fast, units, 81);
-AT(struct ps_probe_fast, words, 82);
-AT(struct ps_probe_fast, reg, 83);
-AT(struct ps_probe_fast, word, 91);
-AT(struct ps_probe_fast, pos, 99);
-AT(struct ps_probe_fast, ret, 107);
-_Static_assert(PS_PROBE_FAST_NO == 0xff && sizeof(((struct ps_probe_fast *)0)->mask[0]) == 8,
-	       "PF_NO, mask: andq");
-AT(struct ps_event, info.id, 24);
-_Static_assert(sizeof(((struct ps_event *)0)->info.id) == 4, "id: movl");
-AT(struct ps_event, probes, 104);
-AT(struct ps_event, gone, 113);
-AT(struct ps_event, filter, 120);
-AT(struct ps_probe_list, n, 0);
-AT(struct ps_probe_list, e[0].fn, 8);
-AT(struct ps_probe_list, e[0].data, 16);
-_Static_assert(sizeof(((struct ps_probe_list *)0)->n) == 4, "n: cmpl");
+#define SIZE(type, field, n) _Static_assert(sizeof(((type *)0)->field) == (n), #type "." #field)
+AT(struct ps_probe_hits, n, HITS_N);
+AT(struct ps_probe_hits, e, HITS_E);
+_Static_assert(sizeof(struct ps_probe_hit) == HIT_SIZE, "HIT_SIZE");
+AT(struct ps_probe_hit, id, HIT_ID);
+AT(struct ps_probe_hit, fast, HIT_FAST);
+AT(struct ps_probe_fast, ev, PRF_EV);
+AT(struct ps_probe_fast, head, PRF_HEAD);
+AT(struct ps_probe_fast, mask, PRF_MASK);
+SIZE(struct ps_probe_fast, mask[0], 8);
+AT(struct ps_probe_fast, n, PRF_N);
+AT(struct ps_probe_fast, units, PRF_UNITS);
+AT(struct ps_probe_fast, words, PRF_WORDS);
+AT(struct ps_probe_fast, reg, PRF_REG);
+AT(struct ps_probe_fast, word, PRF_WORD);
+AT(struct ps_probe_fast, pos, PRF_POS);
+AT(struct ps_probe_fast, ret, PRF_RET);
+SIZE(struct ps_probe_fast, n, 1);
+SIZE(struct ps_probe_fast, units, 1);
+SIZE(struct ps_probe_fast, words, 1);
+SIZE(struct ps_probe_fast, reg[0], 1);
+SIZE(struct ps_probe_fast, word[0], 1);
+SIZE(struct ps_probe_fast, pos[0], 1);
+_Static_assert(PS_PROBE_FAST_NO == PRF_NO, "PRF_NO");
+_Static_assert(PS_PROBE_FAST_RETVAL == PRF_RETVAL, "$retval's register index");
+_Static_assert(PS_FS_EDATA == PS_PROBE_RET_ENTRY, "a frame keeps every entry value");
+AT(struct ps_event, info.id, EV_ID);
+SIZE(struct ps_event, info.id, 4);
+AT(struct ps_event, probes, EV_PROBES);
+AT(struct ps_event, gone, EV_GONE);
+SIZE(struct ps_event, gone, 1);
+AT(struct ps_event, filter, EV_FILTER);
+AT(struct ps_probe_list, n, PL_N);
+SIZE(struct ps_probe_list, n, 4);
+AT(struct ps_probe_list, e[0].fn, PL_FN);
+AT(struct ps_probe_list, e[0].data, PL_DATA);
 #endif

@@ -3,8 +3,10 @@
  * function_profile's x86-64 fast path is assembly (arch/x86_64/tramp.S:
  * ps_x86_64_prof_entry, and the return hook's profile half), as the graph
  * tracer's is: it reads and counts into the structures below by offset.
- * These are those offsets, checked against the C here, where the
- * structures are known (tramp.S has the same numbers).  The C path
+ * Those offsets (arch/x86_64/asm_offsets.h, which tramp.S includes) are
+ * checked against the C here, where the structures are known, with the
+ * core structures' every x86-64 fast path shares (events/probe_tramp_layout.c
+ * checks the probes' own).  The C path
  * (graph.c, profile.c, profile_counters.h) takes every other call and
  * counts the same way; aarch64, riscv64 and the TSan build have it alone.
  */
@@ -12,32 +14,22 @@
 #include <stddef.h>
 
 #include "profile_counters.h"
-
-#define PST_FRAMES	152
-#define PST_FSLOW	168
-#define PST_NOTRACE	176
-#define FS_TSC		32
-#define FS_UNITS	40
-#define FS_FLAGS	44
-#define FS_PROF		48
-#define FS_CHILD	56
-#define FS_SIZE		64
-#define PPT_GEN		28
-#define PPT_MODS	32
-#define PF_TOTAL	0
-#define PF_SUM		8
-#define PF_SELF		16
-#define PF_SUMSQ	32
-#define PF_OPEN		52
-#define PF_SEQ		56
-#define PF_HN		64
-#define PF_HMIN		72
-#define PF_HMAX		80
-#define PF_HCOUNT	88
-#define PS_TRACING_ON	58
-#define PSF_T		24
+#include "arch/x86_64/asm_offsets.h"
 
 #define AT(type, field, off) _Static_assert(offsetof(type, field) == (off), #type "." #field)
+#define SIZE(type, field, n) _Static_assert(sizeof(((type *)0)->field) == (n), #type "." #field)
+AT(struct ps_fast, wp, PSF_WP);
+AT(struct ps_fast, budget, PSF_BUDGET);
+SIZE(struct ps_fast, budget, 4);
+AT(struct ps_fast, hi, PSF_HI);
+AT(struct ps_fast, fp, PSF_FP);
+AT(struct ps_thread, seq, PST_SEQ);
+SIZE(struct ps_thread, seq, 8);
+AT(struct ps_thread, depth, PST_DEPTH);
+SIZE(struct ps_thread, depth, 4);
+AT(struct ps_fslow, edata, FS_EDATA);
+AT(struct ps_fslow, rfast, FS_RFAST);
+_Static_assert(offsetof(struct ps_frame, ret) == 0, "ps_frame.ret");
 AT(struct ps_thread, frames, PST_FRAMES);
 AT(struct ps_thread, fslow, PST_FSLOW);
 AT(struct ps_thread, notrace, PST_NOTRACE);
@@ -63,8 +55,9 @@ AT(struct prof_fn, h.min, PF_HMIN);
 AT(struct prof_fn, h.max, PF_HMAX);
 AT(struct prof_fn, h.count, PF_HCOUNT);
 AT(struct ps_state, tracing_on, PS_TRACING_ON);
-_Static_assert(sizeof(bool) == 1, "tracing_on: cmpb");
+SIZE(struct ps_state, tracing_on, 1);
 AT(struct ps_fast, t, PSF_T);
-_Static_assert(PS_FS_PROFILE == 16 && PS_FRAME_SLOW == 2 && PS_FRAME_KEY_BIAS == 24 &&
+_Static_assert(PS_FS_PROFILE == 16 && PS_FS_PROBE == 32 && PS_FS_PROBE_FAST == 64 &&
+	       PS_FRAME_SLOW == 2 && PS_FRAME_KEY_BIAS == 24 &&
 	       PS_ID_SHIFT == 21 && PS_ID_MASK == 0x1fffff, "tramp.S's constants");
 #endif

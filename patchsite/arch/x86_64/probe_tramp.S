@@ -34,37 +34,10 @@
  * writes them, and no locked instruction is needed on x86-64 for the
  * reader side (the writer's sync is ps_sync_dispatchers').
  *
- * events/probe_tramp_layout.c checks every offset below against the C.
+ * The offsets it reads by are asm_offsets.h's (events/probe_tramp_layout.c
+ * checks them against the C).
  */
-#define PST_SEQ		0
-#define PST_DEPTH	12
-#define PSF_WP		0
-#define PSF_BUDGET	8
-#define PSF_HI		12
-#define PS_TRACING_ON	58
-#define HITS_N		0
-#define HITS_E		8
-#define HIT_SIZE	152
-#define HIT_ID		8
-#define HIT_FAST	24
-#define PF_EV		0
-#define PF_HEAD		8
-#define PF_MASK		16
-#define PF_N		80
-#define PF_UNITS	81
-#define PF_WORDS	82
-#define PF_REG		83
-#define PF_WORD		91
-#define PF_POS		99
-#define PF_RET		107
-#define PF_NO		0xff
-#define EV_ID		24
-#define EV_PROBES	104
-#define EV_GONE		113
-#define EV_FILTER	120
-#define PL_N		0
-#define PL_FN		8
-#define PL_DATA		16
+#include "asm_offsets.h"
 
 #ifndef __SANITIZE_THREAD__
 	.text
@@ -124,13 +97,13 @@ ps_x86_64_probe_fast:
 2:	cmpl	%edx, HIT_ID(%rsi)
 	jne	8f
 	addq	$HIT_FAST, %rsi		/* pf */
-/* a fast probe (several on a site: none is) with a field (n - 1 below PF_NO - 1) */
-	movzbl	PF_N(%rsi), %r9d
+/* a fast probe (several on a site: none is) with a field (n - 1 below PRF_NO - 1) */
+	movzbl	PRF_N(%rsi), %r9d
 	leal	-1(%r9), %eax
-	cmpl	$PF_NO - 1, %eax
+	cmpl	$PRF_NO - 1, %eax
 	jae	8f
 /* its event enabled, recorded alone, unfiltered */
-	movq	PF_EV(%rsi), %rdi
+	movq	PRF_EV(%rsi), %rdi
 	movq	EV_PROBES(%rdi), %rax
 	testq	%rax, %rax
 	jz	7f			/* disabled: nothing fetched */
@@ -145,14 +118,14 @@ ps_x86_64_probe_fast:
 	jne	8f
 	cmpq	$0, EV_FILTER(%rdi)
 	jne	8f
-	cmpb	$0, PF_RET(%rsi)
+	cmpb	$0, PRF_RET(%rsi)
 	jne	10f
 /* the time stretch and the ring's room (else the C path marks or finds them) */
 	movq	ps_fast@gottpoff(%rip), %rcx
 	rdtsc
 	cmpl	%edx, %fs:PSF_HI(%rcx)
 	jne	8f
-	movzbl	PF_UNITS(%rsi), %edx
+	movzbl	PRF_UNITS(%rsi), %edx
 	movl	%fs:PSF_BUDGET(%rcx), %r8d
 	subl	%edx, %r8d
 	jl	8f			/* budget < units, signed as in C */
@@ -160,29 +133,29 @@ ps_x86_64_probe_fast:
 /* the record: head word, then the id word and the fields, built a word at a time in %rax */
 	movq	%fs:PSF_WP(%rcx), %r10
 	shlq	$32, %rax
-	orq	PF_HEAD(%rsi), %rax
+	orq	PRF_HEAD(%rsi), %rax
 	movq	%rax, (%r10)
 	movl	EV_ID(%rdi), %eax	/* payload word 0: the id, zero-extended */
 	movq	%rcx, %rdi		/* ps_fast's offset; %cl is the shift below */
 	xorl	%r11d, %r11d		/* the payload word %rax is */
 	xorl	%r8d, %r8d		/* i; n >= 1 */
-4:	movzbl	PF_WORD(%rsi,%r8), %edx
+4:	movzbl	PRF_WORD(%rsi,%r8), %edx
 	cmpl	%r11d, %edx
 	je	5f
 	movq	%rax, 8(%r10,%r11,8)	/* the field starts the next word */
 	movl	%edx, %r11d
 	xorl	%eax, %eax
-5:	movzbl	PF_REG(%rsi,%r8), %edx
+5:	movzbl	PRF_REG(%rsi,%r8), %edx
 	movq	(%rsp,%rdx,8), %rdx
-	andq	PF_MASK(%rsi,%r8,8), %rdx
-	movzbl	PF_POS(%rsi,%r8), %ecx
+	andq	PRF_MASK(%rsi,%r8,8), %rdx
+	movzbl	PRF_POS(%rsi,%r8), %ecx
 	shlq	%cl, %rdx
 	orq	%rdx, %rax
 	addl	$1, %r8d
 	cmpl	%r9d, %r8d
 	jb	4b
 6:	movq	%rax, 8(%r10,%r11,8)
-	movzbl	PF_WORDS(%rsi), %edx
+	movzbl	PRF_WORDS(%rsi), %edx
 	leaq	8(%r10,%rdx,8), %r10
 	movq	%r10, %fs:PSF_WP(%rdi)	/* after the words: the writer's release */
 /* done: out of the reader section, the guard dropped, the call goes on */

@@ -30,34 +30,13 @@
  *      24 rsi, 32 rcx, 40 rdx, 48 rax (the return value), 56 the slot.
  * Out: %eax 0 recorded, 1 the C path.  Clobbers rax, rcx, rdx, rsi, rdi,
  *      r8 (the trampoline restores them).
- * events/retprobe_fast.c checks every offset below against the C.
+ * The offsets it reads by are asm_offsets.h's (events/probe_tramp_layout.c
+ * checks them against the C).
  */
+#include "asm_offsets.h"
+
 #if !defined(__SANITIZE_THREAD__)
 
-#define PSF_WP		0
-#define PSF_BUDGET	8
-#define PSF_FP		16
-#define PS_TRACING_ON	58
-#define T_SEQ		0		/* struct ps_thread */
-#define T_DEPTH		12
-#define X_RFAST		56		/* struct ps_fslow */
-#define PF_EV		0		/* struct ps_probe_fast */
-#define PF_HEAD		8
-#define PF_MASK		16
-#define PF_N		80
-#define PF_UNITS	81
-#define PF_WORDS	82
-#define PF_REG		83
-#define PF_WORD		91
-#define PF_POS		99
-#define PF_RETVAL	5		/* PS_PROBE_FAST_RETVAL */
-#define EV_ID		24		/* struct ps_event */
-#define EV_PROBES	104
-#define EV_GONE		113
-#define EV_FILTER	120
-#define PL_N		0		/* struct ps_probe_list */
-#define PL_FN		8
-#define PL_DATA		16
 /* the caller's saved registers, once r9 is pushed too */
 #define RETVAL		56
 #define SLOT		64
@@ -74,18 +53,18 @@ ps_retprobe_fast_exit:
 	movq	%fs:(%rsi), %rsi
 	testq	%rsi, %rsi
 	jz	1f
-	cmpl	$0, T_DEPTH(%rsi)
+	cmpl	$0, PST_DEPTH(%rsi)
 	jne	1f
 	pushq	%r9
 	.cfi_adjust_cfa_offset 8
 	movq	%rsi, %r9
-	movl	$1, T_DEPTH(%r9)
-	addq	$1, T_SEQ(%r9)		/* odd: reading the event's probe list */
+	movl	$1, PST_DEPTH(%r9)
+	addq	$1, PST_SEQ(%r9)		/* odd: reading the event's probe list */
 	cmpb	$0, ps+PS_TRACING_ON(%rip)
 	je	2f
 /* pf = x->rfast, its event recorded by the recorder alone, unfiltered */
-	movq	X_RFAST(%rdi), %r8
-	movq	PF_EV(%r8), %rsi
+	movq	FS_RFAST(%rdi), %r8
+	movq	PRF_EV(%r8), %rsi
 	movq	EV_PROBES(%rsi), %rdx
 	testq	%rdx, %rdx
 	jz	2f
@@ -101,7 +80,7 @@ ps_retprobe_fast_exit:
 	cmpq	%rsi, PL_FN(%rdx)
 	jne	2f
 /* room: budget >= units, then taken */
-	movzbl	PF_UNITS(%r8), %esi
+	movzbl	PRF_UNITS(%r8), %esi
 	movl	%fs:PSF_BUDGET(%rcx), %edx
 	subl	%esi, %edx
 	jl	2f
@@ -109,10 +88,10 @@ ps_retprobe_fast_exit:
 /* the head word and the id; %rdx the payload (wp + 1) */
 	movq	%fs:PSF_WP(%rcx), %rdx
 	shlq	$32, %rax
-	orq	PF_HEAD(%r8), %rax
+	orq	PRF_HEAD(%r8), %rax
 	movq	%rax, (%rdx)
 	addq	$8, %rdx
-	movq	PF_EV(%r8), %rax
+	movq	PRF_EV(%r8), %rax
 	movl	EV_ID(%rax), %eax
 	movq	%rax, (%rdx)
 /*
@@ -122,36 +101,36 @@ ps_retprobe_fast_exit:
  * word), so no word is cleared first.
  */
 	xorl	%esi, %esi
-	cmpb	$0, PF_N(%r8)
+	cmpb	$0, PRF_N(%r8)
 	je	5f
 	pushq	%r10
 	.cfi_adjust_cfa_offset 8
 	xorl	%r10d, %r10d		/* the previous field's word: the id's (0) at first */
-3:	movzbl	PF_REG(%r8,%rsi), %eax
-	cmpl	$PF_RETVAL, %eax
+3:	movzbl	PRF_REG(%r8,%rsi), %eax
+	cmpl	$PRF_RETVAL, %eax
 	je	6f
 	movq	(%rdi,%rax,8), %rax
-4:	andq	PF_MASK(%r8,%rsi,8), %rax
-	movzbl	PF_POS(%r8,%rsi), %ecx
+4:	andq	PRF_MASK(%r8,%rsi,8), %rax
+	movzbl	PRF_POS(%r8,%rsi), %ecx
 	shlq	%cl, %rax
-	movzbl	PF_WORD(%r8,%rsi), %ecx
+	movzbl	PRF_WORD(%r8,%rsi), %ecx
 	cmpl	%ecx, %r10d
 	jne	7f
 	orq	(%rdx,%rcx,8), %rax
 7:	movq	%rax, (%rdx,%rcx,8)
 	movl	%ecx, %r10d
 	addl	$1, %esi
-	cmpb	PF_N(%r8), %sil
+	cmpb	PRF_N(%r8), %sil
 	jb	3b
 	popq	%r10
 	.cfi_adjust_cfa_offset -8
 /* the words are stored: the write pointer past them, the section ended */
-5:	movzbl	PF_WORDS(%r8), %eax
+5:	movzbl	PRF_WORDS(%r8), %eax
 	leaq	(%rdx,%rax,8), %rax
 	movq	ps_fast@gottpoff(%rip), %rcx
 	movq	%rax, %fs:PSF_WP(%rcx)
-	addq	$1, T_SEQ(%r9)
-	movl	$0, T_DEPTH(%r9)
+	addq	$1, PST_SEQ(%r9)
+	movl	$0, PST_DEPTH(%r9)
 /* the slot's real return address before the frame goes: a signal's frames go above it */
 	movq	%fs:PSF_FP(%rcx), %rdx
 	movq	-24(%rdx), %rax
@@ -163,8 +142,8 @@ ps_retprobe_fast_exit:
 	ret
 /* the C path, nothing written */
 2:	.cfi_adjust_cfa_offset 8
-	addq	$1, T_SEQ(%r9)
-	movl	$0, T_DEPTH(%r9)
+	addq	$1, PST_SEQ(%r9)
+	movl	$0, PST_DEPTH(%r9)
 	popq	%r9
 	.cfi_adjust_cfa_offset -8
 1:	movl	$1, %eax

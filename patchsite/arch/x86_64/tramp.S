@@ -9,51 +9,8 @@
  * in arch/entry.h only when their budget or time stretch runs out.
  */
 
-/* Offsets in struct ps_fast (internal.h PSF_*; arch.c checks they agree). */
-#define PSF_WP		0
-#define PSF_BUDGET	8
-#define PSF_HI		12
-#define PSF_FP		16
-#define PSF_STACK_LO	32
-#define PSF_STACK_SIZE	40
-#define PSF_FP_END	48
-#define PSF_T		24
-
-/*
- * function_profile's (record/profile_fast.c checks these against the C):
- * struct ps_thread (PST_), struct ps_fslow (FS_), struct prof_thread
- * (PPT_), struct prof_fn and its struct hist (PF_), ps.tracing_on, and
- * the flags and id fields of core/core.h.
- */
-#define PST_FRAMES	152
-#define PST_FSLOW	168
-#define PST_NOTRACE	176
-#define FS_TSC		32
-#define FS_UNITS	40
-#define FS_FLAGS	44
-#define FS_PROF		48
-#define FS_CHILD	56
-#define FS_SIZE		64
-#define PPT_GEN		28
-#define PPT_MODS	32
-#define PF_TOTAL	0
-#define PF_SUM		8
-#define PF_SELF		16
-#define PF_SUMSQ	32
-#define PF_OPEN		52
-#define PF_SEQ		56
-#define PF_HN		64
-#define PF_HMIN		72
-#define PF_HMAX		80
-#define PF_HCOUNT	88
-#define PS_TRACING_ON	58
-#define PS_FS_PROFILE	16
-#define PS_FS_PROBE	32
-#define PS_FS_PROBE_FAST 64
-#define PS_FRAME_SLOW	2
-#define PS_FRAME_KEY_BIAS 24
-#define PS_ID_SHIFT	21
-#define PS_ID_MASK	0x1fffff
+/* The offsets it reads structures by (function, graph, profile): asm_offsets.h. */
+#include "asm_offsets.h"
 
 /*
  * The pieces every trampoline repeats, as assembler macros.
