@@ -110,6 +110,7 @@ static void catch_up(struct prof_thread *pt, unsigned gen)
 		fn->total = fn->sum = fn->self = 0;
 		fn->sumsq = 0;
 		fn->open = 0;
+		fn->pend = 0;
 		hist_init(&fn->h);
 		write_end(fn);
 	}
@@ -135,6 +136,7 @@ static struct prof_fn *counters_of(struct prof_thread *pt, uint32_t id)
 	if (!node)
 		return NULL;
 	node->fn.id = id;
+	node->fn.pend = 0;
 	hist_init(&node->fn.h);
 	node->next = atomic_load_explicit(&pt->list, memory_order_relaxed);
 	atomic_store_explicit(&pt->list, &node->fn, memory_order_release);
@@ -215,6 +217,9 @@ static bool copy_fn(struct prof_fn *fn, const struct prof_fn *src)
 		seq_fence(memory_order_acquire, &src->seq);
 		s2 = atomic_load_explicit(&src->seq, memory_order_relaxed);
 	} while ((s1 != s2 || (s1 & 1)) && ++tries < 1000);
+	if (fn->pend && fn->pend <= HIST_BUCKETS)	/* counted in h.n, its bucket still to add */
+		fn->h.count[fn->pend - 1]++;
+	fn->pend = 0;
 	if (tries == 1000) {
 		if (!said)
 			ps_log(PATCHSITE_LOG_WARNING, "function_profile: counters read while "

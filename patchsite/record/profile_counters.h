@@ -23,6 +23,7 @@ struct prof_fn {			/* one function in one thread */
 	uint32_t id;			/* its entry site */
 	uint32_t open;			/* calls running now (recursion) */
 	_Atomic uint32_t seq;		/* odd while its thread changes it (readers retry) */
+	uint32_t pend;			/* x86-64 fast path: bucket + 1 of its last call, not in h.count yet */
 	struct hist h;			/* hits (h.n), min, max, buckets */
 };
 
@@ -87,7 +88,7 @@ static inline void prof_to_caller(struct ps_thread *t, const struct ps_frame *fr
 }
 
 /*
- * One call of fn counted.  A call made while the same function is still
+ * One call of fn counted (the C path: its bucket at once, pend left alone).  A call made while the same function is still
  * running further out (fn->open > 1: recursion) adds to hits, the
  * histogram and self, not to total, which the outer call holds.
  */

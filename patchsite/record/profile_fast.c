@@ -50,6 +50,7 @@ AT(struct prof_fn, self, PF_SELF);
 AT(struct prof_fn, sumsq, PF_SUMSQ);
 AT(struct prof_fn, open, PF_OPEN);
 AT(struct prof_fn, seq, PF_SEQ);
+AT(struct prof_fn, pend, PF_PEND);
 AT(struct prof_fn, h.n, PF_HN);
 AT(struct prof_fn, h.min, PF_HMIN);
 AT(struct prof_fn, h.max, PF_HMAX);

@@ -51,6 +51,7 @@
 #define PF_SUMSQ	32
 #define PF_OPEN		52
 #define PF_SEQ		56
+#define PF_PEND		60
 #define PF_HN		64
 #define PF_HMIN		72
 #define PF_HMAX		80

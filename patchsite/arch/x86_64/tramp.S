@@ -354,6 +354,16 @@ ps_x86_64_call_saved:
 	jbe	1f
 	movq	%rax, PF_HMAX(%r8)
 /*
+ * The bucket is counted one call of fn late (fn->pend, bucket + 1, added
+ * by readers: profile.c copy_fn): a store whose address waits on the time
+ * stamp held the next call back (loop.c, best of 5: 26.5 ns a call, 25.5
+ * this way); one whose address the last call stored does not.
+ */
+1:	movl	PF_PEND(%r8), %edx
+	testl	%edx, %edx
+	jz	1f
+	addq	$1, PF_HCOUNT-8(%r8,%rdx,8)
+/*
  * hist_bucket without a branch: k = the top bit of d | 8 (at least 3),
  * bucket 8 (k - 3) + (d >> (k - 3)); below 16 that is d itself, above it
  * is 8 + 8 (k - 3) + the three bits after the top one.
@@ -364,8 +374,8 @@ ps_x86_64_call_saved:
 	subl	$3, %ecx
 	movq	%rax, %rdx
 	shrq	%cl, %rdx
-	leaq	(%rdx,%rcx,8), %rdx
-	addq	$1, PF_HCOUNT(%r8,%rdx,8)
+	leal	1(%rdx,%rcx,8), %edx
+	movl	%edx, PF_PEND(%r8)
 	mulq	%rax			/* d * d, 128 bits */
 	addq	%rax, PF_SUMSQ(%r8)
 	adcq	%rdx, PF_SUMSQ+8(%r8)
