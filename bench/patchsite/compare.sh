@@ -9,6 +9,8 @@
 #             build, best of 5 runs of N=2000000 (the program times its own
 #             loop: start-up and trace output are not counted; uftrace's
 #             recorder process is not either)
+#   end to end  `patchsite record` of the same loop, the process tree's
+#             CPU per call (user + system), against function_graph's
 #   B/event   bytes each entry or exit takes in the trace buffer (function_profile
 #             writes none: it counts in memory; issue #28 wants it at most
 #             function_graph's cost per call)
@@ -135,6 +137,37 @@ done <"$T/rows" | awk -F'|' '{
 	r2 = ($4 != "-" && $6 > 0) ? sprintf("%.1fx", $4 / $6) : "-"
 	printf "%-46s %8s %9s %9s %14s %14s\n", $1, $2, $3, $4, r1, r2 }'
 echo "(above the untraced NOP build, which takes $base_ir Ir and $base_ns ns per call; Ir: callgrind inside main; ns: the loop's CPU time, best of 5; ratios: this row over the function_graph row)"
+
+# End to end, as a user runs it: `patchsite record` of the same N calls, the
+# whole process tree's CPU (user + system: the trace's page faults and the
+# runtime's threads count too), best of 5, less the untraced program's, per
+# call.  function_profile writes no events; function_graph's trace is
+# written to the directory as it runs.
+PS="$PWD/$B/patchsite"
+e2e_cpu() {	# CMD...: best of 5 user+system seconds of CMD NT
+	best=
+	for i in 1 2 3 4 5; do
+		rm -rf "$T/e2e.d"
+		/usr/bin/time -f '%U %S' -o "$T/e2e.cpu" "$@" $NT >/dev/null 2>&1 || { echo "-"; return; }
+		c=$(awk '{ printf "%d", ($1 + $2) * 1000 }' "$T/e2e.cpu")
+		[ -z "$best" ] || [ $c -lt $best ] && best=$c
+	done
+	echo "$best"
+}
+if [ -x /usr/bin/time ]; then
+	e0=$(e2e_cpu "$T/nop")
+	for tr in function_graph function_profile function; do
+		e=$(e2e_cpu "$PS" record --tracer=$tr -d "$T/e2e.d" -- "$T/nop")
+		echo "$tr $e $e0"
+	done | awk -v n=$NT '$2 != "-" { v[$1] = ($2 - $3) * 1e6 / (2 * n); o[++k] = $1 }
+		END { g = v["function_graph"]
+			for (i = 1; i <= k; i++)
+				printf "end to end, patchsite record --tracer=%s: %.1f ns of process CPU per call (%s function_graph)\n",
+					o[i], v[o[i]], (g > 0) ? sprintf("%.2fx", v[o[i]] / g) : "-" }'
+	echo "(N=$NT loop.c iterations, user + system time of the record command and its program, ms resolution, best of 5, less the untraced program's)"
+else
+	echo "note: /usr/bin/time not installed (apt-get install time): end-to-end rows skipped"
+fi
 
 # The floor: what two time stamps per call cost here, whatever the tracer.
 gcc -O2 -o "$T/floor" bench/patchsite/floor.c || exit 2
