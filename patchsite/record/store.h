@@ -38,6 +38,9 @@ static inline uint64_t clock_ns(clockid_t c)
 
 /* A chunk's pages in, its words unchanged, without holding the mmap lock (store_populate.c). */
 void ps_store_populate(void *p, size_t len);
+/* store_reserve.c: blocks on disk for [off, off + len) of a thread's file, or -errno */
+int ps_store_reserve(int fd, off_t off, size_t len);
+void ps_store_reserve_forked(void);
 void ps_store_threads_finish(bool wait_helper);
 void ps_store_thread_forked(struct ps_thread *self);
 

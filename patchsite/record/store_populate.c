@@ -17,7 +17,7 @@
  * lock per fault and let it go between pages, so a writer waits for one
  * page at most.  It costs the helper thread about as much as the madvise
  * (10-25% more per MiB here, off the recording thread).  The chunk is
- * reserved on disk first (reserve), so a touch finds its block.
+ * reserved on disk first (store_reserve.c), so a touch finds its block.
  *
  * The touch must not change a word: a helper scheduled late may still be
  * touching chunk N when its thread, finding it not ready, has mapped chunk

@@ -3,7 +3,7 @@
  * Each thread's file in the trace directory (store.c has the directory):
  * its ring words go straight into the file, mapped MAP_SHARED one chunk
  * at a time, so a word stored is in the page cache at once.  Chunks are
- * reserved on disk (fallocate) before they are used, so a full file
+ * reserved on disk (store_reserve.c) before they are used, so a full file
  * system or RLIMIT_FSIZE is seen as an error at a chunk switch, never as
  * SIGBUS or SIGXFSZ in the program: the thread then stops recording, says
  * so once on stderr and counts what it drops.  With overwrite (flight
@@ -73,8 +73,6 @@ static struct {
 	struct ps_tstore *working;	/* whose chunks it is preparing now */
 } helper = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0, false, NULL };
 
-static int reserve(int fd, off_t off, size_t len);
-
 static off_t chunk_off(uint64_t seq)
 {
 	return PSD_HDR_BYTES + (off_t)(seq * ps_session.chunk);
@@ -85,7 +83,7 @@ static void *prepare(struct ps_tstore *s, uint64_t seq)
 {
 	void *p;
 
-	if (reserve(s->fd, chunk_off(seq), ps_session.chunk))
+	if (ps_store_reserve(s->fd, chunk_off(seq), ps_session.chunk))
 		return NULL;
 	p = mmap(NULL, ps_session.chunk, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, chunk_off(seq));
 	if (p == MAP_FAILED)
@@ -166,22 +164,6 @@ static void helper_request(struct ps_tstore *s)
 		pthread_cond_signal(&helper.cond);
 	}
 	pthread_mutex_unlock(&helper.lock);
-}
-
-/* Room on disk for [off, off + len): -errno (EFBIG past RLIMIT_FSIZE, without its signal). */
-static int reserve(int fd, off_t off, size_t len)
-{
-	struct rlimit rl;
-
-	if (!getrlimit(RLIMIT_FSIZE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
-	    (rlim_t)off + len > rl.rlim_cur)
-		return -EFBIG;
-	if (!fallocate(fd, 0, off, (off_t)len))
-		return 0;
-	if (errno != EOPNOTSUPP)
-		return -errno;
-	/* No fallocate here (a file system without it): sized, not reserved. */
-	return ftruncate(fd, off + (off_t)len) ? -errno : 0;
 }
 
 static void say_stopped(struct ps_tstore *s, int err)
@@ -284,7 +266,7 @@ static int map_next(struct ps_thread *t, struct ps_fast *f)
 		p = NULL;
 	}
 	if (!p) {
-		err = reserve(s->fd, chunk_off(s->seq), ps_session.chunk);
+		err = ps_store_reserve(s->fd, chunk_off(s->seq), ps_session.chunk);
 		if (err)
 			return err;
 		p = mmap(NULL, ps_session.chunk, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, chunk_off(s->seq));
@@ -379,7 +361,7 @@ int ps_store_thread(struct ps_thread *t, struct ps_fast *f)
 		free(s);
 		return err;
 	}
-	err = reserve(s->fd, 0, PSD_HDR_BYTES);
+	err = ps_store_reserve(s->fd, 0, PSD_HDR_BYTES);
 	if (!err) {
 		s->hdr = mmap(NULL, PSD_HDR_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
 		if (s->hdr == MAP_FAILED)
@@ -399,7 +381,7 @@ int ps_store_thread(struct ps_thread *t, struct ps_fast *f)
 	}
 	/* Flight recorder: the ring's first chunk now, the others as they are first used. */
 	if (!err && total)
-		err = reserve(s->fd, PSD_HDR_BYTES, ps_session.chunk);
+		err = ps_store_reserve(s->fd, PSD_HDR_BYTES, ps_session.chunk);
 	if (!err && ps_session.overwrite) {
 		s->map = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, PSD_HDR_BYTES);
 		if (s->map == MAP_FAILED) {
@@ -504,7 +486,7 @@ int ps_store_next(struct ps_thread *t, struct ps_fast *f)
 		 * before the current chunk is padded: without room it keeps it.
 		 */
 		if (s->seq < n) {
-			err = reserve(s->fd, chunk_off(s->seq), ps_session.chunk);
+			err = ps_store_reserve(s->fd, chunk_off(s->seq), ps_session.chunk);
 			if (err) {
 				say_stopped(s, err);
 				return err;
@@ -602,6 +584,7 @@ void ps_store_thread_forked(struct ps_thread *self)
 		s->map = NULL;	/* not to be unmapped by the next chunk switch */
 	}
 	/* The helper did not follow: its lock may have been held at the fork. */
+	ps_store_reserve_forked();
 	pthread_mutex_init(&helper.lock, NULL);
 	pthread_cond_init(&helper.cond, NULL);
 	helper.queue = NULL;
