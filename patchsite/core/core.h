@@ -9,6 +9,7 @@
  *   mem.c      large zeroed memory
  *   textbuf.c  growable text (textbuf.h); demangle.c C++ names (demangle.h);
  *              libc.c the C library's real dlopen and the wrappers' lock (libc.h)
+ *   fast_offsets.h  what the arch assembly reads of the structures below
  * Nothing here names a site, a tracer or a file of the trace directory's
  * writer: those are the folders above (sites/, record/), which include this.
  */
