@@ -17,32 +17,8 @@
 
 #include "cmd.h"
 #include "record_run.h"
+#include "runtime_path.h"
 #include "../data/env.h"
-
-/* The runtime to preload: $PATCHSITE_LIB, next to this program, or in ../lib. */
-static int find_runtime(char *buf, size_t len)
-{
-	char exe[PATH_MAX - 64];
-	const char *env = getenv("PATCHSITE_LIB");
-	ssize_t n;
-	char *slash;
-
-	if (env && *env) {
-		snprintf(buf, len, "%s", env);
-		return access(buf, R_OK) ? -errno : 0;
-	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return -errno;
-	exe[n] = 0;
-	slash = strrchr(exe, '/');
-	*slash = 0;
-	snprintf(buf, len, "%s/libpatchsite.so", exe);
-	if (!access(buf, R_OK))
-		return 0;
-	snprintf(buf, len, "%s/../lib/libpatchsite.so", exe);
-	return access(buf, R_OK) ? -ENOENT : 0;
-}
 
 static int rm_tree(const char *path)
 {
@@ -223,7 +199,7 @@ static int settings_to_env(const struct record_run *r)
 	char lib[PATH_MAX], preload[2 * PATH_MAX];
 	const char *old = getenv("LD_PRELOAD");
 
-	if (find_runtime(lib, sizeof(lib))) {
+	if (runtime_path(lib, sizeof(lib), false)) {
 		fprintf(stderr, "patchsite: cannot find libpatchsite.so next to this program or in "
 			"../lib (set PATCHSITE_LIB)\n");
 		return -1;
