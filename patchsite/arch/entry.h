@@ -5,7 +5,7 @@
  * as in every tracer (the kernel's ftrace_caller -> ftrace_ops_list_func,
  * uftrace's mcount.S -> mcount_entry).  Declared here, once; nothing else
  * in a lower folder may name a higher one.  The fast trampolines also
- * read the ps_fast TLS (core/thread.c) at the PSF_* offsets (internal.h).
+ * read the ps_fast TLS (core/thread.c) at the PSF_* offsets (core/fast_offsets.h).
  */
 #ifndef PS_ENTRY_H
 #define PS_ENTRY_H

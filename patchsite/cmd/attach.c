@@ -27,30 +27,9 @@
 #include "attach_inject.h"
 #include "attach_refuse.h"
 #include "ctlclient.h"
+#include "runtime_path.h"
 
 #define CHANNEL_WAIT_MS	5000	/* the control socket, made by the runtime's thread */
-
-/* The runtime to load: $PATCHSITE_LIB, next to this program, or in ../lib (as record's). */
-static int find_lib(char *buf, size_t len)
-{
-	char exe[PATH_MAX - 64], *slash;
-	const char *env = getenv("PATCHSITE_LIB");
-	ssize_t n;
-
-	if (env && *env)
-		return realpath(env, buf) ? 0 : -errno;
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return -errno;
-	exe[n] = '\0';
-	slash = strrchr(exe, '/');
-	*slash = '\0';
-	snprintf(buf, len, "%s/libpatchsite.so", exe);
-	if (!access(buf, R_OK))
-		return 0;
-	snprintf(buf, len, "%s/../lib/libpatchsite.so", exe);
-	return access(buf, R_OK) ? -ENOENT : 0;
-}
 
 /* Does pid's channel answer? */
 static bool answers(int pid)
@@ -107,7 +86,7 @@ static int load_runtime(int pid, const char *who, char *why, size_t len)
 		target_free(&t);
 		return -1;
 	}
-	if (find_lib(lib, sizeof(lib))) {
+	if (runtime_path(lib, sizeof(lib), true)) {	/* absolute: the target's cwd is not ours */
 		target_free(&t);
 		return attach_fail(why, len, "cannot find libpatchsite.so next to this program or "
 				   "in ../lib (set PATCHSITE_LIB)");

@@ -43,7 +43,7 @@ struct attach_record {
 	const char *tracer, *filter, *notrace, *graph, *depth, *kb;
 	double duration;	/* seconds; 0: until SIGINT or SIGTERM */
 	bool live;		/* --live: print what the session records from now on */
-	int (*fresh_dir)(const char *dir);	/* main.c: an older session moves to DIR.old */
+	int (*fresh_dir)(const char *dir);	/* record_run.c: an older session moves to DIR.old */
 	int (*follow)(const struct attach_follow *f);	/* record_cmd.c: --live */
 };
 

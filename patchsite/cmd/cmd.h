@@ -5,6 +5,7 @@
  * render/ or the control client, and chooses the exit status.
  *   record_cmd.c  record            view.c  replay, report, dump, info
  *   pipe.c        pipe              ctl.c   ctl (ctlclient.h)
+ * record runs its CMD in record_run.c (record_run.h).
  */
 #ifndef PS_CMD_H
 #define PS_CMD_H

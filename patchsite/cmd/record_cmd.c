@@ -1,22 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * patchsite record: run a program with libpatchsite preloaded into a fresh
- * trace directory, then write how it ended (the status file).
+ * patchsite record: its options, checked, and the names in them resolved
+ * from the program's DWARF; record_run.c then runs the program with
+ * libpatchsite preloaded into a fresh trace directory and writes how it
+ * ended (the status file); -p goes to attach.c.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "attach.h"
 #include "cmd.h"
-#include "../data/env.h"
 #include "../events/probe.h"
 #include "probe_dwarf.h"
 #include "filter_if_cmd.h"
@@ -24,6 +22,7 @@
 #include "argspec.h"
 #include "libcall_args.h"
 #include "pipe.h"
+#include "record_run.h"
 
 /* list + s, sep between them (textlist.c); out of memory: said, exit 2. */
 static char *append_sep(char *list, const char *s, char sep)
@@ -181,186 +180,6 @@ static char *append_line(char *list, const char *def)
 	return append_sep(list, def, '\n');
 }
 
-/* The runtime to preload: $PATCHSITE_LIB, next to this program, or in ../lib. */
-static int find_runtime(char *buf, size_t len)
-{
-	char exe[PATH_MAX - 64];
-	const char *env = getenv("PATCHSITE_LIB");
-	ssize_t n;
-	char *slash;
-
-	if (env && *env) {
-		snprintf(buf, len, "%s", env);
-		return access(buf, R_OK) ? -errno : 0;
-	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return -errno;
-	exe[n] = 0;
-	slash = strrchr(exe, '/');
-	*slash = 0;
-	snprintf(buf, len, "%s/libpatchsite.so", exe);
-	if (!access(buf, R_OK))
-		return 0;
-	snprintf(buf, len, "%s/../lib/libpatchsite.so", exe);
-	return access(buf, R_OK) ? -ENOENT : 0;
-}
-
-static int rm_tree(const char *path)
-{
-	char *argv[] = { "rm", "-rf", "--", (char *)path, NULL };
-	pid_t pid = fork();
-	int st;
-
-	if (pid == 0) {
-		execvp("rm", argv);
-		_exit(127);
-	}
-	return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : -1;
-}
-
-/*
- * A misspelt PATCHSITE_* in what CMD gets, said here on our stderr, once:
- * the env-warnings file tells the runtime in CMD's processes that it was
- * said (they would otherwise say it on the first traced process's stderr).
- */
-static void env_names_say(const char *dir)
-{
-	extern char **environ;
-	char text[2048], path[PATH_MAX];
-	size_t n = psd_env_check(environ, text, sizeof(text));
-	FILE *f;
-
-	if (!n)
-		return;
-	fputs(text, stderr);
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		return;
-	snprintf(path, sizeof(path), "%s/%s", dir, PSD_ENV_WARNINGS);
-	f = fopen(path, "w");
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-}
-
-/* An older session in DIR goes to DIR.old (as uftrace does): processes never mix sessions. */
-static int fresh_dir(const char *dir)
-{
-	char old[PATH_MAX], sess[PATH_MAX];
-	struct stat sb;
-
-	if (stat(dir, &sb))
-		return 0;
-	snprintf(sess, sizeof(sess), "%s/session", dir);
-	if (!S_ISDIR(sb.st_mode) || stat(sess, &sb)) {
-		fprintf(stderr, "patchsite: %s: exists and is not a trace directory: not touched\n", dir);
-		return -1;
-	}
-	snprintf(old, sizeof(old), "%s.old", dir);
-	if ((!stat(old, &sb) && rm_tree(old)) || rename(dir, old)) {
-		fprintf(stderr, "patchsite: %s: cannot move the older session to %s\n", dir, old);
-		return -1;
-	}
-	return 0;
-}
-
-/*
- * Did CMD's own process refuse a setting (the runtime said it on stderr and
- * noted it in DIR/refused, "PID line")?  A child's refusal (an exec'd
- * program without the probed function) leaves CMD's recording whole.
- */
-static bool refused(const char *dir, pid_t pid)
-{
-	char path[PATH_MAX], line[1024];
-	bool found = false;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, PSD_REFUSED);
-	f = fopen(path, "r");
-	while (f && !found && fgets(line, sizeof(line), f))
-		found = atoi(line) == (int)pid;
-	if (f)
-		fclose(f);
-	return found;
-}
-
-/*
- * The trace directory, with its (empty) session list, there before CMD
- * starts: a setting its runtime refuses is noted in it (refused()), and a
- * later record over it finds a trace directory to move aside.
- */
-static int make_session(const char *dir)
-{
-	char path[PATH_MAX];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/session", dir);
-	if ((mkdir(dir, 0755) && errno != EEXIST) || !(f = fopen(path, "a"))) {
-		fprintf(stderr, "patchsite: %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	fclose(f);
-	return 0;
-}
-
-/*
- * CMD's end, in the directory of its last image (what info and replay say);
- * a run that recorded nothing is said, with the likely reason (none when
- * the runtime said it: a setting refused).
- */
-static void write_status(const char *dir, const char *cmd, pid_t pid, int st)
-{
-	char path[PATH_MAX], line[256], name[64] = "", text[64];
-	unsigned procs = 0, with_sites = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/session", dir);
-	f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f)) {
-		int p, pp;
-		char n[64];
-
-		if (sscanf(line, "%d %d %63s", &p, &pp, n) != 3)
-			continue;
-		procs++;
-		with_sites += strcmp(n, "-") != 0;
-		if (p == pid && strcmp(n, "-"))
-			snprintf(name, sizeof(name), "%s", n);
-	}
-	if (f)
-		fclose(f);
-	if (refused(dir, pid))
-		;	/* said by the runtime, one line */
-	else if (!procs)
-		fprintf(stderr, "patchsite: %s: nothing recorded: the runtime did not start in it "
-			"(a static executable?)\n", cmd);
-	else if (!with_sites)
-		fprintf(stderr, "patchsite: %s: nothing recorded: no traceable functions (build with "
-			"-pg (x86-64, aarch64) or -finstrument-functions (x86-64, aarch64), -pg -mfentry "
-			"-mrecord-mcount or -fpatchable-function-entry=5)\n", cmd);
-	if (!name[0] || strchr(name, '/'))
-		return;
-	if (WIFSIGNALED(st))
-		snprintf(text, sizeof(text), "signal %d (%s)\n", WTERMSIG(st), strsignal(WTERMSIG(st)));
-	else
-		snprintf(text, sizeof(text), "exit %d\n", WEXITSTATUS(st));
-	snprintf(path, sizeof(path), "%s/%s/status", dir, name);
-	f = fopen(path, "w");
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-}
-
-static void set_env(const char *name, const char *value)
-{
-	if (value && setenv(name, value, 1)) {
-		perror("patchsite: setenv");
-		exit(2);
-	}
-}
-
 /*
  * What a uftrace user expects first: the program's library calls.  Only
  * the command turns them on: the runtime alone (preloaded or linked in)
@@ -390,24 +209,6 @@ static int follow_attached(const struct attach_follow *f)
 	return pipe_follow(stdout, &p);
 }
 
-/*
- * The child: CMD, or --emulator=PROG CMD (qemu-aarch64 running an aarch64
- * CMD on another machine; the runtime preloaded is then CMD's arch's,
- * PATCHSITE_LIB).  CMD stays the program whose DWARF names resolve in.
- */
-static void exec_cmd(const char *emulator, char **cmd)
-{
-	if (emulator) {
-		cmd[-1] = (char *)emulator;	/* argv[optind - 1]: an option of ours, done with */
-		execvp(emulator, cmd - 1);
-		fprintf(stderr, "patchsite: --emulator=%s: %s\n", emulator, strerror(errno));
-		_exit(127);
-	}
-	execvp(cmd[0], cmd);
-	fprintf(stderr, "patchsite: %s: %s\n", cmd[0], strerror(errno));
-	_exit(127);
-}
-
 int cmd_record(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -427,17 +228,15 @@ int cmd_record(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	struct attach_record at = { .fresh_dir = fresh_dir, .follow = follow_attached };
+	struct attach_record at = { .fresh_dir = record_fresh_dir, .follow = follow_attached };
 	char *end;
 	struct pipe_opts live = { 0 };
 	const char *dir = DEFAULT_DIR, *tracer = "function_graph", *depth = NULL, *kb = NULL;
 	char *filter = NULL, *notrace = NULL, *graph = NULL, *probes = NULL, *argspecs = NULL;
-	char *retvals = NULL, lib[PATH_MAX], preload[2 * PATH_MAX];
-	const char *old;
+	char *retvals = NULL;
 	const char *libcall = NULL, *emulator = NULL;
 	bool overwrite = false, nest = false, no_sched = false, auto_all = false;
-	int c, st;
-	pid_t pid;
+	int c;
 
 	while ((c = getopt_long(argc, argv, "+d:F:N:G:D:p:A:R:ah", opts, NULL)) != -1) {
 		switch (c) {
@@ -567,72 +366,16 @@ int cmd_record(int argc, char **argv)
 			return 2;
 		probes = resolved;
 	}
-	if (find_runtime(lib, sizeof(lib))) {
-		fprintf(stderr, "patchsite: cannot find libpatchsite.so next to this program or in "
-			"../lib (set PATCHSITE_LIB)\n");
-		return 2;
-	}
-	if (fresh_dir(dir))
-		return 2;
-	old = getenv("LD_PRELOAD");
-	/* After what is there: a sanitizer's runtime must stay first. */
-	snprintf(preload, sizeof(preload), "%s%s%s", old ? old : "", old && *old ? " " : "", lib);
-	unsetenv("PATCHSITE_OUTPUT");
-	unsetenv("PATCHSITE_FORMAT");
-	set_env("LD_PRELOAD", preload);
-	set_env("PATCHSITE_TRACER", tracer);
-	set_env("PATCHSITE_DATA", dir);
-	set_env("PATCHSITE_FILTER", filter);
-	set_env("PATCHSITE_NOTRACE", notrace);
-	set_env("PATCHSITE_GRAPH_FUNCTION", graph);
-	set_env("PATCHSITE_PROBES", probes);
-	set_env("PATCHSITE_ARGS", retvals);	/* -R FUNC@retval: set_ftrace_args */
-	set_env("PATCHSITE_MAX_DEPTH", depth);
-	set_env("PATCHSITE_BUFFER_KB", kb);
-	set_env("PATCHSITE_OVERWRITE", overwrite ? "1" : NULL);
-	set_env("PATCHSITE_LIBCALL", libcall);
-	set_env("PATCHSITE_SCHED", no_sched ? "0" : NULL);	/* else the environment's (default 1) */
-	env_names_say(dir);
-	if (make_session(dir))
-		return 2;
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		perror("patchsite: fork");
-		return 2;
-	}
-	if (!pid)
-		exec_cmd(emulator, argv + optind);
-	/* Like time(1): ^C and ^\ are for the program; we stay to say how it ended. */
-	signal(SIGINT, SIG_IGN);
-	signal(SIGQUIT, SIG_IGN);
-	if (live.dir) {
-		/* A reader that goes away (| head) ends the streaming, not us: CMD runs on. */
-		signal(SIGPIPE, SIG_IGN);
-		live.dir = dir;
-		live.child = pid;
-		pipe_follow(stdout, &live);
-	}
-	if (live.child_done)
-		st = live.child_status;
-	else while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR) {
-			perror("patchsite: waitpid");
-			return 2;
-		}
-	write_status(dir, argv[optind], pid, st);
-	record_say_lost(dir, argv[optind]);
+	c = record_run(&(struct record_run){
+		.dir = dir, .tracer = tracer, .depth = depth, .kb = kb, .libcall = libcall,
+		.filter = filter, .notrace = notrace, .graph = graph, .probes = probes,
+		.retvals = retvals, .overwrite = overwrite, .no_sched = no_sched,
+		.emulator = emulator, .live = &live, .cmd = argv + optind,
+	});
 	free(filter);
 	free(probes);
 	free(retvals);
 	free(notrace);
 	free(graph);
-	if (WIFSIGNALED(st)) {
-		fprintf(stderr, "patchsite: %s: killed by signal %d (%s); recorded up to then in %s\n",
-			argv[optind], WTERMSIG(st), strsignal(WTERMSIG(st)), dir);
-		return 128 + WTERMSIG(st);
-	}
-	if (!WEXITSTATUS(st) && refused(dir, pid))
-		return 2;	/* it ran untraced: not a recording (the runtime said why) */
-	return WEXITSTATUS(st);
+	return c;
 }

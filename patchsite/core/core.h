@@ -9,6 +9,7 @@
  *   mem.c      large zeroed memory
  *   textbuf.c  growable text (textbuf.h); demangle.c C++ names (demangle.h);
  *              libc.c the C library's real dlopen and the wrappers' lock (libc.h)
+ *   fast_offsets.h  what the arch assembly reads of the structures below
  * Nothing here names a site, a tracer or a file of the trace directory's
  * writer: those are the folders above (sites/, record/), which include this.
  */
@@ -22,6 +23,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "core/fast_offsets.h"	/* what the arch assembly reads: PSF_*, PS_FRAME_*, PS_FS_* */
 #include "core/lasterror.h"	/* ps_last_error: the calling thread's last error, off static TLS */
 #include "data/format.h"
 #include "patchsite.h"
@@ -42,21 +44,15 @@ struct ps_tstore;
  * The built-in tracers' hot per-thread state, in initial-exec TLS so that
  * the arch's fast trampolines reach it with one GOT load and %fs-relative
  * accesses.  All zero in a new thread: budget 0 sends the first event to
- * the slow path, which sets everything up.  Offsets are used by the arch
- * assembly (PSF_* below).
+ * the slow path, which sets everything up.  The arch assembly reads them
+ * at the offsets of core/fast_offsets.h, checked below.
  */
 struct ps_frame {			/* one traced call whose return is hooked */
 	uintptr_t ret;			/* the real return address */
 	uintptr_t key;			/* where it was stored, minus PS_FRAME_KEY_BIAS; bit 0: unhooked */
 	uint64_t idw;			/* exit word: site id << 2 | PS_EV_EXIT */
 };
-#define PS_FRAME_KEY_BIAS 24		/* the exit trampoline's %rsp after it saved 3 registers */
-/*
- * Key bit 1: the frame's return must reach C (record/graph.c frame_exit: a
- * threshold, a return value); the fast return paths see a key that does
- * not match and take their slow path.  Compare keys with PS_FRAME_KEY.
- */
-#define PS_FRAME_SLOW	2
+/* PS_FRAME_KEY_BIAS and key bit PS_FRAME_SLOW: core/fast_offsets.h */
 #define PS_FRAME_KEY(fr) ((fr)->key & ~(uintptr_t)PS_FRAME_SLOW)
 
 /* What the C exit of a frame needs (record/graph.c), parallel to the shadow frames. */
@@ -73,7 +69,7 @@ struct ps_fslow {
 		uint64_t edata[PS_FS_EDATA];
 	};
 	uint32_t units;			/* budget units the entry took */
-	uint32_t flags;			/* PS_FS_* */
+	uint32_t flags;			/* PS_FS_* (core/fast_offsets.h) */
 	void *prof;			/* PS_FS_PROFILE: the call's counters (record/profile.c);
 					   PS_FS_PROBE: the return probe's (record/retprobe.c) */
 	union {
@@ -81,14 +77,7 @@ struct ps_fslow {
 		const void *rfast;	/* PS_FS_PROBE_FAST: its record's layout (events/probe_hits.h) */
 	};
 };
-#define PS_FS_THRESH	1		/* tracing_thresh: a short call is taken back */
-#define PS_FS_RETVAL	2		/* its return value is recorded */
-#define PS_FS_NOTRACE	4		/* set_graph_notrace: nothing recorded until it returns */
-#define PS_FS_LATENCY	8		/* the latency tracer's top-level call */
-#define PS_FS_PROFILE	16		/* function_profile: counted at its end, nothing recorded */
-#define PS_FS_PROBE	32		/* a return probe's hook alone (record/retprobe.c) */
-#define PS_FS_PROBE_FAST 64		/* ... hooked by x86-64's probe trampoline, recorded by
-					   its return trampoline when it can (x86_64/retprobe_tramp.S) */
+/* flags PS_FS_*: core/fast_offsets.h (x86-64's assembly tests some) */
 
 struct ps_fast {
 	uint64_t *wp;			/* next word of the ring */
@@ -113,13 +102,22 @@ static inline uint64_t *ps_wp_get(struct ps_fast *f)
 {
 	return __atomic_load_n(&f->wp, __ATOMIC_ACQUIRE);
 }
-#define PSF_WP		0
-#define PSF_BUDGET	8
-#define PSF_HI		12
-#define PSF_FP		16
-#define PSF_STACK_LO	32
-#define PSF_STACK_SIZE	40
-#define PSF_FP_END	48
+/* The layout the arch assembly reads by core/fast_offsets.h (32-bit loads of budget and hi). */
+#define PS_FAST_AT(field, off) _Static_assert(offsetof(struct ps_fast, field) == (off), #off)
+PS_FAST_AT(wp, PSF_WP);
+PS_FAST_AT(budget, PSF_BUDGET);
+PS_FAST_AT(hi, PSF_HI);
+PS_FAST_AT(fp, PSF_FP);
+PS_FAST_AT(t, PSF_T);
+PS_FAST_AT(stack_lo, PSF_STACK_LO);
+PS_FAST_AT(stack_size, PSF_STACK_SIZE);
+PS_FAST_AT(fp_end, PSF_FP_END);
+#undef PS_FAST_AT
+_Static_assert(sizeof(((struct ps_fast *)0)->budget) == 4 && sizeof(((struct ps_fast *)0)->hi) == 4,
+	       "PSF_BUDGET, PSF_HI: 32 bits");
+_Static_assert(sizeof(struct ps_frame) == PS_FRAME_SIZE && offsetof(struct ps_frame, ret) == 0 &&
+	       offsetof(struct ps_frame, key) == 8 && offsetof(struct ps_frame, idw) == 16,
+	       "shadow frame { ret, key, idw }");
 
 /* Ring words: the trace format's (data/format.h), which the runtime writes as they are kept. */
 enum ps_ev_type {
@@ -128,6 +126,8 @@ enum ps_ev_type {
 	PS_EV_FUNC = PSD_EV_FUNC,
 	PS_EV_MARK = PSD_EV_MARK,
 };
+_Static_assert(PSA_EV_ENTRY == PS_EV_ENTRY && PSA_EV_EXIT == PS_EV_EXIT && PSA_EV_FUNC == PS_EV_FUNC &&
+	       PSA_ID_SHIFT == PS_ID_SHIFT && PSA_ID_MASK == PS_ID_MASK, "core/fast_offsets.h's PSA_*");
 /* A mark word with a kind is an extended record (data/format.h: PSD_EXT_*). */
 #define PS_EV_PAD	PSD_EV_PAD
 

@@ -6,9 +6,10 @@
  * Those offsets (arch/x86_64/asm_offsets.h, which tramp.S includes) are
  * checked against the C here, where the structures are known, with the
  * core structures' every x86-64 fast path shares (events/probe_tramp_layout.c
- * checks the probes' own).  The C path
- * (graph.c, profile.c, profile_counters.h) takes every other call and
- * counts the same way; aarch64, riscv64 and the TSan build have it alone.
+ * checks the probes' own; core.h those every arch's assembly reads, from
+ * core/fast_offsets.h).  The C path (graph.c, profile.c, profile_counters.h)
+ * takes every other call and counts the same way; aarch64, riscv64 and the
+ * TSan build have it alone.
  */
 #if defined(__x86_64__)
 #include <stddef.h>
@@ -18,18 +19,12 @@
 
 #define AT(type, field, off) _Static_assert(offsetof(type, field) == (off), #type "." #field)
 #define SIZE(type, field, n) _Static_assert(sizeof(((type *)0)->field) == (n), #type "." #field)
-AT(struct ps_fast, wp, PSF_WP);
-AT(struct ps_fast, budget, PSF_BUDGET);
-SIZE(struct ps_fast, budget, 4);
-AT(struct ps_fast, hi, PSF_HI);
-AT(struct ps_fast, fp, PSF_FP);
 AT(struct ps_thread, seq, PST_SEQ);
 SIZE(struct ps_thread, seq, 8);
 AT(struct ps_thread, depth, PST_DEPTH);
 SIZE(struct ps_thread, depth, 4);
 AT(struct ps_fslow, edata, FS_EDATA);
 AT(struct ps_fslow, rfast, FS_RFAST);
-_Static_assert(offsetof(struct ps_frame, ret) == 0, "ps_frame.ret");
 AT(struct ps_thread, frames, PST_FRAMES);
 AT(struct ps_thread, fslow, PST_FSLOW);
 AT(struct ps_thread, notrace, PST_NOTRACE);
@@ -40,7 +35,6 @@ AT(struct ps_fslow, flags, FS_FLAGS);
 AT(struct ps_fslow, prof, FS_PROF);
 AT(struct ps_fslow, child_ns, FS_CHILD);
 _Static_assert(sizeof(struct ps_fslow) == FS_SIZE, "ps_fslow size");
-_Static_assert(sizeof(struct ps_frame) == 24, "ps_frame size");
 AT(struct prof_thread, gen, PPT_GEN);
 AT(struct prof_thread, mods, PPT_MODS);
 _Static_assert(sizeof(unsigned) == 4, "gen: cmpl");
@@ -57,8 +51,4 @@ AT(struct prof_fn, h.max, PF_HMAX);
 AT(struct prof_fn, h.count, PF_HCOUNT);
 AT(struct ps_state, tracing_on, PS_TRACING_ON);
 SIZE(struct ps_state, tracing_on, 1);
-AT(struct ps_fast, t, PSF_T);
-_Static_assert(PS_FS_PROFILE == 16 && PS_FS_PROBE == 32 && PS_FS_PROBE_FAST == 64 &&
-	       PS_FRAME_SLOW == 2 && PS_FRAME_KEY_BIAS == 24 &&
-	       PS_ID_SHIFT == 21 && PS_ID_MASK == 0x1fffff, "tramp.S's constants");
 #endif

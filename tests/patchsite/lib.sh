@@ -2,7 +2,8 @@
 # What the recording suites share (sourced from the top of the source tree,
 # after `set -u`):  suite_init NAME BUILD_DIR plain|san  sets
 #   B MODE        the build directory and plain or san
-#   T             a temporary directory, removed at exit
+#   T             a temporary directory, removed at exit (kept, and named on
+#                 stderr, when KEEP is set: KEEP=1 sh tests/patchsite/NAME.sh)
 #   PASS FAIL     the counts pass and fail keep
 #   CC PS         the compiler, the patchsite command (absolute)
 #   TESTS         tests/patchsite (absolute), for the checkers
@@ -15,7 +16,7 @@ suite_init() {
 	B=${2:-build}
 	MODE=${3:-plain}
 	T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-$1.XXXXXX")
-	trap 'rm -rf "$T"' EXIT
+	trap 'if [ -z "${KEEP:-}" ]; then rm -rf "$T"; else echo "kept $T" >&2; fi' EXIT
 	PASS=0
 	FAIL=0
 	CC=${CC:-gcc}

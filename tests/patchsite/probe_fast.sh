@@ -15,21 +15,10 @@
 # records them.
 set -u
 
-B=${1:-build}
-MODE=${2:-plain}
-T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-probe_fast.XXXXXX")
-trap '[ -z "${KEEP:-}" ] && rm -rf "$T"' EXIT
-PASS=0
-FAIL=0
-PS="$PWD/$B/patchsite"
-LIB="$PWD/$B/libpatchsite.so"
-SANPRE=
-if [ "$MODE" = san ]; then
-	SANPRE="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so) "
-	export ASAN_OPTIONS=detect_leaks=0
-fi
-pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
-fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
+. tests/patchsite/lib.sh
+suite_init probe_fast "$@"
+LIB=$PATCHSITE_LIB
+PRELOAD="${SANPRE:+$SANPRE }$LIB"	# the program runs with the runtime preloaded
 
 if [ "$(uname -m)" != x86_64 ]; then
 	echo "SKIP probe_fast.sh: the fast path is x86-64's"
@@ -70,7 +59,7 @@ awk 'BEGIN {
 	}
 }' >"$T/want"
 PROBE='f:t/mix f_mix a=$arg1:s32 b=$arg2:u8 c=$arg3:s16 d=$arg4:s64 e=$arg5:u32 x=$arg6:x64'
-if ! gcc -O2 -g -pg -mfentry -mrecord-mcount "$T/mix.c" -o "$T/mix" >"$T/build.log" 2>&1; then
+if ! $CC -O2 -g -pg -mfentry -mrecord-mcount "$T/mix.c" -o "$T/mix" >"$T/build.log" 2>&1; then
 	fail "build" "$T/build.log"
 	echo "$PASS passed, $FAIL failed"
 	exit 1
@@ -80,7 +69,7 @@ fi
 run() {
 	rm -rf "$T/rec"
 	if ! env PATCHSITE_TRACER="$2" PATCHSITE_FILTER=f_mix PATCHSITE_PROBES="$PROBE" \
-		PATCHSITE_DATA="$T/rec" LD_PRELOAD="$SANPRE$LIB" "$T/mix" >"$T/out" 2>"$T/err"; then
+		PATCHSITE_DATA="$T/rec" LD_PRELOAD="$PRELOAD" "$T/mix" >"$T/out" 2>"$T/err"; then
 		fail "$1: run" "$T/err"
 		return
 	fi
@@ -101,7 +90,7 @@ run "function tracer too (generic path)" function
 # them out, say that the packed form was written (24 and 16 bytes).
 packed() {	# NAME PROBE AWK-FORMAT WORDS
 	rm -rf "$T/rec"
-	if ! env PATCHSITE_PROBES="$2" PATCHSITE_DATA="$T/rec" LD_PRELOAD="$SANPRE$LIB" \
+	if ! env PATCHSITE_PROBES="$2" PATCHSITE_DATA="$T/rec" LD_PRELOAD="$PRELOAD" \
 		"$T/mix" >"$T/out" 2>"$T/err"; then
 		fail "$1: run" "$T/err"
 		return

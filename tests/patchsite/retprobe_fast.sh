@@ -20,21 +20,10 @@
 # without the runtime in each.  Then 4 threads at once, probes alone (below).
 set -u
 
-B=${1:-build}
-MODE=${2:-plain}
-T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-retprobe_fast.XXXXXX")
-trap '[ -z "${KEEP:-}" ] && rm -rf "$T"' EXIT
-PASS=0
-FAIL=0
-PS="$PWD/$B/patchsite"
-LIB="$PWD/$B/libpatchsite.so"
-SANPRE=
-if [ "$MODE" = san ]; then
-	SANPRE="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so) "
-	export ASAN_OPTIONS=detect_leaks=0
-fi
-pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
-fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
+. tests/patchsite/lib.sh
+suite_init retprobe_fast "$@"
+LIB=$PATCHSITE_LIB
+PRELOAD="${SANPRE:+$SANPRE }$LIB"	# the program runs with the runtime preloaded
 
 if [ "$(uname -m)" != x86_64 ]; then
 	echo "SKIP retprobe_fast.sh: the fast path is x86-64's"
@@ -110,7 +99,7 @@ class Entry(gdb.Breakpoint):
 
 Entry("*f_ret", internal=True)
 EOF
-if ! gcc -O2 -g -pg -mfentry -mrecord-mcount "$T/ret.c" -o "$T/ret" >"$T/build.log" 2>&1; then
+if ! $CC -O2 -g -pg -mfentry -mrecord-mcount "$T/ret.c" -o "$T/ret" >"$T/build.log" 2>&1; then
 	fail "build" "$T/build.log"
 	echo "$PASS passed, $FAIL failed"
 	exit 1
@@ -141,7 +130,7 @@ PROBE='f:t/ret f_ret%return r=$retval:s64 a=$arg1:s32 b=$arg2:u8 c=$arg3:s16 d=$
 run() {
 	rm -rf "$T/rec"
 	if ! (cd "$T" && env PATCHSITE_TRACER="$2" PATCHSITE_FILTER=f_ret PATCHSITE_PROBES="$PROBE" \
-		PATCHSITE_DATA="$T/rec" LD_PRELOAD="$SANPRE$LIB" ./ret >"$T/out" 2>"$T/err"); then
+		PATCHSITE_DATA="$T/rec" LD_PRELOAD="$PRELOAD" ./ret >"$T/out" 2>"$T/err"); then
 		fail "$1: run" "$T/err"
 		return
 	fi
@@ -164,7 +153,7 @@ run "function_graph too (generic path)" function_graph
 # The event's filter keeps the C path: the calls with a = 0, as gdb saw them.
 rm -rf "$T/rec"
 if (cd "$T" && env PATCHSITE_TRACER=nop PATCHSITE_PROBES="$PROBE if a == 0" \
-	PATCHSITE_DATA="$T/rec" LD_PRELOAD="$SANPRE$LIB" ./ret >"$T/out" 2>"$T/err"); then
+	PATCHSITE_DATA="$T/rec" LD_PRELOAD="$PRELOAD" ./ret >"$T/out" 2>"$T/err"); then
 	"$PS" replay --no-sched -d "$T/rec" 2>"$T/err" | sed -n 's/.*t:ret: //p' | sed 's, \*/$,,' >"$T/got"
 	grep -- '(a=0,' "$T/want" >"$T/want.f"
 	if [ -s "$T/want.f" ] && diff "$T/want.f" "$T/got" >"$T/diff"; then
@@ -245,11 +234,11 @@ int main(void)
 }
 EOF
 rm -rf "$T/rec"
-if ! gcc -O2 -pg -mfentry -mrecord-mcount -pthread "$T/thr.c" -o "$T/thr" >"$T/build.log" 2>&1; then
+if ! $CC -O2 -pg -mfentry -mrecord-mcount -pthread "$T/thr.c" -o "$T/thr" >"$T/build.log" 2>&1; then
 	fail "threads: build" "$T/build.log"
 elif ! (cd "$T" && env PATCHSITE_TRACER=nop \
 	PATCHSITE_PROBES='f:t/thr thr%return r=$retval:s64 k=$arg1:s32 i=$arg2:s32' \
-	PATCHSITE_DATA="$T/rec" LD_PRELOAD="$SANPRE$LIB" ./thr >"$T/out" 2>"$T/err"); then
+	PATCHSITE_DATA="$T/rec" LD_PRELOAD="$PRELOAD" ./thr >"$T/out" 2>"$T/err"); then
 	fail "threads: run" "$T/err"
 else
 	"$PS" replay --no-sched -d "$T/rec" 2>"$T/err" | sed -n 's/.*t:thr: //p' | sed 's, \*/$,,' >"$T/got"

@@ -64,16 +64,6 @@ _Static_assert(sizeof(struct patchsite_regs) == 304 - 16, "tramp.S FRAME");
 _Static_assert(offsetof(struct patchsite_regs, a[2]) - offsetof(struct patchsite_regs, key_slot) ==
 	       3 * sizeof(unsigned long), "aarch64_key_slot: loc[-3]");
 
-/* tramp.S's fast path repeats these offsets. */
-_Static_assert(offsetof(struct ps_fast, wp) == 0 && PSF_WP == 0, "PSF_WP");
-_Static_assert(offsetof(struct ps_fast, budget) == 8 && PSF_BUDGET == 8, "PSF_BUDGET");
-_Static_assert(offsetof(struct ps_fast, hi) == 12 && PSF_HI == 12, "PSF_HI");
-_Static_assert(offsetof(struct ps_fast, fp) == 16 && PSF_FP == 16, "PSF_FP");
-_Static_assert(offsetof(struct ps_fast, stack_lo) == 32 && PSF_STACK_LO == 32, "PSF_STACK_LO");
-_Static_assert(offsetof(struct ps_fast, stack_size) == 40 && PSF_STACK_SIZE == 40, "PSF_STACK_SIZE");
-_Static_assert(sizeof(struct ps_frame) == 24 && PS_FRAME_KEY_BIAS == 24, "shadow frame in tramp.S");
-_Static_assert(PS_EV_FUNC == 2 && PS_EV_EXIT == 1 && PS_EV_ENTRY == 0, "event types in tramp.S");
-
 void ps_aarch64_tramp(void);
 void ps_aarch64_func_entry(void);
 void ps_aarch64_graph_entry(void);

@@ -125,17 +125,13 @@
  * The function tracer alone, its common case without a C call: one
  * 16-byte event (word, parent) in the thread's ring.  struct ps_fast is
  * reached through initial-exec TLS (tpidr_el0 + its GOT offset); PSF_*
- * are its offsets (internal.h; arch.c checks them).  Anything else (a new
+ * are its offsets (core/fast_offsets.h, with the shadow frame's and the
+ * event types; core.h checks them).  Anything else (a new
  * thread, a spent budget, a new upper half of the clock) goes to
  * ps_aarch64_func_slow with every register as it came.  Uses x16, x17 and
  * x0..x3 (saved).
  */
-#define PSF_WP		0
-#define PSF_BUDGET	8
-#define PSF_HI		12
-#define PSF_FP		16
-#define PSF_STACK_LO	32
-#define PSF_STACK_SIZE	40
+#include "core/fast_offsets.h"
 
 	/* \reg = &ps_fast (initial-exec TLS), \tmp clobbered. */
 	.macro	PS_FAST reg, tmp
@@ -161,7 +157,7 @@
 	str	w0, [x17, #PSF_BUDGET]
 	ldr	x0, [x17, #PSF_WP]
 	and	w3, w16, #~3
-	orr	w3, w3, #2			/* PS_EV_FUNC */
+	orr	w3, w3, #PS_EV_FUNC
 	orr	x3, x3, x1, lsl #32		/* clock low half << 32 | idw */
 	stp	x3, x9, [x0]			/* the event, then its parent */
 	add	x0, x0, #16
@@ -229,11 +225,11 @@
 	str	x1, [x0], #8			/* the entry event */
 	stlr	x0, [x17]			/* PSF_WP, after the word */
 	ldr	x0, [x17, #PSF_FP]
-	orr	w3, w3, #1			/* PS_EV_EXIT, for the frame */
-	sub	x1, x2, #24			/* key: slot - PS_FRAME_KEY_BIAS */
+	orr	w3, w3, #PS_EV_EXIT		/* for the frame */
+	sub	x1, x2, #PS_FRAME_KEY_BIAS	/* the frame's key */
 	stp	x9, x1, [x0]			/* frame.ret, frame.key */
 	str	x3, [x0, #16]			/* frame.idw */
-	add	x0, x0, #24
+	add	x0, x0, #PS_FRAME_SIZE
 	str	x0, [x17, #PSF_FP]
 	ldp	x2, x3, [sp, #16]
 	ldp	x0, x1, [sp], #32
@@ -265,7 +261,7 @@
 	b.ne	9f
 	ldr	x15, [x17, #PSF_FP]
 	ldur	x14, [x15, #-16]		/* top frame's key */
-	sub	x13, sp, #8 + 24
+	sub	x13, sp, #8 + PS_FRAME_KEY_BIAS
 	cmp	x14, x13
 	b.ne	9f
 	ldur	x14, [x15, #-8]			/* idw | PS_EV_EXIT */
@@ -274,7 +270,7 @@
 	ldr	x13, [x17, #PSF_WP]
 	str	x14, [x13], #8			/* the exit event */
 	stlr	x13, [x17]			/* PSF_WP */
-	sub	x15, x15, #24
+	sub	x15, x15, #PS_FRAME_SIZE
 	str	x15, [x17, #PSF_FP]
 	ret
 9:	b	ps_aarch64_graph_return_slow
@@ -369,7 +365,7 @@
 	LATE_RET x2, x29
 	ldr	x0, [x17, #PSF_WP]
 	and	w3, w16, #~3
-	orr	w3, w3, #2			/* PS_EV_FUNC */
+	orr	w3, w3, #PS_EV_FUNC
 	orr	x3, x3, x1, lsl #32
 	stp	x3, x2, [x0]			/* the event, then its parent */
 	add	x0, x0, #16
@@ -404,11 +400,11 @@
 	stlr	x0, [x17]			/* PSF_WP, after the word */
 	LATE_RET x5, x29
 	ldr	x0, [x17, #PSF_FP]
-	orr	w3, w3, #1			/* PS_EV_EXIT, for the frame */
-	sub	x1, x2, #24			/* key: slot - PS_FRAME_KEY_BIAS */
+	orr	w3, w3, #PS_EV_EXIT		/* for the frame */
+	sub	x1, x2, #PS_FRAME_KEY_BIAS	/* the frame's key */
 	stp	x5, x1, [x0]			/* frame.ret, frame.key */
 	str	x3, [x0, #16]			/* frame.idw */
-	add	x0, x0, #24
+	add	x0, x0, #PS_FRAME_SIZE
 	str	x0, [x17, #PSF_FP]
 	adr	x17, ps_aarch64_graph_return
 	tbz	x16, #47, 1f

@@ -167,16 +167,12 @@
  * The function tracer alone, its common case without a C call: one
  * 16-byte event (word, parent) in the thread's ring.  struct ps_fast is
  * reached through initial-exec TLS (tp + its GOT offset); PSF_* are its
- * offsets (internal.h; arch.c checks them).  Anything else (a new thread,
+ * offsets (core/fast_offsets.h, with the shadow frame's and the event
+ * types; core.h checks them).  Anything else (a new thread,
  * a spent budget, a new upper half of the clock) goes to the slow path
  * with every register as it came but t1, which then holds the word.
  */
-#define PSF_WP		0
-#define PSF_BUDGET	8
-#define PSF_HI		12
-#define PSF_FP		16
-#define PSF_STACK_LO	32
-#define PSF_STACK_SIZE	40
+#include "core/fast_offsets.h"
 
 	/* \reg = &ps_fast (initial-exec TLS). */
 	.macro	PS_FAST reg
@@ -196,7 +192,7 @@
 	bltz	t5, 9f
 	sw	t5, PSF_BUDGET(t3)
 	andi	t5, t1, -4
-	ori	t5, t5, 2			/* PS_EV_FUNC */
+	ori	t5, t5, PS_EV_FUNC
 	slli	t4, t4, 32
 	or	t5, t5, t4			/* clock low half << 32 | idw */
 	ld	t6, PSF_WP(t3)
@@ -242,12 +238,12 @@
 	fence	rw, w
 	sd	t6, PSF_WP(t3)			/* after the word */
 	ld	t6, PSF_FP(t3)
-	ori	t5, t5, 1			/* PS_EV_EXIT, for the frame */
-	addi	t4, sp, -8 - 24			/* key: slot - PS_FRAME_KEY_BIAS */
+	ori	t5, t5, PS_EV_EXIT		/* for the frame */
+	addi	t4, sp, -8 - PS_FRAME_KEY_BIAS	/* the frame's key */
 	sd	ra, 0(t6)			/* frame.ret */
 	sd	t4, 8(t6)			/* frame.key */
 	sd	t5, 16(t6)			/* frame.idw */
-	addi	t6, t6, 24
+	addi	t6, t6, PS_FRAME_SIZE
 	sd	t6, PSF_FP(t3)
 	lla	ra, ps_riscv64_graph_return
 	jr	t0
@@ -269,7 +265,7 @@
 	bne	t5, t6, 9f
 	ld	t5, PSF_FP(t3)
 	ld	t6, -16(t5)			/* top frame's key */
-	addi	t1, sp, -8 - 24
+	addi	t1, sp, -8 - PS_FRAME_KEY_BIAS
 	bne	t6, t1, 9f
 	ld	t6, -8(t5)			/* idw | PS_EV_EXIT */
 	slli	t4, t4, 32
@@ -280,7 +276,7 @@
 	addi	t1, t1, 8
 	fence	rw, w
 	sd	t1, PSF_WP(t3)
-	addi	t5, t5, -24
+	addi	t5, t5, -PS_FRAME_SIZE
 	sd	t5, PSF_FP(t3)
 	ret
 9:	j	ps_riscv64_graph_return_slow

@@ -60,22 +60,6 @@ _Static_assert(sizeof(struct patchsite_regs) == 224, "trampoline frame layout");
 
 void ps_x86_64_tramp(void);
 
-/*
- * Offsets in struct ps_fast and the shadow frame layout, used by the fast
- * trampolines (tramp.S, which repeats the PSF_* values).
- */
-_Static_assert(PSF_WP == 0 && PSF_BUDGET == 8 && PSF_HI == 12 && PSF_FP == 16 &&
-	       PSF_STACK_LO == 32 && PSF_STACK_SIZE == 40 && PSF_FP_END == 48, "tramp.S PSF_*");
-_Static_assert(offsetof(struct ps_fast, wp) == PSF_WP, "PSF_WP");
-_Static_assert(offsetof(struct ps_fast, budget) == PSF_BUDGET, "PSF_BUDGET");
-_Static_assert(offsetof(struct ps_fast, hi) == PSF_HI, "PSF_HI");
-_Static_assert(offsetof(struct ps_fast, fp) == PSF_FP, "PSF_FP");
-_Static_assert(offsetof(struct ps_fast, stack_lo) == PSF_STACK_LO, "PSF_STACK_LO");
-_Static_assert(offsetof(struct ps_fast, stack_size) == PSF_STACK_SIZE, "PSF_STACK_SIZE");
-_Static_assert(offsetof(struct ps_fast, fp_end) == PSF_FP_END, "PSF_FP_END");
-_Static_assert(sizeof(struct ps_frame) == 24, "shadow frame layout");
-_Static_assert(PS_EV_FUNC == 2 && PS_EV_EXIT == 1 && PS_FRAME_KEY_BIAS == 24, "used in tramp.S");
-
 /* The trampolines, in tramp.S. */
 void ps_x86_64_func_entry(void);
 void ps_x86_64_graph_entry(void);

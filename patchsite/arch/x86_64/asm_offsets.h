@@ -4,23 +4,15 @@
  * probe_tramp.S, retprobe_tramp.S) read the runtime's C structures: one
  * copy, included by them and by the C files that check each against its
  * structure where that is known (record/profile_fast.c, the profile's and
- * the shared ones; events/probe_tramp_layout.c, the probes'; arch.c the
- * PSF_ ones, which core.h defines for C too: a different value here would
- * be a redefinition, an error under -Werror).  Only #defines: the
- * assembler reads it.
+ * ps_thread's and ps_fslow's; events/probe_tramp_layout.c, the probes').
+ * What every arch reads (struct ps_fast: PSF_*, the shadow frame, the
+ * frame flags, the event types) is core's, core/fast_offsets.h, included
+ * here.  Only #defines: the assembler reads it.
  */
 #ifndef PS_X86_64_ASM_OFFSETS_H
 #define PS_X86_64_ASM_OFFSETS_H
 
-/* struct ps_fast, the thread's TLS words */
-#define PSF_WP		0
-#define PSF_BUDGET	8
-#define PSF_HI		12
-#define PSF_FP		16
-#define PSF_T		24
-#define PSF_STACK_LO	32
-#define PSF_STACK_SIZE	40
-#define PSF_FP_END	48
+#include "core/fast_offsets.h"
 
 /* struct ps_thread */
 #define PST_SEQ		0
@@ -84,16 +76,5 @@
 #define PL_N		0
 #define PL_FN		8
 #define PL_DATA		16
-
-/* core/core.h's flags and id fields, C enums there (record/profile_fast.c checks them) */
-#ifdef __ASSEMBLER__
-#define PS_FS_PROFILE	16
-#define PS_FS_PROBE	32
-#define PS_FS_PROBE_FAST 64
-#define PS_FRAME_SLOW	2
-#define PS_FRAME_KEY_BIAS 24
-#define PS_ID_SHIFT	21
-#define PS_ID_MASK	0x1fffff
-#endif
 
 #endif
