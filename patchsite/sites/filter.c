@@ -29,8 +29,18 @@
 
 #define SEPARATORS " \t\n,"
 
+/*
+ * A glob without a special character matches only itself: strcmp, not
+ * fnmatch (glibc's measures the name first, then walks the pattern), as
+ * an attach's -F NAME is tried on every one of 100,000 functions.
+ */
+static bool name_matches(const char *glob, bool literal, const char *name)
+{
+	return literal ? !strcmp(glob, name) : !fnmatch(glob, name, 0);
+}
+
 /* Any name of the site's function (aliases too), mangled or as shown (C++), matches glob. */
-static bool sym_matches(const struct ps_site *s, const char *glob)
+static bool sym_matches(const struct ps_site *s, const char *glob, bool literal)
 {
 	const struct ps_sym *a;
 	size_t n = ps_sym_aliases(s->mod, s->sym, &a);
@@ -38,9 +48,13 @@ static bool sym_matches(const struct ps_site *s, const char *glob)
 	const char *lib = ps_got_library(s);
 	char full[512];
 
-	for (size_t k = 0; k < n; k++)
-		if (!fnmatch(glob, a[k].name, 0) || !fnmatch(glob, ps_sym_shown(&a[k]), 0))
+	for (size_t k = 0; k < n; k++) {
+		const char *shown = ps_sym_shown(&a[k]);
+
+		if (name_matches(glob, literal, a[k].name) ||
+		    (shown != a[k].name && name_matches(glob, literal, shown)))
 			return true;
+	}
 	/* A library call is also "malloc@libc.so.6", as the function lists show it. */
 	if (lib && (size_t)snprintf(full, sizeof(full), "%s@%s", s->sym->name, lib) < sizeof(full))
 		return !fnmatch(glob, full, 0);
@@ -53,6 +67,7 @@ static size_t apply_token(uint8_t *set, char *tok, size_t from, size_t to, bool 
 	bool neg = tok[0] == '!';
 	char *func = tok + neg, *mod = strstr(func, ":mod:");
 	size_t hits = 0;
+	bool literal;
 
 	*pending = false;
 	if (mod) {
@@ -65,10 +80,11 @@ static size_t apply_token(uint8_t *set, char *tok, size_t from, size_t to, bool 
 	}
 	if (!*func)
 		func = "*";
+	literal = !strpbrk(func, "*?[\\");
 	for (size_t i = from; i < to; i++) {
 		const struct ps_site *s = ps.site_index[i];
 
-		if (!s || !s->sym || !sym_matches(s, func))
+		if (!s || !s->sym || !sym_matches(s, func, literal))
 			continue;
 		/* :mod: of a library call: the object that calls, or the library that defines it. */
 		if (mod && fnmatch(mod, s->mod->name, 0) &&
