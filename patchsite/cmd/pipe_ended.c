@@ -13,8 +13,8 @@
  * a zombie (no thread of it runs: nothing more is written).
  *
  * A pid that runs although its end file is there may be another process
- * (the pid reused; a directory from another boot or pid namespace): one
- * that started after the recorded one had started is not waited for.
+ * (the pid reused; a directory from another boot): one that started after
+ * the recorded one's runtime had started is not waited for.
  */
 #include <errno.h>
 #include <signal.h>
@@ -64,18 +64,20 @@ static unsigned long long clock_ns(clockid_t c)
 }
 
 /*
- * Did a process that started at start_ns (boot time) start after p's
- * runtime did (ns0, CLOCK_MONOTONIC)?  The two clocks differ by the time
- * suspended, so far at most now's difference; a tick of slack for the
+ * Did a process that started at start_ns (since boot) start after p's
+ * runtime did?  Both in wall-clock time (realtime0 is the runtime's start
+ * by CLOCK_REALTIME), so that a directory from an earlier boot, whose pid
+ * now belongs to a daemon that started before its numbers would say on a
+ * monotonic clock, is not waited for either; a tick of slack for the
  * start's rounding to clock ticks.
  */
 static bool started_after(const struct psr_proc *p, unsigned long long start_ns)
 {
-	unsigned long long mono = clock_ns(CLOCK_MONOTONIC), boot = clock_ns(CLOCK_BOOTTIME);
-	unsigned long long asleep = boot > mono ? boot - mono : 0;
+	unsigned long long boot = clock_ns(CLOCK_BOOTTIME), real = clock_ns(CLOCK_REALTIME);
+	unsigned long long start_real = real - (boot > start_ns ? boot - start_ns : 0);
 	long hz = sysconf(_SC_CLK_TCK);
 
-	return start_ns > p->ns0 + asleep + 1000000000ull / (unsigned long long)(hz > 0 ? hz : 1);
+	return start_real > p->realtime0 + 1000000000ull / (unsigned long long)(hz > 0 ? hz : 1);
 }
 
 bool pipe_proc_ended(const struct psr_proc *p)
