@@ -29,6 +29,7 @@
 #include "cmd.h"
 #include "ctlclient.h"
 #include "pipe.h"
+#include "pipe_ended.h"
 #include "../render/render.h"
 
 #define IDLE_NS		10000000	/* a look every 10 ms while nothing comes */
@@ -54,14 +55,12 @@ static void nap(long ns)
 	nanosleep(&ts, NULL);
 }
 
-/* Has process p ended (its end file, or no such process any more)? */
+/* Has process p ended (record --live's command: reaped; pipe_ended.c: not at its end file)? */
 static bool ended(const struct psr_proc *p, const struct pipe_opts *o)
 {
-	if (p->has_end)
-		return true;
 	if (o->child && p->pid == o->child)
 		return o->child_done;
-	return kill(p->pid, 0) && errno == ESRCH;
+	return pipe_proc_ended(p);
 }
 
 static void pos_path(char *buf, size_t len, const struct psr_proc *p, const struct pipe_opts *o)

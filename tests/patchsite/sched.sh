@@ -289,6 +289,8 @@ if [ $PERF = yes ]; then
 	# napping 1 ms until their standard input, a fifo held open here, ends), and run again:
 	# from its saved position (pipe.pos), together once each.
 	mkfifo go
+	sleep 300 &	# held for the end-file check below: started before np's process
+	hold=$!
 	record -d np -- ./offcpu naps <go >/dev/null 2>err.np &
 	rpid=$!
 	exec 3>go
@@ -325,6 +327,76 @@ if [ $PERF = yes ]; then
 		echo "exit $rc1 then $rc2, the program still running at the stop: $running" >>out
 		cat err.np >>out
 		fail "pipe stopped half way and again" out
+	fi
+	# pipe takes its last look at a process once it is gone, not at its end file, which the
+	# runtime writes while the process still runs (its main thread is switched out after it,
+	# and those switches reach its sched file later).  Made sure of here: the finished np
+	# copied, its info naming a process this test holds (sleep, started before np's: not taken
+	# for a pid reused, pipe_ended.c), pipe started, and only once
+	# it showed lines two switches of the main thread stamped after its end are appended
+	# (records, then the header's count, as the writer does); then the process let go.
+	# Oracles as above: the files (with the two) and replay of the finished directory.
+	rm -rf ne
+	cp -r np ne
+	rm -f ne/*/pipe*.pos
+	d=$(basename ne/*/)
+	sed "s/^pid .*/pid $hold/" "ne/$d/info" >info.ne && cp info.ne "ne/$d/info"
+	"$PS" pipe -d ne --options=funcgraph-abstime >p.ne 2>err.ne &
+	fpid=$!
+	n=0
+	while [ ! -s p.ne ] && [ $n -lt 3000 ]; do sleep 0.01; n=$((n + 1)); done
+	python3 - "ne/$d/sched.$d" "ne/$d/end" <<-'EOF_PY' >>err.ne 2>&1
+	import struct, sys
+	f = open(sys.argv[1], "r+b")
+	hdr = f.read(256)
+	n = struct.unpack_from("<Q", hdr, 40)[0]
+	f.seek(256 + 16 * (n - 1))
+	last = struct.unpack("<QIi", f.read(16))[0]
+	end = int(open(sys.argv[2]).read().split("\nns ")[1].split()[0])
+	t = max(last, end) + 1000000
+	f.seek(256 + 16 * n)
+	f.write(struct.pack("<QIi", t, 1, 0) + struct.pack("<QIi", t + 1000000, 3, 0))
+	f.flush()
+	f.seek(40)
+	f.write(struct.pack("<Q", n + 2))
+	EOF_PY
+	kill $hold
+	wait $hold 2>/dev/null
+	n=0
+	while kill -0 $fpid 2>/dev/null && [ $n -lt 3000 ]; do sleep 0.01; n=$((n + 1)); done
+	kill -KILL $fpid 2>/dev/null && echo "pipe still running 30 s after its process ended: killed" >>err.ne
+	wait $fpid
+	rc=$?
+	"$PS" replay -d ne --options=funcgraph-abstime >rep.ne 2>>err.ne
+	if python3 "$TOP/tests/patchsite/check_pipe_sched.py" ne/*/ p.ne rep.ne >out 2>&1 &&
+	   [ $rc = 0 ] && [ ! -s err.ne ] && grep -q "sched-in" rep.ne; then
+		pass "pipe: the last look once the process is gone, not at its end file: $(cat out)"
+	else
+		echo "exit $rc" >>out
+		cat err.ne >>out
+		fail "pipe: the last look once the process is gone, not at its end file" out
+	fi
+	# A directory whose pid now names a process started after it (the pid reused) is not
+	# waited for: ne again, its info naming a sleep started now.
+	sleep 300 &
+	late=$!
+	sed "s/^pid .*/pid $late/" "ne/$d/info" >info.ne && cp info.ne "ne/$d/info"
+	"$PS" pipe -d ne --from-start --options=funcgraph-abstime >p2.ne 2>err.ne &
+	fpid=$!
+	n=0
+	while kill -0 $fpid 2>/dev/null && [ $n -lt 3000 ]; do sleep 0.01; n=$((n + 1)); done
+	kill -KILL $fpid 2>/dev/null && echo "pipe still running after 30 s: killed" >>err.ne
+	wait $fpid
+	rc=$?
+	kill $late
+	wait $late 2>/dev/null
+	if python3 "$TOP/tests/patchsite/check_pipe_sched.py" ne/*/ p2.ne rep.ne >out 2>&1 &&
+	   [ $rc = 0 ] && [ ! -s err.ne ]; then
+		pass "pipe: a finished directory whose pid a later process has now: not waited for"
+	else
+		echo "exit $rc" >>out
+		cat err.ne >>out
+		fail "pipe: a finished directory whose pid a later process has now" out
 	fi
 	"$PS" pipe -d np --from-start --no-sched >ns.np 2>&1
 	if [ $? = 0 ] && [ -s ns.np ] && ! grep -q 'sched-' ns.np; then
