@@ -170,7 +170,7 @@ static int env_store(const char *tracer, bool for_output)
 	}
 	if (!dir || !*dir)
 		dir = "patchsite.data";
-	err = ps_store_open(dir, tracer, over, ps_ring_bytes);
+	err = ps_store_open(dir, tracer, over, ps_ring_bytes, false);
 	if (!err)
 		ps_options_started(over);
 	if (err && ps_store_private())

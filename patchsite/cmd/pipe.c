@@ -217,6 +217,13 @@ static int follow_one(FILE *out, struct followed *f, struct psr_proc *p, struct 
 		f->said_overwrite = f->final = true;
 		return 0;
 	}
+	/*
+	 * Its events wait for the modules log, which a directory opened by
+	 * `record -p` or ctl gets just after its first tracer went on
+	 * (record/store_mods_later.c): shown named, not by site number.
+	 */
+	if (!p->nmods && !p->gone && !p->has_end && !last)
+		return 0;
 	err = render_live_round(out, f->live, p);
 	*shown += render_live_shown(f->live) - before;
 	if (!err && (p->gone || last) && !f->final) {

@@ -50,7 +50,7 @@ static int open_store(void)
 	if (!dir || !*dir)
 		dir = "patchsite.data";
 	/* Tracers may change from now on: "ctl" says so, and readers tell them by their events. */
-	err = ps_store_open(dir, "ctl", over && !strcmp(over, "1"), ps_ring_bytes);
+	err = ps_store_open(dir, "ctl", over && !strcmp(over, "1"), ps_ring_bytes, true);
 	if (err) {
 		ps_log(PATCHSITE_LOG_ERROR, "current_tracer: cannot record into '%.300s': %s", dir,
 		       strerror(-err));
@@ -89,6 +89,9 @@ static int tracer_write(const char *sub, const char *value, bool append)
 	err = t->ops ? open_store() : 0;	/* nop records nothing */
 	if (!err)
 		err = patchsite_set_tracer(name);
+	/* The first event sooner: the objects' mod.N after the tracer (record/store_mods_later.c). */
+	if (t->ops)
+		ps_store_mods_write();
 	return err;
 }
 

@@ -143,7 +143,13 @@ void ps_store_set_private(bool on);
 bool ps_store_private(void);		/* the directory is PATCHSITE_OUTPUT's own */
 void ps_store_set_default_dir(const char *dir);
 const char *ps_store_default_dir(void);	/* the channel's directory, or NULL */
-int ps_store_open(const char *dir, const char *tracer, bool overwrite, size_t ring_bytes);
+int ps_store_open(const char *dir, const char *tracer, bool overwrite, size_t ring_bytes,
+		  bool mods_later);
+/* mod.N written after the first tracer (ctl's directories): store_mods_later.c's list */
+void ps_store_mods_defer(void);
+bool ps_store_mods_take(struct ps_module *m);
+void ps_store_mods_none(void);
+void ps_store_mods_write(void);		/* store.c: the waiting ones written */
 int ps_store_thread(struct ps_thread *t, struct ps_fast *f);
 int ps_store_next(struct ps_thread *t, struct ps_fast *f);
 bool ps_store_stale(const struct ps_thread *t);

@@ -433,8 +433,22 @@ void ps_store_module(struct ps_module *m)
 
 void ps_store_module_gone(struct ps_module *m)
 {
-	if (ps_session.on && ps_session.pid == getpid())
-		modules_log("unload", m, m->gone_tsc, "-");
+	if (!ps_session.on || ps_session.pid != getpid())
+		return;
+	if (ps_store_mods_take(m))
+		ps_store_module(m);	/* its load line before its unload line */
+	modules_log("unload", m, m->gone_tsc, "-");
+}
+
+/* The mod.N files that waited for the tracer (store_mods_later.c), in load order; ps.lock not held. */
+void ps_store_mods_write(void)
+{
+	pthread_mutex_lock(&ps.lock);
+	for (unsigned i = 0; i < ps.nmods; i++)
+		if (ps_store_mods_take(ps.mods[i]))
+			ps_store_module(ps.mods[i]);
+	ps_store_mods_none();	/* replaced in their slot meanwhile: written when they went */
+	pthread_mutex_unlock(&ps.lock);
 }
 
 /*
@@ -468,8 +482,11 @@ void ps_store_tracer(const char *name)
 		tracer_line(name);
 }
 
-/* Process directory and its fixed files; the caller holds ps.lock. */
-static int open_process(void)
+/*
+ * Process directory and its fixed files; the caller holds ps.lock.
+ * mods_later: the mod.N files wait for ps_store_mods_write.
+ */
+static int open_process(bool mods_later)
 {
 	char name[64];
 	int err;
@@ -489,7 +506,9 @@ static int open_process(void)
 	if (tracer_last[0])
 		tracer_line(tracer_last);	/* a forked child's, or one set before the directory */
 	__atomic_store_n(&ps_session.on, true, __ATOMIC_RELEASE);	/* after everything above */
-	for (unsigned i = 0; i < ps.nmods; i++)
+	if (mods_later)
+		ps_store_mods_defer();
+	for (unsigned i = 0; i < ps.nmods && !mods_later; i++)
 		if (!ps.mods[i]->gone)
 			ps_store_module(ps.mods[i]);
 	for (unsigned i = 0; i < nparts; i++)
@@ -498,7 +517,8 @@ static int open_process(void)
 	return 0;
 }
 
-int ps_store_open(const char *dir, const char *tracer, bool overwrite, size_t ring_bytes)
+int ps_store_open(const char *dir, const char *tracer, bool overwrite, size_t ring_bytes,
+		  bool mods_later)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	int err;
@@ -522,7 +542,7 @@ int ps_store_open(const char *dir, const char *tracer, bool overwrite, size_t ri
 	if (err)
 		return err;
 	pthread_mutex_lock(&ps.lock);
-	err = open_process();
+	err = open_process(mods_later);
 	pthread_mutex_unlock(&ps.lock);
 	return err;
 }
@@ -539,6 +559,8 @@ int ps_store_procfd(void)
  */
 void ps_store_finish(void)
 {
+	if (ps_session.on && ps_session.pid == getpid())
+		ps_store_mods_write();	/* exit before the channel wrote them */
 	ps_store_finish_exit(-1);
 }
 
@@ -585,7 +607,8 @@ void ps_store_forked(struct ps_thread *self)
 		close(ps_session.procfd);
 	ps_session.procfd = -1;
 	ps_session.on = false;
-	if (open_process())
+	ps_store_mods_none();	/* the parent's list */
+	if (open_process(false))
 		ps_session.pid = getpid();	/* no directory: nothing recorded, stale files never written */
 }
 

@@ -184,6 +184,22 @@ for form in pie nopie nop pfe; do
 		printf 'rc %s alpha %s/%s beta %s gamma %s/%s en [%s]\n' "$rc" "$na" "$A1" "$nb" "$nc" "$C1" "$en" >got
 		cat rec.err rerr >>got; fail "$form: record -p steady phase" got
 	fi
+	# A directory opened by record -p gets its mod.N files and modules log just after the
+	# tracer went on: one left without them (a crash in that window) is still read, every
+	# event by site number, none lost.  Oracle: the sample's counts, as above.
+	if [ $form = nopie ]; then
+		rm -rf nomod && cp -r "data-$form" nomod && pd=$(dirname "$(ls nomod/*/modules)") &&
+		rm -f "$pd"/modules "$pd"/mod.*
+		"$PS" replay --no-sched -d nomod >replay3 2>rerr3; rc3=$?
+		"$PS" report -d nomod >report3 2>>rerr3; rc4=$?
+		ns=$(grep -c ': site#[0-9]* <-' replay3) nn=$(grep -c ': alpha <-\|: gamma_leaf <-' replay3)
+		if [ $rc3 -eq 0 ] && [ $rc4 -eq 0 ] && [ "$ns" = $((A1 + C1)) ] && [ "$nn" = 0 ] &&
+		   grep -q 'modules: missing: events are shown by site number' rerr3; then
+			pass "$form: its directory without mod.N and modules (a crash before the runtime wrote them): replay and report exit 0, all $ns events by site number, said on stderr"
+		else
+			echo "rc $rc3 $rc4 by number $ns/$((A1 + C1)) named $nn" >>rerr3; fail "$form: directory without mod.N" rerr3
+		fi
+	fi
 	# Detached: it runs on untraced, with the same answers; nothing more is recorded.
 	phase "run 1000" done
 	"$PS" replay --no-sched -d "data-$form" >replay2 2>/dev/null
