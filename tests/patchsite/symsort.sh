@@ -15,21 +15,9 @@
 # other sort), and must list the same way.
 set -u
 
-B=${1:-build}
-MODE=${2:-plain}
-T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-symsort.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-PASS=0
-FAIL=0
-SANPRE=
-if [ "$MODE" = san ]; then
-	SANPRE="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
-	export ASAN_OPTIONS=detect_leaks=0
-fi
-P=$PWD/$B/patchsite
-
-pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
-fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -20; }
+. tests/patchsite/lib.sh
+suite_init symsort "$@"
+P=$PS
 
 python3 - "$T" <<'PY'
 import sys
