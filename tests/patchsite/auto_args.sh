@@ -13,7 +13,6 @@ set -u
 
 . tests/patchsite/lib.sh
 suite_init auto_args "$@"
-export ASAN_OPTIONS=detect_leaks=0
 
 if [ "$(uname -m)" != x86_64 ] || ! command -v gdb >/dev/null 2>&1; then
 	echo "SKIP auto_args.sh: needs x86-64 and gdb (the oracle; scripts/deps.sh installs it)"

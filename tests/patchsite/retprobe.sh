@@ -18,7 +18,6 @@ set -u
 
 . tests/patchsite/lib.sh
 suite_init retprobe "$@"
-export ASAN_OPTIONS=detect_leaks=0
 
 if [ "$(uname -m)" != x86_64 ]; then
 	echo "SKIP retprobe.sh: written for x86-64 (tests/patchsite-aarch64 runs the aarch64 case)"
