@@ -103,16 +103,14 @@ static inline uint64_t *ps_wp_get(struct ps_fast *f)
 	return __atomic_load_n(&f->wp, __ATOMIC_ACQUIRE);
 }
 /* The layout the arch assembly reads by core/fast_offsets.h (32-bit loads of budget and hi). */
-#define PS_FAST_AT(field, off) _Static_assert(offsetof(struct ps_fast, field) == (off), #off)
-PS_FAST_AT(wp, PSF_WP);
-PS_FAST_AT(budget, PSF_BUDGET);
-PS_FAST_AT(hi, PSF_HI);
-PS_FAST_AT(fp, PSF_FP);
-PS_FAST_AT(t, PSF_T);
-PS_FAST_AT(stack_lo, PSF_STACK_LO);
-PS_FAST_AT(stack_size, PSF_STACK_SIZE);
-PS_FAST_AT(fp_end, PSF_FP_END);
-#undef PS_FAST_AT
+LAYOUT_AT(struct ps_fast, wp, PSF_WP);
+LAYOUT_AT(struct ps_fast, budget, PSF_BUDGET);
+LAYOUT_AT(struct ps_fast, hi, PSF_HI);
+LAYOUT_AT(struct ps_fast, fp, PSF_FP);
+LAYOUT_AT(struct ps_fast, t, PSF_T);
+LAYOUT_AT(struct ps_fast, stack_lo, PSF_STACK_LO);
+LAYOUT_AT(struct ps_fast, stack_size, PSF_STACK_SIZE);
+LAYOUT_AT(struct ps_fast, fp_end, PSF_FP_END);
 _Static_assert(sizeof(((struct ps_fast *)0)->budget) == 4 && sizeof(((struct ps_fast *)0)->hi) == 4,
 	       "PSF_BUDGET, PSF_HI: 32 bits");
 _Static_assert(sizeof(struct ps_frame) == PS_FRAME_SIZE && offsetof(struct ps_frame, ret) == 0 &&

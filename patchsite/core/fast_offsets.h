@@ -58,4 +58,12 @@
 #define PS_ID_MASK	PSA_ID_MASK
 #endif
 
+/* For the C that checks these values, and each arch's own, against the structures. */
+#ifndef __ASSEMBLER__
+#define LAYOUT_AT(type, field, off) \
+	_Static_assert(__builtin_offsetof(type, field) == (off), #type "." #field)
+#define LAYOUT_SIZE(type, field, n) \
+	_Static_assert(sizeof(((type *)0)->field) == (n), #type "." #field)
+#endif
+
 #endif

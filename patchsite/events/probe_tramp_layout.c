@@ -19,41 +19,39 @@
 #include "probe_hits.h"
 #include "arch/x86_64/asm_offsets.h"
 
-#define AT(type, field, off) _Static_assert(offsetof(type, field) == (off), #type "." #field)
-#define SIZE(type, field, n) _Static_assert(sizeof(((type *)0)->field) == (n), #type "." #field)
-AT(struct ps_probe_hits, n, HITS_N);
-AT(struct ps_probe_hits, e, HITS_E);
+LAYOUT_AT(struct ps_probe_hits, n, HITS_N);
+LAYOUT_AT(struct ps_probe_hits, e, HITS_E);
 _Static_assert(sizeof(struct ps_probe_hit) == HIT_SIZE, "HIT_SIZE");
-AT(struct ps_probe_hit, id, HIT_ID);
-AT(struct ps_probe_hit, fast, HIT_FAST);
-AT(struct ps_probe_fast, ev, PRF_EV);
-AT(struct ps_probe_fast, head, PRF_HEAD);
-AT(struct ps_probe_fast, mask, PRF_MASK);
-SIZE(struct ps_probe_fast, mask[0], 8);
-AT(struct ps_probe_fast, n, PRF_N);
-AT(struct ps_probe_fast, units, PRF_UNITS);
-AT(struct ps_probe_fast, words, PRF_WORDS);
-AT(struct ps_probe_fast, reg, PRF_REG);
-AT(struct ps_probe_fast, word, PRF_WORD);
-AT(struct ps_probe_fast, pos, PRF_POS);
-AT(struct ps_probe_fast, ret, PRF_RET);
-SIZE(struct ps_probe_fast, n, 1);
-SIZE(struct ps_probe_fast, units, 1);
-SIZE(struct ps_probe_fast, words, 1);
-SIZE(struct ps_probe_fast, reg[0], 1);
-SIZE(struct ps_probe_fast, word[0], 1);
-SIZE(struct ps_probe_fast, pos[0], 1);
+LAYOUT_AT(struct ps_probe_hit, id, HIT_ID);
+LAYOUT_AT(struct ps_probe_hit, fast, HIT_FAST);
+LAYOUT_AT(struct ps_probe_fast, ev, PRF_EV);
+LAYOUT_AT(struct ps_probe_fast, head, PRF_HEAD);
+LAYOUT_AT(struct ps_probe_fast, mask, PRF_MASK);
+LAYOUT_SIZE(struct ps_probe_fast, mask[0], 8);
+LAYOUT_AT(struct ps_probe_fast, n, PRF_N);
+LAYOUT_AT(struct ps_probe_fast, units, PRF_UNITS);
+LAYOUT_AT(struct ps_probe_fast, words, PRF_WORDS);
+LAYOUT_AT(struct ps_probe_fast, reg, PRF_REG);
+LAYOUT_AT(struct ps_probe_fast, word, PRF_WORD);
+LAYOUT_AT(struct ps_probe_fast, pos, PRF_POS);
+LAYOUT_AT(struct ps_probe_fast, ret, PRF_RET);
+LAYOUT_SIZE(struct ps_probe_fast, n, 1);
+LAYOUT_SIZE(struct ps_probe_fast, units, 1);
+LAYOUT_SIZE(struct ps_probe_fast, words, 1);
+LAYOUT_SIZE(struct ps_probe_fast, reg[0], 1);
+LAYOUT_SIZE(struct ps_probe_fast, word[0], 1);
+LAYOUT_SIZE(struct ps_probe_fast, pos[0], 1);
 _Static_assert(PS_PROBE_FAST_NO == PRF_NO, "PRF_NO");
 _Static_assert(PS_PROBE_FAST_RETVAL == PRF_RETVAL, "$retval's register index");
 _Static_assert(PS_FS_EDATA == PS_PROBE_RET_ENTRY, "a frame keeps every entry value");
-AT(struct ps_event, info.id, EV_ID);
-SIZE(struct ps_event, info.id, 4);
-AT(struct ps_event, probes, EV_PROBES);
-AT(struct ps_event, gone, EV_GONE);
-SIZE(struct ps_event, gone, 1);
-AT(struct ps_event, filter, EV_FILTER);
-AT(struct ps_probe_list, n, PL_N);
-SIZE(struct ps_probe_list, n, 4);
-AT(struct ps_probe_list, e[0].fn, PL_FN);
-AT(struct ps_probe_list, e[0].data, PL_DATA);
+LAYOUT_AT(struct ps_event, info.id, EV_ID);
+LAYOUT_SIZE(struct ps_event, info.id, 4);
+LAYOUT_AT(struct ps_event, probes, EV_PROBES);
+LAYOUT_AT(struct ps_event, gone, EV_GONE);
+LAYOUT_SIZE(struct ps_event, gone, 1);
+LAYOUT_AT(struct ps_event, filter, EV_FILTER);
+LAYOUT_AT(struct ps_probe_list, n, PL_N);
+LAYOUT_SIZE(struct ps_probe_list, n, 4);
+LAYOUT_AT(struct ps_probe_list, e[0].fn, PL_FN);
+LAYOUT_AT(struct ps_probe_list, e[0].data, PL_DATA);
 #endif

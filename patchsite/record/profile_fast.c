@@ -17,38 +17,36 @@
 #include "profile_counters.h"
 #include "arch/x86_64/asm_offsets.h"
 
-#define AT(type, field, off) _Static_assert(offsetof(type, field) == (off), #type "." #field)
-#define SIZE(type, field, n) _Static_assert(sizeof(((type *)0)->field) == (n), #type "." #field)
-AT(struct ps_thread, seq, PST_SEQ);
-SIZE(struct ps_thread, seq, 8);
-AT(struct ps_thread, depth, PST_DEPTH);
-SIZE(struct ps_thread, depth, 4);
-AT(struct ps_fslow, edata, FS_EDATA);
-AT(struct ps_fslow, rfast, FS_RFAST);
-AT(struct ps_thread, frames, PST_FRAMES);
-AT(struct ps_thread, fslow, PST_FSLOW);
-AT(struct ps_thread, notrace, PST_NOTRACE);
+LAYOUT_AT(struct ps_thread, seq, PST_SEQ);
+LAYOUT_SIZE(struct ps_thread, seq, 8);
+LAYOUT_AT(struct ps_thread, depth, PST_DEPTH);
+LAYOUT_SIZE(struct ps_thread, depth, 4);
+LAYOUT_AT(struct ps_fslow, edata, FS_EDATA);
+LAYOUT_AT(struct ps_fslow, rfast, FS_RFAST);
+LAYOUT_AT(struct ps_thread, frames, PST_FRAMES);
+LAYOUT_AT(struct ps_thread, fslow, PST_FSLOW);
+LAYOUT_AT(struct ps_thread, notrace, PST_NOTRACE);
 _Static_assert(sizeof(((struct ps_thread *)0)->notrace) == 4, "notrace: cmpl");
-AT(struct ps_fslow, tsc, FS_TSC);
-AT(struct ps_fslow, units, FS_UNITS);
-AT(struct ps_fslow, flags, FS_FLAGS);
-AT(struct ps_fslow, prof, FS_PROF);
-AT(struct ps_fslow, child_ns, FS_CHILD);
+LAYOUT_AT(struct ps_fslow, tsc, FS_TSC);
+LAYOUT_AT(struct ps_fslow, units, FS_UNITS);
+LAYOUT_AT(struct ps_fslow, flags, FS_FLAGS);
+LAYOUT_AT(struct ps_fslow, prof, FS_PROF);
+LAYOUT_AT(struct ps_fslow, child_ns, FS_CHILD);
 _Static_assert(sizeof(struct ps_fslow) == FS_SIZE, "ps_fslow size");
-AT(struct prof_thread, gen, PPT_GEN);
-AT(struct prof_thread, mods, PPT_MODS);
+LAYOUT_AT(struct prof_thread, gen, PPT_GEN);
+LAYOUT_AT(struct prof_thread, mods, PPT_MODS);
 _Static_assert(sizeof(unsigned) == 4, "gen: cmpl");
-AT(struct prof_fn, total, PF_TOTAL);
-AT(struct prof_fn, sum, PF_SUM);
-AT(struct prof_fn, self, PF_SELF);
-AT(struct prof_fn, sumsq, PF_SUMSQ);
-AT(struct prof_fn, open, PF_OPEN);
-AT(struct prof_fn, seq, PF_SEQ);
-AT(struct prof_fn, pend, PF_PEND);
-AT(struct prof_fn, h.n, PF_HN);
-AT(struct prof_fn, h.min, PF_HMIN);
-AT(struct prof_fn, h.max, PF_HMAX);
-AT(struct prof_fn, h.count, PF_HCOUNT);
-AT(struct ps_state, tracing_on, PS_TRACING_ON);
-SIZE(struct ps_state, tracing_on, 1);
+LAYOUT_AT(struct prof_fn, total, PF_TOTAL);
+LAYOUT_AT(struct prof_fn, sum, PF_SUM);
+LAYOUT_AT(struct prof_fn, self, PF_SELF);
+LAYOUT_AT(struct prof_fn, sumsq, PF_SUMSQ);
+LAYOUT_AT(struct prof_fn, open, PF_OPEN);
+LAYOUT_AT(struct prof_fn, seq, PF_SEQ);
+LAYOUT_AT(struct prof_fn, pend, PF_PEND);
+LAYOUT_AT(struct prof_fn, h.n, PF_HN);
+LAYOUT_AT(struct prof_fn, h.min, PF_HMIN);
+LAYOUT_AT(struct prof_fn, h.max, PF_HMAX);
+LAYOUT_AT(struct prof_fn, h.count, PF_HCOUNT);
+LAYOUT_AT(struct ps_state, tracing_on, PS_TRACING_ON);
+LAYOUT_SIZE(struct ps_state, tracing_on, 1);
 #endif
