@@ -28,7 +28,7 @@ FAIL=0
 SANPRE=
 if [ "$MODE" = san ]; then
 	SANPRE="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
-	export ASAN_OPTIONS=detect_leaks=0
+	export ASAN_OPTIONS=detect_leaks=1
 fi
 PS="$PWD/$B/patchsite"
 

@@ -24,7 +24,7 @@ SANPRE=
 if [ "$MODE" = san ]; then
 	# The sanitizers' runtimes first in the recorded programs (record keeps them first).
 	SANPRE="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
-	export SANPRE ASAN_OPTIONS=detect_leaks=0
+	export SANPRE ASAN_OPTIONS=detect_leaks=1
 fi
 pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
 fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed "s/^/    /" "$2" | tail -40; }

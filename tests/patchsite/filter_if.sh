@@ -13,7 +13,6 @@ set -u
 
 . tests/patchsite/lib.sh
 suite_init filter_if "$@"
-export ASAN_OPTIONS=detect_leaks=0
 
 if [ "$(uname -m)" != x86_64 ] || ! command -v gdb >/dev/null 2>&1; then
 	echo "SKIP filter_if.sh: needs x86-64 and gdb (the oracle; scripts/deps.sh installs it)"

@@ -34,7 +34,7 @@ TOP=$PWD
 SANPRE=
 if [ "$MODE" = san ]; then
 	SANPRE="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
-	export ASAN_OPTIONS=detect_leaks=0
+	export ASAN_OPTIONS=detect_leaks=1
 fi
 record() { LD_PRELOAD="$SANPRE" "$PS" record "$@"; }
 pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
