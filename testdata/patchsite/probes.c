@@ -124,9 +124,12 @@ int main(void)
 	f_str(big);			/* longer than the cap: cut */
 	errno = 77;
 	f_str((const char *)16);	/* unmapped: the probe's failed read leaves errno alone */
-	if (errno != 77)
+	if (errno != 77) {
+		free(big);
 		return 3;
+	}
 	f_str(big + 399 - 5);
+	free(big);		/* LeakSanitizer checks the runs under san */
 	printf("%ld\n", sink);
 	return 0;
 }

@@ -24,7 +24,7 @@ PRELOAD=$LIB
 if [ "$MODE" = san ]; then
 	SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all"
 	PRELOAD="$($CC -print-file-name=libasan.so) $($CC -print-file-name=libubsan.so) $LIB"
-	export ASAN_OPTIONS=detect_leaks=0	# a probe list is freed by the program's exit
+	export ASAN_OPTIONS=detect_leaks=1
 fi
 INC="-Iinclude -Itests/patchsite"
 

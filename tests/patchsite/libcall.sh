@@ -32,7 +32,7 @@ SRC="$PWD/testdata/patchsite/libcall.c"
 SANPRE=
 if [ "$MODE" = san ]; then
 	SANPRE="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
-	export ASAN_OPTIONS=detect_leaks=0
+	export ASAN_OPTIONS=detect_leaks=1
 fi
 record() { LD_PRELOAD="$SANPRE" "$PS" record "$@"; }
 # The oracles' runs: with the same preloaded objects (a sanitizer's interceptors bind first).

@@ -32,7 +32,7 @@ SANF=
 if [ "$MODE" = san ]; then
 	SANPRE="$(gcc -print-file-name=libasan.so)"
 	SANF=-fsanitize=address
-	export ASAN_OPTIONS=detect_leaks=0
+	export ASAN_OPTIONS=detect_leaks=1
 fi
 record() { LD_PRELOAD="$SANPRE" "$PS" record "$@"; }
 run() { LD_PRELOAD="$SANPRE" "$@"; }

@@ -31,7 +31,7 @@ CC=${CC:-gcc}
 SANPRE=
 if [ "$MODE" = san ]; then
 	SANPRE="$($CC -print-file-name=libasan.so) $($CC -print-file-name=libubsan.so)"
-	export ASAN_OPTIONS=detect_leaks=0
+	export ASAN_OPTIONS=detect_leaks=1
 fi
 PRELOAD="$SANPRE $PWD/$B/libpatchsite.so"
 W="$PWD/$B/patchsite-cc"

@@ -22,7 +22,7 @@ FAIL=0
 SANPRE=
 if [ "$MODE" = san ]; then
 	SANPRE="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
-	export ASAN_OPTIONS=detect_leaks=0
+	export ASAN_OPTIONS=detect_leaks=1
 fi
 LIB="$PWD/$B"
 

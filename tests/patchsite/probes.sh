@@ -23,7 +23,7 @@ export PATCHSITE_LIB="$PWD/$B/libpatchsite.so"
 SANPRE=
 if [ "$MODE" = san ]; then
 	SANPRE="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
-	export ASAN_OPTIONS=detect_leaks=0
+	export ASAN_OPTIONS=detect_leaks=1
 fi
 pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
 fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }

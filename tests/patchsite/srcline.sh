@@ -13,7 +13,6 @@ set -u
 
 . tests/patchsite/lib.sh
 suite_init srcline "$@"
-export ASAN_OPTIONS=detect_leaks=0
 
 if ! command -v addr2line >/dev/null 2>&1 || ! command -v nm >/dev/null 2>&1; then
 	echo "SKIP srcline.sh: addr2line and nm (binutils, the oracle) are not installed"

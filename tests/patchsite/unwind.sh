@@ -29,7 +29,7 @@ if [ "$MODE" = san ]; then
 	SANPRE="$($CXX -print-file-name=libasan.so) $($CXX -print-file-name=libubsan.so)"
 	SANLINK="-fsanitize=address,undefined"	# for the runtime linked in (build/san/patchsite.o)
 	PRELOAD="$SANPRE $PRELOAD"
-	export ASAN_OPTIONS=detect_leaks=0
+	export ASAN_OPTIONS=detect_leaks=1
 fi
 
 pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
