@@ -243,10 +243,11 @@ else
 	cat ctl.err >>err; fail "attach during a blocking read" err
 fi
 
-# The attach's threads run at nice -20 while it attaches (root): once recording, every
-# thread is back at the program's nice (7 above the suite's).  Oracle: the kernel's
-# /proc/PID/task/TID/stat, field 19 (proc(5)).
-nices() { for t in /proc/"$SPID"/task/*/stat; do sed 's/.*) //' "$t" | cut -d' ' -f17; done | sort | uniq -c | tr -s ' \n' ' '; }
+# The attach's threads run at nice -20 while it attaches (root), and the borrowed thread
+# SCHED_FIFO while it is stopped: once recording, every thread is back at the program's
+# nice (7 above the suite's) and SCHED_OTHER.  Oracle: the kernel's
+# /proc/PID/task/TID/stat, fields 19 and 41, "NICE/POLICY" (proc(5); SCHED_OTHER is 0).
+nices() { for t in /proc/"$SPID"/task/*/stat; do sed 's/.*) //' "$t" | cut -d' ' -f17,39 | tr ' ' /; done | sort | uniq -c | tr -s ' \n' ' '; }
 start nice -n 7 ./ctlspin-pie $NTH
 before=$(nices)
 if record_bg -d "$T/nice.d" --tracer=function -F alpha; then
@@ -254,9 +255,10 @@ if record_bg -d "$T/nice.d" --tracer=function -F alpha; then
 	kill -INT "$RPID"; wait "$RPID"; rc=$?
 	after=$(nices)
 	n=$(ls /proc/"$SPID"/task | wc -l)
-	want=" $n $(echo $before | cut -d' ' -f2) "
+	bn=$(echo $before | cut -d' ' -f2)
+	want=" $n ${bn%/*}/0 "
 	if [ $rc -eq 0 ] && [ "$during" = "$want" ] && [ "$after" = "$want" ] && finish; then
-		pass "nice: recording and after, all $n threads (the program's and the runtime's) at the program's nice, $(echo $before | cut -d' ' -f2) ($(id -u | sed 's/^0$/root: the attach ran boosted/; s/^[1-9].*$/not root: no boost/'))"
+		pass "nice: recording and after, all $n threads (the program's and the runtime's) at the program's nice and SCHED_OTHER, $bn ($(id -u | sed 's/^0$/root: the attach ran boosted/; s/^[1-9].*$/not root: no boost/'))"
 	else
 		echo "nices before [$before] during [$during] after [$after] of $n threads; rc $rc" >>rec.err; fail "nice after attach" rec.err
 	fi
