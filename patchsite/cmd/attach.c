@@ -208,14 +208,18 @@ static int tracer_on(void *arg)
 	if (getenv("PATCHSITE_ATTACH_TIME"))
 		fprintf(stderr, "patchsite: record: pid %d: tracer on %lld ms after the start\n",
 			o->pid, attach_now_ms() - ts->t0);
-	/* A filter whose functions all have refused sites (one-byte NOPs after attach) is silent. */
+	fprintf(stderr, "patchsite: record: pid %d: recording (%s) into %s; %s\n", o->pid, o->tracer,
+		ts->dir, o->duration > 0 ? "for the duration given" : "Ctrl-C or SIGTERM stops");
+	/*
+	 * A filter whose functions all have refused sites (one-byte NOPs after
+	 * attach) is silent.  Asked after "recording": the channel writes the
+	 * objects' mod.N first (tracer_files.c), 10-20 ms.
+	 */
 	if (o->filter && !ctl_get(o->pid, "enabled_functions", cur, sizeof(cur)) && !*cur)
 		fprintf(stderr, "patchsite: record: pid %d: warning: no function of -F %s is traced: "
 			"their sites were refused (gcc's -fpatchable-function-entry one-byte NOPs are "
 			"left as built in a process attached to: see patchsite(1), ATTACH)\n", o->pid,
 			o->filter);
-	fprintf(stderr, "patchsite: record: pid %d: recording (%s) into %s; %s\n", o->pid, o->tracer,
-		ts->dir, o->duration > 0 ? "for the duration given" : "Ctrl-C or SIGTERM stops");
 	ts->on = true;
 	return 0;
 }

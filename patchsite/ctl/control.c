@@ -6,6 +6,7 @@
  * parsers of the values they take are ctl/value.c.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,7 +78,22 @@ long patchsite_ctl_read(const char *file, char *buf, unsigned long size)
 	return n;
 }
 
-int patchsite_ctl_write(const char *file, const char *value, int append)
+static void (*_Atomic after_reply)(void);
+
+void ps_ctl_after_reply(void (*fn)(void))
+{
+	atomic_store(&after_reply, fn);
+}
+
+void ps_ctl_run_after_reply(void)
+{
+	void (*fn)(void) = atomic_exchange(&after_reply, NULL);
+
+	if (fn)
+		fn();
+}
+
+int ps_ctl_write_before_reply(const char *file, const char *value, bool append)
 {
 	const struct ps_ctl_file *f;
 	const char *sub;
@@ -87,9 +103,19 @@ int patchsite_ctl_write(const char *file, const char *value, int append)
 	f = find_for(file, &sub, true);
 	if (!f)
 		return -errno;
-	err = f->write(sub, value ? value : "", append != 0);
+	err = f->write(sub, value ? value : "", append);
 	if (err)
 		errno = -err;
+	return err;
+}
+
+int patchsite_ctl_write(const char *file, const char *value, int append)
+{
+	int err = ps_ctl_write_before_reply(file, value, append != 0);
+
+	ps_ctl_run_after_reply();
+	if (err)
+		errno = -err;	/* as the handler left it, whatever the work after did */
 	return err;
 }
 
