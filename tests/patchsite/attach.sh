@@ -157,6 +157,16 @@ for form in pie nopie nop pfe; do
 	else
 		echo "ctl said [$got]; stopped $A $BB $C" >>ctl.err; fail "$form: attach while threads call" ctl.err
 	fi
+	# No page was ever writable and executable: none is after the attach either (the loader's
+	# pages are read+execute, its data page made writable by itself).  Oracle: /proc/PID/maps'
+	# permissions (proc(5)).
+	if [ $form = pie ]; then
+		if grep -q ' rwx' /proc/$SPID/maps; then
+			grep ' rwx' /proc/$SPID/maps >maps.err; fail "pie: a mapping writable and executable after the attach" maps.err
+		else
+			pass "pie: no mapping writable and executable after the attach ($(wc -l </proc/$SPID/maps) in /proc/PID/maps)"
+		fi
+	fi
 	if [ $form = pfe ]; then
 		# gcc's five one-byte NOPs cannot be rewritten under running threads: left as built.
 		naff=$("$PS" ctl "$SPID" available_filter_functions | grep -c '\[ctlspin-pfe\]')
