@@ -189,6 +189,7 @@ int patchsite_init(void)
 	if (!ps.can_write) {
 		/* One line with the object and the reason patch.c gave. */
 		ps_log(PATCHSITE_LOG_ERROR, "%s: tracing nothing", ps_error_copy(why, sizeof(why)));
+		snprintf(ps.write_refused, sizeof(ps.write_refused), "%s", why);
 		goto out;
 	}
 	for (unsigned i = 0; i < ps.nmods; i++) {
@@ -207,6 +208,7 @@ int patchsite_init(void)
 	}
 	if (!ps.can_write) {
 		ps_log(PATCHSITE_LOG_ERROR, "%s: tracing nothing", ps_error_copy(why, sizeof(why)));
+		snprintf(ps.write_refused, sizeof(ps.write_refused), "%s", why);
 		goto out;
 	}
 	if (ps.can_sync && !ps.arch->one_step && ps_trap_install())

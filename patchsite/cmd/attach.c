@@ -172,6 +172,18 @@ static int ctl_filter(int pid, const char *file, const char *value, const char *
 	return strcmp(cur, cleared_text) ? ctl_set(pid, file, "") : 0;
 }
 
+/*
+ * Whether the runtime can change the code at all: a W^X policy refuses it,
+ * and the runtime then says why to every write that needs it.  Asked with
+ * tracing_on written as it is, before the trace directory is made.
+ */
+static int can_trace(int pid)
+{
+	char cur[16];
+
+	return ctl_get(pid, "tracing_on", cur, sizeof(cur)) ? -1 : ctl_set(pid, "tracing_on", cur);
+}
+
 /* dir as an absolute path (the process has its own working directory). */
 static int absolute(const char *dir, char *out, size_t len)
 {
@@ -290,6 +302,8 @@ static int record_attached(const struct attach_record *o)
 		fprintf(stderr, "patchsite: record: %s\n", why);
 		return 1;
 	}
+	if (can_trace(o->pid))
+		return 1;
 	if (absolute(o->dir, dir, sizeof(dir))) {
 		fprintf(stderr, "patchsite: record: %s: path too long\n", o->dir);
 		return 2;

@@ -104,6 +104,13 @@ int ps_ctl_write_before_reply(const char *file, const char *value, bool append)
 	if (!f)
 		return -errno;
 	err = f->write(sub, value ? value : "", append);
+	/*
+	 * Refused because the code cannot be made writable (a W^X policy; an
+	 * attached process never saw the start-up's line): say why, once per
+	 * request, when the handler did not.
+	 */
+	if (err == -EACCES && !ps.can_write && ps.write_refused[0] && !patchsite_last_error()[0])
+		ps_log(PATCHSITE_LOG_ERROR, "%s: tracing nothing", ps.write_refused);
 	if (err)
 		errno = -err;
 	return err;

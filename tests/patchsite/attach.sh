@@ -497,6 +497,29 @@ refused "static program" "is statically linked"
 exec 4>&-
 wait $P 2>/dev/null
 
+# A W^X policy (PR_SET_MDWE, Linux 6.3+; tests/patchsite/mdwe.c runs the sample under it): the
+# runtime loads but may not make code writable or executable.  record -p says why, makes no trace
+# directory, and the sample runs on with equal counts and exits 0.  Oracle: the kernel's
+# refusal as the runtime's mprotect saw it (EACCES), and the sample's own counts.
+$CC -O2 -o mdwe "$OLDPWD/tests/patchsite/mdwe.c" >build.log 2>&1 || fail "build mdwe" build.log
+./mdwe /bin/true; wx=$?
+if [ $wx -eq 77 ]; then
+	echo "SKIP refusal 'W^X policy': the kernel has no PR_SET_MDWE"
+elif ! start "$PWD/mdwe" ./ctlspin-nopie $NTH; then
+	fail "refusal: W^X policy: the sample did not start under mdwe" err
+else
+	rm -rf wx
+	"$PS" record -p "$SPID" -d wx --tracer=function 2>ref.err; rc=$?
+	phase "run 100" done
+	if [ "$rc" -eq 1 ] && grep -q "(a W^X policy: .*PR_SET_MDWE): tracing nothing" ref.err &&
+	   [ ! -e wx ] && [ "$A $BB $C" = "$((NTH * 100)) $((NTH * 100)) $((NTH * 100))" ] && finish; then
+		pass "refused: W^X policy (PR_SET_MDWE): no trace directory, the sample went on (done $A $BB $C, exit 0): $(tail -1 ref.err | sed 's/^patchsite: record: //')"
+	else
+		echo "rc $rc; done $A $BB $C; wx $(ls -d wx 2>&1)" >>ref.err; fail "refusal: W^X policy" ref.err
+	fi
+fi
+[ -z "$SPID" ] || { kill "$SPID"; wait "$SPID"; SPID=; } 2>/dev/null
+
 # Just after exec: the loader has not loaded the C library.  A sample whose PT_INTERP names an
 # interpreter that never loads anything (testdata/patchsite/attachinterp.c) is refused as "not
 # started yet", naming that interpreter as readelf -l reads it (the oracle), not as static.
