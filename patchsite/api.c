@@ -25,6 +25,7 @@
 
 #include "core/textbuf.h"
 #include "internal.h"
+#include "record/sched_switch.h"
 #include "record/profile.h"
 #include "events/event.h"
 #include "events/probe.h"
@@ -164,6 +165,9 @@ int patchsite_init(void)
 	ps_unwind_init();	/* libgcc_s when loaded, else at the first unwinding */
 	ps.tramp = (uintptr_t)ps.arch->tramp;
 	ps.can_write = true;
+	/* Attached to: the kernel's switch hooks turned on meanwhile (record/sched_switch.c). */
+	if (ps_attach_late())
+		ps_sched_warm_async();
 	err = ps_modules_scan();
 	/*
 	 * After the scan, which only reads: in a process with threads (attach)

@@ -81,16 +81,23 @@ static long preempted(void)
 	return ru.ru_nivcsw;
 }
 
-/* A stamp: the gap since the last one, and whether the thread was preempted in it. */
+/*
+ * A stamp: the gap since the last one, and whether the thread was preempted
+ * in it.  The count is read before and after the clock (a preemption is
+ * counted when the thread is switched out, which may be inside either
+ * getrusage, after it read the count): the gap had none for sure if the
+ * count after this clock is the count before the last one.  *niv keeps
+ * that count before.
+ */
 static void stamp(long *last, long *niv, atomic_long *all, atomic_long *own)
 {
-	long t = now_ns(), v = preempted();
+	long before = preempted(), t = now_ns(), after = preempted();
 
 	note(all, t - *last);
-	if (v == *niv)
+	if (after == *niv)
 		note(own, t - *last);
 	*last = t;
-	*niv = v;
+	*niv = before;
 }
 
 static void *caller(void *arg)

@@ -6,7 +6,6 @@
  * parsers of the values they take are ctl/value.c.
  */
 #include <errno.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,21 +75,6 @@ long patchsite_ctl_read(const char *file, char *buf, unsigned long size)
 	n = (long)b.len;
 	ps_buf_free(&b);
 	return n;
-}
-
-static void (*_Atomic after_reply)(void);
-
-void ps_ctl_after_reply(void (*fn)(void))
-{
-	atomic_store(&after_reply, fn);
-}
-
-void ps_ctl_run_after_reply(void)
-{
-	void (*fn)(void) = atomic_exchange(&after_reply, NULL);
-
-	if (fn)
-		fn();
 }
 
 int ps_ctl_write_before_reply(const char *file, const char *value, bool append)
