@@ -25,6 +25,7 @@
 
 #include "core/textbuf.h"
 #include "internal.h"
+#include "record/sched_switch.h"
 #include "record/profile.h"
 #include "events/event.h"
 #include "events/probe.h"
@@ -164,6 +165,9 @@ int patchsite_init(void)
 	ps_unwind_init();	/* libgcc_s when loaded, else at the first unwinding */
 	ps.tramp = (uintptr_t)ps.arch->tramp;
 	ps.can_write = true;
+	/* Attached to: the kernel's switch hooks turned on meanwhile (record/sched_switch.c). */
+	if (ps_attach_late())
+		ps_sched_warm_async();
 	err = ps_modules_scan();
 	/*
 	 * After the scan, which only reads: in a process with threads (attach)
@@ -189,6 +193,7 @@ int patchsite_init(void)
 	if (!ps.can_write) {
 		/* One line with the object and the reason patch.c gave. */
 		ps_log(PATCHSITE_LOG_ERROR, "%s: tracing nothing", ps_error_copy(why, sizeof(why)));
+		snprintf(ps.write_refused, sizeof(ps.write_refused), "%s", why);
 		goto out;
 	}
 	for (unsigned i = 0; i < ps.nmods; i++) {
@@ -207,6 +212,7 @@ int patchsite_init(void)
 	}
 	if (!ps.can_write) {
 		ps_log(PATCHSITE_LOG_ERROR, "%s: tracing nothing", ps_error_copy(why, sizeof(why)));
+		snprintf(ps.write_refused, sizeof(ps.write_refused), "%s", why);
 		goto out;
 	}
 	if (ps.can_sync && !ps.arch->one_step && ps_trap_install())

@@ -16,7 +16,8 @@
 #     preloaded process's CPU when its main starts (the runtime's start-up);
 #   - the longest ptrace stop of a thread as record -p saw it (from
 #     PTRACE_INTERRUPT to its release, PATCHSITE_ATTACH_TIME), and the
-#     longest stall of a calling thread and of the canary (goal 1 ms),
+#     longest stall of a calling thread and of the canary (goal 1 ms), all
+#     gaps and those in which the thread was not preempted (attachtarget.c),
 #     the canary SCHED_FIFO during the windows when root (the machine's
 #     other jobs then do not preempt it)
 #     and their context switches, voluntary (a wait) and preempted,
@@ -237,6 +238,13 @@ printf '    attach (exec to recording)                 %s  %s\n' "$(echo $att | 
 printf '    detach (SIGTERM to the command'"'"'s end)        %s  %s\n' "$(echo $det | awk '{ print $2 " / " $1 }')" "$(goal "$(big "$det")" 1000)"
 printf '    second attach + 0.2 s trace + detach       %s\n' "$(echo $again | awk '{ print $2 " / " $1 }')"
 printf '    no attach, 0.3 s (the machine'"'"'s noise)      %s\n' "$(echo $base | awk '{ print $2 " / " $1 }')"
+own() { echo "$1" | awk '{ print ($3 > $4 ? $3 : $4) }'; }
+echo "    the same, gaps in which the thread was not preempted (no involuntary context switch: its own"
+echo "    stall, a trap, a fault or a wait; what the attach cost it, whatever the machine's load):"
+printf '    attach (exec to recording)                 %s  %s\n' "$(echo $att | awk '{ print $4 " / " $3 }')" "$(goal "$(own "$att")" 1000)"
+printf '    detach (SIGTERM to the command'"'"'s end)        %s  %s\n' "$(echo $det | awk '{ print $4 " / " $3 }')" "$(goal "$(own "$det")" 1000)"
+printf '    second attach + 0.2 s trace + detach       %s  %s\n' "$(echo $again | awk '{ print $4 " / " $3 }')" "$(goal "$(own "$again")" 1000)"
+printf '    no attach, 0.3 s                           %s\n' "$(echo $base | awk '{ print $4 " / " $3 }')"
 echo "  context switches of the 2 callers and the canary (voluntary: they waited for something; preempted: the scheduler):"
 echo "    attach $sw_att; detach $sw_det; no attach $sw_base"
 

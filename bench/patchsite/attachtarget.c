@@ -4,9 +4,16 @@
  * runtime: THREADS threads call the N generated functions round robin, and
  * a canary thread stamps the clock in a tight loop.  Each keeps the longest
  * gap between two of its stamps (a caller stamps every 64 calls): the
- * longest stall it saw.  Lines on stdin:
+ * longest stall it saw; and the longest of the gaps in which the thread was
+ * not preempted (getrusage(RUSAGE_THREAD)'s ru_nivcsw, involuntary context
+ * switches, unchanged): a stall of its own, a trap, a fault or a wait
+ * (voluntary switches count), not the machine's other runnable threads
+ * taking its CPU, which on a 2-CPU VM with three spinning threads is
+ * tens of ms whatever happens (a gap that holds both a stall and a
+ * preemption is left out of the second).  Lines on stdin:
  *   reset   forget the gaps, "ok"
- *   gap     "gap CALLERS_US CANARY_US": the longest gaps since reset
+ *   gap     "gap CALLERS_US CANARY_US CALLERS_OWN_US CANARY_OWN_US": the
+ *           longest gaps since reset, all, and those not preempted
  *   calls N "calls CPU_NS WALL_NS": N calls round robin made by the main
  *           thread, its own CPU time and the wall time they took (the
  *           per-call cost; THREADS 0 runs no other thread, to measure it
@@ -23,13 +30,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 extern int (*const bench_funcs[])(int);
 extern const int bench_nfuncs;
 
 static atomic_bool stop;
-static atomic_long calls, gap_callers, gap_canary;
+static atomic_long calls, gap_callers, gap_canary, own_callers, own_canary;
 
 static long clock_ns(clockid_t clock)
 {
@@ -64,20 +72,44 @@ static void note(atomic_long *max, long gap)
 		;
 }
 
+/* This thread's involuntary context switches so far. */
+static long preempted(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_THREAD, &ru);
+	return ru.ru_nivcsw;
+}
+
+/*
+ * A stamp: the gap since the last one, and whether the thread was preempted
+ * in it.  The count is read before and after the clock (a preemption is
+ * counted when the thread is switched out, which may be inside either
+ * getrusage, after it read the count): the gap had none for sure if the
+ * count after this clock is the count before the last one.  *niv keeps
+ * that count before.
+ */
+static void stamp(long *last, long *niv, atomic_long *all, atomic_long *own)
+{
+	long before = preempted(), t = now_ns(), after = preempted();
+
+	note(all, t - *last);
+	if (after == *niv)
+		note(own, t - *last);
+	*last = t;
+	*niv = before;
+}
+
 static void *caller(void *arg)
 {
-	long n = 0, last = now_ns();
+	long n = 0, last = now_ns(), niv = preempted();
 
 	(void)arg;
 	/* long: an int wraps negative after 2^31 calls (minutes), then a negative index */
 	for (long i = 0; !atomic_load_explicit(&stop, memory_order_relaxed); i++, n++) {
 		bench_funcs[i % bench_nfuncs]((int)i);
-		if (!(i & 63)) {
-			long t = now_ns();
-
-			note(&gap_callers, t - last);
-			last = t;
-		}
+		if (!(i & 63))
+			stamp(&last, &niv, &gap_callers, &own_callers);
 	}
 	atomic_fetch_add(&calls, n);
 	return NULL;
@@ -85,15 +117,11 @@ static void *caller(void *arg)
 
 static void *canary(void *arg)
 {
-	long last = now_ns();
+	long last = now_ns(), niv = preempted();
 
 	(void)arg;
-	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
-		long t = now_ns();
-
-		note(&gap_canary, t - last);
-		last = t;
-	}
+	while (!atomic_load_explicit(&stop, memory_order_relaxed))
+		stamp(&last, &niv, &gap_canary, &own_canary);
 	return NULL;
 }
 
@@ -119,10 +147,13 @@ int main(int argc, char **argv)
 		if (!strcmp(line, "reset\n")) {
 			atomic_store(&gap_callers, 0);
 			atomic_store(&gap_canary, 0);
+			atomic_store(&own_callers, 0);
+			atomic_store(&own_canary, 0);
 			printf("ok\n");
 		} else if (!strcmp(line, "gap\n")) {
-			printf("gap %ld %ld\n", atomic_load(&gap_callers) / 1000,
-			       atomic_load(&gap_canary) / 1000);
+			printf("gap %ld %ld %ld %ld\n", atomic_load(&gap_callers) / 1000,
+			       atomic_load(&gap_canary) / 1000, atomic_load(&own_callers) / 1000,
+			       atomic_load(&own_canary) / 1000);
 		} else if (sscanf(line, "calls %ld", &n) == 1) {
 			timed_calls(n);
 		}

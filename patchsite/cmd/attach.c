@@ -172,6 +172,18 @@ static int ctl_filter(int pid, const char *file, const char *value, const char *
 	return strcmp(cur, cleared_text) ? ctl_set(pid, file, "") : 0;
 }
 
+/*
+ * Whether the runtime can change the code at all: a W^X policy refuses it,
+ * and the runtime then says why to every write that needs it.  Asked with
+ * tracing_on written as it is, before the trace directory is made.
+ */
+static int can_trace(int pid)
+{
+	char cur[16];
+
+	return ctl_get(pid, "tracing_on", cur, sizeof(cur)) ? -1 : ctl_set(pid, "tracing_on", cur);
+}
+
 /* dir as an absolute path (the process has its own working directory). */
 static int absolute(const char *dir, char *out, size_t len)
 {
@@ -208,14 +220,18 @@ static int tracer_on(void *arg)
 	if (getenv("PATCHSITE_ATTACH_TIME"))
 		fprintf(stderr, "patchsite: record: pid %d: tracer on %lld ms after the start\n",
 			o->pid, attach_now_ms() - ts->t0);
-	/* A filter whose functions all have refused sites (one-byte NOPs after attach) is silent. */
+	fprintf(stderr, "patchsite: record: pid %d: recording (%s) into %s; %s\n", o->pid, o->tracer,
+		ts->dir, o->duration > 0 ? "for the duration given" : "Ctrl-C or SIGTERM stops");
+	/*
+	 * A filter whose functions all have refused sites (one-byte NOPs after
+	 * attach) is silent.  Asked after "recording": the channel writes the
+	 * objects' mod.N first (tracer_files.c), 10-20 ms.
+	 */
 	if (o->filter && !ctl_get(o->pid, "enabled_functions", cur, sizeof(cur)) && !*cur)
 		fprintf(stderr, "patchsite: record: pid %d: warning: no function of -F %s is traced: "
 			"their sites were refused (gcc's -fpatchable-function-entry one-byte NOPs are "
 			"left as built in a process attached to: see patchsite(1), ATTACH)\n", o->pid,
 			o->filter);
-	fprintf(stderr, "patchsite: record: pid %d: recording (%s) into %s; %s\n", o->pid, o->tracer,
-		ts->dir, o->duration > 0 ? "for the duration given" : "Ctrl-C or SIGTERM stops");
 	ts->on = true;
 	return 0;
 }
@@ -286,6 +302,8 @@ static int record_attached(const struct attach_record *o)
 		fprintf(stderr, "patchsite: record: %s\n", why);
 		return 1;
 	}
+	if (can_trace(o->pid))
+		return 1;
 	if (absolute(o->dir, dir, sizeof(dir))) {
 		fprintf(stderr, "patchsite: record: %s: path too long\n", o->dir);
 		return 2;

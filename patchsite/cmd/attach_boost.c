@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/resource.h>
 
 #include "attach_boost.h"
@@ -30,6 +31,7 @@
 
 static struct {
 	bool self, thread;	/* boosted: this command; the target's new threads */
+	bool self_fifo;		/* this command SCHED_FIFO (attach_boost_self_fifo) */
 	int self_nice, thread_nice, pid;
 	int old[MAX_OLD];
 	unsigned nold;
@@ -69,6 +71,18 @@ void attach_boost_self(void)
 		boost.said = "not boosted (no CAP_SYS_NICE)";
 }
 
+void attach_boost_self_fifo(bool on)
+{
+	struct sched_param fifo = { .sched_priority = 1 }, none = { 0 };
+
+	if (!boost.self)
+		return;
+	if (on && sched_getscheduler(0) == SCHED_OTHER)
+		boost.self_fifo = !sched_setscheduler(0, SCHED_FIFO, &fifo);
+	else if (!on && boost.self_fifo)
+		boost.self_fifo = sched_setscheduler(0, SCHED_OTHER, &none) != 0;
+}
+
 /* The process's threads now: they are the program's, never changed at the end. */
 static void remember_old(int pid)
 {
@@ -86,23 +100,34 @@ static void remember_old(int pid)
 		closedir(d);
 }
 
-int attach_boost_stop(int tid)
+void attach_boost_stop(int tid, struct attach_prio *old)
 {
-	int v = nice_of(tid);
+	struct sched_param fifo = { .sched_priority = 1 };
+	int v = nice_of(tid), policy = sched_getscheduler(tid);
 
+	old->nice = 1000;
+	old->policy = -1;
 	if (v == 1000 || !wanted() || setpriority(PRIO_PROCESS, (id_t)tid, ATTACH_BOOST_NICE)) {
 		if (v != 1000 && strcmp(boost.said, "boosted") && wanted())
 			boost.said = "not boosted (no CAP_SYS_NICE)";
-		return 1000;
+		return;
 	}
 	boost.said = "boosted";
-	return v;
+	old->nice = v;
+	if ((policy == SCHED_OTHER || policy == SCHED_BATCH) &&
+	    !sched_setscheduler(tid, SCHED_FIFO, &fifo))
+		old->policy = policy;
 }
 
-void attach_unboost_stop(int tid, int nice)
+void attach_unboost_stop(int tid, const struct attach_prio *old)
 {
-	if (nice != 1000)
-		(void)setpriority(PRIO_PROCESS, (id_t)tid, nice);
+	struct sched_param none = { 0 };
+
+	/* The policy first: going back to SCHED_OTHER keeps the nice, put back next. */
+	if (old->policy != -1)
+		(void)sched_setscheduler(tid, old->policy, &none);
+	if (old->nice != 1000)
+		(void)setpriority(PRIO_PROCESS, (id_t)tid, old->nice);
 }
 
 void attach_boost_made(int pid, int nice)
@@ -146,6 +171,7 @@ void attach_boost_end(int pid)
 	struct dirent *de;
 	DIR *d;
 
+	attach_boost_self_fifo(false);
 	if (boost.self)
 		(void)setpriority(PRIO_PROCESS, 0, boost.self_nice);
 	boost.self = false;

@@ -27,20 +27,21 @@
  *      or the same one a millisecond later, is tried, for up to
  *      ATTACH_WAIT_MS.
  *   2. With every signal blocked in it (PTRACE_SETSIGMASK: no handler of the
- *      program can run on top of what follows), the thread makes two raw
- *      mmap system calls (single-stepped over a `syscall` instruction of
- *      the C library's text: no libc state is touched), one code page,
- *      mapped read+execute and filled through /proc/PID/mem (no page is
- *      ever writable and executable, so W^X policies pass), one data page;
- *      then it calls pthread_create(), public since glibc 2.34 in
- *      libc.so.6, returning onto an int3 of the code page.  That call is
- *      the only C library code run on the borrowed thread, at a point
- *      where the thread holds none of the locks it takes.  It is made
- *      three times: first two threads that only register the runtime's
- *      membarrier commands ahead (one each: their RCU grace periods
- *      overlap, and the runtime scans meanwhile), then the loader thread.  From its interrupt to its
- *      release the thread runs at nice -20 when we may (attach_boost.c),
- *      and the threads it makes inherit that until the tracer is on.
+ *      program can run on top of what follows), the thread makes one raw
+ *      mmap system call (single-stepped over a `syscall` instruction of
+ *      the C library's text: no libc state is touched): two pages, mapped
+ *      read+execute, a code page and a data page, filled through
+ *      /proc/PID/mem; then it calls pthread_create(), public since glibc
+ *      2.34 in libc.so.6, returning onto an int3 of the code page.  That
+ *      call is the only C library code run on the borrowed thread, at a
+ *      point where the thread holds none of the locks it takes.  The new
+ *      thread makes its data page writable (no page is ever writable and
+ *      executable, so W^X policies pass) and starts two threads that only
+ *      register the runtime's membarrier commands ahead (one each: their
+ *      RCU grace periods overlap, and the runtime scans meanwhile).  From
+ *      its interrupt to its release the borrowed thread runs at nice -20
+ *      and SCHED_FIFO when we may (attach_boost.c); the threads it makes
+ *      keep the nice until the tracer is on.
  *   3. Its registers (general, and the whole XSAVE area: pthread_create's
  *      memcpy uses vector registers) and its signal mask are put back
  *      exactly and it is let go.  A thread interrupted in a blocking call
@@ -113,38 +114,61 @@ static long long attach_wait_ms(void)
 /* ---- The borrowed thread ---- */
 
 /*
- * The code page.  start() is the new thread's routine; its argument is the
- * data page (struct blob_data).  It calls only the C library's public
- * functions, through pointers the command filled in.
+ * The code page.  start() is the loader thread's routine; its argument is
+ * the data page (struct blob_data), mapped read+execute with the code (one
+ * system call on the borrowed thread) and made writable by start() itself.
+ * It calls only the C library's public functions, through pointers the
+ * command filled in.
  */
 static const uint8_t blob[] = {
-	0x53,				/* 00 push %rbx              (aligns the stack)   */
-	0x48, 0x89, 0xfb,		/* 01 mov %rdi,%rbx          data               */
-	0xff, 0x53, 0x10,		/* 04 call *0x10(%rbx)       pthread_self()     */
-	0x48, 0x89, 0xc7,		/* 07 mov %rax,%rdi                             */
-	0xff, 0x53, 0x18,		/* 0a call *0x18(%rbx)       pthread_detach()   */
-	0xb8, 0x9d, 0x00, 0x00, 0x00,	/* 0d mov $157,%eax          SYS_prctl          */
-	0xbf, 0x0f, 0x00, 0x00, 0x00,	/* 12 mov $15,%edi           PR_SET_NAME        */
-	0x48, 0x8d, 0x73, 0x40,		/* 17 lea 0x40(%rbx),%rsi    data->name         */
-	0x0f, 0x05,			/* 1b syscall                                   */
-	0x48, 0x8d, 0xbb, 0x80, 0x00, 0x00, 0x00, /* 1d lea 0x80(%rbx),%rdi  data->path */
-	0xbe, 0x02, 0x00, 0x00, 0x00,	/* 24 mov $2,%esi            RTLD_NOW           */
-	0xff, 0x13,			/* 29 call *(%rbx)           dlopen()           */
-	0x48, 0x89, 0x43, 0x20,		/* 2b mov %rax,0x20(%rbx)    data->handle       */
-	0x48, 0x85, 0xc0,		/* 2f test %rax,%rax                            */
-	0x75, 0x07,			/* 32 jne 3b                                    */
-	0xff, 0x53, 0x08,		/* 34 call *0x8(%rbx)        dlerror()          */
-	0x48, 0x89, 0x43, 0x28,		/* 37 mov %rax,0x28(%rbx)    data->error        */
-	/* clock_gettime(CLOCK_THREAD_CPUTIME_ID, &data->cpu): what the load cost, before done */
-	0xb8, 0xe4, 0x00, 0x00, 0x00,	/* 3b mov $228,%eax          SYS_clock_gettime  */
-	0xbf, 0x03, 0x00, 0x00, 0x00,	/* 40 mov $3,%edi            this thread's CPU  */
-	0x48, 0x8d, 0x73, 0x60,		/* 45 lea 0x60(%rbx),%rsi    data->cpu          */
-	0x0f, 0x05,			/* 49 syscall                                   */
-	0xc7, 0x43, 0x30, 0x01, 0x00, 0x00, 0x00, /* 4b movl $1,0x30(%rbx)  data->done */
-	0x31, 0xc0,			/* 52 xor %eax,%eax                             */
-	0x5b,				/* 54 pop %rbx                                  */
-	0xc3,				/* 55 ret                    (the thread ends)  */
-	0xcc,				/* 56 int3                   pthread_create's return */
+	0x53,				/* 00 push %rbx              (aligns the stack) */
+	0x48, 0x89, 0xfb,		/* 01 mov %rdi,%rbx          data */
+	0xb8, 0x90, 0x00, 0x00, 0x00,	/* 04 mov $0x90,%eax         SYS_sched_setscheduler(0, */
+	0x31, 0xff,			/* 09 xor %edi,%edi          this thread, */
+	0x31, 0xf6,			/* 0b xor %esi,%esi          SCHED_OTHER, */
+	0x48, 0x8d, 0x53, 0x34,		/* 0d lea 0x34(%rbx),%rdx    &data->zero): not the borrowed thread's FIFO */
+	0x0f, 0x05,			/* 11 syscall */
+	0xb8, 0x0a, 0x00, 0x00, 0x00,	/* 13 mov $0xa,%eax          SYS_mprotect(data, */
+	0x48, 0x89, 0xdf,		/* 18 mov %rbx,%rdi */
+	0xbe, 0x00, 0x10, 0x00, 0x00,	/* 1b mov $0x1000,%esi       4096, */
+	0xba, 0x03, 0x00, 0x00, 0x00,	/* 20 mov $0x3,%edx          READ | WRITE) */
+	0x0f, 0x05,			/* 25 syscall */
+	0x48, 0x85, 0xc0,		/* 27 test %rax,%rax */
+	0x75, 0x74,			/* 2a jne a0                 (the thread ends) */
+	0x48, 0x8d, 0x7b, 0x70,		/* 2c lea 0x70(%rbx),%rdi    &data->sync_thread */
+	0x31, 0xf6,			/* 30 xor %esi,%esi */
+	0x48, 0x8d, 0x15, 0x6c, 0x00, 0x00, 0x00, /* 32 lea 0x6c(%rip),%rdx    BLOB_SYNC */
+	0x48, 0x89, 0xd9,		/* 39 mov %rbx,%rcx */
+	0xff, 0x53, 0x38,		/* 3c call *0x38(%rbx)       pthread_create() */
+	0x48, 0x8d, 0x7b, 0x78,		/* 3f lea 0x78(%rbx),%rdi    &data->sync_thread2 */
+	0x31, 0xf6,			/* 43 xor %esi,%esi */
+	0x48, 0x8d, 0x15, 0x8a, 0x00, 0x00, 0x00, /* 45 lea 0x8a(%rip),%rdx    BLOB_SYNC2 */
+	0x48, 0x89, 0xd9,		/* 4c mov %rbx,%rcx */
+	0xff, 0x53, 0x38,		/* 4f call *0x38(%rbx)       pthread_create() */
+	0xff, 0x53, 0x10,		/* 52 call *0x10(%rbx)       pthread_self() */
+	0x48, 0x89, 0xc7,		/* 55 mov %rax,%rdi */
+	0xff, 0x53, 0x18,		/* 58 call *0x18(%rbx)       pthread_detach() */
+	0xb8, 0x9d, 0x00, 0x00, 0x00,	/* 5b mov $0x9d,%eax         SYS_prctl */
+	0xbf, 0x0f, 0x00, 0x00, 0x00,	/* 60 mov $0xf,%edi          PR_SET_NAME */
+	0x48, 0x8d, 0x73, 0x40,		/* 65 lea 0x40(%rbx),%rsi    data->name */
+	0x0f, 0x05,			/* 69 syscall */
+	0x48, 0x8d, 0xbb, 0x80, 0x00, 0x00, 0x00, /* 6b lea 0x80(%rbx),%rdi    data->path */
+	0xbe, 0x02, 0x00, 0x00, 0x00,	/* 72 mov $0x2,%esi          RTLD_NOW */
+	0xff, 0x13,			/* 77 call *(%rbx)           dlopen() */
+	0x48, 0x89, 0x43, 0x20,		/* 79 mov %rax,0x20(%rbx)    data->handle */
+	0x48, 0x85, 0xc0,		/* 7d test %rax,%rax */
+	0x75, 0x07,			/* 80 jne 89 */
+	0xff, 0x53, 0x08,		/* 82 call *0x8(%rbx)        dlerror() */
+	0x48, 0x89, 0x43, 0x28,		/* 85 mov %rax,0x28(%rbx)    data->error */
+	0xb8, 0xe4, 0x00, 0x00, 0x00,	/* 89 mov $0xe4,%eax         SYS_clock_gettime */
+	0xbf, 0x03, 0x00, 0x00, 0x00,	/* 8e mov $0x3,%edi          this thread's CPU */
+	0x48, 0x8d, 0x73, 0x60,		/* 93 lea 0x60(%rbx),%rsi    data->cpu */
+	0x0f, 0x05,			/* 97 syscall */
+	0xc7, 0x43, 0x30, 0x01, 0x00, 0x00, 0x00, /* 99 movl $0x1,0x30(%rbx)   data->done */
+	0x31, 0xc0,			/* a0 xor %eax,%eax */
+	0x5b,				/* a2 pop %rbx */
+	0xc3,				/* a3 ret                    (the thread ends) */
+	0xcc,				/* a4 int3                   pthread_create's return */
 	/*
 	 * Two more threads' routines: the runtime's membarrier registrations
 	 * (sites/patch.c ps_sync_register), done ahead, one command each.  In
@@ -156,60 +180,66 @@ static const uint8_t blob[] = {
 	 * periods), while the loader thread's dlopen and scan run; the
 	 * runtime's own registration then returns at once if theirs is done.
 	 * What they return does not matter: the runtime asks again and says
-	 * what fails.
+	 * what fails.  The loader thread makes them, not the borrowed one:
+	 * each call made on the borrowed thread is a round trip through
+	 * ptrace that keeps it stopped longer.
 	 */
-	0x53,				/* 57 push %rbx                                 */
-	0x48, 0x89, 0xfb,		/* 58 mov %rdi,%rbx          data               */
-	0xff, 0x53, 0x10,		/* 5b call *0x10(%rbx)       pthread_self()     */
-	0x48, 0x89, 0xc7,		/* 5e mov %rax,%rdi                             */
-	0xff, 0x53, 0x18,		/* 61 call *0x18(%rbx)       pthread_detach()   */
-	0xb8, 0x9d, 0x00, 0x00, 0x00,	/* 64 mov $157,%eax          SYS_prctl          */
-	0xbf, 0x0f, 0x00, 0x00, 0x00,	/* 69 mov $15,%edi           PR_SET_NAME        */
-	0x48, 0x8d, 0x73, 0x40,		/* 6e lea 0x40(%rbx),%rsi    data->name (attach_boost.c) */
-	0x0f, 0x05,			/* 72 syscall                                   */
-	0xb8, 0x44, 0x01, 0x00, 0x00,	/* 74 mov $324,%eax          SYS_membarrier     */
-	0xbf, 0x40, 0x00, 0x00, 0x00,	/* 79 mov $64,%edi           REGISTER_PRIVATE_EXPEDITED_SYNC_CORE */
-	0x31, 0xf6,			/* 7e xor %esi,%esi                             */
-	0x31, 0xd2,			/* 80 xor %edx,%edx                             */
-	0x0f, 0x05,			/* 82 syscall                                   */
-	0x31, 0xc0,			/* 84 xor %eax,%eax                             */
-	0x5b,				/* 86 pop %rbx                                  */
-	0xc3,				/* 87 ret                    (the thread ends)  */
-	0x53,				/* 88 push %rbx                                 */
-	0x48, 0x89, 0xfb,		/* 89 mov %rdi,%rbx          data               */
-	0xff, 0x53, 0x10,		/* 8c call *0x10(%rbx)       pthread_self()     */
-	0x48, 0x89, 0xc7,		/* 8f mov %rax,%rdi                             */
-	0xff, 0x53, 0x18,		/* 92 call *0x18(%rbx)       pthread_detach()   */
-	0xb8, 0x9d, 0x00, 0x00, 0x00,	/* 95 mov $157,%eax          SYS_prctl          */
-	0xbf, 0x0f, 0x00, 0x00, 0x00,	/* 9a mov $15,%edi           PR_SET_NAME        */
-	0x48, 0x8d, 0x73, 0x40,		/* 9f lea 0x40(%rbx),%rsi    data->name (attach_boost.c) */
-	0x0f, 0x05,			/* a3 syscall                                   */
-	0xb8, 0x44, 0x01, 0x00, 0x00,	/* a5 mov $324,%eax          SYS_membarrier     */
-	0xbf, 0x10, 0x00, 0x00, 0x00,	/* aa mov $16,%edi           REGISTER_PRIVATE_EXPEDITED */
-	0x31, 0xf6,			/* af xor %esi,%esi                             */
-	0x31, 0xd2,			/* b1 xor %edx,%edx                             */
-	0x0f, 0x05,			/* b3 syscall                                   */
-	0x31, 0xc0,			/* b5 xor %eax,%eax                             */
-	0x5b,				/* b7 pop %rbx                                  */
-	0xc3,				/* b8 ret                    (the thread ends)  */
+	0x53,				/* a5 push %rbx */
+	0x48, 0x89, 0xfb,		/* a6 mov %rdi,%rbx          data */
+	0xff, 0x53, 0x10,		/* a9 call *0x10(%rbx)       pthread_self() */
+	0x48, 0x89, 0xc7,		/* ac mov %rax,%rdi */
+	0xff, 0x53, 0x18,		/* af call *0x18(%rbx)       pthread_detach() */
+	0xb8, 0x9d, 0x00, 0x00, 0x00,	/* b2 mov $0x9d,%eax         SYS_prctl */
+	0xbf, 0x0f, 0x00, 0x00, 0x00,	/* b7 mov $0xf,%edi          PR_SET_NAME */
+	0x48, 0x8d, 0x73, 0x40,		/* bc lea 0x40(%rbx),%rsi    data->name (attach_boost.c) */
+	0x0f, 0x05,			/* c0 syscall */
+	0xb8, 0x44, 0x01, 0x00, 0x00,	/* c2 mov $0x144,%eax        SYS_membarrier */
+	0xbf, 0x40, 0x00, 0x00, 0x00,	/* c7 mov $0x40,%edi         REGISTER_PRIVATE_EXPEDITED_SYNC_CORE */
+	0x31, 0xf6,			/* cc xor %esi,%esi */
+	0x31, 0xd2,			/* ce xor %edx,%edx */
+	0x0f, 0x05,			/* d0 syscall */
+	0x31, 0xc0,			/* d2 xor %eax,%eax */
+	0x5b,				/* d4 pop %rbx */
+	0xc3,				/* d5 ret                    (the thread ends) */
+	0x53,				/* d6 push %rbx */
+	0x48, 0x89, 0xfb,		/* d7 mov %rdi,%rbx          data */
+	0xff, 0x53, 0x10,		/* da call *0x10(%rbx)       pthread_self() */
+	0x48, 0x89, 0xc7,		/* dd mov %rax,%rdi */
+	0xff, 0x53, 0x18,		/* e0 call *0x18(%rbx)       pthread_detach() */
+	0xb8, 0x9d, 0x00, 0x00, 0x00,	/* e3 mov $0x9d,%eax         SYS_prctl */
+	0xbf, 0x0f, 0x00, 0x00, 0x00,	/* e8 mov $0xf,%edi          PR_SET_NAME */
+	0x48, 0x8d, 0x73, 0x40,		/* ed lea 0x40(%rbx),%rsi    data->name (attach_boost.c) */
+	0x0f, 0x05,			/* f1 syscall */
+	0xb8, 0x44, 0x01, 0x00, 0x00,	/* f3 mov $0x144,%eax        SYS_membarrier */
+	0xbf, 0x10, 0x00, 0x00, 0x00,	/* f8 mov $0x10,%edi         REGISTER_PRIVATE_EXPEDITED */
+	0x31, 0xf6,			/* fd xor %esi,%esi */
+	0x31, 0xd2,			/* ff xor %edx,%edx */
+	0x0f, 0x05,			/* 101 syscall */
+	0x31, 0xc0,			/* 103 xor %eax,%eax */
+	0x5b,				/* 105 pop %rbx */
+	0xc3,				/* 106 ret                    (the thread ends) */
 };
-#define BLOB_TRAP	0x56
-#define BLOB_SYNC	0x57	/* the membarrier threads' routines: SYNC_CORE, */
-#define BLOB_SYNC2	0x88	/* ... PRIVATE_EXPEDITED */
-_Static_assert(sizeof(blob) == 0xb9, "the code's offsets: the int3 at BLOB_TRAP, the routines after it");
+#define BLOB_TRAP	0xa4
+#define BLOB_SYNC	0xa5	/* the membarrier threads' routines: SYNC_CORE, */
+#define BLOB_SYNC2	0xd6	/* ... PRIVATE_EXPEDITED (the lea's at 0x32 and 0x45) */
+_Static_assert(sizeof(blob) == 0x107, "the code's offsets: the int3 at BLOB_TRAP, the routines after it");
 
 struct blob_data {			/* offsets are the code's */
 	uint64_t dlopen, dlerror, self, detach;		/* 0x00 */
 	uint64_t handle, error;				/* 0x20: out */
-	uint32_t done, pad;				/* 0x30: out */
-	uint64_t thread;				/* 0x38: pthread_create's */
+	uint32_t done;					/* 0x30: out */
+	uint32_t zero;					/* 0x34: a struct sched_param */
+	uint64_t create;				/* 0x38: pthread_create */
 	char name[32];					/* 0x40 */
 	int64_t cpu_sec, cpu_nsec;			/* 0x60: out, struct timespec */
 	uint64_t sync_thread, sync_thread2;		/* 0x70: pthread_create's */
 	char path[4096 - 0x80];				/* 0x80 */
 };
 _Static_assert(sizeof(struct blob_data) == 4096, "one page");
-_Static_assert(offsetof(struct blob_data, cpu_sec) == 0x60 &&
+_Static_assert(offsetof(struct blob_data, zero) == 0x34 &&
+	       offsetof(struct blob_data, create) == 0x38 &&
+	       offsetof(struct blob_data, cpu_sec) == 0x60 &&
+	       offsetof(struct blob_data, sync_thread) == 0x70 &&
 	       offsetof(struct blob_data, path) == 0x80, "the code's offsets");
 
 /*
@@ -346,57 +376,46 @@ struct libc_fns {
 };
 
 /*
- * On a seized, stopped thread at a safe point: map the pages, write them,
- * pthread_create the loader thread, put the thread back.  The data page's
- * address is returned in *data.
+ * On a seized, stopped thread at a safe point: map the two pages, write
+ * them, pthread_create the loader thread, put the thread back.  Two round
+ * trips through ptrace after its stop: the thread is stopped 0.3-0.5 ms
+ * on an idle machine (was five, 0.5-1.1 ms).  The data page's address is
+ * returned in *data.
  */
 static int borrow(struct hijack *h, const struct target *t, const struct libc_fns *fn,
 		  const char *lib, unsigned long *data, char *why, size_t len)
 {
 	static const uint64_t all = ~0ULL;
-	const unsigned long thread_off = offsetof(struct blob_data, thread);
-	const unsigned long sync_off = offsetof(struct blob_data, sync_thread);
 	struct blob_data d = { .dlopen = fn->dlopen, .dlerror = fn->dlerror, .self = fn->self,
-			       .detach = fn->detach };
-	long code = 0, page = 0, rc = -1;
+			       .detach = fn->detach, .create = fn->create };
+	long code = 0, rc = -1;
+	unsigned long page;
 	int err, err2;
 
 	/* Boosted since its interrupt (attach_boost_stop): the threads it makes inherit it. */
-	attach_boost_made(t->pid, h->nice);
+	attach_boost_made(t->pid, h->prio.nice);
 	snprintf(d.name, sizeof(d.name), "%s", PS_ATTACH_THREAD);
 	memcpy(d.path, lib, strlen(lib) + 1);	/* attach_inject() checked its length */
 	err = ptrace(PTRACE_GETSIGMASK, h->tid, (void *)sizeof(h->mask), &h->mask) ? -errno : 0;
 	if (!err && ptrace(PTRACE_SETSIGMASK, h->tid, (void *)sizeof(all), &all))
 		err = -errno;
+	/* Never writable and executable at once: start() makes the data page writable. */
 	if (!err)
-		err = hijack_syscall(h, SYS_mmap, (long[6]){ 0, 4096, PROT_READ | PROT_EXEC,
+		err = hijack_syscall(h, SYS_mmap, (long[6]){ 0, 2 * 4096, PROT_READ | PROT_EXEC,
 				     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0 }, &code);
 	if (!err && (unsigned long)code > -4096UL)
 		err = (int)code;
-	if (!err)
-		err = hijack_syscall(h, SYS_mmap, (long[6]){ 0, 4096, PROT_READ | PROT_WRITE,
-				     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0 }, &page);
-	if (!err && (unsigned long)page > -4096UL)
-		err = (int)page;
-	/* /proc/PID/mem writes the read+execute page as a debugger writes breakpoints. */
+	page = (unsigned long)code + 4096;
+	/* /proc/PID/mem writes the read+execute pages as a debugger writes breakpoints. */
 	if (!err && (pwrite(t->mem, blob, sizeof(blob), code) != sizeof(blob) ||
-		     pwrite(t->mem, &d, sizeof(d), page) != sizeof(d)))
+		     pwrite(t->mem, &d, sizeof(d), (off_t)page) != sizeof(d)))
 		err = -errno;
-	/*
-	 * The membarrier threads first (they sleep at once, in their grace
-	 * periods): only a head start, so their failure is not ours to report.
-	 */
-	for (unsigned i = 0; i < 2 && !err; i++)
-		(void)hijack_call(h, t, fn->create, (unsigned long)code + BLOB_TRAP,
-				  (unsigned long[4]){ (unsigned long)page + sync_off + 8 * i, 0,
-				  (unsigned long)code + (i ? BLOB_SYNC2 : BLOB_SYNC),
-				  (unsigned long)page }, &(long){ 0 });
-	/* pthread_create(&data->thread, NULL, code, data); the new threads inherit the boost */
+	/* pthread_create(scratch, NULL, start, data); the new threads inherit the boost */
 	if (!err)
 		err = hijack_call(h, t, fn->create, (unsigned long)code + BLOB_TRAP,
-				  (unsigned long[4]){ (unsigned long)page + thread_off, 0,
-				  (unsigned long)code, (unsigned long)page }, &rc);
-	attach_unboost_stop(h->tid, h->nice);	/* before it runs its own code again */
+				  (unsigned long[4]){ hijack_scratch(h), 0, (unsigned long)code,
+				  page }, &rc);
+	attach_unboost_stop(h->tid, &h->prio);	/* before it runs its own code again */
 	err2 = hijack_restore(h);
 	if (err)
 		return attach_fail(why, len, "pid %d: thread %d: the injected call failed: %s (the "
@@ -407,7 +426,7 @@ static int borrow(struct hijack *h, const struct target *t, const struct libc_fn
 			    strerror(-err2));
 	if (rc)
 		return attach_fail(why, len, "pid %d: pthread_create in it: %s", t->pid, strerror((int)rc));
-	*data = (unsigned long)page;
+	*data = page;
 	return 0;
 }
 
@@ -461,6 +480,7 @@ int attach_inject(struct target *t, const char *lib, char *why, size_t len)
 	sigaddset(&stop, SIGTERM);
 	sigaddset(&stop, SIGHUP);
 	sigprocmask(SIG_BLOCK, &stop, &old);
+	attach_boost_self_fifo(true);
 	for (unsigned pass = 0; err > 0 && attach_now_ms() < end; pass++) {
 		char tdir[64];
 		struct dirent *de;
@@ -489,14 +509,14 @@ int attach_inject(struct target *t, const char *lib, char *why, size_t len)
 			}
 			since_us = attach_now_us();
 			/* Its way into the stop, the steps and calls run on it wait for a CPU too. */
-			h.nice = attach_boost_stop(tid);
+			attach_boost_stop(tid, &h.prio);
 			if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL)) {
-				attach_unboost_stop(tid, h.nice);
+				attach_unboost_stop(tid, &h.prio);
 				ptrace(PTRACE_DETACH, tid, NULL, NULL);
 				continue;
 			}
 			if (hijack_wait(tid, &status, 10000)) {
-				attach_unboost_stop(tid, h.nice);
+				attach_unboost_stop(tid, &h.prio);
 				/* Not let go before it stops: our exit has the kernel do it. */
 				err = attach_fail(why, len, "pid %d: thread %d did not stop within "
 						  "10 s (in an uninterruptible wait?): try "
@@ -504,13 +524,13 @@ int attach_inject(struct target *t, const char *lib, char *why, size_t len)
 				break;
 			}
 			if (!WIFSTOPPED(status)) {
-				attach_unboost_stop(tid, h.nice);
+				attach_unboost_stop(tid, &h.prio);
 				continue;	/* it ended */
 			}
 			if (!(status >> 16))
 				h.pending = WSTOPSIG(status);	/* it gets it when let go */
 			if (ptrace(PTRACE_GETREGS, tid, NULL, &h.saved)) {
-				attach_unboost_stop(tid, h.nice);
+				attach_unboost_stop(tid, &h.prio);
 				ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)h.pending);
 				stop_ended(since_us);
 				continue;
@@ -520,7 +540,7 @@ int attach_inject(struct target *t, const char *lib, char *why, size_t len)
 			if (where && in_handler(t, restorer, h.saved.rsp))
 				where = NULL;
 			if (!where) {
-				attach_unboost_stop(tid, h.nice);
+				attach_unboost_stop(tid, &h.prio);
 				ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)h.pending);
 				stop_ended(since_us);
 				continue;
@@ -529,7 +549,7 @@ int attach_inject(struct target *t, const char *lib, char *why, size_t len)
 			h.xio.iov_len = sizeof(h.xstate);
 			h.have_x = !ptrace(PTRACE_GETREGSET, tid, (void *)NT_X86_XSTATE, &h.xio);
 			if (!h.have_x) {
-				attach_unboost_stop(tid, h.nice);
+				attach_unboost_stop(tid, &h.prio);
 				ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)h.pending);
 				stop_ended(since_us);
 				err = attach_fail(why, len, "pid %d: thread %d: its vector "
@@ -549,6 +569,7 @@ int attach_inject(struct target *t, const char *lib, char *why, size_t len)
 		if (err > 0)
 			attach_sleep_ms(1);
 	}
+	attach_boost_self_fifo(false);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (err > 0)
 		return attach_fail(why, len, "pid %d: no thread stopped at a safe point (in the "
@@ -584,7 +605,8 @@ int attach_inject(struct target *t, const char *lib, char *why, size_t len)
 		if (attach_now_ms() > stop_at)
 			return attach_fail(why, len, "pid %d: the runtime has not finished loading "
 					   "after %d ms (its loader lock "
-					   "held?)", t->pid, LOAD_WAIT_MS);
+					   "held? its data page not made writable, mprotect "
+					   "refused?)", t->pid, LOAD_WAIT_MS);
 	}
 }
 

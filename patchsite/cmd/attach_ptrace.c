@@ -106,12 +106,23 @@ int hijack_syscall(struct hijack *h, long nr, const long a[6], long *ret)
 	return err;
 }
 
+/* The stack pointer of a call by hijack_call: 256 bytes below the red zone. */
+static unsigned long call_sp(const struct hijack *h)
+{
+	return ((h->saved.rsp - 128 - 256) & ~15UL) - 8;
+}
+
+unsigned long hijack_scratch(const struct hijack *h)
+{
+	return call_sp(h) + 8;	/* above the return address: the called function's caller's */
+}
+
 /* fn(a0..a3) on the stopped thread, below its red zone, returning onto the code page's int3. */
 int hijack_call(struct hijack *h, const struct target *t, unsigned long fn,
 		       unsigned long trap, const unsigned long a[4], long *ret)
 {
 	struct user_regs_struct r = h->saved;
-	unsigned long sp = ((h->saved.rsp - 128 - 256) & ~15UL) - 8;
+	unsigned long sp = call_sp(h);
 	int status, err;
 
 	if (pwrite(t->mem, &trap, sizeof(trap), (off_t)sp) != sizeof(trap))

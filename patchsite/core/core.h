@@ -180,6 +180,7 @@ struct ps_state {
 	_Atomic unsigned long traps_emulated;	/* breakpoint hit while a site changed */
 	_Atomic unsigned long traps_retried;	/* ... and handled after the change was done */
 	_Atomic unsigned long batches, pokes;	/* live batches and sites changed (under lock; read without) */
+	char write_refused[PS_LAST_ERROR_MAX];	/* !can_write: why (api.c), said again to each request refused */
 };
 
 extern struct ps_state ps;

@@ -191,7 +191,7 @@ static void execute(int fd, unsigned op, const char *name, const char *value)
 	else if (op == PSCTL_READ)
 		err = read_file(name, &b);
 	else
-		err = patchsite_ctl_write(name, value, op == PSCTL_APPEND);
+		err = ps_ctl_write_before_reply(name, value, op == PSCTL_APPEND);
 	if (!err && b.oom)
 		err = -ENOMEM;
 	if (err < 0) {
@@ -314,6 +314,7 @@ static void *channel_main(void *arg)
 		}
 		serve(fd);
 		close(fd);
+		ps_ctl_run_after_reply();	/* the client has its answer */
 	}
 	return NULL;
 }

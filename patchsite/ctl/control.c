@@ -77,7 +77,7 @@ long patchsite_ctl_read(const char *file, char *buf, unsigned long size)
 	return n;
 }
 
-int patchsite_ctl_write(const char *file, const char *value, int append)
+int ps_ctl_write_before_reply(const char *file, const char *value, bool append)
 {
 	const struct ps_ctl_file *f;
 	const char *sub;
@@ -87,9 +87,26 @@ int patchsite_ctl_write(const char *file, const char *value, int append)
 	f = find_for(file, &sub, true);
 	if (!f)
 		return -errno;
-	err = f->write(sub, value ? value : "", append != 0);
+	err = f->write(sub, value ? value : "", append);
+	/*
+	 * Refused because the code cannot be made writable (a W^X policy; an
+	 * attached process never saw the start-up's line): say why, once per
+	 * request, when the handler did not.
+	 */
+	if (err == -EACCES && !ps.can_write && ps.write_refused[0] && !patchsite_last_error()[0])
+		ps_log(PATCHSITE_LOG_ERROR, "%s: tracing nothing", ps.write_refused);
 	if (err)
 		errno = -err;
+	return err;
+}
+
+int patchsite_ctl_write(const char *file, const char *value, int append)
+{
+	int err = ps_ctl_write_before_reply(file, value, append != 0);
+
+	ps_ctl_run_after_reply();
+	if (err)
+		errno = -err;	/* as the handler left it, whatever the work after did */
 	return err;
 }
 

@@ -50,6 +50,18 @@ int ps_ctl_word(const char *file, const char *value, char *out, size_t len);
 int ps_ctl_number(const char *file, const char *value, unsigned long lo, unsigned long hi,
 		  unsigned long *out);
 
+/*
+ * Work a write handler leaves until its caller has the answer (control.c):
+ * the control channel runs it once the client's reply is sent and the
+ * connection closed, patchsite_ctl_write before it returns.  One slot: a
+ * handler asks for one function, idempotent, as the first tracer does for
+ * the objects' mod.N (record/store_mods_later.c).
+ */
+void ps_ctl_after_reply(void (*fn)(void));
+void ps_ctl_run_after_reply(void);
+/* patchsite_ctl_write without running that work: the channel's */
+int ps_ctl_write_before_reply(const char *file, const char *value, bool append);
+
 /* control.c: the file named path, and the rest of the path for a directory; NULL when none. */
 const struct ps_ctl_file *ps_ctl_find(const char *path, const char **sub);
 

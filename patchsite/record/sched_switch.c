@@ -420,6 +420,70 @@ static int event_open(struct sched_stream *s)
 	return err;
 }
 
+/*
+ * The kernel turns its context-switch hooks on for the first such event in
+ * the system and waits for an RCU grace period to do so (kernel/events/
+ * core.c, account_event: synchronize_rcu when perf_sched_count leaves 0);
+ * it turns them off a second after the last one closes.  A thread opening
+ * its event at its first traced call paid that wait, 8-20 ms here and
+ * hundreds under load: a stall of the program's (bench/patchsite/attach.sh
+ * saw callers blocked 10-17 ms in perf_event_open as an attach's tracer
+ * went on).  The session's opener pays it instead (ps_store_open), or, in
+ * a process attached to, a thread of its own while the runtime starts: one
+ * event of its own, kept mapped (no descriptor) for the process's life, as
+ * the threads' are for theirs.
+ */
+static _Atomic(void *) warm_ring;
+
+void ps_sched_warm(void)
+{
+	struct perf_event_attr a;
+	void *p, *none = NULL;
+	int fd;
+
+	if (sched.off || atomic_load(&warm_ring))
+		return;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.context_switch = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return;		/* refused: each thread's own open says why */
+	p = mmap(NULL, 2 * page_bytes(), PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p != MAP_FAILED && !atomic_compare_exchange_strong(&warm_ring, &none, p))
+		munmap(p, 2 * page_bytes());	/* another thread's came first */
+}
+
+static void *warm_main(void *arg)
+{
+	(void)arg;
+	ps_sched_warm();
+	return NULL;
+}
+
+void ps_sched_warm_async(void)
+{
+	pthread_attr_t attr;
+	sigset_t all, old;
+	pthread_t th;
+
+	if (sched.off || atomic_load(&warm_ring))
+		return;
+	sigfillset(&all);	/* the program's signals never land in it */
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	(void)pthread_create(&th, &attr, warm_main, NULL);	/* else the opener pays it */
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+}
+
 /* Once a process, on stderr: the switches are not recorded, and what that means. */
 static void say_unknown(const char *why)
 {
@@ -606,6 +670,7 @@ void ps_sched_forked(void)
 	sched.epfd = -1;
 	sched.drainer = 0;
 	atomic_store(&sched.big, 0);	/* the parent's rings are not mapped here */
+	atomic_store(&warm_ring, NULL);	/* nor its warm event */
 	mine = NULL;
 	atomic_store(&sched.said, false);
 }

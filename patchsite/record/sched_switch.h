@@ -19,6 +19,13 @@ bool ps_sched_on(void);
  * and stderr once.
  */
 void ps_sched_thread_open(int procfd, const char *thread_path, pid_t pid, pid_t tid);
+/*
+ * The kernel's context-switch hooks on before the threads open their
+ * events, paid by the caller (a grace period, once) or, async, by a
+ * thread of its own (sched_switch.c says why).
+ */
+void ps_sched_warm(void);
+void ps_sched_warm_async(void);
 /* A chunk switch of the calling thread's file: its own switches drained now, if free. */
 void ps_sched_flush(void);
 /* At exit: every thread's switches drained into its file (may_wait false: locks only tried). */

@@ -541,6 +541,7 @@ int ps_store_open(const char *dir, const char *tracer, bool overwrite, size_t ri
 	err = mkdir_p(dir);
 	if (err)
 		return err;
+	ps_sched_warm();	/* not the program's threads at their first event */
 	pthread_mutex_lock(&ps.lock);
 	err = open_process(mods_later);
 	pthread_mutex_unlock(&ps.lock);

@@ -157,6 +157,16 @@ for form in pie nopie nop pfe; do
 	else
 		echo "ctl said [$got]; stopped $A $BB $C" >>ctl.err; fail "$form: attach while threads call" ctl.err
 	fi
+	# No page was ever writable and executable: none is after the attach either (the loader's
+	# pages are read+execute, its data page made writable by itself).  Oracle: /proc/PID/maps'
+	# permissions (proc(5)).
+	if [ $form = pie ]; then
+		if grep -q ' rwx' /proc/$SPID/maps; then
+			grep ' rwx' /proc/$SPID/maps >maps.err; fail "pie: a mapping writable and executable after the attach" maps.err
+		else
+			pass "pie: no mapping writable and executable after the attach ($(wc -l </proc/$SPID/maps) in /proc/PID/maps)"
+		fi
+	fi
 	if [ $form = pfe ]; then
 		# gcc's five one-byte NOPs cannot be rewritten under running threads: left as built.
 		naff=$("$PS" ctl "$SPID" available_filter_functions | grep -c '\[ctlspin-pfe\]')
@@ -243,10 +253,11 @@ else
 	cat ctl.err >>err; fail "attach during a blocking read" err
 fi
 
-# The attach's threads run at nice -20 while it attaches (root): once recording, every
-# thread is back at the program's nice (7 above the suite's).  Oracle: the kernel's
-# /proc/PID/task/TID/stat, field 19 (proc(5)).
-nices() { for t in /proc/"$SPID"/task/*/stat; do sed 's/.*) //' "$t" | cut -d' ' -f17; done | sort | uniq -c | tr -s ' \n' ' '; }
+# The attach's threads run at nice -20 while it attaches (root), and the borrowed thread
+# SCHED_FIFO while it is stopped: once recording, every thread is back at the program's
+# nice (7 above the suite's) and SCHED_OTHER.  Oracle: the kernel's
+# /proc/PID/task/TID/stat, fields 19 and 41, "NICE/POLICY" (proc(5); SCHED_OTHER is 0).
+nices() { for t in /proc/"$SPID"/task/*/stat; do sed 's/.*) //' "$t" | cut -d' ' -f17,39 | tr ' ' /; done | sort | uniq -c | tr -s ' \n' ' '; }
 start nice -n 7 ./ctlspin-pie $NTH
 before=$(nices)
 if record_bg -d "$T/nice.d" --tracer=function -F alpha; then
@@ -254,9 +265,10 @@ if record_bg -d "$T/nice.d" --tracer=function -F alpha; then
 	kill -INT "$RPID"; wait "$RPID"; rc=$?
 	after=$(nices)
 	n=$(ls /proc/"$SPID"/task | wc -l)
-	want=" $n $(echo $before | cut -d' ' -f2) "
+	bn=$(echo $before | cut -d' ' -f2)
+	want=" $n ${bn%/*}/0 "
 	if [ $rc -eq 0 ] && [ "$during" = "$want" ] && [ "$after" = "$want" ] && finish; then
-		pass "nice: recording and after, all $n threads (the program's and the runtime's) at the program's nice, $(echo $before | cut -d' ' -f2) ($(id -u | sed 's/^0$/root: the attach ran boosted/; s/^[1-9].*$/not root: no boost/'))"
+		pass "nice: recording and after, all $n threads (the program's and the runtime's) at the program's nice and SCHED_OTHER, $bn ($(id -u | sed 's/^0$/root: the attach ran boosted/; s/^[1-9].*$/not root: no boost/'))"
 	else
 		echo "nices before [$before] during [$during] after [$after] of $n threads; rc $rc" >>rec.err; fail "nice after attach" rec.err
 	fi
@@ -484,6 +496,29 @@ sleep 0.2
 refused "static program" "is statically linked"
 exec 4>&-
 wait $P 2>/dev/null
+
+# A W^X policy (PR_SET_MDWE, Linux 6.3+; tests/patchsite/mdwe.c runs the sample under it): the
+# runtime loads but may not make code writable or executable.  record -p says why, makes no trace
+# directory, and the sample runs on with equal counts and exits 0.  Oracle: the kernel's
+# refusal as the runtime's mprotect saw it (EACCES), and the sample's own counts.
+$CC -O2 -o mdwe "$OLDPWD/tests/patchsite/mdwe.c" >build.log 2>&1 || fail "build mdwe" build.log
+./mdwe /bin/true; wx=$?
+if [ $wx -eq 77 ]; then
+	echo "SKIP refusal 'W^X policy': the kernel has no PR_SET_MDWE"
+elif ! start "$PWD/mdwe" ./ctlspin-nopie $NTH; then
+	fail "refusal: W^X policy: the sample did not start under mdwe" err
+else
+	rm -rf wx
+	"$PS" record -p "$SPID" -d wx --tracer=function 2>ref.err; rc=$?
+	phase "run 100" done
+	if [ "$rc" -eq 1 ] && grep -q "(a W^X policy: .*PR_SET_MDWE): tracing nothing" ref.err &&
+	   [ ! -e wx ] && [ "$A $BB $C" = "$((NTH * 100)) $((NTH * 100)) $((NTH * 100))" ] && finish; then
+		pass "refused: W^X policy (PR_SET_MDWE): no trace directory, the sample went on (done $A $BB $C, exit 0): $(tail -1 ref.err | sed 's/^patchsite: record: //')"
+	else
+		echo "rc $rc; done $A $BB $C; wx $(ls -d wx 2>&1)" >>ref.err; fail "refusal: W^X policy" ref.err
+	fi
+fi
+[ -z "$SPID" ] || { kill "$SPID"; wait "$SPID"; SPID=; } 2>/dev/null
 
 # Just after exec: the loader has not loaded the C library.  A sample whose PT_INTERP names an
 # interpreter that never loads anything (testdata/patchsite/attachinterp.c) is refused as "not
