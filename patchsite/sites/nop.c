@@ -309,26 +309,21 @@ static bool site_check(struct ps_module *m, struct ps_site *s, struct site_insn 
 	return ok;
 }
 
-#define LATE_BATCH	4096	/* sites in their breakpoint at once */
-
 /*
- * The breakpoint protocol over np sites in batches (x86-64: int3, tail,
- * first byte, a membarrier after each).  A site holds its int3 from its
- * batch's first pass to its last, not for the whole object's: a thread
- * that calls it meanwhile traps (a few us each), and over 100,000 sites in
- * one batch a hot function trapped on each call for milliseconds (a caller
- * of bench/patchsite/attach.sh: 64 calls in 0.8-1.2 ms).  Two membarriers
- * a batch: one batch's first bytes and the next one's int3 share one.
+ * The breakpoint protocol over np sites in batches of PS_LIVE_BATCH
+ * (x86-64: int3, tail, first byte, a membarrier after each; sites.h says
+ * why in batches).  Two membarriers a batch: one batch's first bytes and
+ * the next one's int3 share one.
  */
 static void poke_batches(struct ps_module *m, struct poke *pk, size_t np)
 {
-	size_t lo = 0, hi = np < LATE_BATCH ? np : LATE_BATCH;
+	size_t lo = 0, hi = np < PS_LIVE_BATCH ? np : PS_LIVE_BATCH;
 
 	for (size_t i = lo; i < hi; i++)
 		ps_poke_bytes(pk[i].site->addr, &ps.arch->breakpoint, 0, 1);
 	ps_sync_cores();
 	while (lo < np) {
-		size_t next = np - hi < LATE_BATCH ? np : hi + LATE_BATCH;
+		size_t next = np - hi < PS_LIVE_BATCH ? np : hi + PS_LIVE_BATCH;
 
 		for (size_t i = lo; i < hi; i++)
 			ps_poke_bytes(pk[i].site->addr, pk[i].bytes, 1, pk[i].site->len);

@@ -206,54 +206,142 @@ static size_t check_pending(bool (*touched)[8])
 
 enum poke_step { POKE_BREAKPOINT, POKE_TAIL, POKE_FIRST, POKE_ONE_STEP };
 
-/* One step of the protocol on every pending site, in address order. */
-static void poke_pending(enum poke_step step)
+/*
+ * Which pending sites a step works on: those from (k, i) up to (k_end,
+ * i_end), the first PS_LIVE_BATCH of them from (k, i), fixed by the
+ * breakpoint step (the first byte's step takes them out of the pending
+ * ones); PS_LIVE_BATCH in sites.h says why.
+ */
+struct site_batch {
+	unsigned k, k_end;
+	size_t i, i_end;
+};
+
+/* An unloaded object's text is gone (its sites left the index); got.c's slots are data. */
+static bool module_pokable(const struct ps_module *m)
+{
+	return !m->gone && m->stubs && !ps_got_module(m);
+}
+
+static void poke_one(struct ps_site *s, enum site_state to, enum poke_step step)
 {
 	const unsigned n = ps.arch->patch_len;
+	uint8_t b[8];
 
-	for (unsigned k = 0; k < ps.nmods; k++) {
+	switch (step) {
+	case POKE_BREAKPOINT:
+		atomic_store(&s->emulate_call, to == SITE_CALL);
+		ps_poke_bytes(s->addr, &ps.arch->breakpoint, 0, 1);
+		break;
+	case POKE_TAIL:
+		site_bytes(s, to, b);	/* checked by check_pending */
+		ps_poke_bytes(s->addr, b, 1, n);
+		break;
+	case POKE_FIRST:
+		site_bytes(s, to, b);
+		ps_poke_bytes(s->addr, b, 0, 1);
+		s->state = to;
+		break;
+	case POKE_ONE_STEP:
+		site_bytes(s, to, b);
+		ps_poke_words(s->addr, b, n);
+		s->state = to;
+		break;
+	}
+}
+
+/*
+ * One step of the protocol on the batch's pending sites, in address order.
+ * The first step of a batch (breakpoint, or the one step) takes the next
+ * PS_LIVE_BATCH pending sites and sets where the batch ends.
+ */
+static void poke_pending(enum poke_step step, struct site_batch *b)
+{
+	const bool first = step == POKE_BREAKPOINT || step == POKE_ONE_STEP;
+	size_t left = PS_LIVE_BATCH;
+	unsigned k;
+	size_t i;
+
+	for (k = b->k, i = b->i; k < ps.nmods; k++, i = 0) {
 		struct ps_module *m = ps.mods[k];
 
-		/* An unloaded object's text is gone (its sites left the index). */
-		for (size_t i = 0; !m->gone && m->stubs && !ps_got_module(m) && i < m->nsites; i++) {
+		for (; module_pokable(m) && i < m->nsites; i++) {
 			struct ps_site *s = &m->sites[i];
 			enum site_state to;
-			uint8_t b[8];
 
+			if (first ? !left : k == b->k_end && i == b->i_end)
+				goto out;
 			if (!site_pending(s, &to))
 				continue;
-			switch (step) {
-			case POKE_BREAKPOINT:
-				atomic_store(&s->emulate_call, to == SITE_CALL);
-				ps_poke_bytes(s->addr, &ps.arch->breakpoint, 0, 1);
-				break;
-			case POKE_TAIL:
-				site_bytes(s, to, b);	/* checked by check_pending */
-				ps_poke_bytes(s->addr, b, 1, n);
-				break;
-			case POKE_FIRST:
-				site_bytes(s, to, b);
-				ps_poke_bytes(s->addr, b, 0, 1);
-				s->state = to;
-				break;
-			case POKE_ONE_STEP:
-				site_bytes(s, to, b);
-				ps_poke_words(s->addr, b, n);
-				s->state = to;
-				break;
-			}
+			poke_one(s, to, step);
+			left--;
 		}
+		if (!first && k == b->k_end)
+			break;
 	}
+out:
+	if (first)
+		b->k_end = k, b->i_end = i;
+}
+
+/* The next batch, after b's: false when no site is pending after it. */
+static bool next_batch(struct site_batch *b)
+{
+	b->k = b->k_end;
+	b->i = b->i_end;
+	for (unsigned k = b->k; k < ps.nmods; k++) {
+		const struct ps_module *m = ps.mods[k];
+		enum site_state to;
+
+		for (size_t i = k == b->k ? b->i : 0; module_pokable(m) && i < m->nsites; i++)
+			if (site_pending(&m->sites[i], &to)) {
+				b->k = k;
+				b->i = i;
+				return true;
+			}
+	}
+	return false;
 }
 
 /*
  * The protocol's frame, shared by function sites and other code (the
  * events' jump labels): the SIGTRAP handler (breakpoint protocol), the
  * touched code segments writable once each, poke() for each step with one
- * membarrier after each, read-only again.  np changes are counted.
+ * membarrier after each, read-only again.  With next (function sites), in
+ * batches: next() moves to the next one, whose breakpoints share the
+ * membarrier after the last one's first bytes.  np changes are counted.
  */
-static int patch_live(bool (*touched)[8], size_t np, void (*poke)(enum poke_step, void *),
-		      void *arg)
+struct poke_ops {
+	void (*poke)(enum poke_step step, void *arg);
+	bool (*next)(void *arg);	/* NULL: one batch */
+	void *arg;
+};
+
+static void poke_steps(const struct poke_ops *o)
+{
+	bool more;
+
+	if (ps.arch->one_step) {
+		do
+			o->poke(POKE_ONE_STEP, o->arg);
+		while (o->next && o->next(o->arg));
+		ps_sync_cores();
+		return;
+	}
+	o->poke(POKE_BREAKPOINT, o->arg);
+	ps_sync_cores();
+	do {
+		o->poke(POKE_TAIL, o->arg);
+		ps_sync_cores();
+		o->poke(POKE_FIRST, o->arg);
+		more = o->next && o->next(o->arg);
+		if (more)
+			o->poke(POKE_BREAKPOINT, o->arg);
+		ps_sync_cores();
+	} while (more);
+}
+
+static int patch_live(bool (*touched)[8], size_t np, const struct poke_ops *o)
 {
 	int err = ps.arch->one_step ? 0 : ps_trap_install();
 
@@ -270,16 +358,7 @@ static int patch_live(bool (*touched)[8], size_t np, void (*poke)(enum poke_step
 			return err;
 		}
 	}
-	if (ps.arch->one_step) {
-		poke(POKE_ONE_STEP, arg);
-	} else {
-		poke(POKE_BREAKPOINT, arg);
-		ps_sync_cores();
-		poke(POKE_TAIL, arg);
-		ps_sync_cores();
-		poke(POKE_FIRST, arg);
-	}
-	ps_sync_cores();
+	poke_steps(o);
 	ps.batches++;
 	ps.pokes += np;
 	for (unsigned m = 0; m < ps.nmods; m++) {
@@ -291,12 +370,11 @@ static int patch_live(bool (*touched)[8], size_t np, void (*poke)(enum poke_step
 	return err;
 }
 
-/* Function sites: every pending one, then the code of every object with sites made coherent. */
+/* Function sites: the batch's pending ones, then the code of every object with sites made coherent. */
 static void poke_sites(enum poke_step step, void *arg)
 {
-	(void)arg;
-	poke_pending(step);
-	if (step != POKE_FIRST)
+	poke_pending(step, arg);
+	if (step != POKE_FIRST && step != POKE_ONE_STEP)
 		return;
 	for (unsigned m = 0; m < ps.nmods; m++)
 		if (ps.mods[m]->nsites)
@@ -304,17 +382,25 @@ static void poke_sites(enum poke_step step, void *arg)
 					     ps.mods[m]->text_hi - ps.mods[m]->text_lo);
 }
 
+static bool next_sites(void *arg)
+{
+	return next_batch(arg);
+}
+
 /*
  * Bring every site to the state the registered ops and the tracing switch
  * ask for.  Called with ps.lock held, which keeps what each site should
  * become fixed across the passes: one check pass, then the three steps
- * over all sites that change, one membarrier after each, and one mprotect
- * each way per code segment (not per site or page).  Nothing is allocated:
+ * over the sites that change, in batches of PS_LIVE_BATCH (poke_steps: two
+ * membarriers a batch), and one mprotect each way per code segment (not
+ * per site or page).  Nothing is allocated:
  * each pass finds the changing sites again from their state and want mask.
  */
 int ps_patch_update(void)
 {
 	static bool touched[PS_MAX_MODULES][8];
+	struct site_batch b = { 0 };
+	const struct poke_ops o = { poke_sites, next_sites, &b };
 	size_t np;
 
 	/* Library-call slots first: data stores, no protocol (got.c). */
@@ -324,7 +410,7 @@ int ps_patch_update(void)
 		return ps.can_write ? -ENOSYS : -EACCES;
 	memset(touched, 0, sizeof(touched));
 	np = check_pending(touched);
-	return np ? patch_live(touched, np, poke_sites, NULL) : 0;
+	return np && next_batch(&b) ? patch_live(touched, np, &o) : 0;
 }
 
 /* Register for SYNC_CORE once; without it we do not patch live. */
@@ -406,5 +492,5 @@ int ps_patch_code(struct ps_code_poke *pk, size_t n)
 			np++;
 		}
 	}
-	return np ? patch_live(touched, np, poke_code, &c) : 0;
+	return np ? patch_live(touched, np, &(const struct poke_ops){ poke_code, NULL, &c }) : 0;
 }

@@ -85,6 +85,16 @@ void ps_sync_cores(void);				/* membarrier(SYNC_CORE) */
 bool ps_site_idle_bytes(const struct ps_site *s, uint8_t *out);
 int ps_text_protect(struct ps_module *m, const bool *touched, bool writable);
 void ps_mark_segment(const struct ps_module *m, uintptr_t addr, bool *touched);
+/*
+ * Sites changed live at once (patch.c, nop.c): each holds its int3 for its
+ * batch's steps, not for all of them.  A thread that calls a site in its
+ * int3 traps (a few us each); with 100,000 sites in one batch a hot
+ * function trapped on every call for milliseconds (bench/patchsite/attach.sh:
+ * 0-744 traps an attach before, none after).  Each batch costs two
+ * membarriers (IPIs to the process's CPUs).
+ */
+#define PS_LIVE_BATCH	4096
+
 void ps_poke_bytes(uintptr_t addr, const uint8_t *b, unsigned from, unsigned to);
 void ps_poke_words(uintptr_t addr, const uint8_t *b, unsigned n);
 

@@ -339,11 +339,13 @@ else
 	echo "[$cf] [$ce]" >>exec.err; cat fork.err >>exec.err; fail "fork and exec after attach" exec.err
 fi
 
-# More sites than one batch of the live NOPing (sites/nop.c LATE_BATCH, 4096): 10,000 generated
-# functions, 4 threads calling all of them round robin 300 times (each call counted by the
-# function itself), attached to meanwhile.  Every call must be counted once: none lost or doubled
-# while the batches go int3, tail, first byte.  Oracle: the program's own count against
-# 4 x 300 x 10,000, and f7777's calls recorded after the attach (it runs on, exits 0).
+# More sites than one batch of the live protocol (sites.h PS_LIVE_BATCH, 4096): 10,000 generated
+# functions, 4 threads calling all of them round robin 600 times (each call counted by the
+# function itself), attached to meanwhile: the NOPing (sites/nop.c), then f7777 traced; then a
+# second record -p with every function traced (patch.c: 10,000 sites on, then off, in batches).
+# Every call must be counted once: none lost or doubled while the batches go int3, tail, first
+# byte.  Oracle: the program's own count against 4 x 600 x 10,000; f7777's calls recorded, and
+# in the second trace f0's and f9999's (it runs on, exits 0).
 awk 'BEGIN {
 	print "#include <pthread.h>\n#include <stdatomic.h>\n#include <stdio.h>\n#include <unistd.h>"
 	print "atomic_long hits;"
@@ -352,7 +354,7 @@ awk 'BEGIN {
 	print "static void (*const fns[])(void) = {"
 	for (i = 0; i < 10000; i++) printf "f%d,", i
 	print "};"
-	print "static void *run(void *a) { (void)a; for (int r = 0; r < 300; r++) { for (int i = 0; i < 10000; i++) fns[i](); usleep(2000); } return 0; }"
+	print "static void *run(void *a) { (void)a; for (int r = 0; r < 600; r++) { for (int i = 0; i < 10000; i++) fns[i](); usleep(2000); } return 0; }"
 	print "int main(void) { pthread_t t[4]; puts(\"ready\"); fflush(stdout); for (int i = 0; i < 4; i++) pthread_create(&t[i], 0, run, 0);"
 	print "  for (int i = 0; i < 4; i++) pthread_join(t[i], 0); printf(\"hits %ld\\n\", (long)hits); return 0; }"
 }' >many.c
@@ -364,14 +366,17 @@ if $CC -O1 $PG -fno-pie -c many.c -o many.o >build.log 2>&1 &&
 	P=$!
 	wait_for many.out ready
 	sleep 0.2
-	"$PS" record -p $P -d many.d --tracer=function -F f7777 --duration=0.3 2>rec.err; rc=$?
+	"$PS" record -p $P -d many.d --tracer=function -F f7777 --duration=0.2 2>rec.err; rc=$?
+	"$PS" record -p $P -d many.d --tracer=function --duration=0.1 2>>rec.err; rc2=$?
 	wait $P; st=$?
 	n=$("$PS" replay --no-sched -d many.d 2>/dev/null | grep -c ': f7777 <-')
-	if [ $rc -eq 0 ] && [ $st -eq 0 ] && grep -qx "hits $((4 * 300 * 10000))" many.out && [ ! -s many.err ] &&
-	   [ "$n" -gt 0 ]; then
-		pass "10,000 sites (3 batches of the live NOPs): attached while 4 threads called them all; $(grep hits many.out) (4 x 300 x 10,000: none lost or doubled), f7777 recorded $n times, exit 0"
+	n0=$("$PS" replay --no-sched -d many.d 2>/dev/null | grep -c ': f0 <-')
+	n9=$("$PS" replay --no-sched -d many.d 2>/dev/null | grep -c ': f9999 <-')
+	if [ $rc -eq 0 ] && [ $rc2 -eq 0 ] && [ $st -eq 0 ] && grep -qx "hits $((4 * 600 * 10000))" many.out &&
+	   [ ! -s many.err ] && [ "$n" -gt 0 ] && [ "$n0" -gt 0 ] && [ "$n9" -gt 0 ]; then
+		pass "10,000 sites (3 batches of the live protocol): attached, f7777 traced, then all of them on and off, while 4 threads called them all; $(grep hits many.out) (4 x 600 x 10,000: none lost or doubled); recorded f7777 $n, f0 $n0, f9999 $n9 times; exit 0"
 	else
-		echo "rc $rc, exit $st, $(cat many.out), f7777 $n" >>rec.err; cat many.err >>rec.err; fail "10,000 sites attached to" rec.err
+		echo "rc $rc $rc2, exit $st, $(cat many.out), f7777 $n f0 $n0 f9999 $n9" >>rec.err; cat many.err >>rec.err; fail "10,000 sites attached to" rec.err
 	fi
 else
 	fail "build the 10,000-function sample" build.log
