@@ -374,8 +374,8 @@ static int patch_live(bool (*touched)[8], size_t np, const struct poke_ops *o)
 static void poke_sites(enum poke_step step, void *arg)
 {
 	poke_pending(step, arg);
-	if (step != POKE_FIRST && step != POKE_ONE_STEP)
-		return;
+	if (step != POKE_FIRST)
+		return;		/* the one step makes each site coherent itself (ps_poke_words) */
 	for (unsigned m = 0; m < ps.nmods; m++)
 		if (ps.mods[m]->nsites)
 			ps.arch->sync_icache((void *)ps.mods[m]->text_lo,
