@@ -309,34 +309,42 @@ static bool site_check(struct ps_module *m, struct ps_site *s, struct site_insn 
 	return ok;
 }
 
-/*
- * The breakpoint protocol over np sites in batches of PS_LIVE_BATCH
- * (x86-64: int3, tail, first byte, a membarrier after each; sites.h says
- * why in batches).  Two membarriers a batch: one batch's first bytes and
- * the next one's int3 share one.
- */
-static void poke_batches(struct ps_module *m, struct poke *pk, size_t np)
+/* The sites of ps_patch_late's list being changed: [lo, hi), PS_LIVE_BATCH of them. */
+struct late_batch {
+	struct ps_module *m;
+	struct poke *pk;
+	size_t np, lo, hi;
+};
+
+/* One step of the protocol on the batch (ps_poke_steps). */
+static void poke_late(enum poke_step step, void *arg)
 {
-	size_t lo = 0, hi = np < PS_LIVE_BATCH ? np : PS_LIVE_BATCH;
+	struct late_batch *b = arg;
 
-	for (size_t i = lo; i < hi; i++)
-		ps_poke_bytes(pk[i].site->addr, &ps.arch->breakpoint, 0, 1);
-	ps_sync_cores();
-	while (lo < np) {
-		size_t next = np - hi < PS_LIVE_BATCH ? np : hi + PS_LIVE_BATCH;
+	if (step == POKE_BREAKPOINT || step == POKE_ONE_STEP)
+		b->hi = b->np - b->lo < PS_LIVE_BATCH ? b->np : b->lo + PS_LIVE_BATCH;
+	for (size_t i = b->lo; i < b->hi; i++) {
+		const struct poke *k = &b->pk[i];
 
-		for (size_t i = lo; i < hi; i++)
-			ps_poke_bytes(pk[i].site->addr, pk[i].bytes, 1, pk[i].site->len);
-		ps_sync_cores();
-		for (size_t i = lo; i < hi; i++)
-			ps_poke_bytes(pk[i].site->addr, pk[i].bytes, 0, 1);
-		for (size_t i = hi; i < next; i++)
-			ps_poke_bytes(pk[i].site->addr, &ps.arch->breakpoint, 0, 1);
-		ps.arch->sync_icache((void *)m->text_lo, m->text_hi - m->text_lo);
-		ps_sync_cores();
-		lo = hi;
-		hi = next;
+		if (step == POKE_BREAKPOINT)
+			ps_poke_bytes(k->site->addr, &ps.arch->breakpoint, 0, 1);
+		else if (step == POKE_TAIL)
+			ps_poke_bytes(k->site->addr, k->bytes, 1, k->site->len);
+		else if (step == POKE_FIRST)
+			ps_poke_bytes(k->site->addr, k->bytes, 0, 1);
+		else
+			ps_poke_words(k->site->addr, k->bytes, k->site->len);
 	}
+	if (step == POKE_FIRST)
+		ps.arch->sync_icache((void *)b->m->text_lo, b->m->text_hi - b->m->text_lo);
+}
+
+static bool next_late(void *arg)
+{
+	struct late_batch *b = arg;
+
+	b->lo = b->hi;
+	return b->lo < b->np;
 }
 
 /*
@@ -408,18 +416,13 @@ int ps_patch_late(struct ps_module *m)
 			m->sites[i].state = SITE_REFUSED;
 		goto out;
 	}
-	if (ps.arch->one_step) {
-		/*
-		 * aarch64: NOP -> mov x9, x30 is outside the CMODX list; riscv64: two
-		 * c.nop -> auipc likewise (a thread between them); see patchsite(7).
-		 */
-		for (size_t i = 0; i < np; i++)
-			ps_poke_words(pk[i].site->addr, pk[i].bytes, pk[i].site->len);
-		ps_sync_cores();
-		goto protect;
-	}
-	poke_batches(m, pk, np);
-protect:
+	/*
+	 * aarch64, riscv64 (one step): NOP -> mov x9, x30 is outside the CMODX
+	 * list, two c.nop -> auipc likewise (a thread between them); see
+	 * patchsite(7).
+	 */
+	ps_poke_steps(&(const struct poke_ops){ poke_late, next_late,
+						&(struct late_batch){ m, pk, np, 0, 0 } });
 	err = ps_text_protect(m, touched, false);
 out:
 	free(pk);

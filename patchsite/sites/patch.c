@@ -204,8 +204,6 @@ static size_t check_pending(bool (*touched)[8])
 	return np;
 }
 
-enum poke_step { POKE_BREAKPOINT, POKE_TAIL, POKE_FIRST, POKE_ONE_STEP };
-
 /*
  * Which pending sites a step works on: those from (k, i) up to (k_end,
  * i_end), the first PS_LIVE_BATCH of them from (k, i), fixed by the
@@ -303,21 +301,7 @@ static bool next_batch(struct site_batch *b)
 	return false;
 }
 
-/*
- * The protocol's frame, shared by function sites and other code (the
- * events' jump labels): the SIGTRAP handler (breakpoint protocol), the
- * touched code segments writable once each, poke() for each step with one
- * membarrier after each, read-only again.  With next (function sites), in
- * batches: next() moves to the next one, whose breakpoints share the
- * membarrier after the last one's first bytes.  np changes are counted.
- */
-struct poke_ops {
-	void (*poke)(enum poke_step step, void *arg);
-	bool (*next)(void *arg);	/* NULL: one batch */
-	void *arg;
-};
-
-static void poke_steps(const struct poke_ops *o)
+void ps_poke_steps(const struct poke_ops *o)
 {
 	bool more;
 
@@ -341,6 +325,12 @@ static void poke_steps(const struct poke_ops *o)
 	} while (more);
 }
 
+/*
+ * The protocol's frame, shared by function sites and other code (the
+ * events' jump labels): the SIGTRAP handler (breakpoint protocol), the
+ * touched code segments writable once each, ps_poke_steps, read-only
+ * again.  np changes are counted.
+ */
 static int patch_live(bool (*touched)[8], size_t np, const struct poke_ops *o)
 {
 	int err = ps.arch->one_step ? 0 : ps_trap_install();
@@ -358,7 +348,7 @@ static int patch_live(bool (*touched)[8], size_t np, const struct poke_ops *o)
 			return err;
 		}
 	}
-	poke_steps(o);
+	ps_poke_steps(o);
 	ps.batches++;
 	ps.pokes += np;
 	for (unsigned m = 0; m < ps.nmods; m++) {
@@ -391,7 +381,7 @@ static bool next_sites(void *arg)
  * Bring every site to the state the registered ops and the tracing switch
  * ask for.  Called with ps.lock held, which keeps what each site should
  * become fixed across the passes: one check pass, then the three steps
- * over the sites that change, in batches of PS_LIVE_BATCH (poke_steps: two
+ * over the sites that change, in batches of PS_LIVE_BATCH (ps_poke_steps: two
  * membarriers a batch), and one mprotect each way per code segment (not
  * per site or page).  Nothing is allocated:
  * each pass finds the changing sites again from their state and want mask.

@@ -95,6 +95,21 @@ void ps_mark_segment(const struct ps_module *m, uintptr_t addr, bool *touched);
  */
 #define PS_LIVE_BATCH	4096
 
+/*
+ * The steps of a live change, each followed by one membarrier (patch.c):
+ * int3, tail, first byte (x86-64), or one store per word (aarch64,
+ * riscv64).  poke() does a step on the current batch; next() moves to the
+ * next batch (false: none; NULL: one batch only), whose breakpoints share
+ * the membarrier after the last one's first bytes: two a batch.
+ */
+enum poke_step { POKE_BREAKPOINT, POKE_TAIL, POKE_FIRST, POKE_ONE_STEP };
+struct poke_ops {
+	void (*poke)(enum poke_step step, void *arg);
+	bool (*next)(void *arg);
+	void *arg;
+};
+void ps_poke_steps(const struct poke_ops *o);
+
 void ps_poke_bytes(uintptr_t addr, const uint8_t *b, unsigned from, unsigned to);
 void ps_poke_words(uintptr_t addr, const uint8_t *b, unsigned n);
 
