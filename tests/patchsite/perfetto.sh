@@ -141,7 +141,7 @@ fi
 
 # Static trace events: instants with their fields as typed debug annotations.  The values
 # are tests/patchsite/evprog.c's (as events.sh writes them out from its source).
-env PATCHSITE_DATA=rec ASAN_OPTIONS=detect_leaks=0 ./evp record >out 2>&1
+env PATCHSITE_DATA=rec ./evp record >out 2>&1
 "$PS" dump -d rec --perfetto >ev.pftrace 2>derr
 python3 "$CHECK" --events ev.pftrace >events 2>&1
 X=$(printf 'x%.0s' $(seq 256))
