@@ -66,7 +66,7 @@ if [ $PERF = yes ]; then
 	fi
 fi
 
-# 2. replay --sched: the switches in place.  Oracle: nanosleep(1 ms) blocks (a voluntary
+# 2. replay --sched: the switches in place.  Oracle: nanosleep(3 ms) blocks (a voluntary
 # switch in the kernel's counts), spinning on the vDSO's clock never does; so each of the
 # 10 nap() calls holds a `/* sched-out */` and spin() only `/* sched-out (preempted) */`.
 # naps FILE: checks replay text FILE as said, prints what it found.
@@ -117,10 +117,13 @@ if [ $PERF = yes ]; then
 	# clock (update_curr, as it picks the next task) before the switch-out record is written
 	# (prepare_task_switch): each switch out counts a little on the CPU in the trace that the
 	# clock does not (1.7 us each measured with 52 switches under ASan on a loaded machine).
-	# So, with N switches in inside sleeper:
-	#   cpu - N * 25 us - 0.1% <= nosleep <= cpu + N * 5 us + 0.1%
+	# And a hypervisor's steal: the kernel leaves it out of the CPU clock
+	# (PARAVIRT_TIME_ACCOUNTING), while the trace has the thread on the CPU throughout (no
+	# switch): +3.2% once in CI on this VM.  So, with N switches in inside sleeper:
+	#   cpu - N * 25 us - 0.1% <= nosleep <= cpu + N * 5 us + 0.1% + 5% (steal)
 	# (0.1%: the counter's rate against CLOCK_MONOTONIC, measured over the run). A switch
-	# out or in lost or misplaced moves it by a whole sleep (1 ms or more) or a slice.
+	# out or in lost or misplaced moves it by a whole sleep (3 ms or more, 15% of the 20 ms)
+	# or a slice.
 	cpu=$(sed -n 's/^cpu_ns=\([0-9]*\) .*/\1/p' out.sl)
 	"$PS" replay -d sl --nosleep-time >rep.ns 2>>err.sl
 	# (sleeper()'s closing line: another call of main() preempted inside has one too)
@@ -129,7 +132,7 @@ if [ $PERF = yes ]; then
 	nin=$(awk '/\| +sleeper\(\) \{$/ { on = 1 } on && /sched-in/ { n++ } /\|   }$/ { on = 0 }
 		   END { print n + 0 }' rep.sl)
 	if awk -v c="$cpu" -v n="${nosleep:-x}" -v k="$nin" 'BEGIN {
-		n *= 1000; lo = c - k * 25000 - c / 1000; hi = c + k * 5000 + c / 1000
+		n *= 1000; lo = c - k * 25000 - c / 1000; hi = c + k * 5000 + c / 1000 + c / 20
 		printf "sleeper() --nosleep-time %.0f ns, CPU clock %d ns (%+.2f%%), %d switches in: allowed [%.0f, %.0f]\n", n, c, (n - c) * 100 / c, k, lo, hi
 		exit !(n >= lo && n <= hi && k >= 10) }' >out 2>&1 && [ ! -s err.sl ]; then
 		pass "$(cat out)"
@@ -141,7 +144,7 @@ if [ $PERF = yes ]; then
 fi
 
 # 4. report's On-CPU and Off-CPU columns.  Oracles: nanosleep suspends for at least the time
-# asked (POSIX), so nap()'s 10 calls are >= 10 ms off the CPU; sleeper()'s on-CPU time is its
+# asked (POSIX), so nap()'s 10 calls are >= 30 ms off the CPU; sleeper()'s on-CPU time is its
 # CPU clock within the tolerance of 3.; on + off = total for every row.
 if [ $PERF = yes ]; then
 	"$PS" report -d sl --json >rep.json 2>err.rep
@@ -153,8 +156,8 @@ cpu, nin = int(sys.argv[2]), int(sys.argv[3])
 for r in rows.values():
     assert r["oncpu_ns"] + r["offcpu_ns"] == r["total_ns"], r
 nap, sl = rows["nap"], rows["sleeper"]
-assert nap["calls"] == 10 and nap["offcpu_ns"] >= 10 * 1000000, nap
-lo, hi = cpu - nin * 25000 - cpu // 1000, cpu + nin * 5000 + cpu // 1000
+assert nap["calls"] == 10 and nap["offcpu_ns"] >= 10 * 3000000, nap
+lo, hi = cpu - nin * 25000 - cpu // 1000, cpu + nin * 5000 + cpu // 1000 + cpu // 20
 assert lo <= sl["oncpu_ns"] <= hi, (sl, lo, hi)
 print("nap() %.3f ms off the CPU in 10 calls; sleeper() %d ns on it, CPU clock %d ns"
       % (nap["offcpu_ns"] / 1e6, sl["oncpu_ns"], cpu))
@@ -286,7 +289,7 @@ if [ $PERF = yes ]; then
 		fail "record --live shows the switches" out
 	fi
 	# pipe stopped (SIGINT) once it showed 200 lines, while the program naps on (3 threads
-	# napping 1 ms until their standard input, a fifo held open here, ends), and run again:
+	# napping 3 ms until their standard input, a fifo held open here, ends), and run again:
 	# from its saved position (pipe.pos), together once each.
 	mkfifo go
 	sleep 300 &	# held for the end-file check below: started before np's process
