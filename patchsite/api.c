@@ -116,12 +116,22 @@ static void wire(void)
 	ps_patch_add_lookup(ps_event_trap);
 }
 
+/*
+ * The code cannot be made writable (a W^X policy): one line with the
+ * object and the reason patch.c gave, kept to say again to each request
+ * that needs it (ctl/control.c).
+ */
+static void say_no_write(void)
+{
+	ps_error_copy(ps.write_refused, sizeof(ps.write_refused));
+	ps_log(PATCHSITE_LOG_ERROR, "%s: tracing nothing", ps.write_refused);
+}
+
 int patchsite_init(void)
 {
 	const char *log = getenv("PATCHSITE_LOG");
 	size_t refused = 0, sites = 0, mods = 0;
 	unsigned long t0 = now_ns(), c0 = cpu_ns();
-	char why[PS_LAST_ERROR_MAX];
 	long ns;
 	int err;
 
@@ -191,9 +201,7 @@ int patchsite_init(void)
 		for (unsigned i = 0; i < ps.nmods && ps.can_write; i++)
 			ps_patch_startup(ps.mods[i]);
 	if (!ps.can_write) {
-		/* One line with the object and the reason patch.c gave. */
-		ps_log(PATCHSITE_LOG_ERROR, "%s: tracing nothing", ps_error_copy(why, sizeof(why)));
-		snprintf(ps.write_refused, sizeof(ps.write_refused), "%s", why);
+		say_no_write();
 		goto out;
 	}
 	for (unsigned i = 0; i < ps.nmods; i++) {
@@ -211,8 +219,7 @@ int patchsite_init(void)
 		ps_stubs_map(m);
 	}
 	if (!ps.can_write) {
-		ps_log(PATCHSITE_LOG_ERROR, "%s: tracing nothing", ps_error_copy(why, sizeof(why)));
-		snprintf(ps.write_refused, sizeof(ps.write_refused), "%s", why);
+		say_no_write();
 		goto out;
 	}
 	if (ps.can_sync && !ps.arch->one_step && ps_trap_install())

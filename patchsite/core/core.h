@@ -202,6 +202,12 @@ void ps_log_flush_deferred(bool said);
 void *ps_map_zero(size_t *bytes, bool round, uintptr_t hint);
 void *ps_calloc_large(size_t n, size_t size);
 
+/*
+ * core/spawn.c: a thread of the runtime's own, detached, every signal
+ * blocked; stack 0: the default.  0 or pthread_create's error.
+ */
+int ps_spawn(void *(*fn)(void *), void *arg, size_t stack, pthread_t *out);
+
 /* core/thread.c: per-thread records, grace periods */
 extern __thread struct ps_thread *ps_self __attribute__((tls_model("initial-exec")));
 extern __thread struct ps_fast ps_fast __attribute__((tls_model("initial-exec")));

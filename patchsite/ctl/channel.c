@@ -345,8 +345,6 @@ static void wait_running(long ms)
 static void start(bool forked)
 {
 	const char *env = getenv("PATCHSITE_CTL");
-	pthread_attr_t attr;
-	sigset_t all, old;
 	pthread_t th;
 	int err;
 
@@ -358,16 +356,9 @@ static void start(bool forked)
 	env = getenv("XDG_RUNTIME_DIR");
 	if (!env || (size_t)snprintf(chan.xdg, sizeof(chan.xdg), "%s", env) >= sizeof(chan.xdg))
 		chan.xdg[0] = '\0';	/* unset, or too long for a socket path: /tmp/patchsite-UID */
-	/* Signals meant for the program must never land in this thread. */
-	sigfillset(&all);
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, 512 * 1024);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	sem_init(&chan.running, 0, 0);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = pthread_create(&th, &attr, channel_main, forked ? &chan : NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&attr);
+	/* Signals meant for the program must never land in this thread. */
+	err = ps_spawn(channel_main, forked ? &chan : NULL, 512 * 1024, &th);
 	if (err) {
 		ps_log(PATCHSITE_LOG_NOTE, "control channel thread: %s: no control channel",
 		       strerror(err));

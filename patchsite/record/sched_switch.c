@@ -53,6 +53,7 @@
 #include <unistd.h>
 
 #include "host.h"
+#include "record/record.h"
 #include "sched_switch.h"
 #include "data/format.h"
 
@@ -339,9 +340,7 @@ static void *drain_main(void *arg)
 /* The epoll set and its drain thread in this process (sched.lock held); false without. */
 static bool drainer_start(void)
 {
-	sigset_t all, old;
 	pthread_t th;
-	bool ok;
 
 	if (sched.drainer == getpid())
 		return true;
@@ -349,13 +348,8 @@ static bool drainer_start(void)
 		sched.epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (sched.epfd < 0)
 		return false;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);	/* the program's signals are not for it */
-	ok = !pthread_create(&th, NULL, drain_main, (void *)(intptr_t)sched.epfd);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!ok)
+	if (ps_spawn(drain_main, (void *)(intptr_t)sched.epfd, 0, &th))
 		return false;
-	pthread_detach(th);
 	pthread_setname_np(th, "patchsite-sched");	/* its CPU is told apart (bench/patchsite/sched_loss.sh) */
 	sched.drainer = getpid();
 	return true;
@@ -385,21 +379,27 @@ static int ring_map(struct sched_stream *s)
 	return -errno;
 }
 
+/* A dummy software event of the calling thread that records its context switches. */
+static void switch_event(struct perf_event_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_DUMMY;
+	a->context_switch = 1;
+	a->exclude_kernel = 1;	/* perf_event_paranoid 2 allows user-only events */
+	a->exclude_hv = 1;
+}
+
 /* The calling thread's switch event and its ring: 0, or -errno with s->hdr.why said. */
 static int event_open(struct sched_stream *s)
 {
 	struct perf_event_attr a;
 	int err;
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_DUMMY;
+	switch_event(&a);
 	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
 	a.sample_id_all = 1;
-	a.context_switch = 1;
-	a.exclude_kernel = 1;	/* perf_event_paranoid 2 allows user-only events */
-	a.exclude_hv = 1;
 	a.use_clockid = 1;
 	a.clockid = CLOCK_MONOTONIC;
 	a.watermark = 1;
@@ -443,13 +443,7 @@ void ps_sched_warm(void)
 
 	if (sched.off || atomic_load(&warm_ring))
 		return;
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_DUMMY;
-	a.context_switch = 1;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
+	switch_event(&a);
 	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return;		/* refused: each thread's own open says why */
@@ -468,20 +462,8 @@ static void *warm_main(void *arg)
 
 void ps_sched_warm_async(void)
 {
-	pthread_attr_t attr;
-	sigset_t all, old;
-	pthread_t th;
-
-	if (sched.off || atomic_load(&warm_ring))
-		return;
-	sigfillset(&all);	/* the program's signals never land in it */
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, 64 * 1024);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	(void)pthread_create(&th, &attr, warm_main, NULL);	/* else the opener pays it */
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&attr);
+	if (!sched.off && !atomic_load(&warm_ring))
+		(void)ps_spawn(warm_main, NULL, 64 * 1024, NULL);	/* else the opener pays it */
 }
 
 /* Once a process, on stderr: the switches are not recorded, and what that means. */

@@ -144,18 +144,9 @@ static void helper_request(struct ps_tstore *s)
 {
 	if (pthread_mutex_trylock(&helper.lock))
 		return;
-	if (helper.pid != ps_session.pid && !helper.closing) {
-		sigset_t all, old;
-		pthread_t th;
-
-		sigfillset(&all);
-		pthread_sigmask(SIG_SETMASK, &all, &old);	/* the program's signals are not for it */
-		if (!pthread_create(&th, NULL, helper_main, NULL)) {
-			pthread_detach(th);
-			helper.pid = ps_session.pid;
-		}
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-	}
+	if (helper.pid != ps_session.pid && !helper.closing &&
+	    !ps_spawn(helper_main, NULL, 0, NULL))
+		helper.pid = ps_session.pid;
 	if (helper.pid == ps_session.pid && !s->queued) {
 		s->queued = true;
 		s->want_seq = s->seq;
