@@ -160,7 +160,7 @@ static bool aarch64_decode_branch(const struct arch *a, const struct insn_view *
 	b->indirect = true;
 	b->len = 16;
 	b->target = (iv->addr & ~0xfffull) +
-		    (uint64_t)(a64_sext((insn >> 29 & 3) | (insn >> 3 & 0x1ffffc), 21) << 12) +
+		    ((uint64_t)a64_sext((insn >> 29 & 3) | (insn >> 3 & 0x1ffffc), 21) << 12) +
 		    ((ldr >> 10 & 0xfff) << 3);
 	return true;
 }

@@ -75,7 +75,8 @@ fuzz: fuzz-regress $(FUZZ_BINS) $(B)/tests/sample.o
 
 
 # About a minute per harness here; fixed seed and count, so a CI failure
-# is a real finding that the same command reproduces anywhere.  The trace
+# is a real finding (the same command may not reproduce it elsewhere: see
+# tests/fuzz/run.sh).  The trace
 # reader writes a directory per run: fewer runs (FUZZ_CI_PSREAD_RUNS); the
 # control channel's parser is small: FUZZ_CI_CTLPROTO_RUNS.
 FUZZ_CI_RUNS ?= 500000

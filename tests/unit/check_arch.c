@@ -258,6 +258,15 @@ static const struct branch_case branch_cases[] = {
 	{ "aarch64 bl", EM_AARCH64, 2, { 0xff, 0xff, 0xff, 0x97 }, 4, 0x1000, 0, false, true,
 	  BRANCH_CALL, false, 0xffc, 4 },
 	/*
+	 * A PLT entry whose GOT lies below it (a negative adrp), which the fuzzer
+	 * found shifting a negative value.  aarch64-linux-gnu-objdump -D -b binary
+	 * --adjust-vma=0x10010 of these bytes: "adrp x16, 0xf000; ldr x17, [x16, #24];
+	 * add x16, x16, #0x18; br x17".
+	 */
+	{ "aarch64 PLT entry, GOT below", EM_AARCH64, 2,
+	  { 0xf0, 0xff, 0xff, 0xf0, 0x11, 0x0e, 0x40, 0xf9, 0x10, 0x62, 0x00, 0x91,
+	    0x20, 0x02, 0x1f, 0xd6 }, 16, 0x10010, 0, false, true, BRANCH_JUMP, true, 0xf018, 16 },
+	/*
 	 * riscv64: rv64-pg-exe, objdump -d: "jal 104a0 <_mcount@plt>" at 0x104ba;
 	 * the PLT entry at 0x104a0 loads the GOT word at 0x12020; as(1) of
 	 * "auipc ra,0x7ffff; jalr ra,-16(ra)" at 0 reaches 0x7fffeff0, and

@@ -139,7 +139,7 @@ static uintptr_t aarch64_plt_slot(const uint8_t *p, uintptr_t addr)
 	if ((adrp & 0x9f00001f) != 0x90000010 || (ldr & 0xffc003ff) != 0xf9400211 ||
 	    word_at(p + 12) != a64_br(X17))
 		return 0;
-	pages = ((int64_t)((adrp >> 3 & 0x1ffffc) | (adrp >> 29 & 3)) << 43) >> 43;
+	pages = (int64_t)((uint64_t)((adrp >> 3 & 0x1ffffc) | (adrp >> 29 & 3)) << 43) >> 43;
 	return (addr & ~(uintptr_t)0xfff) + (uintptr_t)(pages * 4096) + ((ldr >> 10 & 0xfff) << 3);
 }
 
