@@ -214,7 +214,6 @@ PV=$B/patchverify
 PRELOAD=$B/libpatchsite.so
 if readelf -d "$PRELOAD" 2>/dev/null | grep -q libasan; then	# SAN=1 build
 	PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so) $PRELOAD"
-	export ASAN_OPTIONS=detect_leaks=0
 fi
 gcc -O2 -pg -mfentry -fPIC -c "$PS/libwork.c" -o libwork.o &&
 gcc -O2 -pg -mfentry -fpie -c "$PS/uselib.c" -o uselib.o &&
