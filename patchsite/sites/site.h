@@ -60,12 +60,14 @@ struct ps_site {
 	uint8_t state;			/* enum site_state; changed under ps.lock */
 	uint8_t kind;			/* enum site_kind */
 	uint8_t len;			/* bytes of the instruction as built (a 6-byte call: 6) */
-	uint32_t owner;			/* SITE_EXIT: index in the module of its function's entry */
 	_Atomic uint8_t emulate_call;	/* what a trap on this site does: call the stub or skip */
+	uint32_t owner;			/* SITE_EXIT: index in the module of its function's entry */
 	_Atomic uint64_t want;		/* ops slots that want this site */
 	const struct ps_sym *sym;	/* the function the site is in, or NULL */
 	struct ps_module *mod;
 };
+/* 48 bytes, no hole: a table of 100,000 sites is 4.8 MB the loader zeroes (was 5.6). */
+_Static_assert(sizeof(struct ps_site) == 48 || sizeof(void *) != 8, "struct ps_site grew");
 
 struct ps_module {
 	char *path;
