@@ -320,11 +320,46 @@ static unsigned long find_in_libc(const struct target *t, const char *libc, cons
 }
 
 /*
+ * The kernel's x86-64 signal frame (arch/x86/kernel/signal_64.c, struct
+ * rt_sigframe), in 8-byte words from the handler's return address:
+ * uc_flags (UC_FP_XSTATE, UC_SIGCONTEXT_SS, UC_STRICT_RESTORE_SS: at most 7),
+ * uc_stack's flags (0, SS_ONSTACK or SS_DISABLE, maybe with SS_AUTODISARM),
+ * and uc_mcontext's fpstate, the saved FPU state the kernel puts just above
+ * the frame (64-byte aligned for XSAVE): sigcontext's 24th word.
+ */
+#define SIGFRAME_UC_FLAGS	1
+#define SIGFRAME_SS_FLAGS	4
+#define SIGFRAME_FPSTATE	(1 + 5 + 23)
+#define SIGFRAME_FP_WITHIN	(64 * 1024)	/* fpstate this far above the frame at most */
+
+/*
+ * Is words[i], equal to the handler's return address, a signal frame's
+ * first word?  A stale copy is common: sigaction() builds its request on
+ * the stack with the same address in it, and deeper frames later leave
+ * that word where they do not write (Lua, attached while it recursed, was
+ * refused every time that way); the frame's other words rule such a copy
+ * out.
+ */
+static bool sigframe_at(const uint64_t *words, size_t n, size_t i, unsigned long at)
+{
+	uint32_t ss_flags;
+	uint64_t fp;
+
+	if (i + SIGFRAME_FPSTATE >= n)
+		return false;
+	ss_flags = (uint32_t)words[i + SIGFRAME_SS_FLAGS] & ~(1u << 31);
+	fp = words[i + SIGFRAME_FPSTATE];
+	return words[i + SIGFRAME_UC_FLAGS] <= 7 && ss_flags <= 2 && fp % 64 == 0 &&
+	       fp > at && fp - at < SIGFRAME_FP_WITHIN;
+}
+
+/*
  * Is the thread running a signal handler?  Its stack (or alternate stack)
- * then holds the handler's return address, __restore_rt, above the stack
- * pointer.  Program code in a handler may have interrupted malloc or a
- * lock of the C library, which pthread_create would then wait for: not a
- * safe point.  The live part of the stack is read up to 256 KiB.
+ * then holds the kernel's signal frame, which starts with the handler's
+ * return address (__restore_rt), above the stack pointer.  Program code in a
+ * handler may have interrupted malloc or a lock of the C library, which
+ * pthread_create would then wait for: not a safe point.  The live part of
+ * the stack is read up to 256 KiB.
  */
 static bool in_handler(const struct target *t, unsigned long restorer, unsigned long sp)
 {
@@ -344,7 +379,8 @@ static bool in_handler(const struct target *t, unsigned long restorer, unsigned 
 		top = sp + sizeof(words);
 	got = pread(t->mem, words, top - sp, (off_t)sp);
 	for (ssize_t i = 0; i < got / 8; i++)
-		if (words[i] == restorer)
+		if (words[i] == restorer &&
+		    sigframe_at(words, (size_t)got / 8, (size_t)i, sp + 8 * (unsigned long)i))
 			return true;
 	return false;
 }
