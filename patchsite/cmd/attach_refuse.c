@@ -170,6 +170,33 @@ static int maps_again(struct target *t)
  * process attached just after exec, or during a dlopen, is waited for up
  * to LOADER_WAIT_MS, then refused.  0, or -1 with why.
  */
+/*
+ * Linked with -pg, a program starts gprof (gcrt1.o calls __monstartup),
+ * which counts the program's calls through glibc's mcount for the gmon.out
+ * it writes at exit.  An attach turns plain -pg's calls to mcount into
+ * NOPs and would leave gmon.out without them: refused.  -pg -mfentry calls
+ * __fentry__, which counts nothing: attached, gmon.out is the same.  (Under
+ * patchsite record the runtime is there first and gprof is skipped, said
+ * as it starts: patchsite/gprof.c.)
+ */
+static int gprof_runs(const struct target *t, char *why, size_t len)
+{
+	struct file f;
+	bool gprof;
+
+	if (target_file_open(t, t->exe, &f))
+		return 0;
+	gprof = target_file_imports(&f, "__monstartup") && target_file_imports(&f, "mcount");
+	target_file_close(&f);
+	if (!gprof)
+		return 0;
+	return attach_fail(why, len, "pid %d (%s) was linked with -pg: gprof counts its calls "
+			   "through mcount for gmon.out, which an attach would stop; start it "
+			   "under patchsite record (gprof is left out there), or link it "
+			   "without -pg (compiled with -pg it can be attached to)",
+			   t->pid, t->exe);
+}
+
 static int loader_done(struct target *t, char *why, size_t len)
 {
 	long long end = attach_now_ms() + LOADER_WAIT_MS;
@@ -248,6 +275,8 @@ int attach_check_target(struct target *t, char *why, size_t len)
 		return attach_fail(why, len, "pid %d (%s) uses musl: the runtime is built for glibc",
 			    t->pid, t->exe);
 	err = loader_done(t, why, len);
+	if (!err)
+		err = gprof_runs(t, why, len);
 	if (err)
 		return err;
 	for (size_t i = 0; i < t->nmaps && !sites; i++) {
@@ -273,7 +302,7 @@ int attach_check_target(struct target *t, char *why, size_t len)
 	}
 	if (!sites)
 		return attach_fail(why, len, "pid %d (%s): no object in it has patchable sites "
-				   "(built with -pg -mfentry -mrecord-mcount, -mnop-mcount or "
+				   "(built with -pg, -pg -mfentry -mrecord-mcount, -mnop-mcount or "
 				   "-fpatchable-function-entry=5): nothing to "
 				   "trace", t->pid, t->exe);
 	return 0;

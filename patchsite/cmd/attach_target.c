@@ -196,7 +196,15 @@ static bool in_file(const struct file *f, const Elf64_Shdr *s)
 	       s->sh_size <= f->size - s->sh_offset;
 }
 
-/* Does the file carry a table of sites the runtime reads (patchsite/module.c)? */
+enum sym_want { WANT_FUNCTION, WANT_OBJECT, WANT_IMPORT };
+static unsigned long file_symbol(const struct file *f, const char *name, bool symtab,
+				 enum sym_want want);
+
+/*
+ * Does the file carry a table of sites the runtime reads (patchsite/module.c),
+ * or call mcount (plain -pg: the runtime finds the calls after each
+ * prologue, patchsite/sites/scan.c)?
+ */
 bool target_file_has_sites(const struct file *f)
 {
 	static const char *const tables[] = { "__mcount_loc", "__patchable_function_entries",
@@ -214,15 +222,17 @@ bool target_file_has_sites(const struct file *f)
 				     ss->sh_size - sh[i].sh_name) && sh[i].sh_size)
 				return true;
 	}
-	return false;
+	return target_file_imports(f, "mcount");
 }
 
 /*
  * A defined function symbol's value in the file's dynamic (or, with
  * symtab, static) symbol table: the default version where there are
  * several (dlopen@@GLIBC_2.34 over dlopen@GLIBC_2.2.5).  0 if none.
+ * WANT_IMPORT: 1 if the symbol is there undefined (the file calls it).
  */
-static unsigned long file_symbol(const struct file *f, const char *name, bool symtab, bool data)
+static unsigned long file_symbol(const struct file *f, const char *name, bool symtab,
+				 enum sym_want want)
 {
 	const Elf64_Ehdr *e;
 	const Elf64_Shdr *sh = elf_sections(f, &e);
@@ -249,11 +259,15 @@ static unsigned long file_symbol(const struct file *f, const char *name, bool sy
 		for (size_t j = 1; j < n; j++) {
 			unsigned type = ELF64_ST_TYPE(sym[j].st_info);
 
-			if (sym[j].st_shndx == SHN_UNDEF || sym[j].st_name >= str->sh_size ||
-			    (data ? type != STT_OBJECT : type != STT_FUNC && type != STT_GNU_IFUNC) ||
+			if ((sym[j].st_shndx == SHN_UNDEF) != (want == WANT_IMPORT) ||
+			    sym[j].st_name >= str->sh_size ||
+			    (want == WANT_OBJECT ? type != STT_OBJECT :
+			     want == WANT_FUNCTION && type != STT_FUNC && type != STT_GNU_IFUNC) ||
 			    strncmp((const char *)f->p + str->sh_offset + sym[j].st_name, name,
 				    str->sh_size - sym[j].st_name))
 				continue;
+			if (want == WANT_IMPORT)
+				return 1;
 			if (!ver || !(ver[j] & 0x8000))
 				return sym[j].st_value;
 			any = sym[j].st_value;
@@ -264,12 +278,17 @@ static unsigned long file_symbol(const struct file *f, const char *name, bool sy
 
 unsigned long target_file_symbol(const struct file *f, const char *name, bool symtab)
 {
-	return file_symbol(f, name, symtab, false);
+	return file_symbol(f, name, symtab, WANT_FUNCTION);
 }
 
 unsigned long target_file_object(const struct file *f, const char *name)
 {
-	return file_symbol(f, name, false, true);
+	return file_symbol(f, name, false, WANT_OBJECT);
+}
+
+bool target_file_imports(const struct file *f, const char *name)
+{
+	return file_symbol(f, name, false, WANT_IMPORT);
 }
 
 /* The first DT_NEEDED entry of the file that starts with prefix; NULL if none. */

@@ -53,8 +53,10 @@ struct file {
 
 int target_file_open(const struct target *t, const char *path, struct file *f);
 void target_file_close(struct file *f);
-/* Does the file carry a table of sites the runtime reads? */
+/* Does the file carry a table of sites the runtime reads, or call mcount (plain -pg)? */
 bool target_file_has_sites(const struct file *f);
+/* Does the file's .dynsym hold name undefined (the file calls it through the loader)? */
+bool target_file_imports(const struct file *f, const char *name);
 /* A defined function's value in .dynsym (or .symtab), the default version first; 0 if none. */
 unsigned long target_file_symbol(const struct file *f, const char *name, bool symtab);
 /* A defined data object's value in .dynsym; 0 if none. */

@@ -161,6 +161,9 @@ static int parse_what(char *w, struct ps_probe_arg *a, bool ret, char *err, size
 		a->base = PF_STACK;
 		a->n = v;
 	} else if (!strncmp(w, "$arg:", 5) && dwarf_name(w + 5)) {
+		if (strlen(w + 5) >= sizeof(a->sym))	/* not cut short: the fuzzer's find */
+			return bad(err, errlen, "'%s': a name longer than %zu characters", w,
+				   sizeof(a->sym) - 1);
 		a->base = PF_NAME;
 		snprintf(a->sym, sizeof(a->sym), "%s", w + 5);
 	} else if (*w == '%' && ident_ok(w + 1, strlen(w + 1))) {

@@ -5,8 +5,11 @@
 #
 # The threaded sample of the control tests (testdata/patchsite/ctlspin.c),
 # built -pg -mfentry -mrecord-mcount as a PIE and as a non-PIE, with
-# -mnop-mcount (non-PIE) and -fpatchable-function-entry=5 (gcc's five
-# one-byte NOPs: left as built, untraced, after attach), is started
+# -mnop-mcount (non-PIE), -fpatchable-function-entry=5 (gcc's five
+# one-byte NOPs: left as built, untraced, after attach) and plain -pg
+# (uftrace's build: calls to mcount after the prologue, found by the
+# runtime's scan; linked without -pg, as linked with it gprof's gmon.out
+# counts those calls and the attach is refused), is started
 # with an empty environment (env -i: no LD_PRELOAD, no PATCHSITE_*), then
 # attached to while its threads call at full speed.  The oracle is the
 # sample itself: it counts its own calls ("done A B C"); a steady phase
@@ -79,9 +82,11 @@ $CC -O2 -g $PG -c testdata/patchsite/stalesig.c -o "$T/stalesig.o" >"$T/build.lo
 $CC -O2 -g $PG -c testdata/patchsite/nicespawn.c -o "$T/nicespawn.o" >"$T/build.log" 2>&1 &&
 	$CC -o "$T/nicespawn" "$T/nicespawn.o" -pthread >>"$T/build.log" 2>&1 ||
 	{ fail "build nicespawn" "$T/build.log"; echo "$PASS passed, $FAIL failed"; exit 1; }
-for form in pie nopie nop pfe static; do
+for form in pie nopie nop pfe pg gprof static; do
 	case $form in
 	pie) f="$PG" l= ;;
+	pg) f="-pg" l= ;;	# plain -pg (uftrace's build), linked without it: no gprof
+	gprof) f="-pg" l="-pg" ;;	# linked with -pg too: gprof counts calls (refused)
 	nopie) f="$PG -fno-pie" l="-no-pie" ;;
 	nop) f="$PG -mnop-mcount -fno-pie" l="-no-pie" ;;	# not with -fPIC/PIE
 	pfe) f="-fpatchable-function-entry=5" l= ;;
@@ -143,7 +148,7 @@ record_bg() {
 	wait_for rec.err 'recording' || { fail "record -p did not start" rec.err; return 1; }
 }
 
-for form in pie nopie nop pfe; do
+for form in pie nopie nop pfe pg; do
 	start ./ctlspin-$form $NTH || { fail "$form: sample did not start" err; continue; }
 	rm -rf "data-$form"
 	# Attach (through ctl) while 4 threads call the three functions (spin: bursts of 256 calls
@@ -667,6 +672,28 @@ if grep -q "tls612.so: .*static TLS" tls.err && grep -q "tls$tls.so: ok" tls.err
 else
 	echo "surplus $room, filled $fillb" >>tls.err; fail "static TLS: could not stage the nearly full surplus" tls.err
 	[ -n "$SPID" ] && { kill "$SPID"; SPID=; }
+fi
+
+# Linked with -pg: gprof counts the calls through mcount for gmon.out, which NOPs would stop.
+# Refused before anything is done; it runs on and writes its gmon.out (oracle: gprof's flat
+# profile counts alpha's 100 calls, which it has only from mcount).
+mkdir -p gp && (cd gp && exec env -i ../ctlspin-gprof 1 <../sin >/dev/null 2>&1) &
+P=$!
+exec 4>sin
+sleep 0.3
+"$PS" record -p $P -d x 2>ref.err; rc=$?
+refused "linked with -pg (gprof)" "was linked with -pg: gprof counts its calls"
+grep -q libpatchsite /proc/$P/maps && loaded=1 || loaded=0
+echo "run 100" >&4; echo quit >&4
+exec 4>&-
+wait $P; st=$?
+if [ $st -eq 0 ] && [ ! -e x ] && [ $loaded = 0 ] &&
+   { ! command -v gprof >/dev/null ||
+     [ "$(gprof -b -p ctlspin-gprof gp/gmon.out 2>/dev/null | awk '$NF == "alpha" { print $4 }')" = 100 ]; }; then
+	pass "linked with -pg: after the refusal it ran on, exit 0, no trace directory, gmon.out counts alpha's 100 calls$(command -v gprof >/dev/null || echo ' (not checked: no gprof)')"
+else
+	echo "exit $st; runtime loaded $loaded; x: $(ls -d x 2>&1)" >ref.err
+	fail "linked with -pg: after the refusal" ref.err
 fi
 
 sleep 30 &
