@@ -274,9 +274,9 @@ int attach_check_target(struct target *t, char *why, size_t len)
 	if (target_map_named(t, "ld-musl") || target_map_named(t, "libc.musl"))
 		return attach_fail(why, len, "pid %d (%s) uses musl: the runtime is built for glibc",
 			    t->pid, t->exe);
-	err = loader_done(t, why, len);
+	err = gprof_runs(t, why, len);	/* the file says: no need to wait for the loader */
 	if (!err)
-		err = gprof_runs(t, why, len);
+		err = loader_done(t, why, len);
 	if (err)
 		return err;
 	for (size_t i = 0; i < t->nmaps && !sites; i++) {
