@@ -322,7 +322,9 @@ static unsigned long find_in_libc(const struct target *t, const char *libc, cons
 /*
  * The kernel's x86-64 signal frame (arch/x86/kernel/signal_64.c, struct
  * rt_sigframe), in 8-byte words from the handler's return address:
- * uc_flags (UC_FP_XSTATE, UC_SIGCONTEXT_SS, UC_STRICT_RESTORE_SS: at most 7),
+ * uc_flags (UC_FP_XSTATE, UC_SIGCONTEXT_SS, UC_STRICT_RESTORE_SS: 7 today;
+ * up to 16 bits taken, so that a flag a later kernel adds still matches: a
+ * handler missed is a deadlock, a copy taken for one only a retry),
  * uc_stack's flags (0, SS_ONSTACK or SS_DISABLE, maybe with SS_AUTODISARM),
  * and uc_mcontext's fpstate, the saved FPU state the kernel puts just above
  * the frame (64-byte aligned for XSAVE): sigcontext's 24th word.
@@ -349,7 +351,7 @@ static bool sigframe_at(const uint64_t *words, size_t n, size_t i, unsigned long
 		return false;
 	ss_flags = (uint32_t)words[i + SIGFRAME_SS_FLAGS] & ~(1u << 31);
 	fp = words[i + SIGFRAME_FPSTATE];
-	return words[i + SIGFRAME_UC_FLAGS] <= 7 && ss_flags <= 2 && fp % 64 == 0 &&
+	return words[i + SIGFRAME_UC_FLAGS] < 1u << 16 && ss_flags <= 2 && fp % 64 == 0 &&
 	       fp > at && fp - at < SIGFRAME_FP_WITHIN;
 }
 
