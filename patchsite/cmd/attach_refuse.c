@@ -234,6 +234,7 @@ int attach_check_target(struct target *t, char *why, size_t len)
 	struct status st;
 	struct file f;
 	bool sites = false, runtime = false;
+	const char *cyg = NULL;	/* an object built with -finstrument-functions */
 	int err;
 
 	if (read_status(t->pid, 0, &st))
@@ -297,9 +298,21 @@ int attach_check_target(struct target *t, char *why, size_t len)
 						   "only", t->pid, t->exe);
 			}
 			sites = target_file_has_sites(&f);
+			if (!cyg && target_file_imports(&f, "__cyg_profile_func_enter"))
+				cyg = m->path;
 			target_file_close(&f);
 		}
 	}
+	/*
+	 * -finstrument-functions: its calls reach the runtime's definitions only
+	 * if the runtime was there when the loader bound them (patchsite/sites/cyg.c).
+	 */
+	if (!sites && cyg)
+		return attach_fail(why, len, "pid %d (%s): %s was built with "
+				   "-finstrument-functions, whose calls the loader bound to the C "
+				   "library's at start-up: the runtime sees them only when it is "
+				   "there first; start it under patchsite record", t->pid, t->exe,
+				   cyg);
 	if (!sites)
 		return attach_fail(why, len, "pid %d (%s): no object in it has patchable sites "
 				   "(built with -pg, -pg -mfentry -mrecord-mcount, -mnop-mcount or "

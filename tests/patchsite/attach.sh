@@ -82,8 +82,9 @@ $CC -O2 -g $PG -c testdata/patchsite/stalesig.c -o "$T/stalesig.o" >"$T/build.lo
 $CC -O2 -g $PG -c testdata/patchsite/nicespawn.c -o "$T/nicespawn.o" >"$T/build.log" 2>&1 &&
 	$CC -o "$T/nicespawn" "$T/nicespawn.o" -pthread >>"$T/build.log" 2>&1 ||
 	{ fail "build nicespawn" "$T/build.log"; echo "$PASS passed, $FAIL failed"; exit 1; }
-for form in pie nopie nop pfe pg gprof static; do
+for form in pie nopie nop pfe pg gprof cyg static; do
 	case $form in
+	cyg) f="-finstrument-functions" l= ;;	# its calls bound at start-up (refused)
 	pie) f="$PG" l= ;;
 	pg) f="-pg" l= ;;	# plain -pg (uftrace's build), linked without it: no gprof
 	gprof) f="-pg" l="-pg" ;;	# linked with -pg too: gprof counts calls (refused)
@@ -694,6 +695,24 @@ if [ $st -eq 0 ] && [ ! -e x ] && [ $loaded = 0 ] &&
 else
 	echo "exit $st; runtime loaded $loaded; x: $(ls -d x 2>&1)" >ref.err
 	fail "linked with -pg: after the refusal" ref.err
+fi
+
+# -finstrument-functions: its calls reach the runtime only when it was there as the loader
+# bound them; refused by name, and the program runs on.
+mkfifo cin
+env -i ./ctlspin-cyg 1 <cin >cyg.out 2>&1 &
+P=$!
+exec 4>cin
+sleep 0.3
+"$PS" record -p $P -d x 2>ref.err; rc=$?
+refused "built with -finstrument-functions" "ctlspin-cyg was built with -finstrument-functions, whose calls"
+echo "run 10" >&4; echo quit >&4
+exec 4>&-
+wait $P; st=$?
+if [ $st -eq 0 ] && grep -q '^done 10 10 10' cyg.out && [ ! -e x ]; then
+	pass "-finstrument-functions: after the refusal it ran on (done 10 10 10), exit 0, no trace directory"
+else
+	echo "exit $st; x: $(ls -d x 2>&1)" >>cyg.out; fail "-finstrument-functions: after the refusal" cyg.out
 fi
 
 sleep 30 &
