@@ -34,6 +34,12 @@ uint32_t a64_movk_x(unsigned rd, uint16_t imm, unsigned hw);
 bool a64_adrp(unsigned rd, uint64_t from, uint64_t to, uint32_t *insn);
 /* ldr xt, [xn, #off]: off a multiple of 8 below 32 KB; false otherwise. */
 bool a64_ldr_x_imm(unsigned rt, unsigned rn, uint64_t off, uint32_t *insn);
+/*
+ * A PLT entry at addr, its words w[0..3]: adrp x16, page; ldr x17, [x16, #lo];
+ * add x16, x16, #lo; br x17.  Its GOT slot (page + lo) into *slot; false if
+ * the words are not that.  Read by patchverify and by the runtime alike.
+ */
+bool a64_plt_entry(const uint32_t w[4], uint64_t addr, uint64_t *slot);
 
 
 /*

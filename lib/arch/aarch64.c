@@ -140,7 +140,7 @@ static unsigned aarch64_site_nop(const struct arch *a, const struct insn_view *i
 static bool aarch64_decode_branch(const struct arch *a, const struct insn_view *iv,
 				  struct branch *b)
 {
-	uint32_t insn, ldr, br;
+	uint32_t insn, w[4] = { 0 };
 
 	(void)a;
 	if (!a64_word(iv, iv->off, &insn))
@@ -152,16 +152,13 @@ static bool aarch64_decode_branch(const struct arch *a, const struct insn_view *
 		b->target = iv->addr + (uint64_t)(a64_sext(insn & 0x3ffffff, 26) * 4);
 		return true;
 	}
-	if ((insn & 0x9f00001f) != A64_ADRP_X16 || !a64_word(iv, iv->off + 4, &ldr) ||
-	    (ldr & 0xffc003ff) != A64_LDR_X17_X16 || !a64_word(iv, iv->off + 12, &br) ||
-	    br != A64_BR_X17)
+	w[0] = insn;
+	if (!a64_word(iv, iv->off + 4, &w[1]) || !a64_word(iv, iv->off + 12, &w[3]) ||
+	    !a64_plt_entry(w, iv->addr, &b->target))
 		return false;
 	b->kind = BRANCH_JUMP;
 	b->indirect = true;
 	b->len = 16;
-	b->target = (iv->addr & ~0xfffull) +
-		    ((uint64_t)a64_sext((insn >> 29 & 3) | (insn >> 3 & 0x1ffffc), 21) << 12) +
-		    ((ldr >> 10 & 0xfff) << 3);
 	return true;
 }
 
@@ -304,6 +301,19 @@ bool a64_ldr_x_imm(unsigned rt, unsigned rn, uint64_t off, uint32_t *insn)
 	if (off & 7 || off >> 3 > 0xfff)
 		return false;
 	*insn = A64_LDR_X_UOFF | (uint32_t)(off >> 3) << 10 | (rn & 31) << 5 | (rt & 31);
+	return true;
+}
+
+bool a64_plt_entry(const uint32_t w[4], uint64_t addr, uint64_t *slot)
+{
+	uint64_t pages;
+
+	if ((w[0] & 0x9f00001f) != A64_ADRP_X16 || (w[1] & 0xffc003ff) != A64_LDR_X17_X16 ||
+	    w[3] != A64_BR_X17)
+		return false;
+	/* Unsigned: the page offset may be negative (the GOT below the PLT). */
+	pages = (uint64_t)a64_sext((w[0] >> 29 & 3) | (w[0] >> 3 & 0x1ffffc), 21);
+	*slot = (addr & ~0xfffull) + (pages << 12) + ((w[1] >> 10 & 0xfff) << 3);
 	return true;
 }
 

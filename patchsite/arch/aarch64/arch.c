@@ -120,27 +120,19 @@ static void aarch64_decode_site(const uint8_t *p, uintptr_t addr, struct site_in
 		out->form = FORM_UNKNOWN;
 }
 
-/*
- * A PLT entry (after bti c where the PLT has landing pads):
- *   adrp x16, page;  ldr x17, [x16, #lo];  add x16, x16, #lo;  br x17
- * its slot is page + lo.  The forms are lib/arch's (decode_branch).
- */
+/* A PLT entry (after bti c where the PLT has landing pads): its slot (lib/arch's reader). */
 static uintptr_t aarch64_plt_slot(const uint8_t *p, uintptr_t addr)
 {
-	uint32_t adrp, ldr;
-	int64_t pages;
+	uint32_t w[4];
+	uint64_t slot;
 
 	if (word_at(p) == a64_bti_c()) {
 		p += 4;
 		addr += 4;
 	}
-	adrp = word_at(p);
-	ldr = word_at(p + 4);
-	if ((adrp & 0x9f00001f) != 0x90000010 || (ldr & 0xffc003ff) != 0xf9400211 ||
-	    word_at(p + 12) != a64_br(X17))
-		return 0;
-	pages = (int64_t)((uint64_t)((adrp >> 3 & 0x1ffffc) | (adrp >> 29 & 3)) << 43) >> 43;
-	return (addr & ~(uintptr_t)0xfff) + (uintptr_t)(pages * 4096) + ((ldr >> 10 & 0xfff) << 3);
+	for (unsigned i = 0; i < 4; i++)
+		w[i] = word_at(p + 4 * i);
+	return a64_plt_entry(w, addr, &slot) ? (uintptr_t)slot : 0;
 }
 
 /*
