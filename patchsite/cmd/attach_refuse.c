@@ -166,11 +166,6 @@ static int maps_again(struct target *t)
 }
 
 /*
- * Has the loader finished starting the program (attach_loader.c)?  A
- * process attached just after exec, or during a dlopen, is waited for up
- * to LOADER_WAIT_MS, then refused.  0, or -1 with why.
- */
-/*
  * Linked with -pg, a program starts gprof (gcrt1.o calls __monstartup),
  * which counts the program's calls through glibc's mcount for the gmon.out
  * it writes at exit.  An attach turns plain -pg's calls to mcount into
@@ -197,6 +192,11 @@ static int gprof_runs(const struct target *t, char *why, size_t len)
 			   t->pid, t->exe);
 }
 
+/*
+ * Has the loader finished starting the program (attach_loader.c)?  A
+ * process attached just after exec, or during a dlopen, is waited for up
+ * to LOADER_WAIT_MS, then refused.  0, or -1 with why.
+ */
 static int loader_done(struct target *t, char *why, size_t len)
 {
 	long long end = attach_now_ms() + LOADER_WAIT_MS;

@@ -7,10 +7,10 @@
  * below main leaves copies of that address in a block of its own (where
  * glibc's request lands depends on glibc), then the program recurses
  * through frames that write one word in 32, so that copies stay inside
- * live frames above the stack pointer while no handler runs.  Its only thread is always in its
- * own code.  It prints "stale N" (the copies its deepest frame sees above
- * it, the test's proof that the case is staged), runs until SIGUSR2,
- * then prints "ok" and exits 0.
+ * live frames above the stack pointer while no handler runs.  Its only
+ * thread is always in its own code.  It prints "stale N" (the copies its
+ * deepest frame sees above it, the test's proof that the case is staged),
+ * runs until SIGUSR2, then prints "ok" and exits 0.
  */
 #include <signal.h>
 #include <stdint.h>
@@ -20,7 +20,6 @@
 static volatile sig_atomic_t stop;
 static unsigned long restorer;
 static uintptr_t top;
-static long seen;	/* the copies first seen */
 
 static void on_usr2(int sig)
 {
@@ -62,8 +61,7 @@ __attribute__((noinline)) static long scan(void)
 
 	for (; (uintptr_t)p < top; p++)
 		n += *p == restorer;
-	seen = n;
-	printf("stale %ld\n", seen);
+	printf("stale %ld\n", n);
 	fflush(stdout);
 	while (!stop)
 		for (p = (const volatile unsigned long *)((uintptr_t)&here & ~7ul); (uintptr_t)p < top; p++)
