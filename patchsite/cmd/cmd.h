@@ -5,6 +5,7 @@
  * render/ or the control client, and chooses the exit status.
  *   record_cmd.c  record            view.c  replay, report, dump, info
  *   pipe.c        pipe              ctl.c   ctl (ctlclient.h)
+ *   help.c        help VERB (the verb's man page)
  * record runs its CMD in record_run.c (record_run.h).
  */
 #ifndef PS_CMD_H
@@ -25,6 +26,8 @@ int parse_options(const char *list, unsigned *set, unsigned *clear);
 /* list + sep + s (s alone when list is NULL), realloc'd; NULL (list freed) out of memory. */
 char *list_add(char *list, const char *s, char sep);
 
+/* help [VERB]: the usage, or VERB's man page (help.c). */
+int cmd_help(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 /* Events and switches lost in dir's recording, said on stderr (record_lost.c). */
 void record_say_lost(const char *dir, const char *cmd);

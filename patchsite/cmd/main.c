@@ -13,10 +13,12 @@ int main(int argc, char **argv)
 {
 	const char *verb = argc > 1 ? argv[1] : "";
 
-	if (!strcmp(verb, "--help") || !strcmp(verb, "-h") || !strcmp(verb, "help")) {
+	if (!strcmp(verb, "--help") || !strcmp(verb, "-h")) {
 		fputs(usage, stdout);
 		return fflush(stdout) ? 1 : 0;
 	}
+	if (!strcmp(verb, "help"))
+		return cmd_help(argc - 1, argv + 1);
 	if (!strcmp(verb, "record"))
 		return cmd_record(argc - 1, argv + 1);
 	if (!strcmp(verb, "pipe"))

@@ -99,7 +99,8 @@ const char usage[] =
 	"--snapshot[=N]: a copy taken while the program ran (the snapshot control file).\n"
 	"--options: trace_options for the text, over the ones recorded: print-parent,\n"
 	"sym-offset, funcgraph-proc, funcgraph-abstime (noNAME clears), comma-separated.\n"
-	"See patchsite(1) and patchsite-data(5).\n";
+	"patchsite help VERB: the verb's page (patchsite-VERB(1)); see also patchsite(1) and\n"
+	"patchsite-data(5).\n";
 
 int bad_usage(const char *fmt, const char *arg)
 {
