@@ -2,7 +2,8 @@
 # Install what building and testing need, on Debian 12, if it is missing.
 # Run as root (as CI and a fresh machine are); otherwise it says what to install.
 set -e
-PKGS="build-essential pkg-config libelf-dev libcapstone-dev check binutils python3 gcc libtsan2 groff-base binutils-riscv64-linux-gnu liblzma-dev libzstd-dev zlib1g-dev xz-utils zstd gzip clang"
+PKGS="build-essential pkg-config libelf-dev libcapstone-dev check binutils python3 gcc libtsan2 groff-base man-db binutils-riscv64-linux-gnu liblzma-dev libzstd-dev zlib1g-dev xz-utils zstd gzip clang"
+# man-db: patchsite help VERB opens the verb's page with man, and make check-docs checks that it does.
 # uftrace: the oracle of tests/patchsite/feat.sh's arguments (and bench/patchsite/compare.sh).
 PKGS="$PKGS uftrace"
 # libpatchsite for aarch64: cross compiler and C library, qemu-user to run its tests.
