@@ -6,6 +6,7 @@
   readme.py compare README N OUTPUT  command N's real output against the block
   readme.py options README MANDIR    every `patchsite VERB ... --opt` README
                                      names is on man/patchsite-VERB.1
+  readme.py paths DOC...             every path of the tree a doc names exists
 
 The quick start is the first ```console block: '$ ' lines are commands, the
 lines under one its output.  Outputs are compared by shape, as uftrace's
@@ -73,7 +74,14 @@ def page_text(path):
 
 def options(readme, mandir):
     text = open(readme).read()
-    uses = re.findall(r'patchsite (record|replay|report|graph|dump|info|pipe|ctl)\b([^`\n|>]*)', text)
+    # Inline code may wrap: each `...` span joined onto one line, and the
+    # quick start's commands.
+    text = re.sub(r'(?ms)^```.*?^```$', '', text)
+    spans = [re.sub(r'\s+', ' ', t) for t in re.findall(r'`([^`]+)`', text)]
+    spans += [cmd for cmd, _ in console_block(readme)]
+    uses = []
+    for t in spans:
+        uses += re.findall(r'patchsite (record|replay|report|graph|dump|info|pipe|ctl)\b([^|>;]*)', t)
     bad, n = 0, 0
     for verb, rest in uses:
         page = page_text('%s/patchsite-%s.1' % (mandir, verb))
@@ -87,6 +95,40 @@ def options(readme, mandir):
     return bad
 
 
+# Paths of other trees the docs name: the kernel's tool.
+ELSEWHERE = {'scripts/recordmcount'}
+TOPS = ('lib/', 'include/', 'recordmcount/', 'verify/', 'patchsite/', 'tests/',
+        'testdata/', 'bench/', 'scripts/', 'man/', 'docs/')
+
+
+def paths(docs):
+    """Every path a doc names in inline code (from a top-level folder of the
+    tree, globs and {a,b} allowed) exists, so that a doc cannot name a file
+    that moved or went."""
+    import glob
+    bad, n = 0, 0
+    for doc in docs:
+        text = re.sub(r'(?ms)^```.*?^```$', '', open(doc).read())
+        for tok in re.findall(r'`([^`\n]+)`', text):
+            for word in tok.split():
+                word = word.rstrip('.,:;)').lstrip('(')
+                if (not word.startswith(TOPS) or word in ELSEWHERE or
+                        re.search(r'[A-Z]{2,}|<|\$', word)):
+                    continue
+                alts = [word]
+                m = re.search(r'\{([^}]*)\}', word)
+                if m:
+                    alts = [word[:m.start()] + a + word[m.end():] for a in m.group(1).split(',')]
+                for a in alts:
+                    n += 1
+                    if not glob.glob(a):
+                        print('%s: names %s, which is not in the tree' % (doc, a))
+                        bad = 1
+    if not bad:
+        print('%d paths checked' % n)
+    return bad
+
+
 def main(argv):
     if argv[1] == 'commands':
         for cmd, _ in console_block(argv[2]):
@@ -96,6 +138,8 @@ def main(argv):
         return compare(argv[2], int(argv[3]), argv[4])
     if argv[1] == 'options':
         return options(argv[2], argv[3])
+    if argv[1] == 'paths':
+        return paths(argv[2:])
     print('usage: readme.py commands|compare|options ...', file=sys.stderr)
     return 2
 

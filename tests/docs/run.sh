@@ -11,7 +11,9 @@
 # - README.md: each command of its quick start is run exactly as printed, in
 #   a scratch directory holding build/ and testdata/, and its output compared
 #   with the block under it (tests/docs/readme.py); each `patchsite VERB
-#   --option` it names is on VERB's page.
+#   --option` it names is on VERB's page;
+# - every path of the tree README, docs/*.md and bench/RESULTS.md name
+#   exists (a doc cannot name a file that moved).
 set -u
 . tests/patchsite/lib.sh
 suite_init docs "${1:-build}" "${2:-plain}"
@@ -72,6 +74,11 @@ fi
 python3 tests/docs/readme.py options README.md man >"$T/opts.out" 2>&1 &&
 	pass "README's patchsite options are on their verbs' pages ($(cat "$T/opts.out"))" ||
 	fail "README names options its verbs' pages do not give" "$T/opts.out"
+
+# The files README, docs/ and bench/RESULTS.md name are in the tree.
+python3 tests/docs/readme.py paths README.md docs/*.md bench/RESULTS.md >"$T/paths.out" 2>&1 &&
+	pass "the docs' paths exist ($(cat "$T/paths.out"))" ||
+	fail "the docs name paths that are not in the tree" "$T/paths.out"
 
 # README's quick start, run as printed.  The runtime the command preloads is
 # the plain build's: a sanitizer runtime would need its libraries preloaded
