@@ -4,6 +4,7 @@
 
   readme.py commands README          the quick start's commands, one a line
   readme.py compare README N OUTPUT  command N's real output against the block
+  readme.py more README              the commands of the ```sh block after it
   readme.py options README MANDIR    every `patchsite VERB ... --opt` README
                                      names is on man/patchsite-VERB.1
   readme.py paths DOC...             every path of the tree a doc names exists
@@ -31,6 +32,14 @@ def console_block(readme):
         elif cmds:
             cmds[-1][1].append(line)
     return cmds
+
+
+def more_block(readme):
+    """The ```sh block after the quick start's: commands without output."""
+    lines = open(readme).read().split('\n')
+    start = lines.index('```console')
+    start = lines.index('```sh', start) + 1
+    return [l for l in lines[start:lines.index('```', start)] if l.strip()]
 
 
 def mask(line):
@@ -75,10 +84,10 @@ def page_text(path):
 def options(readme, mandir):
     text = open(readme).read()
     # Inline code may wrap: each `...` span joined onto one line, and the
-    # quick start's commands.
+    # commands of the quick start's two blocks.
     text = re.sub(r'(?ms)^```.*?^```$', '', text)
     spans = [re.sub(r'\s+', ' ', t) for t in re.findall(r'`([^`]+)`', text)]
-    spans += [cmd for cmd, _ in console_block(readme)]
+    spans += [cmd for cmd, _ in console_block(readme)] + more_block(readme)
     uses = []
     for t in spans:
         uses += re.findall(r'patchsite (record|replay|report|graph|dump|info|pipe|ctl)\b([^|>;]*)', t)
@@ -132,6 +141,10 @@ def paths(docs):
 def main(argv):
     if argv[1] == 'commands':
         for cmd, _ in console_block(argv[2]):
+            print(cmd)
+        return 0
+    if argv[1] == 'more':
+        for cmd in more_block(argv[2]):
             print(cmd)
         return 0
     if argv[1] == 'compare':

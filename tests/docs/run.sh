@@ -10,7 +10,9 @@
 #   line saying so and the usage; an unknown verb exits 2;
 # - README.md: each command of its quick start is run exactly as printed, in
 #   a scratch directory holding build/ and testdata/, and its output compared
-#   with the block under it (tests/docs/readme.py); each `patchsite VERB
+#   with the block under it (tests/docs/readme.py), then the commands of the
+#   block after it on the same trace (each exits 0 and writes something);
+#   each `patchsite VERB
 #   --option` it names is on VERB's page;
 # - every path of the tree README, docs/*.md and bench/RESULTS.md name
 #   exists (a doc cannot name a file that moved).
@@ -100,6 +102,22 @@ else
 			fail "README command $i: output unlike README's: $cmd" "$T/cmp.$i"
 		fi
 	done <"$T/cmds"
+	# The block after it, on the same trace: each command as printed exits 0
+	# and writes something (to its redirection's file, or to stdout).
+	python3 tests/docs/readme.py more README.md >"$T/more"
+	i=0
+	while IFS= read -r cmd; do
+		i=$((i + 1))
+		to=$(echo "$cmd" | sed -n 's/.*>\([^ ]*\).*/\1/p')
+		if (cd "$T/qs" && rm -f "${to:-/nonexistent}" && env -u PATCHSITE_LIB sh -c "$cmd") \
+			>"$T/more.out.$i" 2>"$T/more.err.$i" &&
+			{ [ -s "$T/more.out.$i" ] || { [ -n "$to" ] && [ -s "$T/qs/$to" ]; }; }; then
+			pass "README next step as printed: $cmd"
+		else
+			fail "README next step: $cmd" "$T/more.err.$i"
+		fi
+	done <"$T/more"
+	[ -s "$T/more" ] || fail "README: no block after the quick start"
 fi
 
 echo "$PASS passed, $FAIL failed"
