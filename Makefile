@@ -34,15 +34,21 @@ ifeq ($(CROSS_COMPILE),)
 BASE     := build
 else
 BASE     := build/$(ARCH)
-# The tools (recordmcount, patchverify) need the target's libelf and
-# capstone (Debian multiarch: libelf-dev:arm64 libcapstone-dev:arm64).
-TOOLS_MISSING := $(if $(wildcard $(shell $(CC) -print-file-name=libelf.so)),,libelf)
+# The programs that link the target's libelf, libdw or capstone (the patchsite command,
+# recordmcount, patchverify) are built where the target's libraries are installed (Debian
+# multiarch: libdw-dev:arm64 ...); the rest (runtime, wrappers, test programs) always is.
+# $(call target_lacks,elf dw): the libraries of the list the cross compiler does not find.
+target_lacks = $(foreach l,$(1),$(if $(filter /%,$(shell $(CC) -print-file-name=lib$(l).so)),,lib$(l)))
 # Tests and benchmarks run on the build machine, which cross-builds what it needs.
 ifneq ($(filter check% bench%,$(MAKECMDGOALS)),)
 $(error make $(filter check% bench%,$(MAKECMDGOALS)) with CROSS_COMPILE: run it without; on x86-64 it cross-builds the aarch64 runtime and runs its tests under qemu)
 endif
 endif
 B        ?= $(BASE)
+# $(call built_if_has,FILE,LIBS): FILE, or nothing (FILE named in LEFT_OUT) when the target
+# lacks one of LIBS (natively: always FILE; a missing library is the linker's error there).
+built_if_has = $(if $(call target_lacks,$(2)),$(eval LEFT_OUT += $(notdir $(1))($(strip \
+	$(call target_lacks,$(2))))),$(1))
 CFLAGS   ?= -O2 -g
 WARN     := -Wall -Wextra -Werror
 ifeq ($(SAN),1)
@@ -64,12 +70,15 @@ Q        := @
 quiet     = @printf '  %-7s %s\n' $(1) $(2);
 endif
 
-.PHONY: all tools tools-missing demo check check-unit check-golden check-san bench install clean deps
-all: $(if $(ARCH),$(if $(TOOLS_MISSING),tools-missing,tools))
-
-tools-missing:
-	@echo "note: recordmcount and patchverify not built for $(ARCH): no $(TOOLS_MISSING) for it" \
-		"(libelf-dev:$(ARCH:aarch64=arm64) libcapstone-dev:$(ARCH:aarch64=arm64)); the runtime only"
+.PHONY: all tools demo check check-unit check-golden check-san bench install uninstall clean deps
+# LEFT_OUT: "PROGRAM(libX libY)" for each program a cross build cannot link (each build.mk
+# adds its own); said in one line once the rest is built.
+all: $(if $(ARCH),tools)
+	$(if $(strip $(LEFT_OUT)),@echo "$(LEFT_OUT_NOTE)")
+LEFT_OUT_NOTE = note: left out of the $(ARCH) build in $(B): $(strip $(LEFT_OUT)), the \
+	target's libraries not installed (Debian: their -dev:$(DEB_ARCH) packages); built: \
+	libpatchsite.a, libpatchsite.so, patchsite.o, patchsite-cc, patchsite-c++ and the test programs
+DEB_ARCH = $(subst x86_64,amd64,$(subst aarch64,arm64,$(ARCH)))
 
 $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -82,6 +91,15 @@ $(B)/obj/%.o: %.S
 ifneq ($(ARCH),)
 include lib/build.mk recordmcount/build.mk man/build.mk
 include $(wildcard verify/build.mk patchsite/build.mk patchsite/cmd/build.mk tests/*/build.mk tests/golden.mk bench/events/build.mk)
+# make install: each build.mk adds MODE:FILE:PATH to INSTALL_FILES (PATH under $(PREFIX));
+# make uninstall removes exactly those paths (the directories stay: they may be shared).
+install: $(foreach e,$(INSTALL_FILES),$(word 2,$(subst :, ,$(e))))
+	$(Q)for e in $(INSTALL_FILES); do set -- $$(echo "$$e" | tr : ' '); \
+		install -D -m "$$1" "$$2" "$(DESTDIR)$(PREFIX)/$$3" || exit 1; \
+		printf '  %-7s %s\n' INSTALL "$(DESTDIR)$(PREFIX)/$$3"; done
+uninstall:
+	$(Q)for e in $(INSTALL_FILES); do rm -f "$(DESTDIR)$(PREFIX)/$${e##*:}" || exit 1; \
+		printf '  %-7s %s\n' RM "$(DESTDIR)$(PREFIX)/$${e##*:}"; done
 else
 # No compiler: only deps, demo, check, check-fresh and clean can run.
 NO_CC = @echo "make $@: needs a C compiler and '$(CC) -dumpmachine' failed: run 'make deps' as root" \

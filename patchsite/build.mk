@@ -49,6 +49,24 @@ $(B)/obj/ps/%.o: %.c
 
 all: $(PS_LIBS) $(B)/patchsite-cc $(B)/patchsite-c++
 
+# What a program is built with, for make install (Makefile): the three forms of the runtime,
+# the compiler wrappers (next to recordmcount, which they run), the headers, a pkg-config file.
+INSTALL_FILES += 644:$(B)/libpatchsite.so:lib/libpatchsite.so 644:$(B)/libpatchsite.a:lib/libpatchsite.a \
+	644:$(B)/patchsite.o:lib/patchsite.o 644:$(B)/libpatchsite.pc:lib/pkgconfig/libpatchsite.pc \
+	755:$(B)/patchsite-cc:bin/patchsite-cc 755:$(B)/patchsite-c++:bin/patchsite-c++ \
+	$(foreach h,patchsite.h patchsite_event.h patchsite_branch.h,644:include/$(h):include/$(h)) \
+	644:man/libpatchsite.3:share/man/man3/libpatchsite.3 \
+	644:man/patchsite_event.3:share/man/man3/patchsite_event.3
+
+# The pkg-config file, for this PREFIX (rewritten when it changes); its version is the
+# runtime's symbol version (PATCHSITE_N in the version script).
+PS_VERSION = $(shell sed -n 's/^PATCHSITE_\([0-9][0-9]*\) {.*/\1/p' $(PS_MAP) | tail -n 1)
+.PHONY: pc-always
+$(B)/libpatchsite.pc: patchsite/libpatchsite.pc.in $(PS_MAP) pc-always
+	@mkdir -p $(B)
+	$(Q)sed -e '/^#/d' -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(PS_VERSION)|' $< >$@.new && \
+		if cmp -s $@.new $@; then rm -f $@.new; else mv -f $@.new $@; fi
+
 # The compiler wrapper (scripts/patchsite-cc): -pg objects get our recordmcount, links no -pg.
 $(B)/patchsite-cc $(B)/patchsite-c++: scripts/patchsite-cc
 	$(call quiet,GEN,$@)mkdir -p $(B) && cp $< $@ && chmod +x $@

@@ -9,16 +9,13 @@ else
 RECORDMCOUNT_LINK := -static $(shell $(PKG_CONFIG) --static --libs libelf 2>/dev/null || echo -lelf -lz)
 endif
 
-tools: $(B)/recordmcount
+RMC := $(call built_if_has,$(B)/recordmcount,elf z)
+tools: $(RMC)
 
 $(B)/recordmcount: $(RECORDMCOUNT_OBJ) $(LIBCORE)
 	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(RECORDMCOUNT_LINK)
 
-install: install-recordmcount
-.PHONY: install-recordmcount
-install-recordmcount: $(B)/recordmcount
-	install -D -m 755 $(B)/recordmcount $(DESTDIR)$(PREFIX)/bin/recordmcount
-	install -D -m 644 man/recordmcount.1 $(DESTDIR)$(PREFIX)/share/man/man1/recordmcount.1
+INSTALL_FILES += $(if $(RMC),755:$(RMC):bin/recordmcount 644:man/recordmcount.1:share/man/man1/recordmcount.1)
 
 bench: bench-recordmcount
 .PHONY: bench-recordmcount

@@ -22,6 +22,8 @@ PKGS="$PKGS gdb gdb-multiarch"
 # tests/patchsite/perfetto.sh: protoc --decode_raw reads dump --perfetto's output (and
 # --decode under Perfetto's schema, where perfetto_trace.proto can be had).
 PKGS="$PKGS protobuf-compiler"
+# tests/patchsite/flamegraph.sh: the flame graph as a browser draws it (a headless screenshot).
+PKGS="$PKGS chromium"
 # make bench-events: SDT and LTTng-UST probes to compare with, LTTng's session daemon, callgrind.
 PKGS="$PKGS systemtap-sdt-dev liblttng-ust-dev lttng-tools babeltrace valgrind"
 if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then

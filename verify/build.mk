@@ -9,7 +9,8 @@ VERIFY_OBJ := $(VERIFY_SRC:%.c=$(B)/obj/%.o)
 
 $(B)/obj/verify/%.o: ALL_CFLAGS += $(PKG_CS_CFLAGS)
 
-tools: $(B)/patchverify
+PV := $(call built_if_has,$(B)/patchverify,elf capstone lzma zstd z)
+tools: $(PV)
 
 $(B)/patchverify: $(VERIFY_OBJ) $(LIBCORE)
 	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_ELF_LIBS) $(PKG_CS_LIBS) $(PKG_UNPACK_LIBS)
@@ -28,8 +29,4 @@ bench: bench-verify
 bench-verify: $(B)/patchverify
 	$(Q)sh bench/verify/run.sh $(B)
 
-install: install-patchverify
-.PHONY: install-patchverify
-install-patchverify: $(B)/patchverify
-	install -D -m 755 $(B)/patchverify $(DESTDIR)$(PREFIX)/bin/patchverify
-	install -D -m 644 man/patchverify.1 $(DESTDIR)$(PREFIX)/share/man/man1/patchverify.1
+INSTALL_FILES += $(if $(PV),755:$(PV):bin/patchverify 644:man/patchverify.1:share/man/man1/patchverify.1)

@@ -14,21 +14,12 @@ $(B)/obj/patchsite/cmd/probe_dwarf.o $(B)/obj/patchsite/cmd/probe_dwarf_type.o \
 	$(B)/obj/patchsite/cmd/probe_dwarf_site.o $(B)/obj/patchsite/cmd/srcline.o \
 	$(B)/obj/patchsite/cmd/auto_args.o $(B)/obj/patchsite/cmd/libcall_args.o: ALL_CFLAGS += $(PKG_DW_CFLAGS)
 
-all: $(B)/patchsite
+PS_CMD := $(call built_if_has,$(B)/patchsite,dw elf)
+all: $(PS_CMD)
 
 $(B)/patchsite: $(TRACE_OBJ)
 	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_DW_LIBS)
 
-install: install-patchsite
-.PHONY: install-patchsite
-install-patchsite: $(B)/patchsite $(B)/libpatchsite.so
-	install -D -m 755 $(B)/patchsite $(DESTDIR)$(PREFIX)/bin/patchsite
-	install -D -m 644 $(B)/libpatchsite.so $(DESTDIR)$(PREFIX)/lib/libpatchsite.so
-	install -D -m 644 man/patchsite.1 $(DESTDIR)$(PREFIX)/share/man/man1/patchsite.1
-	install -D -m 644 man/patchsite-data.5 $(DESTDIR)$(PREFIX)/share/man/man5/patchsite-data.5
-	install -D -m 644 man/patchsite.7 $(DESTDIR)$(PREFIX)/share/man/man7/patchsite.7
-	install -D -m 644 man/libpatchsite.3 $(DESTDIR)$(PREFIX)/share/man/man3/libpatchsite.3
-	install -D -m 644 include/patchsite.h $(DESTDIR)$(PREFIX)/include/patchsite.h
-	install -D -m 644 include/patchsite_event.h $(DESTDIR)$(PREFIX)/include/patchsite_event.h
-	install -D -m 644 include/patchsite_branch.h $(DESTDIR)$(PREFIX)/include/patchsite_branch.h
-	install -D -m 644 man/patchsite_event.3 $(DESTDIR)$(PREFIX)/share/man/man3/patchsite_event.3
+INSTALL_FILES += $(if $(PS_CMD),755:$(B)/patchsite:bin/patchsite) \
+	644:man/patchsite.1:share/man/man1/patchsite.1 644:man/patchsite-data.5:share/man/man5/patchsite-data.5 \
+	644:man/patchsite.7:share/man/man7/patchsite.7

@@ -20,8 +20,8 @@ extern const char usage[];
 int bad_usage(const char *fmt, const char *arg);
 /* A positive int, or -1 after bad_usage naming what. */
 int parse_int(const char *s, const char *what, int *out);
-/* --options LIST: -1 when a word is not an option (said). */
-int parse_options(const char *list, unsigned *set, unsigned *clear);
+/* --options LIST over *set, *clear: -1 when a word is not an option or sleep-time is not taken (said). */
+int parse_options(const char *list, unsigned *set, unsigned *clear, bool sleep_time);
 
 /* list + sep + s (s alone when list is NULL), realloc'd; NULL (list freed) out of memory. */
 char *list_add(char *list, const char *s, char sep);

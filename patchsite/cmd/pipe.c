@@ -421,7 +421,7 @@ int cmd_pipe(int argc, char **argv)
 						 "_ and -", optarg);
 			o.reader = optarg;
 			break;
-		case 'O': if (parse_options(optarg, &o.opt_set, &o.opt_clear)) return 2; break;
+		case 'O': if (parse_options(optarg, &o.opt_set, &o.opt_clear, false)) return 2; break;
 		case 'S': o.no_sched = true; break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: return bad_usage("pipe: bad option%s", "");

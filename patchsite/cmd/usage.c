@@ -97,8 +97,10 @@ const char usage[] =
 	"         function_profile's trace_stat/function and trace_stat/function_hist)\n"
 	"replay, report, dump and info read snapshot N (default: the latest) with\n"
 	"--snapshot[=N]: a copy taken while the program ran (the snapshot control file).\n"
-	"--options: trace_options for the text, over the ones recorded: print-parent,\n"
-	"sym-offset, funcgraph-proc, funcgraph-abstime (noNAME clears), comma-separated.\n"
+	"--options: trace_options for the text, over the ones recorded, comma-separated\n"
+	"(ftrace's names; noNAME clears): print-parent, sym-offset, funcgraph-proc,\n"
+	"funcgraph-abstime, funcgraph-cpu, funcgraph-duration, funcgraph-overhead,\n"
+	"funcgraph-tail, sleep-time (replay's: nosleep-time is --nosleep-time).\n"
 	"patchsite help VERB: the verb's page (patchsite-VERB(1)); see also patchsite(1) and\n"
 	"patchsite-data(5).\n";
 
@@ -123,14 +125,28 @@ int parse_int(const char *s, const char *what, int *out)
 	return 0;
 }
 
-/* --options LIST: -1 when a word is not an option (said). */
-int parse_options(const char *list, unsigned *set, unsigned *clear)
+/*
+ * --options LIST (and replay's --sleep-time, --nosleep-time) over the ones given before it:
+ * -1 when a word is not an option, or is sleep-time where it is not taken (said).
+ */
+int parse_options(const char *list, unsigned *set, unsigned *clear, bool sleep_time)
 {
 	const char *bad;
+	unsigned s, c;
+	char msg[320];
 
-	if (!psr_options_parse(list, set, clear, &bad))
-		return 0;
-	bad_usage("--options: '%s': expected print-parent, sym-offset, funcgraph-proc or "
-		  "funcgraph-abstime, each with no before it to clear it", bad);
-	return -1;
+	if (psr_options_parse(list, &s, &c, &bad)) {
+		snprintf(msg, sizeof(msg), "--options: '%s': expected %s (ftrace's trace_options "
+			 "names), each with no before it to clear it", bad, psr_option_names());
+		bad_usage("%s", msg);
+		return -1;
+	}
+	if (!sleep_time && ((s | c) & PSR_OPT_SLEEP_TIME)) {
+		bad_usage("--options: %s: replay's (pipe's durations count the time off the CPU: a "
+			  "call's switches may not all be read when its return is)", list);
+		return -1;
+	}
+	*set = (*set & ~c) | s;
+	*clear = (*clear & ~s) | c;
+	return 0;
 }

@@ -45,8 +45,9 @@ static int snapshot_dir(const char *dir, int n, char *buf, size_t len)
 }
 
 /*
- * --nosleep-time needs every shown thread's time off the CPU: a thread
- * without it is named, with why, rather than shown with its sleep counted.
+ * nosleep-time (the flag, --options or the recorded option) needs every shown
+ * thread's time off the CPU: a thread without it is named, with why, rather
+ * than shown with its sleep counted.
  */
 static bool offcpu_known(const struct psr_session *s, const struct render_opts *o,
 			 const char *dir)
@@ -54,12 +55,15 @@ static bool offcpu_known(const struct psr_session *s, const struct render_opts *
 	for (size_t i = 0; i < s->nprocs; i++) {
 		const struct psr_proc *p = &s->procs[i];
 
-		for (size_t k = 0; render_proc_wanted(p, o) && k < p->nthreads; k++) {
+		bool nosleep = !(psr_options_apply(p->options, o->opt_set, o->opt_clear) &
+				 PSR_OPT_SLEEP_TIME);
+
+		for (size_t k = 0; nosleep && render_proc_wanted(p, o) && k < p->nthreads; k++) {
 			const struct psr_thread *t = &p->threads[k];
 
 			if ((o->tid && t->tid != o->tid) || t->sched == PSR_SCHED_ON)
 				continue;
-			fprintf(stderr, "patchsite: %s: --nosleep-time: thread %d of process %d: "
+			fprintf(stderr, "patchsite: %s: nosleep-time: thread %d of process %d: "
 				"off-CPU time unknown (%s)\n", dir, t->tid, p->pid,
 				t->sched == PSR_SCHED_UNKNOWN ? t->sched_why :
 				p->sched_asked == 0 ? "recorded with --no-sched" :
@@ -105,7 +109,7 @@ int cmd_read(enum verb verb, int argc, char **argv)
 	const char *dir = DEFAULT_DIR;
 	char snap[PATH_MAX];
 	int c, err = 0, fmt = 0, snapshot = -1;
-	bool sorted = false, branches = false;
+	bool sorted = false, branches = false, sleep_flag = false;
 	int sched = -1;		/* replay's switches: -1 the default (shown where recorded) */
 	const char *diff_dir = NULL;
 
@@ -121,7 +125,7 @@ int cmd_read(enum verb verb, int argc, char **argv)
 		case 'O':
 			if (verb != REPLAY)
 				return bad_usage("--options: only replay and pipe print ftrace's text%s", "");
-			if (parse_options(optarg, &o.opt_set, &o.opt_clear))
+			if (parse_options(optarg, &o.opt_set, &o.opt_clear, true))
 				return 2;
 			break;
 		case 'S':
@@ -171,8 +175,13 @@ int cmd_read(enum verb verb, int argc, char **argv)
 			break;
 		case 'W': sched = 1; break;
 		case 'w': sched = 0; break;
-		case 'Y': o.nosleep = false; break;
-		case 'Z': o.nosleep = true; break;
+		/* The sleep-time option's flags: the same as --options=[no]sleep-time. */
+		case 'Y': case 'Z':
+			if (parse_options(c == 'Y' ? "sleep-time" : "nosleep-time", &o.opt_set,
+					  &o.opt_clear, true))
+				return 2;
+			sleep_flag = true;
+			break;
 		case 'X': o.srcline = srcline_of; break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: return bad_usage("bad option%s", "");
@@ -197,7 +206,7 @@ int cmd_read(enum verb verb, int argc, char **argv)
 		return bad_usage("--srcline is replay's and report's (its table) option%s", "");
 	if (o.latency && verb != REPLAY)
 		return bad_usage("--latency is replay's option%s", "");
-	if ((sched >= 0 || o.nosleep) && verb != REPLAY)
+	if ((sched >= 0 || sleep_flag) && verb != REPLAY)
 		return bad_usage("--sched, --no-sched and --nosleep-time are replay's options "
 				 "(report has on-CPU and off-CPU columns)%s", "");
 	/* As uftrace's replay: the switches recorded are shown unless told not to. */
@@ -218,7 +227,7 @@ int cmd_read(enum verb verb, int argc, char **argv)
 	}
 	if (psr_open(dir, stderr, &s))
 		return 1;
-	if (o.nosleep && !offcpu_known(s, &o, dir)) {
+	if (verb == REPLAY && !offcpu_known(s, &o, dir)) {
 		psr_close(s);
 		return 1;
 	}

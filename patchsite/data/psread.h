@@ -19,16 +19,35 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* trace_options that change the text (the process directory's options file). */
-enum psr_option {
+/* trace_options that change the text (the process directory's options file; options.c). */
+enum psr_option_bit {
 	PSR_OPT_PRINT_PARENT = 1,
 	PSR_OPT_SYM_OFFSET = 2,
 	PSR_OPT_FUNCGRAPH_PROC = 4,
 	PSR_OPT_FUNCGRAPH_ABSTIME = 8,
+	PSR_OPT_SLEEP_TIME = 16,	/* cleared: durations without the time off the CPU */
+	PSR_OPT_FUNCGRAPH_CPU = 32,
+	PSR_OPT_FUNCGRAPH_DURATION = 64,
+	PSR_OPT_FUNCGRAPH_OVERHEAD = 128,	/* the duration's mark: + ! # * @ $ */
+	PSR_OPT_FUNCGRAPH_TAIL = 256,		/* every closing brace names its function */
 };
-#define PSR_OPT_DEFAULT	(PSR_OPT_PRINT_PARENT | PSR_OPT_FUNCGRAPH_PROC)
+/* ftrace's defaults (trace_functions_graph.c tracer_flags) but funcgraph-proc, on here. */
+#define PSR_OPT_DEFAULT	(PSR_OPT_PRINT_PARENT | PSR_OPT_FUNCGRAPH_PROC | PSR_OPT_SLEEP_TIME | \
+			 PSR_OPT_FUNCGRAPH_CPU | PSR_OPT_FUNCGRAPH_DURATION | PSR_OPT_FUNCGRAPH_OVERHEAD)
+/* ftrace's name of each, { NULL, 0 } last. */
+struct psr_option {
+	const char *name;
+	unsigned bit;
+};
+extern const struct psr_option psr_options[];
+/* The bit of the option named by name[0..len), 0 if none is. */
+unsigned psr_option_bit(const char *name, size_t len);
+/* "print-parent, sym-offset, ...": every name, for messages. */
+const char *psr_option_names(void);
 /* "print-parent,nosym-offset": the options to set and clear; -1 (the word in *bad) if unknown. */
 int psr_options_parse(const char *list, unsigned *set, unsigned *clear, const char **bad);
+/* A process's options shown: the ones recorded, then those set and cleared over them. */
+unsigned psr_options_apply(unsigned recorded, unsigned set, unsigned clear);
 
 /* PSR_EXT: an extended record (format.h PSD_EXT_*): renderers skip kinds they do not show. */
 enum psr_type { PSR_ENTRY = 0, PSR_EXIT = 1, PSR_FUNC = 2, PSR_EXT = 3,

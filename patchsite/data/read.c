@@ -16,47 +16,17 @@
 #include "format.h"
 #include "reader.h"
 
-static const char *const option_names[] = {
-	"print-parent", "sym-offset", "funcgraph-proc", "funcgraph-abstime", NULL
-};
-
-int psr_options_parse(const char *list, unsigned *set, unsigned *clear, const char **bad)
-{
-	static char word[64];
-
-	*set = *clear = 0;
-	for (const char *p = list; *p;) {
-		size_t n = strcspn(p, ", \n"), k;
-		bool no = n > 2 && !strncmp(p, "no", 2);
-		const char *name = no ? p + 2 : p;
-		size_t len = no ? n - 2 : n;
-
-		for (k = 0; n && option_names[k]; k++)
-			if (strlen(option_names[k]) == len && !strncmp(option_names[k], name, len))
-				break;
-		if (n && !option_names[k]) {
-			snprintf(word, sizeof(word), "%.*s", (int)(n < 60 ? n : 60), p);
-			*bad = word;
-			return -1;
-		}
-		if (n)
-			*(no ? clear : set) |= 1u << k;
-		p += n + (p[n] != 0);
-	}
-	return 0;
-}
-
 /* The options file: "NAME 0|1" lines; missing: the defaults (a record made before it). */
 void read_options(struct psr_proc *p)
 {
 	char *path = read_join(p->dir, "options"), *text = path ? read_slurp(path, NULL) : NULL;
 
 	p->options = PSR_OPT_DEFAULT;
-	for (size_t k = 0; text && option_names[k]; k++) {
+	for (const struct psr_option *o = psr_options; text && o->name; o++) {
 		char buf[8];
 
-		if (read_field(text, option_names[k], buf, sizeof(buf)))
-			p->options = (p->options & ~(1u << k)) | (!strcmp(buf, "1") ? 1u << k : 0);
+		if (read_field(text, o->name, buf, sizeof(buf)))
+			p->options = (p->options & ~o->bit) | (!strcmp(buf, "1") ? o->bit : 0);
 	}
 	free(text);
 	free(path);

@@ -5,12 +5,13 @@
  * it.  PATCHSITE_OPTIONS at start takes the same words, space- or
  * comma-separated.
  *
- * The rendering options (print-parent, sym-offset, funcgraph-proc,
- * funcgraph-abstime) change no recording: they are kept in the process
- * directory's `options` file (patchsite-data(5)), which replay and pipe
- * read.  overwrite is the recording mode: each thread's file is made as a
- * growing file or a fixed ring when the trace directory is opened, so it
- * is set at start only; a run-time change is refused, with that reason.
+ * The rendering options (data/options.c's table: print-parent, sym-offset,
+ * funcgraph-proc, funcgraph-abstime, sleep-time) change no recording: they
+ * are kept in the process directory's `options` file (patchsite-data(5)),
+ * which replay and pipe read.  overwrite is the recording mode: each
+ * thread's file is made as a growing file or a fixed ring when the trace
+ * directory is opened, so it is set at start only; a run-time change is
+ * refused, with that reason.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,23 +21,11 @@
 #include <unistd.h>
 
 #include "core/textbuf.h"
+#include "data/psread.h"
 #include "record/record.h"
 
-static const struct {
-	const char *name;
-	bool render;		/* kept in the options file for the readers */
-} known[] = {
-	{ "print-parent", true },
-	{ "sym-offset", true },
-	{ "funcgraph-proc", true },
-	{ "funcgraph-abstime", true },
-	{ "overwrite", false },
-};
-#define NOPTS (sizeof(known) / sizeof(known[0]))
-#define OVERWRITE 4
-
-/* On by default: print-parent (as ftrace), funcgraph-proc (several threads share one text). */
-static bool on[NOPTS] = { true, false, true, false, false };
+static unsigned shown = PSR_OPT_DEFAULT;	/* the rendering options: PSR_OPT_* */
+static bool overwrite;
 static bool started;		/* the trace directory is open: overwrite is fixed */
 
 /* The options file: one "NAME 0|1" line per rendering option; -errno. */
@@ -48,10 +37,9 @@ static int save(void)
 
 	if (dir < 0)
 		return 0;	/* not recording here: nothing to render */
-	for (size_t i = 0; i < NOPTS; i++)
-		if (known[i].render)
-			len += (size_t)snprintf(text + len, sizeof(text) - len, "%s %d\n",
-						known[i].name, on[i]);
+	for (const struct psr_option *o = psr_options; o->name; o++)
+		len += (size_t)snprintf(text + len, sizeof(text) - len, "%s %d\n", o->name,
+					!!(shown & o->bit));
 	fd = openat(dir, "options.new", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
@@ -71,24 +59,26 @@ static int apply(const char *w, size_t n)
 	bool set = !(n > 2 && !strncmp(w, "no", 2));
 	const char *name = set ? w : w + 2;
 	size_t len = set ? n : n - 2;
+	unsigned bit = psr_option_bit(name, len);
 
-	for (size_t i = 0; i < NOPTS; i++) {
-		if (strlen(known[i].name) != len || strncmp(known[i].name, name, len))
-			continue;
-		if (i == OVERWRITE && started && set != on[i]) {
-			ps_log(PATCHSITE_LOG_ERROR, "trace_options: %.*s: the recording mode is "
-			       "fixed when the trace directory is opened (each thread's file is made "
-			       "a growing file or a ring then): set it at start (PATCHSITE_OPTIONS="
-			       "overwrite, patchsite record --overwrite)", (int)n, w);
-			return -EBUSY;
-		}
-		on[i] = set;
+	if (bit) {
+		shown = set ? shown | bit : shown & ~bit;
 		return 0;
 	}
-	ps_log(PATCHSITE_LOG_ERROR, "trace_options: '%.*s': no such option (print-parent, "
-	       "sym-offset, funcgraph-proc, funcgraph-abstime, overwrite; no before one clears it)",
-	       (int)n, w);
-	return -EINVAL;
+	if (len != 9 || strncmp(name, "overwrite", 9)) {
+		ps_log(PATCHSITE_LOG_ERROR, "trace_options: '%.*s': no such option (%s, "
+		       "overwrite; no before one clears it)", (int)n, w, psr_option_names());
+		return -EINVAL;
+	}
+	if (started && set != overwrite) {
+		ps_log(PATCHSITE_LOG_ERROR, "trace_options: %.*s: the recording mode is "
+		       "fixed when the trace directory is opened (each thread's file is made "
+		       "a growing file or a ring then): set it at start (PATCHSITE_OPTIONS="
+		       "overwrite, patchsite record --overwrite)", (int)n, w);
+		return -EBUSY;
+	}
+	overwrite = set;
+	return 0;
 }
 
 /* Every word of text (space, comma or newline separated); the first error stops. */
@@ -107,21 +97,21 @@ static int apply_all(const char *text)
 }
 
 /* PATCHSITE_OPTIONS, before the trace directory is opened: 0 or -EINVAL (said). */
-int ps_options_env(bool *overwrite)
+int ps_options_env(bool *over)
 {
 	const char *v = getenv("PATCHSITE_OPTIONS");
 	int err;
 
-	on[OVERWRITE] = *overwrite;
+	overwrite = *over;
 	err = v ? apply_all(v) : 0;
-	*overwrite = on[OVERWRITE];
+	*over = overwrite;
 	return err;
 }
 
 /* The trace directory is open (mode given): the options file is written once now. */
-void ps_options_started(bool overwrite)
+void ps_options_started(bool over)
 {
-	on[OVERWRITE] = overwrite;
+	overwrite = over;
 	started = true;
 	if (save())
 		ps_log(PATCHSITE_LOG_WARNING, "trace_options: cannot write the options file: "
@@ -131,8 +121,9 @@ void ps_options_started(bool overwrite)
 int ps_options_read(const char *sub, struct ps_buf *out)
 {
 	(void)sub;
-	for (size_t i = 0; i < NOPTS; i++)
-		ps_buf_printf(out, "%s%s\n", on[i] ? "" : "no", known[i].name);
+	for (const struct psr_option *o = psr_options; o->name; o++)
+		ps_buf_printf(out, "%s%s\n", shown & o->bit ? "" : "no", o->name);
+	ps_buf_printf(out, "%soverwrite\n", overwrite ? "" : "no");
 	return 0;
 }
 

@@ -27,6 +27,17 @@ struct render_live {
 	unsigned long long shown;
 };
 
+/*
+ * The options of p's lines.  Durations count the time off the CPU whatever
+ * sleep-time says: a live call's switches may not all be read when its exit
+ * is (pipe refuses nosleep-time; replay honours it).
+ */
+static void live_options(struct render_live *l, const struct psr_proc *p)
+{
+	walk_use_options(&l->ctx, p, l->opt_set, l->opt_clear);
+	l->ctx.opts |= PSR_OPT_SLEEP_TIME;
+}
+
 struct render_live *render_live_new(unsigned opt_set, unsigned opt_clear, bool sched)
 {
 	struct render_live *l = calloc(1, sizeof(*l));
@@ -102,7 +113,7 @@ int render_live_round(FILE *f, struct render_live *l, const struct psr_proc *p)
 
 	if (err)
 		return err;
-	walk_use_options(&l->ctx, p, l->opt_set, l->opt_clear);
+	live_options(l, p);
 	for (size_t i = 0; i < l->n; i++) {
 		m = &l->s[i];
 		m->blocked = false;
@@ -202,7 +213,7 @@ void render_live_skip(struct render_live *l, const struct psr_proc *p)
 {
 	if (live_sync(l, p))
 		return;
-	walk_use_options(&l->ctx, p, l->opt_set, l->opt_clear);
+	live_options(l, p);
 	for (size_t i = 0; i < l->n; i++) {
 		struct stream *m = &l->s[i];
 		bool sched;

@@ -35,7 +35,6 @@ struct render_opts {
 	bool graph;		/* report --graph[=FUNC]: the call tree (graph.c) instead */
 	const char *graph_func;
 	bool sched;		/* replay --sched: the threads' scheduler switches shown */
-	bool nosleep;		/* --nosleep-time: durations without time off the CPU */
 	/* replay --srcline: a site's function's "file:line" (the command's DWARF), or NULL */
 	const char *(*srcline)(const struct psr_proc *p, uint32_t id, uint64_t tsc, char *buf,
 			       size_t len);

@@ -126,12 +126,15 @@ static void graph_line(FILE *f, const struct stream *m, int cpu, const uint64_t 
 	if (ctx->opts & PSR_OPT_FUNCGRAPH_ABSTIME)
 		fprintf(f, "%6llu.%06llu |  ", (unsigned long long)(ctx->line_ns / 1000000000u),
 			(unsigned long long)(ctx->line_ns % 1000000000u / 1000u));
-	if (ctx->opts & PSR_OPT_FUNCGRAPH_PROC)
-		fprintf(f, " %d) %14s | ", cpu, m->task);
-	else
+	if (ctx->opts & PSR_OPT_FUNCGRAPH_CPU)
 		fprintf(f, " %d) ", cpu);
-	if (d)
-		fprintf(f, "%c %8.3f us | ", dur_mark((double)*d), (double)*d / 1000.0);
+	if (ctx->opts & PSR_OPT_FUNCGRAPH_PROC)
+		fprintf(f, "%14s | ", m->task);
+	if (!(ctx->opts & PSR_OPT_FUNCGRAPH_DURATION))
+		;
+	else if (d)
+		fprintf(f, "%c %8.3f us | ", ctx->opts & PSR_OPT_FUNCGRAPH_OVERHEAD ?
+			dur_mark((double)*d) : ' ', (double)*d / 1000.0);
 	else
 		fprintf(f, "              | ");
 	fprintf(f, "%*s%s%s%s\n", (int)(2 * depth), "", a, b, c);
@@ -213,6 +216,10 @@ void text_graph_event(FILE *f, struct stream *m, struct stream **last)
 				a[0] = '}';
 				graph_line(f, m, e.cpu, &d, m->depth, a, name, " */");
 			}
+			else if (m->ctx->opts & PSR_OPT_FUNCGRAPH_TAIL)
+				graph_line(f, m, e.cpu, &d, m->depth, "} /* ",
+					   psr_site_name(p, m->stack[m->depth].id, e.tsc, buf,
+							 sizeof(buf)), " */");
 			else
 				graph_line(f, m, e.cpu, &d, m->depth, "}", "", "");
 		}
@@ -224,17 +231,23 @@ static void write_graph(FILE *f, const struct render_ctx *ctx, const struct psr_
 {
 	struct stream *m, *last = NULL;
 
-	const char *t1 = ctx->opts & PSR_OPT_FUNCGRAPH_ABSTIME ? "     TIME       " : "";
-	const char *t2 = ctx->opts & PSR_OPT_FUNCGRAPH_ABSTIME ? "      |         " : "";
+	/* The header's columns, each shown with its option (as the kernel's
+	 * __print_graph_headers_flags): title, then the line of bars under it. */
+	static const struct { unsigned opt; const char *title, *bars; } col[] = {
+		{ PSR_OPT_FUNCGRAPH_ABSTIME, "     TIME       ", "      |         " },
+		{ PSR_OPT_FUNCGRAPH_CPU, "CPU  ", "|    " },
+		{ PSR_OPT_FUNCGRAPH_PROC, "TASK/PID         ", " |    |          " },
+		{ PSR_OPT_FUNCGRAPH_DURATION, "DURATION      ", " |   |        " },
+		{ 0, "            FUNCTION CALLS\n", "             |   |   |   |\n" },
+	};
 
 	fprintf(f, "# tracer: function_graph\n#\n");
 	walk_losses(f, p, "# ", ctx->bare);
-	if (ctx->opts & PSR_OPT_FUNCGRAPH_PROC) {
-		fprintf(f, "# %sCPU  TASK/PID         DURATION                  FUNCTION CALLS\n", t1);
-		fprintf(f, "# %s|     |    |           |   |                     |   |   |   |\n", t2);
-	} else {
-		fprintf(f, "# %sCPU  DURATION                  FUNCTION CALLS\n", t1);
-		fprintf(f, "# %s|     |   |                     |   |   |   |\n", t2);
+	for (int line = 0; line < 2; line++) {
+		fputs("# ", f);
+		for (size_t i = 0; i < sizeof(col) / sizeof(col[0]); i++)
+			if (!col[i].opt || (ctx->opts & col[i].opt))
+				fputs(line ? col[i].bars : col[i].title, f);
 	}
 	while ((m = walk_earliest(s, ns))) {
 		text_graph_event(f, m, &last);
@@ -283,7 +296,7 @@ static uint64_t max_latency(const struct psr_proc *p, int *tid, uint64_t *lo, ui
 int render_replay(FILE *out, const struct psr_session *s, const struct render_opts *o)
 {
 	struct render_ctx ctx = { .with_events = true, .bare = o->bare, .with_sched = o->sched,
-				  .nosleep = o->nosleep, .srcline = o->srcline };
+				  .srcline = o->srcline };
 	bool first = true;
 
 	for (size_t i = 0; i < s->nprocs; i++) {

@@ -267,7 +267,7 @@ uint64_t walk_call_ns(const struct stream *m, uint64_t a, uint64_t b)
 {
 	uint64_t d = walk_dur(m->p, a, b), off;
 
-	if (!m->ctx->nosleep)
+	if (m->ctx->opts & PSR_OPT_SLEEP_TIME)
 		return d;
 	off = psr_offcpu_ns(m->p, m->t, a, b);
 	return d > off ? d - off : 0;
@@ -283,7 +283,7 @@ const char *walk_switch_text(const struct psr_event *e)
 void walk_use_options(struct render_ctx *ctx, const struct psr_proc *p, unsigned set,
 		      unsigned clear)
 {
-	ctx->opts = (p->options & ~clear) | set;
+	ctx->opts = psr_options_apply(p->options, set, clear);
 }
 
 /* NAME, or with sym-offset NAME+0xOFF/0xSIZE (ftrace's form) when the function is known. */

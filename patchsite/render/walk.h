@@ -25,7 +25,6 @@ struct render_ctx {
 	unsigned opts;		/* PSR_OPT_* of the process being shown */
 	uint64_t line_ns;	/* function_graph: the time of the event being shown */
 	bool with_sched;	/* scheduler switches are shown (replay --sched) */
-	bool nosleep;		/* durations without time off the CPU (--nosleep-time) */
 	const char *(*srcline)(const struct psr_proc *p, uint32_t id, uint64_t tsc, char *buf,
 			       size_t len);	/* render_opts.srcline */
 };
@@ -92,7 +91,8 @@ int walk_push(struct stream *s, uint32_t id, uint64_t tsc, size_t path_len);
 size_t walk_match(const struct stream *s, uint32_t id);
 /* ns from time stamp a to b, 0 when b is not later. */
 uint64_t walk_dur(const struct psr_proc *p, uint64_t a, uint64_t b);
-/* A call's duration from a to b in m's thread: walk_dur, less its time off the CPU with nosleep. */
+/* A call's duration from a to b in m's thread: walk_dur, less its time off the CPU
+ * unless the sleep-time option is set. */
 uint64_t walk_call_ns(const struct stream *m, uint64_t a, uint64_t b);
 /* A switch's comment: "sched-out (preempted)", "sched-out" or "sched-in". */
 const char *walk_switch_text(const struct psr_event *e);

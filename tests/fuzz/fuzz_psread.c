@@ -92,9 +92,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct render_opts opts[] = { { 0 }, { .sort = SORT_SELF, .json = true,
 		.pct = { 50, 99.9 }, .npct = 2,
-		.opt_set = PSR_OPT_SYM_OFFSET | PSR_OPT_FUNCGRAPH_ABSTIME,
-		.opt_clear = PSR_OPT_PRINT_PARENT | PSR_OPT_FUNCGRAPH_PROC,
-		.sched = true, .nosleep = true },
+		.opt_set = PSR_OPT_SYM_OFFSET | PSR_OPT_FUNCGRAPH_ABSTIME | PSR_OPT_FUNCGRAPH_TAIL,
+		.opt_clear = PSR_OPT_PRINT_PARENT | PSR_OPT_FUNCGRAPH_PROC | PSR_OPT_SLEEP_TIME |
+			     PSR_OPT_FUNCGRAPH_CPU | PSR_OPT_FUNCGRAPH_OVERHEAD,
+		.sched = true },
 		/* report --hist, --graph=FUNC, dump --flamegraph --reverse: a name of the
 		   sites an input names without a symbol */
 		{ .hist = "site#0", .graph_func = "site#0", .flame_reverse = true } };

@@ -111,6 +111,24 @@ got="$(ctl current_tracer)|$(ctl tracing_on)|$(ctl set_ftrace_filter)|$(ctl set_
 want="nop|1|#### all functions enabled ####||#### all functions enabled ####|1024|1024|latency function_profile function_graph function nop|"
 if [ "$got" = "$want" ]; then pass "defaults: $got"; else echo "$got" >got; fail "defaults" got; fi
 
+# trace_options takes ftrace's names (Documentation/trace/ftrace.rst: sleep-time,
+# funcgraph-tail, ... with no before to clear): the same table as replay --options (live.sh,
+# sched.sh check what each does); graph-time, ftrace's and not taken here, refused by name.
+ctl trace_options 'nosleep-time funcgraph-tail nofuncgraph-cpu' 2>terr; rc1=$?
+t1=$(ctl trace_options | tr '\n' ' ')
+ctl trace_options nograph-time 2>terr2; rc2=$?
+ctl trace_options 'sleep-time nofuncgraph-tail funcgraph-cpu' 2>>terr; rc3=$?
+t2=$(ctl trace_options | tr '\n' ' ')
+if [ $rc1 = 0 ] && [ $rc3 = 0 ] && [ ! -s terr ] && [ $rc2 != 0 ] &&
+   [ "$t1" = "print-parent nosym-offset funcgraph-proc nofuncgraph-abstime nosleep-time nofuncgraph-cpu funcgraph-duration funcgraph-overhead funcgraph-tail nooverwrite " ] &&
+   [ "$t2" = "print-parent nosym-offset funcgraph-proc nofuncgraph-abstime sleep-time funcgraph-cpu funcgraph-duration funcgraph-overhead nofuncgraph-tail nooverwrite " ] &&
+   grep -q "'nograph-time': no such option (print-parent, sym-offset, funcgraph-proc, funcgraph-abstime, sleep-time, funcgraph-cpu, funcgraph-duration, funcgraph-overhead, funcgraph-tail, overwrite" terr2; then
+	pass "trace_options: ftrace's names set and cleared (nosleep-time, funcgraph-tail, nofuncgraph-cpu); $(head -1 terr2)"
+else
+	{ echo "rc $rc1 $rc2 $rc3"; echo "$t1"; echo "$t2"; cat terr terr2; } >tout
+	fail "trace_options" tout
+fi
+
 # available_filter_functions: every name is a function symbol of the program (nm is the oracle).
 ctl available_filter_functions >aff
 nm ctlspin | awk '$2 ~ /^[Tt]$/ { print $3 }' | sort -u >syms

@@ -256,7 +256,7 @@ check "pipe on an overwrite record: refused by name" o.pipe grep -q 'overwrite m
 # The sample reads the file, has overwrite refused, sets sym-offset at run time.
 record -d op --tracer=function -F leaf -- ./livemark 1 100 opts >op.out 2>op.err
 check "trace_options read: ftrace's defaults here, no before the ones off" op.out \
-	grep -qx 'options print-parent,nosym-offset,funcgraph-proc,nofuncgraph-abstime,nooverwrite' op.out
+	grep -qx 'options print-parent,nosym-offset,funcgraph-proc,nofuncgraph-abstime,sleep-time,funcgraph-cpu,funcgraph-duration,funcgraph-overhead,nofuncgraph-tail,nooverwrite' op.out
 check "trace_options: overwrite refused while recording (EBUSY), said why" op.err \
 	sh -c "grep -qx 'overwrite -16' op.out && grep -q 'fixed when the trace directory is opened' op.err"
 size=$(printf '0x%x' "0x$(nm -S livemark | awk '$4 == "leaf" { print $2 }')")
@@ -287,6 +287,28 @@ check "PATCHSITE_OPTIONS with an unknown word: refused by name, nothing recorded
 "$PS" replay --no-sched -d g --options=bogus >bad.out 2>&1
 check "--options with an unknown word: named, exit 2" bad.out \
 	sh -c "test $? = 2 && grep -q \"'bogus'\" bad.out"
+# Every name --options takes (read from its refusal) changes the text: NAME against noNAME,
+# the function tracer's record for print-parent and sym-offset, function_graph's for the
+# rest (sleep-time, against its flag, and funcgraph-overhead, on calls long enough to be
+# marked: sched.sh); a name ftrace has and nothing here means (graph-time: trace_stat/function
+# has both Time and Self) is refused in one line naming the accepted set.
+names=$(sed -n "s/.*expected \(.*\) (ftrace's trace_options names).*/\1/p" bad.out | tr -d ,)
+: >names.why
+for n in $names; do
+	case $n in print-parent|sym-offset) d=op ;; sleep-time|funcgraph-overhead) continue ;; *) d=g ;; esac
+	"$PS" replay --no-sched -d $d --options=$n >n.on 2>>names.why
+	"$PS" replay --no-sched -d $d --options=no$n >n.off 2>>names.why
+	cmp -s n.on n.off && echo "$n: the same text as no$n" >>names.why
+done
+"$PS" replay --no-sched -d g --options=nograph-time >gt.out 2>&1
+rc=$?
+check "--options: each of $(echo $names | wc -w) names changes the text; nograph-time refused (exit $rc): $(head -1 gt.out)" names.why \
+	sh -c "test -n '$names' -a ! -s names.why -a $rc = 2 && test \$(grep -c . gt.out) = 2 &&
+	       grep -q \"'nograph-time': expected print-parent, sym-offset, funcgraph-proc, funcgraph-abstime, sleep-time, funcgraph-cpu, funcgraph-duration, funcgraph-overhead, funcgraph-tail (ftrace\" gt.out"
+"$PS" pipe -d op --from-start --options=nosleep-time >ps.out 2>&1
+rc=$?
+check "pipe --options=nosleep-time: replay's, refused in one line (exit $rc)" ps.out \
+	sh -c "test $rc = 2 && grep -q \"^patchsite: --options: nosleep-time: replay's\" ps.out"
 
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]

@@ -141,6 +141,38 @@ if [ $PERF = yes ]; then
 		grep -E 'sleeper|\|   }$' rep.ns >>out
 		fail "--nosleep-time" out
 	fi
+
+	# 3b. sleep-time is ftrace's trace option (Documentation/trace/ftrace.rst, "sleep-time");
+	# --nosleep-time and --sleep-time are its flags.  The option, by --options or set in the
+	# process (PATCHSITE_OPTIONS, the trace_options control file's parser), does what the
+	# flag does: the same text, byte for byte; and it changes the text (sleeper()'s sleeps).
+	"$PS" replay -d sl --options=nosleep-time >rep.ons 2>err.o
+	"$PS" replay -d sl --options=sleep-time >rep.os 2>>err.o
+	"$PS" replay -d sl --sleep-time >rep.s 2>>err.o
+	"$PS" replay -d sl --options=nosleep-time --sleep-time >rep.last 2>>err.o
+	PATCHSITE_OPTIONS=nosleep-time record -d sn -- ./offcpu sleep >/dev/null 2>>err.o
+	"$PS" replay -d sn >rep.sn 2>>err.o
+	"$PS" replay -d sn --nosleep-time >rep.snf 2>>err.o
+	"$PS" replay -d sn --sleep-time >rep.sns 2>>err.o
+	if [ ! -s err.o ] && cmp -s rep.ons rep.ns && cmp -s rep.os rep.s && ! cmp -s rep.ns rep.s &&
+	   cmp -s rep.last rep.s && cmp -s rep.sn rep.snf && ! cmp -s rep.sn rep.sns &&
+	   grep -qx 'sleep-time 0' sn/*/options; then
+		pass "--options=nosleep-time and sleep-time: the same text as --nosleep-time and --sleep-time (the last word wins); PATCHSITE_OPTIONS=nosleep-time: recorded, replayed as --nosleep-time"
+	else
+		{ cat err.o; diff rep.ons rep.ns | head -5; cat sn/*/options; } >>out
+		fail "the sleep-time option" out
+	fi
+	# funcgraph-overhead (ftrace.rst; on by default): the duration's mark, ftrace's
+	# trace_find_mark (+ > 10 us ... $ > 1 s); cleared, a space in its place, nothing else.
+	"$PS" replay -d sl --options=nofuncgraph-overhead >rep.nov 2>err.o
+	sed -E 's/\| [-+!#*@$] ( *[0-9]+\.[0-9]{3} us \|)/|   \1/' rep.s >rep.unmarked
+	marks=$(grep -cE '\| [-+!#*@$]  *[0-9]+\.[0-9]{3} us \|' rep.s)
+	if [ ! -s err.o ] && [ "$marks" -gt 0 ] && cmp -s rep.nov rep.unmarked; then
+		pass "--options=nofuncgraph-overhead: the $marks marks of calls over 10 us gone, nothing else changed"
+	else
+		{ cat err.o; diff rep.nov rep.unmarked | head -5; } >>out
+		fail "funcgraph-overhead ($marks marks)" out
+	fi
 fi
 
 # 4. report's On-CPU and Off-CPU columns.  Oracles: nanosleep suspends for at least the time
