@@ -40,7 +40,6 @@
 #define PS_PROBE_MAX_DEREF	4	/* +OFF( ... ) nesting */
 #define PS_PROBE_NAME_MAX	64
 #define PS_PROBE_ARG_NAME_MAX	32	/* NAME= (the kernel's MAX_ARG_NAME_LEN) */
-#define PS_PROBE_ARG_BODY_MAX	63	/* a FETCHARG's text (the kernel's MAX_ARGSTR_LEN) */
 #define PS_PROBE_RET_ENTRY	5	/* a %return probe's entry values (a shadow frame's room) */
 
 enum ps_fetch_base {

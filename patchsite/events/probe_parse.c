@@ -117,8 +117,9 @@ static bool bitfield(const char *t, struct ps_probe_arg *a)
 	if (*end != '/' || !isdigit((unsigned char)end[1]))
 		return false;
 	bs = strtoul(end + 1, &end, 10);
-	if (*end || !bw || (bs != 8 && bs != 16 && bs != 32 && bs != 64) || bw + bo > bs)
-		return false;
+	if (*end || !bw || (bs != 8 && bs != 16 && bs != 32 && bs != 64) || bw > bs || bo > bs ||
+	    bw + bo > bs)
+		return false;	/* each compared alone first: a huge one wraps the sum */
 	a->type = PT_U;
 	a->size = (uint8_t)(bs / 8);
 	a->bw = (uint8_t)bw;
@@ -352,9 +353,6 @@ static int parse_arg(const char *word, unsigned k, struct ps_probe_arg *a, bool 
 	}
 	if (!*w)
 		return bad(err, errlen, "argument %u: '%s' fetches nothing", k + 1, word);
-	if (strlen(w) > PS_PROBE_ARG_BODY_MAX)
-		return bad(err, errlen, "argument %u: longer than %d characters", k + 1,
-			   PS_PROBE_ARG_BODY_MAX);
 	a->type = PT_X;
 	a->size = 8;
 	colon = strrchr(w, ':');

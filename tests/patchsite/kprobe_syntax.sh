@@ -27,7 +27,12 @@
 # tracepoint probes (t), eprobes; appending a probe to an existing event (Create/append:
 # DIFF_ARG_TYPE): a definition here is one event, and a second of the same name is
 # refused, as SAME_PROBE; $argN past a function's parameters (NO_BTFARG on $arg10 of
-# kfree): $argN here is read by the ABI, DWARF is not asked.
+# kfree): $argN here is read by the ABI, DWARF is not asked.  Limits that differ: the
+# nesting of +OFF( ) is at most 4 here (TOO_MANY_OPS and ARG_TOO_LONG rows are refused for
+# it), a definition has at most 8 fields (the kernel 128), and no 63-character limit on a
+# FETCHARG (the kernel's MAX_ARGSTR_LEN): the listed form of a definition, which may be
+# longer than the one written (an address in decimal, the type x64 named), must be taken
+# back as it is listed.
 set -u
 
 . tests/patchsite/lib.sh
@@ -186,7 +191,7 @@ kprobe_syntax_errors.tc	ARG_NAME_TOO_LONG	f:t/a send_msg arg12345678901234567890
 kprobe_syntax_errors.tc	NO_ARG_NAME	f:t/a send_msg =@11	is not a name
 kprobe_syntax_errors.tc	BAD_ARG_NAME	f:t/a send_msg var.1=@11	is not a name
 kprobe_syntax_errors.tc	USED_ARG_NAME	f:t/a send_msg var1=@11 var1=@12	two arguments named var1
-kprobe_syntax_errors.tc	ARG_TOO_LONG	f:t/a send_msg +1234567(+1234567(+1234567(+1234567(+1234567(+1234567(@1234))))))	longer than 63
+kprobe_syntax_errors.tc	ARG_TOO_LONG	f:t/a send_msg +1234567(+1234567(+1234567(+1234567(+1234567(+1234567(@1234))))))	more than 4 nested
 kprobe_syntax_errors.tc	NO_ARG_BODY	f:t/a send_msg arg1=	fetches nothing
 kprobe_syntax_errors.tc	SAME_PROBE	f:t/a send_msg; f:t/a send_msg	defined already
 kprobe_syntax_errors.tc	DIFF_PROBE_TYPE	f:t/a send_msg; f:t/a send_msg%return	defined already
