@@ -65,8 +65,9 @@ static int item(const char *it, const char *fpreg, char *out, size_t len, char *
 			 "p; fparg: f f32 f64)", it, fmt);
 		return -EINVAL;
 	}
-	if (!fp) {
-		snprintf(out + at, len - at, " arg%u=$arg%u:%s", n, n, type);
+	if (!fp) {	/* s: the string the argument points to, the kernel's +0($argN):string */
+		snprintf(out + at, len - at, strcmp(type, "string") ? " arg%u=$arg%u:%s" :
+			 " arg%u=+0($arg%u):%s", n, n, type);
 		return 0;
 	}
 	if (!fpreg) {

@@ -146,6 +146,31 @@ static bool imports(const char *exe, const char *func)
 	return undef && !def;
 }
 
+/*
+ * The type a user gave a prototype's parameter, on its fetch f, as the
+ * kernel's BTF arguments take one: a char * listed as a string
+ * (+0($argN):string) read as the pointer itself for another type; a string
+ * asked of a pointer (x64) read at it; of anything else, refused.
+ */
+static int user_type_apply(const char *func, const struct ps_probe_arg *a, struct ps_probe_arg *f,
+			   char *why, size_t len)
+{
+	if (f->type == PT_STRING && a->type != PT_STRING)
+		f->nderef--;
+	else if (a->type == PT_STRING && f->type == PT_X && f->size == 8)
+		f->deref[f->nderef++] = 0;
+	else if (a->type == PT_STRING && f->type != PT_STRING) {
+		snprintf(why, len, "%s: '%s' is not a pointer: no string is read from it", func,
+			 a->sym);
+		return -1;
+	}
+	f->type = a->type;
+	f->size = a->size;
+	f->bw = a->bw;
+	f->bo = a->bo;
+	return 0;
+}
+
 /* A name of proto's parameters as the argument's fetch, its type kept when one was given. */
 static int named(const char *func, const struct libc_proto *p, struct ps_probe_arg *a, char *why,
 		 size_t len)
@@ -172,10 +197,8 @@ static int named(const char *func, const struct libc_proto *p, struct ps_probe_a
 	}
 	if (ps_probe_parse(line, &one, why, len))
 		return -1;
-	if (user_type) {
-		one.a[0].type = a->type;
-		one.a[0].size = a->size;
-	}
+	if (user_type && user_type_apply(func, a, &one.a[0], why, len))
+		return -1;
 	*a = one.a[0];
 	return 0;
 }

@@ -70,7 +70,19 @@ struct ctx {
 	char *err;
 	size_t errlen;
 	const char *what;		/* the argument's name as written */
+	bool char_array;		/* type_of's last type: a char array (a string in place) */
 };
+
+/* t (peeled) a 1-byte char type: DW_ATE_signed_char or unsigned_char. */
+static bool is_char(Dwarf_Die *t)
+{
+	Dwarf_Attribute at;
+	Dwarf_Word enc = 0;
+
+	return dwarf_tag(t) == DW_TAG_base_type && dwarf_bytesize(t) == 1 &&
+	       !dwarf_formudata(dwarf_attr_integrate(t, DW_AT_encoding, &at), &enc) &&
+	       (enc == DW_ATE_signed_char || enc == DW_ATE_unsigned_char);
+}
 
 __attribute__((format(printf, 2, 3)))
 static int bad(struct ctx *c, const char *fmt, ...)
@@ -102,21 +114,26 @@ static int type_of(struct ctx *c, Dwarf_Die *t, struct ps_probe_arg *a, bool *is
 {
 	Dwarf_Attribute at;
 	Dwarf_Word enc = 0;
+	Dwarf_Die to, peeled;
 	int size = dwarf_bytesize(t), tag = dwarf_tag(t);
 
 	*is_float = false;
+	c->char_array = false;
+	if (tag == DW_TAG_array_type &&
+	    dwarf_formref_die(dwarf_attr_integrate(t, DW_AT_type, &at), &to) &&
+	    !dwarf_peel_type(&to, &peeled) && is_char(&peeled)) {
+		a->type = PT_STRING;	/* char name[16]: the string in place, as the kernel's BTF */
+		a->size = 8;
+		c->char_array = true;
+		return 0;
+	}
 	if (tag == DW_TAG_pointer_type || tag == DW_TAG_reference_type ||
 	    tag == DW_TAG_rvalue_reference_type) {
-		Dwarf_Die to, peeled;
-
 		a->type = PT_X;
 		a->size = 8;
 		if (tag == DW_TAG_pointer_type &&
 		    dwarf_formref_die(dwarf_attr_integrate(t, DW_AT_type, &at), &to) &&
-		    !dwarf_peel_type(&to, &peeled) && dwarf_tag(&peeled) == DW_TAG_base_type &&
-		    dwarf_bytesize(&peeled) == 1 &&
-		    !dwarf_formudata(dwarf_attr_integrate(&peeled, DW_AT_encoding, &at), &enc) &&
-		    (enc == DW_ATE_signed_char || enc == DW_ATE_unsigned_char))
+		    !dwarf_peel_type(&to, &peeled) && is_char(&peeled))
 			a->type = PT_STRING;	/* char *: the string, as gdb shows it */
 		return 0;
 	}
@@ -653,6 +670,56 @@ static bool retval_untyped(const struct ps_probe_def *d, const struct ps_probe_a
 	return d->ret && a->base == PF_RETVAL && !a->nderef && a->type == PT_X && a->size == 8;
 }
 
+/* $retval:string as written: a string read through the char * returned, once DWARF says it is one. */
+static bool retval_string(const struct ps_probe_def *d, const struct ps_probe_arg *a)
+{
+	return d->ret && a->base == PF_RETVAL && !a->nderef && a->type == PT_STRING;
+}
+
+/*
+ * A string asked of a name or $retval: read at the char * DWARF gives it
+ * (+0(...), which the kernel adds from BTF); refused for another type
+ * (the kernel's BAD_TYPE4STR).  char_ptr: DWARF's type is char *.
+ */
+static int string_through(struct ctx *c, struct ps_probe_arg *a, bool char_ptr)
+{
+	if (!char_ptr)
+		return bad(c, "its type is not char *: no string is read from it (a string at an "
+			   "address of your own: +OFF(FETCHARG):string)");
+	if (a->nderef == PS_PROBE_MAX_DEREF)
+		return bad(c, "more than %d dereferences", PS_PROBE_MAX_DEREF);
+	a->deref[a->nderef++] = 0;
+	return 0;
+}
+
+/* The function's return type, peeled, into t: 0, or refused (void, none). */
+static int retval_die(struct ctx *c, Dwarf_Die *t)
+{
+	Dwarf_Attribute at;
+	Dwarf_Die d;
+
+	if (!dwarf_formref_die(dwarf_attr_integrate(&c->fn, DW_AT_type, &at), &d))
+		return bad(c, "the function returns void: no $retval");
+	if (dwarf_peel_type(&d, t))
+		return bad(c, "DWARF gives its return value no type");
+	return 0;
+}
+
+/* $retval:string: read through the char * the function returns (DWARF's). */
+static int retval_string_type(struct ctx *c, struct ps_probe_arg *a)
+{
+	Dwarf_Die t;
+	struct ps_probe_arg r = *a;
+	bool is_float;
+
+	if (retval_die(c, &t))
+		return -EINVAL;
+	r.type = PT_X;
+	if (type_of(c, &t, &r, &is_float) && r.type != PT_STRING)
+		return -EINVAL;
+	return string_through(c, a, r.type == PT_STRING && !c->char_array);
+}
+
 /*
  * The type DWARF gives the function's return value, as an argument's
  * (ints by signedness and size, enums signed, float and double from the
@@ -661,19 +728,16 @@ static bool retval_untyped(const struct ps_probe_def *d, const struct ps_probe_a
  */
 static int retval_type(struct ctx *c, struct ps_probe_arg *a)
 {
-	Dwarf_Attribute at;
-	Dwarf_Die t, peeled;
+	Dwarf_Die t;
 	struct ps_probe_arg r = *a;
 	bool is_float;
 
-	if (!dwarf_formref_die(dwarf_attr_integrate(&c->fn, DW_AT_type, &at), &t))
-		return bad(c, "the function returns void: no $retval");
-	if (dwarf_peel_type(&t, &peeled))
-		return bad(c, "DWARF gives its return value no type");
-	if (dwarf_tag(&peeled) == DW_TAG_pointer_type || dwarf_tag(&peeled) == DW_TAG_reference_type ||
-	    dwarf_tag(&peeled) == DW_TAG_rvalue_reference_type)
+	if (retval_die(c, &t))
+		return -EINVAL;
+	if (dwarf_tag(&t) == DW_TAG_pointer_type || dwarf_tag(&t) == DW_TAG_reference_type ||
+	    dwarf_tag(&t) == DW_TAG_rvalue_reference_type)
 		return 0;
-	if (type_of(c, &peeled, &r, &is_float))
+	if (type_of(c, &t, &r, &is_float))
 		return -EINVAL;
 	a->type = r.type;
 	a->size = r.size;
@@ -711,7 +775,7 @@ int probe_dwarf_resolve(const char *exe, struct ps_probe_def *d, char *err, size
 
 	for (unsigned i = 0; i < d->nargs; i++) {
 		any |= d->a[i].base == PF_NAME;
-		ret |= retval_untyped(d, &d->a[i]);
+		ret |= retval_untyped(d, &d->a[i]) || retval_string(d, &d->a[i]);
 	}
 	if (!any && !ret)
 		return 0;
@@ -744,14 +808,16 @@ int probe_dwarf_resolve(const char *exe, struct ps_probe_def *d, char *err, size
 		goto cache_it;
 	}
 	for (unsigned i = 0; !rc && i < d->nargs; i++) {
-		if (retval_untyped(d, &d->a[i])) {
+		if (retval_untyped(d, &d->a[i]) || retval_string(d, &d->a[i])) {
 			c.what = d->a[i].name;
-			rc = retval_type(&c, &d->a[i]);
+			rc = retval_untyped(d, &d->a[i]) ? retval_type(&c, &d->a[i]) :
+							   retval_string_type(&c, &d->a[i]);
 			continue;
 		}
 		struct ps_probe_arg *a = &d->a[i];
 		struct ps_probe_arg r = { .type = a->type, .size = a->size };
 		bool user_type = !(a->type == PT_X && a->size == 8);	/* given: it wins */
+		bool char_ptr;
 
 		if (a->base != PF_NAME)
 			continue;
@@ -759,10 +825,17 @@ int probe_dwarf_resolve(const char *exe, struct ps_probe_def *d, char *err, size
 		memcpy(r.name, a->name, sizeof(r.name));
 		memcpy(r.sym, a->sym, sizeof(r.sym));
 		rc = resolve_name(&c, &r);
+		char_ptr = r.type == PT_STRING && !c.char_array;	/* type_of's: a char * */
 		if (!rc && user_type) {
 			r.type = a->type;
 			r.size = a->size;
+			r.bw = a->bw;
+			r.bo = a->bo;
 		}
+		if (!rc && r.type == PT_STRING && !c.char_array)
+			rc = string_through(&c, &r, char_ptr);
+		else if (!rc && c.char_array && r.type != PT_STRING)
+			rc = bad(&c, "a char array is read as a string (:string) only");
 		if (!rc)
 			*a = r;
 	}

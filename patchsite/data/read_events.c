@@ -366,6 +366,25 @@ static bool null_unquoted(struct out *o, const char *fmt, const char *pct, const
 	return true;
 }
 
+/*
+ * %pS (the kernel's printk symbol form, as its return probes show their
+ * caller): the address as function+0xoff/0xsize, or in hex when no
+ * function of the process holds it; *s past the S.
+ */
+static void put_sym(struct out *o, const struct psr_proc *p, const struct psr_event *ev,
+		    const struct psr_evfield *f, const struct val *v, const char **s)
+{
+	uint64_t off, size;
+	const char *name = f->kind == PATCHSITE_FIELD_POINTER ?
+			   psr_addr_sym(p, v->u, ev->tsc, &off, &size) : NULL;
+
+	if (name)
+		put(o, "%s+0x%llx/0x%llx", name, (unsigned long long)off, (unsigned long long)size);
+	else
+		put(o, "0x%llx", (unsigned long long)v->u);
+	++*s;
+}
+
 size_t psr_event_text(const struct psr_proc *p, const struct psr_event *ev, char *buf, size_t len)
 {
 	struct out o = { buf, len, 0 };
@@ -407,6 +426,8 @@ size_t psr_event_text(const struct psr_proc *p, const struct psr_event *ev, char
 		}
 		if (!value(&d->f[next], rec, bytes, &v))
 			put(&o, "<damaged>");
+		else if (*s == 'p' && s[1] == 'S')
+			put_sym(&o, p, ev, &d->f[next], &v, &s);
 		else if (!null_unquoted(&o, d->fmt, spec - 1, &s, &v) &&
 			 !convert(&o, spec, (size_t)(strcspn(spec, "hlLqjzt") < (size_t)(s - spec)
 						     ? strcspn(spec, "hlLqjzt") : (size_t)(s - spec)),

@@ -82,12 +82,17 @@ static void hook_return(struct probe *p, struct patchsite_regs *regs)
 		atomic_fetch_add_explicit(&p->unhooked, 1, memory_order_relaxed);
 }
 
+/*
+ * An event's values: an entry probe's its fetch arguments', a return
+ * probe's (ret set) the caller's address first (the kernel's
+ * __probe_ret_ip, shown as "(caller <- func)"), then its arguments'.
+ */
 static void fire(struct probe *p, struct patchsite_regs *regs, const uint64_t *ret,
-		 const uint64_t *edata)
+		 const uint64_t *edata, uint64_t caller)
 {
 	struct ps_probe_list *l = atomic_load_explicit(&p->ev->probes, memory_order_acquire);
 	char strs[PS_PROBE_MAX_ARGS][PS_FETCH_STR_BYTES];
-	uint64_t raw[PS_PROBE_MAX_ARGS];
+	uint64_t raw[PS_PROBE_MAX_ARGS + 1];
 
 	if (!l || p->ev->gone)
 		return;		/* disabled: nothing fetched */
@@ -95,7 +100,8 @@ static void fire(struct probe *p, struct patchsite_regs *regs, const uint64_t *r
 		hook_return(p, regs);
 		return;
 	}
-	if (ret ? ps_fetch_run_ret(&p->prog, ret, edata, raw, strs) :
+	raw[0] = caller;
+	if (ret ? ps_fetch_run_ret(&p->prog, ret, edata, raw + 1, strs) :
 		  ps_fetch_run(&p->prog, regs, raw, strs)) {
 		fault(p);
 		return;
@@ -165,15 +171,15 @@ static void probe_hit(unsigned long ip, unsigned long parent_ip, struct patchsit
 		if (tb->e[lo].p->trace_if)
 			trace_if(tb->e[lo].p, ip, parent_ip, regs);
 		else
-			fire(tb->e[lo].p, regs, NULL, NULL);
+			fire(tb->e[lo].p, regs, NULL, NULL, 0);
 }
 
 /* A hooked return (record/retprobe.c): the probe's values from the return registers and edata. */
-static void probe_ret(void *data, uint64_t x, uint64_t fp, const uint64_t *edata)
+static void probe_ret(void *data, uint64_t x, uint64_t fp, const uint64_t *edata, uint64_t caller)
 {
 	uint64_t ret[2] = { x, fp };
 
-	fire(data, NULL, ret, edata);
+	fire(data, NULL, ret, edata, caller);
 }
 
 static struct patchsite_ops probe_ops = { .func = probe_hit };
@@ -209,8 +215,8 @@ static int ret_source(const struct ps_fetch_arg *a, uint8_t *ereg, unsigned *nen
 {
 	bool integer = a->type == PT_S || a->type == PT_U || a->type == PT_X;
 
-	if (!integer || a->nderef)
-		return -1;	/* a float, a string, memory read at the return */
+	if (!integer || a->nderef || a->bw)
+		return -1;	/* a float, a string, memory read at the return, a bitfield */
 	if (a->base == PF_RETVAL)
 		return PS_PROBE_FAST_RETVAL;
 	if (a->ent < 0 || a->base != PF_REG || a->reg < 0 || a->reg >= PS_PROBE_FAST_REGS)
@@ -250,40 +256,53 @@ static void fast_packed(const struct ps_event *ev, struct ps_probe_fast *f)
 	f->words = (uint8_t)w;
 }
 
+/*
+ * Field i's source in the fast layout: an entry probe's register; a return
+ * probe's (ret_source), its field 0 the caller, the frame's saved return
+ * address.  -1: the C path.
+ */
+static int fast_source(const struct probe *p, unsigned i, uint8_t *ereg, unsigned *nent)
+{
+	if (!p->def.ret)
+		return p->prog.a[i].reg;
+	return i ? ret_source(&p->prog.a[i - 1], ereg, nent) : PS_PROBE_FAST_CALLER;
+}
+
 /* What the fast path records of p, when it can (probe_hits.h): the layout event.c gave it. */
 static void fast_of(struct probe *p, struct ps_probe_fast *f)
 {
 	const struct ps_event *ev = p->ev;
 	unsigned w = (ev->fixed + 7) / 8;	/* payload words: the id word, the fields */
-	unsigned nent = 0;
+	unsigned nent = 0, nf = p->prog.n + p->def.ret;
 
 	memset(f, 0, sizeof(*f));
 	f->ev = p->ev;
 	f->n = PS_PROBE_FAST_NO;
 	f->ret = p->def.ret;
-	if (p->trace_if || (!p->prog.regs_only && !p->def.ret) || ev->nfields != p->prog.n)
+	if (p->trace_if || (!p->prog.regs_only && !p->def.ret) || ev->nfields != nf ||
+	    nf > PS_PROBE_MAX_ARGS)
 		return;	/* a condition of the function filter, memory, ... */
-	for (unsigned i = 0; i < p->prog.n; i++) {
-		const struct ps_fetch_arg *a = &p->prog.a[i];
+	for (unsigned i = 0; i < nf; i++) {
 		const struct ps_evfield *ef = &ev->f[i];
-		int src = p->def.ret ? ret_source(a, f->ereg, &nent) : a->reg;
+		int src = fast_source(p, i, f->ereg, &nent);
+		unsigned size = p->def.ret && !i ? 8 : p->prog.a[i - p->def.ret].size;
 
-		if (src < 0 || src >= (p->def.ret ? PS_PROBE_FAST_RETVAL + 1 : PS_PROBE_FAST_REGS) ||
-		    ef->size != a->size || ef->off / 8 != (ef->off + ef->size - 1) / 8 ||
+		if (src < 0 || src >= (p->def.ret ? PS_PROBE_FAST_CALLER + 1 : PS_PROBE_FAST_REGS) ||
+		    ef->size != size || ef->off / 8 != (ef->off + ef->size - 1) / 8 ||
 		    (i && ef->off < ev->f[i - 1].off) || ef->off / 8 > (i ? f->word[i - 1] + 1u : 1u))
 			return;		/* a vector register; a field across two words, back, a word skipped */
 		f->reg[i] = (uint8_t)src;
 		f->word[i] = (uint8_t)(ef->off / 8);
 		f->pos[i] = (uint8_t)(8 * (ef->off % 8));
-		f->mask[i] = a->size == 8 ? ~0ull : (1ull << (8 * a->size)) - 1;
+		f->mask[i] = size == 8 ? ~0ull : (1ull << (8 * size)) - 1;
 	}
-	if (nent != p->prog.nent || (p->prog.n ? f->word[p->prog.n - 1] + 1u : 1u) != w)
+	if (nent != p->prog.nent || (nf ? f->word[nf - 1] + 1u : 1u) != w)
 		return;		/* an entry value not a register (a stack argument); a word no field's */
 	f->head = (uint64_t)w << 10 | (uint64_t)PSD_EXT_EVENT << 2 | PS_EV_MARK;
 	f->units = (uint8_t)((w + 2) / 2);	/* as ps_ring_ext takes them */
 	f->words = (uint8_t)w;
 	f->nent = (uint8_t)nent;
-	f->n = (uint8_t)p->prog.n;
+	f->n = (uint8_t)nf;
 	if (!p->def.ret)
 		fast_packed(ev, f);
 	if (p->def.ret) {	/* the frames' copy, the probe's as long as the probe is */
@@ -430,56 +449,27 @@ static uint8_t field_kind(const struct ps_probe_arg *a, uint16_t *size)
 	}
 }
 
-/* The first plain $retval of d, or -1. */
-static int retval_index(const struct ps_probe_def *d)
-{
-	for (unsigned i = 0; i < d->nargs; i++)
-		if (d->a[i].base == PF_RETVAL && !d->a[i].nderef)
-			return (int)i;
-	return -1;
-}
+/* A return probe's first field: where the call returns to (the kernel's __probe_ret_ip). */
+#define RET_IP_FIELD	"__probe_ret_ip"
 
 /*
- * A return probe's fields in the order its line shows them (a format's
- * conversions take the fields in order): the values kept from the entry,
- * the first $retval, the others; each group as written.
+ * The print format, the kernel's: an entry probe's "FUNC(name=value, ...)"
+ * as before; a return probe's "(caller+off/size <- FUNC) name=value ...",
+ * its fields as written (an unnamed $retval is argN, as the kernel names it).
  */
-static void ret_order(struct ps_probe_def *d)
+static void print_format(const struct ps_probe_def *d, struct ps_buf *fmt)
 {
-	struct ps_probe_arg a[PS_PROBE_MAX_ARGS];
-	int rv = retval_index(d);
-	unsigned k = 0;
-
-	for (unsigned i = 0; i < d->nargs; i++)
-		if (ps_probe_arg_at_entry(&d->a[i]))
-			a[k++] = d->a[i];
-	if (rv >= 0)
-		a[k++] = d->a[rv];
-	for (unsigned i = 0; i < d->nargs; i++)
-		if ((int)i != rv && !ps_probe_arg_at_entry(&d->a[i]))
-			a[k++] = d->a[i];
-	memcpy(d->a, a, k * sizeof(a[0]));
-}
-
-/*
- * A return probe's print format (its fields in ret_order's order):
- * uftrace's and function_graph's return line, "send_msg(len=1500) = 3",
- * the values read at the return (@SYM) following as name=value.
- */
-static void ret_format(const struct ps_probe_def *d, struct ps_buf *fmt)
-{
-	int rv = retval_index(d);
-	unsigned i = 0;
-
+	if (d->ret) {
+		ps_buf_printf(fmt, "(%%pS <- %s)", d->func);
+		for (unsigned i = 0; i < d->nargs; i++)
+			ps_buf_printf(fmt, " %s=%s", d->a[i].name, ps_probe_type_fmt(&d->a[i]));
+		return;
+	}
 	ps_buf_printf(fmt, "%s(", d->func);
-	for (; i < d->nargs && ps_probe_arg_at_entry(&d->a[i]); i++)
+	for (unsigned i = 0; i < d->nargs; i++)
 		ps_buf_printf(fmt, "%s%s=%s", i ? ", " : "", d->a[i].name,
 			      ps_probe_type_fmt(&d->a[i]));
 	ps_buf_puts(fmt, ")");
-	if (rv >= 0 && (unsigned)rv == i)
-		ps_buf_printf(fmt, " = %s", ps_probe_type_fmt(&d->a[i++]));
-	for (; i < d->nargs; i++)
-		ps_buf_printf(fmt, " %s=%s", d->a[i].name, ps_probe_type_fmt(&d->a[i]));
 }
 
 /* The descriptor a static event would have: fields, "grp\0ev\0fmt\0" and each "name\0type\0". */
@@ -488,21 +478,16 @@ static struct patchsite_event *describe(const struct ps_probe_def *d)
 	struct ps_buf text = { 0 }, fmt = { 0 };
 	struct patchsite_event *e = NULL;
 	struct patchsite_event_field *f;
-	size_t head = sizeof(*e) + d->nargs * sizeof(*f);
+	unsigned nf = d->nargs + d->ret;	/* a return probe's caller first */
+	size_t head = sizeof(*e) + nf * sizeof(*f);
 
-	if (d->ret)
-		ret_format(d, &fmt);
-	else {
-		ps_buf_printf(&fmt, "%s(", d->func);
-		for (unsigned i = 0; i < d->nargs; i++)
-			ps_buf_printf(&fmt, "%s%s=%s", i ? ", " : "", d->a[i].name,
-				      ps_probe_type_fmt(&d->a[i]));
-		ps_buf_puts(&fmt, ")");
-	}
+	print_format(d, &fmt);
 	ps_buf_add(&text, d->group, strlen(d->group) + 1);
 	ps_buf_add(&text, d->event, strlen(d->event) + 1);
 	if (fmt.p)
 		ps_buf_add(&text, fmt.p, strlen(fmt.p) + 1);
+	if (d->ret)
+		ps_buf_add(&text, RET_IP_FIELD "\0x64", sizeof(RET_IP_FIELD "\0x64"));
 	for (unsigned i = 0; i < d->nargs; i++) {
 		char tn[8];
 		const char *t = ps_probe_type_name(&d->a[i], tn, sizeof(tn));
@@ -515,10 +500,15 @@ static struct patchsite_event *describe(const struct ps_probe_def *d)
 	if (e) {
 		e->magic = PATCHSITE_EVENT_MAGIC;
 		e->version = PATCHSITE_EVENT_VERSION;
-		e->nfields = (uint16_t)d->nargs;
+		e->nfields = (uint16_t)nf;
 		e->text_off = (uint32_t)head;
 		e->size = (uint32_t)(head + text.len);
 		f = (struct patchsite_event_field *)(e + 1);
+		if (d->ret) {
+			f->kind = PATCHSITE_FIELD_POINTER;
+			f->size = sizeof(void *);
+			f++;
+		}
 		for (unsigned i = 0; i < d->nargs; i++)
 			f[i].kind = field_kind(&d->a[i], &f[i].size);
 		memcpy((char *)e + head, text.p, text.len);
@@ -617,8 +607,6 @@ static int probe_add(const struct ps_probe_def *d, bool enable, bool trace, stru
 		return -ENOMEM;
 	p->def = *d;
 	p->trace_if = trace;
-	if (d->ret)
-		ret_order(&p->def);
 	d = &p->def;
 	err = ps_fetch_compile(d, &p->prog, why, sizeof(why));
 	if (err)
@@ -749,9 +737,9 @@ void ps_probes_trace_if_list(struct ps_buf *out)
 			continue;
 		ps_buf_printf(out, "%s", p->def.func);
 		for (unsigned i = 0; i < p->def.nargs; i++) {
-			char what[64], tn[8];
+			char what[64], tn[16];
 
-			snprintf(what, sizeof(what), "%s", ps_probe_type_name(&p->def.a[i], tn,
+			snprintf(what, sizeof(what), "%s", ps_probe_type_text(&p->def.a[i], tn,
 									sizeof(tn)));
 			ps_buf_printf(out, " %s:%s", p->def.a[i].name, what);
 		}

@@ -9,9 +9,14 @@
  *	-:[GRP/]EVENT
  *
  * FETCHARG is [NAME=]WHAT[:TYPE], WHAT one of $argN (N >= 1), $retval,
- * $stackN, $stack, %REG, @ADDR, @SYM[+|-OFF], \IMM, +|-[u]OFF(WHAT), or a
- * name (len, host->name, $arg:len) that only DWARF resolves.  TYPE one of
- * u8..u64, s8..s64, x8..x64, char, string, float, double (default x64).
+ * $stackN, $stack, $comm, %REG, @ADDR, @SYM[+|-OFF], \IMM, +|-[u]OFF(WHAT),
+ * or a name (len, host->name, $arg:len) that only DWARF resolves.  TYPE one
+ * of u8..u64, s8..s64, x8..x64, char, string, ustring, float, double
+ * (default x64).  As in the kernel, +OFF(WHAT):string is the string AT
+ * WHAT+OFF (a struct's char * member is +0(+OFF(WHAT)):string), @ADDR:string
+ * the one at ADDR; a string of a plain register or stack value is refused
+ * (the kernel's BAD_STRING), but for a DWARF name or $retval whose type is
+ * char *, which the command reads through (the kernel does so from BTF).
  * Ours beyond the kernel's: a trailing "if EXPR" sets the event's filter
  * (events/GRP/EVENT/filter's syntax, on the arguments' names) as it is
  * defined: the condition travels with the definition (record --probe).
@@ -34,6 +39,7 @@
 #define PS_PROBE_MAX_ARGS	8	/* an event's fields (the kernel takes 128) */
 #define PS_PROBE_MAX_DEREF	4	/* +OFF( ... ) nesting */
 #define PS_PROBE_NAME_MAX	64
+#define PS_PROBE_ARG_NAME_MAX	32	/* NAME= (the kernel's MAX_ARG_NAME_LEN) */
 #define PS_PROBE_RET_ENTRY	5	/* a %return probe's entry values (a shadow frame's room) */
 
 enum ps_fetch_base {
@@ -46,12 +52,13 @@ enum ps_fetch_base {
 	PF_SYM,			/* @SYM[+-OFF]: sym, off */
 	PF_IMM,			/* \IMM: n */
 	PF_NAME,		/* a name for DWARF: sym (len, host->name) */
+	PF_COMM,		/* $comm: the thread's name */
 };
 
 enum ps_fetch_type {
 	PT_U, PT_S, PT_X,	/* size 1, 2, 4, 8 */
 	PT_CHAR,		/* size 1 */
-	PT_STRING,		/* the value is the string's address */
+	PT_STRING,		/* the string at the address the fetch ends at */
 	PT_FLOAT, PT_DOUBLE,
 };
 
@@ -62,6 +69,8 @@ struct ps_probe_arg {
 	uint8_t type;		/* enum ps_fetch_type */
 	uint8_t size;		/* bytes of the value */
 	uint8_t nderef;
+	uint8_t bw, bo;		/* a bitfield's width and offset in bits (bw 0: none), of
+				   the container the type's size gives (u8..u64) */
 	uint64_t n;
 	int64_t off;		/* PF_SYM */
 	int64_t deref[PS_PROBE_MAX_DEREF];	/* innermost first: read at value + deref[i] */
@@ -88,8 +97,13 @@ void ps_probe_text(const struct ps_probe_def *d, char *out, size_t len);
  * first read (an argument passed on the stack: its caller may reuse it).
  */
 bool ps_probe_arg_at_entry(const struct ps_probe_arg *a);
-/* A type's name (u32, string, ...) and the print format of one value of it. */
+/*
+ * A type's name (u32, string, ...; a bitfield's container's) and the print
+ * format of one value of it; the type as a definition writes it (a
+ * bitfield's b<width>@<offset>/<size>, into buf).
+ */
 const char *ps_probe_type_name(const struct ps_probe_arg *a, char *buf, size_t len);
+const char *ps_probe_type_text(const struct ps_probe_arg *a, char *buf, size_t len);
 const char *ps_probe_type_fmt(const struct ps_probe_arg *a);
 
 /*

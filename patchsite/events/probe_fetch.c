@@ -20,6 +20,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -39,6 +40,8 @@ static int compile_arg(const struct ps_probe_arg *a, struct ps_fetch_arg *f, cha
 	f->type = a->type;
 	f->size = a->size;
 	f->nderef = a->nderef;
+	f->bw = a->bw;
+	f->bo = a->bo;
 	memcpy(f->deref, a->deref, sizeof(f->deref));
 	f->v = a->n;
 	switch (a->base) {
@@ -81,7 +84,11 @@ static int compile_arg(const struct ps_probe_arg *a, struct ps_fetch_arg *f, cha
 			 "(a program's own symbols need -rdynamic)", a->name, a->sym);
 		return -EINVAL;
 	case PF_RETVAL:
-		return 0;
+		if (a->type != PT_STRING || a->nderef)
+			return 0;
+		snprintf(err, errlen, "%s: $retval:string is read through a char * the command "
+			 "finds in DWARF (record --probe); here, write +0($retval):string", a->name);
+		return -EINVAL;
 	case PF_NAME:
 		snprintf(err, errlen, "%s: '%s' names a variable: names are resolved from DWARF "
 			 "by the patchsite command (record --probe), which writes the fetch "
@@ -113,9 +120,10 @@ int ps_fetch_compile(const struct ps_probe_def *d, struct ps_fetch_prog *p, char
 			}
 			p->a[i].ent = (int8_t)p->nent++;
 			/* An argument in its stack slot: the caller may reuse it by the return. */
-			p->a[i].ent_derefs = p->a[i].base == PF_STACKADDR && p->a[i].nderef;
+			p->a[i].ent_derefs = p->a[i].base == PF_STACKADDR &&
+					     p->a[i].nderef > (p->a[i].type == PT_STRING);
 		}
-		p->regs_only &= p->a[i].base == PF_REG && !p->a[i].nderef &&
+		p->regs_only &= p->a[i].base == PF_REG && !p->a[i].nderef && !p->a[i].bw &&
 				(p->a[i].type == PT_S || p->a[i].type == PT_U || p->a[i].type == PT_X);
 	}
 	p->n = d->nargs;
@@ -210,6 +218,19 @@ static uint64_t fetch_string(uint64_t v, char *buf)
 	return (uint64_t)(uintptr_t)buf;
 }
 
+/* $comm: the calling thread's name (the kernel's: the task's comm), into buf. */
+static uint64_t fetch_comm(char *buf)
+{
+	char name[16] = "";	/* the kernel's TASK_COMM_LEN */
+	int saved = errno;
+
+	if (prctl(PR_GET_NAME, name, 0, 0, 0))
+		snprintf(name, sizeof(name), "(fault)");
+	errno = saved;
+	snprintf(buf, PS_FETCH_STR_BYTES, "%.15s", name);
+	return (uint64_t)(uintptr_t)buf;
+}
+
 /* A float's bits (the low 32) as the double's bits probes are handed. */
 static uint64_t float_bits_to_double(uint64_t v)
 {
@@ -243,9 +264,13 @@ static bool base_value(const struct ps_fetch_arg *f, const struct patchsite_regs
 		sp = ps_regs_entry_sp(r);
 		return ps_fetch_read(sp + 8 * f->v, v, 8);
 	case PF_ADDR:
-	case PF_SYM:
+	case PF_SYM:	/* memory at the address; a string is the one there (no read) */
+		if (f->type == PT_STRING && !f->nderef) {
+			*v = f->v;
+			return true;
+		}
 		return ps_fetch_read((uintptr_t)f->v, v, 8);
-	default:	/* PF_IMM */
+	default:	/* PF_IMM; PF_COMM's string is fetched by run() */
 		*v = f->v;
 		return true;
 	}
@@ -265,15 +290,20 @@ static void run_regs(const struct ps_fetch_prog *p, const struct patchsite_regs 
 
 /*
  * f's dereferences from the kth on, v the value so far.  Every one reads a
- * pointer but the last, which reads the value itself at its size (a
- * string: its address is the value).
+ * pointer but the last, which reads the value itself at its size; a
+ * string's last is its address, not read (the kernel's: +8($arg1):string
+ * is the string at $arg1 + 8).
  */
 static bool deref(const struct ps_fetch_arg *f, unsigned k, unsigned last, uint64_t *v)
 {
 	for (; k < last; k++) {
-		size_t sz = k + 1 < f->nderef || f->type == PT_STRING ? 8 : f->size;
+		size_t sz = k + 1 < f->nderef ? 8 : f->size;
 		uint64_t x = 0;
 
+		if (k + 1 == f->nderef && f->type == PT_STRING) {
+			*v += (uint64_t)f->deref[k];
+			continue;
+		}
 		if (!ps_fetch_read((uintptr_t)(*v + (uint64_t)f->deref[k]), &x, sz))
 			return false;
 		*v = x;
@@ -308,7 +338,9 @@ static int run(const struct ps_fetch_prog *p, const struct patchsite_regs *r, co
 			return -EFAULT;
 		if (!deref(f, kept ? f->ent_derefs : 0, f->nderef, &v))
 			return -EFAULT;
-		if (f->type == PT_STRING)
+		if (f->base == PF_COMM)
+			v = fetch_comm(strs[i]);
+		else if (f->type == PT_STRING)
 			v = fetch_string(v, strs[i]);
 		else if (f->type == PT_FLOAT)
 			v = float_bits_to_double(v);
@@ -316,6 +348,8 @@ static int run(const struct ps_fetch_prog *p, const struct patchsite_regs *r, co
 			v = (uint64_t)((int64_t)(v << (64 - 8 * f->size)) >> (64 - 8 * f->size));
 		else if (f->size < 8)
 			v &= (1ull << (8 * f->size)) - 1;
+		if (f->bw)	/* the kernel's: the container's bits bo .. bo + bw - 1 */
+			v = (v >> f->bo) & (f->bw == 64 ? ~0ull : (1ull << f->bw) - 1);
 		out[i] = v;
 	}
 	return 0;

@@ -16,6 +16,7 @@ struct patchsite_regs;
 
 struct ps_fetch_arg {
 	uint8_t base, type, size, nderef;
+	uint8_t bw, bo;			/* a bitfield's (struct ps_probe_arg) */
 	int reg;			/* PF_REG: ps_regs_index */
 	int8_t ent;			/* %return: its entry value's index in the frame, or -1 */
 	uint8_t ent_derefs;		/* reads done at the entry (a stack slot's: 1) */

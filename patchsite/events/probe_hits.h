@@ -30,13 +30,15 @@ struct ps_event;
 #define PS_PROBE_FAST_NO	0xff
 /*
  * A return probe (ret set) whose entry values are integer registers and
- * whose fields are those kept values and an integer $retval: at the entry
- * the frame keeps edata[k] = register ereg[k] (k < nent) and points at
- * own, the probe's copy of this layout (a frame outlives the table); at
- * the return reg[i] indexes { edata[0..PS_PROBE_RET_ENTRY-1], rax }
+ * whose fields are the caller's address, those kept values and an integer
+ * $retval: at the entry the frame keeps edata[k] = register ereg[k]
+ * (k < nent) and points at own, the probe's copy of this layout (a frame
+ * outlives the table); at the return reg[i] indexes
+ * { edata[0..PS_PROBE_RET_ENTRY-1], rax, the frame's return address }
  * instead of the registers (arch/x86_64/retprobe_tramp.S).
  */
 #define PS_PROBE_FAST_RETVAL	PS_PROBE_RET_ENTRY
+#define PS_PROBE_FAST_CALLER	(PS_PROBE_RET_ENTRY + 1)
 struct ps_probe_fast {
 	struct ps_event *ev;
 	uint64_t head;

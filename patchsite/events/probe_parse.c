@@ -59,7 +59,27 @@ static const struct {
 	{ "x8", PT_X, 1 }, { "x16", PT_X, 2 }, { "x32", PT_X, 4 }, { "x64", PT_X, 8 },
 	{ "char", PT_CHAR, 1 }, { "string", PT_STRING, 8 }, { "float", PT_FLOAT, 4 },
 	{ "double", PT_DOUBLE, 8 },
+	/* All memory read here is the process's own, the user's: the same string (listed so). */
+	{ "ustring", PT_STRING, 8 },
 };
+
+/*
+ * The kernel's types that have no meaning here, or are not done yet: each
+ * refused by name rather than as an unknown type.
+ */
+static const char *type_unsupported(const char *t)
+{
+	if (t[0] == 'b' && (isdigit((unsigned char)t[1]) || t[1] == '@'))
+		return "not a bitfield: b<width>@<offset>/<size>, width > 0, size 8, 16, 32 or "
+		       "64, width + offset <= size";
+	if (strchr(t, '['))
+		return "an array type (TYPE[N]) is not supported here";
+	if (!strcmp(t, "symbol") || !strcmp(t, "symstr"))
+		return "the symbol and symstr types are not supported here (record the address: x64)";
+	if (!strcmp(t, "%pd") || !strcmp(t, "%pD"))
+		return "%pd and %pD are the kernel's (a dentry's or file's name)";
+	return NULL;
+}
 
 const char *ps_probe_type_name(const struct ps_probe_arg *a, char *buf, size_t len)
 {
@@ -68,6 +88,43 @@ const char *ps_probe_type_name(const struct ps_probe_arg *a, char *buf, size_t l
 			return types[i].name;
 	snprintf(buf, len, "?");
 	return buf;
+}
+
+const char *ps_probe_type_text(const struct ps_probe_arg *a, char *buf, size_t len)
+{
+	if (!a->bw)
+		return ps_probe_type_name(a, buf, len);
+	snprintf(buf, len, "b%u@%u/%u", a->bw, a->bo, 8 * a->size);
+	return buf;
+}
+
+/*
+ * A bitfield type, b<width>@<offset>/<size> (the kernel's
+ * __parse_bitfield_probe_arg): into a, the container unsigned of size
+ * bits; false when t is not one.
+ */
+static bool bitfield(const char *t, struct ps_probe_arg *a)
+{
+	unsigned long bw, bo, bs;
+	char *end;
+
+	if (t[0] != 'b' || !isdigit((unsigned char)t[1]))
+		return false;
+	bw = strtoul(t + 1, &end, 10);
+	if (*end != '@' || !isdigit((unsigned char)end[1]))
+		return false;
+	bo = strtoul(end + 1, &end, 10);
+	if (*end != '/' || !isdigit((unsigned char)end[1]))
+		return false;
+	bs = strtoul(end + 1, &end, 10);
+	if (*end || !bw || (bs != 8 && bs != 16 && bs != 32 && bs != 64) || bw > bs || bo > bs ||
+	    bw + bo > bs)
+		return false;	/* each compared alone first: a huge one wraps the sum */
+	a->type = PT_U;
+	a->size = (uint8_t)(bs / 8);
+	a->bw = (uint8_t)bw;
+	a->bo = (uint8_t)bo;
+	return true;
 }
 
 /* How a value of the type is shown: the kernel's (u decimal, x 0x-hex, string quoted). */
@@ -140,13 +197,20 @@ static int parse_what(char *w, struct ps_probe_arg *a, bool ret, char *err, size
 			return -EINVAL;
 		if (a->base == PF_IMM)
 			return bad(err, errlen, "an immediate cannot be dereferenced");
+		if (a->base == PF_COMM)
+			return bad(err, errlen, "$comm cannot be dereferenced");
 		if (a->nderef == PS_PROBE_MAX_DEREF)
 			return bad(err, errlen, "more than %d nested dereferences",
 				   PS_PROBE_MAX_DEREF);
 		a->deref[a->nderef++] = off;
 		return 0;
 	}
-	if (!strncmp(w, "$arg", 4) && number(w + 4, &v)) {
+	if (!strcmp(w, "$comm") || !strcmp(w, "$COMM")) {
+		a->base = PF_COMM;
+	} else if (!strcmp(w, "$arg*")) {
+		return bad(err, errlen, "'$arg*' (every argument from BTF) is not supported here: "
+			   "name them, or use record -a");
+	} else if (!strncmp(w, "$arg", 4) && number(w + 4, &v)) {
 		if (v < 1 || v > 64)
 			return bad(err, errlen, "'%s': arguments are $arg1 .. $arg64", w);
 		a->base = PF_ARG;
@@ -169,6 +233,9 @@ static int parse_what(char *w, struct ps_probe_arg *a, bool ret, char *err, size
 	} else if (*w == '%' && ident_ok(w + 1, strlen(w + 1))) {
 		a->base = PF_REG;
 		snprintf(a->sym, sizeof(a->sym), "%s", w + 1);
+	} else if (*w == '@' && w[1] == '+') {
+		return bad(err, errlen, "'%s': a file offset (@+OFFS, the uprobes' form) is not "
+			   "supported here: use @SYM[+|-OFF] or @ADDR", w);
 	} else if (*w == '@' && number(w + 1, &v)) {
 		a->base = PF_ADDR;
 		a->n = v;
@@ -186,6 +253,9 @@ static int parse_what(char *w, struct ps_probe_arg *a, bool ret, char *err, size
 		if (!sym_ok(w + 1) || strlen(w + 1) >= sizeof(a->sym))
 			return bad(err, errlen, "'%s': expected @ADDR or @SYM[+|-OFF]", w);
 		snprintf(a->sym, sizeof(a->sym), "%s", w + 1);
+	} else if (w[0] == '\\' && w[1] == '"') {
+		return bad(err, errlen, "'%s': an immediate string (\\\"...\") is not supported here",
+			   w);
 	} else if (*w == '\\') {
 		char *end;
 
@@ -196,7 +266,7 @@ static int parse_what(char *w, struct ps_probe_arg *a, bool ret, char *err, size
 		a->base = PF_IMM;
 	} else if (*w == '$') {
 		return bad(err, errlen, "'%s': no such variable ($argN, $retval, $stackN, $stack, "
-			   "$arg:NAME)", w);
+			   "$comm, $arg:NAME)", w);
 	} else if (strlen(w) < sizeof(a->sym) && dwarf_name(w)) {
 		a->base = PF_NAME;
 		snprintf(a->sym, sizeof(a->sym), "%s", w);
@@ -217,6 +287,47 @@ bool ps_probe_arg_at_entry(const struct ps_probe_arg *a)
 	       a->base == PF_REG || a->base == PF_NAME;
 }
 
+/*
+ * The kernel's rules for a string (finalize_fetch_insn): it is read at an
+ * address, the one the last dereference, @ADDR or \IMM gives; a register's
+ * or a stack slot's value is not one (BAD_STRING), but for a name, or a
+ * $retval, whose type says char * (there the command adds the +0(...), as
+ * the kernel does from BTF).  $comm is a string and nothing else.
+ */
+static int string_check(const char *w, const char *colon, struct ps_probe_arg *a, unsigned k,
+			char *err, size_t errlen)
+{
+	if (a->base == PF_COMM) {
+		if (colon && a->type != PT_STRING)
+			return bad(err, errlen, "argument %u: $comm is a string: no other type", k + 1);
+		a->type = PT_STRING;
+		a->size = 8;
+		return 0;
+	}
+	if (a->type != PT_STRING || a->nderef || a->base == PF_ADDR || a->base == PF_SYM ||
+	    a->base == PF_IMM || a->base == PF_NAME || a->base == PF_RETVAL)
+		return 0;
+	return bad(err, errlen, "argument %u: '%s': a string is read at an address, as in the "
+		   "kernel: +0(%s):string is the one it points to", k + 1, w, w);
+}
+
+/* TYPE of the k-th argument into a: 0, or refused. */
+static int parse_type(const char *t, struct ps_probe_arg *a, unsigned k, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (!strcmp(t, types[i].name)) {
+			a->type = types[i].type;
+			a->size = types[i].size;
+			return 0;
+		}
+	if (bitfield(t, a))
+		return 0;
+	if (type_unsupported(t))
+		return bad(err, errlen, "argument %u: '%s': %s", k + 1, t, type_unsupported(t));
+	return bad(err, errlen, "argument %u: no such type '%s' (u8..u64, s8..s64, x8..x64, char, "
+		   "string, ustring, b<width>@<offset>/<size>, float, double)", k + 1, t);
+}
+
 /* One FETCHARG word, the k-th: into a. */
 static int parse_arg(const char *word, unsigned k, struct ps_probe_arg *a, bool ret, char *err,
 		     size_t errlen)
@@ -234,29 +345,28 @@ static int parse_arg(const char *word, unsigned k, struct ps_probe_arg *a, bool 
 		if (!ident_ok(w, (size_t)(eq - w)))
 			return bad(err, errlen, "argument %u: '%.*s' is not a name", k + 1,
 				   (int)(eq - w), w);
+		if (eq - w > PS_PROBE_ARG_NAME_MAX)
+			return bad(err, errlen, "argument %u: '%.*s': a name longer than %d characters",
+				   k + 1, (int)(eq - w), w, PS_PROBE_ARG_NAME_MAX);
 		snprintf(a->name, sizeof(a->name), "%.*s", (int)(eq - w), w);
 		w = eq + 1;
 	}
+	if (!*w)
+		return bad(err, errlen, "argument %u: '%s' fetches nothing", k + 1, word);
 	a->type = PT_X;
 	a->size = 8;
 	colon = strrchr(w, ':');
 	if (colon && !(colon == w + 4 && !strncmp(w, "$arg:", 5))) {
-		size_t i;
-
-		for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
-			if (!strcmp(colon + 1, types[i].name))
-				break;
-		if (i == sizeof(types) / sizeof(types[0]))
-			return bad(err, errlen, "argument %u: no such type '%s' (u8..u64, s8..s64, "
-				   "x8..x64, char, string, float, double)", k + 1, colon + 1);
-		a->type = types[i].type;
-		a->size = types[i].size;
+		if (parse_type(colon + 1, a, k, err, errlen))
+			return -EINVAL;
 		*colon = '\0';
 	}
 	if (parse_what(w, a, ret, err, errlen))
 		return -EINVAL;
+	if (string_check(w, colon, a, k, err, errlen))
+		return -EINVAL;
 	if (!a->name[0]) {		/* the kernel's default: argN, or the DWARF name */
-		if (a->base == PF_NAME && strlen(a->sym) < sizeof(a->name)) {
+		if (a->base == PF_NAME && strlen(a->sym) <= PS_PROBE_ARG_NAME_MAX) {
 			char *o = a->name;	/* host->name: host_name, as perf probe names it */
 
 			for (const char *p = a->sym; *p; p++) {
@@ -276,6 +386,12 @@ static int parse_head(const char *w, struct ps_probe_def *d, char *err, size_t e
 {
 	const char *name = w + 1, *slash;
 
+	if (w[0] == 'f' && isdigit((unsigned char)w[1]))
+		return bad(err, errlen, "'%s': MAXACTIVE is not taken here (every return is "
+			   "hooked): f[:[GRP/][EVENT]]", w);
+	if ((w[0] == 'p' || w[0] == 'r') && (!w[1] || w[1] == ':'))
+		return bad(err, errlen, "'%s': a kprobe: write it as an fprobe, f (p FUNC) or "
+			   "f FUNC%%return (r FUNC)", w);
 	if ((w[0] != 'f' && w[0] != '-') || (w[1] && w[1] != ':'))
 		return bad(err, errlen, "'%s': expected f[:[GRP/][EVENT]] (an fprobe) or "
 			   "-:[GRP/]EVENT", w);
@@ -287,6 +403,8 @@ static int parse_head(const char *w, struct ps_probe_def *d, char *err, size_t e
 		return 0;
 	}
 	name++;
+	if (!*name)
+		return bad(err, errlen, "'%s': no event name after ':'", w);
 	slash = strchr(name, '/');
 	if (slash) {
 		if (!ident_ok(name, (size_t)(slash - name)))
@@ -385,6 +503,9 @@ int ps_probe_parse(const char *line, struct ps_probe_def *d, char *err, size_t e
 		*pct = '\0';
 		d->ret = true;
 	}
+	if (strchr(w[1], '+'))
+		return bad(err, errlen, "'%s': an fprobe is at a function's entry or return, no "
+			   "offset", w[1]);
 	if (!w[1][0] || strlen(w[1]) >= sizeof(d->func) || strpbrk(w[1], "()$@=\\"))
 		return bad(err, errlen, "'%s': not a function name", w[1]);
 	snprintf(d->func, sizeof(d->func), "%s", w[1]);
@@ -397,6 +518,10 @@ int ps_probe_parse(const char *line, struct ps_probe_def *d, char *err, size_t e
 		snprintf(d->event, sizeof(d->event), "%.50s__%s", d->func, d->ret ? "exit" : "entry");
 	}
 	d->nargs = n - 2;
+	if (d->ret && d->nargs > PS_PROBE_MAX_ARGS - 1)
+		return bad(err, errlen, "more than %u fetch arguments in a %%return probe (its event "
+			   "has at most %u fields, the caller's address one of them)",
+			   PS_PROBE_MAX_ARGS - 1, PS_PROBE_MAX_ARGS);
 	for (unsigned i = 0, at_entry = 0; i < d->nargs; i++) {
 		if (parse_arg(w[2 + i], i, &d->a[i], d->ret, err, errlen))
 			return -EINVAL;
@@ -430,6 +555,7 @@ static void what_text(const struct ps_probe_arg *a, char *out, size_t len)
 			in[strlen(in) - 2] = '\0';
 		break;
 	case PF_IMM: snprintf(in, sizeof(in), "\\%" PRId64, (int64_t)a->n); break;
+	case PF_COMM: snprintf(in, sizeof(in), "$comm"); break;
 	default: snprintf(in, sizeof(in), "%s", a->sym); break;
 	}
 	for (unsigned i = 0; i < a->nderef; i++) {
@@ -445,12 +571,12 @@ void ps_probe_text(const struct ps_probe_def *d, char *out, size_t len)
 
 	snprintf(out, len, "f:%s/%s %s%s", d->group, d->event, d->func, d->ret ? "%return" : "");
 	for (unsigned i = 0; i < d->nargs; i++) {
-		char what[320], tn[8];
+		char what[320], tn[16];
 
 		at = strlen(out);
 		what_text(&d->a[i], what, sizeof(what));
 		snprintf(out + at, len - at, " %s=%s:%s", d->a[i].name, what,
-			 ps_probe_type_name(&d->a[i], tn, sizeof(tn)));
+			 ps_probe_type_text(&d->a[i], tn, sizeof(tn)));
 	}
 	if (d->filter[0]) {
 		at = strlen(out);

@@ -43,6 +43,7 @@ LAYOUT_SIZE(struct ps_probe_fast, word[0], 1);
 LAYOUT_SIZE(struct ps_probe_fast, pos[0], 1);
 _Static_assert(PS_PROBE_FAST_NO == PRF_NO, "PRF_NO");
 _Static_assert(PS_PROBE_FAST_RETVAL == PRF_RETVAL, "$retval's register index");
+_Static_assert(PS_PROBE_FAST_CALLER == PRF_CALLER, "the caller's register index");
 _Static_assert(PS_FS_EDATA == PS_PROBE_RET_ENTRY, "a frame keeps every entry value");
 LAYOUT_AT(struct ps_event, info.id, EV_ID);
 LAYOUT_SIZE(struct ps_event, info.id, 4);

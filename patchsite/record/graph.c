@@ -470,6 +470,20 @@ void ps_graph_lost(void)
  * return any more (left by a longjmp we did not see); those whose slots
  * lie above it belong to another context on this stack and stay.
  */
+/*
+ * Where the call of frame fr returns to: its saved address, or, where
+ * function_graph hooked the same return first (that address is the hook),
+ * the one the graph's frame below it saved.
+ */
+static uintptr_t real_ret(const struct ps_thread *t, const struct ps_frame *fr)
+{
+	uintptr_t ret = fr->ret;
+
+	while (ret == (uintptr_t)ps.arch->graph_return && fr > t->frames + 1)
+		ret = (--fr)->ret;
+	return ret;
+}
+
 void ps_graph_exit_slow(unsigned long *slot)
 {
 	struct ps_fast *f = &ps_fast;
@@ -504,7 +518,7 @@ void ps_graph_exit_slow(unsigned long *slot)
 		}
 		if (to == fr && (fr->key & PS_FRAME_SLOW) &&
 		    (t->fslow[fr - t->frames].flags & PS_FS_PROBE))
-			ps_retprobe_exit(t, &t->fslow[fr - t->frames], slot);
+			ps_retprobe_exit(t, &t->fslow[fr - t->frames], slot, real_ret(t, fr));
 		else if (to == fr)
 			frame_exit(t, f, fr, tsc, ps.arch->exit_retval ? ps.arch->exit_retval(slot) : 0);
 		else

@@ -23,8 +23,12 @@ static inline uintptr_t frame_key_slot(unsigned long *loc)
 void ps_graph_close_frame(struct ps_thread *t, struct ps_fast *f, uint64_t tsc,
 			  const struct ps_frame *fr);
 uintptr_t ps_graph_other_thread_ret(struct ps_thread *me, uintptr_t key);
-/* retprobe.c: the return of a return probe's frame (PS_FS_PROBE), at the hooked slot. */
-void ps_retprobe_exit(struct ps_thread *t, const struct ps_fslow *x, const unsigned long *slot);
+/*
+ * retprobe.c: the return of a return probe's frame (PS_FS_PROBE), at the
+ * hooked slot, to caller.
+ */
+void ps_retprobe_exit(struct ps_thread *t, const struct ps_fslow *x, const unsigned long *slot,
+		      uintptr_t caller);
 
 /* tracing_thresh in time-stamp ticks; 0: off. */
 extern _Atomic uint64_t ps_graph_thresh_tsc;

@@ -109,14 +109,16 @@ void ps_args_list(struct ps_buf *out);
  * retprobe.c: return probes (events/probe.c FUNC%return).  From an ops
  * callback at a function's entry, hook the return of the call whose return
  * slot is loc (patchsite_regs_parent_loc) on the graph tracer's shadow
- * stack: ps_retprobe_fire(data, x, fp, edata) runs when it returns, x and
- * fp the integer and floating-point return registers, edata the n (at most
- * PS_FS_EDATA) entry values the hook was given, kept in the frame.  A call
+ * stack: ps_retprobe_fire(data, x, fp, edata, caller) runs when it returns,
+ * x and fp the integer and floating-point return registers, edata the n (at
+ * most PS_FS_EDATA) entry values the hook was given, kept in the frame,
+ * caller the address it returns to.  A call
  * left by longjmp or an exception ends without it.  False: not hooked (a
  * stack not the thread's own, the shadow stack full), counted by the caller.
  */
 bool ps_retprobe_hook(unsigned long *loc, void *data, const uint64_t *edata, unsigned n);
-extern void (*ps_retprobe_fire)(void *data, uint64_t x, uint64_t fp, const uint64_t *edata);
+extern void (*ps_retprobe_fire)(void *data, uint64_t x, uint64_t fp, const uint64_t *edata,
+				uint64_t caller);
 /*
  * The caller's address in the return slot loc, seen through our hooks: an
  * ops called after one that hooked the return (a return probe's, the

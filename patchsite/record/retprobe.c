@@ -28,7 +28,8 @@
 #include "arch/regs.h"
 #include "graph.h"
 
-void (*ps_retprobe_fire)(void *data, uint64_t x, uint64_t fp, const uint64_t *edata);
+void (*ps_retprobe_fire)(void *data, uint64_t x, uint64_t fp, const uint64_t *edata,
+			 uint64_t caller);
 
 bool ps_retprobe_hook(unsigned long *loc, void *data, const uint64_t *edata, unsigned n)
 {
@@ -60,16 +61,18 @@ bool ps_retprobe_hook(unsigned long *loc, void *data, const uint64_t *edata, uns
  * the dispatcher runs ops, so that a probe's recorder removed meanwhile
  * is freed only after it.
  */
-void ps_retprobe_exit(struct ps_thread *t, const struct ps_fslow *x, const unsigned long *slot)
+void ps_retprobe_exit(struct ps_thread *t, const struct ps_fslow *x, const unsigned long *slot,
+		      uintptr_t caller)
 {
-	void (*fire)(void *, uint64_t, uint64_t, const uint64_t *) = ps_retprobe_fire;
+	void (*fire)(void *, uint64_t, uint64_t, const uint64_t *, uint64_t) = ps_retprobe_fire;
 	unsigned long seq;
 
 	if (!fire || t->depth)
 		return;
 	t->depth = 1;		/* what the probe calls is not traced */
 	seq = ps_reader_enter(t);
-	fire(x->prof, ps_regs_exit_value(slot, false), ps_regs_exit_value(slot, true), x->edata);
+	fire(x->prof, ps_regs_exit_value(slot, false), ps_regs_exit_value(slot, true), x->edata,
+	     caller);
 	ps_reader_exit(t, seq);
 	t->depth = 0;
 }

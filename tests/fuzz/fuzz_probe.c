@@ -19,7 +19,9 @@ static void check(const struct ps_probe_def *d)
 		abort();
 	for (unsigned i = 0; i < d->nargs; i++)
 		if (!d->a[i].name[0] || d->a[i].type > PT_DOUBLE || !d->a[i].size ||
-		    d->a[i].nderef > PS_PROBE_MAX_DEREF)
+		    d->a[i].nderef > PS_PROBE_MAX_DEREF ||
+		    d->a[i].bw + d->a[i].bo > 8 * d->a[i].size ||
+		    strlen(d->a[i].name) > PS_PROBE_ARG_NAME_MAX)
 			abort();
 }
 

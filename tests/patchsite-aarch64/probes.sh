@@ -32,11 +32,11 @@ f:t/s16 f_s16 a=\$arg1:s16
 f:t/x32 f_x32 a=\$arg1:x32
 f:t/s64 f_s64 a=\$arg1:s64
 f:t/char f_char c=\$arg1:char
-f:t/str f_str s=\$arg1:string
+f:t/str f_str s=+0(\$arg1):string
 f:t/float f_float x=%${1}0:float
 f:t/double f_double x=%${1}0:double
 f:t/many f_many a1=\$arg1:s64 a6=\$arg6:s64 a7=\$arg7:s64 a8=\$arg8:s64
-f:t/send send_msg port=+0(\$arg1):s32 host=+8(\$arg1):string len=\$arg2:u32 counter=@counter:s64
+f:t/send send_msg port=+0(\$arg1):s32 host=+0(+8(\$arg1)):string len=\$arg2:u32 counter=@counter:s64
 EOF2
 }
 pass=0 fail=0

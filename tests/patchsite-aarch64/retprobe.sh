@@ -33,7 +33,7 @@ f:t/r_bool r_bool%return $retval:u8
 f:t/r_enum r_enum%return $retval:s32
 f:t/r_double r_double%return $retval:double
 f:t/r_float r_float%return $retval:float
-f:t/r_str r_str%return $retval:string
+f:t/r_str r_str%return +0($retval):string
 f:t/r_jump r_jump%return $retval:s32'
 THROW='f:t/thrower thrower%return $retval:s32
 f:t/caller caller%return $retval:s32'
@@ -41,7 +41,7 @@ f:t/caller caller%return $retval:s32'
 # x86-64 values tests/patchsite/retprobe.sh checks against gdb.  aarch64 passes all 8 in x0-x7.
 RETARGS='f:t/mix ra_mix%return $retval:s64 a=$arg1:s32 b=$arg2:s64 c=$arg3:u16 d=$arg4:s8
 f:t/eight ra_eight%return $retval:s64 a1=$arg1:s64 a7=$arg7:s64 a8=$arg8:s32 x=$arg2:s64
-f:t/host ra_host%return $retval:s32 len=$arg2:s32 h_port=+0($arg1):s32 h_name=+8($arg1):string
+f:t/host ra_host%return $retval:s32 len=$arg2:s32 h_port=+0($arg1):s32 h_name=+0(+8($arg1)):string
 f:t/fact ra_fact%return $retval:s32 n=$arg1:s32
 f:t/outer ra_outer%return y=$arg2:s32 $retval:s32 x=$arg1:s32
 f:t/inner ra_inner%return $retval:s32 x=$arg1:s32'
@@ -61,9 +61,11 @@ one() {
 		-E PATCHSITE_PROBES="$probes" -E PATCHSITE_DATA="$T/a64.d" \
 		-E PATCHSITE_TRACER=$tracer "$T/a64" >"$T/a64.out" 2>>"$T/err"
 	"$QEMU" -L /usr/aarch64-linux-gnu "$T/a64" >"$T/a64.plain" 2>>"$T/err"
+	# The caller's offset and size are each arch's own code: its name is compared.
 	for arch in x86 a64; do
 		"$H/patchsite" replay -d "$T/$arch.d" 2>>"$T/err" |
-			grep -o ' t:[a-z_]*: .*' | sed 's/ \*\/$//' >"$T/$arch.txt"
+			grep -o ' t:[a-z_]*: .*' |
+			sed 's/ \*\/$//; s,(\([^ +]*\)+0x[0-9a-f]*/0x[0-9a-f]* <- ,(\1 <- ,' >"$T/$arch.txt"
 	done
 	n=$(wc -l <"$T/x86.txt")
 	if [ "$n" -gt 10 ] && diff -u "$T/x86.txt" "$T/a64.txt" >"$T/diff" &&

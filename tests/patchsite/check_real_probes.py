@@ -175,7 +175,7 @@ def replay():
             vals = dict(re.findall(r'(\w+)=("(?:[^"\\]|\\.)*"|[^,]*)(?:, |$)', m.group(2)))
             ent.setdefault(int(m.group(1)), []).append(vals)
             continue
-        m = re.search(r" r:x(\d+): [\w.]+\(\) = (.*?)( \*/)?$", line)
+        m = re.search(r" r:x(\d+): \([^ ()]+ <- [\w.]+\) arg1=(.*?)( \*/)?$", line)
         if m:
             ret.setdefault(int(m.group(1)), []).append(m.group(2))
     return ent, ret

@@ -4,8 +4,10 @@
 
 usage: check_retargs.py REPLAY GDBLOG EVENT...
 
-REPLAY is `patchsite replay` of return probes t:EVENT, each line
-`t:EVENT: FUNC(a=1, b="x") = 3`; GDBLOG holds gdb's `@@ t:EVENT a=1 b="x" = 3`
+REPLAY is `patchsite replay` of return probes t:EVENT, each line the
+kernel's `t:EVENT: (caller+0x1c/0x80 <- FUNC) a=1 arg2=3 b="x"`, the unnamed
+$retval named argN as the kernel names it; GDBLOG holds gdb's
+`@@ t:EVENT a=1 b="x" = 3`
 lines (retargs_gdb.py: info args at the entry, finish at the return).  Every
 EVENT must have the same calls, fields and values in the same order on both
 sides, and at least one.
@@ -19,9 +21,12 @@ FIELD = re.compile(r'(\w+)=("(?:[^"\\]|\\.)*"|[^ ,()]+)')
 def ours(path):
     got = {}
     for line in open(path, errors="replace"):
-        m = re.search(r" (t:\w+): \w+\((.*)\) = (\S+)$", line.rstrip("\n"))
+        m = re.search(r" (t:\w+): \([^ ()]+ <- [\w.]+\) (.*)$", line.rstrip("\n"))
         if m:
-            got.setdefault(m.group(1), []).append((FIELD.findall(m.group(2)), m.group(3)))
+            fields = FIELD.findall(m.group(2))
+            ret = [v for k, v in fields if re.match(r"arg\d+$", k)]
+            entry = [(k, v) for k, v in fields if not re.match(r"arg\d+$", k)]
+            got.setdefault(m.group(1), []).append((entry, ret[0] if ret else None))
     return got
 
 

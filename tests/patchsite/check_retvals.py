@@ -5,7 +5,8 @@
 usage: check_retvals.py REPLAY GDBLOG EVENT...
 
 REPLAY is `patchsite replay` of a run with return probes named t:EVENT,
-each line `t:EVENT: FUNC() = VALUE`.  GDBLOG holds `@@ t:EVENT VALUE`
+each line the kernel's `t:EVENT: (caller+0x1c/0x80 <- FUNC) arg1=VALUE`
+(an unnamed $retval is arg1).  GDBLOG holds `@@ t:EVENT VALUE`
 lines that gdb's Python printed at each return (gdb.FinishBreakpoint's
 return_value, converted by its DWARF type: integers and enums as numbers,
 bool 0/1, floats with repr, strings as JSON); a call a longjmp or an
@@ -21,8 +22,8 @@ import sys
 def ours(path):
     got = {}
     for line in open(path, errors="replace"):
-        # replay's event line, or function_graph's comment line /* t:EV: f() = 3 */
-        m = re.search(r" (t:\w+): \w+\(\) = (.*?)( \*/)?$", line.rstrip("\n"))
+        # replay's event line, or function_graph's comment line /* t:EV: (c <- f) arg1=3 */
+        m = re.search(r" (t:\w+): \([^ ()]+ <- [\w.]+\) arg1=(.*?)( \*/)?$", line.rstrip("\n"))
         if m:
             got.setdefault(m.group(1), []).append(m.group(2))
     return got

@@ -224,7 +224,7 @@ if record -d d --tracer=nop --probe='f:auto/strcmp strcmp s1 s2' \
 	-R close@retval ./$exe > out 2>err; then
 	"$PS" replay --no-sched -d d > trace 2>&1
 	if python3 "$TESTS/libc_args_compare.py" audit.txt trace out "strcmp open read" > cmp.txt &&
-	   grep -q 'close() = -1' trace; then
+	   grep -q '<- close) arg1=-1' trace; then
 		pass "names of a libc function's parameters in --probe: $(tail -1 cmp.txt)"
 	else
 		fail "names of a libc function's parameters in --probe" cmp.txt

@@ -138,7 +138,9 @@ for line in open(trace_f, errors='replace'):
     if m and m.group(1) == m.group(2):
         fields = re.findall(r'(\w+)=("(?:[^"\\]|\\.)*"|[^,]+)', m.group(3))
         trace.append((m.group(1), [v for _, v in fields]))
-    m = re.search(r'(?:\||: )\s*(\w+)\(\) = ([-\w]+)', line)
+    # function_graph's "| f() = V;", or a return probe's "(caller <- f) arg1=V" (the kernel's)
+    m = (re.search(r'\|\s*(\w+)\(\) = ([-\w]+)', line) or
+         re.search(r': \([^ ()]+ <- (\w+)\) arg1=([-\w]+)', line))
     if m:
         rets.setdefault(m.group(1), []).append(m.group(2))
     # a call with something inside it (a switch out): "} = V; /* NAME */"

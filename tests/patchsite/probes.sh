@@ -51,11 +51,11 @@ f:t/u64 f_u64 a=$arg1:u64
 f:t/x64 f_u64 a=$arg1:x64
 f:t/s64 f_s64 a=$arg1:s64
 f:t/char f_char c=$arg1:char
-f:t/str f_str s=$arg1:string
+f:t/str f_str s=+0($arg1):string
 f:t/float f_float x=%xmm0:float
 f:t/double f_double x=%xmm0:double
 f:t/many f_many a1=$arg1:s64 a6=$arg6:s64 a7=$arg7:s64 a8=$arg8:s64 ret=$stack0:x64
-f:t/send send_msg port=+0($arg1):s32 host=+8($arg1):string len=$arg2:u32 counter=@counter:s64'
+f:t/send send_msg port=+0($arg1):s32 host=+0(+8($arg1)):string len=$arg2:u32 counter=@counter:s64'
 
 # Where gdb stops in FUNC: its first instruction (optimised code: the locations hold
 # there), or (-O0, at=) its closing brace, once the prologue stored the arguments in the
@@ -215,7 +215,7 @@ nulls() {
 	exe="$T/nl"
 	gcc -O2 -g -pg -mfentry -mrecord-mcount -rdynamic testdata/patchsite/probes.c -o "$exe" 2>/dev/null
 	LD_PRELOAD="$SANPRE" "$PS" record -d "$T/nlrec" --tracer=nop \
-		--probe='f:t/str f_str s=$arg1:string' "$exe" >/dev/null 2>"$T/err"
+		--probe='f:t/str f_str s=+0($arg1):string' "$exe" >/dev/null 2>"$T/err"
 	"$PS" replay --no-sched -d "$T/nlrec" 2>>"$T/err" | sed -n 's/.* t:str: f_str(\(.*\))$/\1/p' |
 		head -4 | tr '\n' ' ' >"$T/nl.text"
 	"$PS" dump --chrome -d "$T/nlrec" 2>>"$T/err" | python3 -c '

@@ -151,7 +151,7 @@ entry_values() {
 	if [ "$cc" = clang ]; then
 		set -- '--probe=f:t/mix ra_mix%return $retval:s64 a=$arg1:s32 b=$arg2:s64 c=$arg3:u16 d=$arg4:s8' \
 		'--probe=f:t/eight ra_eight%return $retval:s64 a1=$arg1:s64 a7=$arg7:s64 a8=$arg8:s32 x=$arg2:s64' \
-		'--probe=f:t/host ra_host%return $retval:s32 len=$arg2:s32 h_port=+0($arg1):s32 h_name=+8($arg1):string' \
+		'--probe=f:t/host ra_host%return $retval:s32 len=$arg2:s32 h_port=+0($arg1):s32 h_name=+0(+8($arg1)):string' \
 		'--probe=f:t/fact ra_fact%return $retval:s32 n=$arg1:s32' \
 		'--probe=f:t/outer ra_outer%return y=$arg2:s32 $retval:s32 x=$arg1:s32' \
 		'--probe=f:t/inner ra_inner%return $retval:s32 x=$arg1:s32'

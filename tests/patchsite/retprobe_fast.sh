@@ -67,22 +67,25 @@ int main(void)
 }
 EOF
 cat >"$T/oracle.py" <<'EOF'
-# At each entry of f_ret, its arguments by name; at its return, "@@ f_ret(...) = value".
+# At each entry of f_ret, its caller (the return address, as function+offset: gdb's info
+# symbol) and its arguments by name; at its return the kernel's line for the probe below,
+# "@@ (main+0x3c <- f_ret) r=value a=... e=..." (the function's size is nm's, checked apart).
 import gdb
 
 pending = [None]
 
 
 class Finish(gdb.FinishBreakpoint):
-    def __init__(self, args):
+    def __init__(self, caller, args):
         if pending[0] is not None and pending[0].is_valid():
             pending[0].delete()     # the call before was left by longjmp
         super().__init__(gdb.newest_frame(), internal=True)
+        self.caller = caller
         self.args = args
         pending[0] = self
 
     def stop(self):
-        print("@@ f_ret(%s) = %d" % (self.args, int(self.return_value)))
+        print("@@ (%s <- f_ret) r=%d %s" % (self.caller, int(self.return_value), self.args))
         pending[0] = None
         return False
 
@@ -93,7 +96,11 @@ class Finish(gdb.FinishBreakpoint):
 class Entry(gdb.Breakpoint):
     def stop(self):
         f = gdb.newest_frame()
-        Finish(", ".join("%s=%d" % (n, int(f.read_var(n))) for n in "abcde"))
+        ret = int(gdb.parse_and_eval("*(unsigned long *)$sp"))
+        where = gdb.execute("info symbol %d" % ret, to_string=True).split(" in section")[0]
+        name, _, off = where.partition(" + ")
+        Finish("%s+0x%x" % (name, int(off or 0)),
+               " ".join("%s=%d" % (n, int(f.read_var(n))) for n in "abcde"))
         return False
 
 
@@ -124,6 +131,7 @@ if [ "$n" -ne 257 ]; then	# 300 calls less the 43 left by longjmp (e % 7 == 3)
 	echo "$PASS passed, $FAIL failed"
 	exit 1
 fi
+MAINSZ=$(nm -S "$T/ret" | awk '$4 == "main" { sub(/^0+/, "", $2); print $2 }')
 PROBE='f:t/ret f_ret%return r=$retval:s64 a=$arg1:s32 b=$arg2:u8 c=$arg3:s16 d=$arg4:s64 e=$arg5:u32'
 
 # run NAME TRACER [FILTER]: the recorded lines against gdb's (those the filter keeps)
@@ -135,7 +143,12 @@ run() {
 		return
 	fi
 	cmp -s "$T/plain.out" "$T/out" || fail "$1: the program's output changed" "$T/out"
-	"$PS" replay --no-sched -d "$T/rec" 2>"$T/err" | sed -n 's/.*t:ret: //p' | sed 's, \*/$,,' >"$T/got"
+	"$PS" replay --no-sched -d "$T/rec" 2>"$T/err" | sed -n 's/.*t:ret: //p' | sed 's, \*/$,,' >"$T/got.sz"
+	if grep -v "^(main+0x[0-9a-f]*/0x$MAINSZ <- f_ret) " "$T/got.sz" | head -3 >"$T/badsz" &&
+	   [ -s "$T/badsz" ]; then
+		fail "$1: a caller not main+OFF/0x$MAINSZ (nm -S)" "$T/badsz"
+	fi
+	sed 's,/0x[0-9a-f]* <- , <- ,' "$T/got.sz" >"$T/got"
 	if [ -n "${3:-}" ]; then
 		grep -- "$3" "$T/want" >"$T/want.f"
 	else
@@ -154,8 +167,9 @@ run "function_graph too (generic path)" function_graph
 rm -rf "$T/rec"
 if (cd "$T" && env PATCHSITE_TRACER=nop PATCHSITE_PROBES="$PROBE if a == 0" \
 	PATCHSITE_DATA="$T/rec" LD_PRELOAD="$PRELOAD" ./ret >"$T/out" 2>"$T/err"); then
-	"$PS" replay --no-sched -d "$T/rec" 2>"$T/err" | sed -n 's/.*t:ret: //p' | sed 's, \*/$,,' >"$T/got"
-	grep -- '(a=0,' "$T/want" >"$T/want.f"
+	"$PS" replay --no-sched -d "$T/rec" 2>"$T/err" | sed -n 's/.*t:ret: //p' |
+		sed 's, \*/$,,; s,/0x[0-9a-f]* <- , <- ,' >"$T/got"
+	grep -- ' a=0 ' "$T/want" >"$T/want.f"
 	if [ -s "$T/want.f" ] && diff "$T/want.f" "$T/got" >"$T/diff"; then
 		pass "filter a == 0 (C path): $(wc -l <"$T/got") returns, gdb's"
 	else
@@ -242,8 +256,10 @@ elif ! (cd "$T" && env PATCHSITE_TRACER=nop \
 	fail "threads: run" "$T/err"
 else
 	"$PS" replay --no-sched -d "$T/rec" 2>"$T/err" | sed -n 's/.*t:thr: //p' | sed 's, \*/$,,' >"$T/got"
-	# "thr(k=K, i=I) = R": lines whose R is not the source's, then (k, i) seen twice or never
-	bad=$(awk -F'[=,)( ]+' '{ k = $3; i = $5; r = $NF
+	# "(run+OFF/SIZE <- thr) r=R k=K i=I": lines whose R is not the source's or whose caller
+	# is not run, then (k, i) seen twice or never
+	bad=$(awk -F'[= ]+' '{ r = $5; k = $7; i = $9
+		if ($1 !~ /^\(run\+0x/ || $3 != "thr)") { print "caller: " $0; next }
 		if (r != k * 1000003 + i * 7) { print "wrong: " $0; next }
 		if (seen[k, i]++) print "twice: " $0 }
 		END { for (k = 0; k < 4; k++) for (i = 0; i < 5000; i++)

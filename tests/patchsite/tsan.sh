@@ -195,14 +195,16 @@ else
 fi
 # Return probes while 4 threads call leaf() 5,000 times each (record/retprobe.c's frames on
 # function_graph's shadow stack, both hooks on one return): every call's return line,
-# leaf(x) = x + 1 (the sample's source; x kept from the entry in the frame), and no report.
+# "(caller <- leaf) arg1=R x=X" with R = X + 1 (the sample's source; x kept from the entry
+# in the frame), and no report.
 if [ -x "$T/livemark" ]; then
 	rm -rf "$T/r"
 	PATCHSITE_TRACER=function_graph PATCHSITE_PROBES='f:t/lr leaf%return $retval:s64 x=$arg1:s64' \
 		PATCHSITE_DATA="$T/r" "$T/livemark" 4 5000 >"$T/out" 2>"$T/err"
 	rc=$?
 	"$B/patchsite" replay --no-sched -d "$T/r" 2>>"$T/err" |
-		sed -n 's/.* t:lr: leaf(x=\([0-9]*\)) = \([0-9]*\).*/\1 \2/p' | awk '$2 == $1 + 1 { print $2 }' |
+		sed -n 's/.* t:lr: ([^ ]* <- leaf) arg1=\([0-9]*\) x=\([0-9]*\).*/\2 \1/p' |
+		awk '$2 == $1 + 1 { print $2 }' |
 		sort -n | uniq -c | awk '$1 == 4 { n++ } END { print n + 0 }' >"$T/n"
 	if [ $rc -eq 0 ] && ! grep -q 'ThreadSanitizer' "$T/err" && [ "$(cat "$T/n")" = 5000 ]; then
 		echo "PASS tsan: return probes while 4 threads call leaf(): 1..5000 returned 4 times each"

@@ -67,6 +67,7 @@
 #define PRF_RET		107
 #define PRF_NO		0xff	/* PS_PROBE_FAST_NO */
 #define PRF_RETVAL	5	/* PS_PROBE_FAST_RETVAL: $retval's register index */
+#define PRF_CALLER	6	/* PS_PROBE_FAST_CALLER: the caller's address */
 
 /* struct ps_event (EV_) and struct ps_probe_list (PL_) */
 #define EV_ID		24

@@ -109,6 +109,8 @@ ps_retprobe_fast_exit:
 3:	movzbl	PRF_REG(%r8,%rsi), %eax
 	cmpl	$PRF_RETVAL, %eax
 	je	6f
+	cmpl	$PRF_CALLER, %eax
+	je	8f
 	movq	(%rdi,%rax,8), %rax
 4:	andq	PRF_MASK(%r8,%rsi,8), %rax
 	movzbl	PRF_POS(%r8,%rsi), %ecx
@@ -151,6 +153,11 @@ ps_retprobe_fast_exit:
 /* $retval: the saved rax (the stack moved by the pushed r10) */
 6:	.cfi_adjust_cfa_offset 16
 	movq	RETVAL+8(%rsp), %rax
+	jmp	4b
+/* the caller: the top frame's saved return address (no tracer: never the graph's hook) */
+8:	movq	ps_fast@gottpoff(%rip), %rax
+	movq	%fs:PSF_FP(%rax), %rax
+	movq	-24(%rax), %rax
 	jmp	4b
 	.cfi_endproc
 	.size	ps_retprobe_fast_exit, . - ps_retprobe_fast_exit
