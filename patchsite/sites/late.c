@@ -19,7 +19,7 @@
  * start-up (loaded_at_startup): nothing but the late path is safe then.
  * A preloaded or linked runtime starts before main() and keeps the plain
  * stores, whatever threads other start-ups made.  Objects whose sites are
- * several one-byte NOPs are not rewritten then (ps_attach_patch).
+ * still several one-byte NOPs are not rewritten then (ps_attach_patch).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -143,9 +143,13 @@ bool ps_attach_started_late(void)
  * between two of them, preempted there for milliseconds; rewriting the
  * tail under it makes it execute half an instruction (SIGILL: attach.sh
  * saw it).  At start-up no thread is there, and later changes rewrite our
- * own one-instruction NOP; attached late, such an object is left as built
- * (its NOPs do nothing) and not traced, said once.  clang's form (one
- * 5-byte NOP) and the call/NOP forms of -pg are one instruction: changed.
+ * own one-instruction NOP.  The attach (cmd/attach_nops.c) makes them one
+ * instruction itself before loading us, with every thread stopped and
+ * moved out of them; what is still one-byte NOPs here (a runtime the
+ * program dlopened itself, or gcc's M > 0 entries, which start before the
+ * function) is left as built (its NOPs do nothing) and not traced, said
+ * once.  clang's form (one 5-byte NOP) and the call/NOP forms of -pg are
+ * one instruction: changed.
  */
 int ps_attach_patch(struct ps_module *m)
 {
