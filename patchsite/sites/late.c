@@ -29,6 +29,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 
+#include "dyn.h"
 #include "sites/site.h"
 #include "sites/late.h"
 
@@ -68,7 +69,7 @@ static const char *base_name(const char *path)
 static int in_program(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct startup_scan *sc = arg;
-	const ElfW(Dyn) *d = NULL;
+	const ElfW(Dyn) *d = ps_dyn_section(info);
 	const char *str = NULL;
 
 	(void)size;
@@ -78,12 +79,10 @@ static int in_program(struct dl_phdr_info *info, size_t size, void *arg)
 
 		if (ph->p_type == PT_LOAD && sc->addr >= lo && sc->addr - lo < ph->p_memsz)
 			sc->found = true;
-		if (ph->p_type == PT_DYNAMIC)
-			d = (const void *)lo;
 	}
 	for (const ElfW(Dyn) *e = d; e && e->d_tag != DT_NULL; e++)
 		if (e->d_tag == DT_STRTAB)
-			str = (const char *)e->d_un.d_ptr;
+			str = ps_dyn_ptr(info, e);
 	for (const ElfW(Dyn) *e = d; str && !sc->found && e && e->d_tag != DT_NULL; e++)
 		if (e->d_tag == DT_NEEDED && !strcmp(str + e->d_un.d_val, base_name(sc->self)))
 			sc->found = true;
