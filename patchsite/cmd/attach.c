@@ -6,6 +6,7 @@
  *   attach_target.c  what is read of the target (maps, its ELF files)
  *   attach_refuse.c  the refusals, by name, before a thread is touched
  *   attach_ptrace.c  one borrowed thread: raw system calls, calls, restore
+ *   attach_nops.c    gcc's one-byte NOP sites made one instruction, every thread stopped
  *   attach_inject.c  the safe point, the loader thread, dlopen (the design)
  *   attach_boost.c   the attach's threads ahead of the program's (nice -20)
  *
@@ -25,6 +26,7 @@
 #include "attach.h"
 #include "attach_boost.h"
 #include "attach_inject.h"
+#include "attach_nops.h"
 #include "attach_refuse.h"
 #include "ctlclient.h"
 #include "runtime_path.h"
@@ -97,7 +99,9 @@ static int load_runtime(int pid, const char *who, char *why, size_t len)
 	}
 	fprintf(stderr, "patchsite: %s: pid %d has no runtime: attaching (loading %s; it stays "
 		"loaded, untraced, after we leave)\n", who, pid, lib);
-	err = attach_inject(&t, lib, why, len);
+	err = attach_nop_bytes(&t, why, len);
+	if (!err)
+		err = attach_inject(&t, lib, why, len);
 	target_free(&t);
 	if (err)
 		return -1;
@@ -223,14 +227,15 @@ static int tracer_on(void *arg)
 	fprintf(stderr, "patchsite: record: pid %d: recording (%s) into %s; %s\n", o->pid, o->tracer,
 		ts->dir, o->duration > 0 ? "for the duration given" : "Ctrl-C or SIGTERM stops");
 	/*
-	 * A filter whose functions all have refused sites (one-byte NOPs after
-	 * attach) is silent.  Asked after "recording": the channel writes the
+	 * A filter whose functions all have refused sites (one-byte NOPs in a
+	 * runtime the program dlopened itself, sites/late.c) is silent.  Asked after "recording": the channel writes the
 	 * objects' mod.N first (tracer_files.c), 10-20 ms.
 	 */
 	if (o->filter && !ctl_get(o->pid, "enabled_functions", cur, sizeof(cur)) && !*cur)
 		fprintf(stderr, "patchsite: record: pid %d: warning: no function of -F %s is traced: "
 			"their sites were refused (gcc's -fpatchable-function-entry one-byte NOPs are "
-			"left as built in a process attached to: see patchsite(1), ATTACH)\n", o->pid,
+			"left as built by a runtime loaded late but not by attach: see patchsite(1), "
+			"ATTACH)\n", o->pid,
 			o->filter);
 	ts->on = true;
 	return 0;

@@ -367,6 +367,53 @@ static int load_bias(const struct target *t, const struct map *m, const struct f
 	return -ENOENT;
 }
 
+int target_file_bias(const struct target *t, const struct map *m, const struct file *f,
+		     unsigned long *bias)
+{
+	return load_bias(t, m, f, bias);
+}
+
+/* The section named name: its address (as linked) and size; false if the file has none. */
+bool target_file_section(const struct file *f, const char *name, unsigned long *addr,
+			 unsigned long *size)
+{
+	const Elf64_Ehdr *e;
+	const Elf64_Shdr *sh = elf_sections(f, &e), *ss;
+
+	if (!sh || !in_file(f, ss = &sh[e->e_shstrndx]))
+		return false;
+	for (unsigned i = 0; i < e->e_shnum; i++)
+		if (sh[i].sh_name < ss->sh_size &&
+		    !strncmp((const char *)f->p + ss->sh_offset + sh[i].sh_name, name,
+			     ss->sh_size - sh[i].sh_name)) {
+			*addr = sh[i].sh_addr;
+			*size = sh[i].sh_size;
+			return true;
+		}
+	return false;
+}
+
+/* Is addr (as linked) the start of a function in the file's .symtab or .dynsym? */
+bool target_file_function_at(const struct file *f, unsigned long addr)
+{
+	const Elf64_Ehdr *e;
+	const Elf64_Shdr *sh = elf_sections(f, &e);
+
+	for (unsigned i = 0; sh && i < e->e_shnum; i++) {
+		const Elf64_Sym *sym;
+
+		if ((sh[i].sh_type != SHT_SYMTAB && sh[i].sh_type != SHT_DYNSYM) ||
+		    sh[i].sh_offset % _Alignof(Elf64_Sym) || !in_file(f, &sh[i]))
+			continue;
+		sym = (const void *)(f->p + sh[i].sh_offset);
+		for (size_t j = 1; j < sh[i].sh_size / sizeof(*sym); j++)
+			if (sym[j].st_value == addr && sym[j].st_shndx != SHN_UNDEF &&
+			    ELF64_ST_TYPE(sym[j].st_info) == STT_FUNC)
+				return true;
+	}
+	return false;
+}
+
 /* A function of the C library (libc.so.6, else libdl/libpthread of glibc < 2.34) in the target. */
 unsigned long target_libc_function(const struct target *t, const char *name)
 {

@@ -65,6 +65,14 @@ unsigned long target_file_object(const struct file *f, const char *name);
 const char *target_file_needed(const struct file *f, const char *prefix);
 /* The file's PT_INTERP path, into out (len bytes); false if it has none. */
 bool target_file_interp(const struct file *f, char *out, size_t len);
+/* Where the object mapped at m (the file f) is loaded: address minus linked address. */
+int target_file_bias(const struct target *t, const struct map *m, const struct file *f,
+		     unsigned long *bias);
+/* The section named name: its address as linked and its size; false if none. */
+bool target_file_section(const struct file *f, const char *name, unsigned long *addr,
+			 unsigned long *size);
+/* Is addr (as linked) the start of a function symbol of the file? */
+bool target_file_function_at(const struct file *f, unsigned long addr);
 /* A function of the target's C library, at its address in the target; 0 if none. */
 unsigned long target_libc_function(const struct target *t, const char *name);
 

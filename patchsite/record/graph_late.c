@@ -14,6 +14,7 @@
 #include <link.h>
 #include <string.h>
 
+#include "dyn.h"
 #include "record/record.h"
 #include "sites/late.h"
 
@@ -49,27 +50,18 @@ static int jump_object(struct dl_phdr_info *info, size_t size, void *arg)
 	size_t relasz = 0, pltsz = 0, strsz = 0;
 
 	(void)size;
-	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Dyn) *d;
-
-		if (info->dlpi_phdr[i].p_type != PT_DYNAMIC)
-			continue;
-		/* glibc relocated these d_ptr values to addresses (but for the vDSO's). */
-		for (d = (const void *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
-		     d->d_tag != DT_NULL; d++) {
-			switch (d->d_tag) {
-			case DT_RELA: rela = (const void *)d->d_un.d_ptr; break;
-			case DT_RELASZ: relasz = d->d_un.d_val; break;
-			case DT_JMPREL: jmprel = (const void *)d->d_un.d_ptr; break;
-			case DT_PLTRELSZ: pltsz = d->d_un.d_val; break;
-			case DT_SYMTAB: sym = (const void *)d->d_un.d_ptr; break;
-			case DT_STRTAB: str = (const void *)d->d_un.d_ptr; break;
-			case DT_STRSZ: strsz = d->d_un.d_val; break;
-			}
+	for (const ElfW(Dyn) *d = ps_dyn_section(info); d && d->d_tag != DT_NULL; d++) {
+		switch (d->d_tag) {
+		case DT_RELA: rela = ps_dyn_ptr(info, d); break;
+		case DT_RELASZ: relasz = d->d_un.d_val; break;
+		case DT_JMPREL: jmprel = ps_dyn_ptr(info, d); break;
+		case DT_PLTRELSZ: pltsz = d->d_un.d_val; break;
+		case DT_SYMTAB: sym = ps_dyn_ptr(info, d); break;
+		case DT_STRTAB: str = ps_dyn_ptr(info, d); break;
+		case DT_STRSZ: strsz = d->d_un.d_val; break;
 		}
 	}
-	/* The vDSO's entries are not relocated (below its base): it imports nothing anyway. */
-	if (!sym || !str || (uintptr_t)sym < info->dlpi_addr || (uintptr_t)str < info->dlpi_addr)
+	if (!sym || !str)
 		return 0;
 	hit = jump_import(rela, relasz, sym, str, strsz);
 	if (!hit)

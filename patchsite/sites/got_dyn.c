@@ -1,43 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * A loaded object's dynamic section, as got.c needs it (got_dyn.h): the
- * pointers in it are relocated by glibc in place or not (dyn_ptr), DT_REL
+ * pointers in it are relocated by glibc in place or not (arch/dyn.h), DT_REL
  * PLTs are not ours, and a lazy slot is resolved as the dynamic linker's
  * global scope would resolve it.
  */
 #include <dlfcn.h>
 #include <string.h>
 
+#include "dyn.h"
 #include "got_dyn.h"
 #include "sites.h"
 
-static const void *dyn_ptr(uintptr_t bias, uint64_t v)
-{
-	return (const void *)(uintptr_t)(v < bias ? v + bias : v);
-}
-
 bool got_read_dyn(const struct dl_phdr_info *info, struct dyn *d)
 {
-	const Elf64_Dyn *dy = NULL;
-
 	memset(d, 0, sizeof(*d));
-	for (unsigned i = 0; i < info->dlpi_phnum; i++)
-		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
-			dy = (const Elf64_Dyn *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
-	for (; dy && dy->d_tag != DT_NULL; dy++) {
-		uintptr_t b = info->dlpi_addr;
-
+	for (const Elf64_Dyn *dy = ps_dyn_section(info); dy && dy->d_tag != DT_NULL; dy++) {
 		switch (dy->d_tag) {
-		case DT_SYMTAB: d->sym = dyn_ptr(b, dy->d_un.d_ptr); break;
-		case DT_STRTAB: d->str = dyn_ptr(b, dy->d_un.d_ptr); break;
+		case DT_SYMTAB: d->sym = ps_dyn_ptr(info, dy); break;
+		case DT_STRTAB: d->str = ps_dyn_ptr(info, dy); break;
 		case DT_STRSZ: d->strsz = dy->d_un.d_val; break;
-		case DT_JMPREL: d->jmprel = dyn_ptr(b, dy->d_un.d_ptr); break;
+		case DT_JMPREL: d->jmprel = ps_dyn_ptr(info, dy); break;
 		case DT_PLTRELSZ: d->jmpsz = dy->d_un.d_val; break;
 		case DT_PLTREL: d->plt_rela = dy->d_un.d_val == DT_RELA; break;
-		case DT_RELA: d->rela = dyn_ptr(b, dy->d_un.d_ptr); break;
+		case DT_RELA: d->rela = ps_dyn_ptr(info, dy); break;
 		case DT_RELASZ: d->relasz = dy->d_un.d_val; break;
-		case DT_VERSYM: d->versym = dyn_ptr(b, dy->d_un.d_ptr); break;
-		case DT_VERNEED: d->verneed = dyn_ptr(b, dy->d_un.d_ptr); break;
+		case DT_VERSYM: d->versym = ps_dyn_ptr(info, dy); break;
+		case DT_VERNEED: d->verneed = ps_dyn_ptr(info, dy); break;
 		case DT_VERNEEDNUM: d->nverneed = dy->d_un.d_val; break;
 		}
 	}

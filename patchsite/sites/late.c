@@ -19,7 +19,7 @@
  * start-up (loaded_at_startup): nothing but the late path is safe then.
  * A preloaded or linked runtime starts before main() and keeps the plain
  * stores, whatever threads other start-ups made.  Objects whose sites are
- * several one-byte NOPs are not rewritten then (ps_attach_patch).
+ * still several one-byte NOPs are not rewritten then (ps_attach_patch).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -29,6 +29,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 
+#include "dyn.h"
 #include "sites/site.h"
 #include "sites/late.h"
 
@@ -68,7 +69,7 @@ static const char *base_name(const char *path)
 static int in_program(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct startup_scan *sc = arg;
-	const ElfW(Dyn) *d = NULL;
+	const ElfW(Dyn) *d = ps_dyn_section(info);
 	const char *str = NULL;
 
 	(void)size;
@@ -78,12 +79,10 @@ static int in_program(struct dl_phdr_info *info, size_t size, void *arg)
 
 		if (ph->p_type == PT_LOAD && sc->addr >= lo && sc->addr - lo < ph->p_memsz)
 			sc->found = true;
-		if (ph->p_type == PT_DYNAMIC)
-			d = (const void *)lo;
 	}
 	for (const ElfW(Dyn) *e = d; e && e->d_tag != DT_NULL; e++)
 		if (e->d_tag == DT_STRTAB)
-			str = (const char *)e->d_un.d_ptr;
+			str = ps_dyn_ptr(info, e);
 	for (const ElfW(Dyn) *e = d; str && !sc->found && e && e->d_tag != DT_NULL; e++)
 		if (e->d_tag == DT_NEEDED && !strcmp(str + e->d_un.d_val, base_name(sc->self)))
 			sc->found = true;
@@ -143,9 +142,13 @@ bool ps_attach_started_late(void)
  * between two of them, preempted there for milliseconds; rewriting the
  * tail under it makes it execute half an instruction (SIGILL: attach.sh
  * saw it).  At start-up no thread is there, and later changes rewrite our
- * own one-instruction NOP; attached late, such an object is left as built
- * (its NOPs do nothing) and not traced, said once.  clang's form (one
- * 5-byte NOP) and the call/NOP forms of -pg are one instruction: changed.
+ * own one-instruction NOP.  The attach (cmd/attach_nops.c) makes them one
+ * instruction itself before loading us, with every thread stopped and
+ * moved out of them; what is still one-byte NOPs here (a runtime the
+ * program dlopened itself, or gcc's M > 0 entries, which start before the
+ * function) is left as built (its NOPs do nothing) and not traced, said
+ * once.  clang's form (one 5-byte NOP) and the call/NOP forms of -pg are
+ * one instruction: changed.
  */
 int ps_attach_patch(struct ps_module *m)
 {

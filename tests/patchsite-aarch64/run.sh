@@ -353,6 +353,25 @@ for form in $FORMS; do
 	fi
 done
 
+# The stress with the runtime a shared library the program needs (-lpatchsite: DT_NEEDED, not
+# preloaded): its start-up, which under qemu-user finds qemu's threads, reads the program's
+# dynamic section (sites/late.c), whose d_ptr entries riscv64's glibc leaves unrelocated (its
+# .dynamic is read-only: arch/dyn.h).  Read as addresses, they crashed it at start-up.
+f0=${FORMS%% *}
+if build "$T/stress-so" $f0 $SRC/work.c -- "$T/stress.o" -L"$B" -lpatchsite \
+	-Wl,-rpath,"$PWD/$B" -pthread; then
+	run "$T/out" "$T/out" "$T/stress-so" $STRESS
+	rc=$?
+	if [ $rc -eq 0 ] && ! grep -q '^FAIL' "$T/out" &&
+	   readelf -d "$T/stress-so" | grep -q 'NEEDED.*\[libpatchsite\.so\]'; then
+		pass "$f0: stress $STRESS, linked with libpatchsite.so (DT_NEEDED): $(grep steady "$T/out" | sed 's/.*phase //')"
+	else
+		fail "$f0: stress linked with libpatchsite.so (exit $rc)" "$T/out"
+	fi
+else
+	fail "build stress linked with libpatchsite.so" "$T/build.log"
+fi
+
 # Libraries loaded with dlopen after tracing started (their sites NOPed live: the first
 # word becomes mov x9, x30 or auipc t0 while the program runs), unloaded, loaded again;
 # libdyntop needs libdyn, so dlopen of the one loads the other.

@@ -235,6 +235,24 @@ for form in $FORMS; do
 	else
 		fail "$form: build stress" "$T/build.log"
 	fi
+	# The same stress with the runtime a shared library the program needs (-lpatchsite:
+	# DT_NEEDED, not preloaded): its start-up reads the program's dynamic section
+	# (sites/late.c, arch/dyn.h), as on aarch64 and riscv64 (tests/patchsite-aarch64/run.sh).
+	if [ $form = pie ]; then
+		if build "$T/stress-so" $form $SRC/work.c -- "$T/stress.o" -L"$B" -lpatchsite \
+			-Wl,-rpath,"$PWD/$B" $SANFLAGS -pthread; then
+			"$T/stress-so" $STRESS >"$T/out" 2>&1
+			rc=$?
+			if [ $rc -eq 0 ] && ! grep -q '^FAIL' "$T/out" &&
+			   readelf -d "$T/stress-so" | grep -q 'NEEDED.*\[libpatchsite\.so\]'; then
+				pass "$form: stress $STRESS, linked with libpatchsite.so (DT_NEEDED): $(grep steady "$T/out" | sed 's/.*phase //')"
+			else
+				fail "$form: stress linked with libpatchsite.so (exit $rc)" "$T/out"
+			fi
+		else
+			fail "$form: build stress linked with libpatchsite.so" "$T/build.log"
+		fi
+	fi
 	# The rings do not depend on how a site calls (ret: graph exits from exit sites).
 	case $form in pie|nonpie|ret|mcount*|pg*) ;; *) continue ;; esac
 	if build "$T/rings-$form" $form $SRC/work.c -- "$T/rings.o" "$B/libpatchsite.a" \

@@ -11,6 +11,9 @@
 /* A function reached by a ret: sp is what the caller left, 16-byte aligned. */
 #define PS_REACHED_BY_RET
 
+/* Does the loader leave every d_ptr of a dynamic section unrelocated (arch/dyn.h)? glibc relocates them where the dynamic section is writable. */
+#define PS_DYN_READONLY 0
+
 /*
  * The generic timer's virtual count (cntvct_el0, readable at EL0 on Linux),
  * at the rate cntfrq_el0 gives (set by firmware, read-only at EL0).  The isb keeps the read from being done early, as the

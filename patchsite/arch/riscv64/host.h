@@ -11,6 +11,9 @@
 /* A function reached by a ret: sp is what the caller left, 16-byte aligned (the psABI's). */
 #define PS_REACHED_BY_RET
 
+/* Does the loader leave every d_ptr of a dynamic section unrelocated (arch/dyn.h)? glibc's DL_RO_DYN_SECTION: the ABI keeps .dynamic read-only, as MIPS does. */
+#define PS_DYN_READONLY 1
+
 /*
  * The time CSR (rdtime, Zicntr), which Linux lets user mode read (it sets
  * scounteren.TM, or emulates the read).  Its rate is the device tree's

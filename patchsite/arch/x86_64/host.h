@@ -12,6 +12,9 @@
 /* A function reached by a ret, not a call: the stack may be misaligned by 8. */
 #define PS_REACHED_BY_RET __attribute__((force_align_arg_pointer))
 
+/* Does the loader leave every d_ptr of a dynamic section unrelocated (arch/dyn.h)? glibc relocates them where the dynamic section is writable. */
+#define PS_DYN_READONLY 0
+
 /* The TSC: constant and non-stop on the machines we target (core/clock.c converts it). */
 static inline uint64_t ps_clock(void)
 {
