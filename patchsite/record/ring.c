@@ -17,7 +17,6 @@
  * Time stamps are the arch's counter (core/clock.c).
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,42 +32,16 @@ unsigned ps_graph_max_depth = PS_FRAMES;
  * slot ends every call whose slot lies below it.  A coroutine's stack
  * (makecontext/swapcontext), a sigaltstack or a fiber's does not have that
  * order as seen from the thread: calls there are recorded without their
- * return.  The main thread's stack is measured at start-up
- * (pthread_getattr_np reads /proc there, with malloc: not from a signal
- * handler).
+ * return.  Measured by the thread itself at its first event, which may
+ * be in a signal handler (core/stack.c says why it mallocs nothing).
  */
-static uintptr_t main_lo, main_hi;
-
-static void stack_bounds(uintptr_t *lo, uintptr_t *hi)
-{
-	pthread_attr_t a;
-	void *addr;
-	size_t size;
-
-	*lo = *hi = 0;
-	if (pthread_getattr_np(pthread_self(), &a))
-		return;
-	if (!pthread_attr_getstack(&a, &addr, &size)) {
-		*lo = (uintptr_t)addr;
-		*hi = (uintptr_t)addr + size;
-	}
-	pthread_attr_destroy(&a);
-}
-
 static void thread_stack(struct ps_fast *f)
 {
-	uintptr_t here = (uintptr_t)&f, lo = main_lo, hi = main_hi;
+	uintptr_t lo, hi;
 
-	if (here < main_lo || here >= main_hi)
-		stack_bounds(&lo, &hi);
+	ps_stack_bounds((uintptr_t)&f, &lo, &hi);
 	f->stack_lo = lo;
 	f->stack_size = hi - lo;
-}
-
-/* At start-up: the main thread's stack (see above). */
-void ps_ring_init(void)
-{
-	stack_bounds(&main_lo, &main_hi);
 }
 
 /* 2 MB pages for a large ring (mem.c): a first touch per 4 KB page cost more than the events. */

@@ -19,7 +19,6 @@
 #define PS_FRAMES	1024		/* shadow frames per thread: the deepest max depth */
 #define PS_SLACK	16		/* words kept for marks and signal handlers */
 
-void ps_ring_init(void);
 struct ps_thread *ps_ring_thread_setup(void);
 int32_t ps_ring_budget(struct ps_thread *t, struct ps_fast *f, bool frames);
 

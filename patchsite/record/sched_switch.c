@@ -540,7 +540,7 @@ static void stream_drop(struct sched_stream *s)
 	if (s->fd >= 0)
 		close(s->fd);
 	pthread_mutex_destroy(&s->lock);
-	free(s);
+	munmap(s, sizeof(*s));
 }
 
 /*
@@ -558,8 +558,9 @@ void ps_sched_thread_open(int procfd, const char *thread_path, pid_t pid, pid_t 
 
 	if (sched.off || strncmp(thread_path, "thread", 6))
 		return;
-	s = calloc(1, sizeof(*s));
-	if (!s)
+	/* mmap, not calloc: a thread's first event may be in a handler that interrupted malloc */
+	s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (s == MAP_FAILED)
 		return;
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_mutex_lock(&s->lock);
