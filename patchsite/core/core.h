@@ -148,6 +148,7 @@ struct ps_thread {
 	struct ps_frame *frames, *frames_end;	/* frames[0] is a sentinel */
 	struct ps_fslow *fslow;		/* one per frame */
 	unsigned notrace;		/* set_graph_notrace calls open (record/graph.c) */
+	bool ring_busy;			/* in the ring's slow path: a handler's events are lost (ring.c) */
 	struct ps_frame grave[16];	/* frames dropped while their slot might come back */
 	unsigned ngrave;
 	int exit_rounds;

@@ -65,17 +65,60 @@ static int ring_setup(struct ps_thread *t, struct ps_fast *f)
 	return 0;
 }
 
+/*
+ * The ring's slow paths (the thread's setup, a chunk switch, a wrap) are
+ * not reentrant: a signal handler that interrupts one on the same thread
+ * and records would write into what is being changed (attached to
+ * attachtrap.c, a handler's event in the middle of a chunk switch ended
+ * it with SIGSEGV).  Such an event is lost, and counted.
+ */
+static bool slow_enter(struct ps_thread *t)
+{
+	if (t->ring_busy)
+		return false;
+	t->ring_busy = true;
+	atomic_signal_fence(memory_order_seq_cst);
+	return true;
+}
+
+static void slow_leave(struct ps_thread *t)
+{
+	atomic_signal_fence(memory_order_seq_cst);
+	t->ring_busy = false;
+}
+
+/* The next chunk of the thread's file (ring.h mark): false when there is none, or now. */
+bool ps_ring_next_chunk(struct ps_thread *t, struct ps_fast *f)
+{
+	bool ok;
+
+	if (!slow_enter(t))
+		return false;
+	ok = !ps_store_next(t, f);
+	slow_leave(t);
+	return ok;
+}
+
+static struct ps_thread *thread_setup_slow(struct ps_thread *t, struct ps_fast *f);
+
 /* The calling thread's ring and shadow stack (the first event of a thread; ring.h thread_setup). */
 struct ps_thread *ps_ring_thread_setup(void)
 {
 	struct ps_fast *f = &ps_fast;
-	struct ps_thread *t = f->t;
+	struct ps_thread *t = f->t, *self, *ready;
 
 	if (t && t->base)
 		return t;
-	t = ps_thread_self();
-	if (!t)
+	self = ps_thread_self();
+	if (!self || !slow_enter(self))
 		return NULL;
+	ready = thread_setup_slow(self, f);
+	slow_leave(self);
+	return ready;
+}
+
+static struct ps_thread *thread_setup_slow(struct ps_thread *t, struct ps_fast *f)
+{
 	if (!t->frames) {
 		t->frames = map_zero((PS_FRAMES + 1) * sizeof(struct ps_frame));
 		t->fslow = map_zero((PS_FRAMES + 1) * sizeof(struct ps_fslow));
@@ -114,8 +157,21 @@ void ps_record_lost(void)
 		lose(t);
 }
 
+static int32_t budget(struct ps_thread *t, struct ps_fast *f, bool frames);
+
 /* Entries that fit now (two words each, the open frames' exits kept); may wrap the ring. */
 int32_t ps_ring_budget(struct ps_thread *t, struct ps_fast *f, bool frames)
+{
+	int32_t b;
+
+	if (!slow_enter(t))
+		return 0;
+	b = budget(t, f, frames);
+	slow_leave(t);
+	return b;
+}
+
+static int32_t budget(struct ps_thread *t, struct ps_fast *f, bool frames)
 {
 	uint64_t cap = (uint64_t)(t->end - t->base), open = (uint64_t)(f->fp - (t->frames + 1));
 	uint64_t need = open + PS_SLACK + 2, lin, total, b;

@@ -441,7 +441,18 @@ void ps_sched_warm(void)
 	void *p, *none = NULL;
 	int fd;
 
-	if (sched.off || atomic_load(&warm_ring))
+	if (sched.off)
+		return;
+	/*
+	 * The drain thread now, by the session's opener: started at a
+	 * program thread's first event, its pthread_create (which mallocs
+	 * the new thread's TLS) would run in whatever that thread was
+	 * interrupted in, a signal handler in malloc when attached to.
+	 */
+	pthread_mutex_lock(&sched.lock);
+	(void)drainer_start();
+	pthread_mutex_unlock(&sched.lock);
+	if (atomic_load(&warm_ring))
 		return;
 	switch_event(&a);
 	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);

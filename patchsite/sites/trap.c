@@ -9,10 +9,12 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sites.h"
@@ -32,6 +34,35 @@ void ps_patch_add_lookup(ps_trap_lookup_fn *fn)
 }
 
 static struct sigaction old_trap;
+
+/*
+ * A trap that is not ours: to the program's own handler, as it would
+ * have seen it, with its sa_mask blocked around it, but never SIGTRAP
+ * (ours is installed SA_NODEFER): that handler is code with sites, and a
+ * breakpoint of ours reached in it with SIGTRAP blocked would end the
+ * process (ps_trap_ready says why).
+ */
+static void chain(int sig, siginfo_t *si, void *ctx)
+{
+	sigset_t mask = old_trap.sa_mask, was;
+
+	if (!(old_trap.sa_flags & SA_SIGINFO) && old_trap.sa_handler == SIG_IGN)
+		return;
+	if (!(old_trap.sa_flags & SA_SIGINFO) && old_trap.sa_handler == SIG_DFL) {
+		signal(SIGTRAP, SIG_DFL);
+		raise(SIGTRAP);
+		return;
+	}
+	sigdelset(&mask, SIGTRAP);
+	pthread_sigmask(SIG_BLOCK, &mask, &was);
+	if (old_trap.sa_flags & SA_SIGINFO) {
+		if (old_trap.sa_sigaction)
+			old_trap.sa_sigaction(sig, si, ctx);
+	} else {
+		old_trap.sa_handler(sig);
+	}
+	pthread_sigmask(SIG_SETMASK, &was, NULL);
+}
 
 static void trap_handler(int sig, siginfo_t *si, void *ctx)
 {
@@ -77,18 +108,7 @@ static void trap_handler(int sig, siginfo_t *si, void *ctx)
 		if (s || handled)
 			return;
 	}
-	/* Not ours: pass it on as the program's own handler would have seen it. */
-	if (old_trap.sa_flags & SA_SIGINFO) {
-		if (old_trap.sa_sigaction)
-			old_trap.sa_sigaction(sig, si, ctx);
-	} else if (old_trap.sa_handler == SIG_IGN) {
-		return;
-	} else if (old_trap.sa_handler == SIG_DFL) {
-		signal(SIGTRAP, SIG_DFL);
-		raise(SIGTRAP);
-	} else {
-		old_trap.sa_handler(sig);
-	}
+	chain(sig, si, ctx);
 }
 
 /* (Re)install the SIGTRAP handler, chaining to whatever the program set since. */
@@ -102,7 +122,8 @@ int ps_trap_install(void)
 		return 0;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = trap_handler;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+	/* SA_NODEFER: a breakpoint of ours in a handler the trap runs (chain) must not find SIGTRAP blocked */
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK | SA_NODEFER;
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGTRAP, &sa, &old_trap) < 0)
 		return -errno;
@@ -134,7 +155,7 @@ static bool thread_blocked(long tid, char name[32], unsigned long long *blk)
 }
 
 /* The first thread but the caller that blocks SIGTRAP: its id (0: none) and name. */
-static long trap_blocker(char name[32])
+static long trap_blocker_once(char name[32])
 {
 	const unsigned long long trap = 1ULL << (SIGTRAP - 1);
 	long self = (long)gettid(), found = 0;
@@ -151,6 +172,35 @@ static long trap_blocker(char name[32])
 	if (d)
 		closedir(d);
 	return found;
+}
+
+/*
+ * A thread that blocks SIGTRAP in five looks 2 ms apart.  glibc's
+ * pthread_create starts every new thread with all signals blocked until
+ * its start routine, and some of its calls (posix_spawn, abort) block
+ * them for their duration: C library code, no site, and gone by the next
+ * look.  A thread that keeps SIGTRAP blocked (a worker that blocked every
+ * signal) is there in every look.  Its id (0: none) and name.
+ */
+static long trap_blocker(char name[32])
+{
+	long tid = trap_blocker_once(name);
+	int seen = 1;
+
+	/* 50 looks at most (0.1 s): threads made all the time are not waited for, but refused */
+	for (int look = 0; tid && seen < 5 && look < 50; look++) {
+		struct timespec ts = { 0, 2000000 };
+		unsigned long long blk;
+
+		nanosleep(&ts, NULL);
+		if (thread_blocked(tid, name, &blk) && (blk & (1ULL << (SIGTRAP - 1)))) {
+			seen++;
+		} else {
+			tid = trap_blocker_once(name);	/* that one let it go: look at all again */
+			seen = 1;
+		}
+	}
+	return tid;
 }
 
 /* Is addr in the code of an object with sites? */

@@ -2,12 +2,15 @@
 /*
  * SIGTRAP around an attach (tests/patchsite/attach.sh, issue 44).
  *
- * The program has a SIGTRAP handler of its own and executes an int3 of its
- * own (not at a patch site) every millisecond; the handler counts them.  An
+ * The program has a SIGTRAP handler of its own (code with a site) and
+ * executes an int3 of its own (not at a patch site) without end; the
+ * handler counts them.  An
  * attach must leave that handler in charge of the program's own traps: the
  * runtime's handler chains to it.  The kernel resets a signal's action to
  * SIG_DFL when it forces that signal on a thread that blocks it
- * (force_sig_info_to_task), so a trap the injection takes on a thread it
+ * (force_sig_info_to_task), so a breakpoint of the runtime's reached in
+ * that handler with SIGTRAP blocked (the runtime's handler, which calls it,
+ * must not block it), or a trap the injection takes on a thread it
  * made block every signal (its single step, the int3 its call returns
  * onto) would silently take the program's handler away, and the next int3
  * of the program would kill it.  Without "own", the program sets no handler:
@@ -37,9 +40,13 @@ static atomic_int quit;
 static atomic_long traps, calls;
 static volatile long sink;
 
+__attribute__((noinline)) void work(long i);
+
+/* Most of the program's time is here: its calls of work() meet the sites as they change. */
 static void on_trap(int sig)
 {
-	(void)sig;
+	for (long i = 0; i < 100000; i++)
+		work(i + sig);
 	atomic_fetch_add_explicit(&traps, 1, memory_order_relaxed);
 }
 
@@ -96,8 +103,9 @@ int main(int argc, char **argv)
 	for (long i = 0; !atomic_load(&quit); i++) {
 		work(i);
 		if (own)
-			__asm__ volatile("int3");
-		usleep(1000);
+			__asm__ volatile("int3");	/* all the time: on_trap runs as its site changes */
+		else
+			usleep(1000);
 	}
 	if (block)
 		pthread_join(th, NULL);
