@@ -443,9 +443,13 @@ fi
 # thread that blocks every signal a live change must be refused by name, not kill it (8 runs
 # in 10 died).  Without a handler of its own, the runtime's must be in place after the attach
 # (SigCgt): the reset raced the runtime's start-up, which is how make check saw the death.
-env -i ./attachtrap own >trap.out 2>&1 &
-P=$!
-for _ in $(seq 50); do grep -q '^ready' trap.out && break; sleep 0.1; done
+# attachtrap ARGS in the background ($P), once it is ready (its handlers set).
+start_trap() {
+	env -i ./attachtrap "$@" >trap.out 2>&1 &
+	P=$!
+	for _ in $(seq 50); do grep -q '^ready' trap.out && break; sleep 0.1; done
+}
+start_trap own
 "$PS" ctl $P current_tracer function >trap.ctl 2>&1; rc=$?
 sleep 0.2
 kill -USR2 $P 2>/dev/null
@@ -456,9 +460,7 @@ else
 	cat trap.out >>trap.ctl; echo "ctl $rc, exit $st" >>trap.ctl
 	fail "attach took the program's SIGTRAP handler away" trap.ctl
 fi
-env -i ./attachtrap >trap.out 2>&1 &
-P=$!
-for _ in $(seq 50); do grep -q '^ready' trap.out && break; sleep 0.1; done
+start_trap
 "$PS" ctl $P current_tracer >trap.ctl 2>&1; rc=$?
 cgt=$(sed -n 's/^SigCgt:[[:space:]]*//p' /proc/$P/status)
 kill -USR2 $P 2>/dev/null
@@ -469,9 +471,7 @@ else
 	echo "ctl $rc, exit $st, SigCgt ${cgt:-none}" >>trap.ctl
 	fail "no SIGTRAP handler after the attach" trap.ctl
 fi
-env -i ./attachtrap block >trap.out 2>&1 &
-P=$!
-for _ in $(seq 50); do grep -q '^ready' trap.out && break; sleep 0.1; done
+start_trap block
 "$PS" record -p $P -d trapblk --tracer=function --duration=0.3 >trap.ctl 2>&1; rc=$?
 "$PS" ctl $P current_tracer function >>trap.ctl 2>&1; rc2=$?
 kill -USR2 $P 2>/dev/null
@@ -483,9 +483,7 @@ else
 	cat trap.out >>trap.ctl; echo "record $rc, ctl $rc2, exit $st" >>trap.ctl
 	fail "live change with a thread that blocks SIGTRAP" trap.ctl
 fi
-env -i ./attachtrap handler >trap.out 2>&1 &
-P=$!
-for _ in $(seq 50); do grep -q '^ready' trap.out && break; sleep 0.1; done
+start_trap handler
 "$PS" ctl $P current_tracer function >trap.ctl 2>&1; rc=$?
 kill -USR2 $P 2>/dev/null
 wait $P; st=$?
