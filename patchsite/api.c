@@ -171,7 +171,6 @@ int patchsite_init(void)
 	}
 	ps_libc_fork_init();
 	ps_clock_init();
-	ps_ring_init();
 	ps_unwind_init();	/* libgcc_s when loaded, else at the first unwinding */
 	ps.tramp = (uintptr_t)ps.arch->tramp;
 	ps.can_write = true;

@@ -138,3 +138,9 @@ check-patchsite-tsan: $(B)/libpatchsite.a $(B)/patchsite.o $(B)/patchsite
 bench: bench-patchsite
 bench-patchsite: $(B)/libpatchsite.a $(B)/libpatchsite.so
 	$(Q)sh bench/patchsite/run.sh $(B) $(or $(PS_BENCH_N),100000)
+
+# Attach at the worst moments, 1,000 fresh processes of every attachable form beside a load
+# on both cores (issue 44; minutes: .ci/run runs it, make check does not).  N=... for fewer.
+.PHONY: check-attach-stress
+check-attach-stress: $(B)/libpatchsite.so $(B)/patchsite
+	$(Q)sh tests/patchsite/attach_stress.sh $(B) $(or $(N),1000)

@@ -26,8 +26,10 @@
  *      blocked one.  Otherwise it is let go untouched and another thread,
  *      or the same one a millisecond later, is tried, for up to
  *      ATTACH_WAIT_MS.
- *   2. With every signal blocked in it (PTRACE_SETSIGMASK: no handler of the
- *      program can run on top of what follows), the thread makes one raw
+ *   2. With every signal but SIGTRAP blocked in it (PTRACE_SETSIGMASK: no
+ *      handler of the program can run on top of what follows; the traps it
+ *      takes for us stop for ptrace and are never delivered, and a blocked
+ *      SIGTRAP would reset the program's handler, borrow()), the thread makes one raw
  *      mmap system call (single-stepped over a `syscall` instruction of
  *      the C library's text: no libc state is touched): two pages, mapped
  *      read+execute, a code page and a data page, filled through
@@ -423,7 +425,17 @@ struct libc_fns {
 static int borrow(struct hijack *h, const struct target *t, const struct libc_fns *fn,
 		  const char *lib, unsigned long *data, char *why, size_t len)
 {
-	static const uint64_t all = ~0ULL;
+	/*
+	 * Every signal blocked but SIGTRAP: the kernel resets a signal's action
+	 * to SIG_DFL, for the whole process, when it forces that signal on a
+	 * thread that blocks it (force_sig_info_to_task), and this thread takes
+	 * two such traps (the single step, the int3 its call returns onto).
+	 * Blocked, they took the program's own SIGTRAP handler away, or the
+	 * runtime's when its loader thread had already installed it: a site's
+	 * breakpoint then killed the program (issue 44).  Unblocked, each stops
+	 * for us first (ptrace) and is never delivered.
+	 */
+	static const uint64_t all = ~(1ULL << (SIGTRAP - 1));
 	struct blob_data d = { .dlopen = fn->dlopen, .dlerror = fn->dlerror, .self = fn->self,
 			       .detach = fn->detach, .create = fn->create };
 	long code = 0, rc = -1;

@@ -6,7 +6,7 @@
  *              (struct ps_fast) the arch trampolines use, grace periods
  *   clock.c    time stamps (the TSC or the kernel's clock) and their ns
  *   log.c      the message sink: levels, the last error text, stderr
- *   mem.c      large zeroed memory
+ *   mem.c      large zeroed memory; stack.c the calling thread's stack bounds
  *   textbuf.c  growable text (textbuf.h); demangle.c C++ names (demangle.h);
  *              libc.c the C library's real dlopen and the wrappers' lock (libc.h)
  *   fast_offsets.h  what the arch assembly reads of the structures below
@@ -148,6 +148,7 @@ struct ps_thread {
 	struct ps_frame *frames, *frames_end;	/* frames[0] is a sentinel */
 	struct ps_fslow *fslow;		/* one per frame */
 	unsigned notrace;		/* set_graph_notrace calls open (record/graph.c) */
+	bool ring_busy;			/* in the ring's slow path: a handler's events are lost (ring.c) */
 	struct ps_frame grave[16];	/* frames dropped while their slot might come back */
 	unsigned ngrave;
 	int exit_rounds;
@@ -201,6 +202,8 @@ void ps_log_flush_deferred(bool said);
 /* core/mem.c */
 void *ps_map_zero(size_t *bytes, bool round, uintptr_t hint);
 void *ps_calloc_large(size_t n, size_t size);
+/* core/stack.c: the stack that holds sp (the calling thread's); 0, 0 if not found.  Signal-safe. */
+void ps_stack_bounds(uintptr_t sp, uintptr_t *lo, uintptr_t *hi);
 
 /*
  * core/spawn.c: a thread of the runtime's own, detached, every signal

@@ -2,8 +2,11 @@
 /*
  * The runtime's own threads (the control channel, the trace store's
  * helper, the switch drainer, the warm-up of attach): detached, and made
- * with every signal blocked, so that they start with all of them blocked
- * and a signal meant for the program never lands in one of them.
+ * with every signal but SIGTRAP blocked, so that a signal meant for the
+ * program never lands in one of them.  SIGTRAP stays open: a live change
+ * refuses to write breakpoints while a thread blocks it (sites/trap.c
+ * ps_trap_ready), and ours run no site; one sent with kill() may land
+ * here, where our handler passes it to the program's.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -18,6 +21,7 @@ int ps_spawn(void *(*fn)(void *), void *arg, size_t stack, pthread_t *out)
 	int err;
 
 	sigfillset(&all);
+	sigdelset(&all, SIGTRAP);
 	pthread_attr_init(&attr);
 	if (stack)
 		pthread_attr_setstacksize(&attr, stack);

@@ -38,7 +38,6 @@ extern const struct ps_ops_props ps_function_props, ps_graph_props;
 extern size_t ps_ring_bytes;
 extern unsigned ps_graph_max_depth;
 extern struct ps_globs ps_graph_trigger;	/* PATCHSITE_GRAPH_FUNCTION; set read in the dispatcher */
-void ps_ring_init(void);
 void ps_unwind_init(void);
 void ps_graph_thread_end(void);
 extern void (*ps_graph_thread_exit)(void *ret) __attribute__((noreturn));	/* api.c wire */

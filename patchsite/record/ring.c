@@ -17,7 +17,6 @@
  * Time stamps are the arch's counter (core/clock.c).
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,42 +32,16 @@ unsigned ps_graph_max_depth = PS_FRAMES;
  * slot ends every call whose slot lies below it.  A coroutine's stack
  * (makecontext/swapcontext), a sigaltstack or a fiber's does not have that
  * order as seen from the thread: calls there are recorded without their
- * return.  The main thread's stack is measured at start-up
- * (pthread_getattr_np reads /proc there, with malloc: not from a signal
- * handler).
+ * return.  Measured by the thread itself at its first event, which may
+ * be in a signal handler (core/stack.c says why it mallocs nothing).
  */
-static uintptr_t main_lo, main_hi;
-
-static void stack_bounds(uintptr_t *lo, uintptr_t *hi)
-{
-	pthread_attr_t a;
-	void *addr;
-	size_t size;
-
-	*lo = *hi = 0;
-	if (pthread_getattr_np(pthread_self(), &a))
-		return;
-	if (!pthread_attr_getstack(&a, &addr, &size)) {
-		*lo = (uintptr_t)addr;
-		*hi = (uintptr_t)addr + size;
-	}
-	pthread_attr_destroy(&a);
-}
-
 static void thread_stack(struct ps_fast *f)
 {
-	uintptr_t here = (uintptr_t)&f, lo = main_lo, hi = main_hi;
+	uintptr_t lo, hi;
 
-	if (here < main_lo || here >= main_hi)
-		stack_bounds(&lo, &hi);
+	ps_stack_bounds((uintptr_t)&f, &lo, &hi);
 	f->stack_lo = lo;
 	f->stack_size = hi - lo;
-}
-
-/* At start-up: the main thread's stack (see above). */
-void ps_ring_init(void)
-{
-	stack_bounds(&main_lo, &main_hi);
 }
 
 /* 2 MB pages for a large ring (mem.c): a first touch per 4 KB page cost more than the events. */
@@ -92,17 +65,60 @@ static int ring_setup(struct ps_thread *t, struct ps_fast *f)
 	return 0;
 }
 
+/*
+ * The ring's slow paths (the thread's setup, a chunk switch, a wrap) are
+ * not reentrant: a signal handler that interrupts one on the same thread
+ * and records would write into what is being changed (attached to
+ * attachtrap.c, a handler's event in the middle of a chunk switch ended
+ * it with SIGSEGV).  Such an event is lost, and counted.
+ */
+static bool slow_enter(struct ps_thread *t)
+{
+	if (t->ring_busy)
+		return false;
+	t->ring_busy = true;
+	atomic_signal_fence(memory_order_seq_cst);
+	return true;
+}
+
+static void slow_leave(struct ps_thread *t)
+{
+	atomic_signal_fence(memory_order_seq_cst);
+	t->ring_busy = false;
+}
+
+/* The next chunk of the thread's file (ring.h mark): false when there is none, or now. */
+bool ps_ring_next_chunk(struct ps_thread *t, struct ps_fast *f)
+{
+	bool ok;
+
+	if (!slow_enter(t))
+		return false;
+	ok = !ps_store_next(t, f);
+	slow_leave(t);
+	return ok;
+}
+
+static struct ps_thread *thread_setup_slow(struct ps_thread *t, struct ps_fast *f);
+
 /* The calling thread's ring and shadow stack (the first event of a thread; ring.h thread_setup). */
 struct ps_thread *ps_ring_thread_setup(void)
 {
 	struct ps_fast *f = &ps_fast;
-	struct ps_thread *t = f->t;
+	struct ps_thread *t = f->t, *self, *ready;
 
 	if (t && t->base)
 		return t;
-	t = ps_thread_self();
-	if (!t)
+	self = ps_thread_self();
+	if (!self || !slow_enter(self))
 		return NULL;
+	ready = thread_setup_slow(self, f);
+	slow_leave(self);
+	return ready;
+}
+
+static struct ps_thread *thread_setup_slow(struct ps_thread *t, struct ps_fast *f)
+{
 	if (!t->frames) {
 		t->frames = map_zero((PS_FRAMES + 1) * sizeof(struct ps_frame));
 		t->fslow = map_zero((PS_FRAMES + 1) * sizeof(struct ps_fslow));
@@ -141,8 +157,21 @@ void ps_record_lost(void)
 		lose(t);
 }
 
+static int32_t budget(struct ps_thread *t, struct ps_fast *f, bool frames);
+
 /* Entries that fit now (two words each, the open frames' exits kept); may wrap the ring. */
 int32_t ps_ring_budget(struct ps_thread *t, struct ps_fast *f, bool frames)
+{
+	int32_t b;
+
+	if (!slow_enter(t))
+		return 0;
+	b = budget(t, f, frames);
+	slow_leave(t);
+	return b;
+}
+
+static int32_t budget(struct ps_thread *t, struct ps_fast *f, bool frames)
 {
 	uint64_t cap = (uint64_t)(t->end - t->base), open = (uint64_t)(f->fp - (t->frames + 1));
 	uint64_t need = open + PS_SLACK + 2, lin, total, b;

@@ -19,9 +19,9 @@
 #define PS_FRAMES	1024		/* shadow frames per thread: the deepest max depth */
 #define PS_SLACK	16		/* words kept for marks and signal handlers */
 
-void ps_ring_init(void);
 struct ps_thread *ps_ring_thread_setup(void);
 int32_t ps_ring_budget(struct ps_thread *t, struct ps_fast *f, bool frames);
+bool ps_ring_next_chunk(struct ps_thread *t, struct ps_fast *f);
 
 static inline bool own_stack(const struct ps_fast *f, uintptr_t slot)
 {
@@ -52,7 +52,7 @@ static inline bool mark(struct ps_thread *t, struct ps_fast *f, uint64_t tsc)
 
 	if (hi == f->hi)
 		return true;
-	if ((t->end - f->wp < 2 || ps_store_stale(t)) && !(t->store && !ps_store_next(t, f)))
+	if ((t->end - f->wp < 2 || ps_store_stale(t)) && !(t->store && ps_ring_next_chunk(t, f)))
 		return false;
 	f->wp[0] = (uint64_t)hi << 32 | PS_EV_MARK;
 	f->wp[1] = (uint64_t)sched_getcpu();

@@ -441,7 +441,18 @@ void ps_sched_warm(void)
 	void *p, *none = NULL;
 	int fd;
 
-	if (sched.off || atomic_load(&warm_ring))
+	if (sched.off)
+		return;
+	/*
+	 * The drain thread now, by the session's opener: started at a
+	 * program thread's first event, its pthread_create (which mallocs
+	 * the new thread's TLS) would run in whatever that thread was
+	 * interrupted in, a signal handler in malloc when attached to.
+	 */
+	pthread_mutex_lock(&sched.lock);
+	(void)drainer_start();
+	pthread_mutex_unlock(&sched.lock);
+	if (atomic_load(&warm_ring))
 		return;
 	switch_event(&a);
 	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
@@ -540,7 +551,7 @@ static void stream_drop(struct sched_stream *s)
 	if (s->fd >= 0)
 		close(s->fd);
 	pthread_mutex_destroy(&s->lock);
-	free(s);
+	munmap(s, sizeof(*s));
 }
 
 /*
@@ -558,8 +569,9 @@ void ps_sched_thread_open(int procfd, const char *thread_path, pid_t pid, pid_t 
 
 	if (sched.off || strncmp(thread_path, "thread", 6))
 		return;
-	s = calloc(1, sizeof(*s));
-	if (!s)
+	/* mmap, not calloc: a thread's first event may be in a handler that interrupted malloc */
+	s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (s == MAP_FAILED)
 		return;
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_mutex_lock(&s->lock);

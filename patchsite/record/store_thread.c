@@ -33,6 +33,18 @@
 #include "events/event.h"
 #include "data/format.h"
 
+/*
+ * A chunk the thread has left stays mapped for RETIRED more switches: an
+ * event's slot is taken (the write pointer moved) before its words are
+ * stored, and a signal handler that runs in between can fill the chunk and
+ * switch (attachstress's SIGALRM handler did, within 60 attaches: the
+ * interrupted store then hit an unmapped chunk, SIGSEGV).  Its late words
+ * land in the file where its slot is.  Only a handler that fills RETIRED
+ * chunks (4 MiB of events) inside that window of three instructions
+ * would still find its chunk gone.
+ */
+#define RETIRED	4
+
 struct ps_tstore {
 	void *_Atomic ready[AHEAD];	/* grow: chunks n to n + AHEAD - 1, mapped and filled by the
 					   helper, chunk y in slot y % AHEAD (word 1: its number) */
@@ -46,6 +58,7 @@ struct ps_tstore {
 	struct psd_thread_hdr *hdr;	/* mapped shared, the whole time */
 	uint64_t *map;			/* grow: the current chunk; overwrite: every chunk */
 	size_t map_bytes;
+	uint64_t *retired[RETIRED];	/* grow: the chunks before it, still mapped (retire) */
 	uint64_t seq;			/* chunks started */
 	_Atomic uint64_t gen;		/* odd while chunk_start switches chunks (ps_store_bound) */
 	char path[64];			/* relative to the process directory */
@@ -270,8 +283,13 @@ static int map_next(struct ps_thread *t, struct ps_fast *f)
 		if (s->seq)
 			ps_store_populate(p, ps_session.chunk);
 	}
-	if (s->map)
-		munmap(s->map, s->map_bytes);
+	if (s->map) {
+		uint64_t **slot = &s->retired[s->seq % RETIRED];
+
+		if (*slot)
+			munmap(*slot, ps_session.chunk);
+		*slot = s->map;
+	}
 	s->map = p;
 	s->map_bytes = ps_session.chunk;
 	chunk_start(t, f, p);
@@ -343,13 +361,14 @@ int ps_store_thread(struct ps_thread *t, struct ps_fast *f)
 	 */
 	if (getpid() != ps_session.pid)
 		return -ESRCH;
-	s = calloc(1, sizeof(*s));
-	if (!s)
+	/* mmap, not calloc: the first event may be in a handler that interrupted malloc */
+	s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (s == MAP_FAILED)
 		return -ENOMEM;
 	s->pid = ps_session.pid;
 	err = thread_file_open(s, t->tid, &unnamed);
 	if (err) {
-		free(s);
+		munmap(s, sizeof(*s));
 		return err;
 	}
 	err = ps_store_reserve(s->fd, 0, PSD_HDR_BYTES);
@@ -391,7 +410,7 @@ int ps_store_thread(struct ps_thread *t, struct ps_fast *f)
 		close(s->fd);
 		if (!unnamed)
 			unlinkat(ps_session.procfd, s->path, 0);
-		free(s);
+		munmap(s, sizeof(*s));
 		return err;
 	}
 	s->all_next = atomic_load(&all_stores);
@@ -573,6 +592,11 @@ void ps_store_thread_forked(struct ps_thread *self)
 		close(s->fd);
 		s->fd = -1;
 		s->map = NULL;	/* not to be unmapped by the next chunk switch */
+		for (int k = 0; k < RETIRED; k++) {
+			if (s->retired[k])
+				munmap(s->retired[k], ps_session.chunk);	/* the parent's */
+			s->retired[k] = NULL;
+		}
 	}
 	/* The helper did not follow: its lock may have been held at the fork. */
 	ps_store_reserve_forked();

@@ -405,9 +405,15 @@ int ps_patch_late(struct ps_module *m)
 	}
 	if (!np)
 		goto out;
-	err = !ps.can_sync ? -ENOSYS : ps.arch->one_step ? 0 : ps_trap_install();
+	err = !ps.can_sync ? -ENOSYS : ps.arch->one_step ? 0 : ps_trap_ready();
 	if (!err)
 		err = ps_text_protect(m, touched, true);
+	if (err == -EDEADLK) {
+		/* A thread blocks SIGTRAP now: as built until a live change finds it safe. */
+		m->late_pending = true;
+		goto out;
+	}
+	m->late_pending = false;
 	if (err) {
 		/* As built they call the hook, which does nothing: leave them so, for good. */
 		ps_log(PATCHSITE_LOG_WARNING, "%s: cannot NOP its sites: %s: not traced", m->name,

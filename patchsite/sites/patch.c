@@ -165,6 +165,15 @@ static bool site_pending(const struct ps_site *s, enum site_state *to)
 	return *to != s->state;
 }
 
+/*
+ * An unloaded object's text is gone (its sites left the index); got.c's
+ * slots are data; one loaded late and not yet NOPed is as built (nop.c).
+ */
+static bool module_pokable(const struct ps_module *m)
+{
+	return !m->gone && !m->late_pending && m->stubs && !ps_got_module(m);
+}
+
 /* Check the bytes of every site that will change; refuse the ones that differ.  Returns how many. */
 static size_t check_pending(bool (*touched)[8])
 {
@@ -174,8 +183,7 @@ static size_t check_pending(bool (*touched)[8])
 	for (unsigned k = 0; k < ps.nmods; k++) {
 		struct ps_module *m = ps.mods[k];
 
-		/* An unloaded object's text is gone (its sites left the index). */
-		for (size_t i = 0; !m->gone && m->stubs && !ps_got_module(m) && i < m->nsites; i++) {
+		for (size_t i = 0; module_pokable(m) && i < m->nsites; i++) {
 			struct ps_site *s = &m->sites[i];
 			enum site_state to;
 			uint8_t cur[8], next[8];
@@ -214,12 +222,6 @@ struct site_batch {
 	unsigned k, k_end;
 	size_t i, i_end;
 };
-
-/* An unloaded object's text is gone (its sites left the index); got.c's slots are data. */
-static bool module_pokable(const struct ps_module *m)
-{
-	return !m->gone && m->stubs && !ps_got_module(m);
-}
 
 static void poke_one(struct ps_site *s, enum site_state to, enum poke_step step)
 {
@@ -333,13 +335,10 @@ void ps_poke_steps(const struct poke_ops *o)
  */
 static int patch_live(bool (*touched)[8], size_t np, const struct poke_ops *o)
 {
-	int err = ps.arch->one_step ? 0 : ps_trap_install();
+	int err = ps.arch->one_step ? 0 : ps_trap_ready();
 
-	if (err) {
-		ps_log(PATCHSITE_LOG_ERROR, "cannot install the SIGTRAP handler: %s",
-		       strerror(-err));
+	if (err)
 		return err;
-	}
 	for (unsigned m = 0; m < ps.nmods; m++) {
 		err = ps_text_protect(ps.mods[m], touched[m], true);
 		if (err) {
@@ -398,6 +397,12 @@ int ps_patch_update(void)
 	ps.pokes += np;
 	if (!ps.can_write || !ps.can_sync)
 		return ps.can_write ? -ENOSYS : -EACCES;
+	for (unsigned k = 0; k < ps.nmods; k++) {
+		int err = ps.mods[k]->late_pending && !ps.mods[k]->gone ? ps_patch_late(ps.mods[k]) : 0;
+
+		if (err)
+			return err;	/* still unsafe, said; or refused for good, said */
+	}
 	memset(touched, 0, sizeof(touched));
 	np = check_pending(touched);
 	return np && next_batch(&b) ? patch_live(touched, np, &o) : 0;

@@ -100,6 +100,8 @@ struct ps_module {
 	uint64_t gone_tsc;		/* gone: when it left */
 	bool syms_loaded;		/* symbols are read on first need */
 	bool mcount_table;		/* has __mcount_loc: sites may be after the prologue */
+	bool late_pending;		/* loaded late, not yet NOPed: a thread blocked SIGTRAP
+				   (ps_trap_ready); the next live change tries again */
 	const void *symtab, *strtab;	/* in map: the function symbols, once found */
 	size_t nsymtab, strtab_size;
 };
@@ -192,6 +194,8 @@ int ps_patch_startup(struct ps_module *m);
 int ps_patch_late(struct ps_module *m);
 int ps_patch_update(void);
 int ps_trap_install(void);
+/* Handler installed and no thread or handler blocks SIGTRAP (else said, -EDEADLK). */
+int ps_trap_ready(void);
 int ps_sync_register(void);
 void ps_format_bytes(char *buf, size_t len, const uint8_t *p, unsigned n);
 struct ps_code_poke {			/* one change of ps_patch_code */

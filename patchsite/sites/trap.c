@@ -7,9 +7,15 @@
  * function site is asked of the lookups other code registered (event
  * sites); one that is nobody's goes to the program's own handler.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "sites.h"
 
@@ -28,6 +34,35 @@ void ps_patch_add_lookup(ps_trap_lookup_fn *fn)
 }
 
 static struct sigaction old_trap;
+
+/*
+ * A trap that is not ours: to the program's own handler, as it would
+ * have seen it, with its sa_mask blocked around it, but never SIGTRAP
+ * (ours is installed SA_NODEFER): that handler is code with sites, and a
+ * breakpoint of ours reached in it with SIGTRAP blocked would end the
+ * process (ps_trap_ready says why).
+ */
+static void chain(int sig, siginfo_t *si, void *ctx)
+{
+	sigset_t mask = old_trap.sa_mask, was;
+
+	if (!(old_trap.sa_flags & SA_SIGINFO) && old_trap.sa_handler == SIG_IGN)
+		return;
+	if (!(old_trap.sa_flags & SA_SIGINFO) && old_trap.sa_handler == SIG_DFL) {
+		signal(SIGTRAP, SIG_DFL);
+		raise(SIGTRAP);
+		return;
+	}
+	sigdelset(&mask, SIGTRAP);
+	pthread_sigmask(SIG_BLOCK, &mask, &was);
+	if (old_trap.sa_flags & SA_SIGINFO) {
+		if (old_trap.sa_sigaction)
+			old_trap.sa_sigaction(sig, si, ctx);
+	} else {
+		old_trap.sa_handler(sig);
+	}
+	pthread_sigmask(SIG_SETMASK, &was, NULL);
+}
 
 static void trap_handler(int sig, siginfo_t *si, void *ctx)
 {
@@ -73,18 +108,7 @@ static void trap_handler(int sig, siginfo_t *si, void *ctx)
 		if (s || handled)
 			return;
 	}
-	/* Not ours: pass it on as the program's own handler would have seen it. */
-	if (old_trap.sa_flags & SA_SIGINFO) {
-		if (old_trap.sa_sigaction)
-			old_trap.sa_sigaction(sig, si, ctx);
-	} else if (old_trap.sa_handler == SIG_IGN) {
-		return;
-	} else if (old_trap.sa_handler == SIG_DFL) {
-		signal(SIGTRAP, SIG_DFL);
-		raise(SIGTRAP);
-	} else {
-		old_trap.sa_handler(sig);
-	}
+	chain(sig, si, ctx);
 }
 
 /* (Re)install the SIGTRAP handler, chaining to whatever the program set since. */
@@ -98,9 +122,154 @@ int ps_trap_install(void)
 		return 0;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = trap_handler;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+	/* SA_NODEFER: a breakpoint of ours in a handler the trap runs (chain) must not find SIGTRAP blocked */
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK | SA_NODEFER;
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGTRAP, &sa, &old_trap) < 0)
 		return -errno;
+	return 0;
+}
+
+/* Name and blocked set of thread tid, from /proc/self/task/TID/status; false if unreadable. */
+static bool thread_blocked(long tid, char name[32], unsigned long long *blk)
+{
+	char path[64], line[256];
+	bool got = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/status", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;	/* it ended meanwhile */
+	name[0] = '\0';
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Name: %31[^\n]", name) == 1)
+			continue;
+		if (sscanf(line, "SigBlk: %llx", blk) == 1) {
+			got = true;
+			break;
+		}
+	}
+	fclose(f);
+	return got;
+}
+
+/* The first thread but the caller that blocks SIGTRAP: its id (0: none) and name. */
+static long trap_blocker_once(char name[32])
+{
+	const unsigned long long trap = 1ULL << (SIGTRAP - 1);
+	long self = (long)gettid(), found = 0;
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+
+	while (d && !found && (e = readdir(d))) {
+		long tid = strtol(e->d_name, NULL, 10);
+		unsigned long long blk;
+
+		if (tid > 0 && tid != self && thread_blocked(tid, name, &blk) && (blk & trap))
+			found = tid;
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/*
+ * A thread that blocks SIGTRAP in every look for 0.1 s (50, 2 ms apart).  glibc's
+ * pthread_create starts every new thread with all signals blocked until
+ * its start routine, and some of its calls (posix_spawn, abort) block
+ * them for their duration: C library code, no site; and a program's own
+ * SIGTRAP handler runs with it blocked when the kernel called it (before
+ * ours was installed).  Each is soon gone, if preempted for a while on a
+ * busy machine.  A thread that keeps SIGTRAP blocked (a worker that
+ * blocked every signal) is there in every look.  Its id (0: none) and name.
+ */
+static long trap_blocker(char name[32])
+{
+	long tid = trap_blocker_once(name);
+	int seen = 1;
+
+	/* 200 looks at most (0.4 s): a program that blocks it now here, now there is refused */
+	for (int look = 0; tid && seen < 50 && look < 200; look++) {
+		struct timespec ts = { 0, 2000000 };
+		unsigned long long blk;
+
+		nanosleep(&ts, NULL);
+		if (thread_blocked(tid, name, &blk) && (blk & (1ULL << (SIGTRAP - 1)))) {
+			seen++;
+		} else {
+			tid = trap_blocker_once(name);	/* that one let it go: look at all again */
+			seen = 1;
+		}
+	}
+	return tid;
+}
+
+/* Is addr in the code of an object with sites? */
+static bool in_traced_code(uintptr_t addr)
+{
+	for (unsigned i = 0; i < ps.nmods; i++)
+		if (ps.mods[i]->nsites && !ps.mods[i]->gone && addr >= ps.mods[i]->text_lo &&
+		    addr < ps.mods[i]->text_hi)
+			return true;
+	return false;
+}
+
+/*
+ * The first signal whose handler runs with SIGTRAP blocked and is code
+ * with sites; 0: none.  A handler elsewhere (gprof's SIGPROF counter in
+ * the C library, which blocks every signal) reaches no site.
+ */
+static int handler_blocking_trap(void)
+{
+	for (int sig = 1; sig < NSIG; sig++) {
+		struct sigaction sa;
+
+		if (sig == SIGTRAP || sigaction(sig, NULL, &sa) < 0)
+			continue;	/* ours; or one the C library keeps (SIGCANCEL) */
+		if (sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN &&
+		    sigismember(&sa.sa_mask, SIGTRAP) && in_traced_code((uintptr_t)sa.sa_handler))
+			return sig;
+	}
+	return 0;
+}
+
+/*
+ * Before a live change writes breakpoints: our handler in place, and no
+ * thread of the program but the caller (which writes them, and runs no
+ * site meanwhile) blocks SIGTRAP, nor does any of its handlers while it
+ * runs (its sa_mask).  The kernel forces a trap's SIGTRAP on the thread
+ * that took it; where that thread blocks it, the kernel unblocks it and
+ * resets its action to SIG_DFL for the whole process
+ * (force_sig_info_to_task), so a breakpoint reached there ends the
+ * process (issue 44: a worker that blocks every signal, as many servers'
+ * do, died in 8 of 10 attaches).  Refused by name instead, nothing
+ * written.  It is a snapshot: a thread that blocks SIGTRAP after it is
+ * not seen (patchsite(7)).  -EDEADLK when refused.
+ */
+int ps_trap_ready(void)
+{
+	char name[32];
+	long tid;
+	int err = ps_trap_install(), sig;
+
+	if (err) {
+		ps_log(PATCHSITE_LOG_ERROR, "cannot install the SIGTRAP handler: %s", strerror(-err));
+		return err;
+	}
+	tid = trap_blocker(name);
+	if (tid) {
+		ps_log(PATCHSITE_LOG_ERROR, "thread %ld (%s) blocks SIGTRAP: a breakpoint of a live "
+		       "change reached there would end the process (the kernel kills a thread "
+		       "that traps with SIGTRAP blocked); code not changed", tid, name);
+		return -EDEADLK;
+	}
+	sig = handler_blocking_trap();
+	if (sig) {
+		ps_log(PATCHSITE_LOG_ERROR, "the program's handler of signal %d (%s) blocks SIGTRAP "
+		       "while it runs (its sa_mask): a breakpoint of a live change reached there "
+		       "would end the process; code not changed", sig, strsignal(sig));
+		return -EDEADLK;
+	}
 	return 0;
 }

@@ -77,6 +77,9 @@ $CC -O2 -g $PG -c testdata/patchsite/attachstress.c -o "$T/attachstress.o" >"$T/
 $CC -O2 -g $PG -c testdata/patchsite/attachidle.c -o "$T/attachidle.o" >"$T/build.log" 2>&1 &&
 	$CC -o "$T/attachidle" "$T/attachidle.o" -pthread >>"$T/build.log" 2>&1 ||
 	{ fail "build attachidle" "$T/build.log"; echo "$PASS passed, $FAIL failed"; exit 1; }
+$CC -O2 -g $PG -c testdata/patchsite/attachtrap.c -o "$T/attachtrap.o" >"$T/build.log" 2>&1 &&
+	$CC -o "$T/attachtrap" "$T/attachtrap.o" -pthread >>"$T/build.log" 2>&1 ||
+	{ fail "build attachtrap" "$T/build.log"; echo "$PASS passed, $FAIL failed"; exit 1; }
 $CC -O2 -g $PG -c testdata/patchsite/stalesig.c -o "$T/stalesig.o" >"$T/build.log" 2>&1 &&
 	$CC -o "$T/stalesig" "$T/stalesig.o" >>"$T/build.log" 2>&1 ||
 	{ fail "build stalesig" "$T/build.log"; echo "$PASS passed, $FAIL failed"; exit 1; }
@@ -451,6 +454,64 @@ if [ $ok -eq 6 ]; then
 	pass "6 attaches to a process in malloc, in a SIGALRM handler and in dlopen (no thread blocked): each attached and exited 0 on time"
 else
 	fail "attach at the worst moments ($ok of 6)" stress.log
+fi
+
+# SIGTRAP around an attach (issue 44; testdata/patchsite/attachtrap.c says why).  The oracle
+# is the program: its own int3 every millisecond, counted by its own handler, kills it if an
+# attach took that handler away (on the old main, 3 runs in 3 died, status 133), and with a
+# thread that blocks every signal a live change must be refused by name, not kill it (8 runs
+# in 10 died).  Without a handler of its own, the runtime's must be in place after the attach
+# (SigCgt): the reset raced the runtime's start-up, which is how make check saw the death.
+# attachtrap ARGS in the background ($P), once it is ready (its handlers set).
+start_trap() {
+	env -i ./attachtrap "$@" >trap.out 2>&1 &
+	P=$!
+	for _ in $(seq 50); do grep -q '^ready' trap.out && break; sleep 0.1; done
+}
+start_trap own
+"$PS" ctl $P current_tracer function >trap.ctl 2>&1; rc=$?
+sleep 0.2
+kill -USR2 $P 2>/dev/null
+wait $P; st=$?
+if [ $rc -eq 0 ] && [ $st -eq 0 ] && grep -q '^ok [1-9]' trap.out; then
+	pass "program with its own SIGTRAP handler: attached, tracer on, its own traps still its handler's ($(sed -n 's/^ok \([0-9]*\).*/\1/p' trap.out)), exit 0"
+else
+	cat trap.out >>trap.ctl; echo "ctl $rc, exit $st" >>trap.ctl
+	fail "attach took the program's SIGTRAP handler away" trap.ctl
+fi
+start_trap
+"$PS" ctl $P current_tracer >trap.ctl 2>&1; rc=$?
+cgt=$(sed -n 's/^SigCgt:[[:space:]]*//p' /proc/$P/status)
+kill -USR2 $P 2>/dev/null
+wait $P; st=$?
+if [ $rc -eq 0 ] && [ $st -eq 0 ] && [ $(( 0x${cgt:-0} >> 4 & 1 )) = 1 ]; then
+	pass "after an attach the runtime's SIGTRAP handler is in place (SigCgt $cgt), exit 0"
+else
+	echo "ctl $rc, exit $st, SigCgt ${cgt:-none}" >>trap.ctl
+	fail "no SIGTRAP handler after the attach" trap.ctl
+fi
+start_trap block
+"$PS" record -p $P -d trapblk --tracer=function --duration=0.3 >trap.ctl 2>&1; rc=$?
+"$PS" ctl $P current_tracer function >>trap.ctl 2>&1; rc2=$?
+kill -USR2 $P 2>/dev/null
+wait $P; st=$?
+if [ $rc -ne 0 ] && [ $rc2 -ne 0 ] && [ "$(grep -c 'blocks SIGTRAP: a breakpoint' trap.ctl)" = 2 ] &&
+   [ $st -eq 0 ] && grep -q '^ok 0 [1-9]' trap.out; then
+	pass "a thread that blocks every signal: record -p and ctl refused by name ($(grep -o 'thread [0-9]* ([^)]*) blocks SIGTRAP' trap.ctl | head -1)), the program ran on, exit 0"
+else
+	cat trap.out >>trap.ctl; echo "record $rc, ctl $rc2, exit $st" >>trap.ctl
+	fail "live change with a thread that blocks SIGTRAP" trap.ctl
+fi
+start_trap handler
+"$PS" ctl $P current_tracer function >trap.ctl 2>&1; rc=$?
+kill -USR2 $P 2>/dev/null
+wait $P; st=$?
+if [ $rc -ne 0 ] && grep -q 'handler of signal 10 (User defined signal 1) blocks SIGTRAP' trap.ctl &&
+   [ $st -eq 0 ] && grep -q '^ok ' trap.out; then
+	pass "a handler of the program's that blocks every signal: the live change refused by name, exit 0"
+else
+	cat trap.out >>trap.ctl; echo "ctl $rc, exit $st" >>trap.ctl
+	fail "live change with a handler that blocks SIGTRAP" trap.ctl
 fi
 
 # Not a handler: copies of the handlers' return address (__restore_rt) that sigaction() and
