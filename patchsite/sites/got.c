@@ -264,32 +264,58 @@ void got_free(struct got_mod *g)
 }
 
 /*
- * How many slots of the object d describes are library-call sites in mode:
- * its PLT's, and its GLOB_DAT function slots, every one (got) or those
- * uses proved calls go through (plt).
+ * The GLOB_DAT function slots of d that are sites in mode, into out[n...]:
+ * every one (got), or those uses proved calls go through (plt), a slot
+ * whose value is also used as data among them refused (got_left_alone).
  */
+static size_t glob_dat(const struct dyn *d, uintptr_t bias, enum ps_libcall_mode mode,
+		       const struct got_uses *u, struct cand *out, size_t n)
+{
+	uint32_t type = ps.arch->glob_dat_type;
+	size_t all;
+	struct cand *c;
+
+	if (mode == PS_LIBCALL_GOT)
+		return got_collect(d, bias, d->rela, d->relasz, type, true, out, n);
+	if (!u || !u->use)
+		return n;
+	all = got_collect(d, bias, d->rela, d->relasz, type, true, NULL, 0);
+	c = calloc(all ? all : 1, sizeof(*c));
+	if (!c)
+		return n;
+	got_collect(d, bias, d->rela, d->relasz, type, true, c, 0);
+	for (size_t i = 0; i < all; i++) {
+		unsigned use = got_uses_of(u, (uintptr_t)c[i].slot);
+
+		if (!(use & SLOT_USE_CALL))
+			continue;	/* no call goes through it: an address taken, no library call */
+		if (out) {
+			out[n] = c[i];
+			out[n].why = use & SLOT_USE_DATA ? got_left_alone : NULL;
+		}
+		n++;
+	}
+	free(c);
+	return n;
+}
+
+/* How many slots of the object d describes are library-call sites in mode: its PLT's, then glob_dat's. */
 size_t got_count(const struct dyn *d, uintptr_t bias, enum ps_libcall_mode mode,
 		 const struct got_uses *u)
 {
 	size_t n = got_collect(d, bias, d->jmprel, d->jmpsz, ps.arch->jump_slot_type, false,
-			       NULL, NULL, 0);
+			       NULL, 0);
 
-	if (mode == PS_LIBCALL_GOT || (u && u->use))
-		n = got_collect(d, bias, d->rela, d->relasz, ps.arch->glob_dat_type, true,
-				mode == PS_LIBCALL_GOT ? NULL : u, NULL, n);
-	return n;
+	return glob_dat(d, bias, mode, u, NULL, n);
 }
 
 /* ... and those slots, into c (got_count() of them). */
 void got_gather(const struct dyn *d, uintptr_t bias, enum ps_libcall_mode mode,
 		const struct got_uses *u, struct cand *c)
 {
-	size_t n = got_collect(d, bias, d->jmprel, d->jmpsz, ps.arch->jump_slot_type, false, NULL,
-			       c, 0);
+	size_t n = got_collect(d, bias, d->jmprel, d->jmpsz, ps.arch->jump_slot_type, false, c, 0);
 
-	if (mode == PS_LIBCALL_GOT || (u && u->use))
-		got_collect(d, bias, d->rela, d->relasz, ps.arch->glob_dat_type, true,
-			    mode == PS_LIBCALL_GOT ? NULL : u, c, n);
+	glob_dat(d, bias, mode, u, c, n);
 }
 
 /*

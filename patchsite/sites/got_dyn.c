@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "got_dyn.h"
-#include "got_uses.h"
 #include "sites.h"
 
 static const void *dyn_ptr(uintptr_t bias, uint64_t v)
@@ -75,8 +74,7 @@ static const char *needed_version(const struct dyn *d, size_t sym)
 
 /* The slots of kind type in relocs (bytes of them); GLOB_DAT: functions only. */
 size_t got_collect(const struct dyn *d, uintptr_t bias, const Elf64_Rela *r, size_t bytes,
-		   uint32_t type, bool funcs_only, const struct got_uses *uses, struct cand *out,
-		   size_t n)
+		   uint32_t type, bool funcs_only, struct cand *out, size_t n)
 {
 	for (size_t i = 0; r && i < bytes / sizeof(*r); i++) {
 		size_t si = ELF64_R_SYM(r[i].r_info);
@@ -88,17 +86,12 @@ size_t got_collect(const struct dyn *d, uintptr_t bias, const Elf64_Rela *r, siz
 		/* An addend: a pointer into the function (riscv's R_RISCV_64), not a slot of it. */
 		if (funcs_only && ((st != STT_FUNC && st != STT_GNU_IFUNC) || r[i].r_addend))
 			continue;
-		/* No call goes through it: an address taken, no library call. */
-		if (uses && !(got_uses_of(uses, bias + r[i].r_offset) & SLOT_USE_CALL))
-			continue;
 		if (out) {
 			out[n].name = d->str + s->st_name;
 			out[n].version = needed_version(d, si);
 			out[n].slot = (uintptr_t *)(bias + r[i].r_offset);
 			out[n].other = s->st_other;
 			out[n].canonical = s->st_shndx == SHN_UNDEF && s->st_value;
-			out[n].why = uses && got_uses_of(uses, bias + r[i].r_offset) & SLOT_USE_DATA
-				     ? got_left_alone : NULL;
 		}
 		n++;
 	}

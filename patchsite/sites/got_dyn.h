@@ -44,17 +44,11 @@ struct cand {
 	const char *why;		/* never switched: why (found before, got_uses.c) */
 };
 
-struct got_uses;
-
 /* The dynamic section of the object info describes; false without symbols. */
 bool got_read_dyn(const struct dl_phdr_info *info, struct dyn *d);
-/*
- * The slots of kind type in relocs (bytes of them), into out[n...]; GLOB_DAT:
- * functions only, and with uses only the slots calls go through.
- */
+/* The slots of kind type in relocs (bytes of them), into out[n...]; GLOB_DAT: functions only. */
 size_t got_collect(const struct dyn *d, uintptr_t bias, const Elf64_Rela *r, size_t bytes,
-		   uint32_t type, bool funcs_only, const struct got_uses *uses, struct cand *out,
-		   size_t n);
+		   uint32_t type, bool funcs_only, struct cand *out, size_t n);
 /* Where a call through c's slot goes (0: nowhere); local: the caller's handle, or NULL. */
 uintptr_t got_resolve(const struct ps_module *caller, const struct cand *c, void *local);
 #define LIB_NAME_MAX	256		/* bytes kept of a library's basename */

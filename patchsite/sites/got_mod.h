@@ -51,6 +51,7 @@ struct got_pre {
 	size_t n;
 };
 
+struct got_uses;
 /* In plt mode, the uses of caller's GLOB_DAT slots (got_uses.h), for got_count and got_gather. */
 void got_find_uses(const struct ps_module *caller, const struct dl_phdr_info *info,
 		   const struct dyn *d, struct got_uses *u);

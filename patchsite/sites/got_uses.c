@@ -32,14 +32,14 @@ static void found(void *arg, uintptr_t word, unsigned use)
 /* [lo, hi) of d's GLOB_DAT function slots; false when it has none. */
 static bool slot_range(const struct dyn *d, uintptr_t bias, struct got_uses *u)
 {
-	size_t n = got_collect(d, bias, d->rela, d->relasz, ps.arch->glob_dat_type, true, NULL, NULL, 0);
+	size_t n = got_collect(d, bias, d->rela, d->relasz, ps.arch->glob_dat_type, true, NULL, 0);
 	struct cand *c = n ? calloc(n, sizeof(*c)) : NULL;
 
 	u->lo = UINTPTR_MAX;
 	u->hi = 0;
 	if (!c)
 		return false;
-	got_collect(d, bias, d->rela, d->relasz, ps.arch->glob_dat_type, true, NULL, c, 0);
+	got_collect(d, bias, d->rela, d->relasz, ps.arch->glob_dat_type, true, c, 0);
 	for (size_t i = 0; i < n; i++) {
 		uintptr_t at = (uintptr_t)c[i].slot;
 
