@@ -57,7 +57,12 @@ static bool in_table(const void *w, const void *table, size_t n)
 	       (const char *)w < (const char *)table + n;
 }
 
-/* Words of the image's data (every readable PT_LOAD that is not code) holding a slot's address. */
+/*
+ * Words of the image's data (every readable PT_LOAD that is not code) holding a
+ * slot's address.  Every word is read, the redzones an ASan-built object keeps
+ * between its globals too: not a use of them, so not checked as one.
+ */
+__attribute__((no_sanitize("address")))
 static void data_uses(const struct dl_phdr_info *info, const struct dyn *d, struct got_uses *u)
 {
 	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
