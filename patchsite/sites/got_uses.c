@@ -86,13 +86,16 @@ void got_uses_find(const struct ps_module *m, const struct dl_phdr_info *info,
 		   const struct dyn *d, struct got_uses *u)
 {
 	memset(u, 0, sizeof(*u));
+	if (!slot_range(d, info->dlpi_addr, u)) {
+		u->lo = u->hi = 0;	/* no such slot: nothing to prove, nothing to say */
+		return;
+	}
 	if (!ps.arch->slot_uses) {
 		u->why = ps.arch->slot_uses_why;
 		return;
 	}
-	if (!slot_range(d, info->dlpi_addr, u) ||
-	    !(u->use = calloc((u->hi - u->lo) / sizeof(uintptr_t), 1))) {
-		u->lo = u->hi = 0;
+	if (!(u->use = calloc((u->hi - u->lo) / sizeof(uintptr_t), 1))) {
+		u->why = "out of memory";
 		return;
 	}
 	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
