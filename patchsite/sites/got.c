@@ -265,37 +265,16 @@ void got_free(struct got_mod *g)
 
 /*
  * The GLOB_DAT function slots of d that are sites in mode, into out[n...]:
- * every one (got), or those uses proved calls go through (plt), a slot
- * whose value is also used as data among them refused (got_left_alone).
+ * every one (got), or the ones got_find_uses kept (plt).
  */
 static size_t glob_dat(const struct dyn *d, uintptr_t bias, enum ps_libcall_mode mode,
 		       const struct got_uses *u, struct cand *out, size_t n)
 {
-	uint32_t type = ps.arch->glob_dat_type;
-	size_t all;
-	struct cand *c;
-
 	if (mode == PS_LIBCALL_GOT)
-		return got_collect(d, bias, d->rela, d->relasz, type, true, out, n);
-	if (!u || !u->use)
-		return n;
-	all = got_collect(d, bias, d->rela, d->relasz, type, true, NULL, 0);
-	c = calloc(all ? all : 1, sizeof(*c));
-	if (!c)
-		return n;
-	got_collect(d, bias, d->rela, d->relasz, type, true, c, 0);
-	for (size_t i = 0; i < all; i++) {
-		unsigned use = got_uses_of(u, (uintptr_t)c[i].slot);
-
-		if (!(use & SLOT_USE_CALL))
-			continue;	/* no call goes through it: an address taken, no library call */
-		if (out) {
-			out[n] = c[i];
-			out[n].why = use & SLOT_USE_DATA ? got_left_alone : NULL;
-		}
-		n++;
-	}
-	free(c);
+		return got_collect(d, bias, d->rela, d->relasz, ps.arch->glob_dat_type, true, out, n);
+	for (size_t i = 0; u && i < u->ncalls; i++, n++)
+		if (out)
+			out[n] = u->calls[i];
 	return n;
 }
 
@@ -319,13 +298,18 @@ void got_gather(const struct dyn *d, uintptr_t bias, enum ps_libcall_mode mode,
 }
 
 /*
- * In plt mode, the uses of caller's GLOB_DAT slots (got_uses.c); where no
- * proof is made on this arch, said once for the object (a note: most
- * objects have such slots for `&func` alone).
+ * In plt mode, the uses of caller's GLOB_DAT slots (got_uses.c), and the
+ * slots calls go through (u->calls), a slot whose value is also used as
+ * data among them refused (got_left_alone).  Where no proof is made on
+ * this arch, said once for the object (a note: most objects have such
+ * slots, for `&func` alone).
  */
 void got_find_uses(const struct ps_module *caller, const struct dl_phdr_info *info,
 		   const struct dyn *d, struct got_uses *u)
 {
+	uint32_t type = ps.arch->glob_dat_type;
+	size_t all;
+
 	memset(u, 0, sizeof(*u));
 	if (got_boot.mode != PS_LIBCALL_PLT)
 		return;
@@ -333,6 +317,21 @@ void got_find_uses(const struct ps_module *caller, const struct dl_phdr_info *in
 	if (u->why)
 		ps_log(PATCHSITE_LOG_NOTE, "%s: calls through its GLOB_DAT slots (-fno-plt) not "
 		       "traced: %s (--libcall=got traces them)", caller->name, u->why);
+	if (!u->use)
+		return;
+	all = got_collect(d, info->dlpi_addr, d->rela, d->relasz, type, true, NULL, 0);
+	u->calls = calloc(all ? all : 1, sizeof(*u->calls));
+	if (!u->calls)
+		return;
+	got_collect(d, info->dlpi_addr, d->rela, d->relasz, type, true, u->calls, 0);
+	for (size_t i = 0; i < all; i++) {
+		unsigned use = got_uses_of(u, (uintptr_t)u->calls[i].slot);
+
+		if (!(use & SLOT_USE_CALL))
+			continue;	/* no call goes through it: an address taken, no library call */
+		u->calls[u->ncalls] = u->calls[i];
+		u->calls[u->ncalls++].why = use & SLOT_USE_DATA ? got_left_alone : NULL;
+	}
 }
 
 /* The slots left alone as data (got_left_alone), said once on stderr: how many, and which. */

@@ -127,5 +127,8 @@ unsigned got_uses_of(const struct got_uses *u, uintptr_t addr)
 void got_uses_free(struct got_uses *u)
 {
 	free(u->use);
+	free(u->calls);
 	u->use = NULL;
+	u->calls = NULL;
+	u->ncalls = 0;
 }

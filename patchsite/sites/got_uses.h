@@ -21,6 +21,8 @@ struct got_uses {
 	uintptr_t lo, hi;	/* the GLOB_DAT function slots lie in [lo, hi) */
 	uint8_t *use;		/* per 8-byte word: SLOT_USE_CALL | SLOT_USE_DATA */
 	const char *why;	/* no proof was made: why (every slot then counts as data) */
+	struct cand *calls;	/* the slots calls go through (got.c's got_find_uses) */
+	size_t ncalls;
 };
 
 /* The uses of d's GLOB_DAT function slots in m's code (its file) and data (its image). */
