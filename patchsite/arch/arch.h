@@ -215,7 +215,21 @@ struct ps_arch {
 	const char *variant_pcs_why;
 	bool (*write_slot_thunk)(uint8_t *p, uintptr_t at, uint32_t id, uintptr_t tramp_slot,
 				 uintptr_t target_slot);
+	/*
+	 * -fno-plt calls go through GLOB_DAT slots, which `&func` reads too
+	 * (sites/got_uses.c): every reference the code at p (len bytes, at
+	 * addr) may make to an 8-byte word in [lo, hi), said to found() as
+	 * SLOT_USE_CALL (a call or jump through it) or SLOT_USE_DATA (anything
+	 * else: the function's address seen as a value).  It may say too much
+	 * (a word left alone for nothing), never too little.  NULL: no proof on
+	 * this arch, and slot_uses_why says why, by name.
+	 */
+	void (*slot_uses)(const uint8_t *p, size_t len, uintptr_t addr, uintptr_t lo, uintptr_t hi,
+			  void (*found)(void *arg, uintptr_t word, unsigned use), void *arg);
+	const char *slot_uses_why;
 };
+
+enum { SLOT_USE_CALL = 1, SLOT_USE_DATA = 2 };
 
 extern const struct ps_arch ps_arch_x86_64, ps_arch_aarch64, ps_arch_riscv64;
 

@@ -104,6 +104,9 @@ struct psr_module {
 	size_t scan_found, scan_nmiss;
 	char *scan_miss;	/* "WHY NAME\n" per function not found, as read */
 	size_t scan_miss_len;
+	/* Library calls: "NAME\tWHY\n" per slot never switched ("refused" lines of mod.N). */
+	char *refused;
+	size_t refused_len;
 };
 
 struct psr_chunk {

@@ -17,20 +17,27 @@ static int cmp_func(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* rest and a newline, added to the lines at *text (*len bytes); false without memory. */
+static bool add_line(char **text, size_t *len, const char *rest)
+{
+	size_t have = *len, n = strlen(rest);
+	char *t = realloc(*text, have + n + 2);
+
+	if (!t)
+		return false;
+	memcpy(t + have, rest, n);
+	t[have + n] = '\n';
+	t[have + n + 1] = '\0';
+	*text = t;
+	*len = have + n + 1;
+	return true;
+}
+
 /* A "notfound WHY NAME" line: kept as "WHY NAME\n" for info (render/info.c). */
 static void read_scan_miss(struct psr_module *m, const char *rest)
 {
-	size_t have = m->scan_miss_len, len = strlen(rest);
-	char *n = realloc(m->scan_miss, have + len + 2);
-
-	if (!n)
-		return;
-	memcpy(n + have, rest, len);
-	n[have + len] = '\n';
-	n[have + len + 1] = '\0';
-	m->scan_miss = n;
-	m->scan_miss_len = have + len + 1;
-	m->scan_nmiss++;
+	if (add_line(&m->scan_miss, &m->scan_miss_len, rest))
+		m->scan_nmiss++;
 }
 
 /* mod.N: site and func lines. */
@@ -88,6 +95,8 @@ static void read_module(struct psr_session *s, struct psr_module *m, const char 
 			m->scan_found = a;
 		} else if (!strncmp(line, "notfound ", 9) && strchr(line + 9, ' ')) {
 			read_scan_miss(m, line + 9);
+		} else if (!strncmp(line, "refused ", 8) && strchr(line + 8, '\t')) {
+			add_line(&m->refused, &m->refused_len, line + 8);
 		}
 	}
 	free(text);
@@ -164,6 +173,7 @@ void read_modules_free(struct psr_proc *p)
 		free(p->mods[k].sites);
 		free(p->mods[k].funcs);
 		free(p->mods[k].scan_miss);
+		free(p->mods[k].refused);
 		free(p->mods[k].path);
 	}
 	free(p->mods);

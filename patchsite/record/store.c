@@ -34,6 +34,7 @@
 #include "store.h"
 #include "record/linebuf.h"
 #include "sites/scan.h"
+#include "sites/got.h"
 #include "sched_switch.h"
 #include "events/event.h"
 #include "data/format.h"
@@ -342,6 +343,22 @@ static void write_scan(struct ps_linebuf *b, const struct ps_module *m)
  * what a scan found (no table), and its function symbols, names as traces
  * show them.
  */
+/* A library-call module: "refused NAME<tab>WHY" per slot never switched (sites/got.c says why). */
+static void write_refused(struct ps_linebuf *b, const struct ps_module *m)
+{
+	for (size_t i = 0; i < m->nsites; i++) {
+		const char *why = ps_got_refused(&m->sites[i]);
+
+		if (!why || !m->sites[i].sym)
+			continue;
+		ps_linebuf_str(b, "refused ");
+		ps_linebuf_str(b, ps_sym_shown(m->sites[i].sym));
+		ps_linebuf_char(b, '\t');
+		ps_linebuf_str(b, why);
+		ps_linebuf_char(b, '\n');
+	}
+}
+
 static void write_module(struct ps_module *m, char *name, size_t len)
 {
 	struct ps_linebuf *b = malloc(sizeof(*b));
@@ -404,6 +421,7 @@ static void write_module(struct ps_module *m, char *name, size_t len)
 		ps_linebuf_char(b, '\n');
 	}
 	write_scan(b, m);
+	write_refused(b, m);
 	/* Function symbols: callers (the function tracer's parents) of objects with sites. */
 	for (size_t i = 0; i < m->nsyms && funcs; i++) {
 		ps_linebuf_str(b, "func ");

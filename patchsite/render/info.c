@@ -31,7 +31,8 @@ static void info_scan_why(FILE *out, const char *lines, const char *why)
 static void info_scan(FILE *out, const struct psr_module *m)
 {
 	static const char *const whys[] = {
-		"no-frame-pointer-prologue", "no-call-after-prologue", "no-size-or-code",
+		"no-frame-pointer-prologue", "no-call-after-prologue", "no-call-at-entry",
+		"no-size-or-code",
 	};
 
 	if (!m->scan_how[0])
@@ -40,11 +41,41 @@ static void info_scan(FILE *out, const struct psr_module *m)
 		fprintf(out, "      no table, -finstrument-functions: %zu functions with sites, "
 			"traced when they call __cyg_profile_func_enter/exit; %zu without:\n",
 			m->scan_found, m->scan_nmiss);
+	else if (!strcmp(m->scan_how, "fentry"))
+		fprintf(out, "      no table, -pg -mfentry: %zu functions found calling __fentry__ at "
+			"their entry; %zu not:\n", m->scan_found, m->scan_nmiss);
 	else
 		fprintf(out, "      no table, -pg: %zu functions found calling %s after their "
 			"prologue; %zu not:\n", m->scan_found, m->scan_how, m->scan_nmiss);
 	for (size_t i = 0; i < sizeof(whys) / sizeof(whys[0]); i++)
 		info_scan_why(out, m->scan_miss, whys[i]);
+}
+
+/*
+ * A library-call module's slots never switched, by reason (the "NAME\tWHY"
+ * lines, grouped in the order the reasons first come): "      not traced
+ * (N): a, b: WHY".
+ */
+static void info_refused(FILE *out, const struct psr_module *m)
+{
+	for (const char *l = m->refused; l && *l; l = strchr(l, '\n') + 1) {
+		const char *why = strchr(l, '\t') + 1, *k;
+		size_t wl = strcspn(why, "\n"), n = 0;
+		bool first = true;
+
+		for (k = m->refused; k < l && first; k = strchr(k, '\n') + 1)
+			first = strncmp(strchr(k, '\t') + 1, why, wl + 1) != 0;
+		if (!first)
+			continue;	/* said with the first slot of that reason */
+		for (k = l; *k; k = strchr(k, '\n') + 1)
+			n += !strncmp(strchr(k, '\t') + 1, why, wl + 1);
+		fprintf(out, "      not traced (%zu):", n);
+		n = 0;
+		for (k = l; *k; k = strchr(k, '\n') + 1)
+			if (!strncmp(strchr(k, '\t') + 1, why, wl + 1))
+				fprintf(out, "%s %.*s", n++ ? "," : "", (int)strcspn(k, "\t"), k);
+		fprintf(out, ": %.*s\n", (int)wl, why);
+	}
 }
 
 static void info_events(FILE *out, const struct psr_proc *p, const struct render_opts *o)
@@ -177,6 +208,7 @@ int render_info(FILE *out, const struct psr_session *s, const struct render_opts
 				p->mods[k].path ? p->mods[k].path : "?", p->mods[k].nsites,
 				p->mods[k].unload_tsc ? " (unloaded)" : "");
 			info_scan(out, &p->mods[k]);
+			info_refused(out, &p->mods[k]);
 		}
 		fprintf(out, "  threads:  %zu\n", p->nthreads);
 		for (size_t k = 0; k < p->nthreads; k++) {

@@ -36,6 +36,7 @@
 #include "got_dyn.h"
 #include "got_families.h"
 #include "got_mod.h"
+#include "got_uses.h"
 #include "sites.h"
 
 struct got_mod *got_mods[PS_MAX_MODULES];
@@ -195,6 +196,8 @@ static int fill_sites(struct got_mod *g, const struct cand *c, size_t n)
 		gs->lib = !target ? NULL : c[i].known ? got_lib_copy(c[i].lib, &at)
 			  : got_lib_of(target, &at);
 		gs->why = ps_got_family(c[i].name);
+		if (!gs->why)
+			gs->why = c[i].why;
 		if (!gs->why && (c[i].other & ps.arch->variant_pcs))
 			gs->why = ps.arch->variant_pcs_why;
 		if (!gs->why && c[i].canonical)
@@ -260,24 +263,97 @@ void got_free(struct got_mod *g)
 	free(g);
 }
 
-/* How many slots of the object d describes are library-call sites in mode. */
-size_t got_count(const struct dyn *d, uintptr_t bias, enum ps_libcall_mode mode)
+/*
+ * The GLOB_DAT function slots of d that are sites in mode, into out[n...]:
+ * every one (got), or the ones got_find_uses kept (plt).
+ */
+static size_t glob_dat(const struct dyn *d, uintptr_t bias, enum ps_libcall_mode mode,
+		       const struct got_uses *u, struct cand *out, size_t n)
+{
+	if (mode == PS_LIBCALL_GOT)
+		return got_collect(d, bias, d->rela, d->relasz, ps.arch->glob_dat_type, true, out, n);
+	for (size_t i = 0; u && i < u->ncalls; i++, n++)
+		if (out)
+			out[n] = u->calls[i];
+	return n;
+}
+
+/* How many slots of the object d describes are library-call sites in mode: its PLT's, then glob_dat's. */
+size_t got_count(const struct dyn *d, uintptr_t bias, enum ps_libcall_mode mode,
+		 const struct got_uses *u)
 {
 	size_t n = got_collect(d, bias, d->jmprel, d->jmpsz, ps.arch->jump_slot_type, false,
 			       NULL, 0);
 
-	if (mode == PS_LIBCALL_GOT)
-		n = got_collect(d, bias, d->rela, d->relasz, ps.arch->glob_dat_type, true, NULL, n);
-	return n;
+	return glob_dat(d, bias, mode, u, NULL, n);
 }
 
 /* ... and those slots, into c (got_count() of them). */
-void got_gather(const struct dyn *d, uintptr_t bias, enum ps_libcall_mode mode, struct cand *c)
+void got_gather(const struct dyn *d, uintptr_t bias, enum ps_libcall_mode mode,
+		const struct got_uses *u, struct cand *c)
 {
 	size_t n = got_collect(d, bias, d->jmprel, d->jmpsz, ps.arch->jump_slot_type, false, c, 0);
 
-	if (mode == PS_LIBCALL_GOT)
-		got_collect(d, bias, d->rela, d->relasz, ps.arch->glob_dat_type, true, c, n);
+	glob_dat(d, bias, mode, u, c, n);
+}
+
+/*
+ * In plt mode, the uses of caller's GLOB_DAT slots (got_uses.c), and the
+ * slots calls go through (u->calls), a slot whose value is also used as
+ * data among them refused (got_left_alone).  Where no proof is made on
+ * this arch, said once for the object (a note: most objects have such
+ * slots, for `&func` alone).
+ */
+void got_find_uses(const struct ps_module *caller, const struct dl_phdr_info *info,
+		   const struct dyn *d, struct got_uses *u)
+{
+	uint32_t type = ps.arch->glob_dat_type;
+	size_t all;
+
+	memset(u, 0, sizeof(*u));
+	if (got_boot.mode != PS_LIBCALL_PLT)
+		return;
+	got_uses_find(caller, info, d, u);
+	if (u->why)
+		ps_log(PATCHSITE_LOG_NOTE, "%s: calls through its GLOB_DAT slots (-fno-plt) not "
+		       "traced: %s (--libcall=got traces them)", caller->name, u->why);
+	if (!u->use)
+		return;
+	all = got_collect(d, info->dlpi_addr, d->rela, d->relasz, type, true, NULL, 0);
+	u->calls = calloc(all ? all : 1, sizeof(*u->calls));
+	if (!u->calls)
+		return;
+	got_collect(d, info->dlpi_addr, d->rela, d->relasz, type, true, u->calls, 0);
+	for (size_t i = 0; i < all; i++) {
+		unsigned use = got_uses_of(u, (uintptr_t)u->calls[i].slot);
+
+		if (!(use & SLOT_USE_CALL))
+			continue;	/* no call goes through it: an address taken, no library call */
+		u->calls[u->ncalls] = u->calls[i];
+		u->calls[u->ncalls++].why = use & SLOT_USE_DATA ? got_left_alone : NULL;
+	}
+}
+
+/* The slots left alone as data (got_left_alone), said once on stderr: how many, and which. */
+static void say_left_alone(const struct got_mod *g)
+{
+	char names[400];
+	size_t n = 0, at = 0;
+
+	names[0] = '\0';
+	for (size_t i = 0; i < g->m->nsites; i++) {
+		if (g->slots[i].why != got_left_alone)
+			continue;
+		if (at + 2 < sizeof(names))
+			at += (size_t)snprintf(names + at, sizeof(names) - at, "%s%s", n ? ", " : "",
+					       g->m->syms[i].name);
+		n++;
+	}
+	if (n)
+		ps_log(PATCHSITE_LOG_WARNING, "%s: %zu library-call slot%s left alone (patchsite "
+		       "info names them; --libcall=got traces them): %s: %s%s",
+		       g->caller->name, n, n == 1 ? "" : "s", got_left_alone, names,
+		       at + 2 < sizeof(names) ? "" : ", ...");
 }
 
 /*
@@ -291,25 +367,31 @@ int got_add_caller(struct ps_module *caller, const struct dl_phdr_info *info,
 {
 	enum ps_libcall_mode mode = got_boot.mode;
 	unsigned idx = reuse ? reuse->m->index : atomic_load(&ps.nmods);
-	struct got_mod *g;
+	struct got_mod *g = NULL;
 	struct cand *c = NULL;
 	struct dyn d;
+	struct got_uses uses = { 0 };
 	size_t n;
 	int err = -ENOMEM;
 
-	if (pre)
+	if (pre) {
 		n = pre->n;
-	else if (!got_read_dyn(info, &d))
+	} else if (!got_read_dyn(info, &d)) {
 		return 0;
-	else
-		n = got_count(&d, info->dlpi_addr, mode);
-	if (!n)
+	} else {
+		got_find_uses(caller, info, &d, &uses);
+		n = got_count(&d, info->dlpi_addr, mode, &uses);
+	}
+	if (!n) {
+		got_uses_free(&uses);
 		return 0;
+	}
 	if (reuse && reuse->m->nsites != n)
-		return -EAGAIN;		/* another file under that name: thunks of its own */
+		return -EAGAIN;		/* another file under that name: thunks of its own (pre) */
 	if (idx >= PS_MAX_MODULES) {
 		ps_log(PATCHSITE_LOG_WARNING, "%s: more than %d objects: library calls not "
 		       "traced", caller->path, PS_MAX_MODULES);
+		got_uses_free(&uses);
 		return -ENOSPC;
 	}
 	g = calloc(1, sizeof(*g));
@@ -321,7 +403,7 @@ int got_add_caller(struct ps_module *caller, const struct dl_phdr_info *info,
 		goto out;
 	}
 	if (!pre)
-		got_gather(&d, info->dlpi_addr, mode, c);
+		got_gather(&d, info->dlpi_addr, mode, &uses, c);
 	g->caller = caller;
 	/*
 	 * Named as the caller (filters' :mod:, and the loader sync keeps it while an
@@ -348,7 +430,9 @@ int got_add_caller(struct ps_module *caller, const struct dl_phdr_info *info,
 		if (g->slots[i].why)
 			ps_log(PATCHSITE_LOG_NOTE, "%s: %s: library calls not traced: %s",
 			       caller->name, g->m->syms[i].name, g->slots[i].why);
+	say_left_alone(g);
 	g = NULL;
+	err = 0;
 out:
 	if (err && err != -EAGAIN)
 		ps_log(PATCHSITE_LOG_WARNING, "%s: library calls not traced: %s", caller->path,
@@ -356,6 +440,7 @@ out:
 	if (g)
 		got_free(g);
 	free(c);
+	got_uses_free(&uses);
 	return err;
 }
 

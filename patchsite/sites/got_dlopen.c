@@ -39,6 +39,7 @@
 
 #include "core/libc.h"
 #include "got_mod.h"
+#include "got_uses.h"
 #include "sites.h"
 
 #define MAX_FRESH	32		/* objects scanned per dlopen; more wait for the next */
@@ -150,6 +151,7 @@ static int find_info(struct dl_phdr_info *info, size_t size, void *arg)
 static bool prepare(struct fresh *f)
 {
 	struct link_map *lm = NULL;
+	struct got_uses uses;
 	struct dyn d;
 	char *at;
 
@@ -163,12 +165,16 @@ static bool prepare(struct fresh *f)
 	dl_iterate_phdr(find_info, f);
 	if (!f->found || !got_read_dyn(&f->info, &d))
 		return false;
-	f->pre.n = got_count(&d, f->bias, got_boot.mode);
+	got_find_uses(f->m, &f->info, &d, &uses);
+	f->pre.n = got_count(&d, f->bias, got_boot.mode, &uses);
 	f->pre.c = calloc(f->pre.n ? f->pre.n : 1, sizeof(*f->pre.c));
 	f->libs = malloc((f->pre.n ? f->pre.n : 1) * LIB_NAME_MAX);
-	if (!f->pre.c || !f->libs)
+	if (!f->pre.c || !f->libs) {
+		got_uses_free(&uses);
 		return false;
-	got_gather(&d, f->bias, got_boot.mode, f->pre.c);
+	}
+	got_gather(&d, f->bias, got_boot.mode, &uses, f->pre.c);
+	got_uses_free(&uses);
 	at = f->libs;
 	for (size_t i = 0; i < f->pre.n; i++) {
 		struct cand *c = &f->pre.c[i];

@@ -63,7 +63,7 @@ static const char *needed_version(const struct dyn *d, size_t sym)
 
 /* The slots of kind type in relocs (bytes of them); GLOB_DAT: functions only. */
 size_t got_collect(const struct dyn *d, uintptr_t bias, const Elf64_Rela *r, size_t bytes,
-		      uint32_t type, bool funcs_only, struct cand *out, size_t n)
+		   uint32_t type, bool funcs_only, struct cand *out, size_t n)
 {
 	for (size_t i = 0; r && i < bytes / sizeof(*r); i++) {
 		size_t si = ELF64_R_SYM(r[i].r_info);

@@ -41,6 +41,7 @@ struct cand {
 	const char *lib;		/* basename, or NULL */
 	unsigned char other;
 	bool canonical;
+	const char *why;		/* never switched: why (found before, got_uses.c) */
 };
 
 /* The dynamic section of the object info describes; false without symbols. */

@@ -51,9 +51,15 @@ struct got_pre {
 	size_t n;
 };
 
-/* How many slots of d are sites in mode; got_gather: them, into c. */
-size_t got_count(const struct dyn *d, uintptr_t bias, enum ps_libcall_mode mode);
-void got_gather(const struct dyn *d, uintptr_t bias, enum ps_libcall_mode mode, struct cand *c);
+struct got_uses;
+/* In plt mode, the uses of caller's GLOB_DAT slots (got_uses.h), for got_count and got_gather. */
+void got_find_uses(const struct ps_module *caller, const struct dl_phdr_info *info,
+		   const struct dyn *d, struct got_uses *u);
+/* How many slots of d are sites in mode (u: got_find_uses'); got_gather: them, into c. */
+size_t got_count(const struct dyn *d, uintptr_t bias, enum ps_libcall_mode mode,
+		 const struct got_uses *u);
+void got_gather(const struct dyn *d, uintptr_t bias, enum ps_libcall_mode mode,
+		const struct got_uses *u, struct cand *c);
 /* caller's module (ps.lock held); -EAGAIN: reuse's thunks do not fit it. */
 int got_add_caller(struct ps_module *caller, const struct dl_phdr_info *info,
 		   const struct got_pre *pre, struct got_mod *reuse);

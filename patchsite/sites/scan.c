@@ -46,6 +46,8 @@ int ps_scan_late_sites(struct ps_module *m, ps_calls_hook_fn calls_hook)
 	struct ps_scan_report *rep;
 	int err;
 
+	if (ps_scan_imports_entry_hook(m))
+		return ps_scan_entry_sites(m, calls_hook);
 	if (!ps.arch->find_late_call || !imports_late_hook(m))
 		return ps_cyg_imports(m) ? ps_cyg_sites(m) : 0;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);

@@ -19,6 +19,7 @@ enum ps_scan_why {
 	PS_SCAN_NO_FP,		/* no frame-pointer prologue */
 	PS_SCAN_NO_CALL,	/* no call to the hook right after it */
 	PS_SCAN_NO_SIZE,	/* no size, or no code in the file */
+	PS_SCAN_NO_ENTRY_CALL,	/* no call to the entry hook at its entry (-mfentry) */
 };
 
 struct ps_scan_miss {
@@ -30,7 +31,7 @@ struct ps_scan_report {
 	const struct ps_module *m;
 	const char *path;		/* with bias: that the module is still the one scanned */
 	uintptr_t bias;
-	const char *how;		/* "mcount" (scan.c) or "cyg" (cyg.c) */
+	const char *how;		/* "mcount" (scan.c), "fentry" (scan_entry.c) or "cyg" (cyg.c) */
 	size_t found;
 	struct ps_scan_miss *miss;
 	size_t nmiss;

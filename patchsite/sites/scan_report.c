@@ -56,6 +56,7 @@ const char *ps_scan_why_name(unsigned why)
 	switch (why) {
 	case PS_SCAN_NO_FP: return "no-frame-pointer-prologue";
 	case PS_SCAN_NO_CALL: return "no-call-after-prologue";
+	case PS_SCAN_NO_ENTRY_CALL: return "no-call-at-entry";
 	default: return "no-size-or-code";
 	}
 }

@@ -60,6 +60,9 @@ static inline uintptr_t ps_stub_of(const struct ps_site *s)
  */
 typedef unsigned (*ps_calls_hook_fn)(const struct ps_module *m, const struct site_insn *in);
 int ps_scan_late_sites(struct ps_module *m, ps_calls_hook_fn calls_hook);
+/* scan_entry.c: -pg -mfentry without -mrecord-mcount (an object that imports an entry hook). */
+bool ps_scan_imports_entry_hook(const struct ps_module *m);
+int ps_scan_entry_sites(struct ps_module *m, ps_calls_hook_fn calls_hook);
 
 /*
  * cyg.c: -finstrument-functions.  An object that imports

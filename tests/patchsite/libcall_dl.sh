@@ -10,7 +10,8 @@
 #     opens of the plugin (it is closed and opened again in between);
 #   - glibc itself: dlopen(RTLD_NOLOAD) failing says the plugin really was
 #     unloaded (the threads case checks it after each of its 100 cycles);
-#   - readelf: the plugin's JUMP_SLOT relocations are the names ctl lists
+#   - readelf and objdump: the plugin's JUMP_SLOT relocations, and the GLOB_DAT slots its
+#     code only calls through, are the names ctl lists
 #     for it while it is loaded, and none are listed once it is closed;
 #   - the program: a traced run prints what an untraced run prints.
 # In san mode the program and plugin are built with AddressSanitizer.
@@ -133,8 +134,13 @@ fi
 
 # 3. Listed while loaded, switched live, forgotten at dlclose.
 # (A sanitizer's runtime: refused by name, not listed.)
-readelf -rW libplug.so | awk '$3 ~ /JUMP_SLOT/ && $5 !~ /^__(a|ub)san_/ { sub(/@.*/, "", $5); print $5 }' |
-	sort -u > slots.txt
+# With the GLOB_DAT slots every reference to which is a call or jump through it (objdump's
+# `call/jmp *...(%rip) # ADDR <NAME@...>`: crtbeginS's __cxa_finalize through .plt.got).
+{
+	readelf -rW libplug.so | awk '$3 ~ /JUMP_SLOT/ { sub(/@.*/, "", $5); print $5 }'
+	objdump -d libplug.so |
+		sed -n 's/.*\(call\|jmp\) *\*0x[0-9a-f]*(%rip) *# [0-9a-f]* <\([^@>+]*\)@.*/\2/p'
+} | grep -v '^__\(a\|ub\)san_' | sort -u > slots.txt
 rm -rf d h
 mkdir h
 record -d d --tracer=function --nest-libcall ./dlmain hold ./libplug.so "$T/h" > out 2>err &

@@ -338,4 +338,7 @@ const struct ps_arch ps_arch_aarch64 = {
 	.variant_pcs_why = "a variant-PCS function (STO_AARCH64_VARIANT_PCS: SVE arguments, or "
 			   "registers kept across the call that the trampolines do not keep)",
 	.write_slot_thunk = ps_aarch64_write_slot_thunk,
+	.slot_uses_why	= "-fno-plt code loads the function's address from the slot into a "
+			  "register (adrp; ldr) and may keep it there across calls before its blr, "
+			  "so a call through a slot cannot be told from a use of the address",
 };

@@ -290,4 +290,7 @@ const struct ps_arch ps_arch_riscv64 = {
 	.variant_pcs_why = "a variant calling convention (STO_RISCV_VARIANT_CC: vector arguments, "
 			   "or registers kept across the call that the trampolines do not keep)",
 	.write_slot_thunk = ps_riscv64_write_slot_thunk,
+	.slot_uses_why	= "code that calls through a GLOB_DAT slot loads the function's address "
+			  "into a register (auipc; ld) and may keep it there across calls before its "
+			  "jalr, so a call through a slot cannot be told from a use of the address",
 };

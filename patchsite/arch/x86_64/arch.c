@@ -311,6 +311,52 @@ static bool x86_64_make_jump(uint8_t *out, uintptr_t from, uintptr_t to)
 	return rel32_insn(out, X86_OP_JMP_REL32, from, to);
 }
 
+/*
+ * Every RIP-relative memory operand ends its ModRM (mod 00, r/m 101: the
+ * byte & 0xc7 is 0x05) with a disp32, then an immediate of 0, 1, 2 or 4
+ * bytes; the next instruction is where disp32 counts from.  So, at every
+ * byte, without decoding the stream (data in text cannot mislead it):
+ * each ModRM of that form and each immediate length gives one word the
+ * operand may name.  Two uses leave the word's value unseen:
+ *   ff 15 <disp32>           call *slot(%rip)
+ *   ff 25 <disp32>           jmp *slot(%rip)      (a .plt.got entry, a tail call)
+ * and one sees only whether it is 0, which a thunk keeps (unbound slots are
+ * never switched):
+ *   48 83 3d <disp32> 00     cmpq $0x0,slot(%rip) (crtstuff's weak __cxa_finalize)
+ * Anything else is data, and so is a slot's address as an absolute disp32
+ * in a non-PIE (below 2 GB).  A misread stream says too much, never less.
+ */
+static void x86_64_slot_uses(const uint8_t *p, size_t len, uintptr_t addr, uintptr_t lo,
+			     uintptr_t hi, void (*found)(void *arg, uintptr_t word, unsigned use),
+			     void *arg)
+{
+	static const unsigned imm_len[] = { 0, 1, 2, 4 };
+	static const uint8_t cmpq0[] = { 0x48, 0x83, 0x3d };	/* cmpq $imm8,disp32(%rip) */
+
+	for (size_t i = 1; i + 4 <= len; i++) {
+		int32_t d = load_s32(p + i);
+		uint32_t abs = (uint32_t)d;
+
+		if (hi <= 0x80000000u && abs >= lo && abs < hi)
+			found(arg, abs, SLOT_USE_DATA);
+		if ((p[i - 1] & 0xc7) != 0x05)
+			continue;
+		for (unsigned k = 0; k < sizeof(imm_len) / sizeof(imm_len[0]); k++) {
+			uintptr_t to = addr + i + 4 + imm_len[k] + (intptr_t)d;
+			unsigned use = SLOT_USE_DATA;
+
+			if (to < lo || to >= hi || i + 4 + imm_len[k] > len)
+				continue;
+			if (!imm_len[k] && i >= 2 && (!memcmp(p + i - 2, x86_call_rip, 2) ||
+						      !memcmp(p + i - 2, x86_jmp_rip, 2)))
+				use = SLOT_USE_CALL;
+			else if (imm_len[k] == 1 && i >= 3 && !memcmp(p + i - 3, cmpq0, 3) && !p[i + 4])
+				continue;
+			found(arg, to, use);
+		}
+	}
+}
+
 static const char *const x86_64_hooks[] = { "__fentry__", "mcount", NULL };
 
 const struct ps_arch ps_arch_x86_64 = {
@@ -361,4 +407,5 @@ const struct ps_arch ps_arch_x86_64 = {
 	.jump_slot_type	= R_X86_64_JUMP_SLOT,
 	.glob_dat_type	= R_X86_64_GLOB_DAT,
 	.write_slot_thunk = ps_x86_64_write_slot_thunk,
+	.slot_uses	= x86_64_slot_uses,
 };
