@@ -28,6 +28,7 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
+trap 'exit 1' INT TERM HUP	# the loads go too when it is stopped
 CC=${CC:-gcc}
 PS="$PWD/$B/patchsite"
 export PATCHSITE_LIB="$PWD/$B/libpatchsite.so"
