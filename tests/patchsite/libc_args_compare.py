@@ -43,8 +43,10 @@ def trace_calls(path):
     for line in open(path, errors='replace'):
         m = re.search(r'auto:(\w+): (\w+)\((.*)\)', line)
         if m and m.group(1) == m.group(2):
+            # replay quotes a string as it is (a '"' inside unescaped): one ends at a
+            # quote before the next ", NAME=" or the end.
             calls[m.group(1)].append(
-                [v for _, v in re.findall(r'(\w+)=("(?:[^"\\]|\\.)*"|[^,]+)', m.group(3))])
+                [v for _, v in re.findall(r'(\w+)=(".*?"(?=, \w+=|$)|[^,]+)', m.group(3))])
     return calls
 
 
