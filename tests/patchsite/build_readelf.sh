@@ -13,7 +13,7 @@
 # itself; bfd.h and bfdver.h are made from their templates as bfd's own Makefile does),
 # and libiberty's against binutils/configure's config.h (libiberty's own configure takes
 # as long as the whole build): about 30 s of CPU.  Kept: a second call with the same
-# CC FLAGS only prints CACHE/NAME.  Concurrent calls wait for each other (flock).
+# NAME and FLAGS only prints CACHE/NAME.  Concurrent calls wait for each other (flock).
 set -eu
 CACHE=$1 NAME=$2 BCC=$3 FLAGS=$4 HOST=${5:-}
 TAR=/usr/src/binutils/binutils-2.40.tar.xz
@@ -27,7 +27,9 @@ exec 9>"$CACHE/.lock"
 flock 9
 S=$CACHE/binutils-2.40
 OUT=$CACHE/$NAME
-want="$BCC | $FLAGS | $HOST | zlib traced"
+# Kept by NAME and FLAGS: the compiler is NAME's (the wrapper's path differs between the
+# plain and the sanitized build directories, which share the cache).
+want="$FLAGS | $HOST | zlib traced"
 if [ -f "$OUT/done" ] && [ "$(cat "$OUT/done")" = "$want" ]; then
 	echo "$OUT"
 	exit 0

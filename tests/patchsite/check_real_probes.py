@@ -300,7 +300,7 @@ END = 0
 SHIFTS = {}     # region -> {ours - gdb's: how many pointers}
 
 
-ARENA = (0x100000000000, 0x100000000000 + (1 << 30))   # testdata/patchsite/realprobes_alloc.c
+ARENA = (0x200000000000, 0x200000000000 + (1 << 30))   # testdata/patchsite/realprobes_alloc.c
 # The stack pointer at the program's first instruction, under qemu (gdb's run says it):
 # qemu-user maps the image at 0x5500000000, its heap (brk) after it, then the 8 MiB stack
 # (its top just above that sp), then ld.so, the libraries and the mmaps.
