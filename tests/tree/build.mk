@@ -1,5 +1,5 @@
 # The tree's own check (tests/tree/paths.sh, issue 43): no path of one machine, no clone from a
-# public repository, no NAME_GIT source tree in any tracked file; its self-test first.
+# public repository, no *_GIT source tree in any tracked file; its self-test first.
 .PHONY: check-tree
 check-unit: check-tree
 check-tree:

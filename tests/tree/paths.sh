@@ -5,9 +5,10 @@
 # reads every text file of DIR (default: the checkout's tracked files; a directory that is
 # no git checkout: all its files but build/) and fails, printing FILE:LINE: TEXT and what it
 # is, on
-#   a path of one machine      /work/..., /root/..., /home/..., a repository mirror (.mirror)
-#   a clone from elsewhere     git clone of an http(s):// or git:// or git@ address
-#   a source tree named by env  a variable NAME_GIT (LUA_GIT=DIR: a snapshot on one machine)
+#   a path of one machine      under /work, /root or /home, or a repository mirror (a
+#                              directory named mirror with a dot)
+#   a clone from elsewhere     cloning (git) an http, https or git address, or a host by ssh
+#   a source tree named by env  a variable *_GIT (naming a snapshot of a repository on one machine)
 # The real programs the tests build come from Debian's archive (/usr/src: binutils-source,
 # googletest), which every machine the project runs on can install.  The patterns are
 # written in two pieces, so that this file does not match itself.
@@ -37,5 +38,5 @@ if [ -n "$found" ]; then
 		"use Debian's archive (scripts/deps.sh)" >&2
 	exit 1
 fi
-echo "PASS tree: no path of one machine, no clone from a public repository, no NAME_GIT source" \
+echo "PASS tree: no path of one machine, no clone from a public repository, no *_GIT source tree" \
 	"($(list | tr -cd '\0' | wc -c) files)"

@@ -16,7 +16,7 @@ else
 	FAIL=$((FAIL + 1)); echo "FAIL selftest: a clean tree fails:"; cat "$T/out"
 fi
 n=0
-for bad in "LUA=/wo""rk/.mirror/lua/repo" "cd /ro""ot/src" "ls /ho""me/u/x" "D=/srv/.mir""ror/x" \
+for bad in "LUA=/wo""rk/.mir""ror/lua/repo" "cd /ro""ot/src" "ls /ho""me/u/x" "D=/srv/.mir""ror/x" \
 	"git clo""ne --depth 1 https://github.com/x/y" "git clo""ne git@github.com:x/y" \
 	'GTEST''_GIT=${G:-x}' 'x="$VALKEY''_GIT"'; do
 	n=$((n + 1))
