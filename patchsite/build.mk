@@ -91,7 +91,7 @@ $(B)/patchsite.o: $(PS_OBJ)
 check-unit: check-patchsite
 # Each suite is a target of its own, so that make check's -j2 runs two at once
 # (each in a directory of its own under $TMPDIR).  The slowest first.
-PS_SUITES := run run-forms unwind record live attach libcall libcall_dl noplt sched profile feat perfetto report_dist ctl dwarf_args retprobe retprobe_fast branches probes probe_fast lto cyg events report_graph flamegraph notfound srcline filter_if auto_args libc_args symsort kprobe_syntax
+PS_SUITES := realprobes realprobes-gtest libc_args_real run run-forms unwind record live attach libcall libcall_dl noplt sched profile feat perfetto report_dist ctl dwarf_args retprobe retprobe_fast branches probes probe_fast lto cyg events report_graph flamegraph notfound srcline filter_if auto_args libc_args symsort kprobe_syntax
 PS_MODE    = $(if $(filter 1,$(SAN)),san,plain)
 check-patchsite: $(addprefix check-ps-,$(PS_SUITES))
 check-ps-%: $(PS_LIBS) $(B)/patchsite $(B)/recordmcount $(B)/patchsite-cc $(B)/patchsite-c++
@@ -101,6 +101,14 @@ check-ps-%: $(PS_LIBS) $(B)/patchsite $(B)/recordmcount $(B)/patchsite-cc $(B)/p
 PS_ENV_run       := PS_FORMS="nonpie pie nop pfe piecf pfecf"
 PS_ENV_run-forms := PS_FORMS="ret mcount mcountpie pg pgpie rmc rmcpie" PS_SECTIONS=no
 PS_SCRIPT_run-forms := run
+# Real programs from Debian's archive (issue 43): readelf (binutils-source) and googletest's
+# samples, built once into $(BASE)/real (about a minute each on a fresh machine; the
+# sanitized run reuses them), probed against gdb; record -a on readelf against rtld-audit.
+PS_REAL := $(abspath $(BASE))/real
+PS_ENV_realprobes       := PS_REAL=$(PS_REAL) REALPROBES_WHAT=readelf
+PS_ENV_realprobes-gtest := PS_REAL=$(PS_REAL) REALPROBES_WHAT=gtest
+PS_SCRIPT_realprobes-gtest := realprobes
+PS_ENV_libc_args_real   := PS_REAL=$(PS_REAL)
 
 # Many attach -> trace -> detach cycles (issue #26): 1,000 on one process, 100 fresh processes
 # injected once each (minutes; not part of make check, whose attach.sh runs 25).
@@ -108,18 +116,12 @@ PS_SCRIPT_run-forms := run
 check-attach-cycles: $(B)/libpatchsite.so $(B)/patchsite
 	$(Q)sh tests/patchsite/attach_cycles.sh $(B) $(or $(CYCLES),1000) $(or $(FRESH),100)
 
-# A real server attached to under load (issue #26): valkey built with -pg -mfentry
-# -mrecord-mcount in VALKEY=DIR (see the script; not part of make check).
-.PHONY: check-attach-valkey
-check-attach-valkey: $(B)/libpatchsite.so $(B)/patchsite
-	$(Q)sh tests/patchsite/attach_valkey.sh $(B) $(VALKEY)
-
-# Probes named from DWARF on 200 functions of Lua (its git mirror, LUA_GIT=DIR), gcc and clang,
-# against gdb (issue #27; a few minutes: not part of make check).
+# Probes named from DWARF on real programs from Debian's archive, against gdb (issue #27, #43):
+# readelf and googletest's samples, each by gcc/g++ and clang/clang++, then the same for
+# aarch64 under qemu (minutes: make check runs the gcc and g++ builds; .ci/run runs this).
 .PHONY: check-realprobes
-check-realprobes: $(B)/libpatchsite.so $(B)/patchsite $(B)/recordmcount
-	$(Q)sh tests/patchsite/realprobes.sh $(B) $(PS_MODE)
-	$(Q)sh tests/patchsite/libc_args_lua.sh $(B)	# record -a's library calls, against rtld-audit
+check-realprobes: $(B)/libpatchsite.so $(B)/patchsite $(B)/recordmcount $(B)/patchsite-cc $(B)/patchsite-c++
+	$(Q)PS_REAL=$(PS_REAL) sh tests/patchsite/realprobes.sh $(B) $(PS_MODE) full
 	$(Q)$(if $(filter x86_64,$(ARCH)),$(MAKE) --no-print-directory check-realprobes-aarch64,:)
 
 # The recording features alone (part of check-patchsite).

@@ -92,12 +92,12 @@ mount -t sysfs sys "$ROOT/sys" && MOUNTS="$ROOT/sys $MOUNTS"
 mount --rbind /dev "$ROOT/dev" && mount --make-rslave "$ROOT/dev" && MOUNTS="$ROOT/dev $MOUNTS"
 mount -t tmpfs tmpfs "$ROOT/tmp" && MOUNTS="$ROOT/tmp $MOUNTS"
 
-git clone -q "$REPO" "$ROOT/root/src"
-say "clean clone of $(git -C "$REPO" rev-parse --short HEAD) in /root/src; running: make $TARGETS"
+git clone -q "$REPO" "$ROOT/src"
+say "clean clone of $(git -C "$REPO" rev-parse --short HEAD) in /src; running: make $TARGETS"
 status=0
 for t in $TARGETS; do
 	if chroot "$ROOT" env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-		TERM=dumb sh -c "cd /root/src && make $t"; then
+		TERM=dumb sh -c "cd /src && make $t"; then
 		say "make $t: passed on a fresh $SUITE"
 	else
 		say "make $t: FAILED on a fresh $SUITE"

@@ -19,11 +19,16 @@ PKGS="$PKGS libdw-dev"
 # tests/patchsite/probes.sh: gdb is the oracle of the probes' values; gdb-multiarch
 # (through qemu's gdbstub) counts calls for tests/patchsite-aarch64.
 PKGS="$PKGS gdb gdb-multiarch"
-# tests/patchsite/perfetto.sh: protoc --decode_raw reads dump --perfetto's output (and
-# --decode under Perfetto's schema, where perfetto_trace.proto can be had).
+# tests/patchsite/perfetto.sh: protoc --decode_raw reads dump --perfetto's output, and
+# --decode under tests/patchsite/perfetto_min.proto (Perfetto's field numbers).
 PKGS="$PKGS protobuf-compiler"
 # tests/patchsite/flamegraph.sh: the flame graph as a browser draws it (a headless screenshot).
 PKGS="$PKGS chromium"
+# The real programs the tests build with our flags (issue 43), from sources Debian ships:
+# readelf from binutils-source (/usr/src/binutils) and googletest's samples from googletest
+# (/usr/src/googletest), for tests/patchsite/realprobes.sh, libc_args_real.sh and the aarch64
+# realprobes.sh.
+PKGS="$PKGS binutils-source googletest"
 # make bench-events: SDT and LTTng-UST probes to compare with, LTTng's session daemon, callgrind.
 PKGS="$PKGS systemtap-sdt-dev liblttng-ust-dev lttng-tools babeltrace valgrind"
 if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then

@@ -288,6 +288,24 @@ static bool masked_reg(Dwarf_Attribute *at, Dwarf_Op *op, size_t n, const struct
 }
 
 /* The location of param at the entry into a: 0, or refused. */
+/*
+ * gcc's location views: an entry of a location list whose range is empty, [A, A), holds at
+ * A's first view, the state the code at A is entered in.  At a function's entry (after
+ * aarch64's NOPs, where gcc's DWARF starts) that is where the argument came in: gdb reads
+ * it there (readelf's read_and_display_attr_value, implicit_const in x2).  Used only where
+ * no range holds A.
+ */
+static int location_at_first_view(Dwarf_Attribute *at, Dwarf_Addr pc, Dwarf_Op **op, size_t *n)
+{
+	Dwarf_Addr base, start, end;
+	ptrdiff_t off = 0;
+
+	while ((off = dwarf_getlocations(at, off, &base, &start, &end, op, n)) > 0)
+		if (start == pc && end == pc)
+			return 1;
+	return 0;
+}
+
 static int location(struct ctx *c, Dwarf_Die *param, struct ps_probe_arg *a)
 {
 	Dwarf_Attribute at;
@@ -324,6 +342,8 @@ static int location(struct ctx *c, Dwarf_Die *param, struct ps_probe_arg *a)
 	k = dwarf_getlocation_addr(&at, c->pc, &op, &n, 1);
 	if ((k <= 0 || !n) && c->skip)	/* clang: from after __fentry__'s call or the NOPs */
 		k = dwarf_getlocation_addr(&at, c->pc + c->skip, &op, &n, 1);
+	if (k <= 0 || !n)
+		k = location_at_first_view(&at, c->pc + c->skip, &op, &n);
 	if (k <= 0 || !n)
 		return bad(c, "<optimized out> at the function's entry");
 	for (size_t i = 0; i < n; i++)

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Linked into the real program of tests/patchsite/realprobes.sh with
- * -Wl,--wrap=realloc,--wrap=free: the program's own realloc and free (Lua
- * allocates through them alone) take memory from an arena at a fixed
- * address, and never reuse it, so that its heap objects are at the same
+ * -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free: the
+ * program's own malloc, calloc, realloc and free take memory from an arena
+ * at a fixed address, and never reuse it, so that its heap objects are at the same
  * addresses under gdb and under `patchsite record`, whose runtime mallocs
  * in the same process (from libc's heap, which the arena does not share).
  * Pointer arguments then compare as they are.  Not a general allocator:
@@ -16,7 +16,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#define ARENA_AT	((uintptr_t)0x100000000000ull)
+/* Above ASan's shadow (x86-64: up to 0x10007fff7fff), under its allocator (0x600000000000):
+ * the recorded run of a sanitized runtime preloads ASan. */
+#define ARENA_AT	((uintptr_t)0x200000000000ull)
 #define ARENA_SIZE	((size_t)1 << 30)
 
 void *__real_realloc(void *p, size_t n);
@@ -63,6 +65,19 @@ void *__wrap_realloc(void *p, size_t n)
 	if (q && p)
 		memcpy(q, p, ((size_t *)p)[-2] < n ? ((size_t *)p)[-2] : n);
 	return q;
+}
+
+void *__wrap_malloc(size_t n)
+{
+	return take(n);
+}
+
+/* The arena's pages are fresh (zero) and never reused. */
+void *__wrap_calloc(size_t k, size_t n)
+{
+	if (n && k > (size_t)-1 / n)
+		return NULL;
+	return take(k * n);
 }
 
 void __wrap_free(void *p)

@@ -18,17 +18,17 @@ check-patchsite-aarch64:
 	$(Q)sh tests/patchsite-aarch64/retprobe.sh $(A64_B) $(B)
 	$(Q)sh tests/patchsite-aarch64/libcall.sh $(A64_B)
 	$(Q)sh tests/patchsite-aarch64/libc_args.sh $(A64_B) $(B)
-	$(Q)sh tests/patchsite-aarch64/realprobes.sh $(A64_B) $(B) small	# Lua by gcc, against gdb
+	$(Q)PS_REAL=$(PS_REAL) sh tests/patchsite-aarch64/realprobes.sh $(A64_B) $(B) small	# readelf by gcc, against gdb
 
-# Probes named from DWARF on Lua and googletest's samples built for aarch64 (gcc, clang, g++,
-# clang++), against gdb-multiarch through qemu's gdb stub (issue #27; minutes: not part of
-# make check, whose aarch64 suite runs its small version, Lua by gcc; make check-realprobes
-# runs it after the x86-64 one).
+# Probes named from DWARF on readelf (Debian's binutils-source) and googletest's samples
+# (Debian's googletest) built for aarch64 (gcc, clang, g++, clang++), against gdb-multiarch
+# through qemu's gdb stub (issue #27; minutes: not part of make check, whose aarch64 suite
+# runs its small version, readelf by gcc; make check-realprobes runs it after the x86-64 one).
 .PHONY: check-realprobes-aarch64
 check-realprobes-aarch64: $(B)/patchsite
 	$(Q)$(MAKE) --no-print-directory CROSS_COMPILE=$(A64_CROSS) B=$(A64_B) SAN= TSAN= \
 		$(A64_B)/libpatchsite.so
-	$(Q)sh tests/patchsite-aarch64/realprobes.sh $(A64_B) $(B)
+	$(Q)PS_REAL=$(PS_REAL) sh tests/patchsite-aarch64/realprobes.sh $(A64_B) $(B)
 
 # Guest instructions per traced call under qemu (bench/patchsite/aarch64.sh, about 2 minutes).
 .PHONY: bench-patchsite-aarch64

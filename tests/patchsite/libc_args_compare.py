@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""libc_args.sh's and libc_args_lua.sh's comparison of a trace with the oracles.
+"""libc_args.sh's and libc_args_real.sh's comparison of a trace with the oracles.
 
 usage: libc_args_compare.py AUDIT TRACE PROGRAM_OUTPUT NAMES [RET_NAMES] [--pie]
                             [--exe=PATH] [--high=ADDR]
@@ -18,7 +18,7 @@ high in both runs.  --pie: the executable moves too: pointers are compared
 for NULL only.  Each "ret NAME VALUE" is the trace's return value of that
 call of NAME (those of RET_NAMES must be there).  NAMES must all be seen.
 
---bag (a real program, some of whose calls follow its memory layout, as Lua's
+--bag (a real program, some of whose calls may follow its memory layout, as Lua's
 string cache): per library function, the trace's multiset of argument values
 (strings, integers, pointers as NULL or not) equals the audit's, for each
 function whose untraced runs (the AUDIT files, under ASLR) all agree and whose
@@ -43,8 +43,10 @@ def trace_calls(path):
     for line in open(path, errors='replace'):
         m = re.search(r'auto:(\w+): (\w+)\((.*)\)', line)
         if m and m.group(1) == m.group(2):
+            # replay quotes a string as it is (a '"' inside unescaped): one ends at a
+            # quote before the next ", NAME=" or the end.
             calls[m.group(1)].append(
-                [v for _, v in re.findall(r'(\w+)=("(?:[^"\\]|\\.)*"|[^,]+)', m.group(3))])
+                [v for _, v in re.findall(r'(\w+)=(".*?"(?=, \w+=|$)|[^,]+)', m.group(3))])
     return calls
 
 

@@ -9,11 +9,11 @@
 # - the wire format and the structure: check_perfetto.py, a protobuf decoder written
 #   from the encoding rules alone, with Perfetto's published field numbers
 #   (each with its .proto file); and, where protoc is installed, `protoc --decode_raw`;
-# - the schema: `protoc --decode=perfetto.protos.Trace` with Perfetto's own
-#   perfetto_trace.proto (PERFETTO_PROTO=FILE, or PERFETTO_GIT=a git dir of
-#   google/perfetto), read at test time and never copied here; skipped, and said,
-#   where protoc or the schema cannot be had.  Under the schema no field may be
-#   unknown and the begun slices must equal the oracle's calls.
+# - the schema: `protoc --decode=perfetto.protos.Trace` with tests/patchsite/
+#   perfetto_min.proto, the messages dump --perfetto writes as Perfetto publishes them
+#   (names, numbers, types), or with Perfetto's whole perfetto_trace.proto where one is
+#   given (PERFETTO_PROTO=FILE).  Under the schema no field may be unknown and the
+#   begun slices must equal the oracle's calls.
 set -u
 
 B=${1:-build}
@@ -38,14 +38,8 @@ record() { LD_PRELOAD="$SANPRE" "$PS" record --no-libcall "$@"; }
 pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
 fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
 
-PERFETTO_GIT=${PERFETTO_GIT:-/work/.mirror/google+perfetto/repo}
-SCHEMA=
-if [ -n "${PERFETTO_PROTO:-}" ] && [ -r "$PERFETTO_PROTO" ]; then
-	cp "$PERFETTO_PROTO" "$T/perfetto_trace.proto" && SCHEMA="$T/perfetto_trace.proto"
-elif git --git-dir="$PERFETTO_GIT" show HEAD:protos/perfetto/trace/perfetto_trace.proto \
-	>"$T/perfetto_trace.proto" 2>/dev/null; then
-	SCHEMA="$T/perfetto_trace.proto"
-fi
+SCHEMA=$PWD/tests/patchsite/perfetto_min.proto
+[ -n "${PERFETTO_PROTO:-}" ] && SCHEMA=$PERFETTO_PROTO
 command -v protoc >/dev/null 2>&1 || SCHEMA=none
 
 $CC -O2 -g -pg -mfentry -mrecord-mcount -c testdata/patchsite/ending.c -o "$T/ending.o" \
@@ -91,9 +85,7 @@ else
 	else
 		fail "protoc --decode_raw" rerr
 	fi
-	if [ -z "$SCHEMA" ]; then
-		echo "SKIP the schema: no perfetto_trace.proto (PERFETTO_PROTO=FILE or PERFETTO_GIT=DIR)"
-	elif protoc -I"$T" --decode=perfetto.protos.Trace "$T/perfetto_trace.proto" <t.pftrace \
+	if protoc -I"$(dirname "$SCHEMA")" --decode=perfetto.protos.Trace "$SCHEMA" <t.pftrace \
 		>dec 2>derr; then
 		# Less the off-CPU slices a preemption during the run adds (check_perfetto.py
 		# tells them by name; sched.sh tests them).
@@ -105,7 +97,7 @@ else
 		if [ "$b" -eq "$calls" ] && [ "$e" -eq "$calls" ] && [ "$unknown" -eq 0 ] &&
 		   grep -q 'is_incremental: true' dec && grep -q 'thread_name: "ending"' dec &&
 		   grep -q 'sequence_flags: 1' dec; then
-			pass "the schema (perfetto_trace.proto): $b slices begun and ended, no unknown field"
+			pass "the schema ($(basename "$SCHEMA")): $b slices begun and ended, no unknown field"
 		else
 			fail "the schema: $b begun, $e ended of $calls, $unknown unknown fields" dec
 		fi
@@ -186,6 +178,20 @@ if diff -u want.f got >diff && [ ! -s derr ]; then
 	pass "function tracer: instants with their arguments (leaf2 x3, leaf)"
 else
 	fail "function tracer arguments" diff
+fi
+
+# The debug annotations of every type, under the schema: each field where it declares it.
+if [ "$SCHEMA" != none ]; then
+	for f in ev fa; do
+		if protoc -I"$(dirname "$SCHEMA")" --decode=perfetto.protos.Trace "$SCHEMA" \
+			<$f.pftrace >dec.$f 2>derr && ! grep -qE '^ *[0-9]+[:{ ]' dec.$f &&
+		   grep -q 'debug_annotations {' dec.$f; then
+			pass "the schema on $f.pftrace: $(grep -c 'debug_annotations {' dec.$f) debug annotations, no unknown field"
+		else
+			cat derr >>dec.$f
+			fail "the schema on $f.pftrace" dec.$f
+		fi
+	done
 fi
 
 # The function tracer's calls as instants, and trace_marker lines (testdata/patchsite/
