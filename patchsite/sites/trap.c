@@ -175,14 +175,16 @@ static long trap_blocker_once(char name[32])
 }
 
 /*
- * A thread that blocks SIGTRAP in every look for 0.3 s (150, 2 ms apart).  glibc's
- * pthread_create starts every new thread with all signals blocked until
- * its start routine, and some of its calls (posix_spawn, abort) block
- * them for their duration: C library code, no site; and a program's own
- * SIGTRAP handler runs with it blocked when the kernel called it (before
- * ours was installed).  Each is soon gone, if preempted for a while on a
- * busy machine (0.1 s was not always enough beside two busy loops).  A thread that keeps SIGTRAP blocked (a worker that
- * blocked every signal) is there in every look.  Its id (0: none) and name.
+ * A thread that blocks SIGTRAP in every look for 0.3 s (150, 2 ms
+ * apart).  glibc's pthread_create starts every new thread with all
+ * signals blocked until its start routine, and some of its calls
+ * (posix_spawn, abort) block them for their duration: C library code, no
+ * site; and a program's own SIGTRAP handler runs with it blocked when the
+ * kernel called it (before ours was installed).  Each is soon gone, if
+ * preempted for a while on a busy machine (0.1 s was not always enough
+ * beside two busy loops).  A thread that keeps SIGTRAP blocked (a worker
+ * that blocked every signal) is there in every look.  Its id (0: none)
+ * and name.
  */
 static long trap_blocker(char name[32])
 {
