@@ -325,6 +325,36 @@ static bool cyg_exit_of(const struct ps_frame *fr, const struct ps_site *site, u
 	       (fr->idw >> 2) + 1 == (idw >> 2);
 }
 
+static bool too_deep(struct ps_thread *t, struct ps_fast *f)
+{
+	return (unsigned)(f->fp - (t->frames + 1)) >= ps_graph_max_depth;
+}
+
+/*
+ * graph_entry's set_graph_function and max_graph_depth for a call whose
+ * return is not hooked: an entry with no call open that the trigger does
+ * not name is not recorded, and neither is an exit with no call open while
+ * a trigger is set (the exit of such an entry: graph_entry hooks no return
+ * there).  An entry deeper than asked gets a set_graph_notrace frame
+ * (graph_word), so that its exit, which may look like its caller's in a
+ * recursion (cyg_exit_of), pops that frame and nothing else.
+ */
+static bool word_outside(struct ps_thread *t, struct ps_fast *f, struct ps_site **site,
+			 uint32_t idw)
+{
+	const uint8_t *trigger = __atomic_load_n(&ps_graph_trigger.set, __ATOMIC_ACQUIRE);
+
+	if (too_deep(t, f))
+		return (idw & 3) == PS_EV_EXIT;
+	if (!trigger || f->fp != t->frames + 1)
+		return false;
+	if ((idw & 3) == PS_EV_EXIT)
+		return true;
+	if (!*site)
+		*site = ps_site_by_id(idw >> 2);
+	return !trigger[(*site)->gindex];
+}
+
 /*
  * An entry of a function with exit sites, or an exit site: one word, no
  * return hook.  The entry pushes a frame that hooks nothing (key bit 0
@@ -355,16 +385,22 @@ static void graph_word(struct ps_site *site, uint32_t idw, unsigned long *loc,
 			   ps.arch->regs_retval(regs) : 0);
 		return;
 	}
-	/* Gate closed, or inside a set_graph_notrace call: nothing new. */
-	if (!ps_gate_open(t) || t->notrace)
+	/* Gate closed, or outside -G/-D: nothing new. */
+	if (!ps_gate_open(t) || word_outside(t, f, &site, idw))
 		return;
+	/*
+	 * A call not recorded (set_graph_notrace, inside one, deeper than asked) still
+	 * gets its frame, so that the exit of a recursive call pops its own (cyg_exit_of).
+	 */
 	if ((idw & 3) != PS_EV_EXIT && own_stack(f, (uintptr_t)loc) && f->fp < t->frames_end &&
-	    notrace_call(t, &site, idw)) {
+	    (t->notrace || too_deep(t, f) || notrace_call(t, &site, idw))) {
 		*f->fp = (struct ps_frame){ .ret = 0, .key = key, .idw = idw | PS_EV_EXIT };
 		frame_note(t, f, f->fp, NULL, tsc, 0, PS_FS_NOTRACE);
 		f->fp++;
 		return;
 	}
+	if (t->notrace || too_deep(t, f))
+		return;		/* not recorded, and no frame to say so */
 	if (profile) {
 		/* Only an entry on our stack is counted: an exit not on top has no frame. */
 		if ((idw & 3) == PS_EV_EXIT || !own_stack(f, (uintptr_t)loc) ||

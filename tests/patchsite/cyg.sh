@@ -99,6 +99,28 @@ for form in gcc-c clang-c gcc-cxx clang-cxx; do
 	fi
 done
 
+# set_graph_function (-G) and max_graph_depth (-D) on the same gcc build, against uftrace's
+# -F (its filter: the function and what it calls) and -D on it: the nesting of both replays.
+d="$T/gcc-c"
+for opt in "-G step:-F step" "-G fact:-F fact" "-D 2:-D 2" "-G step -D 2:-F step -D 2"; do
+	[ -x "$d/prog" ] || break
+	ours=${opt%%:*} theirs=${opt#*:}
+	# shellcheck disable=SC2086  # the options are words
+	(cd "$d" && rm -rf uftrace.data && uftrace record --no-libcall --no-event $theirs ./prog \
+		>/dev/null 2>o.err && uftrace replay --no-pager >o.ureplay 2>>o.err &&
+	 LD_PRELOAD="$SANPRE" "$PS" record -d o.data --no-libcall $ours ./prog >/dev/null 2>>o.err &&
+	 "$PS" replay --no-sched -d o.data >o.replay 2>>o.err)
+	nesting "$d/o.ureplay" >"$d/o.unest"
+	nesting "$d/o.replay" >"$d/o.nest"
+	if [ -s "$d/o.unest" ] && cmp -s "$d/o.unest" "$d/o.nest"; then
+		pass "$ours: nesting ($(wc -l <"$d/o.nest") lines) equals uftrace's $theirs"
+	else
+		{ echo "uftrace $theirs < > patchsite $ours nesting:"; diff "$d/o.unest" "$d/o.nest" | head -20
+		  cat "$d/o.err"; } >"$d/why" 2>&1
+		fail "$ours against uftrace $theirs" "$d/why"
+	fi
+done
+
 # Untraced with the runtime preloaded (nothing asked): the calls reach ours and return.
 d="$T/gcc-cxx"
 if [ -x "$d/prog" ]; then
