@@ -4,7 +4,10 @@
 # objects too (PATCHSITE_OUTPUT, the control channel): PIC, hidden.
 TRACE_SRC := $(wildcard patchsite/cmd/*.c)
 # The dynamic_events parser too: record --probe is checked before CMD runs.
-TRACE_OBJ := $(TRACE_SRC:%.c=$(B)/obj/%.o) $(PS_SHARED_OBJ) $(B)/obj/patchsite/events/probe_parse.o
+# The shape of a C++ name (core/demangle_name.c), for names a process could not demangle: the
+# command demangles them with libstdc++'s __cxa_demangle (cmd/demangle.c).
+TRACE_OBJ := $(TRACE_SRC:%.c=$(B)/obj/%.o) $(PS_SHARED_OBJ) $(B)/obj/patchsite/events/probe_parse.o \
+	$(B)/obj/patchsite/core/demangle_name.o
 
 $(TRACE_OBJ): ALL_CFLAGS += -D_GNU_SOURCE -fPIC -fvisibility=hidden
 # libdw (elfutils) reads DWARF for probe names, in the command only: the runtime links none.
@@ -17,7 +20,7 @@ $(B)/obj/patchsite/cmd/probe_dwarf.o $(B)/obj/patchsite/cmd/probe_dwarf_type.o \
 all: $(B)/patchsite
 
 $(B)/patchsite: $(TRACE_OBJ)
-	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_DW_LIBS)
+	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_DW_LIBS) -lstdc++
 
 install: install-patchsite
 .PHONY: install-patchsite

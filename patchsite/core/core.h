@@ -7,7 +7,8 @@
  *   clock.c    time stamps (the TSC or the kernel's clock) and their ns
  *   log.c      the message sink: levels, the last error text, stderr
  *   mem.c      large zeroed memory
- *   textbuf.c  growable text (textbuf.h); demangle.c C++ names (demangle.h);
+ *   textbuf.c  growable text (textbuf.h); demangle.c C++ names (demangle.h),
+ *              demangle_name.c their shown form (the command's too);
  *              libc.c the C library's real dlopen and the wrappers' lock (libc.h)
  *   fast_offsets.h  what the arch assembly reads of the structures below
  * Nothing here names a site, a tracer or a file of the trace directory's

@@ -31,17 +31,10 @@ if [ "$MODE" = san ]; then
 	export ASAN_OPTIONS=detect_leaks=1
 fi
 PS="$PWD/$B/patchsite"
+. "$PWD/tests/patchsite/lib.sh"	# nesting
 
 pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
 fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
-
-# nesting FILE: a function_graph replay (uftrace's or ours) as "depth token" lines, where
-# token is name() {, name(); or } (a closing comment dropped).
-nesting() {
-	grep -v '^#' "$1" | awk -F'|' 'NF >= 2 {
-		s = $NF; sub(/^ /, "", s); d = match(s, /[^ ]/) - 1; s = substr(s, d + 1)
-		sub(/^} \/\*.*\*\/$/, "}", s); print d / 2, s }'
-}
 
 # calls FILE: "function calls" from a report table (patchsite's or uftrace's).
 calls() {

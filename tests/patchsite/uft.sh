@@ -1,0 +1,58 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Defects found by running uftrace's own test programs under patchsite (issue 40, 8.): each case
+# a small program of the same shape, recorded by patchsite and by uftrace 0.13 (Debian's, the
+# oracle) on the same binary, their replays compared.  usage: uft.sh BUILD_DIR plain|san
+set -u
+. "$PWD/tests/patchsite/lib.sh"
+suite_init uft "$@"
+SRC=$PWD/testdata/patchsite
+command -v uftrace >/dev/null || { echo "FAIL uftrace not installed (scripts/deps.sh)"; exit 1; }
+cd "$T" || exit 1
+
+# same NAME DIR "OURS" "THEIRS" PROG [ARG...]: patchsite record OURS and uftrace record THEIRS
+# (both without library calls) of PROG in DIR; their replays' nesting must be equal.
+same() {
+	name=$1 d=$2 ours=$3 theirs=$4
+	shift 4
+	# shellcheck disable=SC2086  # the options are words
+	(cd "$d" && rm -rf uftrace.data p.data &&
+	 uftrace record --no-libcall --no-event $theirs "$@" >u.out 2>u.err &&
+	 uftrace replay --no-pager >u.replay 2>>u.err &&
+	 record -d p.data --no-libcall $ours "$@" >p.out 2>p.err &&
+	 "$PS" replay --no-sched -d p.data >p.replay 2>>p.err)
+	nesting "$d/u.replay" >"$d/u.nest"
+	nesting "$d/p.replay" >"$d/p.nest"
+	if [ -s "$d/u.nest" ] && cmp -s "$d/u.nest" "$d/p.nest" && cmp -s "$d/u.out" "$d/p.out"; then
+		pass "$name: $(wc -l <"$d/p.nest") lines nested as uftrace's: $(cut -d' ' -f2- "$d/p.nest" | tr '\n' ' ' | cut -c1-70)"
+	else
+		{ echo "uftrace < > patchsite:"; diff "$d/u.nest" "$d/p.nest" | head -20
+		  cat "$d/u.err" "$d/p.err"; } >"$d/why" 2>&1
+		fail "$name against uftrace" "$d/why"
+	fi
+}
+
+# b. C++ names, demangled by the command whatever the process had loaded: a g++ program that
+# --as-needed left without libstdc++, and the same code as a plugin a C program dlopens.
+mkdir -p cxx
+if g++ -O0 -pg -Wl,--as-needed -o cxx/prog "$SRC/mangled.cc" 2>cxx/build.log &&
+   g++ -O0 -pg -fPIC -shared -Wl,--as-needed -o cxx/libmangled.so "$SRC/mangled.cc" 2>>cxx/build.log &&
+   $CC -O0 -pg -o cxx/dlprog "$SRC/dlcxx.c" -ldl 2>>cxx/build.log; then
+	if readelf -d cxx/prog cxx/libmangled.so | grep -q 'NEEDED.*libstdc++'; then
+		fail "C++ without libstdc++: the build links libstdc++ (--as-needed ignored?)"
+	else
+		same "C++ names, no libstdc++ in the process" cxx "" "" ./prog
+		(cd cxx && "$PS" report -d p.data >p.report 2>>p.err)
+		if grep -q ' ns::S::get$' cxx/p.report && ! grep -q ' _Z' cxx/p.report; then
+			pass "C++ names in report: ns::S::get, no mangled name"
+		else
+			fail "C++ names in report" cxx/p.report
+		fi
+		same "C++ names, a C program's dlopened plugin" cxx "" "" ./dlprog ./libmangled.so
+	fi
+else
+	fail "build C++ programs" cxx/build.log
+fi
+
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]
