@@ -92,8 +92,7 @@ static int ring_setup(struct ps_thread *t, struct ps_fast *f)
 	return 0;
 }
 
-/* The calling thread's ring and shadow stack (the first event of a thread; ring.h thread_setup). */
-struct ps_thread *ps_ring_thread_setup(void)
+static struct ps_thread *thread_setup_own(void)
 {
 	struct ps_fast *f = &ps_fast;
 	struct ps_thread *t = f->t;
@@ -123,6 +122,23 @@ struct ps_thread *ps_ring_thread_setup(void)
 	f->t = t;
 	thread_stack(f);
 	atomic_store(&t->fast, f);
+	return t;
+}
+
+/*
+ * The calling thread's ring and shadow stack (the first event of a thread; ring.h
+ * thread_setup).  The runtime's own work (ps_own): its allocations may call a malloc the
+ * program defines, whose event must neither be recorded nor set the thread up again.
+ */
+struct ps_thread *ps_ring_thread_setup(void)
+{
+	struct ps_thread *t;
+
+	if (ps_own)
+		return NULL;
+	ps_own_enter();
+	t = thread_setup_own();
+	ps_own_leave();
 	return t;
 }
 

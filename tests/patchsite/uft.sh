@@ -10,8 +10,18 @@ SRC=$PWD/testdata/patchsite
 command -v uftrace >/dev/null || { echo "FAIL uftrace not installed (scripts/deps.sh)"; exit 1; }
 cd "$T" || exit 1
 
+# by_task FILE: a replay's lines (uftrace's or ours) grouped by task, in the order the tasks
+# first appear (uftrace interleaves them by time), each keyed by the last number before the
+# first | (uftrace's [ TID], our TASK-PID).
+by_task() {
+	grep -v '^#' "$1" | awk -F'|' 'NF >= 2 { k = $1; sub(/[^0-9]*$/, "", k); sub(/.*[^0-9]/, "", k)
+		if (!(k in n)) order[++tasks] = k; line[k, ++n[k]] = $0 }
+		END { for (i = 1; i <= tasks; i++) for (j = 1; j <= n[order[i]]; j++) print line[order[i], j] }'
+}
+
 # same NAME DIR "OURS" "THEIRS" PROG [ARG...]: patchsite record OURS and uftrace record THEIRS
-# (both without library calls) of PROG in DIR; their replays' nesting must be equal.
+# (both without library calls) of PROG in DIR; their replays' nesting must be equal, task by
+# task.
 same() {
 	name=$1 d=$2 ours=$3 theirs=$4
 	shift 4
@@ -21,8 +31,10 @@ same() {
 	 uftrace replay --no-pager >u.replay 2>>u.err &&
 	 record -d p.data --no-libcall $ours "$@" >p.out 2>p.err &&
 	 "$PS" replay --no-sched -d p.data >p.replay 2>>p.err)
-	nesting "$d/u.replay" >"$d/u.nest"
-	nesting "$d/p.replay" >"$d/p.nest"
+	by_task "$d/u.replay" >"$d/u.tasks"
+	by_task "$d/p.replay" >"$d/p.tasks"
+	nesting "$d/u.tasks" >"$d/u.nest"
+	nesting "$d/p.tasks" >"$d/p.nest"
 	if [ -s "$d/u.nest" ] && cmp -s "$d/u.nest" "$d/p.nest" && cmp -s "$d/u.out" "$d/p.out"; then
 		pass "$name: $(wc -l <"$d/p.nest") lines nested as uftrace's: $(cut -d' ' -f2- "$d/p.nest" | tr '\n' ' ' | cut -c1-70)"
 	else
@@ -53,6 +65,19 @@ if g++ -O0 -pg -Wl,--as-needed -o cxx/prog "$SRC/mangled.cc" 2>cxx/build.log &&
 else
 	fail "build C++ programs" cxx/build.log
 fi
+
+# c. The runtime's own calls into a program that defines malloc/calloc/realloc/free (start-up,
+# a forked child's new trace file, the end): none is the program's.  Each form, with a fork.
+for form in "-finstrument-functions" "-pg" "-pg -mfentry -mrecord-mcount"; do
+	d=own$(echo "$form" | tr -d ' -')
+	mkdir -p "$d"
+	# shellcheck disable=SC2086  # the flags are words
+	if $CC -O0 $form -o "$d/prog" "$SRC/ownmalloc.c" 2>"$d/build.log"; then
+		same "program's malloc, $form, forked" "$d" "" "" ./prog fork
+	else
+		fail "build ownmalloc $form" "$d/build.log"
+	fi
+done
 
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
