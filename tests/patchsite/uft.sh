@@ -44,6 +44,34 @@ same() {
 	fi
 }
 
+# values UFTRACE_REPLAY OUR_REPLAY [WRONG RIGHT]: the arguments ("FUNC args A, B") and return
+# values ("FUNC = V") either replay shows, as numbers (uftrace prints them inline, patchsite as
+# probe lines), must be the same; WRONG, one of uftrace's, is taken as RIGHT.
+values() {
+	python3 - "$@" <<'PY'
+import re, sys
+
+def values(path):
+    out = set()
+    for line in open(path):
+        for f, a, r in re.findall(r"\b(\w+)\(([^)]*)\)(?: = ([^;* ]+))?", line.split("|")[-1]):
+            if a:
+                out.add(f"{f} args " + ", ".join(str(float(v.split("=")[-1])) for v in a.split(", ")))
+            if r:
+                out.add(f"{f} = {float(r)}")
+        for r, f in re.findall(r"} = ([^;]+); /\* (\w+) \*/", line):	# uftrace's closing line
+            out.add(f"{f} = {float(r)}")
+    return out
+
+u, p = values(sys.argv[1]), values(sys.argv[2])
+if len(sys.argv) > 4 and sys.argv[3] in u:
+    u = u - {sys.argv[3]} | {sys.argv[4]}
+print("uftrace:", sorted(u))
+print("patchsite:", sorted(p))
+sys.exit(u != p)
+PY
+}
+
 # b. C++ names, demangled by the command whatever the process had loaded: a g++ program that
 # --as-needed left without libstdc++, and the same code as a plugin a C program dlopens.
 mkdir -p cxx
@@ -78,6 +106,29 @@ for form in "-finstrument-functions" "-pg" "-pg -mfentry -mrecord-mcount"; do
 		fail "build ownmalloc $form" "$d/build.log"
 	fi
 done
+
+# d. Values with -A/-R formats: signed 32-bit arguments and return values, a float and a
+# double return value, two -A specs of one function merged.  Oracle: uftrace on the same
+# binary (its values; it prints them inline, patchsite as probe lines), and for the float,
+# whose value uftrace 0.13 prints as 0.000000, the program's own by construction (1.5).
+mkdir -p val
+if $CC -O0 -pg -o val/prog "$SRC/negret.c" 2>val/build.log; then
+	(cd val && rm -rf uftrace.data &&
+	 uftrace record --no-libcall --no-event -A neg@arg1/i32 -A neg@arg2/i32 -R neg@retval/i32 \
+		-R half@retval/f32 -R twice@retval/f64 ./prog >/dev/null 2>u.err && uftrace replay --no-pager >u.replay 2>>u.err &&
+	 record -d p.data --no-libcall -A neg@arg1/i32 -A neg@arg2/i32 -R neg@retval/i32 \
+		-R half@retval/f32 -R twice@retval/f64 ./prog >/dev/null 2>p.err &&
+	 "$PS" replay --no-sched -d p.data >p.replay 2>>p.err)
+	values val/u.replay val/p.replay "half = 0.0" "half = 1.5" >val/cmp 2>&1
+	if [ $? -eq 0 ] && [ ! -s val/p.err ]; then
+		pass "-A/-R formats: $(tail -1 val/cmp)"
+	else
+		cat val/u.err val/p.err val/p.replay >>val/cmp
+		fail "-A/-R formats against uftrace" val/cmp
+	fi
+else
+	fail "build negret" val/build.log
+fi
 
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
