@@ -130,5 +130,26 @@ else
 	fail "build negret" val/build.log
 fi
 
+# e. record -a of a plain gcc -pg -g program (it calls mcount@GLIBC_2.2.5): its functions are
+# traced with their arguments and return values, with or without library calls; the values
+# as uftrace -a's on the same binary.
+if $CC -O0 -g -pg -o val/pg "$SRC/negret.c" 2>val/build.log; then
+	(cd val && rm -rf uftrace.data a.data &&
+	 uftrace record --no-libcall --no-event -a ./pg >/dev/null 2>ua.err &&
+	 uftrace replay --no-pager >ua.replay 2>>ua.err &&
+	 record -d a.data --no-libcall -a ./pg >/dev/null 2>pa.err &&
+	 "$PS" replay --no-sched -d a.data >pa.replay 2>>pa.err &&
+	 record -d a2.data -a ./pg >/dev/null 2>pa2.err)
+	values val/ua.replay val/pa.replay >val/acmp 2>&1
+	if [ $? -eq 0 ] && [ ! -s val/pa.err ] && ! grep -q 'library calls only' val/pa2.err; then
+		pass "record -a of a gcc -pg program, --no-libcall: $(tail -1 val/acmp)"
+	else
+		cat val/ua.err val/pa.err val/pa2.err val/pa.replay >>val/acmp
+		fail "record -a of a gcc -pg program" val/acmp
+	fi
+else
+	fail "build negret -g -pg" val/build.log
+fi
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
