@@ -244,6 +244,27 @@ static bool notrace_call(struct ps_thread *t, struct ps_site **site, uint32_t id
 	return in_mask(m, *site);
 }
 
+/*
+ * Tracing off (tracing_on 0, not a thread left out by set_ftrace_pid), no
+ * call open, and set_graph_function names this one: it is not recorded, but
+ * its frame is pushed, so that the calls it makes count as inside it when a
+ * trigger (traceon) turns tracing on before it returns, as uftrace's filter
+ * keeps its depth while disabled.  Its exit is then recorded as any open
+ * call's is.
+ */
+static bool root_while_off(struct ps_thread *t, struct ps_fast *f, struct ps_site **site,
+			   uint32_t idw)
+{
+	const uint8_t *trigger = __atomic_load_n(&ps_graph_trigger.set, __ATOMIC_ACQUIRE);
+
+	if (!trigger || f->fp != t->frames + 1 || ps_own ||
+	    atomic_load_explicit(&ps.tracing_on, memory_order_relaxed))
+		return false;
+	if (!*site)
+		*site = ps_site_by_id(idw >> 2);
+	return trigger[(*site)->gindex];
+}
+
 static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc,
 			struct patchsite_regs *regs)
 {
@@ -258,6 +279,13 @@ static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc,
 
 	if (profile)
 		f->budget = 0;	/* the fast paths keep calling here (graph_fast) */
+	if (t && !profile && own_stack(f, slot) && root_while_off(t, f, &site, idw)) {
+		fr = f->fp++;
+		*fr = (struct ps_frame){ .ret = *loc, .key = slot - PS_FRAME_KEY_BIAS,
+					 .idw = (idw & ~3u) | PS_EV_EXIT };
+		*loc = (uintptr_t)ps.arch->graph_return;
+		return;
+	}
 	if (!t || !ps_gate_open(t))
 		return;
 	if (!own_stack(f, slot)) {
@@ -383,6 +411,11 @@ static void graph_word(struct ps_site *site, uint32_t idw, unsigned long *loc,
 		f->fp--;
 		frame_exit(t, f, f->fp, tsc, regs && ps.arch->regs_retval ?
 			   ps.arch->regs_retval(regs) : 0);
+		return;
+	}
+	if ((idw & 3) != PS_EV_EXIT && !profile && own_stack(f, (uintptr_t)loc) &&
+	    root_while_off(t, f, &site, idw)) {
+		*f->fp++ = (struct ps_frame){ .ret = 0, .key = key, .idw = idw | PS_EV_EXIT };
 		return;
 	}
 	/* Gate closed, or outside -G/-D: nothing new. */

@@ -151,5 +151,38 @@ else
 	fail "build negret -g -pg" val/build.log
 fi
 
+# f. -G FUNC with tracing off at start and a traceon trigger inside FUNC (testdata's
+# lto_main.c: main calls step 16 times, step calls lib_scale): the calls after the traceon
+# are recorded as without -G.  Oracle: uftrace --disable -T lib_scale@traceon -F main on the
+# -finstrument-functions build (uftrace keeps its depth while disabled; on a -pg build it
+# also closes the step() open at the traceon, whose return patchsite did not hook: there the
+# oracle is patchsite's own record without -G, which follows the same calls, and main's exit,
+# whose return -G hooked, closes the -G record as it closes uftrace's).
+mkdir -p trig
+if PATCHSITE_CC=$CC "${PS%/*}/patchsite-cc" -O0 -finstrument-functions -o trig/cyg "$SRC/lto_main.c" \
+	"$SRC/lto_lib.c" >trig/build.log 2>&1 &&
+   $CC -O0 -pg -o trig/pg "$SRC/lto_main.c" "$SRC/lto_lib.c" 2>>trig/build.log; then
+	export PATCHSITE_TRACING_ON=0 PATCHSITE_TRIGGER=lib_scale:traceon
+	same "-G main, tracing off, traceon inside (-finstrument-functions)" trig "-G main" \
+		"--disable -T lib_scale@traceon -F main" ./cyg
+	(cd trig && record -d g.data --no-libcall -G main ./pg >/dev/null 2>g.err &&
+	 record -d n.data --no-libcall ./pg >/dev/null 2>>g.err &&
+	 "$PS" replay --no-sched -d g.data >g.replay 2>>g.err &&
+	 "$PS" replay --no-sched -d n.data >n.replay 2>>g.err)
+	unset PATCHSITE_TRACING_ON PATCHSITE_TRIGGER
+	nesting trig/g.replay >trig/g.nest
+	nesting trig/n.replay >trig/n.nest
+	sed '$d' trig/g.nest >trig/g.body
+	if [ "$(wc -l <trig/g.nest)" -gt 20 ] && cmp -s trig/g.body trig/n.nest &&
+	   [ "$(tail -1 trig/g.nest)" = "0 }" ] && [ ! -s trig/g.err ]; then
+		pass "-G main, tracing off, traceon inside (-pg): $(wc -l <trig/g.body) lines as without -G, then main's exit"
+	else
+		{ diff trig/n.nest trig/g.nest | head -20; cat trig/g.err; } >trig/why
+		fail "-G main, tracing off, traceon inside (-pg)" trig/why
+	fi
+else
+	fail "build lto_main" trig/build.log
+fi
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
