@@ -96,7 +96,13 @@ fi
 
 # c. The runtime's own calls into a program that defines malloc/calloc/realloc/free (start-up,
 # a forked child's new trace file, the end): none is the program's.  Each form, with a fork.
+# Not under san: ASan, preloaded into the program, starts each thread by calling
+# pthread_getattr_np, which calls the program's realloc with its lock held; that call's
+# first event sets the thread up, which asks pthread_getattr_np again: a deadlock of two
+# runtimes, each with a malloc the program replaced.
+[ "$MODE" = san ] && echo "SKIP program's malloc under san: ASan's thread start-up calls it"
 for form in "-finstrument-functions" "-pg" "-pg -mfentry -mrecord-mcount"; do
+	[ "$MODE" = san ] && break
 	d=own$(echo "$form" | tr -d ' -')
 	mkdir -p "$d"
 	# shellcheck disable=SC2086  # the flags are words
