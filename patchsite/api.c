@@ -61,12 +61,14 @@ static int ret(int err)
 /* No fork may copy the lock held, or the code writable, in the middle of a change. */
 static void before_fork(void)
 {
+	ps_own_enter();		/* to after_fork_*: the other handlers' calls are ours too */
 	pthread_mutex_lock(&ps.lock);
 }
 
 static void after_fork_parent(void)
 {
 	pthread_mutex_unlock(&ps.lock);
+	ps_own_leave();
 }
 
 /*
@@ -85,6 +87,7 @@ static void after_fork_child(void)
 	ps_store_forked(ps_fast.t);
 	ps_fast.budget = 0;
 	ps_profile_reset();	/* function_profile: the parent's counts stay the parent's */
+	ps_own_leave();
 }
 
 /*
@@ -135,6 +138,7 @@ int patchsite_init(void)
 	long ns;
 	int err;
 
+	ps_own_enter();
 	/* Once: dlsym resets the program's dlerror(); libraries loaded later are seen by dl.c. */
 	if (!atomic_exchange(&demangle_looked_up, true))
 		ps_demangle_lookup(NULL);
@@ -231,6 +235,7 @@ int patchsite_init(void)
 out:
 	err = ps.init_err;
 	pthread_mutex_unlock(&ps.lock);
+	ps_own_leave();
 	return ret(err);
 }
 

@@ -441,10 +441,19 @@ static void env_start(void)
  */
 static void start_forked(void)
 {
+	ps_own_enter();
 	if (env_out_fd >= 0)
 		close(env_out_fd);
 	env_out_fd = -1;
 	ps_channel_forked();
+	ps_own_leave();
+}
+
+static void start_before_fork(void)
+{
+	ps_own_enter();
+	ps_channel_before_fork();
+	ps_own_leave();
 }
 
 /*
@@ -454,10 +463,11 @@ static void start_forked(void)
  */
 __attribute__((constructor)) static void ps_start(void)
 {
+	ps_own_enter();
 	patchsite_init();
 	ps_gprof_started();	/* gprof's start-up, if an _init asked before us */
 	if (!ps.init_err)
-		pthread_atfork(ps_channel_before_fork, NULL, start_forked);
+		pthread_atfork(start_before_fork, NULL, start_forked);
 	/* A refused setting is said once, by env_bad, not by the log too (PATCHSITE_LOG=1). */
 	ps_log_defer_errors = true;
 	env_start();
@@ -466,6 +476,7 @@ __attribute__((constructor)) static void ps_start(void)
 	env_names_say();
 	if (!ps.init_err)
 		ps_channel_start();
+	ps_own_leave();
 }
 
 /*
@@ -495,7 +506,7 @@ static void events_lost_say(void)
 }
 
 /* The end of the process: the channel, then the trace written. */
-__attribute__((destructor)) static void ps_stop(void)
+static void stop(void)
 {
 	int err;
 
@@ -527,4 +538,11 @@ __attribute__((destructor)) static void ps_stop(void)
 		if (n > 0)
 			(void)!write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 	}
+}
+
+__attribute__((destructor)) static void ps_stop(void)
+{
+	ps_own_enter();
+	stop();
+	ps_own_leave();
 }

@@ -10,11 +10,16 @@
  * x8..x64, c, s (a string), p (a pointer), f/f32/f64 (fpargs).  What
  * uftrace has and this does not (retval in -A: record -R FUNC@retval is
  * set_ftrace_args's, with function_graph; std::string /S; register
- * overrides %REG) is refused by name.
+ * overrides %REG) is refused by name.  Several specs of one function are
+ * one definition (argspec_merge), as uftrace merges them.
+ *
+ * -R FUNC@retval/FMT: the same formats (f, f32, f64: the floating-point
+ * return register), as the return probe "f FUNC%return $retval:TYPE".
  */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "argspec.h"
@@ -28,12 +33,23 @@ static const struct {
 	{ "x64", "x64" }, { "c", "char" }, { "s", "string" }, { "p", "x64" },
 };
 
+const char *argspec_type(const char *fmt, bool fp)
+{
+	if (fp)
+		return !fmt[0] || !strcmp(fmt, "f") || !strcmp(fmt, "f64") ? "double" :
+		       !strcmp(fmt, "f32") ? "float" : NULL;
+	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++)
+		if (!strcmp(fmt[0] ? fmt : "d", fmts[i].fmt))
+			return fmts[i].type;
+	return NULL;
+}
+
 /* One item ("arg2/s", "fparg1/f32") appended to out as " NAME=FETCH:TYPE". */
 static int item(const char *it, const char *fpreg, char *out, size_t len, char *err,
 		size_t errlen)
 {
 	char reg[16], fmt[16] = "";
-	const char *type = NULL, *slash = strchr(it, '/');
+	const char *type, *slash = strchr(it, '/');
 	size_t at = strlen(out);
 	unsigned n;
 	int used = 0;
@@ -48,17 +64,10 @@ static int item(const char *it, const char *fpreg, char *out, size_t len, char *
 	}
 	if (slash)
 		snprintf(fmt, sizeof(fmt), "%s", slash + 1);
-	if (fp) {
-		type = !fmt[0] || !strcmp(fmt, "f") || !strcmp(fmt, "f64") ? "double" :
-		       !strcmp(fmt, "f32") ? "float" : NULL;
-		if (n > 8) {
-			snprintf(err, errlen, "'%s': only fparg1..fparg8 are in registers", it);
-			return -EINVAL;
-		}
-	} else {
-		for (size_t i = 0; !type && i < sizeof(fmts) / sizeof(fmts[0]); i++)
-			if (!strcmp(fmt[0] ? fmt : "d", fmts[i].fmt))
-				type = fmts[i].type;
+	type = argspec_type(fmt, fp);
+	if (fp && n > 8) {
+		snprintf(err, errlen, "'%s': only fparg1..fparg8 are in registers", it);
+		return -EINVAL;
 	}
 	if (!type) {
 		snprintf(err, errlen, "'%s': format '%s' is not recorded (d i u x with sizes, c, s, "
@@ -106,4 +115,43 @@ int argspec_probe(const char *spec, const char *fpreg, char *out, size_t len, ch
 		if (item(it, fpreg, out, len, err, errlen))
 			return -EINVAL;
 	return 0;
+}
+
+/* The length of line's FUNC@, or 0 when it has none. */
+static size_t func_len(const char *line)
+{
+	const char *at = strchr(line, '@');
+
+	return at ? (size_t)(at - line) + 1 : 0;
+}
+
+char *argspec_merge(const char *specs)
+{
+	char *copy = strdup(specs), *out = malloc(strlen(specs) + 2), *save = NULL, **lines;
+	size_t n = 0, at = 0;
+
+	lines = copy ? calloc(strlen(specs) / 2 + 2, sizeof(*lines)) : NULL;
+	if (!lines || !out) {
+		free(copy), free(out), free(lines);
+		return NULL;
+	}
+	for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+		lines[n++] = l;
+	for (size_t i = 0; i < n; i++) {
+		size_t f = func_len(lines[i]);
+
+		if (!lines[i][0])
+			continue;	/* merged into an earlier line */
+		at += (size_t)sprintf(out + at, "%s", lines[i]);
+		for (size_t j = i + 1; f && j < n; j++)
+			if (func_len(lines[j]) == f && !strncmp(lines[j], lines[i], f)) {
+				at += (size_t)sprintf(out + at, ",%s", lines[j] + f);
+				lines[j][0] = '\0';
+			}
+		out[at++] = '\n';
+	}
+	out[at] = '\0';
+	free(lines);
+	free(copy);
+	return out;
 }

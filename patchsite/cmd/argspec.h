@@ -15,4 +15,13 @@
 int argspec_probe(const char *spec, const char *fpreg, char *out, size_t len, char *err,
 		  size_t errlen);
 
+/* The probe type of uftrace's FMT ("" its default) for an integer or fp (fparg, retval/f) value; NULL: none. */
+const char *argspec_type(const char *fmt, bool fp);
+
+/*
+ * specs (one a line) with the lines of one FUNC made one ("f@arg1" and "f@arg2/x":
+ * "f@arg1,arg2/x"), in their first line's place; malloc'd, NULL: no memory.
+ */
+char *argspec_merge(const char *specs);
+
 #endif

@@ -173,8 +173,10 @@ static bool own_sites(Dwfl_Module *mod)
 		GElf_Sym sym;
 		const char *nm = dwfl_module_getsym(mod, i, &sym, NULL);
 
+		/* The symbol table names an imported hook with its version: mcount@GLIBC_2.2.5. */
 		for (size_t k = 0; nm && k < sizeof(hooks) / sizeof(hooks[0]); k++)
-			if (!strcmp(nm, hooks[k]))
+			if (!strncmp(nm, hooks[k], strlen(hooks[k])) &&
+			    (nm[strlen(hooks[k])] == '\0' || nm[strlen(hooks[k])] == '@'))
 				return true;
 	}
 	return false;

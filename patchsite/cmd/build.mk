@@ -4,7 +4,10 @@
 # objects too (PATCHSITE_OUTPUT, the control channel): PIC, hidden.
 TRACE_SRC := $(wildcard patchsite/cmd/*.c)
 # The dynamic_events parser too: record --probe is checked before CMD runs.
-TRACE_OBJ := $(TRACE_SRC:%.c=$(B)/obj/%.o) $(PS_SHARED_OBJ) $(B)/obj/patchsite/events/probe_parse.o
+# The shape of a C++ name (core/demangle_name.c), for names a process could not demangle: the
+# command demangles them with libstdc++'s __cxa_demangle (cmd/demangle.c).
+TRACE_OBJ := $(TRACE_SRC:%.c=$(B)/obj/%.o) $(PS_SHARED_OBJ) $(B)/obj/patchsite/events/probe_parse.o \
+	$(B)/obj/patchsite/core/demangle_name.o
 
 $(TRACE_OBJ): ALL_CFLAGS += -D_GNU_SOURCE -fPIC -fvisibility=hidden
 # libdw (elfutils) reads DWARF for probe names, in the command only: the runtime links none.
@@ -18,7 +21,7 @@ PS_CMD := $(call built_if_has,$(B)/patchsite,dw elf)
 all: $(PS_CMD)
 
 $(B)/patchsite: $(TRACE_OBJ)
-	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_DW_LIBS)
+	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_DW_LIBS) -lstdc++
 
 INSTALL_FILES += $(if $(PS_CMD),755:$(B)/patchsite:bin/patchsite) \
 	644:man/patchsite.1:share/man/man1/patchsite.1 644:man/patchsite-data.5:share/man/man5/patchsite-data.5 \

@@ -37,5 +37,7 @@ enum verb { REPLAY, REPORT, DUMP, INFO };
 int cmd_read(enum verb verb, int argc, char **argv);
 /* graph [FUNC]: report --graph[=FUNC] (graph_cmd.c). */
 int cmd_graph(int argc, char **argv);
+/* demangle.c: names the traced process left mangled are demangled by the reader. */
+void cmd_demangle_init(void);
 
 #endif

@@ -13,6 +13,8 @@ int main(int argc, char **argv)
 {
 	const char *verb = argc > 1 ? argv[1] : "";
 
+	cmd_demangle_init();
+
 	if (!strcmp(verb, "--help") || !strcmp(verb, "-h")) {
 		fputs(usage, stdout);
 		return fflush(stdout) ? 1 : 0;

@@ -5,6 +5,7 @@
  * libpatchsite preloaded into a fresh trace directory and writes how it
  * ended (the status file); -p goes to attach.c.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -106,13 +107,35 @@ static char *resolve_probes(const char *defs, const char *exe)
 	return out;
 }
 
+/* -R FUNC@retval/FMT: the return probe "f FUNC%return $retval:TYPE" (argspec.c), 0 or said. */
+static int retval_typed(const char *func, const char *fmt, char **probes)
+{
+	const char *type = argspec_type(fmt, fmt[0] == 'f');
+	char def[600], why[300], text[4096];
+	struct ps_probe_def d;
+
+	snprintf(def, sizeof(def), "f %.500s%%return $retval:%s", func, type ? type : "?");
+	if (!type) {
+		fprintf(stderr, "patchsite: record: -R %s@retval/%s: format '%s' is not recorded "
+			"(d i u x with sizes, c, p, f f32 f64)\n", func, fmt, fmt);
+		return -EINVAL;
+	}
+	if (ps_probe_parse(def, &d, why, sizeof(why))) {
+		fprintf(stderr, "patchsite: record: -R %s@retval/%s: %s\n", func, fmt, why);
+		return -EINVAL;
+	}
+	ps_probe_text(&d, text, sizeof(text));
+	*probes = append_line(*probes, text);
+	return 0;
+}
+
 /*
  * -R FUNC@retval as the return probe "f FUNC%return $retval", typed from
  * exe's DWARF: every one under a tracer without returns (function, nop);
  * under function_graph only a float or double one, whose value is not in
- * the integer register its return line shows, or a library call's signed
- * int, which the line would show unsigned (the others stay in *keep, for
- * set_ftrace_args).  A library call is typed by libc_protos.c.  A void
+ * the integer register its return line shows, or a signed integer narrower
+ * than the register, which the line would show unsigned (the others stay in
+ * *keep, for set_ftrace_args).  A library call is typed by libc_protos.c.  A void
  * function is refused.  0, or said.
  */
 static int retvals_as_probes(const char *retvals, const char *exe, bool all, char **probes,
@@ -127,7 +150,13 @@ static int retvals_as_probes(const char *retvals, const char *exe, bool all, cha
 		bool fp;
 		int lib;
 
+		char *fmt = strstr(w, "@retval") + 7;
+
 		*strstr(w, "@retval") = '\0';
+		if (*fmt == '/') {
+			err = retval_typed(w, fmt + 1, probes);
+			continue;
+		}
 		if (!all && strpbrk(w, "*?[!:")) {	/* a glob: function_graph's line, untyped */
 			snprintf(def, sizeof(def), "%.500s@retval", w);
 			*keep = append(*keep, def);
@@ -141,9 +170,9 @@ static int retvals_as_probes(const char *retvals, const char *exe, bool all, cha
 			fprintf(stderr, "patchsite: record: -R %s@retval: %s\n", w, why);
 			break;
 		}
-		/* A library call's narrower signed int too: the return line shows rax unsigned. */
+		/* A narrower signed int too: the return line shows rax unsigned. */
 		fp = d.a[0].type == PT_FLOAT || d.a[0].type == PT_DOUBLE ||
-		     (!lib && d.a[0].type == PT_S && d.a[0].size < 8);
+		     (d.a[0].type == PT_S && d.a[0].size < 8);
 		if (all || fp) {
 			ps_probe_text(&d, text, sizeof(text));
 			*probes = append_line(*probes, text);
@@ -156,13 +185,18 @@ static int retvals_as_probes(const char *retvals, const char *exe, bool all, cha
 	return err;
 }
 
-/* -A specs (one a line) as probe definitions added to *probes: 0, or said. */
-static int add_argspecs(char *specs, const char *cmd, char **probes)
+/* -A specs (one a line; one FUNC's merged) as probe definitions added to *probes: 0, or said. */
+static int add_argspecs(char *given, const char *cmd, char **probes)
 {
-	char exe[PATH_MAX], def[2048], why[300], *save = NULL;
+	char exe[PATH_MAX], def[2048], why[300], *save = NULL, *specs = argspec_merge(given);
 	const char *fpreg = probe_dwarf_fpreg(find_exe(cmd, exe, sizeof(exe)));
 	int err = 0;
 
+	free(given);
+	if (!specs) {
+		fprintf(stderr, "patchsite: record: -A: %s\n", strerror(ENOMEM));
+		return -ENOMEM;
+	}
 	for (char *l = strtok_r(specs, "\n", &save); l && !err; l = strtok_r(NULL, "\n", &save)) {
 		err = argspec_probe(l, fpreg, def, sizeof(def), why, sizeof(why));
 		if (err)
@@ -254,9 +288,9 @@ int cmd_record(int argc, char **argv)
 		case 'A': argspecs = append_line(argspecs, optarg); break;
 		case 'R':
 			if (!strstr(optarg, "@retval") || strchr(optarg, ',') ||
-			    strcmp(strstr(optarg, "@retval"), "@retval"))
-				return bad_usage("record: -R %s: expected FUNC@retval (a format after "
-						 "retval is not read yet)", optarg);
+			    (strcmp(strstr(optarg, "@retval"), "@retval") &&
+			     strncmp(strstr(optarg, "@retval"), "@retval/", 8)))
+				return bad_usage("record: -R %s: expected FUNC@retval[/FMT]", optarg);
 			retvals = append(retvals, optarg);
 			break;
 		case 'P':

@@ -7,7 +7,8 @@
  *   clock.c    time stamps (the TSC or the kernel's clock) and their ns
  *   log.c      the message sink: levels, the last error text, stderr
  *   mem.c      large zeroed memory; stack.c the calling thread's stack bounds
- *   textbuf.c  growable text (textbuf.h); demangle.c C++ names (demangle.h);
+ *   textbuf.c  growable text (textbuf.h); demangle.c C++ names (demangle.h),
+ *              demangle_name.c their shown form (the command's too);
  *              libc.c the C library's real dlopen and the wrappers' lock (libc.h)
  *   fast_offsets.h  what the arch assembly reads of the structures below
  * Nothing here names a site, a tracer or a file of the trace directory's
@@ -218,6 +219,17 @@ int ps_thread_init(void);
 void ps_thread_on_exit(void (*fn)(void));
 struct ps_thread *ps_thread_forked(void);
 struct ps_thread *ps_thread_self(void);
+/*
+ * The runtime's own work on this thread (start-up, fork, exit, a thread's
+ * end): a call it makes into the program meanwhile (a malloc the program
+ * defines, reached through the C library) is not the program's, and the
+ * dispatcher and the built-in tracers' gate record nothing while ps_own is
+ * set.  Enter sends the fast trampolines to their slow path (budget 0),
+ * which asks the gate.  Nested calls nest.
+ */
+extern __thread unsigned ps_own __attribute__((tls_model("initial-exec")));
+void ps_own_enter(void);
+void ps_own_leave(void);
 void ps_sync_dispatchers(void);
 unsigned long ps_reader_enter(struct ps_thread *t);
 void ps_reader_exit(struct ps_thread *t, unsigned long seq);

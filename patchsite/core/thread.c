@@ -29,6 +29,7 @@
 
 __thread struct ps_thread *ps_self __attribute__((tls_model("initial-exec")));
 __thread struct ps_fast ps_fast __attribute__((tls_model("initial-exec")));
+__thread unsigned ps_own __attribute__((tls_model("initial-exec")));
 static pthread_key_t thread_key;
 static void (*on_exit_fn)(void);	/* the graph tracer closes the calls left open */
 
@@ -48,6 +49,7 @@ static void thread_exit(void *arg)
 {
 	struct ps_thread *t = arg;
 
+	ps_own_enter();
 	if (t->exit_rounds == 0 && on_exit_fn)
 		on_exit_fn();
 	if (t->base && t->fast == &ps_fast) {
@@ -56,6 +58,7 @@ static void thread_exit(void *arg)
 	}
 	if (t->exit_rounds++ == 0) {
 		pthread_setspecific(thread_key, t);
+		ps_own_leave();
 		return;
 	}
 	if (t->base) {
@@ -63,6 +66,18 @@ static void thread_exit(void *arg)
 		atomic_store(&t->fast, &t->fast_copy);
 	}
 	atomic_store(&t->dead, true);
+	ps_own_leave();
+}
+
+void ps_own_enter(void)
+{
+	ps_own++;
+	ps_fast.budget = 0;	/* the fast paths take none: every call asks the gate */
+}
+
+void ps_own_leave(void)
+{
+	ps_own--;
 }
 
 struct ps_thread *ps_thread_self(void)

@@ -49,6 +49,14 @@ int psr_options_parse(const char *list, unsigned *set, unsigned *clear, const ch
 /* A process's options shown: the ones recorded, then those set and cleared over them. */
 unsigned psr_options_apply(unsigned recorded, unsigned set, unsigned clear);
 
+/*
+ * Names still mangled in the data (a process without libstdc++ could not
+ * demangle them): each name beginning _Z read from now on goes through f,
+ * which answers it malloc'd as shown, or NULL to keep it.  The command sets
+ * it; the runtime, whose reader prints what it wrote, leaves it unset.
+ */
+void psr_set_demangler(char *(*f)(const char *mangled));
+
 /* PSR_EXT: an extended record (format.h PSD_EXT_*): renderers skip kinds they do not show. */
 enum psr_type { PSR_ENTRY = 0, PSR_EXIT = 1, PSR_FUNC = 2, PSR_EXT = 3,
 	PSR_SCHED = 4,		/* a scheduler switch: only from a cursor psr_cursor_sched asked */

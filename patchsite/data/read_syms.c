@@ -10,6 +10,21 @@
 #include "format.h"
 #include "reader.h"
 
+static char *(*demangler)(const char *mangled);
+
+void psr_set_demangler(char *(*f)(const char *mangled))
+{
+	demangler = f;
+}
+
+/* A name of a mod file as shown, malloc'd (NULL: no memory). */
+static char *read_name(const char *raw)
+{
+	char *d = demangler && raw[0] == '_' && raw[1] == 'Z' ? demangler(raw) : NULL;
+
+	return d ? d : strdup(raw);
+}
+
 static int cmp_func(const void *a, const void *b)
 {
 	const struct psr_func *x = a, *y = b;
@@ -70,7 +85,7 @@ static void read_module(struct psr_session *s, struct psr_module *m, const char 
 			m->sites[m->nsites].addr = b;
 			m->sites[m->nsites].exit = !strcmp(kind, "exit");
 			m->sites[m->nsites].owner = c <= PSD_ID_MASK ? (uint32_t)c : (uint32_t)a;
-			m->sites[m->nsites].name = strdup(line + off);
+			m->sites[m->nsites].name = read_name(line + off);
 			if (!m->sites[m->nsites].name)
 				break;
 			m->nsites++;
@@ -84,7 +99,7 @@ static void read_module(struct psr_session *s, struct psr_module *m, const char 
 			}
 			m->funcs[m->nfuncs].addr = a;
 			m->funcs[m->nfuncs].size = b;
-			m->funcs[m->nfuncs].name = strdup(line + off);
+			m->funcs[m->nfuncs].name = read_name(line + off);
 			if (!m->funcs[m->nfuncs].name)
 				break;
 			m->nfuncs++;

@@ -50,7 +50,7 @@ bool ps_gate_open(struct ps_thread *t)
 {
 	unsigned gen;
 
-	if (!atomic_load_explicit(&ps.tracing_on, memory_order_relaxed))
+	if (!atomic_load_explicit(&ps.tracing_on, memory_order_relaxed) || ps_own)
 		return false;
 	gen = atomic_load_explicit(&pids_gen, memory_order_acquire);
 	if (__builtin_expect(t->pid_gen != gen, 0)) {

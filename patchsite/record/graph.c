@@ -244,6 +244,27 @@ static bool notrace_call(struct ps_thread *t, struct ps_site **site, uint32_t id
 	return in_mask(m, *site);
 }
 
+/*
+ * Tracing off (tracing_on 0, not a thread left out by set_ftrace_pid), no
+ * call open, and set_graph_function names this one: it is not recorded, but
+ * its frame is pushed, so that the calls it makes count as inside it when a
+ * trigger (traceon) turns tracing on before it returns, as uftrace's filter
+ * keeps its depth while disabled.  Its exit is then recorded as any open
+ * call's is.
+ */
+static bool root_while_off(struct ps_thread *t, struct ps_fast *f, struct ps_site **site,
+			   uint32_t idw)
+{
+	const uint8_t *trigger = __atomic_load_n(&ps_graph_trigger.set, __ATOMIC_ACQUIRE);
+
+	if (!trigger || f->fp != t->frames + 1 || ps_own ||
+	    atomic_load_explicit(&ps.tracing_on, memory_order_relaxed))
+		return false;
+	if (!*site)
+		*site = ps_site_by_id(idw >> 2);
+	return trigger[(*site)->gindex];
+}
+
 static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc,
 			struct patchsite_regs *regs)
 {
@@ -258,6 +279,13 @@ static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc,
 
 	if (profile)
 		f->budget = 0;	/* the fast paths keep calling here (graph_fast) */
+	if (t && !profile && own_stack(f, slot) && root_while_off(t, f, &site, idw)) {
+		fr = f->fp++;
+		*fr = (struct ps_frame){ .ret = *loc, .key = slot - PS_FRAME_KEY_BIAS,
+					 .idw = (idw & ~3u) | PS_EV_EXIT };
+		*loc = (uintptr_t)ps.arch->graph_return;
+		return;
+	}
 	if (!t || !ps_gate_open(t))
 		return;
 	if (!own_stack(f, slot)) {
@@ -325,6 +353,36 @@ static bool cyg_exit_of(const struct ps_frame *fr, const struct ps_site *site, u
 	       (fr->idw >> 2) + 1 == (idw >> 2);
 }
 
+static bool too_deep(struct ps_thread *t, struct ps_fast *f)
+{
+	return (unsigned)(f->fp - (t->frames + 1)) >= ps_graph_max_depth;
+}
+
+/*
+ * graph_entry's set_graph_function and max_graph_depth for a call whose
+ * return is not hooked: an entry with no call open that the trigger does
+ * not name is not recorded, and neither is an exit with no call open while
+ * a trigger is set (the exit of such an entry: graph_entry hooks no return
+ * there).  An entry deeper than asked gets a set_graph_notrace frame
+ * (graph_word), so that its exit, which may look like its caller's in a
+ * recursion (cyg_exit_of), pops that frame and nothing else.
+ */
+static bool word_outside(struct ps_thread *t, struct ps_fast *f, struct ps_site **site,
+			 uint32_t idw)
+{
+	const uint8_t *trigger = __atomic_load_n(&ps_graph_trigger.set, __ATOMIC_ACQUIRE);
+
+	if (too_deep(t, f))
+		return (idw & 3) == PS_EV_EXIT;
+	if (!trigger || f->fp != t->frames + 1)
+		return false;
+	if ((idw & 3) == PS_EV_EXIT)
+		return true;
+	if (!*site)
+		*site = ps_site_by_id(idw >> 2);
+	return !trigger[(*site)->gindex];
+}
+
 /*
  * An entry of a function with exit sites, or an exit site: one word, no
  * return hook.  The entry pushes a frame that hooks nothing (key bit 0
@@ -355,16 +413,27 @@ static void graph_word(struct ps_site *site, uint32_t idw, unsigned long *loc,
 			   ps.arch->regs_retval(regs) : 0);
 		return;
 	}
-	/* Gate closed, or inside a set_graph_notrace call: nothing new. */
-	if (!ps_gate_open(t) || t->notrace)
+	if ((idw & 3) != PS_EV_EXIT && !profile && own_stack(f, (uintptr_t)loc) &&
+	    root_while_off(t, f, &site, idw)) {
+		*f->fp++ = (struct ps_frame){ .ret = 0, .key = key, .idw = idw | PS_EV_EXIT };
 		return;
+	}
+	/* Gate closed, or outside -G/-D: nothing new. */
+	if (!ps_gate_open(t) || word_outside(t, f, &site, idw))
+		return;
+	/*
+	 * A call not recorded (set_graph_notrace, inside one, deeper than asked) still
+	 * gets its frame, so that the exit of a recursive call pops its own (cyg_exit_of).
+	 */
 	if ((idw & 3) != PS_EV_EXIT && own_stack(f, (uintptr_t)loc) && f->fp < t->frames_end &&
-	    notrace_call(t, &site, idw)) {
+	    (t->notrace || too_deep(t, f) || notrace_call(t, &site, idw))) {
 		*f->fp = (struct ps_frame){ .ret = 0, .key = key, .idw = idw | PS_EV_EXIT };
 		frame_note(t, f, f->fp, NULL, tsc, 0, PS_FS_NOTRACE);
 		f->fp++;
 		return;
 	}
+	if (t->notrace || too_deep(t, f))
+		return;		/* not recorded, and no frame to say so */
 	if (profile) {
 		/* Only an entry on our stack is counted: an exit not on top has no frame. */
 		if ((idw & 3) == PS_EV_EXIT || !own_stack(f, (uintptr_t)loc) ||

@@ -99,24 +99,6 @@ bool ps_ring_next_chunk(struct ps_thread *t, struct ps_fast *f)
 	return ok;
 }
 
-static struct ps_thread *thread_setup_slow(struct ps_thread *t, struct ps_fast *f);
-
-/* The calling thread's ring and shadow stack (the first event of a thread; ring.h thread_setup). */
-struct ps_thread *ps_ring_thread_setup(void)
-{
-	struct ps_fast *f = &ps_fast;
-	struct ps_thread *t = f->t, *self, *ready;
-
-	if (t && t->base)
-		return t;
-	self = ps_thread_self();
-	if (!self || !slow_enter(self))
-		return NULL;
-	ready = thread_setup_slow(self, f);
-	slow_leave(self);
-	return ready;
-}
-
 static struct ps_thread *thread_setup_slow(struct ps_thread *t, struct ps_fast *f)
 {
 	if (!t->frames) {
@@ -140,6 +122,30 @@ static struct ps_thread *thread_setup_slow(struct ps_thread *t, struct ps_fast *
 	thread_stack(f);
 	atomic_store(&t->fast, f);
 	return t;
+}
+
+/*
+ * The calling thread's ring and shadow stack (the first event of a thread; ring.h
+ * thread_setup).  The runtime's own work (ps_own): its allocations may call a malloc the
+ * program defines, whose event must neither be recorded nor set the thread up again.
+ */
+struct ps_thread *ps_ring_thread_setup(void)
+{
+	struct ps_fast *f = &ps_fast;
+	struct ps_thread *t = f->t, *ready = NULL;
+
+	if (t && t->base)
+		return t;
+	if (ps_own)
+		return NULL;
+	ps_own_enter();
+	t = ps_thread_self();
+	if (t && slow_enter(t)) {
+		ready = thread_setup_slow(t, f);
+		slow_leave(t);
+	}
+	ps_own_leave();
+	return ready;
 }
 
 /*

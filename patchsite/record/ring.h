@@ -92,7 +92,7 @@ static inline void put_exit(struct ps_thread *t, struct ps_fast *f, uint64_t tsc
  */
 static inline struct ps_thread *begin_event(uint64_t *tsc)
 {
-	struct ps_thread *t = thread_setup();
+	struct ps_thread *t = ps_own ? NULL : thread_setup();	/* the runtime's own call */
 
 	*tsc = ps_clock();
 	if (!t)

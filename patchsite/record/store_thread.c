@@ -473,7 +473,7 @@ uint64_t ps_chunk_events(const uint64_t *c, size_t words)
  * when there is no room (recording stopped, said once): the thread keeps
  * its current chunk, whose reserved end still takes the open calls' exits.
  */
-int ps_store_next(struct ps_thread *t, struct ps_fast *f)
+static int store_next(struct ps_thread *t, struct ps_fast *f)
 {
 	struct ps_tstore *s = t->store;
 	int err;
@@ -518,6 +518,17 @@ int ps_store_next(struct ps_thread *t, struct ps_fast *f)
 	}
 	ps_sched_flush();
 	return 0;
+}
+
+/* From an event's slow path: what it allocates (a forked child's new file) is the runtime's. */
+int ps_store_next(struct ps_thread *t, struct ps_fast *f)
+{
+	int err;
+
+	ps_own_enter();
+	err = store_next(t, f);
+	ps_own_leave();
+	return err;
 }
 
 /* Counted in the file too, so that a crash keeps the count. */

@@ -39,6 +39,8 @@ void ps_dispatch_parent(uint32_t id, const unsigned long *parent, struct patchsi
 		atomic_fetch_add_explicit(&t->missed, 1, memory_order_relaxed);	/* patchsite_stat reads */
 		return;
 	}
+	if (ps_own)
+		return;		/* the runtime's own call: not the program's */
 	t->depth = 1;
 	seq = atomic_load_explicit(&t->seq, memory_order_relaxed);
 	atomic_store_explicit(&t->seq, seq + 1, memory_order_relaxed);

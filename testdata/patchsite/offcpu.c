@@ -11,7 +11,8 @@
  *             (a1 < reading 0 < a2 <= work <= b1 < reading 1 < b2, in ns).
  *   sleep     sleeper(): 10 x (2 ms of this thread's CPU time spent
  *             spinning, then a 3 ms sleep); prints its CLOCK_THREAD_CPUTIME_ID
- *             and CLOCK_MONOTONIC deltas as `cpu_ns=C wall_ns=W`.
+ *             and CLOCK_MONOTONIC deltas and the CLOCK_MONOTONIC reads either
+ *             side as `cpu_ns=C wall_ns=W t0=T0 t1=T1`.
  *   naps      3 threads call nap() until standard input ends (the test
  *             decides when: a follower is stopped half way first), and
  *             print nothing.
@@ -159,14 +160,16 @@ static int naps(void)
 	return 0;
 }
 
+/* The CPU clock's and CLOCK_MONOTONIC's reads around sleeper(), the second at its instants. */
 static void sleep_measured(void)
 {
-	uint64_t c0 = now(CLOCK_THREAD_CPUTIME_ID), w0 = now(CLOCK_MONOTONIC);
+	uint64_t c0 = now(CLOCK_THREAD_CPUTIME_ID), w0 = now(CLOCK_MONOTONIC), w1, c1;
 
 	sleeper();
-	printf("cpu_ns=%llu wall_ns=%llu\n",
-	       (unsigned long long)(now(CLOCK_THREAD_CPUTIME_ID) - c0),
-	       (unsigned long long)(now(CLOCK_MONOTONIC) - w0));
+	w1 = now(CLOCK_MONOTONIC);
+	c1 = now(CLOCK_THREAD_CPUTIME_ID);
+	printf("cpu_ns=%llu wall_ns=%llu t0=%llu t1=%llu\n", (unsigned long long)(c1 - c0),
+	       (unsigned long long)(w1 - w0), (unsigned long long)w0, (unsigned long long)w1);
 }
 
 /* perf_event_open fails with EACCES from here on, everything else as before. */

@@ -5,6 +5,7 @@ kernel's own counts (tests/patchsite/sched.sh).
 
 usage: check_sched.py PROCDIR OUTPUT
        check_sched.py --chrome PROCDIR TRACE.json
+       check_sched.py --nosleep PROCDIR TRACE.json OUTPUT NS
 
 OUTPUT is testdata/patchsite/offcpu's `switches` lines: per thread, the
 CLOCK_MONOTONIC times a1 < (status read 0) < a2 and b1 < (status read 1) < b2,
@@ -97,9 +98,65 @@ def chrome(procdir, trace):
           f"the switches); each of the 10 nap() calls holds a voluntary one")
 
 
+def nosleep(procdir, trace, output, value):
+    """sleeper()'s time on the CPU as patchsite shows it (VALUE ns, from replay
+    --nosleep-time or report) against an oracle taken at the same instants: the
+    program's CLOCK_MONOTONIC reads t0 and t1 either side of the call (OUTPUT, testdata
+    offcpu sleep) less the off-CPU stretches the kernel stamped between them (each switch
+    out to the next switch in, CLOCK_MONOTONIC, in the sched file parsed here).  Between
+    t0 and the call's entry, and its exit and t1, the thread runs a clock read's return
+    and the tracer's hook: the call's entry and exit (dump --chrome) say how long, so
+
+        oracle - margins - RATE  <=  VALUE  <=  oracle + RATE
+
+    where RATE is the counter against CLOCK_MONOTONIC.  Neither side depends on how
+    busy the machine is.  The thread's CPU clock differs from both by the kernel's own
+    work at each switch (it starts the clock when it picks the thread, before the
+    switch in is stamped, tens of microseconds on a loaded VM) and by a hypervisor's
+    steal: it is only checked to within less than one nap() (3 ms), so that a sleep
+    lost from the sched file shows."""
+    RATE, NAP = 0.001, 3000000
+    f = dict(kv.split("=") for kv in open(output).read().split())
+    cpu, t0, t1 = int(f["cpu_ns"]), int(f["t0"]), int(f["t1"])
+    ev = json.load(open(trace))["traceEvents"]
+    calls = [e for e in ev if e["name"] == "sleeper" and e["ph"] == "X"]
+    if len(calls) != 1:
+        raise SystemExit(f"{len(calls)} sleeper() calls in {trace}")
+    entry = round(calls[0]["ts"] * 1000)
+    leave = entry + round(calls[0]["dur"] * 1000)
+    slack = (t1 - t0) * RATE + 2
+    if not (t0 - slack <= entry <= leave <= t1 + slack):
+        raise SystemExit(f"sleeper() at [{entry}, {leave}] ns outside the program's reads "
+                         f"[{t0}, {t1}]")
+    tid = calls[0]["tid"]
+    off = margin_off = 0
+    for name in os.listdir(procdir):
+        if name != f"sched.{tid}":
+            continue
+        _, r = sched_file(os.path.join(procdir, name))
+        for a, b in zip(r, r[1:]):
+            if a[1] in (1, 2) and b[1] == 3 and t0 <= a[0] and b[0] <= t1:
+                off += b[0] - a[0]
+                if not (entry <= a[0] and b[0] <= leave):
+                    margin_off += b[0] - a[0]
+    oracle = t1 - t0 - off
+    margins = (entry - t0) + (t1 - leave) - margin_off
+    lo, hi = oracle - margins - oracle * RATE - 2, oracle + oracle * RATE + 2
+    if not lo <= value <= hi:
+        raise SystemExit(f"sleeper() {value} ns on the CPU; the program's reads less the "
+                         f"switches between them: {oracle} ns (allowed [{lo:.0f}, {hi:.0f}])")
+    if abs(value - cpu) >= NAP:
+        raise SystemExit(f"sleeper() {value} ns on the CPU, CPU clock {cpu} ns: a sleep "
+                         f"lost or counted twice?")
+    print(f"sleeper() {value} ns on the CPU; the program's reads less the switches between "
+          f"them {oracle} ns (margins {margins} ns); CPU clock {cpu} ns ({(value - cpu) * 100 / cpu:+.2f}%)")
+
+
 def main():
     if sys.argv[1] == "--chrome":
         return chrome(sys.argv[2], sys.argv[3])
+    if sys.argv[1] == "--nosleep":
+        return nosleep(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]))
     procdir, output = sys.argv[1], sys.argv[2]
     recs = {}
     for name in os.listdir(procdir):

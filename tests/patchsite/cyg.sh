@@ -31,17 +31,10 @@ if [ "$MODE" = san ]; then
 	export ASAN_OPTIONS=detect_leaks=1
 fi
 PS="$PWD/$B/patchsite"
+. "$PWD/tests/patchsite/lib.sh"	# nesting
 
 pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
 fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
-
-# nesting FILE: a function_graph replay (uftrace's or ours) as "depth token" lines, where
-# token is name() {, name(); or } (a closing comment dropped).
-nesting() {
-	grep -v '^#' "$1" | awk -F'|' 'NF >= 2 {
-		s = $NF; sub(/^ /, "", s); d = match(s, /[^ ]/) - 1; s = substr(s, d + 1)
-		sub(/^} \/\*.*\*\/$/, "}", s); print d / 2, s }'
-}
 
 # calls FILE: "function calls" from a report table (patchsite's or uftrace's).
 calls() {
@@ -96,6 +89,28 @@ for form in gcc-c clang-c gcc-cxx clang-cxx; do
 		  echo "calls (uftrace, graph, function):"; paste "$d/u.calls" "$d/p.calls" "$d/f.calls"
 		  cat "$d/u.err" "$d/p.err"; } >"$d/why" 2>&1
 		fail "$form: against uftrace" "$d/why"
+	fi
+done
+
+# set_graph_function (-G) and max_graph_depth (-D) on the same gcc build, against uftrace's
+# -F (its filter: the function and what it calls) and -D on it: the nesting of both replays.
+d="$T/gcc-c"
+for opt in "-G step:-F step" "-G fact:-F fact" "-D 2:-D 2" "-G step -D 2:-F step -D 2"; do
+	[ -x "$d/prog" ] || break
+	ours=${opt%%:*} theirs=${opt#*:}
+	# shellcheck disable=SC2086  # the options are words
+	(cd "$d" && rm -rf uftrace.data && uftrace record --no-libcall --no-event $theirs ./prog \
+		>/dev/null 2>o.err && uftrace replay --no-pager >o.ureplay 2>>o.err &&
+	 LD_PRELOAD="$SANPRE" "$PS" record -d o.data --no-libcall $ours ./prog >/dev/null 2>>o.err &&
+	 "$PS" replay --no-sched -d o.data >o.replay 2>>o.err)
+	nesting "$d/o.ureplay" >"$d/o.unest"
+	nesting "$d/o.replay" >"$d/o.nest"
+	if [ -s "$d/o.unest" ] && cmp -s "$d/o.unest" "$d/o.nest"; then
+		pass "$ours: nesting ($(wc -l <"$d/o.nest") lines) equals uftrace's $theirs"
+	else
+		{ echo "uftrace $theirs < > patchsite $ours nesting:"; diff "$d/o.unest" "$d/o.nest" | head -20
+		  cat "$d/o.err"; } >"$d/why" 2>&1
+		fail "$ours against uftrace $theirs" "$d/why"
 	fi
 done
 

@@ -9,6 +9,8 @@
 #   TESTS         tests/patchsite (absolute), for the checkers
 #   SANPRE        under san: the sanitizer runtimes record preloads
 # and defines record (patchsite record with SANPRE), pass, fail.
+# nesting FILE prints a function_graph replay's calls (uftrace's or ours) as "depth token"
+# lines, token name() {, name(); or } (a closing comment dropped).
 # build_ending builds testdata/patchsite/ending.c (-pg -mfentry
 # -mrecord-mcount) into $T/ending and changes to $T, or fails and exits.
 
@@ -33,6 +35,12 @@ suite_init() {
 record() { LD_PRELOAD="$SANPRE" "$PS" record "$@"; }
 pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
 fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
+
+nesting() {
+	grep -v '^#' "$1" | awk -F'|' 'NF >= 2 {
+		s = $NF; sub(/^ /, "", s); d = match(s, /[^ ]/) - 1; s = substr(s, d + 1)
+		sub(/^} \/\*.*\*\/$/, "}", s); print d / 2, s }'
+}
 
 build_ending() {
 	$CC -O2 -g -pg -mfentry -mrecord-mcount -c testdata/patchsite/ending.c -o "$T/ending.o" \

@@ -108,36 +108,22 @@ if [ $PERF = yes ]; then
 		fail "defaults: record + replay show the switches" out
 	fi
 
-	# 3. --nosleep-time: sleeper()'s duration without its time off the CPU against the
-	# thread's CPU clock around the call (CLOCK_THREAD_CPUTIME_ID, 1 ns resolution here).
-	# The kernel starts a thread's CPU clock when it picks the thread (set_next_entity),
-	# before the context switch that the sched-in record marks (finish_task_switch): each
-	# switch in adds that switch's cost to the CPU clock while the trace has the thread still
-	# off (3 to 7 us each measured on this 2-vCPU VM).  The other way, the kernel stops the
-	# clock (update_curr, as it picks the next task) before the switch-out record is written
-	# (prepare_task_switch): each switch out counts a little on the CPU in the trace that the
-	# clock does not (1.7 us each measured with 52 switches under ASan on a loaded machine).
-	# And a hypervisor's steal: the kernel leaves it out of the CPU clock
-	# (PARAVIRT_TIME_ACCOUNTING), while the trace has the thread on the CPU throughout (no
-	# switch): +3.2% once in CI on this VM.  So, with N switches in inside sleeper:
-	#   cpu - N * 25 us - 0.1% <= nosleep <= cpu + N * 5 us + 0.1% + 5% (steal)
-	# (0.1%: the counter's rate against CLOCK_MONOTONIC, measured over the run). A switch
-	# out or in lost or misplaced moves it by a whole sleep (3 ms or more, 15% of the 20 ms)
+	# 3. --nosleep-time: sleeper()'s duration without its time off the CPU against an
+	# oracle taken at the same instants: the program's CLOCK_MONOTONIC reads either side of
+	# the call less the kernel's switch stamps between them (check_sched.py --nosleep says
+	# why the bound holds on a busy machine, and why the thread's CPU clock can only be a
+	# coarse check).  A switch lost or misplaced moves it by a whole sleep (3 ms or more)
 	# or a slice.
-	cpu=$(sed -n 's/^cpu_ns=\([0-9]*\) .*/\1/p' out.sl)
 	"$PS" replay -d sl --nosleep-time >rep.ns 2>>err.sl
+	"$PS" dump --chrome -d sl >sl.json 2>err.ch
 	# (sleeper()'s closing line: another call of main() preempted inside has one too)
 	nosleep=$(awk '/\| +sleeper\(\) \{$/ { on = 1 } on && /\|   }$/ { print; exit }' rep.ns |
-		sed 's/.*| [^0-9]*\([0-9.]*\) us |.*/\1/')
-	nin=$(awk '/\| +sleeper\(\) \{$/ { on = 1 } on && /sched-in/ { n++ } /\|   }$/ { on = 0 }
-		   END { print n + 0 }' rep.sl)
-	if awk -v c="$cpu" -v n="${nosleep:-x}" -v k="$nin" 'BEGIN {
-		n *= 1000; lo = c - k * 25000 - c / 1000; hi = c + k * 5000 + c / 1000 + c / 20
-		printf "sleeper() --nosleep-time %.0f ns, CPU clock %d ns (%+.2f%%), %d switches in: allowed [%.0f, %.0f]\n", n, c, (n - c) * 100 / c, k, lo, hi
-		exit !(n >= lo && n <= hi && k >= 10) }' >out 2>&1 && [ ! -s err.sl ]; then
-		pass "$(cat out)"
+		sed 's/.*| [^0-9]*\([0-9]*\)\.\([0-9]*\) us |.*/\1\2/')
+	if python3 "$CHECK" --nosleep sl/*/ sl.json out.sl "${nosleep:-x}" >out 2>&1 &&
+	   [ ! -s err.sl ] && [ ! -s err.ch ]; then
+		pass "--nosleep-time: $(cat out)"
 	else
-		cat err.sl >>out
+		cat err.sl err.ch >>out
 		grep -E 'sleeper|\|   }$' rep.ns >>out
 		fail "--nosleep-time" out
 	fi
@@ -176,24 +162,21 @@ if [ $PERF = yes ]; then
 fi
 
 # 4. report's On-CPU and Off-CPU columns.  Oracles: nanosleep suspends for at least the time
-# asked (POSIX), so nap()'s 10 calls are >= 30 ms off the CPU; sleeper()'s on-CPU time is its
-# CPU clock within the tolerance of 3.; on + off = total for every row.
+# asked (POSIX), so nap()'s 10 calls are >= 30 ms off the CPU; sleeper()'s on-CPU time is
+# the oracle of 3.; on + off = total for every row.
 if [ $PERF = yes ]; then
 	"$PS" report -d sl --json >rep.json 2>err.rep
 	"$PS" report -d sl >rep.txt 2>>err.rep
-	if python3 - rep.json "$cpu" "$nin" >out 2>&1 <<'PY' && [ ! -s err.rep ] &&
+	if python3 - rep.json >out 2>&1 <<'PY' && [ ! -s err.rep ] &&
 import json, sys
 rows = {r["name"]: r for r in json.load(open(sys.argv[1]))}
-cpu, nin = int(sys.argv[2]), int(sys.argv[3])
 for r in rows.values():
     assert r["oncpu_ns"] + r["offcpu_ns"] == r["total_ns"], r
 nap, sl = rows["nap"], rows["sleeper"]
 assert nap["calls"] == 10 and nap["offcpu_ns"] >= 10 * 3000000, nap
-lo, hi = cpu - nin * 25000 - cpu // 1000, cpu + nin * 5000 + cpu // 1000 + cpu // 20
-assert lo <= sl["oncpu_ns"] <= hi, (sl, lo, hi)
-print("nap() %.3f ms off the CPU in 10 calls; sleeper() %d ns on it, CPU clock %d ns"
-      % (nap["offcpu_ns"] / 1e6, sl["oncpu_ns"], cpu))
+print("nap() %.3f ms off the CPU in 10 calls; sleeper() %d" % (nap["offcpu_ns"] / 1e6, sl["oncpu_ns"]))
 PY
+	   python3 "$CHECK" --nosleep sl/*/ sl.json out.sl "$(sed 's/.* //' out)" >>out 2>&1 &&
 	   head -1 rep.txt | grep -q 'Self time        On-CPU       Off-CPU       Calls'; then
 		pass "report on/off-CPU: $(cat out)"
 	else
@@ -205,7 +188,6 @@ fi
 # 5. dump --chrome: the off-CPU slices, against the sched file and nanosleep; nested as
 # Perfetto's JSON importer needs.
 if [ $PERF = yes ]; then
-	"$PS" dump --chrome -d sl >sl.json 2>err.ch
 	if python3 "$CHECK" --chrome sl/*/ sl.json >out 2>&1 && [ ! -s err.ch ]; then
 		pass "dump --chrome: $(head -1 out)"
 	else
