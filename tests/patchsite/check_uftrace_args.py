@@ -6,7 +6,8 @@
 OURS: `patchsite replay` of `record -A ... -R FUNC@retval`: the probes'
 lines "/* args:FUNC: FUNC(arg1=V, ...) */" and function_graph's
 "FUNC() = R;", or for a signed int narrower than the register the return
-probe's "/* fprobes:FUNC__exit: FUNC() = R */".  UFTRACE: `uftrace replay`
+probe's line, as the kernel prints one: "/* fprobes:FUNC__exit: (CALLER <-
+FUNC) arg1=R */".  UFTRACE: `uftrace replay`
 of `uftrace record -A ... -R`: "FUNC(V, ...);" and "FUNC() = R;".  For each FUNC the values must be
 the same, call by call, in uftrace's printing: %f for floats, /d as an
 int when uftrace prints it in decimal (a wider value it prints in hex);
@@ -24,7 +25,7 @@ def ours(path, funcs):
             out[m.group(1)].append([v for _, v in re.findall(r'(\w+)=("[^"]*"|[^,]*)(?:, |$)',
                                                              m.group(2))])
         m = re.search(r"\|\s+([\w.]+)\(\) = (\S+);", line) or \
-            re.search(r"/\* fprobes:\w+__exit: ([\w.]+)\(\) = (\S+) \*/", line)
+            re.search(r"/\* fprobes:\w+__exit: \(\S+ <- ([\w.]+)\) \w+=(\S+) \*/", line)
         if m and m.group(1) in out:
             out[m.group(1)].append(["= " + m.group(2)])
     return out

@@ -61,6 +61,8 @@ def values(path):
                 out.add(f"{f} = {float(r)}")
         for r, f in re.findall(r"} = ([^;]+); /\* (\w+) \*/", line):	# uftrace's closing line
             out.add(f"{f} = {float(r)}")
+        for f, r in re.findall(r"\(\S+ <- (\w+)\) \w+=([^ ]+) \*/", line):	# a return probe's line
+            out.add(f"{f} = {float(r)}")
     return out
 
 u, p = values(sys.argv[1]), values(sys.argv[2])
