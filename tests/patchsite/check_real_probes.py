@@ -175,7 +175,8 @@ def replay():
             vals = dict(re.findall(r'(\w+)=("(?:[^"\\]|\\.)*"|[^,]*)(?:, |$)', m.group(2)))
             ent.setdefault(int(m.group(1)), []).append(vals)
             continue
-        m = re.search(r" r:x(\d+): \([^ ()]+ <- [\w.]+\) arg1=(.*?)( \*/)?$", line)
+        # the caller (%pS) may be a demangled C++ name, with spaces and parentheses
+        m = re.search(r" r:x(\d+): \(.* <- [\w.]+\) arg1=(.*?)( \*/)?$", line)
         if m:
             ret.setdefault(int(m.group(1)), []).append(m.group(2))
     return ent, ret
@@ -432,8 +433,10 @@ def main():
             notes.append("%s: %d calls recorded, gdb stopped %d times" %
                          (s, len(a), count.get(i, -1)))
         for k, (x, y) in enumerate(zip(a, b)):
-            for n in d["names"]:
+            for pos, n in enumerate(d["names"]):
                 key = n.replace("->", "_")
+                if len(key) >= 32:      # the kernel's MAX_ARG_NAME_LEN: named by its place
+                    key = "arg%d" % (pos + 1)
                 if on_stack(y, n):
                     scratch += 1
                     if not same(x.get(key), y.get(n, "?")):
