@@ -6,7 +6,8 @@
  * includes only the headers of the folders below: core/core.h (the data
  * model: state, threads, TLS, log, clock), sites/site.h (objects, sites,
  * ops, filters, watchers), record/record.h (tracers, rings, the trace
- * directory writer), events/event.h, ctl/control.h and ctl/channel.h; a
+ * directory writer), events/event.h, ctl/control.h and ctl/channel.h (start.c
+ * includes the last one itself); a
  * file of core/, sites/, record/, events/ or arch/ includes its folder's
  * header, so the compiler, not only `make check-layers`, keeps it from
  * naming anything above.  The folders, lowest layer first; a file never calls into a
@@ -83,7 +84,6 @@
 #include "core/libc.h"
 #include "sites/site.h"
 #include "record/record.h"
-#include "ctl/channel.h"
 
 /* gprof.c: our constructor ran; answer a __monstartup put off until then. */
 void ps_gprof_started(void);

@@ -10,6 +10,7 @@
  *   textbuf.c  growable text (textbuf.h); demangle.c C++ names (demangle.h);
  *              libc.c the C library's real dlopen and the wrappers' lock (libc.h)
  *   fast_offsets.h  what the arch assembly reads of the structures below
+ *   lasterror.c  the calling thread's last error text, off static TLS (lasterror.h)
  * Nothing here names a site, a tracer or a file of the trace directory's
  * writer: those are the folders above (sites/, record/), which include this.
  */

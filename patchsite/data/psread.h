@@ -10,6 +10,11 @@
  * their thread files and the cursor, read_follow.c follows a directory
  * being written; read_events.c decodes static trace events,
  * read_branches.c the branch profiler's file.
+ * Beside it: read_text.c (damage said, bounded text files),
+ * read_sched_follow.c (a followed thread's switch file), read_profile.c
+ * (the `profile` file, read_profile.h), options.c (trace_options), hist.c
+ * (the log-linear histogram, hist.h), env.c (the PATCHSITE_* variables,
+ * env.h); read_sched.c the scheduler switches.
  */
 #ifndef PS_PSREAD_H
 #define PS_PSREAD_H

@@ -13,6 +13,11 @@
  *   event_api.c     the events' descriptions (format files), the events'
  *                   watcher and trace-directory part; ../api_events.c the API
  *   ctl/event_files.c control files: set_event, available_events, events/
+ *   probe.c         dynamic probes (probe.h): probe_parse.c the
+ *                   dynamic_events syntax, probe_fetch.c fetch programs,
+ *                   probe_fast.c and probe_tramp_layout.c what the x86-64
+ *                   probe trampolines read and call
+ *   filter_if.c     conditions on a function's arguments in set_ftrace_filter
  */
 #ifndef PS_EVENT_H
 #define PS_EVENT_H

@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "render/branch_report.h"
-#include "ctl/control.h"
+#include "core/ctl_file.h"
 #include "record/record.h"
 #include "patchsite_branch.h"
 

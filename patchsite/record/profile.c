@@ -30,7 +30,7 @@
 #include <string.h>
 
 #include "host.h"
-#include "ctl/control.h"
+#include "core/ctl_file.h"
 #include "data/hist.h"
 #include "data/read_profile.h"
 #include "render/profile_stat.h"

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "core/textbuf.h"
-#include "ctl/control.h"
+#include "core/ctl_file.h"
 #include "record/record.h"
 
 /* The version of the `profile` file of a process directory (patchsite-data(5)). */

@@ -13,6 +13,15 @@
  *   store.c, store_thread.c (store.h)  the trace directory writer: the
  *                   session, each thread's file and its chunks
  *   branch_counts.c the branch profiler's counts; output.c PATCHSITE_OUTPUT
+ *   graph_settings.c function_graph's settings (set_graph_notrace,
+ *                   tracing_thresh, latency, profile mode)
+ *   profile.c       function_profile's counters (profile.h); profile_fast.c
+ *                   the layout its x86-64 assembly reads
+ *   store_reserve.c room on disk before a part is mapped; store_populate.c a
+ *                   new chunk's pages put in; store_mods_later.c the mod.N
+ *                   files; linebuf.c many short lines to a file
+ *   sched_switch.c  time off the CPU: each thread's context switches
+ *                   (sched_switch.h)
  */
 #ifndef PS_RECORD_H
 #define PS_RECORD_H

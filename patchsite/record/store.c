@@ -35,7 +35,6 @@
 #include "record/linebuf.h"
 #include "sites/scan.h"
 #include "sched_switch.h"
-#include "events/event.h"
 #include "data/format.h"
 
 /*

@@ -19,6 +19,13 @@
  *   got.c      library calls: the executable's GOT slots as sites of a module
  *              of their own, switched by pointer stores (got.h);
  *              got_families.c the functions never switched, with the reason
+ *   late.c     the runtime loaded into a running process (attach): its sites'
+ *              start-up work done live
+ *   scan_report.c  the found and not-found functions of each scanned object
+ *   got_dyn.c  a loaded object's dynamic section as got.c reads it (got_dyn.h);
+ *              got_dlopen.c library calls of objects dlopened after start-up
+ *   cyg.c      -finstrument-functions sites; cyg_dispatch.c their calls from
+ *              arch/<arch>/cyg.S
  */
 #ifndef PS_SITES_H
 #define PS_SITES_H
