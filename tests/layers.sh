@@ -26,6 +26,7 @@ set -u
 # The layers, one folder a line, lowest first in each order. A folder may use a folder of its own
 # order with a lower or equal level, and the folders named in its last column.
 # core/ includes data/format.h, the trace format every layer writes or reads (types only).
+# verify/ (patchverify) is a chain of its own: only its loops are looked for.
 # "api" is the top-level api*.c files, "top" the top-level start.c, dl.c, gprof.c and exit.c (interposers).
 LAYERS='
 runtime core   1 data
@@ -39,6 +40,7 @@ runtime top    7 data render
 reader  data   1
 reader  render 2
 cmd     cmd    1 *
+tool    verify 1
 '
 
 # The header that maps each folder's files, longest folder first wins; a folder not listed uses

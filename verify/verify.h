@@ -84,8 +84,10 @@ struct output {
 	struct totals t;
 };
 
+/* names.c */
 const char *check_name(enum check c);
 int check_by_name(const char *name);	/* enum check, or -1 */
+/* checks.c */
 void checks_default_levels(int level[CHK_COUNT]);
 
 enum table_kind { TABLE_MCOUNT, TABLE_PATCHABLE };
@@ -261,11 +263,13 @@ void report_end(const struct options *opt, const struct totals *t);
 void report_free(struct audit *au);
 void totals_add(struct totals *sum, const struct totals *t);
 
-/* audit.c */
+/* names.c: a place in the file */
 /* The address of sec+off: linked, sh_addr + off; in an object, off. */
 uint64_t audit_addr(const struct audit *au, size_t sec, uint64_t off);
 /* "func+0xoff (section+0xoff)", naming the function that holds the place. */
 void audit_where(const struct audit *au, size_t sec, uint64_t off, char *buf, size_t len);
+
+/* audit.c */
 /*
  * Audit an opened object, called name in messages; its report goes to out.
  * 0, 1 (error-level findings) or a negative errno (could not be audited).
