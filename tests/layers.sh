@@ -1,5 +1,5 @@
 #!/bin/sh
-# The layer check of libpatchsite and its readers (issue #22, notes/runtime-layout.md 3.2).
+# The layer check of libpatchsite and its readers (issue #22; the layer map: patchsite/internal.h).
 #
 #   sh tests/layers.sh report|fail ROOT [OBJ...]
 #

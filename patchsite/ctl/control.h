@@ -56,7 +56,5 @@ void ps_ctl_run_after_reply(void);
 /* patchsite_ctl_write without running that work: the channel's */
 int ps_ctl_write_before_reply(const char *file, const char *value, bool append);
 
-/* control.c: the file named path, and the rest of the path for a directory; NULL when none. */
-const struct ps_ctl_file *ps_ctl_find(const char *path, const char **sub);
 
 #endif

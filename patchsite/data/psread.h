@@ -296,8 +296,6 @@ bool psr_event_field(const struct psr_evfield *f, const uint8_t *rec, size_t byt
 
 /* CLOCK_MONOTONIC ns of a time stamp. */
 uint64_t psr_ns(const struct psr_proc *p, uint64_t tsc);
-/* The time stamp of CLOCK_MONOTONIC ns (psr_ns inverted). */
-uint64_t psr_tsc(const struct psr_proc *p, uint64_t ns);
 /*
  * ns thread t spent off the CPU between time stamps a and b (its recorded
  * switches; 0 where none were recorded: see t->sched).

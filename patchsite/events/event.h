@@ -116,8 +116,7 @@ bool ps_event_trap(uintptr_t addr, uintptr_t *resume);	/* signal handler: no loc
 struct ps_event *ps_event_first(void);
 size_t ps_event_count(void);
 
-/* event_probe.c (ps.lock held, but ps_event_fire: the emitting thread, no lock) */
-void ps_event_fire(const struct patchsite_event *d, const uint64_t *raw);
+/* event_probe.c (ps.lock held) */
 int ps_event_set(const char *glob, bool on, bool quiet);	/* enable/disable rule */
 bool ps_event_rules_say(const struct ps_event *ev, bool *on);	/* the last rule matching */
 void ps_event_rules_clear(void);

@@ -363,7 +363,7 @@ static void render_all(struct ps_buf *out)
 }
 
 /* The file `branches` now: 0, or -errno (-ENODEV: this process records no trace directory). */
-int ps_branches_write(void)
+static int ps_branches_write(void)
 {
 	struct ps_buf b = { 0 };
 	int err;
@@ -407,7 +407,7 @@ static void keep(char *text, size_t len)
 }
 
 /* m was unloaded (sites/sync.c, ps.lock held): its last counts stay. */
-void ps_branches_gone(struct ps_module *m)
+static void ps_branches_gone(struct ps_module *m)
 {
 	struct ps_buf t = { 0 };
 	size_t n;

@@ -34,9 +34,7 @@ struct psd_thread_hdr;
 /* record/branch_counts.c */
 extern bool ps_branches_off;
 bool ps_branches_any(void);
-int ps_branches_write(void);
 void ps_branches_capture(void);
-void ps_branches_gone(struct ps_module *m);
 void ps_branches_settle(void);
 extern const struct ps_watch ps_branches_watch;
 extern const struct ps_store_part ps_branches_part;
@@ -85,7 +83,6 @@ struct ps_tracer {
 	int (*check)(void);		/* can it start? 0, or -errno said */
 	bool profile;			/* the graph tracer's function_profile mode (record/profile.c) */
 };
-extern const struct ps_tracer ps_tracers[];	/* ends with a NULL name */
 const struct ps_tracer *ps_tracer_find(const char *name);
 void ps_tracer_names(struct ps_buf *out, const char *sep);
 const struct ps_tracer *ps_tracer_now(void);
@@ -165,8 +162,6 @@ int ps_store_next(struct ps_thread *t, struct ps_fast *f);
 bool ps_store_stale(const struct ps_thread *t);
 void ps_store_lost(struct ps_thread *t);
 void ps_record_lost(void);	/* ring.c: one event lost by the calling thread, said in its file */
-void ps_store_module(struct ps_module *m);
-void ps_store_module_gone(struct ps_module *m);
 void ps_store_finish(void);
 void ps_store_finish_exit(int status);
 void ps_store_tracer(const char *name);

@@ -88,7 +88,6 @@ int ps_find_symbols(struct ps_module *m, const struct elf_file *f);
 const struct ps_sym *ps_module_sym(const struct ps_module *m, uintptr_t addr);
 
 /* patch.c: what nop.c shares (ps.lock held) */
-void ps_sync_cores(void);				/* membarrier(SYNC_CORE) */
 bool ps_site_idle_bytes(const struct ps_site *s, uint8_t *out);
 int ps_text_protect(struct ps_module *m, const bool *touched, bool writable);
 void ps_mark_segment(const struct ps_module *m, uintptr_t addr, bool *touched);
