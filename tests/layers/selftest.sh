@@ -98,6 +98,26 @@ src core/clock.c '#include "control.h"'
 src ctl/control.h '/* control.c */'
 expect include-beside 0
 
+src core/core.h '/* core/: clock.c the clock */'
+src core/clock.c '#include "frame.h"'
+src arch/arch.h '/* each arch: arch.c */'
+src arch/x86_64/frame.h '/* found through SRC/arch/x86_64, as -Ipatchsite/arch/$(ARCH) finds it */'
+expect include-arch-dir 1 'include core/clock.c (core) -> arch/x86_64/frame.h (arch)'
+
+# arch/ARCH/host.h (the clock, system headers only) is below every layer.
+src core/core.h '/* core/: clock.c the clock */'
+src core/clock.c '#include "host.h"'
+src arch/x86_64/host.h '/* the event clock */'
+expect include-host 0
+
+# a header found first outside SRC (include/, as -Iinclude comes first) is not judged.
+mkdir -p "$T/include" && printf '/* the public header */\n' >"$T/include/frame.h"
+src core/core.h '/* core/: clock.c the clock */'
+src core/clock.c '#include "frame.h"'
+src arch/x86_64/frame.h '/* shadowed by include/frame.h */'
+expect include-outside 0
+rm -rf "$T/include"
+
 # maps: every .c named as "name.c" in its folder's map header (a subfolder uses its parent's).
 src core/core.h '/* core/: clock.c the clock */'
 src core/clock.c 'int c;'
