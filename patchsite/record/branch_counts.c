@@ -363,7 +363,7 @@ static void render_all(struct ps_buf *out)
 }
 
 /* The file `branches` now: 0, or -errno (-ENODEV: this process records no trace directory). */
-static int ps_branches_write(void)
+int ps_branches_write(void)
 {
 	struct ps_buf b = { 0 };
 	int err;

@@ -34,6 +34,8 @@ struct psd_thread_hdr;
 /* record/branch_counts.c */
 extern bool ps_branches_off;
 bool ps_branches_any(void);
+/* Also called by testdata/patchsite/branches_{snap,tsan}.c, linked with patchsite.o. */
+int ps_branches_write(void);
 void ps_branches_capture(void);
 void ps_branches_settle(void);
 extern const struct ps_watch ps_branches_watch;
