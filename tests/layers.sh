@@ -27,7 +27,6 @@ set -u
 # order with a lower or equal level, and the folders named in its last column.
 # core/ includes data/format.h, the trace format every layer writes or reads (types only).
 # verify/ (patchverify) is a chain of its own: only its loops are looked for.
-# "api" is the top-level api*.c files, "top" the top-level start.c, dl.c, gprof.c and exit.c (interposers).
 LAYERS='
 runtime core   1 data
 runtime arch   2
@@ -36,7 +35,7 @@ runtime record 4 data render
 runtime events 4 data render
 runtime api    5 data render
 runtime ctl    6 data render
-runtime top    7 data render
+runtime hooks  7 data render
 reader  data   1
 reader  render 2
 cmd     cmd    1 *
@@ -44,10 +43,11 @@ tool    verify 1
 '
 
 # The header that maps each folder's files, longest folder first wins; a folder not listed uses
-# its parent's.  "." is the top-level api*.c, start.c, ...; internal.h is their header, so
-# it counts as the lowest of them (api).
+# its parent's.  internal.h, the header of api/, ctl/ and hooks/, counts as the lowest of
+# them (api).
 MAPS='
-. internal.h
+api internal.h
+hooks internal.h
 core core/core.h
 arch arch/arch.h
 sites sites/sites.h
@@ -91,10 +91,7 @@ function layer(f,   d, b) {
 		d = f; sub(/\/.*/, "", d)
 		return (d == "x86_64" || d == "aarch64") ? "arch" : d
 	}
-	b = f; sub(/\.[chS]$/, "", b)
-	if (b ~ /^api/ || b == "internal") return "api"
-	if (b == "start" || b == "dl" || b == "gprof" || b == "exit") return "top"
-	return ""
+	return f ~ /^internal\.h$/ ? "api" : ""
 }
 function may_use(a, b) {
 	if (a == b || index(also[a] " ", " * ") || index(also[a] " ", " " b " ")) return 1
