@@ -31,8 +31,9 @@ PS_SHARED_SRC := $(wildcard patchsite/data/*.c patchsite/render/*.c) patchsite/c
 PS_SHARED_OBJ := $(PS_SHARED_SRC:%.c=$(B)/obj/%.o)
 
 # Folders by layer (patchsite/internal.h has the map): core/ < arch/ < sites/ < record/,
-# events < api*.c < ctl/ < start.c, dl.c.  ctl/proto.c is one of the shared objects above.
-PS_SRC  := $(filter-out patchsite/ctl/proto.c,$(wildcard patchsite/*.c patchsite/core/*.c \
+# events < api/ < ctl/ < hooks/.  ctl/proto.c is one of the shared objects above.
+PS_SRC  := $(filter-out patchsite/ctl/proto.c,$(wildcard patchsite/api/*.c patchsite/hooks/*.c \
+		patchsite/core/*.c \
 		patchsite/sites/*.c patchsite/record/*.c patchsite/events/*.c \
 		patchsite/ctl/*.c)) $(PS_ARCH_SRC_$(ARCH))
 PS_OBJ  := $(patsubst %,$(B)/obj/%.o,$(basename $(PS_SRC))) \

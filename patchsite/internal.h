@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The runtime's map, and the folders' headers in one include for the files
- * above the folders (api*.c, start.c, dl.c, gprof.c, exit.c, ctl/).  Each
+ * The runtime's map, and the folders' headers in one include for the top
+ * three folders (api/, ctl/, hooks/).  Each
  * folder declares what it offers the ones above in its own header, which
  * includes only the headers of the folders below: core/core.h (the data
  * model: state, threads, TLS, log, clock), sites/site.h (objects, sites,
  * ops, filters, watchers), record/record.h (tracers, rings, the trace
- * directory writer), events/event.h, ctl/control.h and ctl/channel.h; a
+ * directory writer), events/event.h, ctl/control.h and ctl/channel.h (start.c
+ * includes the last one itself); a
  * file of core/, sites/, record/, events/ or arch/ includes its folder's
  * header, so the compiler, not only `make check-layers`, keeps it from
  * naming anything above.  The folders, lowest layer first; a file never calls into a
@@ -36,15 +37,17 @@
  *             store_thread.c), branch counts, output.c (PATCHSITE_OUTPUT
  *             through render/)
  *   events/   static trace events (event.h has their map)
- *   api.c     public entry points: patchsite_init (wire: every hook), ops,
- *             filters, tracing on/off, the function list, counters;
+ *   api/      public entry points: api.c patchsite_init (wire: every hook),
+ *             ops, filters, tracing on/off, the function list, counters;
  *             api_tracers.c the tracer in use; api_record.c recording
  *             settings and filter commands; api_events.c the events API
  *   ctl/      control files by name (control.c, control.h) and their tables
  *             (*_files.c), the channel (channel.c)
- *   start.c   the constructor and destructor, start-up from the environment
- *             (PATCHSITE_*); dl.c the dlopen/dlmopen/dlclose wrappers;
- *             gprof.c gprof's start-up (__monstartup) kept out while traced
+ *   hooks/    what the process and its loader call: start.c the constructor
+ *             and destructor, start-up from the environment (PATCHSITE_*);
+ *             dl.c the dlopen/dlmopen/dlclose wrappers; gprof.c gprof's
+ *             start-up (__monstartup) kept out while traced; exit.c the
+ *             _exit and _Exit wrappers (the trace ended with the status)
  * Beside them, shared with the patchsite command: data/ (the trace
  * directory's format, data/format.h, and its reader), render/ (what is
  * printed from a recording), ctl/proto.c (the channel's wire format).
@@ -62,7 +65,7 @@
  *   a control file is   ctl/channel.c (the socket) -> ctl/control.c
  *   served              (patchsite_ctl_read/_write) -> the row in
  *                       ctl/{tracer,record,trace,event}_files.c (or
- *                       record/branch_counts.c) -> a patchsite_* in api*.c
+ *                       record/branch_counts.c) -> a patchsite_* in api/
  *                       -> its owner
  *   the trace directory data/format.h and man/patchsite-data.5 (the layout);
  *   is read             data/read.c psr_open, data/read_thread.c psr_next,
@@ -83,7 +86,6 @@
 #include "core/libc.h"
 #include "sites/site.h"
 #include "record/record.h"
-#include "ctl/channel.h"
 
 /* gprof.c: our constructor ran; answer a __monstartup put off until then. */
 void ps_gprof_started(void);

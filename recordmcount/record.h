@@ -55,7 +55,6 @@ struct record {
 /* Exit-status classes, worst wins. */
 enum rmc_status { RMC_OK = 0, RMC_REJECTED = 1, RMC_SYSERR = 2 };
 
-bool scan_traced_section(const char *name);
 /* The object already has a table (ours, gcc's -mrecord-mcount, objtool's). */
 bool scan_has_table(const struct record *r);
 /* The symbol index, built on first use (only messages and listings need it). */

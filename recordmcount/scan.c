@@ -23,7 +23,7 @@ static const char *const traced_names[] = {
 	".softirqentry.text", ".kprobes.text", ".cpuidle.text", NULL,
 };
 
-bool scan_traced_section(const char *name)
+static bool scan_traced_section(const char *name)
 {
 	const char *const *n;
 

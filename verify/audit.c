@@ -46,18 +46,6 @@ static int refuse(struct audit *au)
 	return 0;
 }
 
-uint64_t audit_addr(const struct audit *au, size_t sec, uint64_t off)
-{
-	const struct eo_sec *s = elfobj_sec(au->o, sec);
-
-	return au->linked && s ? s->addr + off : off;
-}
-
-void audit_where(const struct audit *au, size_t sec, uint64_t off, char *buf, size_t len)
-{
-	symindex_func_where(au->si, au->o, sec, off, buf, len);
-}
-
 /* --system-map serves a linked file whose own symbols do not bound the table. */
 static const struct sysmap *sysmap_for(const struct audit *au)
 {

@@ -243,7 +243,8 @@ static int linked_targets(struct audit *au)
 	return 0;
 }
 
-const char *calls_linked_hook(const struct audit *au, const struct branch *b)
+/* The hook a linked call goes to (through a PLT entry or GOT word), or NULL. */
+static const char *calls_linked_hook(const struct audit *au, const struct branch *b)
 {
 	const struct target *t = b->indirect ? find_target(au->slots, au->nslots, b->target)
 					     : find_target(au->direct, au->ndirect, b->target);

@@ -19,41 +19,6 @@
 
 #include "verify.h"
 
-static const char *const check_names[CHK_COUNT] = {
-	[CHK_SITE_NOT_EXEC] = "site-not-exec",
-	[CHK_SITE_NOT_CALL] = "site-not-call",
-	[CHK_MISALIGNED] = "misaligned",
-	[CHK_NOT_AT_ENTRY] = "not-at-entry",
-	[CHK_MISSING_SITE] = "missing-site",
-	[CHK_UNTRACED_CALL] = "untraced-call",
-	[CHK_DUPLICATE] = "duplicate",
-	[CHK_UNSORTED] = "unsorted",
-	[CHK_ZERO_ENTRY] = "zero-entry",
-	[CHK_ORPHAN_SITE] = "orphan-site",
-	[CHK_STALE_WEAK] = "stale-weak",
-	[CHK_BAD_RELOC] = "bad-reloc",
-	[CHK_PATCHABLE_SLED] = "patchable-sled",
-	[CHK_NO_TABLE] = "no-table",
-	[CHK_EVENT_SITE] = "event-site",
-	[CHK_EVENT_DESC] = "event-desc",
-	[CHK_TABLE_ALIGN] = "table-align",
-};
-
-const char *check_name(enum check c)
-{
-	return check_names[c];
-}
-
-int check_by_name(const char *name)
-{
-	int i;
-
-	for (i = 0; i < CHK_COUNT; i++)
-		if (!strcmp(check_names[i], name))
-			return i;
-	return -1;
-}
-
 void checks_default_levels(int level[CHK_COUNT])
 {
 	int i;

@@ -38,7 +38,7 @@ enum blob_kind unpack_kind(const uint8_t *p, size_t n)
 	return BLOB_OTHER;
 }
 
-const char *unpack_name(enum blob_kind k)
+static const char *unpack_name(enum blob_kind k)
 {
 	switch (k) {
 	case BLOB_XZ: return "xz";

@@ -84,8 +84,10 @@ struct output {
 	struct totals t;
 };
 
+/* names.c */
 const char *check_name(enum check c);
 int check_by_name(const char *name);	/* enum check, or -1 */
+/* checks.c */
 void checks_default_levels(int level[CHK_COUNT]);
 
 enum table_kind { TABLE_MCOUNT, TABLE_PATCHABLE };
@@ -200,8 +202,6 @@ int calls_find(struct audit *au);
 struct hookcall *calls_at(struct audit *au, size_t sec, uint64_t off);
 struct hookcall *calls_containing(struct audit *au, size_t sec, uint64_t off);
 const struct badref *calls_badref_at(const struct audit *au, size_t sec, uint64_t off);
-/* The hook a linked call goes to (through a PLT entry or GOT word), or NULL. */
-const char *calls_linked_hook(const struct audit *au, const struct branch *b);
 struct insn_view calls_view(const struct audit *au, size_t sec, uint64_t off, bool thumb);
 
 /* checks.c */
@@ -261,11 +261,13 @@ void report_end(const struct options *opt, const struct totals *t);
 void report_free(struct audit *au);
 void totals_add(struct totals *sum, const struct totals *t);
 
-/* audit.c */
+/* names.c: a place in the file */
 /* The address of sec+off: linked, sh_addr + off; in an object, off. */
 uint64_t audit_addr(const struct audit *au, size_t sec, uint64_t off);
 /* "func+0xoff (section+0xoff)", naming the function that holds the place. */
 void audit_where(const struct audit *au, size_t sec, uint64_t off, char *buf, size_t len);
+
+/* audit.c */
 /*
  * Audit an opened object, called name in messages; its report goes to out.
  * 0, 1 (error-level findings) or a negative errno (could not be audited).
@@ -285,7 +287,6 @@ void sysmap_free(struct sysmap *m);
 /* unpack.c: what a file's first bytes say it is, and decompression. */
 enum blob_kind { BLOB_ELF, BLOB_AR, BLOB_XZ, BLOB_ZSTD, BLOB_GZIP, BLOB_OTHER };
 enum blob_kind unpack_kind(const uint8_t *p, size_t n);
-const char *unpack_name(enum blob_kind k);
 /* Decompress in into a new buffer (*out, freed by the caller); -errno with one message. */
 int unpack(const char *name, enum blob_kind k, const uint8_t *in, size_t n, uint8_t **out,
 	   size_t *outn);

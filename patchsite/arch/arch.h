@@ -15,6 +15,11 @@
  * second word of `auipc t0; nop` <-> `auipc t0; jalr`, whose first word is
  * aimed at the stub at start-up (make_idle).  The build picks the host's
  * struct (PS_HOST_ARCH).
+ *
+ * Each arch's folder: arch.c (the ops struct), tramp.S (the trampolines),
+ * got_thunk.c (the thunk a traced GOT slot points to), regs.c (the
+ * register map of probes, regs.h), host.h, frame.h; cyg.S, and on x86-64
+ * probe_tramp.S and retprobe_tramp.S (the probes' fast paths).
  */
 #ifndef PATCHSITE_ARCH_H
 #define PATCHSITE_ARCH_H

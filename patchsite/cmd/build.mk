@@ -2,7 +2,7 @@
 # directories (patchsite/cmd/): record, replay, report, dump, info.
 # The reader, renderers and wire format (PS_SHARED_OBJ, patchsite/build.mk) are libpatchsite's
 # objects too (PATCHSITE_OUTPUT, the control channel): PIC, hidden.
-TRACE_SRC := $(wildcard patchsite/cmd/*.c)
+TRACE_SRC := $(wildcard patchsite/cmd/*.c patchsite/cmd/attach/*.c patchsite/cmd/dwarf/*.c)
 # The dynamic_events parser too: record --probe is checked before CMD runs.
 # The shape of a C++ name (core/demangle_name.c), for names a process could not demangle: the
 # command demangles them with libstdc++'s __cxa_demangle (cmd/demangle.c).
@@ -13,9 +13,9 @@ $(TRACE_OBJ): ALL_CFLAGS += -D_GNU_SOURCE -fPIC -fvisibility=hidden
 # libdw (elfutils) reads DWARF for probe names, in the command only: the runtime links none.
 PKG_DW_CFLAGS := $(shell $(PKG_CONFIG) --cflags libdw 2>/dev/null)
 PKG_DW_LIBS   := $(shell $(PKG_CONFIG) --libs libdw 2>/dev/null || echo -ldw -lelf)
-$(B)/obj/patchsite/cmd/probe_dwarf.o $(B)/obj/patchsite/cmd/probe_dwarf_type.o \
-	$(B)/obj/patchsite/cmd/probe_dwarf_site.o $(B)/obj/patchsite/cmd/srcline.o \
-	$(B)/obj/patchsite/cmd/auto_args.o $(B)/obj/patchsite/cmd/libcall_args.o: ALL_CFLAGS += $(PKG_DW_CFLAGS)
+$(B)/obj/patchsite/cmd/dwarf/probe_dwarf.o $(B)/obj/patchsite/cmd/dwarf/probe_dwarf_type.o \
+	$(B)/obj/patchsite/cmd/dwarf/probe_dwarf_site.o $(B)/obj/patchsite/cmd/dwarf/srcline.o \
+	$(B)/obj/patchsite/cmd/dwarf/auto_args.o $(B)/obj/patchsite/cmd/dwarf/libcall_args.o: ALL_CFLAGS += $(PKG_DW_CFLAGS)
 
 PS_CMD := $(call built_if_has,$(B)/patchsite,dw elf)
 all: $(PS_CMD)

@@ -7,6 +7,18 @@
  *   pipe.c        pipe              ctl.c   ctl (ctlclient.h)
  *   help.c        help VERB (the verb's man page)
  * record runs its CMD in record_run.c (record_run.h).
+ * Beside the verbs: record_lost.c (what a recording lost), graph_cmd.c
+ * (graph), runtime_path.c (where libpatchsite.so is), textlist.c (the lists
+ * passed to the runtime as text), ctlclient.c (the control channel's client),
+ * ctl_probes.c (ctl's dynamic_events names resolved), pipe_ended.c (pipe's
+ * last look at a process), filter_if_cmd.c (-F 'FUNC if COND').
+ * Two subsystems, in folders of their own: attach/ (record -p PID: attach.c,
+ * attach_target.c, attach_refuse.c, attach_loader.c, attach_ptrace.c,
+ * attach_inject.c, attach_nops.c, attach_boost.c; attach.c has the map) and
+ * dwarf/ (DWARF and argument resolution: probe_dwarf.c names in probe
+ * definitions, probe_dwarf_site.c, probe_dwarf_type.c, argspec.c -A,
+ * auto_args.c -a, libcall_args.c and libc_protos.c library calls' arguments,
+ * srcline.c replay --srcline).
  */
 #ifndef PS_CMD_H
 #define PS_CMD_H

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attach.h"
+#include "attach/attach.h"
 #include "ctl_probes.h"
 #include "ctlclient.h"
 

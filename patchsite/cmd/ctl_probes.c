@@ -20,8 +20,8 @@
 #include "../events/probe.h"
 #include "cmd.h"
 #include "ctl_probes.h"
-#include "libcall_args.h"
-#include "probe_dwarf.h"
+#include "dwarf/libcall_args.h"
+#include "dwarf/probe_dwarf.h"
 
 /* The process's executable: the file /proc/PID/exe links to, else that link. */
 static void exe_of(int pid, char *out, size_t len)

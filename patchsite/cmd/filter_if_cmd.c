@@ -13,8 +13,8 @@
 
 #include "../events/probe.h"
 #include "filter_if_cmd.h"
-#include "libcall_args.h"
-#include "probe_dwarf.h"
+#include "dwarf/libcall_args.h"
+#include "dwarf/probe_dwarf.h"
 
 /* Is w (n bytes) argN? */
 static bool is_argn(const char *w, size_t n)

@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "attach.h"
+#include "attach/attach.h"
 #include "cmd.h"
 #include "ctlclient.h"
 #include "pipe.h"

@@ -14,14 +14,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "attach.h"
+#include "attach/attach.h"
 #include "cmd.h"
 #include "../events/probe.h"
-#include "probe_dwarf.h"
+#include "dwarf/probe_dwarf.h"
 #include "filter_if_cmd.h"
-#include "auto_args.h"
-#include "argspec.h"
-#include "libcall_args.h"
+#include "dwarf/auto_args.h"
+#include "dwarf/argspec.h"
+#include "dwarf/libcall_args.h"
 #include "pipe.h"
 #include "record_run.h"
 

@@ -17,7 +17,7 @@
 #include "../data/read_profile.h"
 #include "../render/dist.h"
 #include "../render/render.h"
-#include "srcline.h"
+#include "dwarf/srcline.h"
 
 /* DIR/snapshot.N; N 0: the latest (the highest number).  -1 when there is none. */
 static int snapshot_dir(const char *dir, int n, char *buf, size_t len)

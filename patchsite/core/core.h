@@ -11,6 +11,7 @@
  *              demangle_name.c their shown form (the command's too);
  *              libc.c the C library's real dlopen and the wrappers' lock (libc.h)
  *   fast_offsets.h  what the arch assembly reads of the structures below
+ *   lasterror.c  the calling thread's last error text, off static TLS (lasterror.h)
  * Nothing here names a site, a tracer or a file of the trace directory's
  * writer: those are the folders above (sites/, record/), which include this.
  */

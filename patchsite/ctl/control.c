@@ -13,7 +13,8 @@
 #include "ctl/control.h"
 #include "internal.h"
 
-const struct ps_ctl_file *ps_ctl_find(const char *path, const char **sub)
+/* The file named path, and the rest of the path for a directory; NULL when none. */
+static const struct ps_ctl_file *ps_ctl_find(const char *path, const char **sub)
 {
 	for (const struct ps_ctl_file *const *g = ps_ctl_groups; *g; g++) {
 		for (const struct ps_ctl_file *f = *g; f->name; f++) {

@@ -7,6 +7,13 @@
  * patchsite_ctl_write, which the control channel (`patchsite ctl`), the
  * environment and programs all go through.
  *
+ * The folder's files: control.c (a file by name), value.c (the values a
+ * file takes), groups.c (every table), the tables tracer_files.c,
+ * record_files.c, trace_files.c, event_files.c, probe_files.c;
+ * after_reply.c (work left until the reply), channel.c (the control
+ * channel's socket and thread, channel.h), proto.c (its wire format,
+ * proto.h, shared with the patchsite command).
+ *
  * A handler returns 0 or -errno and, on an error, says why with ps_log
  * (PATCHSITE_LOG_ERROR): that message is the one the caller is shown.
  */
@@ -16,20 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "core/textbuf.h"
-
-struct ps_ctl_file {
-	/*
-	 * The file's path as in tracefs ("current_tracer"), or a directory
-	 * ending in '/' ("events/") whose handlers get the rest of the path
-	 * in sub ("netsim/send/enable"); sub is "" for a plain file.
-	 */
-	const char *name;
-	const char *what;	/* one line: what it is, and its ftrace counterpart if any */
-	int (*read)(const char *sub, struct ps_buf *out);		/* NULL: write-only */
-	int (*write)(const char *sub, const char *value, bool append);	/* NULL: read-only */
-	int (*list)(struct ps_buf *out);	/* a directory: its files, one path per line */
-};
+#include "core/ctl_file.h"
 
 /* Filter commands in set_ftrace_filter: ps_filter_command (api_record.c, internal.h). */
 
@@ -62,7 +56,5 @@ void ps_ctl_run_after_reply(void);
 /* patchsite_ctl_write without running that work: the channel's */
 int ps_ctl_write_before_reply(const char *file, const char *value, bool append);
 
-/* control.c: the file named path, and the rest of the path for a directory; NULL when none. */
-const struct ps_ctl_file *ps_ctl_find(const char *path, const char **sub);
 
 #endif

@@ -58,7 +58,8 @@ void psctl_hdr_make(uint8_t p[PSCTL_HDR], int reply, const struct psctl_hdr *h)
 	}
 }
 
-int psctl_text_check(const char *p, size_t n)
+/* 0 when n bytes at p hold no NUL, else -EINVAL. */
+static int psctl_text_check(const char *p, size_t n)
 {
 	return n && memchr(p, '\0', n) ? -EINVAL : 0;
 }

@@ -43,8 +43,6 @@ struct psctl_hdr {
  */
 int psctl_hdr_parse(const uint8_t p[PSCTL_HDR], int reply, struct psctl_hdr *h);
 void psctl_hdr_make(uint8_t p[PSCTL_HDR], int reply, const struct psctl_hdr *h);
-/* 0 when n bytes at p hold no NUL, else -EINVAL. */
-int psctl_text_check(const char *p, size_t n);
 
 /* A request: op, and name and value NUL-terminated in one allocation (name first). */
 struct psctl_req {

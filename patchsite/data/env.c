@@ -11,7 +11,7 @@
 
 #include "env.h"
 
-const char *const psd_env_names[] = {
+static const char *const psd_env_names[] = {
 	/* the runtime at start-up (start.c) */
 	"PATCHSITE_TRACER", "PATCHSITE_FILTER", "PATCHSITE_NOTRACE", "PATCHSITE_OUTPUT",
 	"PATCHSITE_BUFFER_KB", "PATCHSITE_FORMAT", "PATCHSITE_GRAPH_FUNCTION",

@@ -14,7 +14,6 @@
 /* Trace directory file: "PID line" for each process that refused a setting and ran untraced. */
 #define PSD_REFUSED		"refused"
 
-extern const char *const psd_env_names[];
 
 /*
  * One warning line per PATCHSITE_* entry of ENV that is not a name patchsite reads, with the

@@ -10,6 +10,11 @@
  * their thread files and the cursor, read_follow.c follows a directory
  * being written; read_events.c decodes static trace events,
  * read_branches.c the branch profiler's file.
+ * Beside it: read_text.c (damage said, bounded text files),
+ * read_sched_follow.c (a followed thread's switch file), read_profile.c
+ * (the `profile` file, read_profile.h), options.c (trace_options), hist.c
+ * (the log-linear histogram, hist.h), env.c (the PATCHSITE_* variables,
+ * env.h); read_sched.c the scheduler switches.
  */
 #ifndef PS_PSREAD_H
 #define PS_PSREAD_H
@@ -302,8 +307,6 @@ bool psr_event_field(const struct psr_evfield *f, const uint8_t *rec, size_t byt
 
 /* CLOCK_MONOTONIC ns of a time stamp. */
 uint64_t psr_ns(const struct psr_proc *p, uint64_t tsc);
-/* The time stamp of CLOCK_MONOTONIC ns (psr_ns inverted). */
-uint64_t psr_tsc(const struct psr_proc *p, uint64_t ns);
 /*
  * ns thread t spent off the CPU between time stamps a and b (its recorded
  * switches; 0 where none were recorded: see t->sched).

@@ -17,7 +17,8 @@
 #include "format.h"
 #include "reader.h"
 
-uint64_t psr_tsc(const struct psr_proc *p, uint64_t ns)
+/* The time stamp of CLOCK_MONOTONIC ns (psr_ns inverted). */
+static uint64_t psr_tsc(const struct psr_proc *p, uint64_t ns)
 {
 	double d = (double)(int64_t)(ns - p->ns0) / p->ns_per_tsc;
 

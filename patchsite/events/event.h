@@ -13,6 +13,11 @@
  *   event_api.c     the events' descriptions (format files), the events'
  *                   watcher and trace-directory part; ../api_events.c the API
  *   ctl/event_files.c control files: set_event, available_events, events/
+ *   probe.c         dynamic probes (probe.h): probe_parse.c the
+ *                   dynamic_events syntax, probe_fetch.c fetch programs,
+ *                   probe_fast.c and probe_tramp_layout.c what the x86-64
+ *                   probe trampolines read and call
+ *   filter_if.c     conditions on a function's arguments in set_ftrace_filter
  */
 #ifndef PS_EVENT_H
 #define PS_EVENT_H
@@ -111,8 +116,7 @@ bool ps_event_trap(uintptr_t addr, uintptr_t *resume);	/* signal handler: no loc
 struct ps_event *ps_event_first(void);
 size_t ps_event_count(void);
 
-/* event_probe.c (ps.lock held, but ps_event_fire: the emitting thread, no lock) */
-void ps_event_fire(const struct patchsite_event *d, const uint64_t *raw);
+/* event_probe.c (ps.lock held) */
 int ps_event_set(const char *glob, bool on, bool quiet);	/* enable/disable rule */
 bool ps_event_rules_say(const struct ps_event *ev, bool *on);	/* the last rule matching */
 void ps_event_rules_clear(void);

@@ -61,7 +61,7 @@ static void widen(const struct ps_event *ev, const uint64_t *raw, unsigned long 
 }
 
 /* Reached from an enabled site (patchsite__fire): every probe, highest priority first. */
-void ps_event_fire(const struct patchsite_event *d, const uint64_t *raw)
+static void ps_event_fire(const struct patchsite_event *d, const uint64_t *raw)
 {
 	struct ps_event *ev = __atomic_load_n(&d->rt, __ATOMIC_ACQUIRE);
 	static __thread int inside __attribute__((tls_model("initial-exec")));

@@ -196,7 +196,8 @@ static size_t read_mem(uintptr_t addr, void *out, size_t n)
 	return got > 0 ? (size_t)got : 0;
 }
 
-bool ps_fetch_read(uintptr_t addr, void *out, size_t n)
+/* n bytes at addr of this process, without faulting: false when any is unreadable. */
+static bool ps_fetch_read(uintptr_t addr, void *out, size_t n)
 {
 	return addr && read_mem(addr, out, n) == n;
 }

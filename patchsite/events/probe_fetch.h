@@ -55,7 +55,5 @@ int ps_fetch_entry(const struct ps_fetch_prog *p, const struct patchsite_regs *r
  */
 int ps_fetch_run_ret(const struct ps_fetch_prog *p, const uint64_t ret[2], const uint64_t *edata,
 		     uint64_t *out, char (*strs)[PS_FETCH_STR_BYTES]);
-/* n bytes at addr of this process, without faulting: false when any is unreadable. */
-bool ps_fetch_read(uintptr_t addr, void *out, size_t n);
 
 #endif

@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "render/branch_report.h"
-#include "ctl/control.h"
+#include "core/ctl_file.h"
 #include "record/record.h"
 #include "patchsite_branch.h"
 
@@ -407,7 +407,7 @@ static void keep(char *text, size_t len)
 }
 
 /* m was unloaded (sites/sync.c, ps.lock held): its last counts stay. */
-void ps_branches_gone(struct ps_module *m)
+static void ps_branches_gone(struct ps_module *m)
 {
 	struct ps_buf t = { 0 };
 	size_t n;

@@ -30,7 +30,7 @@
 #include <string.h>
 
 #include "host.h"
-#include "ctl/control.h"
+#include "core/ctl_file.h"
 #include "data/hist.h"
 #include "data/read_profile.h"
 #include "render/profile_stat.h"
@@ -185,7 +185,8 @@ void ps_profile_reset(void)
 	atomic_fetch_add(&ps_prof_generation, 1);
 }
 
-bool ps_profile_any(void)
+/* Did function_profile run in this process (its file is written, even empty after a reset)? */
+static bool ps_profile_any(void)
 {
 	return atomic_load(&used);
 }
@@ -266,7 +267,8 @@ static void put_fn(struct ps_buf *out, const struct prof_fn *src)
 	ps_buf_puts(out, "\n");
 }
 
-void ps_profile_text(struct ps_buf *out)
+/* The counts of every thread, as the `profile` file's text (data/read_profile.h parses it). */
+static void ps_profile_text(struct ps_buf *out)
 {
 	unsigned gen;
 

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "core/textbuf.h"
-#include "ctl/control.h"
+#include "core/ctl_file.h"
 #include "record/record.h"
 
 /* The version of the `profile` file of a process directory (patchsite-data(5)). */
@@ -37,12 +37,8 @@ void ps_profile_enter(struct ps_thread *t, struct ps_fslow *x, uint32_t id);
 void ps_profile_exit(struct ps_thread *t, const struct ps_frame *fr, struct ps_fslow *x,
 		     uint64_t tsc);
 
-/* The counts of every thread, as the `profile` file's text (data/read_profile.h parses it). */
-void ps_profile_text(struct ps_buf *out);
 /* Forget every count (trace_stat/function written); each thread drops its own at its next call. */
 void ps_profile_reset(void);
-/* Did function_profile run in this process (its file is written, even empty after a reset)? */
-bool ps_profile_any(void);
 /* trace_stat/function and trace_stat/function_hist (ctl/groups.c lists them). */
 extern const struct ps_ctl_file ps_ctl_profile[];
 /* Writes the `profile` file at exit (api.c wire registers it). */

@@ -13,6 +13,15 @@
  *   store.c, store_thread.c (store.h)  the trace directory writer: the
  *                   session, each thread's file and its chunks
  *   branch_counts.c the branch profiler's counts; output.c PATCHSITE_OUTPUT
+ *   graph_settings.c function_graph's settings (set_graph_notrace,
+ *                   tracing_thresh, latency, profile mode)
+ *   profile.c       function_profile's counters (profile.h); profile_fast.c
+ *                   the layout its x86-64 assembly reads
+ *   store_reserve.c room on disk before a part is mapped; store_populate.c a
+ *                   new chunk's pages put in; store_mods_later.c the mod.N
+ *                   files; linebuf.c many short lines to a file
+ *   sched_switch.c  time off the CPU: each thread's context switches
+ *                   (sched_switch.h)
  */
 #ifndef PS_RECORD_H
 #define PS_RECORD_H
@@ -25,9 +34,9 @@ struct psd_thread_hdr;
 /* record/branch_counts.c */
 extern bool ps_branches_off;
 bool ps_branches_any(void);
+/* Also called by testdata/patchsite/branches_{snap,tsan}.c, linked with patchsite.o. */
 int ps_branches_write(void);
 void ps_branches_capture(void);
-void ps_branches_gone(struct ps_module *m);
 void ps_branches_settle(void);
 extern const struct ps_watch ps_branches_watch;
 extern const struct ps_store_part ps_branches_part;
@@ -76,7 +85,6 @@ struct ps_tracer {
 	int (*check)(void);		/* can it start? 0, or -errno said */
 	bool profile;			/* the graph tracer's function_profile mode (record/profile.c) */
 };
-extern const struct ps_tracer ps_tracers[];	/* ends with a NULL name */
 const struct ps_tracer *ps_tracer_find(const char *name);
 void ps_tracer_names(struct ps_buf *out, const char *sep);
 const struct ps_tracer *ps_tracer_now(void);
@@ -156,8 +164,6 @@ int ps_store_next(struct ps_thread *t, struct ps_fast *f);
 bool ps_store_stale(const struct ps_thread *t);
 void ps_store_lost(struct ps_thread *t);
 void ps_record_lost(void);	/* ring.c: one event lost by the calling thread, said in its file */
-void ps_store_module(struct ps_module *m);
-void ps_store_module_gone(struct ps_module *m);
 void ps_store_finish(void);
 void ps_store_finish_exit(int status);
 void ps_store_tracer(const char *name);

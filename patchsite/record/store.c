@@ -36,7 +36,6 @@
 #include "sites/scan.h"
 #include "sites/got.h"
 #include "sched_switch.h"
-#include "events/event.h"
 #include "data/format.h"
 
 /*
@@ -439,7 +438,7 @@ static void write_module(struct ps_module *m, char *name, size_t len)
 	free(b);
 }
 
-void ps_store_module(struct ps_module *m)
+static void ps_store_module(struct ps_module *m)
 {
 	char name[48];
 
@@ -449,7 +448,7 @@ void ps_store_module(struct ps_module *m)
 	modules_log("load", m, ps_clock(), name);
 }
 
-void ps_store_module_gone(struct ps_module *m)
+static void ps_store_module_gone(struct ps_module *m)
 {
 	if (!ps_session.on || ps_session.pid != getpid())
 		return;

@@ -30,7 +30,6 @@
 
 #include "store.h"
 #include "sched_switch.h"
-#include "events/event.h"
 #include "data/format.h"
 
 /*

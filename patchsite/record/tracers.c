@@ -26,7 +26,7 @@ static int graph_check(void)
 	return err ? err : ps_attach_graph_check();
 }
 
-const struct ps_tracer ps_tracers[] = {
+static const struct ps_tracer ps_tracers[] = {
 	{ "latency", &ps_graph_ops, true, graph_check, false },
 	{ "function_profile", &ps_graph_ops, false, graph_check, true },
 	{ "function_graph", &ps_graph_ops, false, graph_check, false },

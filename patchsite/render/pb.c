@@ -43,7 +43,7 @@ static void put_varint(uint8_t *b, uint64_t v)
 	*b = (uint8_t)v;
 }
 
-void pb_varint(struct pb *p, uint64_t v)
+static void pb_varint(struct pb *p, uint64_t v)
 {
 	if (!room(p, 10))
 		return;
@@ -67,7 +67,7 @@ void pb_sint(struct pb *p, unsigned field, int64_t v)
 	pb_uint(p, field, (uint64_t)v);
 }
 
-void pb_fixed64(struct pb *p, unsigned field, uint64_t v)
+static void pb_fixed64(struct pb *p, unsigned field, uint64_t v)
 {
 	tag(p, field, PB_I64);
 	if (!room(p, 8))

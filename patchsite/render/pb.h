@@ -28,10 +28,8 @@ struct pb {
 /* Wire types. */
 enum { PB_VARINT = 0, PB_I64 = 1, PB_LEN = 2 };
 
-void pb_varint(struct pb *p, uint64_t v);
 void pb_uint(struct pb *p, unsigned field, uint64_t v);
 void pb_sint(struct pb *p, unsigned field, int64_t v);	/* int32/int64: two's complement */
-void pb_fixed64(struct pb *p, unsigned field, uint64_t v);
 void pb_double(struct pb *p, unsigned field, double v);
 void pb_bytes(struct pb *p, unsigned field, const void *s, size_t n);
 void pb_str(struct pb *p, unsigned field, const char *s);

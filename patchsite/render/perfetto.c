@@ -2,7 +2,7 @@
 /*
  * Perfetto's native trace (dump --perfetto): a stream of TracePackets, the
  * format Perfetto loads at scale where its JSON import is "legacy, best
- * effort" (issue #28, notes/peer-gaps.md Gap 5).
+ * effort" (issue #28).
  *
  * Shape of the output, one sequence (trusted_packet_sequence_id) per
  * thread, so that each thread's interned names and time base are its own:

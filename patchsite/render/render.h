@@ -7,6 +7,12 @@
  * (walk.c, walk.h).  Every one reads each thread's events in one pass and
  * keeps only the open calls (and, for the report and folded stacks, one
  * entry per function or distinct stack), never the list of all calls.
+ * Beside them: table.c (the string -> counts table, table.h), tree.c (the
+ * call tree of report --graph and dump --flamegraph, tree.h), graph.c (report
+ * --graph), flame.c (dump --flamegraph), diff.c (report --diff), dist.c
+ * (percentiles and histograms, dist.h), profile_stat.c (trace_stat/function),
+ * branch_report.c (the branch profiler's report), perfetto.c and pb.c (dump
+ * --perfetto and its protobuf writer, pb.h).
  */
 #ifndef PS_RENDER_H
 #define PS_RENDER_H

@@ -235,7 +235,7 @@ void ps_globs_track(struct ps_globs *g)
 		tracked[ntracked++] = g;
 }
 
-int ps_filter_grow(struct ps_globs *g, size_t old_n, uint8_t **old)
+static int ps_filter_grow(struct ps_globs *g, size_t old_n, uint8_t **old)
 {
 	uint8_t *next;
 
@@ -255,7 +255,7 @@ int ps_filter_grow(struct ps_globs *g, size_t old_n, uint8_t **old)
  * Sites [from, to) were just loaded: apply the tokens to them alone.  A set
  * that is NULL stays NULL (every site, or none for notrace).
  */
-void ps_filter_eval(struct ps_globs *g, size_t from, size_t to)
+static void ps_filter_eval(struct ps_globs *g, size_t from, size_t to)
 {
 	bool pending;
 

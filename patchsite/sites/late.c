@@ -3,7 +3,7 @@
  * The runtime loaded into a process that already runs.
  *
  * `patchsite record -p PID` and `patchsite ctl PID` load libpatchsite.so
- * into a process started without it (patchsite/cmd/attach.c): a thread
+ * into a process started without it (patchsite/cmd/attach/attach.c): a thread
  * they create in it, named PS_ATTACH_THREAD, calls dlopen, and our
  * constructor runs on that thread while the program's threads go on
  * calling the functions whose sites it is about to change.  A program may
@@ -142,7 +142,7 @@ bool ps_attach_started_late(void)
  * between two of them, preempted there for milliseconds; rewriting the
  * tail under it makes it execute half an instruction (SIGILL: attach.sh
  * saw it).  At start-up no thread is there, and later changes rewrite our
- * own one-instruction NOP.  The attach (cmd/attach_nops.c) makes them one
+ * own one-instruction NOP.  The attach (cmd/attach/attach_nops.c) makes them one
  * instruction itself before loading us, with every thread stopped and
  * moved out of them; what is still one-byte NOPs here (a runtime the
  * program dlopened itself, or gcc's M > 0 entries, which start before the

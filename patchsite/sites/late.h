@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-/* The name the injector (patchsite/cmd/attach_inject.c) gives the thread that dlopens the runtime. */
+/* The name the injector (cmd/attach/attach_inject.c) gives the thread that dlopens the runtime. */
 #define PS_ATTACH_THREAD	"ps-attach"
 
 /* Must start-up use the live protocol (other threads may run the sites)?  Once, at init. */

@@ -531,13 +531,6 @@ int ps_modules_scan(void)
 	return ctx.err;
 }
 
-struct ps_module *ps_module_of_id(uint32_t id)
-{
-	unsigned i = id >> PS_ID_SHIFT;
-
-	return i < atomic_load_explicit(&ps.nmods, memory_order_acquire) ? ps.mods[i] : NULL;
-}
-
 struct ps_site *ps_site_by_id(uint32_t id)
 {
 	struct ps_module *m = ps.mods[id >> PS_ID_SHIFT];

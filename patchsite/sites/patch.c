@@ -51,7 +51,7 @@ void ps_format_bytes(char *buf, size_t len, const uint8_t *p, unsigned n)
 		off += (size_t)snprintf(buf + off, len - off, "%s%02x", i ? " " : "", p[i]);
 }
 
-void ps_sync_cores(void)
+static void ps_sync_cores(void)
 {
 	/* Registered at start-up (and inherited by fork), so this cannot fail but loudly. */
 	if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0))

@@ -96,7 +96,6 @@ struct ps_module {
 	unsigned index;
 	size_t gbase;			/* global index of sites[0] (ps.site_index) */
 	bool gone;			/* unloaded: kept only to name its events in the rings */
-	uintptr_t was_lo, was_hi;	/* gone: where its code was (text_lo/hi before) */
 	uint64_t gone_tsc;		/* gone: when it left */
 	bool syms_loaded;		/* symbols are read on first need */
 	bool mcount_table;		/* has __mcount_loc: sites may be after the prologue */
@@ -165,18 +164,15 @@ void ps_module_forget(struct ps_module *m);
 void ps_module_free(struct ps_module *m);
 struct ps_site *ps_site_by_id(uint32_t id);
 struct ps_site *ps_site_by_addr(uintptr_t addr);
-const struct ps_sym *ps_sym_by_addr(uintptr_t addr, const struct ps_module **mod);
 int ps_stubs_map(struct ps_module *m);
 unsigned ps_module_calls_hook(const struct ps_module *m, const struct site_insn *in);
 bool ps_module_has_code(const struct ps_module *m, uintptr_t addr, size_t len);
 
-struct ps_module *ps_module_of_id(uint32_t id);
 int ps_module_syms(struct ps_module *m);
 void ps_warn_full(const char *path);
 void ps_all_syms(void);
 const char *ps_site_name(const struct ps_site *s, char *buf, size_t len);
 const char *ps_sym_shown(const struct ps_sym *sym);
-const struct ps_sym *ps_sym_at(uintptr_t addr, uint64_t tsc);
 bool ps_module_links_gprof(const struct ps_module *m);
 size_t ps_sym_aliases(const struct ps_module *m, const struct ps_sym *sym,
 		      const struct ps_sym **first);
@@ -225,8 +221,6 @@ int ps_ops_unregister(struct patchsite_ops *ops, const struct ps_arrivals *arriv
 
 /* filter.c */
 int ps_filter_apply(struct ps_globs *g, const char *globs, int reset, const char *what);
-int ps_filter_grow(struct ps_globs *g, size_t old_n, uint8_t **old);
-void ps_filter_eval(struct ps_globs *g, size_t from, size_t to);
 void ps_globs_free(struct ps_globs *g);
 int ps_globs_copy(struct ps_globs *to, const struct ps_globs *from);
 void ps_globs_track(struct ps_globs *g);

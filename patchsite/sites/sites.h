@@ -19,6 +19,13 @@
  *   got.c      library calls: the executable's GOT slots as sites of a module
  *              of their own, switched by pointer stores (got.h);
  *              got_families.c the functions never switched, with the reason
+ *   late.c     the runtime loaded into a running process (attach): its sites'
+ *              start-up work done live
+ *   scan_report.c  the found and not-found functions of each scanned object
+ *   got_dyn.c  a loaded object's dynamic section as got.c reads it (got_dyn.h);
+ *              got_dlopen.c library calls of objects dlopened after start-up
+ *   cyg.c      -finstrument-functions sites; cyg_dispatch.c their calls from
+ *              arch/<arch>/cyg.S
  */
 #ifndef PS_SITES_H
 #define PS_SITES_H
@@ -84,7 +91,6 @@ int ps_find_symbols(struct ps_module *m, const struct elf_file *f);
 const struct ps_sym *ps_module_sym(const struct ps_module *m, uintptr_t addr);
 
 /* patch.c: what nop.c shares (ps.lock held) */
-void ps_sync_cores(void);				/* membarrier(SYNC_CORE) */
 bool ps_site_idle_bytes(const struct ps_site *s, uint8_t *out);
 int ps_text_protect(struct ps_module *m, const bool *touched, bool writable);
 void ps_mark_segment(const struct ps_module *m, uintptr_t addr, bool *touched);

@@ -330,49 +330,6 @@ size_t ps_sym_aliases(const struct ps_module *m, const struct ps_sym *sym,
 	return (size_t)(hi - lo);
 }
 
-const struct ps_sym *ps_sym_by_addr(uintptr_t addr, const struct ps_module **mod)
-{
-	unsigned n = atomic_load_explicit(&ps.nmods, memory_order_acquire);
-
-	for (unsigned i = 0; i < n; i++) {
-		struct ps_module *m = ps.mods[i];
-
-		if (addr < m->text_lo || addr >= m->text_hi)
-			continue;
-		if (mod)
-			*mod = m;
-		ps_module_syms(m);
-		return ps_module_sym(m, addr);
-	}
-	return NULL;
-}
-
-/*
- * The function at addr when an event stamped tsc was recorded, for a
- * caller's address that may lie in an object unloaded since.  Of the
- * unloaded objects whose code held addr, the first to leave after tsc
- * was the one mapped then (another one at that place came after it
- * left); if there is none, it is the object there now.
- */
-const struct ps_sym *ps_sym_at(uintptr_t addr, uint64_t tsc)
-{
-	unsigned n = atomic_load_explicit(&ps.nmods, memory_order_acquire);
-	const struct ps_module *then = NULL;
-
-	for (unsigned i = 0; i < n; i++) {
-		const struct ps_module *m = ps.mods[i];
-
-		if (!m->gone || addr < m->was_lo || addr >= m->was_hi || tsc >= m->gone_tsc)
-			continue;
-		if (!then || m->gone_tsc < then->gone_tsc)
-			then = m;
-	}
-	if (!then)
-		return ps_sym_by_addr(addr, NULL);
-	ps_module_syms((struct ps_module *)then);	/* from the file, which stays mapped */
-	return ps_module_sym(then, addr);
-}
-
 /* "patchsite: prog: error: leaf+0x0 (0x401136): what" */
 void ps_log_site(enum patchsite_log_level level, const struct ps_site *s, const char *fmt, ...)
 {

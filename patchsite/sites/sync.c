@@ -130,10 +130,8 @@ static void module_forget(struct sync_ctx *c, struct ps_module *m)
 			ps.site_index[m->gbase + i] = NULL;
 	m->gone = true;
 	m->gone_tsc = ps_tsc_now();
-	m->was_lo = m->text_lo;
-	m->was_hi = m->text_hi;
 	m->nsegs = 0;
-	m->text_lo = UINTPTR_MAX;	/* ps_site_by_addr and ps_sym_by_addr skip it */
+	m->text_lo = UINTPTR_MAX;	/* ps_site_by_addr skips it */
 	m->text_hi = 0;
 	m->tramp_slot = NULL;		/* ps_tramp_set leaves it alone */
 	c->gone[c->ngone++] = m;

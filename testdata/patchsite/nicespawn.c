@@ -2,7 +2,7 @@
 /*
  * A program one of whose threads runs at nice -20 and makes threads all
  * the time, for tests/patchsite/attach.sh: a thread the program creates
- * while an attach runs boosted (cmd/attach_boost.c) must keep its
+ * while an attach runs boosted (cmd/attach/attach_boost.c) must keep its
  * creator's nice, not get the borrowed thread's.  The main thread (the
  * program's nice) reads stdin; the thread "spawner" sets nice -20 (root)
  * and makes a thread every 5 ms, up to MAX, each of which waits for the

@@ -52,10 +52,10 @@ $(FUZZ_B)/obj/patchsite/events/event_filter.o $(FUZZ_B)/obj/tests/fuzz/fuzz_evfi
 $(FUZZ_B)/fuzz_probe: $(FUZZ_B)/obj/tests/fuzz/fuzz_probe.o $(FUZZ_B)/obj/patchsite/events/probe_parse.o
 $(FUZZ_B)/obj/patchsite/events/probe_parse.o $(FUZZ_B)/obj/tests/fuzz/fuzz_probe.o: FUZZ_CFLAGS += \
 	-D_GNU_SOURCE -Ipatchsite
-# What attach reads of a target's ELF files (patchsite/cmd/attach_target.c).
-$(FUZZ_B)/fuzz_attachelf: $(FUZZ_B)/obj/tests/fuzz/fuzz_attachelf.o $(FUZZ_B)/obj/patchsite/cmd/attach_target.o
-$(FUZZ_B)/obj/patchsite/cmd/attach_target.o $(FUZZ_B)/obj/tests/fuzz/fuzz_attachelf.o: FUZZ_CFLAGS += \
-	-D_GNU_SOURCE -Ipatchsite/cmd
+# What attach reads of a target's ELF files (patchsite/cmd/attach/attach_target.c).
+$(FUZZ_B)/fuzz_attachelf: $(FUZZ_B)/obj/tests/fuzz/fuzz_attachelf.o $(FUZZ_B)/obj/patchsite/cmd/attach/attach_target.o
+$(FUZZ_B)/obj/patchsite/cmd/attach/attach_target.o $(FUZZ_B)/obj/tests/fuzz/fuzz_attachelf.o: FUZZ_CFLAGS += \
+	-D_GNU_SOURCE -Ipatchsite/cmd/attach
 $(FUZZ_BINS):
 	$(call quiet,FUZZLD,$@)$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(FUZZ_LIBS)
 

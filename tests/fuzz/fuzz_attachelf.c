@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * What attach reads of a target's ELF files (patchsite/cmd/attach_target.c)
+ * What attach reads of a target's ELF files (patchsite/cmd/attach/attach_target.c)
  * on arbitrary bytes: the site tables it looks for, symbols of both tables
  * (functions and data: the loader's _r_debug), DT_NEEDED and PT_INTERP.  The
  * files are the target's own, which another user may have written.

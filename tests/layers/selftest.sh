@@ -1,7 +1,9 @@
 #!/bin/sh
 # The layer check checked: tests/layers.sh over tiny objects laid out like the runtime, so that
 # the check is seen to fail on an upward reference and on a loop inside a folder, to pass on a
-# downward one, and to let the arch trampolines call the entry points a header declares.
+# downward one, and to let the arch trampolines call the entry points a header declares; and,
+# over fixture sources (SRC), to fail on an #include of a higher folder and on a .c file its
+# folder's map header does not name.
 #   sh tests/layers/selftest.sh    (CC: the compiler, gcc by default)
 set -u
 
@@ -21,6 +23,7 @@ obj() {
 # expect CASE STATUS [PATTERN]: run the check in fail mode; its status must be STATUS and its
 # output hold PATTERN (a fixed string).
 expect() {
+	mkdir -p "$T/o"
 	out=$(cd "$T" && ENTRY_H=${ENTRY_H-entry.h} sh "$here/tests/layers.sh" fail o 2>&1)
 	st=$?
 	if [ "$st" -eq "$2" ] && { [ $# -lt 3 ] || printf '%s\n' "$out" | grep -qF -- "$3"; }; then
@@ -29,7 +32,13 @@ expect() {
 		FAIL=$((FAIL + 1))
 		printf 'FAIL %s: status %s, wanted %s%s\n%s\n' "$1" "$st" "$2" "${3+ and '$3'}" "$out"
 	fi
-	rm -rf "$T/o" "$T/entry.h"
+	rm -rf "$T/o" "$T/entry.h" "$T/s"
+	unset SRC
+}
+
+# src FILE 'text': one fixture source or header under the case's source tree (SRC=s).
+src() {
+	mkdir -p "$T/s/$(dirname "$1")" && printf '%s\n' "$2" >"$T/s/$1" && export SRC=s
 }
 
 obj core/clock 'int ps_clock(void) { return 1; }'
@@ -63,6 +72,65 @@ expect unplaced 1 'place  loader is in no layer folder'
 obj cmd/main 'int render_x(void); int main(void) { return render_x(); }'
 obj render/text 'int render_x(void) { return 3; }'
 expect cmd 0
+
+# includes, resolved as the compiler does (beside the file, then SRC): down passes, up fails,
+# a header including a higher one fails, a name found beside the file first is that file.
+src core/core.h '/* core/: clock.c the clock */'
+src core/clock.c '#include "core/core.h"'
+src ctl/control.h '/* control.c */'
+src ctl/control.c '#include "core/core.h"
+#include "control.h"'
+expect include-down 0
+
+src core/core.h '/* core/: clock.c the clock */'
+src core/clock.c '#include "ctl/control.h"'
+src ctl/control.h '/* control.c */'
+expect include-up 1 'include core/clock.c (core) -> ctl/control.h (ctl)'
+
+src core/core.h '/* core/: clock.c the clock */
+#include "../ctl/control.h"'
+src ctl/control.h '/* control.c */'
+expect include-header-up 1 'include core/core.h (core) -> ctl/control.h (ctl)'
+
+src core/core.h '/* core/: clock.c, control.c */'
+src core/control.h '/* beside the file: core/control.h, not ctl/ */'
+src core/clock.c '#include "control.h"'
+src ctl/control.h '/* control.c */'
+expect include-beside 0
+
+src core/core.h '/* core/: clock.c the clock */'
+src core/clock.c '#include "frame.h"'
+src arch/arch.h '/* each arch: arch.c */'
+src arch/x86_64/frame.h '/* found through SRC/arch/x86_64, as -Ipatchsite/arch/$(ARCH) finds it */'
+expect include-arch-dir 1 'include core/clock.c (core) -> arch/x86_64/frame.h (arch)'
+
+# arch/ARCH/host.h (the clock, system headers only) is below every layer.
+src core/core.h '/* core/: clock.c the clock */'
+src core/clock.c '#include "host.h"'
+src arch/x86_64/host.h '/* the event clock */'
+expect include-host 0
+
+# a header found first outside SRC (include/, as -Iinclude comes first) is not judged.
+mkdir -p "$T/include" && printf '/* the public header */\n' >"$T/include/frame.h"
+src core/core.h '/* core/: clock.c the clock */'
+src core/clock.c '#include "frame.h"'
+src arch/x86_64/frame.h '/* shadowed by include/frame.h */'
+expect include-outside 0
+rm -rf "$T/include"
+
+# maps: every .c named as "name.c" in its folder's map header (a subfolder uses its parent's).
+src core/core.h '/* core/: clock.c the clock */'
+src core/clock.c 'int c;'
+src core/log.c 'int l;'
+expect map-missing 1 'map     core/log.c is not named in core/core.h'
+
+src arch/arch.h '/* each arch: arch.c, regs.c */'
+src arch/x86_64/arch.c 'int a;'
+src arch/x86_64/regs.c 'int r;'
+expect map-sub 0
+
+src core/clock.c 'int c;'
+expect map-no-header 1 'map     core/clock.c: its map core/core.h is missing'
 
 # report mode prints the same finding and succeeds.
 obj core/clock 'int ps_ctl_word(void); int ps_clock(void) { return ps_ctl_word(); }'

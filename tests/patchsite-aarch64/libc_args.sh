@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # Probes on library calls on aarch64 under qemu-user: the prototype list's definitions
-# (patchsite/cmd/libc_protos.c, which record -a gives each library call, as "f:auto/NAME NAME
+# (patchsite/cmd/dwarf/libc_protos.c, which record -a gives each library call, as "f:auto/NAME NAME
 # ARGS" and "NAME%return $retval:TYPE") for the 28 functions testdata/patchsite/libc_args.c
 # calls, run through the aarch64 runtime's GOT-slot thunks (PATCHSITE_LIBCALL=plt).
 # usage: libc_args.sh AARCH64_BUILD_DIR HOST_BUILD_DIR
@@ -19,7 +19,7 @@ QEMU=${QEMU_AARCH64:-$(command -v qemu-aarch64-static || command -v qemu-aarch64
 CC=${A64_CC:-aarch64-linux-gnu-gcc}
 SYSROOT=${A64_SYSROOT:-/usr/aarch64-linux-gnu}
 TESTS="$PWD/tests/patchsite"
-PROTO="$PWD/patchsite/cmd/libc_protos.c"
+PROTO="$PWD/patchsite/cmd/dwarf/libc_protos.c"
 PS="$PWD/$H/patchsite"
 PASS=0
 FAIL=0

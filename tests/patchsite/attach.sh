@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Attaching to a process started without the runtime (patchsite/cmd/attach*.c,
+# Attaching to a process started without the runtime (patchsite/cmd/attach/,
 # patchsite/sites/late.c): usage  attach.sh BUILD_DIR plain|san
 #
 # The threaded sample of the control tests (testdata/patchsite/ctlspin.c),
@@ -88,7 +88,7 @@ $CC -O2 -g $PG -c testdata/patchsite/nicespawn.c -o "$T/nicespawn.o" >"$T/build.
 	{ fail "build nicespawn" "$T/build.log"; echo "$PASS passed, $FAIL failed"; exit 1; }
 # Every further form record traces (run.sh's list, and clang's), attached to as above:
 # gcc -fpatchable-function-entry=N (N one-byte NOPs: made one instruction by the attach
-# with every thread stopped, patchsite/cmd/attach_nops.c), after endbr64, clang's 5-byte
+# with every thread stopped, patchsite/cmd/attach/attach_nops.c), after endbr64, clang's 5-byte
 # NOP, -pg -mrecord-mcount (mcount after the prologue, from the table), -mrecord-return's
 # exit sites, our recordmcount's table, plain -pg non-PIE, clang -pg.
 CLANG=${CLANG:-clang}

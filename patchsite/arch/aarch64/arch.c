@@ -51,8 +51,8 @@
 
 #include "a64_insn.h"
 #include "arch.h"
+#include "arch/arch.h"
 #include "got_thunk.h"
-#include "sites/site.h"
 #include "patchsite.h"
 
 #include "frame.h"

@@ -64,8 +64,8 @@
 #include <sys/cachectl.h>
 
 #include "arch.h"
+#include "arch/arch.h"
 #include "got_thunk.h"
-#include "sites/site.h"
 #include "patchsite.h"
 #include "rv_insn.h"
 

@@ -49,7 +49,7 @@
 #include <ucontext.h>
 
 #include "arch.h"
-#include "sites/site.h"
+#include "arch/arch.h"
 #include "patchsite.h"
 #include "x86_insn.h"
 #include "got_thunk.h"

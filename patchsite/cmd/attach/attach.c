@@ -28,8 +28,8 @@
 #include "attach_inject.h"
 #include "attach_nops.h"
 #include "attach_refuse.h"
-#include "ctlclient.h"
-#include "runtime_path.h"
+#include "../ctlclient.h"
+#include "../runtime_path.h"
 
 #define CHANNEL_WAIT_MS	5000	/* the control socket, made by the runtime's thread */
 

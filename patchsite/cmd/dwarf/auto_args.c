@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../events/probe.h"
+#include "../../events/probe.h"
 #include "auto_args.h"
-#include "cmd.h"
+#include "../cmd.h"
 #include "probe_dwarf.h"
 
 struct walk {

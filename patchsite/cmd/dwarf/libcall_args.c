@@ -15,8 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../events/probe.h"
-#include "cmd.h"
+#include "../../events/probe.h"
+#include "../cmd.h"
 #include "libc_protos.h"
 #include "libcall_args.h"
 

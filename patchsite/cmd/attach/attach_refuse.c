@@ -172,7 +172,7 @@ static int maps_again(struct target *t)
  * NOPs and would leave gmon.out without them: refused.  -pg -mfentry calls
  * __fentry__, which counts nothing: attached, gmon.out is the same.  (Under
  * patchsite record the runtime is there first and gprof is skipped, said
- * as it starts: patchsite/gprof.c.)
+ * as it starts: patchsite/hooks/gprof.c.)
  */
 static int gprof_runs(const struct target *t, char *why, size_t len)
 {

@@ -185,7 +185,7 @@ int patchsite_init(void)
 	/*
 	 * After the scan, which only reads: in a process with threads (attach)
 	 * each registration waits for an RCU grace period, and the injector
-	 * starts two threads that register while we scan (cmd/attach_inject.c).
+	 * starts two threads that register while we scan (cmd/attach/attach_inject.c).
 	 * (Waiting for theirs by polling the commands, which fail with EPERM
 	 * until registered, instead of registering here stalled for seconds
 	 * twice in eight attaches under load: not done.)
@@ -196,7 +196,7 @@ int patchsite_init(void)
 		ps.can_write = false;
 		goto out;
 	}
-	/* Loaded into a running process (attach.c): other threads run the sites, so the live protocol. */
+	/* Loaded into a running process (attach): other threads run the sites, so the live protocol. */
 	if (ps_attach_late())
 		for (unsigned i = 0; i < ps.nmods && ps.can_write; i++)
 			ps_attach_patch(ps.mods[i]);

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "../events/probe.h"
+#include "../../events/probe.h"
 
 /*
  * Every name argument of d (PF_NAME) replaced by the fetch argument and

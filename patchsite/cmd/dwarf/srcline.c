@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../data/psread.h"
+#include "../../data/psread.h"
 #include "srcline.h"
 
 /* One object's DWARF, opened on first use; its failure is kept too (asked once). */
