@@ -590,6 +590,13 @@ const char *ps_got_library(const struct ps_site *s)
 	return gs ? gs->lib : NULL;
 }
 
+const char *ps_got_refused(const struct ps_site *s)
+{
+	struct got_slot *gs = slot_of(s);
+
+	return gs ? gs->why : NULL;
+}
+
 /*
  * Whether site i changes, after checking its slot: switching on, the slot
  * must hold its start-up value or a bound function (the lazy resolver may

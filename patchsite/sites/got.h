@@ -28,5 +28,7 @@ bool ps_got_module(const struct ps_module *m);
 size_t ps_got_update(void);
 /* The library that defines a slot's function, NULL when not known. */
 const char *ps_got_library(const struct ps_site *s);
+/* Why a slot is never switched (a family that must not be return-hooked...), or NULL. */
+const char *ps_got_refused(const struct ps_site *s);
 
 #endif

@@ -434,3 +434,19 @@ out:
 	free(pk);
 	return err;
 }
+
+/*
+ * The objects loaded late whose NOPing waited (a thread blocked SIGTRAP,
+ * ps_trap_ready): again, before a live change (sync.c).  ps.lock held.
+ */
+int ps_patch_late_pending(void)
+{
+	for (unsigned k = 0; k < ps.nmods; k++) {
+		struct ps_module *m = ps.mods[k];
+		int err = m->late_pending && !m->gone ? ps_patch_late(m) : 0;
+
+		if (err)
+			return err;	/* still unsafe, said; or refused for good, said */
+	}
+	return 0;
+}

@@ -397,12 +397,6 @@ int ps_patch_update(void)
 	ps.pokes += np;
 	if (!ps.can_write || !ps.can_sync)
 		return ps.can_write ? -ENOSYS : -EACCES;
-	for (unsigned k = 0; k < ps.nmods; k++) {
-		int err = ps.mods[k]->late_pending && !ps.mods[k]->gone ? ps_patch_late(ps.mods[k]) : 0;
-
-		if (err)
-			return err;	/* still unsafe, said; or refused for good, said */
-	}
 	memset(touched, 0, sizeof(touched));
 	np = check_pending(touched);
 	return np && next_batch(&b) ? patch_live(touched, np, &o) : 0;

@@ -188,6 +188,7 @@ size_t ps_module_room(const struct ps_module *m, uintptr_t addr);
 /* sites/nop.c (an object's sites NOPed), sites/patch.c (live), sites/trap.c */
 int ps_patch_startup(struct ps_module *m);
 int ps_patch_late(struct ps_module *m);
+int ps_patch_late_pending(void);
 int ps_patch_update(void);
 int ps_trap_install(void);
 /* Handler installed and no thread or handler blocks SIGTRAP (else said, -EDEADLK). */

@@ -22,6 +22,7 @@
  *   late.c     the runtime loaded into a running process (attach): its sites'
  *              start-up work done live
  *   scan_report.c  the found and not-found functions of each scanned object
+ *   got_uses.c which GLOB_DAT slots only ever serve calls (got_uses.h)
  *   got_dyn.c  a loaded object's dynamic section as got.c reads it (got_dyn.h);
  *              got_dlopen.c library calls of objects dlopened after start-up
  *   cyg.c      -finstrument-functions sites; cyg_dispatch.c their calls from

@@ -249,6 +249,14 @@ static bool arrived(const struct sync_ctx *c, const struct object *o)
 	return false;
 }
 
+/* Objects whose late NOPing waited first (nop.c), then every site the ops want. */
+static int patch_all(void)
+{
+	int err = ps_patch_late_pending();
+
+	return err ? err : ps_patch_update();
+}
+
 /* With glibc's dl_load_write_lock held: no object can come or go meanwhile. */
 static int locked(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -283,7 +291,7 @@ static int locked(struct dl_phdr_info *info, size_t size, void *arg)
 		ps_tramp_set(ps.tramp);		/* new stubs go where the others go */
 		ps_recompute_want();
 	}
-	c->err = c->err ? c->err : ps_patch_update();
+	c->err = c->err ? c->err : patch_all();
 	return 1;
 }
 
@@ -298,7 +306,7 @@ int ps_loader_sync(const struct ps_arrivals *arrivals)
 
 	dl_iterate_phdr(locked, &c);
 	if (!c.ran)
-		c.err = ps_patch_update();	/* no object at all: cannot happen with glibc */
+		c.err = patch_all();	/* no object at all: cannot happen with glibc */
 	if (c.ngone || c.nevicted || c.old_sets.n) {
 		ps_sync_dispatchers();
 		for (unsigned i = 0; i < c.ngone; i++) {
@@ -340,7 +348,7 @@ int ps_loader_adopt(struct ps_module *m, const struct ps_module *prev)
 			watches[i]->arrived(m);
 	ps_tramp_set(ps.tramp);
 	ps_recompute_want();
-	err = ps_patch_update();
+	err = patch_all();
 	if (c.old_sets.n) {
 		ps_sync_dispatchers();
 		for (unsigned i = 0; i < c.old_sets.n; i++)
