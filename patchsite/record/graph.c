@@ -73,10 +73,17 @@ static bool in_mask(struct ps_sitemask *m, const struct ps_site *s)
 	return m && s->gindex < m->n && m->set[s->gindex];
 }
 
-/* Which ring or chunk t writes now: a position saved earlier is only comparable within it. */
-static uint64_t ring_gen(const struct ps_thread *t)
+/*
+ * Where a call recorded at entry begins: its probe records written just
+ * before the entry by the same dispatch (ring.c ev_run), so that
+ * tracing_thresh takes back a short call's `-A` arguments with it.
+ */
+static uint64_t *call_start(const struct ps_thread *t, uint64_t *entry)
 {
-	return ps_store_on() ? t->base[1] : atomic_load_explicit(&t->lap, memory_order_relaxed);
+	if (t->ev_lo && t->ev_hi == entry && t->ev_gen == ps_ring_gen(t) && t->ev_lo >= t->base &&
+	    t->ev_lo < entry)
+		return t->ev_lo;
+	return entry;
 }
 
 /*
@@ -93,7 +100,13 @@ static void frame_note(struct ps_thread *t, struct ps_fast *f, struct ps_frame *
 		flags |= PS_FS_THRESH;
 	if (!flags)
 		return;
-	*x = (struct ps_fslow){ .wp = entry, .end = f->wp, .base = t->base, .gen = ring_gen(t),
+	if (entry) {
+		uint64_t *from = call_start(t, entry);
+
+		units += (unsigned)(entry - from) / 2;	/* (no more than the records took: budget) */
+		entry = from;
+	}
+	*x = (struct ps_fslow){ .wp = entry, .end = f->wp, .base = t->base, .gen = ps_ring_gen(t),
 				.tsc = tsc, .units = units, .flags = flags };
 	fr->key |= PS_FRAME_SLOW;
 	if (flags & PS_FS_NOTRACE)
@@ -146,7 +159,7 @@ static bool can_rewind(struct ps_thread *t, const struct ps_fslow *x)
 {
 	uint64_t at;
 
-	if (!x->wp || x->base != t->base || x->gen != ring_gen(t))
+	if (!x->wp || x->base != t->base || x->gen != ps_ring_gen(t))
 		return false;
 	at = atomic_load_explicit(&t->lap, memory_order_relaxed) + (uint64_t)(x->wp - t->base);
 	return ps_store_on() || atomic_load_explicit(&t->tail, memory_order_acquire) <= at;
