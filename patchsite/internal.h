@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The runtime's map, and the folders' headers in one include for the files
- * above the folders (api*.c, start.c, dl.c, gprof.c, exit.c, ctl/).  Each
+ * above the folders (api*.c, start.c, dl.c, gprof.c, exit.c, spawn.c, ctl/).  Each
  * folder declares what it offers the ones above in its own header, which
  * includes only the headers of the folders below: core/core.h (the data
  * model: state, threads, TLS, log, clock), sites/site.h (objects, sites,

@@ -20,7 +20,7 @@ set -u
 
 # The layers, one folder a line, lowest first in each order. A folder may use a folder of its own
 # order with a lower or equal level, and the folders named in its last column.
-# "api" is the top-level api*.c files, "top" the top-level start.c, dl.c, gprof.c and exit.c (interposers).
+# "api" is the top-level api*.c files, "top" the top-level start.c, dl.c, gprof.c, exit.c and spawn.c (interposers).
 LAYERS='
 runtime core   1
 runtime arch   2
@@ -68,7 +68,7 @@ function layer(f,   d, b) {
 	}
 	b = f
 	if (b ~ /^api/) return "api"
-	if (b == "start" || b == "dl" || b == "gprof" || b == "exit") return "top"
+	if (b == "start" || b == "dl" || b == "gprof" || b == "exit" || b == "spawn") return "top"
 	return ""
 }
 function may_use(a, b) {

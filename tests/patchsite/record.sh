@@ -590,6 +590,33 @@ if printf '#include "patchsite.h"\n#include "patchsite_event.h"\nint main() { pa
 else
 	fail "public headers in C++" cxx.err
 fi
+# Children started with an explicit environment that lacks LD_PRELOAD and PATCHSITE_*
+# (posix_spawn, posix_spawnp, execve after fork, execvpe; envp = { PATH=/usr/bin }) are
+# followed as uftrace follows them.  Oracle: each child's own count of its leaf() calls (3, 4,
+# 5, 6) and the output of the untraced run.
+if $CC -O2 -pg -mfentry -mrecord-mcount "$TOP/testdata/patchsite/spawnenv.c" -o spawnenv \
+	2>build.log; then
+	./spawnenv >want 2>&1
+	rm -rf d
+	record -d d ./spawnenv >got 2>err
+	rc=$?
+	"$PS" report --json -d d >"$T/report.json" 2>>err
+	got=$(python3 - "$T/report.json" <<'EOF2'
+import json, sys
+print(" ".join(str(n) for n in sorted(r["calls"] for r in json.load(open(sys.argv[1]))
+                                      if r["name"] == "leaf")))
+EOF2
+)
+	want=$(sed -n 's/^child calls=//p' want | sort -n | tr '\n' ' ' | sed 's/ $//')
+	if [ $rc -eq 0 ] && cmp -s want got && [ "$got" = "$want" ] && [ "$want" = "3 4 5 6" ]; then
+		pass "explicit envp (posix_spawn, posix_spawnp, execve, execvpe): leaf per child $got"
+	else
+		echo "exit $rc; leaf per process: $got; the children said: $want" >>err
+		fail "explicit envp followed" err
+	fi
+else
+	fail "build spawnenv" build.log
+fi
 # -fpatchable-function-entry=N,M with M > 0 (gcc and clang) puts M NOPs before the function's
 # label: a site written at the table's address would cross the entry (gcc's =5,2 and =7,2 died of
 # SIGILL/SIGSEGV).  Refused, said once; the oracle is the program run untraced: the same output
