@@ -223,5 +223,19 @@ else
 	fail "build threshargs" thr/build.log
 fi
 
+# h. -finstrument-functions -O2 with traceoff/traceon triggers: mem_alloc's exit hook, reached
+# by a jump after its epilogue, has its frame where foo's enter hook had its own; it ended foo
+# there (foo shown returning before mem_free, which it calls, and an extra `} /* main */`).
+# Oracle: uftrace -T mem_alloc@traceoff -T mem_free@traceon on the same binary.
+mkdir -p cygtail
+if $CC -O2 -finstrument-functions -o cygtail/prog "$SRC/cygtail.c" 2>cygtail/build.log; then
+	export PATCHSITE_TRIGGER="mem_alloc:traceoff mem_free:traceon"
+	same "-finstrument-functions -O2, traceoff/traceon, exit hooks jumped to" cygtail "" \
+		"-T mem_alloc@traceoff -T mem_free@traceon" ./prog
+	unset PATCHSITE_TRIGGER
+else
+	fail "build cygtail" cygtail/build.log
+fi
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
