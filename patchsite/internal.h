@@ -47,7 +47,9 @@
  *             and destructor, start-up from the environment (PATCHSITE_*);
  *             dl.c the dlopen/dlmopen/dlclose wrappers; gprof.c gprof's
  *             start-up (__monstartup) kept out while traced; exit.c the
- *             _exit and _Exit wrappers (the trace ended with the status)
+ *             _exit and _Exit wrappers (the trace ended with the status);
+ *             spawn.c the execve/posix_spawn wrappers (an explicit environment
+ *             keeps the runtime's variables)
  * Beside them, shared with the patchsite command: data/ (the trace
  * directory's format, data/format.h, and its reader), render/ (what is
  * printed from a recording), ctl/proto.c (the channel's wire format).

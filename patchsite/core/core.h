@@ -159,6 +159,8 @@ struct ps_thread {
 	bool pid_ok;			/* gate.c: this thread may record under set_ftrace_pid */
 	uint32_t rd_hi;			/* reader: upper time half and CPU from the last mark */
 	int32_t rd_cpu;
+	/* The dispatcher's call's last run of probe records (record/ring.c ev_run), or NULL. */
+	uint64_t *ev_lo, *ev_hi, ev_gen;
 	struct ps_thread *next;
 };
 

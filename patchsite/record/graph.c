@@ -73,10 +73,17 @@ static bool in_mask(struct ps_sitemask *m, const struct ps_site *s)
 	return m && s->gindex < m->n && m->set[s->gindex];
 }
 
-/* Which ring or chunk t writes now: a position saved earlier is only comparable within it. */
-static uint64_t ring_gen(const struct ps_thread *t)
+/*
+ * Where a call recorded at entry begins: its probe records written just
+ * before the entry by the same dispatch (ring.c ev_run), so that
+ * tracing_thresh takes back a short call's `-A` arguments with it.
+ */
+static uint64_t *call_start(const struct ps_thread *t, uint64_t *entry)
 {
-	return ps_store_on() ? t->base[1] : atomic_load_explicit(&t->lap, memory_order_relaxed);
+	if (t->ev_lo && t->ev_hi == entry && t->ev_gen == ps_ring_gen(t) && t->ev_lo >= t->base &&
+	    t->ev_lo < entry)
+		return t->ev_lo;
+	return entry;
 }
 
 /*
@@ -93,7 +100,13 @@ static void frame_note(struct ps_thread *t, struct ps_fast *f, struct ps_frame *
 		flags |= PS_FS_THRESH;
 	if (!flags)
 		return;
-	*x = (struct ps_fslow){ .wp = entry, .end = f->wp, .base = t->base, .gen = ring_gen(t),
+	if (entry) {
+		uint64_t *from = call_start(t, entry);
+
+		units += (unsigned)(entry - from) / 2;	/* (no more than the records took: budget) */
+		entry = from;
+	}
+	*x = (struct ps_fslow){ .wp = entry, .end = f->wp, .base = t->base, .gen = ps_ring_gen(t),
 				.tsc = tsc, .units = units, .flags = flags };
 	fr->key |= PS_FRAME_SLOW;
 	if (flags & PS_FS_NOTRACE)
@@ -146,7 +159,7 @@ static bool can_rewind(struct ps_thread *t, const struct ps_fslow *x)
 {
 	uint64_t at;
 
-	if (!x->wp || x->base != t->base || x->gen != ring_gen(t))
+	if (!x->wp || x->base != t->base || x->gen != ps_ring_gen(t))
 		return false;
 	at = atomic_load_explicit(&t->lap, memory_order_relaxed) + (uint64_t)(x->wp - t->base);
 	return ps_store_on() || atomic_load_explicit(&t->tail, memory_order_acquire) <= at;
@@ -353,6 +366,26 @@ static bool cyg_exit_of(const struct ps_frame *fr, const struct ps_site *site, u
 	       (fr->idw >> 2) + 1 == (idw >> 2);
 }
 
+/*
+ * Does exit word idw end the call on top?  An exit site's by the key (its
+ * stack slot).  A -finstrument-functions exit by its function alone
+ * (cyg_exit_of): the slot can be another call's, as when gcc -O2's callee
+ * tail-jumps to __cyg_profile_func_exit after its epilogue, its hook's frame
+ * then where its caller's enter hook's was (foo's, for foo's call of
+ * mem_alloc): a key match there ended foo at mem_alloc's exit.
+ */
+static bool exit_of_top(const struct ps_thread *t, const struct ps_fast *f, struct ps_site **site,
+			uint32_t idw, uintptr_t key)
+{
+	if (!t || f->fp <= t->frames + 1 || (idw & 3) != PS_EV_EXIT)
+		return false;
+	if (!*site)
+		*site = ps_site_by_id(idw >> 2);
+	if (*site && (*site)->state == SITE_INTERPOSED)
+		return cyg_exit_of(&f->fp[-1], *site, idw);
+	return PS_FRAME_KEY(&f->fp[-1]) == key;
+}
+
 static bool too_deep(struct ps_thread *t, struct ps_fast *f)
 {
 	return (unsigned)(f->fp - (t->frames + 1)) >= ps_graph_max_depth;
@@ -397,8 +430,7 @@ static void graph_word(struct ps_site *site, uint32_t idw, unsigned long *loc,
 	bool profile = profiling();
 	struct ps_thread *t = graph_begin(&tsc, profile);
 	uintptr_t key = ((uintptr_t)loc - PS_FRAME_KEY_BIAS) | 1;
-	bool top = t && f->fp > t->frames + 1 && (PS_FRAME_KEY(&f->fp[-1]) == key ||
-						  cyg_exit_of(&f->fp[-1], site, idw)), rv;
+	bool top = exit_of_top(t, f, &site, idw, key), rv;
 	bool first = t && f->fp == t->frames + 1;
 	unsigned units;
 
@@ -407,7 +439,7 @@ static void graph_word(struct ps_site *site, uint32_t idw, unsigned long *loc,
 	if (!t)
 		return;
 	/* The exit of the call on top: its room was kept when it was entered. */
-	if ((idw & 3) == PS_EV_EXIT && top) {
+	if (top) {
 		f->fp--;
 		frame_exit(t, f, f->fp, tsc, regs && ps.arch->regs_retval ?
 			   ps.arch->regs_retval(regs) : 0);

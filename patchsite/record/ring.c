@@ -219,6 +219,26 @@ static int32_t budget(struct ps_thread *t, struct ps_fast *f, bool frames)
 }
 
 /*
+ * The run of probe records (event records written inside the dispatcher,
+ * so the hits of its current call) that ends last, contiguous in one ring
+ * or chunk: a call that tracing_thresh takes back takes the records just
+ * before its entry with it when they are this run (graph.c call_start).
+ * Any other record breaks the run.
+ */
+static void ev_run(struct ps_thread *t, uint64_t *at, unsigned kind, unsigned words)
+{
+	if (!t->depth || (kind != PSD_EXT_EVENT && kind != PSD_EXT_EVENT_PACKED)) {
+		t->ev_lo = NULL;
+		return;
+	}
+	if (!t->ev_lo || t->ev_hi != at || t->ev_gen != ps_ring_gen(t)) {
+		t->ev_lo = at;
+		t->ev_gen = ps_ring_gen(t);
+	}
+	t->ev_hi = at + 1 + words;
+}
+
+/*
  * An extended record (data/format.h) in the calling thread's ring, stamped now:
  * its payload's first word, to be filled and closed (ps_ring_ext_close),
  * or NULL when lost (counted) or there is no ring.  The room is taken as
@@ -245,6 +265,7 @@ uint64_t *ps_ring_ext_open(unsigned kind, unsigned words)
 		for (; units; units--)
 			if (!take(t, f, false))
 				return NULL;
+	ev_run(t, f->wp, kind, words);
 	f->wp[0] = tsc << 32 | (uint64_t)words << 10 | kind << 2 | PS_EV_MARK;
 	return f->wp + 1;
 }

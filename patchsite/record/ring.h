@@ -23,6 +23,12 @@ struct ps_thread *ps_ring_thread_setup(void);
 int32_t ps_ring_budget(struct ps_thread *t, struct ps_fast *f, bool frames);
 bool ps_ring_next_chunk(struct ps_thread *t, struct ps_fast *f);
 
+/* Which ring or chunk t writes now: a position saved earlier is only comparable within it. */
+static inline uint64_t ps_ring_gen(const struct ps_thread *t)
+{
+	return ps_store_on() ? t->base[1] : atomic_load_explicit(&t->lap, memory_order_relaxed);
+}
+
 static inline bool own_stack(const struct ps_fast *f, uintptr_t slot)
 {
 	return slot - f->stack_lo < f->stack_size;

@@ -48,6 +48,7 @@ void ps_dispatch_parent(uint32_t id, const unsigned long *parent, struct patchsi
 	list = atomic_load_explicit(&ps.list, memory_order_consume);
 	s = ps_site_by_id(id);
 	t->cur_idw = id << 2;
+	t->ev_lo = NULL;	/* the probe records of this call alone (record/ring.c ev_run) */
 	want = atomic_load_explicit(&s->want, memory_order_relaxed);
 	/*
 	 * Tracing off: no ops is called but those that run always (the graph
@@ -62,6 +63,7 @@ void ps_dispatch_parent(uint32_t id, const unsigned long *parent, struct patchsi
 									   memory_order_relaxed)))
 				list->e[i].ops->func(s->addr, *parent, list->e[i].ops, regs);
 	}
+	t->ev_lo = NULL;
 	atomic_signal_fence(memory_order_seq_cst);
 	atomic_store_explicit(&t->seq, seq + 2, memory_order_release);
 	t->depth = 0;

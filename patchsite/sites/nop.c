@@ -112,6 +112,61 @@ static void refuse(struct ps_site *s, const struct site_insn *in, const uint8_t 
 			    "found %s: site refused", ps.arch->hooks[0], ps.arch->patch_len, found);
 }
 
+/*
+ * -fpatchable-function-entry=N,M with M > 0 (gcc and clang) puts M of the
+ * NOPs before the function's label, and the table lists the first of
+ * them: a site written there crosses the function's entry (or lies wholly
+ * before it), and every call lands inside our instruction (SIGILL,
+ * SIGSEGV).  The function that starts within or right after the site's
+ * bytes, or NULL.  Asked only of sites of NOPs or of bytes we do not know
+ * (the symbols are read for it); a stripped object without the function's
+ * symbol cannot show it.
+ */
+static const struct ps_sym *entry_inside(struct ps_module *m, const struct ps_site *s,
+					 const struct site_insn *in)
+{
+	const size_t len = in->len > ps.arch->patch_len ? in->len : ps.arch->patch_len;
+	const struct ps_sym *fn;
+
+	if (in->form != FORM_NOP_BYTES && in->form != FORM_UNKNOWN)
+		return NULL;
+	ps_module_syms(m);
+	fn = ps_module_sym_after(m, s->addr);
+	return fn && fn->addr <= s->addr + len ? fn : NULL;
+}
+
+/* The sites entry_inside refused, said once for the module. */
+struct before_entry {
+	size_t n;
+	const struct ps_sym *first;
+	uintptr_t first_off;
+};
+
+static bool refuse_before_entry(struct ps_module *m, struct ps_site *s, const struct site_insn *in,
+				struct before_entry *b)
+{
+	const struct ps_sym *fn = entry_inside(m, s, in);
+
+	if (!fn)
+		return false;
+	s->state = SITE_REFUSED;
+	if (!b->n++) {
+		b->first = fn;
+		b->first_off = fn->addr - s->addr;
+	}
+	return true;
+}
+
+static void said_before_entry(const struct ps_module *m, const struct before_entry *b)
+{
+	if (b->n)
+		ps_log(PATCHSITE_LOG_WARNING, "%s: %zu site%s start%s before the function's entry "
+		       "(-fpatchable-function-entry=N,M with M > 0: %s's NOPs begin %zu bytes before "
+		       "it): a site there would cross the entry: not traced", m->name, b->n,
+		       b->n == 1 ? "" : "s", b->n == 1 ? "s" : "", b->first->name,
+		       (size_t)b->first_off);
+}
+
 /* The code segment that holds [addr, addr + len), or NULL (as ps_module_has_code). */
 static const struct ps_seg *segment_of(const struct ps_module *m, uintptr_t addr, size_t len)
 {
@@ -207,6 +262,7 @@ int ps_patch_startup(struct ps_module *m)
 	unsigned last_hook = 0, hook;
 	uintptr_t last_target = 0;
 	const struct ps_seg *sg = NULL;	/* the segment of the last site (sites are sorted) */
+	struct before_entry before = { 0 };
 	int err;
 
 	/* got.c's slots are data, cyg.c's sites are never written: no code to change */
@@ -250,6 +306,8 @@ int ps_patch_startup(struct ps_module *m)
 			s->state = SITE_REFUSED;
 			continue;
 		}
+		if (refuse_before_entry(m, s, &in, &before))
+			continue;
 		if (!site_ok(m, &in, &last_target, &last_hook, &hook) &&
 		    !(hook && !entry_hook(hook))) {
 			refuse(s, &in, p, hook);
@@ -270,6 +328,7 @@ int ps_patch_startup(struct ps_module *m)
 		if (in.len > n)
 			ps.arch->fill_tail((uint8_t *)s->addr + n, in.len - n);
 	}
+	said_before_entry(m, &before);
 	if (err)
 		return err;
 	ps.arch->sync_icache((void *)m->text_lo, m->text_hi - m->text_lo);
@@ -283,7 +342,8 @@ struct poke {
 };
 
 /* Is the site what start-up accepts (a call to the hook or a NOP)?  Refuses it if not. */
-static bool site_check(struct ps_module *m, struct ps_site *s, struct site_insn *in)
+static bool site_check(struct ps_module *m, struct ps_site *s, struct site_insn *in,
+		       struct before_entry *before)
 {
 	const uint8_t *p = (const uint8_t *)s->addr;
 	unsigned hook = 0;
@@ -297,6 +357,8 @@ static bool site_check(struct ps_module *m, struct ps_site *s, struct site_insn 
 		s->state = SITE_REFUSED;
 		return false;
 	}
+	if (refuse_before_entry(m, s, in, before))
+		return false;
 	if (in->form == FORM_CALL || in->form == FORM_CALL_SLOT)
 		ok = (hook = ps_module_calls_hook(m, in)) != 0;
 	else if (in->form == FORM_NOP || in->form == FORM_NOP_BYTES)
@@ -369,6 +431,7 @@ int ps_patch_late(struct ps_module *m)
 {
 	const unsigned n = ps.arch->patch_len;
 	bool touched[8] = { false };
+	struct before_entry before = { 0 };
 	struct poke *pk = NULL;
 	size_t np = 0;
 	int err = 0;
@@ -386,7 +449,7 @@ int ps_patch_late(struct ps_module *m)
 		struct ps_site *s = &m->sites[i];
 		struct site_insn in;
 
-		if (!site_check(m, s, &in))
+		if (!site_check(m, s, &in, &before))
 			continue;
 		s->state = SITE_NOP;
 		s->len = (uint8_t)in.len;
@@ -403,6 +466,7 @@ int ps_patch_late(struct ps_module *m)
 		ps.arch->fill_tail(pk[np].bytes + n, in.len - n);
 		pk[np++].site = s;
 	}
+	said_before_entry(m, &before);
 	if (!np)
 		goto out;
 	err = !ps.can_sync ? -ENOSYS : ps.arch->one_step ? 0 : ps_trap_ready();

@@ -90,6 +90,8 @@ static inline bool ps_module_interposed(const struct ps_module *m)
 /* symbols.c */
 int ps_find_symbols(struct ps_module *m, const struct elf_file *f);
 const struct ps_sym *ps_module_sym(const struct ps_module *m, uintptr_t addr);
+/* The first function that starts above addr, or NULL. */
+const struct ps_sym *ps_module_sym_after(const struct ps_module *m, uintptr_t addr);
 
 /* patch.c: what nop.c shares (ps.lock held) */
 bool ps_site_idle_bytes(const struct ps_site *s, uint8_t *out);

@@ -179,7 +179,8 @@ static const struct ps_sym *sym_below(const struct ps_module *m, size_t lo, uint
 	return m->syms[lo - 1].size == 0 && addr == m->syms[lo - 1].addr ? &m->syms[lo - 1] : NULL;
 }
 
-const struct ps_sym *ps_module_sym(const struct ps_module *m, uintptr_t addr)
+/* The number of symbols at or below addr. */
+static size_t syms_upto(const struct ps_module *m, uintptr_t addr)
 {
 	size_t lo = 0, hi = m->nsyms;
 
@@ -191,7 +192,19 @@ const struct ps_sym *ps_module_sym(const struct ps_module *m, uintptr_t addr)
 		else
 			hi = mid;
 	}
-	return sym_below(m, lo, addr);
+	return lo;
+}
+
+const struct ps_sym *ps_module_sym(const struct ps_module *m, uintptr_t addr)
+{
+	return sym_below(m, syms_upto(m, addr), addr);
+}
+
+const struct ps_sym *ps_module_sym_after(const struct ps_module *m, uintptr_t addr)
+{
+	size_t lo = syms_upto(m, addr);
+
+	return lo < m->nsyms ? &m->syms[lo] : NULL;
 }
 
 /*

@@ -590,6 +590,60 @@ if printf '#include "patchsite.h"\n#include "patchsite_event.h"\nint main() { pa
 else
 	fail "public headers in C++" cxx.err
 fi
+# Children started with an explicit environment that lacks LD_PRELOAD and PATCHSITE_*
+# (posix_spawn, posix_spawnp, execve after fork, execvpe; envp = { PATH=/usr/bin }) are
+# followed as uftrace follows them.  Oracle: each child's own count of its leaf() calls (3, 4,
+# 5, 6) and the output of the untraced run.
+if $CC -O2 -pg -mfentry -mrecord-mcount "$TOP/testdata/patchsite/spawnenv.c" -o spawnenv \
+	2>build.log; then
+	./spawnenv >want 2>&1
+	rm -rf d
+	record -d d ./spawnenv >got 2>err
+	rc=$?
+	"$PS" report --json -d d >"$T/report.json" 2>>err
+	got=$(python3 - "$T/report.json" <<'EOF2'
+import json, sys
+print(" ".join(str(n) for n in sorted(r["calls"] for r in json.load(open(sys.argv[1]))
+                                      if r["name"] == "leaf")))
+EOF2
+)
+	want=$(sed -n 's/^child calls=//p' want | sort -n | tr '\n' ' ' | sed 's/ $//')
+	if [ $rc -eq 0 ] && cmp -s want got && [ "$got" = "$want" ] && [ "$want" = "3 4 5 6" ]; then
+		pass "explicit envp (posix_spawn, posix_spawnp, execve, execvpe): leaf per child $got"
+	else
+		echo "exit $rc; leaf per process: $got; the children said: $want" >>err
+		fail "explicit envp followed" err
+	fi
+else
+	fail "build spawnenv" build.log
+fi
+# -fpatchable-function-entry=N,M with M > 0 (gcc and clang) puts M NOPs before the function's
+# label: a site written at the table's address would cross the entry (gcc's =5,2 and =7,2 died of
+# SIGILL/SIGSEGV).  Refused, said once; the oracle is the program run untraced: the same output
+# and exit status.
+for cc in gcc clang; do
+	command -v $cc >/dev/null || { echo "SKIP $cc -fpatchable-function-entry=N,M: no $cc"; continue; }
+	for nm in 5,2 7,2; do
+		what="$cc -fpatchable-function-entry=$nm"
+		if ! $cc -O2 -fpatchable-function-entry=$nm "$TOP/testdata/patchsite/ending.c" \
+			-o pfe -pthread 2>build.log; then
+			fail "$what: build" build.log
+			continue
+		fi
+		./pfe 3 _exit >want 2>&1
+		want_rc=$?
+		rm -rf d
+		record -d d ./pfe 3 _exit >got 2>err
+		got_rc=$?
+		n=$(grep -c "^patchsite: warning: pfe: [0-9]* sites start before the function's entry (-fpatchable-function-entry=N,M with M > 0: .*): a site there would cross the entry: not traced$" err)
+		if [ "$got_rc" = "$want_rc" ] && cmp -s want got && [ "$n" = 1 ]; then
+			pass "$what: refused in one line, the program's output and exit $got_rc as untraced"
+		else
+			echo "exit $got_rc (untraced $want_rc), refusal lines $n" >>err
+			fail "$what: refused, output and exit as untraced" err
+		fi
+	done
+done
 "$PS" --help >out && grep -q '^usage: patchsite record' out && pass "--help" || fail "--help" out
 
 echo "$PASS passed, $FAIL failed"

@@ -192,5 +192,50 @@ else
 	fail "build lto_main" trig/build.log
 fi
 
+# g. tracing_thresh with -A: a call dropped as short takes its arguments' probe record with it
+# (it is written before the call's entry).  Oracle: uftrace -t on the same binary, whose
+# replay shows only the kept calls' arguments; and by construction, every args line of ours
+# is followed by its own function's call line (threshargs.c: quick() is never kept).
+mkdir -p thr
+if $CC -O0 -pg -o thr/prog "$SRC/threshargs.c" 2>thr/build.log; then
+	(cd thr && rm -rf uftrace.data p.data &&
+	 uftrace record --no-libcall --no-event -t 10ms -A quick@arg1 -A slow@arg1 ./prog \
+		>/dev/null 2>u.err && uftrace replay --no-pager >u.replay 2>>u.err &&
+	 PATCHSITE_THRESH=10000 record -d p.data --no-libcall -A quick@arg1 -A slow@arg1 ./prog \
+		>/dev/null 2>p.err && "$PS" replay --no-sched -d p.data >p.replay 2>>p.err)
+	values thr/u.replay thr/p.replay >thr/cmp 2>&1
+	ok=$?
+	python3 - thr/p.replay >>thr/cmp 2>&1 <<'PY' || ok=1
+import re, sys
+calls = [l.split("|")[-1].strip() for l in open(sys.argv[1]) if "|" in l and not l.startswith("#")]
+for i, c in enumerate(calls):
+    m = re.match(r"/\* args:(\w+): ", c)
+    if m and not (i + 1 < len(calls) and re.match(m.group(1) + r"\(\)", calls[i + 1])):
+        sys.exit("an args line without its call: " + c)
+PY
+	if [ $ok -eq 0 ] && ! grep -q quick thr/p.replay && [ "$(grep -c 'slow();' thr/p.replay)" -eq 3 ]; then
+		pass "tracing_thresh with -A: no dropped call's arguments; $(tail -1 thr/cmp)"
+	else
+		cat thr/u.err thr/p.err thr/p.replay >>thr/cmp
+		fail "tracing_thresh with -A against uftrace -t" thr/cmp
+	fi
+else
+	fail "build threshargs" thr/build.log
+fi
+
+# h. -finstrument-functions -O2 with traceoff/traceon triggers: mem_alloc's exit hook, reached
+# by a jump after its epilogue, has its frame where foo's enter hook had its own; it ended foo
+# there (foo shown returning before mem_free, which it calls, and an extra `} /* main */`).
+# Oracle: uftrace -T mem_alloc@traceoff -T mem_free@traceon on the same binary.
+mkdir -p cygtail
+if $CC -O2 -finstrument-functions -o cygtail/prog "$SRC/cygtail.c" 2>cygtail/build.log; then
+	export PATCHSITE_TRIGGER="mem_alloc:traceoff mem_free:traceon"
+	same "-finstrument-functions -O2, traceoff/traceon, exit hooks jumped to" cygtail "" \
+		"-T mem_alloc@traceoff -T mem_free@traceon" ./prog
+	unset PATCHSITE_TRIGGER
+else
+	fail "build cygtail" cygtail/build.log
+fi
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
