@@ -8,11 +8,6 @@ check-man:
 check-unit: check-man
 
 # One page per verb of the patchsite command (patchsite help VERB opens it;
-# man patchsite-VERB once installed).
+# man patchsite-VERB once installed): installed and uninstalled with the rest.
 PS_VERB_PAGES := $(wildcard man/patchsite-*.1)
-install: install-verb-pages
-.PHONY: install-verb-pages
-install-verb-pages:
-	$(Q)for m in $(PS_VERB_PAGES); do \
-		install -D -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man1/$${m#man/} || exit 1; \
-	done
+INSTALL_FILES += $(foreach m,$(PS_VERB_PAGES),644:$(m):share/man/man1/$(notdir $(m)))
