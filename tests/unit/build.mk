@@ -8,7 +8,7 @@ $(UNIT_OBJ): ALL_CFLAGS += $(PKG_CHECK_CFLAGS) -DSAMPLE_OBJ='"$(B)/tests/sample.
 $(B)/obj/tests/unit/check_demangle.o: ALL_CFLAGS += -Ipatchsite
 
 # libpatchsite's pure parts are tested here too.
-$(B)/tests/unit: $(UNIT_OBJ) $(LIBCORE) $(B)/obj/patchsite/core/demangle.o $(B)/obj/patchsite/core/libc.o
+$(B)/tests/unit: $(UNIT_OBJ) $(LIBCORE) $(B)/obj/patchsite/core/demangle.o $(B)/obj/patchsite/core/demangle_name.o $(B)/obj/patchsite/core/libc.o
 	@mkdir -p $(dir $@)
 	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_ELF_LIBS) $(PKG_CHECK_LIBS) -ldl
 
