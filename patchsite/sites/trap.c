@@ -237,6 +237,19 @@ static int handler_blocking_trap(void)
 }
 
 /*
+ * PATCHSITE_TRAP_BLOCKED=warn: a thread that blocks SIGTRAP is only named.
+ * For threads the user knows run no traced code: a sanitizer's own thread
+ * (ThreadSanitizer's background thread blocks every signal), a runtime's
+ * service threads.  The default refuses.
+ */
+static bool warn_only(void)
+{
+	const char *v = getenv("PATCHSITE_TRAP_BLOCKED");
+
+	return v && !strcmp(v, "warn");
+}
+
+/*
  * Before a live change writes breakpoints: our handler in place, and no
  * thread of the program but the caller (which writes them, and runs no
  * site meanwhile) blocks SIGTRAP, nor does any of its handlers while it
@@ -260,10 +273,15 @@ int ps_trap_ready(void)
 		return err;
 	}
 	tid = trap_blocker(name);
-	if (tid) {
+	if (tid && warn_only()) {
+		ps_log(PATCHSITE_LOG_WARNING, "thread %ld (%s) blocks SIGTRAP: changed all the same "
+		       "(PATCHSITE_TRAP_BLOCKED=warn): a breakpoint reached there would end the "
+		       "process", tid, name);
+	} else if (tid) {
 		ps_log(PATCHSITE_LOG_ERROR, "thread %ld (%s) blocks SIGTRAP: a breakpoint of a live "
 		       "change reached there would end the process (the kernel kills a thread "
-		       "that traps with SIGTRAP blocked); code not changed", tid, name);
+		       "that traps with SIGTRAP blocked); code not changed (PATCHSITE_TRAP_BLOCKED="
+		       "warn if it never runs traced code)", tid, name);
 		return -EDEADLK;
 	}
 	sig = handler_blocking_trap();
