@@ -15,6 +15,7 @@ int main(void)
 	srunner_add_suite(sr, elfobj_suite());
 	srunner_add_suite(sr, symindex_suite());
 	srunner_add_suite(sr, demangle_suite());
+	srunner_add_suite(sr, nfproof_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

@@ -11,5 +11,6 @@ Suite *rv_suite(void);
 Suite *demangle_suite(void);
 Suite *elfobj_suite(void);
 Suite *symindex_suite(void);
+Suite *nfproof_suite(void);
 
 #endif
