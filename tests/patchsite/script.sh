@@ -15,7 +15,7 @@ if [ "$MODE" = san ]; then
 	# The command (ASan) dlopens libpython, which keeps memory until the process ends: only
 	# leaks through libpython are suppressed, the command's own are still reported.
 	printf 'leak:libpython3\n' >"$T/lsan.supp"
-	export LSAN_OPTIONS="suppressions=$T/lsan.supp"
+	export LSAN_OPTIONS="suppressions=$T/lsan.supp:print_suppressions=0"
 fi
 command -v uftrace >/dev/null || { echo "FAIL uftrace not installed (scripts/deps.sh)"; exit 1; }
 cd "$T" || exit 1
