@@ -196,7 +196,7 @@ int cmd_script(int argc, char **argv)
 	struct render_opts o = { 0 };
 	struct psr_session *s;
 	const char *dir = DEFAULT_DIR, *file;
-	bool json = false;
+	bool json = false, any = false;
 	int c, err;
 
 	while ((c = getopt_long(argc, argv, "d:h", opts, NULL)) != -1) {
@@ -218,8 +218,15 @@ int cmd_script(int argc, char **argv)
 		return 1;
 	/* As the other readers do: what the recording lost, on stderr too. */
 	for (size_t i = 0; i < s->nprocs; i++)
-		if (render_proc_wanted(&s->procs[i], &o))
+		if (render_proc_wanted(&s->procs[i], &o)) {
 			render_losses(stderr, &s->procs[i], "patchsite: ");
+			any = true;
+		}
+	if (o.pid && !any) {
+		fprintf(stderr, "patchsite: %s: no process %d recorded\n", dir, o.pid);
+		psr_close(s);
+		return 1;
+	}
 	err = file ? script_py_load(file, argc - optind, argv + optind) : 0;
 	if (!err)
 		err = run_calls(s, &o, file);

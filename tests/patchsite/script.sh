@@ -99,6 +99,7 @@ one_line "exception in a callback" \
 one_line "no callback" '^patchsite script: none\.py: defines none of begin' -d p.data none.py
 one_line "missing script" '^patchsite script: nosuch\.py: No such file or directory$' -d p.data nosuch.py
 one_line "missing trace directory" '^patchsite: nodir: not a trace directory' -d nodir raise.py
+one_line "--pid of no process" '^patchsite: p\.data: no process 999999 recorded$' -d p.data --pid=999999 raise.py
 PATCHSITE_LIBPYTHON=libpython-none.so.1 one_line "no libpython" \
 	'^patchsite script: libpython-none\.so\.1 \(Python 3, Debian.s libpython3\.11\): ' -d p.data raise.py
 
