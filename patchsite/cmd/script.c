@@ -14,6 +14,7 @@
 
 #include "cmd.h"
 #include "json.h"
+#include "patchsite_event.h"
 #include "script.h"
 #include "../render/render.h"
 
@@ -26,6 +27,51 @@ struct script_run {
 static void json_int(FILE *f, const char *key, long long v)
 {
 	fprintf(f, ",\"%s\":%lld", key, v);
+}
+
+/* A probe field's value as JSON: a number, a string, or null (a NULL string, not recorded). */
+static void field_json(FILE *f, const struct psr_evfield *fd, const uint8_t *rec, size_t bytes)
+{
+	struct psr_value v;
+	char text[1100];
+
+	if (!psr_event_field(fd, rec, bytes, &v) || v.null) {
+		fputs("null", f);
+		return;
+	}
+	switch (fd->kind) {
+	case PATCHSITE_FIELD_SIGNED: fprintf(f, "%lld", (long long)v.u); return;
+	case PATCHSITE_FIELD_FLOAT: fprintf(f, "%.17g", v.d); return;
+	case PATCHSITE_FIELD_STRING: case PATCHSITE_FIELD_BYTES:
+		snprintf(text, sizeof(text), "%.*s", (int)v.slen, (const char *)v.s);
+		json_str(f, text);	/* cut at a NUL, as the text output shows it */
+		return;
+	default: fprintf(f, "%llu", (unsigned long long)v.u); return;
+	}
+}
+
+/*
+ * A probe's values (its fields but the probe's own __probe_*): all of them as a list (args),
+ * or the first alone (retval).
+ */
+static void probe_json(FILE *f, const struct psr_proc *p, const struct psr_event *e, bool list)
+{
+	const uint8_t *rec;
+	size_t bytes;
+	const struct psr_evdesc *d = psr_evdesc(p, e, &rec, &bytes);
+	const char *sep = "";
+
+	fputs(list ? ",\"args\":[" : ",\"retval\":", f);
+	for (unsigned i = 0; d && i < d->nfields; i++) {
+		if (!strncmp(d->f[i].name, "__probe_", 8))
+			continue;
+		fputs(sep, f);
+		field_json(f, &d->f[i], rec, bytes);
+		sep = ",";
+		if (!list)
+			break;
+	}
+	fputs(list ? "]" : *sep ? "" : "null", f);
 }
 
 /* One call's ctx: the keys uftrace's script_context has, and pid. */
@@ -59,8 +105,12 @@ static void call_json(FILE *f, const struct render_call *c)
 		fprintf(f, ",\"args\":");
 		json_str(f, c->text);
 	}
+	if (c->args_probe)
+		probe_json(f, c->p, c->args_probe, true);
 	if (c->has_ret)
 		json_int(f, "retval", (long long)c->ret);
+	else if (c->ret_probe)
+		probe_json(f, c->p, c->ret_probe, false);
 	fputc('}', f);
 }
 

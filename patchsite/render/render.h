@@ -107,6 +107,9 @@ struct render_call {
 	bool has_ret;		/* an exit's recorded return value */
 	uint64_t ret;
 	const char *text;	/* an event's fields */
+	/* record -A's probe before an entry (its fields are the arguments), the return
+	 * probe after an exit (its value field is the return value); or NULL */
+	const struct psr_event *args_probe, *ret_probe;
 };
 int render_calls(const struct psr_session *s, const struct render_opts *o,
 		 int (*fn)(const struct render_call *c, void *arg), void *arg);

@@ -45,17 +45,21 @@ else
 fi
 
 # 2. A uftrace script, unchanged, against uftrace script -S on uftrace's recording of the same
-# binary: entries, exits and depth per function, and the (argument, return value) pairs.
-"$PS" script -d p.data "$TESTS/script_count.py" >p.count 2>p.cerr
+# binary: entries, exits and depth per function, and the (argument, return value) pairs, from
+# set_ftrace_args (p.data) and from record -A/-R spelt as uftrace's (their probes, q.data).
 uftrace record --no-libcall --no-event -A twice@arg1 -R twice@retval ./scripted 5 >u.out 2>u.err &&
 	uftrace script -S "$TESTS/script_count.py" >u.count 2>>u.err
-if [ -s u.count ] && cmp -s u.count p.count && grep -q '^twice args \[4\] retval 9 x 1$' p.count &&
-   cmp -s u.out p.out; then
-	pass "uftrace script -S's callbacks: $(wc -l <p.count | tr -d ' ') lines equal ($(head -1 p.count))"
-else
-	{ echo "uftrace < > patchsite"; diff u.count p.count; cat u.err p.cerr; } >why 2>&1
-	fail "the same uftrace script against uftrace script -S" why
-fi
+record -d q.data --no-libcall -A twice@arg1 -R twice@retval -- ./scripted 5 >q.out 2>q.err
+for d in p q; do
+	"$PS" script -d $d.data "$TESTS/script_count.py" >$d.count 2>$d.cerr
+	if [ -s u.count ] && cmp -s u.count $d.count && grep -q '^twice args \[4\] retval 9 x 1$' $d.count &&
+	   cmp -s u.out $d.out && [ ! -s $d.cerr ]; then
+		pass "uftrace script -S's callbacks, $d.data: $(wc -l <$d.count | tr -d ' ') lines equal ($(tail -1 $d.count))"
+	else
+		{ echo "uftrace < > patchsite"; diff u.count $d.count; cat u.err $d.cerr; } >why 2>&1
+		fail "the same uftrace script against uftrace script -S, $d.data" why
+	fi
+done
 
 # 3. patchsite's callback names, sys.argv after --, UFTRACE_FUNCS, sys.exit's status.
 cat >names.py <<'PYS'
