@@ -21,7 +21,13 @@
 /* Where each ctx goes: the script (py) or stdout. */
 struct script_run {
 	bool py;
+	bool wants[4];	/* py: the script has the callback of each enum render_call_kind */
 	int status;	/* the script's answer that stopped the walk */
+};
+
+static const char *const call_cb[] = {
+	[RENDER_CALL_ENTRY] = "entry", [RENDER_CALL_EXIT] = "exit",
+	[RENDER_CALL_FUNC] = "entry", [RENDER_CALL_EVENT] = "event",
 };
 
 static void json_int(FILE *f, const char *key, long long v)
@@ -77,12 +83,7 @@ static void probe_json(FILE *f, const struct psr_proc *p, const struct psr_event
 /* One call's ctx: the keys uftrace's script_context has, and pid. */
 static void call_json(FILE *f, const struct render_call *c)
 {
-	static const char *const cb[] = {
-		[RENDER_CALL_ENTRY] = "entry", [RENDER_CALL_EXIT] = "exit",
-		[RENDER_CALL_FUNC] = "entry", [RENDER_CALL_EVENT] = "event",
-	};
-
-	fprintf(f, "{\"cb\":\"%s\"", cb[c->kind]);
+	fprintf(f, "{\"cb\":\"%s\"", call_cb[c->kind]);
 	json_int(f, "pid", c->p->pid);
 	json_int(f, "tid", c->tid);
 	json_int(f, "depth", (long long)c->depth);
@@ -147,6 +148,8 @@ static int one_call(const struct render_call *c, void *arg)
 		call_json(stdout, c);
 		return putchar('\n') == EOF ? -EIO : 0;
 	}
+	if (!run->wants[c->kind])
+		return 0;	/* no callback for it: no ctx made (most of the time goes there) */
 	return (run->status = to_script(call_write, c));
 }
 
@@ -217,8 +220,10 @@ static int run_calls(const struct psr_session *s, const struct render_opts *o, b
 	struct begin b = { s, o };
 	int err;
 
+	for (size_t k = 0; py && k < sizeof(run.wants); k++)
+		run.wants[k] = script_py_wants(call_cb[k]);
 	if (py)
-		err = to_script(begin_write, &b);
+		err = script_py_wants("begin") ? to_script(begin_write, &b) : 0;
 	else {
 		begin_write(stdout, &b);
 		err = putchar('\n') == EOF ? -EIO : 0;
@@ -228,7 +233,7 @@ static int run_calls(const struct psr_session *s, const struct render_opts *o, b
 	if (err)
 		return err;
 	if (py)
-		return to_script(end_write, NULL);
+		return script_py_wants("end") ? to_script(end_write, NULL) : 0;
 	end_write(stdout, NULL);
 	return putchar('\n') == EOF ? -EIO : 0;
 }

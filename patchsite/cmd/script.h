@@ -12,6 +12,8 @@
 
 /* libpython opened and started, FILE run with sys.argv [FILE, argv...]. */
 int script_py_load(const char *file, int argc, char **argv);
+/* The script has callback cb ("begin", "entry", "exit", "event", "end"; after the load). */
+bool script_py_wants(const char *cb);
 /* One callback: json is its ctx as `script --json` prints it (NUL-terminated). */
 int script_py_call(const char *json);
 /* Python finalized (the script's output flushed): 0, or 1 when it could not be. */

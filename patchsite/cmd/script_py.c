@@ -115,6 +115,8 @@ static const char bootstrap[] =
 	"    _ps['match'] = [_re.compile(p) for p in funcs] if funcs is not None else None\n"
 	"    _ps['path'] = path\n"
 	"    return 0\n"
+	"def _ps_wants(cb):\n"
+	"    return int(_ps[cb][0] is not None)\n"
 	"def _ps_call(text):\n"
 	"    ctx = _json.loads(text)\n"
 	"    cb = ctx.pop('cb')\n"
@@ -197,6 +199,11 @@ int script_py_load(const char *file, int argc, char **argv)
 		py.PyList_SetItem(list, i, py.PyUnicode_DecodeFSDefault(argv[i]));
 	return py_run("_ps_load", list ? py.Py_BuildValue("(NN)", py.PyUnicode_DecodeFSDefault(file),
 							 list) : NULL);
+}
+
+bool script_py_wants(const char *cb)
+{
+	return py_run("_ps_wants", py.Py_BuildValue("(s)", cb)) == 1;
 }
 
 int script_py_call(const char *json)
