@@ -44,6 +44,35 @@ else
 	cat mine.err >>why; fail "script's report against patchsite report" why
 fi
 
+# The function tracer's calls (no return: entry with untimed set) count as report counts them.
+record -d f.data --tracer=function --no-libcall -- ./scripted 5 >f.out 2>f.err
+"$PS" script -d f.data "$TESTS/script_report.py" >f.json 2>f.serr
+if python3 - f.json f.data "$PS" >why 2>&1 <<'PY'
+import json, subprocess, sys
+mine = json.load(open(sys.argv[1]))
+rows = json.loads(subprocess.run([sys.argv[3], "report", "-d", sys.argv[2], "--json"],
+                                 capture_output=True, text=True, check=True).stdout)
+print("script:", mine, "\nreport:", rows)
+assert mine == {r["name"]: [r["calls"], r["total_ns"], r["self_ns"]] for r in rows}
+assert all(r["untimed_calls"] == r["calls"] for r in rows) and mine["fib"][0] == 41
+PY
+then
+	pass "function tracer: untimed entries counted as report counts them"
+else
+	cat f.serr >>why; fail "function tracer's calls against report" why
+fi
+
+# Trace events (a probe of another group than -A's) reach event(ctx), with replay's text.
+record -d e.data --no-libcall --probe='f:grp/tw twice n=$arg1:s32' -- ./scripted 2 >e.out 2>e.err
+printf 'def event(ctx): print(ctx["name"] + ": " + ctx["args"])\n' >ev.py
+"$PS" script -d e.data ev.py >ev.out 2>ev.err
+"$PS" replay -d e.data --no-sched 2>>ev.err | sed -n 's,.*| *\/\* \(grp:tw: .*\) \*\/$,\1,p' >ev.replay
+if [ "$(wc -l <ev.out)" -eq 3 ] && cmp -s ev.out ev.replay && [ ! -s ev.err ]; then
+	pass "event(ctx): $(wc -l <ev.out | tr -d ' ') probe events as replay shows them ($(head -1 ev.out))"
+else
+	{ diff ev.replay ev.out; cat ev.err; } >why; fail "event callbacks against replay" why
+fi
+
 # 2. A uftrace script, unchanged, against uftrace script -S on uftrace's recording of the same
 # binary: entries, exits and depth per function, and the (argument, return value) pairs, from
 # set_ftrace_args (p.data) and from record -A/-R spelt as uftrace's (their probes, q.data).
