@@ -4,9 +4,12 @@
  * script's callbacks (script_py.c), as `uftrace script -S` does, or printed
  * as JSON lines (--json: what the callbacks get, for the `patchsite` Python
  * module and other programs).  The calls come from the reader through
- * render_calls (render/calls.c), in the order replay shows them.
+ * render_calls (render/calls.c), in the order replay shows them.  What a
+ * ctx holds is said once (call_ctx, begin_ctx, end_ctx), through
+ * script_ctx.h's writers: JSON text here, a Python dict in script_py.c.
  */
 #include <errno.h>
+#include <float.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,166 +19,180 @@
 #include "json.h"
 #include "patchsite_event.h"
 #include "script.h"
+#include "script_ctx.h"
 #include "../render/render.h"
-
-/* Where each ctx goes: the script (py) or stdout. */
-struct script_run {
-	bool py;
-	bool wants[4];	/* py: the script has the callback of each enum render_call_kind */
-	int status;	/* the script's answer that stopped the walk */
-};
 
 static const char *const call_cb[] = {
 	[RENDER_CALL_ENTRY] = "entry", [RENDER_CALL_EXIT] = "exit",
 	[RENDER_CALL_FUNC] = "entry", [RENDER_CALL_EVENT] = "event",
 };
 
-static void json_int(FILE *f, const char *key, long long v)
+/* The JSON form of a ctx, one line: --json's output. */
+static void json_key(struct ctx_out *o, const char *key)
 {
-	fprintf(f, ",\"%s\":%lld", key, v);
+	FILE *f = o->sink;
+
+	if (o->depth && o->more[o->depth - 1])
+		fputc(',', f);
+	if (o->depth)
+		o->more[o->depth - 1] = true;
+	if (key)
+		fprintf(f, "\"%s\":", key);
 }
 
-/* A probe field's value as JSON: a number, a string, or null (a NULL string, not recorded). */
-static void field_json(FILE *f, const struct psr_evfield *fd, const uint8_t *rec, size_t bytes)
+static void json_open(struct ctx_out *o, const char *key, bool list)
+{
+	json_key(o, key);
+	fputc(list ? '[' : '{', o->sink);
+	o->more[o->depth++] = false;
+}
+
+static void json_close(struct ctx_out *o, bool list)
+{
+	o->depth--;
+	fputc(list ? ']' : '}', o->sink);
+}
+
+static void json_i64(struct ctx_out *o, const char *key, long long v)
+{
+	json_key(o, key);
+	fprintf(o->sink, "%lld", v);
+}
+
+static void json_u64(struct ctx_out *o, const char *key, unsigned long long v)
+{
+	json_key(o, key);
+	fprintf(o->sink, "%llu", v);
+}
+
+static void json_f64(struct ctx_out *o, const char *key, double v)
+{
+	json_key(o, key);
+	/* Python's json reads its names of the values JSON has none for */
+	if (v != v)
+		fputs("NaN", o->sink);
+	else if (v > DBL_MAX || v < -DBL_MAX)
+		fputs(v > 0 ? "Infinity" : "-Infinity", o->sink);
+	else
+		fprintf(o->sink, "%.17g", v);
+}
+
+static void json_string(struct ctx_out *o, const char *key, const char *s)
+{
+	json_key(o, key);
+	json_str(o->sink, s);
+}
+
+static void json_atom(struct ctx_out *o, const char *key, int v)
+{
+	json_key(o, key);
+	fputs(v < 0 ? "null" : v ? "true" : "false", o->sink);
+}
+
+static const struct ctx_ops json_ops = {
+	.open = json_open, .close = json_close, .i64 = json_i64, .u64 = json_u64,
+	.f64 = json_f64, .str = json_string, .atom = json_atom,
+};
+
+/* A probe field's value: a number, a string, or null (a NULL string, not recorded). */
+static void field_ctx(struct ctx_out *o, const char *key, const struct psr_evfield *fd,
+		      const uint8_t *rec, size_t bytes)
 {
 	struct psr_value v;
 	char text[1100];
 
-	if (!psr_event_field(fd, rec, bytes, &v) || v.null) {
-		fputs("null", f);
-		return;
-	}
-	switch (fd->kind) {
-	case PATCHSITE_FIELD_SIGNED: fprintf(f, "%lld", (long long)v.u); return;
-	case PATCHSITE_FIELD_FLOAT: fprintf(f, "%.17g", v.d); return;
-	case PATCHSITE_FIELD_STRING: case PATCHSITE_FIELD_BYTES:
+	if (!psr_event_field(fd, rec, bytes, &v) || v.null)
+		o->ops->atom(o, key, -1);
+	else if (fd->kind == PATCHSITE_FIELD_SIGNED)
+		o->ops->i64(o, key, (long long)v.u);
+	else if (fd->kind == PATCHSITE_FIELD_FLOAT)
+		o->ops->f64(o, key, v.d);
+	else if (fd->kind == PATCHSITE_FIELD_STRING || fd->kind == PATCHSITE_FIELD_BYTES) {
 		snprintf(text, sizeof(text), "%.*s", (int)v.slen, (const char *)v.s);
-		json_str(f, text);	/* cut at a NUL, as the text output shows it */
-		return;
-	default: fprintf(f, "%llu", (unsigned long long)v.u); return;
-	}
+		o->ops->str(o, key, text);	/* cut at a NUL, as the text output shows it */
+	} else
+		o->ops->u64(o, key, (unsigned long long)v.u);
 }
 
 /*
  * A probe's values (its fields but the probe's own __probe_*): all of them as a list (args),
  * or the first alone (retval).
  */
-static void probe_json(FILE *f, const struct psr_proc *p, const struct psr_event *e, bool list)
+static void probe_ctx(struct ctx_out *o, const struct psr_proc *p, const struct psr_event *e,
+		      bool list)
 {
 	const uint8_t *rec;
 	size_t bytes;
 	const struct psr_evdesc *d = psr_evdesc(p, e, &rec, &bytes);
-	const char *sep = "";
 
-	fputs(list ? ",\"args\":[" : ",\"retval\":", f);
-	for (unsigned i = 0; d && i < d->nfields; i++) {
-		if (!strncmp(d->f[i].name, "__probe_", 8))
-			continue;
-		fputs(sep, f);
-		field_json(f, &d->f[i], rec, bytes);
-		sep = ",";
-		if (!list)
-			break;
-	}
-	fputs(list ? "]" : *sep ? "" : "null", f);
+	if (list)
+		o->ops->open(o, "args", true);
+	for (unsigned i = 0; d && i < d->nfields; i++)
+		if (strncmp(d->f[i].name, "__probe_", 8)) {
+			field_ctx(o, list ? NULL : "retval", &d->f[i], rec, bytes);
+			if (!list)
+				return;
+		}
+	if (list)
+		o->ops->close(o, true);
+	else
+		o->ops->atom(o, "retval", -1);
 }
 
 /* One call's ctx: the keys uftrace's script_context has, and pid. */
-static void call_json(FILE *f, const struct render_call *c)
+static void call_ctx(struct ctx_out *o, const struct render_call *c)
 {
-	fprintf(f, "{\"cb\":\"%s\"", call_cb[c->kind]);
-	json_int(f, "pid", c->p->pid);
-	json_int(f, "tid", c->tid);
-	json_int(f, "depth", (long long)c->depth);
-	fprintf(f, ",\"timestamp\":%llu", (unsigned long long)c->ns);
+	const struct ctx_ops *op = o->ops;
+
+	op->open(o, NULL, false);
+	op->str(o, "cb", call_cb[c->kind]);
+	op->i64(o, "pid", c->p->pid);
+	op->i64(o, "tid", c->tid);
+	op->i64(o, "depth", (long long)c->depth);
+	op->u64(o, "timestamp", c->ns);
 	if (c->kind == RENDER_CALL_EXIT)
-		fprintf(f, ",\"duration\":%llu", (unsigned long long)c->dur_ns);
+		op->u64(o, "duration", c->dur_ns);
 	if (c->kind != RENDER_CALL_EVENT)
-		fprintf(f, ",\"address\":%llu", (unsigned long long)c->addr);
-	fprintf(f, ",\"name\":");
-	json_str(f, c->name);
+		op->u64(o, "address", c->addr);
+	op->str(o, "name", c->name);
 	if (c->kind == RENDER_CALL_FUNC)
-		fprintf(f, ",\"untimed\":true");	/* the function tracer's: no exit follows */
+		op->atom(o, "untimed", 1);	/* the function tracer's: no exit follows */
 	if (c->args) {
-		fprintf(f, ",\"args\":[");
+		op->open(o, "args", true);
 		for (unsigned i = 0; i < c->nargs; i++)
-			fprintf(f, "%s%lld", i ? "," : "", (long long)c->args[i]);
-		fputc(']', f);
+			op->i64(o, NULL, (long long)c->args[i]);
+		op->close(o, true);
 	}
-	if (c->kind == RENDER_CALL_EVENT) {
-		fprintf(f, ",\"args\":");
-		json_str(f, c->text);
-	}
+	if (c->kind == RENDER_CALL_EVENT)
+		op->str(o, "args", c->text);
 	if (c->args_probe)
-		probe_json(f, c->p, c->args_probe, true);
+		probe_ctx(o, c->p, c->args_probe, true);
 	if (c->has_ret)
-		json_int(f, "retval", (long long)c->ret);
+		op->i64(o, "retval", (long long)c->ret);
 	else if (c->ret_probe)
-		probe_json(f, c->p, c->ret_probe, false);
-	fputc('}', f);
-}
-
-/* The ctx written by write into memory, handed to the script: its answer, or -ENOMEM. */
-static int to_script(void (*write)(FILE *f, const void *arg), const void *arg)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	int r;
-
-	if (!f)
-		return -ENOMEM;
-	write(f, arg);
-	if (fclose(f)) {
-		free(buf);
-		return -ENOMEM;
-	}
-	r = script_py_call(buf);
-	free(buf);
-	return r;
-}
-
-static void call_write(FILE *f, const void *c)
-{
-	call_json(f, c);
-}
-
-static int one_call(const struct render_call *c, void *arg)
-{
-	struct script_run *run = arg;
-
-	if (!run->py) {
-		call_json(stdout, c);
-		return putchar('\n') == EOF ? -EIO : 0;
-	}
-	if (!run->wants[c->kind])
-		return 0;	/* no callback for it: no ctx made (most of the time goes there) */
-	return (run->status = to_script(call_write, c));
+		probe_ctx(o, c->p, c->ret_probe, false);
+	op->close(o, false);
 }
 
 /* begin's ctx: uftrace's keys (record, version, cmds), the directory, and what was lost. */
-struct begin {
-	const struct psr_session *s;
-	const struct render_opts *o;
-};
-
-static void begin_write(FILE *f, const void *arg)
+static void begin_ctx(struct ctx_out *o, const struct psr_session *s, const struct render_opts *ro)
 {
-	const struct begin *b = arg;
 	const struct psr_proc *first = NULL;
 	unsigned long long lost = 0;
-	const char *sep = "";
 
-	fprintf(f, "{\"cb\":\"begin\",\"record\":false,\"version\":\"patchsite\",\"dir\":");
-	json_str(f, b->s->dir);
-	fprintf(f, ",\"losses\":[");
-	for (size_t i = 0; i < b->s->nprocs; i++) {
-		const struct psr_proc *p = &b->s->procs[i];
+	o->ops->open(o, NULL, false);
+	o->ops->str(o, "cb", "begin");
+	o->ops->atom(o, "record", 0);
+	o->ops->str(o, "version", "patchsite");
+	o->ops->str(o, "dir", s->dir);
+	o->ops->open(o, "losses", true);
+	for (size_t i = 0; i < s->nprocs; i++) {
+		const struct psr_proc *p = &s->procs[i];
 		char *text = NULL, *line, *save = NULL;
 		size_t len = 0;
 		FILE *m;
 
-		if (!render_proc_wanted(p, b->o))
+		if (!render_proc_wanted(p, ro))
 			continue;
 		first = first ? first : p;
 		for (size_t k = 0; k < p->nthreads; k++)
@@ -185,57 +202,80 @@ static void begin_write(FILE *f, const void *arg)
 			continue;
 		render_losses(m, p, "");
 		fclose(m);
-		for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-			fputs(sep, f);
-			json_str(f, line);
-			sep = ",";
-		}
+		for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+			o->ops->str(o, NULL, line);
 		free(text);
 	}
-	fprintf(f, "],\"lost\":%llu,\"cmds\":[", lost);
-	sep = "";
+	o->ops->close(o, true);
+	o->ops->u64(o, "lost", lost);
+	o->ops->open(o, "cmds", true);
 	if (first && first->cmdline) {
 		char *words = strdup(first->cmdline), *w, *save = NULL;
 
-		for (w = words ? strtok_r(words, " ", &save) : NULL; w; w = strtok_r(NULL, " ", &save)) {
-			fputs(sep, f);
-			json_str(f, w);
-			sep = ",";
-		}
+		for (w = words ? strtok_r(words, " ", &save) : NULL; w; w = strtok_r(NULL, " ", &save))
+			o->ops->str(o, NULL, w);
 		free(words);
 	}
-	fprintf(f, "]}");
+	o->ops->close(o, true);
+	o->ops->close(o, false);
 }
 
-static void end_write(FILE *f, const void *arg)
+static void end_ctx(struct ctx_out *o)
 {
-	(void)arg;
-	fprintf(f, "{\"cb\":\"end\"}");
+	o->ops->open(o, NULL, false);
+	o->ops->str(o, "cb", "end");
+	o->ops->close(o, false);
+}
+
+/* Where each ctx goes: the script (py) or stdout, as JSON lines. */
+struct script_run {
+	bool py;
+	bool wants[4];	/* py: the script has the callback of each enum render_call_kind */
+	struct ctx_out json;
+};
+
+/* The ctx just written: to the script (its answer), or ended as a line. */
+static int ctx_done(struct script_run *run)
+{
+	if (run->py)
+		return script_py_call();
+	return putchar('\n') == EOF ? -EIO : 0;
+}
+
+static struct ctx_out *ctx_for(struct script_run *run)
+{
+	return run->py ? script_py_ctx() : &run->json;
+}
+
+static int one_call(const struct render_call *c, void *arg)
+{
+	struct script_run *run = arg;
+
+	if (run->py && !run->wants[c->kind])
+		return 0;	/* no callback for it: no ctx made (most of the time goes there) */
+	call_ctx(ctx_for(run), c);
+	return ctx_done(run);
 }
 
 /* The walk, between begin and end: 0, the script's answer, or -errno. */
 static int run_calls(const struct psr_session *s, const struct render_opts *o, bool py)
 {
-	struct script_run run = { .py = py };
-	struct begin b = { s, o };
-	int err;
+	struct script_run run = { .py = py, .json = { .ops = &json_ops, .sink = stdout } };
+	int err = 0;
 
 	for (size_t k = 0; py && k < sizeof(run.wants); k++)
 		run.wants[k] = script_py_wants(call_cb[k]);
-	if (py)
-		err = script_py_wants("begin") ? to_script(begin_write, &b) : 0;
-	else {
-		begin_write(stdout, &b);
-		err = putchar('\n') == EOF ? -EIO : 0;
+	if (!py || script_py_wants("begin")) {
+		begin_ctx(ctx_for(&run), s, o);
+		err = ctx_done(&run);
 	}
 	if (!err)
 		err = render_calls(s, o, one_call, &run);
-	if (err)
-		return err;
-	if (py)
-		return script_py_wants("end") ? to_script(end_write, NULL) : 0;
-	end_write(stdout, NULL);
-	return putchar('\n') == EOF ? -EIO : 0;
+	if (!err && (!py || script_py_wants("end"))) {
+		end_ctx(ctx_for(&run));
+		err = ctx_done(&run);
+	}
+	return err;
 }
 
 int cmd_script(int argc, char **argv)

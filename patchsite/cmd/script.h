@@ -14,8 +14,10 @@
 int script_py_load(const char *file, int argc, char **argv);
 /* The script has callback cb ("begin", "entry", "exit", "event", "end"; after the load). */
 bool script_py_wants(const char *cb);
-/* One callback: json is its ctx as `script --json` prints it (NUL-terminated). */
-int script_py_call(const char *json);
+/* Where the next callback's ctx is written (script_ctx.h), as a dict. */
+struct ctx_out *script_py_ctx(void);
+/* That callback, with the ctx just written. */
+int script_py_call(void);
 /* Python finalized (the script's output flushed): 0, or 1 when it could not be. */
 int script_py_end(void);
 

@@ -7,19 +7,21 @@
  * install and find, the library's absence said by name in one line, and
  * the reader objects linked once.
  *
- * The C side does little: each callback's ctx arrives as the JSON object
- * `script --json` prints (script.c writes both), and a small bootstrap in
- * Python (below) decodes it, picks the script's function (patchsite's name
- * or uftrace's) and says a failure in one line naming the script.  So the
- * ctx is defined once, and only stable C API functions are called,
- * through the table below (no macro that needs libpython at link time).
+ * Each callback's ctx is a dict written through script_ctx.h's calls, the
+ * ones `script --json` prints with (script.c says what is in a ctx, once);
+ * a small bootstrap in Python (below) picks the script's function
+ * (patchsite's name or uftrace's) and says a failure in one line naming the
+ * script.  Only stable C API functions are called, through the table below
+ * (no macro that needs libpython at link time).
  */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "script.h"
+#include "script_ctx.h"
 
 /* Debian 12's (libpython3.11); PATCHSITE_LIBPYTHON names another. */
 #define LIBPYTHON "libpython3.11.so.1.0"
@@ -42,6 +44,14 @@ static struct {
 	py_object *(*PyList_New)(ssize_t);
 	int (*PyList_SetItem)(py_object *, ssize_t, py_object *);
 	py_object *(*PyUnicode_DecodeFSDefault)(const char *);
+	py_object *(*PyUnicode_DecodeLatin1)(const char *, ssize_t, const char *);
+	py_object *(*PyDict_New)(void);
+	int (*PyDict_SetItemString)(py_object *, const char *, py_object *);
+	int (*PyList_Append)(py_object *, py_object *);
+	py_object *(*PyLong_FromLongLong)(long long);
+	py_object *(*PyLong_FromUnsignedLongLong)(unsigned long long);
+	py_object *(*PyFloat_FromDouble)(double);
+	py_object *(*PyBool_FromLong)(long);
 } py;
 
 #define PY_SYM(name) { #name, (void **)&py.name }
@@ -50,16 +60,18 @@ static const struct { const char *name; void **fn; } py_syms[] = {
 	PY_SYM(PyModule_GetDict), PY_SYM(PyRun_StringFlags), PY_SYM(PyDict_GetItemString),
 	PY_SYM(Py_BuildValue), PY_SYM(PyObject_CallObject), PY_SYM(PyLong_AsLong),
 	PY_SYM(Py_DecRef), PY_SYM(PyErr_Print), PY_SYM(PyList_New), PY_SYM(PyList_SetItem),
-	PY_SYM(PyUnicode_DecodeFSDefault),
+	PY_SYM(PyUnicode_DecodeFSDefault), PY_SYM(PyUnicode_DecodeLatin1), PY_SYM(PyDict_New),
+	PY_SYM(PyDict_SetItemString), PY_SYM(PyList_Append), PY_SYM(PyLong_FromLongLong),
+	PY_SYM(PyLong_FromUnsignedLongLong), PY_SYM(PyFloat_FromDouble), PY_SYM(PyBool_FromLong),
 };
 
 /*
  * _ps_load(path, argv): runs the script as __main__ would, keeps its
- * callbacks; _ps_call(json): one callback.  Both answer 0 to go on, 1 after
+ * callbacks; _ps_wants(cb): 1 when it has cb; _ps_call(ctx): one callback.  Both answer 0 to go on, 1 after
  * saying why the script failed, 2 + N for sys.exit(N) (stop, exit status N).
  */
 static const char bootstrap[] =
-	"import json as _json, os as _os, re as _re, sys as _sys, traceback as _tb\n"
+	"import os as _os, re as _re, sys as _sys, traceback as _tb\n"
 	"_NAMES = (('begin', 'uftrace_begin'), ('entry', 'uftrace_entry'),\n"
 	"          ('exit', 'uftrace_exit'), ('event', 'uftrace_event'), ('end', 'uftrace_end'))\n"
 	"_ps = {}\n"
@@ -117,8 +129,7 @@ static const char bootstrap[] =
 	"    return 0\n"
 	"def _ps_wants(cb):\n"
 	"    return int(_ps[cb][0] is not None)\n"
-	"def _ps_call(text):\n"
-	"    ctx = _json.loads(text)\n"
+	"def _ps_call(ctx):\n"
 	"    cb = ctx.pop('cb')\n"
 	"    f, name = _ps[cb]\n"
 	"    if f is None:\n"
@@ -136,7 +147,7 @@ static py_object *py_main;	/* __main__'s dict (borrowed) */
 static bool started;
 
 /* Every symbol of the table from the library: false (said) when it cannot be opened. */
-static bool py_open(void)
+static bool lib_open(void)
 {
 	const char *lib = getenv("PATCHSITE_LIBPYTHON");
 	void *h;
@@ -183,7 +194,7 @@ int script_py_load(const char *file, int argc, char **argv)
 {
 	py_object *r, *list;
 
-	if (!py_open())
+	if (!lib_open())
 		return 1;
 	py.Py_InitializeEx(0);
 	started = true;	/* 0: no signal handlers; ^C stops patchsite as before */
@@ -206,9 +217,91 @@ bool script_py_wants(const char *cb)
 	return py_run("_ps_wants", py.Py_BuildValue("(s)", cb)) == 1;
 }
 
-int script_py_call(const char *json)
+/* The ctx being written: its containers, the outermost owned, the others held by it. */
+static struct {
+	struct ctx_out out;
+	py_object *in[CTX_MAX_DEPTH];
+	bool list[CTX_MAX_DEPTH];
+	bool failed;		/* a value could not be made: Python's error is set */
+} ctx;
+
+/* v (a new reference, or NULL after an error) into the open container. */
+static void ctx_put(struct ctx_out *o, const char *key, py_object *v)
 {
-	return py_run("_ps_call", py.Py_BuildValue("(s)", json));	/* ASCII: json_str escapes */
+	py_object *in = ctx.in[o->depth - 1];
+
+	if (!v || (ctx.list[o->depth - 1] ? py.PyList_Append(in, v) :
+		   py.PyDict_SetItemString(in, key, v)))
+		ctx.failed = true;
+	if (v)
+		py.Py_DecRef(v);
+}
+
+static void ctx_open(struct ctx_out *o, const char *key, bool list)
+{
+	py_object *v = list ? py.PyList_New(0) : py.PyDict_New();
+
+	if (o->depth)
+		ctx_put(o, key, v);	/* v stays alive in its container */
+	else if (!(ctx.in[0] = v))
+		ctx.failed = true;
+	ctx.in[o->depth] = v;
+	ctx.list[o->depth++] = list;
+}
+
+static void ctx_close(struct ctx_out *o, bool list)
+{
+	(void)list;
+	o->depth--;
+}
+
+static void py_i64(struct ctx_out *o, const char *key, long long v)
+{
+	ctx_put(o, key, py.PyLong_FromLongLong(v));
+}
+
+static void py_u64(struct ctx_out *o, const char *key, unsigned long long v)
+{
+	ctx_put(o, key, py.PyLong_FromUnsignedLongLong(v));
+}
+
+static void py_f64(struct ctx_out *o, const char *key, double v)
+{
+	ctx_put(o, key, py.PyFloat_FromDouble(v));
+}
+
+static void py_str(struct ctx_out *o, const char *key, const char *s)
+{
+	ctx_put(o, key, py.PyUnicode_DecodeLatin1(s, (ssize_t)strlen(s), NULL));
+}
+
+static void py_atom(struct ctx_out *o, const char *key, int v)
+{
+	ctx_put(o, key, v < 0 ? py.Py_BuildValue("") : py.PyBool_FromLong(v));
+}
+
+static const struct ctx_ops py_ops = {
+	.open = ctx_open, .close = ctx_close, .i64 = py_i64, .u64 = py_u64, .f64 = py_f64,
+	.str = py_str, .atom = py_atom,
+};
+
+struct ctx_out *script_py_ctx(void)
+{
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.out.ops = &py_ops;
+	return &ctx.out;
+}
+
+int script_py_call(void)
+{
+	/* any container made is in in[0]; a value not made leaves Python's error set */
+	if (ctx.failed || !ctx.in[0]) {
+		if (ctx.in[0])
+			py.Py_DecRef(ctx.in[0]);
+		py.PyErr_Print();
+		return 1;
+	}
+	return py_run("_ps_call", py.Py_BuildValue("(N)", ctx.in[0]));	/* N: the ctx given */
 }
 
 int script_py_end(void)

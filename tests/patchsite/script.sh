@@ -73,6 +73,31 @@ else
 	{ diff ev.replay ev.out; cat ev.err; } >why; fail "event callbacks against replay" why
 fi
 
+# The dicts a script gets are --json's objects, key for key and in order (one description of a
+# ctx, two writers), on set_ftrace_args' values, -A/-R probes and trace events.
+cat >same.py <<'PYS'
+import json
+def out(cb, ctx):
+    print(json.dumps(list({"cb": cb, **ctx}.items())))
+def begin(ctx): out("begin", ctx)
+def entry(ctx): out("entry", ctx)
+def exit(ctx): out("exit", ctx)
+def event(ctx): out("event", ctx)
+def end(): out("end", {})
+PYS
+record -d r.data --no-libcall -A twice@arg1 -R twice@retval -A sum@arg1/u -- ./scripted 5 >r.out 2>r.err
+for d in p r e; do
+	"$PS" script -d $d.data same.py >same.$d 2>same.err
+	"$PS" script -d $d.data --json 2>>same.err |
+		python3 -c 'import json, sys
+for l in sys.stdin: print(json.dumps(list(json.loads(l).items())))' >json.$d
+	if [ -s json.$d ] && cmp -s same.$d json.$d && [ ! -s same.err ]; then
+		pass "$d.data: the $(wc -l <json.$d | tr -d ' ') dicts are --json's objects"
+	else
+		{ diff same.$d json.$d | head; cat same.err; } >why; fail "$d.data: dicts against --json" why
+	fi
+done
+
 # 2. A uftrace script, unchanged, against uftrace script -S on uftrace's recording of the same
 # binary: entries, exits and depth per function, and the (argument, return value) pairs, from
 # set_ftrace_args (p.data) and from record -A/-R spelt as uftrace's (their probes, q.data).
