@@ -199,6 +199,24 @@ else
 	fail "import patchsite" mod.out
 fi
 
+# make install puts the module where Debian's python3 looks for PREFIX=/usr (a scratch DESTDIR),
+# and it reads a trace through the installed command.
+if (cd "$TOP" && make --no-print-directory -s install $([ "$MODE" = san ] && echo SAN=1) \
+	DESTDIR="$T/inst" PREFIX=/usr) >inst.log 2>&1; then
+	site=$(/usr/bin/python3 -c 'import sys; print(*[p for p in sys.path if p == "/usr/lib/python3/dist-packages"])')
+	if [ -n "$site" ] && PYTHONPATH="$T/inst$site" /usr/bin/python3 -c '
+import sys, patchsite
+assert patchsite.__file__ == sys.argv[1] + "/patchsite/__init__.py", patchsite.__file__
+print(len(patchsite.Trace("p.data", patchsite=sys.argv[2]).report()), end="")' "$T/inst$site" \
+		"$T/inst/usr/bin/patchsite" >inst.out 2>&1 && [ "$(cat inst.out)" = 5 ]; then
+		pass "make install: the module in $site (on Debian python3's path), 5 report rows"
+	else
+		fail "installed module ($site)" inst.out
+	fi
+else
+	fail "make install into a scratch DESTDIR" inst.log
+fi
+
 # 7. The page's examples (man/patchsite-script.1, EXAMPLES), run as printed: its script saved
 # as calls.py, its commands with this build's patchsite first on PATH, in a directory of their own.
 mkdir ex && cp scripted ex/ && cd ex || exit 1
