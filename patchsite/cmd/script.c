@@ -285,30 +285,34 @@ int cmd_script(int argc, char **argv)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "tid", required_argument, NULL, 't' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "script", required_argument, NULL, 'S' },	/* uftrace's spelling */
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	struct render_opts o = { 0 };
 	struct psr_session *s;
-	const char *dir = DEFAULT_DIR, *file;
+	const char *dir = DEFAULT_DIR, *file = NULL;
 	bool json = false, any = false;
 	int c, err;
 
-	while ((c = getopt_long(argc, argv, "d:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:hS:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': dir = optarg; break;
 		case 'p': if (parse_int(optarg, "--pid", &o.pid)) return 2; break;
 		case 't': if (parse_int(optarg, "--tid", &o.tid)) return 2; break;
 		case 'j': json = true; break;
+		case 'S': file = optarg; break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: return bad_usage("bad option%s", "");
 		}
 	}
-	if (json && optind < argc)
-		return bad_usage("script --json: no script (unexpected '%s')", argv[optind]);
-	if (!json && optind >= argc)
+	if (json && (file || optind < argc))
+		return bad_usage("script --json: no script (unexpected '%s')",
+				 file ? file : argv[optind]);
+	if (!json && !file && optind >= argc)
 		return bad_usage("script: expected a Python file (or --json)%s", "");
-	file = json ? NULL : argv[optind++];
+	if (!json && !file)
+		file = argv[optind++];
 	if (psr_open(dir, stderr, &s))
 		return 1;
 	/* As the other readers do: what the recording lost, on stderr too. */

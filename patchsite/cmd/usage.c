@@ -31,7 +31,7 @@ const char usage[] =
 	"       patchsite dump   [-d DIR] --chrome|--perfetto|--folded [--pid=P] [--tid=T]\n"
 	"       patchsite dump   [-d DIR] --flamegraph [--reverse] [--pid=P] [--tid=T]\n"
 	"       patchsite info   [-d DIR] [--pid=P]\n"
-	"       patchsite script [-d DIR] [--pid=P] [--tid=T] FILE.py [-- ARG...]\n"
+	"       patchsite script [-d DIR] [--pid=P] [--tid=T] FILE.py|-S FILE.py [-- ARG...]\n"
 	"       patchsite script [-d DIR] [--pid=P] [--tid=T] --json\n"
 	"       patchsite ctl    [--append] PID FILE [VALUE...] | --list PID\n"
 	"\n"

@@ -105,7 +105,9 @@ uftrace record --no-libcall --no-event -A twice@arg1 -R twice@retval ./scripted 
 	uftrace script -S "$TESTS/script_count.py" >u.count 2>>u.err
 record -d q.data --no-libcall -A twice@arg1 -R twice@retval -- ./scripted 5 >q.out 2>q.err
 for d in p q; do
-	"$PS" script -d $d.data "$TESTS/script_count.py" >$d.count 2>$d.cerr
+	# uftrace's spelling (-S) on the recording spelt as uftrace's
+	s=$([ $d = q ] && echo -S)
+	"$PS" script -d $d.data $s "$TESTS/script_count.py" >$d.count 2>$d.cerr
 	if [ -s u.count ] && cmp -s u.count $d.count && grep -q '^twice args \[4\] retval 9 x 1$' $d.count &&
 	   cmp -s u.out $d.out && [ ! -s $d.cerr ]; then
 		pass "uftrace script -S's callbacks, $d.data: $(wc -l <$d.count | tr -d ' ') lines equal ($(tail -1 $d.count))"
