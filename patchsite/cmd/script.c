@@ -162,11 +162,11 @@ static void call_ctx(struct ctx_out *o, const struct render_call *c)
 		for (unsigned i = 0; i < c->nargs; i++)
 			op->i64(o, NULL, (long long)c->args[i]);
 		op->close(o, true);
+	} else if (c->args_probe) {	/* set_ftrace_args' values first, as for retval */
+		probe_ctx(o, c->p, c->args_probe, true);
 	}
 	if (c->kind == RENDER_CALL_EVENT)
 		op->str(o, "args", c->text);
-	if (c->args_probe)
-		probe_ctx(o, c->p, c->args_probe, true);
 	if (c->has_ret)
 		op->i64(o, "retval", (long long)c->ret);
 	else if (c->ret_probe)
