@@ -196,8 +196,8 @@ int script_py_load(const char *file, int argc, char **argv)
 
 	if (!lib_open())
 		return 1;
-	py.Py_InitializeEx(0);
-	started = true;	/* 0: no signal handlers; ^C stops patchsite as before */
+	py.Py_InitializeEx(0);	/* 0: no signal handlers; ^C stops patchsite as before */
+	started = true;
 	py_main = py.PyModule_GetDict(py.PyImport_AddModule("__main__"));
 	r = py.PyRun_StringFlags(bootstrap, PY_FILE_INPUT, py_main, py_main, NULL);
 	if (!r) {
@@ -230,8 +230,9 @@ static void ctx_put(struct ctx_out *o, const char *key, py_object *v)
 {
 	py_object *in = ctx.in[o->depth - 1];
 
-	if (!v || (ctx.list[o->depth - 1] ? py.PyList_Append(in, v) :
-		   py.PyDict_SetItemString(in, key, v)))
+	/* once failed, a container may be missing: nothing more is put, the ctx is not given */
+	if (!ctx.failed && (!v || (ctx.list[o->depth - 1] ? py.PyList_Append(in, v) :
+				   py.PyDict_SetItemString(in, key, v))))
 		ctx.failed = true;
 	if (v)
 		py.Py_DecRef(v);
