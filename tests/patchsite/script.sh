@@ -221,7 +221,7 @@ fi
 
 # 7. The page's examples (man/patchsite-script.1, EXAMPLES), run as printed: its script saved
 # as calls.py, its commands with this build's patchsite first on PATH, in a directory of their own.
-mkdir ex && cp scripted ex/ && cd ex || exit 1
+mkdir ex && cp "$SRC/scripted.c" ex/ && cd ex || exit 1
 sed -n '/^\.SH EXAMPLES/,/^\.SH/p' "$TOP/man/patchsite-script.1" |
 	awk '/^\.nf/ { b++; on = 1; next } /^\.fi/ { on = 0 } on && !/^\./ { print > ("block" b) }'
 sed 's/\\-/-/g' block2 >cmds
@@ -233,14 +233,15 @@ while IFS= read -r cmd; do
 	LD_PRELOAD="$pre" PATH="$(dirname "$PS"):$PATH" PYTHONPATH="$PY" sh -c "$cmd" >out.$i 2>err.$i ||
 		{ echo "exit $? of: $cmd" >>err.$i; fail "example $i: $cmd" err.$i; continue; }
 	case $i in
-	1) grep -q '^main=1 worker=1 sum=6 twice=15 fib=41 ' out.$i ;;
-	2) grep -qx '41 fib' out.$i && grep -qx '15 twice' out.$i ;;
-	# as many entries as the counts of example 2 add up to
-	3) [ "$(grep -c '^{"cb":"entry"' out.$i)" -eq "$(awk '{ s += $1 } END { print s }' out.2)" ] ;;
-	4) [ "$(cat out.$i)" = main ] ;;
+	1) [ -x scripted ] ;;
+	2) grep -q '^main=1 worker=1 sum=6 twice=15 fib=41 ' out.$i ;;
+	3) grep -qx '41 fib' out.$i && grep -qx '15 twice' out.$i ;;
+	# as many entries as the counts of example 3 add up to
+	4) [ "$(grep -c '^{"cb":"entry"' out.$i)" -eq "$(awk '{ s += $1 } END { print s }' out.3)" ] ;;
+	5) [ "$(cat out.$i)" = main ] ;;
 	esac && [ ! -s err.$i ] && pass "example $i as printed: $cmd" || fail "example $i: $cmd" out.$i
 done <cmds
-[ $i -eq 4 ] || fail "the page's examples: $i commands, 4 expected" cmds
+[ $i -eq 5 ] || fail "the page's examples: $i commands, 5 expected" cmds
 cd .. || exit 1
 
 echo "script.sh: $PASS passed, $FAIL failed"
