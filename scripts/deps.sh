@@ -31,6 +31,9 @@ PKGS="$PKGS chromium"
 PKGS="$PKGS binutils-source googletest"
 # make bench-events: SDT and LTTng-UST probes to compare with, LTTng's session daemon, callgrind.
 PKGS="$PKGS systemtap-sdt-dev liblttng-ust-dev lttng-tools babeltrace valgrind"
+# patchsite script (and tests/patchsite/script.sh): the Python it dlopens at run time,
+# libpython3.11.so.1.0 (no headers: the command declares the few C API functions it calls).
+PKGS="$PKGS libpython3.11"
 if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
 	# Not Debian: nothing here can check or install packages; a machine
 	# that has them all (under its own names) builds all the same.

@@ -26,3 +26,10 @@ $(B)/patchsite: $(TRACE_OBJ)
 INSTALL_FILES += $(if $(PS_CMD),755:$(B)/patchsite:bin/patchsite) \
 	644:man/patchsite.1:share/man/man1/patchsite.1 644:man/patchsite-data.5:share/man/man5/patchsite-data.5 \
 	644:man/patchsite.7:share/man/man7/patchsite.7
+
+# The Python module (import patchsite: python/patchsite, patchsite-script(1)), where Debian's
+# python3 looks under PREFIX: lib/python3/dist-packages under /usr, else dist-packages of its
+# version (/usr/local/lib/python3.11/dist-packages).  PY_SITE=DIR (under PREFIX) for another.
+PY_VERSION := $(shell python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+PY_SITE ?= $(if $(filter /usr,$(PREFIX)),lib/python3,lib/python$(PY_VERSION))/dist-packages
+INSTALL_FILES += 644:python/patchsite/__init__.py:$(PY_SITE)/patchsite/__init__.py

@@ -11,7 +11,8 @@
  * (graph), runtime_path.c (where libpatchsite.so is), textlist.c (the lists
  * passed to the runtime as text), ctlclient.c (the control channel's client),
  * ctl_probes.c (ctl's dynamic_events names resolved), pipe_ended.c (pipe's
- * last look at a process), filter_if_cmd.c (-F 'FUNC if COND').
+ * last look at a process), filter_if_cmd.c (-F 'FUNC if COND'), script.c
+ * (script, with script_py.c: Python loaded by that verb only, script.h).
  * Two subsystems, in folders of their own: attach/ (record -p PID: attach.c,
  * attach_target.c, attach_refuse.c, attach_loader.c, attach_ptrace.c,
  * attach_inject.c, attach_nops.c, attach_boost.c; attach.c has the map) and
@@ -47,6 +48,8 @@ int cmd_pipe(int argc, char **argv);
 
 enum verb { REPLAY, REPORT, DUMP, INFO };
 int cmd_read(enum verb verb, int argc, char **argv);
+/* script FILE.py | --json: the calls to Python callbacks or as JSON lines (script.c). */
+int cmd_script(int argc, char **argv);
 /* graph [FUNC]: report --graph[=FUNC] (graph_cmd.c). */
 int cmd_graph(int argc, char **argv);
 /* demangle.c: names the traced process left mangled are demangled by the reader. */

@@ -16,7 +16,7 @@
 #include "cmd.h"
 
 static const char *const verbs[] = {
-	"record", "pipe", "replay", "report", "graph", "dump", "info", "ctl", NULL,
+	"record", "pipe", "replay", "report", "graph", "dump", "info", "script", "ctl", NULL,
 };
 
 static bool is_verb(const char *s)
@@ -57,7 +57,7 @@ int cmd_help(int argc, char **argv)
 	}
 	if (argc > 2 || !is_verb(argv[1]))
 		return bad_usage("help: '%s': expected one of record, pipe, replay, report, "
-				 "graph, dump, info, ctl", argv[1]);
+				 "graph, dump, info, script, ctl", argv[1]);
 	fflush(stdout);
 	if (page_near(argv[1], page, sizeof(page)))
 		execlp("man", "man", "-l", page, (char *)NULL);

@@ -35,6 +35,8 @@ int main(int argc, char **argv)
 		return cmd_graph(argc - 1, argv + 1);
 	if (!strcmp(verb, "info"))
 		return cmd_read(INFO, argc - 1, argv + 1);
+	if (!strcmp(verb, "script"))
+		return cmd_script(argc - 1, argv + 1);
 	if (!strcmp(verb, "ctl"))
 		return cmd_ctl(argc - 1, argv + 1);
 	fprintf(stderr, "patchsite: %s%s\n", *verb ? "unknown command " : "no command given",

@@ -22,6 +22,7 @@ static const char *const psd_env_names[] = {
 	"PATCHSITE_SCHED",
 	"PATCHSITE_CTL",		/* ctl/channel.c */
 	"PATCHSITE_LIB",		/* `patchsite record` */
+	"PATCHSITE_LIBPYTHON",	/* `patchsite script` */
 	/* the compiler wrapper, scripts/patchsite-cc */
 	"PATCHSITE_CC", "PATCHSITE_CXX", "PATCHSITE_TABLE", "PATCHSITE_RECORDMCOUNT",
 	NULL

@@ -12,7 +12,8 @@
  * --graph), flame.c (dump --flamegraph), diff.c (report --diff), dist.c
  * (percentiles and histograms, dist.h), profile_stat.c (trace_stat/function),
  * branch_report.c (the branch profiler's report), perfetto.c and pb.c (dump
- * --perfetto and its protobuf writer, pb.h).
+ * --perfetto and its protobuf writer, pb.h), calls.c (the calls one at a time, for
+ * patchsite script).
  */
 #ifndef PS_RENDER_H
 #define PS_RENDER_H
@@ -80,6 +81,38 @@ unsigned long long render_live_shown(const struct render_live *l);
 void render_live_save(FILE *f, const struct render_live *l);
 void render_live_load(FILE *f, struct render_live *l, const struct psr_proc *p);
 void render_live_skip(struct render_live *l, const struct psr_proc *p);
+
+/*
+ * The calls of a recording one at a time (calls.c), for `patchsite script`:
+ * fn gets each; its non-zero return stops the walk and is returned.
+ * Pointers in c are valid during the call only.
+ */
+enum render_call_kind {
+	RENDER_CALL_ENTRY, RENDER_CALL_EXIT,
+	RENDER_CALL_FUNC,	/* the function tracer's hit: no exit follows */
+	RENDER_CALL_EVENT,	/* a trace event or marker: name, text */
+};
+struct render_call {
+	enum render_call_kind kind;
+	const struct psr_proc *p;
+	const struct psr_thread *t;
+	int tid;
+	size_t depth;		/* open calls of the thread below this one */
+	uint64_t ns;		/* CLOCK_MONOTONIC of the event */
+	uint64_t dur_ns;	/* an exit: since its entry, as report's total counts it */
+	uint64_t addr;		/* the function's start, or its site when the function is unknown */
+	const char *name;
+	const uint64_t *args;	/* an entry's recorded arguments (nargs), or NULL */
+	unsigned nargs;
+	bool has_ret;		/* an exit's recorded return value */
+	uint64_t ret;
+	const char *text;	/* an event's fields */
+	/* record -A's probe before an entry (its fields are the arguments), the return
+	 * probe after an exit (its value field is the return value); or NULL */
+	const struct psr_event *args_probe, *ret_probe;
+};
+int render_calls(const struct psr_session *s, const struct render_opts *o,
+		 int (*fn)(const struct render_call *c, void *arg), void *arg);
 
 /* Lines saying what is missing from a process's record ("# ..." comments), for every format. */
 void render_losses(FILE *out, const struct psr_proc *p, const char *prefix);

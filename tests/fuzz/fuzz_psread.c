@@ -88,6 +88,23 @@ static size_t take(const uint8_t **p, size_t *left, size_t want)
 	return n;
 }
 
+/* patchsite script's walk (render_calls): every field of each call read. */
+static int fuzz_call(const struct render_call *c, void *arg)
+{
+	fprintf(arg, "%d %d %zu %llu %llu %llx %s %s", c->kind, c->tid, c->depth,
+		(unsigned long long)c->ns, (unsigned long long)c->dur_ns,
+		(unsigned long long)c->addr, c->name, c->text ? c->text : "");
+	for (unsigned i = 0; i < c->nargs; i++)
+		fprintf(arg, " %llx", (unsigned long long)c->args[i]);
+	if (c->has_ret)
+		fprintf(arg, " = %llx", (unsigned long long)c->ret);
+	if (c->args_probe)
+		fprintf(arg, " %s", psr_event_name(c->p, c->args_probe));
+	if (c->ret_probe)
+		fprintf(arg, " %s", psr_event_name(c->p, c->ret_probe));
+	return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct render_opts opts[] = { { 0 }, { .sort = SORT_SELF, .json = true,
@@ -176,6 +193,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		render_folded(null, s, &opts[i]);
 		render_flamegraph(null, s, &opts[i]);
 		render_info(null, s, &opts[i]);
+		render_calls(s, &opts[i], fuzz_call, null);
 	}
 	render_report(null, s, &opts[2]);
 	render_graph(null, s, &opts[2]);
