@@ -132,7 +132,17 @@ static const struct ps_sym *entry_inside(struct ps_module *m, const struct ps_si
 		return NULL;
 	ps_module_syms(m);
 	fn = ps_module_sym_after(m, s->addr);
-	return fn && fn->addr <= s->addr + len ? fn : NULL;
+	if (!fn)
+		return NULL;
+	/*
+	 * A site at a function's own first byte has M = 0: the next function
+	 * right after its bytes is a short function's neighbour (riscv64's two
+	 * c.nop of a tiny function), not a crossing; only one starting inside is.
+	 */
+	const struct ps_sym *own = ps_module_sym(m, s->addr);
+	if (own && own->addr == s->addr)
+		return fn->addr < s->addr + len ? fn : NULL;
+	return fn->addr <= s->addr + len ? fn : NULL;
 }
 
 /* The sites entry_inside refused, said once for the module. */
