@@ -650,7 +650,7 @@ bool psr_filter_keep(struct psr_fthread *ft, const struct psr_event *ev)
 		bool shown = ft->stack[k - 1].shown;
 
 		ft->depth = k - 1;
-		return shown;
+		return shown && in_range(ft, ev->tsc);	/* -r: after END, the call is left open */
 	}
 	/* A function event, a record, a switch, a return without its call: as where it is. */
 	up = top(ft);
@@ -701,18 +701,22 @@ int psr_filter_check(const struct psr_filter *f, const struct psr_proc *p, FILE 
 			}
 		}
 	if (f->loc) {
-		bool any = false;
+		bool lines = false, any = false;
 
 		for (size_t m = 0; m < p->nmods && !any; m++)
-			for (size_t s = 0; s < p->mods[m].nsites && !any; s++)
-				any = !p->mods[m].sites[s].exit && f->srcline &&
-				      f->srcline(p, p->mods[m].index << PSD_ID_SHIFT | (uint32_t)s,
-						 p->mods[m].load_tsc, line,
-						 sizeof(line));
+			for (size_t s = 0; s < p->mods[m].nsites && !any; s++) {
+				const char *l = p->mods[m].sites[s].exit || !f->srcline ? NULL :
+					f->srcline(p, p->mods[m].index << PSD_ID_SHIFT | (uint32_t)s,
+						   p->mods[m].load_tsc, line, sizeof(line));
+
+				lines |= l != NULL;
+				any = l && loc_matches(f->loc, l);
+			}
 		if (!any) {
-			fprintf(err, "patchsite: %s: --loc-filter: no source lines (no DWARF in "
-				"the objects recorded)\n", p->dir);
-			return -EINVAL;
+			fprintf(err, "patchsite: %s: --loc-filter %s: %s\n", p->dir, f->loc,
+				lines ? "no recorded function is there" :
+				"no source lines (no DWARF in the objects recorded)");
+			return -ENOENT;
 		}
 	}
 	return 0;
