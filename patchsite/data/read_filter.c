@@ -655,8 +655,8 @@ bool psr_filter_keep(struct psr_fthread *ft, const struct psr_event *ev)
 	/* A function event, a record, a switch, a return without its call: as where it is. */
 	up = top(ft);
 	return !up.hide_sub && up.inside && ft->on && in_range(ft, ev->tsc) &&
-	       !(ev->type == PSR_FUNC && ft->f->npat &&
-		 (site_flags(ft, ev->id, ev->tsc).flags & (FL_NOTRACE | FL_HIDE | FL_SMALL)));
+	       !(ev->type == PSR_FUNC &&
+		 (site_flags(ft, ev->id, ev->tsc).flags & (FL_NOTRACE | FL_HIDE | FL_SMALL | FL_NOLOC)));
 }
 
 /*
@@ -674,10 +674,13 @@ int psr_filter_check(const struct psr_filter *f, const struct psr_proc *p, FILE 
 		graph |= p->threads[i].entries > 0;
 	for (size_t i = 0; i < p->nmods; i++)
 		sizes |= p->mods[i].nfuncs > 0;
-	if (!graph && (f->depth || f->time_ns || (f->used & (FL_CALLER | FL_DEPTH | FL_FILTER)))) {
+	if (!graph && (f->depth || f->time_ns ||
+		       (f->used & (FL_CALLER | FL_DEPTH | FL_FILTER | FL_ON | FL_OFF)))) {
 		fprintf(err, "patchsite: %s: %s: recorded without calls' returns (tracer %s): "
-			"-F, -C, -D, -t and depth= need function_graph's\n", p->dir,
-			f->time_ns ? "--time-filter" : f->depth ? "--depth" : "--filter", p->tracer);
+			"-F, -C, -D, -t and -T need function_graph's\n", p->dir,
+			f->time_ns ? "--time-filter" : f->depth ? "--depth" :
+			f->used & FL_FILTER ? "--filter" : f->used & FL_CALLER ? "--caller-filter" :
+			"--trigger", p->tracer);
 		return -EINVAL;
 	}
 	if (f->size && !sizes) {

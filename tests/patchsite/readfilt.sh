@@ -145,11 +145,18 @@ record -d fn.data --tracer=function --no-libcall ./prog >/dev/null 2>fn.err
 "$PS" replay --no-sched -d fn.data -N mid >fnn.out 2>>fn.err
 grep -v '^#' fna.out | grep -v ' mid <-' | sed 's/^[^:]*: //' >fnn.want
 grep -v '^#' fnn.out | sed 's/^[^:]*: //' >fnn.got
+"$PS" replay -d fn.data -T outer@trace_off >fnt.out 2>fnt.err; rct=$?
+"$PS" replay --no-sched -d fn.data -L readfilt_lib.c >fnl.out 2>>fn.err
+grep -v '^#' fna.out | grep ' \(mid\|leaf\) <-' | sed 's/^[^:]*: //' >fnl.want
+grep -v '^#' fnl.out | sed 's/^[^:]*: //' >fnl.got
 if [ $rc -ne 0 ] && [ "$(wc -l <fnf.err)" -eq 1 ] && grep -q -- '--filter: recorded without calls.*function' fnf.err &&
-   [ ! -s fnf.out ] && grep -q 'leaf <-' fnn.got && cmp -s fnn.want fnn.got && [ ! -s fn.err ]; then
-	pass "function tracer: -F refused in one line ($(cat fnf.err | cut -c1-60)...), -N mid hides mid's lines"
+   [ ! -s fnf.out ] && grep -q 'leaf <-' fnn.got && cmp -s fnn.want fnn.got && [ ! -s fn.err ] &&
+   [ $rct -ne 0 ] && grep -q -- '--trigger: recorded without' fnt.err && [ ! -s fnt.out ] &&
+   [ "$(wc -l <fnl.got)" -eq 10 ] && cmp -s fnl.want fnl.got; then
+	pass "function tracer: -F, -T refused in one line ($(cut -c1-60 fnf.err)...); -N mid, -L readfilt_lib.c: the unfiltered lines without mid's, with mid's and leaf's only"
 else
-	{ echo "rc $rc"; cat fnf.err fn.err; diff fnn.want fnn.got | head; } >why.fn
+	{ echo "rc $rc $rct"; cat fnf.err fnt.err fn.err; diff fnn.want fnn.got | head
+	  diff fnl.want fnl.got | head; } >why.fn
 	fail "function tracer with -F and -N" why.fn
 fi
 
@@ -197,7 +204,7 @@ while read -r cmd; do
 	sh -c "$PS ${cmd#patchsite }" >ex.out 2>>ex.err && [ -s ex.out ] || { ok=false; echo "$cmd" >>ex.err; }
 done <<'EOF'
 patchsite replay -F outer -D 2
-patchsite replay -N 'mid' -t 1us
+patchsite replay -N mid -t 1us
 patchsite report -C leaf
 patchsite graph -H mid
 patchsite dump --folded -r 10ms~
