@@ -137,6 +137,25 @@ else
 	fail "dump --folded -N mid, -H mid" why.f
 fi
 
+# dump --chrome: the calls uftrace's replay -F outer shows (its tree above), by name and count.
+"$PS" dump --chrome -d p.data -F outer >c.json 2>c.err
+python3 - c.json <<'PY' >c.out 2>&1
+import json, sys
+d = json.load(open(sys.argv[1]))
+ev = d["traceEvents"] if isinstance(d, dict) else d
+calls = {}
+for e in ev:
+    if e.get("ph") in ("B", "X"):
+        calls[e["name"]] = calls.get(e["name"], 0) + 1
+print(" ".join(f"{k} {v}" for k, v in sorted(calls.items())))
+PY
+if [ "$(cat c.out)" = "big 1 leaf 2 mid 2 outer 1" ] && [ ! -s c.err ]; then
+	pass "dump --chrome -F outer: $(cat c.out)"
+else
+	cat c.err >>c.out
+	fail "dump --chrome -F outer: expected big 1 leaf 2 mid 2 outer 1" c.out
+fi
+
 # The function tracer records no returns: -F, -C, -D, -t and depth= are refused by name; -N
 # hides the function's own lines (oracle: the unfiltered text without them).
 record -d fn.data --tracer=function --no-libcall ./prog >/dev/null 2>fn.err
