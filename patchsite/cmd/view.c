@@ -105,7 +105,11 @@ static int filter_option(struct psr_filter **f, int c, const char *arg)
  */
 static bool filter_fits(const struct psr_session *s, const struct render_opts *o)
 {
-	for (size_t i = 0; i < s->nprocs; i++) {
+	const struct psr_proc **shown = calloc(s->nprocs + 1, sizeof(*shown));
+	size_t n = 0;
+	bool ok = shown != NULL;
+
+	for (size_t i = 0; ok && i < s->nprocs; i++) {
 		const struct psr_proc *p = &s->procs[i];
 
 		if (!render_proc_wanted(p, o))
@@ -113,12 +117,15 @@ static bool filter_fits(const struct psr_session *s, const struct render_opts *o
 		if (psr_proc_profiled(p)) {
 			fprintf(stderr, "patchsite: %s: function_profile counted calls without "
 				"recording them: no calls to filter\n", p->dir);
-			return false;
+			ok = false;
 		}
-		if (psr_filter_check(o->filter, p, stderr))
-			return false;
+		shown[n++] = p;
 	}
-	return true;
+	if (!shown)
+		fprintf(stderr, "patchsite: out of memory\n");
+	ok = ok && !psr_filter_check(o->filter, shown, n, s->dir, stderr);
+	free(shown);
+	return ok;
 }
 
 /* Filters with what they cannot apply to: 0, or 2 after one line. */

@@ -320,8 +320,9 @@ uint64_t psr_offcpu_ns(const struct psr_proc *p, const struct psr_thread *t, uin
  * -Z -L -r and --max-stack, read by replay, report, graph and dump.
  * psr_filter_add takes one option (its short letter; 'G' is -F, 'M'
  * --max-stack) into *f (made on first use): 0, or -EINVAL with why said
- * in why.  psr_filter_check, for each process shown: its functions named
- * were recorded, the data a filter needs was kept (one line on err).
+ * in why.  psr_filter_check, over the n processes shown (dir: the session's,
+ * for messages): each function named was recorded by one of them, each
+ * kept the data a filter needs (one line on err).
  * Then, per thread, psr_filter_keep says which of its events to show, in
  * order (every event the reader gives, arguments and return values left
  * with their event): the calls shown stay nested, depths re-based.
@@ -334,7 +335,8 @@ int psr_filter_add(struct psr_filter **f, int opt, const char *arg, char *why, s
 /* -L reads the functions' source lines through fn (the command's DWARF reader). */
 void psr_filter_srcline(struct psr_filter *f, psr_srcline_fn fn);
 bool psr_filter_any(const struct psr_filter *f);
-int psr_filter_check(const struct psr_filter *f, const struct psr_proc *p, FILE *err);
+int psr_filter_check(const struct psr_filter *f, const struct psr_proc *const *procs, size_t n,
+		     const char *dir, FILE *err);
 void psr_filter_free(struct psr_filter *f);
 /* *out NULL when f filters nothing; 0 or -ENOMEM. */
 int psr_filter_thread(const struct psr_filter *f, const struct psr_proc *p,

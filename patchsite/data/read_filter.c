@@ -18,6 +18,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,7 +84,9 @@ struct psr_fthread {
 	const struct psr_proc *p;
 	struct fframe *stack;
 	size_t depth, cap;
+	int tid;
 	bool on;		/* tracing on (-T trace_on/trace_off) */
+	bool failed;		/* out of memory: nothing more shown (said once) */
 	uint64_t lo_ns, hi_ns;	/* -r in CLOCK_MONOTONIC ns */
 	uint8_t *marks;		/* per entry: MARK_* (mark_thread) */
 	uint64_t nmarks, entry;	/* entries marked; entries seen */
@@ -99,9 +102,14 @@ bool psr_filter_any(const struct psr_filter *f)
 		     f->range);
 }
 
-static int say(char *why, size_t len, const char *fmt, const char *a, const char *b)
+__attribute__((format(printf, 3, 4)))
+static int say(char *why, size_t len, const char *fmt, ...)
 {
-	snprintf(why, len, fmt, a, b);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, len, fmt, ap);
+	va_end(ap);
 	return -EINVAL;
 }
 
@@ -214,7 +222,7 @@ static int add_pattern(struct psr_filter *f, const char *opt, const char *arg, s
 	if (!at) {
 		free(p->toks);
 		free(p->arg);
-		return say(why, len, "expected a function's name%s%s", "", "");
+		return say(why, len, "expected a function's name");
 	}
 	p->len = at;
 	f->npat++;
@@ -230,14 +238,14 @@ static int add_trigger(struct psr_filter *f, const char *arg, char *why, size_t 
 	char act[64];
 
 	if (!at || at == arg || !at[1])
-		return say(why, len, "expected FUNC@ACTION[,ACTION...]%s%s", "", "");
+		return say(why, len, "expected FUNC@ACTION[,ACTION...]");
 	for (const char *s = at + 1; *s;) {
 		size_t k = strcspn(s, ",");
 
 		snprintf(act, sizeof(act), "%.*s", (int)(k < 60 ? k : 60), s);
 		if (!strncmp(act, "depth=", 6)) {
 			if (parse_uint(act + 6, 65535, &depth))
-				return say(why, len, "'%s': expected depth=N, N from 1%s", act, "");
+				return say(why, len, "'%s': expected depth=N, N from 1", act);
 			flags |= FL_DEPTH;
 		} else if (!strcmp(act, "trace_on") || !strcmp(act, "traceon")) {
 			flags |= FL_ON;
@@ -251,7 +259,7 @@ static int add_trigger(struct psr_filter *f, const char *arg, char *why, size_t 
 			flags |= FL_HIDE;
 		} else {
 			return say(why, len, "'%s': not an action on a recording (depth=N, trace_on, "
-				   "trace_off, filter, notrace, hide)%s", act, "");
+				   "trace_off, filter, notrace, hide)", act);
 		}
 		s += k + (s[k] != 0);
 	}
@@ -265,21 +273,19 @@ static int parse_range(struct psr_filter *f, const char *arg, char *why, size_t 
 
 	if (!tilde || !strcmp(arg, "~"))
 		return say(why, len, "expected START~END (either may be left out), times with "
-			   "a unit (elapsed: 100us) or time stamps (12345.678901)%s%s", "", "");
+			   "a unit (elapsed: 100us) or time stamps (12345.678901)");
 	f->hi = UINT64_MAX;
 	f->lo_rel = f->hi_rel = false;
 	if (tilde > arg) {
-		if (parse_time(arg, (size_t)(tilde - arg), &f->lo, &unit)) {
-			snprintf(why, len, "'%.*s' is not a time (100us, 2ms, 1.5s, or a time stamp "
-				 "12345.678901)", (int)(tilde - arg), arg);
-			return -EINVAL;
-		}
+		if (parse_time(arg, (size_t)(tilde - arg), &f->lo, &unit))
+			return say(why, len, "'%.*s' is not a time (100us, 2ms, 1.5s, or a time "
+				   "stamp 12345.678901)", (int)(tilde - arg), arg);
 		f->lo_rel = unit;
 	}
 	if (tilde[1]) {
 		if (parse_time(tilde + 1, strlen(tilde + 1), &f->hi, &unit))
 			return say(why, len, "'%s' is not a time (100us, 2ms, 1.5s, or a time stamp "
-				   "12345.678901)%s", tilde + 1, "");
+				   "12345.678901)", tilde + 1);
 		f->hi_rel = unit;
 	}
 	f->range = true;
@@ -302,30 +308,30 @@ int psr_filter_add(struct psr_filter **fp, int opt, const char *arg, char *why, 
 	case 'T': return add_trigger(f, arg, why, len);
 	case 'D':
 		if (parse_uint(arg, 65535, &f->depth))
-			return say(why, len, "expected a depth from 1 to 65535%s%s", "", "");
+			return say(why, len, "expected a depth from 1 to 65535");
 		return 0;
 	case 'M':
 		if (parse_uint(arg, 65535, &f->max_stack))
-			return say(why, len, "expected a depth from 1 to 65535%s%s", "", "");
+			return say(why, len, "expected a depth from 1 to 65535");
 		return 0;
 	case 't':
 		if (parse_time(arg, strlen(arg), &f->time_ns, &unit) || (strchr(arg, '.') && !unit) ||
 		    !f->time_ns)
 			return say(why, len, "expected a time: a number, then ns (the default), us, "
-				   "ms, s or m%s%s", "", "");
+				   "ms, s or m");
 		return 0;
 	case 'Z':
 		if (parse_size(arg, &f->size))
-			return say(why, len, "expected a size in bytes (k and M multiply)%s%s", "", "");
+			return say(why, len, "expected a size in bytes (k and M multiply)");
 		return 0;
 	case 'L':
 		if (!*arg)
-			return say(why, len, "expected a source file or directory%s%s", "", "");
+			return say(why, len, "expected a source file or directory");
 		free(f->loc);
 		f->loc = strdup(arg);
 		return f->loc ? 0 : -ENOMEM;
 	case 'r': return parse_range(f, arg, why, len);
-	default: return say(why, len, "no such filter%s%s", "", "");
+	default: return say(why, len, "no such filter");
 	}
 }
 
@@ -556,6 +562,7 @@ int psr_filter_thread(const struct psr_filter *f, const struct psr_proc *p,
 		return -ENOMEM;
 	ft->f = f;
 	ft->p = p;
+	ft->tid = t->tid;
 	ft->ncache = p->nmods;
 	ft->cache = calloc(p->nmods ? p->nmods : 1, sizeof(*ft->cache));
 	if (!ft->cache) {
@@ -632,8 +639,15 @@ static bool entry(struct psr_fthread *ft, const struct psr_event *ev)
 	/* -D counts from the first call -F shows (uftrace re-bases its depth there too). */
 	if (sf.flags & FL_DEPTH && fr.sdepth - fr.shown + sf.depth < fr.limit)
 		fr.limit = fr.sdepth - fr.shown + sf.depth;
-	if (push(ft, &fr))
-		return fr.shown;	/* no memory: shown unfiltered below it */
+	if (push(ft, &fr)) {
+		/* Said, and nothing more of the thread shown: never a tree filtered wrong. */
+		if (ft->p->session && ft->p->session->err)
+			fprintf(ft->p->session->err, "patchsite: %s: thread %d: out of memory for "
+				"the filters: its events from here on are not shown\n", ft->p->dir,
+				ft->tid);
+		ft->failed = true;
+		return false;
+	}
 	return fr.shown;
 }
 
@@ -644,6 +658,8 @@ bool psr_filter_keep(struct psr_fthread *ft, const struct psr_event *ev)
 
 	if (!ft)
 		return true;
+	if (ft->failed)
+		return false;
 	if (ev->type == PSR_ENTRY)
 		return entry(ft, ev);
 	if (ev->type == PSR_EXIT && (k = match(ft, ev->id))) {
@@ -659,23 +675,20 @@ bool psr_filter_keep(struct psr_fthread *ft, const struct psr_event *ev)
 		 (site_flags(ft, ev->id, ev->tsc).flags & (FL_NOTRACE | FL_HIDE | FL_SMALL | FL_NOLOC)));
 }
 
-/*
- * Before a process is shown: every function a pattern names was recorded, and
- * the data a filter needs was kept.  One line on err for the first that fails.
- */
-int psr_filter_check(const struct psr_filter *f, const struct psr_proc *p, FILE *err)
+/* What a process's data lets the filters do: one line on err when it lacks what they need. */
+static int check_proc(const struct psr_filter *f, const struct psr_proc *p, FILE *err)
 {
-	bool graph = false, sizes = false;
-	char line[4200];
+	uint64_t entries = 0, funcs = 0;
+	bool sizes = false;
 
-	if (!psr_filter_any(f))
-		return 0;
-	for (size_t i = 0; i < p->nthreads; i++)
-		graph |= p->threads[i].entries > 0;
+	for (size_t i = 0; i < p->nthreads; i++) {
+		entries += p->threads[i].entries;
+		funcs += p->threads[i].funcs;
+	}
 	for (size_t i = 0; i < p->nmods; i++)
 		sizes |= p->mods[i].nfuncs > 0;
-	if (!graph && (f->depth || f->time_ns ||
-		       (f->used & (FL_CALLER | FL_DEPTH | FL_FILTER | FL_ON | FL_OFF)))) {
+	if (funcs && !entries && (f->depth || f->time_ns ||
+				  (f->used & (FL_CALLER | FL_DEPTH | FL_FILTER | FL_ON | FL_OFF)))) {
 		fprintf(err, "patchsite: %s: %s: recorded without calls' returns (tracer %s): "
 			"-F, -C, -D, -t and -T need function_graph's\n", p->dir,
 			f->time_ns ? "--time-filter" : f->depth ? "--depth" :
@@ -683,44 +696,77 @@ int psr_filter_check(const struct psr_filter *f, const struct psr_proc *p, FILE 
 			"--trigger", p->tracer);
 		return -EINVAL;
 	}
-	if (f->size && !sizes) {
+	if (f->size && (entries || funcs) && !sizes) {
 		fprintf(err, "patchsite: %s: --size-filter: the functions' sizes were not "
 			"recorded\n", p->dir);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/* Does a recorded function of p match tok? */
+static bool proc_has(const struct psr_proc *p, const char *tok)
+{
+	for (size_t m = 0; m < p->nmods; m++)
+		for (size_t s = 0; s < p->mods[m].nsites; s++)
+			if (!p->mods[m].sites[s].exit && p->mods[m].sites[s].name &&
+			    tok_matches(tok, p->mods[m].sites[s].name, &p->mods[m]))
+				return true;
+	return false;
+}
+
+/* -L: 2 a recorded function of p is in f->loc, 1 only source lines known, 0 none known. */
+static int proc_loc(const struct psr_filter *f, const struct psr_proc *p)
+{
+	char line[4200];
+	int found = 0;
+
+	for (size_t m = 0; m < p->nmods && found < 2; m++)
+		for (size_t s = 0; s < p->mods[m].nsites && found < 2; s++) {
+			const char *l = p->mods[m].sites[s].exit || !f->srcline ? NULL :
+				f->srcline(p, p->mods[m].index << PSD_ID_SHIFT | (uint32_t)s,
+					   p->mods[m].load_tsc, line, sizeof(line));
+
+			if (l)
+				found = loc_matches(f->loc, l) ? 2 : 1;
+		}
+	return found;
+}
+
+int psr_filter_check(const struct psr_filter *f, const struct psr_proc *const *procs, size_t n,
+		     const char *dir, FILE *err)
+{
+	int loc = 0;
+
+	if (!psr_filter_any(f))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (check_proc(f, procs[i], err))
+			return -EINVAL;
+	/* A pattern names functions of the session: one process having it is enough. */
 	for (size_t i = 0; i < f->npat; i++)
 		for (size_t at = 0; at < f->pat[i].len; at += strlen(f->pat[i].toks + at) + 1) {
 			const char *tok = f->pat[i].toks + at;
 			bool hit = tok[0] == '!';
 
-			for (size_t m = 0; m < p->nmods && !hit; m++)
-				for (size_t s = 0; s < p->mods[m].nsites && !hit; s++)
-					hit = !p->mods[m].sites[s].exit && p->mods[m].sites[s].name &&
-					      tok_matches(tok, p->mods[m].sites[s].name, &p->mods[m]);
+			for (size_t k = 0; k < n && !hit; k++)
+				hit = proc_has(procs[k], tok);
 			if (!hit) {
 				fprintf(err, "patchsite: %s: %s %s: no recorded function matches "
-					"'%s'\n", p->dir, f->pat[i].opt, f->pat[i].arg, tok);
+					"'%s'\n", dir, f->pat[i].opt, f->pat[i].arg, tok);
 				return -ENOENT;
 			}
 		}
-	if (f->loc) {
-		bool lines = false, any = false;
+	for (size_t k = 0; f->loc && k < n && loc < 2; k++) {
+		int l = proc_loc(f, procs[k]);
 
-		for (size_t m = 0; m < p->nmods && !any; m++)
-			for (size_t s = 0; s < p->mods[m].nsites && !any; s++) {
-				const char *l = p->mods[m].sites[s].exit || !f->srcline ? NULL :
-					f->srcline(p, p->mods[m].index << PSD_ID_SHIFT | (uint32_t)s,
-						   p->mods[m].load_tsc, line, sizeof(line));
-
-				lines |= l != NULL;
-				any = l && loc_matches(f->loc, l);
-			}
-		if (!any) {
-			fprintf(err, "patchsite: %s: --loc-filter %s: %s\n", p->dir, f->loc,
-				lines ? "no recorded function is there" :
-				"no source lines (no DWARF in the objects recorded)");
-			return -ENOENT;
-		}
+		loc = l > loc ? l : loc;
+	}
+	if (f->loc && loc < 2) {
+		fprintf(err, "patchsite: %s: --loc-filter %s: %s\n", dir, f->loc,
+			loc ? "no recorded function is there" :
+			"no source lines (no DWARF in the objects recorded)");
+		return -ENOENT;
 	}
 	return 0;
 }
