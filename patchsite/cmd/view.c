@@ -81,7 +81,7 @@ static int filter_option(struct psr_filter **f, int c, const char *arg)
 		{ "F", "--filter" }, { "G", "-G" }, { "N", "--notrace" }, { "H", "--hide" },
 		{ "C", "--caller-filter" }, { "T", "--trigger" }, { "D", "--depth" },
 		{ "t", "--time-filter" }, { "Z", "--size-filter" }, { "L", "--loc-filter" },
-		{ "r", "--time-range" }, { "M", "--max-stack" },
+		{ "r", "--time-range" }, { "M", "--max-stack" }, { "m", "--match" },
 	};
 	char why[256], msg[512];
 	const char *name = "";
@@ -182,6 +182,7 @@ static int read_verb(enum verb verb, int argc, char **argv, struct psr_filter **
 		{ "loc-filter", required_argument, NULL, 'L' },
 		{ "time-range", required_argument, NULL, 'r' },
 		{ "max-stack", required_argument, NULL, 'M' },
+		{ "match", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -194,6 +195,9 @@ static int read_verb(enum verb verb, int argc, char **argv, struct psr_filter **
 	bool sorted = false, branches = false, sleep_flag = false;
 	int sched = -1;		/* replay's switches: -1 the default (shown where recorded) */
 	const char *diff_dir = NULL;
+	struct { int c; const char *arg; } fo[64];	/* the filter options, in order */
+	size_t nfo = 0;
+	const char *match = NULL;
 
 	while ((c = getopt_long(argc, argv, "d:hF:N:H:C:T:D:t:Z:L:r:G:", opts, NULL)) != -1) {
 		switch (c) {
@@ -202,9 +206,12 @@ static int read_verb(enum verb verb, int argc, char **argv, struct psr_filter **
 		case 'i': if (parse_int(optarg, "--tid", &o.tid)) return 2; break;
 		case 'F': case 'N': case 'H': case 'C': case 'T': case 'D': case 't': case 'Z':
 		case 'L': case 'r': case 'G': case 'M':
-			if (filter_option(filter, c, optarg))
-				return 2;
+			if (nfo == sizeof(fo) / sizeof(fo[0]))
+				return bad_usage("%s: more than 64 filter options", optarg);
+			fo[nfo].c = c;
+			fo[nfo++].arg = optarg;
 			break;
+		case 'm': match = optarg; break;
 		case 'j': o.json = true; break;
 		case 'l': o.latency = true; break;
 		case 'c': case 'f': case 'P': case 'g': fmt = c; break;
@@ -276,6 +283,12 @@ static int read_verb(enum verb verb, int argc, char **argv, struct psr_filter **
 	}
 	if (optind < argc)
 		return bad_usage("unexpected argument '%s'", argv[optind]);
+	/* --match, wherever it is, says how every pattern reads (as uftrace's). */
+	if (match && filter_option(filter, 'm', match))
+		return 2;
+	for (size_t i = 0; i < nfo; i++)
+		if (filter_option(filter, fo[i].c, fo[i].arg))
+			return 2;
 	err = filter_usage(verb, *filter, &o, branches, diff_dir);
 	if (err)
 		return err;

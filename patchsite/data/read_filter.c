@@ -18,6 +18,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
+#include <regex.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,8 @@ enum {
 
 /* One -F, -N, -H, -C or -T: its tokens (a NUL-separated list) and what they set. */
 struct pattern {
+	bool is_re;		/* --match=regex: the whole argument one POSIX extended regex */
+	regex_t re;
 	char *toks;
 	size_t len;
 	unsigned flags;
@@ -59,6 +62,7 @@ struct psr_filter {
 	uint64_t size;		/* -Z (0: none) */
 	char *loc;		/* -L */
 	bool range;		/* -r */
+	bool regex;		/* --match=regex: patterns after it are regular expressions */
 	bool lo_rel, hi_rel;	/* elapsed from the first event, or CLOCK_MONOTONIC ns */
 	uint64_t lo, hi;
 	psr_srcline_fn srcline;
@@ -199,6 +203,27 @@ static int add_pattern(struct psr_filter *f, const char *opt, const char *arg, s
 		free(p->arg);
 		return -ENOMEM;
 	}
+	/* As uftrace: a name without a regex's special character matches itself only. */
+	if (f->regex && strpbrk(arg, ".^$*+?()[]{}|\\")) {
+		int rc;
+
+		memcpy(p->toks, arg, n);
+		p->toks[n] = 0;
+		rc = regcomp(&p->re, p->toks, REG_EXTENDED | REG_NOSUB);
+		if (rc) {
+			char msg[128];
+
+			regerror(rc, &p->re, msg, sizeof(msg));
+			free(p->toks);
+			free(p->arg);
+			return say(why, len, "'%s' is not a regular expression: %s", arg, msg);
+		}
+		p->is_re = true;
+		p->len = n + 1;
+		f->npat++;
+		f->used |= flags;
+		return 0;
+	}
 	for (const char *s = arg; s < arg + n;) {
 		size_t k = strcspn(s, PS_GLOB_SEPARATORS);
 
@@ -331,6 +356,11 @@ int psr_filter_add(struct psr_filter **fp, int opt, const char *arg, char *why, 
 		f->loc = strdup(arg);
 		return f->loc ? 0 : -ENOMEM;
 	case 'r': return parse_range(f, arg, why, len);
+	case 'm':
+		if (strcmp(arg, "glob") && strcmp(arg, "regex"))
+			return say(why, len, "expected glob (ftrace's, the default) or regex");
+		f->regex = !strcmp(arg, "regex");
+		return 0;
 	default: return say(why, len, "no such filter");
 	}
 }
@@ -346,6 +376,8 @@ void psr_filter_free(struct psr_filter *f)
 	if (!f)
 		return;
 	for (size_t i = 0; i < f->npat; i++) {
+		if (f->pat[i].is_re)
+			regfree(&f->pat[i].re);
 		free(f->pat[i].toks);
 		free(f->pat[i].arg);
 	}
@@ -379,6 +411,9 @@ static bool tok_matches(const char *tok, const char *name, const struct psr_modu
 static bool pattern_matches(const struct pattern *p, const char *name, const struct psr_module *m)
 {
 	bool in = false;
+
+	if (p->is_re)
+		return !regexec(&p->re, name, 0, NULL, 0);
 
 	for (size_t at = 0; at < p->len; at += strlen(p->toks + at) + 1)
 		if (tok_matches(p->toks + at, name, m))
@@ -704,14 +739,18 @@ static int check_proc(const struct psr_filter *f, const struct psr_proc *p, FILE
 	return 0;
 }
 
-/* Does a recorded function of p match tok? */
-static bool proc_has(const struct psr_proc *p, const char *tok)
+/* Does a recorded function of p match tok (a token of pattern g), or g's regex? */
+static bool proc_has(const struct psr_proc *p, const struct pattern *g, const char *tok)
 {
 	for (size_t m = 0; m < p->nmods; m++)
-		for (size_t s = 0; s < p->mods[m].nsites; s++)
-			if (!p->mods[m].sites[s].exit && p->mods[m].sites[s].name &&
-			    tok_matches(tok, p->mods[m].sites[s].name, &p->mods[m]))
+		for (size_t s = 0; s < p->mods[m].nsites; s++) {
+			const struct psr_site *x = &p->mods[m].sites[s];
+
+			if (!x->exit && x->name &&
+			    (g->is_re ? !regexec(&g->re, x->name, 0, NULL, 0) :
+			     tok_matches(tok, x->name, &p->mods[m])))
 				return true;
+		}
 	return false;
 }
 
@@ -747,10 +786,10 @@ int psr_filter_check(const struct psr_filter *f, const struct psr_proc *const *p
 	for (size_t i = 0; i < f->npat; i++)
 		for (size_t at = 0; at < f->pat[i].len; at += strlen(f->pat[i].toks + at) + 1) {
 			const char *tok = f->pat[i].toks + at;
-			bool hit = tok[0] == '!';
+			bool hit = !f->pat[i].is_re && tok[0] == '!';
 
 			for (size_t k = 0; k < n && !hit; k++)
-				hit = proc_has(procs[k], tok);
+				hit = proc_has(procs[k], &f->pat[i], tok);
 			if (!hit) {
 				fprintf(err, "patchsite: %s: %s %s: no recorded function matches "
 					"'%s'\n", dir, f->pat[i].opt, f->pat[i].arg, tok);

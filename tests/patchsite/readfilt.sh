@@ -64,6 +64,9 @@ same "-r ~10ms" "-r ~10ms"
 # Globs: record's syntax (ftrace's); uftrace's replay takes them with --match=glob.
 same "--match=glob -F o*" "-F o*"
 same "--match=glob -N *e*" "-N *e*"
+# Regular expressions: uftrace's default, ours with --match=regex (before or after -F).
+same "-F ^m.d$" "--match=regex -F ^m.d$"
+same "-N ^o -H ^nap -H leaf" "-N ^o -H ^nap -H leaf --match=regex"
 
 # --max-stack on a recording: uftrace 0.13's replay takes it and shows every call; the
 # oracle is its record-time meaning, uftrace record --max-stack=3 of the same program.
@@ -201,6 +204,8 @@ bad replay "-r 1xs~" "--time-range=1xs~: '1xs' is not a time"
 bad replay "-D 0" "--depth=0: expected a depth"
 bad replay "-T mid@backtrace" "'backtrace': not an action on a recording"
 bad replay "-F mid[" "--filter=mid\[: 'mid\[' is not a valid glob"
+bad replay "--match=regex -F (" "--filter=(: '(' is not a regular expression"
+bad replay "--match=re -F mid" "--match=re: expected glob"
 bad replay "-L /nowhere" "--loc-filter /nowhere: no recorded function is there"
 bad info "-F mid" "info: the filters"
 # A function's size or source line not recorded: refused by name, not shown unfiltered.
