@@ -159,6 +159,22 @@ else
 	fail "dump --chrome -F outer: expected big 1 leaf 2 mid 2 outer 1" c.out
 fi
 
+# Two programs in one session (sh runs both): a pattern is refused only when no process has
+# it.  Oracle: the unfiltered replay's own neg() lines (negret.c's; depth 0 below -F), none
+# of readfilt's.
+$CC -O0 -pg -mfentry -o neg "$SRC/negret.c" 2>>build.log &&
+	record -d mp.data --no-libcall sh -c './prog >/dev/null; ./neg >/dev/null' 2>mp.err
+"$PS" replay --no-sched -d mp.data >mp.all 2>>mp.err
+"$PS" replay --no-sched -d mp.data -F neg >mp.neg 2>>mp.err
+grep -v '^#' mp.all | grep ' neg();' | sed 's/| *neg/| neg/' >mp.want
+grep -v '^#' mp.neg | grep '|' | sed 's/| *neg/| neg/' >mp.got
+if [ -s mp.want ] && cmp -s mp.want mp.got && [ ! -s mp.err ] && grep -q ' prog-' mp.all; then
+	pass "-F neg over a session of two programs: neg's $(wc -l <mp.got) calls, none of the other's"
+else
+	{ diff mp.want mp.got; cat mp.err; } >why.mp
+	fail "-F neg over a session of two programs" why.mp
+fi
+
 # The function tracer records no returns: -F, -C, -D, -t and depth= are refused by name; -N
 # hides the function's own lines (oracle: the unfiltered text without them).
 record -d fn.data --tracer=function --no-libcall ./prog >/dev/null 2>fn.err
