@@ -224,6 +224,16 @@ bad replay "--match=regex -F (" "--filter=(: '(' is not a regular expression"
 bad replay "--match=re -F mid" "--match=re: expected glob"
 bad replay "-L /nowhere" "--loc-filter /nowhere: no recorded function is there"
 bad info "-F mid" "info: the filters"
+# function_profile counts calls in memory: no calls to filter, said by name.
+record -d pf.data --tracer=function_profile --no-libcall ./prog >/dev/null 2>pf.err
+"$PS" report -d pf.data -F mid >pf.out 2>pf.err2; rc=$?
+if [ $rc -ne 0 ] && [ ! -s pf.out ] && [ "$(wc -l <pf.err2)" -eq 1 ] &&
+   grep -q 'function_profile counted calls without recording them: no calls to filter' pf.err2; then
+	pass "report -F of function_profile's counts: exit $rc, $(cut -c1-70 pf.err2)..."
+else
+	{ echo "exit $rc"; cat pf.err pf.err2 pf.out; } >why.pf
+	fail "report -F of function_profile's counts" why.pf
+fi
 # A function's size or source line not recorded: refused by name, not shown unfiltered.
 $CC -O0 -pg -mfentry -o nodwarf "$SRC/readfilt.c" "$SRC/readfilt_lib.c" 2>>build.log &&
 	record -d nd.data --no-libcall ./nodwarf >/dev/null 2>nd.err
