@@ -96,6 +96,22 @@ else
 	fail "replay -r 10ms~ against uftrace" why.r
 fi
 
+# -r with a time stamp as funcgraph-abstime prints it (seconds, CLOCK_MONOTONIC): from the
+# leaf() nap() calls after its sleep (30 ms after the event before it) on.  Oracle: the
+# unfiltered replay's own calls entered from that line on.
+"$PS" replay --no-sched -d p.data --options=funcgraph-abstime >ra.all 2>ra.err
+start=$(grep -A1 ' nap() {' ra.all | awk -F'|' '/leaf\(\)/ { gsub(/ /, "", $1); print $1; exit }')
+grep -A1000 ' nap() {' ra.all | tail -n +2 | sed 's/^[^|]*|//' | nesting /dev/stdin |
+	awk '$2 != "}" { print $2 }' >ra.want
+"$PS" replay --no-sched -d p.data -r "$start~" >ra.out 2>>ra.err
+nesting ra.out | awk '$2 != "}" { print $2 }' >ra.got
+if [ -n "$start" ] && [ -s ra.want ] && cmp -s ra.want ra.got && [ ! -s ra.err ]; then
+	pass "replay -r $start~ (a time stamp): the calls entered from there: $(tr '\n' ' ' <ra.got)"
+else
+	{ echo "start $start"; diff ra.want ra.got; cat ra.err; } >why.ra
+	fail "replay -r TIMESTAMP~" why.ra
+fi
+
 # report: the functions and their calls as uftrace's report with the same filter.
 for o in "-F mid" "-N mid" "-H mid" "-D 2" "-C leaf" "-t 10ms" "-T outer@depth=1"; do
 	# shellcheck disable=SC2086
