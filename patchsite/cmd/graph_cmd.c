@@ -13,7 +13,13 @@
 static bool takes_value(const char *a)
 {
 	static const char *const with_value[] = { "-d", "--dir", "--pid", "--tid", "--sort",
-						  "--options", "--hist", "--diff", NULL };
+						  "--options", "--hist", "--diff",
+						  /* the filters (patchsite-replay(1), FILTERS) */
+						  "-F", "-N", "-H", "-C", "-T", "-D", "-t", "-Z",
+						  "-L", "-r", "-G", "--filter", "--notrace", "--hide",
+						  "--caller-filter", "--trigger", "--depth",
+						  "--time-filter", "--size-filter", "--loc-filter",
+						  "--time-range", "--max-stack", "--match", NULL };
 
 	for (size_t i = 0; with_value[i]; i++)
 		if (!strcmp(a, with_value[i]))

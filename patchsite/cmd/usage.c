@@ -107,6 +107,13 @@ const char usage[] =
 	"(ftrace's names; noNAME clears): print-parent, sym-offset, funcgraph-proc,\n"
 	"funcgraph-abstime, funcgraph-cpu, funcgraph-duration, funcgraph-overhead,\n"
 	"funcgraph-tail, sleep-time (replay's: nosleep-time is --nosleep-time).\n"
+	"replay, report, graph and dump filter the recording as uftrace's do: -F FUNC\n"
+	"(it and what it calls; -G too), -N FUNC (neither), -H FUNC (not it, its callees\n"
+	"moved up), -C FUNC (the paths to it), -T FUNC@depth=N|trace_on|trace_off|\n"
+	"filter|notrace|hide, -D N, -t TIME (calls shorter hidden), -Z SIZE, -L FILE,\n"
+	"-r START~END, --max-stack=N (long forms: --filter, --notrace, --hide,\n"
+	"--caller-filter, --trigger, --depth, --time-filter, --size-filter,\n"
+	"--loc-filter, --time-range; see patchsite-replay(1), FILTERS).\n"
 	"patchsite help VERB: the verb's page (patchsite-VERB(1)); see also patchsite(1) and\n"
 	"patchsite-data(5).\n";
 

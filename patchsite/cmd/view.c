@@ -74,32 +74,115 @@ static bool offcpu_known(const struct psr_session *s, const struct render_opts *
 	return true;
 }
 
-int cmd_read(enum verb verb, int argc, char **argv)
+/* One filter option into *f: 0, or 2 after one line saying what is wrong. */
+static int filter_option(struct psr_filter **f, int c, const char *arg)
+{
+	static const char *const names[][2] = {
+		{ "F", "--filter" }, { "G", "-G" }, { "N", "--notrace" }, { "H", "--hide" },
+		{ "C", "--caller-filter" }, { "T", "--trigger" }, { "D", "--depth" },
+		{ "t", "--time-filter" }, { "Z", "--size-filter" }, { "L", "--loc-filter" },
+		{ "r", "--time-range" }, { "M", "--max-stack" }, { "m", "--match" },
+	};
+	char why[256], msg[512];
+	const char *name = "";
+	int err = psr_filter_add(f, c, arg, why, sizeof(why));
+
+	if (!err)
+		return 0;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i][0][0] == c)
+			name = names[i][1];
+	if (err == -ENOMEM)
+		snprintf(why, sizeof(why), "out of memory");
+	snprintf(msg, sizeof(msg), "%s=%s: %s", name, arg, why);
+	bad_usage("%s", msg);
+	return 2;
+}
+
+/*
+ * The filters hold for every process shown: what they name was recorded,
+ * what they need was kept (function_profile's counts have no calls to filter).
+ */
+static bool filter_fits(const struct psr_session *s, const struct render_opts *o)
+{
+	const struct psr_proc **shown = calloc(s->nprocs + 1, sizeof(*shown));
+	size_t n = 0;
+	bool ok = shown != NULL;
+
+	for (size_t i = 0; ok && i < s->nprocs; i++) {
+		const struct psr_proc *p = &s->procs[i];
+
+		if (!render_proc_wanted(p, o))
+			continue;
+		if (psr_proc_profiled(p)) {
+			fprintf(stderr, "patchsite: %s: function_profile counted calls without "
+				"recording them: no calls to filter\n", p->dir);
+			ok = false;
+		}
+		shown[n++] = p;
+	}
+	if (!shown)
+		fprintf(stderr, "patchsite: out of memory\n");
+	ok = ok && !psr_filter_check(o->filter, shown, n, s->dir, stderr);
+	free(shown);
+	return ok;
+}
+
+/* Filters with what they cannot apply to: 0, or 2 after one line. */
+static int filter_usage(enum verb verb, const struct psr_filter *f, const struct render_opts *o,
+			bool branches, const char *diff_dir)
+{
+	if (!psr_filter_any(f))
+		return 0;
+	if (verb == INFO)
+		return bad_usage("info: the filters (-F, -N, ...) are replay's, report's, graph's "
+				 "and dump's%s", "");
+	if (o->latency || branches || diff_dir)
+		return bad_usage("the filters (-F, -N, ...) with --latency, --branches or --diff: "
+				 "those show no filtered calls%s", "");
+	return 0;
+}
+
+/* cmd_read's work: the filters in *filter, freed by cmd_read whatever the way out. */
+static int read_verb(enum verb verb, int argc, char **argv, struct psr_filter **filter)
 {
 	static const struct option opts[] = {
 		{ "dir", required_argument, NULL, 'd' },
 		{ "pid", required_argument, NULL, 'p' },
-		{ "tid", required_argument, NULL, 't' },
+		{ "tid", required_argument, NULL, 'i' },
 		{ "sort", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "chrome", no_argument, NULL, 'c' },
 		{ "folded", no_argument, NULL, 'f' },
 		{ "perfetto", no_argument, NULL, 'P' },
-		{ "flamegraph", no_argument, NULL, 'L' },
+		{ "flamegraph", no_argument, NULL, 'g' },
 		{ "reverse", no_argument, NULL, 'R' },
 		{ "latency", no_argument, NULL, 'l' },
 		{ "snapshot", optional_argument, NULL, 'S' },
 		{ "options", required_argument, NULL, 'O' },
 		{ "branches", no_argument, NULL, 'B' },
 		{ "percentiles", optional_argument, NULL, 'Q' },
-		{ "hist", required_argument, NULL, 'H' },
-		{ "graph", optional_argument, NULL, 'G' },
-		{ "diff", required_argument, NULL, 'D' },
+		{ "hist", required_argument, NULL, 'y' },
+		{ "graph", optional_argument, NULL, 'a' },
+		{ "diff", required_argument, NULL, 'x' },
 		{ "sched", no_argument, NULL, 'W' },
 		{ "no-sched", no_argument, NULL, 'w' },
 		{ "sleep-time", no_argument, NULL, 'Y' },
-		{ "nosleep-time", no_argument, NULL, 'Z' },
+		{ "nosleep-time", no_argument, NULL, 'z' },
 		{ "srcline", no_argument, NULL, 'X' },
+		/* Filters on the recording: uftrace's spellings (data/read_filter.c). */
+		{ "filter", required_argument, NULL, 'F' },
+		{ "notrace", required_argument, NULL, 'N' },
+		{ "hide", required_argument, NULL, 'H' },
+		{ "caller-filter", required_argument, NULL, 'C' },
+		{ "trigger", required_argument, NULL, 'T' },
+		{ "depth", required_argument, NULL, 'D' },
+		{ "time-filter", required_argument, NULL, 't' },
+		{ "size-filter", required_argument, NULL, 'Z' },
+		{ "loc-filter", required_argument, NULL, 'L' },
+		{ "time-range", required_argument, NULL, 'r' },
+		{ "max-stack", required_argument, NULL, 'M' },
+		{ "match", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -112,15 +195,26 @@ int cmd_read(enum verb verb, int argc, char **argv)
 	bool sorted = false, branches = false, sleep_flag = false;
 	int sched = -1;		/* replay's switches: -1 the default (shown where recorded) */
 	const char *diff_dir = NULL;
+	struct { int c; const char *arg; } fo[64];	/* the filter options, in order */
+	size_t nfo = 0;
+	const char *match = NULL;
 
-	while ((c = getopt_long(argc, argv, "d:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:hF:N:H:C:T:D:t:Z:L:r:G:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': dir = optarg; break;
 		case 'p': if (parse_int(optarg, "--pid", &o.pid)) return 2; break;
-		case 't': if (parse_int(optarg, "--tid", &o.tid)) return 2; break;
+		case 'i': if (parse_int(optarg, "--tid", &o.tid)) return 2; break;
+		case 'F': case 'N': case 'H': case 'C': case 'T': case 'D': case 't': case 'Z':
+		case 'L': case 'r': case 'G': case 'M':
+			if (nfo == sizeof(fo) / sizeof(fo[0]))
+				return bad_usage("%s: more than 64 filter options", optarg);
+			fo[nfo].c = c;
+			fo[nfo++].arg = optarg;
+			break;
+		case 'm': match = optarg; break;
 		case 'j': o.json = true; break;
 		case 'l': o.latency = true; break;
-		case 'c': case 'f': case 'P': case 'L': fmt = c; break;
+		case 'c': case 'f': case 'P': case 'g': fmt = c; break;
 		case 'R': o.flame_reverse = true; break;
 		case 'O':
 			if (verb != REPLAY)
@@ -148,18 +242,18 @@ int cmd_read(enum verb verb, int argc, char **argv)
 			o.npct = (unsigned)n;
 			break;
 		}
-		case 'H':
+		case 'y':
 			if (!*optarg)
 				return bad_usage("--hist=%s: expected a function's name", optarg);
 			o.hist = optarg;
 			break;
-		case 'D':
+		case 'x':
 			if (!*optarg)
 				return bad_usage("--diff=%s: expected a trace directory to compare with",
 						 optarg);
 			diff_dir = optarg;
 			break;
-		case 'G':
+		case 'a':
 			if (optarg && !*optarg)
 				return bad_usage("--graph=%s: expected a function's name", optarg);
 			o.graph = true;
@@ -176,7 +270,7 @@ int cmd_read(enum verb verb, int argc, char **argv)
 		case 'W': sched = 1; break;
 		case 'w': sched = 0; break;
 		/* The sleep-time option's flags: the same as --options=[no]sleep-time. */
-		case 'Y': case 'Z':
+		case 'Y': case 'z':
 			if (parse_options(c == 'Y' ? "sleep-time" : "nosleep-time", &o.opt_set,
 					  &o.opt_clear, true))
 				return 2;
@@ -189,6 +283,17 @@ int cmd_read(enum verb verb, int argc, char **argv)
 	}
 	if (optind < argc)
 		return bad_usage("unexpected argument '%s'", argv[optind]);
+	/* --match, wherever it is, says how every pattern reads (as uftrace's). */
+	if (match && filter_option(filter, 'm', match))
+		return 2;
+	for (size_t i = 0; i < nfo; i++)
+		if (filter_option(filter, fo[i].c, fo[i].arg))
+			return 2;
+	err = filter_usage(verb, *filter, &o, branches, diff_dir);
+	if (err)
+		return err;
+	psr_filter_srcline(*filter, srcline_of);
+	o.filter = *filter;
 	if ((o.json && verb != REPORT) || (sorted && verb != REPORT))
 		return bad_usage("--json and --sort are report's options%s", "");
 	if ((o.npct || o.hist) && (verb != REPORT || branches))
@@ -216,7 +321,7 @@ int cmd_read(enum verb verb, int argc, char **argv)
 				 "does)%s", "");
 	if (verb == DUMP && !fmt)
 		return bad_usage("dump: --chrome, --perfetto, --folded or --flamegraph?%s", "");
-	if (o.flame_reverse && fmt != 'L')
+	if (o.flame_reverse && fmt != 'g')
 		return bad_usage("--reverse: only with dump --flamegraph (an icicle graph)%s", "");
 	if (fmt == 'P' && isatty(STDOUT_FILENO))
 		return bad_usage("dump --perfetto: the trace is binary; redirect it to a file%s", "");
@@ -227,7 +332,8 @@ int cmd_read(enum verb verb, int argc, char **argv)
 	}
 	if (psr_open(dir, stderr, &s))
 		return 1;
-	if (verb == REPLAY && !offcpu_known(s, &o, dir)) {
+	if ((verb == REPLAY && !offcpu_known(s, &o, dir)) ||
+	    (psr_filter_any(o.filter) && !filter_fits(s, &o))) {
 		psr_close(s);
 		return 1;
 	}
@@ -263,7 +369,7 @@ int cmd_read(enum verb verb, int argc, char **argv)
 	case DUMP:
 		err = fmt == 'c' ? render_chrome(stdout, s, &o) :
 		      fmt == 'P' ? render_perfetto(stdout, s, &o) :
-		      fmt == 'L' ? render_flamegraph(stdout, s, &o) : render_folded(stdout, s, &o);
+		      fmt == 'g' ? render_flamegraph(stdout, s, &o) : render_folded(stdout, s, &o);
 		break;
 	case INFO: err = render_info(stdout, s, &o); break;
 	default: break;
@@ -306,4 +412,13 @@ int cmd_read(enum verb verb, int argc, char **argv)
 	if (err == -ENOMEM)
 		fprintf(stderr, "patchsite: out of memory\n");
 	return err ? 1 : 0;
+}
+
+int cmd_read(enum verb verb, int argc, char **argv)
+{
+	struct psr_filter *filter = NULL;
+	int rc = read_verb(verb, argc, argv, &filter);
+
+	psr_filter_free(filter);
+	return rc;
 }

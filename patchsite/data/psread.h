@@ -14,7 +14,8 @@
  * read_sched_follow.c (a followed thread's switch file), read_profile.c
  * (the `profile` file, read_profile.h), options.c (trace_options), hist.c
  * (the log-linear histogram, hist.h), env.c (the PATCHSITE_* variables,
- * env.h); read_sched.c the scheduler switches.
+ * env.h); read_sched.c the scheduler switches; read_filter.c the filters
+ * on a recording (which events of a thread to show).
  */
 #ifndef PS_PSREAD_H
 #define PS_PSREAD_H
@@ -313,5 +314,36 @@ uint64_t psr_ns(const struct psr_proc *p, uint64_t tsc);
  */
 uint64_t psr_offcpu_ns(const struct psr_proc *p, const struct psr_thread *t, uint64_t a,
 		       uint64_t b);
+
+/*
+ * Filters on a recording (read_filter.c): uftrace's -F -N -H -C -T -D -t
+ * -Z -L -r and --max-stack, read by replay, report, graph and dump.
+ * psr_filter_add takes one option (its short letter; 'G' is -F, 'M'
+ * --max-stack, 'm' --match=glob|regex: the patterns after it are ftrace's
+ * globs, the default, or POSIX extended regexes as uftrace's --match=regex,
+ * each argument one) into *f (made on first use): 0, or -EINVAL with why said
+ * in why.  psr_filter_check, over the n processes shown (dir: the session's,
+ * for messages): each function named was recorded by one of them, each
+ * kept the data a filter needs (one line on err).
+ * Then, per thread, psr_filter_keep says which of its events to show, in
+ * order (every event the reader gives, arguments and return values left
+ * with their event): the calls shown stay nested, depths re-based.
+ */
+struct psr_filter;
+struct psr_fthread;
+typedef const char *(*psr_srcline_fn)(const struct psr_proc *p, uint32_t id, uint64_t tsc,
+				      char *buf, size_t len);
+int psr_filter_add(struct psr_filter **f, int opt, const char *arg, char *why, size_t len);
+/* -L reads the functions' source lines through fn (the command's DWARF reader). */
+void psr_filter_srcline(struct psr_filter *f, psr_srcline_fn fn);
+bool psr_filter_any(const struct psr_filter *f);
+int psr_filter_check(const struct psr_filter *f, const struct psr_proc *const *procs, size_t n,
+		     const char *dir, FILE *err);
+void psr_filter_free(struct psr_filter *f);
+/* *out NULL when f filters nothing; 0 or -ENOMEM. */
+int psr_filter_thread(const struct psr_filter *f, const struct psr_proc *p,
+		      const struct psr_thread *t, struct psr_fthread **out);
+bool psr_filter_keep(struct psr_fthread *ft, const struct psr_event *ev);
+void psr_filter_thread_free(struct psr_fthread *ft);
 
 #endif

@@ -45,6 +45,7 @@ struct render_opts {
 	/* replay --srcline: a site's function's "file:line" (the command's DWARF), or NULL */
 	const char *(*srcline)(const struct psr_proc *p, uint32_t id, uint64_t tsc, char *buf,
 			       size_t len);
+	const struct psr_filter *filter;	/* -F -N ... (data/read_filter.c), or NULL */
 };
 
 /* The process is one o asks for (inline: every renderer and branch_report.c use it). */

@@ -65,7 +65,7 @@ static bool shown(const struct render_ctx *ctx, const struct psr_event *ev)
 	       (ctx->with_events && ev->ext_kind == PSD_EXT_EVENT);
 }
 
-static int next_event(const struct render_ctx *ctx, struct psr_cursor *c, struct psr_event *ev,
+static int next_shown(const struct render_ctx *ctx, struct psr_cursor *c, struct psr_event *ev,
 		      struct attach *at)
 {
 	int more;
@@ -83,6 +83,17 @@ static int next_event(const struct render_ctx *ctx, struct psr_cursor *c, struct
 	return more;
 }
 
+/* The next event shown, and kept by the filters (its arguments skipped with it). */
+static int next_event(struct stream *s, struct psr_cursor *c, struct psr_event *ev,
+		      struct attach *at)
+{
+	int more;
+
+	while ((more = next_shown(s->ctx, c, ev, at)) && !psr_filter_keep(s->filter, ev))
+		;
+	return more;
+}
+
 bool walk_advance(struct stream *s)
 {
 	if (s->has_next) {
@@ -93,14 +104,14 @@ bool walk_advance(struct stream *s)
 		return s->has_ev = true;
 	}
 	s->at_ev = s->cur;
-	return s->has_ev = next_event(s->ctx, &s->cur, &s->ev, &s->ev_at);
+	return s->has_ev = next_event(s, &s->cur, &s->ev, &s->ev_at);
 }
 
 const struct psr_event *walk_peek(struct stream *s)
 {
 	if (!s->has_next) {
 		s->at_next = s->cur;
-		s->has_next = next_event(s->ctx, &s->cur, &s->next, &s->next_at);
+		s->has_next = next_event(s, &s->cur, &s->next, &s->next_at);
 	}
 	return s->has_next ? &s->next : NULL;
 }
@@ -212,18 +223,21 @@ uint64_t walk_dur(const struct psr_proc *p, uint64_t a, uint64_t b)
 	return y > x ? y - x : 0;
 }
 
-static void stream_init(struct stream *s, struct render_ctx *ctx, const struct psr_proc *p,
-			const struct psr_thread *t)
+static int stream_init(struct stream *s, struct render_ctx *ctx, const struct psr_proc *p,
+		       const struct psr_thread *t, const struct psr_filter *filter)
 {
 	memset(s, 0, sizeof(*s));
 	s->ctx = ctx;
 	s->p = p;
 	s->t = t;
+	if (psr_filter_thread(filter, p, t, &s->filter))
+		return -ENOMEM;
 	psr_cursor_init(&s->cur, p, t);
 	if (ctx->with_sched)
 		psr_cursor_sched(&s->cur);
 	snprintf(s->task, sizeof(s->task), "%s-%d", t->comm, t->tid);
 	walk_advance(s);
+	return 0;
 }
 
 bool walk_thread_wanted(const struct psr_thread *t, const struct render_opts *o)
@@ -241,15 +255,21 @@ struct stream *walk_streams(struct render_ctx *ctx, const struct psr_proc *p,
 	if (!s)
 		return NULL;
 	for (size_t i = 0; i < p->nthreads; i++)
-		if (walk_thread_wanted(&p->threads[i], o))
-			stream_init(&s[(*n)++], ctx, p, &p->threads[i]);
+		if (walk_thread_wanted(&p->threads[i], o) &&
+		    stream_init(&s[(*n)++], ctx, p, &p->threads[i], o->filter)) {
+			walk_streams_free(s, *n);
+			*n = 0;
+			return NULL;
+		}
 	return s;
 }
 
 void walk_streams_free(struct stream *s, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		free(s[i].stack);
+		psr_filter_thread_free(s[i].filter);
+	}
 	free(s);
 }
 

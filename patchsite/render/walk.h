@@ -62,6 +62,7 @@ struct stream {
 	struct frame *stack;
 	size_t depth, cap;
 	char task[64];
+	struct psr_fthread *filter;	/* which events to show (render_opts.filter), or NULL */
 };
 
 /* A stack trace record (PSD_EXT_STACK: the site id, then return addresses), whole. */

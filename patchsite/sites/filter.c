@@ -24,20 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ps_glob.h"
 #include "sites/got.h"
 #include "sites/site.h"
 
-#define SEPARATORS " \t\n,"
-
-/*
- * A glob without a special character matches only itself: strcmp, not
- * fnmatch (glibc's measures the name first, then walks the pattern), as
- * an attach's -F NAME is tried on every one of 100,000 functions.
- */
-static bool name_matches(const char *glob, bool literal, const char *name)
-{
-	return literal ? !strcmp(glob, name) : !fnmatch(glob, name, 0);
-}
+#define SEPARATORS PS_GLOB_SEPARATORS
 
 /* Any name of the site's function (aliases too), mangled or as shown (C++), matches glob. */
 static bool sym_matches(const struct ps_site *s, const char *glob, bool literal)
@@ -51,8 +42,8 @@ static bool sym_matches(const struct ps_site *s, const char *glob, bool literal)
 	for (size_t k = 0; k < n; k++) {
 		const char *shown = ps_sym_shown(&a[k]);
 
-		if (name_matches(glob, literal, a[k].name) ||
-		    (shown != a[k].name && name_matches(glob, literal, shown)))
+		if (ps_glob_match(glob, literal, a[k].name) ||
+		    (shown != a[k].name && ps_glob_match(glob, literal, shown)))
 			return true;
 	}
 	/* A library call is also "malloc@libc.so.6", as the function lists show it. */
@@ -64,53 +55,30 @@ static bool sym_matches(const struct ps_site *s, const char *glob, bool literal)
 /* Sites [from, to) a token matches are set (or cleared for !glob); returns the hits. */
 static size_t apply_token(uint8_t *set, char *tok, size_t from, size_t to, bool *pending)
 {
-	bool neg = tok[0] == '!';
-	char *func = tok + neg, *mod = strstr(func, ":mod:");
+	struct ps_glob_tok t;
 	size_t hits = 0;
-	bool literal;
 
+	ps_glob_token(tok, &t);
 	*pending = false;
-	if (mod) {
-		*mod = '\0';
-		mod += strlen(":mod:");
+	if (t.mod) {
 		*pending = true;
 		for (unsigned i = 0; i < ps.nmods && *pending; i++)
-			if (!ps.mods[i]->gone && !fnmatch(mod, ps.mods[i]->name, 0))
+			if (!ps.mods[i]->gone && !fnmatch(t.mod, ps.mods[i]->name, 0))
 				*pending = false;
 	}
-	if (!*func)
-		func = "*";
-	literal = !strpbrk(func, "*?[\\");
 	for (size_t i = from; i < to; i++) {
 		const struct ps_site *s = ps.site_index[i];
 
-		if (!s || !s->sym || !sym_matches(s, func, literal))
+		if (!s || !s->sym || !sym_matches(s, t.func, t.literal))
 			continue;
 		/* :mod: of a library call: the object that calls, or the library that defines it. */
-		if (mod && fnmatch(mod, s->mod->name, 0) &&
-		    !(ps_got_library(s) && !fnmatch(mod, ps_got_library(s), 0)))
+		if (t.mod && fnmatch(t.mod, s->mod->name, 0) &&
+		    !(ps_got_library(s) && !fnmatch(t.mod, ps_got_library(s), 0)))
 			continue;
-		set[i] = !neg;
+		set[i] = !t.neg;
 		hits++;
 	}
 	return hits;
-}
-
-/* Why a glob is not one (an unclosed '[', a trailing '\\'), or NULL when it is. */
-static const char *glob_fault(const char *g)
-{
-	for (const char *p = g; *p; p++) {
-		if (*p == '\\' && !*++p)
-			return "a '\\' escapes nothing";
-		if (*p != '[')
-			continue;
-		p += p[1] == '!' || p[1] == '^';
-		p += p[1] == ']';	/* a ']' first is a member */
-		p = strchr(p + 1, ']');
-		if (!p)
-			return "a '[' is never closed";
-	}
-	return NULL;
 }
 
 /* Run every token of text over sites [from, to); *pending when an adding one waits for its object. */
@@ -128,9 +96,9 @@ static int apply_text(uint8_t *set, const char *text, size_t from, size_t to, co
 		bool wait;
 
 		snprintf(shown, sizeof(shown), "%s", tok);
-		if (glob_fault(tok + (tok[0] == '!'))) {
+		if (ps_glob_fault(tok + (tok[0] == '!'))) {
 			ps_log(PATCHSITE_LOG_ERROR, "%s: '%s' is not a valid glob: %s", what ? what : "filter",
-			       shown, glob_fault(tok + (tok[0] == '!')));
+			       shown, ps_glob_fault(tok + (tok[0] == '!')));
 			err = -EINVAL;
 			break;
 		}

@@ -105,6 +105,39 @@ static int fuzz_call(const struct render_call *c, void *arg)
 	return 0;
 }
 
+/*
+ * The filters on a recording (data/read_filter.c) over the damaged events:
+ * each kind at once, on the names an input's sites go by without symbols.
+ */
+static void filtered(const struct psr_session *s)
+{
+	static const char *const set[][2] = {
+		{ "F", "site#*" }, { "N", "site#1" }, { "H", "site#2" }, { "C", "site#*" },
+		{ "T", "site#3@depth=1,trace_off" }, { "T", "site#4@trace_on" }, { "D", "3" },
+		{ "t", "1" }, { "Z", "1" }, { "r", "1ns~" }, { "M", "5" }, { "L", "*.c" },
+	};
+	static struct psr_filter *f;
+	struct render_opts o = { 0 };
+	char why[256];
+
+	if (!f)
+		for (size_t i = 0; i < sizeof(set) / sizeof(set[0]); i++)
+			if (psr_filter_add(&f, set[i][0][0], set[i][1], why, sizeof(why)))
+				abort();	/* a harness bug: every one is well formed */
+	o.filter = f;
+	for (size_t i = 0; i < s->nprocs; i++) {
+		const struct psr_proc *p = &s->procs[i];
+
+		psr_filter_check(f, &p, 1, s->dir, null);
+	}
+	render_replay(null, s, &o);
+	render_report(null, s, &o);
+	render_graph(null, s, &o);
+	render_chrome(null, s, &o);
+	render_folded(null, s, &o);
+	render_calls(s, &o, fuzz_call, null);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct render_opts opts[] = { { 0 }, { .sort = SORT_SELF, .json = true,
@@ -198,6 +231,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	render_report(null, s, &opts[2]);
 	render_graph(null, s, &opts[2]);
 	render_flamegraph(null, s, &opts[2]);
+	filtered(s);
 	psr_close(s);
 	/* Followed as patchsite pipe does: a round while live, then one after the end. */
 	if (psr_open_live(dir, null, &s))
