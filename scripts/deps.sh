@@ -31,6 +31,9 @@ PKGS="$PKGS chromium"
 PKGS="$PKGS binutils-source googletest"
 # make bench-events: SDT and LTTng-UST probes to compare with, LTTng's session daemon, callgrind.
 PKGS="$PKGS systemtap-sdt-dev liblttng-ust-dev lttng-tools babeltrace valgrind"
+# tests/verify/noflag.sh: patchverify --noflag proves Debian's own binaries as shipped
+# (ls, xz from xz-utils above, sqlite3, libc.so.6).
+PKGS="$PKGS sqlite3"
 if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
 	# Not Debian: nothing here can check or install packages; a machine
 	# that has them all (under its own names) builds all the same.

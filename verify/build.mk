@@ -19,7 +19,16 @@ $(B)/patchverify: $(VERIFY_OBJ) $(LIBCORE)
 $(B)/pv-defect: $(B)/obj/tests/verify/defect.o $(LIBCORE)
 	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_ELF_LIBS)
 
-.PHONY: check-verify bench-verify
+# The proof-file round trip used by tests/verify/noflag.sh.
+$(B)/nfproof-read: $(B)/obj/tests/verify/nfproof_read.o $(LIBCORE)
+	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^
+
+.PHONY: check-verify bench-verify check-noflag
+# patchverify --noflag (issue 37): the mutation corpus and Debian's own binaries.
+check-noflag: $(B)/patchverify $(B)/nfproof-read
+	$(Q)sh tests/verify/noflag.sh $(B)
+check-unit: check-noflag
+
 check-verify: $(B)/patchverify $(B)/pv-defect
 	$(Q)sh tests/verify/run.sh $(B)
 
