@@ -26,7 +26,7 @@ $(B)/nfproof-read: $(B)/obj/tests/verify/nfproof_read.o $(LIBCORE)
 .PHONY: check-verify bench-verify check-noflag
 # patchverify --noflag (issue 37): the mutation corpus and Debian's own binaries.
 check-noflag: $(B)/patchverify $(B)/nfproof-read
-	$(Q)sh tests/verify/noflag.sh $(B)
+	$(Q)sh tests/verify/noflag.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
 check-unit: check-noflag
 
 check-verify: $(B)/patchverify $(B)/pv-defect

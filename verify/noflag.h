@@ -139,5 +139,7 @@ const char *nf_name(const struct nf_file *f, const struct nf_ent *e, char *buf, 
 
 /* noflag_main.c: patchverify --noflag ... */
 int noflag_main(int argc, char **argv);
+/* One file: its report (between nf_report_begin and _end) and proof; 0, or -1 said. */
+int nf_prove_path(const struct nf_opts *opt, const char *path);
 
 #endif

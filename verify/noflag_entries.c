@@ -151,7 +151,8 @@ static void settle(struct nf_file *f, struct entlist *l)
 {
 	size_t n = 0;
 
-	qsort(l->v, l->n, sizeof(*l->v), cmp_ent);
+	if (l->n)	/* qsort wants a non-null array even for none */
+		qsort(l->v, l->n, sizeof(*l->v), cmp_ent);
 	for (size_t i = 0; i < l->n; i++) {
 		if (n && l->v[n - 1].addr == l->v[i].addr)
 			merge(&l->v[n - 1], &l->v[i]);

@@ -127,7 +127,8 @@ static void settle(struct nf_file *f)
 {
 	size_t n = 0;
 
-	qsort(f->hz, f->nhz, sizeof(*f->hz), cmp_hz);
+	if (f->nhz)	/* qsort wants a non-null array even for none */
+		qsort(f->hz, f->nhz, sizeof(*f->hz), cmp_hz);
 	for (size_t i = 0; i < f->nhz; i++) {
 		if (n && f->hz[n - 1].addr == f->hz[i].addr)
 			f->hz[n - 1].why |= f->hz[i].why;
@@ -135,7 +136,8 @@ static void settle(struct nf_file *f)
 			f->hz[n++] = f->hz[i];
 	}
 	f->nhz = n;
-	qsort(f->tablejmp, f->ntablejmp, sizeof(*f->tablejmp), cmp_u64);
+	if (f->ntablejmp)
+		qsort(f->tablejmp, f->ntablejmp, sizeof(*f->tablejmp), cmp_u64);
 }
 
 /* x86-64 relocation types whose value the loader computes as a code address. */

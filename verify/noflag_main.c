@@ -63,7 +63,7 @@ static void release(struct nf_file *f)
 		elfobj_close(f->o);
 }
 
-static int prove_file(const struct nf_opts *opt, const char *path)
+int nf_prove_path(const struct nf_opts *opt, const char *path)
 {
 	struct nf_file f = { .path = path };
 	struct stat st;
@@ -119,7 +119,7 @@ int noflag_main(int argc, char **argv)
 	}
 	nf_report_begin(&opt);
 	for (int i = optind; i < argc; i++)
-		if (prove_file(&opt, argv[i]))
+		if (nf_prove_path(&opt, argv[i]))
 			failed++;
 	nf_report_end(&opt);
 	nf_decoder_close();

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # patchverify --noflag (issue 37): sites in code built without any flag, each proven or refused
-# by name.  usage  noflag.sh BUILD_DIR
+# by name.  usage  noflag.sh BUILD_DIR [plain|san]
 #
 # Oracles (independent of the code under test):
 #   - objdump -d: instruction addresses, lengths, bytes and branch targets (the site of a
@@ -17,7 +17,7 @@
 # as shipped.  The commands man/patchverify.1 prints under NO-FLAG SITES are run as printed.
 set -u
 . tests/patchsite/lib.sh	# suite_init, pass, fail
-suite_init noflag "${1:-build}" plain
+suite_init noflag "${1:-build}" "${2:-plain}"	# san: ASan reports leaks too
 PV="$PWD/$B/patchverify"
 RD="$PWD/$B/nfproof-read"
 SRC="$PWD/testdata/noflag"
