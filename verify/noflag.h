@@ -32,7 +32,7 @@
 #include "noflag_proof.h"
 
 /* Why an address is in H (a bit set: one address may have several sources). */
-enum { HZ_BRANCH = 1, HZ_CODEADDR = 2, HZ_START = 4 };
+enum { HZ_BRANCH = 1, HZ_CODEADDR = 2, HZ_START = 4, HZ_LANDING = 8 };
 
 struct nf_hazard {
 	uint64_t addr;
@@ -102,9 +102,12 @@ int nf_entries(struct nf_file *f);
 const uint8_t *nf_code_at(const struct nf_file *f, uint64_t addr, uint64_t *avail);
 bool nf_in_text(const struct nf_file *f, uint64_t addr);
 
-/* noflag_ehframe.c: calls fde(arg, start, size, fragment-why or NULL) for each FDE. */
+/*
+ * noflag_ehframe.c: calls fde(arg, start, size, fragment-why or NULL) for
+ * each FDE, and adds the landing pads of its LSDA to H.
+ */
 typedef int (*nf_fde_fn)(void *arg, uint64_t start, uint64_t size, const char *fragment);
-int nf_ehframe(const struct nf_file *f, nf_fde_fn fde, void *arg, size_t *nfdes);
+int nf_ehframe(struct nf_file *f, nf_fde_fn fde, void *arg, size_t *nfdes);
 
 /* noflag_hazards.c */
 /* Room for one more element in the array *v (cap of them, n used): 0 or -ENOMEM. */

@@ -48,7 +48,8 @@ struct cur {
 };
 
 struct cie {
-	uint8_t fde_enc;
+	uint8_t fde_enc, lsda_enc;
+	bool has_lsda;
 	bool aug_z, signal, ok;
 	uint64_t code_align, ra;
 	int64_t data_align;
@@ -226,7 +227,7 @@ static void read_cie(struct cur *c, struct cie *ci, uint64_t sec_addr, const uin
 	const char *aug = (const char *)c->p;
 	const uint8_t *nul = memchr(c->p, 0, (size_t)(c->end - c->p));
 
-	*ci = (struct cie){ .fde_enc = PE_ABSPTR };
+	*ci = (struct cie){ .fde_enc = PE_ABSPTR, .lsda_enc = PE_OMIT };
 	if (!nul || (version != 1 && version != 3)) {
 		c->bad = true;
 		return;
@@ -251,7 +252,10 @@ static void read_cie(struct cur *c, struct cie *ci, uint64_t sec_addr, const uin
 		for (const char *k = aug + 1; *k && !a.bad; k++) {
 			uint8_t enc;
 			switch (*k) {
-			case 'L': rd(&a, 1); break;
+			case 'L':
+				ci->lsda_enc = (uint8_t)rd(&a, 1);
+				ci->has_lsda = true;
+				break;
 			case 'R': ci->fde_enc = (uint8_t)rd(&a, 1); break;
 			case 'P':
 				enc = (uint8_t)rd(&a, 1);
@@ -293,8 +297,46 @@ static const char *fragment_of(struct cur *c, const struct cie *ci)
 	return NULL;
 }
 
+/*
+ * The landing pads of the LSDA at lsda (the function starts at func): the
+ * call-site table of GCC's .gcc_except_table (LSB, "Exception Frame"; the
+ * layout gcc's unwind-c.c and libstdc++'s eh_personality.cc read).  The
+ * unwinder jumps to a pad, so each goes into H.  0, or -1 when the table
+ * is damaged (bytes outside the file) or uses an encoding not read here.
+ */
+static int landing_pads(struct nf_file *f, uint64_t lsda, uint64_t func, unsigned word)
+{
+	size_t idx = elfquery_sec_by_addr(f->q, lsda);
+	const struct eo_sec *s = idx ? elfobj_sec(f->o, idx) : NULL;
+	const uint8_t *base = idx ? elfobj_sec_bytes(f->o, idx) : NULL;
+
+	if (!base)
+		return -1;
+	struct cur c = { base + (lsda - s->addr), base + s->size, f->h->big_endian, false };
+	uint8_t enc = (uint8_t)rd(&c, 1);
+	uint64_t lpstart = func;
+	if (enc != PE_OMIT)
+		lpstart = pointer(&c, enc, s->addr + (uint64_t)(c.p - base), word);
+	if ((uint8_t)rd(&c, 1) != PE_OMIT)
+		uleb(&c);			/* the type table's offset: not needed */
+	enc = (uint8_t)rd(&c, 1);		/* the call-site entries' encoding */
+	uint64_t len = uleb(&c);
+	if (c.bad || len > (uint64_t)(c.end - c.p) || (enc & 0x70))
+		return -1;
+	c.end = c.p + len;
+	while (c.p < c.end && !c.bad) {
+		pointer(&c, enc, 0, word);	/* start and length of the call range */
+		pointer(&c, enc, 0, word);
+		uint64_t lp = pointer(&c, enc, 0, word);
+		uleb(&c);			/* action */
+		if (!c.bad && lp && nf_hazard_add(f, lpstart + lp, HZ_LANDING))
+			return -1;
+	}
+	return c.bad ? -1 : 0;
+}
+
 /* Every FDE of .eh_frame, in order: its start, size and whether it is a fragment. */
-int nf_ehframe(const struct nf_file *f, nf_fde_fn fde, void *arg, size_t *nfdes)
+int nf_ehframe(struct nf_file *f, nf_fde_fn fde, void *arg, size_t *nfdes)
 {
 	size_t idx = elfobj_find_sec(f->o, ".eh_frame");
 	const struct eo_sec *s = idx ? elfobj_sec(f->o, idx) : NULL;
@@ -339,10 +381,24 @@ int nf_ehframe(const struct nf_file *f, nf_fde_fn fde, void *arg, size_t *nfdes)
 			goto corrupt;
 		uint64_t start = pointer(&c, ci.fde_enc, s->addr + (uint64_t)(c.p - sec), word);
 		uint64_t size = pointer(&c, ci.fde_enc & 0x0f, 0, word);
-		if (ci.aug_z)
+		uint64_t lsda = 0;
+		if (ci.aug_z) {
+			struct cur a = c;
+			uint64_t alen = uleb(&a);
+			a.end = a.p + alen;
+			if (ci.has_lsda && ci.lsda_enc != PE_OMIT && !a.bad && a.end <= c.end)
+				lsda = pointer(&a, ci.lsda_enc, s->addr + (uint64_t)(a.p - sec), word);
+			c.bad |= a.bad;
 			skip_block(&c);
+		}
 		if (c.bad)
 			goto corrupt;
+		if (lsda && landing_pads(f, lsda, start, word)) {
+			diag_err(f->path, ".gcc_except_table: a damaged or unsupported LSDA at 0x%llx "
+				 "(of the FDE at .eh_frame+0x%llx)", (unsigned long long)lsda,
+				 (unsigned long long)(id_at - 4));
+			return -EINVAL;
+		}
 		++*nfdes;
 		const char *why = fragment_of(&c, &ci);
 		if (fde(arg, start, size, why))

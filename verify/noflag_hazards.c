@@ -4,7 +4,8 @@
  * by falling through from the instruction before it.  A jump written over
  * bytes holding an element of H (inside the written bytes, or between the
  * entry and a later site) could be entered in the middle, or run twice, or
- * not at all.  Sources: every entry and fragment start; the sweep's direct
+ * not at all.  Sources: every entry and fragment start; the landing pads of
+ * each FDE's LSDA (noflag_ehframe.c); the sweep's direct
  * branch targets, rip-relative references into the text and (ET_EXEC) code
  * addresses in immediates (noflag_sweep.c); code addresses the loader
  * writes (dynamic relocations); for an ET_EXEC file, which has no

@@ -38,6 +38,8 @@ static const char *hazard_check(const struct nf_hazard *h)
 		return "direct-target-in-window";
 	if (h->why & HZ_CODEADDR)
 		return "code-address-in-window";
+	if (h->why & HZ_LANDING)
+		return "landing-pad-in-window";
 	return "entry-in-window";
 }
 

@@ -13,6 +13,11 @@
  *  switcher  push, then a 5-byte `mov`: form b at depth 8; mutated, the
  *            function ends in a table jump `jmp *%rdx`: refused (no switch
  *            table recovery yet)
+ *  pointed   form a; mutated, a data word holds pointed+1 (in a shared
+ *            object an R_X86_64_RELATIVE relocation's addend, in an ET_EXEC
+ *            file the word itself): refused
+ *  immed     form a; mutated with -DEXEC (an ET_EXEC file, where an
+ *            immediate may be a code address), `mov $immed+1,%eax`: refused
  */
 	.text
 
@@ -73,7 +78,31 @@ switcher:
 	ret
 	.size switcher, .-switcher
 
+	.globl pointed
+	.type pointed, @function
+pointed:
+	movl $0x90909090, %eax
+	ret
+	.size pointed, .-pointed
+
+	.globl immed
+	.type immed, @function
+immed:
+	movl $0x90909090, %eax
+#if defined(MUTATE) && defined(EXEC)
+	movl $immed+1, %eax
+#endif
+	ret
+	.size immed, .-immed
+
 	.section .rodata
 table:
 	.long 0, 0
+	.data
+	.p2align 3
+#ifdef MUTATE
+	.quad pointed+1
+#else
+	.quad pointed
+#endif
 	.section .note.GNU-stack,"",@progbits

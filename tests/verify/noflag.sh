@@ -70,8 +70,33 @@ if $CC -shared -nostdlib -o haz.so "$SRC/hazards.S" 2>build.log &&
 	s=$(sym haz-mut.so switcher)
 	expect "switcher: a table jump refuses form b by name" "$(at haz-mut.list "$s")" \
 		"refused unbounded-jump-table"
+	p=$(sym haz.so pointed)
+	expect "pointed: form a" "$(at haz.list "$p")" "a site=0x$p depth=0 bytes=5"
+	p=$(sym haz-mut.so pointed)
+	expect "pointed: a RELATIVE relocation's addend inside it refuses it" "$(at haz-mut.list "$p")" \
+		"refused code-address-in-window"
 else
 	fail "hazards.S built and proven" build.log
+fi
+# The same hazards in an ET_EXEC file (no relocations: data words and immediates are addresses).
+if $CC -nostdlib -static -no-pie -DEXEC -Wl,-e,jumper -o haz.exe "$SRC/hazards.S" 2>build.log &&
+   $CC -nostdlib -static -no-pie -DEXEC -DMUTATE -Wl,-e,jumper -o haz-mut.exe "$SRC/hazards.S" 2>>build.log &&
+   "$PV" --noflag --list haz.exe >hazx.list && "$PV" --noflag --list haz-mut.exe >hazx-mut.list; then
+	for fn in pointed immed victim; do
+		p=$(sym haz.exe $fn)
+		expect "ET_EXEC $fn: form a" "$(at hazx.list "$p")" "a site=0x$p depth=0 bytes=5"
+	done
+	p=$(sym haz-mut.exe pointed)
+	expect "ET_EXEC pointed: a data word inside it refuses it" "$(at hazx-mut.list "$p")" \
+		"refused code-address-in-window"
+	p=$(sym haz-mut.exe immed)
+	expect "ET_EXEC immed: an immediate inside it refuses it" "$(at hazx-mut.list "$p")" \
+		"refused code-address-in-window"
+	p=$(sym haz-mut.exe victim)
+	expect "ET_EXEC victim: a jump inside it refuses it" "$(at hazx-mut.list "$p")" \
+		"refused direct-target-in-window"
+else
+	fail "hazards.S built as ET_EXEC and proven" build.log
 fi
 
 # --- a .cold fragment, with symbols and stripped --------------------------------------------
