@@ -16,8 +16,16 @@
  *      prover does not recover switch tables yet and a PIC table's targets
  *      are in no other source of H (refused as unbounded-jump-table).
  *
- * Windows of several instructions (forms c and p) are not proven here:
- * such entries are refused as needs-window.  Every displaced instruction
+ *   c  a window of whole instructions from the entry (after endbr64) of 5
+ *      bytes or more, when b fails: no element of H inside, no call but as
+ *      the last instruction, nothing ending the flow before the last, every
+ *      instruction relocatable, no table-like jump in the function.  The
+ *      runtime must also move threads' PCs out of the window when it arms.
+ *
+ * The padding form p (a window running past a short function's end into
+ * dead padding) is not proven here: such entries are refused as
+ * needs-window.  An entry refused is named by the check of the last form
+ * tried (c when a did not apply).  Every displaced instruction
  * is described for the runtime (noflag_proof.h: its length, and where its
  * disp32 or branch displacement sits); one this cannot describe is refused
  * as unrelocatable.
@@ -206,6 +214,59 @@ static const char *form_b(const struct nf_file *f, struct nf_ent *e, uint64_t s0
 	return "needs-window";
 }
 
+/* Ends control flow where it stands: nothing after it runs by falling through. */
+static bool ends_flow(const cs_insn *insn)
+{
+	csh h = *nf_x86_handle();
+
+	return insn->id == X86_INS_JMP || cs_insn_group(h, insn, CS_GRP_RET) ||
+	       cs_insn_group(h, insn, CS_GRP_IRET) || insn->id == X86_INS_HLT ||
+	       insn->id == X86_INS_UD2 || insn->id == X86_INS_INT3;
+}
+
+/*
+ * Form c: whole instructions from s0 until 5 bytes or more, each
+ * relocatable; a call only as the last (its return address is then the
+ * window's end), a jcc anywhere (the stub re-targets it), nothing that ends
+ * the flow before the last (that window would run into what follows the
+ * function: the padding form, not proven here); no element of H inside and
+ * no table-like jump in the function, as for b.
+ */
+static const char *form_c(const struct nf_file *f, struct nf_ent *e, uint64_t s0, cs_insn *insn)
+{
+	csh h = *nf_x86_handle();
+	uint64_t pos = s0, avail;
+	unsigned n = 0;
+
+	while (pos - s0 < 5) {
+		const uint8_t *p = nf_code_at(f, pos, &avail);
+		if (!p || pos >= e->end)
+			return "needs-window";
+		if (!nf_x86_decode(p, avail, pos, insn))
+			return "undecodable";
+		bool last = pos + insn->size - s0 >= 5;
+		if (!last && cs_insn_group(h, insn, CS_GRP_CALL))
+			return "call-in-window";
+		if (!last && ends_flow(insn))
+			return "needs-window";
+		if (!describe(insn, &e->insns[n]))
+			return "unrelocatable";
+		n++;
+		pos += insn->size;
+	}
+	const struct nf_hazard *hz = nf_hazard_in(f, s0, pos);
+	if (hz)
+		return hazard_check(hz);
+	if (e->table || f->orphan_table)
+		return "unbounded-jump-table";
+	e->form = 'c';
+	e->site = s0;
+	e->depth = 0;
+	e->nbytes = (uint8_t)(pos - s0);
+	e->ninsns = (uint8_t)n;
+	return NULL;
+}
+
 static const char *prove(const struct nf_file *f, struct nf_ent *e, cs_insn *insn)
 {
 	uint64_t s0 = e->addr, avail;
@@ -221,8 +282,10 @@ static const char *prove(const struct nf_file *f, struct nf_ent *e, cs_insn *ins
 	if (!avail || !nf_x86_decode(p, avail, s0, insn))
 		return "undecodable";
 	if (insn->size >= 5)
-		return form_a(f, e, insn);
-	return form_b(f, e, s0, insn);
+		return form_a(f, e, insn);	/* c would displace the same instruction and more */
+	if (!form_b(f, e, s0, insn))
+		return NULL;
+	return form_c(f, e, s0, insn);		/* named by c's check: the last form tried */
 }
 
 int nf_sites(struct nf_file *f)

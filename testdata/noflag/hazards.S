@@ -13,6 +13,11 @@
  *  switcher  push, then a 5-byte `mov`: form b at depth 8; mutated, the
  *            function ends in a table jump `jmp *%rdx`: refused (no switch
  *            table recovery yet)
+ *  window    xor, test, je: no instruction of 5 bytes before the je ends the
+ *            block, so form c, a 6-byte window; mutated, jumper2 jumps to
+ *            its test, inside the window: refused
+ *  callwin   xor, mov, call *%rdx: form c, the call last; mutated, the call
+ *            comes first, its return address inside the window: refused
  *  pointed   form a; mutated, a data word holds pointed+1 (in a shared
  *            object an R_X86_64_RELATIVE relocation's addend, in an ET_EXEC
  *            file the word itself): refused
@@ -77,6 +82,41 @@ switcher:
 	popq %rbx
 	ret
 	.size switcher, .-switcher
+
+	.globl window
+	.type window, @function
+window:
+	xorl %eax, %eax
+	testl %edi, %edi
+	je 1f
+	movl $1, %eax
+1:	ret
+	.size window, .-window
+
+	.globl jumper2
+	.type jumper2, @function
+jumper2:
+#ifdef MUTATE
+	jmp window+2
+#else
+	jmp window
+#endif
+	.size jumper2, .-jumper2
+
+	.globl callwin
+	.type callwin, @function
+callwin:
+#ifdef MUTATE
+	call *%rdx
+	xorl %eax, %eax
+	movl %eax, %ecx
+#else
+	xorl %eax, %eax
+	movl %eax, %ecx
+	call *%rdx
+#endif
+	ret
+	.size callwin, .-callwin
 
 	.globl pointed
 	.type pointed, @function

@@ -70,6 +70,22 @@ if $CC -shared -nostdlib -o haz.so "$SRC/hazards.S" 2>build.log &&
 	s=$(sym haz-mut.so switcher)
 	expect "switcher: a table jump refuses form b by name" "$(at haz-mut.list "$s")" \
 		"refused unbounded-jump-table"
+	w=$(sym haz.so window)
+	expect "window: xor, test, je is form c, 6 bytes" "$(at haz.list "$w")" "c site=0x$w depth=0 bytes=6"
+	"$PV" --noflag --proof haz.proof haz.so
+	expect "window: its proof record (INSNS: objdump's lengths; je's rel8 at offset 1)" \
+		"$(awk -v w="$w" '$1 == "site" && $2 == w { print $3, $6, $7 }' haz.proof)" \
+		"c $(objdump -d haz.so | awk -v f="<window>:" '$2 == f { on = 1; next }
+			on && n < 3 { for (i = 2; i <= NF && $i ~ /^[0-9a-f][0-9a-f]$/; i++) printf "%s", $i; n++ }') 2,2,2:jcc8@1"
+	w=$(sym haz-mut.so window)
+	expect "window: a jump to its second instruction refuses it" "$(at haz-mut.list "$w")" \
+		"refused direct-target-in-window"
+	c=$(sym haz.so callwin)
+	expect "callwin: a call as the window's last instruction is form c" "$(at haz.list "$c")" \
+		"c site=0x$c depth=0 bytes=6"
+	c=$(sym haz-mut.so callwin)
+	expect "callwin: a call inside the window refuses it" "$(at haz-mut.list "$c")" \
+		"refused call-in-window"
 	p=$(sym haz.so pointed)
 	expect "pointed: form a" "$(at haz.list "$p")" "a site=0x$p depth=0 bytes=5"
 	p=$(sym haz-mut.so pointed)
@@ -190,8 +206,8 @@ for f in /usr/bin/ls /usr/bin/sqlite3 /usr/bin/xz "$libc"; do
 	if python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))["files"][0]
 s = open(sys.argv[2]).read()
-want = "%d entries, %d fragments, %d FDEs; form a %d, form b %d, refused %d" % (
-    d["entries"], d["fragments"], d["fdes"], d["a"], d["b"], d["refused"])
+want = "%d entries, %d fragments, %d FDEs; form a %d, form b %d, form c %d, refused %d" % (
+    d["entries"], d["fragments"], d["fdes"], d["a"], d["b"], d["c"], d["refused"])
 sys.exit(0 if want in s and sum(d["checks"].values()) == d["refused"] else 1)' "$n.json" "$n.sum"; then
 		pass "$n: --json says what --summary says"
 	else

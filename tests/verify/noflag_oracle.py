@@ -7,12 +7,15 @@
                                        starts (readelf --debug-dump=frames) and
                                        defined FUNC/IFUNC symbols (readelf -sW)
                                        outside the PLT sections (readelf -SW)
-  noflag_oracle.py results LIST        every entry is a site (a, b) or a
+  noflag_oracle.py results LIST        every entry is a site (a, b, c) or a
                                        fragment or a refusal, each named
   noflag_oracle.py bytes FILE PROOF    each site record's BYTES are objdump -d's
-                                       bytes of the one instruction at SITE, and
-                                       its INSNS kind agrees with objdump's text
-                                       (rip: a (%rip) operand; call, jmp, jcc)
+                                       bytes of the instructions from SITE, whose
+                                       lengths are INSNS' and whose kinds agree
+                                       with objdump's text (rip: a (%rip)
+                                       operand; direct call, jmp, jcc), each
+                                       displacement at @OFF naming the address
+                                       objdump prints
 Prints what disagrees and exits 1; else prints one line of counts.
 """
 import re
@@ -84,7 +87,7 @@ def results(list_path):
     bad = 0
     n = {}
     for f in listed(list_path):
-        ok = len(f) == 5 and (f[3] in ('a', 'b') and f[4].startswith('site=0x') or
+        ok = len(f) == 5 and (f[3] in ('a', 'b', 'c') and f[4].startswith('site=0x') or
                               f[3] in ('fragment', 'refused') and re.fullmatch(r'[a-z][a-z0-9-]+', f[4]))
         if not ok:
             print('neither a site nor a named refusal: %s' % '\t'.join(f))
@@ -95,18 +98,48 @@ def results(list_path):
     return bad
 
 
-def objdump_insns(path, addrs):
-    """{address: (bytes hex, text)} of the instructions objdump decodes at addrs."""
+def objdump_insns(path):
+    """{address: (bytes hex, text)} of every instruction objdump -d decodes."""
     insns = {}
-    cur = None
     for line in run('objdump', '-d', '-w', '--insn-width=16', path).splitlines():
         m = re.match(r'\s*([0-9a-f]+):\t([0-9a-f ]+)\t?(.*)$', line)
-        if not m:
-            continue
-        a = int(m.group(1), 16)
-        if a in addrs:
-            insns[a] = (m.group(2).replace(' ', ''), m.group(3))
+        if m:
+            insns[int(m.group(1), 16)] = (m.group(2).replace(' ', ''), m.group(3))
     return insns
+
+
+def kind_of(text):
+    """The proof file's KIND for an instruction as objdump prints it."""
+    words = text.split()
+    while words and words[0] in ('bnd', 'notrack', 'data16', 'cs', 'ds'):
+        words = words[1:]
+    mnem = words[0] if words else ''
+    direct = len(words) > 1 and re.fullmatch(r'[0-9a-f]+', words[1]) is not None
+    if '(%rip)' in text:
+        return 'rip'
+    if mnem == 'call' and direct:
+        return 'call'
+    if mnem == 'jmp' and direct:
+        return 'jmp'
+    if re.fullmatch(r'j[a-z]+', mnem) and mnem != 'jmp' and direct:
+        return 'jcc'
+    return ''
+
+
+def target_at(ob, k, addr):
+    """What the displacement at @OFF of instruction bytes ob (at addr) points to."""
+    n = len(ob) // 2
+    off = int(k.split('@')[1])
+    width = 1 if k.split(':')[1].split('@')[0] in ('jmp8', 'jcc8') else 4
+    v = int.from_bytes(bytes.fromhex(ob)[off:off + width], 'little', signed=True)
+    return addr + n + v
+
+
+def objdump_target(text):
+    """The address objdump computed: a rip operand's '# ADDR' comment, or a branch's operand."""
+    m = re.search(r'#\s*([0-9a-f]+)', text) if '(%rip)' in text else \
+        re.search(r'\s([0-9a-f]+)\s*(<|$)', text)
+    return int(m.group(1), 16) if m else -1
 
 
 def bytes_check(path, proof):
@@ -114,33 +147,40 @@ def bytes_check(path, proof):
     for line in open(proof):
         f = line.split()
         if f and f[0] == 'site':
-            sites.append((int(f[3], 16), f[5], f[6], f[2]))
-    insns = objdump_insns(path, {s[0] for s in sites})
+            sites.append((int(f[3], 16), f[5], f[6]))
+    insns = objdump_insns(path)
     bad = 0
-    for site, hexbytes, kinds, form in sites:
-        if site not in insns:
-            print('0x%x: objdump decodes no instruction there' % site)
-            bad += 1
-            continue
-        ob, text = insns[site]
-        if ob != hexbytes:
-            print('0x%x: proof bytes %s, objdump %s (%s)' % (site, hexbytes, ob, text))
-            bad += 1
-        kind = kinds.split(':')[1].split('@')[0] if ':' in kinds else ''
-        mnem = text.split()[0] if text.split() else ''
-        if mnem in ('bnd', 'notrack') and len(text.split()) > 1:
-            mnem = text.split()[1]
-        want = ('rip' if '(%rip)' in text else
-                'call' if mnem == 'call' and re.search(r'call\s+[0-9a-f]+ ', text + ' ') else
-                'jmp' if mnem == 'jmp' and re.search(r'jmp\s+[0-9a-f]+ ', text + ' ') else
-                'jcc' if re.match(r'j[a-z]+$', mnem) and mnem != 'jmp' else '')
-        if kind != want:
-            print('0x%x: proof kind "%s", objdump says "%s" (%s)' % (site, kind, want, text))
+    for site, hexbytes, kinds in sites:
+        at, got = site, ''
+        for k in kinds.split(','):
+            n = int(k.split(':')[0])
+            kind = k.split(':')[1].split('@')[0] if ':' in k else ''
+            if at not in insns:
+                print('0x%x: objdump decodes no instruction at 0x%x' % (site, at))
+                bad += 1
+                break
+            ob, text = insns[at]
+            want = kind_of(text)
+            # rel8 branches: the proof says jmp8/jcc8, objdump the same mnemonic
+            if kind in ('jmp8', 'jcc8') and len(ob) == 4:
+                kind = kind[:-1]
+            if len(ob) != 2 * n or kind != want:
+                print('0x%x: instruction at 0x%x is %s in the proof, objdump: %d bytes, kind "%s" (%s)'
+                      % (site, at, k, len(ob) // 2, want, text))
+                bad += 1
+            elif kind and target_at(ob, k, at) != objdump_target(text):
+                print('0x%x: %s at 0x%x names 0x%x, objdump 0x%x (%s)'
+                      % (site, k, at, target_at(ob, k, at), objdump_target(text), text))
+                bad += 1
+            got += ob
+            at += len(ob) // 2
+        if got != hexbytes:
+            print('0x%x: proof bytes %s, objdump %s' % (site, hexbytes, got))
             bad += 1
         if bad >= 10:
             break
     if not bad:
-        print('%d site records, bytes and kinds as objdump decodes them' % len(sites))
+        print('%d site records, bytes, lengths and kinds as objdump decodes them' % len(sites))
     return 1 if bad else 0
 
 
