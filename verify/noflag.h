@@ -32,7 +32,7 @@
 #include "noflag_proof.h"
 
 /* Why an address is in H (a bit set: one address may have several sources). */
-enum { HZ_BRANCH = 1, HZ_CODEADDR = 2, HZ_START = 4, HZ_LANDING = 8 };
+enum { HZ_BRANCH = 1, HZ_CODEADDR = 2, HZ_START = 4, HZ_LANDING = 8, HZ_TABLE = 16 };
 
 struct nf_hazard {
 	uint64_t addr;
@@ -40,6 +40,11 @@ struct nf_hazard {
 };
 
 /* An executable section, the code the sweep reads (PLTs included, for their branches). */
+/* A PIC switch: jmp at jmp, its table of 32-bit offsets at table, set by the lea at lea. */
+struct nf_pictable {
+	uint64_t jmp, table, lea;
+};
+
 /* A direct branch from src into the fragment ents[frag]: src's function owns it. */
 struct nf_fragref {
 	size_t frag;
@@ -89,6 +94,9 @@ struct nf_file {
 
 	uint64_t *tablejmp;	/* table-like indirect jumps, sorted */
 	size_t ntablejmp, tjcap;
+	struct nf_pictable *pictable;	/* PIC switch tables found by the sweep */
+	size_t npictable, ptcap;
+	size_t tables_read, table_targets;	/* recovered: tables and their entries */
 	struct nf_fragref *fragref;	/* direct branches into fragments */
 	size_t nfragref, frcap;
 	bool orphan_table;	/* a fragment with a table-like jump that no function reaches */
@@ -117,6 +125,7 @@ int nf_tablejmp_add(struct nf_file *f, uint64_t addr);
 /* The entry (or fragment) whose range holds addr, or NULL. */
 struct nf_ent *nf_ent_holding(const struct nf_file *f, uint64_t addr);
 int nf_fragref_add(struct nf_file *f, size_t frag, uint64_t src);
+int nf_pictable_add(struct nf_file *f, uint64_t jmp, uint64_t table, uint64_t lea);
 int nf_hazards(struct nf_file *f);
 /* The first element of H in (lo, hi), or NULL. */
 const struct nf_hazard *nf_hazard_in(const struct nf_file *f, uint64_t lo, uint64_t hi);

@@ -59,6 +59,14 @@ int nf_fragref_add(struct nf_file *f, size_t frag, uint64_t src)
 	return 0;
 }
 
+int nf_pictable_add(struct nf_file *f, uint64_t jmp, uint64_t table, uint64_t lea)
+{
+	if (nf_grow(&f->pictable, &f->ptcap, f->npictable, sizeof(*f->pictable)))
+		return -ENOMEM;
+	f->pictable[f->npictable++] = (struct nf_pictable){ jmp, table, lea };
+	return 0;
+}
+
 struct nf_ent *nf_ent_holding(const struct nf_file *f, uint64_t addr)
 {
 	size_t a = 0, b = f->nents;
@@ -107,6 +115,83 @@ static void mark_tables(struct nf_file *f)
 		if (!owned)
 			f->orphan_table = true;
 	}
+}
+
+/* May a switch in function fn jump to t: fn itself, any fragment, or fn's parent when fn is one. */
+static bool switch_may_land(const struct nf_file *f, const struct nf_ent *fn, uint64_t t)
+{
+	const struct nf_ent *to = nf_ent_holding(f, t);
+
+	if (!to)
+		return false;
+	if (to == fn || to->fragment)
+		return true;
+	for (size_t k = 0; fn->fragment && k < f->nfragref; k++)
+		if (&f->ents[f->fragref[k].frag] == fn && nf_ent_holding(f, f->fragref[k].src) == to)
+			return true;
+	return false;
+}
+
+#define TABLE_MAX 65536	/* entries read of one table at most */
+
+/*
+ * Read one PIC switch table: its 32-bit offsets from the table's start,
+ * while each lands where the switch may jump (every real entry of a
+ * compiler's switch does, so reading on until one does not over-reads at
+ * worst: more targets, more refusals).  Each target goes into H.  Returns
+ * the entries read, 0 when the table cannot be trusted (its bytes are not
+ * in the file, its first entry lands elsewhere, or some path enters
+ * between the lea that names it and the jump).
+ */
+static size_t read_table(struct nf_file *f, const struct nf_pictable *pt, int *err)
+{
+	const struct nf_ent *fn = nf_ent_holding(f, pt->jmp);
+	size_t idx = elfquery_sec_by_addr(f->q, pt->table), n = 0;
+	const struct eo_sec *s = idx ? elfobj_sec(f->o, idx) : NULL;
+	const uint8_t *p = idx ? elfobj_sec_bytes(f->o, idx) : NULL;
+
+	if (!fn || !p || nf_hazard_in(f, pt->lea, pt->jmp + 1))
+		return 0;
+	for (uint64_t off = pt->table - s->addr; off + 4 <= s->size && n < TABLE_MAX; off += 4) {
+		int32_t rel;
+		memcpy(&rel, p + off, 4);	/* x86-64: the file's order is the host's */
+		uint64_t t = pt->table + (uint64_t)(int64_t)rel;
+		if (!switch_may_land(f, fn, t))
+			break;
+		if (nf_hazard_add(f, t, HZ_TABLE)) {
+			*err = -ENOMEM;
+			return 0;
+		}
+		n++;
+	}
+	return n;
+}
+
+/* Read every PIC switch table; those that cannot be read are unrecovered table-like jumps. */
+static int read_tables(struct nf_file *f)
+{
+	int err = 0;
+	size_t n;
+
+	for (size_t i = 0; i < f->npictable && !err; i++) {
+		n = read_table(f, &f->pictable[i], &err);
+		f->tables_read += n != 0;
+		f->table_targets += n;
+		if (!n && !err)
+			err = nf_tablejmp_add(f, f->pictable[i].jmp);
+	}
+	return err;
+}
+
+/* A table's target between another table's lea and its jump: that one is not trusted after all. */
+static int recheck_tables(struct nf_file *f)
+{
+	for (size_t i = 0; i < f->npictable; i++) {
+		const struct nf_hazard *h = nf_hazard_in(f, f->pictable[i].lea, f->pictable[i].jmp + 1);
+		if (h && nf_tablejmp_add(f, f->pictable[i].jmp))
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 static int cmp_hz(const void *a, const void *b)
@@ -199,6 +284,14 @@ int nf_hazards(struct nf_file *f)
 		err = add_data_words(f);
 	if (!err)
 		err = nf_sweep(f);
+	if (!err) {
+		settle(f);
+		err = read_tables(f);
+	}
+	if (!err) {
+		settle(f);
+		err = recheck_tables(f);
+	}
 	if (err) {
 		if (err == -ENOMEM)
 			diag_err(f->path, "out of memory");

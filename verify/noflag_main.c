@@ -56,6 +56,7 @@ static void release(struct nf_file *f)
 	free(f->hz);
 	free(f->tablejmp);
 	free(f->fragref);
+	free(f->pictable);
 	free(f->text);
 	if (f->q)
 		elfquery_close(f->q);

@@ -12,14 +12,15 @@
  *      the site could run twice per call, or not at all), no jump, return or
  *      call before it, the stack depth known at it (push, pop, sub/add rsp
  *      by a constant, lea rsp,[rsp+c]: the stub finds the return address at
- *      [rsp+DEPTH]), and no table-like jump in the function, because this
- *      prover does not recover switch tables yet and a PIC table's targets
- *      are in no other source of H (refused as unbounded-jump-table).
+ *      [rsp+DEPTH]), and no table-like jump in the function whose table
+ *      the sweep could not read (noflag_sweep.c, noflag_hazards.c): a PIC
+ *      table's targets are in no other source of H (refused as
+ *      unbounded-jump-table).
  *
  *   c  a window of whole instructions from the entry (after endbr64) of 5
  *      bytes or more, when b fails: no element of H inside, no call but as
  *      the last instruction, nothing ending the flow before the last, every
- *      instruction relocatable, no table-like jump in the function.  The
+ *      instruction relocatable, no unread table-like jump in the function.  The
  *      runtime must also move threads' PCs out of the window when it arms.
  *
  * The padding form p (a window running past a short function's end into
@@ -46,6 +47,8 @@ static const char *hazard_check(const struct nf_hazard *h)
 		return "direct-target-in-window";
 	if (h->why & HZ_CODEADDR)
 		return "code-address-in-window";
+	if (h->why & HZ_TABLE)
+		return "table-target-in-window";
 	if (h->why & HZ_LANDING)
 		return "landing-pad-in-window";
 	return "entry-in-window";

@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "diag.h"
 #include "noflag_x86.h"
@@ -106,6 +107,181 @@ static int absolute_numbers(struct nf_file *f, const cs_insn *insn)
 	return 0;
 }
 
+/*
+ * The instructions just decoded in this run of the sweep, for the PIC
+ * switch pattern gcc and clang emit:
+ *     lea   TABLE(%rip), X        (up to HIST_GAP unrelated instructions)
+ *     movslq (X, I, 4), R
+ *     add   X, R
+ *     jmp   *R
+ * whose table holds 32-bit offsets from TABLE.  Registers are compared by
+ * family (al, eax and rax are one), so a write to any part of X between the
+ * lea and the add breaks the pattern; so does any element of H between the
+ * lea and the jmp (checked after the sweep, when H is whole: another path
+ * could bring another X).
+ */
+#define HIST 8
+#define HIST_GAP 4
+
+struct hinsn {
+	uint64_t addr;
+	unsigned id;
+	int dst;		/* family of op 0 when it is a register written, else -1 */
+	unsigned dsize;		/* its size in bytes */
+	int mbase, mindex;	/* op 1 memory: families, -1 when none */
+	int64_t mdisp;
+	unsigned mscale;	/* op 1 memory: its scale (1 without index); 0: op 1 is no memory */
+	int src;		/* op 1 register family, else -1 */
+	uint64_t rip_target;	/* lea [rip+d]: the address, else 0 */
+	uint32_t implicit;	/* families written implicitly, one bit each */
+	bool flow;		/* a jump, call or return */
+};
+
+static struct hinsn hist[HIST];
+static unsigned nhist;
+
+/* A general register's family 0-15 (rax..r15, whatever part), or -1. */
+static int family(unsigned reg)
+{
+	const char *n = cs_reg_name(*nf_x86_handle(), reg);
+	static const char *const legacy[] = { "ax", "cx", "dx", "bx", "sp", "bp", "si", "di" };
+	char base[4] = { 0 };
+
+	if (!n)
+		return -1;
+	if (n[0] == 'r' && n[1] >= '0' && n[1] <= '9')
+		return (int)strtol(n + 1, NULL, 10);		/* r8, r10d, r15b */
+	size_t len = strlen(n);
+	if (len == 3 && (n[0] == 'r' || n[0] == 'e'))
+		memcpy(base, n + 1, 2);				/* rax, eax -> ax */
+	else if (len == 2 && (n[1] == 'l' || n[1] == 'h') && strchr("abcd", n[0]))
+		base[0] = n[0], base[1] = 'x';			/* al, ah -> ax */
+	else if (len == 3 && n[2] == 'l')
+		memcpy(base, n, 2);				/* sil, dil, bpl, spl */
+	else if (len == 2)
+		memcpy(base, n, 2);				/* ax, si */
+	for (int i = 0; i < 8; i++)
+		if (!strcmp(base, legacy[i]))
+			return i;
+	return -1;
+}
+
+static void remember(const cs_insn *insn)
+{
+	const cs_x86 *x = &insn->detail->x86;
+	struct hinsn h = { .addr = insn->address, .id = insn->id, .dst = -1, .mbase = -1, .mindex = -1, .src = -1 };
+	csh cs = *nf_x86_handle();
+
+	if (x->op_count >= 1 && x->operands[0].type == X86_OP_REG &&
+	    (x->operands[0].access & CS_AC_WRITE))
+		h.dst = family(x->operands[0].reg), h.dsize = x->operands[0].size;
+	if (x->op_count >= 2 && x->operands[1].type == X86_OP_MEM) {
+		const x86_op_mem *m = &x->operands[1].mem;
+		h.mbase = m->base == X86_REG_INVALID ? -1 : family(m->base);
+		h.mindex = m->index == X86_REG_INVALID ? -1 : family(m->index);
+		h.mdisp = m->disp;
+		h.mscale = (unsigned)m->scale;
+		if (insn->id == X86_INS_LEA && m->base == X86_REG_RIP && m->index == X86_REG_INVALID)
+			h.rip_target = insn->address + insn->size + (uint64_t)m->disp;
+	}
+	if (x->op_count >= 2 && x->operands[1].type == X86_OP_REG)
+		h.src = family(x->operands[1].reg);
+	for (unsigned i = 0; i < insn->detail->regs_write_count; i++) {
+		int fam = family(insn->detail->regs_write[i]);
+		if (fam >= 0)
+			h.implicit |= 1u << fam;
+	}
+	h.flow = cs_insn_group(cs, insn, CS_GRP_JUMP) || cs_insn_group(cs, insn, CS_GRP_CALL) ||
+		 cs_insn_group(cs, insn, CS_GRP_RET);
+	hist[nhist++ % HIST] = h;
+}
+
+/* The k-th instruction before the one being noted (1: the one just before), or NULL. */
+static const struct hinsn *back(unsigned k)
+{
+	return k <= nhist && k <= HIST ? &hist[(nhist - k) % HIST] : NULL;
+}
+
+static bool writes(const struct hinsn *h, int fam)
+{
+	return h->dst == fam || (h->implicit & (1u << fam)) || h->flow;
+}
+
+/* jmp *R at the end of the PIC switch pattern: the table's address and the lea's, or 0. */
+static uint64_t pic_table(const cs_insn *insn, uint64_t *lea)
+{
+	const cs_x86 *x = &insn->detail->x86;
+	int r = family(x->operands[0].reg);
+	const struct hinsn *add = back(1), *ld = back(2);
+
+	if (r < 0 || !add || !ld || add->id != X86_INS_ADD || add->dst != r || add->src < 0 ||
+	    ld->id != X86_INS_MOVSXD || ld->dst != r || ld->mbase != add->src || ld->mindex < 0 ||
+	    ld->mscale != 4 || ld->mdisp != 0)
+		return 0;
+	for (unsigned k = 3; k < 3 + HIST_GAP; k++) {
+		const struct hinsn *h = back(k);
+		if (!h)
+			return 0;
+		if (h->id == X86_INS_LEA && h->dst == add->src && h->rip_target) {
+			*lea = h->addr;
+			return h->rip_target;
+		}
+		if (writes(h, add->src))
+			return 0;
+	}
+	return 0;
+}
+
+/*
+ * jmp *R where R was last written by a load of a whole 8-byte pointer from
+ * memory (a tail call through a vtable or a function pointer): not a
+ * switch.  A code address stored in memory was made by a relocation, a
+ * rip-relative lea or (ET_EXEC) an immediate or data word, all in H
+ * already; compilers make code addresses by arithmetic only for switch
+ * tables (the movslq/add pattern above), which never reach this test.
+ */
+static bool pointer_jump(const cs_insn *insn)
+{
+	int r = family(insn->detail->x86.operands[0].reg);
+
+	for (unsigned k = 1; r >= 0 && k <= HIST; k++) {
+		const struct hinsn *h = back(k);
+		if (!h || h->flow)
+			return false;
+		if (h->dst == r)
+			return h->id == X86_INS_MOV && h->dsize == 8 && h->mscale != 0;	/* from memory */
+		if (h->implicit & (1u << r))
+			return false;
+	}
+	return false;
+}
+
+/*
+ * A table-like jump: recovered when its table can be read (the PIC
+ * pattern: read after the sweep, noflag_hazards.c), or when its entries
+ * are absolute addresses the loader relocates or (ET_EXEC) data words in a
+ * data section, which are in H already; else listed as unrecovered.
+ */
+static int table_jump(struct nf_file *f, const cs_insn *insn)
+{
+	const cs_x86_op *op = &insn->detail->x86.operands[0];
+
+	if (op->type == X86_OP_REG) {
+		if (pointer_jump(insn))
+			return 0;
+		uint64_t lea = 0, table = pic_table(insn, &lea);
+		if (table)
+			return nf_pictable_add(f, insn->address, table, lea);
+	} else if (op->mem.scale == 8 && op->mem.base != X86_REG_RIP) {
+		uint64_t avail;
+		bool in_data = !nf_code_at(f, (uint64_t)op->mem.disp, &avail) &&
+			       elfquery_sec_by_addr(f->q, (uint64_t)op->mem.disp);
+		if (f->h->type == EO_ET_DYN || (op->mem.base == X86_REG_INVALID && in_data))
+			return 0;
+	}
+	return nf_tablejmp_add(f, insn->address);
+}
+
 static int note(struct nf_file *f, const cs_insn *insn)
 {
 	uint64_t t;
@@ -120,7 +296,7 @@ static int note(struct nf_file *f, const cs_insn *insn)
 	}
 	if (nf_x86_rip_target(insn, &t) && nf_in_text(f, t) && nf_hazard_add(f, t, HZ_CODEADDR))
 		return -ENOMEM;
-	if (table_like(insn) && nf_tablejmp_add(f, insn->address))
+	if (table_like(insn) && table_jump(f, insn))
 		return -ENOMEM;
 	if (f->h->type == EO_ET_EXEC)
 		return absolute_numbers(f, insn);
@@ -147,11 +323,13 @@ static int sweep_text(struct nf_file *f, const struct nf_text *t, cs_insn *insn)
 	uint64_t pos = t->addr, end = t->addr + t->size;
 	size_t k = first_start(f, pos);
 
+	nhist = 0;
 	while (pos < end) {
 		while (k < f->nents && f->ents[k].addr <= pos)
 			k++;
 		uint64_t next = k < f->nents && f->ents[k].addr < end ? f->ents[k].addr : end;
 		if (!nf_x86_decode(t->bytes + (pos - t->addr), end - pos, pos, insn)) {
+			nhist = 0;
 			f->undecodable++;
 			pos++;
 			continue;
@@ -159,9 +337,12 @@ static int sweep_text(struct nf_file *f, const struct nf_text *t, cs_insn *insn)
 		f->insns++;
 		if (note(f, insn))
 			return -ENOMEM;
+		remember(insn);
 		pos += insn->size;
-		if (pos > next)
+		if (pos > next) {
 			pos = next;	/* it ran over a start: restart there */
+			nhist = 0;	/* a new run: nothing before it flows in */
+		}
 	}
 	return 0;
 }

@@ -13,6 +13,9 @@
  *  switcher  push, then a 5-byte `mov`: form b at depth 8; mutated, the
  *            function ends in a table jump `jmp *%rdx`: refused (no switch
  *            table recovery yet)
+ *  switch2   push, a 5-byte `mov`, then a PIC switch (lea, movslq, add,
+ *            jmp *%rdx) whose table is read: form b at depth 8; mutated, a
+ *            table entry lands on the site: refused
  *  window    xor, test, je: no instruction of 5 bytes before the je ends the
  *            block, so form c, a 6-byte window; mutated, jumper2 jumps to
  *            its test, inside the window: refused
@@ -82,6 +85,32 @@ switcher:
 	popq %rbx
 	ret
 	.size switcher, .-switcher
+
+	.globl switch2
+	.type switch2, @function
+switch2:
+	pushq %rbx
+3:	movl $5, %ebx
+	leaq stable(%rip), %rax
+	movslq (%rax,%rdi,4), %rdx
+	addq %rax, %rdx
+	jmp *%rdx
+1:	popq %rbx
+	ret
+2:	movl %ebx, %eax
+	popq %rbx
+	ret
+	.size switch2, .-switch2
+	.section .rodata
+	.p2align 2
+stable:
+	.long 1b - stable
+#ifdef MUTATE
+	.long 3b - stable
+#else
+	.long 2b - stable
+#endif
+	.text
 
 	.globl window
 	.type window, @function

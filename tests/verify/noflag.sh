@@ -70,6 +70,12 @@ if $CC -shared -nostdlib -o haz.so "$SRC/hazards.S" 2>build.log &&
 	s=$(sym haz-mut.so switcher)
 	expect "switcher: a table jump refuses form b by name" "$(at haz-mut.list "$s")" \
 		"refused unbounded-jump-table"
+	w=$(sym haz.so switch2) m=$(insn_at haz.so switch2 'mov +\$0x5,')
+	expect "switch2: its switch table read, form b at depth 8" "$(at haz.list "$w")" \
+		"b site=0x$m depth=8 bytes=5"
+	w=$(sym haz-mut.so switch2)
+	expect "switch2: a table entry on the site refuses it" "$(at haz-mut.list "$w")" \
+		"refused table-target-in-window"
 	w=$(sym haz.so window)
 	expect "window: xor, test, je is form c, 6 bytes" "$(at haz.list "$w")" "c site=0x$w depth=0 bytes=6"
 	"$PV" --noflag --proof haz.proof haz.so
