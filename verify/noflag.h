@@ -104,11 +104,26 @@ struct nf_file {
 	uint64_t insns;		/* instructions the sweep decoded */
 };
 
-/* noflag_entries.c */
-int nf_entries(struct nf_file *f);
+/* noflag_file.c: the arrays and lookups every step uses */
+/* The executable section holding addr, or NULL. */
+const struct nf_text *nf_text_of(const struct nf_file *f, uint64_t addr);
 /* The code bytes at addr in an executable section, with *avail bytes after it; NULL if none. */
 const uint8_t *nf_code_at(const struct nf_file *f, uint64_t addr, uint64_t *avail);
 bool nf_in_text(const struct nf_file *f, uint64_t addr);
+/* Room for one more element in the array *v (cap of them, n used): 0 or -ENOMEM. */
+int nf_grow(void *v, size_t *cap, size_t n, size_t size);
+int nf_hazard_add(struct nf_file *f, uint64_t addr, uint8_t why);
+int nf_tablejmp_add(struct nf_file *f, uint64_t addr);
+int nf_fragref_add(struct nf_file *f, size_t frag, uint64_t src);
+int nf_pictable_add(struct nf_file *f, uint64_t jmp, uint64_t table, uint64_t lea);
+/* The entry (or fragment) whose range holds addr, or NULL. */
+struct nf_ent *nf_ent_holding(const struct nf_file *f, uint64_t addr);
+/* The first element of H in (lo, hi), or NULL (H sorted). */
+const struct nf_hazard *nf_hazard_in(const struct nf_file *f, uint64_t lo, uint64_t hi);
+bool nf_tablejmp_in(const struct nf_file *f, uint64_t lo, uint64_t hi);
+
+/* noflag_entries.c */
+int nf_entries(struct nf_file *f);
 
 /*
  * noflag_ehframe.c: calls fde(arg, start, size, fragment-why or NULL) for
@@ -117,19 +132,8 @@ bool nf_in_text(const struct nf_file *f, uint64_t addr);
 typedef int (*nf_fde_fn)(void *arg, uint64_t start, uint64_t size, const char *fragment);
 int nf_ehframe(struct nf_file *f, nf_fde_fn fde, void *arg, size_t *nfdes);
 
-/* noflag_hazards.c */
-/* Room for one more element in the array *v (cap of them, n used): 0 or -ENOMEM. */
-int nf_grow(void *v, size_t *cap, size_t n, size_t size);
-int nf_hazard_add(struct nf_file *f, uint64_t addr, uint8_t why);
-int nf_tablejmp_add(struct nf_file *f, uint64_t addr);
-/* The entry (or fragment) whose range holds addr, or NULL. */
-struct nf_ent *nf_ent_holding(const struct nf_file *f, uint64_t addr);
-int nf_fragref_add(struct nf_file *f, size_t frag, uint64_t src);
-int nf_pictable_add(struct nf_file *f, uint64_t jmp, uint64_t table, uint64_t lea);
+/* noflag_hazards.c: H whole and sorted, table-like jumps marked per entry */
 int nf_hazards(struct nf_file *f);
-/* The first element of H in (lo, hi), or NULL. */
-const struct nf_hazard *nf_hazard_in(const struct nf_file *f, uint64_t lo, uint64_t hi);
-bool nf_tablejmp_in(const struct nf_file *f, uint64_t lo, uint64_t hi);
 
 /* noflag_sweep.c (x86-64): the linear sweep's branch targets, code addresses, table-like jumps. */
 int nf_sweep(struct nf_file *f);

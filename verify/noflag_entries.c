@@ -57,29 +57,6 @@ static int collect_text(struct nf_file *f)
 	return 0;
 }
 
-static const struct nf_text *text_of(const struct nf_file *f, uint64_t addr)
-{
-	for (size_t i = 0; i < f->ntext; i++)
-		if (addr >= f->text[i].addr && addr - f->text[i].addr < f->text[i].size)
-			return &f->text[i];
-	return NULL;
-}
-
-const uint8_t *nf_code_at(const struct nf_file *f, uint64_t addr, uint64_t *avail)
-{
-	const struct nf_text *t = text_of(f, addr);
-
-	if (!t || !t->bytes)
-		return NULL;
-	*avail = t->size - (addr - t->addr);
-	return t->bytes + (addr - t->addr);
-}
-
-bool nf_in_text(const struct nf_file *f, uint64_t addr)
-{
-	return text_of(f, addr) != NULL;
-}
-
 /* gcc's names for split-off cold parts: foo.cold, foo.part.0.cold, foo.cold.12 (older gcc). */
 static bool cold_name(const char *name)
 {
@@ -99,7 +76,7 @@ static int add_sym(struct nf_file *f, struct entlist *l, const struct eo_sym *s)
 
 	if (!s->defined || (s->type != EO_STT_FUNC && s->type != STT_GNU_IFUNC_) || !s->name[0])
 		return 0;
-	t = text_of(f, s->value);
+	t = nf_text_of(f, s->value);
 	if (!t || t->plt)
 		return 0;
 	struct nf_ent e = { .addr = s->value, .name = s->name, .sym = true,
@@ -112,7 +89,7 @@ static int add_fde(void *arg, uint64_t start, uint64_t size, const char *fragmen
 {
 	struct nf_file *f = ((void **)arg)[0];
 	struct entlist *l = ((void **)arg)[1];
-	const struct nf_text *t = text_of(f, start);
+	const struct nf_text *t = nf_text_of(f, start);
 	struct nf_ent e = { .addr = start, .end = start + size, .has_end = true, .fde = true,
 			    .fragment = fragment };
 
@@ -160,7 +137,7 @@ static void settle(struct nf_file *f, struct entlist *l)
 			l->v[n++] = l->v[i];
 	}
 	for (size_t i = 0; i < n; i++) {
-		const struct nf_text *t = text_of(f, l->v[i].addr);
+		const struct nf_text *t = nf_text_of(f, l->v[i].addr);
 		uint64_t limit = t->addr + t->size;
 		if (i + 1 < n && l->v[i + 1].addr < limit)
 			limit = l->v[i + 1].addr;
