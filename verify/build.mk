@@ -37,5 +37,6 @@ check-unit: check-verify
 bench: bench-verify
 bench-verify: $(B)/patchverify
 	$(Q)sh bench/verify/run.sh $(B)
+	$(Q)sh bench/verify/noflag.sh $(B)
 
 INSTALL_FILES += $(if $(PV),755:$(PV):bin/patchverify 644:man/patchverify.1:share/man/man1/patchverify.1)

@@ -140,8 +140,8 @@ struct hinsn {
 static struct hinsn hist[HIST];
 static unsigned nhist;
 
-/* A general register's family 0-15 (rax..r15, whatever part), or -1. */
-static int family(unsigned reg)
+/* A general register's family 0-15 (rax..r15, whatever part), or -1: by its name. */
+static int family_by_name(unsigned reg)
 {
 	const char *n = cs_reg_name(*nf_x86_handle(), reg);
 	static const char *const legacy[] = { "ax", "cx", "dx", "bx", "sp", "bp", "si", "di" };
@@ -164,6 +164,20 @@ static int family(unsigned reg)
 		if (!strcmp(base, legacy[i]))
 			return i;
 	return -1;
+}
+
+/* family_by_name(), looked up once per register: the sweep asks for every instruction. */
+static int family(unsigned reg)
+{
+	static signed char cache[X86_REG_ENDING];
+	static bool filled;
+
+	if (!filled) {
+		for (unsigned r = 0; r < X86_REG_ENDING; r++)
+			cache[r] = (signed char)family_by_name(r);
+		filled = true;
+	}
+	return reg < X86_REG_ENDING ? cache[reg] : -1;
 }
 
 static void remember(const cs_insn *insn)
