@@ -221,21 +221,28 @@ static bool writes(const struct hinsn *h, int fam)
 	return h->dst == fam || (h->implicit & (1u << fam)) || h->flow;
 }
 
-/* jmp *R at the end of the PIC switch pattern: the table's address and the lea's, or 0. */
-static uint64_t pic_table(const cs_insn *insn, uint64_t *lea)
+/*
+ * jmp *R at the end of the PIC switch pattern: the table's address and the
+ * lea's, or 0; *hoisted = X's family when the pattern holds but the lea is
+ * not in this run (a loop kept X from before it), else -1.
+ */
+static uint64_t pic_table(const cs_insn *insn, uint64_t *lea, int *hoisted)
 {
 	const cs_x86 *x = &insn->detail->x86;
 	int r = family(x->operands[0].reg);
 	const struct hinsn *add = back(1), *ld = back(2);
 
+	*hoisted = -1;
 	if (r < 0 || !add || !ld || add->id != X86_INS_ADD || add->dst != r || add->src < 0 ||
 	    ld->id != X86_INS_MOVSXD || ld->dst != r || ld->mbase != add->src || ld->mindex < 0 ||
 	    ld->mscale != 4 || ld->mdisp != 0)
 		return 0;
 	for (unsigned k = 3; k < 3 + HIST_GAP; k++) {
 		const struct hinsn *h = back(k);
-		if (!h)
+		if (!h || h->flow) {
+			*hoisted = add->src;
 			return 0;
+		}
 		if (h->id == X86_INS_LEA && h->dst == add->src && h->rip_target) {
 			*lea = h->addr;
 			return h->rip_target;
@@ -247,12 +254,14 @@ static uint64_t pic_table(const cs_insn *insn, uint64_t *lea)
 }
 
 /*
- * jmp *R where R was last written by a load of a whole 8-byte pointer from
- * memory (a tail call through a vtable or a function pointer): not a
- * switch.  A code address stored in memory was made by a relocation, a
- * rip-relative lea or (ET_EXEC) an immediate or data word, all in H
- * already; compilers make code addresses by arithmetic only for switch
- * tables (the movslq/add pattern above), which never reach this test.
+ * jmp *R where R was last written, in this run, by a 64-bit mov (a whole
+ * pointer loaded from memory or copied from another register: a tail call
+ * through a vtable or a function pointer): not a switch.  A code address
+ * kept in memory or a register was made by a relocation, a rip-relative
+ * lea or (ET_EXEC) an immediate or data word, all in H already; compilers
+ * make code addresses by arithmetic only for switch tables, whose sum goes
+ * straight to the jump (the movslq/add pattern above).  A jump whose
+ * register is written otherwise, or not in this run, stays table-like.
  */
 static bool pointer_jump(const cs_insn *insn)
 {
@@ -263,11 +272,53 @@ static bool pointer_jump(const cs_insn *insn)
 		if (!h || h->flow)
 			return false;
 		if (h->dst == r)
-			return h->id == X86_INS_MOV && h->dsize == 8 && h->mscale != 0;	/* from memory */
+			return h->id == X86_INS_MOV && h->dsize == 8;	/* a whole pointer, not a sum */
 		if (h->implicit & (1u << r))
 			return false;
 	}
 	return false;
+}
+
+/*
+ * A switch whose base X was set before a loop: its tables are those of
+ * every `lea T(%rip), X` in the function, when nothing else in it writes X
+ * (a pop, restoring a caller's X on the way out, aside; calls too: no
+ * compiler keeps a table base in a register a call may change).  Each
+ * candidate is read like any table (over-reading only refuses more).
+ * 1 when at least one was found and every write was such a lea, else 0.
+ */
+static int hoisted_tables(struct nf_file *f, uint64_t jmp, int fam, int *err)
+{
+	static cs_insn *in;
+	const struct nf_ent *fn = nf_ent_holding(f, jmp);
+	uint64_t pos, avail;
+	size_t found = 0, first = f->npictable;
+
+	if (!fn || fn->fragment || (!in && !(in = cs_malloc(*nf_x86_handle()))))
+		return 0;
+	for (pos = fn->addr; pos < fn->end; pos += in->size) {
+		const uint8_t *p = nf_code_at(f, pos, &avail);
+		if (!p || !nf_x86_decode(p, avail, pos, in))
+			break;
+		const cs_x86 *x = &in->detail->x86;
+		if (x->op_count < 1 || x->operands[0].type != X86_OP_REG ||
+		    !(x->operands[0].access & CS_AC_WRITE) || family(x->operands[0].reg) != fam)
+			continue;
+		uint64_t t;
+		if (in->id == X86_INS_LEA && nf_x86_rip_target(in, &t)) {
+			*err = nf_pictable_add(f, jmp, t, jmp);
+			if (*err)
+				return 0;
+			found++;
+		} else if (in->id != X86_INS_POP) {
+			break;
+		}
+	}
+	if (pos < fn->end || !found) {
+		f->npictable = first;	/* not trusted: none of them */
+		return 0;
+	}
+	return 1;
 }
 
 /*
@@ -283,9 +334,15 @@ static int table_jump(struct nf_file *f, const cs_insn *insn)
 	if (op->type == X86_OP_REG) {
 		if (pointer_jump(insn))
 			return 0;
-		uint64_t lea = 0, table = pic_table(insn, &lea);
+		uint64_t lea = 0;
+		int hoisted, err = 0;
+		uint64_t table = pic_table(insn, &lea, &hoisted);
 		if (table)
 			return nf_pictable_add(f, insn->address, table, lea);
+		if (hoisted >= 0 && hoisted_tables(f, insn->address, hoisted, &err))
+			return 0;
+		if (err)
+			return err;
 	} else if (op->mem.scale == 8 && op->mem.base != X86_REG_RIP) {
 		uint64_t avail;
 		bool in_data = !nf_code_at(f, (uint64_t)op->mem.disp, &avail) &&

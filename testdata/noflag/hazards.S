@@ -16,6 +16,12 @@
  *  switch2   push, a 5-byte `mov`, then a PIC switch (lea, movslq, add,
  *            jmp *%rdx) whose table is read: form b at depth 8; mutated, a
  *            table entry lands on the site: refused
+ *  hoist     push, then the switch base set by a lea (the site: form b)
+ *            before a jump, so the switch's own run has no lea: its tables
+ *            are those of every lea of the base in the function; mutated,
+ *            another write of the base: refused (table not read)
+ *  ptrjump   a tail call through a pointer loaded from memory: no switch,
+ *            form b; mutated, the pointer is a sum: refused (table-like)
  *  window    xor, test, je: no instruction of 5 bytes before the je ends the
  *            block, so form c, a 6-byte window; mutated, jumper2 jumps to
  *            its test, inside the window: refused
@@ -111,6 +117,42 @@ stable:
 	.long 2b - stable
 #endif
 	.text
+
+	.globl hoist
+	.type hoist, @function
+hoist:
+	pushq %rbx
+	leaq htable(%rip), %rbx
+#ifdef MUTATE
+	testl %esi, %esi
+	je 4f
+	movq %rdx, %rbx
+#endif
+4:	jmp 5f
+5:	movslq (%rbx,%rdi,4), %rax
+	addq %rbx, %rax
+	jmp *%rax
+6:	popq %rbx
+	ret
+	.size hoist, .-hoist
+	.section .rodata
+	.p2align 2
+htable:
+	.long 6b - htable
+	.text
+
+	.globl ptrjump
+	.type ptrjump, @function
+ptrjump:
+	pushq %rbx
+	movl $5, %ebx
+	movq 8(%rdi), %rax
+#ifdef MUTATE
+	addq %rdi, %rax
+#endif
+	popq %rbx
+	jmp *%rax
+	.size ptrjump, .-ptrjump
 
 	.globl window
 	.type window, @function

@@ -76,6 +76,18 @@ if $CC -shared -nostdlib -o haz.so "$SRC/hazards.S" 2>build.log &&
 	w=$(sym haz-mut.so switch2)
 	expect "switch2: a table entry on the site refuses it" "$(at haz-mut.list "$w")" \
 		"refused table-target-in-window"
+	w=$(sym haz.so hoist) m=$(insn_at haz.so hoist 'lea ')
+	expect "hoist: a switch base set before a jump, its table found by the lea, form b" \
+		"$(at haz.list "$w")" "b site=0x$m depth=8 bytes=7"
+	w=$(sym haz-mut.so hoist)
+	expect "hoist: another write of the base refuses it" "$(at haz-mut.list "$w")" \
+		"refused unbounded-jump-table"
+	w=$(sym haz.so ptrjump) m=$(insn_at haz.so ptrjump 'mov +\$0x5,')
+	expect "ptrjump: a tail call through a loaded pointer is no switch, form b" \
+		"$(at haz.list "$w")" "b site=0x$m depth=8 bytes=5"
+	w=$(sym haz-mut.so ptrjump)
+	expect "ptrjump: a jump to a sum is table-like, refused" "$(at haz-mut.list "$w")" \
+		"refused unbounded-jump-table"
 	w=$(sym haz.so window)
 	expect "window: xor, test, je is form c, 6 bytes" "$(at haz.list "$w")" "c site=0x$w depth=0 bytes=6"
 	"$PV" --noflag --proof haz.proof haz.so
