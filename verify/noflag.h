@@ -66,7 +66,7 @@ struct nf_ent {
 	bool table;		/* a table-like jump in it, or in a fragment it branches to */
 
 	/* Filled by nf_sites(): a form, or the check that refused it. */
-	char form;		/* 'a', 'b', 'c', or 0 */
+	char form;		/* 'a', 'b', 'c', 'p', or 0 */
 	const char *check;
 	uint64_t site;
 	uint32_t depth;

@@ -19,7 +19,7 @@
 
 /* Counts of one file, or of the run. */
 struct tally {
-	size_t entries, fragments, fdes, a, b, c, refused, undecodable;
+	size_t entries, fragments, fdes, a, b, c, p, refused, undecodable;
 	const char *check[MAX_CHECKS];
 	size_t per_check[MAX_CHECKS];
 };
@@ -68,6 +68,8 @@ static void tally_file(const struct nf_file *f, struct tally *t)
 			t->b++;
 		else if (e->form == 'c')
 			t->c++;
+		else if (e->form == 'p')
+			t->p++;
 		else {
 			t->refused++;
 			count_check(t, e->check, 1);
@@ -83,6 +85,7 @@ static void add_tally(struct tally *to, const struct tally *t)
 	to->a += t->a;
 	to->b += t->b;
 	to->c += t->c;
+	to->p += t->p;
 	to->refused += t->refused;
 	to->undecodable += t->undecodable;
 	for (unsigned i = 0; i < MAX_CHECKS && t->check[i]; i++)
@@ -91,13 +94,14 @@ static void add_tally(struct tally *to, const struct tally *t)
 
 static double proven(const struct tally *t)
 {
-	return t->entries ? 100.0 * (double)(t->a + t->b + t->c) / (double)t->entries : 100.0;
+	return t->entries ? 100.0 * (double)(t->a + t->b + t->c + t->p) / (double)t->entries : 100.0;
 }
 
 static void summary_text(const char *what, const struct tally *t)
 {
 	printf("%s: %zu entries, %zu fragments, %zu FDEs; form a %zu, form b %zu, form c %zu, "
-	       "refused %zu", what, t->entries, t->fragments, t->fdes, t->a, t->b, t->c, t->refused);
+	       "form p %zu, refused %zu", what, t->entries, t->fragments, t->fdes, t->a, t->b, t->c,
+	       t->p, t->refused);
 	for (unsigned i = 0; i < MAX_CHECKS && t->check[i]; i++)
 		printf("%s%s %zu", i ? ", " : " (", t->check[i], t->per_check[i]);
 	printf("%s; proven %.2f%%", t->check[0] ? ")" : "", proven(t));
@@ -126,8 +130,8 @@ static void list_text(const struct nf_file *f)
 static void json_tally(const struct tally *t)
 {
 	printf("\"entries\":%zu,\"fragments\":%zu,\"fdes\":%zu,\"a\":%zu,\"b\":%zu,\"c\":%zu,"
-	       "\"refused\":%zu,\"undecodable_bytes\":%zu,\"proven\":%.2f,\"checks\":{",
-	       t->entries, t->fragments, t->fdes, t->a, t->b, t->c, t->refused, t->undecodable,
+	       "\"p\":%zu,\"refused\":%zu,\"undecodable_bytes\":%zu,\"proven\":%.2f,\"checks\":{",
+	       t->entries, t->fragments, t->fdes, t->a, t->b, t->c, t->p, t->refused, t->undecodable,
 	       proven(t));
 	for (unsigned i = 0; i < MAX_CHECKS && t->check[i]; i++) {
 		printf("%s", i ? "," : "");

@@ -20,14 +20,18 @@
  *   c  a window of whole instructions from the entry (after endbr64) of 5
  *      bytes or more, when b fails: no element of H inside, no call but as
  *      the last instruction, nothing ending the flow before the last, every
- *      instruction relocatable, no unread table-like jump in the function.  The
- *      runtime must also move threads' PCs out of the window when it arms.
+ *      instruction relocatable, no unread table-like jump in the function.
+ *      The runtime must also move threads' PCs out of the window when it
+ *      arms.
  *
- * The padding form p (a window running past a short function's end into
- * dead padding) is not proven here: such entries are refused as
- * needs-window.  An entry refused is named by the check of the last form
- * tried (c when a did not apply).  Every displaced instruction
- * is described for the runtime (noflag_proof.h: its length, and where its
+ *   p  the same window when the function ends (ret, jmp, ud2...) before 5
+ *      bytes: it may run on over the padding after the function's range
+ *      (its FDE's, else its symbol's) when each byte there is padding (nop
+ *      forms, int3, zeros), nothing in H lies inside and no code of the
+ *      function follows; else short-no-padding.  The padding never runs.
+ *
+ * An entry refused is named by the check of the last form tried (c or p
+ * when a did not apply).  Every displaced instruction is described for the runtime (noflag_proof.h: its length, and where its
  * disp32 or branch displacement sits); one this cannot describe is refused
  * as unrelocatable.
  */
@@ -227,6 +231,16 @@ static bool ends_flow(const cs_insn *insn)
 	       insn->id == X86_INS_UD2 || insn->id == X86_INS_INT3;
 }
 
+/* Dead padding a linker or assembler put after a function: nop forms, int3, zeros. */
+static bool is_padding(const cs_insn *insn)
+{
+	bool zeros = true;
+
+	for (unsigned i = 0; i < insn->size; i++)
+		zeros = zeros && !insn->bytes[i];
+	return zeros || insn->id == X86_INS_NOP || insn->id == X86_INS_INT3;
+}
+
 /*
  * Form c: whole instructions from s0 until 5 bytes or more, each
  * relocatable; a call only as the last (its return address is then the
@@ -240,29 +254,37 @@ static const char *form_c(const struct nf_file *f, struct nf_ent *e, uint64_t s0
 	csh h = *nf_x86_handle();
 	uint64_t pos = s0, avail;
 	unsigned n = 0;
+	char form = 'c';
 
 	while (pos - s0 < 5) {
 		const uint8_t *p = nf_code_at(f, pos, &avail);
-		if (!p || pos >= e->end)
+		if (!p || (form == 'c' && pos >= e->end))
 			return "needs-window";
+		if (n == NF_MAX_INSNS)
+			return "short-no-padding";
 		if (!nf_x86_decode(p, avail, pos, insn))
 			return "undecodable";
 		bool last = pos + insn->size - s0 >= 5;
+		if (form == 'p' && !is_padding(insn))
+			return "short-no-padding";
 		if (!last && cs_insn_group(h, insn, CS_GRP_CALL))
 			return "call-in-window";
-		if (!last && ends_flow(insn))
-			return "needs-window";
 		if (!describe(insn, &e->insns[n]))
 			return "unrelocatable";
 		n++;
 		pos += insn->size;
+		if (form == 'c' && !last && ends_flow(insn)) {
+			if (pos < e->end)
+				return "short-no-padding";	/* the function's own code follows */
+			form = 'p';
+		}
 	}
 	const struct nf_hazard *hz = nf_hazard_in(f, s0, pos);
 	if (hz)
 		return hazard_check(hz);
 	if (e->table || f->orphan_table)
 		return "unbounded-jump-table";
-	e->form = 'c';
+	e->form = form;
 	e->site = s0;
 	e->depth = 0;
 	e->nbytes = (uint8_t)(pos - s0);

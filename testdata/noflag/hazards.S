@@ -22,6 +22,9 @@
  *            another write of the base: refused (table not read)
  *  ptrjump   a tail call through a pointer loaded from memory: no switch,
  *            form b; mutated, the pointer is a sum: refused (table-like)
+ *  tiny      xor, ret: 3 bytes, then the assembler's nop padding to the
+ *            next 16 bytes: form p over the padding; mutated, tiny2 follows
+ *            at once (no padding): refused
  *  window    xor, test, je: no instruction of 5 bytes before the je ends the
  *            block, so form c, a 6-byte window; mutated, jumper2 jumps to
  *            its test, inside the window: refused
@@ -153,6 +156,23 @@ ptrjump:
 	popq %rbx
 	jmp *%rax
 	.size ptrjump, .-ptrjump
+
+	.p2align 4
+	.globl tiny
+	.type tiny, @function
+tiny:
+	xorl %eax, %eax
+	ret
+	.size tiny, .-tiny
+#ifndef MUTATE
+	.p2align 4
+#endif
+	.globl tiny2
+	.type tiny2, @function
+tiny2:
+	movl $0x90909090, %eax
+	ret
+	.size tiny2, .-tiny2
 
 	.globl window
 	.type window, @function

@@ -40,6 +40,11 @@ insn_at() {
 		$2 == f { on = 1; next } on && /^$/ { exit }
 		on && $0 ~ re { sub(/:$/, "", $1); print $1; exit }'
 }
+# The length objdump gives the instruction at ADDR (hex, no 0x) of FILE.
+len_at() {
+	objdump -d -w --insn-width=16 --start-address=0x$2 --stop-address=$((0x$2 + 16)) "$1" |
+		awk -F'\t' '/^ *[0-9a-f]+:/ { gsub(/ /, "", $2); print length($2) / 2; exit }'
+}
 # expect NAME GOT WANT
 expect() {
 	if [ "$2" = "$3" ]; then pass "$1"; else echo "    got [$2], want [$3]"; fail "$1"; fi
@@ -88,6 +93,13 @@ if $CC -shared -nostdlib -o haz.so "$SRC/hazards.S" 2>build.log &&
 	w=$(sym haz-mut.so ptrjump)
 	expect "ptrjump: a jump to a sum is table-like, refused" "$(at haz-mut.list "$w")" \
 		"refused unbounded-jump-table"
+	w=$(sym haz.so tiny)
+	pad=$(len_at haz.so "$(printf '%x' $((0x$w + 3)))")
+	expect "tiny: a 3-byte function, form p over the nop padding after it (objdump: $pad bytes)" \
+		"$(at haz.list "$w")" "p site=0x$w depth=0 bytes=$((3 + pad))"
+	w=$(sym haz-mut.so tiny)
+	expect "tiny: another function right after it refuses it" "$(at haz-mut.list "$w")" \
+		"refused short-no-padding"
 	w=$(sym haz.so window)
 	expect "window: xor, test, je is form c, 6 bytes" "$(at haz.list "$w")" "c site=0x$w depth=0 bytes=6"
 	"$PV" --noflag --proof haz.proof haz.so
@@ -224,8 +236,8 @@ for f in /usr/bin/ls /usr/bin/sqlite3 /usr/bin/xz "$libc"; do
 	if python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))["files"][0]
 s = open(sys.argv[2]).read()
-want = "%d entries, %d fragments, %d FDEs; form a %d, form b %d, form c %d, refused %d" % (
-    d["entries"], d["fragments"], d["fdes"], d["a"], d["b"], d["c"], d["refused"])
+want = "%d entries, %d fragments, %d FDEs; form a %d, form b %d, form c %d, form p %d, refused %d" % (
+    d["entries"], d["fragments"], d["fdes"], d["a"], d["b"], d["c"], d["p"], d["refused"])
 sys.exit(0 if want in s and sum(d["checks"].values()) == d["refused"] else 1)' "$n.json" "$n.sum"; then
 		pass "$n: --json says what --summary says"
 	else

@@ -7,7 +7,7 @@
                                        starts (readelf --debug-dump=frames) and
                                        defined FUNC/IFUNC symbols (readelf -sW)
                                        outside the PLT sections (readelf -SW)
-  noflag_oracle.py results LIST        every entry is a site (a, b, c) or a
+  noflag_oracle.py results LIST        every entry is a site (a, b, c, p) or a
                                        fragment or a refusal, each named
   noflag_oracle.py bytes FILE PROOF    each site record's BYTES are objdump -d's
                                        bytes of the instructions from SITE, whose
@@ -87,7 +87,7 @@ def results(list_path):
     bad = 0
     n = {}
     for f in listed(list_path):
-        ok = len(f) == 5 and (f[3] in ('a', 'b', 'c') and f[4].startswith('site=0x') or
+        ok = len(f) == 5 and (f[3] in ('a', 'b', 'c', 'p') and f[4].startswith('site=0x') or
                               f[3] in ('fragment', 'refused') and re.fullmatch(r'[a-z][a-z0-9-]+', f[4]))
         if not ok:
             print('neither a site nor a named refusal: %s' % '\t'.join(f))
