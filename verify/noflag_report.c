@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "diag.h"
@@ -254,11 +255,16 @@ int nf_write_proof(const struct nf_file *f, const char *out)
 
 	snprintf(o.buildid, sizeof(o.buildid), "%s", f->buildid);
 	o.size = f->size;
-	if (strlen(f->path) >= sizeof(o.path) || strpbrk(f->path, " \n")) {
+	/* The object's absolute path: the proof is read from elsewhere than where it was made. */
+	char *abs = realpath(f->path, NULL);
+	const char *path = abs ? abs : f->path;
+	if (strlen(path) >= sizeof(o.path) || strpbrk(path, " \n")) {
 		diag_err(f->path, "--proof: the path has a space or is too long for the proof file");
+		free(abs);
 		return -1;
 	}
-	strcpy(o.path, f->path);
+	strcpy(o.path, path);
+	free(abs);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", out);
 	fp = fopen(tmp, "w");
 	if (!fp) {

@@ -179,6 +179,8 @@ for prot in full none; do
 	if $CC -O2 -fcf-protection=$prot -o entry-$prot "$SRC/entry.c" 2>build.log &&
 	   "$PV" --noflag --list entry-$prot >entry.list &&
 	   "$PV" --noflag --proof entry.proof entry-$prot; then
+		expect "entry ($prot): the proof names the object by its absolute path" \
+			"$(awk '$1 == "object" { print $4 }' entry.proof)" "$(pwd -P)/entry-$prot"
 		g=$(sym entry-$prot get_counter)
 		first=$(objdump -d entry-$prot | awk '/<get_counter>:/ { getline; print $NF; exit }')
 		if [ $prot = full ]; then
