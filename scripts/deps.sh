@@ -34,6 +34,9 @@ PKGS="$PKGS systemtap-sdt-dev liblttng-ust-dev lttng-tools babeltrace valgrind"
 # patchsite script (and tests/patchsite/script.sh): the Python it dlopens at run time,
 # libpython3.11.so.1.0 (no headers: the command declares the few C API functions it calls).
 PKGS="$PKGS libpython3.11"
+# tests/verify/noflag.sh: patchverify --noflag proves Debian's own binaries as shipped
+# (ls, xz from xz-utils above, sqlite3, libc.so.6).
+PKGS="$PKGS sqlite3"
 if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
 	# Not Debian: nothing here can check or install packages; a machine
 	# that has them all (under its own names) builds all the same.

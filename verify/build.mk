@@ -19,7 +19,16 @@ $(B)/patchverify: $(VERIFY_OBJ) $(LIBCORE)
 $(B)/pv-defect: $(B)/obj/tests/verify/defect.o $(LIBCORE)
 	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_ELF_LIBS)
 
-.PHONY: check-verify bench-verify
+# The proof-file round trip used by tests/verify/noflag.sh.
+$(B)/nfproof-read: $(B)/obj/tests/verify/nfproof_read.o $(LIBCORE)
+	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^
+
+.PHONY: check-verify bench-verify check-noflag
+# patchverify --noflag (issue 37): the mutation corpus and Debian's own binaries.
+check-noflag: $(B)/patchverify $(B)/nfproof-read
+	$(Q)sh tests/verify/noflag.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
+check-unit: check-noflag
+
 check-verify: $(B)/patchverify $(B)/pv-defect
 	$(Q)sh tests/verify/run.sh $(B)
 
@@ -28,5 +37,6 @@ check-unit: check-verify
 bench: bench-verify
 bench-verify: $(B)/patchverify
 	$(Q)sh bench/verify/run.sh $(B)
+	$(Q)sh bench/verify/noflag.sh $(B)
 
 INSTALL_FILES += $(if $(PV),755:$(PV):bin/patchverify 644:man/patchverify.1:share/man/man1/patchverify.1)

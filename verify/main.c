@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "noflag.h"
 #include "verify.h"
 
 #define VERSION "0.1"
@@ -56,6 +57,7 @@ static void usage(FILE *f)
 		"  --error=CHECK,...    report these checks as errors (also --warning, --note)\n"
 		"  --expect-sorted      tables must be sorted (check unsorted)\n"
 		"  --sled=N[,M]         patchable entries have N NOPs, M of them before the entry\n"
+		"  --noflag ...         prove sites in code built without flags (see --noflag --help)\n"
 		"  --version, --help\n"
 		"checks: site-not-exec site-not-call misaligned not-at-entry missing-site\n"
 		"        untraced-call duplicate unsorted zero-entry orphan-site stale-weak\n"
@@ -161,6 +163,9 @@ int main(int argc, char **argv)
 	int c, i, bad = 0;
 
 	diag_set_prog("patchverify");
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--noflag"))
+			return noflag_main(argc, argv);	/* its own options: noflag_main.c */
 	diag_set_sink(sink);
 	checks_default_levels(opt.level);
 	while ((c = getopt_long(argc, argv, "ljshJ:", longopts, NULL)) != -1) {

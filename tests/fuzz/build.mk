@@ -20,7 +20,7 @@ FUZZ_LIBS    := $(PKG_ELF_LIBS) $(shell $(PKG_CONFIG) --libs capstone 2>/dev/nul
 FUZZ_CORE    := $(LIBCORE_SRC:%.c=$(FUZZ_B)/obj/%.o) $(FUZZ_B)/obj/tests/fuzz/common.o
 FUZZ_RMC     := $(filter-out %/main.o,$(RECORDMCOUNT_SRC:%.c=$(FUZZ_B)/obj/%.o))
 FUZZ_VERIFY  := $(filter-out %/main.o,$(patsubst %.c,$(FUZZ_B)/obj/%.o,$(wildcard verify/*.c)))
-FUZZ_HARNESS := elfobj recordmcount $(if $(wildcard verify/audit.c),patchverify) psread ctlproto evfilter branches \
+FUZZ_HARNESS := elfobj recordmcount $(if $(wildcard verify/audit.c),patchverify noflag) psread ctlproto evfilter branches \
 		profile probe attachelf a64pg
 FUZZ_BINS    := $(FUZZ_HARNESS:%=$(FUZZ_B)/fuzz_%)
 
@@ -31,6 +31,8 @@ $(FUZZ_B)/obj/%.o: %.c
 $(FUZZ_B)/fuzz_elfobj: $(FUZZ_B)/obj/tests/fuzz/fuzz_elfobj.o $(FUZZ_CORE)
 $(FUZZ_B)/fuzz_recordmcount: $(FUZZ_B)/obj/tests/fuzz/fuzz_recordmcount.o $(FUZZ_RMC) $(FUZZ_CORE)
 $(FUZZ_B)/fuzz_patchverify: $(FUZZ_B)/obj/tests/fuzz/fuzz_patchverify.o $(FUZZ_VERIFY) $(FUZZ_CORE)
+# patchverify --noflag (verify/noflag_*.c) and the proof-file reader (lib/noflag_proof.c).
+$(FUZZ_B)/fuzz_noflag: $(FUZZ_B)/obj/tests/fuzz/fuzz_noflag.o $(FUZZ_VERIFY) $(FUZZ_CORE)
 # The aarch64 -pg prologue walk (lib/arch/aarch64.c), which the runtime runs on every function.
 $(FUZZ_B)/fuzz_a64pg: $(FUZZ_B)/obj/tests/fuzz/fuzz_a64pg.o $(FUZZ_CORE)
 # The trace directory reader (patchsite/data/), with every renderer (patchsite/render/).

@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Hand-written hazards for patchverify --noflag, one function each; the
+ * test builds this twice, with and without -DMUTATE, and only the mutated
+ * build may refuse (the plain build proves each function, the mutation
+ * adds one hazard):
+ *  victim    `mov $imm32,%eax`, 5 bytes: form a; mutated, jumper jumps to
+ *            victim+1, into that instruction: refused
+ *  backin    the same, the back-edge is its own (overlapping code)
+ *  loophead  `xor` (2 bytes) then `add` then a 5-byte `cmp`: form b at the
+ *            cmp; mutated, a loop's back-edge lands on the `add`, between
+ *            the entry and the site: refused (the site would run per loop)
+ *  switcher  push, then a 5-byte `mov`: form b at depth 8; mutated, the
+ *            function ends in a table jump `jmp *%rdx`: refused (no switch
+ *            table recovery yet)
+ *  switch2   push, a 5-byte `mov`, then a PIC switch (lea, movslq, add,
+ *            jmp *%rdx) whose table is read: form b at depth 8; mutated, a
+ *            table entry lands on the site: refused
+ *  hoist     push, then the switch base set by a lea (the site: form b)
+ *            before a jump, so the switch's own run has no lea: its tables
+ *            are those of every lea of the base in the function; mutated,
+ *            another write of the base: refused (table not read)
+ *  ptrjump   a tail call through a pointer loaded from memory: no switch,
+ *            form b; mutated, the pointer is a sum: refused (table-like)
+ *  tiny      xor, ret: 3 bytes, then the assembler's nop padding to the
+ *            next 16 bytes: form p over the padding; mutated, tiny2 follows
+ *            at once (no padding): refused
+ *  window    xor, test, je: no instruction of 5 bytes before the je ends the
+ *            block, so form c, a 6-byte window; mutated, jumper2 jumps to
+ *            its test, inside the window: refused
+ *  callwin   xor, mov, call *%rdx: form c, the call last; mutated, the call
+ *            comes first, its return address inside the window: refused
+ *  pointed   form a; mutated, a data word holds pointed+1 (in a shared
+ *            object an R_X86_64_RELATIVE relocation's addend, in an ET_EXEC
+ *            file the word itself): refused
+ *  immed     form a; mutated with -DEXEC (an ET_EXEC file, where an
+ *            immediate may be a code address), `mov $immed+1,%eax`: refused
+ */
+	.text
+
+	.globl victim
+	.type victim, @function
+victim:
+	movl $0x90909090, %eax
+	ret
+	.size victim, .-victim
+
+	.globl jumper
+	.type jumper, @function
+jumper:
+#ifdef MUTATE
+	jmp victim+1
+#else
+	jmp victim
+#endif
+	.size jumper, .-jumper
+
+	.globl backin
+	.type backin, @function
+backin:
+	movl $0x90909090, %eax
+	decl %edi
+#ifdef MUTATE
+	jnz backin+2
+#else
+	jnz backin
+#endif
+	ret
+	.size backin, .-backin
+
+	.globl loophead
+	.type loophead, @function
+loophead:
+	xorl %eax, %eax
+1:	addl $1, %eax
+	cmpl $1000, %eax
+#ifdef MUTATE
+	jne 1b
+#endif
+	ret
+	.size loophead, .-loophead
+
+	.globl switcher
+	.type switcher, @function
+switcher:
+	pushq %rbx
+	movl $5, %ebx
+	leaq table(%rip), %rax
+	movslq (%rax,%rdi,4), %rdx
+	addq %rax, %rdx
+#ifdef MUTATE
+	jmp *%rdx
+#endif
+	popq %rbx
+	ret
+	.size switcher, .-switcher
+
+	.globl switch2
+	.type switch2, @function
+switch2:
+	pushq %rbx
+3:	movl $5, %ebx
+	leaq stable(%rip), %rax
+	movslq (%rax,%rdi,4), %rdx
+	addq %rax, %rdx
+	jmp *%rdx
+1:	popq %rbx
+	ret
+2:	movl %ebx, %eax
+	popq %rbx
+	ret
+	.size switch2, .-switch2
+	.section .rodata
+	.p2align 2
+stable:
+	.long 1b - stable
+#ifdef MUTATE
+	.long 3b - stable
+#else
+	.long 2b - stable
+#endif
+	.text
+
+	.globl hoist
+	.type hoist, @function
+hoist:
+	pushq %rbx
+	leaq htable(%rip), %rbx
+#ifdef MUTATE
+	testl %esi, %esi
+	je 4f
+	movq %rdx, %rbx
+#endif
+4:	jmp 5f
+5:	movslq (%rbx,%rdi,4), %rax
+	addq %rbx, %rax
+	jmp *%rax
+6:	popq %rbx
+	ret
+	.size hoist, .-hoist
+	.section .rodata
+	.p2align 2
+htable:
+	.long 6b - htable
+	.text
+
+	.globl ptrjump
+	.type ptrjump, @function
+ptrjump:
+	pushq %rbx
+	movl $5, %ebx
+	movq 8(%rdi), %rax
+#ifdef MUTATE
+	addq %rdi, %rax
+#endif
+	popq %rbx
+	jmp *%rax
+	.size ptrjump, .-ptrjump
+
+	.p2align 4
+	.globl tiny
+	.type tiny, @function
+tiny:
+	xorl %eax, %eax
+	ret
+	.size tiny, .-tiny
+#ifndef MUTATE
+	.p2align 4
+#endif
+	.globl tiny2
+	.type tiny2, @function
+tiny2:
+	movl $0x90909090, %eax
+	ret
+	.size tiny2, .-tiny2
+
+	.globl window
+	.type window, @function
+window:
+	xorl %eax, %eax
+	testl %edi, %edi
+	je 1f
+	movl $1, %eax
+1:	ret
+	.size window, .-window
+
+	.globl jumper2
+	.type jumper2, @function
+jumper2:
+#ifdef MUTATE
+	jmp window+2
+#else
+	jmp window
+#endif
+	.size jumper2, .-jumper2
+
+	.globl callwin
+	.type callwin, @function
+callwin:
+#ifdef MUTATE
+	call *%rdx
+	xorl %eax, %eax
+	movl %eax, %ecx
+#else
+	xorl %eax, %eax
+	movl %eax, %ecx
+	call *%rdx
+#endif
+	ret
+	.size callwin, .-callwin
+
+	.globl pointed
+	.type pointed, @function
+pointed:
+	movl $0x90909090, %eax
+	ret
+	.size pointed, .-pointed
+
+	.globl immed
+	.type immed, @function
+immed:
+	movl $0x90909090, %eax
+#if defined(MUTATE) && defined(EXEC)
+	movl $immed+1, %eax
+#endif
+	ret
+	.size immed, .-immed
+
+	.section .rodata
+table:
+	.long 0, 0
+	.data
+	.p2align 3
+#ifdef MUTATE
+	.quad pointed+1
+#else
+	.quad pointed
+#endif
+	.section .note.GNU-stack,"",@progbits

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The hazard set H of a file: every address that code may reach other than
+ * by falling through from the instruction before it.  A jump written over
+ * bytes holding an element of H (inside the written bytes, or between the
+ * entry and a later site) could be entered in the middle, or run twice, or
+ * not at all.  Sources: every entry and fragment start; the landing pads of
+ * each FDE's LSDA (noflag_ehframe.c); the sweep's direct
+ * branch targets, rip-relative references into the text and (ET_EXEC) code
+ * addresses in immediates (noflag_sweep.c); code addresses the loader
+ * writes (dynamic relocations); for an ET_EXEC file, which has no
+ * relocations to say where its pointers are, every aligned data word that
+ * falls in the text.  Over-approximating only refuses more.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "noflag.h"
+
+/*
+ * Which functions have a table-like jump: their own, or one in a fragment
+ * (a .cold part) they branch into, since a cold part's switch may land in
+ * its parent's body.  A fragment's owners are the functions holding the
+ * branches into it, followed through fragments reached from fragments
+ * until nothing changes.  A fragment with such a jump and no owner found
+ * leaves every function of the file in doubt (orphan_table).
+ */
+static void mark_tables(struct nf_file *f)
+{
+	bool changed = true;
+
+	for (size_t i = 0; i < f->nents; i++)
+		f->ents[i].table = nf_tablejmp_in(f, f->ents[i].addr, f->ents[i].end);
+	while (changed) {
+		changed = false;
+		for (size_t k = 0; k < f->nfragref; k++) {
+			struct nf_ent *src = nf_ent_holding(f, f->fragref[k].src);
+			if (f->ents[f->fragref[k].frag].table && src && !src->table)
+				src->table = changed = true;
+		}
+	}
+	for (size_t i = 0; i < f->nents; i++) {
+		const struct nf_ent *e = &f->ents[i];
+		bool owned = false;
+		if (!e->fragment || !e->table)
+			continue;
+		for (size_t k = 0; k < f->nfragref && !owned; k++) {
+			const struct nf_ent *src = nf_ent_holding(f, f->fragref[k].src);
+			owned = f->fragref[k].frag == i && src && src != e;
+		}
+		if (!owned)
+			f->orphan_table = true;
+	}
+}
+
+/* May a switch in function fn jump to t: fn itself, any fragment, or fn's parent when fn is one. */
+static bool switch_may_land(const struct nf_file *f, const struct nf_ent *fn, uint64_t t)
+{
+	const struct nf_ent *to = nf_ent_holding(f, t);
+
+	if (!to)
+		return false;
+	if (to == fn || to->fragment)
+		return true;
+	for (size_t k = 0; fn->fragment && k < f->nfragref; k++)
+		if (&f->ents[f->fragref[k].frag] == fn && nf_ent_holding(f, f->fragref[k].src) == to)
+			return true;
+	return false;
+}
+
+#define TABLE_MAX 65536	/* entries read of one table at most */
+
+/*
+ * Read one PIC switch table: its 32-bit offsets from the table's start,
+ * while each lands where the switch may jump (every real entry of a
+ * compiler's switch does, so reading on until one does not over-reads at
+ * worst: more targets, more refusals).  Each target goes into H.  Returns
+ * the entries read, 0 when the table cannot be trusted (its bytes are not
+ * in the file, its first entry lands elsewhere, or some path enters
+ * between the lea that names it and the jump).
+ */
+static size_t read_table(struct nf_file *f, const struct nf_pictable *pt, int *err)
+{
+	const struct nf_ent *fn = nf_ent_holding(f, pt->jmp);
+	size_t idx = elfquery_sec_by_addr(f->q, pt->table), n = 0;
+	const struct eo_sec *s = idx ? elfobj_sec(f->o, idx) : NULL;
+	const uint8_t *p = idx ? elfobj_sec_bytes(f->o, idx) : NULL;
+
+	if (!fn || !p || nf_hazard_in(f, pt->lea, pt->jmp + 1))
+		return 0;
+	for (uint64_t off = pt->table - s->addr; off + 4 <= s->size && n < TABLE_MAX; off += 4) {
+		int32_t rel;
+		memcpy(&rel, p + off, 4);	/* x86-64: the file's order is the host's */
+		uint64_t t = pt->table + (uint64_t)(int64_t)rel;
+		if (!switch_may_land(f, fn, t))
+			break;
+		if (nf_hazard_add(f, t, HZ_TABLE)) {
+			*err = -ENOMEM;
+			return 0;
+		}
+		n++;
+	}
+	return n;
+}
+
+/* Read every PIC switch table; those that cannot be read are unrecovered table-like jumps. */
+static int read_tables(struct nf_file *f)
+{
+	int err = 0;
+	size_t n;
+
+	for (size_t i = 0; i < f->npictable && !err; i++) {
+		n = read_table(f, &f->pictable[i], &err);
+		f->tables_read += n != 0;
+		f->table_targets += n;
+		if (!n && !err)
+			err = nf_tablejmp_add(f, f->pictable[i].jmp);
+	}
+	return err;
+}
+
+/* A table's target between another table's lea and its jump: that one is not trusted after all. */
+static int recheck_tables(struct nf_file *f)
+{
+	for (size_t i = 0; i < f->npictable; i++) {
+		const struct nf_hazard *h = nf_hazard_in(f, f->pictable[i].lea, f->pictable[i].jmp + 1);
+		if (h && nf_tablejmp_add(f, f->pictable[i].jmp))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int cmp_hz(const void *a, const void *b)
+{
+	const struct nf_hazard *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+/* Sort H and merge duplicates, or-ing their sources. */
+static void settle(struct nf_file *f)
+{
+	size_t n = 0;
+
+	if (f->nhz)	/* qsort wants a non-null array even for none */
+		qsort(f->hz, f->nhz, sizeof(*f->hz), cmp_hz);
+	for (size_t i = 0; i < f->nhz; i++) {
+		if (n && f->hz[n - 1].addr == f->hz[i].addr)
+			f->hz[n - 1].why |= f->hz[i].why;
+		else
+			f->hz[n++] = f->hz[i];
+	}
+	f->nhz = n;
+	if (f->ntablejmp)
+		qsort(f->tablejmp, f->ntablejmp, sizeof(*f->tablejmp), cmp_u64);
+}
+
+/* x86-64 relocation types whose value the loader computes as a code address. */
+enum { R_64 = 1, R_GLOB_DAT = 6, R_JUMP_SLOT = 7, R_RELATIVE = 8, R_IRELATIVE = 37 };
+
+static int add_relocs(struct nf_file *f)
+{
+	for (size_t i = 0; i < elfquery_ndynrels(f->q); i++) {
+		const struct eq_dynrel *r = elfquery_dynrel(f->q, i);
+		uint64_t v;
+
+		if (r->type == R_RELATIVE || r->type == R_IRELATIVE) {
+			v = (uint64_t)r->addend;
+		} else if (r->type == R_64 || r->type == R_GLOB_DAT || r->type == R_JUMP_SLOT) {
+			const struct eo_sym *s = r->sym < elfquery_ndynsyms(f->q) ?
+						 elfquery_dynsym(f->q, r->sym) : NULL;
+			if (!s || !s->defined)
+				continue;	/* another object's address */
+			v = s->value + (uint64_t)r->addend;
+		} else {
+			continue;
+		}
+		if (nf_in_text(f, v) && nf_hazard_add(f, v, HZ_CODEADDR))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* ET_EXEC: every aligned 8-byte data word that is an address in the text. */
+static int add_data_words(struct nf_file *f)
+{
+	for (size_t i = 1; i < elfobj_shnum(f->o); i++) {
+		const struct eo_sec *s = elfobj_sec(f->o, i);
+		const uint8_t *p = elfobj_sec_bytes(f->o, i);
+
+		if (!(s->flags & EO_SHF_ALLOC) || (s->flags & EO_SHF_EXECINSTR) || !p ||
+		    s->type == EO_SHT_NOBITS)
+			continue;
+		for (uint64_t off = (8 - (s->addr & 7)) & 7; off + 8 <= s->size; off += 8) {
+			uint64_t v;
+			memcpy(&v, p + off, 8);	/* x86-64: the file's order is the host's */
+			if (nf_in_text(f, v) && nf_hazard_add(f, v, HZ_CODEADDR))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+int nf_hazards(struct nf_file *f)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < f->nents && !err; i++)
+		err = nf_hazard_add(f, f->ents[i].addr, HZ_START);
+	if (!err)
+		err = add_relocs(f);
+	if (!err && f->h->type == EO_ET_EXEC)
+		err = add_data_words(f);
+	if (!err)
+		err = nf_sweep(f);
+	if (!err) {
+		settle(f);
+		err = read_tables(f);
+	}
+	if (!err) {
+		settle(f);
+		err = recheck_tables(f);
+	}
+	if (err) {
+		if (err == -ENOMEM)
+			diag_err(f->path, "out of memory");
+		return -1;
+	}
+	settle(f);
+	mark_tables(f);
+	return 0;
+}
+

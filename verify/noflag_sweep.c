@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The linear sweep (x86-64): decode every executable section from its
+ * start, restarting at every known start (entry or fragment) an
+ * instruction would run over, and add to H what each instruction says code
+ * may reach: direct branch targets, rip-relative operands naming the text,
+ * and in an ET_EXEC file immediates and absolute displacements that fall
+ * in the text (such a file has no relocations to say which numbers are
+ * code addresses).  Table-like indirect jumps are listed for the b form.
+ *
+ * Bytes Capstone 4 cannot decode (some VEX/EVEX forms) are stepped over
+ * one at a time: decoding from inside an instruction adds only spurious
+ * targets, which refuse more, and x86 code falls back in step within a
+ * few instructions.  The count is reported (--summary) so that it is seen.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "noflag_x86.h"
+
+static csh handle;
+static bool opened, usable;
+
+csh *nf_x86_handle(void)
+{
+	if (!opened) {
+		opened = true;
+		usable = cs_open(CS_ARCH_X86, CS_MODE_64, &handle) == CS_ERR_OK &&
+			 cs_option(handle, CS_OPT_DETAIL, CS_OPT_ON) == CS_ERR_OK;
+	}
+	return usable ? &handle : NULL;
+}
+
+void nf_decoder_close(void)
+{
+	if (usable)
+		cs_close(&handle);
+	opened = usable = false;
+}
+
+bool nf_x86_decode(const uint8_t *p, uint64_t avail, uint64_t addr, cs_insn *insn)
+{
+	size_t left = avail < 15 ? (size_t)avail : 15;
+
+	return cs_disasm_iter(*nf_x86_handle(), &p, &left, &addr, insn);
+}
+
+bool nf_x86_branch_target(const cs_insn *insn, uint64_t *target)
+{
+	const cs_x86 *x = &insn->detail->x86;
+
+	if (!cs_insn_group(handle, insn, CS_GRP_BRANCH_RELATIVE) || x->op_count != 1 ||
+	    x->operands[0].type != X86_OP_IMM)
+		return false;
+	*target = (uint64_t)x->operands[0].imm;
+	return true;
+}
+
+bool nf_x86_rip_target(const cs_insn *insn, uint64_t *target)
+{
+	const cs_x86 *x = &insn->detail->x86;
+
+	for (unsigned i = 0; i < x->op_count; i++)
+		if (x->operands[i].type == X86_OP_MEM && x->operands[i].mem.base == X86_REG_RIP) {
+			*target = insn->address + insn->size + (uint64_t)x->operands[i].mem.disp;
+			return true;
+		}
+	return false;
+}
+
+/*
+ * `jmp REG` or `jmp [.. + INDEX*S]`: the forms a switch's table jump takes
+ * (the PIC table holds offsets no relocation names, so its targets are in
+ * no other source of H).  `jmp [rip+x]` reads one fixed word, whose value a
+ * relocation or an ET_EXEC data word already put in H.
+ */
+static bool table_like(const cs_insn *insn)
+{
+	const cs_x86 *x = &insn->detail->x86;
+
+	if (insn->id != X86_INS_JMP || x->op_count != 1)
+		return false;
+	if (x->operands[0].type == X86_OP_REG)
+		return true;
+	return x->operands[0].type == X86_OP_MEM && x->operands[0].mem.index != X86_REG_INVALID;
+}
+
+/* ET_EXEC: numbers in the instruction that fall in the text are code addresses. */
+static int absolute_numbers(struct nf_file *f, const cs_insn *insn)
+{
+	const cs_x86 *x = &insn->detail->x86;
+
+	for (unsigned i = 0; i < x->op_count; i++) {
+		const cs_x86_op *op = &x->operands[i];
+		uint64_t v;
+		if (op->type == X86_OP_IMM)
+			v = (uint64_t)op->imm;
+		else if (op->type == X86_OP_MEM && op->mem.base != X86_REG_RIP)
+			v = (uint64_t)op->mem.disp;
+		else
+			continue;
+		if (nf_in_text(f, v) && nf_hazard_add(f, v, HZ_CODEADDR))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * The instructions just decoded in this run of the sweep, for the PIC
+ * switch pattern gcc and clang emit:
+ *     lea   TABLE(%rip), X        (up to HIST_GAP unrelated instructions)
+ *     movslq (X, I, 4), R
+ *     add   X, R
+ *     jmp   *R
+ * whose table holds 32-bit offsets from TABLE.  Registers are compared by
+ * family (al, eax and rax are one), so a write to any part of X between the
+ * lea and the add breaks the pattern; so does any element of H between the
+ * lea and the jmp (checked after the sweep, when H is whole: another path
+ * could bring another X).
+ */
+#define HIST 8
+#define HIST_GAP 4
+
+struct hinsn {
+	uint64_t addr;
+	unsigned id;
+	int dst;		/* family of op 0 when it is a register written, else -1 */
+	unsigned dsize;		/* its size in bytes */
+	int mbase, mindex;	/* op 1 memory: families, -1 when none */
+	int64_t mdisp;
+	unsigned mscale;	/* op 1 memory: its scale (1 without index); 0: op 1 is no memory */
+	int src;		/* op 1 register family, else -1 */
+	uint64_t rip_target;	/* lea [rip+d]: the address, else 0 */
+	uint32_t implicit;	/* families written implicitly, one bit each */
+	bool flow;		/* a jump, call or return */
+};
+
+static struct hinsn hist[HIST];
+static unsigned nhist;
+
+/* A general register's family 0-15 (rax..r15, whatever part), or -1: by its name. */
+static int family_by_name(unsigned reg)
+{
+	const char *n = cs_reg_name(*nf_x86_handle(), reg);
+	static const char *const legacy[] = { "ax", "cx", "dx", "bx", "sp", "bp", "si", "di" };
+	char base[4] = { 0 };
+
+	if (!n)
+		return -1;
+	if (n[0] == 'r' && n[1] >= '0' && n[1] <= '9')
+		return (int)strtol(n + 1, NULL, 10);		/* r8, r10d, r15b */
+	size_t len = strlen(n);
+	if (len == 3 && (n[0] == 'r' || n[0] == 'e'))
+		memcpy(base, n + 1, 2);				/* rax, eax -> ax */
+	else if (len == 2 && (n[1] == 'l' || n[1] == 'h') && strchr("abcd", n[0]))
+		base[0] = n[0], base[1] = 'x';			/* al, ah -> ax */
+	else if (len == 3 && n[2] == 'l')
+		memcpy(base, n, 2);				/* sil, dil, bpl, spl */
+	else if (len == 2)
+		memcpy(base, n, 2);				/* ax, si */
+	for (int i = 0; i < 8; i++)
+		if (!strcmp(base, legacy[i]))
+			return i;
+	return -1;
+}
+
+/* family_by_name(), looked up once per register: the sweep asks for every instruction. */
+static int family(unsigned reg)
+{
+	static signed char cache[X86_REG_ENDING];
+	static bool filled;
+
+	if (!filled) {
+		for (unsigned r = 0; r < X86_REG_ENDING; r++)
+			cache[r] = (signed char)family_by_name(r);
+		filled = true;
+	}
+	return reg < X86_REG_ENDING ? cache[reg] : -1;
+}
+
+static void remember(const cs_insn *insn)
+{
+	const cs_x86 *x = &insn->detail->x86;
+	struct hinsn h = { .addr = insn->address, .id = insn->id, .dst = -1, .mbase = -1, .mindex = -1, .src = -1 };
+	csh cs = *nf_x86_handle();
+
+	if (x->op_count >= 1 && x->operands[0].type == X86_OP_REG &&
+	    (x->operands[0].access & CS_AC_WRITE))
+		h.dst = family(x->operands[0].reg), h.dsize = x->operands[0].size;
+	if (x->op_count >= 2 && x->operands[1].type == X86_OP_MEM) {
+		const x86_op_mem *m = &x->operands[1].mem;
+		h.mbase = m->base == X86_REG_INVALID ? -1 : family(m->base);
+		h.mindex = m->index == X86_REG_INVALID ? -1 : family(m->index);
+		h.mdisp = m->disp;
+		h.mscale = (unsigned)m->scale;
+		if (insn->id == X86_INS_LEA && m->base == X86_REG_RIP && m->index == X86_REG_INVALID)
+			h.rip_target = insn->address + insn->size + (uint64_t)m->disp;
+	}
+	if (x->op_count >= 2 && x->operands[1].type == X86_OP_REG)
+		h.src = family(x->operands[1].reg);
+	for (unsigned i = 0; i < insn->detail->regs_write_count; i++) {
+		int fam = family(insn->detail->regs_write[i]);
+		if (fam >= 0)
+			h.implicit |= 1u << fam;
+	}
+	h.flow = cs_insn_group(cs, insn, CS_GRP_JUMP) || cs_insn_group(cs, insn, CS_GRP_CALL) ||
+		 cs_insn_group(cs, insn, CS_GRP_RET);
+	hist[nhist++ % HIST] = h;
+}
+
+/* The k-th instruction before the one being noted (1: the one just before), or NULL. */
+static const struct hinsn *back(unsigned k)
+{
+	return k <= nhist && k <= HIST ? &hist[(nhist - k) % HIST] : NULL;
+}
+
+static bool writes(const struct hinsn *h, int fam)
+{
+	return h->dst == fam || (h->implicit & (1u << fam)) || h->flow;
+}
+
+/*
+ * jmp *R at the end of the PIC switch pattern: the table's address and the
+ * lea's, or 0; *hoisted = X's family when the pattern holds but the lea is
+ * not in this run (a loop kept X from before it), else -1.
+ */
+static uint64_t pic_table(const cs_insn *insn, uint64_t *lea, int *hoisted)
+{
+	const cs_x86 *x = &insn->detail->x86;
+	int r = family(x->operands[0].reg);
+	const struct hinsn *add = back(1), *ld = back(2);
+
+	*hoisted = -1;
+	if (r < 0 || !add || !ld || add->id != X86_INS_ADD || add->dst != r || add->src < 0 ||
+	    ld->id != X86_INS_MOVSXD || ld->dst != r || ld->mbase != add->src || ld->mindex < 0 ||
+	    ld->mscale != 4 || ld->mdisp != 0)
+		return 0;
+	for (unsigned k = 3; k < 3 + HIST_GAP; k++) {
+		const struct hinsn *h = back(k);
+		if (!h || h->flow) {
+			*hoisted = add->src;
+			return 0;
+		}
+		if (h->id == X86_INS_LEA && h->dst == add->src && h->rip_target) {
+			*lea = h->addr;
+			return h->rip_target;
+		}
+		if (writes(h, add->src))
+			return 0;
+	}
+	return 0;
+}
+
+/*
+ * jmp *R where R was last written, in this run, by a 64-bit mov (a whole
+ * pointer loaded from memory or copied from another register: a tail call
+ * through a vtable or a function pointer): not a switch.  A code address
+ * kept in memory or a register was made by a relocation, a rip-relative
+ * lea or (ET_EXEC) an immediate or data word, all in H already; compilers
+ * make code addresses by arithmetic only for switch tables, whose sum goes
+ * straight to the jump (the movslq/add pattern above).  A jump whose
+ * register is written otherwise, or not in this run, stays table-like.
+ */
+static bool pointer_jump(const cs_insn *insn)
+{
+	int r = family(insn->detail->x86.operands[0].reg);
+
+	for (unsigned k = 1; r >= 0 && k <= HIST; k++) {
+		const struct hinsn *h = back(k);
+		if (!h || h->flow)
+			return false;
+		if (h->dst == r)
+			return h->id == X86_INS_MOV && h->dsize == 8;	/* a whole pointer, not a sum */
+		if (h->implicit & (1u << r))
+			return false;
+	}
+	return false;
+}
+
+/*
+ * A switch whose base X was set before a loop: its tables are those of
+ * every `lea T(%rip), X` in the function, when nothing else in it writes X
+ * (a pop, restoring a caller's X on the way out, aside; calls too: no
+ * compiler keeps a table base in a register a call may change).  Each
+ * candidate is read like any table (over-reading only refuses more).
+ * 1 when at least one was found and every write was such a lea, else 0.
+ */
+static int hoisted_tables(struct nf_file *f, uint64_t jmp, int fam, int *err)
+{
+	static cs_insn *in;
+	const struct nf_ent *fn = nf_ent_holding(f, jmp);
+	uint64_t pos, avail;
+	size_t found = 0, first = f->npictable;
+
+	if (!fn || fn->fragment || (!in && !(in = cs_malloc(*nf_x86_handle()))))
+		return 0;
+	for (pos = fn->addr; pos < fn->end; pos += in->size) {
+		const uint8_t *p = nf_code_at(f, pos, &avail);
+		if (!p || !nf_x86_decode(p, avail, pos, in))
+			break;
+		const cs_x86 *x = &in->detail->x86;
+		if (x->op_count < 1 || x->operands[0].type != X86_OP_REG ||
+		    !(x->operands[0].access & CS_AC_WRITE) || family(x->operands[0].reg) != fam)
+			continue;
+		uint64_t t;
+		if (in->id == X86_INS_LEA && nf_x86_rip_target(in, &t)) {
+			*err = nf_pictable_add(f, jmp, t, jmp);
+			if (*err)
+				return 0;
+			found++;
+		} else if (in->id != X86_INS_POP) {
+			break;
+		}
+	}
+	if (pos < fn->end || !found) {
+		f->npictable = first;	/* not trusted: none of them */
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * A table-like jump: recovered when its table can be read (the PIC
+ * pattern: read after the sweep, noflag_hazards.c), or when its entries
+ * are absolute addresses the loader relocates or (ET_EXEC) data words in a
+ * data section, which are in H already; else listed as unrecovered.
+ */
+static int table_jump(struct nf_file *f, const cs_insn *insn)
+{
+	const cs_x86_op *op = &insn->detail->x86.operands[0];
+
+	if (op->type == X86_OP_REG) {
+		if (pointer_jump(insn))
+			return 0;
+		uint64_t lea = 0;
+		int hoisted, err = 0;
+		uint64_t table = pic_table(insn, &lea, &hoisted);
+		if (table)
+			return nf_pictable_add(f, insn->address, table, lea);
+		if (hoisted >= 0 && hoisted_tables(f, insn->address, hoisted, &err))
+			return 0;
+		if (err)
+			return err;
+	} else if (op->mem.scale == 8 && op->mem.base != X86_REG_RIP) {
+		uint64_t avail;
+		bool in_data = !nf_code_at(f, (uint64_t)op->mem.disp, &avail) &&
+			       elfquery_sec_by_addr(f->q, (uint64_t)op->mem.disp);
+		if (f->h->type == EO_ET_DYN || (op->mem.base == X86_REG_INVALID && in_data))
+			return 0;
+	}
+	return nf_tablejmp_add(f, insn->address);
+}
+
+static int note(struct nf_file *f, const cs_insn *insn)
+{
+	uint64_t t;
+
+	if (nf_x86_branch_target(insn, &t)) {
+		const struct nf_ent *to = nf_ent_holding(f, t);
+		if (nf_in_text(f, t) && nf_hazard_add(f, t, HZ_BRANCH))
+			return -ENOMEM;
+		if (to && to->fragment && nf_fragref_add(f, (size_t)(to - f->ents), insn->address))
+			return -ENOMEM;
+		return 0;	/* its operand is the target: no other number */
+	}
+	if (nf_x86_rip_target(insn, &t) && nf_in_text(f, t) && nf_hazard_add(f, t, HZ_CODEADDR))
+		return -ENOMEM;
+	if (table_like(insn) && table_jump(f, insn))
+		return -ENOMEM;
+	if (f->h->type == EO_ET_EXEC)
+		return absolute_numbers(f, insn);
+	return 0;
+}
+
+/* The first entry at or after addr (entries are sorted), as an index. */
+static size_t first_start(const struct nf_file *f, uint64_t addr)
+{
+	size_t a = 0, b = f->nents;
+
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+		if (f->ents[m].addr < addr)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a;
+}
+
+static int sweep_text(struct nf_file *f, const struct nf_text *t, cs_insn *insn)
+{
+	uint64_t pos = t->addr, end = t->addr + t->size;
+	size_t k = first_start(f, pos);
+
+	nhist = 0;
+	while (pos < end) {
+		while (k < f->nents && f->ents[k].addr <= pos)
+			k++;
+		uint64_t next = k < f->nents && f->ents[k].addr < end ? f->ents[k].addr : end;
+		if (!nf_x86_decode(t->bytes + (pos - t->addr), end - pos, pos, insn)) {
+			nhist = 0;
+			f->undecodable++;
+			pos++;
+			continue;
+		}
+		f->insns++;
+		if (note(f, insn))
+			return -ENOMEM;
+		remember(insn);
+		pos += insn->size;
+		if (pos > next) {
+			pos = next;	/* it ran over a start: restart there */
+			nhist = 0;	/* a new run: nothing before it flows in */
+		}
+	}
+	return 0;
+}
+
+int nf_sweep(struct nf_file *f)
+{
+	csh *h = nf_x86_handle();
+	cs_insn *insn;
+	int err = 0;
+
+	if (!h || !(insn = cs_malloc(*h))) {
+		diag_err(f->path, "cannot open the x86-64 decoder (Capstone)");
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < f->ntext && !err; i++)
+		if (f->text[i].bytes)
+			err = sweep_text(f, &f->text[i], insn);
+	cs_free(insn, 1);
+	return err;
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The x86-64 decoding that patchverify --noflag shares between its sweep
+ * (noflag_sweep.c) and its site forms (noflag_sites.c): one Capstone handle
+ * with operand details, and the few questions both ask of an instruction.
+ */
+#ifndef PV_NOFLAG_X86_H
+#define PV_NOFLAG_X86_H
+
+#include <capstone/capstone.h>
+
+#include "noflag.h"
+
+/* The handle (details on), opened on first use; NULL when Capstone cannot open one. */
+csh *nf_x86_handle(void);
+/* Decode one instruction at addr from p (avail bytes there) into insn: true when it decoded. */
+bool nf_x86_decode(const uint8_t *p, uint64_t avail, uint64_t addr, cs_insn *insn);
+/* A direct (relative) jmp, jcc, call, loop or jrcxz: its target. */
+bool nf_x86_branch_target(const cs_insn *insn, uint64_t *target);
+/* An operand [rip+disp]: the address it names. */
+bool nf_x86_rip_target(const cs_insn *insn, uint64_t *target);
+
+#endif
