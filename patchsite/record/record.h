@@ -26,6 +26,7 @@
 #ifndef PS_RECORD_H
 #define PS_RECORD_H
 
+#include "core/ctl_file.h"
 #include "sites/site.h"
 
 struct ps_buf;
@@ -40,6 +41,8 @@ void ps_branches_capture(void);
 void ps_branches_settle(void);
 extern const struct ps_watch ps_branches_watch;
 extern const struct ps_store_part ps_branches_part;
+/* trace_stat/branch_annotated, the counts as a control file (ctl/groups.c lists it). */
+extern const struct ps_ctl_file ps_ctl_branches[];
 
 /* record/ring.c, function.c, graph.c, unwind.c */
 extern struct patchsite_ops ps_function_ops, ps_graph_ops;
