@@ -21,7 +21,8 @@
  *                   new chunk's pages put in; store_mods_later.c the mod.N
  *                   files; linebuf.c many short lines to a file
  *   sched_switch.c  time off the CPU: each thread's context switches
- *                   (sched_switch.h)
+ *                   (sched_switch.h); sched_ring.c their perf rings and
+ *                   the drain thread
  */
 #ifndef PS_RECORD_H
 #define PS_RECORD_H
