@@ -11,7 +11,8 @@
  *                   trigger.c filter commands; marker.c trace_marker;
  *                   snapshot.c snapshots; options.c trace_options
  *   store.c, store_thread.c (store.h)  the trace directory writer: the
- *                   session, each thread's file and its chunks
+ *                   session, each thread's file and its chunks;
+ *                   store_mods.c the objects' mod.N files and modules log
  *   branch_counts.c the branch profiler's counts; output.c PATCHSITE_OUTPUT
  *   graph_settings.c function_graph's settings (set_graph_notrace,
  *                   tracing_thresh, latency, profile mode)
@@ -162,7 +163,7 @@ int ps_store_open(const char *dir, const char *tracer, bool overwrite, size_t ri
 void ps_store_mods_defer(void);
 bool ps_store_mods_take(struct ps_module *m);
 void ps_store_mods_none(void);
-void ps_store_mods_write(void);		/* store.c: the waiting ones written */
+void ps_store_mods_write(void);		/* store_mods.c: the waiting ones written */
 int ps_store_thread(struct ps_thread *t, struct ps_fast *f);
 int ps_store_next(struct ps_thread *t, struct ps_fast *f);
 bool ps_store_stale(const struct ps_thread *t);
@@ -173,7 +174,7 @@ void ps_store_finish_exit(int status);
 void ps_store_tracer(const char *name);
 int ps_store_replace(const char *name, const char *text, size_t len);
 void ps_store_forked(struct ps_thread *self);
-extern const struct ps_watch ps_store_watch;
+extern const struct ps_watch ps_store_watch;	/* store_mods.c */
 /*
  * What else writes into the process directory (events, branch counts),
  * registered once at init (api.c wire): any says it has something to

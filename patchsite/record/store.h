@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * What the two halves of the trace-directory writer share: store.c (the
- * session and process directory, its text files, mod.N, end, fork) and
- * store_thread.c (each thread's file, its chunks, the helper thread).
+ * What the parts of the trace-directory writer share: store.c (the
+ * session and process directory, its text files, end, fork), store_mods.c
+ * (mod.N, the modules log) and store_thread.c (each thread's file, its
+ * chunks, the helper thread).
  */
 #ifndef PS_STORE_H
 #define PS_STORE_H
@@ -43,5 +44,7 @@ int ps_store_reserve(int fd, off_t off, size_t len);
 void ps_store_reserve_forked(void);
 void ps_store_threads_finish(bool wait_helper);
 void ps_store_thread_forked(struct ps_thread *self);
+/* store_mods.c: mod.N of object m and its load line (store.c, as a directory opens). */
+void ps_store_module(struct ps_module *m);
 
 #endif
