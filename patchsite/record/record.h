@@ -12,7 +12,8 @@
  *                   snapshot.c snapshots; options.c trace_options
  *   store.c, store_thread.c (store.h)  the trace directory writer: the
  *                   session, each thread's file and its chunks;
- *                   store_mods.c the objects' mod.N files and modules log
+ *                   store_mods.c the objects' mod.N files and modules log;
+ *                   store_helper.c the thread that maps chunks ahead
  *   branch_counts.c the branch profiler's counts; output.c PATCHSITE_OUTPUT
  *   graph_settings.c function_graph's settings (set_graph_notrace,
  *                   tracing_thresh, latency, profile mode)
