@@ -10,7 +10,8 @@
  *   attach_ptrace.c  one borrowed thread: raw system calls, calls, restore
  *   attach_refuse.c  the refusals, by name, before a thread is touched
  *   attach_nops.c    gcc's one-byte NOP sites made one instruction, every thread stopped
- *   attach_inject.c  the safe point, the loader thread, dlopen (the design)
+ *   attach_safe.c    is a stopped thread at a safe point (blocked, not in a handler)?
+ *   attach_inject.c  the borrowed call, the loader thread, dlopen (the design)
  *
  * Here: find the runtime to load, wait for its control channel, and the
  * verb record -p, which sets the tracer up through that channel, records
