@@ -11,7 +11,7 @@
  * file of core/, sites/, record/, events/ or arch/ includes its folder's
  * header, so the compiler, not only `make check-layers`, keeps it from
  * naming anything above.  The folders, lowest layer first; a file never calls into a
- * folder above its own (it registers a hook instead, api.c wire), except
+ * folder above its own (it registers a hook instead, api_init.c wire), except
  * the arch trampolines' C entry points (arch/entry.h); `make check-layers`
  * (tests/layers.sh) fails on any other:
  *   core/     services that know no site: the global `ps` (state.c), thread
@@ -37,8 +37,9 @@
  *             store_thread.c), branch counts, output.c (PATCHSITE_OUTPUT
  *             through render/)
  *   events/   static trace events (event.h has their map)
- *   api/      public entry points: api.c patchsite_init (wire: every hook),
- *             ops, filters, tracing on/off, the function list, counters;
+ *   api/      public entry points: api_init.c patchsite_init (wire: every
+ *             hook); api.c ops, filters, tracing on/off, the function list,
+ *             counters;
  *             api_tracers.c the tracer in use; api_record.c recording
  *             settings and filter commands; api_events.c the events API
  *   ctl/      control files by name (control.c, control.h) and their tables
@@ -83,11 +84,24 @@
  * The folders' headers, lowest first; a file of a folder includes its own
  * folder's header (or this one, above the folders).
  */
+#include <errno.h>
+
 #include "core/core.h"
 #include "core/demangle.h"
 #include "core/libc.h"
 #include "sites/site.h"
 #include "record/record.h"
+
+/* api/api_init.c: how long patchsite_init took, set once (patchsite_stat's init_ns, init_cpu_ns). */
+extern _Atomic unsigned long ps_init_ns, ps_init_cpu_ns;
+
+/* An entry point's result: err, with errno set to -err when it failed (libbpf's convention). */
+static inline int ps_api_ret(int err)
+{
+	if (err < 0)
+		errno = -err;
+	return err;
+}
 
 /* gprof.c: our constructor ran; answer a __monstartup put off until then. */
 void ps_gprof_started(void);

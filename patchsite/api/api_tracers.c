@@ -11,13 +11,6 @@
 #include "internal.h"
 #include "record/profile.h"
 
-static int ret(int err)
-{
-	if (err < 0)
-		errno = -err;
-	return err;
-}
-
 static int copy_filters(struct patchsite_ops *to, struct patchsite_ops *from)
 {
 	struct ps_ops_state *a, *b;
@@ -56,7 +49,7 @@ static int no_tracer(const char *name)
 	ps_tracer_names(&names, ", ");
 	ps_log(PATCHSITE_LOG_ERROR, "no tracer named '%s' (%s)", name, names.p ? names.p : "");
 	ps_buf_free(&names);
-	return ret(-EINVAL);
+	return ps_api_ret(-EINVAL);
 }
 
 static int set_tracer(const char *name);
@@ -81,7 +74,7 @@ static int set_tracer(const char *name)
 	int err;
 
 	if (!name)
-		return ret(-EINVAL);
+		return ps_api_ret(-EINVAL);
 	if (!t)
 		return no_tracer(name);
 	want = t->ops;
@@ -101,7 +94,7 @@ static int set_tracer(const char *name)
 		if (!err)
 			err = copy_filters(want, &ps_function_ops);
 		if (err)
-			return ret(err);
+			return ps_api_ret(err);
 	}
 	return patchsite_register_function(want);
 }
@@ -129,7 +122,7 @@ unsigned long patchsite_get_buffer_kb(void)
 int patchsite_set_graph_max_depth(unsigned depth)
 {
 	if (depth < 1 || depth > 1024)
-		return ret(-EINVAL);
+		return ps_api_ret(-EINVAL);
 	ps_graph_max_depth = depth;
 	return 0;
 }

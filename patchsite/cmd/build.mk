@@ -15,6 +15,8 @@ PKG_DW_CFLAGS := $(shell $(PKG_CONFIG) --cflags libdw 2>/dev/null)
 PKG_DW_LIBS   := $(shell $(PKG_CONFIG) --libs libdw 2>/dev/null || echo -ldw -lelf)
 $(B)/obj/patchsite/cmd/dwarf/probe_dwarf.o $(B)/obj/patchsite/cmd/dwarf/probe_dwarf_type.o \
 	$(B)/obj/patchsite/cmd/dwarf/probe_dwarf_site.o $(B)/obj/patchsite/cmd/dwarf/srcline.o \
+	$(B)/obj/patchsite/cmd/dwarf/probe_dwarf_loc.o $(B)/obj/patchsite/cmd/dwarf/probe_dwarf_fn.o \
+	$(B)/obj/patchsite/cmd/dwarf/probe_dwarf_ctx.o \
 	$(B)/obj/patchsite/cmd/dwarf/auto_args.o $(B)/obj/patchsite/cmd/dwarf/libcall_args.o: ALL_CFLAGS += $(PKG_DW_CFLAGS)
 
 PS_CMD := $(call built_if_has,$(B)/patchsite,dw elf)

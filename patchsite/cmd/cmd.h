@@ -15,11 +15,13 @@
  * (script, with script_py.c: Python loaded by that verb only, script.h).
  * Two subsystems, in folders of their own: attach/ (record -p PID: attach.c,
  * attach_target.c, attach_refuse.c, attach_loader.c, attach_ptrace.c,
- * attach_inject.c, attach_nops.c, attach_boost.c; attach.c has the map) and
+ * attach_safe.c, attach_inject.c, attach_nops.c, attach_boost.c; attach.c
+ * has the map) and
  * dwarf/ (DWARF and argument resolution: probe_dwarf.c names in probe
- * definitions, probe_dwarf_site.c, probe_dwarf_type.c, argspec.c -A,
- * auto_args.c -a, libcall_args.c and libc_protos.c library calls' arguments,
- * srcline.c replay --srcline).
+ * definitions, probe_dwarf_ctx.c, probe_dwarf_loc.c, probe_dwarf_fn.c,
+ * probe_dwarf_site.c, probe_dwarf_type.c, argspec.c -A, auto_args.c -a,
+ * libcall_args.c and libc_protos.c library calls' arguments, srcline.c
+ * replay --srcline).
  */
 #ifndef PS_CMD_H
 #define PS_CMD_H

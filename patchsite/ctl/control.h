@@ -28,7 +28,6 @@
 /* Filter commands in set_ftrace_filter: ps_filter_command (api_record.c, internal.h). */
 
 extern const struct ps_ctl_file ps_ctl_events[];	/* ctl/event_files.c */
-extern const struct ps_ctl_file ps_ctl_branches[];	/* record/branch_counts.c */
 extern const struct ps_ctl_file ps_ctl_probes[];	/* ctl/probe_files.c: dynamic_events */
 
 /* groups.c: every table, NULL-terminated. */

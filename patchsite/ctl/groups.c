@@ -6,6 +6,7 @@
  */
 #include "ctl/control.h"
 #include "record/profile.h"
+#include "record/record.h"
 
 const struct ps_ctl_file *const ps_ctl_groups[] = {
 	ps_ctl_core,

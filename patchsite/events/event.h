@@ -15,6 +15,7 @@
  *   ctl/event_files.c control files: set_event, available_events, events/
  *   probe.c         dynamic probes (probe.h): probe_parse.c the
  *                   dynamic_events syntax, probe_fetch.c fetch programs,
+ *                   probe_hit.c the hit table and what a hit runs,
  *                   probe_fast.c and probe_tramp_layout.c what the x86-64
  *                   probe trampolines read and call
  *   filter_if.c     conditions on a function's arguments in set_ftrace_filter

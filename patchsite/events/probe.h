@@ -26,8 +26,9 @@
  *   probe_fetch.c  a definition -> a fetch program, and its evaluation at
  *                  the probed site (registers through arch/regs.h, memory
  *                  through a fault-safe copy)
- *   probe.c        probes as events (events/GRP/EVENT/...), their ops,
- *                  the dynamic_events file's text
+ *   probe.c        probes as events (events/GRP/EVENT/...), the
+ *                  dynamic_events file's text
+ *   probe_hit.c    their ops: the hit table, what a hit runs
  */
 #ifndef PS_PROBE_H
 #define PS_PROBE_H

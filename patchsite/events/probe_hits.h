@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The probed sites' table (probe.c builds it, replaced whole and freed
+ * The probed sites' table (probe_hit.c builds it, replaced whole and freed
  * after a grace period), shared with the x86-64 fast path (probe_fast.c),
  * which records the common probe straight from the trampoline's pushed
- * registers and goes through no dispatcher.
+ * registers and goes through no dispatcher; and the probes it points at,
+ * which probe.c defines and probe_hit.c fires.
  */
 #ifndef PS_PROBE_HITS_H
 #define PS_PROBE_HITS_H
@@ -12,8 +13,10 @@
 #include <stdint.h>
 
 #include "probe.h"
+#include "probe_fetch.h"
 
 struct probe;
+struct ps_arrivals;
 struct ps_event;
 
 /*
@@ -70,5 +73,31 @@ struct ps_probe_hits {
 };
 
 extern _Atomic(struct ps_probe_hits *) ps_probe_hits;
+
+/* A dynamic probe (probe.c). */
+struct probe {
+	struct ps_probe_def def;
+	struct ps_fetch_prog prog;
+	struct patchsite_event *desc;	/* the event's descriptor; desc->rt is ev */
+	struct ps_event *ev;
+	uint8_t *set;			/* the function's sites, by global index */
+	size_t nset;
+	_Atomic unsigned long faults;
+	_Atomic unsigned long unhooked;	/* %return: calls whose return could not be hooked */
+	bool trace_if;			/* set_ftrace_filter's "FUNC if COND": no event recorded;
+					   the tracer gets the calls the condition keeps */
+	struct ps_probe_fast rfast;	/* %return: the fast layout its frames point at */
+	struct probe *next;
+};
+
+/* The probes, in the order defined (ps.lock; probe_hit.c). */
+extern struct probe *ps_probe_defs;
+/*
+ * The hit table and the ops' sites from the enabled probes (a disabled one
+ * costs its function nothing); ps.lock held, a may be NULL (probe_hit.c).
+ */
+int ps_probe_publish(struct ps_arrivals *a);
+/* A hooked return (record/retprobe.c calls it through ps_retprobe_fire; probe_hit.c). */
+void ps_probe_ret(void *data, uint64_t x, uint64_t fp, const uint64_t *edata, uint64_t caller);
 
 #endif

@@ -11,7 +11,9 @@
  *                   trigger.c filter commands; marker.c trace_marker;
  *                   snapshot.c snapshots; options.c trace_options
  *   store.c, store_thread.c (store.h)  the trace directory writer: the
- *                   session, each thread's file and its chunks
+ *                   session, each thread's file and its chunks;
+ *                   store_mods.c the objects' mod.N files and modules log;
+ *                   store_helper.c the thread that maps chunks ahead
  *   branch_counts.c the branch profiler's counts; output.c PATCHSITE_OUTPUT
  *   graph_settings.c function_graph's settings (set_graph_notrace,
  *                   tracing_thresh, latency, profile mode)
@@ -21,11 +23,13 @@
  *                   new chunk's pages put in; store_mods_later.c the mod.N
  *                   files; linebuf.c many short lines to a file
  *   sched_switch.c  time off the CPU: each thread's context switches
- *                   (sched_switch.h)
+ *                   (sched_switch.h); sched_ring.c their perf rings and
+ *                   the drain thread
  */
 #ifndef PS_RECORD_H
 #define PS_RECORD_H
 
+#include "core/ctl_file.h"
 #include "sites/site.h"
 
 struct ps_buf;
@@ -40,6 +44,8 @@ void ps_branches_capture(void);
 void ps_branches_settle(void);
 extern const struct ps_watch ps_branches_watch;
 extern const struct ps_store_part ps_branches_part;
+/* trace_stat/branch_annotated, the counts as a control file (ctl/groups.c lists it). */
+extern const struct ps_ctl_file ps_ctl_branches[];
 
 /* record/ring.c, function.c, graph.c, unwind.c */
 extern struct patchsite_ops ps_function_ops, ps_graph_ops;
@@ -158,7 +164,7 @@ int ps_store_open(const char *dir, const char *tracer, bool overwrite, size_t ri
 void ps_store_mods_defer(void);
 bool ps_store_mods_take(struct ps_module *m);
 void ps_store_mods_none(void);
-void ps_store_mods_write(void);		/* store.c: the waiting ones written */
+void ps_store_mods_write(void);		/* store_mods.c: the waiting ones written */
 int ps_store_thread(struct ps_thread *t, struct ps_fast *f);
 int ps_store_next(struct ps_thread *t, struct ps_fast *f);
 bool ps_store_stale(const struct ps_thread *t);
@@ -169,7 +175,7 @@ void ps_store_finish_exit(int status);
 void ps_store_tracer(const char *name);
 int ps_store_replace(const char *name, const char *text, size_t len);
 void ps_store_forked(struct ps_thread *self);
-extern const struct ps_watch ps_store_watch;
+extern const struct ps_watch ps_store_watch;	/* store_mods.c */
 /*
  * What else writes into the process directory (events, branch counts),
  * registered once at init (api.c wire): any says it has something to

@@ -32,142 +32,9 @@
 #include "sched_switch.h"
 #include "data/format.h"
 
-/*
- * A chunk the thread has left stays mapped for RETIRED more switches: an
- * event's slot is taken (the write pointer moved) before its words are
- * stored, and a signal handler that runs in between can fill the chunk and
- * switch (attachstress's SIGALRM handler did, within 60 attaches: the
- * interrupted store then hit an unmapped chunk, SIGSEGV).  Its late words
- * land in the file where its slot is.  Only a handler that fills RETIRED
- * chunks (4 MiB of events) inside that window of three instructions
- * would still find its chunk gone.
- */
-#define RETIRED	4
-
-struct ps_tstore {
-	void *_Atomic ready[AHEAD];	/* grow: chunks n to n + AHEAD - 1, mapped and filled by the
-					   helper, chunk y in slot y % AHEAD (word 1: its number) */
-	uint64_t prepared;		/* helper only: chunks below this were made ready */
-	uint64_t want_seq;		/* under helper.lock: the chunk asked for */
-	bool queued;			/* under helper.lock: waiting for the helper */
-	struct ps_tstore *qnext;
-	struct ps_tstore *all_next;	/* every one made, never freed (threads keep theirs) */
-	int fd;
-	pid_t pid;			/* the process whose file this is */
-	struct psd_thread_hdr *hdr;	/* mapped shared, the whole time */
-	uint64_t *map;			/* grow: the current chunk; overwrite: every chunk */
-	size_t map_bytes;
-	uint64_t *retired[RETIRED];	/* grow: the chunks before it, still mapped (retire) */
-	uint64_t seq;			/* chunks started */
-	_Atomic uint64_t gen;		/* odd while chunk_start switches chunks (ps_store_bound) */
-	char path[64];			/* relative to the process directory */
-};
-
-/* The session (store.c opens it), here with the lower half that reads it on every chunk. */
-struct ps_store_session ps_session = { .procfd = -1 };
 
 static _Atomic(struct ps_tstore *) all_stores;
 
-/*
- * The helper thread: it reserves, maps and fills in the next chunk of each
- * thread's file while the thread writes the current one, so that the
- * recording thread does not pay for fresh page-cache pages (most of what a
- * chunk costs).  Started at the first chunk switch; a forked child starts
- * its own.  Without it (it could not start), threads map their chunks
- * themselves.
- */
-static struct {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	struct ps_tstore *queue;
-	pid_t pid;			/* the process it runs in */
-	bool closing;
-	struct ps_tstore *working;	/* whose chunks it is preparing now */
-} helper = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0, false, NULL };
-
-static off_t chunk_off(uint64_t seq)
-{
-	return PSD_HDR_BYTES + (off_t)(seq * ps_session.chunk);
-}
-
-/* Chunk seq of s's file, reserved, mapped and its pages in; NULL on failure. */
-static void *prepare(struct ps_tstore *s, uint64_t seq)
-{
-	void *p;
-
-	if (ps_store_reserve(s->fd, chunk_off(seq), ps_session.chunk))
-		return NULL;
-	p = mmap(NULL, ps_session.chunk, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, chunk_off(seq));
-	if (p == MAP_FAILED)
-		return NULL;
-	ps_store_populate(p, ps_session.chunk);
-	return p;
-}
-
-/* Chunks want to want + AHEAD - 1 of s ready (slack for a helper scheduled late). */
-static void prepare_ahead(struct ps_tstore *s, uint64_t want)
-{
-	for (uint64_t y = want > s->prepared ? want : s->prepared; y < want + AHEAD; y++) {
-		void *p = prepare(s, y);
-
-		if (!p)
-			return;
-		((uint64_t *)p)[1] = y;	/* rewritten by chunk_start when used */
-		p = atomic_exchange_explicit(&s->ready[y % AHEAD], p, memory_order_acq_rel);
-		if (p)
-			munmap(p, ps_session.chunk);	/* an older one, never taken */
-		s->prepared = y + 1;
-	}
-}
-
-static void *helper_main(void *arg)
-{
-	(void)arg;
-	pthread_mutex_lock(&helper.lock);
-	for (;;) {
-		struct ps_tstore *s;
-		uint64_t want;
-
-		while (!helper.queue && !helper.closing)
-			pthread_cond_wait(&helper.cond, &helper.lock);
-		if (helper.closing)
-			break;
-		s = helper.queue;
-		helper.queue = s->qnext;
-		s->queued = false;
-		want = s->want_seq;
-		helper.working = s;
-		pthread_mutex_unlock(&helper.lock);
-		prepare_ahead(s, want);
-		pthread_mutex_lock(&helper.lock);
-		helper.working = NULL;
-		pthread_cond_broadcast(&helper.cond);
-	}
-	pthread_mutex_unlock(&helper.lock);
-	return NULL;
-}
-
-/*
- * Ask the helper for s's next chunk (s->seq); start it if it is not running
- * here.  Never waits: with the lock taken (the helper descheduled while
- * holding it, on a busy machine), the thread maps its next chunk itself.
- */
-static void helper_request(struct ps_tstore *s)
-{
-	if (pthread_mutex_trylock(&helper.lock))
-		return;
-	if (helper.pid != ps_session.pid && !helper.closing &&
-	    !ps_spawn(helper_main, NULL, 0, NULL))
-		helper.pid = ps_session.pid;
-	if (helper.pid == ps_session.pid && !s->queued) {
-		s->queued = true;
-		s->want_seq = s->seq;
-		s->qnext = helper.queue;
-		helper.queue = s;
-		pthread_cond_signal(&helper.cond);
-	}
-	pthread_mutex_unlock(&helper.lock);
-}
 
 static void say_stopped(struct ps_tstore *s, int err)
 {
@@ -269,10 +136,10 @@ static int map_next(struct ps_thread *t, struct ps_fast *f)
 		p = NULL;
 	}
 	if (!p) {
-		err = ps_store_reserve(s->fd, chunk_off(s->seq), ps_session.chunk);
+		err = ps_store_reserve(s->fd, ps_chunk_off(s->seq), ps_session.chunk);
 		if (err)
 			return err;
-		p = mmap(NULL, ps_session.chunk, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, chunk_off(s->seq));
+		p = mmap(NULL, ps_session.chunk, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, ps_chunk_off(s->seq));
 		if (p == MAP_FAILED)
 			return -errno;
 		/*
@@ -293,7 +160,7 @@ static int map_next(struct ps_thread *t, struct ps_fast *f)
 	s->map_bytes = ps_session.chunk;
 	chunk_start(t, f, p);
 	if (s->seq > 1)
-		helper_request(s);	/* chunks ahead only for a thread that filled one */
+		ps_store_helper_request(s);	/* chunks ahead only for a thread that filled one */
 	return 0;
 }
 
@@ -345,6 +212,44 @@ static int thread_file_link(struct ps_tstore *s, pid_t tid)
 	return -EEXIST;
 }
 
+/* The file's header page reserved, mapped (s->hdr) and filled in for thread t: 0 or -errno. */
+static int header_map(struct ps_tstore *s, const struct ps_thread *t)
+{
+	int err = ps_store_reserve(s->fd, 0, PSD_HDR_BYTES);
+
+	if (!err) {
+		s->hdr = mmap(NULL, PSD_HDR_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
+		if (s->hdr == MAP_FAILED)
+			err = -errno;
+	}
+	if (!err) {
+		memcpy(s->hdr->magic, PSD_THREAD_MAGIC, 8);
+		s->hdr->version = PSD_VERSION;
+		s->hdr->hdr_bytes = PSD_HDR_BYTES;
+		s->hdr->pid = (uint32_t)ps_session.pid;
+		s->hdr->tid = (uint32_t)t->tid;
+		memcpy(s->hdr->comm, t->comm, sizeof(s->hdr->comm));
+		s->hdr->chunk_bytes = ps_session.chunk;
+		s->hdr->overwrite = ps_session.overwrite;
+		s->hdr->nchunks = ps_session.overwrite ?
+				  (uint32_t)(ps_session.ring / ps_session.chunk) : 0;
+	}
+	return err;
+}
+
+/* A file that could not be set up: unmapped, closed, unlinked (named), and s let go. */
+static void tstore_drop(struct ps_tstore *s, bool unnamed)
+{
+	if (s->hdr && s->hdr != MAP_FAILED)
+		munmap(s->hdr, PSD_HDR_BYTES);
+	if (s->map)
+		munmap(s->map, s->map_bytes);
+	close(s->fd);
+	if (!unnamed)
+		unlinkat(ps_session.procfd, s->path, 0);
+	munmap(s, sizeof(*s));
+}
+
 /* The calling thread's file and its first chunk: t->base..t->end. */
 int ps_store_thread(struct ps_thread *t, struct ps_fast *f)
 {
@@ -370,24 +275,7 @@ int ps_store_thread(struct ps_thread *t, struct ps_fast *f)
 		munmap(s, sizeof(*s));
 		return err;
 	}
-	err = ps_store_reserve(s->fd, 0, PSD_HDR_BYTES);
-	if (!err) {
-		s->hdr = mmap(NULL, PSD_HDR_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
-		if (s->hdr == MAP_FAILED)
-			err = -errno;
-	}
-	if (!err) {
-		memcpy(s->hdr->magic, PSD_THREAD_MAGIC, 8);
-		s->hdr->version = PSD_VERSION;
-		s->hdr->hdr_bytes = PSD_HDR_BYTES;
-		s->hdr->pid = (uint32_t)ps_session.pid;
-		s->hdr->tid = (uint32_t)t->tid;
-		memcpy(s->hdr->comm, t->comm, sizeof(s->hdr->comm));
-		s->hdr->chunk_bytes = ps_session.chunk;
-		s->hdr->overwrite = ps_session.overwrite;
-		s->hdr->nchunks = ps_session.overwrite ?
-				  (uint32_t)(ps_session.ring / ps_session.chunk) : 0;
-	}
+	err = header_map(s, t);
 	/* Flight recorder: the ring's first chunk now, the others as they are first used. */
 	if (!err && total)
 		err = ps_store_reserve(s->fd, PSD_HDR_BYTES, ps_session.chunk);
@@ -402,14 +290,7 @@ int ps_store_thread(struct ps_thread *t, struct ps_fast *f)
 	if (!err && unnamed)
 		err = thread_file_link(s, t->tid);
 	if (err) {
-		if (s->hdr && s->hdr != MAP_FAILED)
-			munmap(s->hdr, PSD_HDR_BYTES);
-		if (s->map)
-			munmap(s->map, s->map_bytes);
-		close(s->fd);
-		if (!unnamed)
-			unlinkat(ps_session.procfd, s->path, 0);
-		munmap(s, sizeof(*s));
+		tstore_drop(s, unnamed);
 		return err;
 	}
 	s->all_next = atomic_load(&all_stores);
@@ -495,7 +376,7 @@ static int store_next(struct ps_thread *t, struct ps_fast *f)
 		 * before the current chunk is padded: without room it keeps it.
 		 */
 		if (s->seq < n) {
-			err = ps_store_reserve(s->fd, chunk_off(s->seq), ps_session.chunk);
+			err = ps_store_reserve(s->fd, ps_chunk_off(s->seq), ps_session.chunk);
 			if (err) {
 				say_stopped(s, err);
 				return err;
@@ -537,28 +418,10 @@ void ps_store_lost(struct ps_thread *t)
 		__atomic_fetch_add(&t->store->hdr->lost, 1, __ATOMIC_RELAXED);
 }
 
-/* Chunks made ready and not used: not data (unmapped: the file is about to end before them). */
-static void drop_ready(struct ps_tstore *s)
-{
-	for (int k = 0; k < AHEAD; k++) {
-		void *p = atomic_exchange_explicit(&s->ready[k], NULL, memory_order_acq_rel);
-
-		if (p)
-			munmap(p, ps_session.chunk);
-	}
-}
-
 /* At a normal exit (ps_store_finish): the helper stopped, each thread's file closed right. */
 void ps_store_threads_finish(bool wait_helper)
 {
-	/* The helper stops, and finishes what it was doing first. */
-	if (wait_helper ? !pthread_mutex_lock(&helper.lock) : !pthread_mutex_trylock(&helper.lock)) {
-		helper.closing = true;
-		pthread_cond_broadcast(&helper.cond);
-		while (helper.working && helper.pid == ps_session.pid)
-			pthread_cond_wait(&helper.cond, &helper.lock);
-		pthread_mutex_unlock(&helper.lock);
-	}
+	ps_store_helper_stop(wait_helper);
 	for (struct ps_thread *t = atomic_load(&ps.threads); t; t = t->next) {
 		struct ps_fast *f = atomic_load(&t->fast);
 		struct ps_tstore *s = t->store;
@@ -572,13 +435,13 @@ void ps_store_threads_finish(bool wait_helper)
 		 */
 		if (!ps_session.overwrite && f == &t->fast_copy) {
 			/* Exited: it writes no more, its file ends at its last word. */
-			drop_ready(s);
-			(void)!ftruncate(s->fd, chunk_off(s->seq - 1) +
+			ps_store_drop_ready(s);
+			(void)!ftruncate(s->fd, ps_chunk_off(s->seq - 1) +
 					 (off_t)(ps_wp_get(f) - t->base) * 8);
 		} else if (!ps_session.overwrite && f == &ps_fast) {
 			/* This thread may still record (later destructors): whole chunks. */
-			drop_ready(s);
-			(void)!ftruncate(s->fd, chunk_off(s->seq));
+			ps_store_drop_ready(s);
+			(void)!ftruncate(s->fd, ps_chunk_off(s->seq));
 		}
 		memcpy(s->hdr->comm, t->comm, sizeof(s->hdr->comm));
 		s->hdr->end_word = (uint64_t)(ps_wp_get(f) - t->base);
@@ -608,10 +471,6 @@ void ps_store_thread_forked(struct ps_thread *self)
 			s->retired[k] = NULL;
 		}
 	}
-	/* The helper did not follow: its lock may have been held at the fork. */
 	ps_store_reserve_forked();
-	pthread_mutex_init(&helper.lock, NULL);
-	pthread_cond_init(&helper.cond, NULL);
-	helper.queue = NULL;
-	helper.pid = 0;
+	ps_store_helper_forked();
 }

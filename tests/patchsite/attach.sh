@@ -23,9 +23,8 @@
 # one whose stack holds stale copies of the handlers' return address
 # (stalesig.c), and each refusal this machine can stage.
 set -u
-
-B=${1:-build}
-MODE=${2:-plain}
+. tests/patchsite/lib.sh	# suite_init, pass, fail
+suite_init attach "${1:-build}" "${2:-plain}"
 if [ "$MODE" = san ]; then
 	# The SAN build's libpatchsite.so is instrumented: it loads only where ASan's runtime
 	# came first, at start-up (dlopen into a running process: "ASan runtime does not come
@@ -37,7 +36,6 @@ if [ "$(uname -m)" != x86_64 ]; then
 	echo "SKIP attach.sh: attach is implemented for x86-64 only"
 	exit 0
 fi
-T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-attach.XXXXXX")
 SPID=
 cleanup() {
 	[ -n "$SPID" ] && kill "$SPID" 2>/dev/null
@@ -46,13 +44,8 @@ cleanup() {
 }
 trap cleanup EXIT
 trap '' PIPE
-PASS=0
-FAIL=0
-CC=${CC:-gcc}
-PS="$PWD/$B/patchsite"
 NTH=4
 
-pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
 # The newest process whose command line (arguments joined by spaces) is $1:
 # from /proc, as a fresh Debian has no pgrep (procps).
 # A machine loaded by other jobs may run none of a target's threads for
@@ -68,7 +61,6 @@ pid_of() {
 	done
 	echo "$_best"
 }
-fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
 
 PG="-pg -mfentry -mrecord-mcount"
 $CC -O2 -g $PG -c testdata/patchsite/attachstress.c -o "$T/attachstress.o" >"$T/build.log" 2>&1 &&

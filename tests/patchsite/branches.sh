@@ -12,31 +12,14 @@
 # (kernel/trace/trace_branch.c: "%8lu %8lu ", "%3ld " or "  X ",
 # "%-30.30s %-20.20s %d"), rebuilt here with printf(1).
 set -u
-. "$PWD/tests/patchsite/stderr_quiet.sh"	# only_switches_lost
-
-B=${1:-build}
-MODE=${2:-plain}
-T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-branches.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-PASS=0
-FAIL=0
-CC=${CC:-gcc}
+. tests/patchsite/lib.sh	# suite_init, pass, fail; only_switches_lost
+suite_init branches "${1:-build}" "${2:-plain}"
 CXX=${CXX:-g++}
 TOP=$PWD
-PS="$PWD/$B/patchsite"
-LIB="$PWD/$B/libpatchsite.so"
-export PATCHSITE_LIB="$LIB"
-SANPRE=
+LIB="$PATCHSITE_LIB"
 SANFLAGS=
-if [ "$MODE" = san ]; then
-	SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all"
-	SANPRE="$($CC -print-file-name=libasan.so) $($CC -print-file-name=libubsan.so)"
-	export ASAN_OPTIONS=detect_leaks=1
-fi
+[ "$MODE" = san ] && SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all"
 PRE="$SANPRE${SANPRE:+ }$LIB"
-
-pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
-fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
 line_of() { grep -n "$2" "$TOP/testdata/patchsite/$1" | head -1 | cut -d: -f1; }
 
 D=testdata/patchsite

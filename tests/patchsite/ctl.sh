@@ -11,10 +11,8 @@
 # task names (ftrace's tracefs names); error cases check the exit status
 # and that the program runs on.
 set -u
-
-B=${1:-build}
-MODE=${2:-plain}
-T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-ctl.XXXXXX")
+. tests/patchsite/lib.sh	# suite_init, pass, fail
+suite_init ctl "${1:-build}" "${2:-plain}"
 SPID=
 cleanup() {
 	[ -n "$SPID" ] && kill "$SPID" 2>/dev/null
@@ -23,22 +21,15 @@ cleanup() {
 }
 trap cleanup EXIT
 trap '' PIPE	# a sample that died is a failure to report, not a signal that ends this script
-PASS=0
-FAIL=0
-CC=${CC:-gcc}
-PS="$PWD/$B/patchsite"
 POKE="python3 $PWD/tests/patchsite/ctlpoke.py"
-PRELOAD="$PWD/$B/libpatchsite.so"
+PRELOAD="$PATCHSITE_LIB"
 SANFLAGS=
 NTH=4
 if [ "$MODE" = san ]; then
 	SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all"
-	PRELOAD="$($CC -print-file-name=libasan.so) $($CC -print-file-name=libubsan.so) $PRELOAD"
-	export ASAN_OPTIONS=detect_leaks=1
+	PRELOAD="$SANPRE $PRELOAD"
 fi
 
-pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
-fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
 
 $CC -O2 -g -pg -mfentry -mrecord-mcount $SANFLAGS -c testdata/patchsite/ctlspin.c -o "$T/ctlspin.o" \
 	>"$T/build.log" 2>&1 && $CC $SANFLAGS -o "$T/ctlspin" "$T/ctlspin.o" -pthread >>"$T/build.log" 2>&1 ||
@@ -387,7 +378,6 @@ fi
 # from outside.  Oracle: the sample's own counts; only the calls made while function_graph ran
 # (beta and its gamma_leaf) are in the replay, none of the ones made before.
 mkfifo in2
-SANPRE=${PRELOAD% *}; [ "$MODE" = san ] || SANPRE=
 XDG_RUNTIME_DIR=$T/xdg LD_PRELOAD="$SANPRE" "$PS" record --tracer=nop -d nopdata -- ./ctlspin $NTH \
 	<in2 >out 2>err2 &
 RPID=$!

@@ -17,24 +17,9 @@
 # Where uftrace is wrong (clang C++: no exit call when an exception leaves
 # a function), the nesting of the gcc build's uftrace replay is the oracle.
 set -u
-
-B=${1:-build}
-MODE=${2:-plain}
+. tests/patchsite/lib.sh	# suite_init, pass, fail, nesting
+suite_init cyg "${1:-build}" "${2:-plain}"
 SRC=testdata/patchsite
-T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-cyg.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-PASS=0
-FAIL=0
-SANPRE=
-if [ "$MODE" = san ]; then
-	SANPRE="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
-	export ASAN_OPTIONS=detect_leaks=1
-fi
-PS="$PWD/$B/patchsite"
-. "$PWD/tests/patchsite/lib.sh"	# nesting
-
-pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
-fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
 
 # calls FILE: "function calls" from a report table (patchsite's or uftrace's).
 calls() {

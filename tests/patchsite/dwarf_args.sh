@@ -11,22 +11,11 @@
 # Built -O2 -g by gcc and clang and -O0 -g by gcc; then a separate debug
 # file found by its build-id, and refusals said.
 set -u
-
-B=${1:-build}
-MODE=${2:-plain}
-T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-dwarf.XXXXXX")
-trap '[ -z "${KEEP:-}" ] && rm -rf "$T"' EXIT
-PASS=0
-FAIL=0
-PS="$PWD/$B/patchsite"
-export PATCHSITE_LIB="$PWD/$B/libpatchsite.so"
-SANPRE=
-if [ "$MODE" = san ]; then
-	# The sanitizers' runtimes first in the recorded programs (record keeps them first).
-	SANPRE="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
-	export SANPRE ASAN_OPTIONS=detect_leaks=1
-fi
-pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
+. tests/patchsite/lib.sh	# suite_init, pass
+suite_init dwarf "${1:-build}" "${2:-plain}"
+# The sanitizers' runtimes first in the recorded programs (record keeps them first).
+export SANPRE
+# A failure shows the end of its log (a checker's verdict comes last).
 fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed "s/^/    /" "$2" | tail -40; }
 
 if [ "$(uname -m)" != x86_64 ] || ! command -v gdb >/dev/null 2>&1; then

@@ -9,27 +9,13 @@
 # time by check_events.py from the events file alone.  The header is built
 # as C (gcc, clang) and C++ (g++, clang++), with and without the runtime.
 set -u
-
-B=${1:-build}
-MODE=${2:-plain}
-T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-events.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-PASS=0
-FAIL=0
-CC=${CC:-gcc}
-PS="$PWD/$B/patchsite"
-LIB="$PWD/$B/libpatchsite.so"
+. tests/patchsite/lib.sh	# suite_init, pass, fail
+suite_init events "${1:-build}" "${2:-plain}"
+LIB="$PATCHSITE_LIB"
 SANFLAGS=
-PRELOAD=$LIB
-if [ "$MODE" = san ]; then
-	SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all"
-	PRELOAD="$($CC -print-file-name=libasan.so) $($CC -print-file-name=libubsan.so) $LIB"
-	export ASAN_OPTIONS=detect_leaks=1
-fi
+[ "$MODE" = san ] && SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all"
+PRELOAD="$SANPRE${SANPRE:+ }$LIB"
 INC="-Iinclude -Itests/patchsite"
-
-pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
-fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
 # check NAME CMD...: passes when CMD exits 0
 check() {
 	name=$1

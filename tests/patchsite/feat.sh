@@ -8,26 +8,10 @@
 # and results, and which of them slept; each case compares exact counts from
 # `patchsite report --json` / `replay` with what it did.
 set -u
-. "$PWD/tests/patchsite/stderr_quiet.sh"	# only_switches_lost
-
-B=${1:-build}
-MODE=${2:-plain}
-T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-feat.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-PASS=0
-FAIL=0
-CC=${CC:-gcc}
-PS="$PWD/$B/patchsite"
-export PATCHSITE_LIB="$PWD/$B/libpatchsite.so"
-SANPRE=
-if [ "$MODE" = san ]; then
-	SANPRE="$($CC -print-file-name=libasan.so) $($CC -print-file-name=libubsan.so)"
-	export ASAN_OPTIONS=detect_leaks=1
-fi
+. tests/patchsite/lib.sh	# suite_init, pass, fail; only_switches_lost
+suite_init feat "${1:-build}" "${2:-plain}"
 # The program's own calls are the oracle: library calls (record's default) not traced.
 record() { LD_PRELOAD="$SANPRE" "$PS" record --no-libcall "$@"; }
-pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
-fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
 
 # counts: "name:calls ..." for every function report --json lists, sorted by name.
 counts() {

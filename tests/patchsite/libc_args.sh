@@ -19,26 +19,10 @@
 #     prototype has not is refused by name, and so is a member or a void
 #     function's $retval.
 set -u
-
-B=${1:-build}
-MODE=${2:-plain}
-T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-libc_args.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-PASS=0
-FAIL=0
-PS="$PWD/$B/patchsite"
-export PATCHSITE_LIB="$PWD/$B/libpatchsite.so"
+. tests/patchsite/lib.sh	# suite_init (TESTS too), record, pass, fail
+suite_init libc_args "${1:-build}" "${2:-plain}"
 SRC="$PWD/testdata/patchsite/libc_args.c"
-TESTS="$PWD/tests/patchsite"
 TOP=$PWD
-SANPRE=
-if [ "$MODE" = san ]; then
-	SANPRE="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
-	export ASAN_OPTIONS=detect_leaks=1
-fi
-record() { LD_PRELOAD="$SANPRE" "$PS" record "$@"; }
-pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
-fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
 
 if [ "$(uname -m)" != x86_64 ]; then
 	echo "libc_args.sh: the audit oracle is x86-64's: skipped"

@@ -17,28 +17,12 @@
 #     the program finds what RTLD_DEFAULT finds from it), and N malloc calls
 #     are counted N times by report.
 set -u
-. "$PWD/tests/patchsite/stderr_quiet.sh"	# only_switches_lost
-
-B=${1:-build}
-MODE=${2:-plain}
-T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-libcall.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-PASS=0
-FAIL=0
-PS="$PWD/$B/patchsite"
-export PATCHSITE_LIB="$PWD/$B/libpatchsite.so"
+. tests/patchsite/lib.sh	# suite_init, record, pass, fail; only_switches_lost
+suite_init libcall "${1:-build}" "${2:-plain}"
 TOP=$PWD
 SRC="$PWD/testdata/patchsite/libcall.c"
-SANPRE=
-if [ "$MODE" = san ]; then
-	SANPRE="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
-	export ASAN_OPTIONS=detect_leaks=1
-fi
-record() { LD_PRELOAD="$SANPRE" "$PS" record "$@"; }
 # The oracles' runs: with the same preloaded objects (a sanitizer's interceptors bind first).
 run() { LD_PRELOAD="$SANPRE" "$@"; }
-pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
-fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
 
 if [ "$(uname -m)" != x86_64 ]; then
 	echo "libcall.sh: library calls are x86-64 only: skipped"

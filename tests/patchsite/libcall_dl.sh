@@ -17,28 +17,18 @@
 # In san mode the program and plugin are built with AddressSanitizer.
 set -u
 
-B=${1:-build}
-MODE=${2:-plain}
-T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-libcall-dl.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-PASS=0
-FAIL=0
-PS="$PWD/$B/patchsite"
-export PATCHSITE_LIB="$PWD/$B/libpatchsite.so"
+. tests/patchsite/lib.sh	# suite_init, record, pass, fail
+suite_init libcall-dl "${1:-build}" "${2:-plain}"
 TOP=$PWD
 MAIN="$TOP/testdata/patchsite/libcall_dlmain.c"
 PLUG="$TOP/testdata/patchsite/libcall_plug.c"
-SANPRE=
+# Under san the samples are built with ASan (SANF) and ASan alone is preloaded.
 SANF=
 if [ "$MODE" = san ]; then
 	SANPRE="$(gcc -print-file-name=libasan.so)"
 	SANF=-fsanitize=address
-	export ASAN_OPTIONS=detect_leaks=1
 fi
-record() { LD_PRELOAD="$SANPRE" "$PS" record "$@"; }
 run() { LD_PRELOAD="$SANPRE" "$@"; }
-pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
-fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
 
 if [ "$(uname -m)" != x86_64 ]; then
 	echo "libcall_dl.sh: library calls are x86-64 only: skipped"

@@ -19,26 +19,9 @@
 #   `if (cnt > TRACE_BUF_SIZE) cnt = TRACE_BUF_SIZE;`);
 # - Chrome's trace-event format: an instant event is "ph":"i".
 set -u
-
-B=${1:-build}
-MODE=${2:-plain}
-T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-live.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-PASS=0
-FAIL=0
-CC=${CC:-gcc}
-PS="$PWD/$B/patchsite"
-export PATCHSITE_LIB="$PWD/$B/libpatchsite.so"
+. tests/patchsite/lib.sh	# suite_init, record, pass, fail
+suite_init live "${1:-build}" "${2:-plain}"
 TOP=$PWD
-SANPRE=
-if [ "$MODE" = san ]; then
-	SANPRE="$($CC -print-file-name=libasan.so) $($CC -print-file-name=libubsan.so)"
-	export ASAN_OPTIONS=detect_leaks=1
-fi
-record() { LD_PRELOAD="$SANPRE" "$PS" record "$@"; }
-
-pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
-fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
 # check DESCRIPTION FILE-TO-SHOW COMMAND...: pass when COMMAND succeeds
 check() { d=$1; f=$2; shift 2; if "$@"; then pass "$d"; else fail "$d" "$f"; fi; }
 said() { sed -n "s/^$1 //p" "$2"; }

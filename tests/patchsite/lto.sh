@@ -19,25 +19,11 @@
 # clang -flto -pg refused by the wrapper, naming the fix that works
 # (-fpatchable-function-entry=5, traced here).
 set -u
-
-B=${1:-build}
-MODE=${2:-plain}
+. tests/patchsite/lib.sh	# suite_init, pass, fail
+suite_init lto "${1:-build}" "${2:-plain}"
 SRC=testdata/patchsite
-T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-lto.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-PASS=0
-FAIL=0
-CC=${CC:-gcc}
-SANPRE=
-if [ "$MODE" = san ]; then
-	SANPRE="$($CC -print-file-name=libasan.so) $($CC -print-file-name=libubsan.so)"
-	export ASAN_OPTIONS=detect_leaks=1
-fi
 PRELOAD="$SANPRE $PWD/$B/libpatchsite.so"
 W="$PWD/$B/patchsite-cc"
-
-pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
-fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
 
 # counts FILE: "function calls" lines of a report table (patchsite's or uftrace's),
 # sorted.  Times are a number and a unit; the calls are the first number with no unit

@@ -12,22 +12,9 @@
 #     "push %rbp; mov %rsp,%rbp" first (after an endbr64) ->
 #     no-call-after-prologue; else no-frame-pointer-prologue.
 set -u
-
-B=${1:-build}
-MODE=${2:-plain}
-T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-notfound.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-PASS=0
-FAIL=0
-SANPRE=
-if [ "$MODE" = san ]; then
-	SANPRE="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
-	export ASAN_OPTIONS=detect_leaks=1
-fi
+. tests/patchsite/lib.sh	# suite_init, pass, fail
+suite_init notfound "${1:-build}" "${2:-plain}"
 LIB="$PWD/$B"
-
-pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
-fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
 
 if ! gcc -O2 -pg -Iinclude -o "$T/nf" testdata/patchsite/notfound.c -L"$LIB" -lpatchsite \
 	-Wl,-rpath,"$LIB" >"$T/build.log" 2>&1; then

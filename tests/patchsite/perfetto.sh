@@ -15,28 +15,13 @@
 #   given (PERFETTO_PROTO=FILE).  Under the schema no field may be unknown and the
 #   begun slices must equal the oracle's calls.
 set -u
-
-B=${1:-build}
-MODE=${2:-plain}
-T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-perfetto.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-PASS=0
-FAIL=0
-CC=${CC:-gcc}
-PS="$PWD/$B/patchsite"
+. tests/patchsite/lib.sh	# suite_init, pass, fail
+suite_init perfetto "${1:-build}" "${2:-plain}"
 CHECK="$PWD/tests/patchsite/check_perfetto.py"
-export PATCHSITE_LIB="$PWD/$B/libpatchsite.so"
-SANPRE=
 SANFLAGS=
-if [ "$MODE" = san ]; then
-	SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all"
-	SANPRE="$($CC -print-file-name=libasan.so) $($CC -print-file-name=libubsan.so)"
-	export ASAN_OPTIONS=detect_leaks=1
-fi
+[ "$MODE" = san ] && SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all"
 # The program's own calls are the oracle: library calls (record's default) not traced.
 record() { LD_PRELOAD="$SANPRE" "$PS" record --no-libcall "$@"; }
-pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
-fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
 
 SCHEMA=$PWD/tests/patchsite/perfetto_min.proto
 [ -n "${PERFETTO_PROTO:-}" ] && SCHEMA=$PERFETTO_PROTO

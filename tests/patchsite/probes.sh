@@ -11,22 +11,8 @@
 # (every fetch type, their limits, strings NULL, empty, longer than the
 # cap, unmapped).  Built -O0 and -O2 -g by gcc, and by clang when present.
 set -u
-
-B=${1:-build}
-MODE=${2:-plain}
-T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-probes.XXXXXX")
-trap '[ -z "${KEEP:-}" ] && rm -rf "$T"' EXIT
-PASS=0
-FAIL=0
-PS="$PWD/$B/patchsite"
-export PATCHSITE_LIB="$PWD/$B/libpatchsite.so"
-SANPRE=
-if [ "$MODE" = san ]; then
-	SANPRE="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
-	export ASAN_OPTIONS=detect_leaks=1
-fi
-pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
-fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
+. tests/patchsite/lib.sh	# suite_init, pass, fail
+suite_init probes "${1:-build}" "${2:-plain}"
 
 if [ "$(uname -m)" != x86_64 ]; then
 	echo "SKIP probes.sh: the gdb comparison is written for x86-64's registers (%xmm0)"

@@ -13,11 +13,8 @@
 # parsed out of Debian's linux-source-6.1 where installed, else as
 # check_profile.py states them with their lines).
 set -u
-. "$PWD/tests/patchsite/stderr_quiet.sh"	# only_switches_lost
-
-B=${1:-build}
-MODE=${2:-plain}
-T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-profile.XXXXXX")
+. tests/patchsite/lib.sh	# suite_init, pass, fail; only_switches_lost
+suite_init profile "${1:-build}" "${2:-plain}"
 SPID=
 cleanup() {
 	[ -n "$SPID" ] && kill "$SPID" 2>/dev/null
@@ -26,26 +23,16 @@ cleanup() {
 }
 trap cleanup EXIT
 trap '' PIPE
-PASS=0
-FAIL=0
-CC=${CC:-gcc}
-PS="$PWD/$B/patchsite"
 CHECK="python3 $PWD/tests/patchsite/check_profile.py"
-export PATCHSITE_LIB="$PWD/$B/libpatchsite.so"
 PRELOAD="$PWD/$B/libpatchsite.so"
-SANPRE=
 SANFLAGS=
 if [ "$MODE" = san ]; then
-	SANPRE="$($CC -print-file-name=libasan.so) $($CC -print-file-name=libubsan.so)"
 	SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all"
 	PRELOAD="$SANPRE $PRELOAD"
-	export ASAN_OPTIONS=detect_leaks=1
 fi
 # The program's own calls, as uftrace --no-libcall counts them: library calls (record's
 # default) not traced.
 record() { LD_PRELOAD="$SANPRE" "$PS" record --no-libcall "$@"; }
-pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
-fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
 
 for p in ending profsleep ctlspin; do
 	$CC -O2 -g -pg -mfentry -mrecord-mcount $SANFLAGS -c testdata/patchsite/$p.c -o "$T/$p.o" \

@@ -9,39 +9,24 @@
 # `ending N HOW` the file holds exactly 1 + 2N events (2 + 2N when main
 # returned), and `patchsite report --json` must count leaf N times.
 set -u
-
-B=${1:-build}
-MODE=${2:-plain}
-T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-record.XXXXXX")
+. tests/patchsite/lib.sh	# suite_init (SANPRE: the sanitizers' runtimes first), pass, fail
+suite_init record "${1:-build}" "${2:-plain}"
 SMALL=
 cleanup() {
 	[ -n "$SMALL" ] && umount "$SMALL" 2>/dev/null
 	rm -rf "$T"
 }
 trap cleanup EXIT
-PASS=0
-FAIL=0
-CC=${CC:-gcc}
-PS="$PWD/$B/patchsite"
-export PATCHSITE_LIB="$PWD/$B/libpatchsite.so"
 TOP=$PWD
-. "$TOP/tests/patchsite/stderr_quiet.sh"
-SANPRE=
 SANFLAGS=
 SEGV_RC=139
 if [ "$MODE" = san ]; then
 	SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all"
-	# The sanitizers' runtimes first in the traced program; record adds libpatchsite after them.
-	SANPRE="$($CC -print-file-name=libasan.so) $($CC -print-file-name=libubsan.so)"
-	export ASAN_OPTIONS=detect_leaks=1
 	SEGV_RC=1	# ASan reports the SEGV and exits 1
 fi
 # The program's own calls are the oracle: library calls (on by default) are not counted, and
 # /bin/true below is a program without sites of its own (libcall.sh tests them).
 record() { LD_PRELOAD="$SANPRE" "$PS" record --no-libcall "$@"; }
-
-pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
-fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
 
 # calls NAME [PID]: the calls report --json counts for NAME (in process PID), or 0.
 calls() {

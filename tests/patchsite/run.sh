@@ -22,28 +22,21 @@
 # task names, pids, CPUs, times and addresses.  Compiler: the system gcc
 # (written with Debian gcc 12.2.0).
 set -u
-
-B=${1:-build}
-MODE=${2:-plain}
+. tests/patchsite/lib.sh	# suite_init, pass
+suite_init test "${1:-build}" "${2:-plain}"
 SRC=testdata/patchsite
-T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-test.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-PASS=0
-FAIL=0
-CC=${CC:-gcc}
 SANFLAGS=
-PRELOAD="$PWD/$B/libpatchsite.so"
+PRELOAD="$PATCHSITE_LIB"
 STRESS="4 2000 200000"
 RINGS="4 100 20000"	# tests/patchsite/rings.c: threads, rounds, steady calls
 if [ "$MODE" = san ]; then
 	SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all"
-	PRELOAD="$($CC -print-file-name=libasan.so) $($CC -print-file-name=libubsan.so) $PRELOAD"
+	PRELOAD="$SANPRE $PRELOAD"
 	STRESS="4 500 50000"
 	RINGS="4 50 10000"
-	export ASAN_OPTIONS=detect_leaks=1
 fi
 
-pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
+# A failure shows 40 lines of its log.
 fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -40; }
 
 normalise() {

@@ -14,31 +14,15 @@
 #  - denied: a seccomp filter in the program makes perf_event_open return
 #    EACCES, as perf_event_paranoid 3 would (the sysctl is not ours to set).
 set -u
-. "$PWD/tests/patchsite/stderr_quiet.sh"	# only_switches_lost
-
-B=${1:-build}
-MODE=${2:-plain}
-T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-sched.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-PASS=0
-FAIL=0
-CC=${CC:-gcc}
-PS="$PWD/$B/patchsite"
+. tests/patchsite/lib.sh	# suite_init, pass, fail; only_switches_lost
+suite_init sched "${1:-build}" "${2:-plain}"
 CHECK="$PWD/tests/patchsite/check_sched.py"
 TOP=$PWD
-export PATCHSITE_LIB="$PWD/$B/libpatchsite.so"
-SANPRE=
-if [ "$MODE" = san ]; then
-	SANPRE="$($CC -print-file-name=libasan.so) $($CC -print-file-name=libubsan.so)"
-	export ASAN_OPTIONS=detect_leaks=1
-fi
 # The program's own functions and their time off the CPU are this suite's subject: recorded
 # with --no-libcall (library calls, on by default, add nanosleep() and clock_gettime() calls,
 # and would be traced before the seccomp filter of 7. is installed).  2b. records with the
 # defaults.
 record() { LD_PRELOAD="$SANPRE" "$PS" record --no-libcall "$@"; }
-pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
-fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
 
 $CC -O2 -g -pg -mfentry -mrecord-mcount -c testdata/patchsite/offcpu.c -o "$T/offcpu.o" \
 	>"$T/build.log" 2>&1 && $CC -o "$T/offcpu" "$T/offcpu.o" -pthread >>"$T/build.log" 2>&1 ||

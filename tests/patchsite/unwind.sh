@@ -14,26 +14,18 @@
 # with several names at one address (alias attributes, -fipa-icf folds), and sites gcc
 # -pg (without -mfentry) builds through patchsite-cc are traced.
 set -u
-
-B=${1:-build}
-MODE=${2:-plain}
+. tests/patchsite/lib.sh	# suite_init, pass, fail
+suite_init unwind "${1:-build}" "${2:-plain}"
 SRC=testdata/patchsite
-T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-unwind.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-PASS=0
-FAIL=0
 CXX=${CXX:-g++}
 PRELOAD="$PWD/$B/libpatchsite.so"
-SANPRE= SANLINK=
+SANLINK=
 if [ "$MODE" = san ]; then
+	# The C++ driver's sanitizer runtimes (the samples are C++).
 	SANPRE="$($CXX -print-file-name=libasan.so) $($CXX -print-file-name=libubsan.so)"
 	SANLINK="-fsanitize=address,undefined"	# for the runtime linked in (build/san/patchsite.o)
 	PRELOAD="$SANPRE $PRELOAD"
-	export ASAN_OPTIONS=detect_leaks=1
 fi
-
-pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
-fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
 
 # form NAME: compile and link flags (compile; link), and whether our recordmcount runs.
 form_flags() {

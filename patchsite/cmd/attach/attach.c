@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Attaching to a running process started without the runtime, and
- * `patchsite record -p PID`.  The work is in four files, lowest first:
+ * `patchsite record -p PID`.  The work is in these files, lowest first
+ * (each includes only the ones above it):
  *
  *   attach_target.c  what is read of the target (maps, its ELF files)
- *   attach_refuse.c  the refusals, by name, before a thread is touched
- *   attach_ptrace.c  one borrowed thread: raw system calls, calls, restore
- *   attach_nops.c    gcc's one-byte NOP sites made one instruction, every thread stopped
- *   attach_inject.c  the safe point, the loader thread, dlopen (the design)
+ *   attach_loader.c  has the target's dynamic loader finished (glibc's _r_debug)?
  *   attach_boost.c   the attach's threads ahead of the program's (nice -20)
+ *   attach_ptrace.c  one borrowed thread: raw system calls, calls, restore
+ *   attach_refuse.c  the refusals, by name, before a thread is touched
+ *   attach_nops.c    gcc's one-byte NOP sites made one instruction, every thread stopped
+ *   attach_safe.c    is a stopped thread at a safe point (blocked, not in a handler)?
+ *   attach_inject.c  the borrowed call, the loader thread, dlopen (the design)
  *
  * Here: find the runtime to load, wait for its control channel, and the
  * verb record -p, which sets the tracer up through that channel, records

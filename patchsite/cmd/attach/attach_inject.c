@@ -99,6 +99,7 @@ struct attach_timing attach_timing;
 #if defined(__x86_64__)
 
 #include "attach_ptrace.h"
+#include "attach_safe.h"
 
 /*
  * How long to look for a safe point: ATTACH_WAIT_MS, or PATCHSITE_ATTACH_WAIT
@@ -244,175 +245,16 @@ _Static_assert(offsetof(struct blob_data, zero) == 0x34 &&
 	       offsetof(struct blob_data, sync_thread) == 0x70 &&
 	       offsetof(struct blob_data, path) == 0x80, "the code's offsets");
 
-/*
- * A blocking call of the C library's that holds none of its locks.  A
- * futex wait qualifies only as FUTEX_WAIT_BITSET, which glibc (2.34 on)
- * uses to wait for an event (pthread_cond_wait, pthread_join, sem_wait,
- * rwlocks): its own lock waits (malloc's arena, stdio, the loader's
- * recursive locks, lowlevellock) use FUTEX_WAIT.
- */
-static bool blocking_call(long nr, unsigned long arg2)
-{
-	if (nr == SYS_futex)
-		return (arg2 & 127) == 9;	/* FUTEX_WAIT_BITSET, private or not */
-	switch (nr) {
-	case SYS_read: case SYS_readv: case SYS_pread64: case SYS_preadv: case SYS_poll:
-	case SYS_select: case SYS_nanosleep: case SYS_pause: case SYS_accept:
-	case SYS_recvfrom: case SYS_recvmsg: case SYS_wait4: case SYS_msgrcv:
-	case SYS_rt_sigtimedwait: case SYS_rt_sigsuspend: case SYS_epoll_wait:
-	case SYS_clock_nanosleep: case SYS_waitid: case SYS_pselect6: case SYS_ppoll:
-	case SYS_epoll_pwait: case SYS_accept4: case SYS_recvmmsg:
-		return true;
-	}
-	return false;
-}
-
-/*
- * Is the stopped thread at a safe point (see the top of the file)?  The
- * first pass over the threads takes only one blocked in a system call: a
- * thread in the program's code might be in the program's own allocator,
- * which pthread_create's calloc would then wait for (a malloc the
- * program defines interposes on the C library's).
- */
-static const char *safe_point(const struct target *t, const char *libc,
-			      const struct user_regs_struct *r, bool blocked_only)
-{
-	long rc = (long)r->rax;
-
-	if (!blocked_only && target_in_text(t, r->rip, t->exe))
-		return "in the program's code";
-	/* -ERESTARTSYS, -ERESTARTNOINTR, -ERESTARTNOHAND, -ERESTART_RESTARTBLOCK, -EINTR */
-	if ((long)r->orig_rax >= 0 && (rc == -512 || rc == -513 || rc == -514 || rc == -516 ||
-				       rc == -EINTR) &&
-	    blocking_call((long)r->orig_rax, r->rsi) && target_in_text(t, r->rip, libc))
-		return "blocked in a system call";
-	return NULL;
-}
-
-/*
- * glibc's signal return trampoline, __restore_rt (not in the dynamic
- * symbols): the kernel pushes it as the return address of every handler.
- */
-static const uint8_t restore_rt[] = {
-	0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00,	/* mov $15,%rax (rt_sigreturn) */
-	0x0f, 0x05,					/* syscall */
-};
-
-/* An instruction sequence in the C library's text; 0 if none. */
-static unsigned long find_in_libc(const struct target *t, const char *libc, const uint8_t *seq,
-				  size_t n)
-{
-	static uint8_t buf[1 << 16];
-
-	for (size_t i = 0; i < t->nmaps; i++) {
-		const struct map *m = &t->maps[i];
-
-		if (m->perms[2] != 'x' || strcmp(m->path, libc))
-			continue;
-		for (unsigned long a = m->lo; a < m->hi; a += sizeof(buf) - n) {
-			size_t len = m->hi - a < sizeof(buf) ? m->hi - a : sizeof(buf);
-			ssize_t got = pread(t->mem, buf, len, (off_t)a);
-
-			for (ssize_t k = 0; k + (ssize_t)n <= got; k++)
-				if (!memcmp(buf + k, seq, n))
-					return a + (unsigned long)k;
-		}
-	}
-	return 0;
-}
-
-/*
- * The kernel's x86-64 signal frame (arch/x86/kernel/signal_64.c, struct
- * rt_sigframe), in 8-byte words from the handler's return address:
- * uc_flags (UC_FP_XSTATE, UC_SIGCONTEXT_SS, UC_STRICT_RESTORE_SS: 7 today;
- * up to 16 bits taken, so that a flag a later kernel adds still matches: a
- * handler missed is a deadlock, a copy taken for one only a retry),
- * uc_stack's flags (0, SS_ONSTACK or SS_DISABLE, maybe with SS_AUTODISARM),
- * and uc_mcontext's fpstate, the saved FPU state the kernel puts just above
- * the frame (64-byte aligned for XSAVE): sigcontext's 24th word.
- */
-#define SIGFRAME_UC_FLAGS	1
-#define SIGFRAME_SS_FLAGS	4
-#define SIGFRAME_FPSTATE	(1 + 5 + 23)
-#define SIGFRAME_FP_WITHIN	(64 * 1024)	/* fpstate this far above the frame at most */
-
-/*
- * Is words[i], equal to the handler's return address, a signal frame's
- * first word?  A stale copy is common: sigaction() builds its request on
- * the stack with the same address in it, and deeper frames later leave
- * that word where they do not write (Lua, attached while it recursed, was
- * refused every time that way); the frame's other words rule such a copy
- * out.
- */
-static bool sigframe_at(const uint64_t *words, size_t n, size_t i, unsigned long at)
-{
-	uint32_t ss_flags;
-	uint64_t fp;
-
-	if (i + SIGFRAME_FPSTATE >= n)
-		return false;
-	ss_flags = (uint32_t)words[i + SIGFRAME_SS_FLAGS] & ~(1u << 31);
-	fp = words[i + SIGFRAME_FPSTATE];
-	return words[i + SIGFRAME_UC_FLAGS] < 1u << 16 && ss_flags <= 2 && fp % 64 == 0 &&
-	       fp > at && fp - at < SIGFRAME_FP_WITHIN;
-}
-
-/*
- * Is the thread running a signal handler?  Its stack (or alternate stack)
- * then holds the kernel's signal frame, which starts with the handler's
- * return address (__restore_rt), above the stack pointer.  Program code in a
- * handler may have interrupted malloc or a lock of the C library, which
- * pthread_create would then wait for: not a safe point.  The live part of
- * the stack is read up to 256 KiB.
- */
-static bool in_handler(const struct target *t, unsigned long restorer, unsigned long sp)
-{
-	static uint64_t words[32768];
-	unsigned long top = 0;
-	ssize_t got;
-
-	if (!restorer)
-		return false;
-	for (size_t i = 0; i < t->nmaps; i++)
-		if (sp >= t->maps[i].lo && sp < t->maps[i].hi)
-			top = t->maps[i].hi;
-	sp &= ~7UL;
-	if (!top)
-		return false;
-	if (top - sp > sizeof(words))
-		top = sp + sizeof(words);
-	got = pread(t->mem, words, top - sp, (off_t)sp);
-	for (ssize_t i = 0; i < got / 8; i++)
-		if (words[i] == restorer &&
-		    sigframe_at(words, (size_t)got / 8, (size_t)i, sp + 8 * (unsigned long)i))
-			return true;
-	return false;
-}
-
-/* A `syscall` instruction (0f 05) in the C library's text. */
-static unsigned long find_syscall_insn(const struct target *t, const char *libc)
-{
-	static uint8_t buf[1 << 16];
-
-	for (size_t i = 0; i < t->nmaps; i++) {
-		const struct map *m = &t->maps[i];
-
-		if (m->perms[2] != 'x' || strcmp(m->path, libc))
-			continue;
-		for (unsigned long a = m->lo; a < m->hi; a += sizeof(buf) - 1) {
-			size_t n = m->hi - a < sizeof(buf) ? m->hi - a : sizeof(buf);
-			ssize_t got = pread(t->mem, buf, n, (off_t)a);
-
-			for (ssize_t k = 0; k + 1 < got; k++)
-				if (buf[k] == 0x0f && buf[k + 1] == 0x05)
-					return a + (unsigned long)k;
-		}
-	}
-	return 0;
-}
-
 struct libc_fns {
 	unsigned long create, dlopen, dlerror, self, detach;
+};
+
+/* What each thread tried needs: the C library's path and addresses, the runtime's path. */
+struct safe_search {
+	const char *libc;
+	unsigned long syscall_insn, restorer;	/* attach_safe.c's */
+	const struct libc_fns *fn;
+	const char *lib;
 };
 
 /*
@@ -490,41 +332,96 @@ static void stop_ended(long long since_us)
 		attach_timing.max_stop_us = us;
 }
 
-/* Seize the threads in turn until one stops at a safe point, and borrow it. */
-int attach_inject(struct target *t, const char *lib, char *why, size_t len)
+/*
+ * Thread tid seized and interrupted; borrowed if it stopped at a safe point
+ * (pass 0: blocked in a system call only), else let go untouched.  1: not
+ * borrowed, try another; 0: borrowed, its data page in *data; -1 with why.
+ */
+static int try_thread(struct target *t, int tid, const struct safe_search *ss, unsigned pass,
+		      unsigned long *data, char *why, size_t len)
 {
-	const struct map *libc = target_map_named(t, "libc.so.6");
-	struct libc_fns fn = {
-		.create = target_libc_function(t, "pthread_create"),
-		.dlopen = target_libc_function(t, "dlopen"),
-		.dlerror = target_libc_function(t, "dlerror"),
-		.self = target_libc_function(t, "pthread_self"),
-		.detach = target_libc_function(t, "pthread_detach"),
-	};
 	static struct hijack h;
+	long long stopped_us, since_us;
+	const char *where;
+	int status, err;
+
+	memset(&h, 0, sizeof(h));
+	h.tid = tid;
+	h.syscall_insn = ss->syscall_insn;
+	if (ptrace(PTRACE_SEIZE, tid, NULL, NULL))
+		return errno == EPERM ? attach_why_no_ptrace(t->pid, why, len) :
+			1;	/* ESRCH: the thread ended */
+	since_us = attach_now_us();
+	/* Its way into the stop, the steps and calls run on it wait for a CPU too. */
+	attach_boost_stop(tid, &h.prio);
+	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL)) {
+		attach_unboost_stop(tid, &h.prio);
+		ptrace(PTRACE_DETACH, tid, NULL, NULL);
+		return 1;
+	}
+	if (hijack_wait(tid, &status, 10000)) {
+		attach_unboost_stop(tid, &h.prio);
+		/* Not let go before it stops: our exit has the kernel do it. */
+		return attach_fail(why, len, "pid %d: thread %d did not stop within "
+				   "10 s (in an uninterruptible wait?): try "
+				   "again", t->pid, tid);
+	}
+	if (!WIFSTOPPED(status)) {
+		attach_unboost_stop(tid, &h.prio);
+		return 1;	/* it ended */
+	}
+	if (!(status >> 16))
+		h.pending = WSTOPSIG(status);	/* it gets it when let go */
+	if (ptrace(PTRACE_GETREGS, tid, NULL, &h.saved)) {
+		attach_unboost_stop(tid, &h.prio);
+		ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)h.pending);
+		stop_ended(since_us);
+		return 1;
+	}
+	stopped_us = attach_now_us() - since_us;
+	where = attach_safe_point(t, ss->libc, &h.saved, pass == 0);
+	if (where && attach_in_handler(t, ss->restorer, h.saved.rsp))
+		where = NULL;
+	if (!where) {
+		attach_unboost_stop(tid, &h.prio);
+		ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)h.pending);
+		stop_ended(since_us);
+		return 1;
+	}
+	h.xio.iov_base = h.xstate;
+	h.xio.iov_len = sizeof(h.xstate);
+	h.have_x = !ptrace(PTRACE_GETREGSET, tid, (void *)NT_X86_XSTATE, &h.xio);
+	if (!h.have_x) {
+		attach_unboost_stop(tid, &h.prio);
+		ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)h.pending);
+		stop_ended(since_us);
+		return attach_fail(why, len, "pid %d: thread %d: its vector "
+				   "registers (XSAVE): %s",
+				   t->pid, tid, strerror(errno));
+	}
+	attach_timing.where = where;
+	attach_timing.borrowed_us = attach_now_us();
+	err = borrow(&h, t, ss->fn, ss->lib, data, why, len);
+	attach_timing.borrowed_us = attach_now_us() - attach_timing.borrowed_us;
+	attach_timing.borrowed_us += stopped_us;
+	stop_ended(since_us);
+	attach_timing.found_ms = attach_now_ms();
+	return err;
+}
+
+/*
+ * The target's threads tried in turn, pass after pass, until one is
+ * borrowed or ATTACH_WAIT_MS passed: 0 (*data set), 1 (none found) or -1
+ * with why.  ^C waits until the thread tried is back (it would otherwise
+ * keep borrowed registers).
+ */
+static int find_and_borrow(struct target *t, const struct safe_search *ss, unsigned long *data,
+			   char *why, size_t len)
+{
 	long long end = attach_now_ms() + attach_wait_ms();
-	unsigned long data = 0, syscall_insn, restorer;
-	char path[64];
 	sigset_t stop, old;
 	int err = 1;
 
-	if (strlen(lib) >= sizeof(((struct blob_data *)0)->path))
-		return attach_fail(why, len, "%s: path too long", lib);
-	if (!fn.create || !fn.dlopen || !fn.dlerror || !fn.self || !fn.detach)
-		return attach_fail(why, len, "pid %d: %s has no %s (glibc older than 2.34 without "
-				   "libdl?)",
-			    t->pid, libc->path, !fn.create ? "pthread_create" : !fn.dlopen ? "dlopen" :
-			    "dlerror, pthread_self or pthread_detach");
-	snprintf(path, sizeof(path), "/proc/%d/mem", t->pid);
-	t->mem = open(path, O_RDWR | O_CLOEXEC);
-	if (t->mem < 0)
-		return errno == EACCES || errno == EPERM ? attach_why_no_ptrace(t->pid, why, len) :
-			attach_fail(why, len, "%s: %s", path, strerror(errno));
-	syscall_insn = find_syscall_insn(t, libc->path);
-	restorer = find_in_libc(t, libc->path, restore_rt, sizeof(restore_rt));
-	if (!syscall_insn)
-		return attach_fail(why, len, "pid %d: no syscall instruction in %s", t->pid, libc->path);
-	/* A ^C now would leave a thread with borrowed registers: it waits until it is back. */
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGINT);
 	sigaddset(&stop, SIGTERM);
@@ -543,77 +440,10 @@ int attach_inject(struct target *t, const char *lib, char *why, size_t len)
 			break;
 		}
 		while (err > 0 && (de = readdir(dir))) {
-			int tid = atoi(de->d_name), status;
-			long long stopped_us, since_us;
-			const char *where;
+			int tid = atoi(de->d_name);
 
-			if (tid <= 0)
-				continue;
-			memset(&h, 0, sizeof(h));
-			h.tid = tid;
-			h.syscall_insn = syscall_insn;
-			if (ptrace(PTRACE_SEIZE, tid, NULL, NULL)) {
-				if (errno == EPERM)
-					err = attach_why_no_ptrace(t->pid, why, len);
-				continue;	/* ESRCH: the thread ended */
-			}
-			since_us = attach_now_us();
-			/* Its way into the stop, the steps and calls run on it wait for a CPU too. */
-			attach_boost_stop(tid, &h.prio);
-			if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL)) {
-				attach_unboost_stop(tid, &h.prio);
-				ptrace(PTRACE_DETACH, tid, NULL, NULL);
-				continue;
-			}
-			if (hijack_wait(tid, &status, 10000)) {
-				attach_unboost_stop(tid, &h.prio);
-				/* Not let go before it stops: our exit has the kernel do it. */
-				err = attach_fail(why, len, "pid %d: thread %d did not stop within "
-						  "10 s (in an uninterruptible wait?): try "
-						  "again", t->pid, tid);
-				break;
-			}
-			if (!WIFSTOPPED(status)) {
-				attach_unboost_stop(tid, &h.prio);
-				continue;	/* it ended */
-			}
-			if (!(status >> 16))
-				h.pending = WSTOPSIG(status);	/* it gets it when let go */
-			if (ptrace(PTRACE_GETREGS, tid, NULL, &h.saved)) {
-				attach_unboost_stop(tid, &h.prio);
-				ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)h.pending);
-				stop_ended(since_us);
-				continue;
-			}
-			stopped_us = attach_now_us() - since_us;
-			where = safe_point(t, libc->path, &h.saved, pass == 0);
-			if (where && in_handler(t, restorer, h.saved.rsp))
-				where = NULL;
-			if (!where) {
-				attach_unboost_stop(tid, &h.prio);
-				ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)h.pending);
-				stop_ended(since_us);
-				continue;
-			}
-			h.xio.iov_base = h.xstate;
-			h.xio.iov_len = sizeof(h.xstate);
-			h.have_x = !ptrace(PTRACE_GETREGSET, tid, (void *)NT_X86_XSTATE, &h.xio);
-			if (!h.have_x) {
-				attach_unboost_stop(tid, &h.prio);
-				ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)h.pending);
-				stop_ended(since_us);
-				err = attach_fail(why, len, "pid %d: thread %d: its vector "
-						  "registers (XSAVE): %s",
-					   t->pid, tid, strerror(errno));
-				break;
-			}
-			attach_timing.where = where;
-			attach_timing.borrowed_us = attach_now_us();
-			err = borrow(&h, t, &fn, lib, &data, why, len);
-			attach_timing.borrowed_us = attach_now_us() - attach_timing.borrowed_us;
-			attach_timing.borrowed_us += stopped_us;
-			stop_ended(since_us);
-			attach_timing.found_ms = attach_now_ms();
+			if (tid > 0)
+				err = try_thread(t, tid, ss, pass, data, why, len);
 		}
 		closedir(dir);
 		if (err > 0)
@@ -621,14 +451,13 @@ int attach_inject(struct target *t, const char *lib, char *why, size_t len)
 	}
 	attach_boost_self_fifo(false);
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (err > 0)
-		return attach_fail(why, len, "pid %d: no thread stopped at a safe point (in the "
-				   "program's code, or blocked in a system call) in %d ms: try "
-				   "again", t->pid,
-			    (int)attach_wait_ms());
-	if (err)
-		return err;
-	/* The loader thread: dlopen and the runtime's start-up. */
+	return err;
+}
+
+/* The loader thread's dlopen and the runtime's start-up, until done (data: its page). */
+static int wait_loaded(struct target *t, const char *lib, unsigned long data, char *why,
+		       size_t len)
+{
 	for (long long stop_at = attach_now_ms() + LOAD_WAIT_MS;; attach_sleep_ms(1)) {
 		struct blob_data d;
 
@@ -658,6 +487,49 @@ int attach_inject(struct target *t, const char *lib, char *why, size_t len)
 					   "held? its data page not made writable, mprotect "
 					   "refused?)", t->pid, LOAD_WAIT_MS);
 	}
+}
+
+/* Seize the threads in turn until one stops at a safe point, and borrow it. */
+int attach_inject(struct target *t, const char *lib, char *why, size_t len)
+{
+	const struct map *libc = target_map_named(t, "libc.so.6");
+	struct libc_fns fn = {
+		.create = target_libc_function(t, "pthread_create"),
+		.dlopen = target_libc_function(t, "dlopen"),
+		.dlerror = target_libc_function(t, "dlerror"),
+		.self = target_libc_function(t, "pthread_self"),
+		.detach = target_libc_function(t, "pthread_detach"),
+	};
+	struct safe_search ss = { .libc = libc->path, .fn = &fn, .lib = lib };
+	unsigned long data = 0;
+	char path[64];
+	int err;
+
+	if (strlen(lib) >= sizeof(((struct blob_data *)0)->path))
+		return attach_fail(why, len, "%s: path too long", lib);
+	if (!fn.create || !fn.dlopen || !fn.dlerror || !fn.self || !fn.detach)
+		return attach_fail(why, len, "pid %d: %s has no %s (glibc older than 2.34 without "
+				   "libdl?)",
+			    t->pid, libc->path, !fn.create ? "pthread_create" : !fn.dlopen ? "dlopen" :
+			    "dlerror, pthread_self or pthread_detach");
+	snprintf(path, sizeof(path), "/proc/%d/mem", t->pid);
+	t->mem = open(path, O_RDWR | O_CLOEXEC);
+	if (t->mem < 0)
+		return errno == EACCES || errno == EPERM ? attach_why_no_ptrace(t->pid, why, len) :
+			attach_fail(why, len, "%s: %s", path, strerror(errno));
+	ss.syscall_insn = attach_find_syscall_insn(t, libc->path);
+	ss.restorer = attach_find_restorer(t, libc->path);
+	if (!ss.syscall_insn)
+		return attach_fail(why, len, "pid %d: no syscall instruction in %s", t->pid, libc->path);
+	err = find_and_borrow(t, &ss, &data, why, len);
+	if (err > 0)
+		return attach_fail(why, len, "pid %d: no thread stopped at a safe point (in the "
+				   "program's code, or blocked in a system call) in %d ms: try "
+				   "again", t->pid,
+			    (int)attach_wait_ms());
+	if (err)
+		return err;
+	return wait_loaded(t, lib, data, why, len);
 }
 
 #else /* !__x86_64__ */
