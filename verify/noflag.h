@@ -40,9 +40,16 @@ struct nf_hazard {
 };
 
 /* An executable section, the code the sweep reads (PLTs included, for their branches). */
-/* A PIC switch: jmp at jmp, its table of 32-bit offsets at table, set by the lea at lea. */
+/*
+ * A PIC switch: jmp at jmp, its table of 32-bit offsets at table, set by
+ * the lea at lea.  entries: how many a compare before the jump allows (0:
+ * no bound found, read to the table's extent); from: the first instruction
+ * the table's recovery relies on, so no other path may enter in (from, jmp].
+ */
 struct nf_pictable {
-	uint64_t jmp, table, lea;
+	uint64_t jmp, table, lea, from;
+	uint64_t entries;
+	size_t nread;		/* entries read (noflag_hazards.c) */
 };
 
 /* A direct branch from src into the fragment ents[frag]: src's function owns it. */
@@ -115,7 +122,7 @@ int nf_grow(void *v, size_t *cap, size_t n, size_t size);
 int nf_hazard_add(struct nf_file *f, uint64_t addr, uint8_t why);
 int nf_tablejmp_add(struct nf_file *f, uint64_t addr);
 int nf_fragref_add(struct nf_file *f, size_t frag, uint64_t src);
-int nf_pictable_add(struct nf_file *f, uint64_t jmp, uint64_t table, uint64_t lea);
+int nf_pictable_add(struct nf_file *f, const struct nf_pictable *pt);
 /* The entry (or fragment) whose range holds addr, or NULL. */
 struct nf_ent *nf_ent_holding(const struct nf_file *f, uint64_t addr);
 /* The first element of H in (lo, hi), or NULL (H sorted). */

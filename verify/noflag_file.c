@@ -73,11 +73,11 @@ int nf_fragref_add(struct nf_file *f, size_t frag, uint64_t src)
 	return 0;
 }
 
-int nf_pictable_add(struct nf_file *f, uint64_t jmp, uint64_t table, uint64_t lea)
+int nf_pictable_add(struct nf_file *f, const struct nf_pictable *pt)
 {
 	if (nf_grow(&f->pictable, &f->ptcap, f->npictable, sizeof(*f->pictable)))
 		return -ENOMEM;
-	f->pictable[f->npictable++] = (struct nf_pictable){ jmp, table, lea };
+	f->pictable[f->npictable++] = *pt;
 	return 0;
 }
 

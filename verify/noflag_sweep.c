@@ -120,7 +120,7 @@ static int absolute_numbers(struct nf_file *f, const cs_insn *insn)
  * lea and the jmp (checked after the sweep, when H is whole: another path
  * could bring another X).
  */
-#define HIST 8
+#define HIST 16
 #define HIST_GAP 4
 
 struct hinsn {
@@ -135,6 +135,10 @@ struct hinsn {
 	uint64_t rip_target;	/* lea [rip+d]: the address, else 0 */
 	uint32_t implicit;	/* families written implicitly, one bit each */
 	bool flow;		/* a jump, call or return */
+	int r0;			/* family of op 0 when a register, read or written, else -1 */
+	unsigned r0size, ssize;	/* its size; op 1's size (register or memory) */
+	bool imm1;		/* op 1 is an immediate, imm */
+	int64_t imm;
 };
 
 static struct hinsn hist[HIST];
@@ -183,12 +187,20 @@ static int family(unsigned reg)
 static void remember(const cs_insn *insn)
 {
 	const cs_x86 *x = &insn->detail->x86;
-	struct hinsn h = { .addr = insn->address, .id = insn->id, .dst = -1, .mbase = -1, .mindex = -1, .src = -1 };
+	struct hinsn h = { .addr = insn->address, .id = insn->id, .dst = -1, .mbase = -1, .mindex = -1,
+			   .src = -1, .r0 = -1 };
 	csh cs = *nf_x86_handle();
 
-	if (x->op_count >= 1 && x->operands[0].type == X86_OP_REG &&
-	    (x->operands[0].access & CS_AC_WRITE))
-		h.dst = family(x->operands[0].reg), h.dsize = x->operands[0].size;
+	if (x->op_count >= 1 && x->operands[0].type == X86_OP_REG) {
+		h.r0 = family(x->operands[0].reg), h.r0size = x->operands[0].size;
+		if (x->operands[0].access & CS_AC_WRITE)
+			h.dst = h.r0, h.dsize = h.r0size;
+	}
+	if (x->op_count >= 2) {
+		h.ssize = x->operands[1].size;
+		h.imm1 = x->operands[1].type == X86_OP_IMM;
+		h.imm = x->operands[1].imm;
+	}
 	if (x->op_count >= 2 && x->operands[1].type == X86_OP_MEM) {
 		const x86_op_mem *m = &x->operands[1].mem;
 		h.mbase = m->base == X86_REG_INVALID ? -1 : family(m->base);
@@ -221,12 +233,105 @@ static bool writes(const struct hinsn *h, int fam)
 	return h->dst == fam || (h->implicit & (1u << fam)) || h->flow;
 }
 
+/* A conditional jump: it writes no register, so a walk back over a run may step over it. */
+static bool is_jcc(unsigned id)
+{
+	static const unsigned jcc[] = {
+		X86_INS_JA, X86_INS_JAE, X86_INS_JB, X86_INS_JBE, X86_INS_JE, X86_INS_JNE,
+		X86_INS_JG, X86_INS_JGE, X86_INS_JL, X86_INS_JLE, X86_INS_JO, X86_INS_JNO,
+		X86_INS_JP, X86_INS_JNP, X86_INS_JS, X86_INS_JNS,
+	};
+
+	for (size_t i = 0; i < sizeof(jcc) / sizeof(jcc[0]); i++)
+		if (id == jcc[i])
+			return true;
+	return false;
+}
+
+/*
+ * The compare `cmp C, B` (at back(kc)) bounds the low w' bytes of C (its
+ * size) unsigned; the index needs the low w bytes of C.  When w' < w the
+ * bytes between must be zero: the last writer of C before the compare, in
+ * this run, wrote it zero-extended from at most w' bytes (a 32-bit write,
+ * or a movzx).  Returns the entries allowed (B + 1, less one for jae), or
+ * 0; *from: the first instruction relied on.
+ */
+static uint64_t bounded(unsigned kc, unsigned jcc, unsigned w, bool sext, uint64_t *from)
+{
+	const struct hinsn *cmp = back(kc);
+	unsigned wc = cmp->r0size;
+	uint64_t b = wc >= 8 ? (uint64_t)cmp->imm : (uint64_t)cmp->imm & ((1ull << (8 * wc)) - 1);
+
+	*from = cmp->addr;
+	for (unsigned k = kc + 1; wc < w; k++) {
+		const struct hinsn *h = back(k);
+		if (!h || (h->flow && !is_jcc(h->id)) || (h->implicit & (1u << cmp->r0)))
+			return 0;
+		if (h->dst != cmp->r0)
+			continue;
+		unsigned z = h->id == X86_INS_MOVZX && h->src >= 0 && h->dsize >= 4 ? h->ssize :
+			     h->dsize == 4 ? 4 : 8;
+		if (z > wc)
+			return 0;
+		*from = h->addr;
+		break;
+	}
+	if (jcc == X86_INS_JAE && b-- == 0)
+		return 0;
+	if ((sext && b >= 1ull << 31) || b >= UINT64_MAX - 1)
+		return 0;
+	return b + 1;
+}
+
+/*
+ * The bound of a switch whose index register has family idx, from the
+ * instructions of this run before back(k0): walking back over copies of the
+ * index (mov, movzx, movsxd from a register) to `cmp C, imm` followed
+ * directly by `ja` or `jae`, whose fall-through leads here.  (w, below: how
+ * many low bytes of the current register, zero-extended, make the index;
+ * sext: a movsxd made it, so the bound must be under 2^31 for its sign to
+ * be clear.)  Any other write of the index register, a call or an
+ * unconditional jump on the way, and there is no bound: 0.
+ */
+static uint64_t switch_bound(int idx, unsigned k0, uint64_t *from)
+{
+	int c = idx;
+	unsigned w = 8;
+	bool sext = false;
+
+	for (unsigned k = k0; k < HIST; k++) {
+		const struct hinsn *h = back(k), *cmp = back(k + 1);
+		if (!h)
+			return 0;
+		if ((h->id == X86_INS_JA || h->id == X86_INS_JAE) && cmp && cmp->id == X86_INS_CMP &&
+		    cmp->r0 == c && cmp->imm1)
+			return bounded(k + 1, h->id, w, sext, from);
+		if (is_jcc(h->id))
+			continue;
+		if (h->flow || (h->implicit & (1u << c)))
+			return 0;
+		if (h->dst != c)
+			continue;
+		if ((h->id == X86_INS_MOV || h->id == X86_INS_MOVZX) && h->src >= 0 && h->dsize >= 4) {
+			w = h->ssize < w ? h->ssize : w;
+		} else if (h->id == X86_INS_MOVSXD && h->src >= 0 && h->ssize == 4) {
+			sext |= w > 4;
+			w = w > 4 ? 4 : w;
+		} else {
+			return 0;
+		}
+		c = h->src;
+	}
+	return 0;
+}
+
 /*
  * jmp *R at the end of the PIC switch pattern: the table's address and the
  * lea's, or 0; *hoisted = X's family when the pattern holds but the lea is
- * not in this run (a loop kept X from before it), else -1.
+ * not in this run (a loop kept X from before it), else -1.  pt->entries
+ * and pt->from: the switch's bound, when one is found (switch_bound()).
  */
-static uint64_t pic_table(const cs_insn *insn, uint64_t *lea, int *hoisted)
+static uint64_t pic_table(const cs_insn *insn, struct nf_pictable *pt, int *hoisted)
 {
 	const cs_x86 *x = &insn->detail->x86;
 	int r = family(x->operands[0].reg);
@@ -237,6 +342,7 @@ static uint64_t pic_table(const cs_insn *insn, uint64_t *lea, int *hoisted)
 	    ld->id != X86_INS_MOVSXD || ld->dst != r || ld->mbase != add->src || ld->mindex < 0 ||
 	    ld->mscale != 4 || ld->mdisp != 0)
 		return 0;
+	pt->entries = switch_bound(ld->mindex, 3, &pt->from);
 	for (unsigned k = 3; k < 3 + HIST_GAP; k++) {
 		const struct hinsn *h = back(k);
 		if (!h || h->flow) {
@@ -244,7 +350,9 @@ static uint64_t pic_table(const cs_insn *insn, uint64_t *lea, int *hoisted)
 			return 0;
 		}
 		if (h->id == X86_INS_LEA && h->dst == add->src && h->rip_target) {
-			*lea = h->addr;
+			pt->lea = h->addr;
+			if (!pt->entries || pt->from > pt->lea)
+				pt->from = pt->lea;
 			return h->rip_target;
 		}
 		if (writes(h, add->src))
@@ -287,8 +395,9 @@ static bool pointer_jump(const cs_insn *insn)
  * candidate is read like any table (over-reading only refuses more).
  * 1 when at least one was found and every write was such a lea, else 0.
  */
-static int hoisted_tables(struct nf_file *f, uint64_t jmp, int fam, int *err)
+static int hoisted_tables(struct nf_file *f, const struct nf_pictable *sw, int fam, int *err)
 {
+	uint64_t jmp = sw->jmp;
 	static cs_insn *in;
 	const struct nf_ent *fn = nf_ent_holding(f, jmp);
 	uint64_t pos, avail;
@@ -306,7 +415,9 @@ static int hoisted_tables(struct nf_file *f, uint64_t jmp, int fam, int *err)
 			continue;
 		uint64_t t;
 		if (in->id == X86_INS_LEA && nf_x86_rip_target(in, &t)) {
-			*err = nf_pictable_add(f, jmp, t, jmp);
+			struct nf_pictable pt = *sw;
+			pt.table = t;
+			*err = nf_pictable_add(f, &pt);
 			if (*err)
 				return 0;
 			found++;
@@ -334,12 +445,13 @@ static int table_jump(struct nf_file *f, const cs_insn *insn)
 	if (op->type == X86_OP_REG) {
 		if (pointer_jump(insn))
 			return 0;
-		uint64_t lea = 0;
+		struct nf_pictable pt = { .jmp = insn->address, .lea = insn->address, .from = insn->address };
 		int hoisted, err = 0;
-		uint64_t table = pic_table(insn, &lea, &hoisted);
-		if (table)
-			return nf_pictable_add(f, insn->address, table, lea);
-		if (hoisted >= 0 && hoisted_tables(f, insn->address, hoisted, &err))
+		if ((pt.table = pic_table(insn, &pt, &hoisted)))
+			return nf_pictable_add(f, &pt);
+		if (!pt.entries)
+			pt.from = insn->address;
+		if (hoisted >= 0 && hoisted_tables(f, &pt, hoisted, &err))
 			return 0;
 		if (err)
 			return err;
