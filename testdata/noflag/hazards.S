@@ -22,6 +22,14 @@
  *            another write of the base: refused (table not read)
  *  ptrjump   a tail call through a pointer loaded from memory: no switch,
  *            form b; mutated, the pointer is a sum: refused (table-like)
+ *  bounded   push, a 5-byte `mov` (the site), then a switch whose index is
+ *            loaded from memory and compared (`cmp $1` + `ja`): its table's
+ *            2 entries are read, not the word after it, which would land on
+ *            the site: form b; mutated, no compare: the table is read to its
+ *            extent, that word with it: refused (table-target-in-window)
+ *  nodom     the same switch, bounded; mutated, another path jumps to the
+ *            lea with its own index, past the compare: the bound is not
+ *            used, the word after the table is read: refused
  *  tiny      xor, ret: 3 bytes, then the assembler's nop padding to the
  *            next 16 bytes: form p over the padding; mutated, tiny2 follows
  *            at once (no padding): refused
@@ -156,6 +164,66 @@ ptrjump:
 	popq %rbx
 	jmp *%rax
 	.size ptrjump, .-ptrjump
+
+	.globl bounded
+	.type bounded, @function
+bounded:
+	pushq %rbx
+3:	movl $5, %ebx
+	movl (%rsi), %eax
+#ifndef MUTATE
+	cmpl $1, %eax
+	ja 1f
+#endif
+	leaq btable(%rip), %rdx
+	movslq (%rdx,%rax,4), %rax
+	addq %rdx, %rax
+	jmp *%rax
+1:	popq %rbx
+	ret
+2:	movl %ebx, %eax
+	popq %rbx
+	ret
+	.size bounded, .-bounded
+	.section .rodata
+	.p2align 2
+btable:
+	.long 1b - btable
+	.long 2b - btable
+	.long 3b - btable	/* not the switch's: a word that happens to follow */
+	.text
+
+	.globl nodom
+	.type nodom, @function
+nodom:
+	pushq %rbx
+3:	movl $5, %ebx
+	movl (%rsi), %eax
+	cmpl $1, %eax
+	ja 1f
+4:	leaq ntable(%rip), %rdx
+	movslq (%rdx,%rax,4), %rax
+	addq %rdx, %rax
+	jmp *%rax
+1:
+#ifdef MUTATE
+	movl %edi, %eax
+	testl %esi, %esi
+	jne 4b
+#endif
+	popq %rbx
+	ret
+2:	movl %ebx, %eax
+	popq %rbx
+	ret
+	.size nodom, .-nodom
+	.section .rodata
+	.p2align 2
+ntable:
+	.long 1b - ntable
+	.long 2b - ntable
+	.long 3b - ntable	/* not the switch's: a word that happens to follow */
+	.text
 
 	.p2align 4
 	.globl tiny

@@ -93,6 +93,17 @@ if $CC -shared -nostdlib -o haz.so "$SRC/hazards.S" 2>build.log &&
 	w=$(sym haz-mut.so ptrjump)
 	expect "ptrjump: a jump to a sum is table-like, refused" "$(at haz-mut.list "$w")" \
 		"refused unbounded-jump-table"
+	for fn in bounded nodom; do
+		w=$(sym haz.so $fn) m=$(insn_at haz.so $fn 'mov +\$0x5,')
+		expect "$fn: a switch bounded by cmp + ja reads its 2 entries, not the word after: form b" \
+			"$(at haz.list "$w")" "b site=0x$m depth=8 bytes=5"
+	done
+	w=$(sym haz-mut.so bounded)
+	expect "bounded: without the compare the word after the table is read, on the site: refused" \
+		"$(at haz-mut.list "$w")" "refused table-target-in-window"
+	w=$(sym haz-mut.so nodom)
+	expect "nodom: a path past the compare drops the bound, the word after is read: refused" \
+		"$(at haz-mut.list "$w")" "refused table-target-in-window"
 	w=$(sym haz.so tiny)
 	pad=$(len_at haz.so "$(printf '%x' $((0x$w + 3)))")
 	expect "tiny: a 3-byte function, form p over the nop padding after it (objdump: $pad bytes)" \
