@@ -37,6 +37,18 @@ enum { HZ_BRANCH = 1, HZ_CODEADDR = 2, HZ_START = 4, HZ_LANDING = 8, HZ_TABLE = 
 struct nf_hazard {
 	uint64_t addr;
 	uint8_t why;
+	uint32_t nbranch;	/* how many direct branches (jumps and calls) land here */
+};
+
+/*
+ * jmp *R at jmp, R not written between from and it, and nothing falling
+ * through into from (an unconditional jump or a return before it): a
+ * pointer jump when every branch into [from, jmp] comes from where R holds
+ * a whole pointer (noflag_sweep.c, checked when H is whole).
+ */
+struct nf_ptrjump {
+	uint64_t jmp, from;
+	int fam;
 };
 
 /* An executable section, the code the sweep reads (PLTs included, for their branches). */
@@ -103,6 +115,8 @@ struct nf_file {
 	size_t ntablejmp, tjcap;
 	struct nf_pictable *pictable;	/* PIC switch tables found by the sweep */
 	size_t npictable, ptcap;
+	struct nf_ptrjump *ptrjump;	/* pointer jumps entered by branches, to check */
+	size_t nptrjump, pjcap;
 	size_t tables_read, table_targets;	/* recovered: tables and their entries */
 	struct nf_fragref *fragref;	/* direct branches into fragments */
 	size_t nfragref, frcap;
@@ -123,6 +137,7 @@ int nf_hazard_add(struct nf_file *f, uint64_t addr, uint8_t why);
 int nf_tablejmp_add(struct nf_file *f, uint64_t addr);
 int nf_fragref_add(struct nf_file *f, size_t frag, uint64_t src);
 int nf_pictable_add(struct nf_file *f, const struct nf_pictable *pt);
+int nf_ptrjump_add(struct nf_file *f, const struct nf_ptrjump *pj);
 /* The entry (or fragment) whose range holds addr, or NULL. */
 struct nf_ent *nf_ent_holding(const struct nf_file *f, uint64_t addr);
 /* The first element of H in (lo, hi), or NULL (H sorted). */
@@ -144,6 +159,8 @@ int nf_hazards(struct nf_file *f);
 
 /* noflag_sweep.c (x86-64): the linear sweep's branch targets, code addresses, table-like jumps. */
 int nf_sweep(struct nf_file *f);
+/* The sweep's pointer jumps entered by branches, when H is whole: those not proven are table-like. */
+int nf_ptrjumps(struct nf_file *f);
 /* noflag_sites.c (x86-64) */
 int nf_sites(struct nf_file *f);
 void nf_decoder_close(void);

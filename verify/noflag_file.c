@@ -53,7 +53,7 @@ int nf_hazard_add(struct nf_file *f, uint64_t addr, uint8_t why)
 {
 	if (nf_grow(&f->hz, &f->hzcap, f->nhz, sizeof(*f->hz)))
 		return -ENOMEM;
-	f->hz[f->nhz++] = (struct nf_hazard){ addr, why };
+	f->hz[f->nhz++] = (struct nf_hazard){ addr, why, (why & HZ_BRANCH) != 0 };
 	return 0;
 }
 
@@ -70,6 +70,14 @@ int nf_fragref_add(struct nf_file *f, size_t frag, uint64_t src)
 	if (nf_grow(&f->fragref, &f->frcap, f->nfragref, sizeof(*f->fragref)))
 		return -ENOMEM;
 	f->fragref[f->nfragref++] = (struct nf_fragref){ frag, src };
+	return 0;
+}
+
+int nf_ptrjump_add(struct nf_file *f, const struct nf_ptrjump *pj)
+{
+	if (nf_grow(&f->ptrjump, &f->pjcap, f->nptrjump, sizeof(*f->ptrjump)))
+		return -ENOMEM;
+	f->ptrjump[f->nptrjump++] = *pj;
 	return 0;
 }
 

@@ -183,7 +183,7 @@ static int cmp_u64(const void *a, const void *b)
 	return *x < *y ? -1 : *x > *y;
 }
 
-/* Sort H and merge duplicates, or-ing their sources. */
+/* Sort H and merge duplicates, or-ing their sources and adding their branches. */
 static void settle(struct nf_file *f)
 {
 	size_t n = 0;
@@ -191,8 +191,10 @@ static void settle(struct nf_file *f)
 	if (f->nhz)	/* qsort wants a non-null array even for none */
 		qsort(f->hz, f->nhz, sizeof(*f->hz), cmp_hz);
 	for (size_t i = 0; i < f->nhz; i++) {
-		if (n && f->hz[n - 1].addr == f->hz[i].addr)
+		if (n && f->hz[n - 1].addr == f->hz[i].addr) {
 			f->hz[n - 1].why |= f->hz[i].why;
+			f->hz[n - 1].nbranch += f->hz[i].nbranch;
+		}
 		else
 			f->hz[n++] = f->hz[i];
 	}
@@ -269,6 +271,8 @@ int nf_hazards(struct nf_file *f)
 	}
 	if (!err)
 		err = recheck_tables(f);
+	if (!err)
+		err = nf_ptrjumps(f);
 	if (err) {
 		if (err == -ENOMEM)
 			diag_err(f->path, "out of memory");

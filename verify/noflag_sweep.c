@@ -143,6 +143,7 @@ struct hinsn {
 
 static struct hinsn hist[HIST];
 static unsigned nhist;
+static uint32_t ptrs;	/* families holding a whole pointer in this run: ptr_mask() */
 
 /* A general register's family 0-15 (rax..r15, whatever part), or -1: by its name. */
 static int family_by_name(unsigned reg)
@@ -184,6 +185,32 @@ static int family(unsigned reg)
 	return reg < X86_REG_ENDING ? cache[reg] : -1;
 }
 
+/*
+ * The families that hold a whole pointer after insn, given those before:
+ * a 64-bit mov's destination does (as pointer_jump() below reads it); any
+ * other write, implicit ones included, ends it; a call ends them all.
+ */
+static uint32_t ptr_mask(uint32_t m, const cs_insn *insn)
+{
+	const cs_x86 *x = &insn->detail->x86;
+
+	if (cs_insn_group(*nf_x86_handle(), insn, CS_GRP_CALL))
+		return 0;
+	for (unsigned i = 0; i < insn->detail->regs_write_count; i++) {
+		int fam = family(insn->detail->regs_write[i]);
+		if (fam >= 0)
+			m &= ~(1u << fam);
+	}
+	if (x->op_count >= 1 && x->operands[0].type == X86_OP_REG &&
+	    (x->operands[0].access & CS_AC_WRITE)) {
+		int fam = family(x->operands[0].reg);
+		if (fam >= 0)
+			m = insn->id == X86_INS_MOV && x->operands[0].size == 8 ? m | 1u << fam :
+			    m & ~(1u << fam);
+	}
+	return m;
+}
+
 static void remember(const cs_insn *insn)
 {
 	const cs_x86 *x = &insn->detail->x86;
@@ -220,6 +247,7 @@ static void remember(const cs_insn *insn)
 	h.flow = cs_insn_group(cs, insn, CS_GRP_JUMP) || cs_insn_group(cs, insn, CS_GRP_CALL) ||
 		 cs_insn_group(cs, insn, CS_GRP_RET);
 	hist[nhist++ % HIST] = h;
+	ptrs = ptr_mask(ptrs, insn);
 }
 
 /* The k-th instruction before the one being noted (1: the one just before), or NULL. */
@@ -388,6 +416,74 @@ static bool pointer_jump(const cs_insn *insn)
 }
 
 /*
+ * jmp *R with nothing before it in its block that writes R, the block
+ * entered only by branches (an unconditional jump or a return ends the
+ * code before it): the devirtualised call's fallback a compiler puts after
+ * the function's return, `cmp SLOT, R; jne L; ...; ret; L: jmp *R`.
+ * Listed, and proven a pointer jump by nf_ptrjumps() when every branch
+ * into the block comes from where R holds a whole pointer.  0: not this
+ * form; 1: listed; -ENOMEM.
+ */
+static int branch_entered(struct nf_file *f, const cs_insn *insn)
+{
+	struct nf_ptrjump pj = { .jmp = insn->address, .from = insn->address,
+				 .fam = family(insn->detail->x86.operands[0].reg) };
+
+	for (unsigned k = 1; pj.fam >= 0 && k <= HIST; k++) {
+		const struct hinsn *h = back(k);
+		if (!h)
+			return 0;
+		if (h->id == X86_INS_JMP || h->id == X86_INS_RET)
+			return nf_ptrjump_add(f, &pj) ? -ENOMEM : 1;
+		if (writes(h, pj.fam))
+			return 0;
+		pj.from = h->addr;
+	}
+	return 0;
+}
+
+/* How many direct jumps in fn land on t, or -1 when one does from where R (family fam) may not hold a pointer. */
+static long pointer_jumps_to(const struct nf_file *f, const struct nf_ent *fn, uint64_t t, int fam)
+{
+	static cs_insn *in;
+	uint64_t pos, avail, to;
+	uint32_t m = 0;
+	long n = 0;
+
+	if (!in && !(in = cs_malloc(*nf_x86_handle())))
+		return -1;
+	for (pos = fn->addr; pos < fn->end; pos += in->size) {
+		const uint8_t *p = nf_code_at(f, pos, &avail);
+		if (!p || !nf_x86_decode(p, avail, pos, in))
+			return -1;
+		if (nf_x86_branch_target(in, &to) && to == t) {
+			if (cs_insn_group(*nf_x86_handle(), in, CS_GRP_CALL) || !(m & (1u << fam)))
+				return -1;
+			n++;
+		}
+		m = ptr_mask(m, in);
+		if (in->id == X86_INS_JMP || in->id == X86_INS_RET)
+			m = 0;	/* what follows is entered by branches only */
+	}
+	return n;
+}
+
+int nf_ptrjumps(struct nf_file *f)
+{
+	for (size_t i = 0; i < f->nptrjump; i++) {
+		const struct nf_ptrjump *pj = &f->ptrjump[i];
+		const struct nf_ent *fn = nf_ent_holding(f, pj->jmp);
+		const struct nf_hazard *h = nf_hazard_in(f, pj->from - 1, pj->jmp + 1);
+		bool ok = fn && !fn->fragment && h;
+		for (; ok && h < f->hz + f->nhz && h->addr <= pj->jmp; h++)
+			ok = h->why == HZ_BRANCH && pointer_jumps_to(f, fn, h->addr, pj->fam) == h->nbranch;
+		if (!ok && nf_tablejmp_add(f, pj->jmp))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
  * A switch whose base X was set before a loop: its tables are those of
  * every `lea T(%rip), X` in the function, when nothing else in it writes X
  * (a pop, restoring a caller's X on the way out, aside; calls too: no
@@ -445,6 +541,9 @@ static int table_jump(struct nf_file *f, const cs_insn *insn)
 	if (op->type == X86_OP_REG) {
 		if (pointer_jump(insn))
 			return 0;
+		int listed = branch_entered(f, insn);
+		if (listed)
+			return listed < 0 ? listed : 0;
 		struct nf_pictable pt = { .jmp = insn->address, .lea = insn->address, .from = insn->address };
 		int hoisted, err = 0;
 		if ((pt.table = pic_table(insn, &pt, &hoisted)))
@@ -507,12 +606,14 @@ static int sweep_text(struct nf_file *f, const struct nf_text *t, cs_insn *insn)
 	size_t k = first_start(f, pos);
 
 	nhist = 0;
+	ptrs = 0;
 	while (pos < end) {
 		while (k < f->nents && f->ents[k].addr <= pos)
 			k++;
 		uint64_t next = k < f->nents && f->ents[k].addr < end ? f->ents[k].addr : end;
 		if (!nf_x86_decode(t->bytes + (pos - t->addr), end - pos, pos, insn)) {
 			nhist = 0;
+			ptrs = 0;
 			f->undecodable++;
 			pos++;
 			continue;
@@ -525,6 +626,7 @@ static int sweep_text(struct nf_file *f, const struct nf_text *t, cs_insn *insn)
 		if (pos > next) {
 			pos = next;	/* it ran over a start: restart there */
 			nhist = 0;	/* a new run: nothing before it flows in */
+			ptrs = 0;
 		}
 	}
 	return 0;

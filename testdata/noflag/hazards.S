@@ -27,6 +27,10 @@
  *            2 entries are read, not the word after it, which would land on
  *            the site: form b; mutated, no compare: the table is read to its
  *            extent, that word with it: refused (table-target-in-window)
+ *  devirt    a compiler's devirtualised call: a pointer loaded, compared,
+ *            and jumped through after the function's return, by `jne` to a
+ *            block of its own: no switch, form b; mutated, the pointer is
+ *            a sum where the jne leaves: refused (table-like)
  *  nodom     the same switch, bounded; mutated, another path jumps to the
  *            lea with its own index, past the compare: the bound is not
  *            used, the word after the table is read: refused
@@ -192,6 +196,23 @@ btable:
 	.long 2b - btable
 	.long 3b - btable	/* not the switch's: a word that happens to follow */
 	.text
+
+	.globl devirt
+	.type devirt, @function
+devirt:
+	pushq %rbx
+	movl $5, %ebx
+	movq 8(%rdi), %rax
+#ifdef MUTATE
+	addq %rdi, %rax
+#endif
+	cmpq %rsi, %rax
+	jne 1f
+	popq %rbx
+	ret
+1:	popq %rbx
+	jmp *%rax
+	.size devirt, .-devirt
 
 	.globl nodom
 	.type nodom, @function

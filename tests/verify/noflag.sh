@@ -104,6 +104,12 @@ if $CC -shared -nostdlib -o haz.so "$SRC/hazards.S" 2>build.log &&
 	w=$(sym haz-mut.so nodom)
 	expect "nodom: a path past the compare drops the bound, the word after is read: refused" \
 		"$(at haz-mut.list "$w")" "refused table-target-in-window"
+	w=$(sym haz.so devirt) m=$(insn_at haz.so devirt 'mov +\$0x5,')
+	expect "devirt: a jump through a loaded pointer after the return, entered by jne: form b" \
+		"$(at haz.list "$w")" "b site=0x$m depth=8 bytes=5"
+	w=$(sym haz-mut.so devirt)
+	expect "devirt: the jne leaving with a sum in the register: refused" "$(at haz-mut.list "$w")" \
+		"refused unbounded-jump-table"
 	w=$(sym haz.so tiny)
 	pad=$(len_at haz.so "$(printf '%x' $((0x$w + 3)))")
 	expect "tiny: a 3-byte function, form p over the nop padding after it (objdump: $pad bytes)" \
