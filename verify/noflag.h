@@ -41,14 +41,16 @@ struct nf_hazard {
 };
 
 /*
- * jmp *R at jmp, R not written between from and it, and nothing falling
- * through into from (an unconditional jump or a return before it): a
- * pointer jump when every branch into [from, jmp] comes from where R holds
- * a whole pointer (noflag_sweep.c, checked when H is whole).
+ * jmp *R at jmp, R not written between from and it, and into from either
+ * nothing falling through (an unconditional jump or a return before it) or
+ * a 64-bit mov of R (fallthrough): a pointer jump when every branch into
+ * [from, jmp] comes from where R holds a whole pointer (noflag_sweep.c,
+ * checked when H is whole).
  */
 struct nf_ptrjump {
 	uint64_t jmp, from;
 	int fam;
+	bool fallthrough;	/* the mov before from falls through to it: no branch needed */
 };
 
 /* An executable section, the code the sweep reads (PLTs included, for their branches). */

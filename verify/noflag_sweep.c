@@ -392,27 +392,34 @@ static uint64_t pic_table(const cs_insn *insn, struct nf_pictable *pt, int *hois
 /*
  * jmp *R where R was last written, in this run, by a 64-bit mov (a whole
  * pointer loaded from memory or copied from another register: a tail call
- * through a vtable or a function pointer): not a switch.  A code address
+ * through a vtable or a function pointer), conditional jumps out of the
+ * run between them: not a switch, once nf_ptrjumps() finds that every
+ * branch into the run after the mov also brings a pointer in R.  A code address
  * kept in memory or a register was made by a relocation, a rip-relative
  * lea or (ET_EXEC) an immediate or data word, all in H already; compilers
  * make code addresses by arithmetic only for switch tables, whose sum goes
  * straight to the jump (the movslq/add pattern above).  A jump whose
  * register is written otherwise, or not in this run, stays table-like.
  */
-static bool pointer_jump(const cs_insn *insn)
+static int pointer_jump(struct nf_file *f, const cs_insn *insn)
 {
-	int r = family(insn->detail->x86.operands[0].reg);
+	struct nf_ptrjump pj = { .jmp = insn->address, .from = insn->address,
+				 .fam = family(insn->detail->x86.operands[0].reg), .fallthrough = true };
 
-	for (unsigned k = 1; r >= 0 && k <= HIST; k++) {
+	for (unsigned k = 1; pj.fam >= 0 && k <= HIST; k++) {
 		const struct hinsn *h = back(k);
-		if (!h || h->flow)
-			return false;
-		if (h->dst == r)
-			return h->id == X86_INS_MOV && h->dsize == 8;	/* a whole pointer, not a sum */
-		if (h->implicit & (1u << r))
-			return false;
+		if (!h || (h->flow && !is_jcc(h->id)))
+			return 0;
+		if (h->dst == pj.fam) {
+			if (h->id != X86_INS_MOV || h->dsize != 8)
+				return 0;	/* a whole pointer, not a sum */
+			return nf_ptrjump_add(f, &pj) ? -ENOMEM : 1;
+		}
+		if (h->implicit & (1u << pj.fam))
+			return 0;
+		pj.from = h->addr;
 	}
-	return false;
+	return 0;
 }
 
 /*
@@ -474,8 +481,8 @@ int nf_ptrjumps(struct nf_file *f)
 		const struct nf_ptrjump *pj = &f->ptrjump[i];
 		const struct nf_ent *fn = nf_ent_holding(f, pj->jmp);
 		const struct nf_hazard *h = nf_hazard_in(f, pj->from - 1, pj->jmp + 1);
-		bool ok = fn && !fn->fragment && h;
-		for (; ok && h < f->hz + f->nhz && h->addr <= pj->jmp; h++)
+		bool ok = !h ? pj->fallthrough : fn && !fn->fragment;
+		for (; ok && h && h < f->hz + f->nhz && h->addr <= pj->jmp; h++)
 			ok = h->why == HZ_BRANCH && pointer_jumps_to(f, fn, h->addr, pj->fam) == h->nbranch;
 		if (!ok && nf_tablejmp_add(f, pj->jmp))
 			return -ENOMEM;
@@ -539,9 +546,9 @@ static int table_jump(struct nf_file *f, const cs_insn *insn)
 	const cs_x86_op *op = &insn->detail->x86.operands[0];
 
 	if (op->type == X86_OP_REG) {
-		if (pointer_jump(insn))
-			return 0;
-		int listed = branch_entered(f, insn);
+		int listed = pointer_jump(f, insn);
+		if (!listed)
+			listed = branch_entered(f, insn);
 		if (listed)
 			return listed < 0 ? listed : 0;
 		struct nf_pictable pt = { .jmp = insn->address, .lea = insn->address, .from = insn->address };

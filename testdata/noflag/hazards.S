@@ -27,6 +27,9 @@
  *            2 entries are read, not the word after it, which would land on
  *            the site: form b; mutated, no compare: the table is read to its
  *            extent, that word with it: refused (table-target-in-window)
+ *  ptrcond   a pointer loaded, tested (`je` out of the run), then jumped
+ *            through: no switch, form b; mutated, another path jumps into
+ *            the run after the load with a sum in the register: refused
  *  devirt    a compiler's devirtualised call: a pointer loaded, compared,
  *            and jumped through after the function's return, by `jne` to a
  *            block of its own: no switch, form b; mutated, the pointer is
@@ -196,6 +199,25 @@ btable:
 	.long 2b - btable
 	.long 3b - btable	/* not the switch's: a word that happens to follow */
 	.text
+
+	.globl ptrcond
+	.type ptrcond, @function
+ptrcond:
+	pushq %rbx
+	movl $5, %ebx
+	movq 8(%rdi), %rax
+	testq %rax, %rax
+	je 1f
+3:	popq %rbx
+	jmp *%rax
+1:
+#ifdef MUTATE
+	leaq 8(%rdi), %rax
+	jmp 3b
+#endif
+	popq %rbx
+	ret
+	.size ptrcond, .-ptrcond
 
 	.globl devirt
 	.type devirt, @function
