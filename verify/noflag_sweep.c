@@ -110,18 +110,20 @@ static int absolute_numbers(struct nf_file *f, const cs_insn *insn)
 /*
  * The instructions just decoded in this run of the sweep, for the PIC
  * switch pattern gcc and clang emit:
- *     lea   TABLE(%rip), X        (up to HIST_GAP unrelated instructions)
+ *     lea   TABLE(%rip), X
  *     movslq (X, I, 4), R
  *     add   X, R
  *     jmp   *R
- * whose table holds 32-bit offsets from TABLE.  Registers are compared by
- * family (al, eax and rax are one), so a write to any part of X between the
- * lea and the add breaks the pattern; so does any element of H between the
+ * whose table holds 32-bit offsets from TABLE, other instructions (the
+ * scheduler's) in between, and conditional jumps out after the lea, within
+ * HIST of them.
+ * Registers are compared by family (al, eax and rax are one), so a write
+ * to any part of X between the lea and the add, or of R between the load
+ * and the jump, breaks the pattern; so does any element of H between the
  * lea and the jmp (checked after the sweep, when H is whole: another path
  * could bring another X).
  */
 #define HIST 16
-#define HIST_GAP 4
 
 struct hinsn {
 	uint64_t addr;
@@ -256,6 +258,11 @@ static const struct hinsn *back(unsigned k)
 	return k <= nhist && k <= HIST ? &hist[(nhist - k) % HIST] : NULL;
 }
 
+static bool clobbers(const struct hinsn *h, int fam)
+{
+	return h->dst == fam || (h->implicit & (1u << fam));
+}
+
 static bool writes(const struct hinsn *h, int fam)
 {
 	return h->dst == fam || (h->implicit & (1u << fam)) || h->flow;
@@ -361,29 +368,40 @@ static uint64_t switch_bound(int idx, unsigned k0, uint64_t *from)
  */
 static uint64_t pic_table(const cs_insn *insn, struct nf_pictable *pt, int *hoisted)
 {
-	const cs_x86 *x = &insn->detail->x86;
-	int r = family(x->operands[0].reg);
-	const struct hinsn *add = back(1), *ld = back(2);
+	int r = family(insn->detail->x86.operands[0].reg), x = -1;
+	const struct hinsn *add = NULL, *ld = NULL, *h;
+	unsigned k = 1;
 
 	*hoisted = -1;
-	if (r < 0 || !add || !ld || add->id != X86_INS_ADD || add->dst != r || add->src < 0 ||
-	    ld->id != X86_INS_MOVSXD || ld->dst != r || ld->mbase != add->src || ld->mindex < 0 ||
-	    ld->mscale != 4 || ld->mdisp != 0)
+	for (; r >= 0 && !add && (h = back(k)); k++) {
+		if (h->id == X86_INS_ADD && h->dst == r && h->src >= 0)
+			add = h, x = h->src;
+		else if ((h->flow && !is_jcc(h->id)) || clobbers(h, r))
+			return 0;
+	}
+	for (; add && !ld && (h = back(k)); k++) {
+		if (h->id == X86_INS_MOVSXD && h->dst == r && h->mbase == x && h->mindex >= 0 &&
+		    h->mscale == 4 && h->mdisp == 0)
+			ld = h;
+		else if ((h->flow && !is_jcc(h->id)) || clobbers(h, r) || clobbers(h, x))
+			return 0;
+	}
+	if (!ld)
 		return 0;
-	pt->entries = switch_bound(ld->mindex, 3, &pt->from);
-	for (unsigned k = 3; k < 3 + HIST_GAP; k++) {
-		const struct hinsn *h = back(k);
+	pt->entries = switch_bound(ld->mindex, k, &pt->from);
+	for (; k <= HIST; k++) {
+		h = back(k);
 		if (!h || h->flow) {
-			*hoisted = add->src;
+			*hoisted = x;	/* the base may come in by more than one path: all its leas */
 			return 0;
 		}
-		if (h->id == X86_INS_LEA && h->dst == add->src && h->rip_target) {
+		if (h->id == X86_INS_LEA && h->dst == x && h->rip_target) {
 			pt->lea = h->addr;
 			if (!pt->entries || pt->from > pt->lea)
 				pt->from = pt->lea;
 			return h->rip_target;
 		}
-		if (writes(h, add->src))
+		if (clobbers(h, x))
 			return 0;
 	}
 	return 0;

@@ -27,6 +27,10 @@
  *            2 entries are read, not the word after it, which would land on
  *            the site: form b; mutated, no compare: the table is read to its
  *            extent, that word with it: refused (table-target-in-window)
+ *  sched     a bounded switch with other instructions scheduled between
+ *            its table load, the add of the base and the jump: its table is
+ *            read, form b; mutated, the base changes between the load and
+ *            the add: refused (no table)
  *  ptrcond   a pointer loaded, tested (`je` out of the run), then jumped
  *            through: no switch, form b; mutated, another path jumps into
  *            the run after the load with a sum in the register: refused
@@ -198,6 +202,36 @@ btable:
 	.long 1b - btable
 	.long 2b - btable
 	.long 3b - btable	/* not the switch's: a word that happens to follow */
+	.text
+
+	.globl sched
+	.type sched, @function
+sched:
+	pushq %rbx
+	movl $5, %ebx
+	movl %edi, %eax
+	cmpl $1, %eax
+	ja 1f
+	leaq sctable(%rip), %rcx
+	movslq (%rcx,%rax,4), %rdx
+	movl %esi, %eax
+#ifdef MUTATE
+	addq $8, %rcx
+#endif
+	addq %rcx, %rdx
+	movq %rsi, %r8
+	jmp *%rdx
+1:	popq %rbx
+	ret
+2:	movl %ebx, %eax
+	popq %rbx
+	ret
+	.size sched, .-sched
+	.section .rodata
+	.p2align 2
+sctable:
+	.long 1b - sctable
+	.long 2b - sctable
 	.text
 
 	.globl ptrcond

@@ -104,6 +104,12 @@ if $CC -shared -nostdlib -o haz.so "$SRC/hazards.S" 2>build.log &&
 	w=$(sym haz-mut.so nodom)
 	expect "nodom: a path past the compare drops the bound, the word after is read: refused" \
 		"$(at haz-mut.list "$w")" "refused table-target-in-window"
+	w=$(sym haz.so sched) m=$(insn_at haz.so sched 'mov +\$0x5,')
+	expect "sched: a switch with instructions scheduled between load, add and jump: form b" \
+		"$(at haz.list "$w")" "b site=0x$m depth=8 bytes=5"
+	w=$(sym haz-mut.so sched)
+	expect "sched: the base written between the load and the add: refused" \
+		"$(at haz-mut.list "$w")" "refused unbounded-jump-table"
 	w=$(sym haz.so ptrcond) m=$(insn_at haz.so ptrcond 'mov +\$0x5,')
 	expect "ptrcond: a loaded pointer tested, then jumped through: form b" \
 		"$(at haz.list "$w")" "b site=0x$m depth=8 bytes=5"
