@@ -93,8 +93,7 @@ static size_t read_table(struct nf_file *f, struct nf_pictable *pt, int *err)
 	size_t idx = elfquery_sec_by_addr(f->q, pt->table), n = 0;
 	const struct eo_sec *s = idx ? elfobj_sec(f->o, idx) : NULL;
 	const uint8_t *p = idx ? elfobj_sec_bytes(f->o, idx) : NULL;
-
-	uint64_t off = pt->table - s->addr;
+	uint64_t off = s ? pt->table - s->addr : 0;
 
 	if (pt->entries && nf_hazard_in(f, pt->from, pt->jmp + 1)) {
 		pt->entries = 0;	/* another path may skip the compare: read as without it */
