@@ -37,12 +37,33 @@ enum { HZ_BRANCH = 1, HZ_CODEADDR = 2, HZ_START = 4, HZ_LANDING = 8, HZ_TABLE = 
 struct nf_hazard {
 	uint64_t addr;
 	uint8_t why;
+	uint32_t nbranch;	/* how many direct branches (jumps and calls) land here */
+};
+
+/*
+ * jmp *R at jmp, R not written between from and it, and into from either
+ * nothing falling through (an unconditional jump or a return before it) or
+ * a 64-bit mov of R (fallthrough): a pointer jump when every branch into
+ * [from, jmp] comes from where R holds a whole pointer (noflag_sweep.c,
+ * checked when H is whole).
+ */
+struct nf_ptrjump {
+	uint64_t jmp, from;
+	int fam;
+	bool fallthrough;	/* the mov before from falls through to it: no branch needed */
 };
 
 /* An executable section, the code the sweep reads (PLTs included, for their branches). */
-/* A PIC switch: jmp at jmp, its table of 32-bit offsets at table, set by the lea at lea. */
+/*
+ * A PIC switch: jmp at jmp, its table of 32-bit offsets at table, set by
+ * the lea at lea.  entries: how many a compare before the jump allows (0:
+ * no bound found, read to the table's extent); from: the first instruction
+ * the table's recovery relies on, so no other path may enter in (from, jmp].
+ */
 struct nf_pictable {
-	uint64_t jmp, table, lea;
+	uint64_t jmp, table, lea, from;
+	uint64_t entries;
+	size_t nread;		/* entries read (noflag_hazards.c) */
 };
 
 /* A direct branch from src into the fragment ents[frag]: src's function owns it. */
@@ -96,6 +117,8 @@ struct nf_file {
 	size_t ntablejmp, tjcap;
 	struct nf_pictable *pictable;	/* PIC switch tables found by the sweep */
 	size_t npictable, ptcap;
+	struct nf_ptrjump *ptrjump;	/* pointer jumps entered by branches, to check */
+	size_t nptrjump, pjcap;
 	size_t tables_read, table_targets;	/* recovered: tables and their entries */
 	struct nf_fragref *fragref;	/* direct branches into fragments */
 	size_t nfragref, frcap;
@@ -115,7 +138,8 @@ int nf_grow(void *v, size_t *cap, size_t n, size_t size);
 int nf_hazard_add(struct nf_file *f, uint64_t addr, uint8_t why);
 int nf_tablejmp_add(struct nf_file *f, uint64_t addr);
 int nf_fragref_add(struct nf_file *f, size_t frag, uint64_t src);
-int nf_pictable_add(struct nf_file *f, uint64_t jmp, uint64_t table, uint64_t lea);
+int nf_pictable_add(struct nf_file *f, const struct nf_pictable *pt);
+int nf_ptrjump_add(struct nf_file *f, const struct nf_ptrjump *pj);
 /* The entry (or fragment) whose range holds addr, or NULL. */
 struct nf_ent *nf_ent_holding(const struct nf_file *f, uint64_t addr);
 /* The first element of H in (lo, hi), or NULL (H sorted). */
@@ -137,6 +161,8 @@ int nf_hazards(struct nf_file *f);
 
 /* noflag_sweep.c (x86-64): the linear sweep's branch targets, code addresses, table-like jumps. */
 int nf_sweep(struct nf_file *f);
+/* The sweep's pointer jumps entered by branches, when H is whole: those not proven are table-like. */
+int nf_ptrjumps(struct nf_file *f);
 /* noflag_sites.c (x86-64) */
 int nf_sites(struct nf_file *f);
 void nf_decoder_close(void);

@@ -53,7 +53,7 @@ int nf_hazard_add(struct nf_file *f, uint64_t addr, uint8_t why)
 {
 	if (nf_grow(&f->hz, &f->hzcap, f->nhz, sizeof(*f->hz)))
 		return -ENOMEM;
-	f->hz[f->nhz++] = (struct nf_hazard){ addr, why };
+	f->hz[f->nhz++] = (struct nf_hazard){ addr, why, (why & HZ_BRANCH) != 0 };
 	return 0;
 }
 
@@ -73,11 +73,19 @@ int nf_fragref_add(struct nf_file *f, size_t frag, uint64_t src)
 	return 0;
 }
 
-int nf_pictable_add(struct nf_file *f, uint64_t jmp, uint64_t table, uint64_t lea)
+int nf_ptrjump_add(struct nf_file *f, const struct nf_ptrjump *pj)
+{
+	if (nf_grow(&f->ptrjump, &f->pjcap, f->nptrjump, sizeof(*f->ptrjump)))
+		return -ENOMEM;
+	f->ptrjump[f->nptrjump++] = *pj;
+	return 0;
+}
+
+int nf_pictable_add(struct nf_file *f, const struct nf_pictable *pt)
 {
 	if (nf_grow(&f->pictable, &f->ptcap, f->npictable, sizeof(*f->pictable)))
 		return -ENOMEM;
-	f->pictable[f->npictable++] = (struct nf_pictable){ jmp, table, lea };
+	f->pictable[f->npictable++] = *pt;
 	return 0;
 }
 

@@ -73,24 +73,35 @@ static bool switch_may_land(const struct nf_file *f, const struct nf_ent *fn, ui
 #define TABLE_MAX 65536	/* entries read of one table at most */
 
 /*
- * Read one PIC switch table: its 32-bit offsets from the table's start,
- * while each lands where the switch may jump (every real entry of a
- * compiler's switch does, so reading on until one does not over-reads at
- * worst: more targets, more refusals).  Each target goes into H.  Returns
- * the entries read, 0 when the table cannot be trusted (its bytes are not
- * in the file, its first entry lands elsewhere, or some path enters
- * between the lea that names it and the jump).
+ * Read one PIC switch table: its 32-bit offsets from the table's start.
+ * While each lands where the switch may jump (every real entry of a
+ * compiler's switch does), and with a bound (a compare before the jump,
+ * noflag_sweep.c) no more than it allows.  Without a bound the read goes
+ * on into whatever follows the table: more targets, some inside
+ * instructions, more refusals, never fewer.  (A candidate table of a hoisted
+ * base that is not the switch's may stop early: only the real one's entries
+ * must all be read.)  Each target goes into H.  Returns the entries read, 0
+ * when the table cannot be trusted (its bytes are not in the file, its
+ * first entry lands elsewhere, or some path enters
+ * between the first instruction the recovery relies on and the jump).  A
+ * bound some other path may skip (an element of H after its compare) is
+ * dropped, and the table read as without one.
  */
-static size_t read_table(struct nf_file *f, const struct nf_pictable *pt, int *err)
+static size_t read_table(struct nf_file *f, struct nf_pictable *pt, int *err)
 {
 	const struct nf_ent *fn = nf_ent_holding(f, pt->jmp);
 	size_t idx = elfquery_sec_by_addr(f->q, pt->table), n = 0;
 	const struct eo_sec *s = idx ? elfobj_sec(f->o, idx) : NULL;
 	const uint8_t *p = idx ? elfobj_sec_bytes(f->o, idx) : NULL;
+	uint64_t off = s ? pt->table - s->addr : 0;
 
-	if (!fn || !p || nf_hazard_in(f, pt->lea, pt->jmp + 1))
+	if (pt->entries && nf_hazard_in(f, pt->from, pt->jmp + 1)) {
+		pt->entries = 0;	/* another path may skip the compare: read as without it */
+		pt->from = pt->lea;
+	}
+	if (!fn || !p || nf_hazard_in(f, pt->from, pt->jmp + 1) || pt->entries > TABLE_MAX)
 		return 0;
-	for (uint64_t off = pt->table - s->addr; off + 4 <= s->size && n < TABLE_MAX; off += 4) {
+	for (; off + 4 <= s->size && n < (pt->entries ? pt->entries : TABLE_MAX); off += 4) {
 		int32_t rel;
 		memcpy(&rel, p + off, 4);	/* x86-64: the file's order is the host's */
 		uint64_t t = pt->table + (uint64_t)(int64_t)rel;
@@ -112,7 +123,7 @@ static int read_tables(struct nf_file *f)
 	size_t n;
 
 	for (size_t i = 0; i < f->npictable && !err; i++) {
-		n = read_table(f, &f->pictable[i], &err);
+		n = f->pictable[i].nread = read_table(f, &f->pictable[i], &err);
 		f->tables_read += n != 0;
 		f->table_targets += n;
 		if (!n && !err)
@@ -121,11 +132,36 @@ static int read_tables(struct nf_file *f)
 	return err;
 }
 
+/*
+ * A bounded table with an element of H that came from another table's
+ * targets after its compare: some path may skip the compare, so the bound
+ * is dropped and the table read again without it (its targets only grow).
+ * *again: one was, and H must be settled and looked at once more.
+ */
+static int drop_skipped_bounds(struct nf_file *f, bool *again)
+{
+	int err = 0;
+
+	*again = false;
+	for (size_t i = 0; i < f->npictable && !err; i++) {
+		struct nf_pictable *pt = &f->pictable[i];
+		if (!pt->nread || !pt->entries || !nf_hazard_in(f, pt->from, pt->jmp + 1))
+			continue;
+		pt->entries = 0;
+		pt->from = pt->lea;
+		size_t n = read_table(f, pt, &err);
+		f->table_targets += n > pt->nread ? n - pt->nread : 0;
+		pt->nread = n > pt->nread ? n : pt->nread;
+		*again = true;
+	}
+	return err;
+}
+
 /* A table's target between another table's lea and its jump: that one is not trusted after all. */
 static int recheck_tables(struct nf_file *f)
 {
 	for (size_t i = 0; i < f->npictable; i++) {
-		const struct nf_hazard *h = nf_hazard_in(f, f->pictable[i].lea, f->pictable[i].jmp + 1);
+		const struct nf_hazard *h = nf_hazard_in(f, f->pictable[i].from, f->pictable[i].jmp + 1);
 		if (h && nf_tablejmp_add(f, f->pictable[i].jmp))
 			return -ENOMEM;
 	}
@@ -146,7 +182,7 @@ static int cmp_u64(const void *a, const void *b)
 	return *x < *y ? -1 : *x > *y;
 }
 
-/* Sort H and merge duplicates, or-ing their sources. */
+/* Sort H and merge duplicates, or-ing their sources and adding their branches. */
 static void settle(struct nf_file *f)
 {
 	size_t n = 0;
@@ -154,8 +190,10 @@ static void settle(struct nf_file *f)
 	if (f->nhz)	/* qsort wants a non-null array even for none */
 		qsort(f->hz, f->nhz, sizeof(*f->hz), cmp_hz);
 	for (size_t i = 0; i < f->nhz; i++) {
-		if (n && f->hz[n - 1].addr == f->hz[i].addr)
+		if (n && f->hz[n - 1].addr == f->hz[i].addr) {
 			f->hz[n - 1].why |= f->hz[i].why;
+			f->hz[n - 1].nbranch += f->hz[i].nbranch;
+		}
 		else
 			f->hz[n++] = f->hz[i];
 	}
@@ -226,10 +264,14 @@ int nf_hazards(struct nf_file *f)
 		settle(f);
 		err = read_tables(f);
 	}
-	if (!err) {
+	for (bool again = true; again && !err;) {
 		settle(f);
-		err = recheck_tables(f);
+		err = drop_skipped_bounds(f, &again);
 	}
+	if (!err)
+		err = recheck_tables(f);
+	if (!err)
+		err = nf_ptrjumps(f);
 	if (err) {
 		if (err == -ENOMEM)
 			diag_err(f->path, "out of memory");

@@ -57,6 +57,7 @@ static void release(struct nf_file *f)
 	free(f->tablejmp);
 	free(f->fragref);
 	free(f->pictable);
+	free(f->ptrjump);
 	free(f->text);
 	if (f->q)
 		elfquery_close(f->q);

@@ -22,6 +22,25 @@
  *            another write of the base: refused (table not read)
  *  ptrjump   a tail call through a pointer loaded from memory: no switch,
  *            form b; mutated, the pointer is a sum: refused (table-like)
+ *  bounded   push, a 5-byte `mov` (the site), then a switch whose index is
+ *            loaded from memory and compared (`cmp $1` + `ja`): its table's
+ *            2 entries are read, not the word after it, which would land on
+ *            the site: form b; mutated, no compare: the table is read to its
+ *            extent, that word with it: refused (table-target-in-window)
+ *  sched     a bounded switch with other instructions scheduled between
+ *            its table load, the add of the base and the jump: its table is
+ *            read, form b; mutated, the base changes between the load and
+ *            the add: refused (no table)
+ *  ptrcond   a pointer loaded, tested (`je` out of the run), then jumped
+ *            through: no switch, form b; mutated, another path jumps into
+ *            the run after the load with a sum in the register: refused
+ *  devirt    a compiler's devirtualised call: a pointer loaded, compared,
+ *            and jumped through after the function's return, by `jne` to a
+ *            block of its own: no switch, form b; mutated, the pointer is
+ *            a sum where the jne leaves: refused (table-like)
+ *  nodom     the same switch, bounded; mutated, another path jumps to the
+ *            lea with its own index, past the compare: the bound is not
+ *            used, the word after the table is read: refused
  *  tiny      xor, ret: 3 bytes, then the assembler's nop padding to the
  *            next 16 bytes: form p over the padding; mutated, tiny2 follows
  *            at once (no padding): refused
@@ -156,6 +175,132 @@ ptrjump:
 	popq %rbx
 	jmp *%rax
 	.size ptrjump, .-ptrjump
+
+	.globl bounded
+	.type bounded, @function
+bounded:
+	pushq %rbx
+3:	movl $5, %ebx
+	movl (%rsi), %eax
+#ifndef MUTATE
+	cmpl $1, %eax
+	ja 1f
+#endif
+	leaq btable(%rip), %rdx
+	movslq (%rdx,%rax,4), %rax
+	addq %rdx, %rax
+	jmp *%rax
+1:	popq %rbx
+	ret
+2:	movl %ebx, %eax
+	popq %rbx
+	ret
+	.size bounded, .-bounded
+	.section .rodata
+	.p2align 2
+btable:
+	.long 1b - btable
+	.long 2b - btable
+	.long 3b - btable	/* not the switch's: a word that happens to follow */
+	.text
+
+	.globl sched
+	.type sched, @function
+sched:
+	pushq %rbx
+	movl $5, %ebx
+	movl %edi, %eax
+	cmpl $1, %eax
+	ja 1f
+	leaq sctable(%rip), %rcx
+	movslq (%rcx,%rax,4), %rdx
+	movl %esi, %eax
+#ifdef MUTATE
+	addq $8, %rcx
+#endif
+	addq %rcx, %rdx
+	movq %rsi, %r8
+	jmp *%rdx
+1:	popq %rbx
+	ret
+2:	movl %ebx, %eax
+	popq %rbx
+	ret
+	.size sched, .-sched
+	.section .rodata
+	.p2align 2
+sctable:
+	.long 1b - sctable
+	.long 2b - sctable
+	.text
+
+	.globl ptrcond
+	.type ptrcond, @function
+ptrcond:
+	pushq %rbx
+	movl $5, %ebx
+	movq 8(%rdi), %rax
+	testq %rax, %rax
+	je 1f
+3:	popq %rbx
+	jmp *%rax
+1:
+#ifdef MUTATE
+	leaq 8(%rdi), %rax
+	jmp 3b
+#endif
+	popq %rbx
+	ret
+	.size ptrcond, .-ptrcond
+
+	.globl devirt
+	.type devirt, @function
+devirt:
+	pushq %rbx
+	movl $5, %ebx
+	movq 8(%rdi), %rax
+#ifdef MUTATE
+	addq %rdi, %rax
+#endif
+	cmpq %rsi, %rax
+	jne 1f
+	popq %rbx
+	ret
+1:	popq %rbx
+	jmp *%rax
+	.size devirt, .-devirt
+
+	.globl nodom
+	.type nodom, @function
+nodom:
+	pushq %rbx
+3:	movl $5, %ebx
+	movl (%rsi), %eax
+	cmpl $1, %eax
+	ja 1f
+4:	leaq ntable(%rip), %rdx
+	movslq (%rdx,%rax,4), %rax
+	addq %rdx, %rax
+	jmp *%rax
+1:
+#ifdef MUTATE
+	movl %edi, %eax
+	testl %esi, %esi
+	jne 4b
+#endif
+	popq %rbx
+	ret
+2:	movl %ebx, %eax
+	popq %rbx
+	ret
+	.size nodom, .-nodom
+	.section .rodata
+	.p2align 2
+ntable:
+	.long 1b - ntable
+	.long 2b - ntable
+	.long 3b - ntable	/* not the switch's: a word that happens to follow */
+	.text
 
 	.p2align 4
 	.globl tiny

@@ -93,6 +93,35 @@ if $CC -shared -nostdlib -o haz.so "$SRC/hazards.S" 2>build.log &&
 	w=$(sym haz-mut.so ptrjump)
 	expect "ptrjump: a jump to a sum is table-like, refused" "$(at haz-mut.list "$w")" \
 		"refused unbounded-jump-table"
+	for fn in bounded nodom; do
+		w=$(sym haz.so $fn) m=$(insn_at haz.so $fn 'mov +\$0x5,')
+		expect "$fn: a switch bounded by cmp + ja reads its 2 entries, not the word after: form b" \
+			"$(at haz.list "$w")" "b site=0x$m depth=8 bytes=5"
+	done
+	w=$(sym haz-mut.so bounded)
+	expect "bounded: without the compare the word after the table is read, on the site: refused" \
+		"$(at haz-mut.list "$w")" "refused table-target-in-window"
+	w=$(sym haz-mut.so nodom)
+	expect "nodom: a path past the compare drops the bound, the word after is read: refused" \
+		"$(at haz-mut.list "$w")" "refused table-target-in-window"
+	w=$(sym haz.so sched) m=$(insn_at haz.so sched 'mov +\$0x5,')
+	expect "sched: a switch with instructions scheduled between load, add and jump: form b" \
+		"$(at haz.list "$w")" "b site=0x$m depth=8 bytes=5"
+	w=$(sym haz-mut.so sched)
+	expect "sched: the base written between the load and the add: refused" \
+		"$(at haz-mut.list "$w")" "refused unbounded-jump-table"
+	w=$(sym haz.so ptrcond) m=$(insn_at haz.so ptrcond 'mov +\$0x5,')
+	expect "ptrcond: a loaded pointer tested, then jumped through: form b" \
+		"$(at haz.list "$w")" "b site=0x$m depth=8 bytes=5"
+	w=$(sym haz-mut.so ptrcond)
+	expect "ptrcond: a jump into the run with a sum in the register: refused" \
+		"$(at haz-mut.list "$w")" "refused unbounded-jump-table"
+	w=$(sym haz.so devirt) m=$(insn_at haz.so devirt 'mov +\$0x5,')
+	expect "devirt: a jump through a loaded pointer after the return, entered by jne: form b" \
+		"$(at haz.list "$w")" "b site=0x$m depth=8 bytes=5"
+	w=$(sym haz-mut.so devirt)
+	expect "devirt: the jne leaving with a sum in the register: refused" "$(at haz-mut.list "$w")" \
+		"refused unbounded-jump-table"
 	w=$(sym haz.so tiny)
 	pad=$(len_at haz.so "$(printf '%x' $((0x$w + 3)))")
 	expect "tiny: a 3-byte function, form p over the nop padding after it (objdump: $pad bytes)" \
