@@ -74,6 +74,45 @@ static bool offcpu_known(const struct psr_session *s, const struct render_opts *
 	return true;
 }
 
+/* Long options without a short one. */
+enum { OPT_FOLDED = 0x100, OPT_AVG_TOTAL, OPT_AVG_SELF, OPT_TASK };
+
+/*
+ * report -s, -f, --avg-total, --avg-self and --task (uftrace's spellings), read once every
+ * option is known (avg, min and max name --avg-self's columns with it).  2: said.
+ */
+static int report_columns(struct render_opts *o, const char *sort_arg, const char *fields_arg,
+			  int avg)
+{
+	const char *bad = "";
+	int err = 0;
+
+	if (avg && fields_arg)
+		return bad_usage("--avg-total and --avg-self choose the columns: not with -f%s", "");
+	if (avg)
+		err = render_parse_fields(o, avg == 't' ? "total-avg,total-min,total-max" :
+					  "self-avg,self-min,self-max", &bad);
+	else if (fields_arg)
+		err = render_parse_fields(o, fields_arg, &bad);
+	if (err == -EOPNOTSUPP)
+		return bad_usage("-f size: a trace directory has no function sizes%s", "");
+	if (err)
+		return bad_usage(o->task ? "-f %s: expected total, self, func, tid or none" :
+				 "-f %s: expected total, total-avg, total-min, total-max, self, "
+				 "self-avg, self-min, self-max, call, all or none", bad);
+	/* As uftrace: with --avg-total or --avg-self the rows are sorted by the average. */
+	if (sort_arg || avg)
+		err = render_parse_keys(o, sort_arg ? sort_arg : "avg", avg == 's', &bad);
+	if (err == -EOPNOTSUPP)
+		return bad_usage("--sort=size: a trace directory has no function sizes%s", "");
+	if (err)
+		return bad_usage(o->task ? "--sort=%s: expected total, self, func or tid" :
+				 "--sort=%s: expected total, self, call (calls), func, total-avg, "
+				 "total-min, total-max, self-avg, self-min, self-max, or avg, min, max",
+				 bad);
+	return 0;
+}
+
 int cmd_read(enum verb verb, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -83,7 +122,11 @@ int cmd_read(enum verb verb, int argc, char **argv)
 		{ "sort", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "chrome", no_argument, NULL, 'c' },
-		{ "folded", no_argument, NULL, 'f' },
+		{ "folded", no_argument, NULL, OPT_FOLDED },
+		{ "output-fields", required_argument, NULL, 'f' },
+		{ "avg-total", no_argument, NULL, OPT_AVG_TOTAL },
+		{ "avg-self", no_argument, NULL, OPT_AVG_SELF },
+		{ "task", no_argument, NULL, OPT_TASK },
 		{ "perfetto", no_argument, NULL, 'P' },
 		{ "flamegraph", no_argument, NULL, 'L' },
 		{ "reverse", no_argument, NULL, 'R' },
@@ -103,7 +146,6 @@ int cmd_read(enum verb verb, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	static const char *const sorts[] = { "total", "self", "calls", "avg", "max", NULL };
 	struct render_opts o = { 0 };
 	struct psr_session *s;
 	const char *dir = DEFAULT_DIR;
@@ -111,16 +153,24 @@ int cmd_read(enum verb verb, int argc, char **argv)
 	int c, err = 0, fmt = 0, snapshot = -1;
 	bool sorted = false, branches = false, sleep_flag = false;
 	int sched = -1;		/* replay's switches: -1 the default (shown where recorded) */
-	const char *diff_dir = NULL;
+	const char *diff_dir = NULL, *sort_arg = NULL, *fields_arg = NULL;
+	int avg = 0;		/* --avg-total 't', --avg-self 's' */
 
-	while ((c = getopt_long(argc, argv, "d:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:hs:f:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': dir = optarg; break;
 		case 'p': if (parse_int(optarg, "--pid", &o.pid)) return 2; break;
 		case 't': if (parse_int(optarg, "--tid", &o.tid)) return 2; break;
 		case 'j': o.json = true; break;
 		case 'l': o.latency = true; break;
-		case 'c': case 'f': case 'P': case 'L': fmt = c; break;
+		case 'c': case OPT_FOLDED: case 'P': case 'L': fmt = c; break;
+		case 'f': fields_arg = optarg; break;
+		case OPT_AVG_TOTAL: case OPT_AVG_SELF:
+			if (avg && avg != (c == OPT_AVG_TOTAL ? 't' : 's'))
+				return bad_usage("--avg-total or --avg-self, not both%s", "");
+			avg = c == OPT_AVG_TOTAL ? 't' : 's';
+			break;
+		case OPT_TASK: o.task = true; break;
 		case 'R': o.flame_reverse = true; break;
 		case 'O':
 			if (verb != REPLAY)
@@ -165,14 +215,7 @@ int cmd_read(enum verb verb, int argc, char **argv)
 			o.graph = true;
 			o.graph_func = optarg;
 			break;
-		case 's':
-			sorted = true;
-			for (o.sort = 0; sorts[o.sort] && strcmp(sorts[o.sort], optarg); o.sort++)
-				;
-			if (!sorts[o.sort])
-				return bad_usage("--sort=%s: expected total, self, calls, avg or max",
-						 optarg);
-			break;
+		case 's': sorted = true; sort_arg = optarg; break;
 		case 'W': sched = 1; break;
 		case 'w': sched = 0; break;
 		/* The sleep-time option's flags: the same as --options=[no]sleep-time. */
@@ -191,6 +234,18 @@ int cmd_read(enum verb verb, int argc, char **argv)
 		return bad_usage("unexpected argument '%s'", argv[optind]);
 	if ((o.json && verb != REPORT) || (sorted && verb != REPORT))
 		return bad_usage("--json and --sort are report's options%s", "");
+	if ((fields_arg || avg || o.task) &&
+	    (verb != REPORT || o.json || branches || o.npct || o.hist || o.graph || diff_dir))
+		return bad_usage("-f, --avg-total, --avg-self and --task are report's, for its "
+				 "table (not with --json, --branches, --percentiles, --hist, "
+				 "--graph or --diff)%s", "");
+	if (o.task && o.srcline)
+		return bad_usage("--task: one row per thread, no source line%s", "");
+	if (report_columns(&o, sort_arg, fields_arg, avg))
+		return 2;
+	if (diff_dir && (o.nsort > 1 || (o.nsort && o.sort[0] == SORT_FUNC)))
+		return bad_usage("--diff=%s: one --sort key, a number (the change is sorted)",
+				 diff_dir);
 	if ((o.npct || o.hist) && (verb != REPORT || branches))
 		return bad_usage("--percentiles and --hist are report's (without --branches)%s", "");
 	if (o.graph && (verb != REPORT || branches || o.npct || o.hist || sorted))
@@ -258,7 +313,8 @@ int cmd_read(enum verb verb, int argc, char **argv)
 	case REPLAY: err = render_replay(stdout, s, &o); break;
 	case REPORT:
 		err = branches ? render_branches(stdout, s, &o) :
-		      o.graph ? render_graph(stdout, s, &o) : render_report(stdout, s, &o);
+		      o.graph ? render_graph(stdout, s, &o) :
+		      o.task ? render_report_task(stdout, s, &o) : render_report(stdout, s, &o);
 		break;
 	case DUMP:
 		err = fmt == 'c' ? render_chrome(stdout, s, &o) :
