@@ -28,6 +28,8 @@ const char usage[] =
 	"       patchsite report [-d DIR] --hist=FUNC [--percentiles=LIST] [--pid=P]\n"
 	"       patchsite report [-d DIR] --graph[=FUNC] [--pid=P] [--tid=T] [--json]\n"
 	"       patchsite report [-d DIR] --diff=DIR2 [--sort=KEY] [--json]\n"
+	"                        [--diff-policy=[no-]abs,[no-]percent,compact|full]\n"
+	"                        [--sort-column=0|1|2]\n"
 	"       patchsite graph  [-d DIR] [FUNC] [--pid=P] [--tid=T] [--json]\n"
 	"       patchsite report [-d DIR] --branches [--pid=P] [--json]\n"
 	"       patchsite dump   [-d DIR] --chrome|--perfetto|--folded [--pid=P] [--tid=T]\n"

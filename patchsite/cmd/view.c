@@ -75,7 +75,7 @@ static bool offcpu_known(const struct psr_session *s, const struct render_opts *
 }
 
 /* Long options without a short one. */
-enum { OPT_FOLDED = 0x100, OPT_AVG_TOTAL, OPT_AVG_SELF, OPT_TASK };
+enum { OPT_FOLDED = 0x100, OPT_AVG_TOTAL, OPT_AVG_SELF, OPT_TASK, OPT_DIFF_POLICY, OPT_SORT_COLUMN };
 
 /*
  * report -s, -f, --avg-total, --avg-self and --task (uftrace's spellings), read once every
@@ -127,6 +127,8 @@ int cmd_read(enum verb verb, int argc, char **argv)
 		{ "avg-total", no_argument, NULL, OPT_AVG_TOTAL },
 		{ "avg-self", no_argument, NULL, OPT_AVG_SELF },
 		{ "task", no_argument, NULL, OPT_TASK },
+		{ "diff-policy", required_argument, NULL, OPT_DIFF_POLICY },
+		{ "sort-column", required_argument, NULL, OPT_SORT_COLUMN },
 		{ "perfetto", no_argument, NULL, 'P' },
 		{ "flamegraph", no_argument, NULL, 'L' },
 		{ "reverse", no_argument, NULL, 'R' },
@@ -146,7 +148,7 @@ int cmd_read(enum verb verb, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	struct render_opts o = { 0 };
+	struct render_opts o = { .sort_column = -1 };
 	struct psr_session *s;
 	const char *dir = DEFAULT_DIR;
 	char snap[PATH_MAX];
@@ -155,6 +157,7 @@ int cmd_read(enum verb verb, int argc, char **argv)
 	int sched = -1;		/* replay's switches: -1 the default (shown where recorded) */
 	const char *diff_dir = NULL, *sort_arg = NULL, *fields_arg = NULL;
 	int avg = 0;		/* --avg-total 't', --avg-self 's' */
+	bool sort_column = false;
 
 	while ((c = getopt_long(argc, argv, "d:hs:f:", opts, NULL)) != -1) {
 		switch (c) {
@@ -171,6 +174,21 @@ int cmd_read(enum verb verb, int argc, char **argv)
 			avg = c == OPT_AVG_TOTAL ? 't' : 's';
 			break;
 		case OPT_TASK: o.task = true; break;
+		case OPT_DIFF_POLICY: {
+			const char *bad = "";
+
+			if (render_parse_diff_policy(&o, optarg, &bad))
+				return bad_usage("--diff-policy: '%s': expected abs, no-abs, percent, "
+						 "no-percent, compact or full", bad);
+			break;
+		}
+		case OPT_SORT_COLUMN:
+			if (strcmp(optarg, "0") && strcmp(optarg, "1") && strcmp(optarg, "2"))
+				return bad_usage("--sort-column=%s: expected 0 (A), 1 (B) or 2 "
+						 "(the change)", optarg);
+			o.sort_column = *optarg - '0';
+			sort_column = true;
+			break;
 		case 'R': o.flame_reverse = true; break;
 		case 'O':
 			if (verb != REPLAY)
@@ -243,6 +261,12 @@ int cmd_read(enum verb verb, int argc, char **argv)
 		return bad_usage("--task: one row per thread, no source line%s", "");
 	if (report_columns(&o, sort_arg, fields_arg, avg))
 		return 2;
+	if ((o.diff_policy || sort_column) && (!diff_dir || o.json))
+		return bad_usage("--diff-policy and --sort-column are report --diff's, for its "
+				 "table%s", "");
+	if (sort_column && !(o.diff_policy & RENDER_DIFF_FULL))
+		return bad_usage("--sort-column: with --diff-policy=full (A, B and the change "
+				 "shown)%s", "");
 	if (diff_dir && (o.nsort > 1 || (o.nsort && o.sort[0] == SORT_FUNC)))
 		return bad_usage("--diff=%s: one --sort key, a number (the change is sorted)",
 				 diff_dir);

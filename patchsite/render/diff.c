@@ -11,17 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diff.h"
 #include "json.h"
 #include "report_cols.h"
 #include "report_table.h"
 
-struct drow {
-	const char *name;
-	const struct entry *a, *b;	/* NULL: not in that run */
-	int64_t change;
-};
-
-static uint64_t key(const struct entry *e, enum render_sort by)
+uint64_t diff_key(const struct entry *e, enum render_sort by)
 {
 	uint64_t v = 0;
 
@@ -46,8 +41,7 @@ static int by_name(const void *x, const void *y)
 	return strcmp(((const struct entry *)x)->key, ((const struct entry *)y)->key);
 }
 
-/* An amount of the key (ns as report prints them, or calls), signed for a change. */
-static void put_amount(FILE *f, int64_t v, bool calls, bool change)
+void diff_put_amount(FILE *f, int64_t v, bool calls, bool change)
 {
 	uint64_t m = v < 0 ? -(uint64_t)v : (uint64_t)v;
 	char sign = !change ? ' ' : v < 0 ? '-' : v > 0 ? '+' : ' ';
@@ -107,10 +101,14 @@ int render_report_diff(FILE *out, const struct psr_session *a, const struct psr_
 		rows[n++] = (struct drow){ ta->e[i].key, ta->e[i].calls ? &ta->e[i] : NULL,
 					   tb->e[i].calls ? &tb->e[i] : NULL, 0 };
 	for (size_t i = 0; i < n; i++)
-		rows[i].change = (int64_t)(key(rows[i].b, by) - key(rows[i].a, by));
+		rows[i].change = (int64_t)(diff_key(rows[i].b, by) - diff_key(rows[i].a, by));
 	if (n)
 		qsort(rows, n, sizeof(*rows), by_change);
 	err = 0;
+	if (o->diff_policy) {
+		diff_policy_print(out, a, b, rows, n, o);
+		goto out;
+	}
 	if (o->json) {
 		fprintf(out, "[");
 		for (size_t i = 0; i < n; i++) {
@@ -141,11 +139,11 @@ int render_report_diff(FILE *out, const struct psr_session *a, const struct psr_
 	fprintf(out, "  ============  ============  ============  ======  ==========  =========="
 		"  ====================\n");
 	for (size_t i = 0; i < n; i++) {
-		uint64_t ka = key(rows[i].a, by);
+		uint64_t ka = diff_key(rows[i].a, by);
 
-		put_amount(out, (int64_t)ka, calls, false);
-		put_amount(out, (int64_t)key(rows[i].b, by), calls, false);
-		put_amount(out, rows[i].change, calls, true);
+		diff_put_amount(out, (int64_t)ka, calls, false);
+		diff_put_amount(out, (int64_t)diff_key(rows[i].b, by), calls, false);
+		diff_put_amount(out, rows[i].change, calls, true);
 		if (!rows[i].a)
 			fprintf(out, "  %6s", "new");
 		else if (!rows[i].b)

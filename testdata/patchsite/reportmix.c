@@ -3,13 +3,15 @@
  * report's rows against uftrace's (tests/patchsite/uftreport.sh): functions
  * with distinct call counts, so that an order by calls is one order, and
  * two threads besides main.  By construction:
- *   main: work(0) and work(1) in two threads, then top() 4 times
+ *   main: work(0) and work(1) in two threads, then top() 4 times (N times
+ *         with an argument N: report --diff's two runs)
  *   work: mid() 3 times;  top: mid() 2 times, rare() once on the first
  *   mid: leaf() 4 times
  * so leaf 56, mid 14, top 4, work 2, rare 1, main 1 calls; the main thread
  * completes 1 + 4 + 8 + 32 + 1 = 46 calls, each worker 1 + 3 + 12 = 16.
  */
 #include <pthread.h>
+#include <stdlib.h>
 
 #define TRACED __attribute__((noinline))
 
@@ -48,16 +50,17 @@ TRACED void *work(void *arg)
 	return NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	pthread_t t[2];
+	int tops = argc > 1 ? atoi(argv[1]) : 4;
 
 	for (long i = 0; i < 2; i++)
 		if (pthread_create(&t[i], NULL, work, (void *)i))
 			return 1;
 	for (int i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < tops; i++)
 		top(i == 0);
 	return 0;
 }

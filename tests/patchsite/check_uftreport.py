@@ -4,6 +4,7 @@
 
 usage: check_uftreport.py UFTRACE_REPORT OUR_REPORT [--order] [--sorted-by TITLE,...]
                           [--drop TITLE] [--subset] [--task]
+       check_uftreport.py UFTRACE_DIFF OUR_DIFF --diff a|b-sorted|change
 
 Both tables are read by their titles (columns two or more spaces apart).  Always: the same
 titles (less --drop, a column patchsite does not have; --subset: uftrace's among ours, in
@@ -53,8 +54,45 @@ def relations(rows, path):
             sys.exit(f"{path}: {name}: Self time > Total time")
 
 
+def diff_rows(path):
+    """report --diff's rows under --diff-policy: {function: calls (A, B, change)}, in order."""
+    lines = [l.rstrip("\n") for l in open(path) if l.strip() and not l.startswith("#")]
+    titles = re.split(r"\s{2,}", lines[0].strip())
+    rows = []
+    for l in lines[2:]:
+        cells = re.split(r"\s{2,}", l.strip())
+        full = len(cells) == 10
+        if len(cells) not in (4, 10):
+            sys.exit(f"{path}: a row of {len(cells)} cells: {l}")
+        calls = [int(c) if c != "-" else 0 for c in (cells[6:9] if full else [0, 0, cells[2]])]
+        rows.append((cells[-1], calls))
+    return titles, rows
+
+
+def diff_main(args):
+    """--diff WHICH: the same titles, functions and call changes (full: A's and B's calls
+    too), and the rows in the same sequence of WHICH (a or change of the calls); b-sorted:
+    ours in the order of B's calls (uftrace 0.13 sorts --sort-column 1 as 0)."""
+    ut, ur = diff_rows(args[0])
+    pt, pr = diff_rows(args[1])
+    what = args[args.index("--diff") + 1]
+    which = {"a": 0, "b": 1, "change": 2, "b-sorted": 1}[what]
+    if ut != pt:
+        sys.exit(f"titles: uftrace {ut}, patchsite {pt}")
+    if dict(ur) != dict(pr):
+        sys.exit(f"calls (A, B, change): uftrace {dict(ur)}, patchsite {dict(pr)}")
+    us, ps = [c[which] for _, c in ur], [c[which] for _, c in pr]
+    if what == "b-sorted":	# uftrace 0.13 sorts --sort-column 1 as 0: ours, largest first
+        us = sorted(ps, reverse=True)
+    if us != ps:
+        sys.exit(f"order of the calls' {args[args.index('--diff') + 1]}: uftrace {us}, patchsite {ps}")
+    print(f"{len(pr)} rows, columns {pt}, calls' {args[args.index('--diff') + 1]} in order {ps}")
+
+
 def main():
     args = sys.argv[1:]
+    if "--diff" in args:
+        return diff_main(args)
     upath, ppath = args[0], args[1]
     order = "--order" in args
     task = "--task" in args

@@ -65,6 +65,35 @@ same "-f self-avg,self-min -s self-min,func" "-f self-avg,self-min -s self-min,f
 same "--task: one row per thread" "--task" --task --sorted-by "Total time"
 same "--task -f tid,func -s func" "--task -f tid,func -s func" --task --sorted-by "Num funcs"
 
+# report --diff with --diff-policy and --sort-column: a second run with 1 top() call, not 4
+# (top -3, mid -6, leaf -24 calls; the others +0): each function's calls in both runs and
+# their change, in uftrace's order of the key's change, signed (no-abs) or by size (abs), or
+# of A's value (--sort-column 0 with full).  --sort-column 1 (B's value): uftrace 0.13 sorts
+# it as 0 (on this recording its rows' B calls read 32, 8, 1, 2, 1, 1), against its manual:
+# there the oracle is the rows' own B calls, largest first, and uftrace's calls per function.
+if uftrace record -d u1.data --no-libcall --no-event ./prog 1 >u1.out 2>u1.err &&
+   mv patchsite.data today && record -d yesterday --no-libcall ./prog 1 >p7.out 2>p7.err; then
+	for policy in "no-abs -s call:change" "abs -s call:change" "full,percent --sort-column=1 -s call:b-sorted" \
+		      "full --sort-column=0 -s call:a"; do
+		opts=${policy%:*} which=${policy##*:}
+		n=$((n + 1))
+		# shellcheck disable=SC2086  # the options are words
+		uftrace report --no-pager -d uftrace.data --diff u1.data --diff-policy $opts >u.$n 2>>u.err
+		# shellcheck disable=SC2086
+		"$PS" report -d today --diff=yesterday --diff-policy=$opts >p.$n 2>p.err.$n
+		if [ ! -s p.err.$n ] && $CHECK u.$n p.$n --diff "$which" >cmp.$n 2>&1; then
+			pass "--diff-policy=$opts: $(cat cmp.$n)"
+		else
+			{ cat cmp.$n p.err.$n; echo "uftrace:"; cat u.$n; echo "patchsite:"; cat p.$n; } >why.$n
+			fail "--diff-policy=$opts against uftrace" why.$n
+		fi
+	done
+	mv today patchsite.data
+else
+	cat u1.err p7.err >why
+	fail "record the second run" why
+fi
+
 # size, uftrace's function size, is not in a trace directory: refused by name.
 "$PS" report -f size >/dev/null 2>size1; rc1=$?
 "$PS" report -s size >/dev/null 2>size2; rc2=$?
