@@ -56,7 +56,8 @@ static void after_fork_parent(void)
  * The one fork sequence of the child, in this order: the thread records
  * first (only the caller survives), then what asks per thread (the pid
  * gate), then the lock, then the trace directory (the child records in a
- * process directory of its own).  Start-up's own part (start.c) follows.
+ * process directory of its own), then the calls open at the fork, written
+ * there first.  Start-up's own part (start.c) follows.
  */
 static void after_fork_child(void)
 {
@@ -69,6 +70,7 @@ static void after_fork_child(void)
 	ps_fast.budget = 0;
 	ps_profile_reset();	/* function_profile: the parent's counts stay the parent's */
 	ps_own_leave();
+	ps_graph_forked();	/* recorded, not the runtime's own: after ps_own_leave */
 }
 
 /*

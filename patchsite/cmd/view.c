@@ -74,6 +74,45 @@ static bool offcpu_known(const struct psr_session *s, const struct render_opts *
 	return true;
 }
 
+/* Long options without a short one. */
+enum { OPT_FOLDED = 0x100, OPT_AVG_TOTAL, OPT_AVG_SELF, OPT_TASK, OPT_DIFF_POLICY, OPT_SORT_COLUMN };
+
+/*
+ * report -s, -f, --avg-total, --avg-self and --task (uftrace's spellings), read once every
+ * option is known (avg, min and max name --avg-self's columns with it).  2: said.
+ */
+static int report_columns(struct render_opts *o, const char *sort_arg, const char *fields_arg,
+			  int avg)
+{
+	const char *bad = "";
+	int err = 0;
+
+	if (avg && fields_arg)
+		return bad_usage("--avg-total and --avg-self choose the columns: not with -f%s", "");
+	if (avg)
+		err = render_parse_fields(o, avg == 't' ? "total-avg,total-min,total-max" :
+					  "self-avg,self-min,self-max", &bad);
+	else if (fields_arg)
+		err = render_parse_fields(o, fields_arg, &bad);
+	if (err == -EOPNOTSUPP)
+		return bad_usage("-f size: a trace directory has no function sizes%s", "");
+	if (err)
+		return bad_usage(o->task ? "-f %s: expected total, self, func, tid or none" :
+				 "-f %s: expected total, total-avg, total-min, total-max, self, "
+				 "self-avg, self-min, self-max, call, all or none", bad);
+	/* As uftrace: with --avg-total or --avg-self the rows are sorted by the average. */
+	if (sort_arg || avg)
+		err = render_parse_keys(o, sort_arg ? sort_arg : "avg", avg == 's', &bad);
+	if (err == -EOPNOTSUPP)
+		return bad_usage("--sort=size: a trace directory has no function sizes%s", "");
+	if (err)
+		return bad_usage(o->task ? "--sort=%s: expected total, self, func or tid" :
+				 "--sort=%s: expected total, self, call (calls), func, total-avg, "
+				 "total-min, total-max, self-avg, self-min, self-max, or avg, min, max",
+				 bad);
+	return 0;
+}
+
 /* One filter option into *f: 0, or 2 after one line saying what is wrong. */
 static int filter_option(struct psr_filter **f, int c, const char *arg)
 {
@@ -153,7 +192,13 @@ static int read_verb(enum verb verb, int argc, char **argv, struct psr_filter **
 		{ "sort", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "chrome", no_argument, NULL, 'c' },
-		{ "folded", no_argument, NULL, 'f' },
+		{ "folded", no_argument, NULL, OPT_FOLDED },
+		{ "output-fields", required_argument, NULL, 'f' },
+		{ "avg-total", no_argument, NULL, OPT_AVG_TOTAL },
+		{ "avg-self", no_argument, NULL, OPT_AVG_SELF },
+		{ "task", no_argument, NULL, OPT_TASK },
+		{ "diff-policy", required_argument, NULL, OPT_DIFF_POLICY },
+		{ "sort-column", required_argument, NULL, OPT_SORT_COLUMN },
 		{ "perfetto", no_argument, NULL, 'P' },
 		{ "flamegraph", no_argument, NULL, 'g' },
 		{ "reverse", no_argument, NULL, 'R' },
@@ -186,20 +231,21 @@ static int read_verb(enum verb verb, int argc, char **argv, struct psr_filter **
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	static const char *const sorts[] = { "total", "self", "calls", "avg", "max", NULL };
-	struct render_opts o = { 0 };
+	struct render_opts o = { .sort_column = -1 };
 	struct psr_session *s;
 	const char *dir = DEFAULT_DIR;
 	char snap[PATH_MAX];
 	int c, err = 0, fmt = 0, snapshot = -1;
 	bool sorted = false, branches = false, sleep_flag = false;
 	int sched = -1;		/* replay's switches: -1 the default (shown where recorded) */
-	const char *diff_dir = NULL;
+	const char *diff_dir = NULL, *sort_arg = NULL, *fields_arg = NULL;
+	int avg = 0;		/* --avg-total 't', --avg-self 's' */
+	bool sort_column = false;
 	struct { int c; const char *arg; } fo[64];	/* the filter options, in order */
 	size_t nfo = 0;
 	const char *match = NULL;
 
-	while ((c = getopt_long(argc, argv, "d:hF:N:H:C:T:D:t:Z:L:r:G:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:hs:f:F:N:H:C:T:D:t:Z:L:r:G:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': dir = optarg; break;
 		case 'p': if (parse_int(optarg, "--pid", &o.pid)) return 2; break;
@@ -214,7 +260,29 @@ static int read_verb(enum verb verb, int argc, char **argv, struct psr_filter **
 		case 'm': match = optarg; break;
 		case 'j': o.json = true; break;
 		case 'l': o.latency = true; break;
-		case 'c': case 'f': case 'P': case 'g': fmt = c; break;
+		case 'c': case OPT_FOLDED: case 'P': case 'g': fmt = c; break;
+		case 'f': fields_arg = optarg; break;
+		case OPT_AVG_TOTAL: case OPT_AVG_SELF:
+			if (avg && avg != (c == OPT_AVG_TOTAL ? 't' : 's'))
+				return bad_usage("--avg-total or --avg-self, not both%s", "");
+			avg = c == OPT_AVG_TOTAL ? 't' : 's';
+			break;
+		case OPT_TASK: o.task = true; break;
+		case OPT_DIFF_POLICY: {
+			const char *bad = "";
+
+			if (render_parse_diff_policy(&o, optarg, &bad))
+				return bad_usage("--diff-policy: '%s': expected abs, no-abs, percent, "
+						 "no-percent, compact or full", bad);
+			break;
+		}
+		case OPT_SORT_COLUMN:
+			if (strcmp(optarg, "0") && strcmp(optarg, "1") && strcmp(optarg, "2"))
+				return bad_usage("--sort-column=%s: expected 0 (A), 1 (B) or 2 "
+						 "(the change)", optarg);
+			o.sort_column = *optarg - '0';
+			sort_column = true;
+			break;
 		case 'R': o.flame_reverse = true; break;
 		case 'O':
 			if (verb != REPLAY)
@@ -259,14 +327,7 @@ static int read_verb(enum verb verb, int argc, char **argv, struct psr_filter **
 			o.graph = true;
 			o.graph_func = optarg;
 			break;
-		case 's':
-			sorted = true;
-			for (o.sort = 0; sorts[o.sort] && strcmp(sorts[o.sort], optarg); o.sort++)
-				;
-			if (!sorts[o.sort])
-				return bad_usage("--sort=%s: expected total, self, calls, avg or max",
-						 optarg);
-			break;
+		case 's': sorted = true; sort_arg = optarg; break;
 		case 'W': sched = 1; break;
 		case 'w': sched = 0; break;
 		/* The sleep-time option's flags: the same as --options=[no]sleep-time. */
@@ -296,6 +357,24 @@ static int read_verb(enum verb verb, int argc, char **argv, struct psr_filter **
 	o.filter = *filter;
 	if ((o.json && verb != REPORT) || (sorted && verb != REPORT))
 		return bad_usage("--json and --sort are report's options%s", "");
+	if ((fields_arg || avg || o.task) &&
+	    (verb != REPORT || o.json || branches || o.npct || o.hist || o.graph || diff_dir))
+		return bad_usage("-f, --avg-total, --avg-self and --task are report's, for its "
+				 "table (not with --json, --branches, --percentiles, --hist, "
+				 "--graph or --diff)%s", "");
+	if (o.task && o.srcline)
+		return bad_usage("--task: one row per thread, no source line%s", "");
+	if (report_columns(&o, sort_arg, fields_arg, avg))
+		return 2;
+	if ((o.diff_policy || sort_column) && (!diff_dir || o.json))
+		return bad_usage("--diff-policy and --sort-column are report --diff's, for its "
+				 "table%s", "");
+	if (sort_column && !(o.diff_policy & RENDER_DIFF_FULL))
+		return bad_usage("--sort-column: with --diff-policy=full (A, B and the change "
+				 "shown)%s", "");
+	if (diff_dir && (o.nsort > 1 || (o.nsort && o.sort[0] == SORT_FUNC)))
+		return bad_usage("--diff=%s: one --sort key, a number (the change is sorted)",
+				 diff_dir);
 	if ((o.npct || o.hist) && (verb != REPORT || branches))
 		return bad_usage("--percentiles and --hist are report's (without --branches)%s", "");
 	if (o.graph && (verb != REPORT || branches || o.npct || o.hist || sorted))
@@ -364,7 +443,8 @@ static int read_verb(enum verb verb, int argc, char **argv, struct psr_filter **
 	case REPLAY: err = render_replay(stdout, s, &o); break;
 	case REPORT:
 		err = branches ? render_branches(stdout, s, &o) :
-		      o.graph ? render_graph(stdout, s, &o) : render_report(stdout, s, &o);
+		      o.graph ? render_graph(stdout, s, &o) :
+		      o.task ? render_report_task(stdout, s, &o) : render_report(stdout, s, &o);
 		break;
 	case DUMP:
 		err = fmt == 'c' ? render_chrome(stdout, s, &o) :

@@ -76,7 +76,8 @@ enum psd_ext_kind {
 	PSD_EXT_EVENT = 5,	/* a static trace event and its fields */
 	PSD_EXT_LATENCY = 6,	/* the latency tracer: a new longest call */
 	PSD_EXT_EVENT_PACKED = 16,	/* an event without flags: fields from byte 4 */
-	/* 7..15: control plane; 16..31: trace events and branches; 32..63 free */
+	PSD_EXT_INHERITED = 32,	/* the entry before it: a call open when the process forked */
+	/* 7..15: control plane; 16..31: trace events and branches; 33..63 free */
 };
 
 /*

@@ -130,7 +130,7 @@ static inline void profile_note(struct ps_thread *t, struct ps_frame *fr, uint64
 }
 
 /* The slow info of fr, or NULL when its exit has nothing to do in C. */
-static struct ps_fslow *frame_slow(struct ps_thread *t, const struct ps_frame *fr)
+static struct ps_fslow *frame_slow(const struct ps_thread *t, const struct ps_frame *fr)
 {
 	return fr->key & PS_FRAME_SLOW ? &t->fslow[fr - t->frames] : NULL;
 }
@@ -278,6 +278,41 @@ static bool root_while_off(struct ps_thread *t, struct ps_fast *f, struct ps_sit
 	return trigger[(*site)->gindex];
 }
 
+/*
+ * set_graph_function as ftrace's (Documentation/trace/ftrace.rst): a call
+ * is recorded when it is one of those functions or runs inside one, that
+ * is when one of the thread's open frames is such a call (looked for from
+ * the outermost: -G main finds it first).  A frame opened before the set
+ * was written (ctl, while the program runs) counts only when it is one:
+ * a thread inside its loop then records nothing but their calls.  Return
+ * probes' frames name no function.
+ */
+static bool inside_graph_function(const struct ps_thread *t, const struct ps_fast *f,
+				  const uint8_t *trigger)
+{
+	for (const struct ps_frame *fr = t->frames + 1; fr < f->fp; fr++) {
+		const struct ps_fslow *x = frame_slow(t, fr);
+
+		if (!(x && (x->flags & PS_FS_PROBE)) &&
+		    trigger[ps_site_by_id((uint32_t)fr->idw >> 2)->gindex])
+			return true;
+	}
+	return false;
+}
+
+/* set_graph_function is set, and the call idw starts is neither one of its functions nor inside one. */
+static bool outside_graph_function(const struct ps_thread *t, const struct ps_fast *f,
+				   struct ps_site **site, uint32_t idw)
+{
+	const uint8_t *trigger = __atomic_load_n(&ps_graph_trigger.set, __ATOMIC_ACQUIRE);
+
+	if (!trigger)
+		return false;
+	if (!*site)
+		*site = ps_site_by_id(idw >> 2);
+	return !trigger[(*site)->gindex] && !inside_graph_function(t, f, trigger);
+}
+
 static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc,
 			struct patchsite_regs *regs)
 {
@@ -310,16 +345,8 @@ static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc,
 	if (t->notrace)
 		return;
 	top = f->fp == t->frames + 1;
-	if (top) {
-		const uint8_t *trigger = __atomic_load_n(&ps_graph_trigger.set, __ATOMIC_ACQUIRE);
-
-		if (trigger) {
-			if (!site)
-				site = ps_site_by_id(idw >> 2);
-			if (!trigger[site->gindex])
-				return;
-		}
-	}
+	if (outside_graph_function(t, f, &site, idw))
+		return;
 	if ((unsigned)(f->fp - (t->frames + 1)) >= ps_graph_max_depth) {
 		f->budget = 0;
 		return;		/* deeper than asked: not traced, by design */
@@ -393,10 +420,9 @@ static bool too_deep(struct ps_thread *t, struct ps_fast *f)
 
 /*
  * graph_entry's set_graph_function and max_graph_depth for a call whose
- * return is not hooked: an entry with no call open that the trigger does
- * not name is not recorded, and neither is an exit with no call open while
- * a trigger is set (the exit of such an entry: graph_entry hooks no return
- * there).  An entry deeper than asked gets a set_graph_notrace frame
+ * return is not hooked: an entry outside the trigger's functions
+ * (outside_graph_function) is not recorded, and neither is an exit there
+ * (the exit of such an entry: graph_entry hooks no return there).  An entry deeper than asked gets a set_graph_notrace frame
  * (graph_word), so that its exit, which may look like its caller's in a
  * recursion (cyg_exit_of), pops that frame and nothing else.
  */
@@ -407,7 +433,7 @@ static bool word_outside(struct ps_thread *t, struct ps_fast *f, struct ps_site 
 
 	if (too_deep(t, f))
 		return (idw & 3) == PS_EV_EXIT;
-	if (!trigger || f->fp != t->frames + 1)
+	if (!trigger || inside_graph_function(t, f, trigger))
 		return false;
 	if ((idw & 3) == PS_EV_EXIT)
 		return true;

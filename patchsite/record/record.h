@@ -15,6 +15,7 @@
  *                   store_mods.c the objects' mod.N files and modules log;
  *                   store_helper.c the thread that maps chunks ahead
  *   branch_counts.c the branch profiler's counts; output.c PATCHSITE_OUTPUT
+ *   graph_fork.c    a forked child's calls open at the fork
  *   graph_settings.c function_graph's settings (set_graph_notrace,
  *                   tracing_thresh, latency, profile mode)
  *   profile.c       function_profile's counters (profile.h); profile_fast.c
@@ -55,6 +56,7 @@ extern unsigned ps_graph_max_depth;
 extern struct ps_globs ps_graph_trigger;	/* PATCHSITE_GRAPH_FUNCTION; set read in the dispatcher */
 void ps_unwind_init(void);
 void ps_graph_thread_end(void);
+void ps_graph_forked(void);
 extern void (*ps_graph_thread_exit)(void *ret) __attribute__((noreturn));	/* api.c wire */
 int ps_graph_unwinder_check(void);
 /*

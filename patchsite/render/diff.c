@@ -11,26 +11,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diff.h"
 #include "json.h"
+#include "report_cols.h"
 #include "report_table.h"
 
-struct drow {
-	const char *name;
-	const struct entry *a, *b;	/* NULL: not in that run */
-	int64_t change;
-};
-
-static uint64_t key(const struct entry *e, enum render_sort by)
+uint64_t diff_key(const struct entry *e, enum render_sort by)
 {
-	if (!e)
-		return 0;
-	switch (by) {
-	case SORT_SELF: return e->self;
-	case SORT_CALLS: return e->calls;
-	case SORT_AVG: return e->calls ? e->sum / e->calls : 0;
-	case SORT_MAX: return e->max;
-	default: return e->total;
-	}
+	uint64_t v = 0;
+
+	if (e)
+		report_value(e, by, &v);
+	return v;
 }
 
 static int by_change(const void *x, const void *y)
@@ -49,10 +41,7 @@ static int by_name(const void *x, const void *y)
 	return strcmp(((const struct entry *)x)->key, ((const struct entry *)y)->key);
 }
 
-static const char *const key_name[] = { "total", "self", "calls", "avg", "max" };
-
-/* An amount of the key (ns as report prints them, or calls), signed for a change. */
-static void put_amount(FILE *f, int64_t v, bool calls, bool change)
+void diff_put_amount(FILE *f, int64_t v, bool calls, bool change)
 {
 	uint64_t m = v < 0 ? -(uint64_t)v : (uint64_t)v;
 	char sign = !change ? ' ' : v < 0 ? '-' : v > 0 ? '+' : ' ';
@@ -75,7 +64,8 @@ int render_report_diff(FILE *out, const struct psr_session *a, const struct psr_
 	struct table *ta = calloc(1, sizeof(*ta)), *tb = calloc(1, sizeof(*tb));
 	struct drow *rows = NULL;
 	size_t na = 0, nb = 0, n = 0;
-	bool calls = o->sort == SORT_CALLS;
+	enum render_sort by = o->nsort ? o->sort[0] : SORT_TOTAL;
+	bool calls = by == SORT_CALLS;
 	int err = -ENOMEM;
 
 	if (!ta || !tb)
@@ -111,10 +101,14 @@ int render_report_diff(FILE *out, const struct psr_session *a, const struct psr_
 		rows[n++] = (struct drow){ ta->e[i].key, ta->e[i].calls ? &ta->e[i] : NULL,
 					   tb->e[i].calls ? &tb->e[i] : NULL, 0 };
 	for (size_t i = 0; i < n; i++)
-		rows[i].change = (int64_t)(key(rows[i].b, o->sort) - key(rows[i].a, o->sort));
+		rows[i].change = (int64_t)(diff_key(rows[i].b, by) - diff_key(rows[i].a, by));
 	if (n)
 		qsort(rows, n, sizeof(*rows), by_change);
 	err = 0;
+	if (o->diff_policy) {
+		diff_policy_print(out, a, b, rows, n, o);
+		goto out;
+	}
 	if (o->json) {
 		fprintf(out, "[");
 		for (size_t i = 0; i < n; i++) {
@@ -130,26 +124,26 @@ int render_report_diff(FILE *out, const struct psr_session *a, const struct psr_
 				(unsigned long long)(x ? x->total : 0),
 				(unsigned long long)(y ? y->total : 0),
 				(unsigned long long)(x ? x->self : 0),
-				(unsigned long long)(y ? y->self : 0), key_name[o->sort],
+				(unsigned long long)(y ? y->self : 0), by == SORT_CALLS ? "calls" : report_key_name(by),
 				(long long)rows[i].change);
 		}
 		fprintf(out, "\n]\n");
 		goto out;
 	}
 	fprintf(out, "# A: %s, B: %s; %s per function, sorted by the change B - A\n", a->dir,
-		b->dir, calls ? "calls" : o->sort == SORT_SELF ? "self time" :
-		o->sort == SORT_AVG ? "average time" : o->sort == SORT_MAX ? "maximum time" :
-		"total time");
+		b->dir, calls ? "calls" : by == SORT_SELF ? "self time" :
+		by == SORT_AVG ? "average time" : by == SORT_MAX ? "maximum time" :
+		by == SORT_TOTAL ? "total time" : report_key_name(by));
 	fprintf(out, "             A             B        Change        %%     Calls A     Calls B"
 		"  Function\n");
 	fprintf(out, "  ============  ============  ============  ======  ==========  =========="
 		"  ====================\n");
 	for (size_t i = 0; i < n; i++) {
-		uint64_t ka = key(rows[i].a, o->sort);
+		uint64_t ka = diff_key(rows[i].a, by);
 
-		put_amount(out, (int64_t)ka, calls, false);
-		put_amount(out, (int64_t)key(rows[i].b, o->sort), calls, false);
-		put_amount(out, rows[i].change, calls, true);
+		diff_put_amount(out, (int64_t)ka, calls, false);
+		diff_put_amount(out, (int64_t)diff_key(rows[i].b, by), calls, false);
+		diff_put_amount(out, rows[i].change, calls, true);
 		if (!rows[i].a)
 			fprintf(out, "  %6s", "new");
 		else if (!rows[i].b)

@@ -9,7 +9,9 @@
  * entry per function or distinct stack), never the list of all calls.
  * Beside them: table.c (the string -> counts table, table.h), tree.c (the
  * call tree of report --graph and dump --flamegraph, tree.h), graph.c (report
- * --graph), flame.c (dump --flamegraph), diff.c (report --diff), dist.c
+ * --graph), flame.c (dump --flamegraph), diff.c (report --diff; diff_policy.c its
+ * layout by uftrace's --diff-policy, diff.h), report_cols.c
+ * (report's keys and columns by uftrace's names), report_task.c (report --task), dist.c
  * (percentiles and histograms, dist.h), profile_stat.c (trace_stat/function),
  * branch_report.c (the branch profiler's report), perfetto.c and pb.c (dump
  * --perfetto and its protobuf writer, pb.h), calls.c (the calls one at a time, for
@@ -24,12 +26,27 @@
 
 #include "../data/psread.h"
 
-enum render_sort { SORT_TOTAL, SORT_SELF, SORT_CALLS, SORT_AVG, SORT_MAX };
+/*
+ * report's sort keys and columns (report_cols.c has their names, uftrace's): total, self,
+ * calls, the average, minimum and maximum of the total and of the self time, the name.
+ */
+enum render_sort { SORT_TOTAL, SORT_SELF, SORT_CALLS, SORT_AVG, SORT_MAX, SORT_MIN,
+		   SORT_SELF_AVG, SORT_SELF_MIN, SORT_SELF_MAX, SORT_FUNC, SORT_TID };
+#define RENDER_MAX_KEYS	12
+/* report --diff-policy (uftrace's): its layout asked, sort by signed change, in %, 3 columns. */
+enum { RENDER_DIFF_SET = 1, RENDER_DIFF_NOABS = 2, RENDER_DIFF_PERCENT = 4, RENDER_DIFF_FULL = 8 };
 
 struct render_opts {
 	int pid, tid;		/* 0: every one */
 	const char *proc;	/* only the process directory of this name, or NULL */
-	enum render_sort sort;
+	enum render_sort sort[RENDER_MAX_KEYS];	/* report -s: keys in order; nsort 0: total */
+	unsigned nsort;
+	bool fields;		/* report -f: the columns field[0..nfield) (uftrace's), not its own */
+	enum render_sort field[RENDER_MAX_KEYS];
+	unsigned nfield;
+	bool task;		/* report --task: one row per thread (report_task.c) */
+	unsigned diff_policy;	/* report --diff --diff-policy: RENDER_DIFF_* (diff_policy.c) */
+	int sort_column;	/* --sort-column: 0 A's, 1 B's, 2 the change (full policy) */
 	bool json;
 	bool bare;		/* the runtime's own trace at exit (PATCHSITE_OUTPUT): no
 				   process header, a return without its call not shown */
@@ -56,6 +73,17 @@ static inline bool render_proc_wanted(const struct psr_proc *p, const struct ren
 
 int render_replay(FILE *out, const struct psr_session *s, const struct render_opts *o);
 int render_report(FILE *out, const struct psr_session *s, const struct render_opts *o);
+/* report --task: per thread, its time in calls and its completed calls (report_task.c). */
+int render_report_task(FILE *out, const struct psr_session *s, const struct render_opts *o);
+/*
+ * report -s KEY[,KEY...] and -f FIELD[,FIELD...] by uftrace's names (report_cols.c), into o;
+ * avg_self: avg, min and max name the self time's (--avg-self), else the total's.  -EINVAL
+ * with *bad the name refused.
+ */
+int render_parse_keys(struct render_opts *o, const char *list, bool avg_self, const char **bad);
+int render_parse_fields(struct render_opts *o, const char *list, const char **bad);
+/* --diff-policy=abs|no-abs,percent|no-percent,compact|full into o; -EINVAL, *bad the word. */
+int render_parse_diff_policy(struct render_opts *o, const char *list, const char **bad);
 /* report --diff=DIR2: per function, s (A) against b (B) and the change (diff.c). */
 int render_report_diff(FILE *out, const struct psr_session *s, const struct psr_session *b,
 		       const struct render_opts *o);

@@ -8,6 +8,7 @@
 #include "dist.h"
 #include "../data/read_profile.h"
 #include "json.h"
+#include "report_cols.h"
 #include "report_table.h"
 #include "table.h"
 #include "walk.h"
@@ -83,44 +84,6 @@ static int report_thread(struct stream *m, struct table *t, int pid, bool src)
 	return err;
 }
 
-static uint64_t sort_key(const struct entry *e, enum render_sort sort_by)
-{
-	switch (sort_by) {
-	case SORT_SELF: return e->self;
-	case SORT_CALLS: return e->calls;
-	case SORT_AVG: return e->calls > e->untimed ? e->sum / (e->calls - e->untimed) : 0;
-	case SORT_MAX: return e->max;
-	default: return e->total;
-	}
-}
-
-/* qsort_r's: arg is the render_sort (the order is total: keys are distinct per pid). */
-static int cmp_entry(const void *a, const void *b, void *arg)
-{
-	const struct entry *x = a, *y = b;
-	enum render_sort by = *(const enum render_sort *)arg;
-	uint64_t kx = sort_key(x, by), ky = sort_key(y, by);
-
-	if (kx != ky)
-		return kx > ky ? -1 : 1;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return strcmp(x->key, y->key);
-}
-
-/* A time as uftrace prints it: 3 decimals and a unit. */
-static void print_time(FILE *f, uint64_t ns)
-{
-	if (ns >= 1000000000u)
-		fprintf(f, "  %8.3f  s", (double)ns / 1e9);
-	else if (ns >= 1000000u)
-		fprintf(f, "  %8.3f ms", (double)ns / 1e6);
-	else if (ns >= 1000u)
-		fprintf(f, "  %8.3f us", (double)ns / 1e3);
-	else
-		fprintf(f, "  %8llu ns", (unsigned long long)ns);
-}
-
 /* --percentiles: the entry's, or false when it has no timed call (function tracer). */
 static bool entry_percentiles(const struct entry *e, const struct render_opts *o, uint64_t *out)
 {
@@ -180,8 +143,8 @@ static void print_cpu_times(FILE *out, const struct entry *e)
 		fprintf(out, "  %11s  %11s", "?", "?");
 		return;
 	}
-	print_time(out, e->total > e->off ? e->total - e->off : 0);
-	print_time(out, e->off);
+	report_print_time(out, e->total > e->off ? e->total - e->off : 0);
+	report_print_time(out, e->off);
 }
 
 static void json_cpu_times(FILE *out, const struct entry *e)
@@ -192,6 +155,25 @@ static void json_cpu_times(FILE *out, const struct entry *e)
 		fprintf(out, ",\"oncpu_ns\":%llu,\"offcpu_ns\":%llu",
 			(unsigned long long)(e->total > e->off ? e->total - e->off : 0),
 			(unsigned long long)e->off);
+}
+
+/* report -f (uftrace's fields, --avg-total, --avg-self): those columns, then the function's. */
+static void print_fields(FILE *out, const struct table *t, size_t n, const struct render_opts *o,
+			 bool by_pid)
+{
+	/* -f none: the names alone, as uftrace prints them (no header). */
+	if (o->nfield || by_pid) {
+		report_fields_titles(out, o);
+		fprintf(out, "  %sFunction\n", by_pid ? "    Pid  " : "");
+		report_fields_bars(out, o);
+		fprintf(out, "  %s====================\n", by_pid ? "=======  " : "");
+	}
+	for (size_t i = 0; i < n; i++) {
+		report_fields_row(out, o, &t->e[i]);
+		if (by_pid)
+			fprintf(out, "  %7d", t->e[i].pid);
+		fprintf(out, "  %s\n", t->e[i].key);
+	}
 }
 
 struct report_walk {
@@ -276,7 +258,7 @@ int render_report(FILE *out, const struct psr_session *s, const struct render_op
 	t = &w.t;
 	n = table_pack(t);
 	if (n)
-		qsort_r(t->e, n, sizeof(*t->e), cmp_entry, (void *)&o->sort);
+		qsort_r(t->e, n, sizeof(*t->e), report_cmp, (void *)o);
 	if (o->hist) {
 		if (!err)
 			err = report_hist(out, t, n, o, nprocs > 1);
@@ -327,6 +309,10 @@ int render_report(FILE *out, const struct psr_session *s, const struct render_op
 			fprintf(out, "# %llu of %llu calls were recorded by the function tracer, which "
 				"takes no times: counted in Calls, kept out of the time columns\n",
 				(unsigned long long)untimed, (unsigned long long)(untimed + timed));
+		if (o->fields) {
+			print_fields(out, t, n, o, nprocs > 1);
+			goto done;
+		}
 		fprintf(out, "    Total time     Self time%s       Calls       Average           Min"
 			"           Max", cpu_cols ? "        On-CPU       Off-CPU" : "");
 		for (unsigned k = 0; k < o->npct; k++) {
@@ -345,21 +331,21 @@ int render_report(FILE *out, const struct psr_session *s, const struct render_op
 			struct entry *e = &t->e[i];
 			char where[4096];
 
-			print_time(out, e->total);
-			print_time(out, e->self);
+			report_print_time(out, e->total);
+			report_print_time(out, e->self);
 			if (cpu_cols)
 				print_cpu_times(out, e);
 			fprintf(out, "  %10llu", (unsigned long long)e->calls);
-			print_time(out, e->calls > e->untimed ? e->sum / (e->calls - e->untimed) : 0);
-			print_time(out, e->calls > e->untimed ? e->min : 0);
-			print_time(out, e->max);
+			report_print_time(out, e->calls > e->untimed ? e->sum / (e->calls - e->untimed) : 0);
+			report_print_time(out, e->calls > e->untimed ? e->min : 0);
+			report_print_time(out, e->max);
 			if (o->npct) {
 				uint64_t pv[DIST_MAX_PCT];
 				bool has = entry_percentiles(e, o, pv);
 
 				for (unsigned k = 0; k < o->npct; k++)
 					if (has)
-						print_time(out, pv[k]);
+						report_print_time(out, pv[k]);
 					else
 						fprintf(out, "  %12s", "-");
 			}
@@ -372,6 +358,7 @@ int render_report(FILE *out, const struct psr_session *s, const struct render_op
 			fputc('\n', out);
 		}
 	}
+done:
 	table_free(t);
 	return err;
 }

@@ -51,6 +51,7 @@ struct entry *table_lookup(struct table *t, const char *key, int pid)
 		return NULL;
 	t->e[i].pid = pid;
 	t->e[i].min = UINT64_MAX;
+	t->e[i].self_min = UINT64_MAX;
 	t->n++;
 	return &t->e[i];
 }
@@ -128,6 +129,10 @@ int table_account(struct table *t, const char *name, bool stable, int pid, uint6
 		e->min = d;
 	if (d > e->max)
 		e->max = d;
+	if (self < e->self_min)
+		e->self_min = self;
+	if (self > e->self_max)
+		e->self_max = self;
 	return 0;
 }
 

@@ -15,6 +15,7 @@ struct entry {
 	char *key;
 	int pid;
 	uint64_t calls, total, self, min, max;
+	uint64_t self_min, self_max;	/* of the calls' self times (function_profile's rows: none) */
 	uint64_t sum;			/* every call's time, nested recursion included (average) */
 	struct hist *hist;		/* table.keep: its call times' histogram, for dist.c */
 	uint64_t untimed;		/* of calls: the function tracer's, which have no time */

@@ -186,6 +186,9 @@ void text_graph_event(FILE *f, struct stream *m, struct stream **last)
 	name = psr_site_name(p, e.id, e.tsc, buf, sizeof(buf));
 	if (e.type == PSR_FUNC) {
 		graph_line(f, m, e.cpu, NULL, m->depth, name, "(); /* other stack */", "");
+	} else if (e.type == PSR_ENTRY && m->ev_at.inherited) {
+		/* Open at the fork: entered in the parent, shown there; nested in, not drawn. */
+		walk_push_at(m, e.id, e.tsc, 0, &m->ev_at);
 	} else if (e.type == PSR_ENTRY) {
 		nx = walk_peek(m);
 		if (nx && nx->type == PSR_EXIT && nx->id == e.id) {
@@ -204,7 +207,7 @@ void text_graph_event(FILE *f, struct stream *m, struct stream **last)
 			walk_push(m, e.id, e.tsc, 0);	/* no memory: shown unnested */
 		}
 	} else if (!k) {
-		/* Its entry is not in the record (overwritten, or before a fork). */
+		/* Its entry is not in the record (overwritten, or a fork recorded without PSD_EXT_INHERITED). */
 		graph_line(f, m, e.cpu, NULL, 0, "} /* ", name, " */");
 	} else {
 		while (m->depth >= k) {
@@ -216,7 +219,8 @@ void text_graph_event(FILE *f, struct stream *m, struct stream **last)
 				a[0] = '}';
 				graph_line(f, m, e.cpu, &d, m->depth, a, name, " */");
 			}
-			else if (m->ctx->opts & PSR_OPT_FUNCGRAPH_TAIL)
+			else if ((m->ctx->opts & PSR_OPT_FUNCGRAPH_TAIL) ||
+				 m->stack[m->depth].at.inherited)	/* its opening is the parent's */
 				graph_line(f, m, e.cpu, &d, m->depth, "} /* ",
 					   psr_site_name(p, m->stack[m->depth].id, e.tsc, buf,
 							 sizeof(buf)), " */");

@@ -14,8 +14,9 @@
 #include "walk.h"
 
 /*
- * The arguments or return value recorded right after ev (same site), taken
- * into at; anything else is left for the next call.
+ * The arguments or return value recorded right after ev (same site), or
+ * its mark as a call open at a fork, taken into at; anything else is left
+ * for the next call.
  */
 static void attach(struct psr_cursor *c, const struct psr_event *ev, struct attach *at)
 {
@@ -32,6 +33,8 @@ static void attach(struct psr_cursor *c, const struct psr_event *ev, struct atta
 			   !at->has_ret) {
 			at->has_ret = true;
 			at->ret = x.payload[1];
+		} else if (x.ext_kind == PSD_EXT_INHERITED && ev->type == PSR_ENTRY && x.nwords == 1) {
+			at->inherited = true;
 		} else {
 			break;
 		}

@@ -31,13 +31,15 @@ struct render_ctx {
 
 /*
  * What extended records following an event add to it (set_ftrace_args):
- * the arguments after an entry, the return value after an exit.
+ * the arguments after an entry, the return value after an exit, and
+ * whether the entry is a call open at a fork (PSD_EXT_INHERITED).
  */
 struct attach {
 	const uint64_t *args;	/* nargs values in the mapped file */
 	unsigned nargs;
 	bool has_ret;
 	uint64_t ret;
+	bool inherited;		/* a forked child's: entered in the parent */
 };
 
 struct frame {

@@ -400,6 +400,49 @@ else
 	printf 'status %s beta %s/%s gamma %s/%s alpha %s\n' "$st" "$nb" "$B2" "$nc" "$C2" "$na" >got
 	cat nopr err2 >>got; fail "record --tracer=nop then ctl" got
 fi
+
+# set_graph_function written while the threads are inside their loop (issue 42: it was stored
+# and listed, never applied: the threads' open worker() frames let every call through).
+# Oracle: ftrace's set_graph_function (Documentation/trace/ftrace.rst: function_graph then
+# traces only the function and what it calls) and the sample's counts: before the write its
+# alpha() calls are recorded; after it (a trace_marker written once the write returned) only
+# beta() and the gamma_leaf() it calls; beta and gamma_leaf every time (worker's callees
+# before, the graph function's subtree after), alpha fewer times than it ran.
+mkfifo in3
+XDG_RUNTIME_DIR=$T/xdg LD_PRELOAD="$SANPRE" "$PS" record -d gfdata -- ./ctlspin 1 <in3 >out 2>err3 &
+RPID=$!
+exec 3>in3
+wait_for out '^ready'
+SPID=$(awk 'NR == 1 { print $1 }' gfdata/session 2>/dev/null)
+# seen PATTERN [AFTER]: up to 20 s for a replay line matching PATTERN (after a line matching AFTER).
+seen() {
+	for _ in $(seq 200); do
+		"$PS" replay --no-sched -d gfdata 2>/dev/null | sed -n "/${2:-.}/,\$p" 2>/dev/null | grep -q "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+echo spin >&3
+seen ' alpha();' && ctl set_graph_function beta && ctl trace_marker 'set_graph_function beta' &&
+	gfl=$(ctl set_graph_function) && seen ' beta() {' 'set_graph_function beta'; ok=$?
+phase stop stopped
+echo quit >&3
+wait "$RPID"; st=$?
+SPID=
+"$PS" replay --no-sched -d gfdata >gfreplay 2>gfr
+sed -n '/set_graph_function beta/,$p' gfreplay >gfafter
+na=$(grep -c ' alpha();' gfreplay) nb=$(grep -c ' beta() {' gfreplay) nc=$(grep -c ' gamma_leaf();' gfreplay)
+aa=$(grep -c 'alpha' gfafter) ab=$(grep -c ' beta() {' gfafter)
+others=$(grep -v '^#\|^ *$\|alpha\|beta\|gamma_leaf\|| *} *$\|------\|=>\|set_graph_function beta' gfafter | head -3)
+if [ $ok -eq 0 ] && [ $st -eq 0 ] && [ "$gfl" = "beta [ctlspin]" ] && [ "$na" -gt 0 ] &&
+   [ "$na" -lt "$A" ] && [ "$nb" -eq "$BB" ] && [ "$nc" -eq "$C" ] && [ "$aa" -eq 0 ] &&
+   [ "$ab" -gt 0 ] && [ -z "$others" ] && [ ! -s gfr ]; then
+	pass "ctl set_graph_function beta while running: $na of $A alpha calls before it, none after; all $nb beta and $nc gamma_leaf calls; $ab beta calls after it"
+else
+	printf 'ok %s status %s [%s] alpha %s/%s after %s; beta %s/%s after %s; gamma %s/%s; others [%s]\n' \
+		"$ok" "$st" "${gfl:-}" "$na" "$A" "$aa" "$nb" "$BB" "$ab" "$nc" "$C" "$others" >got
+	cat gfr err3 >>got; fail "ctl set_graph_function while running" got
+fi
 if [ "$MODE" = san ] && grep -q 'Sanitizer' err; then fail "sanitizer report" err; fi
 
 echo "$PASS passed, $FAIL failed"

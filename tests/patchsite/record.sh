@@ -504,7 +504,7 @@ else
 fi
 "$PS" report -d d --sort=bogus >out 2>err
 rc=$?
-if [ $rc -eq 2 ] && grep -q 'expected total, self, calls, avg or max' err; then
+if [ $rc -eq 2 ] && grep -q '^patchsite: --sort=bogus: expected total, self, call (calls), func,' err; then
 	pass "bad --sort: exit 2, $(head -1 err)"
 else
 	fail "bad --sort (exit $rc)" err
