@@ -184,7 +184,8 @@ static bool statm_values(uint64_t v[RD_VALS])
 	return true;
 }
 
-static bool kind_values(unsigned k, uint64_t v[RD_VALS])
+/* The calling thread's values of kind k now (also timed by tests/patchsite/readtrig.sh). */
+bool ps_read_values(unsigned k, uint64_t v[RD_VALS])
 {
 	struct ps_thread *t = ps_thread_self();
 
@@ -216,7 +217,7 @@ unsigned ps_read_put(uint32_t site_id, unsigned mask, bool exit)
 	for (unsigned k = 0; k < PSD_READ_N; k++) {
 		uint64_t w[2 + RD_VALS];
 
-		if (!(mask & 1u << k) || !kind_values(k, w + 2))
+		if (!(mask & 1u << k) || !ps_read_values(k, w + 2))
 			continue;
 		w[0] = site_id;
 		w[1] = k | (exit ? PSD_READ_EXIT : 0);

@@ -111,6 +111,7 @@ unsigned ps_args_want(const struct ps_site *s, unsigned *fs);
 /* record/readtrig.c: read= triggers (set_ftrace_args' read=KIND) */
 struct perf_event_mmap_page;
 unsigned ps_read_put(uint32_t site_id, unsigned mask, bool exit);
+bool ps_read_values(unsigned kind, uint64_t v[3]);
 bool ps_read_pmc_usable(const struct perf_event_mmap_page *pg, bool arch_has);
 void ps_read_thread_end(void);
 bool ps_args_on(void);
