@@ -29,10 +29,10 @@ build() {
 }
 build $CC -O2 -g -Iinclude $SANFLAGS "$SRC/readtrig_caps.c" "$B/patchsite.o" -o "$T/caps" -pthread -ldl
 cd "$T" || exit 1
-build $CC -O2 -pg -mfentry -mrecord-mcount -o rt "$SRC/readtrig.c"
+build $CC -O2 -pg -mfentry -mrecord-mcount -o readtrig "$SRC/readtrig.c"
 
 # page-fault over touch(): >= N and near the program's own getrusage count.
-if record -d pf -T 'touch@read=page-fault' --no-libcall ./rt $N >pf.out 2>pf.err &&
+if record -d pf -T 'touch@read=page-fault' --no-libcall ./readtrig $N >pf.out 2>pf.err &&
    "$PS" replay -d pf >pf.txt 2>>pf.err; then
 	own=$(sed -n 's/^faults [0-9]* \([0-9]*\)$/\1/p' pf.out)
 	got=$(sed -n 's|.*/\* diff:page-fault (major=+[0-9]* minor=+\([0-9]*\)) \*/.*|\1|p' pf.txt | head -1)
@@ -54,8 +54,10 @@ else
 fi
 
 # proc/statm over touch() (inside grow()): vmsize as the program's /proc/self/statm says.
-if record -d sm -T 'touch@read=proc/statm' --no-libcall ./rt $N >sm.out 2>sm.err &&
-   "$PS" replay -d sm >sm.txt 2>>sm.err; then
+# The commands patchsite-record(1) prints (-T), as printed (the program's N: 64).
+[ $N = 64 ] || { fail "N must be readtrig.c's default for the printed command"; exit 1; }
+if record -T 'touch@read=proc/statm' --no-libcall ./readtrig >sm.out 2>sm.err &&
+   "$PS" replay >sm.txt 2>>sm.err; then
 	set -- $(sed -n 's/^statm \(-*[0-9]*\) \(-*[0-9]*\) .*/\1 \2/p' sm.out) x x
 	osize=$1 orss=$2
 	line=$(grep 'diff:proc/statm' sm.txt | tail -1)
@@ -73,9 +75,9 @@ if record -d sm -T 'touch@read=proc/statm' --no-libcall ./rt $N >sm.out 2>sm.err
 		pass "proc/statm: read: at each of touch()'s two calls" ||
 		fail "proc/statm: read: lines" sm.txt
 	# Chrome and Perfetto carry the same lines.
-	if "$PS" dump -d sm --chrome 2>/dev/null | grep -q "\"name\":\"$(echo "$line" |
+	if "$PS" dump --chrome 2>/dev/null | grep -q "\"name\":\"$(echo "$line" |
 	   sed 's|.*/\* \(diff:[^*]*\) \*/.*|\1|')\"" &&
-	   "$PS" dump -d sm --perfetto 2>/dev/null | grep -aq 'diff:proc/statm (vmsize=+'; then
+	   "$PS" dump --perfetto 2>/dev/null | grep -aq 'diff:proc/statm (vmsize=+'; then
 		pass "proc/statm: dump --chrome and --perfetto carry diff:proc/statm"
 	else
 		fail "proc/statm: dump" sm.txt
@@ -87,7 +89,7 @@ fi
 # uftrace 0.13 on the same binary: the same lines at the same depths, numbers aside.
 if command -v uftrace >/dev/null && [ -s sm.txt ]; then
 	norm() { nesting "$1" | sed 's/=+*-*[0-9][0-9]*/=N/g' | grep -v '__monstartup\|__cxa_\|linux:'; }
-	if uftrace record --no-libcall --no-event -T 'touch@read=proc/statm' ./rt $N >u.out 2>u.err &&
+	if uftrace record --no-libcall --no-event -T 'touch@read=proc/statm' ./readtrig $N >u.out 2>u.err &&
 	   uftrace replay >u.txt 2>>u.err; then
 		norm u.txt >u.n
 		norm sm.txt >p.n
@@ -108,13 +110,13 @@ fi
 # pmu-*: refused by name where the kernel has no counter, else recorded.
 for k in cycle cache branch; do
 	if LD_PRELOAD="$SANPRE" ./caps 2>/dev/null | grep -q "^ns pmu-$k "; then
-		record -d pmu -T "touch@read=pmu-$k" --no-libcall ./rt $N >pmu.out 2>pmu.err &&
+		record -d pmu -T "touch@read=pmu-$k" --no-libcall ./readtrig $N >pmu.out 2>pmu.err &&
 		"$PS" replay -d pmu 2>&1 | grep -q "diff:pmu-$k (" &&
 			pass "pmu-$k: recorded (the kernel has the counters)" ||
 			fail "pmu-$k: recorded" pmu.err
 		continue
 	fi
-	record -d pmu -T "touch@read=pmu-$k" ./rt $N >pmu.out 2>pmu.err
+	record -d pmu -T "touch@read=pmu-$k" ./readtrig $N >pmu.out 2>pmu.err
 	rc=$?
 	if [ $rc = 2 ] && [ "$(wc -l <pmu.err)" = 1 ] && [ ! -s pmu.out ] &&
 	   grep -q "^patchsite: record: read=pmu-$k: the kernel has no hardware .* counter here (perf_event_open: " pmu.err; then
@@ -127,7 +129,7 @@ done
 
 # Bad input: one line, exit 2, nothing run.
 for spec in 'touch@read=nonsense' 'touch@depth=1' 'touch' '@read=page-fault'; do
-	record -d bad -T "$spec" ./rt $N >bad.out 2>bad.err
+	record -d bad -T "$spec" ./readtrig $N >bad.out 2>bad.err
 	rc=$?
 	[ $rc = 2 ] && [ "$(wc -l <bad.err)" = 1 ] && [ ! -s bad.out ] &&
 		pass "-T '$spec': $(cat bad.err)" || { echo "exit $rc" >>bad.err; fail "-T '$spec'" bad.err; }
