@@ -6,10 +6,16 @@
  *	faults MAJ MIN		getrusage(RUSAGE_THREAD)'s deltas over touch()
  *	statm SIZE RSS SHARED	/proc/self/statm's deltas over grow(), in KB
  * usage  readtrig [N]  (default 64)
+ *        readtrig threads K: K threads one after the other, each calling
+ *        touch(4); prints "fds BEFORE AFTER", its open descriptors
+ *        (/proc/self/fd) before the first and after the last has ended
  */
 #define _GNU_SOURCE
+#include <dirent.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -42,6 +48,38 @@ static void statm(long v[3])
 	fclose(f);
 }
 
+static int fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	while (d && readdir(d))
+		n++;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static void *thread(void *arg)
+{
+	(void)arg;
+	return touch(4);
+}
+
+static int threads(int k)
+{
+	int before = fds();
+
+	for (int i = 0; i < k; i++) {
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, thread, NULL) || pthread_join(t, NULL))
+			return 1;
+	}
+	printf("fds %d %d\n", before, fds());
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 64;
@@ -49,6 +87,8 @@ int main(int argc, char **argv)
 	long s0[3], s1[3];
 
 	page = sysconf(_SC_PAGESIZE);
+	if (argc > 2 && !strcmp(argv[1], "threads"))
+		return threads(atoi(argv[2]));
 	getrusage(RUSAGE_THREAD, &a);
 	if (!touch(n))
 		return 1;

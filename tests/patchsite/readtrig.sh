@@ -29,7 +29,7 @@ build() {
 }
 build $CC -O2 -g -Iinclude $SANFLAGS "$SRC/readtrig_caps.c" "$B/patchsite.o" -o "$T/caps" -pthread -ldl
 cd "$T" || exit 1
-build $CC -O2 -pg -mfentry -mrecord-mcount -o readtrig "$SRC/readtrig.c"
+build $CC -O2 -pg -mfentry -mrecord-mcount -o readtrig "$SRC/readtrig.c" -pthread
 
 # page-fault over touch(): >= N and near the program's own getrusage count.
 if record -d pf -T 'touch@read=page-fault' --no-libcall ./readtrig $N >pf.out 2>pf.err &&
@@ -51,6 +51,24 @@ if record -d pf -T 'touch@read=page-fault' --no-libcall ./readtrig $N >pf.out 2>
 	fi
 else
 	fail "page-fault: record/replay" pf.err
+fi
+
+# Each thread's counters are its own and close with it: 20 threads one after the other;
+# the program's descriptors (the oracle: its /proc/self/fd) grow by what the same run
+# without read= grows them (the runtime keeps each thread's file; its own descriptors
+# come and go with its threads: within 2), not 2 more a thread (40),
+# and each thread's touch(4) shows at least 4 minor faults.
+if record -d th0 --no-libcall ./readtrig threads 20 >th0.out 2>th0.err &&
+   record -d th -T 'touch@read=page-fault' --no-libcall ./readtrig threads 20 >th.out 2>th.err &&
+   "$PS" replay -d th >th.txt 2>>th.err; then
+	set -- $(sed -n 's/^fds //p' th0.out) $(sed -n 's/^fds //p' th.out) x x x x
+	few=$(sed -n 's|.*diff:page-fault (major=+[0-9]* minor=+\([0-9]*\)).*|\1|p' th.txt | awk '$1 < 4' | wc -l)
+	[ "$1" != x ] && [ "$4" != x ] && [ $(($4 - $3 - $2 + $1)) -le 2 ] &&
+	[ "$(grep -c 'diff:page-fault' th.txt)" = 20 ] && [ "$few" = 0 ] &&
+		pass "20 threads: 20 diffs of >= 4 faults; descriptors +$(($4 - $3)), +$(($2 - $1)) without read=" ||
+		fail "20 threads: descriptors $1->$2 without, $3->$4 with read=; $(grep -c 'diff:page-fault' th.txt) diffs, $few short" th.txt
+else
+	fail "threads: record/replay" th.err
 fi
 
 # proc/statm over touch() (inside grow()): vmsize as the program's /proc/self/statm says.
@@ -87,8 +105,12 @@ else
 fi
 
 # uftrace 0.13 on the same binary: the same lines at the same depths, numbers aside.
-if command -v uftrace >/dev/null && [ -s sm.txt ]; then
-	norm() { nesting "$1" | sed 's/=+*-*[0-9][0-9]*/=N/g' | grep -v '__monstartup\|__cxa_\|linux:'; }
+if ! command -v uftrace >/dev/null; then
+	echo "readtrig.sh: no uftrace: the comparison with 0.13 skipped"
+elif [ -s sm.txt ]; then
+	# Numbers aside; start-up calls only one tool sees (__monstartup, __cxa_*) and
+	# scheduler lines (uftrace's linux:schedule, our sched-out/in) left out.
+	norm() { nesting "$1" | sed 's/=+*-*[0-9][0-9]*/=N/g' | grep -v '__monstartup\|__cxa_\|linux:\|sched-'; }
 	if uftrace record --no-libcall --no-event -T 'touch@read=proc/statm' ./readtrig $N >u.out 2>u.err &&
 	   uftrace replay >u.txt 2>>u.err; then
 		norm u.txt >u.n
@@ -104,7 +126,7 @@ if command -v uftrace >/dev/null && [ -s sm.txt ]; then
 		fail "uftrace record" u.err
 	fi
 else
-	echo "readtrig.sh: no uftrace: the comparison with 0.13 skipped"
+	fail "against uftrace 0.13: no replay of ours"
 fi
 
 # pmu-*: refused by name where the kernel has no counter, else recorded.
