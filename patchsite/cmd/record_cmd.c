@@ -336,8 +336,13 @@ int cmd_record(int argc, char **argv)
 		libcall = libcall && !strcmp(libcall, "got") ? "nest-got" : "nest";
 	if (at.pid) {
 		/* attach.c: into a running process, through its control channel. */
-		if (probes || argspecs || retvals || auto_all || reads)
-			return bad_usage("record: --probe, -A, -R, -T with -p: write the definition to the "
+		if (reads) {
+			free(reads);
+			return bad_usage("record: -T is not taken with -p (read= triggers are set when "
+					 "the program starts)%s", "");
+		}
+		if (probes || argspecs || retvals || auto_all)
+			return bad_usage("record: --probe, -A, -R with -p: write the definition to the "
 					 "process's dynamic_events (patchsite ctl PID dynamic_events)%s", "");
 		if (optind < argc || overwrite || libcall || nest || no_sched || emulator)
 			return bad_usage("record: -p attaches to a running process: no command, "
