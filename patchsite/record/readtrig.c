@@ -96,8 +96,9 @@ static bool counter_value(const struct rd_counter *c, uint64_t *v)
 		raw = ps.arch->read_pmc(pg->index - 1);
 		if (width && width < 64)
 			raw = (uint64_t)((int64_t)(raw << (64 - width)) >> (64 - width));
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&pg->lock, __ATOMIC_RELAXED) == seq) {
+		/* The kernel's barrier(): the page changes on this CPU only, around a switch. */
+		__asm__ volatile("" ::: "memory");
+		if (__atomic_load_n(&pg->lock, __ATOMIC_ACQUIRE) == seq) {
 			*v = n + raw;
 			return true;
 		}
