@@ -10,8 +10,10 @@
 #     the page-fault kind's minor delta over touch() is at least N and within a few
 #     faults of the program's own count (the tracer's ring may take a fresh page inside
 #     the call), statm's vmsize delta equals the program's, its rss delta within 4 pages;
-#   - Debian's uftrace 0.13 on the same binary with -T 'touch@read=proc/statm': the same
-#     lines (read:, diff:) at the same depths, numbers aside, and the same vmsize delta;
+#   - Debian's uftrace 0.13 on the same binary with -T 'touch@read=proc/statm' and
+#     'touch@read=page-fault': the same lines (read:, diff:) at the same depths, numbers
+#     aside, the same vmsize delta and minor faults within 4 (uftrace's getrusage counts
+#     the process, ours the thread: one thread here);
 #   - the kernel: no hardware counter here is what perf_event_open says to a program of
 #     our own (readtrig_caps), so pmu-* must be refused by name; where it has one, the
 #     recording must show the counters' lines instead;
@@ -124,6 +126,24 @@ elif [ -s sm.txt ]; then
 		fi
 	else
 		fail "uftrace record" u.err
+	fi
+	# page-fault: the same lines; uftrace's minor faults (getrusage, the process's) over
+	# touch() within 4 of ours (the thread's; the program has one thread).
+	if [ -s pf.txt ] &&
+	   uftrace record -d u.pf --no-libcall --no-event -T 'touch@read=page-fault' ./readtrig $N >u.out 2>u.err &&
+	   uftrace replay -d u.pf >upf.txt 2>>u.err; then
+		norm upf.txt >upf.n
+		norm pf.txt >ppf.n
+		uminor=$(sed -n 's|.*diff:page-fault (major=+[0-9]* minor=+\([0-9]*\)).*|\1|p' upf.txt | head -1)
+		if diff -u upf.n ppf.n >d.txt && [ -n "$uminor" ] && [ $((uminor - got)) -le 4 ] &&
+		   [ $((got - uminor)) -le 4 ]; then
+			pass "page-fault: uftrace 0.13's lines and depths, minor=+$uminor (ours +$got)"
+		else
+			echo "uftrace minor '$uminor', ours '$got'" >>d.txt
+			fail "page-fault: against uftrace 0.13" d.txt
+		fi
+	else
+		fail "page-fault: uftrace record, or no replay of ours" u.err
 	fi
 else
 	fail "against uftrace 0.13: no replay of ours"
