@@ -195,6 +195,11 @@ struct ps_arch {
 	unsigned long (*regs_retval)(const struct patchsite_regs *regs);
 	unsigned long (*exit_retval)(const unsigned long *slot);
 	/*
+	 * Hardware counter idx read from user space (x86-64 rdpmc), for read=
+	 * triggers where the kernel allows it (record/readtrig.c); NULL: read(2).
+	 */
+	uint64_t (*read_pmc)(uint32_t idx);
+	/*
 	 * libgcc's unwinder walks from inside an ops callback through the
 	 * generic trampoline into the traced function and its callers (the
 	 * stacktrace filter command); false: refused by name.

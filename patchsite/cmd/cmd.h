@@ -12,7 +12,8 @@
  * passed to the runtime as text), ctlclient.c (the control channel's client),
  * ctl_probes.c (ctl's dynamic_events names resolved), pipe_ended.c (pipe's
  * last look at a process), filter_if_cmd.c (-F 'FUNC if COND'), script.c
- * (script, with script_py.c: Python loaded by that verb only, script.h).
+ * (script, with script_py.c: Python loaded by that verb only, script.h),
+ * readtrig_cmd.c (record -T FUNC@read=KIND).
  * Two subsystems, in folders of their own: attach/ (record -p PID: attach.c,
  * attach_target.c, attach_refuse.c, attach_loader.c, attach_ptrace.c,
  * attach_safe.c, attach_inject.c, attach_nops.c, attach_boost.c; attach.c
@@ -38,6 +39,11 @@ int parse_int(const char *s, const char *what, int *out);
 /* --options LIST over *set, *clear: -1 when a word is not an option or sleep-time is not taken (said). */
 int parse_options(const char *list, unsigned *set, unsigned *clear, bool sleep_time);
 
+/*
+ * record -T FUNC@read=KIND (readtrig_cmd.c): checked (pmu-* counters tried),
+ * added to *args as set_ftrace_args specs; 0, or 2 said in one line.
+ */
+int record_trigger(const char *spec, char **args);
 /* list + sep + s (s alone when list is NULL), realloc'd; NULL (list freed) out of memory. */
 char *list_add(char *list, const char *s, char sep);
 

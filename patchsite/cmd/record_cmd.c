@@ -253,7 +253,8 @@ int cmd_record(int argc, char **argv)
 		{ "no-sched", no_argument, NULL, 'S' },
 		{ "live", no_argument, NULL, 'l' },
 		{ "pid", required_argument, NULL, 'p' },
-		{ "duration", required_argument, NULL, 'T' },
+		{ "duration", required_argument, NULL, 'u' },
+		{ "trigger", required_argument, NULL, 'T' },
 		{ "probe", required_argument, NULL, 'P' },
 		{ "libcall", optional_argument, NULL, 'L' },
 		{ "no-libcall", no_argument, NULL, 'n' },
@@ -267,16 +268,22 @@ int cmd_record(int argc, char **argv)
 	struct pipe_opts live = { 0 };
 	const char *dir = DEFAULT_DIR, *tracer = "function_graph", *depth = NULL, *kb = NULL;
 	char *filter = NULL, *notrace = NULL, *graph = NULL, *probes = NULL, *argspecs = NULL;
-	char *retvals = NULL;
+	char *retvals = NULL, *reads = NULL;
 	const char *libcall = NULL, *emulator = NULL;
 	bool overwrite = false, nest = false, no_sched = false, auto_all = false;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+d:F:N:G:D:p:A:R:ah", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+d:F:N:G:D:p:A:R:T:ah", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': dir = optarg; at.dir_given = true; break;
 		case 'p': if (parse_int(optarg, "-p", &at.pid)) return 2; break;
 		case 'T':
+			if (record_trigger(optarg, &reads)) {
+				free(reads);
+				return 2;
+			}
+			break;
+		case 'u':
 			at.duration = strtod(optarg, &end);
 			if (*end || end == optarg || !(at.duration > 0))
 				return bad_usage("record: --duration=%s: expected seconds", optarg);
@@ -329,6 +336,11 @@ int cmd_record(int argc, char **argv)
 		libcall = libcall && !strcmp(libcall, "got") ? "nest-got" : "nest";
 	if (at.pid) {
 		/* attach.c: into a running process, through its control channel. */
+		if (reads) {
+			free(reads);
+			return bad_usage("record: -T is not taken with -p (read= triggers are set when "
+					 "the program starts)%s", "");
+		}
 		if (probes || argspecs || retvals || auto_all)
 			return bad_usage("record: --probe, -A, -R with -p: write the definition to the "
 					 "process's dynamic_events (patchsite ctl PID dynamic_events)%s", "");
@@ -380,6 +392,12 @@ int cmd_record(int argc, char **argv)
 	}
 	if (argspecs && add_argspecs(argspecs, argv[optind], &probes))
 		return 2;
+	if (reads) {	/* read= triggers: set_ftrace_args specs beside -R's */
+		retvals = append(retvals, reads);
+		free(reads);
+		if (!retvals)
+			return 2;
+	}
 	if (filter) {
 		/* Conditions' names (-F 'f if len > 1000') from the program's DWARF. */
 		char exe[PATH_MAX], *resolved = filter_if_resolve(filter, find_exe(argv[optind], exe,

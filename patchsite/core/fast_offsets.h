@@ -36,6 +36,8 @@
 #define PS_FS_LATENCY	8		/* the latency tracer's top-level call */
 #define PS_FS_PROFILE	16		/* function_profile: counted at its end, nothing recorded */
 #define PS_FS_PROBE	32		/* a return probe's hook alone (record/retprobe.c) */
+#define PS_FS_READ_SHIFT 8		/* bits 8..15: read= triggers' kinds, read again at its exit */
+#define PS_FS_READ	(0xffu << PS_FS_READ_SHIFT)
 #define PS_FS_PROBE_FAST 64		/* ... hooked by x86-64's probe trampoline, recorded by
 					   its return trampoline when it can (x86_64/retprobe_tramp.S) */
 

@@ -77,8 +77,21 @@ enum psd_ext_kind {
 	PSD_EXT_LATENCY = 6,	/* the latency tracer: a new longest call */
 	PSD_EXT_EVENT_PACKED = 16,	/* an event without flags: fields from byte 4 */
 	PSD_EXT_INHERITED = 32,	/* the entry before it: a call open when the process forked */
-	/* 7..15: control plane; 16..31: trace events and branches; 33..63 free */
+	PSD_EXT_READ = 40,	/* a read= trigger's values at an entry or exit */
+	/* 7..15: control plane; 16..31: trace events and branches; 33..39, 41..63 free */
 };
+
+/*
+ * PSD_EXT_READ's payload: the site id, the kind (| PSD_READ_EXIT at the
+ * function's exit), then the kind's values: statm size, resident and
+ * shared in KB; page-fault major, minor; pmu-cycle cycles, instructions;
+ * pmu-cache references, misses; pmu-branch branches, misses.
+ */
+enum psd_read_kind {
+	PSD_READ_STATM, PSD_READ_PAGE_FAULT, PSD_READ_PMU_CYCLE, PSD_READ_PMU_CACHE,
+	PSD_READ_PMU_BRANCH, PSD_READ_N
+};
+#define PSD_READ_EXIT		0x100u
 
 /*
  * Scheduler switches (issue 25): beside a thread file thread.T[.K], the file

@@ -276,6 +276,16 @@ uint64_t psr_site_addr(const struct psr_proc *p, uint32_t id, uint64_t tsc);
 /* The object a site's id named at tsc (its path and load bias), or NULL. */
 const struct psr_module *psr_site_module(const struct psr_proc *p, uint32_t id, uint64_t tsc);
 /*
+ * read= triggers' records (read_reads.c): the kinds by name, a record's
+ * shape checked, and its text: "read:KIND (...)", or with entry (the same
+ * kind's values at the call's entry) "diff:KIND (...)".
+ */
+int psr_read_kind(const char *name);
+const char *psr_read_name(unsigned kind);
+unsigned psr_read_nvals(unsigned kind);
+bool psr_read_valid(const struct psr_event *e);
+size_t psr_read_text(unsigned kind, const uint64_t *v, const uint64_t *entry, char *b, size_t n);
+/*
  * Static trace events (read_events.c).  psr_evdesc: the format of a
  * PSD_EXT_EVENT record, with its payload, or NULL.  psr_event_text:
  * "subsys:name: " and the fields through the event's print format (always

@@ -7,8 +7,10 @@
  * ';', blanks or newlines.  argN asks for the first N arguments (the
  * highest N named), taken from the ABI's argument registers at entry
  * (arch.h arg_regs); retval for the return value (function_graph only:
- * the function tracer has no exits).  The first spec that names a
- * function is the one used.  Globs apply to the objects loaded when the
+ * the function tracer has no exits); read=KIND for a read= trigger's
+ * values at entry and exit (readtrig.c).  The first spec that names a
+ * function's arguments or return value is the one used for them; the
+ * reads of every spec that names it are taken.  Globs apply to the objects loaded when the
  * spec was written.
  *
  * While any spec is set the built-in tracers take the C path (the fast
@@ -23,12 +25,14 @@
 
 #include "core/textbuf.h"
 #include "record/record.h"
+#include "data/psread.h"
 
 struct args_spec {
 	struct ps_globs g;
 	size_t nset;		/* sites g.set covers (objects loaded later are not) */
 	unsigned nargs;
 	bool retval;
+	unsigned reads;		/* 1 << enum psd_read_kind */
 	char *text;
 };
 
@@ -56,22 +60,35 @@ static unsigned interposed_refused(void)
 	return 0;
 }
 
-unsigned ps_args_want(const struct ps_site *s, bool *retval)
+/*
+ * The arguments to record at s's entry; *fs the frame's flags for its
+ * exit: PS_FS_RETVAL, and the read= kinds << PS_FS_READ_SHIFT.
+ */
+unsigned ps_args_want(const struct ps_site *s, unsigned *fs)
 {
 	const struct args_table *tb = atomic_load_explicit(&table, memory_order_acquire);
+	unsigned nargs = 0, reads = 0;
+	bool named = false;
 
-	*retval = false;
+	*fs = 0;
 	for (unsigned i = 0; tb && i < tb->n; i++) {
 		const struct args_spec *a = &tb->e[i];
 
-		if (s->gindex < a->nset && a->g.set[s->gindex]) {
-			if (s->state == SITE_INTERPOSED)
-				return interposed_refused();
-			*retval = a->retval;
-			return a->nargs;
+		if (s->gindex >= a->nset || !a->g.set[s->gindex])
+			continue;
+		reads |= a->reads;
+		if (named || (!a->nargs && !a->retval))
+			continue;
+		named = true;
+		if (s->state == SITE_INTERPOSED) {
+			interposed_refused();
+			continue;
 		}
+		*fs |= a->retval ? PS_FS_RETVAL : 0;
+		nargs = a->nargs;
 	}
-	return 0;
+	*fs |= reads << PS_FS_READ_SHIFT;
+	return nargs;
 }
 
 static void table_free(struct args_table *tb)
@@ -118,7 +135,7 @@ static int parse_spec(const char *spec, size_t len, struct args_spec *a)
 	}
 	at = strrchr(text, '@');
 	if (!at || at == text || !at[1]) {
-		ps_log(PATCHSITE_LOG_ERROR, "set_ftrace_args: '%s': expected FUNC@arg1,...,retval",
+		ps_log(PATCHSITE_LOG_ERROR, "set_ftrace_args: '%s': expected FUNC@arg1,...,retval,read=KIND",
 		       text);
 		return -EINVAL;
 	}
@@ -129,6 +146,17 @@ static int parse_spec(const char *spec, size_t len, struct args_spec *a)
 
 		if (!strcmp(w, "retval")) {
 			a->retval = true;
+			continue;
+		}
+		if (!strncmp(w, "read=", 5)) {
+			int k = psr_read_kind(w + 5);
+
+			if (k < 0) {
+				ps_log(PATCHSITE_LOG_ERROR, "set_ftrace_args: '%s': not a read= trigger "
+				       "(proc/statm, page-fault, pmu-cycle, pmu-cache, pmu-branch)", w);
+				goto bad;
+			}
+			a->reads |= 1u << k;
 			continue;
 		}
 		k = strncmp(w, "arg", 3) ? 0 : strtoul(w + 3, &end, 10);

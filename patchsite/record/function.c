@@ -11,7 +11,7 @@ static void func_entry(uint32_t idw, unsigned long parent, struct patchsite_regs
 {
 	uint64_t tsc;
 	struct ps_thread *t = begin_event(&tsc);
-	bool rv;
+	unsigned rv;
 
 	if (!t || !ps_gate_open(t))
 		return;

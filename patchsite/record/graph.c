@@ -232,6 +232,8 @@ static void frame_exit(struct ps_thread *t, struct ps_fast *f, struct ps_frame *
 			f->budget += (int32_t)x->units;
 		return;
 	}
+	if (x && (x->flags & PS_FS_READ))	/* before the exit: shown inside the call */
+		ps_read_put((uint32_t)fr->idw >> 2, (x->flags & PS_FS_READ) >> PS_FS_READ_SHIFT, true);
 	put_exit(t, f, tsc, fr->idw);
 	if (x && (x->flags & PS_FS_RETVAL)) {
 		uint64_t r[2] = { (uint32_t)fr->idw >> 2, retval };
@@ -323,7 +325,8 @@ static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc,
 	uintptr_t slot = frame_key_slot(loc);
 	struct ps_frame *fr;
 	unsigned units, flags = 0;
-	bool rv, top;
+	unsigned rv;
+	bool top;
 
 	if (profile)
 		f->budget = 0;	/* the fast paths keep calling here (graph_fast) */
@@ -374,8 +377,7 @@ static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc,
 	ps_wp_set(f, f->wp + 1);
 	units = 1 + put_args(site, idw, regs, &rv);
 	f->fp++;
-	flags = (rv ? PS_FS_RETVAL : 0) |
-		(top && atomic_load_explicit(&ps_graph_latency_on, memory_order_relaxed) ? PS_FS_LATENCY : 0);
+	flags = rv | (top && atomic_load_explicit(&ps_graph_latency_on, memory_order_relaxed) ? PS_FS_LATENCY : 0);
 	frame_note(t, f, fr, entry, tsc, units, flags);
 	*loc = (uintptr_t)ps.arch->graph_return;
 }
@@ -456,7 +458,8 @@ static void graph_word(struct ps_site *site, uint32_t idw, unsigned long *loc,
 	bool profile = profiling();
 	struct ps_thread *t = graph_begin(&tsc, profile);
 	uintptr_t key = ((uintptr_t)loc - PS_FRAME_KEY_BIAS) | 1;
-	bool top = exit_of_top(t, f, &site, idw, key), rv;
+	bool top = exit_of_top(t, f, &site, idw, key);
+	unsigned rv;
 	bool first = t && f->fp == t->frames + 1;
 	unsigned units;
 
@@ -511,7 +514,7 @@ static void graph_word(struct ps_site *site, uint32_t idw, unsigned long *loc,
 		return;
 	units = 1 + put_args(site, idw, regs, &rv);
 	*f->fp = (struct ps_frame){ .ret = 0, .key = key, .idw = idw | PS_EV_EXIT };
-	frame_note(t, f, f->fp, entry, tsc, units, (rv ? PS_FS_RETVAL : 0) |
+	frame_note(t, f, f->fp, entry, tsc, units, rv |
 		   (first && atomic_load_explicit(&ps_graph_latency_on, memory_order_relaxed) ?
 		    PS_FS_LATENCY : 0));
 	f->fp++;

@@ -7,7 +7,7 @@
  *   function.c      the function tracer; graph.c function_graph (shadow
  *                   frames, graph.h), graph_late.c its checks after attach;
  *                   unwind.c the unwinder and longjmp hooks
- *   args.c          set_ftrace_args; gate.c tracing_on and set_ftrace_pid;
+ *   args.c          set_ftrace_args (readtrig.c its read= triggers); gate.c tracing_on and set_ftrace_pid;
  *                   trigger.c filter commands; marker.c trace_marker;
  *                   snapshot.c snapshots; options.c trace_options
  *   store.c, store_thread.c (store.h)  the trace directory writer: the
@@ -115,7 +115,13 @@ int ps_filter_command(const char *glob, const char *cmd, const char *arg, bool r
 int ps_snapshot_take(void);
 
 /* args.c: set_ftrace_args */
-unsigned ps_args_want(const struct ps_site *s, bool *retval);
+unsigned ps_args_want(const struct ps_site *s, unsigned *fs);
+/* record/readtrig.c: read= triggers (set_ftrace_args' read=KIND) */
+struct perf_event_mmap_page;
+unsigned ps_read_put(uint32_t site_id, unsigned mask, bool exit);
+bool ps_read_values(unsigned kind, uint64_t v[3]);
+bool ps_read_pmc_usable(const struct perf_event_mmap_page *pg, bool arch_has);
+void ps_read_thread_end(void);
 bool ps_args_on(void);
 int ps_args_set(const char *specs, bool append);
 void ps_args_list(struct ps_buf *out);

@@ -123,28 +123,32 @@ static inline void put_func(struct ps_thread *t, struct ps_fast *f, uint64_t tsc
 
 /*
  * The arguments set_ftrace_args asks for, after the entry just written
- * (PSD_EXT_ARGS: the site id, then the values).  Only on the C path, where
- * the registers were saved (regs NULL: from a fast path's slow half).
- * Returns the budget units taken.
+ * (PSD_EXT_ARGS: the site id, then the values), and its read= triggers'
+ * values (PSD_EXT_READ).  Only on the C path, where the registers were
+ * saved (regs NULL: from a fast path's slow half).  *fs: the frame's flags
+ * for the exit (PS_FS_RETVAL, PS_FS_READ).  Returns the budget units taken.
  */
 static inline unsigned put_args(const struct ps_site *s, uint32_t idw, struct patchsite_regs *regs,
-			 bool *retval)
+			 unsigned *fs)
 {
 	uint64_t a[9];
-	unsigned n;
+	unsigned n, units = 0;
 
-	*retval = false;
+	*fs = 0;
 	if (!regs || !ps_args_on())
 		return 0;
 	if (!s)
 		s = ps_site_by_id(idw >> 2);
-	n = ps_args_want(s, retval);
-	if (!n)
-		return 0;	/* none, or the return value alone */
-	a[0] = idw >> 2;
-	for (unsigned i = 0; i < n && i < 8; i++)
-		a[1 + i] = patchsite_regs_arg(regs, i);
-	return ps_ring_ext(PSD_EXT_ARGS, a, n + 1) ? (n + 3) / 2 : 0;
+	n = ps_args_want(s, fs);
+	if (n) {
+		a[0] = idw >> 2;
+		for (unsigned i = 0; i < n && i < 8; i++)
+			a[1 + i] = patchsite_regs_arg(regs, i);
+		units = ps_ring_ext(PSD_EXT_ARGS, a, n + 1) ? (n + 3) / 2 : 0;
+	}
+	if (*fs & PS_FS_READ)
+		units += ps_read_put(idw >> 2, (*fs & PS_FS_READ) >> PS_FS_READ_SHIFT, false);
+	return units;
 }
 
 #endif

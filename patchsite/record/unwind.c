@@ -233,6 +233,7 @@ void ps_graph_thread_end(void)
 	struct patchsite_ops_state *g = __atomic_load_n(&ps_graph_ops.state, __ATOMIC_ACQUIRE);
 	bool graph = g && __atomic_load_n(&g->s.registered, __ATOMIC_RELAXED);
 
+	ps_read_thread_end();
 	if (!t || !f->fp)
 		return;
 	mark(t, f, tsc);

@@ -147,6 +147,9 @@ static int chrome_thread(FILE *f, const char **sep, struct stream *m)
 		if (walk_is_marker(e)) {
 			chrome_event(f, sep, p, m->t->tid, walk_marker_text(e, text, sizeof(text)), "i",
 				     e->tsc, NULL);
+		} else if (walk_is_read(e)) {
+			chrome_event(f, sep, p, m->t->tid, walk_read_text(m, e, text, sizeof(text)), "i",
+				     e->tsc, NULL);
 		} else if (e->type == PSR_EXT && e->ext_kind == PSD_EXT_EVENT) {
 			chrome_static_event(f, sep, p, m->t->tid, e);
 		} else if (e->type == PSR_FUNC) {

@@ -494,6 +494,9 @@ static void perfetto_thread(struct pf *f, struct stream *m, uint64_t uuid, uint6
 		if (walk_is_marker(e)) {
 			track_event(f, &q, p, psr_ns(p, e->tsc), TYPE_INSTANT, NULL,
 				    walk_marker_text(e, text, sizeof(text)), NULL, NULL);
+		} else if (walk_is_read(e)) {
+			track_event(f, &q, p, psr_ns(p, e->tsc), TYPE_INSTANT, NULL,
+				    walk_read_text(m, e, text, sizeof(text)), NULL, NULL);
 		} else if (e->type == PSR_EXT && e->ext_kind == PSD_EXT_EVENT) {
 			track_event(f, &q, p, psr_ns(p, e->tsc), TYPE_INSTANT,
 				    psr_event_name(p, e), NULL, NULL, e);

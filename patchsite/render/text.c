@@ -44,7 +44,7 @@ static const char *srcline_text(const struct stream *m, const struct psr_event *
 	return buf;
 }
 
-void text_function_line(FILE *f, const struct psr_proc *p, const struct stream *m,
+void text_function_line(FILE *f, const struct psr_proc *p, struct stream *m,
 			const struct psr_event *e)
 {
 	static char text[PSD_EXT_MAX_WORDS * 8 + 64];
@@ -66,6 +66,10 @@ void text_function_line(FILE *f, const struct psr_proc *p, const struct stream *
 	if (walk_is_stack(e)) {
 		fputs("<stack trace>\n", f);
 		stack_lines(f, p, e);
+		return;
+	}
+	if (walk_is_read(e)) {
+		fprintf(f, "%s\n", walk_read_text(m, e, text, sizeof(text)));
 		return;
 	}
 	if (e->type == PSR_EXT) {	/* a static trace event */
@@ -163,6 +167,13 @@ void text_graph_event(FILE *f, struct stream *m, struct stream **last)
 	if (walk_is_stack(&e)) {
 		graph_line(f, m, e.cpu, NULL, m->depth, "/* <stack trace> */", "", "");
 		stack_lines(f, p, &e);
+		return;
+	}
+	if (walk_is_read(&e)) {
+		char text[256];
+
+		graph_line(f, m, e.cpu, NULL, m->depth, "/* ", walk_read_text(m, &e, text, sizeof(text)),
+			   " */");
 		return;
 	}
 	if (walk_is_marker(&e)) {

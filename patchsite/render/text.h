@@ -6,7 +6,7 @@
 #include "walk.h"
 
 /* One function tracer line: a function event or a marker. */
-void text_function_line(FILE *f, const struct psr_proc *p, const struct stream *m,
+void text_function_line(FILE *f, const struct psr_proc *p, struct stream *m,
 			const struct psr_event *e);
 /* One event of function_graph. */
 void text_graph_event(FILE *f, struct stream *m, struct stream **last);

@@ -49,14 +49,54 @@ bool walk_is_stack(const struct psr_event *ev)
 	       !ev->truncated;
 }
 
+bool walk_is_read(const struct psr_event *ev)
+{
+	return psr_read_valid(ev);
+}
+
+const char *walk_read_text(struct stream *m, const struct psr_event *e, char *b, size_t n)
+{
+	unsigned kind = (unsigned)e->payload[1] & 0xff, nv = psr_read_nvals(kind);
+	uint32_t id = (uint32_t)e->payload[0];
+	struct read_open o = { .id = id, .kind = kind };
+
+	if (!(e->payload[1] & PSD_READ_EXIT)) {
+		if (m->nreads == m->capreads) {
+			size_t cap = m->capreads ? 2 * m->capreads : 16;
+			struct read_open *r = realloc(m->reads, cap * sizeof(*r));
+
+			if (!r) {
+				psr_read_text(kind, e->payload + 2, NULL, b, n);
+				return b;
+			}
+			m->reads = r, m->capreads = cap;
+		}
+		memcpy(o.v, e->payload + 2, nv * 8);
+		m->reads[m->nreads++] = o;
+		psr_read_text(kind, e->payload + 2, NULL, b, n);
+		return b;
+	}
+	for (size_t i = m->nreads; i-- > 0;)
+		if (m->reads[i].id == id && m->reads[i].kind == kind) {
+			o = m->reads[i];
+			memmove(&m->reads[i], &m->reads[i + 1], (m->nreads - i - 1) * sizeof(o));
+			m->nreads--;
+			psr_read_text(kind, e->payload + 2, o.v, b, n);
+			return b;
+		}
+	/* Its entry is not in the record (overwritten, filtered): the values alone. */
+	psr_read_text(kind, e->payload + 2, NULL, b, n);
+	return b;
+}
+
 bool walk_is_marker(const struct psr_event *e)
 {
 	return e->type == PSR_EXT && e->ext_kind == PSD_EXT_MARKER;
 }
 
 /*
- * The next event these renderers show, with what follows it: stack traces
- * and markers are shown, static trace events by replay and the Chrome JSON
+ * The next event these renderers show, with what follows it: stack traces,
+ * read= values and markers are shown, static trace events by replay and the Chrome JSON
  * (ctx->with_events), other extended records skipped (arguments and return
  * values come with their event).
  */
@@ -64,7 +104,7 @@ static bool shown(const struct render_ctx *ctx, const struct psr_event *ev)
 {
 	if (ev->type == PSR_SCHED)
 		return ctx->with_sched;
-	return ev->type != PSR_EXT || walk_is_stack(ev) || walk_is_marker(ev) ||
+	return ev->type != PSR_EXT || walk_is_stack(ev) || walk_is_marker(ev) || walk_is_read(ev) ||
 	       (ctx->with_events && ev->ext_kind == PSD_EXT_EVENT);
 }
 
@@ -272,6 +312,7 @@ void walk_streams_free(struct stream *s, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		free(s[i].stack);
 		psr_filter_thread_free(s[i].filter);
+		free(s[i].reads);
 	}
 	free(s);
 }

@@ -50,6 +50,13 @@ struct frame {
 	size_t path_len;	/* folded: length of the path before this frame */
 };
 
+/* A read= trigger's values at an entry, until its exit's (walk_read_text). */
+struct read_open {
+	uint32_t id;
+	unsigned kind;
+	uint64_t v[3];
+};
+
 /* One thread's events, with one event of lookahead and its open calls. */
 struct stream {
 	struct render_ctx *ctx;	/* the call's, shared by its streams */
@@ -63,12 +70,21 @@ struct stream {
 	struct psr_cursor at_ev, at_next;	/* live: where ev and next were read (positions) */
 	struct frame *stack;
 	size_t depth, cap;
+	struct read_open *reads;	/* entries' read= values not yet paired with an exit's */
+	size_t nreads, capreads;
 	char task[64];
 	struct psr_fthread *filter;	/* which events to show (render_opts.filter), or NULL */
 };
 
 /* A stack trace record (PSD_EXT_STACK: the site id, then return addresses), whole. */
 bool walk_is_stack(const struct psr_event *ev);
+/*
+ * A read= trigger's record (PSD_EXT_READ), whole; its text: the values at
+ * an entry, the difference over the call at the exit (paired with the
+ * latest entry of the same function and kind in m; shown once each).
+ */
+bool walk_is_read(const struct psr_event *ev);
+const char *walk_read_text(struct stream *m, const struct psr_event *e, char *b, size_t n);
 /* A trace_marker line (PSD_EXT_MARKER). */
 bool walk_is_marker(const struct psr_event *e);
 /* The stream's next shown event into s->ev: false at its end (or, live, its visible end). */

@@ -294,6 +294,15 @@ unsigned long *patchsite_regs_parent_loc(struct patchsite_regs *regs)
 	return regs->parent_loc;
 }
 
+/* rdpmc: ecx the counter, edx:eax its value (only where the mmap page said cap_user_rdpmc). */
+static uint64_t x86_64_read_pmc(uint32_t idx)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdpmc" : "=a"(lo), "=d"(hi) : "c"(idx));
+	return (uint64_t)hi << 32 | lo;
+}
+
 static unsigned long x86_64_regs_retval(const struct patchsite_regs *regs)
 {
 	return regs->rax;
@@ -402,6 +411,7 @@ const struct ps_arch ps_arch_x86_64 = {
 	.arg_regs	= 6,
 	.regs_retval	= x86_64_regs_retval,
 	.exit_retval	= x86_64_exit_retval,
+	.read_pmc	= x86_64_read_pmc,
 	.unwinds_from_ops = true,	/* ps_x86_64_tramp's CFI (tests/patchsite/feat.sh) */
 	.slot_thunk_size = PS_X86_64_SLOT_THUNK,
 	.jump_slot_type	= R_X86_64_JUMP_SLOT,
