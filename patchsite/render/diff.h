@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* report --diff's rows (diff.c), for its layout by uftrace's --diff-policy (diff_policy.c). */
+/*
+ * report --diff's rows (diff.c), for its layout by uftrace's --diff-policy
+ * (diff_policy.c); their values and amounts (diff_row.c), below both.
+ */
 #ifndef PS_RENDER_DIFF_H
 #define PS_RENDER_DIFF_H
 

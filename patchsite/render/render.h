@@ -9,7 +9,7 @@
  * entry per function or distinct stack), never the list of all calls.
  * Beside them: table.c (the string -> counts table, table.h), tree.c (the
  * call tree of report --graph and dump --flamegraph, tree.h), graph.c (report
- * --graph), flame.c (dump --flamegraph), diff.c (report --diff; diff_policy.c its
+ * --graph), flame.c (dump --flamegraph), diff.c (report --diff; diff_row.c its values, diff_policy.c its
  * layout by uftrace's --diff-policy, diff.h), report_cols.c
  * (report's keys and columns by uftrace's names), report_task.c (report --task), dist.c
  * (percentiles and histograms, dist.h), profile_stat.c (trace_stat/function),
