@@ -127,7 +127,7 @@ CHECK_JOBS ?= 2
 CHECK_PAR   = -j$(CHECK_JOBS) --output-sync=target
 check: deps
 	$(Q)$(MAKE) --no-print-directory all
-	$(Q)$(MAKE) --no-print-directory $(CHECK_PAR) check-unit check-golden
+	$(Q)$(MAKE) --no-print-directory $(CHECK_PAR) check-unit check-golden check-qemu
 	$(Q)$(MAKE) --no-print-directory SAN=1 check-san
 	$(Q)$(MAKE) --no-print-directory check-tsan
 

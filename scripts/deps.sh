@@ -17,7 +17,7 @@ PKGS="$PKGS strace"
 # The patchsite command reads DWARF (probe names, types and locations) with libdw; the runtime never does.
 PKGS="$PKGS libdw-dev"
 # tests/patchsite/probes.sh: gdb is the oracle of the probes' values; gdb-multiarch
-# (through qemu's gdbstub) counts calls for tests/patchsite-aarch64.
+# (through qemu's gdbstub) counts calls for tests/patchsite-qemu.
 PKGS="$PKGS gdb gdb-multiarch"
 # tests/patchsite/perfetto.sh: protoc --decode_raw reads dump --perfetto's output, and
 # --decode under tests/patchsite/perfetto_min.proto (Perfetto's field numbers).

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Where AAPCS64 passes what Lua and googletest seldom do, for
- * tests/patchsite-aarch64/realprobes.sh (check_real_probes.py against gdb):
+ * tests/patchsite-qemu/realprobes.sh (check_real_probes.py against gdb):
  * integer arguments past x7 and floating ones past v7 (on the stack, 8
  * bytes a slot), floats and doubles in the v registers among integers, a
  * homogeneous float aggregate by value (in v0-v2: refused by name, and the

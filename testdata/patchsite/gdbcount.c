@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Calls whose numbers an outside oracle counts: tests/patchsite-aarch64
+ * Calls whose numbers an outside oracle counts: tests/patchsite-qemu
  * runs this under qemu's gdbstub with gdb breakpoints on leaf and mid
  * (their hit counts, not the program's or the tracer's own counting) and
  * compares them with the trace.  mid calls leaf 0-3 times, by its argument.

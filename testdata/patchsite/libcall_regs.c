@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Library calls for tests/patchsite-aarch64/libcall.sh: the C library's
+ * Library calls for tests/patchsite-qemu/libcall.sh: the C library's
  * malloc, memcpy, puts, qsort with a callback that calls strcmp, varargs
  * printf and snprintf with doubles, free; and libcall_regs_lib.c's
  * functions, which use every argument and result register the calling

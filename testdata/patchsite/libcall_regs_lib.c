@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The library of libcall_regs.c (tests/patchsite-aarch64/libcall.sh): its
+ * The library of libcall_regs.c (tests/patchsite-qemu/libcall.sh): its
  * functions are reached through the program's PLT, so a traced call goes
  * through a GOT slot's thunk, and each takes or returns its values in a
  * different part of the calling convention (AAPCS64 on aarch64): all

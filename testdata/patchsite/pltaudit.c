@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The oracle of the library-call tests (tests/patchsite/libcall.sh,
- * libcall_dl.sh, tests/patchsite-aarch64/libcall.sh): an rtld-audit
+ * libcall_dl.sh, tests/patchsite-qemu/libcall.sh): an rtld-audit
  * library (LD_AUDIT=pltaudit.so) the dynamic linker calls at each call
  * through a PLT slot, independent of patchsite.  Into $AUDIT_OUT, one line
  * a call: "symbol" for the executable's calls; with AUDIT_ALL set, every

@@ -19,7 +19,7 @@ long work_count(long a);
 long work_other(long a);
 double api_fp(double x, double y);
 
-/* The harness says when work.c is built -pg (tests/patchsite-aarch64/run.sh). */
+/* The harness says when work.c is built -pg (tests/patchsite-qemu/run.sh). */
 #define MCOUNT_FORM	(getenv("PSTEST_MCOUNT") && *getenv("PSTEST_MCOUNT"))
 
 static int failures;

@@ -36,7 +36,7 @@ MIN = int(sys.argv[3].split(":")[-1])       # N:MIN: N probed, at least MIN call
 PROG = [os.path.abspath(sys.argv[5])] + sys.argv[6:]
 GDB_PY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "realprobes_gdb.py")
 CLONE = re.compile(r"\.(isra|constprop|part)\.")
-# Another arch's program under qemu-user (tests/patchsite-aarch64/realprobes.sh): QEMU is
+# Another arch's program under qemu-user (tests/patchsite-qemu/realprobes.sh): QEMU is
 # qemu-aarch64, SYSROOT its -L; record runs EXE under it (--emulator, PATCHSITE_LIB the
 # arch's runtime) and gdb-multiarch (GDB) stops it through qemu's gdb stub (-g PORT).
 QEMU = os.environ.get("REALPROBES_QEMU")

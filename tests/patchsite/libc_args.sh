@@ -95,7 +95,7 @@ static void log_call(const char *symname, const unsigned long r[6])
 	fflush(out);
 }
 
-#if defined(__aarch64__)	/* tests/patchsite-aarch64/libc_args.sh's, under qemu */
+#if defined(__aarch64__)	/* tests/patchsite-qemu/libc_args.sh's, under qemu */
 ElfW(Addr) la_aarch64_gnu_pltenter(ElfW(Sym) *sym, unsigned int ndx, uintptr_t *refcook,
 				   uintptr_t *defcook, La_aarch64_regs *regs, unsigned int *flags,
 				   const char *symname, long int *framesizep)

@@ -20,7 +20,7 @@ set -u
 suite_init retprobe "$@"
 
 if [ "$(uname -m)" != x86_64 ]; then
-	echo "SKIP retprobe.sh: written for x86-64 (tests/patchsite-aarch64 runs the aarch64 case)"
+	echo "SKIP retprobe.sh: written for x86-64 (tests/patchsite-qemu runs the aarch64 case)"
 	exit 0
 fi
 if ! command -v gdb >/dev/null 2>&1; then

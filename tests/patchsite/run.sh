@@ -230,7 +230,7 @@ for form in $FORMS; do
 	fi
 	# The same stress with the runtime a shared library the program needs (-lpatchsite:
 	# DT_NEEDED, not preloaded): its start-up reads the program's dynamic section
-	# (sites/late.c, arch/dyn.h), as on aarch64 and riscv64 (tests/patchsite-aarch64/run.sh).
+	# (sites/late.c, arch/dyn.h), as on aarch64 and riscv64 (tests/patchsite-qemu/run.sh).
 	if [ $form = pie ]; then
 		if build "$T/stress-so" $form $SRC/work.c -- "$T/stress.o" -L"$B" -lpatchsite \
 			-Wl,-rpath,"$PWD/$B" $SANFLAGS -pthread; then

@@ -60,7 +60,7 @@ compile_fixed() {
 	printf '%s\n' "$@" | xargs -P2 -I{} sh -c 'o="$2/$(basename "$1" .cc)"
 		$0 -S "$1" -o "$o.s" && awk -f "$3" "$o.s" >"$o.fixed.s" &&
 		${0%% *} -c "$o.fixed.s" -o "$o.o" && rm -f "$o.s" "$o.fixed.s"' "$c_cmd" {} "$c_out" \
-		"$PWD/tests/patchsite-aarch64/pfe_comdat.awk"
+		"$PWD/tests/patchsite-qemu/pfe_comdat.awk"
 }
 
 # build_readelf gcc|clang: readelf (kept in REAL/readelf-a64-CC) and the arena.

@@ -1,24 +1,25 @@
 # libpatchsite for aarch64, from an x86-64 host: the runtime cross-built into
 # build/aarch64 (a make of its own, CROSS_COMPILE=aarch64-linux-gnu-), its
-# samples run under qemu-aarch64 (tests/patchsite-aarch64/run.sh: the entry
+# samples run under qemu-aarch64 (tests/patchsite-qemu/run.sh: the entry
 # forms and the -pg ones, unwind.cc, gdb's breakpoint counts: 1.7 to 5.5
 # minutes, 73 s of CPU, on two cores shared with seven other builds).  Not under
 # the sanitizers: qemu-user does not run ASan's or TSan's shadow mappings.
 A64_CROSS ?= aarch64-linux-gnu-
 A64_B     := build/aarch64
-.PHONY: check-patchsite-aarch64
+.PHONY: check-qemu check-patchsite-aarch64
+# make check runs it in check-qemu, beside check-unit (whose suites are native).
 ifeq ($(ARCH)$(SAN)$(TSAN),x86_64)
-check-unit: check-patchsite-aarch64
+check-qemu: check-patchsite-aarch64
 endif
 check-patchsite-aarch64:
 	$(Q)$(MAKE) --no-print-directory CROSS_COMPILE=$(A64_CROSS) B=$(A64_B) SAN= TSAN= \
 		$(A64_B)/libpatchsite.a $(A64_B)/libpatchsite.so $(A64_B)/patchsite.o
-	$(Q)sh tests/patchsite-aarch64/run.sh $(A64_B)
-	$(Q)sh tests/patchsite-aarch64/probes.sh $(A64_B) $(B)
-	$(Q)sh tests/patchsite-aarch64/retprobe.sh $(A64_B) $(B)
-	$(Q)sh tests/patchsite-aarch64/libcall.sh $(A64_B)
-	$(Q)sh tests/patchsite-aarch64/libc_args.sh $(A64_B) $(B)
-	$(Q)PS_REAL=$(PS_REAL) sh tests/patchsite-aarch64/realprobes.sh $(A64_B) $(B) small	# readelf by gcc, against gdb
+	$(Q)sh tests/patchsite-qemu/run.sh $(A64_B)
+	$(Q)sh tests/patchsite-qemu/probes.sh $(A64_B) $(B)
+	$(Q)sh tests/patchsite-qemu/retprobe.sh $(A64_B) $(B)
+	$(Q)sh tests/patchsite-qemu/libcall.sh $(A64_B)
+	$(Q)sh tests/patchsite-qemu/libc_args.sh $(A64_B) $(B)
+	$(Q)PS_REAL=$(PS_REAL) sh tests/patchsite-qemu/realprobes.sh $(A64_B) $(B) small	# readelf by gcc, against gdb
 
 # Probes named from DWARF on readelf (Debian's binutils-source) and googletest's samples
 # (Debian's googletest) built for aarch64 (gcc, clang, g++, clang++), against gdb-multiarch
@@ -28,7 +29,7 @@ check-patchsite-aarch64:
 check-realprobes-aarch64: $(B)/patchsite
 	$(Q)$(MAKE) --no-print-directory CROSS_COMPILE=$(A64_CROSS) B=$(A64_B) SAN= TSAN= \
 		$(A64_B)/libpatchsite.so
-	$(Q)PS_REAL=$(PS_REAL) sh tests/patchsite-aarch64/realprobes.sh $(A64_B) $(B)
+	$(Q)PS_REAL=$(PS_REAL) sh tests/patchsite-qemu/realprobes.sh $(A64_B) $(B)
 
 # Guest instructions per traced call under qemu (bench/patchsite/aarch64.sh, about 2 minutes).
 .PHONY: bench-patchsite-aarch64
@@ -68,19 +69,19 @@ endif
 
 # libpatchsite for riscv64, the same way: cross-built into build/riscv64
 # (CROSS_COMPILE=riscv64-linux-gnu-), the same case list run under
-# qemu-riscv64 (tests/patchsite-aarch64/run.sh BUILD riscv64; about two
+# qemu-riscv64 (tests/patchsite-qemu/run.sh BUILD riscv64; about two
 # minutes), with and without compressed instructions.
 RV64_CROSS ?= riscv64-linux-gnu-
 RV64_B     := build/riscv64
 .PHONY: check-patchsite-riscv64
 ifeq ($(ARCH)$(SAN)$(TSAN),x86_64)
-check-unit: check-patchsite-riscv64
+check-qemu: check-patchsite-riscv64
 endif
 check-patchsite-riscv64:
 	$(Q)$(MAKE) --no-print-directory CROSS_COMPILE=$(RV64_CROSS) B=$(RV64_B) SAN= TSAN= \
 		$(RV64_B)/libpatchsite.a $(RV64_B)/libpatchsite.so $(RV64_B)/patchsite.o
-	$(Q)sh tests/patchsite-aarch64/run.sh $(RV64_B) riscv64
-	$(Q)sh tests/patchsite-aarch64/libcall.sh $(RV64_B) riscv64
+	$(Q)sh tests/patchsite-qemu/run.sh $(RV64_B) riscv64
+	$(Q)sh tests/patchsite-qemu/libcall.sh $(RV64_B) riscv64
 
 # Guest instructions per traced call under qemu-riscv64 (the same script, about 2 minutes).
 .PHONY: bench-patchsite-riscv64
