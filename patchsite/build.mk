@@ -13,8 +13,9 @@
 PS_ARCH_SRC_x86_64  := $(wildcard patchsite/arch/x86_64/*.c patchsite/arch/x86_64/*.S)
 PS_ARCH_SRC_aarch64 := $(wildcard patchsite/arch/aarch64/*.c patchsite/arch/aarch64/*.S)
 PS_ARCH_SRC_riscv64 := $(wildcard patchsite/arch/riscv64/*.c patchsite/arch/riscv64/*.S)
-PS_LIBARCH_aarch64  := lib/arch/aarch64.c lib/arch/common.c
-PS_LIBARCH_riscv64  := lib/arch/riscv.c lib/arch/common.c
+PS_LIBARCH_x86_64   := lib/noflag_proof.c
+PS_LIBARCH_aarch64  := lib/arch/aarch64.c lib/arch/common.c lib/noflag_proof.c
+PS_LIBARCH_riscv64  := lib/arch/riscv.c lib/arch/common.c lib/noflag_proof.c
 PS_MAP_x86_64       := patchsite/arch/x86_64/libpatchsite.map
 PS_MAP_aarch64      := patchsite/arch/aarch64/libpatchsite.map
 PS_MAP_riscv64      := patchsite/arch/riscv64/libpatchsite.map

@@ -36,6 +36,7 @@
 #include "sites.h"
 #include "sites/got.h"
 #include "pcrel_table.h"
+#include "late.h"
 
 static const char *const table_names[] = { "__mcount_loc", "__patchable_function_entries",
 					   "__return_loc", PCREL_TABLE, NULL };
@@ -297,6 +298,7 @@ struct scan_ctx {
 	uintptr_t self;		/* an address inside this library */
 	int index;		/* slot in ps.mods for the next object, -1: after the last */
 	struct ps_module *added;
+	bool startup;		/* the scan at start-up: proof files are read then (noflag.c) */
 };
 
 /*
@@ -422,6 +424,8 @@ static int module_add(struct dl_phdr_info *info, struct scan_ctx *ctx)
 			}
 	if (!err && !m->nsites && !has_table(&f))
 		err = ps_scan_late_sites(m, ps_module_calls_hook);
+	if (!err && !m->nsites && ctx->startup)
+		err = ps_noflag_sites(m, info);
 	if (err)
 		goto fail;
 	if (ps_module_has_code(m, ctx->self, 1) && m->nsites)
@@ -508,10 +512,14 @@ void ps_module_free(struct ps_module *m)
 
 int ps_modules_scan(void)
 {
-	struct scan_ctx ctx = { .self = (uintptr_t)&ps_modules_scan, .index = -1 };
+	struct scan_ctx ctx = { .self = (uintptr_t)&ps_modules_scan, .index = -1,
+				.startup = !ps_attach_late() };
 	size_t total = 0, k = 0;
 
+	if (ctx.startup)
+		ps_noflag_load();
 	dl_iterate_phdr(scan_one, &ctx);
+	ps_noflag_unused();
 	/* The executable's library calls: modules of their own, after the objects (got.c). */
 	if (ps_got_scan() == -ENOMEM && !ctx.err)
 		ctx.err = -ENOMEM;
@@ -547,7 +555,7 @@ struct ps_site *ps_site_by_addr(uintptr_t addr)
 		struct ps_module *m = ps.mods[i];
 		size_t lo = 0, hi = m->nsites;
 
-		if (addr < m->text_lo || addr >= m->text_hi)
+		if ((addr < m->text_lo || addr >= m->text_hi) && !ps_noflag_holds(m, addr))
 			continue;
 		while (lo < hi) {
 			size_t mid = (lo + hi) / 2;

@@ -50,6 +50,9 @@ enum site_kind {
 	SITE_EXIT,		/* an exit site */
 	SITE_ENTRY_LATE,	/* after the prologue (-pg without -mfentry): the return slot
 				 * is the frame record's (x86-64 8(%rbp)); the return is hooked */
+	SITE_ENTRY_NOFLAG,	/* entry of a function built without any flag (sites/noflag.c):
+				 * the site is the slot of its out-of-line stub; the return
+				 * is hooked */
 	SITE_KINDS
 };
 
@@ -103,6 +106,7 @@ struct ps_module {
 				   (ps_trap_ready); the next live change tries again */
 	const void *symtab, *strtab;	/* in map: the function symbols, once found */
 	size_t nsymtab, strtab_size;
+	struct ps_noflag *noflag;	/* its sites come from a proof file (sites/noflag.c) */
 };
 
 /*

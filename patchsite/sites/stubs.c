@@ -179,7 +179,7 @@ int ps_stubs_map(struct ps_module *m)
 		align = 2ul << 20;
 		stub_bytes = (stub_bytes + align - 1) & ~(align - 1);
 	}
-	size = stub_bytes + ps_page_size();
+	size = stub_bytes + ps_noflag_room(m) + ps_page_size();
 	for (int tries = 0; !p && tries < 8; tries++) {
 		best = stub_place(m, size, align);
 		if (!best) {
@@ -202,6 +202,7 @@ int ps_stubs_map(struct ps_module *m)
 	m->tramp_slot = (_Atomic uintptr_t *)(p + size - ps_page_size());
 	for (unsigned k = 0; k < SITE_KINDS; k++)
 		atomic_store(&m->tramp_slot[k], (uintptr_t)(k == SITE_ENTRY_LATE ? ps.arch->tramp_late
+							    : k == SITE_ENTRY_NOFLAG ? ps.arch->tramp_noflag
 							    : ps.arch->tramp));
 	for (size_t i = 0; i < m->nsites; i++) {
 		uintptr_t at = (uintptr_t)p + i * ps.arch->stub_size;
@@ -213,6 +214,11 @@ int ps_stubs_map(struct ps_module *m)
 			m->tramp_slot = NULL;
 			return -ERANGE;
 		}
+	}
+	if (m->noflag && (err = ps_noflag_write(m, p + stub_bytes, ps_noflag_room(m)))) {
+		munmap(p, size);
+		m->tramp_slot = NULL;
+		return err;
 	}
 	/* The stubs are new code: make them coherent before any site can reach them. */
 	ps.arch->sync_icache(p, size - ps_page_size());

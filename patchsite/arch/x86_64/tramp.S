@@ -695,4 +695,71 @@ ps_x86_64_call_saved:
 	PS_FAST_LEAVE_LATE ps_graph_late_slow, rcx, rdx, rax
 	PS_ENDFUNC ps_x86_64_graph_late
 
+/*
+ * No-flag sites (noflag.c): the out-of-line stub's slot called the site's
+ * stub, which pushed the id.  0(%rsp) the id << 2, 8 return into the
+ * out-of-line stub, 16 the stack pointer before the slot; the traced
+ * function's return slot is R bytes above it, R the word at the start of
+ * the stub (the return address rounded down to its 128 bytes).  The
+ * function was built without -pg, so its callers may keep any
+ * caller-saved register live across the call (gcc -fipa-ra): every
+ * general register, the flags and the whole vector state (xsave, for
+ * the features XCR0 enables) are kept around ps_dispatch, not only the
+ * argument registers.
+ */
+	PS_FUNC	ps_x86_64_tramp_noflag
+	.cfi_def_cfa_offset 16
+	pushfq
+	.cfi_adjust_cfa_offset 8
+	pushq	%rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_offset %rbp, -32
+	movq	%rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	pushq	%rbx
+	.cfi_offset %rbx, -40
+	subq	$224, %rsp
+	andq	$-64, %rsp
+	PS_GPRS	save
+	movq	%rsp, %rbx		/* struct patchsite_regs */
+	PS_XMM	save, 96		/* for the probes' register map */
+	movq	24(%rbp), %rax
+	andq	$-128, %rax
+	movl	(%rax), %eax		/* R */
+	leaq	32(%rbp,%rax), %rax
+	movq	%rax, 72(%rbx)		/* parent_loc */
+	subq	ps_x86_64_xsave_size(%rip), %rsp
+	andq	$-64, %rsp
+	movl	$-1, %eax
+	movl	$-1, %edx
+	cmpb	$0, ps_x86_64_xsavec(%rip)
+	je	1f
+	xsavec64 (%rsp)
+	jmp	2f
+/* The standard form: XRSTOR faults unless the header's bytes 8-63 are 0; xsave writes bytes 0-7. */
+1:	.irp	o, 8, 16, 24, 32, 40, 48, 56
+	movq	$0, 512+\o(%rsp)
+	.endr
+	xsave64	(%rsp)
+2:	movl	16(%rbp), %edi
+	shrl	$2, %edi		/* the stub pushed id << 2 */
+	movq	24(%rbp), %rsi
+	movq	%rbx, %rdx
+	call	ps_dispatch
+	movl	$-1, %eax
+	movl	$-1, %edx
+	xrstor64 (%rsp)
+	movq	%rbx, %rsp
+	PS_GPRS	load
+	leaq	-8(%rbp), %rsp
+	popq	%rbx
+	popq	%rbp
+	.cfi_def_cfa %rsp, 24
+	popfq
+	.cfi_def_cfa_offset 16
+	leaq	8(%rsp), %rsp		/* drop the id; keeps flags */
+	.cfi_def_cfa_offset 8
+	ret
+	PS_ENDFUNC ps_x86_64_tramp_noflag
+
 	.section .note.GNU-stack, "", %progbits
