@@ -19,7 +19,7 @@ static const char *const psd_env_names[] = {
 	"PATCHSITE_TRACING_ON", "PATCHSITE_PID", "PATCHSITE_THRESH", "PATCHSITE_ARGS",
 	"PATCHSITE_GRAPH_NOTRACE", "PATCHSITE_TRIGGER", "PATCHSITE_OPTIONS",
 	"PATCHSITE_EVENTS", "PATCHSITE_BRANCHES", "PATCHSITE_PROBES", "PATCHSITE_LIBCALL",
-	"PATCHSITE_SCHED",
+	"PATCHSITE_SCHED", "PATCHSITE_NOFLAG",
 	"PATCHSITE_CTL",		/* ctl/channel.c */
 	"PATCHSITE_LIB",		/* `patchsite record` */
 	/* the compiler wrapper, scripts/patchsite-cc */

@@ -730,17 +730,21 @@ ps_x86_64_call_saved:
 	movq	%rax, 72(%rbx)		/* parent_loc */
 	subq	ps_x86_64_xsave_size(%rip), %rsp
 	andq	$-64, %rsp
+/*
+ * XRSTOR faults unless the header's reserved bytes are 0, and neither
+ * XSAVE (bytes 0-7) nor XSAVEC (0-15) writes them all: the stack there
+ * holds anything.
+ */
+	.irp	o, 8, 16, 24, 32, 40, 48, 56
+	movq	$0, 512+\o(%rsp)
+	.endr
 	movl	$-1, %eax
 	movl	$-1, %edx
 	cmpb	$0, ps_x86_64_xsavec(%rip)
 	je	1f
 	xsavec64 (%rsp)
 	jmp	2f
-/* The standard form: XRSTOR faults unless the header's bytes 8-63 are 0; xsave writes bytes 0-7. */
-1:	.irp	o, 8, 16, 24, 32, 40, 48, 56
-	movq	$0, 512+\o(%rsp)
-	.endr
-	xsave64	(%rsp)
+1:	xsave64	(%rsp)
 2:	movl	16(%rbp), %edi
 	shrl	$2, %edi		/* the stub pushed id << 2 */
 	movq	24(%rbp), %rsi
