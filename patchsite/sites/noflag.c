@@ -120,7 +120,7 @@ static int proof_read(struct nf_proof *p, const char *file)
 
 	p->file = file;
 	if (!f || !r) {
-		ps_log(PATCHSITE_LOG_ERROR, "PATCHSITE_NOFLAG: %s: %s: nothing armed from it", file,
+		ps_log(PATCHSITE_LOG_WARNING, "PATCHSITE_NOFLAG: %s: %s: nothing armed from it", file,
 		       strerror(errno));
 		goto out;
 	}
@@ -147,7 +147,7 @@ static int proof_read(struct nf_proof *p, const char *file)
 	got = 0;
 	goto out;
 bad:
-	ps_log(PATCHSITE_LOG_ERROR, "PATCHSITE_NOFLAG: %s: %s: nothing armed from it", file, err);
+	ps_log(PATCHSITE_LOG_WARNING, "PATCHSITE_NOFLAG: %s: %s: nothing armed from it", file, err);
 	got = -1;
 out:
 	if (got)
@@ -167,14 +167,14 @@ void ps_noflag_load(void)
 	if (!v || !*v)
 		return;
 	if (!ps.arch->write_noflag_stub) {
-		ps_log(PATCHSITE_LOG_ERROR, "PATCHSITE_NOFLAG: %s: nothing armed",
+		ps_log(PATCHSITE_LOG_WARNING, "PATCHSITE_NOFLAG: %s: nothing armed",
 		       ps.arch->noflag_refused);
 		return;
 	}
 	list = strdup(v);
 	for (char *f = list ? strtok_r(list, ":", &save) : NULL; f; f = strtok_r(NULL, ":", &save)) {
 		if (nproofs == NF_MAX_FILES) {
-			ps_log(PATCHSITE_LOG_ERROR, "PATCHSITE_NOFLAG: more than %d files: %s and "
+			ps_log(PATCHSITE_LOG_WARNING, "PATCHSITE_NOFLAG: more than %d files: %s and "
 			       "after not read", NF_MAX_FILES, f);
 			break;
 		}
