@@ -36,7 +36,6 @@
 #include "sites.h"
 #include "sites/got.h"
 #include "pcrel_table.h"
-#include "late.h"
 
 static const char *const table_names[] = { "__mcount_loc", "__patchable_function_entries",
 					   "__return_loc", PCREL_TABLE, NULL };
@@ -298,7 +297,7 @@ struct scan_ctx {
 	uintptr_t self;		/* an address inside this library */
 	int index;		/* slot in ps.mods for the next object, -1: after the last */
 	struct ps_module *added;
-	bool startup;		/* the scan at start-up: proof files are read then (noflag.c) */
+	bool startup;		/* the scan at start-up: proof files (noflag.c) are used then */
 };
 
 /*
@@ -512,14 +511,10 @@ void ps_module_free(struct ps_module *m)
 
 int ps_modules_scan(void)
 {
-	struct scan_ctx ctx = { .self = (uintptr_t)&ps_modules_scan, .index = -1,
-				.startup = !ps_attach_late() };
+	struct scan_ctx ctx = { .self = (uintptr_t)&ps_modules_scan, .index = -1, .startup = true };
 	size_t total = 0, k = 0;
 
-	if (ctx.startup)
-		ps_noflag_load();
 	dl_iterate_phdr(scan_one, &ctx);
-	ps_noflag_unused();
 	/* The executable's library calls: modules of their own, after the objects (got.c). */
 	if (ps_got_scan() == -ENOMEM && !ctx.err)
 		ctx.err = -ENOMEM;
@@ -555,7 +550,8 @@ struct ps_site *ps_site_by_addr(uintptr_t addr)
 		struct ps_module *m = ps.mods[i];
 		size_t lo = 0, hi = m->nsites;
 
-		if ((addr < m->text_lo || addr >= m->text_hi) && !ps_noflag_holds(m, addr))
+		if ((addr < m->text_lo || addr >= m->text_hi) &&
+		    (addr < m->ool_lo || addr >= m->ool_hi))
 			continue;
 		while (lo < hi) {
 			size_t mid = (lo + hi) / 2;

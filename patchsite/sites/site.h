@@ -107,6 +107,8 @@ struct ps_module {
 	const void *symtab, *strtab;	/* in map: the function symbols, once found */
 	size_t nsymtab, strtab_size;
 	struct ps_noflag *noflag;	/* its sites come from a proof file (sites/noflag.c) */
+	size_t stubs_extra;		/* bytes after the sites' stubs: noflag.c's out-of-line stubs */
+	uintptr_t ool_lo, ool_hi;	/* ... once written; their slots are its sites */
 };
 
 /*
@@ -184,6 +186,10 @@ size_t ps_sym_aliases(const struct ps_module *m, const struct ps_sym *sym,
 const uint8_t *ps_module_file_code(const struct ps_module *m, uintptr_t addr, size_t len);
 void ps_log_site(enum patchsite_log_level level, const struct ps_site *s, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* sites/noflag.c: proof files (PATCHSITE_NOFLAG), read before the start-up scan; said after it */
+void ps_noflag_load(void);
+void ps_noflag_unused(void);
 
 /* sites/image.c */
 int ps_module_section(const struct ps_module *m, const char *name, uintptr_t *addr, size_t *size);
