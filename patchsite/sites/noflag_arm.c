@@ -28,14 +28,8 @@ static void refuse(struct ps_module *m, struct ps_site *s, const char *why, cons
 /* The record as the arch reads it. */
 static void record_of(const struct nf_keep *k, struct nf_record *r)
 {
-	memset(r, 0, offsetof(struct nf_record, name) + 1);
-	r->rec = NF_SITE;
-	r->form = k->form;
-	r->entry = k->entry;
-	r->site = k->site;
-	r->depth = k->depth;
-	r->nbytes = k->nbytes;
-	r->ninsns = k->ninsns;
+	*r = (struct nf_record){ .rec = NF_SITE, .form = k->form, .entry = k->entry, .site = k->site,
+				 .depth = k->depth, .nbytes = k->nbytes, .ninsns = k->ninsns };
 	memcpy(r->bytes, k->bytes, sizeof(r->bytes));
 	memcpy(r->insns, k->insns, sizeof(r->insns));
 }
