@@ -705,6 +705,16 @@ ps_x86_64_call_saved:
  * Clobbers %eax and the flags (both saved before).
  */
 	.set	PS_VEC_AREA, 2176
+/* One kind of register, saved to or loaded from base + size * i(%rsp). */
+	.macro	PS_VEC_MOVE op, insn, reg, base, size, regs:vararg
+	.irp	i, \regs
+	.ifc	\op, save
+	\insn	%\reg\i, \base + \size * \i(%rsp)
+	.else
+	\insn	\base + \size * \i(%rsp), %\reg\i
+	.endif
+	.endr
+	.endm
 	.macro	PS_VEC op
 	.ifc	\op, save
 	stmxcsr	2112(%rsp)
@@ -713,36 +723,13 @@ ps_x86_64_call_saved:
 	cmpl	$1, %eax
 	je	31f
 	ja	32f
-	.irp	i, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
-	.ifc	\op, save
-	movaps	%xmm\i, 16 * \i(%rsp)
-	.else
-	movaps	16 * \i(%rsp), %xmm\i
-	.endif
-	.endr
+	PS_VEC_MOVE \op, movaps, xmm, 0, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
 	jmp	33f
-31:	.irp	i, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
-	.ifc	\op, save
-	vmovdqa	%ymm\i, 32 * \i(%rsp)
-	.else
-	vmovdqa	32 * \i(%rsp), %ymm\i
-	.endif
-	.endr
+31:	PS_VEC_MOVE \op, vmovdqa, ymm, 0, 32, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
 	jmp	33f
-32:	.irp	i, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31
-	.ifc	\op, save
-	vmovdqa64 %zmm\i, 64 * \i(%rsp)
-	.else
-	vmovdqa64 64 * \i(%rsp), %zmm\i
-	.endif
-	.endr
-	.irp	k, 0, 1, 2, 3, 4, 5, 6, 7
-	.ifc	\op, save
-	kmovq	%k\k, 2048 + 8 * \k(%rsp)
-	.else
-	kmovq	2048 + 8 * \k(%rsp), %k\k
-	.endif
-	.endr
+32:	PS_VEC_MOVE \op, vmovdqa64, zmm, 0, 64, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, \
+		16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31
+	PS_VEC_MOVE \op, kmovq, k, 2048, 8, 0, 1, 2, 3, 4, 5, 6, 7
 33:
 	.ifc	\op, load
 	ldmxcsr	2112(%rsp)
