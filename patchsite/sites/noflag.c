@@ -247,6 +247,11 @@ int ps_noflag_sites(struct ps_module *m, const struct dl_phdr_info *info)
 	return 0;
 }
 
+bool ps_site_args_unknown(const struct ps_site *s)
+{
+	return s->kind == SITE_ENTRY_NOFLAG && ps_noflag_keep(s->mod, s)->form != 'a';
+}
+
 /* After the start-up scan: a proof no loaded object matched. */
 void ps_noflag_unused(void)
 {

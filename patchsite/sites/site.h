@@ -190,6 +190,8 @@ void ps_log_site(enum patchsite_log_level level, const struct ps_site *s, const 
 /* sites/noflag.c: proof files (PATCHSITE_NOFLAG), read before the start-up scan; said after it */
 void ps_noflag_load(void);
 void ps_noflag_unused(void);
+/* A site in the entry block, after instructions that may have changed the arguments (form b). */
+bool ps_site_args_unknown(const struct ps_site *s);
 
 /* sites/image.c */
 int ps_module_section(const struct ps_module *m, const char *name, uintptr_t *addr, size_t *size);

@@ -166,6 +166,32 @@ else
 	fail "filter -F 'leaf walk': exit $rc, report: $names" err.txt
 fi
 
+# Probes: on a form a site (mix) the argument registers are the entry's; the values must be
+# the program's (x = h + i, h = mix's result: computed here as the C does); on a form b site
+# (walk) they may be changed before it, so a fetch argument there is refused by name.
+record -d tp --tracer=function --no-libcall --noflag-proof p.proof \
+	--probe='f:nf/m mix x=%rdi:u32' ./nfprog 3 > /dev/null 2>err.txt
+"$PS" replay -d tp 2>&1 | sed -n 's/.* nf:m: mix(x=\([0-9]*\))$/\1/p' > probe.got
+python3 -c 'h = 1
+for i in range(3):
+    x = (h + i) & 0xffffffff
+    print(x)
+    h = (x * 2654435761 + (x >> 7)) & 0xffffffff' > probe.want
+if [ -s probe.got ] && cmp -s probe.want probe.got; then
+	pass "probe on a form a site: mix's x=%rdi as the program computes it ($(tr '\n' ' ' < probe.got))"
+else
+	diff probe.want probe.got >> err.txt
+	fail "probe on a form a site: mix's x" err.txt
+fi
+record -d tq --tracer=function --no-libcall --noflag-proof p.proof \
+	--probe='f:nf/w walk n=%rdi' ./nfprog 3 > got.out 2>err.txt
+if grep -q 'dynamic_events: walk: built without any flag, its site is in its entry block.*form b' err.txt
+then
+	pass "probe with a fetch argument on a form b site (walk): refused by name"
+else
+	fail "probe on a form b site (walk): not refused" err.txt
+fi
+
 # A proof whose bytes are not the program's: that site refused by name, the others traced.
 sed 's/^\(site [0-9a-f]* a [0-9a-f]* 0 \)69c7\(.* mix\)$/\16ac7\2/' p.proof > wrong.proof
 record -d tw --tracer=function --no-libcall --noflag-proof wrong.proof ./nfprog > got.out \
