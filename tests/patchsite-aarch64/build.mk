@@ -17,6 +17,7 @@ check-patchsite-aarch64:
 	$(Q)sh tests/patchsite-aarch64/probes.sh $(A64_B) $(B)
 	$(Q)sh tests/patchsite-aarch64/retprobe.sh $(A64_B) $(B)
 	$(Q)sh tests/patchsite-aarch64/libcall.sh $(A64_B)
+	$(Q)sh tests/patchsite-aarch64/noflag.sh $(A64_B)
 	$(Q)sh tests/patchsite-aarch64/libc_args.sh $(A64_B) $(B)
 	$(Q)PS_REAL=$(PS_REAL) sh tests/patchsite-aarch64/realprobes.sh $(A64_B) $(B) small	# readelf by gcc, against gdb
 
