@@ -34,6 +34,8 @@ struct ps_noflag {
 	const struct nf_proof *proof;
 	struct ps_sym *syms;		/* one per site, in order: its name */
 	size_t refused, bytes_changed;
+	uint8_t *armed;			/* per site: its program SITE holds the jump (noflag_arm.c) */
+	size_t narmed;
 };
 
 /* The proof's record of one of m's sites. */

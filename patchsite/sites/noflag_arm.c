@@ -72,17 +72,14 @@ static int write_stubs(struct ps_module *m)
 	return mprotect(p, m->ool_hi - m->ool_lo, PROT_READ | PROT_EXEC) < 0 ? -errno : 0;
 }
 
-/* The program's SITE of each site (write_stubs moves addr to the slot). */
-static uintptr_t *program_sites(struct ps_module *m, bool *touched)
+/* The bytes of each site checked against its proof before anything is written. */
+static void check_bytes(struct ps_module *m)
 {
-	uintptr_t *at = malloc(m->nsites * sizeof(*at));
-
-	for (size_t i = 0; at && i < m->nsites; i++) {
+	for (size_t i = 0; i < m->nsites; i++) {
 		struct ps_site *s = &m->sites[i];
 		const struct nf_keep *k = ps_noflag_keep(m, s);
 		char want[3 * NF_MAX_BYTES + 1], found[3 * NF_MAX_BYTES + 1], more[200];
 
-		at[i] = s->addr;
 		if (!ps_module_has_code(m, s->addr, k->nbytes)) {
 			refuse(m, s, "outside-code", " (not in the object's code as loaded)");
 			continue;
@@ -93,12 +90,8 @@ static uintptr_t *program_sites(struct ps_module *m, bool *touched)
 			snprintf(more, sizeof(more), " (the proof has %.60s, memory %.60s)", want, found);
 			refuse(m, s, "bytes-changed", more);
 			m->noflag->bytes_changed++;
-			continue;
 		}
-		ps_mark_segment(m, s->addr, touched);
-		ps_mark_segment(m, s->addr + k->nbytes - 1, touched);
 	}
-	return at;
 }
 
 static void refuse_all(struct ps_module *m, const char *why)
@@ -110,28 +103,66 @@ static void refuse_all(struct ps_module *m, const char *why)
 	       m->noflag->proof->file, why);
 }
 
+/* The stub entry of the site whose program SITE is addr, in a module with no-flag sites. */
+static bool stub_entry(const struct ps_module *m, uintptr_t addr, uintptr_t *entry)
+{
+	const struct nf_proof *p = m->noflag->proof;
+	size_t lo = 0, hi = p->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		uintptr_t at = m->bias + p->s[mid].site;
+
+		if (at == addr) {
+			*entry = m->ool_lo + mid * ps.arch->noflag_stub_size + 8;
+			return true;
+		}
+		if (at < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
 /*
- * Start-up (nop.c, one thread, before main): check each site's bytes, write
- * the stubs, then the program's jumps to them.  Every site starts idle:
- * its slot is the NOP, so an armed function costs a jump there and back
- * until a tracer wants it.
+ * A thread that meets the breakpoint while a SITE is being armed (the live
+ * protocol, ps_patch_code) goes to its stub, as the jump will send it.
+ * Async-signal-safe: modules, proofs and stubs never change once published.
+ */
+static bool site_trap(uintptr_t addr, uintptr_t *resume)
+{
+	unsigned n = atomic_load_explicit(&ps.nmods, memory_order_acquire);
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct ps_module *m = ps.mods[i];
+
+		if (m->noflag && m->ool_lo && addr >= m->text_lo && addr < m->text_hi)
+			return stub_entry(m, addr, resume);
+	}
+	return false;
+}
+
+/*
+ * Start-up (nop.c, one thread, before main): check each site's bytes and
+ * write the stubs.  The program's code is not written here: a site's jump
+ * is written the first time a tracer wants its function
+ * (ps_noflag_arm_wanted), so functions never traced are never written.
  */
 int ps_noflag_arm(struct ps_module *m)
 {
 	struct ps_noflag *nf = m->noflag;
-	const unsigned size = ps.arch->noflag_stub_size;
-	bool touched[8] = { false };
-	uintptr_t *at;
-	size_t armed = 0;
+	static bool lookup;
 	int err;
 
 	if (m->nsegs == sizeof(m->segs) / sizeof(m->segs[0])) {
 		refuse_all(m, "the object has too many code segments");
 		return 0;
 	}
-	at = program_sites(m, touched);
-	if (!at)
+	nf->armed = calloc(m->nsites, 1);
+	if (!nf->armed)
 		return -ENOMEM;
+	check_bytes(m);
 	err = ps_stubs_map(m);
 	if (!err && !m->ool_lo)
 		err = -ENOMEM;
@@ -139,35 +170,85 @@ int ps_noflag_arm(struct ps_module *m)
 		err = write_stubs(m);
 	if (err) {
 		refuse_all(m, strerror(-err));
-		err = err == -ENOMEM ? err : 0;
-		goto out;
+		return err == -ENOMEM ? err : 0;
 	}
 	m->segs[m->nsegs++] = (struct ps_seg){ m->ool_lo, m->ool_hi, PROT_READ | PROT_EXEC };
-	err = ps_text_protect(m, touched, true);
-	if (err) {
-		refuse_all(m, strerror(-err));
-		goto out;
+	if (!lookup) {
+		ps_patch_add_lookup(site_trap);
+		lookup = true;
 	}
-	for (size_t i = 0; i < m->nsites; i++) {
-		const struct nf_keep *k = ps_noflag_keep(m, &m->sites[i]);
-		uint8_t jump[16];
-
-		if (m->sites[i].state == SITE_REFUSED)
-			continue;
-		if (!ps.arch->make_jump(jump, at[i], m->ool_lo + i * size + 8)) {
-			refuse(m, &m->sites[i], "stub-out-of-reach", "");
-			continue;
-		}
-		ps.arch->fill_tail(jump + ps.arch->jump_len, k->nbytes - ps.arch->jump_len);
-		memcpy((void *)at[i], jump, k->nbytes);
-		armed++;
-	}
-	ps.arch->sync_icache((void *)m->text_lo, m->text_hi - m->text_lo);
-	err = ps_text_protect(m, touched, false);
-	ps_log(PATCHSITE_LOG_NOTE, "%s: no-flag sites from %s: %zu armed, %zu refused (%zu "
-	       "bytes-changed)", m->name, nf->proof->file, armed, nf->refused, nf->bytes_changed);
-out:
-	free(at);
-	return err;
+	ps_log(PATCHSITE_LOG_NOTE, "%s: no-flag sites from %s: %zu ready, %zu refused (%zu "
+	       "bytes-changed)", m->name, nf->proof->file, m->nsites - nf->refused, nf->refused,
+	       nf->bytes_changed);
+	return 0;
 }
 
+/* m's sites a tracer wants whose program SITE has no jump yet, as pokes: how many. */
+static size_t wanted(struct ps_module *m, struct ps_code_poke *pk, size_t *idx)
+{
+	const unsigned len = ps.arch->jump_len;
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->nsites; i++) {
+		struct ps_site *s = &m->sites[i];
+		const struct nf_keep *k = ps_noflag_keep(m, s);
+		uintptr_t at = m->bias + k->site;
+
+		if (m->noflag->armed[i] || s->state == SITE_REFUSED ||
+		    !atomic_load_explicit(&s->want, memory_order_relaxed))
+			continue;
+		pk[n] = (struct ps_code_poke){ .m = m, .addr = at, .len = len };
+		memcpy(pk[n].old, k->bytes, len);
+		idx[n] = i;
+		if (ps.arch->make_jump(pk[n].new, at, m->ool_lo + i * ps.arch->noflag_stub_size + 8))
+			n++;
+		else
+			refuse(m, s, "stub-out-of-reach", "");
+	}
+	return n;
+}
+
+/*
+ * Before sync.c switches the sites: the jumps of the functions now wanted
+ * for the first time, through the live protocol (other threads may run
+ * them).  Only the jump's bytes are written; the rest of the displaced
+ * instruction is never reached again.  A site that cannot be armed is
+ * refused (its slot is then never switched).  ps.lock held.
+ */
+int ps_noflag_arm_wanted(void)
+{
+	for (unsigned k = 0; k < ps.nmods; k++) {
+		struct ps_module *m = ps.mods[k];
+		struct ps_code_poke *pk;
+		size_t n, done = 0, *idx;
+		int err;
+
+		if (!m->noflag || m->gone || !m->noflag->armed)
+			continue;
+		pk = malloc(m->nsites * sizeof(*pk));
+		idx = malloc(m->nsites * sizeof(*idx));
+		if (!pk || !idx) {
+			free(pk);
+			free(idx);
+			return -ENOMEM;
+		}
+		n = wanted(m, pk, idx);
+		err = n ? ps_patch_code(pk, n) : 0;
+		for (size_t i = 0; i < n; i++) {
+			if (!err && pk[i].ok) {
+				m->noflag->armed[idx[i]] = 1;
+				done++;
+			} else {
+				refuse(m, &m->sites[idx[i]], err ? strerror(-err) : "bytes-changed",
+				       err ? "" : " (changed since start-up)");
+			}
+		}
+		m->noflag->narmed += done;
+		if (n)
+			ps_log(PATCHSITE_LOG_NOTE, "%s: no-flag sites: %zu armed now, %zu in all (of "
+			       "%zu)", m->name, done, m->noflag->narmed, m->nsites);
+		free(pk);
+		free(idx);
+	}
+	return 0;
+}

@@ -201,6 +201,8 @@ size_t ps_module_room(const struct ps_module *m, uintptr_t addr);
 int ps_patch_startup(struct ps_module *m);
 int ps_patch_late(struct ps_module *m);
 int ps_patch_late_pending(void);
+/* sites/noflag_arm.c: the jumps of no-flag functions a tracer wants for the first time */
+int ps_noflag_arm_wanted(void);
 int ps_patch_update(void);
 int ps_trap_install(void);
 /* Handler installed and no thread or handler blocks SIGTRAP (else said, -EDEADLK). */

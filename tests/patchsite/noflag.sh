@@ -166,6 +166,38 @@ else
 	fail "filter -F 'leaf walk': exit $rc, report: $names" err.txt
 fi
 
+# Functions never traced are never written: with -F 'leaf walk', at the program's exit (gdb
+# stopped at exit_group), only leaf's and walk's SITEs hold a jump (e9); every other SITE
+# holds the proof's bytes, as objdump read them from the file.
+{
+	echo "set pagination off"
+	echo "set environment LD_PRELOAD=$SANPRE $PATCHSITE_LIB"
+	echo "set environment PATCHSITE_NOFLAG=$T/p.proof"
+	echo "set environment PATCHSITE_TRACER=function"
+	echo "set environment PATCHSITE_FILTER=leaf walk"
+	echo "set environment PATCHSITE_OUTPUT=/dev/null"
+	echo "catch syscall exit_group"
+	echo "run"
+	echo "set \$bias = (unsigned long)&main - 0x$main_at"
+	grep '^site ' p.proof | while read -r _ _ _ site _ _ _ name; do
+		printf 'printf "site %s %%02x%%02x%%02x%%02x%%02x\\n", ' "$name"
+		printf '*(unsigned char *)($bias + 0x%s), *(unsigned char *)($bias + 0x%s + 1), ' "$site" "$site"
+		printf '*(unsigned char *)($bias + 0x%s + 2), *(unsigned char *)($bias + 0x%s + 3), ' "$site" "$site"
+		printf '*(unsigned char *)($bias + 0x%s + 4)\n' "$site"
+	done
+} > written.gdb
+ASAN_OPTIONS=detect_leaks=0 gdb -batch -x written.gdb ./nfprog > written.out 2>&1
+awk 'NR == FNR { if ($1 == "site") want[$8] = substr($6, 1, 10); next }
+     $1 == "site" { n++; w = ($2 == "leaf" || $2 == "walk"); got = $3
+	if ((w && substr(got, 1, 2) != "e9") || (!w && got != want[$2])) bad = bad " " $2 }
+     END { print n + 0, (bad == "" ? "ok" : "changed:" bad) }' p.proof written.out > written.res
+if [ "$(cat written.res)" = "$(grep -c '^site ' p.proof) ok" ]; then
+	pass "-F 'leaf walk': only leaf's and walk's SITEs written (a jump); the others as built"
+else
+	cat written.res >> written.out
+	fail "-F 'leaf walk': SITEs written: $(cat written.res)" written.out
+fi
+
 # Probes: on a form a site (mix) the argument registers are the entry's; the values must be
 # the program's (x = h + i, h = mix's result: computed here as the C does); on a form b site
 # (walk) they may be changed before it, so a fetch argument there is refused by name.
