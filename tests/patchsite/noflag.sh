@@ -26,6 +26,7 @@ set -u
 suite_init noflag "${1:-build}" "${2:-plain}"
 SRC="$PWD/testdata/noflag_rt/nfprog.c"
 GEN="$PWD/tests/patchsite/noflag_proof.py"
+SPIN="$PWD/testdata/patchsite/ctlspin.c"
 FUNCS="mix bump leaf fscale live fsum walk main"
 run() { LD_PRELOAD="$SANPRE" "$@"; }
 
@@ -261,6 +262,66 @@ then
 	pass "damaged proof, runtime: one line naming file and line, program unchanged"
 else
 	fail "damaged proof, runtime: exit $rc" err.txt
+fi
+
+# Arming while threads run the code: testdata/patchsite/ctlspin.c built -O2 without flags,
+# started untraced (record --tracer=nop), its 4 threads spinning through alpha, beta and
+# gamma_leaf while `ctl` turns the function tracer on for beta and gamma_leaf: their SITEs
+# are written then, through the live protocol.  Oracle: the sample's own counts: the trace
+# holds at least the steady phase after that ("run 100": every thread 100 calls of each),
+# at most every call made (spin and run), beta as often as gamma_leaf, and no alpha
+# (never wanted, never written).
+NTH=4
+$CC -O2 -o ctlspin "$SPIN" -pthread >build.log 2>&1 || fail "build ctlspin" build.log
+objdump -d -w ctlspin > cdump.txt
+python3 "$GEN" cdump.txt "$(readelf -n ctlspin | sed -n 's/.*Build ID: //p')" \
+	"$(stat -c %s ctlspin)" "$T/ctlspin" alpha beta gamma_leaf > c.proof 2>gen.log
+wait_for() {
+	for _ in $(seq 200); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+phase() {	# phase CMD WORD: send CMD, wait for a new WORD line; sets A BB C (its counts)
+	n0=$(grep -c "^$2 " out)
+	echo "$1" >&3
+	for _ in $(seq 300); do
+		[ "$(grep -c "^$2 " out)" -gt "$n0" ] && break
+		sleep 0.1
+	done
+	set -- $(grep "^$2 " out | tail -1)
+	A=${2:-0} BB=${3:-0} C=${4:-0}
+}
+mkfifo in
+XDG_RUNTIME_DIR=$T/xdg LD_PRELOAD="$SANPRE" "$PS" record --tracer=nop -d spin \
+	--noflag-proof c.proof -- ./ctlspin $NTH <in >out 2>err &
+RPID=$!
+exec 3>in
+wait_for out '^ready'
+SPID=$(awk 'NR == 1 { print $1 }' spin/session 2>/dev/null)
+echo spin >&3
+sleep 0.3
+"$PS" ctl "$SPID" set_ftrace_filter "beta gamma_leaf" >>err 2>&1 &&
+	"$PS" ctl "$SPID" current_tracer function >>err 2>&1
+phase stop stopped
+Bs=$BB
+phase "run 100" done
+A1=$A B1=$((BB + Bs)) C1=$((C + Bs))
+"$PS" ctl "$SPID" current_tracer nop >>err 2>&1
+echo quit >&3
+wait "$RPID"; st=$?
+exec 3>&-
+"$PS" report -d spin --json > rep.json 2>>err
+got=$(python3 -c 'import json,sys; c = {f["name"]: f["calls"] for f in json.load(open(sys.argv[1]))}
+print(c.get("alpha", 0), c.get("beta", 0), c.get("gamma_leaf", 0))' rep.json 2>>err)
+set -- $got
+if [ $st = 0 ] && [ "${1:-x}" = 0 ] && [ "${2:-0}" -ge $((NTH * 100)) ] && [ "${2:-0}" -le "$B1" ] &&
+   [ "${3:-0}" -ge $((NTH * 100)) ] && [ "${3:-0}" -le "$C1" ] && [ "$B1" = "$C1" ]; then
+	pass "armed while $NTH threads ran them: exit 0, beta $2 and gamma_leaf $3 traced (made $B1), alpha never"
+else
+	echo "status $st; traced alpha beta gamma: $got; made $A1 $B1 $C1" >> err
+	fail "arming while threads run" err
 fi
 
 echo "$PASS passed, $FAIL failed"
