@@ -276,23 +276,6 @@ $CC -O2 -o ctlspin "$SPIN" -pthread >build.log 2>&1 || fail "build ctlspin" buil
 objdump -d -w ctlspin > cdump.txt
 python3 "$GEN" cdump.txt "$(readelf -n ctlspin | sed -n 's/.*Build ID: //p')" \
 	"$(stat -c %s ctlspin)" "$T/ctlspin" alpha beta gamma_leaf > c.proof 2>gen.log
-wait_for() {
-	for _ in $(seq 200); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
-phase() {	# phase CMD WORD: send CMD, wait for a new WORD line; sets A BB C (its counts)
-	n0=$(grep -c "^$2 " out)
-	echo "$1" >&3
-	for _ in $(seq 300); do
-		[ "$(grep -c "^$2 " out)" -gt "$n0" ] && break
-		sleep 0.1
-	done
-	set -- $(grep "^$2 " out | tail -1)
-	A=${2:-0} BB=${3:-0} C=${4:-0}
-}
 mkfifo in
 XDG_RUNTIME_DIR=$T/xdg LD_PRELOAD="$SANPRE" "$PS" record --tracer=nop -d spin \
 	--noflag-proof c.proof -- ./ctlspin $NTH <in >out 2>err &
