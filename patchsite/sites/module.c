@@ -423,8 +423,8 @@ static int module_add(struct dl_phdr_info *info, struct scan_ctx *ctx)
 			}
 	if (!err && !m->nsites && !has_table(&f))
 		err = ps_scan_late_sites(m, ps_module_calls_hook);
-	if (!err && !m->nsites && ctx->startup)
-		err = ps_noflag_sites(m, info);
+	if (!err && !m->nsites && !has_table(&f) && !m->sites_map)
+		err = ps_noflag_sites(m, info, ctx->startup);
 	if (err)
 		goto fail;
 	if (ps_module_has_code(m, ctx->self, 1) && m->nsites)

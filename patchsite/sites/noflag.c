@@ -204,11 +204,11 @@ static struct nf_proof *proof_of(const struct ps_module *m, const struct dl_phdr
 }
 
 /*
- * The sites of m from its proof (module.c, for an object that has none of
- * its own; start-up only): in the order of the proof's sites, which is the
+ * The sites of m from its proof (module.c, for an object that has no site
+ * table; at start-up only, else said): in the order of the proof's sites, which is the
  * order of their slots.  Each addr is the program's SITE until ps_noflag_arm.
  */
-int ps_noflag_sites(struct ps_module *m, const struct dl_phdr_info *info)
+int ps_noflag_sites(struct ps_module *m, const struct dl_phdr_info *info, bool startup)
 {
 	struct nf_proof *p = nproofs ? proof_of(m, info) : NULL;
 	struct ps_noflag *nf;
@@ -217,6 +217,11 @@ int ps_noflag_sites(struct ps_module *m, const struct dl_phdr_info *info)
 	if (!p || !p->n)
 		return 0;
 	p->used = true;
+	if (!startup) {
+		ps_log(PATCHSITE_LOG_WARNING, "%s: no-flag sites of objects loaded after start-up: "
+		       "not yet (%s not used)", m->name, p->file);
+		return 0;
+	}
 	nf = calloc(1, sizeof(*nf));
 	if (!nf || !(nf->syms = calloc(p->n, sizeof(*nf->syms))) ||
 	    !(m->sites = realloc(m->sites, (p->n + 1) * sizeof(*m->sites)))) {

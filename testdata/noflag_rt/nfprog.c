@@ -10,6 +10,9 @@
  *   fscale     SSE math on a rip-relative constant; its caller keeps
  *              doubles in xmm registers across the call
  *   walk       recursive, not a tail call (its first instruction reads a global)
+ *   callhook   calls through a function pointer in memory (call *hook(%rip)):
+ *              the runtime must refuse that site (its return address would
+ *              be in the stub)
  * The output depends on every value, so a register or flag the tracer
  * changed would change it.
  */
@@ -72,6 +75,19 @@ __attribute__((noinline)) unsigned long walk(unsigned long n)
 	return (walk(n - 1) ^ (n * k)) + (k >> 29);
 }
 
+static void hooked(void)
+{
+	g_count += 3;
+}
+
+void (*hook)(void) = hooked;
+
+__attribute__((noinline)) int callhook(void)
+{
+	hook();
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned n = argc > 1 ? (unsigned)atoi(argv[1]) : 1000, h = 1, l = 0;
@@ -85,6 +101,7 @@ int main(int argc, char **argv)
 		l += live(i, i + 1, i * 3, h, l, i ^ h);
 		f = fsum(f, (double)i, 1.5) / 1000.0;
 	}
+	l += (unsigned)callhook();
 	printf("mix %u bump %ld live %u fsum %.17g walk %lu\n", h, g_count, l, f, walk(20));
 	return (int)(h & 0x3f);
 }

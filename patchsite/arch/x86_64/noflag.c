@@ -148,6 +148,17 @@ static void relocate(struct emit *e, const struct nf_insn *in, const uint8_t *sr
 	switch (in->kind) {
 	case NF_PLAIN:
 	case NF_RIP:
+		/*
+		 * call *disp32(%rip) (ff /2, /3): its return address would be in the
+		 * stub, where no unwinder finds a frame (a C++ throw through it ends
+		 * the program).  A rip-relative operand has no SIB: ModRM is
+		 * right before the disp32, the one-byte opcode before it.
+		 */
+		if (in->kind == NF_RIP && in->off >= 2 && src[in->off - 2] == 0xff &&
+		    ((src[in->off - 1] >> 3 & 7) == 2 || (src[in->off - 1] >> 3 & 7) == 3)) {
+			e->why = "indirect-call-in-window";
+			return;
+		}
 		if (!(q = room(e, in->len)))
 			return;
 		memcpy(q, src, in->len);
