@@ -13,8 +13,9 @@
 PS_ARCH_SRC_x86_64  := $(wildcard patchsite/arch/x86_64/*.c patchsite/arch/x86_64/*.S)
 PS_ARCH_SRC_aarch64 := $(wildcard patchsite/arch/aarch64/*.c patchsite/arch/aarch64/*.S)
 PS_ARCH_SRC_riscv64 := $(wildcard patchsite/arch/riscv64/*.c patchsite/arch/riscv64/*.S)
-PS_LIBARCH_aarch64  := lib/arch/aarch64.c lib/arch/common.c
-PS_LIBARCH_riscv64  := lib/arch/riscv.c lib/arch/common.c
+PS_LIBARCH_x86_64   := lib/noflag_proof.c
+PS_LIBARCH_aarch64  := lib/arch/aarch64.c lib/arch/common.c lib/noflag_proof.c
+PS_LIBARCH_riscv64  := lib/arch/riscv.c lib/arch/common.c lib/noflag_proof.c
 PS_MAP_x86_64       := patchsite/arch/x86_64/libpatchsite.map
 PS_MAP_aarch64      := patchsite/arch/aarch64/libpatchsite.map
 PS_MAP_riscv64      := patchsite/arch/riscv64/libpatchsite.map
@@ -92,7 +93,7 @@ $(B)/patchsite.o: $(PS_OBJ)
 check-unit: check-patchsite
 # Each suite is a target of its own, so that make check's -j2 runs two at once
 # (each in a directory of its own under $TMPDIR).  The slowest first.
-PS_SUITES := realprobes realprobes-gtest libc_args_real run run-forms unwind record live attach libcall libcall_dl noplt sched profile feat perfetto report_dist ctl dwarf_args retprobe retprobe_fast branches probes probe_fast lto cyg events report_graph flamegraph notfound srcline filter_if auto_args libc_args symsort kprobe_syntax uft script readfilt uftreport readtrig
+PS_SUITES := realprobes realprobes-gtest libc_args_real run run-forms unwind record live attach libcall libcall_dl noplt sched profile feat perfetto report_dist ctl dwarf_args retprobe retprobe_fast branches probes probe_fast lto cyg events report_graph flamegraph notfound srcline filter_if auto_args libc_args symsort kprobe_syntax uft script readfilt uftreport readtrig noflag
 PS_MODE    = $(if $(filter 1,$(SAN)),san,plain)
 check-patchsite: $(addprefix check-ps-,$(PS_SUITES))
 check-ps-%: $(PS_LIBS) $(B)/patchsite $(B)/recordmcount $(B)/patchsite-cc $(B)/patchsite-c++

@@ -215,7 +215,10 @@ int patchsite_init(void)
 	/* Attached to: the kernel's switch hooks turned on meanwhile (record/sched_switch.c). */
 	if (ps_attach_late())
 		ps_sched_warm_async();
+	if (!ps_attach_late())
+		ps_noflag_load();	/* proof files: objects built without any flag (sites/noflag.c) */
 	err = ps_modules_scan();
+	ps_noflag_unused();
 	/*
 	 * After the scan, which only reads: in a process with threads (attach)
 	 * each registration waits for an RCU grace period, and the injector

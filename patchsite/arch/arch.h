@@ -49,6 +49,7 @@ struct site_insn {
 };
 
 struct patchsite_regs;
+struct nf_record;
 
 struct ps_arch {
 	const char *name;
@@ -237,6 +238,23 @@ struct ps_arch {
 	void (*slot_uses)(const uint8_t *p, size_t len, uintptr_t addr, uintptr_t lo, uintptr_t hi,
 			  void (*found)(void *arg, uintptr_t word, unsigned use), void *arg);
 	const char *slot_uses_why;
+	/*
+	 * Sites in code built without any flag (sites/noflag.c, issue 37): the
+	 * out-of-line stub of one proven site (include/noflag_proof.h's record r,
+	 * whose SITE is at `site` in memory), noflag_stub_size bytes written at p
+	 * (at `at`, aligned to noflag_stub_size): the displaced instructions
+	 * re-encoded for `at`, a jump back after them, and before them a slot of
+	 * patch_len bytes that is the arch's NOP or a call to the site's stub
+	 * (whose trampoline is tramp_noflag: it keeps every register, flag and
+	 * vector register).  The slot's offset in the stub, or 0 with *why (the
+	 * refusal's name).  NULL: refused by name (noflag_refused).
+	 */
+	unsigned noflag_stub_size;
+	unsigned (*write_noflag_stub)(uint8_t *p, uintptr_t at, uintptr_t site,
+				      const struct nf_record *r, const char **why);
+	void (*tramp_noflag)(void);
+	/* Why write_noflag_stub is NULL here (one line, said when a proof file is given). */
+	const char *noflag_refused;
 };
 
 enum { SLOT_USE_CALL = 1, SLOT_USE_DATA = 2 };

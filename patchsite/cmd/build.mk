@@ -3,11 +3,12 @@
 # The reader, renderers and wire format (PS_SHARED_OBJ, patchsite/build.mk) are libpatchsite's
 # objects too (PATCHSITE_OUTPUT, the control channel): PIC, hidden.
 TRACE_SRC := $(wildcard patchsite/cmd/*.c patchsite/cmd/attach/*.c patchsite/cmd/dwarf/*.c)
-# The dynamic_events parser too: record --probe is checked before CMD runs.
+# The dynamic_events parser too: record --probe is checked before CMD runs; and the no-flag
+# proof file's reader (lib/noflag_proof.c): record --noflag-proof too.
 # The shape of a C++ name (core/demangle_name.c), for names a process could not demangle: the
 # command demangles them with libstdc++'s __cxa_demangle (cmd/demangle.c).
 TRACE_OBJ := $(TRACE_SRC:%.c=$(B)/obj/%.o) $(PS_SHARED_OBJ) $(B)/obj/patchsite/events/probe_parse.o \
-	$(B)/obj/patchsite/core/demangle_name.o
+	$(B)/obj/patchsite/core/demangle_name.o $(B)/obj/lib/noflag_proof.o
 
 $(TRACE_OBJ): ALL_CFLAGS += -D_GNU_SOURCE -fPIC -fvisibility=hidden
 # libdw (elfutils) reads DWARF for probe names, in the command only: the runtime links none.

@@ -24,6 +24,7 @@
 #include "dwarf/libcall_args.h"
 #include "pipe.h"
 #include "record_run.h"
+#include "noflag_proof.h"
 
 /* list + s, sep between them (textlist.c); out of memory: said, exit 2. */
 static char *append_sep(char *list, const char *s, char sep)
@@ -215,6 +216,36 @@ static char *append_line(char *list, const char *def)
 }
 
 /*
+ * --noflag-proof FILE: read whole here (include/noflag_proof.h), so that a
+ * damaged file stops the command with one line, before CMD runs; the
+ * runtime reads it again (PATCHSITE_NOFLAG) and checks its bytes in memory.
+ */
+static int noflag_proof_check(const char *file)
+{
+	struct nf_record *r = malloc(sizeof(*r));
+	struct nf_object o;
+	char err[256];
+	unsigned line = 0;
+	FILE *f = fopen(file, "re");
+	int got = -1;
+
+	if (!f || !r)
+		fprintf(stderr, "patchsite: record: --noflag-proof %s: %s\n", file, strerror(errno));
+	else if (strchr(file, ':'))
+		fprintf(stderr, "patchsite: record: --noflag-proof %s: a ':' in the name (the "
+			"runtime's list separator)\n", file);
+	else if (!(got = nf_read_object(f, &o, &line, err, sizeof(err))))
+		while ((got = nf_read_record(f, r, &line, err, sizeof(err))) > 0)
+			;
+	if (got < 0 && f && r && !strchr(file, ':'))
+		fprintf(stderr, "patchsite: record: --noflag-proof %s: %s\n", file, err);
+	if (f)
+		fclose(f);
+	free(r);
+	return got < 0 ? -1 : 0;
+}
+
+/*
  * What a uftrace user expects first: the program's library calls.  Only
  * the command turns them on: the runtime alone (preloaded or linked in)
  * leaves them off unless PATCHSITE_LIBCALL asks, and a value there is the
@@ -260,6 +291,7 @@ int cmd_record(int argc, char **argv)
 		{ "no-libcall", no_argument, NULL, 'n' },
 		{ "nest-libcall", no_argument, NULL, 'E' },
 		{ "emulator", required_argument, NULL, 'M' },
+		{ "noflag-proof", required_argument, NULL, 'Q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -268,7 +300,7 @@ int cmd_record(int argc, char **argv)
 	struct pipe_opts live = { 0 };
 	const char *dir = DEFAULT_DIR, *tracer = "function_graph", *depth = NULL, *kb = NULL;
 	char *filter = NULL, *notrace = NULL, *graph = NULL, *probes = NULL, *argspecs = NULL;
-	char *retvals = NULL, *reads = NULL;
+	char *retvals = NULL, *reads = NULL, *noflag = NULL;
 	const char *libcall = NULL, *emulator = NULL;
 	bool overwrite = false, nest = false, no_sched = false, auto_all = false;
 	int c;
@@ -318,6 +350,11 @@ int cmd_record(int argc, char **argv)
 		case 'E': nest = true; break;
 		case 'S': no_sched = true; break;
 		case 'M': emulator = optarg; break;
+		case 'Q':
+			if (noflag_proof_check(optarg))
+				return 2;
+			noflag = append_sep(noflag, optarg, ':');
+			break;
 		case 'l': live.dir = dir; break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: return bad_usage("record: bad option", "");
@@ -344,9 +381,10 @@ int cmd_record(int argc, char **argv)
 		if (probes || argspecs || retvals || auto_all)
 			return bad_usage("record: --probe, -A, -R with -p: write the definition to the "
 					 "process's dynamic_events (patchsite ctl PID dynamic_events)%s", "");
-		if (optind < argc || overwrite || libcall || nest || no_sched || emulator)
+		if (optind < argc || overwrite || libcall || nest || no_sched || emulator || noflag)
 			return bad_usage("record: -p attaches to a running process: no command, "
-					 "--overwrite, --libcall, --no-sched or --emulator with it%s", "");
+					 "--overwrite, --libcall, --no-sched, --emulator or "
+					 "--noflag-proof with it%s", "");
 		at.live = live.dir != NULL;
 		at.dir = dir, at.tracer = tracer, at.filter = filter, at.notrace = notrace;
 		at.graph = graph, at.depth = depth, at.kb = kb;
@@ -422,8 +460,9 @@ int cmd_record(int argc, char **argv)
 		.dir = dir, .tracer = tracer, .depth = depth, .kb = kb, .libcall = libcall,
 		.filter = filter, .notrace = notrace, .graph = graph, .probes = probes,
 		.retvals = retvals, .overwrite = overwrite, .no_sched = no_sched,
-		.emulator = emulator, .live = &live, .cmd = argv + optind,
+		.emulator = emulator, .live = &live, .cmd = argv + optind, .noflag = noflag,
 	});
+	free(noflag);
 	free(filter);
 	free(probes);
 	free(retvals);

@@ -222,6 +222,7 @@ static int settings_to_env(const struct record_run *r)
 	set_env("PATCHSITE_BUFFER_KB", r->kb);
 	set_env("PATCHSITE_OVERWRITE", r->overwrite ? "1" : NULL);
 	set_env("PATCHSITE_LIBCALL", r->libcall);
+	set_env("PATCHSITE_NOFLAG", r->noflag);
 	set_env("PATCHSITE_SCHED", r->no_sched ? "0" : NULL);	/* else the environment's (default 1) */
 	env_names_say(r->dir);
 	return make_session(r->dir);

@@ -16,6 +16,7 @@ struct record_run {
 	const char *dir, *tracer, *depth, *kb, *libcall;
 	/* PATCHSITE_* lists, NULL: not set (the environment's) */
 	const char *filter, *notrace, *graph, *probes, *retvals;
+	const char *noflag;		/* proof files, FILE[:FILE...] (PATCHSITE_NOFLAG) */
 	bool overwrite, no_sched;
 	const char *emulator;		/* --emulator=PROG, or NULL */
 	struct pipe_opts *live;		/* --live when live->dir is set: followed while CMD runs */

@@ -181,6 +181,15 @@ static int resolve_func(struct probe *p)
 	for (size_t i = 0; !err && g.set && i < ps.nsites; i++) {
 		if (g.set[i] && ps.site_index[i] && ps.site_index[i]->kind == SITE_EXIT)
 			g.set[i] = 0;
+		if (g.set[i] && ps.site_index[i] && p->def.nargs &&
+		    ps_site_args_unknown(ps.site_index[i])) {
+			ps_log(PATCHSITE_LOG_ERROR, "dynamic_events: %s: built without any flag, its "
+			       "site is in its entry block, after instructions that may change the "
+			       "registers and the stack a fetch argument reads (a no-flag site of "
+			       "form b): no fetch arguments there", p->def.func);
+			err = -ENOTSUP;
+			break;
+		}
 		if (g.set[i] && ps.site_index[i] && p->def.ret && ps.site_index[i]->state ==
 		    SITE_INTERPOSED) {
 			ps_log(PATCHSITE_LOG_ERROR, "dynamic_events: %s%%return: a "

@@ -102,15 +102,23 @@ static void table_free(struct args_table *tb)
 
 /*
  * Arguments asked of a site after the prologue where the arch has them no
- * more (aarch64 -pg: x0 is _mcount's, the others copied away): refused by
- * the first such function's name, never read wrong.  ps.lock held.
+ * more (aarch64 -pg: x0 is _mcount's, the others copied away), or of a
+ * no-flag site inside the entry block: refused by the first such
+ * function's name, never read wrong.  ps.lock held.
  */
 static int late_args_refused(const struct args_spec *a, const char *glob)
 {
-	for (size_t i = 0; a->nargs && ps.arch->late_no_args && i < a->nset; i++) {
+	for (size_t i = 0; a->nargs && i < a->nset; i++) {
 		const struct ps_site *s = ps.site_index[i];
 
-		if (a->g.set[i] && s && s->kind == SITE_ENTRY_LATE) {
+		if (a->g.set[i] && s && ps_site_args_unknown(s)) {
+			ps_log(PATCHSITE_LOG_ERROR, "set_ftrace_args: '%s': %s was built without any "
+			       "flag and its site is in its entry block, after instructions that may "
+			       "change the argument registers (a no-flag site of form b): retval "
+			       "only", glob, s->sym ? s->sym->name : "a function");
+			return -ENOTSUP;
+		}
+		if (ps.arch->late_no_args && a->g.set[i] && s && s->kind == SITE_ENTRY_LATE) {
 			ps_log(PATCHSITE_LOG_ERROR, "set_ftrace_args: '%s': %s is built -pg (a call "
 			       "to %s after its prologue): its arguments are not in their registers "
 			       "there on %s; retval only, or build with -fpatchable-function-entry",

@@ -206,7 +206,8 @@ int ps_graph_unwinder_check(void)
 			own = m;
 		for (size_t j = 0; !hooks && j < m->nsites; j++)
 			hooks = m->sites[j].kind == SITE_ENTRY_HOOK ||
-				m->sites[j].kind == SITE_ENTRY_LATE;
+				m->sites[j].kind == SITE_ENTRY_LATE ||
+				m->sites[j].kind == SITE_ENTRY_NOFLAG;
 	}
 	pthread_mutex_unlock(&ps.lock);
 	if (!own || !hooks)

@@ -167,7 +167,8 @@ void ps_recompute_want(void)
 /* Point every module's stubs at tramp (by site kind: the graph tracer's differ).  ps.lock held. */
 void ps_tramp_set(uintptr_t tramp)
 {
-	uintptr_t t[SITE_KINDS] = { tramp, tramp, tramp, (uintptr_t)ps.arch->tramp_late };
+	uintptr_t t[SITE_KINDS] = { tramp, tramp, tramp, (uintptr_t)ps.arch->tramp_late,
+				    (uintptr_t)ps.arch->tramp_noflag };
 
 	if (tramp == (uintptr_t)ps.arch->tramp_graph ||
 	    (ps.arch->tramp_profile && tramp == (uintptr_t)ps.arch->tramp_profile)) {

@@ -297,6 +297,7 @@ struct scan_ctx {
 	uintptr_t self;		/* an address inside this library */
 	int index;		/* slot in ps.mods for the next object, -1: after the last */
 	struct ps_module *added;
+	bool startup;		/* the scan at start-up: proof files (noflag.c) are used then */
 };
 
 /*
@@ -422,6 +423,8 @@ static int module_add(struct dl_phdr_info *info, struct scan_ctx *ctx)
 			}
 	if (!err && !m->nsites && !has_table(&f))
 		err = ps_scan_late_sites(m, ps_module_calls_hook);
+	if (!err && !m->nsites && !has_table(&f) && !m->sites_map)
+		err = ps_noflag_sites(m, info, ctx->startup);
 	if (err)
 		goto fail;
 	if (ps_module_has_code(m, ctx->self, 1) && m->nsites)
@@ -508,7 +511,7 @@ void ps_module_free(struct ps_module *m)
 
 int ps_modules_scan(void)
 {
-	struct scan_ctx ctx = { .self = (uintptr_t)&ps_modules_scan, .index = -1 };
+	struct scan_ctx ctx = { .self = (uintptr_t)&ps_modules_scan, .index = -1, .startup = true };
 	size_t total = 0, k = 0;
 
 	dl_iterate_phdr(scan_one, &ctx);
@@ -547,7 +550,8 @@ struct ps_site *ps_site_by_addr(uintptr_t addr)
 		struct ps_module *m = ps.mods[i];
 		size_t lo = 0, hi = m->nsites;
 
-		if (addr < m->text_lo || addr >= m->text_hi)
+		if ((addr < m->text_lo || addr >= m->text_hi) &&
+		    (addr < m->ool_lo || addr >= m->ool_hi))
 			continue;
 		while (lo < hi) {
 			size_t mid = (lo + hi) / 2;

@@ -278,6 +278,8 @@ int ps_patch_startup(struct ps_module *m)
 	/* got.c's slots are data, cyg.c's sites are never written: no code to change */
 	if (!m->nsites || ps_got_module(m) || ps_module_interposed(m))
 		return 0;
+	if (m->noflag)
+		return ps_noflag_arm(m);	/* the sites are its stubs' slots, written idle */
 	err = stubs_first(m);
 	if (err)
 		return err;

@@ -50,6 +50,9 @@ enum site_kind {
 	SITE_EXIT,		/* an exit site */
 	SITE_ENTRY_LATE,	/* after the prologue (-pg without -mfentry): the return slot
 				 * is the frame record's (x86-64 8(%rbp)); the return is hooked */
+	SITE_ENTRY_NOFLAG,	/* entry of a function built without any flag (sites/noflag.c):
+				 * the site is the slot of its out-of-line stub; the return
+				 * is hooked */
 	SITE_KINDS
 };
 
@@ -103,6 +106,9 @@ struct ps_module {
 				   (ps_trap_ready); the next live change tries again */
 	const void *symtab, *strtab;	/* in map: the function symbols, once found */
 	size_t nsymtab, strtab_size;
+	struct ps_noflag *noflag;	/* its sites come from a proof file (sites/noflag.c) */
+	size_t stubs_extra;		/* bytes after the sites' stubs: noflag.c's out-of-line stubs */
+	uintptr_t ool_lo, ool_hi;	/* ... once written; their slots are its sites */
 };
 
 /*
@@ -181,6 +187,12 @@ const uint8_t *ps_module_file_code(const struct ps_module *m, uintptr_t addr, si
 void ps_log_site(enum patchsite_log_level level, const struct ps_site *s, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* sites/noflag.c: proof files (PATCHSITE_NOFLAG), read before the start-up scan; said after it */
+void ps_noflag_load(void);
+void ps_noflag_unused(void);
+/* A site in the entry block, after instructions that may have changed the arguments (form b). */
+bool ps_site_args_unknown(const struct ps_site *s);
+
 /* sites/image.c */
 int ps_module_section(const struct ps_module *m, const char *name, uintptr_t *addr, size_t *size);
 size_t ps_module_room(const struct ps_module *m, uintptr_t addr);
@@ -189,6 +201,8 @@ size_t ps_module_room(const struct ps_module *m, uintptr_t addr);
 int ps_patch_startup(struct ps_module *m);
 int ps_patch_late(struct ps_module *m);
 int ps_patch_late_pending(void);
+/* sites/noflag_arm.c: the jumps of no-flag functions a tracer wants for the first time */
+int ps_noflag_arm_wanted(void);
 int ps_patch_update(void);
 int ps_trap_install(void);
 /* Handler installed and no thread or handler blocks SIGTRAP (else said, -EDEADLK). */

@@ -25,6 +25,9 @@
  *   got_uses.c which GLOB_DAT slots only ever serve calls (got_uses.h)
  *   got_dyn.c  a loaded object's dynamic section as got.c reads it (got_dyn.h);
  *              got_dlopen.c library calls of objects dlopened after start-up
+ *   noflag.c   sites of code built without any flag, from proof files (noflag.h);
+ *              noflag_arm.c arms them at start-up, each behind an out-of-line
+ *              stub the arch writes
  *   cyg.c      -finstrument-functions sites; cyg_dispatch.c their calls from
  *              arch/<arch>/cyg.S
  */
@@ -45,6 +48,10 @@ struct elf_file {
 	const char *shstr;
 	size_t shstr_size;
 };
+
+/* noflag.c: the sites of an object from its proof; noflag_arm.c: its stubs, then the jumps */
+int ps_noflag_sites(struct ps_module *m, const struct dl_phdr_info *info, bool startup);
+int ps_noflag_arm(struct ps_module *m);
 
 /* image.c */
 uintptr_t ps_page_size(void);

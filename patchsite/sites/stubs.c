@@ -172,14 +172,14 @@ int ps_stubs_map(struct ps_module *m)
 	/* Mapped already: by patch.c first, where the idle site aims at its stub (make_idle). */
 	if (!m->nsites || m->stubs)
 		return 0;
-	/* The stubs, then one data page for the trampoline slot. */
+	/* The stubs, room for noflag_arm.c's out-of-line ones, then one data page for the slots. */
 	stub_bytes = ps_page_up(m->nsites * ps.arch->stub_size);
 	if (stub_bytes >= (512ul << 10)) {
 		/* Whole 2 MB pages of stubs (see mem.c): far fewer first-touch faults. */
 		align = 2ul << 20;
 		stub_bytes = (stub_bytes + align - 1) & ~(align - 1);
 	}
-	size = stub_bytes + ps_page_size();
+	size = stub_bytes + m->stubs_extra + ps_page_size();
 	for (int tries = 0; !p && tries < 8; tries++) {
 		best = stub_place(m, size, align);
 		if (!best) {
@@ -202,6 +202,7 @@ int ps_stubs_map(struct ps_module *m)
 	m->tramp_slot = (_Atomic uintptr_t *)(p + size - ps_page_size());
 	for (unsigned k = 0; k < SITE_KINDS; k++)
 		atomic_store(&m->tramp_slot[k], (uintptr_t)(k == SITE_ENTRY_LATE ? ps.arch->tramp_late
+							    : k == SITE_ENTRY_NOFLAG ? ps.arch->tramp_noflag
 							    : ps.arch->tramp));
 	for (size_t i = 0; i < m->nsites; i++) {
 		uintptr_t at = (uintptr_t)p + i * ps.arch->stub_size;
@@ -231,5 +232,9 @@ int ps_stubs_map(struct ps_module *m)
 	}
 	m->stubs = p;
 	m->stubs_size = size;
+	if (m->stubs_extra) {
+		m->ool_lo = (uintptr_t)p + stub_bytes;
+		m->ool_hi = m->ool_lo + m->stubs_extra;
+	}
 	return 0;
 }

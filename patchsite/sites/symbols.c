@@ -218,6 +218,8 @@ static void sites_syms(struct ps_module *m)
 	uintptr_t last = 0;
 	size_t lo = 0;
 
+	if (m->noflag)
+		return;		/* named by its proof file (noflag.c): the sites are its stubs' slots */
 	for (size_t i = 0; i < m->nsites; i++) {
 		struct ps_site *s = &m->sites[i];
 

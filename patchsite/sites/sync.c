@@ -249,11 +249,17 @@ static bool arrived(const struct sync_ctx *c, const struct object *o)
 	return false;
 }
 
-/* Objects whose late NOPing waited first (nop.c), then every site the ops want. */
+/*
+ * Objects whose late NOPing waited first (nop.c), then the jumps of no-flag
+ * functions wanted for the first time (noflag_arm.c), then every site the
+ * ops want.
+ */
 static int patch_all(void)
 {
 	int err = ps_patch_late_pending();
 
+	if (!err)
+		err = ps_noflag_arm_wanted();
 	return err ? err : ps_patch_update();
 }
 

@@ -20,6 +20,7 @@ check-patchsite-aarch64:
 	$(Q)sh tests/patchsite-qemu/libcall.sh $(A64_B)
 	$(Q)sh tests/patchsite-qemu/libc_args.sh $(A64_B) $(B)
 	$(Q)PS_REAL=$(PS_REAL) sh tests/patchsite-qemu/realprobes.sh $(A64_B) $(B) small	# readelf by gcc, against gdb
+	$(Q)sh tests/patchsite-qemu/noflag.sh $(A64_B)
 
 # Probes named from DWARF on readelf (Debian's binutils-source) and googletest's samples
 # (Debian's googletest) built for aarch64 (gcc, clang, g++, clang++), against gdb-multiarch

@@ -49,27 +49,6 @@ else
 fi
 
 # wait_for FILE PATTERN: up to 20 s for a line matching PATTERN.
-wait_for() {
-	for _ in $(seq 200); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
-# phase CMD WORD: send CMD to the sample, wait for a new WORD line; sets A BB C (its counts).
-phase() {
-	n0=$(grep -c "^$2 " out)
-	echo "$1" >&3
-	for _ in $(seq 300); do
-		[ "$(grep -c "^$2 " out)" -gt "$n0" ] && break
-		sleep 0.1
-	done
-	[ "$(grep -c "^$2 " out)" -gt "$n0" ] || { fail "sample did not answer '$1'" err; return 1; }
-	set -- $(grep "^$2 " out | tail -1)
-	A=$2 BB=$3 C=$4
-}
-
 ctl() { if [ "$1" = --append ]; then shift; "$PS" ctl --append "$SPID" "$@"; else "$PS" ctl "$SPID" "$@"; fi; }
 alive() { kill -0 "$SPID" 2>/dev/null; }
 

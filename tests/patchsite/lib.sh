@@ -11,6 +11,9 @@
 # and defines record (patchsite record with SANPRE), pass, fail.
 # nesting FILE prints a function_graph replay's calls (uftrace's or ours) as "depth token"
 # lines, token name() {, name(); or } (a closing comment dropped).
+# wait_for FILE RE waits (20 s at most) for a line of FILE matching RE; phase CMD WORD sends CMD
+# to a sample on fd 3 and waits for a new "WORD A B C" line of ./out, setting A BB C
+# (testdata/patchsite/ctlspin.c's protocol).
 # build_ending builds testdata/patchsite/ending.c (-pg -mfentry
 # -mrecord-mcount) into $T/ending and changes to $T, or fails and exits.
 
@@ -47,6 +50,27 @@ build_ending() {
 		>"$T/build.log" 2>&1 && $CC -o "$T/ending" "$T/ending.o" -pthread >>"$T/build.log" 2>&1 ||
 		{ fail "build ending" "$T/build.log"; echo "0 passed, 1 failed"; exit 1; }
 	cd "$T" || exit 1
+}
+
+wait_for() {
+	for _ in $(seq 200); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# phase CMD WORD: send CMD to the sample, wait for a new WORD line; sets A BB C (its counts).
+phase() {
+	n0=$(grep -c "^$2 " out)
+	echo "$1" >&3
+	for _ in $(seq 300); do
+		[ "$(grep -c "^$2 " out)" -gt "$n0" ] && break
+		sleep 0.1
+	done
+	[ "$(grep -c "^$2 " out)" -gt "$n0" ] || { fail "sample did not answer '$1'" err; return 1; }
+	set -- $(grep "^$2 " out | tail -1)
+	A=$2 BB=$3 C=$4
 }
 
 . tests/patchsite/stderr_quiet.sh	# only_switches_lost (sourced from the top of the tree)

@@ -341,4 +341,5 @@ const struct ps_arch ps_arch_aarch64 = {
 	.slot_uses_why	= "-fno-plt code loads the function's address from the slot into a "
 			  "register (adrp; ldr) and may keep it there across calls before its blr, "
 			  "so a call through a slot cannot be told from a use of the address",
+	.noflag_refused = "no-flag sites: x86-64 only for now",
 };

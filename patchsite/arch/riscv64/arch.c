@@ -293,4 +293,5 @@ const struct ps_arch ps_arch_riscv64 = {
 	.slot_uses_why	= "code that calls through a GLOB_DAT slot loads the function's address "
 			  "into a register (auipc; ld) and may keep it there across calls before its "
 			  "jalr, so a call through a slot cannot be told from a use of the address",
+	.noflag_refused = "no-flag sites: x86-64 only for now",
 };

@@ -71,6 +71,9 @@ void ps_x86_64_func_late(void);
 void ps_x86_64_graph_late(void);
 void ps_x86_64_prof_entry(void);
 void ps_x86_64_probe_fast(void);
+void ps_x86_64_tramp_noflag(void);
+unsigned ps_x86_64_write_noflag_stub(uint8_t *p, uintptr_t at, uintptr_t site,
+				     const struct nf_record *r, const char **why);
 
 static int32_t load_s32(const uint8_t *p)
 {
@@ -418,4 +421,7 @@ const struct ps_arch ps_arch_x86_64 = {
 	.glob_dat_type	= R_X86_64_GLOB_DAT,
 	.write_slot_thunk = ps_x86_64_write_slot_thunk,
 	.slot_uses	= x86_64_slot_uses,
+	.noflag_stub_size = 128,	/* noflag.c */
+	.write_noflag_stub = ps_x86_64_write_noflag_stub,
+	.tramp_noflag	= ps_x86_64_tramp_noflag,
 };

@@ -695,4 +695,100 @@ ps_x86_64_call_saved:
 	PS_FAST_LEAVE_LATE ps_graph_late_slow, rcx, rdx, rax
 	PS_ENDFUNC ps_x86_64_graph_late
 
+/*
+ * The vector state a call into C may change, by what the OS enables
+ * (ps_x86_64_vec, noflag.c): 0 xmm0-15; 1 (AVX) ymm0-15; 2 (AVX-512)
+ * zmm0-31 and k0-7; and MXCSR.  At 0(%rsp), PS_VEC_AREA bytes, 64-aligned.
+ * Plain moves: XSAVE/XRSTOR cost 400-700 ns a pair on the machines we
+ * measured (noflag.c).  The x87 stack is empty at every call (the ABI; gcc's
+ * reg-stack pass keeps it so), so it holds nothing live across one.
+ * Clobbers %eax and the flags (both saved before).
+ */
+	.set	PS_VEC_AREA, 2176
+/* One kind of register, saved to or loaded from base + size * i(%rsp). */
+	.macro	PS_VEC_MOVE op, insn, reg, base, size, regs:vararg
+	.irp	i, \regs
+	.ifc	\op, save
+	\insn	%\reg\i, \base + \size * \i(%rsp)
+	.else
+	\insn	\base + \size * \i(%rsp), %\reg\i
+	.endif
+	.endr
+	.endm
+	.macro	PS_VEC op
+	.ifc	\op, save
+	stmxcsr	2112(%rsp)
+	.endif
+	movzbl	ps_x86_64_vec(%rip), %eax
+	cmpl	$1, %eax
+	je	31f
+	ja	32f
+	PS_VEC_MOVE \op, movaps, xmm, 0, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+	jmp	33f
+31:	PS_VEC_MOVE \op, vmovdqa, ymm, 0, 32, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+	jmp	33f
+32:	PS_VEC_MOVE \op, vmovdqa64, zmm, 0, 64, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, \
+		16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31
+	PS_VEC_MOVE \op, kmovq, k, 2048, 8, 0, 1, 2, 3, 4, 5, 6, 7
+33:
+	.ifc	\op, load
+	ldmxcsr	2112(%rsp)
+	.endif
+	.endm
+
+/*
+ * No-flag sites (noflag.c): the out-of-line stub's slot called the site's
+ * stub, which pushed the id.  0(%rsp) the id << 2, 8 return into the
+ * out-of-line stub, 16 the stack pointer before the slot; the traced
+ * function's return slot is R bytes above it, R the word at the start of
+ * the stub (the return address rounded down to its 128 bytes).  The
+ * function was built without -pg, so its callers may keep any
+ * caller-saved register live across the call (gcc -fipa-ra): every
+ * general register, the flags and the vector state (PS_VEC, for the
+ * features XCR0 enables) are kept around ps_dispatch, not only the
+ * argument registers.
+ */
+	PS_FUNC	ps_x86_64_tramp_noflag
+	.cfi_def_cfa_offset 16
+	pushfq
+	.cfi_adjust_cfa_offset 8
+	pushq	%rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_offset %rbp, -32
+	movq	%rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	pushq	%rbx
+	.cfi_offset %rbx, -40
+	subq	$224, %rsp
+	andq	$-64, %rsp
+	PS_GPRS	save
+	movq	%rsp, %rbx		/* struct patchsite_regs */
+	PS_XMM	save, 96		/* for the probes' register map */
+	movq	24(%rbp), %rax
+	andq	$-128, %rax
+	movl	(%rax), %eax		/* R */
+	leaq	32(%rbp,%rax), %rax
+	movq	%rax, 72(%rbx)		/* parent_loc */
+	subq	$PS_VEC_AREA, %rsp
+	andq	$-64, %rsp
+	PS_VEC	save
+2:	movl	16(%rbp), %edi
+	shrl	$2, %edi		/* the stub pushed id << 2 */
+	movq	24(%rbp), %rsi
+	movq	%rbx, %rdx
+	call	ps_dispatch
+	PS_VEC	load
+	movq	%rbx, %rsp
+	PS_GPRS	load
+	leaq	-8(%rbp), %rsp
+	popq	%rbx
+	popq	%rbp
+	.cfi_def_cfa %rsp, 24
+	popfq
+	.cfi_def_cfa_offset 16
+	leaq	8(%rsp), %rsp		/* drop the id; keeps flags */
+	.cfi_def_cfa_offset 8
+	ret
+	PS_ENDFUNC ps_x86_64_tramp_noflag
+
 	.section .note.GNU-stack, "", %progbits
