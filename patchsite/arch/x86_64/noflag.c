@@ -49,6 +49,15 @@
  * the mask, an fxsave64/fxrstor64 pair 250 ns; the moves a few.
  */
 unsigned char ps_x86_64_vec __attribute__((visibility("hidden")));
+/*
+ * Set once a no-flag stub is written: from then on the slow paths the fast
+ * trampolines call into C (tramp.S ps_x86_64_call_saved, the graph return
+ * hook's among them) keep the whole vector state too, not only xmm0-7.  A
+ * function built without -pg may have callers that keep any vector register
+ * live across it (-fipa-ra), and the C path may reach libc's AVX string
+ * functions, which use ymm/zmm registers above xmm7.
+ */
+unsigned char ps_x86_64_vec_all __attribute__((visibility("hidden")));
 
 static void vec_level(void)
 {
@@ -228,6 +237,7 @@ unsigned ps_x86_64_write_noflag_stub(uint8_t *p, uintptr_t at, uintptr_t site,
 
 	*why = NULL;
 	vec_level();
+	__atomic_store_n(&ps_x86_64_vec_all, 1, __ATOMIC_RELEASE);
 	if (r->form != 'a' && r->form != 'b') {
 		*why = "form-not-armed";	/* 'c' and 'p' windows need their threads' PCs checked */
 		return 0;

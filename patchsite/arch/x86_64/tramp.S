@@ -163,7 +163,52 @@
  * offsets in struct ps_fast; the shadow frame is { ret, key, idw }.
  */
 	.text
-/* Call *%rax(%rdi) keeping rsi, r8-r11, xmm0-7 (the caller saved rax, rcx, rdx, rdi). */
+/*
+ * The vector state a call into C may change, by what the OS enables
+ * (ps_x86_64_vec, noflag.c): 0 xmm0-15; 1 (AVX) ymm0-15; 2 (AVX-512)
+ * zmm0-31 and k0-7; and MXCSR.  At 0(%rsp), PS_VEC_AREA bytes, 64-aligned.
+ * Plain moves: XSAVE/XRSTOR cost 400-700 ns a pair on the machines we
+ * measured (noflag.c).  The x87 stack is empty at every call (the ABI; gcc's
+ * reg-stack pass keeps it so), so it holds nothing live across one.
+ * Clobbers %eax and the flags (both saved before).
+ */
+	.set	PS_VEC_AREA, 2176
+/* One kind of register, saved to or loaded from base + size * i(%rsp). */
+	.macro	PS_VEC_MOVE op, insn, reg, base, size, regs:vararg
+	.irp	i, \regs
+	.ifc	\op, save
+	\insn	%\reg\i, \base + \size * \i(%rsp)
+	.else
+	\insn	\base + \size * \i(%rsp), %\reg\i
+	.endif
+	.endr
+	.endm
+	.macro	PS_VEC op
+	.ifc	\op, save
+	stmxcsr	2112(%rsp)
+	.endif
+	movzbl	ps_x86_64_vec(%rip), %eax
+	cmpl	$1, %eax
+	je	31f
+	ja	32f
+	PS_VEC_MOVE \op, movaps, xmm, 0, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+	jmp	33f
+31:	PS_VEC_MOVE \op, vmovdqa, ymm, 0, 32, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+	jmp	33f
+32:	PS_VEC_MOVE \op, vmovdqa64, zmm, 0, 64, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, \
+		16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31
+	PS_VEC_MOVE \op, kmovq, k, 2048, 8, 0, 1, 2, 3, 4, 5, 6, 7
+33:
+	.ifc	\op, load
+	ldmxcsr	2112(%rsp)
+	.endif
+	.endm
+
+/*
+ * Call *%rax(%rdi) keeping rsi, r8-r11, xmm0-7 (the caller saved rax, rcx,
+ * rdx, rdi); once a no-flag stub is written (ps_x86_64_vec_all, noflag.c)
+ * the whole vector state (PS_VEC) instead of xmm0-7.
+ */
 	.p2align 4
 	.type	ps_x86_64_call_saved, @function
 ps_x86_64_call_saved:
@@ -176,12 +221,22 @@ ps_x86_64_call_saved:
 	.irp	r, rsi, r8, r9, r10, r11	/* the CFA is %rbp-based here */
 	pushq	%\r
 	.endr
+	cmpb	$0, ps_x86_64_vec_all(%rip)
+	jne	1f
 	subq	$128, %rsp
 	andq	$-16, %rsp
 	PS_XMM	save, 0
 	call	*%rax
 	PS_XMM	load, 0
-	leaq	-40(%rbp), %rsp
+	jmp	2f
+1:	pushq	%rax			/* -48(%rbp): PS_VEC takes %eax */
+	subq	$PS_VEC_AREA, %rsp
+	andq	$-64, %rsp
+	PS_VEC	save
+	movq	-48(%rbp), %rax
+	call	*%rax
+	PS_VEC	load
+2:	leaq	-40(%rbp), %rsp
 	.irp	r, r11, r10, r9, r8, rsi
 	popq	%\r
 	.endr
@@ -694,47 +749,6 @@ ps_x86_64_call_saved:
 	movq	%rcx, 8(%rbp)
 	PS_FAST_LEAVE_LATE ps_graph_late_slow, rcx, rdx, rax
 	PS_ENDFUNC ps_x86_64_graph_late
-
-/*
- * The vector state a call into C may change, by what the OS enables
- * (ps_x86_64_vec, noflag.c): 0 xmm0-15; 1 (AVX) ymm0-15; 2 (AVX-512)
- * zmm0-31 and k0-7; and MXCSR.  At 0(%rsp), PS_VEC_AREA bytes, 64-aligned.
- * Plain moves: XSAVE/XRSTOR cost 400-700 ns a pair on the machines we
- * measured (noflag.c).  The x87 stack is empty at every call (the ABI; gcc's
- * reg-stack pass keeps it so), so it holds nothing live across one.
- * Clobbers %eax and the flags (both saved before).
- */
-	.set	PS_VEC_AREA, 2176
-/* One kind of register, saved to or loaded from base + size * i(%rsp). */
-	.macro	PS_VEC_MOVE op, insn, reg, base, size, regs:vararg
-	.irp	i, \regs
-	.ifc	\op, save
-	\insn	%\reg\i, \base + \size * \i(%rsp)
-	.else
-	\insn	\base + \size * \i(%rsp), %\reg\i
-	.endif
-	.endr
-	.endm
-	.macro	PS_VEC op
-	.ifc	\op, save
-	stmxcsr	2112(%rsp)
-	.endif
-	movzbl	ps_x86_64_vec(%rip), %eax
-	cmpl	$1, %eax
-	je	31f
-	ja	32f
-	PS_VEC_MOVE \op, movaps, xmm, 0, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
-	jmp	33f
-31:	PS_VEC_MOVE \op, vmovdqa, ymm, 0, 32, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
-	jmp	33f
-32:	PS_VEC_MOVE \op, vmovdqa64, zmm, 0, 64, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, \
-		16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31
-	PS_VEC_MOVE \op, kmovq, k, 2048, 8, 0, 1, 2, 3, 4, 5, 6, 7
-33:
-	.ifc	\op, load
-	ldmxcsr	2112(%rsp)
-	.endif
-	.endm
 
 /*
  * No-flag sites (noflag.c): the out-of-line stub's slot called the site's
