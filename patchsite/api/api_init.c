@@ -91,6 +91,7 @@ static void wire(void)
 	ps_ops_describe(&ps_graph_ops, &ps_graph_props);
 	ps_ops_describe(&ps_trigger_ops, &ps_trigger_props);
 	ps_thread_on_exit(ps_graph_thread_end);
+	ps_thread_on_ended(ps_store_thread_ended);
 	ps_graph_thread_exit = pthread_exit;	/* record/unwind.c's wrapper, as graph.c called it */
 	ps_globs_track(&ps_graph_trigger);
 	ps_watch_add(&ps_store_watch);

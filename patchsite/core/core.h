@@ -220,6 +220,7 @@ extern __thread struct ps_thread *ps_self __attribute__((tls_model("initial-exec
 extern __thread struct ps_fast ps_fast __attribute__((tls_model("initial-exec")));
 int ps_thread_init(void);
 void ps_thread_on_exit(void (*fn)(void));
+void ps_thread_on_ended(void (*fn)(struct ps_thread *));
 struct ps_thread *ps_thread_forked(void);
 struct ps_thread *ps_thread_self(void);
 /*

@@ -32,11 +32,18 @@ __thread struct ps_fast ps_fast __attribute__((tls_model("initial-exec")));
 __thread unsigned ps_own __attribute__((tls_model("initial-exec")));
 static pthread_key_t thread_key;
 static void (*on_exit_fn)(void);	/* the graph tracer closes the calls left open */
+static void (*on_ended_fn)(struct ps_thread *);	/* its trace file finished, closed */
 
 /* What runs first when a thread ends (once, at init: api.c wire). */
 void ps_thread_on_exit(void (*fn)(void))
 {
 	on_exit_fn = fn;
+}
+
+/* What runs last when a thread ends, once its state is copied (once, at init: api_init.c wire). */
+void ps_thread_on_ended(void (*fn)(struct ps_thread *))
+{
+	on_ended_fn = fn;
 }
 
 /*
@@ -64,6 +71,8 @@ static void thread_exit(void *arg)
 	if (t->base) {
 		t->fast_copy = ps_fast;
 		atomic_store(&t->fast, &t->fast_copy);
+		if (on_ended_fn)
+			on_ended_fn(t);
 	}
 	atomic_store(&t->dead, true);
 	ps_own_leave();

@@ -66,7 +66,13 @@ struct rd_thread {
 	uint8_t state[PSD_READ_N];	/* 0 not tried, 1 open, 2 refused */
 	struct rd_counter c[PSD_READ_N][RD_COUNTERS];
 };
-static __thread struct rd_thread rd __attribute__((tls_model("initial-exec")));
+/*
+ * A pointer, mapped at the thread's first read of a counter: the runtime's
+ * static TLS stays small (an attach loads it into the surplus glibc keeps,
+ * tests/patchsite/attach.sh bounds it at 128 bytes), and mmap is safe in a
+ * handler where malloc is not.
+ */
+static __thread struct rd_thread *rd __attribute__((tls_model("initial-exec")));
 static atomic_bool said[PSD_READ_N];
 
 /*
@@ -109,15 +115,15 @@ static bool counter_value(const struct rd_counter *c, uint64_t *v)
 static void close_kind(unsigned k)
 {
 	for (int i = 0; i < RD_COUNTERS; i++) {
-		struct rd_counter *c = &rd.c[k][i];
+		struct rd_counter *c = &rd->c[k][i];
 
 		if (c->pg)
 			munmap(c->pg, (size_t)sysconf(_SC_PAGESIZE));
-		if (rd.state[k] == 1 && c->fd >= 0)
+		if (rd->state[k] == 1 && c->fd >= 0)
 			syscall(SYS_close, c->fd);
 		*c = (struct rd_counter){ .fd = -1 };
 	}
-	rd.state[k] = 0;
+	rd->state[k] = 0;
 }
 
 /* The thread's counters of kind k, open; false (said once) when they cannot be. */
@@ -127,9 +133,9 @@ static bool open_kind(unsigned k)
 	int err = 0;
 
 	for (int i = 0; i < RD_COUNTERS; i++)
-		rd.c[k][i] = (struct rd_counter){ .fd = -1 };
+		rd->c[k][i] = (struct rd_counter){ .fd = -1 };
 	for (int i = 0; i < RD_COUNTERS && !err; i++) {
-		struct rd_counter *c = &rd.c[k][i];
+		struct rd_counter *c = &rd->c[k][i];
 		void *pg;
 
 		memset(&a, 0, sizeof(a));
@@ -146,11 +152,11 @@ static bool open_kind(unsigned k)
 		pg = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, c->fd, 0);
 		c->pg = pg == MAP_FAILED ? NULL : pg;
 	}
-	rd.state[k] = 1;
+	rd->state[k] = 1;
 	if (!err)
 		return true;
 	close_kind(k);
-	rd.state[k] = 2;
+	rd->state[k] = 2;
 	if (!atomic_exchange(&said[k], true))
 		ps_log(PATCHSITE_LOG_ERROR, "read=%s: perf_event_open: %s: not recorded",
 		       psr_read_name(k), strerror(err));
@@ -192,17 +198,26 @@ bool ps_read_values(unsigned k, uint64_t v[RD_VALS])
 
 	if (k == PSD_READ_STATM)
 		return statm_values(v);
-	if (t && rd.tid != t->tid) {	/* a forked child: its parent's counters */
-		for (unsigned i = 0; i < PSD_READ_N; i++)
-			if (rd.state[i] == 1)
-				close_kind(i);
-		memset(rd.state, 0, sizeof(rd.state));
-		rd.tid = t->tid;
+	if (!rd) {
+		void *m = mmap(NULL, sizeof(*rd), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			       -1, 0);
+
+		if (m == MAP_FAILED)
+			return false;
+		rd = m;
+		rd->tid = t ? t->tid : 0;
 	}
-	if (rd.state[k] == 2 || (rd.state[k] == 0 && !open_kind(k)))
+	if (t && rd->tid != t->tid) {	/* a forked child: its parent's counters */
+		for (unsigned i = 0; i < PSD_READ_N; i++)
+			if (rd->state[i] == 1)
+				close_kind(i);
+		memset(rd->state, 0, sizeof(rd->state));
+		rd->tid = t->tid;
+	}
+	if (rd->state[k] == 2 || (rd->state[k] == 0 && !open_kind(k)))
 		return false;
 	for (int i = 0; i < RD_COUNTERS; i++)
-		if (!counter_value(&rd.c[k][i], &v[i]))
+		if (!counter_value(&rd->c[k][i], &v[i]))
 			return false;
 	return true;
 }
@@ -233,9 +248,11 @@ void ps_read_thread_end(void)
 {
 	struct ps_thread *t = ps_thread_self();
 
-	if (t && rd.tid != t->tid)
+	if (!rd || (t && rd->tid != t->tid))
 		return;		/* none of its own (a child's inherited descriptors stay the parent's) */
 	for (unsigned k = 0; k < PSD_READ_N; k++)
-		if (rd.state[k] == 1)
+		if (rd->state[k] == 1)
 			close_kind(k);
+	munmap(rd, sizeof(*rd));
+	rd = NULL;
 }

@@ -174,6 +174,8 @@ bool ps_store_mods_take(struct ps_module *m);
 void ps_store_mods_none(void);
 void ps_store_mods_write(void);		/* store_mods.c: the waiting ones written */
 int ps_store_thread(struct ps_thread *t, struct ps_fast *f);
+/* t's last destructor round: its file finished and its descriptor closed (store_thread.c). */
+void ps_store_thread_ended(struct ps_thread *t);
 int ps_store_next(struct ps_thread *t, struct ps_fast *f);
 bool ps_store_stale(const struct ps_thread *t);
 void ps_store_lost(struct ps_thread *t);

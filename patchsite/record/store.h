@@ -50,6 +50,7 @@ struct ps_tstore {
 	struct ps_tstore *qnext;
 	struct ps_tstore *all_next;	/* every one made, never freed (threads keep theirs) */
 	int fd;
+	_Atomic int done;		/* TSTORE_*: finished by its thread's end or by the exit */
 	pid_t pid;			/* the process whose file this is */
 	struct psd_thread_hdr *hdr;	/* mapped shared, the whole time */
 	uint64_t *map;			/* grow: the current chunk; overwrite: every chunk */
@@ -59,6 +60,9 @@ struct ps_tstore {
 	_Atomic uint64_t gen;		/* odd while chunk_start switches chunks (ps_store_bound) */
 	char path[64];			/* relative to the process directory */
 };
+
+/* struct ps_tstore's done: who finishes the file, once (store_thread.c). */
+enum { TSTORE_OPEN, TSTORE_FINISHING, TSTORE_DONE };
 
 /* Where chunk seq of a thread's file starts. */
 static inline off_t ps_chunk_off(uint64_t seq)
@@ -86,6 +90,8 @@ void ps_store_thread_forked(struct ps_thread *self);
 void ps_store_helper_request(struct ps_tstore *s);
 void ps_store_drop_ready(struct ps_tstore *s);
 void ps_store_helper_stop(bool wait);
+/* s's thread has ended: off the helper's queue, and not being prepared when this returns. */
+void ps_store_helper_forget(struct ps_tstore *s);
 void ps_store_helper_forked(void);
 /* store_mods.c: mod.N of object m and its load line (store.c, as a directory opens). */
 void ps_store_module(struct ps_module *m);

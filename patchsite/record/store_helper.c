@@ -143,3 +143,17 @@ void ps_store_helper_forked(void)
 	helper.queue = NULL;
 	helper.pid = 0;
 }
+
+void ps_store_helper_forget(struct ps_tstore *s)
+{
+	pthread_mutex_lock(&helper.lock);
+	for (struct ps_tstore **q = &helper.queue; *q; q = &(*q)->qnext)
+		if (*q == s) {
+			*q = s->qnext;
+			s->queued = false;
+			break;
+		}
+	while (helper.working == s)
+		pthread_cond_wait(&helper.cond, &helper.lock);
+	pthread_mutex_unlock(&helper.lock);
+}

@@ -367,6 +367,8 @@ static int store_next(struct ps_thread *t, struct ps_fast *f)
 		return -ESRCH;
 	if (s->hdr->stopped)
 		return -ENOSPC;
+	if (atomic_load(&s->done) != TSTORE_OPEN)
+		return -ENOSPC;	/* its thread ended (ps_store_thread_ended): nothing more is kept */
 	if (ps_session.overwrite) {
 		uint64_t n = ps_session.ring / ps_session.chunk, *next = s->map + (s->seq % n) * (ps_session.chunk / 8);
 
@@ -418,6 +420,35 @@ void ps_store_lost(struct ps_thread *t)
 		__atomic_fetch_add(&t->store->hdr->lost, 1, __ATOMIC_RELAXED);
 }
 
+/*
+ * One thread's file closed right: it ends where its data does (chunks
+ * reserved ahead go, for a thread that ended; one still running may be
+ * switching chunks and keeps whole chunks), its header says where and that
+ * it ended cleanly.  Whoever wins s->done does it, once: the thread's end
+ * or the exit.
+ */
+static bool file_finish(struct ps_thread *t, struct ps_tstore *s, struct ps_fast *f)
+{
+	int open = TSTORE_OPEN;
+
+	if (!atomic_compare_exchange_strong(&s->done, &open, TSTORE_FINISHING))
+		return false;
+	if (!ps_session.overwrite && f == &t->fast_copy) {
+		/* Exited: it writes no more, its file ends at its last word. */
+		ps_store_drop_ready(s);
+		(void)!ftruncate(s->fd, ps_chunk_off(s->seq - 1) +
+				 (off_t)(ps_wp_get(f) - t->base) * 8);
+	} else if (!ps_session.overwrite && f == &ps_fast) {
+		/* This thread may still record (later destructors): whole chunks. */
+		ps_store_drop_ready(s);
+		(void)!ftruncate(s->fd, ps_chunk_off(s->seq));
+	}
+	memcpy(s->hdr->comm, t->comm, sizeof(s->hdr->comm));
+	s->hdr->end_word = (uint64_t)(ps_wp_get(f) - t->base);
+	__atomic_store_n(&s->hdr->clean, 1, __ATOMIC_RELEASE);
+	return true;
+}
+
 /* At a normal exit (ps_store_finish): the helper stopped, each thread's file closed right. */
 void ps_store_threads_finish(bool wait_helper)
 {
@@ -426,27 +457,34 @@ void ps_store_threads_finish(bool wait_helper)
 		struct ps_fast *f = atomic_load(&t->fast);
 		struct ps_tstore *s = t->store;
 
-		if (!s || ps_store_stale(t) || !f)
-			continue;
-		/*
-		 * The file ends where the data does: chunks reserved ahead go,
-		 * for this thread and threads that exited (one still running
-		 * may be switching chunks: its file keeps its reserve).
-		 */
-		if (!ps_session.overwrite && f == &t->fast_copy) {
-			/* Exited: it writes no more, its file ends at its last word. */
-			ps_store_drop_ready(s);
-			(void)!ftruncate(s->fd, ps_chunk_off(s->seq - 1) +
-					 (off_t)(ps_wp_get(f) - t->base) * 8);
-		} else if (!ps_session.overwrite && f == &ps_fast) {
-			/* This thread may still record (later destructors): whole chunks. */
-			ps_store_drop_ready(s);
-			(void)!ftruncate(s->fd, ps_chunk_off(s->seq));
-		}
-		memcpy(s->hdr->comm, t->comm, sizeof(s->hdr->comm));
-		s->hdr->end_word = (uint64_t)(ps_wp_get(f) - t->base);
-		__atomic_store_n(&s->hdr->clean, 1, __ATOMIC_RELEASE);
+		if (s && !ps_store_stale(t) && f && file_finish(t, s, f))
+			atomic_store(&s->done, TSTORE_DONE);
 	}
+}
+
+/*
+ * A thread's end (its last destructor round, core/thread.c): its file is
+ * finished now, as the exit would, and its descriptor closed, so that a
+ * program that starts and ends thousands of threads does not run out of
+ * descriptors for being traced (one was kept per ended thread).  The
+ * mappings stay; what the thread records later (nothing past the copy of
+ * its state is kept) finds no descriptor for a new chunk and is counted lost.
+ */
+void ps_store_thread_ended(struct ps_thread *t)
+{
+	struct ps_tstore *s = t->store;
+	struct ps_fast *f = atomic_load(&t->fast);
+	int fd;
+
+	if (!s || ps_store_stale(t) || f != &t->fast_copy || s->fd < 0)
+		return;
+	ps_store_helper_forget(s);
+	if (!file_finish(t, s, f))
+		return;		/* the exit has it */
+	fd = s->fd;
+	s->fd = -1;
+	close(fd);
+	atomic_store(&s->done, TSTORE_DONE);
 }
 
 /* In a forked child (ps_store_forked), before the child's directory is made. */
@@ -462,7 +500,8 @@ void ps_store_thread_forked(struct ps_thread *self)
 			mmap(s->map, s->map_bytes, PROT_READ | PROT_WRITE,
 			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 		(void)h;
-		close(s->fd);
+		if (s->fd >= 0)
+			close(s->fd);
 		s->fd = -1;
 		s->map = NULL;	/* not to be unmapped by the next chunk switch */
 		for (int k = 0; k < RETIRED; k++) {

@@ -629,6 +629,31 @@ for cc in gcc clang; do
 		fi
 	done
 done
+# Threads started and ended one after another under a limit of 64 open files: each ended
+# thread's file is finished and its descriptor closed when the thread ends (one was kept per
+# ended thread until exit: 200 threads ran the program out of descriptors).  Oracle: the
+# program's own count of its descriptors and threads, as in an untraced run; and every
+# thread's call recorded (200 calls of work).
+if $CC -O2 -g -pg -mfentry -mrecord-mcount "$TOP/testdata/patchsite/threadfds.c" -o threadfds \
+	-pthread 2>build.log; then
+	./threadfds 200 >want 2>wgrew
+	want_rc=$?
+	rm -rf d
+	record -d d ./threadfds 200 >got 2>err
+	got_rc=$?
+	calls=$("$PS" replay -d d --no-sched 2>>err | grep -c ' work();$')
+	wg=$(sed -n 's/^grew //p' wgrew) gg=$(sed -n 's/^grew //p' err)
+	# The runtime may open a descriptor or two of its own as it goes, not one a thread.
+	if [ "$got_rc" = "$want_rc" ] && cmp -s want got && [ "$calls" = 200 ] &&
+	   [ -n "$gg" ] && [ "$gg" -le $((wg + 2)) ]; then
+		pass "200 threads ended one after another, 64 files open at most: $(cat got); descriptors +$gg (untraced +$wg); 200 calls of work recorded"
+	else
+		{ echo "exit $got_rc (untraced $want_rc), work calls '$calls', grew '$gg' (untraced '$wg')"; cat want got; } >>err
+		fail "200 threads under a limit of 64 open files: as untraced" err
+	fi
+else
+	fail "threadfds: build" build.log
+fi
 "$PS" --help >out && grep -q '^usage: patchsite record' out && pass "--help" || fail "--help" out
 
 echo "$PASS passed, $FAIL failed"
