@@ -82,10 +82,13 @@ fuzz: fuzz-regress $(FUZZ_BINS) $(B)/tests/sample.o
 # reader writes a directory per run: fewer runs (FUZZ_CI_PSREAD_RUNS); the
 # control channel's parser is small: FUZZ_CI_CTLPROTO_RUNS.
 FUZZ_CI_RUNS ?= 500000
+# Each harness stops at its run count or after this many seconds, whichever is first: twelve
+# harnesses must leave .ci/run inside its 90 minutes on a slow or loaded machine.
+FUZZ_CI_SECONDS ?= 150
 FUZZ_CI_PSREAD_RUNS ?= 20000
 FUZZ_CI_CTLPROTO_RUNS ?= 100000
 export FUZZ_CI_PSREAD_RUNS FUZZ_CI_CTLPROTO_RUNS
 fuzz-ci: fuzz-regress $(FUZZ_BINS) $(B)/tests/sample.o
-	$(Q)FUZZ_CI=$(FUZZ_CI_RUNS) sh tests/fuzz/run.sh $(FUZZ_B) 300 $(B)/tests/sample.o $(FUZZ_HARNESS)
+	$(Q)FUZZ_CI=$(FUZZ_CI_RUNS) sh tests/fuzz/run.sh $(FUZZ_B) $(FUZZ_CI_SECONDS) $(B)/tests/sample.o $(FUZZ_HARNESS)
 
 -include $(shell find $(FUZZ_B)/obj -name '*.d' 2>/dev/null)
