@@ -114,26 +114,7 @@ for form in pie nopie nop pfe pg gprof cyg static $MOREFORMS; do
 done
 cd "$T" || exit 1
 
-wait_for() {
-	for _ in $(seq 200); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
-# phase CMD WORD: send CMD to the sample, wait for a new WORD line; sets A BB C (its counts).
-phase() {
-	n0=$(grep -c "^$2 " out)
-	echo "$1" >&3
-	for _ in $(seq 600); do
-		[ "$(grep -c "^$2 " out)" -gt "$n0" ] && break
-		sleep 0.1
-	done
-	[ "$(grep -c "^$2 " out)" -gt "$n0" ] || { fail "sample did not answer '$1'" err; A=x BB=x C=x; return 1; }
-	set -- $(grep "^$2 " out | tail -1)
-	A=$2 BB=$3 C=$4
-}
+PHASE_WAIT=600	# lib.sh's phase: attaching under load takes longer than ctl.sh's writes
 
 alive() { kill -0 "$SPID" 2>/dev/null; }
 

@@ -52,23 +52,25 @@ build_ending() {
 	cd "$T" || exit 1
 }
 
+# wait_for FILE PATTERN [TENTHS]: until a line of FILE matches (default 20 s, in tenths of a second).
 wait_for() {
-	for _ in $(seq 200); do
+	for _ in $(seq "${3:-200}"); do
 		grep -q "$2" "$1" 2>/dev/null && return 0
 		sleep 0.1
 	done
 	return 1
 }
 
-# phase CMD WORD: send CMD to the sample, wait for a new WORD line; sets A BB C (its counts).
+# phase CMD WORD: send CMD to the sample, wait for a new WORD line; sets A BB C (its counts),
+# x x x when it does not answer within PHASE_WAIT tenths of a second (default 30 s).
 phase() {
 	n0=$(grep -c "^$2 " out)
 	echo "$1" >&3
-	for _ in $(seq 300); do
+	for _ in $(seq "${PHASE_WAIT:-300}"); do
 		[ "$(grep -c "^$2 " out)" -gt "$n0" ] && break
 		sleep 0.1
 	done
-	[ "$(grep -c "^$2 " out)" -gt "$n0" ] || { fail "sample did not answer '$1'" err; return 1; }
+	[ "$(grep -c "^$2 " out)" -gt "$n0" ] || { fail "sample did not answer '$1'" err; A=x BB=x C=x; return 1; }
 	set -- $(grep "^$2 " out | tail -1)
 	A=$2 BB=$3 C=$4
 }
