@@ -119,33 +119,53 @@ static int copy_ring(int out, struct ps_thread *t, const struct ps_store_bound *
 	return err;
 }
 
+/* copy_thread's work, from the thread's bound b through its own descriptor b->fd. */
+static int copy_bound(int dir, struct ps_thread *t, struct ps_store_bound *b,
+		      struct psd_thread_hdr *h, char *buf)
+{
+	int out, err = 0;
+
+	memcpy(buf, b->hdr, PSD_HDR_BYTES);
+	h->chunks = b->seq;
+	h->end_word = b->words;
+	h->clean = 1;		/* end_word is exact: the end of the data copied */
+	out = openat(dir, b->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (out < 0)
+		return -errno;
+	if (b->nchunks) {
+		err = copy_ring(out, t, b, h);
+	} else if (write(out, buf, PSD_HDR_BYTES) != PSD_HDR_BYTES) {
+		err = -EIO;
+	} else {
+		/* Chunks before the current one are complete; the current one up to its end. */
+		err = copy_range(out, b->fd, PSD_HDR_BYTES,
+				 (size_t)((b->seq - 1) * b->chunk + b->words * 8), buf + PSD_HDR_BYTES);
+	}
+	if (close(out) && !err)
+		err = -errno;
+	return err;
+}
+
 /* One thread's file, up to its end now. */
 static int copy_thread(int dir, struct ps_thread *t, char *buf)
 {
 	struct ps_store_bound b;
 	struct psd_thread_hdr *h = (struct psd_thread_hdr *)buf;
-	int out, err = ps_store_bound(t, &b);
+	int err = ps_store_bound(t, &b);
 
 	if (err)
 		return err == -ENOENT ? 0 : err;
-	memcpy(buf, b.hdr, PSD_HDR_BYTES);
-	h->chunks = b.seq;
-	h->end_word = b.words;
-	h->clean = 1;		/* end_word is exact: the end of the data copied */
-	out = openat(dir, b.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (out < 0)
-		return -errno;
-	if (b.nchunks) {
-		err = copy_ring(out, t, &b, h);
-	} else if (write(out, buf, PSD_HDR_BYTES) != PSD_HDR_BYTES) {
-		err = -EIO;
-	} else {
-		/* Chunks before the current one are complete; the current one up to its end. */
-		err = copy_range(out, b.fd, PSD_HDR_BYTES,
-				 (size_t)((b.seq - 1) * b.chunk + b.words * 8), buf + PSD_HDR_BYTES);
-	}
-	if (close(out) && !err)
-		err = -errno;
+	/*
+	 * Read through a descriptor of our own, opened by the file's name: the
+	 * thread's may be closed meanwhile (its thread ended: store_thread.c
+	 * ps_store_thread_ended) and its number given to another file.  A file
+	 * not named yet (its header not written) has nothing to copy.
+	 */
+	b.fd = openat(ps_store_procfd(), b.path, O_RDONLY | O_CLOEXEC);
+	if (b.fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	err = copy_bound(dir, t, &b, h, buf);
+	close(b.fd);
 	return err;
 }
 
