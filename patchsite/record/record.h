@@ -199,7 +199,7 @@ struct ps_store_part {
 };
 void ps_store_add_part(const struct ps_store_part *p);
 struct ps_store_bound {			/* a thread's data now (ps_store_bound) */
-	int fd;				/* its file */
+	int fd;				/* -1: the reader opens path (the thread's own may close) */
 	const struct psd_thread_hdr *hdr;	/* its header, mapped */
 	const char *path;		/* its name in the process directory */
 	uint64_t seq;			/* chunks started: it writes chunk seq - 1 */

@@ -106,7 +106,7 @@ int ps_store_bound(struct ps_thread *t, struct ps_store_bound *b)
 			return -EBUSY;
 		sched_yield();
 	}
-	b->fd = s->fd;
+	b->fd = -1;	/* the reader opens the file by its name: s->fd closes when the thread ends */
 	b->hdr = s->hdr;
 	b->path = s->path;
 	b->chunk = ps_session.chunk;
