@@ -84,7 +84,7 @@ fuzz: fuzz-regress $(FUZZ_BINS) $(B)/tests/sample.o
 FUZZ_CI_RUNS ?= 500000
 # Each harness stops at its run count or after this many seconds, whichever is first: twelve
 # harnesses must leave .ci/run inside its 90 minutes on a slow or loaded machine.
-FUZZ_CI_SECONDS ?= 150
+FUZZ_CI_SECONDS ?= 90
 FUZZ_CI_PSREAD_RUNS ?= 20000
 FUZZ_CI_CTLPROTO_RUNS ?= 100000
 export FUZZ_CI_PSREAD_RUNS FUZZ_CI_CTLPROTO_RUNS

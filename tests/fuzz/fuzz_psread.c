@@ -140,7 +140,7 @@ static void filtered(const struct psr_session *s)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const struct render_opts opts[] = { { 0 }, { .sort = SORT_SELF, .json = true,
+	static const struct render_opts opts[] = { { 0 }, { .sort = { SORT_SELF }, .nsort = 1, .json = true,
 		.pct = { 50, 99.9 }, .npct = 2,
 		.opt_set = PSR_OPT_SYM_OFFSET | PSR_OPT_FUNCGRAPH_ABSTIME | PSR_OPT_FUNCGRAPH_TAIL,
 		.opt_clear = PSR_OPT_PRINT_PARENT | PSR_OPT_FUNCGRAPH_PROC | PSR_OPT_SLEEP_TIME |
