@@ -54,15 +54,17 @@ static void after_fork_parent(void)
 
 /*
  * The one fork sequence of the child, in this order: the thread records
- * first (only the caller survives), then what asks per thread (the pid
- * gate), then the lock, then the trace directory (the child records in a
- * process directory of its own), then the calls open at the fork, written
- * there first.  Start-up's own part (start.c) follows.
+ * first (only the caller survives) and the runtime's threads being made
+ * (core/spawn.c), then what asks per thread (the pid gate), then the
+ * lock, then the trace directory (the child records in a process
+ * directory of its own), then the calls open at the fork, written there
+ * first.  Start-up's own part (start.c) follows.
  */
 static void after_fork_child(void)
 {
 	struct ps_thread *me = ps_thread_forked();
 
+	ps_spawn_forked();
 	if (me)
 		ps_gate_forked(me);
 	pthread_mutex_unlock(&ps.lock);

@@ -214,6 +214,9 @@ void ps_stack_bounds(uintptr_t sp, uintptr_t *lo, uintptr_t *hi);
  * blocked; stack 0: the default.  0 or pthread_create's error.
  */
 int ps_spawn(void *(*fn)(void *), void *arg, size_t stack, pthread_t *out);
+/* tid is one of ours, made and not yet in its start routine (trap.c passes it over) */
+bool ps_spawn_starting(long tid);
+void ps_spawn_forked(void);
 
 /* core/thread.c: per-thread records, grace periods */
 extern __thread struct ps_thread *ps_self __attribute__((tls_model("initial-exec")));

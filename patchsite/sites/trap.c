@@ -166,7 +166,8 @@ static long trap_blocker_once(char name[32])
 		long tid = strtol(e->d_name, NULL, 10);
 		unsigned long long blk;
 
-		if (tid > 0 && tid != self && thread_blocked(tid, name, &blk) && (blk & trap))
+		if (tid > 0 && tid != self && !ps_spawn_starting(tid) &&
+		    thread_blocked(tid, name, &blk) && (blk & trap))
 			found = tid;
 	}
 	if (d)
@@ -197,7 +198,8 @@ static long trap_blocker(char name[32])
 		unsigned long long blk;
 
 		nanosleep(&ts, NULL);
-		if (thread_blocked(tid, name, &blk) && (blk & (1ULL << (SIGTRAP - 1)))) {
+		if (!ps_spawn_starting(tid) && thread_blocked(tid, name, &blk) &&
+		    (blk & (1ULL << (SIGTRAP - 1)))) {
 			seen++;
 		} else {
 			tid = trap_blocker_once(name);	/* that one let it go: look at all again */
