@@ -13,6 +13,10 @@
       must be nothing but a header, node and edge statements; both give the
       same tree (every path of names from the root) with the same calls.
 
+  check_dumpgraph.py names PATCHSITE.json PATCHSITE.mmd NAMES
+      The node names dot parsed and the labels the flowchart parser read are
+      both the lines of NAMES (each function's name, as c++filt writes it).
+
 Prints one summary line; exit 1 with what differs.
 """
 import collections
@@ -106,8 +110,29 @@ def uftrace_flowchart(path):
     return m.group(1).replace("&gt;", ">").splitlines()
 
 
+def names(json_path, mmd_path, names_path):
+    with open(names_path) as f:
+        want = set(f.read().splitlines())
+    try:
+        with open(mmd_path) as f:
+            labels = {n for path in mermaid_tree(f.read().splitlines(), True) for n in path}
+    except ValueError as e:
+        print(f"check_dumpgraph: {e}")
+        return 1
+    got = dot_graph(json_path)[1]
+    for what, have in (("DOT nodes", got), ("mermaid labels", labels)):
+        if have != want:
+            print(f"check_dumpgraph: {what}: not expected {sorted(have - want)}, "
+                  f"missing {sorted(want - have)}")
+            return 1
+    print(f"{len(want)} names, the same in DOT and in mermaid: {sorted(want)}")
+    return 0
+
+
 def main():
     kind, upath, ppath = sys.argv[1:4]
+    if kind == "names":
+        return names(upath, ppath, sys.argv[4])
     if kind == "dot":
         un, unodes, uedges = dot_graph(upath)
         pn, pnodes, pedges = dot_graph(ppath)

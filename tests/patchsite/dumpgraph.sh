@@ -120,6 +120,28 @@ else
 	fail "mid -> leaf edges" p.1.dot
 fi
 
+# C++ names through both syntaxes (uftrace 0.13 writes operator"" _km unescaped in its DOT,
+# and strips the template arguments: not the oracle here): what dot parses back and what the
+# flowchart's labels read are the functions' names as c++filt gives them from the binary's
+# symbols (their parameters left out), with the program's and main.
+if ${CXX:-g++} -O0 -pg -o names "$SRC/callgraph_names.cc" 2>build.log &&
+   record -d names.p --no-libcall ./names >names.out 2>names.err; then
+	{ echo names; echo main
+	  nm names | awk '$2 ~ /^[TW]$/ && $3 ~ /^_Z/ { print $3 }' | c++filt | sed 's/(.*$//'; } >names.want
+	"$PS" dump -d names.p --graphviz >names.dot 2>names.err
+	"$PS" dump -d names.p --mermaid >names.mmd 2>>names.err
+	if [ ! -s names.err ] && dot -Tjson0 names.dot >names.json 2>names.err && [ ! -s names.err ] &&
+	   $CHECK names names.json names.mmd names.want >out 2>&1; then
+		pass "C++ names ('\"', '<', '>') escaped: $(cat out)"
+	else
+		{ cat names.err out; cat names.dot names.mmd; } >why
+		fail "C++ names in DOT and mermaid" why
+	fi
+else
+	cat build.log names.err >why
+	fail "build and record callgraph_names.cc" why
+fi
+
 # The man page's examples, exactly as it prints them.
 rm -rf patchsite.data
 ln -s mix.p patchsite.data
