@@ -26,7 +26,23 @@
 struct callgraph {
 	struct tree t;		/* t.n[0]: above the programs; its children: the programs */
 	int err;
+	const struct psr_proc *p;	/* the process being walked, and its */
+	uint64_t hits;			/* function tracer hits: no call of the tree */
 };
+
+/*
+ * The function tracer's hits have no return, so no place in a tree of calls: their number
+ * said on stderr (the other formats' losses are said there too), not left out silently.
+ */
+static void callgraph_hits(struct callgraph *g, const struct psr_proc *next)
+{
+	if (g->hits)
+		fprintf(stderr, "patchsite: %s: %llu function tracer hits (no returns recorded) are "
+			"not in the call graph: 'patchsite replay' shows them\n", g->p->dir,
+			(unsigned long long)g->hits);
+	g->p = next;
+	g->hits = 0;
+}
 
 /* A program's name: its executable's base name, as uftrace names the graph's root. */
 static const char *program_name(const struct psr_proc *p)
@@ -44,6 +60,8 @@ static int callgraph_thread(struct stream *m, const struct psr_proc *p, void *ar
 
 	if (root == NONE)
 		return g->err = -ENOMEM;
+	if (p != g->p)
+		callgraph_hits(g, p);
 	for (; m->has_ev; walk_advance(m)) {
 		const struct psr_event *e = &m->ev;
 
@@ -58,6 +76,8 @@ static int callgraph_thread(struct stream *m, const struct psr_proc *p, void *ar
 				g->t.n[node].calls++;
 		} else if (e->type == PSR_EXIT && (k = walk_match(m, e->id))) {
 			m->depth = k - 1;
+		} else if (e->type == PSR_FUNC) {
+			g->hits++;
 		}
 	}
 	return 0;
@@ -105,6 +125,7 @@ static int callgraph_build(struct callgraph *g, const struct psr_session *s,
 	if (err)
 		return err;
 	err = walk_each_thread(s, o, callgraph_thread, g);
+	callgraph_hits(g, NULL);
 	return err ? err : g->err;
 }
 
