@@ -176,7 +176,10 @@ fi
 # A thread's file damaged: said (the file and why), the rest drawn, exit 0 as every reader
 # (patchsite(1)): the main thread and the other worker drawn, one work() call less.
 rm -rf broken && mkdir broken && cp -r mix.p/. broken/
-victim=$(ls broken/*/thread.* | grep -v "thread.$ppid\$" | head -n 1)
+victim=
+for f in broken/*/thread.*; do
+	[ "${f##*/}" = "thread.$ppid" ] || { victim=$f; break; }
+done
 head -c 64 /dev/urandom >"$victim"
 "$PS" dump -d broken --graphviz >out 2>err; rc=$?
 if [ $rc = 0 ] && [ "$(wc -l <err)" = 1 ] && grep -q "^patchsite: $victim: truncated" err &&
