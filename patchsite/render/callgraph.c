@@ -124,6 +124,11 @@ static int callgraph_build(struct callgraph *g, const struct psr_session *s,
 	err = tree_init(&g->t);
 	if (err)
 		return err;
+	/* Every program shown is a node, in the session's order, even with no thread read. */
+	for (size_t i = 0; i < s->nprocs; i++)
+		if (render_proc_wanted(&s->procs[i], o) &&
+		    tree_child(&g->t, 0, program_name(&s->procs[i])) == NONE)
+			return -ENOMEM;
 	err = walk_each_thread(s, o, callgraph_thread, g);
 	callgraph_hits(g, NULL);
 	return err ? err : g->err;
