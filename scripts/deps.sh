@@ -24,6 +24,9 @@ PKGS="$PKGS gdb gdb-multiarch"
 PKGS="$PKGS protobuf-compiler"
 # tests/patchsite/flamegraph.sh: the flame graph as a browser draws it (a headless screenshot).
 PKGS="$PKGS chromium"
+# tests/patchsite/dumpgraph.sh: graphviz's dot parses dump --graphviz's DOT (and uftrace's),
+# and draws the man page's examples.
+PKGS="$PKGS graphviz"
 # The real programs the tests build with our flags (issue 43), from sources Debian ships:
 # readelf from binutils-source (/usr/src/binutils) and googletest's samples from googletest
 # (/usr/src/googletest), for tests/patchsite/realprobes.sh, libc_args_real.sh and the aarch64

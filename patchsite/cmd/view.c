@@ -75,7 +75,8 @@ static bool offcpu_known(const struct psr_session *s, const struct render_opts *
 }
 
 /* Long options without a short one. */
-enum { OPT_FOLDED = 0x100, OPT_AVG_TOTAL, OPT_AVG_SELF, OPT_TASK, OPT_DIFF_POLICY, OPT_SORT_COLUMN };
+enum { OPT_FOLDED = 0x100, OPT_AVG_TOTAL, OPT_AVG_SELF, OPT_TASK, OPT_DIFF_POLICY, OPT_SORT_COLUMN,
+       OPT_GRAPHVIZ, OPT_MERMAID };
 
 /*
  * report -s, -f, --avg-total, --avg-self and --task (uftrace's spellings), read once every
@@ -201,6 +202,8 @@ static int read_verb(enum verb verb, int argc, char **argv, struct psr_filter **
 		{ "sort-column", required_argument, NULL, OPT_SORT_COLUMN },
 		{ "perfetto", no_argument, NULL, 'P' },
 		{ "flamegraph", no_argument, NULL, 'g' },
+		{ "graphviz", no_argument, NULL, OPT_GRAPHVIZ },
+		{ "mermaid", no_argument, NULL, OPT_MERMAID },
 		{ "reverse", no_argument, NULL, 'R' },
 		{ "latency", no_argument, NULL, 'l' },
 		{ "snapshot", optional_argument, NULL, 'S' },
@@ -260,7 +263,9 @@ static int read_verb(enum verb verb, int argc, char **argv, struct psr_filter **
 		case 'm': match = optarg; break;
 		case 'j': o.json = true; break;
 		case 'l': o.latency = true; break;
-		case 'c': case OPT_FOLDED: case 'P': case 'g': fmt = c; break;
+		case 'c': case OPT_FOLDED: case 'P': case 'g': case OPT_GRAPHVIZ: case OPT_MERMAID:
+			fmt = c;
+			break;
 		case 'f': fields_arg = optarg; break;
 		case OPT_AVG_TOTAL: case OPT_AVG_SELF:
 			if (avg && avg != (c == OPT_AVG_TOTAL ? 't' : 's'))
@@ -399,7 +404,8 @@ static int read_verb(enum verb verb, int argc, char **argv, struct psr_filter **
 		return bad_usage("--branches is report's, without --sort (sorted as the kernel "
 				 "does)%s", "");
 	if (verb == DUMP && !fmt)
-		return bad_usage("dump: --chrome, --perfetto, --folded or --flamegraph?%s", "");
+		return bad_usage("dump: --chrome, --perfetto, --folded, --flamegraph, --graphviz or "
+				 "--mermaid?%s", "");
 	if (o.flame_reverse && fmt != 'g')
 		return bad_usage("--reverse: only with dump --flamegraph (an icicle graph)%s", "");
 	if (fmt == 'P' && isatty(STDOUT_FILENO))
@@ -449,7 +455,9 @@ static int read_verb(enum verb verb, int argc, char **argv, struct psr_filter **
 	case DUMP:
 		err = fmt == 'c' ? render_chrome(stdout, s, &o) :
 		      fmt == 'P' ? render_perfetto(stdout, s, &o) :
-		      fmt == 'g' ? render_flamegraph(stdout, s, &o) : render_folded(stdout, s, &o);
+		      fmt == 'g' ? render_flamegraph(stdout, s, &o) :
+		      fmt == OPT_GRAPHVIZ ? render_graphviz(stdout, s, &o) :
+		      fmt == OPT_MERMAID ? render_mermaid(stdout, s, &o) : render_folded(stdout, s, &o);
 		break;
 	case INFO: err = render_info(stdout, s, &o); break;
 	default: break;

@@ -254,6 +254,16 @@ int read_open_session(const char *dir, FILE *err, bool follow, struct psr_sessio
 		}
 		read_proc(s, name);
 	}
+	/* Nothing but damaged lines: nothing to show, and no empty output taken for a trace. */
+	if (!follow && !s->nprocs && !s->nosites && s->problems) {
+		if (err)
+			fprintf(err, "patchsite: %s: not a trace directory (no process in its "
+				"session list)\n", dir);
+		free(text);
+		free(path);
+		psr_close(s);
+		return -EINVAL;
+	}
 	/* A later image of the same pid: the earlier one ended by exec, not a crash. */
 	for (size_t i = 0; i < s->nprocs; i++)
 		for (size_t j = i + 1; j < s->nprocs; j++)

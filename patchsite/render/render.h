@@ -13,7 +13,8 @@
  * layout by uftrace's --diff-policy, diff.h), report_cols.c
  * (report's keys and columns by uftrace's names), report_task.c (report --task), dist.c
  * (percentiles and histograms, dist.h), profile_stat.c (trace_stat/function),
- * branch_report.c (the branch profiler's report), perfetto.c and pb.c (dump
+ * branch_report.c (the branch profiler's report), callgraph.c (dump --graphviz
+ * and --mermaid), perfetto.c and pb.c (dump
  * --perfetto and its protobuf writer, pb.h), calls.c (the calls one at a time, for
  * patchsite script).
  */
@@ -94,6 +95,9 @@ int render_folded(FILE *out, const struct psr_session *s, const struct render_op
 /* An SVG flame graph of the folded stacks (flame.c); icicle with flame_reverse. */
 int render_flamegraph(FILE *out, const struct psr_session *s, const struct render_opts *o);
 /* Perfetto's protobuf trace (perfetto.c): binary, one sequence per thread. */
+/* The call tree as a graph (callgraph.c): DOT for graphviz, a mermaid flowchart. */
+int render_graphviz(FILE *out, const struct psr_session *s, const struct render_opts *o);
+int render_mermaid(FILE *out, const struct psr_session *s, const struct render_opts *o);
 int render_perfetto(FILE *out, const struct psr_session *s, const struct render_opts *o);
 int render_info(FILE *out, const struct psr_session *s, const struct render_opts *o);
 

@@ -225,6 +225,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		render_perfetto(null, s, &opts[i]);
 		render_folded(null, s, &opts[i]);
 		render_flamegraph(null, s, &opts[i]);
+		render_graphviz(null, s, &opts[i]);
+		render_mermaid(null, s, &opts[i]);
 		render_info(null, s, &opts[i]);
 		render_calls(s, &opts[i], fuzz_call, null);
 	}
