@@ -1,0 +1,61 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# What running uftrace's own test suite by hand through patchsite found different (issue 42,
+# docs/uftrace-conformance.md): each case one of uftrace's usual reader options on our program
+# (testdata/patchsite/uftconf.c, -pg -mfentry), recorded by uftrace 0.13 (Debian's, the
+# oracle) and by patchsite; replays compared as lib.sh's nesting.  usage: uftconf.sh BUILD_DIR plain|san
+set -u
+set -f	# the options hold globs: never the shell's
+. "$PWD/tests/patchsite/lib.sh"
+suite_init uftconf "$@"
+SRC=$PWD/testdata/patchsite
+command -v uftrace >/dev/null || { echo "FAIL uftrace not installed (scripts/deps.sh)"; exit 1; }
+cd "$T" || exit 1
+
+if ! $CC -O0 -g -pg -mfentry -o prog "$SRC/uftconf.c" 2>build.log; then
+	fail "build uftconf" build.log
+	echo "$PASS passed, $FAIL failed"
+	exit 1
+fi
+uftrace record --no-libcall --no-event ./prog >/dev/null 2>u.err &&
+	record -d p.data --no-libcall ./prog >/dev/null 2>p.err ||
+	{ fail "record uftconf" u.err; cat p.err; }
+
+# Each case: uftrace's options | patchsite's | the one line patchsite says on stderr (none:
+# nothing).  uftrace replay against patchsite replay: nested alike, not empty, exit 0.
+# - uftrace's runner adds -N memcpy to every test: leaving out what was not recorded leaves the
+#   tree whole (said in one line), as uftrace 0.13 shows it (-F nosuch stays refused: readfilt.sh).
+# - uftrace spells the actions trace-on and trace-off as well.
+# - -D counts from the innermost -F call: each -F call below the depth is shown again.
+n=0
+while IFS='|' read -r uo po want; do
+	n=$((n + 1))
+	# shellcheck disable=SC2086  # the options are words
+	uftrace replay --no-pager $uo >u$n.out 2>u$n.err
+	# shellcheck disable=SC2086
+	"$PS" replay --no-sched -d p.data $po >p$n.out 2>p$n.err; rc=$?
+	nesting u$n.out >u$n.nest
+	nesting p$n.out >p$n.nest
+	said=ok
+	if [ -z "$want" ]; then [ -s p$n.err ] && said=no
+	elif [ "$(wc -l <p$n.err)" -ne 1 ] || ! grep -qF -- "$want" p$n.err; then said=no; fi
+	if [ $rc -ne 0 ] || [ ! -s u$n.nest ] || ! cmp -s u$n.nest p$n.nest || [ $said = no ]; then
+		{ echo "exit $rc; uftrace replay $uo < > patchsite replay $po:"
+		  diff u$n.nest p$n.nest | head -20; cat p$n.err; } >why$n
+		fail "replay $po against uftrace" why$n
+	else
+		pass "replay $po: $(wc -l <p$n.nest) lines nested as uftrace's: $(cut -d' ' -f2- p$n.nest | tr '\n' ' ' | cut -c1-60)"
+	fi
+done <<'CASES'
+-N nosuch|-N nosuch|no recorded function matches 'nosuch', nothing left out by it
+-H nosuch|-H nosuch|no recorded function matches 'nosuch', nothing left out by it
+-N one -N nosuch|-N one -N nosuch|no recorded function matches 'nosuch'
+-T top@trace-off -T add@trace-on|-T top@trace-off -T add@trace-on|
+-D 1 -F one -F three -F five|-D 1 -F one -F three -F five|
+-D 1 -F top -F fi.*|-D 1 -F top -F fi*|
+-D 2 -F one -F four|-D 2 -F one -F four|
+-D 2 -F one|-D 2 -F one|
+CASES
+
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]
