@@ -113,7 +113,6 @@ static int report_columns(struct render_opts *o, const char *sort_arg, const cha
 	return 0;
 }
 
-/* One filter option into *f: 0, or 2 after one line saying what is wrong. */
 static int filter_option(struct psr_filter **f, int c, const char *arg)
 {
 	static const char *const names[][2] = {
@@ -138,11 +137,19 @@ static int filter_option(struct psr_filter **f, int c, const char *arg)
 	return 2;
 }
 
-/*
- * The filters hold for every process shown: what they name was recorded,
- * what they need was kept (function_profile's counts have no calls to filter).
- */
-static bool filter_fits(const struct psr_session *s, const struct render_opts *o)
+int filter_options(struct psr_filter **f, const struct filter_arg *fo, size_t n, const char *match)
+{
+	/* --match, wherever it is, says how every pattern reads (as uftrace's). */
+	if (match && filter_option(f, 'm', match))
+		return 2;
+	for (size_t i = 0; i < n; i++)
+		if (filter_option(f, fo[i].c, fo[i].arg))
+			return 2;
+	psr_filter_srcline(*f, srcline_of);
+	return 0;
+}
+
+bool filter_fits(const struct psr_session *s, const struct render_opts *o)
 {
 	const struct psr_proc **shown = calloc(s->nprocs + 1, sizeof(*shown));
 	size_t n = 0;
@@ -215,19 +222,7 @@ static int read_verb(enum verb verb, int argc, char **argv, struct psr_filter **
 		{ "sleep-time", no_argument, NULL, 'Y' },
 		{ "nosleep-time", no_argument, NULL, 'z' },
 		{ "srcline", no_argument, NULL, 'X' },
-		/* Filters on the recording: uftrace's spellings (data/read_filter.c). */
-		{ "filter", required_argument, NULL, 'F' },
-		{ "notrace", required_argument, NULL, 'N' },
-		{ "hide", required_argument, NULL, 'H' },
-		{ "caller-filter", required_argument, NULL, 'C' },
-		{ "trigger", required_argument, NULL, 'T' },
-		{ "depth", required_argument, NULL, 'D' },
-		{ "time-filter", required_argument, NULL, 't' },
-		{ "size-filter", required_argument, NULL, 'Z' },
-		{ "loc-filter", required_argument, NULL, 'L' },
-		{ "time-range", required_argument, NULL, 'r' },
-		{ "max-stack", required_argument, NULL, 'M' },
-		{ "match", required_argument, NULL, 'm' },
+		FILTER_LONG_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -241,7 +236,7 @@ static int read_verb(enum verb verb, int argc, char **argv, struct psr_filter **
 	const char *diff_dir = NULL, *sort_arg = NULL, *fields_arg = NULL;
 	int avg = 0;		/* --avg-total 't', --avg-self 's' */
 	bool sort_column = false;
-	struct { int c; const char *arg; } fo[64];	/* the filter options, in order */
+	struct filter_arg fo[64];	/* the filter options, in order */
 	size_t nfo = 0;
 	const char *match = NULL;
 
@@ -344,16 +339,11 @@ static int read_verb(enum verb verb, int argc, char **argv, struct psr_filter **
 	}
 	if (optind < argc)
 		return bad_usage("unexpected argument '%s'", argv[optind]);
-	/* --match, wherever it is, says how every pattern reads (as uftrace's). */
-	if (match && filter_option(filter, 'm', match))
+	if (filter_options(filter, fo, nfo, match))
 		return 2;
-	for (size_t i = 0; i < nfo; i++)
-		if (filter_option(filter, fo[i].c, fo[i].arg))
-			return 2;
 	err = filter_usage(verb, *filter, &o, branches, diff_dir);
 	if (err)
 		return err;
-	psr_filter_srcline(*filter, srcline_of);
 	o.filter = *filter;
 	if ((o.json && verb != REPORT) || (sorted && verb != REPORT))
 		return bad_usage("--json and --sort are report's options%s", "");

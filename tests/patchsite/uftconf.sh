@@ -3,7 +3,8 @@
 # What running uftrace's own test suite by hand through patchsite found different (issue 42,
 # docs/uftrace-conformance.md): each case one of uftrace's usual reader options on our program
 # (testdata/patchsite/uftconf.c, -pg -mfentry), recorded by uftrace 0.13 (Debian's, the
-# oracle) and by patchsite; replays compared as lib.sh's nesting.  usage: uftconf.sh BUILD_DIR plain|san
+# oracle) and by patchsite; replays compared as lib.sh's nesting, scripts' callbacks line by line.
+# usage: uftconf.sh BUILD_DIR plain|san
 set -u
 set -f	# the options hold globs: never the shell's
 . "$PWD/tests/patchsite/lib.sh"
@@ -56,6 +57,33 @@ done <<'CASES'
 -D 2 -F one -F four|-D 2 -F one -F four|
 -D 2 -F one|-D 2 -F one|
 CASES
+
+# script takes the readers' filters, as uftrace script does: the calls each callback gets, with
+# their depth, against uftrace script's on its own recording.
+if [ "$MODE" = san ]; then
+	# libpython, dlopened by script, keeps memory to the end (as script.sh says): only its leaks
+	# are suppressed.
+	printf 'leak:libpython3\n' >lsan.supp
+	export LSAN_OPTIONS="suppressions=$T/lsan.supp:print_suppressions=0"
+fi
+cat >cb.py <<'PY'
+def uftrace_entry(ctx):
+    print("entry %d %s" % (ctx["depth"], ctx["name"]))
+def uftrace_exit(ctx):
+    print("exit %d %s" % (ctx["depth"], ctx["name"]))
+PY
+for o in "-F one" "-N two" "-F one -D 2" "-F top -N three" "--filter=add --depth=1"; do
+	# shellcheck disable=SC2086  # the options are words
+	uftrace script -S cb.py $o >us.out 2>us.err
+	# shellcheck disable=SC2086
+	"$PS" script -d p.data -S cb.py $o >ps.out 2>ps.err; rc=$?
+	if [ $rc -eq 0 ] && [ -s us.out ] && cmp -s us.out ps.out && [ ! -s ps.err ]; then
+		pass "script -S cb.py $o: $(wc -l <ps.out) callbacks as uftrace's"
+	else
+		{ echo "exit $rc"; diff us.out ps.out | head; cat ps.err; } >why.script
+		fail "script -S cb.py $o against uftrace" why.script
+	fi
+done
 
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
