@@ -73,7 +73,8 @@ int cmd_read(enum verb verb, int argc, char **argv);
 	{ "size-filter", required_argument, NULL, 'Z' }, \
 	{ "loc-filter", required_argument, NULL, 'L' }, \
 	{ "time-range", required_argument, NULL, 'r' }, \
-	{ "max-stack", required_argument, NULL, 'M' }, { "match", required_argument, NULL, 'm' }
+	{ "max-stack", required_argument, NULL, 'M' }, { "match", required_argument, NULL, 'm' }, \
+	{ "trace", required_argument, NULL, 'o' }
 struct psr_filter;
 struct psr_session;
 struct render_opts;

@@ -355,7 +355,7 @@ int cmd_script(int argc, char **argv)
 		case 'h': fputs(usage, stdout); return 0;
 		case 'm': match = optarg; break;
 		case 'F': case 'N': case 'H': case 'C': case 'T': case 'D': case 't': case 'Z':
-		case 'L': case 'r': case 'M':
+		case 'L': case 'r': case 'M': case 'o':
 			if (nfo == sizeof(fo) / sizeof(fo[0]))
 				return bad_usage("%s: more than 64 filter options", optarg);
 			fo[nfo++] = (struct filter_arg){ c, optarg };

@@ -119,7 +119,7 @@ static int filter_option(struct psr_filter **f, int c, const char *arg)
 		{ "F", "--filter" }, { "G", "-G" }, { "N", "--notrace" }, { "H", "--hide" },
 		{ "C", "--caller-filter" }, { "T", "--trigger" }, { "D", "--depth" },
 		{ "t", "--time-filter" }, { "Z", "--size-filter" }, { "L", "--loc-filter" },
-		{ "r", "--time-range" }, { "M", "--max-stack" }, { "m", "--match" },
+		{ "r", "--time-range" }, { "M", "--max-stack" }, { "m", "--match" }, { "o", "--trace" },
 	};
 	char why[256], msg[512];
 	const char *name = "";
@@ -246,7 +246,7 @@ static int read_verb(enum verb verb, int argc, char **argv, struct psr_filter **
 		case 'p': if (parse_int(optarg, "--pid", &o.pid)) return 2; break;
 		case 'i': if (parse_int(optarg, "--tid", &o.tid)) return 2; break;
 		case 'F': case 'N': case 'H': case 'C': case 'T': case 'D': case 't': case 'Z':
-		case 'L': case 'r': case 'G': case 'M':
+		case 'L': case 'r': case 'G': case 'M': case 'o':
 			if (nfo == sizeof(fo) / sizeof(fo[0]))
 				return bad_usage("%s: more than 64 filter options", optarg);
 			fo[nfo].c = c;

@@ -62,6 +62,7 @@ struct psr_filter {
 	uint64_t size;		/* -Z (0: none) */
 	char *loc;		/* -L */
 	bool range;		/* -r */
+	bool start_off;		/* --trace=off: nothing shown until a trace_on call */
 	bool regex;		/* --match=regex: patterns after it are regular expressions */
 	bool lo_rel, hi_rel;	/* elapsed from the first event, or CLOCK_MONOTONIC ns */
 	uint64_t lo, hi;
@@ -104,7 +105,7 @@ enum { MARK_SHORT = 1, MARK_OFFPATH = 2 };
 bool psr_filter_any(const struct psr_filter *f)
 {
 	return f && (f->npat || f->depth || f->max_stack || f->time_ns || f->size || f->loc ||
-		     f->range);
+		     f->range || f->start_off);
 }
 
 __attribute__((format(printf, 3, 4)))
@@ -359,6 +360,11 @@ int psr_filter_add(struct psr_filter **fp, int opt, const char *arg, char *why, 
 		f->loc = strdup(arg);
 		return f->loc ? 0 : -ENOMEM;
 	case 'r': return parse_range(f, arg, why, len);
+	case 'o':
+		if (strcmp(arg, "on") && strcmp(arg, "off"))
+			return say(why, len, "expected on or off");
+		f->start_off = !strcmp(arg, "off");
+		return 0;
 	case 'm':
 		if (strcmp(arg, "glob") && strcmp(arg, "regex"))
 			return say(why, len, "expected glob (ftrace's, the default) or regex");
@@ -607,7 +613,7 @@ int psr_filter_thread(const struct psr_filter *f, const struct psr_proc *p,
 		free(ft);
 		return -ENOMEM;
 	}
-	ft->on = true;	/* as uftrace's replay: trace_off turns it off, trace_on back on */
+	ft->on = !f->start_off;	/* as uftrace's replay: trace_off turns it off, trace_on back on */
 	if (f->range) {
 		uint64_t base0 = f->lo_rel || f->hi_rel ? first_ns(p) : 0;
 
