@@ -176,15 +176,15 @@ bool filter_fits(const struct psr_session *s, const struct render_opts *o)
 
 /* Filters with what they cannot apply to: 0, or 2 after one line. */
 static int filter_usage(enum verb verb, const struct psr_filter *f, const struct render_opts *o,
-			bool branches, const char *diff_dir)
+			bool branches)
 {
 	if (!psr_filter_any(f))
 		return 0;
 	if (verb == INFO)
 		return bad_usage("info: the filters (-F, -N, ...) are replay's, report's, graph's "
 				 "and dump's%s", "");
-	if (o->latency || branches || diff_dir)
-		return bad_usage("the filters (-F, -N, ...) with --latency, --branches or --diff: "
+	if (o->latency || branches)
+		return bad_usage("the filters (-F, -N, ...) with --latency or --branches: "
 				 "those show no filtered calls%s", "");
 	return 0;
 }
@@ -341,7 +341,7 @@ static int read_verb(enum verb verb, int argc, char **argv, struct psr_filter **
 		return bad_usage("unexpected argument '%s'", argv[optind]);
 	if (filter_options(filter, fo, nfo, match))
 		return 2;
-	err = filter_usage(verb, *filter, &o, branches, diff_dir);
+	err = filter_usage(verb, *filter, &o, branches);
 	if (err)
 		return err;
 	o.filter = *filter;
@@ -426,6 +426,12 @@ static int read_verb(enum verb verb, int argc, char **argv, struct psr_filter **
 		fputs(said ? said : "", stderr);
 		free(said);
 		b->err = stderr;	/* damage found while reading it */
+		/* The filters keep the same calls of both, as uftrace's report --diff. */
+		if (psr_filter_any(o.filter) && !filter_fits(b, &o)) {
+			psr_close(b);
+			psr_close(s);
+			return 1;
+		}
 		err = render_report_diff(stdout, s, b, &o);
 		psr_close(b);
 	}

@@ -82,6 +82,25 @@ else
 	fail "replay -d p.data --trace=off -T main@trace_on" why.on
 fi
 
+# report --diff with filters: they keep the same calls of both recordings.  uftrace 0.13 filters
+# only the base of a diff at report time, so its oracle is two recordings it made with -N one
+# (record-time, the same meaning): the functions left and their change in calls.
+record -d p2.data --no-libcall ./prog >/dev/null 2>p2.err &&
+	uftrace record -d un1 -N one --no-libcall --no-event ./prog >/dev/null 2>>p2.err &&
+	uftrace record -d un2 -N one --no-libcall --no-event ./prog >/dev/null 2>>p2.err ||
+	fail "record for --diff" p2.err
+uftrace report -d un1 --diff un2 >ud.out 2>ud.err
+"$PS" report -d p.data --diff=p2.data -N one >pd.out 2>pd.err; rc=$?
+awk 'seen && NF { print $NF, $(NF - 1) } /^ *===/ { seen = 1 }' ud.out | sort >ud.rows
+awk 'seen && NF { d = $(NF - 1) - $(NF - 2); print $NF, (d < 0 ? "" : "+") d } /^ *===/ { seen = 1 }' \
+	pd.out | sort >pd.rows
+if [ $rc -eq 0 ] && [ -s ud.rows ] && cmp -s ud.rows pd.rows && [ ! -s pd.err ]; then
+	pass "report --diff=p2.data -N one: $(tr '\n' ' ' <pd.rows)as uftrace's"
+else
+	{ echo "exit $rc"; diff ud.rows pd.rows; cat pd.err; } >why.diff
+	fail "report --diff=p2.data -N one against uftrace" why.diff
+fi
+
 # script takes the readers' filters, as uftrace script does: the calls each callback gets, with
 # their depth, against uftrace script's on its own recording.
 if [ "$MODE" = san ]; then
