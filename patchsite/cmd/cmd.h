@@ -28,6 +28,7 @@
 #define PS_CMD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #define DEFAULT_DIR "patchsite.data"
 
@@ -56,6 +57,33 @@ int cmd_pipe(int argc, char **argv);
 
 enum verb { REPLAY, REPORT, DUMP, INFO };
 int cmd_read(enum verb verb, int argc, char **argv);
+/*
+ * The readers' filters (view.c, for replay, report, graph, dump and script): the n options fo
+ * (in their order, read as --match says wherever it was) into *f, 0 or 2 after one line saying
+ * what is wrong; filter_fits: they hold for every process o shows (what they name was
+ * recorded, what they need was kept), else false, said.
+ */
+/* Filters on the recording: uftrace's spellings (data/read_filter.c), as getopt_long's options. */
+#define FILTER_LONG_OPTIONS \
+	{ "filter", required_argument, NULL, 'F' }, { "notrace", required_argument, NULL, 'N' }, \
+	{ "hide", required_argument, NULL, 'H' }, \
+	{ "caller-filter", required_argument, NULL, 'C' }, \
+	{ "trigger", required_argument, NULL, 'T' }, { "depth", required_argument, NULL, 'D' }, \
+	{ "time-filter", required_argument, NULL, 't' }, \
+	{ "size-filter", required_argument, NULL, 'Z' }, \
+	{ "loc-filter", required_argument, NULL, 'L' }, \
+	{ "time-range", required_argument, NULL, 'r' }, \
+	{ "max-stack", required_argument, NULL, 'M' }, { "match", required_argument, NULL, 'm' }, \
+	{ "trace", required_argument, NULL, 'o' }
+struct psr_filter;
+struct psr_session;
+struct render_opts;
+struct filter_arg {
+	int c;
+	const char *arg;
+};
+int filter_options(struct psr_filter **f, const struct filter_arg *fo, size_t n, const char *match);
+bool filter_fits(const struct psr_session *s, const struct render_opts *o);
 /* script FILE.py | --json: the calls to Python callbacks or as JSON lines (script.c). */
 int cmd_script(int argc, char **argv);
 /* graph [FUNC]: report --graph[=FUNC] (graph_cmd.c). */

@@ -19,7 +19,8 @@ static bool takes_value(const char *a)
 						  "-L", "-r", "-G", "--filter", "--notrace", "--hide",
 						  "--caller-filter", "--trigger", "--depth",
 						  "--time-filter", "--size-filter", "--loc-filter",
-						  "--time-range", "--max-stack", "--match", NULL };
+						  "--time-range", "--max-stack", "--match", "--trace",
+						  NULL };
 
 	for (size_t i = 0; with_value[i]; i++)
 		if (!strcmp(a, with_value[i]))

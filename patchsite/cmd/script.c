@@ -278,34 +278,14 @@ static int run_calls(const struct psr_session *s, const struct render_opts *o, b
 	return err;
 }
 
-int cmd_script(int argc, char **argv)
+/* cmd_script's work once its options are read. */
+static int script_run(int argc, char **argv, const char *dir, const char *file, bool json,
+		      struct render_opts *o)
 {
-	static const struct option opts[] = {
-		{ "dir", required_argument, NULL, 'd' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "tid", required_argument, NULL, 't' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "script", required_argument, NULL, 'S' },	/* uftrace's spelling */
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	struct render_opts o = { 0 };
 	struct psr_session *s;
-	const char *dir = DEFAULT_DIR, *file = NULL;
-	bool json = false, any = false;
-	int c, err;
+	bool any = false;
+	int err;
 
-	while ((c = getopt_long(argc, argv, "d:hS:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd': dir = optarg; break;
-		case 'p': if (parse_int(optarg, "--pid", &o.pid)) return 2; break;
-		case 't': if (parse_int(optarg, "--tid", &o.tid)) return 2; break;
-		case 'j': json = true; break;
-		case 'S': file = optarg; break;
-		case 'h': fputs(usage, stdout); return 0;
-		default: return bad_usage("bad option%s", "");
-		}
-	}
 	if (json && (file || optind < argc))
 		return bad_usage("script --json: no script (unexpected '%s')",
 				 file ? file : argv[optind]);
@@ -317,18 +297,22 @@ int cmd_script(int argc, char **argv)
 		return 1;
 	/* As the other readers do: what the recording lost, on stderr too. */
 	for (size_t i = 0; i < s->nprocs; i++)
-		if (render_proc_wanted(&s->procs[i], &o)) {
+		if (render_proc_wanted(&s->procs[i], o)) {
 			render_losses(stderr, &s->procs[i], "patchsite: ");
 			any = true;
 		}
-	if (o.pid && !any) {
-		fprintf(stderr, "patchsite: %s: no process %d recorded\n", dir, o.pid);
+	if (o->pid && !any) {
+		fprintf(stderr, "patchsite: %s: no process %d recorded\n", dir, o->pid);
+		psr_close(s);
+		return 1;
+	}
+	if (psr_filter_any(o->filter) && !filter_fits(s, o)) {
 		psr_close(s);
 		return 1;
 	}
 	err = file ? script_py_load(file, argc - optind, argv + optind) : 0;
 	if (!err)
-		err = run_calls(s, &o, file);
+		err = run_calls(s, o, file);
 	if (file && script_py_end() && !err)
 		err = 1;
 	psr_close(s);
@@ -340,3 +324,49 @@ int cmd_script(int argc, char **argv)
 	}
 	return err < 0 ? 1 : err >= 2 ? err - 2 : err;
 }
+
+int cmd_script(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "dir", required_argument, NULL, 'd' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "tid", required_argument, NULL, 'i' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "script", required_argument, NULL, 'S' },	/* uftrace's spelling */
+		{ "help", no_argument, NULL, 'h' },
+		FILTER_LONG_OPTIONS,	/* the readers' filters, as uftrace script takes them */
+		{ 0 }
+	};
+	struct render_opts o = { 0 };
+	struct psr_filter *filter = NULL;
+	struct filter_arg fo[64];	/* the filter options, in order */
+	size_t nfo = 0;
+	const char *dir = DEFAULT_DIR, *file = NULL, *match = NULL;
+	bool json = false;
+	int c, err;
+
+	while ((c = getopt_long(argc, argv, "d:hS:F:N:H:C:T:D:t:Z:L:r:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': dir = optarg; break;
+		case 'p': if (parse_int(optarg, "--pid", &o.pid)) return 2; break;
+		case 'i': if (parse_int(optarg, "--tid", &o.tid)) return 2; break;
+		case 'j': json = true; break;
+		case 'S': file = optarg; break;
+		case 'h': fputs(usage, stdout); return 0;
+		case 'm': match = optarg; break;
+		case 'F': case 'N': case 'H': case 'C': case 'T': case 'D': case 't': case 'Z':
+		case 'L': case 'r': case 'M': case 'o':
+			if (nfo == sizeof(fo) / sizeof(fo[0]))
+				return bad_usage("%s: more than 64 filter options", optarg);
+			fo[nfo++] = (struct filter_arg){ c, optarg };
+			break;
+		default: return bad_usage("bad option%s", "");
+		}
+	}
+	err = filter_options(&filter, fo, nfo, match);
+	o.filter = filter;
+	err = err ? err : script_run(argc, argv, dir, file, json, &o);
+	psr_filter_free(filter);
+	return err;
+}
+

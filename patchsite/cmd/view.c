@@ -114,14 +114,13 @@ static int report_columns(struct render_opts *o, const char *sort_arg, const cha
 	return 0;
 }
 
-/* One filter option into *f: 0, or 2 after one line saying what is wrong. */
 static int filter_option(struct psr_filter **f, int c, const char *arg)
 {
 	static const char *const names[][2] = {
 		{ "F", "--filter" }, { "G", "-G" }, { "N", "--notrace" }, { "H", "--hide" },
 		{ "C", "--caller-filter" }, { "T", "--trigger" }, { "D", "--depth" },
 		{ "t", "--time-filter" }, { "Z", "--size-filter" }, { "L", "--loc-filter" },
-		{ "r", "--time-range" }, { "M", "--max-stack" }, { "m", "--match" },
+		{ "r", "--time-range" }, { "M", "--max-stack" }, { "m", "--match" }, { "o", "--trace" },
 	};
 	char why[256], msg[512];
 	const char *name = "";
@@ -139,11 +138,19 @@ static int filter_option(struct psr_filter **f, int c, const char *arg)
 	return 2;
 }
 
-/*
- * The filters hold for every process shown: what they name was recorded,
- * what they need was kept (function_profile's counts have no calls to filter).
- */
-static bool filter_fits(const struct psr_session *s, const struct render_opts *o)
+int filter_options(struct psr_filter **f, const struct filter_arg *fo, size_t n, const char *match)
+{
+	/* --match, wherever it is, says how every pattern reads (as uftrace's). */
+	if (match && filter_option(f, 'm', match))
+		return 2;
+	for (size_t i = 0; i < n; i++)
+		if (filter_option(f, fo[i].c, fo[i].arg))
+			return 2;
+	psr_filter_srcline(*f, srcline_of);
+	return 0;
+}
+
+bool filter_fits(const struct psr_session *s, const struct render_opts *o)
 {
 	const struct psr_proc **shown = calloc(s->nprocs + 1, sizeof(*shown));
 	size_t n = 0;
@@ -170,15 +177,15 @@ static bool filter_fits(const struct psr_session *s, const struct render_opts *o
 
 /* Filters with what they cannot apply to: 0, or 2 after one line. */
 static int filter_usage(enum verb verb, const struct psr_filter *f, const struct render_opts *o,
-			bool branches, const char *diff_dir)
+			bool branches)
 {
 	if (!psr_filter_any(f))
 		return 0;
 	if (verb == INFO)
 		return bad_usage("info: the filters (-F, -N, ...) are replay's, report's, graph's "
 				 "and dump's%s", "");
-	if (o->latency || branches || diff_dir)
-		return bad_usage("the filters (-F, -N, ...) with --latency, --branches or --diff: "
+	if (o->latency || branches)
+		return bad_usage("the filters (-F, -N, ...) with --latency or --branches: "
 				 "those show no filtered calls%s", "");
 	return 0;
 }
@@ -218,19 +225,7 @@ static int read_verb(enum verb verb, int argc, char **argv, struct psr_filter **
 		{ "sleep-time", no_argument, NULL, 'Y' },
 		{ "nosleep-time", no_argument, NULL, 'z' },
 		{ "srcline", no_argument, NULL, 'X' },
-		/* Filters on the recording: uftrace's spellings (data/read_filter.c). */
-		{ "filter", required_argument, NULL, 'F' },
-		{ "notrace", required_argument, NULL, 'N' },
-		{ "hide", required_argument, NULL, 'H' },
-		{ "caller-filter", required_argument, NULL, 'C' },
-		{ "trigger", required_argument, NULL, 'T' },
-		{ "depth", required_argument, NULL, 'D' },
-		{ "time-filter", required_argument, NULL, 't' },
-		{ "size-filter", required_argument, NULL, 'Z' },
-		{ "loc-filter", required_argument, NULL, 'L' },
-		{ "time-range", required_argument, NULL, 'r' },
-		{ "max-stack", required_argument, NULL, 'M' },
-		{ "match", required_argument, NULL, 'm' },
+		FILTER_LONG_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -244,7 +239,7 @@ static int read_verb(enum verb verb, int argc, char **argv, struct psr_filter **
 	const char *diff_dir = NULL, *sort_arg = NULL, *fields_arg = NULL;
 	int avg = 0;		/* --avg-total 't', --avg-self 's' */
 	bool sort_column = false;
-	struct { int c; const char *arg; } fo[64];	/* the filter options, in order */
+	struct filter_arg fo[64];	/* the filter options, in order */
 	size_t nfo = 0;
 	const char *match = NULL;
 
@@ -254,7 +249,7 @@ static int read_verb(enum verb verb, int argc, char **argv, struct psr_filter **
 		case 'p': if (parse_int(optarg, "--pid", &o.pid)) return 2; break;
 		case 'i': if (parse_int(optarg, "--tid", &o.tid)) return 2; break;
 		case 'F': case 'N': case 'H': case 'C': case 'T': case 'D': case 't': case 'Z':
-		case 'L': case 'r': case 'G': case 'M':
+		case 'L': case 'r': case 'G': case 'M': case 'o':
 			if (nfo == sizeof(fo) / sizeof(fo[0]))
 				return bad_usage("%s: more than 64 filter options", optarg);
 			fo[nfo].c = c;
@@ -349,16 +344,11 @@ static int read_verb(enum verb verb, int argc, char **argv, struct psr_filter **
 	}
 	if (optind < argc)
 		return bad_usage("unexpected argument '%s'", argv[optind]);
-	/* --match, wherever it is, says how every pattern reads (as uftrace's). */
-	if (match && filter_option(filter, 'm', match))
+	if (filter_options(filter, fo, nfo, match))
 		return 2;
-	for (size_t i = 0; i < nfo; i++)
-		if (filter_option(filter, fo[i].c, fo[i].arg))
-			return 2;
-	err = filter_usage(verb, *filter, &o, branches, diff_dir);
+	err = filter_usage(verb, *filter, &o, branches);
 	if (err)
 		return err;
-	psr_filter_srcline(*filter, srcline_of);
 	o.filter = *filter;
 	if ((o.json && verb != REPORT) || (sorted && verb != REPORT))
 		return bad_usage("--json and --sort are report's options%s", "");
@@ -442,6 +432,12 @@ static int read_verb(enum verb verb, int argc, char **argv, struct psr_filter **
 		fputs(said ? said : "", stderr);
 		free(said);
 		b->err = stderr;	/* damage found while reading it */
+		/* The filters keep the same calls of both, as uftrace's report --diff. */
+		if (psr_filter_any(o.filter) && !filter_fits(b, &o)) {
+			psr_close(b);
+			psr_close(s);
+			return 1;
+		}
 		err = render_report_diff(stdout, s, b, &o);
 		psr_close(b);
 	}

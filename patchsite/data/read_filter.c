@@ -62,6 +62,7 @@ struct psr_filter {
 	uint64_t size;		/* -Z (0: none) */
 	char *loc;		/* -L */
 	bool range;		/* -r */
+	bool start_off;		/* --trace=off: nothing shown until a trace_on call */
 	bool regex;		/* --match=regex: patterns after it are regular expressions */
 	bool lo_rel, hi_rel;	/* elapsed from the first event, or CLOCK_MONOTONIC ns */
 	uint64_t lo, hi;
@@ -74,6 +75,7 @@ struct fframe {
 	bool hide_sub;		/* nothing inside it is shown */
 	bool inside;		/* inside an -F function (or no -F given) */
 	bool caller;		/* it is a -C function: its children are off the path */
+	bool deep;		/* past -D below an -F call: not shown, a nested -F call is */
 	unsigned sdepth;	/* shown calls open, itself included */
 	unsigned limit;		/* calls shown inside up to this shown depth */
 };
@@ -103,7 +105,7 @@ enum { MARK_SHORT = 1, MARK_OFFPATH = 2 };
 bool psr_filter_any(const struct psr_filter *f)
 {
 	return f && (f->npat || f->depth || f->max_stack || f->time_ns || f->size || f->loc ||
-		     f->range);
+		     f->range || f->start_off);
 }
 
 __attribute__((format(printf, 3, 4)))
@@ -272,9 +274,11 @@ static int add_trigger(struct psr_filter *f, const char *arg, char *why, size_t 
 			if (parse_uint(act + 6, 65535, &depth))
 				return say(why, len, "'%s': expected depth=N, N from 1", act);
 			flags |= FL_DEPTH;
-		} else if (!strcmp(act, "trace_on") || !strcmp(act, "traceon")) {
+		} else if (!strcmp(act, "trace_on") || !strcmp(act, "traceon") ||
+			   !strcmp(act, "trace-on")) {	/* uftrace takes both spellings */
 			flags |= FL_ON;
-		} else if (!strcmp(act, "trace_off") || !strcmp(act, "traceoff")) {
+		} else if (!strcmp(act, "trace_off") || !strcmp(act, "traceoff") ||
+			   !strcmp(act, "trace-off")) {
 			flags |= FL_OFF;
 		} else if (!strcmp(act, "filter")) {
 			flags |= FL_FILTER;
@@ -356,6 +360,11 @@ int psr_filter_add(struct psr_filter **fp, int opt, const char *arg, char *why, 
 		f->loc = strdup(arg);
 		return f->loc ? 0 : -ENOMEM;
 	case 'r': return parse_range(f, arg, why, len);
+	case 'o':
+		if (strcmp(arg, "on") && strcmp(arg, "off"))
+			return say(why, len, "expected on or off");
+		f->start_off = !strcmp(arg, "off");
+		return 0;
 	case 'm':
 		if (strcmp(arg, "glob") && strcmp(arg, "regex"))
 			return say(why, len, "expected glob (ftrace's, the default) or regex");
@@ -604,7 +613,7 @@ int psr_filter_thread(const struct psr_filter *f, const struct psr_proc *p,
 		free(ft);
 		return -ENOMEM;
 	}
-	ft->on = true;	/* as uftrace's replay: trace_off turns it off, trace_on back on */
+	ft->on = !f->start_off;	/* as uftrace's replay: trace_off turns it off, trace_on back on */
 	if (f->range) {
 		uint64_t base0 = f->lo_rel || f->hi_rel ? first_ns(p) : 0;
 
@@ -663,14 +672,22 @@ static bool entry(struct psr_fthread *ft, const struct psr_event *ev)
 	if (sf.flags & FL_OFF)
 		ft->on = false;
 	fr.inside = up.inside || (sf.flags & FL_FILTER);
+	fr.limit = up.limit;
+	/*
+	 * With -F, -D counts from the innermost -F call, as uftrace's: each -F call starts
+	 * the count again, so an -F function below the depth is shown (the calls between
+	 * are not).  Without -F, what lies past the depth goes with its call.
+	 */
+	if ((sf.flags & FL_FILTER) && f->depth)
+		fr.limit = up.sdepth + f->depth;
+	fr.deep = (f->used & FL_FILTER) && up.sdepth >= fr.limit;
 	fr.hide_sub = up.hide_sub || up.caller || (sf.flags & FL_NOTRACE) || (mark & MARK_SHORT) ||
-		      (mark & MARK_OFFPATH) || up.sdepth >= up.limit ||
+		      (mark & MARK_OFFPATH) || (!fr.deep && up.sdepth >= fr.limit) ||
 		      (f->max_stack && ft->depth >= f->max_stack);
 	fr.caller = (sf.flags & FL_CALLER) != 0;
-	fr.shown = !fr.hide_sub && fr.inside && ft->on && in_range(ft, ev->tsc) &&
+	fr.shown = !fr.hide_sub && !fr.deep && fr.inside && ft->on && in_range(ft, ev->tsc) &&
 		   !(sf.flags & (FL_HIDE | FL_SMALL | FL_NOLOC));
 	fr.sdepth = up.sdepth + fr.shown;
-	fr.limit = up.limit;
 	/* -D counts from the first call -F shows (uftrace re-bases its depth there too). */
 	if (sf.flags & FL_DEPTH && fr.sdepth - fr.shown + sf.depth < fr.limit)
 		fr.limit = fr.sdepth - fr.shown + sf.depth;
@@ -705,7 +722,7 @@ bool psr_filter_keep(struct psr_fthread *ft, const struct psr_event *ev)
 	}
 	/* A function event, a record, a switch, a return without its call: as where it is. */
 	up = top(ft);
-	return !up.hide_sub && up.inside && ft->on && in_range(ft, ev->tsc) &&
+	return !up.hide_sub && !up.deep && up.inside && ft->on && in_range(ft, ev->tsc) &&
 	       !(ev->type == PSR_FUNC &&
 		 (site_flags(ft, ev->id, ev->tsc).flags & (FL_NOTRACE | FL_HIDE | FL_SMALL | FL_NOLOC)));
 }
@@ -790,11 +807,20 @@ int psr_filter_check(const struct psr_filter *f, const struct psr_proc *const *p
 
 			for (size_t k = 0; k < n && !hit; k++)
 				hit = proc_has(procs[k], &f->pat[i], tok);
-			if (!hit) {
+			if (!hit && !(f->pat[i].flags & (FL_NOTRACE | FL_HIDE))) {
 				fprintf(err, "patchsite: %s: %s %s: no recorded function matches "
 					"'%s'\n", dir, f->pat[i].opt, f->pat[i].arg, tok);
 				return -ENOENT;
 			}
+			/*
+			 * Leaving out what was not recorded leaves the trace as it is, as
+			 * uftrace's -N and -H do (its runner passes -N memcpy to every
+			 * test); said once, as a typo would be.
+			 */
+			if (!hit)
+				fprintf(err, "patchsite: %s: %s %s: no recorded function matches "
+					"'%s', nothing left out by it\n", dir, f->pat[i].opt,
+					f->pat[i].arg, tok);
 		}
 	for (size_t k = 0; f->loc && k < n && loc < 2; k++) {
 		int l = proc_loc(f, procs[k]);

@@ -227,7 +227,7 @@ bad() {
 	fi
 }
 bad replay "-F nosuch" "--filter nosuch: no recorded function matches 'nosuch'"
-bad report "-N mid,nosuch*" "--notrace mid,nosuch\*: no recorded function matches 'nosuch\*'"
+bad report "-C mid,nosuch*" "--caller-filter mid,nosuch\*: no recorded function matches 'nosuch\*'"
 bad graph "-T nosuch@depth=1" "--trigger nosuch@depth=1: no recorded function matches 'nosuch'"
 bad replay "-t 10xs" "--time-filter=10xs: expected a time"
 bad dump "--folded -t ms" "--time-filter=ms: expected a time"

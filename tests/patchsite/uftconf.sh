@@ -1,0 +1,132 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# What running uftrace's own test suite by hand through patchsite found different (issue 42,
+# docs/uftrace-conformance.md): each case one of uftrace's usual reader options on our program
+# (testdata/patchsite/uftconf.c, -pg -mfentry), recorded by uftrace 0.13 (Debian's, the
+# oracle) and by patchsite; replays compared as lib.sh's nesting, scripts' callbacks line by line.
+# usage: uftconf.sh BUILD_DIR plain|san
+set -u
+set -f	# the options hold globs: never the shell's
+. "$PWD/tests/patchsite/lib.sh"
+suite_init uftconf "$@"
+SRC=$PWD/testdata/patchsite
+command -v uftrace >/dev/null || { echo "FAIL uftrace not installed (scripts/deps.sh)"; exit 1; }
+cd "$T" || exit 1
+
+if ! $CC -O0 -g -pg -mfentry -o prog "$SRC/uftconf.c" 2>build.log; then
+	fail "build uftconf" build.log
+	echo "$PASS passed, $FAIL failed"
+	exit 1
+fi
+uftrace record --no-libcall --no-event ./prog >/dev/null 2>u.err &&
+	record -d p.data --no-libcall ./prog >/dev/null 2>p.err ||
+	{ fail "record uftconf" u.err; cat p.err; }
+
+# Each case: uftrace's options | patchsite's | the one line patchsite says on stderr (none:
+# nothing).  uftrace replay against patchsite replay: nested alike, not empty, exit 0.
+# - uftrace's runner adds -N memcpy to every test: leaving out what was not recorded leaves the
+#   tree whole (said in one line), as uftrace 0.13 shows it (-F nosuch stays refused: readfilt.sh).
+# - uftrace spells the actions trace-on and trace-off as well.
+# - -D counts from the innermost -F call: each -F call below the depth is shown again.
+# - --trace=off: nothing shown until a trace_on call.  uftrace 0.13 has no --trace (later
+#   uftrace's replay has): its oracle is the same tree spelt with 0.13's options, a trace_on at
+#   main, where the recording starts (libraries not recorded), being what -F main shows.
+#   (uftrace draws a call shown after trace_on at its depth in the program, the calls open
+#   around it hidden; patchsite at the depth of the calls shown: not compared here.)
+n=0
+while IFS='|' read -r uo po want; do
+	n=$((n + 1))
+	# shellcheck disable=SC2086  # the options are words
+	uftrace replay --no-pager $uo >u$n.out 2>u$n.err
+	# shellcheck disable=SC2086
+	"$PS" replay --no-sched -d p.data $po >p$n.out 2>p$n.err; rc=$?
+	nesting u$n.out >u$n.nest
+	nesting p$n.out >p$n.nest
+	said=ok
+	if [ -z "$want" ]; then [ -s p$n.err ] && said=no
+	elif [ "$(wc -l <p$n.err)" -ne 1 ] || ! grep -qF -- "$want" p$n.err; then said=no; fi
+	if [ $rc -ne 0 ] || [ ! -s u$n.nest ] || ! cmp -s u$n.nest p$n.nest || [ $said = no ]; then
+		{ echo "exit $rc; uftrace replay $uo < > patchsite replay $po:"
+		  diff u$n.nest p$n.nest | head -20; cat p$n.err; } >why$n
+		fail "replay $po against uftrace" why$n
+	else
+		pass "replay $po: $(wc -l <p$n.nest) lines nested as uftrace's: $(cut -d' ' -f2- p$n.nest | tr '\n' ' ' | cut -c1-60)"
+	fi
+done <<'CASES'
+-N nosuch|-N nosuch|no recorded function matches 'nosuch', nothing left out by it
+-H nosuch|-H nosuch|no recorded function matches 'nosuch', nothing left out by it
+-N one -N nosuch|-N one -N nosuch|no recorded function matches 'nosuch'
+-T top@trace-off -T add@trace-on|-T top@trace-off -T add@trace-on|
+-D 1 -F one -F three -F five|-D 1 -F one -F three -F five|
+-D 1 -F top -F fi.*|-D 1 -F top -F fi*|
+-D 2 -F one -F four|-D 2 -F one -F four|
+-D 2 -F one|-D 2 -F one|
+-F main|--trace=off -T main@trace_on|
+-T add@trace_on -F main|--trace off -T main@trace_on|
+-T top@trace_off -T add@trace_on|--trace=off -T main@trace_on -T top@trace_off -T add@trace_on|
+CASES
+# --trace=off and no trace_on: nothing at all.
+"$PS" replay --no-sched -d p.data --trace=off >off.out 2>off.err; rc=$?
+if [ $rc -eq 0 ] && [ ! -s off.err ] && [ -z "$(nesting off.out)" ]; then
+	pass "replay --trace=off: no call shown"
+else
+	{ echo "exit $rc"; cat off.out off.err; } >why.off
+	fail "replay --trace=off" why.off
+fi
+# As patchsite-replay(1) prints it.
+"$PS" replay -d p.data --trace=off -T main@trace_on >on.out 2>on.err; rc=$?
+if [ $rc -eq 0 ] && [ ! -s on.err ] && [ "$(nesting on.out | head -1)" = "0 main() {" ]; then
+	pass "replay -d p.data --trace=off -T main@trace_on: from main on"
+else
+	{ echo "exit $rc"; cat on.out on.err; } >why.on
+	fail "replay -d p.data --trace=off -T main@trace_on" why.on
+fi
+
+# report --diff with filters: they keep the same calls of both recordings.  uftrace 0.13 filters
+# only the base of a diff at report time, so its oracle is two recordings it made with -N one
+# (record-time, the same meaning): the functions left and their change in calls.
+record -d p2.data --no-libcall ./prog >/dev/null 2>p2.err &&
+	uftrace record -d un1 -N one --no-libcall --no-event ./prog >/dev/null 2>>p2.err &&
+	uftrace record -d un2 -N one --no-libcall --no-event ./prog >/dev/null 2>>p2.err ||
+	fail "record for --diff" p2.err
+uftrace report -d un1 --diff un2 >ud.out 2>ud.err
+"$PS" report -d p.data --diff=p2.data -N one >pd.out 2>pd.err; rc=$?
+awk 'seen && NF { print $NF, $(NF - 1) } /^ *===/ { seen = 1 }' ud.out | sort >ud.rows
+awk 'seen && NF { d = $(NF - 1) - $(NF - 2); print $NF, (d < 0 ? "" : "+") d } /^ *===/ { seen = 1 }' \
+	pd.out | sort >pd.rows
+if [ $rc -eq 0 ] && [ -s ud.rows ] && cmp -s ud.rows pd.rows && [ ! -s pd.err ]; then
+	pass "report --diff=p2.data -N one: $(tr '\n' ' ' <pd.rows)as uftrace's"
+else
+	{ echo "exit $rc"; diff ud.rows pd.rows; cat pd.err; } >why.diff
+	fail "report --diff=p2.data -N one against uftrace" why.diff
+fi
+
+# script takes the readers' filters, as uftrace script does: the calls each callback gets, with
+# their depth, against uftrace script's on its own recording.
+if [ "$MODE" = san ]; then
+	# libpython, dlopened by script, keeps memory to the end (as script.sh says): only its leaks
+	# are suppressed.
+	printf 'leak:libpython3\n' >lsan.supp
+	export LSAN_OPTIONS="suppressions=$T/lsan.supp:print_suppressions=0"
+fi
+cat >cb.py <<'PY'
+def uftrace_entry(ctx):
+    print("entry %d %s" % (ctx["depth"], ctx["name"]))
+def uftrace_exit(ctx):
+    print("exit %d %s" % (ctx["depth"], ctx["name"]))
+PY
+for o in "-F one" "-N two" "-F one -D 2" "-F top -N three" "--filter=add --depth=1"; do
+	# shellcheck disable=SC2086  # the options are words
+	uftrace script -S cb.py $o >us.out 2>us.err
+	# shellcheck disable=SC2086
+	"$PS" script -d p.data -S cb.py $o >ps.out 2>ps.err; rc=$?
+	if [ $rc -eq 0 ] && [ -s us.out ] && cmp -s us.out ps.out && [ ! -s ps.err ]; then
+		pass "script -S cb.py $o: $(wc -l <ps.out) callbacks as uftrace's"
+	else
+		{ echo "exit $rc"; diff us.out ps.out | head; cat ps.err; } >why.script
+		fail "script -S cb.py $o against uftrace" why.script
+	fi
+done
+
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]
