@@ -182,13 +182,64 @@ static int cmp_u64(const void *a, const void *b)
 	return *x < *y ? -1 : *x > *y;
 }
 
+/*
+ * Sort H by address: by 16-bit digits, lowest first, each pass stable (a
+ * sweep adds millions, which qsort took most of a second to order); a
+ * few, by qsort.  The order of equal addresses does not matter: settle()
+ * merges them.
+ */
+#define DIGIT 16
+
+static int sort_hz(struct nf_file *f)
+{
+	uint64_t top = 0;
+	struct nf_hazard *tmp, *first = f->hz;
+	size_t *count;
+
+	if (f->nhz < 4096) {
+		if (f->nhz)	/* qsort wants a non-null array even for none */
+			qsort(f->hz, f->nhz, sizeof(*f->hz), cmp_hz);
+		return 0;
+	}
+	tmp = malloc(f->nhz * sizeof(*tmp));
+	count = malloc(sizeof(*count) << DIGIT);
+	if (!tmp || !count) {
+		free(tmp);
+		free(count);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < f->nhz; i++)
+		top |= f->hz[i].addr;
+	for (unsigned shift = 0; shift < 64 && top >> shift; shift += DIGIT) {
+		size_t sum = 0;
+		memset(count, 0, sizeof(*count) << DIGIT);
+		for (size_t i = 0; i < f->nhz; i++)
+			count[(f->hz[i].addr >> shift) & ((1u << DIGIT) - 1)]++;
+		for (size_t d = 0; d < (1u << DIGIT); d++) {
+			size_t c = count[d];
+			count[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < f->nhz; i++)
+			tmp[count[(f->hz[i].addr >> shift) & ((1u << DIGIT) - 1)]++] = f->hz[i];
+		struct nf_hazard *t = f->hz;
+		f->hz = tmp;
+		tmp = t;
+	}
+	if (f->hz != first)
+		f->hzcap = f->nhz;	/* the copy holds as many as there are */
+	free(tmp);
+	free(count);
+	return 0;
+}
+
 /* Sort H and merge duplicates, or-ing their sources and adding their branches. */
-static void settle(struct nf_file *f)
+static int settle(struct nf_file *f)
 {
 	size_t n = 0;
 
-	if (f->nhz)	/* qsort wants a non-null array even for none */
-		qsort(f->hz, f->nhz, sizeof(*f->hz), cmp_hz);
+	if (sort_hz(f))
+		return -ENOMEM;
 	for (size_t i = 0; i < f->nhz; i++) {
 		if (n && f->hz[n - 1].addr == f->hz[i].addr) {
 			f->hz[n - 1].why |= f->hz[i].why;
@@ -200,6 +251,7 @@ static void settle(struct nf_file *f)
 	f->nhz = n;
 	if (f->ntablejmp)
 		qsort(f->tablejmp, f->ntablejmp, sizeof(*f->tablejmp), cmp_u64);
+	return 0;
 }
 
 /* x86-64 relocation types whose value the loader computes as a code address. */
@@ -260,24 +312,26 @@ int nf_hazards(struct nf_file *f)
 		err = add_data_words(f);
 	if (!err)
 		err = nf_sweep(f);
-	if (!err) {
-		settle(f);
+	if (!err)
+		err = settle(f);
+	if (!err)
 		err = read_tables(f);
-	}
 	for (bool again = true; again && !err;) {
-		settle(f);
-		err = drop_skipped_bounds(f, &again);
+		err = settle(f);
+		if (!err)
+			err = drop_skipped_bounds(f, &again);
 	}
 	if (!err)
 		err = recheck_tables(f);
 	if (!err)
 		err = nf_ptrjumps(f);
+	if (!err)
+		err = settle(f);
 	if (err) {
 		if (err == -ENOMEM)
 			diag_err(f->path, "out of memory");
 		return -1;
 	}
-	settle(f);
 	mark_tables(f);
 	return 0;
 }

@@ -303,6 +303,15 @@ refuses "--proof with two files refused" "give exactly one FILE" --proof x.proof
 refuses "the other files are still proven" "text.txt: error:" text.txt /usr/bin/ls
 if [ -s out.txt ] && grep -q '^/usr/bin/ls: ' out.txt; then pass "after a bad file, ls is proven"; else fail "after a bad file" out.txt; fi
 
+# --- the sweep's quick decoder answers as Capstone does -----------------------------------------
+# Oracle: Capstone itself (the decoder the sweep asks whenever the quick one declines), over every
+# opcode of the one-byte and 0F maps, every ModRM byte and the prefix runs (nfquick_check.c).
+if "$(dirname "$PV")/nfquick-check" >quick.out 2>&1; then
+	pass "the quick decoder: $(tail -n 1 quick.out | sed 's/^nfquick-check: //')"
+else
+	fail "the quick decoder answers as Capstone does" quick.out
+fi
+
 # --- the commands man/patchverify.1 prints under NO-FLAG SITES, as printed --------------------
 sed -n '/^\.SH NO-FLAG SITES/,/^\.SH [^N]/p' "$MAN" | sed -n 's/^\$ \(patchverify \\-\\-noflag\)/\1/p' |
 	sed 's/\\-/-/g' >man.cmds
