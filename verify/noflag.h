@@ -112,6 +112,7 @@ struct nf_file {
 
 	struct nf_hazard *hz;	/* sorted by address, one per address */
 	size_t nhz, hzcap;
+	size_t hzsorted;	/* hz[0, hzsorted) is: those after, added since (noflag_hazards.c) */
 
 	uint64_t *tablejmp;	/* table-like indirect jumps, sorted */
 	size_t ntablejmp, tjcap;

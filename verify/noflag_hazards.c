@@ -58,7 +58,10 @@ static void mark_tables(struct nf_file *f)
 /* May a switch in function fn jump to t: fn itself, any fragment, or fn's parent when fn is one. */
 static bool switch_may_land(const struct nf_file *f, const struct nf_ent *fn, uint64_t t)
 {
-	const struct nf_ent *to = nf_ent_holding(f, t);
+	const struct nf_ent *next = fn + 1;
+	/* Most land in fn itself: nf_ent_holding()'s answer without its search. */
+	const struct nf_ent *to = t >= fn->addr && t < fn->end &&
+				  (next == f->ents + f->nents || t < next->addr) ? fn : nf_ent_holding(f, t);
 
 	if (!to)
 		return false;
@@ -183,72 +186,101 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /*
- * Sort H by address: by 16-bit digits, lowest first, each pass stable (a
- * sweep adds millions, which qsort took most of a second to order); a
- * few, by qsort.  The order of equal addresses does not matter: settle()
+ * Sort v (n elements) by address, tmp as scratch: by 16-bit digits, lowest
+ * first, each pass stable (a sweep adds millions, which qsort took most of a
+ * second to order).  The order of equal addresses does not matter: settle()
  * merges them.
  */
 #define DIGIT 16
 
-static int sort_hz(struct nf_file *f)
+static void radix(struct nf_hazard *v, struct nf_hazard *tmp, size_t n, size_t *count)
 {
+	struct nf_hazard *from = v, *to = tmp, *t;
 	uint64_t top = 0;
-	struct nf_hazard *tmp, *first = f->hz;
-	size_t *count;
 
-	if (f->nhz < 4096) {
-		if (f->nhz)	/* qsort wants a non-null array even for none */
-			qsort(f->hz, f->nhz, sizeof(*f->hz), cmp_hz);
-		return 0;
-	}
-	tmp = malloc(f->nhz * sizeof(*tmp));
-	count = malloc(sizeof(*count) << DIGIT);
-	if (!tmp || !count) {
-		free(tmp);
-		free(count);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < f->nhz; i++)
-		top |= f->hz[i].addr;
+	for (size_t i = 0; i < n; i++)
+		top |= v[i].addr;
 	for (unsigned shift = 0; shift < 64 && top >> shift; shift += DIGIT) {
 		size_t sum = 0;
 		memset(count, 0, sizeof(*count) << DIGIT);
-		for (size_t i = 0; i < f->nhz; i++)
-			count[(f->hz[i].addr >> shift) & ((1u << DIGIT) - 1)]++;
+		for (size_t i = 0; i < n; i++)
+			count[(from[i].addr >> shift) & ((1u << DIGIT) - 1)]++;
 		for (size_t d = 0; d < (1u << DIGIT); d++) {
 			size_t c = count[d];
 			count[d] = sum;
 			sum += c;
 		}
-		for (size_t i = 0; i < f->nhz; i++)
-			tmp[count[(f->hz[i].addr >> shift) & ((1u << DIGIT) - 1)]++] = f->hz[i];
-		struct nf_hazard *t = f->hz;
-		f->hz = tmp;
-		tmp = t;
+		for (size_t i = 0; i < n; i++)
+			to[count[(from[i].addr >> shift) & ((1u << DIGIT) - 1)]++] = from[i];
+		t = from, from = to, to = t;
 	}
-	if (f->hz != first)
-		f->hzcap = f->nhz;	/* the copy holds as many as there are */
-	free(tmp);
+	if (from != v)
+		memcpy(v, from, n * sizeof(*v));
+}
+
+/* Sort v (n elements) by address. */
+static int sort_hz(struct nf_hazard *v, size_t n)
+{
+	struct nf_hazard *tmp;
+	size_t *count;
+
+	if (n < 4096) {
+		if (n)	/* qsort wants a non-null array even for none */
+			qsort(v, n, sizeof(*v), cmp_hz);
+		return 0;
+	}
+	tmp = malloc(n * sizeof(*tmp));
+	count = malloc(sizeof(*count) << DIGIT);
+	if (tmp && count)
+		radix(v, tmp, n, count);
 	free(count);
+	free(tmp);
+	return tmp && count ? 0 : -ENOMEM;
+}
+
+/* H's settled part (sorted, one per address) and the elements added since, into one sorted array. */
+static int merge_added(struct nf_file *f)
+{
+	size_t s = f->hzsorted, i = 0, j = s, k = 0;
+	struct nf_hazard *out;
+
+	if (sort_hz(f->hz + s, f->nhz - s))
+		return -ENOMEM;
+	if (!s)
+		return 0;
+	out = malloc(f->nhz * sizeof(*out));
+	if (!out)
+		return -ENOMEM;
+	while (i < s || j < f->nhz)
+		out[k++] = j == f->nhz || (i < s && f->hz[i].addr <= f->hz[j].addr) ? f->hz[i++] : f->hz[j++];
+	free(f->hz);
+	f->hz = out;
+	f->hzcap = f->nhz;
 	return 0;
 }
 
-/* Sort H and merge duplicates, or-ing their sources and adding their branches. */
+/*
+ * Sort H and merge duplicates, or-ing their sources and adding their
+ * branches: only what was added since the last time is sorted, then merged.
+ */
 static int settle(struct nf_file *f)
 {
 	size_t n = 0;
 
-	if (sort_hz(f))
-		return -ENOMEM;
-	for (size_t i = 0; i < f->nhz; i++) {
-		if (n && f->hz[n - 1].addr == f->hz[i].addr) {
-			f->hz[n - 1].why |= f->hz[i].why;
-			f->hz[n - 1].nbranch += f->hz[i].nbranch;
+	if (f->nhz > f->hzsorted) {
+		if (merge_added(f))
+			return -ENOMEM;
+		for (size_t i = 0; i < f->nhz; i++) {
+			if (n && f->hz[n - 1].addr == f->hz[i].addr) {
+				f->hz[n - 1].why |= f->hz[i].why;
+				f->hz[n - 1].nbranch += f->hz[i].nbranch;
+			} else {
+				f->hz[n++] = f->hz[i];
+			}
 		}
-		else
-			f->hz[n++] = f->hz[i];
+		f->nhz = n;
 	}
-	f->nhz = n;
+	f->hzsorted = f->nhz;
 	if (f->ntablejmp)
 		qsort(f->tablejmp, f->ntablejmp, sizeof(*f->tablejmp), cmp_u64);
 	return 0;
