@@ -44,6 +44,9 @@
  *  tiny      xor, ret: 3 bytes, then the assembler's nop padding to the
  *            next 16 bytes: form p over the padding; mutated, tiny2 follows
  *            at once (no padding): refused
+ *  midpad    xor, jmp over the nop padding that aligns a loop head: form p
+ *            over that padding, inside the function; mutated, jumper3
+ *            jumps into the padding: refused
  *  window    xor, test, je: no instruction of 5 bytes before the je ends the
  *            block, so form c, a 6-byte window; mutated, jumper2 jumps to
  *            its test, inside the window: refused
@@ -318,6 +321,29 @@ tiny2:
 	movl $0x90909090, %eax
 	ret
 	.size tiny2, .-tiny2
+
+	.p2align 4
+	.globl midpad
+	.type midpad, @function
+midpad:
+	xorl %eax, %eax
+	jmp 2f
+	.p2align 3	/* 4 bytes of nop: nothing falls into them */
+1:	addl $1, %eax
+2:	cmpl %edi, %eax
+	jne 1b
+	ret
+	.size midpad, .-midpad
+
+	.globl jumper3
+	.type jumper3, @function
+jumper3:
+#ifdef MUTATE
+	jmp midpad+5
+#else
+	jmp midpad
+#endif
+	.size jumper3, .-jumper3
 
 	.globl window
 	.type window, @function

@@ -129,6 +129,13 @@ if $CC -shared -nostdlib -o haz.so "$SRC/hazards.S" 2>build.log &&
 	w=$(sym haz-mut.so tiny)
 	expect "tiny: another function right after it refuses it" "$(at haz-mut.list "$w")" \
 		"refused short-no-padding"
+	w=$(sym haz.so midpad)
+	pad=$(len_at haz.so "$(printf '%x' $((0x$w + 4)))")
+	expect "midpad: xor, jmp, then form p over the loop head's nop padding (objdump: $pad bytes)" \
+		"$(at haz.list "$w")" "p site=0x$w depth=0 bytes=$((4 + pad))"
+	w=$(sym haz-mut.so midpad)
+	expect "midpad: a jump into that padding refuses it" "$(at haz-mut.list "$w")" \
+		"refused direct-target-in-window"
 	w=$(sym haz.so window)
 	expect "window: xor, test, je is form c, 6 bytes" "$(at haz.list "$w")" "c site=0x$w depth=0 bytes=6"
 	"$PV" --noflag --proof haz.proof haz.so
