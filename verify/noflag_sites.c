@@ -190,7 +190,7 @@ static const char *form_a(const struct nf_file *f, struct nf_ent *e, const cs_in
 	return NULL;
 }
 
-/* Form b: walk the entry block from s0 (after endbr64). */
+/* Form b: walk the entry block from s0 (after endbr64), whose instruction insn holds. */
 static const char *form_b(const struct nf_file *f, struct nf_ent *e, uint64_t s0, cs_insn *insn)
 {
 	uint64_t pos = s0, avail;
@@ -198,7 +198,7 @@ static const char *form_b(const struct nf_file *f, struct nf_ent *e, uint64_t s0
 
 	for (unsigned n = 0; n < B_MAX_INSNS; n++) {
 		const uint8_t *p = nf_code_at(f, pos, &avail);
-		if (!p || pos >= e->end || !nf_x86_decode(p, avail, pos, insn))
+		if (!p || pos >= e->end || (n && !nf_x86_decode(p, avail, pos, insn)))
 			return !p || pos >= e->end ? "needs-window" : "undecodable";
 		if (insn->size >= 5) {
 			const struct nf_hazard *h = nf_hazard_in(f, s0, pos + insn->size);
