@@ -76,6 +76,25 @@ static bool switch_may_land(const struct nf_file *f, const struct nf_ent *fn, ui
 #define TABLE_MAX 65536	/* entries read of one table at most */
 
 /*
+ * Table targets of this file already in H, by a hash of the address: a
+ * table repeats its targets (every case that goes to the default), and a
+ * repeated (address, HZ_TABLE) would only merge into the same element when
+ * H settles (libLLVM's tables gave 4.2 million, 80,000 of them new).
+ */
+#define SEEN 4096
+static uint64_t seen[SEEN];
+
+static bool seen_before(uint64_t t)
+{
+	uint64_t *s = &seen[(t ^ (t >> 12)) % SEEN];
+
+	if (*s == t)
+		return true;
+	*s = t;		/* never UINT64_MAX, the empty slot: t lies inside an entry */
+	return false;
+}
+
+/*
  * Read one PIC switch table: its 32-bit offsets from the table's start.
  * While each lands where the switch may jump (every real entry of a
  * compiler's switch does), and with a bound (a compare before the jump,
@@ -110,7 +129,7 @@ static size_t read_table(struct nf_file *f, struct nf_pictable *pt, int *err)
 		uint64_t t = pt->table + (uint64_t)(int64_t)rel;
 		if (!switch_may_land(f, fn, t))
 			break;
-		if (nf_hazard_add(f, t, HZ_TABLE)) {
+		if (!seen_before(t) && nf_hazard_add(f, t, HZ_TABLE)) {
 			*err = -ENOMEM;
 			return 0;
 		}
@@ -336,6 +355,7 @@ int nf_hazards(struct nf_file *f)
 {
 	int err = 0;
 
+	memset(seen, 0xff, sizeof(seen));	/* none yet: UINT64_MAX in each */
 	for (size_t i = 0; i < f->nents && !err; i++)
 		err = nf_hazard_add(f, f->ents[i].addr, HZ_START);
 	if (!err)
