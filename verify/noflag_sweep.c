@@ -8,6 +8,10 @@
  * in the text (such a file has no relocations to say which numbers are
  * code addresses).  Table-like indirect jumps are listed for the b form.
  *
+ * Most instructions are decoded by the quick decoder (noflag_quick.c),
+ * which answers as Capstone would or declines; Capstone decodes the rest,
+ * and the 16 before a table-like jump when its patterns are looked for.
+ *
  * Bytes Capstone 4 cannot decode (some VEX/EVEX forms) are stepped over
  * one at a time: decoding from inside an instruction adds only spurious
  * targets, which refuse more, and x86 code falls back in step within a
