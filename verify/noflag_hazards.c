@@ -10,7 +10,9 @@
  * addresses in immediates (noflag_sweep.c); code addresses the loader
  * writes (dynamic relocations); for an ET_EXEC file, which has no
  * relocations to say where its pointers are, every aligned data word that
- * falls in the text.  Over-approximating only refuses more.
+ * falls in the text.  Over-approximating only refuses more.  Switch tables
+ * are read once the sweep is done (a hoisted base's, once H is whole:
+ * noflag_reach.c, checked again when the last targets are in).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -368,6 +370,10 @@ int nf_hazards(struct nf_file *f)
 		err = settle(f);
 	if (!err)
 		err = read_tables(f);
+	if (!err)
+		err = settle(f);
+	if (!err)
+		err = nf_hoisted(f, read_table);
 	for (bool again = true; again && !err;) {
 		err = settle(f);
 		if (!err)
@@ -379,6 +385,10 @@ int nf_hazards(struct nf_file *f)
 		err = nf_ptrjumps(f);
 	if (!err)
 		err = settle(f);
+	if (!err)
+		err = nf_hoisted_recheck(f);
+	if (!err)
+		err = settle(f);	/* the table-like jumps it added, sorted */
 	if (err) {
 		if (err == -ENOMEM)
 			diag_err(f->path, "out of memory");

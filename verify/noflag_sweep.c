@@ -177,7 +177,7 @@ static int family_by_name(unsigned reg)
 }
 
 /* family_by_name(), looked up once per register: the sweep asks for every instruction. */
-static int family(unsigned reg)
+int nf_x86_family(unsigned reg)
 {
 	static signed char cache[X86_REG_ENDING];
 	static bool filled;
@@ -202,13 +202,13 @@ static uint32_t ptr_mask(uint32_t m, const cs_insn *insn)
 	if (cs_insn_group(*nf_x86_handle(), insn, CS_GRP_CALL))
 		return 0;
 	for (unsigned i = 0; i < insn->detail->regs_write_count; i++) {
-		int fam = family(insn->detail->regs_write[i]);
+		int fam = nf_x86_family(insn->detail->regs_write[i]);
 		if (fam >= 0)
 			m &= ~(1u << fam);
 	}
 	if (x->op_count >= 1 && x->operands[0].type == X86_OP_REG &&
 	    (x->operands[0].access & CS_AC_WRITE)) {
-		int fam = family(x->operands[0].reg);
+		int fam = nf_x86_family(x->operands[0].reg);
 		if (fam >= 0)
 			m = insn->id == X86_INS_MOV && x->operands[0].size == 8 ? m | 1u << fam :
 			    m & ~(1u << fam);
@@ -224,7 +224,7 @@ static void remember(const cs_insn *insn)
 	csh cs = *nf_x86_handle();
 
 	if (x->op_count >= 1 && x->operands[0].type == X86_OP_REG) {
-		h.r0 = family(x->operands[0].reg), h.r0size = x->operands[0].size;
+		h.r0 = nf_x86_family(x->operands[0].reg), h.r0size = x->operands[0].size;
 		if (x->operands[0].access & CS_AC_WRITE)
 			h.dst = h.r0, h.dsize = h.r0size;
 	}
@@ -235,17 +235,17 @@ static void remember(const cs_insn *insn)
 	}
 	if (x->op_count >= 2 && x->operands[1].type == X86_OP_MEM) {
 		const x86_op_mem *m = &x->operands[1].mem;
-		h.mbase = m->base == X86_REG_INVALID ? -1 : family(m->base);
-		h.mindex = m->index == X86_REG_INVALID ? -1 : family(m->index);
+		h.mbase = m->base == X86_REG_INVALID ? -1 : nf_x86_family(m->base);
+		h.mindex = m->index == X86_REG_INVALID ? -1 : nf_x86_family(m->index);
 		h.mdisp = m->disp;
 		h.mscale = (unsigned)m->scale;
 		if (insn->id == X86_INS_LEA && m->base == X86_REG_RIP && m->index == X86_REG_INVALID)
 			h.rip_target = insn->address + insn->size + (uint64_t)m->disp;
 	}
 	if (x->op_count >= 2 && x->operands[1].type == X86_OP_REG)
-		h.src = family(x->operands[1].reg);
+		h.src = nf_x86_family(x->operands[1].reg);
 	for (unsigned i = 0; i < insn->detail->regs_write_count; i++) {
-		int fam = family(insn->detail->regs_write[i]);
+		int fam = nf_x86_family(insn->detail->regs_write[i]);
 		if (fam >= 0)
 			h.implicit |= 1u << fam;
 	}
@@ -370,7 +370,7 @@ static uint64_t switch_bound(int idx, unsigned k0, uint64_t *from)
  */
 static uint64_t pic_table(const cs_insn *insn, struct nf_pictable *pt, int *hoisted)
 {
-	int r = family(insn->detail->x86.operands[0].reg), x = -1;
+	int r = nf_x86_family(insn->detail->x86.operands[0].reg), x = -1;
 	const struct hinsn *add = NULL, *ld = NULL, *h;
 	unsigned k = 1;
 
@@ -424,7 +424,7 @@ static uint64_t pic_table(const cs_insn *insn, struct nf_pictable *pt, int *hois
 static int pointer_jump(struct nf_file *f, const cs_insn *insn)
 {
 	struct nf_ptrjump pj = { .jmp = insn->address, .from = insn->address,
-				 .fam = family(insn->detail->x86.operands[0].reg), .fallthrough = true };
+				 .fam = nf_x86_family(insn->detail->x86.operands[0].reg), .fallthrough = true };
 
 	for (unsigned k = 1; pj.fam >= 0 && k <= HIST; k++) {
 		const struct hinsn *h = back(k);
@@ -454,7 +454,7 @@ static int pointer_jump(struct nf_file *f, const cs_insn *insn)
 static int branch_entered(struct nf_file *f, const cs_insn *insn)
 {
 	struct nf_ptrjump pj = { .jmp = insn->address, .from = insn->address,
-				 .fam = family(insn->detail->x86.operands[0].reg) };
+				 .fam = nf_x86_family(insn->detail->x86.operands[0].reg) };
 
 	for (unsigned k = 1; pj.fam >= 0 && k <= HIST; k++) {
 		const struct hinsn *h = back(k);
@@ -534,7 +534,7 @@ static int hoisted_tables(struct nf_file *f, const struct nf_pictable *sw, int f
 			break;
 		const cs_x86 *x = &in->detail->x86;
 		if (x->op_count < 1 || x->operands[0].type != X86_OP_REG ||
-		    !(x->operands[0].access & CS_AC_WRITE) || family(x->operands[0].reg) != fam)
+		    !(x->operands[0].access & CS_AC_WRITE) || nf_x86_family(x->operands[0].reg) != fam)
 			continue;
 		uint64_t t;
 		if (in->id == X86_INS_LEA && nf_x86_rip_target(in, &t)) {
@@ -581,6 +581,8 @@ static int table_jump(struct nf_file *f, const cs_insn *insn)
 			return 0;
 		if (err)
 			return err;
+		if (hoisted >= 0)	/* traced when H is whole (noflag_reach.c) */
+			return nf_hoisted_add(f, &(struct nf_hoisted){ .pt = pt, .fam = hoisted });
 	} else if (op->mem.scale == 8 && op->mem.base != X86_REG_RIP) {
 		uint64_t avail;
 		bool in_data = !nf_code_at(f, (uint64_t)op->mem.disp, &avail) &&

@@ -19,6 +19,8 @@ bool nf_x86_decode(const uint8_t *p, uint64_t avail, uint64_t addr, cs_insn *ins
 bool nf_x86_branch_target(const cs_insn *insn, uint64_t *target);
 /* An operand [rip+disp]: the address it names. */
 bool nf_x86_rip_target(const cs_insn *insn, uint64_t *target);
+/* A general register's family 0-15 (rax..r15, whatever part), or -1. */
+int nf_x86_family(unsigned reg);
 
 
 /*

@@ -20,6 +20,11 @@
  *            before a jump, so the switch's own run has no lea: its tables
  *            are those of every lea of the base in the function; mutated,
  *            another write of the base: refused (table not read)
+ *  hoistfar  the same hoisted base, written first with a pointer (mov), then
+ *            by the table's lea (the site: form b), then a jump to the
+ *            switch: only the lea reaches it, so its table is read;
+ *            mutated, a jne from between the mov and the lea to the switch
+ *            lets the pointer reach it: refused (table not read)
  *  ptrjump   a tail call through a pointer loaded from memory: no switch,
  *            form b; mutated, the pointer is a sum: refused (table-like)
  *  bounded   push, a 5-byte `mov` (the site), then a switch whose index is
@@ -164,6 +169,29 @@ hoist:
 	.p2align 2
 htable:
 	.long 6b - htable
+	.text
+
+	.globl hoistfar
+	.type hoistfar, @function
+hoistfar:
+	pushq %rbx
+	movq %rdx, %rbx
+#ifdef MUTATE
+	testl %esi, %esi
+	jne 5f
+#endif
+	leaq hftable(%rip), %rbx
+	jmp 5f
+5:	movslq (%rbx,%rdi,4), %rax
+	addq %rbx, %rax
+	jmp *%rax
+6:	popq %rbx
+	ret
+	.size hoistfar, .-hoistfar
+	.section .rodata
+	.p2align 2
+hftable:
+	.long 6b - hftable
 	.text
 
 	.globl ptrjump

@@ -110,6 +110,12 @@ if $CC -shared -nostdlib -o haz.so "$SRC/hazards.S" 2>build.log &&
 	w=$(sym haz-mut.so sched)
 	expect "sched: the base written between the load and the add: refused" \
 		"$(at haz-mut.list "$w")" "refused unbounded-jump-table"
+	w=$(sym haz.so hoistfar) m=$(insn_at haz.so hoistfar 'lea ')
+	expect "hoistfar: only the base's lea reaches the switch (not its mov): table read, form b at the lea" \
+		"$(at haz.list "$w")" "b site=0x$m depth=8 bytes=7"
+	w=$(sym haz-mut.so hoistfar)
+	expect "hoistfar: a path from the mov past the lea to the switch: refused" \
+		"$(at haz-mut.list "$w")" "refused unbounded-jump-table"
 	w=$(sym haz.so ptrcond) m=$(insn_at haz.so ptrcond 'mov +\$0x5,')
 	expect "ptrcond: a loaded pointer tested, then jumped through: form b" \
 		"$(at haz.list "$w")" "b site=0x$m depth=8 bytes=5"
