@@ -72,10 +72,13 @@ struct nf_pictable {
  * rip-relative leas whose value reaches the jump (noflag_reach.c), looked
  * for when H is whole.
  */
+struct nf_walk;
+
 struct nf_hoisted {
 	struct nf_pictable pt;
 	int fam;
 	size_t first, n;	/* its tables in pictable, once found */
+	struct nf_walk *walk;	/* its function decoded, kept for the second walk */
 };
 
 /* A direct branch from src into the fragment ents[frag]: src's function owns it. */
@@ -187,6 +190,7 @@ int nf_ptrjumps(struct nf_file *f);
  */
 int nf_hoisted(struct nf_file *f, size_t (*read)(struct nf_file *, struct nf_pictable *, int *));
 int nf_hoisted_recheck(struct nf_file *f);
+void nf_hoisted_free(struct nf_file *f);
 /* noflag_sites.c (x86-64) */
 int nf_sites(struct nf_file *f);
 void nf_decoder_close(void);

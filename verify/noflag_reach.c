@@ -42,7 +42,7 @@ struct step {
 	uint64_t target;	/* a direct branch's target, else 0 */
 };
 
-struct walk {
+struct nf_walk {
 	struct step *s;
 	size_t n;
 	size_t *pred, *first;	/* branch sources by target: pred[first[i] .. first[i+1]) */
@@ -50,7 +50,7 @@ struct walk {
 	size_t *stack;
 };
 
-static void walk_free(struct walk *w)
+static void walk_free(struct nf_walk *w)
 {
 	free(w->s);
 	free(w->pred);
@@ -60,7 +60,7 @@ static void walk_free(struct walk *w)
 }
 
 /* The index of the step at addr, or n. */
-static size_t step_at(const struct walk *w, uint64_t addr)
+static size_t step_at(const struct nf_walk *w, uint64_t addr)
 {
 	size_t a = 0, b = w->n;
 
@@ -89,7 +89,7 @@ static bool writes_fam(const cs_insn *in, int fam)
 }
 
 /* Decode fn linearly into w: false when a byte does not decode or a branch lands between boundaries. */
-static bool decode_fn(const struct nf_file *f, const struct nf_ent *fn, int fam, struct walk *w)
+static bool decode_fn(const struct nf_file *f, const struct nf_ent *fn, int fam, struct nf_walk *w)
 {
 	static cs_insn *in;
 	size_t cap = 0, *count;
@@ -226,7 +226,7 @@ static bool own_target(const struct nf_file *f, const struct nf_hoisted *ho, con
 
 /* May step k be entered only as w knows: H's element there explained. */
 static bool ways_in_known(const struct nf_file *f, const struct nf_hoisted *ho, const struct nf_ent *fn,
-			  const struct walk *w, size_t k)
+			  const struct nf_walk *w, size_t k)
 {
 	const struct nf_hazard *h = nf_hazard_in(f, w->s[k].addr - 1, w->s[k].addr + 1);
 
@@ -249,7 +249,7 @@ static bool callee_saved(int fam)
  * leas (*nleas of them, at most max), or false when some other write may.
  */
 static bool trace(const struct nf_file *f, const struct nf_hoisted *ho, const struct nf_ent *fn,
-		  struct walk *w, uint64_t *leas, size_t *nleas, size_t max)
+		  struct nf_walk *w, uint64_t *leas, size_t *nleas, size_t max)
 {
 	size_t j = step_at(w, ho->pt.jmp), top = 0;
 
@@ -317,12 +317,15 @@ int nf_hoisted(struct nf_file *f, size_t (*read)(struct nf_file *, struct nf_pic
 	for (size_t i = 0; i < f->nhoisted && !err; i++) {
 		struct nf_hoisted *ho = &f->hoisted[i];
 		const struct nf_ent *fn = nf_ent_holding(f, ho->pt.jmp);
-		struct walk w = { 0 };
+		struct nf_walk w = { 0 };
 		uint64_t leas[MAX_LEAS];
 		size_t nleas = 0;
 		bool ok = fn && !fn->fragment && alone(f, ho, fn) && decode_fn(f, fn, ho->fam, &w) &&
 			  trace(f, ho, fn, &w, leas, &nleas, MAX_LEAS);
-		walk_free(&w);
+		if (ok && (ho->walk = malloc(sizeof(w))))
+			*ho->walk = w;	/* for nf_hoisted_recheck() */
+		else
+			walk_free(&w);
 		ho->first = f->npictable;
 		ho->n = ok ? nleas : 0;
 		for (size_t k = 0; k < ho->n && !err; k++) {
@@ -350,6 +353,16 @@ int nf_hoisted(struct nf_file *f, size_t (*read)(struct nf_file *, struct nf_pic
 	return err;
 }
 
+void nf_hoisted_free(struct nf_file *f)
+{
+	for (size_t i = 0; i < f->nhoisted; i++)
+		if (f->hoisted[i].walk) {
+			walk_free(f->hoisted[i].walk);
+			free(f->hoisted[i].walk);
+			f->hoisted[i].walk = NULL;
+		}
+}
+
 int nf_hoisted_recheck(struct nf_file *f)
 {
 	int err = owners(f);
@@ -357,13 +370,14 @@ int nf_hoisted_recheck(struct nf_file *f)
 	for (size_t i = 0; i < f->nhoisted && !err; i++) {
 		const struct nf_hoisted *ho = &f->hoisted[i];
 		const struct nf_ent *fn = nf_ent_holding(f, ho->pt.jmp);
-		struct walk w = { 0 };
+		struct nf_walk w = { 0 };
 		uint64_t leas[MAX_LEAS];
 		size_t nleas = 0;
 		if (!ho->n)
 			continue;	/* refused already */
-		bool ok = decode_fn(f, fn, ho->fam, &w) && trace(f, ho, fn, &w, leas, &nleas, MAX_LEAS) &&
-			  nleas == ho->n;
+		bool ok = ho->walk ? trace(f, ho, fn, ho->walk, leas, &nleas, MAX_LEAS) :
+			  decode_fn(f, fn, ho->fam, &w) && trace(f, ho, fn, &w, leas, &nleas, MAX_LEAS);
+		ok = ok && nleas == ho->n;
 		walk_free(&w);
 		if (!ok)
 			err = nf_tablejmp_add(f, ho->pt.jmp);
