@@ -23,9 +23,15 @@ $(B)/pv-defect: $(B)/obj/tests/verify/defect.o $(LIBCORE)
 $(B)/nfproof-read: $(B)/obj/tests/verify/nfproof_read.o $(LIBCORE)
 	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^
 
+# The sweep's quick decoder against Capstone, used by tests/verify/noflag.sh.
+NFQUICK_OBJ := $(filter-out $(B)/obj/verify/main.o,$(VERIFY_OBJ))
+$(B)/obj/tests/verify/nfquick_check.o $(B)/obj/tests/verify/nfquick_agree.o: ALL_CFLAGS += $(PKG_CS_CFLAGS) -Iverify
+$(B)/nfquick-check: $(B)/obj/tests/verify/nfquick_check.o $(B)/obj/tests/verify/nfquick_agree.o $(NFQUICK_OBJ) $(LIBCORE)
+	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_ELF_LIBS) $(PKG_CS_LIBS) $(PKG_UNPACK_LIBS)
+
 .PHONY: check-verify bench-verify check-noflag
 # patchverify --noflag (issue 37): the mutation corpus and Debian's own binaries.
-check-noflag: $(B)/patchverify $(B)/nfproof-read
+check-noflag: $(B)/patchverify $(B)/nfproof-read $(B)/nfquick-check
 	$(Q)sh tests/verify/noflag.sh $(B) $(if $(filter 1,$(SAN)),san,plain)
 check-unit: check-noflag
 

@@ -66,6 +66,21 @@ struct nf_pictable {
 	size_t nread;		/* entries read (noflag_hazards.c) */
 };
 
+/*
+ * A PIC switch whose base (register family fam) was set before its run and
+ * is written otherwise too in its function: its tables are those of the
+ * rip-relative leas whose value reaches the jump (noflag_reach.c), looked
+ * for when H is whole.
+ */
+struct nf_walk;
+
+struct nf_hoisted {
+	struct nf_pictable pt;
+	int fam;
+	size_t first, n;	/* its tables in pictable, once found */
+	struct nf_walk *walk;	/* its function decoded, kept for the second walk */
+};
+
 /* A direct branch from src into the fragment ents[frag]: src's function owns it. */
 struct nf_fragref {
 	size_t frag;
@@ -112,6 +127,7 @@ struct nf_file {
 
 	struct nf_hazard *hz;	/* sorted by address, one per address */
 	size_t nhz, hzcap;
+	size_t hzsorted;	/* hz[0, hzsorted) is: those after, added since (noflag_hazards.c) */
 
 	uint64_t *tablejmp;	/* table-like indirect jumps, sorted */
 	size_t ntablejmp, tjcap;
@@ -119,6 +135,8 @@ struct nf_file {
 	size_t npictable, ptcap;
 	struct nf_ptrjump *ptrjump;	/* pointer jumps entered by branches, to check */
 	size_t nptrjump, pjcap;
+	struct nf_hoisted *hoisted;	/* switches with a base set before their run, to trace */
+	size_t nhoisted, hocap;
 	size_t tables_read, table_targets;	/* recovered: tables and their entries */
 	struct nf_fragref *fragref;	/* direct branches into fragments */
 	size_t nfragref, frcap;
@@ -140,6 +158,7 @@ int nf_tablejmp_add(struct nf_file *f, uint64_t addr);
 int nf_fragref_add(struct nf_file *f, size_t frag, uint64_t src);
 int nf_pictable_add(struct nf_file *f, const struct nf_pictable *pt);
 int nf_ptrjump_add(struct nf_file *f, const struct nf_ptrjump *pj);
+int nf_hoisted_add(struct nf_file *f, const struct nf_hoisted *ho);
 /* The entry (or fragment) whose range holds addr, or NULL. */
 struct nf_ent *nf_ent_holding(const struct nf_file *f, uint64_t addr);
 /* The first element of H in (lo, hi), or NULL (H sorted). */
@@ -163,6 +182,15 @@ int nf_hazards(struct nf_file *f);
 int nf_sweep(struct nf_file *f);
 /* The sweep's pointer jumps entered by branches, when H is whole: those not proven are table-like. */
 int nf_ptrjumps(struct nf_file *f);
+/*
+ * noflag_reach.c (x86-64), when H is whole but for the hoisted switches'
+ * own targets: the tables of each hoisted switch, added to pictable and
+ * read (those not traced are unrecovered table-like jumps); then, once H is
+ * whole, nf_hoisted_recheck() refuses any whose trace H now breaks.
+ */
+int nf_hoisted(struct nf_file *f, size_t (*read)(struct nf_file *, struct nf_pictable *, int *));
+int nf_hoisted_recheck(struct nf_file *f);
+void nf_hoisted_free(struct nf_file *f);
 /* noflag_sites.c (x86-64) */
 int nf_sites(struct nf_file *f);
 void nf_decoder_close(void);

@@ -81,6 +81,14 @@ int nf_ptrjump_add(struct nf_file *f, const struct nf_ptrjump *pj)
 	return 0;
 }
 
+int nf_hoisted_add(struct nf_file *f, const struct nf_hoisted *ho)
+{
+	if (nf_grow(&f->hoisted, &f->hocap, f->nhoisted, sizeof(*f->hoisted)))
+		return -ENOMEM;
+	f->hoisted[f->nhoisted++] = *ho;
+	return 0;
+}
+
 int nf_pictable_add(struct nf_file *f, const struct nf_pictable *pt)
 {
 	if (nf_grow(&f->pictable, &f->ptcap, f->npictable, sizeof(*f->pictable)))

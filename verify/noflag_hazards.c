@@ -10,7 +10,9 @@
  * addresses in immediates (noflag_sweep.c); code addresses the loader
  * writes (dynamic relocations); for an ET_EXEC file, which has no
  * relocations to say where its pointers are, every aligned data word that
- * falls in the text.  Over-approximating only refuses more.
+ * falls in the text.  Over-approximating only refuses more.  Switch tables
+ * are read once the sweep is done (a hoisted base's, once H is whole:
+ * noflag_reach.c, checked again when the last targets are in).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -58,7 +60,10 @@ static void mark_tables(struct nf_file *f)
 /* May a switch in function fn jump to t: fn itself, any fragment, or fn's parent when fn is one. */
 static bool switch_may_land(const struct nf_file *f, const struct nf_ent *fn, uint64_t t)
 {
-	const struct nf_ent *to = nf_ent_holding(f, t);
+	const struct nf_ent *next = fn + 1;
+	/* Most land in fn itself: nf_ent_holding()'s answer without its search. */
+	const struct nf_ent *to = t >= fn->addr && t < fn->end &&
+				  (next == f->ents + f->nents || t < next->addr) ? fn : nf_ent_holding(f, t);
 
 	if (!to)
 		return false;
@@ -71,6 +76,25 @@ static bool switch_may_land(const struct nf_file *f, const struct nf_ent *fn, ui
 }
 
 #define TABLE_MAX 65536	/* entries read of one table at most */
+
+/*
+ * Table targets of this file already in H, by a hash of the address: a
+ * table repeats its targets (every case that goes to the default), and a
+ * repeated (address, HZ_TABLE) would only merge into the same element when
+ * H settles (libLLVM's tables gave 4.2 million, 80,000 of them new).
+ */
+#define SEEN 4096
+static uint64_t seen[SEEN];
+
+static bool seen_before(uint64_t t)
+{
+	uint64_t *s = &seen[(t ^ (t >> 12)) % SEEN];
+
+	if (*s == t)
+		return true;
+	*s = t;		/* never UINT64_MAX, the empty slot: t lies inside an entry */
+	return false;
+}
 
 /*
  * Read one PIC switch table: its 32-bit offsets from the table's start.
@@ -107,7 +131,7 @@ static size_t read_table(struct nf_file *f, struct nf_pictable *pt, int *err)
 		uint64_t t = pt->table + (uint64_t)(int64_t)rel;
 		if (!switch_may_land(f, fn, t))
 			break;
-		if (nf_hazard_add(f, t, HZ_TABLE)) {
+		if (!seen_before(t) && nf_hazard_add(f, t, HZ_TABLE)) {
 			*err = -ENOMEM;
 			return 0;
 		}
@@ -182,24 +206,105 @@ static int cmp_u64(const void *a, const void *b)
 	return *x < *y ? -1 : *x > *y;
 }
 
-/* Sort H and merge duplicates, or-ing their sources and adding their branches. */
-static void settle(struct nf_file *f)
+/*
+ * Sort v (n elements) by address, tmp as scratch: by 16-bit digits, lowest
+ * first, each pass stable (a sweep adds millions, which qsort took most of a
+ * second to order).  The order of equal addresses does not matter: settle()
+ * merges them.
+ */
+#define DIGIT 16
+
+static void radix(struct nf_hazard *v, struct nf_hazard *tmp, size_t n, size_t *count)
+{
+	struct nf_hazard *from = v, *to = tmp, *t;
+	uint64_t top = 0;
+
+	for (size_t i = 0; i < n; i++)
+		top |= v[i].addr;
+	for (unsigned shift = 0; shift < 64 && top >> shift; shift += DIGIT) {
+		size_t sum = 0;
+		memset(count, 0, sizeof(*count) << DIGIT);
+		for (size_t i = 0; i < n; i++)
+			count[(from[i].addr >> shift) & ((1u << DIGIT) - 1)]++;
+		for (size_t d = 0; d < (1u << DIGIT); d++) {
+			size_t c = count[d];
+			count[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			to[count[(from[i].addr >> shift) & ((1u << DIGIT) - 1)]++] = from[i];
+		t = from, from = to, to = t;
+	}
+	if (from != v)
+		memcpy(v, from, n * sizeof(*v));
+}
+
+/* Sort v (n elements) by address. */
+static int sort_hz(struct nf_hazard *v, size_t n)
+{
+	struct nf_hazard *tmp;
+	size_t *count;
+
+	if (n < 4096) {
+		if (n)	/* qsort wants a non-null array even for none */
+			qsort(v, n, sizeof(*v), cmp_hz);
+		return 0;
+	}
+	tmp = malloc(n * sizeof(*tmp));
+	count = malloc(sizeof(*count) << DIGIT);
+	if (tmp && count)
+		radix(v, tmp, n, count);
+	free(count);
+	free(tmp);
+	return tmp && count ? 0 : -ENOMEM;
+}
+
+/* H's settled part (sorted, one per address) and the elements added since, into one sorted array. */
+static int merge_added(struct nf_file *f)
+{
+	size_t s = f->hzsorted, i = 0, j = s, k = 0;
+	struct nf_hazard *out;
+
+	if (sort_hz(f->hz + s, f->nhz - s))
+		return -ENOMEM;
+	if (!s)
+		return 0;
+	out = malloc(f->nhz * sizeof(*out));
+	if (!out)
+		return -ENOMEM;
+	while (i < s || j < f->nhz)
+		out[k++] = j == f->nhz || (i < s && f->hz[i].addr <= f->hz[j].addr) ? f->hz[i++] : f->hz[j++];
+	free(f->hz);
+	f->hz = out;
+	f->hzcap = f->nhz;
+	return 0;
+}
+
+/*
+ * Sort H and merge duplicates, or-ing their sources and adding their
+ * branches: only what was added since the last time is sorted, then merged.
+ */
+static int settle(struct nf_file *f)
 {
 	size_t n = 0;
 
-	if (f->nhz)	/* qsort wants a non-null array even for none */
-		qsort(f->hz, f->nhz, sizeof(*f->hz), cmp_hz);
-	for (size_t i = 0; i < f->nhz; i++) {
-		if (n && f->hz[n - 1].addr == f->hz[i].addr) {
-			f->hz[n - 1].why |= f->hz[i].why;
-			f->hz[n - 1].nbranch += f->hz[i].nbranch;
+	if (f->nhz > f->hzsorted) {
+		if (merge_added(f))
+			return -ENOMEM;
+		for (size_t i = 0; i < f->nhz; i++) {
+			if (n && f->hz[n - 1].addr == f->hz[i].addr) {
+				f->hz[n - 1].why |= f->hz[i].why;
+				f->hz[n - 1].nbranch += f->hz[i].nbranch;
+			} else {
+				f->hz[n++] = f->hz[i];
+			}
 		}
-		else
-			f->hz[n++] = f->hz[i];
+		f->nhz = n;
 	}
-	f->nhz = n;
+	f->hzsorted = f->nhz;
 	if (f->ntablejmp)
 		qsort(f->tablejmp, f->ntablejmp, sizeof(*f->tablejmp), cmp_u64);
+	return 0;
 }
 
 /* x86-64 relocation types whose value the loader computes as a code address. */
@@ -252,6 +357,7 @@ int nf_hazards(struct nf_file *f)
 {
 	int err = 0;
 
+	memset(seen, 0xff, sizeof(seen));	/* none yet: UINT64_MAX in each */
 	for (size_t i = 0; i < f->nents && !err; i++)
 		err = nf_hazard_add(f, f->ents[i].addr, HZ_START);
 	if (!err)
@@ -260,24 +366,34 @@ int nf_hazards(struct nf_file *f)
 		err = add_data_words(f);
 	if (!err)
 		err = nf_sweep(f);
-	if (!err) {
-		settle(f);
+	if (!err)
+		err = settle(f);
+	if (!err)
 		err = read_tables(f);
-	}
+	if (!err)
+		err = settle(f);
+	if (!err)
+		err = nf_hoisted(f, read_table);
 	for (bool again = true; again && !err;) {
-		settle(f);
-		err = drop_skipped_bounds(f, &again);
+		err = settle(f);
+		if (!err)
+			err = drop_skipped_bounds(f, &again);
 	}
 	if (!err)
 		err = recheck_tables(f);
 	if (!err)
 		err = nf_ptrjumps(f);
+	if (!err)
+		err = settle(f);
+	if (!err)
+		err = nf_hoisted_recheck(f);
+	if (!err)
+		err = settle(f);	/* the table-like jumps it added, sorted */
 	if (err) {
 		if (err == -ENOMEM)
 			diag_err(f->path, "out of memory");
 		return -1;
 	}
-	settle(f);
 	mark_tables(f);
 	return 0;
 }

@@ -58,6 +58,8 @@ static void release(struct nf_file *f)
 	free(f->fragref);
 	free(f->pictable);
 	free(f->ptrjump);
+	nf_hoisted_free(f);
+	free(f->hoisted);
 	free(f->text);
 	if (f->q)
 		elfquery_close(f->q);

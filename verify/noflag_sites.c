@@ -24,11 +24,14 @@
  *      The runtime must also move threads' PCs out of the window when it
  *      arms.
  *
- *   p  the same window when the function ends (ret, jmp, ud2...) before 5
- *      bytes: it may run on over the padding after the function's range
- *      (its FDE's, else its symbol's) when each byte there is padding (nop
- *      forms, int3, zeros), nothing in H lies inside and no code of the
- *      function follows; else short-no-padding.  The padding never runs.
+ *   p  the same window when its flow ends (ret, jmp, ud2...) before 5
+ *      bytes: it may run on over the padding after that instruction, past
+ *      the function's range (its FDE's, else its symbol's) or inside it
+ *      (the alignment before a loop head that the entry jumps over), when
+ *      each byte there is padding (nop forms, int3, zeros) and nothing in
+ *      H lies inside; else short-no-padding.  The padding never runs:
+ *      nothing falls into it, and H holds every other way in, as it does
+ *      for every window.
  *
  * An entry refused is named by the check of the last form tried (c or p
  * when a did not apply).  Every displaced instruction is described for the runtime (noflag_proof.h: its length, and where its
@@ -187,7 +190,7 @@ static const char *form_a(const struct nf_file *f, struct nf_ent *e, const cs_in
 	return NULL;
 }
 
-/* Form b: walk the entry block from s0 (after endbr64). */
+/* Form b: walk the entry block from s0 (after endbr64), whose instruction insn holds. */
 static const char *form_b(const struct nf_file *f, struct nf_ent *e, uint64_t s0, cs_insn *insn)
 {
 	uint64_t pos = s0, avail;
@@ -195,7 +198,7 @@ static const char *form_b(const struct nf_file *f, struct nf_ent *e, uint64_t s0
 
 	for (unsigned n = 0; n < B_MAX_INSNS; n++) {
 		const uint8_t *p = nf_code_at(f, pos, &avail);
-		if (!p || pos >= e->end || !nf_x86_decode(p, avail, pos, insn))
+		if (!p || pos >= e->end || (n && !nf_x86_decode(p, avail, pos, insn)))
 			return !p || pos >= e->end ? "needs-window" : "undecodable";
 		if (insn->size >= 5) {
 			const struct nf_hazard *h = nf_hazard_in(f, s0, pos + insn->size);
@@ -273,11 +276,8 @@ static const char *form_c(const struct nf_file *f, struct nf_ent *e, uint64_t s0
 			return "unrelocatable";
 		n++;
 		pos += insn->size;
-		if (form == 'c' && !last && ends_flow(insn)) {
-			if (pos < e->end)
-				return "short-no-padding";	/* the function's own code follows */
-			form = 'p';
-		}
+		if (form == 'c' && !last && ends_flow(insn))
+			form = 'p';	/* only padding may follow, inside the function or past it */
 	}
 	const struct nf_hazard *hz = nf_hazard_in(f, s0, pos);
 	if (hz)

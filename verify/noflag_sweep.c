@@ -8,6 +8,10 @@
  * in the text (such a file has no relocations to say which numbers are
  * code addresses).  Table-like indirect jumps are listed for the b form.
  *
+ * Most instructions are decoded by the quick decoder (noflag_quick.c),
+ * which answers as Capstone would or declines; Capstone decodes the rest,
+ * and the 16 before a table-like jump when its patterns are looked for.
+ *
  * Bytes Capstone 4 cannot decode (some VEX/EVEX forms) are stepped over
  * one at a time: decoding from inside an instruction adds only spurious
  * targets, which refuse more, and x86 code falls back in step within a
@@ -145,7 +149,6 @@ struct hinsn {
 
 static struct hinsn hist[HIST];
 static unsigned nhist;
-static uint32_t ptrs;	/* families holding a whole pointer in this run: ptr_mask() */
 
 /* A general register's family 0-15 (rax..r15, whatever part), or -1: by its name. */
 static int family_by_name(unsigned reg)
@@ -174,7 +177,7 @@ static int family_by_name(unsigned reg)
 }
 
 /* family_by_name(), looked up once per register: the sweep asks for every instruction. */
-static int family(unsigned reg)
+int nf_x86_family(unsigned reg)
 {
 	static signed char cache[X86_REG_ENDING];
 	static bool filled;
@@ -199,13 +202,13 @@ static uint32_t ptr_mask(uint32_t m, const cs_insn *insn)
 	if (cs_insn_group(*nf_x86_handle(), insn, CS_GRP_CALL))
 		return 0;
 	for (unsigned i = 0; i < insn->detail->regs_write_count; i++) {
-		int fam = family(insn->detail->regs_write[i]);
+		int fam = nf_x86_family(insn->detail->regs_write[i]);
 		if (fam >= 0)
 			m &= ~(1u << fam);
 	}
 	if (x->op_count >= 1 && x->operands[0].type == X86_OP_REG &&
 	    (x->operands[0].access & CS_AC_WRITE)) {
-		int fam = family(x->operands[0].reg);
+		int fam = nf_x86_family(x->operands[0].reg);
 		if (fam >= 0)
 			m = insn->id == X86_INS_MOV && x->operands[0].size == 8 ? m | 1u << fam :
 			    m & ~(1u << fam);
@@ -221,7 +224,7 @@ static void remember(const cs_insn *insn)
 	csh cs = *nf_x86_handle();
 
 	if (x->op_count >= 1 && x->operands[0].type == X86_OP_REG) {
-		h.r0 = family(x->operands[0].reg), h.r0size = x->operands[0].size;
+		h.r0 = nf_x86_family(x->operands[0].reg), h.r0size = x->operands[0].size;
 		if (x->operands[0].access & CS_AC_WRITE)
 			h.dst = h.r0, h.dsize = h.r0size;
 	}
@@ -232,24 +235,23 @@ static void remember(const cs_insn *insn)
 	}
 	if (x->op_count >= 2 && x->operands[1].type == X86_OP_MEM) {
 		const x86_op_mem *m = &x->operands[1].mem;
-		h.mbase = m->base == X86_REG_INVALID ? -1 : family(m->base);
-		h.mindex = m->index == X86_REG_INVALID ? -1 : family(m->index);
+		h.mbase = m->base == X86_REG_INVALID ? -1 : nf_x86_family(m->base);
+		h.mindex = m->index == X86_REG_INVALID ? -1 : nf_x86_family(m->index);
 		h.mdisp = m->disp;
 		h.mscale = (unsigned)m->scale;
 		if (insn->id == X86_INS_LEA && m->base == X86_REG_RIP && m->index == X86_REG_INVALID)
 			h.rip_target = insn->address + insn->size + (uint64_t)m->disp;
 	}
 	if (x->op_count >= 2 && x->operands[1].type == X86_OP_REG)
-		h.src = family(x->operands[1].reg);
+		h.src = nf_x86_family(x->operands[1].reg);
 	for (unsigned i = 0; i < insn->detail->regs_write_count; i++) {
-		int fam = family(insn->detail->regs_write[i]);
+		int fam = nf_x86_family(insn->detail->regs_write[i]);
 		if (fam >= 0)
 			h.implicit |= 1u << fam;
 	}
 	h.flow = cs_insn_group(cs, insn, CS_GRP_JUMP) || cs_insn_group(cs, insn, CS_GRP_CALL) ||
 		 cs_insn_group(cs, insn, CS_GRP_RET);
 	hist[nhist++ % HIST] = h;
-	ptrs = ptr_mask(ptrs, insn);
 }
 
 /* The k-th instruction before the one being noted (1: the one just before), or NULL. */
@@ -368,7 +370,7 @@ static uint64_t switch_bound(int idx, unsigned k0, uint64_t *from)
  */
 static uint64_t pic_table(const cs_insn *insn, struct nf_pictable *pt, int *hoisted)
 {
-	int r = family(insn->detail->x86.operands[0].reg), x = -1;
+	int r = nf_x86_family(insn->detail->x86.operands[0].reg), x = -1;
 	const struct hinsn *add = NULL, *ld = NULL, *h;
 	unsigned k = 1;
 
@@ -422,7 +424,7 @@ static uint64_t pic_table(const cs_insn *insn, struct nf_pictable *pt, int *hois
 static int pointer_jump(struct nf_file *f, const cs_insn *insn)
 {
 	struct nf_ptrjump pj = { .jmp = insn->address, .from = insn->address,
-				 .fam = family(insn->detail->x86.operands[0].reg), .fallthrough = true };
+				 .fam = nf_x86_family(insn->detail->x86.operands[0].reg), .fallthrough = true };
 
 	for (unsigned k = 1; pj.fam >= 0 && k <= HIST; k++) {
 		const struct hinsn *h = back(k);
@@ -452,7 +454,7 @@ static int pointer_jump(struct nf_file *f, const cs_insn *insn)
 static int branch_entered(struct nf_file *f, const cs_insn *insn)
 {
 	struct nf_ptrjump pj = { .jmp = insn->address, .from = insn->address,
-				 .fam = family(insn->detail->x86.operands[0].reg) };
+				 .fam = nf_x86_family(insn->detail->x86.operands[0].reg) };
 
 	for (unsigned k = 1; pj.fam >= 0 && k <= HIST; k++) {
 		const struct hinsn *h = back(k);
@@ -532,7 +534,7 @@ static int hoisted_tables(struct nf_file *f, const struct nf_pictable *sw, int f
 			break;
 		const cs_x86 *x = &in->detail->x86;
 		if (x->op_count < 1 || x->operands[0].type != X86_OP_REG ||
-		    !(x->operands[0].access & CS_AC_WRITE) || family(x->operands[0].reg) != fam)
+		    !(x->operands[0].access & CS_AC_WRITE) || nf_x86_family(x->operands[0].reg) != fam)
 			continue;
 		uint64_t t;
 		if (in->id == X86_INS_LEA && nf_x86_rip_target(in, &t)) {
@@ -579,6 +581,8 @@ static int table_jump(struct nf_file *f, const cs_insn *insn)
 			return 0;
 		if (err)
 			return err;
+		if (hoisted >= 0)	/* traced when H is whole (noflag_reach.c) */
+			return nf_hoisted_add(f, &(struct nf_hoisted){ .pt = pt, .fam = hoisted });
 	} else if (op->mem.scale == 8 && op->mem.base != X86_REG_RIP) {
 		uint64_t avail;
 		bool in_data = !nf_code_at(f, (uint64_t)op->mem.disp, &avail) &&
@@ -589,18 +593,48 @@ static int table_jump(struct nf_file *f, const cs_insn *insn)
 	return nf_tablejmp_add(f, insn->address);
 }
 
+/*
+ * The entries' starts, in one array for the sweep's lookups (an entry's
+ * record is large); NULL when no entry is a fragment, and none is looked up.
+ */
+static uint64_t *starts;
+
+/* nf_ent_holding(f, t) when it is a fragment, else NULL. */
+static const struct nf_ent *fragment_holding(const struct nf_file *f, uint64_t t)
+{
+	size_t a = 0, b = f->nents;
+
+	if (!starts)
+		return NULL;
+	while (a < b) {		/* the first entry after t */
+		size_t m = a + (b - a) / 2;
+		if (starts[m] <= t)
+			a = m + 1;
+		else
+			b = m;
+	}
+	const struct nf_ent *e = a ? &f->ents[a - 1] : NULL;
+	return e && t < e->end && e->fragment ? e : NULL;
+}
+
+/* A direct branch at src to t. */
+static int note_branch(struct nf_file *f, uint64_t src, uint64_t t)
+{
+	const struct nf_ent *to = fragment_holding(f, t);
+
+	if (nf_in_text(f, t) && nf_hazard_add(f, t, HZ_BRANCH))
+		return -ENOMEM;
+	if (to && nf_fragref_add(f, (size_t)(to - f->ents), src))
+		return -ENOMEM;
+	return 0;
+}
+
 static int note(struct nf_file *f, const cs_insn *insn)
 {
 	uint64_t t;
 
-	if (nf_x86_branch_target(insn, &t)) {
-		const struct nf_ent *to = nf_ent_holding(f, t);
-		if (nf_in_text(f, t) && nf_hazard_add(f, t, HZ_BRANCH))
-			return -ENOMEM;
-		if (to && to->fragment && nf_fragref_add(f, (size_t)(to - f->ents), insn->address))
-			return -ENOMEM;
-		return 0;	/* its operand is the target: no other number */
-	}
+	if (nf_x86_branch_target(insn, &t))
+		return note_branch(f, insn->address, t);	/* its operand is the target: no other number */
 	if (nf_x86_rip_target(insn, &t) && nf_in_text(f, t) && nf_hazard_add(f, t, HZ_CODEADDR))
 		return -ENOMEM;
 	if (table_like(insn) && table_jump(f, insn))
@@ -625,33 +659,107 @@ static size_t first_start(const struct nf_file *f, uint64_t addr)
 	return a;
 }
 
-static int sweep_text(struct nf_file *f, const struct nf_text *t, cs_insn *insn)
+/*
+ * The addresses of the last HIST instructions of this run (nrun of them so
+ * far): hist[] is made from them only when a table-like jump reads it, so
+ * that the instructions the quick decoder took need no Capstone decoding.
+ */
+static uint64_t ring[HIST];
+static unsigned nrun;
+
+/* hist[] as remember() would have made it over this run: false when a byte is missing. */
+static bool replay(const struct nf_file *f, cs_insn *in)
+{
+	unsigned m = nrun < HIST ? nrun : HIST;
+	uint64_t avail;
+
+	nhist = nrun - m;
+	for (unsigned k = m; k >= 1; k--) {
+		uint64_t a = ring[(nrun - k) % HIST];
+		const uint8_t *p = nf_code_at(f, a, &avail);
+		if (!p || !nf_x86_decode(p, avail, a, in))
+			return false;	/* cannot happen: each decoded before */
+		remember(in);
+	}
+	return true;
+}
+
+/* ET_EXEC: a number of q that may be an address in the text (Capstone says which). */
+static bool number_in_text(const struct nf_file *f, const struct nf_quick *q)
+{
+	uint64_t v[4];
+
+	for (unsigned i = 0; i < q->nfield; i++)
+		for (unsigned n = nf_x86_field_values(&q->field[i], v); n--;)
+			if (nf_in_text(f, v[n]))
+				return true;
+	return false;
+}
+
+/*
+ * May the quick decoder's answers stand for Capstone's in this file: in an
+ * ET_EXEC file Capstone may also give a number of its own under 256 (shl's
+ * 1, a missing displacement's 0: nf_x86_field_values()), no code address
+ * when the text lies above them.
+ */
+static bool quick_usable(const struct nf_file *f)
+{
+	for (size_t i = 0; f->h->type == EO_ET_EXEC && i < f->ntext; i++)
+		if (f->text[i].addr < 256)
+			return false;
+	return true;
+}
+
+/* The instruction at pos, decoded by Capstone into insn, noted; its size, or 0 when it does not decode. */
+static int sweep_slow(struct nf_file *f, const uint8_t *p, uint64_t avail, uint64_t pos, cs_insn *insn,
+		      cs_insn *tmp, unsigned *size)
+{
+	*size = 0;
+	if (!nf_x86_decode(p, avail, pos, insn))
+		return 0;
+	if (table_like(insn) && !replay(f, tmp))
+		return -EINVAL;
+	*size = insn->size;
+	return note(f, insn);
+}
+
+static int sweep_text(struct nf_file *f, const struct nf_text *t, cs_insn *insn, cs_insn *tmp)
 {
 	uint64_t pos = t->addr, end = t->addr + t->size;
 	size_t k = first_start(f, pos);
+	bool quick = quick_usable(f);
+	struct nf_quick q;
+	unsigned size;
+	int err;
 
-	nhist = 0;
-	ptrs = 0;
+	nrun = 0;
 	while (pos < end) {
 		while (k < f->nents && f->ents[k].addr <= pos)
 			k++;
 		uint64_t next = k < f->nents && f->ents[k].addr < end ? f->ents[k].addr : end;
-		if (!nf_x86_decode(t->bytes + (pos - t->addr), end - pos, pos, insn)) {
-			nhist = 0;
-			ptrs = 0;
+		const uint8_t *p = t->bytes + (pos - t->addr);
+		if (quick && nf_x86_quick(p, end - pos, pos, &q) &&
+		    (f->h->type != EO_ET_EXEC || !number_in_text(f, &q))) {
+			size = q.len;
+			err = q.branch ? note_branch(f, pos, q.target) :
+			      q.rip && nf_in_text(f, q.target) ? nf_hazard_add(f, q.target, HZ_CODEADDR) : 0;
+		} else {
+			err = sweep_slow(f, p, end - pos, pos, insn, tmp, &size);
+		}
+		if (err)
+			return err;
+		if (!size) {
+			nrun = 0;
 			f->undecodable++;
 			pos++;
 			continue;
 		}
 		f->insns++;
-		if (note(f, insn))
-			return -ENOMEM;
-		remember(insn);
-		pos += insn->size;
+		ring[nrun++ % HIST] = pos;
+		pos += size;
 		if (pos > next) {
 			pos = next;	/* it ran over a start: restart there */
-			nhist = 0;	/* a new run: nothing before it flows in */
-			ptrs = 0;
+			nrun = 0;	/* a new run: nothing before it flows in */
 		}
 	}
 	return 0;
@@ -660,16 +768,28 @@ static int sweep_text(struct nf_file *f, const struct nf_text *t, cs_insn *insn)
 int nf_sweep(struct nf_file *f)
 {
 	csh *h = nf_x86_handle();
-	cs_insn *insn;
+	cs_insn *insn = h ? cs_malloc(*h) : NULL, *tmp = h ? cs_malloc(*h) : NULL;
 	int err = 0;
 
-	if (!h || !(insn = cs_malloc(*h))) {
+	if (!insn || !tmp) {
 		diag_err(f->path, "cannot open the x86-64 decoder (Capstone)");
-		return -EINVAL;
+		err = -EINVAL;
 	}
+	for (size_t i = 0; i < f->nents && !err && !starts; i++)
+		if (f->ents[i].fragment && !(starts = malloc(f->nents * sizeof(*starts))))
+			err = -ENOMEM;
+	for (size_t i = 0; starts && i < f->nents; i++)
+		starts[i] = f->ents[i].addr;
 	for (size_t i = 0; i < f->ntext && !err; i++)
 		if (f->text[i].bytes)
-			err = sweep_text(f, &f->text[i], insn);
-	cs_free(insn, 1);
+			err = sweep_text(f, &f->text[i], insn, tmp);
+	if (err == -EINVAL && insn && tmp)
+		diag_err(f->path, "an instruction decoded once did not decode again");
+	free(starts);
+	starts = NULL;
+	if (insn)
+		cs_free(insn, 1);
+	if (tmp)
+		cs_free(tmp, 1);
 	return err;
 }

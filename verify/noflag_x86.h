@@ -19,5 +19,31 @@ bool nf_x86_decode(const uint8_t *p, uint64_t avail, uint64_t addr, cs_insn *ins
 bool nf_x86_branch_target(const cs_insn *insn, uint64_t *target);
 /* An operand [rip+disp]: the address it names. */
 bool nf_x86_rip_target(const cs_insn *insn, uint64_t *target);
+/* A general register's family 0-15 (rax..r15, whatever part), or -1. */
+int nf_x86_family(unsigned reg);
+
+
+/*
+ * The quick decoder (noflag_quick.c): the instructions compilers emit most,
+ * decoded as Capstone decodes them, without Capstone; any other it declines.
+ */
+struct nf_field {
+	uint64_t raw;		/* a displacement's or an immediate's bytes, as a number */
+	uint8_t width;		/* how many bytes */
+};
+
+struct nf_quick {
+	uint8_t len;
+	bool branch;		/* a direct branch (jmp, jcc, call): target */
+	bool rip;		/* a [rip+disp] operand: target is the address it names */
+	uint64_t target;
+	uint8_t nfield;		/* the other displacement and immediate fields */
+	struct nf_field field[2];
+};
+
+/* Decode the instruction at addr from p (avail bytes there): false when declined. */
+bool nf_x86_quick(const uint8_t *p, uint64_t avail, uint64_t addr, struct nf_quick *q);
+/* The values (at most 4, into v) Capstone may give field fd as an operand's number. */
+unsigned nf_x86_field_values(const struct nf_field *fd, uint64_t v[4]);
 
 #endif

@@ -20,6 +20,11 @@
  *            before a jump, so the switch's own run has no lea: its tables
  *            are those of every lea of the base in the function; mutated,
  *            another write of the base: refused (table not read)
+ *  hoistfar  the same hoisted base, written first with a pointer (mov), then
+ *            by the table's lea (the site: form b), then a jump to the
+ *            switch: only the lea reaches it, so its table is read;
+ *            mutated, a jne from between the mov and the lea to the switch
+ *            lets the pointer reach it: refused (table not read)
  *  ptrjump   a tail call through a pointer loaded from memory: no switch,
  *            form b; mutated, the pointer is a sum: refused (table-like)
  *  bounded   push, a 5-byte `mov` (the site), then a switch whose index is
@@ -44,6 +49,9 @@
  *  tiny      xor, ret: 3 bytes, then the assembler's nop padding to the
  *            next 16 bytes: form p over the padding; mutated, tiny2 follows
  *            at once (no padding): refused
+ *  midpad    xor, jmp over the nop padding that aligns a loop head: form p
+ *            over that padding, inside the function; mutated, jumper3
+ *            jumps into the padding: refused
  *  window    xor, test, je: no instruction of 5 bytes before the je ends the
  *            block, so form c, a 6-byte window; mutated, jumper2 jumps to
  *            its test, inside the window: refused
@@ -161,6 +169,29 @@ hoist:
 	.p2align 2
 htable:
 	.long 6b - htable
+	.text
+
+	.globl hoistfar
+	.type hoistfar, @function
+hoistfar:
+	pushq %rbx
+	movq %rdx, %rbx
+#ifdef MUTATE
+	testl %esi, %esi
+	jne 5f
+#endif
+	leaq hftable(%rip), %rbx
+	jmp 5f
+5:	movslq (%rbx,%rdi,4), %rax
+	addq %rbx, %rax
+	jmp *%rax
+6:	popq %rbx
+	ret
+	.size hoistfar, .-hoistfar
+	.section .rodata
+	.p2align 2
+hftable:
+	.long 6b - hftable
 	.text
 
 	.globl ptrjump
@@ -318,6 +349,29 @@ tiny2:
 	movl $0x90909090, %eax
 	ret
 	.size tiny2, .-tiny2
+
+	.p2align 4
+	.globl midpad
+	.type midpad, @function
+midpad:
+	xorl %eax, %eax
+	jmp 2f
+	.p2align 3	/* 4 bytes of nop: nothing falls into them */
+1:	addl $1, %eax
+2:	cmpl %edi, %eax
+	jne 1b
+	ret
+	.size midpad, .-midpad
+
+	.globl jumper3
+	.type jumper3, @function
+jumper3:
+#ifdef MUTATE
+	jmp midpad+5
+#else
+	jmp midpad
+#endif
+	.size jumper3, .-jumper3
 
 	.globl window
 	.type window, @function

@@ -12,7 +12,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_B       := build/fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS  := $(WARN) -std=gnu11 -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN) \
-		-fsanitize=fuzzer-no-link -Iinclude -Ilib/arch -Irecordmcount -Iverify -Itests/fuzz \
+		-fsanitize=fuzzer-no-link -Iinclude -Ilib/arch -Irecordmcount -Iverify -Itests/fuzz -Itests/verify \
 		$(PKG_ELF_CFLAGS) $(shell $(PKG_CONFIG) --cflags capstone 2>/dev/null) -MMD -MP
 FUZZ_LIBS    := $(PKG_ELF_LIBS) $(shell $(PKG_CONFIG) --libs capstone 2>/dev/null || echo -lcapstone) \
 		$(shell $(PKG_CONFIG) --libs liblzma libzstd zlib 2>/dev/null || echo -llzma -lzstd -lz)
@@ -32,7 +32,9 @@ $(FUZZ_B)/fuzz_elfobj: $(FUZZ_B)/obj/tests/fuzz/fuzz_elfobj.o $(FUZZ_CORE)
 $(FUZZ_B)/fuzz_recordmcount: $(FUZZ_B)/obj/tests/fuzz/fuzz_recordmcount.o $(FUZZ_RMC) $(FUZZ_CORE)
 $(FUZZ_B)/fuzz_patchverify: $(FUZZ_B)/obj/tests/fuzz/fuzz_patchverify.o $(FUZZ_VERIFY) $(FUZZ_CORE)
 # patchverify --noflag (verify/noflag_*.c) and the proof-file reader (lib/noflag_proof.c).
-$(FUZZ_B)/fuzz_noflag: $(FUZZ_B)/obj/tests/fuzz/fuzz_noflag.o $(FUZZ_VERIFY) $(FUZZ_CORE)
+# With the sweep's quick decoder checked against Capstone (tests/verify/nfquick_agree.c).
+$(FUZZ_B)/fuzz_noflag: $(FUZZ_B)/obj/tests/fuzz/fuzz_noflag.o $(FUZZ_B)/obj/tests/verify/nfquick_agree.o \
+	$(FUZZ_VERIFY) $(FUZZ_CORE)
 # The aarch64 -pg prologue walk (lib/arch/aarch64.c), which the runtime runs on every function.
 $(FUZZ_B)/fuzz_a64pg: $(FUZZ_B)/obj/tests/fuzz/fuzz_a64pg.o $(FUZZ_CORE)
 # The trace directory reader (patchsite/data/), with every renderer (patchsite/render/).

@@ -4,7 +4,9 @@
  * .eh_frame, the sweep, the site forms, the report as text, --list or
  * --json by turns, and a proof file), whose proof the runtime's reader must
  * then accept whole; and as a proof file itself, which the reader must
- * accept or refuse with a line number, never overrun.
+ * accept or refuse with a line number, never overrun.  And the sweep's
+ * quick decoder on the bytes at each of the input's first offsets: where it
+ * answers, Capstone must answer the same (tests/verify/nfquick_agree.c).
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -12,6 +14,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "nfquick_agree.h"
 #include "noflag.h"
 
 /* Read a proof file to its end: 0 when every line was accepted. */
@@ -57,6 +60,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!f || read_all(f))
 			abort();	/* what the prover wrote, the runtime must read */
 		fclose(f);
+	}
+	for (size_t i = 0; i < size && i < 64; i++) {
+		char why[200];
+		if (nfq_agree(data + i, size - i, 0x1000 + i, why, sizeof(why)) < 0) {
+			fprintf(stderr, "quick decoder at offset %zu: %s\n", i, why);
+			abort();
+		}
 	}
 	f = fmemopen((void *)data, size ? size : 1, "r");
 	if (f) {

@@ -110,6 +110,12 @@ if $CC -shared -nostdlib -o haz.so "$SRC/hazards.S" 2>build.log &&
 	w=$(sym haz-mut.so sched)
 	expect "sched: the base written between the load and the add: refused" \
 		"$(at haz-mut.list "$w")" "refused unbounded-jump-table"
+	w=$(sym haz.so hoistfar) m=$(insn_at haz.so hoistfar 'lea ')
+	expect "hoistfar: only the base's lea reaches the switch (not its mov): table read, form b at the lea" \
+		"$(at haz.list "$w")" "b site=0x$m depth=8 bytes=7"
+	w=$(sym haz-mut.so hoistfar)
+	expect "hoistfar: a path from the mov past the lea to the switch: refused" \
+		"$(at haz-mut.list "$w")" "refused unbounded-jump-table"
 	w=$(sym haz.so ptrcond) m=$(insn_at haz.so ptrcond 'mov +\$0x5,')
 	expect "ptrcond: a loaded pointer tested, then jumped through: form b" \
 		"$(at haz.list "$w")" "b site=0x$m depth=8 bytes=5"
@@ -129,6 +135,13 @@ if $CC -shared -nostdlib -o haz.so "$SRC/hazards.S" 2>build.log &&
 	w=$(sym haz-mut.so tiny)
 	expect "tiny: another function right after it refuses it" "$(at haz-mut.list "$w")" \
 		"refused short-no-padding"
+	w=$(sym haz.so midpad)
+	pad=$(len_at haz.so "$(printf '%x' $((0x$w + 4)))")
+	expect "midpad: xor, jmp, then form p over the loop head's nop padding (objdump: $pad bytes)" \
+		"$(at haz.list "$w")" "p site=0x$w depth=0 bytes=$((4 + pad))"
+	w=$(sym haz-mut.so midpad)
+	expect "midpad: a jump into that padding refuses it" "$(at haz-mut.list "$w")" \
+		"refused direct-target-in-window"
 	w=$(sym haz.so window)
 	expect "window: xor, test, je is form c, 6 bytes" "$(at haz.list "$w")" "c site=0x$w depth=0 bytes=6"
 	"$PV" --noflag --proof haz.proof haz.so
@@ -302,6 +315,15 @@ refuses "not ELF: one line, exit 2" "text.txt: error:" text.txt
 refuses "--proof with two files refused" "give exactly one FILE" --proof x.proof /usr/bin/ls /usr/bin/xz
 refuses "the other files are still proven" "text.txt: error:" text.txt /usr/bin/ls
 if [ -s out.txt ] && grep -q '^/usr/bin/ls: ' out.txt; then pass "after a bad file, ls is proven"; else fail "after a bad file" out.txt; fi
+
+# --- the sweep's quick decoder answers as Capstone does -----------------------------------------
+# Oracle: Capstone itself (the decoder the sweep asks whenever the quick one declines), over every
+# opcode of the one-byte and 0F maps, every ModRM byte and the prefix runs (nfquick_check.c).
+if "$(dirname "$PV")/nfquick-check" >quick.out 2>&1; then
+	pass "the quick decoder: $(tail -n 1 quick.out | sed 's/^nfquick-check: //')"
+else
+	fail "the quick decoder answers as Capstone does" quick.out
+fi
 
 # --- the commands man/patchverify.1 prints under NO-FLAG SITES, as printed --------------------
 sed -n '/^\.SH NO-FLAG SITES/,/^\.SH [^N]/p' "$MAN" | sed -n 's/^\$ \(patchverify \\-\\-noflag\)/\1/p' |
