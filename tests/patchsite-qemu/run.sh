@@ -36,45 +36,26 @@ set -u
 # checks that); these suites compare traces, so they ask for no switches.
 export PATCHSITE_SCHED=0
 
-B=${1:-build/aarch64}
+. tests/patchsite/lib.sh	# suite_init, pass, fail, skip, summary, qemu_init
 ARCH=${2:-aarch64}
+suite_init $ARCH "${1:-build/aarch64}" plain
+LABEL=$ARCH FAIL_LINES=40
 SRC=testdata/patchsite
-T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-$ARCH.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-PASS=0
-FAIL=0
-SKIP=0
 case $ARCH in
 aarch64)
-	CC=${A64_CC:-aarch64-linux-gnu-gcc}
-	CXX=${A64_CXX:-aarch64-linux-gnu-g++}
-	SYSROOT=${A64_SYSROOT:-/usr/aarch64-linux-gnu}
-	QEMU=${QEMU_AARCH64:-$(command -v qemu-aarch64-static || command -v qemu-aarch64)}
 	FORMS="pfe pfenp bti pg pgt pgbti"
 	PFE="-fpatchable-function-entry=2"
 	;;
 riscv64)
-	CC=${RV64_CC:-riscv64-linux-gnu-gcc}
-	CXX=${RV64_CXX:-riscv64-linux-gnu-g++}
-	SYSROOT=${RV64_SYSROOT:-/usr/riscv64-linux-gnu}
-	QEMU=${QEMU_RISCV64:-$(command -v qemu-riscv64-static || command -v qemu-riscv64)}
 	FORMS="rvc rvcnp rv64g"
 	PFE="-fpatchable-function-entry=4 -falign-functions=4"
 	PG_REFUSED='-pg sites (call _mcount after the prologue) are not supported on riscv64 .*'
-	;;
-*)
-	echo "run.sh: unknown arch '$ARCH' (aarch64, riscv64)" >&2
-	exit 2
 	;;
 esac
 PRELOAD="$PWD/$B/libpatchsite.so"
 STRESS="4 100 20000"
 
-pass() { PASS=$((PASS + 1)); echo "PASS $ARCH $1"; }
-fail() { FAIL=$((FAIL + 1)); echo "FAIL $ARCH $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -40; }
-skip() { SKIP=$((SKIP + 1)); echo "SKIP $ARCH $1"; }
-
-if [ -z "$QEMU" ] || ! command -v "$CC" >/dev/null; then
+if ! qemu_init $ARCH; then
 	echo "FAIL $ARCH: need qemu-user-static and $CC (make deps)"
 	exit 1
 fi
@@ -658,5 +639,4 @@ else
 	fail "function_profile: build ending" "$T/build.log"
 fi
 
-echo "$ARCH: $PASS passed, $FAIL failed, $SKIP skipped"
-[ $FAIL -eq 0 ]
+summary "$ARCH"

@@ -23,7 +23,7 @@
 # one whose stack holds stale copies of the handlers' return address
 # (stalesig.c), and each refusal this machine can stage.
 set -u
-. tests/patchsite/lib.sh	# suite_init, pass, fail
+. tests/patchsite/lib.sh	# suite_init, pass, fail; only_x86_64, start, finish, phase
 suite_init attach "${1:-build}" "${2:-plain}"
 if [ "$MODE" = san ]; then
 	# The SAN build's libpatchsite.so is instrumented: it loads only where ASan's runtime
@@ -32,17 +32,7 @@ if [ "$MODE" = san ]; then
 	echo "SKIP attach.sh under SAN: the instrumented libpatchsite.so cannot be dlopened into a running process (ASan's runtime must be first in its initial library list); attach is tested in the plain run"
 	exit 0
 fi
-if [ "$(uname -m)" != x86_64 ]; then
-	echo "SKIP attach.sh: attach is implemented for x86-64 only"
-	exit 0
-fi
-SPID=
-cleanup() {
-	[ -n "$SPID" ] && kill "$SPID" 2>/dev/null
-	exec 3>&- 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
+only_x86_64 attach.sh "attach is implemented for x86-64 only"
 trap '' PIPE
 NTH=4
 
@@ -117,25 +107,6 @@ cd "$T" || exit 1
 PHASE_WAIT=600	# lib.sh's phase: attaching under load takes longer than ctl.sh's writes
 
 alive() { kill -0 "$SPID" 2>/dev/null; }
-
-# start PROGRAM ARGS: the sample with an empty environment, driven through fd 3.
-start() {
-	rm -f in out err
-	mkfifo in
-	env -i "$@" <in >out 2>err &
-	SPID=$!
-	exec 3>in
-	wait_for out '^ready'
-}
-
-# finish: quit, status 0, nothing on stderr.
-finish() {
-	echo quit >&3
-	exec 3>&-
-	wait "$SPID"; st=$?
-	SPID=
-	[ $st -eq 0 ] && [ ! -s err ]
-}
 
 # record -p in the background until "recording" is said (its stderr: rec.err).
 record_bg() {

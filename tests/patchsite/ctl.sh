@@ -13,13 +13,6 @@
 set -u
 . tests/patchsite/lib.sh	# suite_init, pass, fail
 suite_init ctl "${1:-build}" "${2:-plain}"
-SPID=
-cleanup() {
-	[ -n "$SPID" ] && kill "$SPID" 2>/dev/null
-	exec 3>&- 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
 trap '' PIPE	# a sample that died is a failure to report, not a signal that ends this script
 POKE="python3 $PWD/tests/patchsite/ctlpoke.py"
 PRELOAD="$PATCHSITE_LIB"
