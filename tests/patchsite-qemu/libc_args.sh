@@ -49,7 +49,7 @@ cd "$T" || exit 1
 if ! "$PS" replay -d d > trace 2>>err; then
 	fail "replay" err
 # qemu-user maps the guest's stack and libraries from 0x5500000000.
-elif python3 "$TESTS/libc_args_compare.py" audit.txt trace out "$WANT" "$WANT" --exe=la \
+elif python3 "$TESTS/oracles/libc_args_compare.py" audit.txt trace out "$WANT" "$WANT" --exe=la \
 	--high=0x5500000000 > cmp.txt; then
 	pass "the prototype list's probes on library calls equal the audit's registers and the program's returns: $(tail -1 cmp.txt)"
 else

@@ -166,8 +166,8 @@ run_traced() {	# OUT ERR PROG ARGS...: preloaded
 	"$QEMU" -L "$SYSROOT" -E LD_PRELOAD="$PRELOAD" "$@" >"$out" 2>"$err"
 }
 
-$CC -O2 -g -Iinclude -c tests/patchsite/api.c -o "$T/api.o" &&
-$CC -O2 -g -Iinclude -c tests/patchsite/stress.c -o "$T/stress.o" ||
+$CC -O2 -g -Iinclude -c testdata/patchsite/drivers/api.c -o "$T/api.o" &&
+$CC -O2 -g -Iinclude -c testdata/patchsite/drivers/stress.c -o "$T/stress.o" ||
 	fail "build api/stress" "$T/build.log"
 
 for form in $FORMS; do
@@ -599,14 +599,14 @@ fi
 # Static trace events (tests/patchsite/events.sh's program): each site a nop,
 # switched to B and back live; the records decoded by the arch-neutral
 # second reader (check_events.py) from the format file alone.
-if $CC -O2 -g -Wall -Wextra -Werror -Iinclude -Itests/patchsite tests/patchsite/evprog.c \
+if $CC -O2 -g -Wall -Wextra -Werror -Iinclude -Itestdata/patchsite/drivers testdata/patchsite/drivers/evprog.c \
 	-o "$T/evp" "$B/libpatchsite.a" -pthread -ldl >"$T/build.log" 2>&1; then
 	for m in "sidefx 500" prio "threads 2 10"; do
 		# shellcheck disable=SC2086
 		if run "$T/out" "$T/err" "$T/evp" $m; then pass "events: $m"; else fail "events: $m" "$T/err"; fi
 	done
 	if "$QEMU" -L "$SYSROOT" -E PATCHSITE_DATA="$T/evd" "$T/evp" record >"$T/out" 2>"$T/err" &&
-	   python3 tests/patchsite/check_events.py "$T/evd" >"$T/out" 2>&1; then
+	   python3 tests/patchsite/oracles/check_events.py "$T/evd" >"$T/out" 2>&1; then
 		pass "events: every field type recorded, decoded from the format"
 	else
 		fail "events: record" "$T/out"
@@ -623,7 +623,7 @@ if $CC -O2 -g $PFE -o "$T/ending" $SRC/ending.c -pthread >"$T/build.log" 2>&1; t
 		# shellcheck disable=SC2086
 		if "$QEMU" -L "$SYSROOT" -E LD_PRELOAD="$PRELOAD" -E PATCHSITE_TRACER=function_profile \
 			-E PATCHSITE_DATA="$T/prof" "$T/ending" $m >"$T/out" 2>"$T/err" &&
-		   python3 tests/patchsite/check_profile.py decode "$T"/prof/*/profile >"$T/dec" 2>>"$T/err"; then
+		   python3 tests/patchsite/oracles/check_profile.py decode "$T"/prof/*/profile >"$T/dec" 2>>"$T/err"; then
 			want=$(sed -n 's/^fib=[0-9]* calls=//p; s/^calls=//p' "$T/out")
 			got=$(awk '$1 == "fib" || $1 == "leaf" { s += $2 } END { print s }' "$T/dec")
 			if [ -n "$want" ] && [ "$got" = "$want" ] && [ ! -s "$T/err" ]; then

@@ -595,11 +595,11 @@ refused "static program" "is statically linked"
 exec 4>&-
 wait $P 2>/dev/null
 
-# A W^X policy (PR_SET_MDWE, Linux 6.3+; tests/patchsite/mdwe.c runs the sample under it): the
+# A W^X policy (PR_SET_MDWE, Linux 6.3+; testdata/patchsite/drivers/mdwe.c runs the sample under it): the
 # runtime loads but may not make code writable or executable.  record -p says why, makes no trace
 # directory, and the sample runs on with equal counts and exits 0.  Oracle: the kernel's
 # refusal as the runtime's mprotect saw it (EACCES), and the sample's own counts.
-$CC -O2 -o mdwe "$OLDPWD/tests/patchsite/mdwe.c" >build.log 2>&1 || fail "build mdwe" build.log
+$CC -O2 -o mdwe "$OLDPWD/testdata/patchsite/drivers/mdwe.c" >build.log 2>&1 || fail "build mdwe" build.log
 ./mdwe /bin/true; wx=$?
 if [ $wx -eq 77 ]; then
 	echo "SKIP refusal 'W^X policy': the kernel has no PR_SET_MDWE"

@@ -39,7 +39,7 @@ variant() {
 		return
 	fi
 	mkdir -p "$exe.d"
-	if python3 tests/patchsite/check_dwarf_args.py "$PS" "$exe" \
+	if python3 tests/patchsite/oracles/check_dwarf_args.py "$PS" "$exe" \
 		testdata/patchsite/dwarfargs.list "$exe.d" "$min" $stop >"$T/cmp" 2>&1; then
 		pass "$cc $*: $(tail -1 "$T/cmp")"
 	else

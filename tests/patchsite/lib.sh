@@ -6,7 +6,7 @@
 #                 stderr, when KEEP is set: KEEP=1 sh tests/patchsite/NAME.sh)
 #   PASS FAIL SKIP  the counts pass, fail and skip keep
 #   CC PS         the compiler, the patchsite command (absolute)
-#   TESTS         tests/patchsite (absolute), for the checkers
+#   TESTS         tests/patchsite (absolute): the oracles are in TESTS/oracles
 #   SANPRE        under san: the sanitizer runtimes record preloads
 # and defines record (patchsite record with SANPRE), pass, fail, skip, summary.  At exit it kills
 # the sample start started (SPID) and the background jobs named in BG, and removes T.

@@ -61,7 +61,7 @@ elif ! cmp -s plain.out traced.out; then
 else
 	pass "record -a readelf: the output of the untraced run"
 	"$PS" replay --no-sched -d d >trace 2>&1
-	if python3 "$TESTS/libc_args_compare.py" --bag a1.txt a2.txt trace 12 >cmp.txt; then
+	if python3 "$TESTS/oracles/libc_args_compare.py" --bag a1.txt a2.txt trace 12 >cmp.txt; then
 		pass "record -a readelf: $(tail -1 cmp.txt)"
 	else
 		fail "record -a readelf: library calls' arguments differ from the audit's" cmp.txt

@@ -16,7 +16,7 @@ set -u
 . tests/patchsite/lib.sh	# suite_init, pass, fail; only_switches_lost
 suite_init profile "${1:-build}" "${2:-plain}"
 trap '' PIPE
-CHECK="python3 $PWD/tests/patchsite/check_profile.py"
+CHECK="python3 $PWD/tests/patchsite/oracles/check_profile.py"
 PRELOAD="$PWD/$B/libpatchsite.so"
 SANFLAGS=
 if [ "$MODE" = san ]; then

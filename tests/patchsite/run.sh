@@ -28,7 +28,7 @@ SRC=testdata/patchsite
 SANFLAGS=
 PRELOAD="$PATCHSITE_LIB"
 STRESS="4 2000 200000"
-RINGS="4 100 20000"	# tests/patchsite/rings.c: threads, rounds, steady calls
+RINGS="4 100 20000"	# testdata/patchsite/drivers/rings.c: threads, rounds, steady calls
 if [ "$MODE" = san ]; then
 	SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all"
 	PRELOAD="$SANPRE $PRELOAD"
@@ -156,9 +156,9 @@ for form in $FORMS; do
 	compare "$form: glob:mod:library" uselib.mod "$T/trace"
 
 	# The API, and live patching under load, linked with libpatchsite.a.
-	$CC -O2 -g -Iinclude $SANFLAGS -c tests/patchsite/api.c -o "$T/api.o" &&
-	$CC -O2 -g -Iinclude $SANFLAGS -c tests/patchsite/stress.c -o "$T/stress.o" &&
-	$CC -O2 -g -Iinclude -Itests/patchsite $SANFLAGS -c tests/patchsite/rings.c -o "$T/rings.o" ||
+	$CC -O2 -g -Iinclude $SANFLAGS -c testdata/patchsite/drivers/api.c -o "$T/api.o" &&
+	$CC -O2 -g -Iinclude $SANFLAGS -c testdata/patchsite/drivers/stress.c -o "$T/stress.o" &&
+	$CC -O2 -g -Iinclude -Itestdata/patchsite/drivers $SANFLAGS -c testdata/patchsite/drivers/rings.c -o "$T/rings.o" ||
 		{ fail "build api/stress/rings"; continue; }
 	if build_form "$T/api-$form" $form $SRC/work.c -- "$T/api.o" "$B/libpatchsite.a" $SANFLAGS \
 		-pthread; then
@@ -267,11 +267,11 @@ fi
 # The program finds the libraries by bare name through its DT_RUNPATH: the runtime's
 # dlopen must search as if the program had called the C library's.
 build_form "$T/dlopen-prog" pie $SRC/dlopen.c -- -Wl,-rpath,"$T" &&
-$CC -O2 -g -Iinclude -Itests/patchsite $SANFLAGS tests/patchsite/dlopen.c -o "$T/dlopen-api" "$B/libpatchsite.a" \
+$CC -O2 -g -Iinclude -Itestdata/patchsite/drivers $SANFLAGS testdata/patchsite/drivers/dlopen.c -o "$T/dlopen-api" "$B/libpatchsite.a" \
 	$SANFLAGS -pthread >>"$T/build.log" 2>&1 &&
-$CC -O2 -g -Iinclude -Itests/patchsite $SANFLAGS tests/patchsite/dlspin.c -o "$T/dlspin" "$B/libpatchsite.a" \
+$CC -O2 -g -Iinclude -Itestdata/patchsite/drivers $SANFLAGS testdata/patchsite/drivers/dlspin.c -o "$T/dlspin" "$B/libpatchsite.a" \
 	$SANFLAGS -pthread >>"$T/build.log" 2>&1 &&
-$CC -O2 -g -Iinclude -Itests/patchsite $SANFLAGS tests/patchsite/dlruntime.c -o "$T/dlruntime" \
+$CC -O2 -g -Iinclude -Itestdata/patchsite/drivers $SANFLAGS testdata/patchsite/drivers/dlruntime.c -o "$T/dlruntime" \
 	$SANFLAGS -pthread >>"$T/build.log" 2>&1 &&
 build_form "$T/dlmopen-prog" pie $SRC/dlmopen.c -- -Wl,-rpath,"$T" &&
 build_form "$T/dlmopen-linked" pie $SRC/dlmopen.c -- "$B/libpatchsite.a" $SANFLAGS -pthread \
@@ -336,7 +336,7 @@ for libform in $DLFORMS; do
 	else
 		fail "dlopen ($libform): API and threads (exit $rc)" "$T/out"
 	fi
-	# libpatchsite itself dlopened (tests/patchsite/dlruntime.c says what it asserts).  No
+	# libpatchsite itself dlopened (testdata/patchsite/drivers/dlruntime.c says what it asserts).  No
 	# threads for pfe: the runtime NOPs a library the threads already run (see dlspin below).
 	RT_THREADS=$DLSTRESS
 	[ $libform = pfe ] && RT_THREADS=
@@ -354,7 +354,7 @@ for libform in $DLFORMS; do
 	LD_LIBRARY_PATH=$DLPATH PATCHSITE_LOG=1 PATCHSITE_TRACER=function PATCHSITE_OUTPUT="$T/trace" \
 		"$T/dlmopen-linked" $libform $RUNTIME_COPY >"$T/out" 2>"$T/err"
 	dlmopen_verdict "dlmopen ($libform), linked in" $libform
-	# A thread in the library's code while dlopen NOPs its sites (tests/patchsite/dlspin.c says
+	# A thread in the library's code while dlopen NOPs its sites (testdata/patchsite/drivers/dlspin.c says
 	# what it asserts).  Not pfe: rewriting five one-byte NOPs under a running thread is the
 	# case patchsite(7) says cannot be made safe.  Not nonpie: -fno-pic code takes the
 	# addresses of its own data and functions as 32-bit constants, which a shared object
@@ -481,7 +481,7 @@ compare "PATCHSITE_MAX_DEPTH=2: work_leaf (depth 3) not recorded" basic.max-dept
 for tracer in function_graph function; do
 	PATCHSITE_TRACER=$tracer PATCHSITE_FORMAT=chrome PATCHSITE_OUTPUT="$T/trace.json" \
 		run_traced "$T/out" "$T/err" "$T/threads-pie"
-	if python3 tests/patchsite/check_chrome.py "$T/trace.json" $tracer >"$T/check" 2>&1; then
+	if python3 tests/patchsite/oracles/check_chrome.py "$T/trace.json" $tracer >"$T/check" 2>&1; then
 		pass "chrome JSON ($tracer): $(cat "$T/check")"
 	else
 		fail "chrome JSON ($tracer)" "$T/check"
@@ -506,7 +506,7 @@ bad_setting "buffer size" PATCHSITE_BUFFER_KB=12x
 bad_setting "output" PATCHSITE_OUTPUT=/nonexistent/dir/trace
 
 # A W^X policy (PR_SET_MDWE): said once, nothing written, the program runs untraced.
-$CC -O2 -o "$T/mdwe" tests/patchsite/mdwe.c
+$CC -O2 -o "$T/mdwe" testdata/patchsite/drivers/mdwe.c
 for form in nop pfe; do
 	"$T/mdwe" /usr/bin/env PATCHSITE_TRACER=function PATCHSITE_OUTPUT="$T/wx-trace" \
 		LD_PRELOAD="$PRELOAD" "$T/basic-$form" >"$T/out" 2>"$T/err"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# tests/patchsite/stress.c and rings.c under ThreadSanitizer (and two recorded samples): usage  tsan.sh BUILD_DIR
+# testdata/patchsite/drivers/stress.c and rings.c under ThreadSanitizer (and two recorded samples): usage  tsan.sh BUILD_DIR
 # (BUILD_DIR holds a libpatchsite.a built with gcc -fsanitize=thread: make check-tsan).
 #
 # The traced functions (work.c) are built as in run.sh, in the two call forms
@@ -43,7 +43,7 @@ export PATCHSITE_TRAP_BLOCKED=warn
 suite_init tsan "${1:-build/tsan}" plain
 SRC=testdata/patchsite
 STRESS=${PS_TSAN_STRESS:-"8 150 50000"}
-RINGS=${PS_TSAN_RINGS:-"4 20 5000"}	# tests/patchsite/rings.c: the built-in tracers' rings
+RINGS=${PS_TSAN_RINGS:-"4 20 5000"}	# testdata/patchsite/drivers/rings.c: the built-in tracers' rings
 TSAN="-fsanitize=thread"
 export TSAN_OPTIONS="halt_on_error=1 exitcode=66 ${TSAN_OPTIONS:-}"
 FAIL_LINES=${PS_TSAN_LINES:-80}
@@ -54,8 +54,8 @@ for form in pie nonpie; do
 	nonpie) fl="-pg -mfentry -mrecord-mcount -fno-pie" ld=-no-pie ;;
 	esac
 	if ! { $CC -O2 -g $fl -c $SRC/work.c -o "$T/work-$form.o" &&
-	       $CC -O1 -g -Iinclude $TSAN -c tests/patchsite/stress.c -o "$T/stress.o" &&
-	       $CC -O1 -g -Iinclude -Itests/patchsite $TSAN -c tests/patchsite/rings.c \
+	       $CC -O1 -g -Iinclude $TSAN -c testdata/patchsite/drivers/stress.c -o "$T/stress.o" &&
+	       $CC -O1 -g -Iinclude -Itestdata/patchsite/drivers $TSAN -c testdata/patchsite/drivers/rings.c \
 			-o "$T/rings.o" &&
 	       $CC $ld -o "$T/stress-$form" "$T/work-$form.o" "$T/stress.o" "$B/libpatchsite.a" \
 			$TSAN -pthread &&
@@ -199,7 +199,7 @@ fi
 # Static trace events (evprog.c, see events.sh): four threads emit while the
 # event is switched live 30 times, then exact counts in the steady phases;
 # probes registered and unregistered (their lists freed after a grace period).
-if $CC -O1 -g -Iinclude -Itests/patchsite $TSAN tests/patchsite/evprog.c -o "$T/evp" \
+if $CC -O1 -g -Iinclude -Itestdata/patchsite/drivers $TSAN testdata/patchsite/drivers/evprog.c -o "$T/evp" \
 	"$B/libpatchsite.a" -pthread -ldl >"$T/build.log" 2>&1; then
 	"$T/evp" threads 4 30 >"$T/out" 2>"$T/err" && "$T/evp" sidefx 2000 >>"$T/out" 2>>"$T/err" &&
 		"$T/evp" prio >>"$T/out" 2>>"$T/err"
