@@ -14,10 +14,7 @@ set -u
 . tests/patchsite/lib.sh
 suite_init auto_args "$@"
 
-if [ "$(uname -m)" != x86_64 ] || ! command -v gdb >/dev/null 2>&1; then
-	echo "SKIP auto_args.sh: needs x86-64 and gdb (the oracle; scripts/deps.sh installs it)"
-	exit 0
-fi
+only_x86_64 auto_args.sh "needs x86-64 and gdb (the oracle; scripts/deps.sh installs it)" gdb
 
 FUNCS='ra_mix ra_eight ra_host ra_fact ra_inner ra_outer'
 for opt in -O2 -O0; do

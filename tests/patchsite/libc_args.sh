@@ -24,10 +24,7 @@ suite_init libc_args "${1:-build}" "${2:-plain}"
 SRC="$PWD/testdata/patchsite/libc_args.c"
 TOP=$PWD
 
-if [ "$(uname -m)" != x86_64 ]; then
-	echo "libc_args.sh: the audit oracle is x86-64's: skipped"
-	exit 0
-fi
+only_x86_64 libc_args.sh "the audit oracle is x86-64's"
 cd "$T" || exit 1
 
 cat > audit.c <<'AUDIT'

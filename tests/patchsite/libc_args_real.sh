@@ -21,10 +21,7 @@ set -u
 . tests/patchsite/lib.sh
 suite_init libc_args_real "$1" "$2"
 REAL=${PS_REAL:-$B/real}
-if [ "$(uname -m)" != x86_64 ]; then
-	echo "SKIP libc_args_real.sh: the audit oracle is x86-64's"
-	exit 0
-fi
+only_x86_64 libc_args_real.sh "the audit oracle is x86-64's"
 # The audit library, as libc_args.sh writes it.
 sed -n "/^cat > audit.c <<'AUDIT'/,/^AUDIT/p" "$TESTS/libc_args.sh" | sed '1d;$d' > "$T/audit.c"
 gcc -shared -fPIC -O1 -o "$T/audit.so" "$T/audit.c" >"$T/build.log" 2>&1 ||

@@ -30,10 +30,7 @@ SPIN="$PWD/testdata/patchsite/ctlspin.c"
 FUNCS="mix bump leaf fscale live fsum walk main"
 run() { LD_PRELOAD="$SANPRE" "$@"; }
 
-if [ "$(uname -m)" != x86_64 ]; then
-	echo "noflag.sh: no-flag sites: x86-64 only for now: skipped"
-	exit 0
-fi
+only_x86_64 noflag.sh "no-flag sites: x86-64 only for now"
 for tool in gdb objdump python3; do
 	command -v $tool >/dev/null || { echo "noflag.sh: needs $tool"; exit 1; }
 done

@@ -14,10 +14,7 @@ set -u
 . tests/patchsite/lib.sh	# suite_init, pass, fail
 suite_init probes "${1:-build}" "${2:-plain}"
 
-if [ "$(uname -m)" != x86_64 ]; then
-	echo "SKIP probes.sh: the gdb comparison is written for x86-64's registers (%xmm0)"
-	exit 0
-fi
+only_x86_64 probes.sh "the gdb comparison is written for x86-64's registers (%xmm0)"
 if ! command -v gdb >/dev/null 2>&1; then
 	echo "SKIP probes.sh: gdb (the oracle) is not installed (scripts/deps.sh installs it)"
 	exit 0

@@ -19,10 +19,7 @@ set -u
 . tests/patchsite/lib.sh
 suite_init retprobe "$@"
 
-if [ "$(uname -m)" != x86_64 ]; then
-	echo "SKIP retprobe.sh: written for x86-64 (tests/patchsite-qemu runs the aarch64 case)"
-	exit 0
-fi
+only_x86_64 retprobe.sh "written for x86-64 (tests/patchsite-qemu runs the aarch64 case)"
 if ! command -v gdb >/dev/null 2>&1; then
 	echo "SKIP retprobe.sh: gdb (the oracle) is not installed (scripts/deps.sh installs it)"
 	exit 0
