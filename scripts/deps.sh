@@ -20,7 +20,7 @@ PKGS="$PKGS libdw-dev"
 # (through qemu's gdbstub) counts calls for tests/patchsite-qemu.
 PKGS="$PKGS gdb gdb-multiarch"
 # tests/patchsite/perfetto.sh: protoc --decode_raw reads dump --perfetto's output, and
-# --decode under tests/patchsite/perfetto_min.proto (Perfetto's field numbers).
+# --decode under tests/patchsite/oracles/perfetto_min.proto (Perfetto's field numbers).
 PKGS="$PKGS protobuf-compiler"
 # tests/patchsite/flamegraph.sh: the flame graph as a browser draws it (a headless screenshot).
 PKGS="$PKGS chromium"

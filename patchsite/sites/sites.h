@@ -17,8 +17,9 @@
  *   filter.c   globs -> one byte per site; sets that grow with new objects
  *   sync.c     every live change of the objects, then patching; watchers
  *   got.c      library calls: the executable's GOT slots as sites of a module
- *              of their own, switched by pointer stores (got.h);
- *              got_families.c the functions never switched, with the reason
+ *              of their own, switched by pointer stores (got.h); got_switch.c
+ *              those stores, each slot checked first, RELRO writable for the
+ *              batch; got_families.c the functions never switched, with the reason
  *   late.c     the runtime loaded into a running process (attach): its sites'
  *              start-up work done live
  *   scan_report.c  the found and not-found functions of each scanned object

@@ -6,7 +6,7 @@
  * constructor returns once the thread has made its first calls;
  * spin_stop() lets it make `more` further calls, stops and joins it, and
  * returns how many calls it made (negative if a result was wrong).
- * Used by tests/patchsite/dlspin.c; run.sh builds it -pg -fPIC -shared.
+ * Used by testdata/patchsite/drivers/dlspin.c; run.sh builds it -pg -fPIC -shared.
  */
 #include <pthread.h>
 #include <stdatomic.h>

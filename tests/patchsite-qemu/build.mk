@@ -58,7 +58,7 @@ all: $(A64_TESTS)
 $(B)/tests/patchsite/%.pfe.o: testdata/patchsite/%.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)$(CC) -O2 -g $(XT_PFE_$(ARCH)) -c $< -o $@
-$(B)/tests/patchsite/%.o: tests/patchsite/%.c
+$(B)/tests/patchsite/%.o: testdata/patchsite/drivers/%.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)$(CC) -O2 -g -Iinclude -c $< -o $@
 $(B)/tests/patchsite/api $(B)/tests/patchsite/stress: $(B)/tests/patchsite/%: \

@@ -10,24 +10,14 @@
 # (la_aarch64_gnu_pltenter: x0-x5 and the strings they point to) for the arguments, the
 # program's own printout for the return values.
 set -u
+. tests/patchsite/lib.sh	# suite_init, pass, fail, summary, qemu_init
 export PATCHSITE_SCHED=0
 A=${1:-build/aarch64}
-H=${2:-build}
-T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-a64libc_args.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-QEMU=${QEMU_AARCH64:-$(command -v qemu-aarch64-static || command -v qemu-aarch64)}
-CC=${A64_CC:-aarch64-linux-gnu-gcc}
-SYSROOT=${A64_SYSROOT:-/usr/aarch64-linux-gnu}
-TESTS="$PWD/tests/patchsite"
+suite_init a64libc_args "${2:-build}" plain
+LABEL="aarch64 libc_args"
 PROTO="$PWD/patchsite/cmd/dwarf/libc_protos.c"
-PS="$PWD/$H/patchsite"
-PASS=0
-FAIL=0
-pass() { PASS=$((PASS + 1)); echo "PASS aarch64 libc_args $1"; }
-fail() { FAIL=$((FAIL + 1)); echo "FAIL aarch64 libc_args $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
-
-if [ -z "$QEMU" ] || ! command -v "$CC" >/dev/null 2>&1 || [ ! -f "$A/libpatchsite.so" ]; then
-	echo "SKIP aarch64 libc_args: needs $CC, qemu-aarch64 and $A/libpatchsite.so"
+if ! qemu_init aarch64 || [ ! -f "$A/libpatchsite.so" ]; then
+	echo "SKIP aarch64 libc_args: needs $NEED and $A/libpatchsite.so"
 	exit 0
 fi
 sed -n "/^cat > audit.c <<'AUDIT'/,/^AUDIT/p" "$TESTS/libc_args.sh" | sed '1d;$d' > "$T/audit.c"
@@ -59,11 +49,10 @@ cd "$T" || exit 1
 if ! "$PS" replay -d d > trace 2>>err; then
 	fail "replay" err
 # qemu-user maps the guest's stack and libraries from 0x5500000000.
-elif python3 "$TESTS/libc_args_compare.py" audit.txt trace out "$WANT" "$WANT" --exe=la \
+elif python3 "$TESTS/oracles/libc_args_compare.py" audit.txt trace out "$WANT" "$WANT" --exe=la \
 	--high=0x5500000000 > cmp.txt; then
 	pass "the prototype list's probes on library calls equal the audit's registers and the program's returns: $(tail -1 cmp.txt)"
 else
 	fail "library calls' arguments differ from the oracles" cmp.txt
 fi
-echo "aarch64 libc_args.sh: $PASS passed, $FAIL failed"
-[ "$FAIL" -eq 0 ]
+summary "aarch64 libc_args.sh"

@@ -37,40 +37,20 @@
 #   - the program itself: a traced run prints what an untraced run prints
 #     (every register the calls use kept).
 set -u
+. tests/patchsite/lib.sh	# suite_init, pass, fail, summary, qemu_init
 # qemu-user has no perf_event_open: no scheduler switches asked for (run.sh says why).
 export PATCHSITE_SCHED=0
-B=${1:-build/aarch64}
 ARCH=${2:-aarch64}
-T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-$ARCH-libcall.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+suite_init $ARCH-libcall "${1:-build/aarch64}" plain
+LABEL="$ARCH libcall"
 case $ARCH in
-aarch64)
-	QEMU=${QEMU_AARCH64:-$(command -v qemu-aarch64-static || command -v qemu-aarch64)}
-	CC=${A64_CC:-aarch64-linux-gnu-gcc}
-	SYSROOT=${A64_SYSROOT:-/usr/aarch64-linux-gnu}
-	FORMS="pie nopie bti"
-	;;
-riscv64)
-	QEMU=${QEMU_RISCV64:-$(command -v qemu-riscv64-static || command -v qemu-riscv64)}
-	CC=${RV64_CC:-riscv64-linux-gnu-gcc}
-	SYSROOT=${RV64_SYSROOT:-/usr/riscv64-linux-gnu}
-	FORMS="pie"	# nopie: refused by name (below)
-	;;
-*)
-	echo "libcall.sh: unknown arch '$ARCH' (aarch64, riscv64)" >&2
-	exit 2
-	;;
+aarch64) FORMS="pie nopie bti" ;;
+riscv64) FORMS="pie" ;;	# nopie: refused by name (below)
 esac
-OBJDUMP=${CC%gcc}objdump
 SRC="$PWD/testdata/patchsite"
 PRELOAD="$PWD/$B/libpatchsite.so"
-PASS=0
-FAIL=0
-pass() { PASS=$((PASS + 1)); echo "PASS $ARCH libcall $1"; }
-fail() { FAIL=$((FAIL + 1)); echo "FAIL $ARCH libcall $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
-
-if [ -z "$QEMU" ] || ! command -v "$CC" >/dev/null 2>&1 || [ ! -f "$PRELOAD" ]; then
-	echo "FAIL $ARCH libcall: needs $CC, qemu-$ARCH and $PRELOAD"
+if ! qemu_init $ARCH || [ ! -f "$PRELOAD" ]; then
+	echo "FAIL $ARCH libcall: needs $NEED and $PRELOAD"
 	exit 1
 fi
 cd "$T" || exit 1
@@ -322,5 +302,4 @@ else
 	fail "-fno-plt by default: build" build.log
 fi
 
-echo "$PASS passed, $FAIL failed"
-[ $FAIL = 0 ]
+summary

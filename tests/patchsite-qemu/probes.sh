@@ -9,18 +9,17 @@
 # call, from aarch64's register map (patchsite/arch/aarch64/regs.c) run
 # under qemu-aarch64.  The host's patchsite command reads both directories.
 set -u
+. tests/patchsite/lib.sh	# suite_init, pass, fail, summary, qemu_init
 # qemu-user has no perf_event_open (ENOSYS): the runtime would say once that
 # off-CPU time is unknown and mark each trace so (tests/patchsite/sched.sh
 # checks that); these suites compare traces, so they ask for no switches.
 export PATCHSITE_SCHED=0
 A=${1:-build/aarch64}
 H=${2:-build}
-T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-a64probes.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-QEMU=${QEMU_AARCH64:-$(command -v qemu-aarch64-static || command -v qemu-aarch64)}
-CC=${A64_CC:-aarch64-linux-gnu-gcc}
-if [ -z "$QEMU" ] || ! command -v "$CC" >/dev/null 2>&1 || [ ! -f "$A/libpatchsite.so" ]; then
-	echo "SKIP aarch64 probes: needs $CC, qemu-aarch64 and $A/libpatchsite.so"
+suite_init a64probes "$H" plain
+LABEL=aarch64
+if ! qemu_init aarch64 || [ ! -f "$A/libpatchsite.so" ]; then
+	echo "SKIP aarch64 probes: needs $NEED and $A/libpatchsite.so"
 	exit 0
 fi
 # probes ARCH_FLOAT_REG: the definitions, the float register named as the arch names it.
@@ -39,24 +38,19 @@ f:t/many f_many a1=\$arg1:s64 a6=\$arg6:s64 a7=\$arg7:s64 a8=\$arg8:s64
 f:t/send send_msg port=+0(\$arg1):s32 host=+0(+8(\$arg1)):string len=\$arg2:u32 counter=@counter:s64
 EOF2
 }
-pass=0 fail=0
 gcc -O2 -g -pg -mfentry -mrecord-mcount -rdynamic testdata/patchsite/probes.c -o "$T/x86" 2>/dev/null
 $CC -O2 -g -fpatchable-function-entry=2 -rdynamic testdata/patchsite/probes.c -o "$T/a64" 2>"$T/err"
 PATCHSITE_PROBES="$(probes xmm)" PATCHSITE_DATA="$T/x86.d" LD_PRELOAD="$PWD/$H/libpatchsite.so" \
 	"$T/x86" >/dev/null 2>>"$T/err"
-"$QEMU" -L /usr/aarch64-linux-gnu -E LD_PRELOAD="$PWD/$A/libpatchsite.so" \
+"$QEMU" -L "$SYSROOT" -E LD_PRELOAD="$PWD/$A/libpatchsite.so" \
 	-E PATCHSITE_PROBES="$(probes d)" -E PATCHSITE_DATA="$T/a64.d" "$T/a64" >/dev/null 2>>"$T/err"
 for arch in x86 a64; do
 	"$H/patchsite" replay -d "$T/$arch.d" 2>>"$T/err" | grep -o ' t:[a-z0-9]*: .*' >"$T/$arch.txt"
 done
 n=$(wc -l <"$T/x86.txt")
 if [ "$n" -gt 100 ] && diff -u "$T/x86.txt" "$T/a64.txt" >"$T/diff"; then
-	echo "PASS aarch64 probes: $n events, the same values as x86-64's"
-	pass=1
+	pass "probes: $n events, the same values as x86-64's"
 else
-	echo "FAIL aarch64 probes differ from x86-64's ($n events)"
-	cat "$T/err" "$T/diff" | head -30 | sed 's/^/    /'
-	fail=1
+	fail "probes differ from x86-64's ($n events)" "$T/err" "$T/diff"
 fi
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+summary

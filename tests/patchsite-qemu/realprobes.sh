@@ -103,7 +103,7 @@ compare() {
 	shift 2
 	d="$T/$(basename "$1").d"
 	mkdir -p "$d"
-	if python3 "$TESTS/check_real_probes.py" "$PS" "$d" "$n" 5 "$@" >"$T/cmp" 2>&1; then
+	if python3 "$TESTS/oracles/check_real_probes.py" "$PS" "$d" "$n" 5 "$@" >"$T/cmp" 2>&1; then
 		pass "aarch64 $what: $(tail -2 "$T/cmp" | tr "\n" " ")"
 	else
 		tail -1 "$T/cmp" >>"$T/cmp"

@@ -11,16 +11,14 @@
 # longjmps and thrower's throws must leave no return line, and the programs' output must
 # be the untraced one.  Pointers differ between the two runs and are not probed.
 set -u
+. tests/patchsite/lib.sh	# suite_init, pass, fail, summary, qemu_init
 export PATCHSITE_SCHED=0	# qemu-user has no perf_event_open (see probes.sh)
 A=${1:-build/aarch64}
 H=${2:-build}
-T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-a64ret.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-QEMU=${QEMU_AARCH64:-$(command -v qemu-aarch64-static || command -v qemu-aarch64)}
-CC=${A64_CC:-aarch64-linux-gnu-gcc}
-CXX=${A64_CXX:-aarch64-linux-gnu-g++}
-if [ -z "$QEMU" ] || ! command -v "$CC" >/dev/null 2>&1 || [ ! -f "$A/libpatchsite.so" ]; then
-	echo "SKIP aarch64 return probes: needs $CC, qemu-aarch64 and $A/libpatchsite.so"
+suite_init a64ret "$H" plain
+LABEL=aarch64
+if ! qemu_init aarch64 || [ ! -f "$A/libpatchsite.so" ]; then
+	echo "SKIP aarch64 return probes: needs $NEED and $A/libpatchsite.so"
 	exit 0
 fi
 RETVALS='f:t/r_int r_int%return $retval:s32
@@ -45,7 +43,6 @@ f:t/host ra_host%return $retval:s32 len=$arg2:s32 h_port=+0($arg1):s32 h_name=+0
 f:t/fact ra_fact%return $retval:s32 n=$arg1:s32
 f:t/outer ra_outer%return y=$arg2:s32 $retval:s32 x=$arg1:s32
 f:t/inner ra_inner%return $retval:s32 x=$arg1:s32'
-pass=0 fail=0
 
 # one NAME SRC COMPILER PROBES [TRACER]: x86-64 and aarch64 runs, their events compared.
 one() {
@@ -57,10 +54,10 @@ one() {
 	rm -rf "$T/x86.d" "$T/a64.d"
 	PATCHSITE_PROBES="$probes" PATCHSITE_DATA="$T/x86.d" PATCHSITE_TRACER=$tracer \
 		LD_PRELOAD="$PWD/$H/libpatchsite.so" "$T/x86" >"$T/x86.out" 2>>"$T/err"
-	"$QEMU" -L /usr/aarch64-linux-gnu -E LD_PRELOAD="$PWD/$A/libpatchsite.so" \
+	"$QEMU" -L "$SYSROOT" -E LD_PRELOAD="$PWD/$A/libpatchsite.so" \
 		-E PATCHSITE_PROBES="$probes" -E PATCHSITE_DATA="$T/a64.d" \
 		-E PATCHSITE_TRACER=$tracer "$T/a64" >"$T/a64.out" 2>>"$T/err"
-	"$QEMU" -L /usr/aarch64-linux-gnu "$T/a64" >"$T/a64.plain" 2>>"$T/err"
+	"$QEMU" -L "$SYSROOT" "$T/a64" >"$T/a64.plain" 2>>"$T/err"
 	# The caller's offset and size are each arch's own code: its name is compared.
 	for arch in x86 a64; do
 		"$H/patchsite" replay -d "$T/$arch.d" 2>>"$T/err" |
@@ -70,13 +67,10 @@ one() {
 	n=$(wc -l <"$T/x86.txt")
 	if [ "$n" -gt 10 ] && diff -u "$T/x86.txt" "$T/a64.txt" >"$T/diff" &&
 	   cmp -s "$T/a64.out" "$T/a64.plain" && cmp -s "$T/x86.out" "$T/a64.out"; then
-		echo "PASS aarch64 $name: $n returns, the same values as x86-64's, output unchanged"
-		pass=$((pass + 1))
+		pass "$name: $n returns, the same values as x86-64's, output unchanged"
 	else
-		echo "FAIL aarch64 $name differ from x86-64's ($n returns)"
-		cat "$T/err" "$T/diff" | head -30 | sed 's/^/    /'
-		echo "    output: traced $(cat "$T/a64.out") untraced $(cat "$T/a64.plain")"
-		fail=$((fail + 1))
+		echo "output: traced $(cat "$T/a64.out") untraced $(cat "$T/a64.plain")" >"$T/why"
+		fail "$name differ from x86-64's ($n returns)" "$T/why" "$T/err" "$T/diff"
 	fi
 }
 one "retvals.c" testdata/patchsite/retvals.c "$CC" "$RETVALS"
@@ -88,5 +82,4 @@ if command -v "$CXX" >/dev/null 2>&1; then
 else
 	echo "SKIP aarch64 retthrow.cc: $CXX not installed"
 fi
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+summary

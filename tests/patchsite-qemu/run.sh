@@ -36,45 +36,26 @@ set -u
 # checks that); these suites compare traces, so they ask for no switches.
 export PATCHSITE_SCHED=0
 
-B=${1:-build/aarch64}
+. tests/patchsite/lib.sh	# suite_init, pass, fail, skip, summary, qemu_init
 ARCH=${2:-aarch64}
+suite_init $ARCH "${1:-build/aarch64}" plain
+LABEL=$ARCH FAIL_LINES=40
 SRC=testdata/patchsite
-T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-$ARCH.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-PASS=0
-FAIL=0
-SKIP=0
 case $ARCH in
 aarch64)
-	CC=${A64_CC:-aarch64-linux-gnu-gcc}
-	CXX=${A64_CXX:-aarch64-linux-gnu-g++}
-	SYSROOT=${A64_SYSROOT:-/usr/aarch64-linux-gnu}
-	QEMU=${QEMU_AARCH64:-$(command -v qemu-aarch64-static || command -v qemu-aarch64)}
 	FORMS="pfe pfenp bti pg pgt pgbti"
 	PFE="-fpatchable-function-entry=2"
 	;;
 riscv64)
-	CC=${RV64_CC:-riscv64-linux-gnu-gcc}
-	CXX=${RV64_CXX:-riscv64-linux-gnu-g++}
-	SYSROOT=${RV64_SYSROOT:-/usr/riscv64-linux-gnu}
-	QEMU=${QEMU_RISCV64:-$(command -v qemu-riscv64-static || command -v qemu-riscv64)}
 	FORMS="rvc rvcnp rv64g"
 	PFE="-fpatchable-function-entry=4 -falign-functions=4"
 	PG_REFUSED='-pg sites (call _mcount after the prologue) are not supported on riscv64 .*'
-	;;
-*)
-	echo "run.sh: unknown arch '$ARCH' (aarch64, riscv64)" >&2
-	exit 2
 	;;
 esac
 PRELOAD="$PWD/$B/libpatchsite.so"
 STRESS="4 100 20000"
 
-pass() { PASS=$((PASS + 1)); echo "PASS $ARCH $1"; }
-fail() { FAIL=$((FAIL + 1)); echo "FAIL $ARCH $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -40; }
-skip() { SKIP=$((SKIP + 1)); echo "SKIP $ARCH $1"; }
-
-if [ -z "$QEMU" ] || ! command -v "$CC" >/dev/null; then
+if ! qemu_init $ARCH; then
 	echo "FAIL $ARCH: need qemu-user-static and $CC (make deps)"
 	exit 1
 fi
@@ -185,8 +166,8 @@ run_traced() {	# OUT ERR PROG ARGS...: preloaded
 	"$QEMU" -L "$SYSROOT" -E LD_PRELOAD="$PRELOAD" "$@" >"$out" 2>"$err"
 }
 
-$CC -O2 -g -Iinclude -c tests/patchsite/api.c -o "$T/api.o" &&
-$CC -O2 -g -Iinclude -c tests/patchsite/stress.c -o "$T/stress.o" ||
+$CC -O2 -g -Iinclude -c testdata/patchsite/drivers/api.c -o "$T/api.o" &&
+$CC -O2 -g -Iinclude -c testdata/patchsite/drivers/stress.c -o "$T/stress.o" ||
 	fail "build api/stress" "$T/build.log"
 
 for form in $FORMS; do
@@ -618,14 +599,14 @@ fi
 # Static trace events (tests/patchsite/events.sh's program): each site a nop,
 # switched to B and back live; the records decoded by the arch-neutral
 # second reader (check_events.py) from the format file alone.
-if $CC -O2 -g -Wall -Wextra -Werror -Iinclude -Itests/patchsite tests/patchsite/evprog.c \
+if $CC -O2 -g -Wall -Wextra -Werror -Iinclude -Itestdata/patchsite/drivers testdata/patchsite/drivers/evprog.c \
 	-o "$T/evp" "$B/libpatchsite.a" -pthread -ldl >"$T/build.log" 2>&1; then
 	for m in "sidefx 500" prio "threads 2 10"; do
 		# shellcheck disable=SC2086
 		if run "$T/out" "$T/err" "$T/evp" $m; then pass "events: $m"; else fail "events: $m" "$T/err"; fi
 	done
 	if "$QEMU" -L "$SYSROOT" -E PATCHSITE_DATA="$T/evd" "$T/evp" record >"$T/out" 2>"$T/err" &&
-	   python3 tests/patchsite/check_events.py "$T/evd" >"$T/out" 2>&1; then
+	   python3 tests/patchsite/oracles/check_events.py "$T/evd" >"$T/out" 2>&1; then
 		pass "events: every field type recorded, decoded from the format"
 	else
 		fail "events: record" "$T/out"
@@ -642,7 +623,7 @@ if $CC -O2 -g $PFE -o "$T/ending" $SRC/ending.c -pthread >"$T/build.log" 2>&1; t
 		# shellcheck disable=SC2086
 		if "$QEMU" -L "$SYSROOT" -E LD_PRELOAD="$PRELOAD" -E PATCHSITE_TRACER=function_profile \
 			-E PATCHSITE_DATA="$T/prof" "$T/ending" $m >"$T/out" 2>"$T/err" &&
-		   python3 tests/patchsite/check_profile.py decode "$T"/prof/*/profile >"$T/dec" 2>>"$T/err"; then
+		   python3 tests/patchsite/oracles/check_profile.py decode "$T"/prof/*/profile >"$T/dec" 2>>"$T/err"; then
 			want=$(sed -n 's/^fib=[0-9]* calls=//p; s/^calls=//p' "$T/out")
 			got=$(awk '$1 == "fib" || $1 == "leaf" { s += $2 } END { print s }' "$T/dec")
 			if [ -n "$want" ] && [ "$got" = "$want" ] && [ ! -s "$T/err" ]; then
@@ -658,5 +639,4 @@ else
 	fail "function_profile: build ending" "$T/build.log"
 fi
 
-echo "$ARCH: $PASS passed, $FAIL failed, $SKIP skipped"
-[ $FAIL -eq 0 ]
+summary "$ARCH"

@@ -23,7 +23,7 @@
 # one whose stack holds stale copies of the handlers' return address
 # (stalesig.c), and each refusal this machine can stage.
 set -u
-. tests/patchsite/lib.sh	# suite_init, pass, fail
+. tests/patchsite/lib.sh	# suite_init, pass, fail; only_x86_64, start, finish, phase
 suite_init attach "${1:-build}" "${2:-plain}"
 if [ "$MODE" = san ]; then
 	# The SAN build's libpatchsite.so is instrumented: it loads only where ASan's runtime
@@ -32,17 +32,7 @@ if [ "$MODE" = san ]; then
 	echo "SKIP attach.sh under SAN: the instrumented libpatchsite.so cannot be dlopened into a running process (ASan's runtime must be first in its initial library list); attach is tested in the plain run"
 	exit 0
 fi
-if [ "$(uname -m)" != x86_64 ]; then
-	echo "SKIP attach.sh: attach is implemented for x86-64 only"
-	exit 0
-fi
-SPID=
-cleanup() {
-	[ -n "$SPID" ] && kill "$SPID" 2>/dev/null
-	exec 3>&- 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
+only_x86_64 attach.sh "attach is implemented for x86-64 only"
 trap '' PIPE
 NTH=4
 
@@ -117,25 +107,6 @@ cd "$T" || exit 1
 PHASE_WAIT=600	# lib.sh's phase: attaching under load takes longer than ctl.sh's writes
 
 alive() { kill -0 "$SPID" 2>/dev/null; }
-
-# start PROGRAM ARGS: the sample with an empty environment, driven through fd 3.
-start() {
-	rm -f in out err
-	mkfifo in
-	env -i "$@" <in >out 2>err &
-	SPID=$!
-	exec 3>in
-	wait_for out '^ready'
-}
-
-# finish: quit, status 0, nothing on stderr.
-finish() {
-	echo quit >&3
-	exec 3>&-
-	wait "$SPID"; st=$?
-	SPID=
-	[ $st -eq 0 ] && [ ! -s err ]
-}
 
 # record -p in the background until "recording" is said (its stderr: rec.err).
 record_bg() {
@@ -624,11 +595,11 @@ refused "static program" "is statically linked"
 exec 4>&-
 wait $P 2>/dev/null
 
-# A W^X policy (PR_SET_MDWE, Linux 6.3+; tests/patchsite/mdwe.c runs the sample under it): the
+# A W^X policy (PR_SET_MDWE, Linux 6.3+; testdata/patchsite/drivers/mdwe.c runs the sample under it): the
 # runtime loads but may not make code writable or executable.  record -p says why, makes no trace
 # directory, and the sample runs on with equal counts and exits 0.  Oracle: the kernel's
 # refusal as the runtime's mprotect saw it (EACCES), and the sample's own counts.
-$CC -O2 -o mdwe "$OLDPWD/tests/patchsite/mdwe.c" >build.log 2>&1 || fail "build mdwe" build.log
+$CC -O2 -o mdwe "$OLDPWD/testdata/patchsite/drivers/mdwe.c" >build.log 2>&1 || fail "build mdwe" build.log
 ./mdwe /bin/true; wx=$?
 if [ $wx -eq 77 ]; then
 	echo "SKIP refusal 'W^X policy': the kernel has no PR_SET_MDWE"

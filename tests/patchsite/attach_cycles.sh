@@ -15,75 +15,20 @@
 #      the same counts, quit, exit status 0 and nothing on stderr.
 # It prints the slowest cycle.  Takes minutes (about 0.2 s a cycle on a loaded 2-core machine).
 set -u
-B=${1:-build}
+. tests/patchsite/lib.sh	# suite_init, pass, fail, summary; only_x86_64, start, finish, phase, build_form
+only_x86_64 attach_cycles.sh "attach is implemented for x86-64 only"
+suite_init cycles "${1:-build}" plain
 CYCLES=${2:-1000}
 FRESH=${3:-100}
-if [ "$(uname -m)" != x86_64 ]; then
-	echo "SKIP attach_cycles.sh: attach is implemented for x86-64 only"
-	exit 0
-fi
-T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-cycles.XXXXXX")
-SPID=
-cleanup() {
-	[ -n "$SPID" ] && kill "$SPID" 2>/dev/null
-	exec 3>&- 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
 trap '' PIPE
-PASS=0
-FAIL=0
-CC=${CC:-gcc}
-PS="$PWD/$B/patchsite"
 NTH=8
-pass() { PASS=$((PASS + 1)); echo "PASS $1"; }
-fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -30; }
-
-PG="-pg -mfentry -mrecord-mcount"
+START_WAIT=300 PHASE_WAIT=600
 for form in pie nop; do
-	case $form in
-	pie) f="$PG" l= ;;
-	nop) f="$PG -mnop-mcount -fno-pie" l="-no-pie" ;;
-	esac
-	$CC -O2 -g $f -c testdata/patchsite/ctlspin.c -o "$T/ctlspin-$form.o" >"$T/build.log" 2>&1 &&
-		$CC $l -o "$T/ctlspin-$form" "$T/ctlspin-$form.o" -pthread >>"$T/build.log" 2>&1 ||
+	build_form "$T/ctlspin-$form" $form testdata/patchsite/ctlspin.c -- -pthread ||
 		{ fail "build ctlspin ($form)" "$T/build.log"; exit 1; }
 done
 cd "$T" || exit 1
 
-wait_for() {
-	for _ in $(seq 300); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
-# phase CMD WORD: send CMD, wait for a new WORD line; sets A BB C (the sample's counts).
-phase() {
-	n0=$(grep -c "^$2 " out)
-	echo "$1" >&3
-	for _ in $(seq 600); do
-		[ "$(grep -c "^$2 " out)" -gt "$n0" ] && break
-		sleep 0.1
-	done
-	set -- $(grep "^$2 " out | tail -1) x x x x
-	A=$2 BB=$3 C=$4
-}
-start() {
-	rm -f in out err
-	mkfifo in
-	env -i "$@" <in >out 2>err &
-	SPID=$!
-	exec 3>in
-	wait_for out '^ready'
-}
-finish() {
-	echo quit >&3
-	exec 3>&-
-	wait "$SPID"; st=$?
-	SPID=
-	[ $st -eq 0 ] && [ ! -s err ]
-}
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 # counts_ok: the last stop said equal non-zero counts, and "run 1000" exactly NTH x 1000 each
 counts_ok() {
@@ -153,5 +98,4 @@ if [ -z "$bad" ]; then
 else
 	fail "fresh processes ($ok of $FRESH)" fresh.log
 fi
-echo "$PASS passed, $FAIL failed"
-[ $FAIL -eq 0 ]
+summary

@@ -15,46 +15,30 @@
 # after the attach (SigCgt); a death, a hang (30 s) or a failed ctl is counted and shown.
 # Two busy loops run beside it the whole time.  Prints the count and the time.
 set -u
-B=${1:-build}
+. tests/patchsite/lib.sh	# suite_init, fail, summary; only_x86_64, build_form
+only_x86_64 attach_stress.sh "attach is implemented for x86-64 only"
+suite_init attachstress "${1:-build}" plain
 N=${2:-1000}
-if [ "$(uname -m)" != x86_64 ]; then
-	echo "SKIP attach_stress.sh: attach is implemented for x86-64 only"
-	exit 0
-fi
-T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-attachstress.XXXXXX")
-LOAD=
-cleanup() {
-	for l in $LOAD; do kill "$l" 2>/dev/null; done
-	rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP	# the loads go too when it is stopped
-CC=${CC:-gcc}
-PS="$PWD/$B/patchsite"
-export PATCHSITE_LIB="$PWD/$B/libpatchsite.so"
+trap 'exit 1' INT TERM HUP	# the loads (BG) go too when it is stopped
 # A loaded machine may run none of a target's threads for seconds (as attach.sh).
 export PATCHSITE_ATTACH_WAIT=30000
-PG="-pg -mfentry -mrecord-mcount"
 FORMS=${STRESS_FORMS:-"pie nopie nop pg"}
 for form in $FORMS; do
-	case $form in
-	pie) f="$PG" l= ;;
-	nopie) f="$PG -fno-pie" l="-no-pie" ;;
-	nop) f="$PG -mnop-mcount -fno-pie" l="-no-pie" ;;
-	notable) f="-pg -mfentry" l= ;;
-	pg) f="-pg" l= ;;
+	case $form in	# lib.sh's name of the form
+	nopie) lf=nonpie ;;
+	pg) lf=pgpie ;;
+	*) lf=$form ;;
 	esac
 	for prog in attachstress attachtrap; do
-		# shellcheck disable=SC2086
-		$CC -O2 -g $f -c testdata/patchsite/$prog.c -o "$T/$prog-$form.o" >>"$T/build.log" 2>&1 &&
-			$CC $l -o "$T/$prog-$form" "$T/$prog-$form.o" -pthread >>"$T/build.log" 2>&1 ||
-			{ cat "$T/build.log"; echo "FAIL build $prog-$form"; echo "0 passed, 1 failed"; exit 1; }
+		build_form "$T/$prog-$form" $lf testdata/patchsite/$prog.c -- -pthread ||
+			{ fail "build $prog-$form" "$T/build.log"; summary; exit 1; }
 	done
 done
 cd "$T" || exit 1
+FAIL_LINES=12
 for _ in 1 2; do
 	sh -c 'while :; do :; done' &
-	LOAD="$LOAD $!"
+	BG="$BG $!"
 done
 t0=$(date +%s)
 i=0 ok=0 deaths=0 hangs=0 ctlfail=0 nohandler=0
@@ -103,14 +87,12 @@ while [ $i -lt "$N" ]; do
 		ok=$((ok + 1))
 	fi
 	if [ -n "$what" ]; then
-		echo "attach $i ($prog-$form, $((i % 10 * 10)) ms): $what"
-		sed 's/^/    /' ctl out | head -12
+		fail "attach $i ($prog-$form, $((i % 10 * 10)) ms): $what" ctl out
 	fi
 	i=$((i + 1))
 done
 secs=$(($(date +%s) - t0))
 echo "attach stress: $N attaches in $secs s beside 2 busy loops: $ok exited 0 with their output," \
 	"$deaths deaths, $hangs hangs, $ctlfail failed ctl, $nohandler without a SIGTRAP handler"
-bad=$((N - ok))
-echo "$ok passed, $bad failed"
-[ $bad = 0 ]
+PASS=$ok FAIL=$((N - ok))
+summary

@@ -14,10 +14,7 @@ set -u
 . tests/patchsite/lib.sh
 suite_init auto_args "$@"
 
-if [ "$(uname -m)" != x86_64 ] || ! command -v gdb >/dev/null 2>&1; then
-	echo "SKIP auto_args.sh: needs x86-64 and gdb (the oracle; scripts/deps.sh installs it)"
-	exit 0
-fi
+only_x86_64 auto_args.sh "needs x86-64 and gdb (the oracle; scripts/deps.sh installs it)" gdb
 
 FUNCS='ra_mix ra_eight ra_host ra_fact ra_inner ra_outer'
 for opt in -O2 -O0; do
@@ -35,7 +32,7 @@ for opt in -O2 -O0; do
 	loc='*'
 	[ "$opt" = -O0 ] && loc="$PWD/testdata/patchsite/retargs.c"
 	printf 'set pagination off\nset confirm off\nsource %s\nautoargs %s %s\nrun\n' \
-		"$PWD/tests/patchsite/auto_gdb.py" "$loc" "$FUNCS" >"$T/a.gdb"
+		"$PWD/tests/patchsite/oracles/auto_gdb.py" "$loc" "$FUNCS" >"$T/a.gdb"
 	# Compared as sets of calls; pointers to the stack differ between gdb's run and ours (another environment).
 	gdb -batch -nx -x "$T/a.gdb" "$exe" 2>&1 | sed -n 's/^@@ //p' |
 		sed 's/=0x[0-9a-f]*/=PTR/g' | sort >"$T/want"
@@ -62,10 +59,10 @@ for opt in -O2 -O0; do
 	args= evs=
 	for f in $FUNCS; do args="$args $f=$f:" evs="$evs t:$f"; done
 	printf 'set pagination off\nset confirm off\nsource %s\nretargs * %s\nrun\n' \
-		"$PWD/tests/patchsite/retargs_gdb.py" "$args" >"$T/r.gdb"
+		"$PWD/tests/patchsite/oracles/retargs_gdb.py" "$args" >"$T/r.gdb"
 	gdb -batch -nx -x "$T/r.gdb" "$exe" >"$T/rgdb.log" 2>&1
 	# shellcheck disable=SC2086
-	if python3 tests/patchsite/check_retargs.py "$T/rreplay" "$T/rgdb.log" $evs >"$T/cmp" 2>&1
+	if python3 tests/patchsite/oracles/check_retargs.py "$T/rreplay" "$T/rgdb.log" $evs >"$T/cmp" 2>&1
 	then
 		pass "gcc $opt: $(tail -1 "$T/cmp")"
 	else

@@ -13,15 +13,8 @@
 set -u
 . tests/patchsite/lib.sh	# suite_init, pass, fail
 suite_init ctl "${1:-build}" "${2:-plain}"
-SPID=
-cleanup() {
-	[ -n "$SPID" ] && kill "$SPID" 2>/dev/null
-	exec 3>&- 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
 trap '' PIPE	# a sample that died is a failure to report, not a signal that ends this script
-POKE="python3 $PWD/tests/patchsite/ctlpoke.py"
+POKE="python3 $PWD/tests/patchsite/oracles/ctlpoke.py"
 PRELOAD="$PATCHSITE_LIB"
 SANFLAGS=
 NTH=4
@@ -34,7 +27,7 @@ fi
 $CC -O2 -g -pg -mfentry -mrecord-mcount $SANFLAGS -c testdata/patchsite/ctlspin.c -o "$T/ctlspin.o" \
 	>"$T/build.log" 2>&1 && $CC $SANFLAGS -o "$T/ctlspin" "$T/ctlspin.o" -pthread >>"$T/build.log" 2>&1 ||
 	{ fail "build ctlspin" "$T/build.log"; echo "0 passed, 1 failed"; exit 1; }
-$CC -O1 -g -pg -mfentry -mrecord-mcount -Iinclude -Itests/patchsite $SANFLAGS -c tests/patchsite/ctlapi.c \
+$CC -O1 -g -pg -mfentry -mrecord-mcount -Iinclude -Itestdata/patchsite/drivers $SANFLAGS -c testdata/patchsite/drivers/ctlapi.c \
 	-o "$T/ctlapi.o" >"$T/build.log" 2>&1 &&
 	$CC $SANFLAGS -o "$T/ctlapi" "$T/ctlapi.o" "$PWD/$B/libpatchsite.so" -Wl,-rpath,"$PWD/$B" >>"$T/build.log" 2>&1 ||
 	{ fail "build ctlapi" "$T/build.log"; echo "0 passed, 1 failed"; exit 1; }

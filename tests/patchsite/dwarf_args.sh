@@ -18,10 +18,7 @@ export SANPRE
 # A failure shows the end of its log (a checker's verdict comes last).
 fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed "s/^/    /" "$2" | tail -40; }
 
-if [ "$(uname -m)" != x86_64 ] || ! command -v gdb >/dev/null 2>&1; then
-	echo "SKIP dwarf_args.sh: needs x86-64 and gdb (the oracle; scripts/deps.sh installs it)"
-	exit 0
-fi
+only_x86_64 dwarf_args.sh "needs x86-64 and gdb (the oracle; scripts/deps.sh installs it)" gdb
 
 # variant MIN CC FLAGS...: at least MIN values compared.  gdb stops at each function's
 # first instruction, where optimised code's locations hold; -O0 keeps arguments in
@@ -39,7 +36,7 @@ variant() {
 		return
 	fi
 	mkdir -p "$exe.d"
-	if python3 tests/patchsite/check_dwarf_args.py "$PS" "$exe" \
+	if python3 tests/patchsite/oracles/check_dwarf_args.py "$PS" "$exe" \
 		testdata/patchsite/dwarfargs.list "$exe.d" "$min" $stop >"$T/cmp" 2>&1; then
 		pass "$cc $*: $(tail -1 "$T/cmp")"
 	else

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Static trace events (include/patchsite_event.h): usage  events.sh BUILD_DIR plain|san
 #
-# The oracle is tests/patchsite/evprog.c: it counts where each argument is
+# The oracle is testdata/patchsite/drivers/evprog.c: it counts where each argument is
 # evaluated and where each probe is called, and knows every value it
 # emits; the outputs are compared with those values (written out below from
 # its source, not from our output), and the records are decoded a second
@@ -15,7 +15,7 @@ LIB="$PATCHSITE_LIB"
 SANFLAGS=
 [ "$MODE" = san ] && SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all"
 PRELOAD="$SANPRE${SANPRE:+ }$LIB"
-INC="-Iinclude -Itests/patchsite"
+INC="-Iinclude -Itestdata/patchsite/drivers"
 # check NAME CMD...: passes when CMD exits 0
 check() {
 	name=$1
@@ -26,12 +26,12 @@ check() {
 # Builds: C with the API (linked with the runtime), C and C++ with the header alone.
 W="-O2 -g -Wall -Wextra -Werror"
 {
-	$CC $W $SANFLAGS $INC tests/patchsite/evprog.c -o "$T/evp" "$LIB" -Wl,-rpath,"$PWD/$B" \
+	$CC $W $SANFLAGS $INC testdata/patchsite/drivers/evprog.c -o "$T/evp" "$LIB" -Wl,-rpath,"$PWD/$B" \
 		-pthread -ldl &&
-	$CC $W $SANFLAGS -fPIC -shared $INC tests/patchsite/evlib.c -o "$T/libevlib.so" &&
-	$CC $W -pg -mfentry -mrecord-mcount $INC tests/patchsite/evprog.c -o "$T/evp-pg" "$LIB" \
+	$CC $W $SANFLAGS -fPIC -shared $INC testdata/patchsite/drivers/evlib.c -o "$T/libevlib.so" &&
+	$CC $W -pg -mfentry -mrecord-mcount $INC testdata/patchsite/drivers/evprog.c -o "$T/evp-pg" "$LIB" \
 		-Wl,-rpath,"$PWD/$B" -pthread -ldl &&
-	$CC $W $SANFLAGS -DNO_RUNTIME $INC tests/patchsite/evprog.c -o "$T/evp-nort"
+	$CC $W $SANFLAGS -DNO_RUNTIME $INC testdata/patchsite/drivers/evprog.c -o "$T/evp-nort"
 } >"$T/build.log" 2>&1 || { fail "build" "$T/build.log"; echo "0 passed, 1 failed"; exit 1; }
 CXX_BUILT=
 for cxx in g++ clang++ clang; do
@@ -44,7 +44,7 @@ for cxx in g++ clang++ clang; do
 	# clang's sanitizer runtimes cannot share a process with gcc's (the runtime's, in san).
 	san=$SANFLAGS
 	case $cxx in clang*) san= ;; esac
-	if $cxx $lang $W $san $INC tests/patchsite/evprog.c -o "$T/evp-$cxx" \
+	if $cxx $lang $W $san $INC testdata/patchsite/drivers/evprog.c -o "$T/evp-$cxx" \
 		>"$T/build-$cxx.log" 2>&1; then
 		CXX_BUILT="$CXX_BUILT $cxx"
 		pass "build with $cxx"
@@ -154,7 +154,7 @@ if got != want or any(e["ph"] != "i" for e in ev):
     sys.exit(1)
 EOF
 then pass "chrome: typed args"; else fail "chrome: typed args" "$T/err"; fi
-if python3 tests/patchsite/check_events.py "$T/rec" >"$T/err" 2>&1; then
+if python3 tests/patchsite/oracles/check_events.py "$T/rec" >"$T/err" 2>&1; then
 	pass "format file decodes the records (second reader)"
 else
 	fail "format file decodes the records (second reader)" "$T/err"

@@ -14,10 +14,7 @@ set -u
 . tests/patchsite/lib.sh
 suite_init filter_if "$@"
 
-if [ "$(uname -m)" != x86_64 ] || ! command -v gdb >/dev/null 2>&1; then
-	echo "SKIP filter_if.sh: needs x86-64 and gdb (the oracle; scripts/deps.sh installs it)"
-	exit 0
-fi
+only_x86_64 filter_if.sh "needs x86-64 and gdb (the oracle; scripts/deps.sh installs it)" gdb
 
 # gdb_count EXE LOC COND: the stops of "break LOC if COND" (LOC *FUNC, or at -O0 a line
 # of FUNC's body: its prologue stores the arguments in the slots DWARF names).

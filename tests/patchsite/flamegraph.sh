@@ -14,7 +14,7 @@ set -u
 
 . tests/patchsite/lib.sh
 suite_init flame "$@"
-CHECK="$TESTS/check_flame.py"
+CHECK="$TESTS/oracles/check_flame.py"
 build_ending
 
 record -d f -- ./ending 22 fib >out.f 2>err
@@ -57,11 +57,11 @@ shot() {
 if ! command -v chromium >/dev/null 2>&1; then
 	echo "no chromium: scripts/deps.sh installs Debian's chromium" >shot.log
 	fail "the flame graph in a browser" shot.log
-elif shot "$T/f.svg" "$T/shot.png" && python3 "$TESTS/check_shot.py" f.svg shot.png >out 2>&1; then
+elif shot "$T/f.svg" "$T/shot.png" && python3 "$TESTS/oracles/check_shot.py" f.svg shot.png >out 2>&1; then
 	pass "Chromium's picture of it: $(cat out)"
 	sed 's/\(<title>main (.*fill="\)rgb([0-9,]*)/\1rgb(20,200,20)/' f.svg >recoloured.svg
 	if ! grep -q 'rgb(20,200,20)' recoloured.svg || ! shot "$T/recoloured.svg" "$T/shot2.png" ||
-	   python3 "$TESTS/check_shot.py" f.svg shot2.png >out 2>&1 || ! grep -q "^check_shot: frame 'main" out; then
+	   python3 "$TESTS/oracles/check_shot.py" f.svg shot2.png >out 2>&1 || ! grep -q "^check_shot: frame 'main" out; then
 		fail "the picture of a recoloured main() frame is told apart" out
 	else
 		pass "the picture of a copy with main() recoloured fails the check: $(cat out)"

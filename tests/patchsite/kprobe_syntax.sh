@@ -38,10 +38,7 @@ set -u
 . tests/patchsite/lib.sh
 suite_init kprobe_syntax "$@"
 
-if [ "$(uname -m)" != x86_64 ]; then
-	echo "SKIP kprobe_syntax.sh: the rows name x86-64's registers and stack layout"
-	exit 0
-fi
+only_x86_64 kprobe_syntax.sh "the rows name x86-64's registers and stack layout"
 EXE="$T/kf"
 if ! $CC -O2 -g -pg -mfentry -mrecord-mcount -no-pie -rdynamic \
 	testdata/patchsite/kprobe_forms.c -o "$EXE" >"$T/build.log" 2>&1; then

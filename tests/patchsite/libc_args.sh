@@ -24,10 +24,7 @@ suite_init libc_args "${1:-build}" "${2:-plain}"
 SRC="$PWD/testdata/patchsite/libc_args.c"
 TOP=$PWD
 
-if [ "$(uname -m)" != x86_64 ]; then
-	echo "libc_args.sh: the audit oracle is x86-64's: skipped"
-	exit 0
-fi
+only_x86_64 libc_args.sh "the audit oracle is x86-64's"
 cd "$T" || exit 1
 
 cat > audit.c <<'AUDIT'
@@ -166,7 +163,7 @@ for cc in gcc clang; do
 			continue
 		fi
 		"$PS" replay --no-sched -d d > trace 2>&1
-		if python3 "$TESTS/libc_args_compare.py" audit.txt trace out "$WANT" "$WANT" \
+		if python3 "$TESTS/oracles/libc_args_compare.py" audit.txt trace out "$WANT" "$WANT" \
 			> cmp.txt; then
 			pass "$cc $tracer: record -a's library calls equal the audit's registers and the program's returns: $(tail -1 cmp.txt)"
 		else
@@ -186,7 +183,7 @@ if gcc -O1 -g -fno-builtin -fno-PIE -no-pie -Wl,-z,lazy -pthread -o la-nopg "$SR
 		fail "without -pg: record -a does not say the program's functions are left out" err
 	else
 		"$PS" replay --no-sched -d d > trace 2>&1
-		if python3 "$TESTS/libc_args_compare.py" audit.txt trace out "$WANT" "$WANT" \
+		if python3 "$TESTS/oracles/libc_args_compare.py" audit.txt trace out "$WANT" "$WANT" \
 			> cmp.txt; then
 			pass "without -pg: record -a said so, and its library calls equal the oracles': $(tail -1 cmp.txt)"
 		else
@@ -207,7 +204,7 @@ if record -d d --tracer=nop --probe='f:auto/strcmp strcmp s1 s2' \
 	--probe='f:auto/open open path=pathname flags' --probe='f:auto/read read fd buf count:u16' \
 	-R close@retval ./$exe > out 2>err; then
 	"$PS" replay --no-sched -d d > trace 2>&1
-	if python3 "$TESTS/libc_args_compare.py" audit.txt trace out "strcmp open read" > cmp.txt &&
+	if python3 "$TESTS/oracles/libc_args_compare.py" audit.txt trace out "strcmp open read" > cmp.txt &&
 	   grep -q '<- close) arg1=-1' trace; then
 		pass "names of a libc function's parameters in --probe: $(tail -1 cmp.txt)"
 	else

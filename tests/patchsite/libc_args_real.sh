@@ -21,10 +21,7 @@ set -u
 . tests/patchsite/lib.sh
 suite_init libc_args_real "$1" "$2"
 REAL=${PS_REAL:-$B/real}
-if [ "$(uname -m)" != x86_64 ]; then
-	echo "SKIP libc_args_real.sh: the audit oracle is x86-64's"
-	exit 0
-fi
+only_x86_64 libc_args_real.sh "the audit oracle is x86-64's"
 # The audit library, as libc_args.sh writes it.
 sed -n "/^cat > audit.c <<'AUDIT'/,/^AUDIT/p" "$TESTS/libc_args.sh" | sed '1d;$d' > "$T/audit.c"
 gcc -shared -fPIC -O1 -o "$T/audit.so" "$T/audit.c" >"$T/build.log" 2>&1 ||
@@ -61,7 +58,7 @@ elif ! cmp -s plain.out traced.out; then
 else
 	pass "record -a readelf: the output of the untraced run"
 	"$PS" replay --no-sched -d d >trace 2>&1
-	if python3 "$TESTS/libc_args_compare.py" --bag a1.txt a2.txt trace 12 >cmp.txt; then
+	if python3 "$TESTS/oracles/libc_args_compare.py" --bag a1.txt a2.txt trace 12 >cmp.txt; then
 		pass "record -a readelf: $(tail -1 cmp.txt)"
 	else
 		fail "record -a readelf: library calls' arguments differ from the audit's" cmp.txt

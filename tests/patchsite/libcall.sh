@@ -24,10 +24,7 @@ SRC="$PWD/testdata/patchsite/libcall.c"
 # The oracles' runs: with the same preloaded objects (a sanitizer's interceptors bind first).
 run() { LD_PRELOAD="$SANPRE" "$@"; }
 
-if [ "$(uname -m)" != x86_64 ]; then
-	echo "libcall.sh: library calls are x86-64 only: skipped"
-	exit 0
-fi
+only_x86_64 libcall.sh "library calls are x86-64 only"
 cd "$T" || exit 1
 
 # The audit oracle (testdata/patchsite/pltaudit.c: the dynamic linker calls it for each PLT

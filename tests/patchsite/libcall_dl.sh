@@ -30,10 +30,7 @@ if [ "$MODE" = san ]; then
 fi
 run() { LD_PRELOAD="$SANPRE" "$@"; }
 
-if [ "$(uname -m)" != x86_64 ]; then
-	echo "libcall_dl.sh: library calls are x86-64 only: skipped"
-	exit 0
-fi
+only_x86_64 libcall_dl.sh "library calls are x86-64 only"
 cd "$T" || exit 1
 
 # The audit oracle: each PLT call of every object, "caller symbol" a line.

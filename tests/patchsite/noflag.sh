@@ -4,7 +4,7 @@
 # (testdata/noflag_rt/nfprog.c), traced from a proof file through out-of-line stubs.
 # usage  noflag.sh BUILD_DIR plain|san
 #
-# The proof file is written here, by tests/patchsite/noflag_proof.py from `objdump -d -w`
+# The proof file is written here, by tests/patchsite/oracles/noflag_proof.py from `objdump -d -w`
 # of the program (not by patchverify): objdump is the oracle of the displaced bytes, the
 # instruction lengths, the rip-relative operands and the branch targets.  Form a is taken
 # only where the first instruction is 5 bytes or more and no branch target lies inside it;
@@ -25,15 +25,12 @@ set -u
 . tests/patchsite/lib.sh	# suite_init, record, pass, fail, nesting
 suite_init noflag "${1:-build}" "${2:-plain}"
 SRC="$PWD/testdata/noflag_rt/nfprog.c"
-GEN="$PWD/tests/patchsite/noflag_proof.py"
+GEN="$PWD/tests/patchsite/oracles/noflag_proof.py"
 SPIN="$PWD/testdata/patchsite/ctlspin.c"
 FUNCS="mix bump leaf fscale live fsum walk main"
 run() { LD_PRELOAD="$SANPRE" "$@"; }
 
-if [ "$(uname -m)" != x86_64 ]; then
-	echo "noflag.sh: no-flag sites: x86-64 only for now: skipped"
-	exit 0
-fi
+only_x86_64 noflag.sh "no-flag sites: x86-64 only for now"
 for tool in gdb objdump python3; do
 	command -v $tool >/dev/null || { echo "noflag.sh: needs $tool"; exit 1; }
 done

@@ -22,10 +22,7 @@ LIB="$PWD/testdata/patchsite/noplt_lib.c"
 # The oracles' runs: with the same preloaded objects (a sanitizer's interceptors bind first).
 run() { LD_PRELOAD="$SANPRE" "$@"; }
 
-if [ "$(uname -m)" != x86_64 ]; then
-	echo "noplt.sh: library calls through GLOB_DAT slots are proved on x86-64 only: skipped"
-	exit 0
-fi
+only_x86_64 noplt.sh "library calls through GLOB_DAT slots are proved on x86-64 only"
 cd "$T" || exit 1
 
 # counts DIR NAMES...: "NAME CALLS" from report --json, for each name (0 when absent).

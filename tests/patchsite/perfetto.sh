@@ -17,13 +17,13 @@
 set -u
 . tests/patchsite/lib.sh	# suite_init, pass, fail
 suite_init perfetto "${1:-build}" "${2:-plain}"
-CHECK="$PWD/tests/patchsite/check_perfetto.py"
+CHECK="$PWD/tests/patchsite/oracles/check_perfetto.py"
 SANFLAGS=
 [ "$MODE" = san ] && SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all"
 # The program's own calls are the oracle: library calls (record's default) not traced.
 record() { LD_PRELOAD="$SANPRE" "$PS" record --no-libcall "$@"; }
 
-SCHEMA=$PWD/tests/patchsite/perfetto_min.proto
+SCHEMA=$PWD/tests/patchsite/oracles/perfetto_min.proto
 [ -n "${PERFETTO_PROTO:-}" ] && SCHEMA=$PERFETTO_PROTO
 command -v protoc >/dev/null 2>&1 || SCHEMA=none
 
@@ -36,7 +36,7 @@ for s in feat livemark; do
 		{ fail "build $s" "$T/build.log"; echo "0 passed, 1 failed"; exit 1; }
 done
 # evprog links the runtime: built with the sanitizers when the runtime is (as events.sh does).
-$CC -O2 -g -Wall -Wextra -Werror $SANFLAGS -Iinclude -Itests/patchsite tests/patchsite/evprog.c \
+$CC -O2 -g -Wall -Wextra -Werror $SANFLAGS -Iinclude -Itestdata/patchsite/drivers testdata/patchsite/drivers/evprog.c \
 	-o "$T/evp" "$PATCHSITE_LIB" -Wl,-rpath,"$PWD/$B" -pthread -ldl >>"$T/build.log" 2>&1 ||
 	{ fail "build evprog" "$T/build.log"; echo "0 passed, 1 failed"; exit 1; }
 cd "$T" || exit 1
@@ -117,7 +117,7 @@ else
 fi
 
 # Static trace events: instants with their fields as typed debug annotations.  The values
-# are tests/patchsite/evprog.c's (as events.sh writes them out from its source).
+# are testdata/patchsite/drivers/evprog.c's (as events.sh writes them out from its source).
 env PATCHSITE_DATA=rec ./evp record >out 2>&1
 "$PS" dump -d rec --perfetto >ev.pftrace 2>derr
 python3 "$CHECK" --events ev.pftrace >events 2>&1

@@ -20,10 +20,7 @@ suite_init probe_fast "$@"
 LIB=$PATCHSITE_LIB
 PRELOAD="${SANPRE:+$SANPRE }$LIB"	# the program runs with the runtime preloaded
 
-if [ "$(uname -m)" != x86_64 ]; then
-	echo "SKIP probe_fast.sh: the fast path is x86-64's"
-	exit 0
-fi
+only_x86_64 probe_fast.sh "the fast path is x86-64's"
 
 cat >"$T/mix.c" <<'EOF'
 #include <stdio.h>

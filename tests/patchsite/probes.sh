@@ -14,10 +14,7 @@ set -u
 . tests/patchsite/lib.sh	# suite_init, pass, fail
 suite_init probes "${1:-build}" "${2:-plain}"
 
-if [ "$(uname -m)" != x86_64 ]; then
-	echo "SKIP probes.sh: the gdb comparison is written for x86-64's registers (%xmm0)"
-	exit 0
-fi
+only_x86_64 probes.sh "the gdb comparison is written for x86-64's registers (%xmm0)"
 if ! command -v gdb >/dev/null 2>&1; then
 	echo "SKIP probes.sh: gdb (the oracle) is not installed (scripts/deps.sh installs it)"
 	exit 0
@@ -125,7 +122,7 @@ variant() {
 	[ "$1" = -O0 ] && at=
 	gdbcmds >"$T/cmds.gdb"
 	gdb -batch -nx -x "$T/cmds.gdb" "$exe" >"$T/gdb.log" 2>&1
-	if python3 tests/patchsite/check_probes.py "$T/replay" "$T/gdb.log" >"$T/cmp" 2>&1; then
+	if python3 tests/patchsite/oracles/check_probes.py "$T/replay" "$T/gdb.log" >"$T/cmp" 2>&1; then
 		pass "$name: values equal gdb's ($(tail -1 "$T/cmp"))"
 	else
 		fail "$name: values differ from gdb's" "$T/cmp"
@@ -172,7 +169,7 @@ spelling() {
 	fi
 	(cd "$T" && uftrace record --no-event "$@" "$exe" >/dev/null 2>>"$T/err" &&
 		uftrace replay >"$T/theirs" 2>>"$T/err") || { fail "-A/-R: uftrace" "$T/err"; return; }
-	if python3 tests/patchsite/check_uftrace_args.py "$T/ours" "$T/theirs" f_s32 f_str f_double \
+	if python3 tests/patchsite/oracles/check_uftrace_args.py "$T/ours" "$T/theirs" f_s32 f_str f_double \
 		f_many send_msg >"$T/cmp" 2>&1; then
 		pass "record -A/-R as uftrace's: $(tail -1 "$T/cmp")"
 	else
@@ -209,7 +206,7 @@ import json, sys
 print(" ".join([json.dumps(e["args"]["s"]) for e in json.load(sys.stdin)["traceEvents"]
                 if e.get("name") == "t:str"][:4]))' >"$T/nl.chrome" 2>>"$T/err"
 	"$PS" dump --perfetto -d "$T/nlrec" >"$T/nl.pb" 2>>"$T/err"
-	python3 tests/patchsite/check_perfetto.py --events "$T/nl.pb" >"$T/nl.ev" 2>>"$T/err"
+	python3 tests/patchsite/oracles/check_perfetto.py --events "$T/nl.pb" >"$T/nl.ev" 2>>"$T/err"
 	head -4 "$T/nl.ev" | tr '\n' ' ' >"$T/nl.pf"
 	if [ "$(cat "$T/nl.text")" = 's="hello world" s="" s=NULL s="(null)" ' ] &&
 	   [ "$(cat "$T/nl.chrome")" = '"hello world" "" null "(null)"' ] &&

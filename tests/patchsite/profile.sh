@@ -15,15 +15,8 @@
 set -u
 . tests/patchsite/lib.sh	# suite_init, pass, fail; only_switches_lost
 suite_init profile "${1:-build}" "${2:-plain}"
-SPID=
-cleanup() {
-	[ -n "$SPID" ] && kill "$SPID" 2>/dev/null
-	exec 3>&- 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
 trap '' PIPE
-CHECK="python3 $PWD/tests/patchsite/check_profile.py"
+CHECK="python3 $PWD/tests/patchsite/oracles/check_profile.py"
 PRELOAD="$PWD/$B/libpatchsite.so"
 SANFLAGS=
 if [ "$MODE" = san ]; then

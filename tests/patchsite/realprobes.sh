@@ -31,10 +31,7 @@ printf 'leak:/binutils-2.40/\nleak:/googletest/\n' >"$T/lsan.supp"
 export LSAN_OPTIONS="suppressions=$T/lsan.supp"
 REAL=${PS_REAL:-$B/real}
 PSCC="$PWD/$B/patchsite-cc"
-if [ "$(uname -m)" != x86_64 ] || ! command -v gdb >/dev/null 2>&1; then
-	echo "SKIP realprobes.sh: needs x86-64 and gdb (the oracle; scripts/deps.sh installs it)"
-	exit 0
-fi
+only_x86_64 realprobes.sh "needs x86-64 and gdb (the oracle; scripts/deps.sh installs it)" gdb
 N=${REALPROBES_N:-200}
 GT=/usr/src/googletest/googletest
 
@@ -44,7 +41,7 @@ compare() {
 	shift 2
 	d="$T/$(basename "$1").d"
 	mkdir -p "$d"
-	if python3 "$TESTS/check_real_probes.py" "$PS" "$d" "$n" 5 "$@" >"$T/cmp" 2>&1; then
+	if python3 "$TESTS/oracles/check_real_probes.py" "$PS" "$d" "$n" 5 "$@" >"$T/cmp" 2>&1; then
 		pass "$what: $(tail -2 "$T/cmp" | tr "\n" " ")"
 	else
 		tail -1 "$T/cmp" >>"$T/cmp"

@@ -553,9 +553,9 @@ if $CC -O2 -pg -mfentry -mrecord-mcount -c long.c -o long.o 2>/dev/null && $CC -
 else
 	fail "long names: build"
 fi
-# Extended records (tests/patchsite/ext.c): written by the runtime, read back by the reader.
+# Extended records (testdata/patchsite/drivers/ext.c): written by the runtime, read back by the reader.
 $CC -O2 -g -pg -mfentry -mrecord-mcount -c "$TOP/testdata/patchsite/work.c" -o work.o 2>/dev/null &&
-$CC -O2 -g -I"$TOP/include" -I"$TOP/tests/patchsite" $SANFLAGS -c "$TOP/tests/patchsite/ext.c" -o ext.o &&
+$CC -O2 -g -I"$TOP/include" -I"$TOP/testdata/patchsite/drivers" $SANFLAGS -c "$TOP/testdata/patchsite/drivers/ext.c" -o ext.o &&
 $CC -o ext ext.o work.o "$TOP/$B/libpatchsite.a" $SANFLAGS -pthread 2>/dev/null
 if [ -x ext ]; then
 	rm -rf d

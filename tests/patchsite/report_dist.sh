@@ -12,7 +12,7 @@ set -u
 
 . tests/patchsite/lib.sh
 suite_init dist "$@"
-CHECK="$TESTS/check_dist.py"
+CHECK="$TESTS/oracles/check_dist.py"
 build_ending
 # The percentiles are this suite's subject, not time off the CPU (sched.sh): recorded
 # with --no-sched, so that a busy thread preempted faster than its switches are drained

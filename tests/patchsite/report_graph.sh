@@ -12,7 +12,7 @@ set -u
 
 . tests/patchsite/lib.sh
 suite_init graph "$@"
-CHECK="$TESTS/check_graph.py"
+CHECK="$TESTS/oracles/check_graph.py"
 build_ending
 
 # The sample's own calls are the oracle: library calls (record's default) not traced.

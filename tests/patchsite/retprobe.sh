@@ -19,10 +19,7 @@ set -u
 . tests/patchsite/lib.sh
 suite_init retprobe "$@"
 
-if [ "$(uname -m)" != x86_64 ]; then
-	echo "SKIP retprobe.sh: written for x86-64 (tests/patchsite-qemu runs the aarch64 case)"
-	exit 0
-fi
+only_x86_64 retprobe.sh "written for x86-64 (tests/patchsite-qemu runs the aarch64 case)"
 if ! command -v gdb >/dev/null 2>&1; then
 	echo "SKIP retprobe.sh: gdb (the oracle) is not installed (scripts/deps.sh installs it)"
 	exit 0
@@ -61,10 +58,10 @@ compare() {
 	fi
 	"$PS" replay --no-sched -d "$T/rec" >"$T/replay" 2>"$T/err" || { fail "$name: replay" "$T/err"; return; }
 	printf 'set pagination off\nset confirm off\nsource %s\nretprobe%s\nrun\n' \
-		"$PWD/tests/patchsite/retprobe_gdb.py" "$gdbarg" >"$T/cmds.gdb"
+		"$PWD/tests/patchsite/oracles/retprobe_gdb.py" "$gdbarg" >"$T/cmds.gdb"
 	gdb -batch -nx -x "$T/cmds.gdb" "$exe" >"$T/gdb.log" 2>&1
 	# shellcheck disable=SC2086
-	if python3 tests/patchsite/check_retvals.py "$T/replay" "$T/gdb.log" $evs >"$T/cmp" 2>&1
+	if python3 tests/patchsite/oracles/check_retvals.py "$T/replay" "$T/gdb.log" $evs >"$T/cmp" 2>&1
 	then
 		pass "$name: $(tail -1 "$T/cmp")"
 	else
@@ -121,10 +118,10 @@ spelling() {
 	"$PS" replay --no-sched -d "$T/rrec" 2>>"$T/err" | sed 's/fprobes:\(r_[a-z]*\)__exit:/t:\1:/' \
 		>"$T/rreplay"
 	printf 'set pagination off\nset confirm off\nsource %s\nretprobe%s\nrun\n' \
-		"$PWD/tests/patchsite/retprobe_gdb.py" " r_double=r_double r_float=r_float" \
+		"$PWD/tests/patchsite/oracles/retprobe_gdb.py" " r_double=r_double r_float=r_float" \
 		>"$T/rcmds.gdb"
 	gdb -batch -nx -x "$T/rcmds.gdb" "$exe" >"$T/rgdb.log" 2>&1
-	if python3 tests/patchsite/check_retvals.py "$T/rreplay" "$T/rgdb.log" t:r_double \
+	if python3 tests/patchsite/oracles/check_retvals.py "$T/rreplay" "$T/rgdb.log" t:r_double \
 		t:r_float >"$T/cmp" 2>&1; then
 		pass "-R under $tracer: $(tail -1 "$T/cmp")"
 	else
@@ -174,11 +171,11 @@ entry_values() {
 	[ "$opt" = -O0 ] && loc="$PWD/testdata/patchsite/retargs.c"
 	[ "$cc" = clang ] && loc='*+5'	# where its locations start: after the 5 NOP bytes
 	printf 'set pagination off\nset confirm off\nsource %s\nretargs %s %s\nrun\n' \
-		"$PWD/tests/patchsite/retargs_gdb.py" "$loc" "mix=ra_mix:a,b,c,d \
+		"$PWD/tests/patchsite/oracles/retargs_gdb.py" "$loc" "mix=ra_mix:a,b,c,d \
 eight=ra_eight:a1,a7,a8,x=a2 host=ra_host:len,h->port,h->name fact=ra_fact:n \
 outer=ra_outer:y,x inner=ra_inner:x" >"$T/acmds.gdb"
 	gdb -batch -nx -x "$T/acmds.gdb" "$exe" >"$T/agdb.log" 2>&1
-	if python3 tests/patchsite/check_retargs.py "$T/areplay" "$T/agdb.log" t:mix t:eight \
+	if python3 tests/patchsite/oracles/check_retargs.py "$T/areplay" "$T/agdb.log" t:mix t:eight \
 		t:host t:fact t:outer t:inner >"$T/cmp" 2>&1; then
 		pass "$cc $opt retargs.c: $(tail -1 "$T/cmp")"
 	else

@@ -25,10 +25,7 @@ suite_init retprobe_fast "$@"
 LIB=$PATCHSITE_LIB
 PRELOAD="${SANPRE:+$SANPRE }$LIB"	# the program runs with the runtime preloaded
 
-if [ "$(uname -m)" != x86_64 ]; then
-	echo "SKIP retprobe_fast.sh: the fast path is x86-64's"
-	exit 0
-fi
+only_x86_64 retprobe_fast.sh "the fast path is x86-64's"
 if ! command -v gdb >/dev/null 2>&1; then
 	echo "SKIP retprobe_fast.sh: gdb (the oracle) is not installed (scripts/deps.sh installs it)"
 	exit 0

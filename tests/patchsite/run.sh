@@ -28,7 +28,7 @@ SRC=testdata/patchsite
 SANFLAGS=
 PRELOAD="$PATCHSITE_LIB"
 STRESS="4 2000 200000"
-RINGS="4 100 20000"	# tests/patchsite/rings.c: threads, rounds, steady calls
+RINGS="4 100 20000"	# testdata/patchsite/drivers/rings.c: threads, rounds, steady calls
 if [ "$MODE" = san ]; then
 	SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all"
 	PRELOAD="$SANPRE $PRELOAD"
@@ -37,7 +37,7 @@ if [ "$MODE" = san ]; then
 fi
 
 # A failure shows 40 lines of its log.
-fail() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ $# -gt 1 ] && sed 's/^/    /' "$2" | head -40; }
+FAIL_LINES=40
 
 normalise() {
 	sed -E -e 's/^ *[^ ]+-[0-9]+ +\[[0-9]+\] +[0-9]+\.[0-9]+:/TASK-PID [CPU] TIME:/' \
@@ -51,49 +51,6 @@ normalise() {
 compare() {
 	normalise "$3" >"$3.norm"
 	if diff -u "$SRC/expected/$2" "$3.norm" >"$3.diff"; then pass "$1"; else fail "$1" "$3.diff"; fi
-}
-
-form_flags() {
-	case $1 in
-	nonpie) echo "-pg -mfentry -mrecord-mcount -fno-pie" ;;
-	pie)    echo "-pg -mfentry -mrecord-mcount" ;;
-	nop)    echo "-pg -mfentry -mnop-mcount -mrecord-mcount -fno-pie" ;;
-	pfe)    echo "-fpatchable-function-entry=5" ;;
-	piecf)  echo "-pg -mfentry -mrecord-mcount -fcf-protection" ;;
-	pfecf)  echo "-fpatchable-function-entry=5 -fcf-protection" ;;
-	rmc)    echo "-pg -mfentry -fno-pie" ;;
-	rmcpie) echo "-pg -mfentry" ;;
-	ret)    echo "-pg -mfentry -mnop-mcount -mrecord-mcount -minstrument-return=nop5 -mrecord-return -fno-pie" ;;
-	mcount) echo "-pg -mrecord-mcount -fno-pie" ;;
-	mcountpie) echo "-pg -mrecord-mcount" ;;
-	pg)     echo "-pg -fno-pie" ;;
-	pgpie)  echo "-pg" ;;
-	esac
-}
-
-form_ld() {
-	case $1 in
-	nonpie|nop|rmc|ret|mcount|pg) echo "-no-pie" ;;
-	*) echo "" ;;
-	esac
-}
-
-# build OUT FORM SOURCES... [-- EXTRA LINK ARGS]: traced sources with the form's flags
-build() {
-	out=$1 form=$2
-	shift 2
-	objs=
-	while [ $# -gt 0 ] && [ "$1" != -- ]; do
-		o="$T/$(basename "$1" .c)-$form.o"
-		$CC -O2 -g $(form_flags "$form") -c "$1" -o "$o" >>"$T/build.log" 2>&1 || return 1
-		case $form in
-		rmc*) "$B/recordmcount" "$o" >>"$T/build.log" 2>&1 || return 1 ;;
-		esac
-		objs="$objs $o"
-		shift
-	done
-	[ $# -gt 0 ] && shift
-	$CC $(form_ld "$form") -o "$out" $objs "$@" >>"$T/build.log" 2>&1
 }
 
 run_traced() {	# OUT ERR PROG ARGS...: preloaded, with PATCHSITE_* from the caller
@@ -113,7 +70,7 @@ else
 	echo "SKIP forms rmc, rmcpie: no $B/recordmcount"
 fi
 for form in $FORMS; do
-	if ! build "$T/basic-$form" $form $SRC/basic.c; then
+	if ! build_form "$T/basic-$form" $form $SRC/basic.c; then
 		fail "$form: build" "$T/build.log"
 		continue
 	fi
@@ -143,9 +100,9 @@ for form in $FORMS; do
 		coro:c:'sum=352 co=12 handled=15'; do
 		name=${sample%%:*} rest=${sample#*:} ext=${rest%%:*} want=${rest#*:}
 		if [ $ext = cc ]; then
-			CC=g++ build "$T/$name-$form" $form $SRC/$name.cc
+			CC=g++ build_form "$T/$name-$form" $form $SRC/$name.cc
 		else
-			build "$T/$name-$form" $form $SRC/$name.c -- -pthread
+			build_form "$T/$name-$form" $form $SRC/$name.c -- -pthread
 		fi || { fail "$form: build $name" "$T/build.log"; continue; }
 		PATCHSITE_TRACER=function_graph PATCHSITE_OUTPUT="$T/trace" \
 			run_traced "$T/out" "$T/err" "$T/$name-$form"
@@ -162,7 +119,7 @@ for form in $FORMS; do
 	done
 
 	# Threads and fork.
-	if build "$T/threads-$form" $form $SRC/threads.c -- -pthread; then
+	if build_form "$T/threads-$form" $form $SRC/threads.c -- -pthread; then
 		PATCHSITE_TRACER=function PATCHSITE_FILTER='work_*' PATCHSITE_OUTPUT="$T/trace" \
 			run_traced "$T/out" "$T/err" "$T/threads-$form"
 		if grep -qx 'sum=7 child=0' "$T/out"; then
@@ -176,7 +133,7 @@ for form in $FORMS; do
 
 	# The same, linked in as one object instead of preloaded.
 	if [ "$MODE" = plain ]; then
-		build "$T/linked-$form" $form $SRC/basic.c -- "$B/patchsite.o" -pthread &&
+		build_form "$T/linked-$form" $form $SRC/basic.c -- "$B/patchsite.o" -pthread &&
 		PATCHSITE_TRACER=function PATCHSITE_NOTRACE=skip_me PATCHSITE_OUTPUT="$T/trace" \
 			"$T/linked-$form" >"$T/out" 2>"$T/err" &&
 		compare "$form: function tracer, linked in (patchsite.o)" basic.function "$T/trace" ||
@@ -189,7 +146,7 @@ for form in $FORMS; do
 	case $form in nonpie|rmc*|ret) libform=pie ;; mcount) libform=mcountpie ;; pg) libform=pgpie ;; esac
 	$CC -O2 -g -fPIC -shared $(form_flags $libform) $SRC/libwork.c \
 		-o "$T/libwork-$form.so" >>"$T/build.log" 2>&1 &&
-	build "$T/uselib-$form" $form $SRC/uselib.c -- "$T/libwork-$form.so" \
+	build_form "$T/uselib-$form" $form $SRC/uselib.c -- "$T/libwork-$form.so" \
 		-Wl,-rpath,"$T" || { fail "$form: build uselib" "$T/build.log"; continue; }
 	PATCHSITE_TRACER=function PATCHSITE_OUTPUT="$T/trace" \
 		run_traced "$T/out" "$T/err" "$T/uselib-$form"
@@ -199,11 +156,11 @@ for form in $FORMS; do
 	compare "$form: glob:mod:library" uselib.mod "$T/trace"
 
 	# The API, and live patching under load, linked with libpatchsite.a.
-	$CC -O2 -g -Iinclude $SANFLAGS -c tests/patchsite/api.c -o "$T/api.o" &&
-	$CC -O2 -g -Iinclude $SANFLAGS -c tests/patchsite/stress.c -o "$T/stress.o" &&
-	$CC -O2 -g -Iinclude -Itests/patchsite $SANFLAGS -c tests/patchsite/rings.c -o "$T/rings.o" ||
+	$CC -O2 -g -Iinclude $SANFLAGS -c testdata/patchsite/drivers/api.c -o "$T/api.o" &&
+	$CC -O2 -g -Iinclude $SANFLAGS -c testdata/patchsite/drivers/stress.c -o "$T/stress.o" &&
+	$CC -O2 -g -Iinclude -Itestdata/patchsite/drivers $SANFLAGS -c testdata/patchsite/drivers/rings.c -o "$T/rings.o" ||
 		{ fail "build api/stress/rings"; continue; }
-	if build "$T/api-$form" $form $SRC/work.c -- "$T/api.o" "$B/libpatchsite.a" $SANFLAGS \
+	if build_form "$T/api-$form" $form $SRC/work.c -- "$T/api.o" "$B/libpatchsite.a" $SANFLAGS \
 		-pthread; then
 		"$T/api-$form" >"$T/out" 2>&1
 		rc=$?
@@ -216,7 +173,7 @@ for form in $FORMS; do
 	else
 		fail "$form: build api" "$T/build.log"
 	fi
-	if build "$T/stress-$form" $form $SRC/work.c -- "$T/stress.o" "$B/libpatchsite.a" \
+	if build_form "$T/stress-$form" $form $SRC/work.c -- "$T/stress.o" "$B/libpatchsite.a" \
 		$SANFLAGS -pthread; then
 		"$T/stress-$form" $STRESS >"$T/out" 2>&1
 		rc=$?
@@ -232,7 +189,7 @@ for form in $FORMS; do
 	# DT_NEEDED, not preloaded): its start-up reads the program's dynamic section
 	# (sites/late.c, arch/dyn.h), as on aarch64 and riscv64 (tests/patchsite-qemu/run.sh).
 	if [ $form = pie ]; then
-		if build "$T/stress-so" $form $SRC/work.c -- "$T/stress.o" -L"$B" -lpatchsite \
+		if build_form "$T/stress-so" $form $SRC/work.c -- "$T/stress.o" -L"$B" -lpatchsite \
 			-Wl,-rpath,"$PWD/$B" $SANFLAGS -pthread; then
 			"$T/stress-so" $STRESS >"$T/out" 2>&1
 			rc=$?
@@ -248,7 +205,7 @@ for form in $FORMS; do
 	fi
 	# The rings do not depend on how a site calls (ret: graph exits from exit sites).
 	case $form in pie|nonpie|ret|mcount*|pg*) ;; *) continue ;; esac
-	if build "$T/rings-$form" $form $SRC/work.c -- "$T/rings.o" "$B/libpatchsite.a" \
+	if build_form "$T/rings-$form" $form $SRC/work.c -- "$T/rings.o" "$B/libpatchsite.a" \
 		$SANFLAGS -pthread; then
 		"$T/rings-$form" $RINGS >"$T/out" 2>&1
 		rc=$?
@@ -269,12 +226,12 @@ if [ "${PS_SECTIONS:-yes}" = no ]; then
 fi
 
 # The sections below use these builds; with PS_FORMS the loop may not have made them.
-{ [ -x "$T/basic-pie" ] || build "$T/basic-pie" pie $SRC/basic.c; } &&
-{ [ -x "$T/basic-nonpie" ] || build "$T/basic-nonpie" nonpie $SRC/basic.c; } &&
-{ [ -x "$T/basic-nop" ] || build "$T/basic-nop" nop $SRC/basic.c; } &&
-{ [ -x "$T/basic-pfe" ] || build "$T/basic-pfe" pfe $SRC/basic.c; } &&
-{ [ -x "$T/threads-pie" ] || build "$T/threads-pie" pie $SRC/threads.c -- -pthread; } &&
-{ [ -x "$T/except-pie" ] || CC=g++ build "$T/except-pie" pie $SRC/except.cc; } ||
+{ [ -x "$T/basic-pie" ] || build_form "$T/basic-pie" pie $SRC/basic.c; } &&
+{ [ -x "$T/basic-nonpie" ] || build_form "$T/basic-nonpie" nonpie $SRC/basic.c; } &&
+{ [ -x "$T/basic-nop" ] || build_form "$T/basic-nop" nop $SRC/basic.c; } &&
+{ [ -x "$T/basic-pfe" ] || build_form "$T/basic-pfe" pfe $SRC/basic.c; } &&
+{ [ -x "$T/threads-pie" ] || build_form "$T/threads-pie" pie $SRC/threads.c -- -pthread; } &&
+{ [ -x "$T/except-pie" ] || CC=g++ build_form "$T/except-pie" pie $SRC/except.cc; } ||
 	fail "build the programs of the sections below" "$T/build.log"
 
 # Libraries loaded with dlopen after tracing started, in each form a shared library takes:
@@ -309,15 +266,15 @@ if [ "$MODE" = san ]; then
 fi
 # The program finds the libraries by bare name through its DT_RUNPATH: the runtime's
 # dlopen must search as if the program had called the C library's.
-build "$T/dlopen-prog" pie $SRC/dlopen.c -- -Wl,-rpath,"$T" &&
-$CC -O2 -g -Iinclude -Itests/patchsite $SANFLAGS tests/patchsite/dlopen.c -o "$T/dlopen-api" "$B/libpatchsite.a" \
+build_form "$T/dlopen-prog" pie $SRC/dlopen.c -- -Wl,-rpath,"$T" &&
+$CC -O2 -g -Iinclude -Itestdata/patchsite/drivers $SANFLAGS testdata/patchsite/drivers/dlopen.c -o "$T/dlopen-api" "$B/libpatchsite.a" \
 	$SANFLAGS -pthread >>"$T/build.log" 2>&1 &&
-$CC -O2 -g -Iinclude -Itests/patchsite $SANFLAGS tests/patchsite/dlspin.c -o "$T/dlspin" "$B/libpatchsite.a" \
+$CC -O2 -g -Iinclude -Itestdata/patchsite/drivers $SANFLAGS testdata/patchsite/drivers/dlspin.c -o "$T/dlspin" "$B/libpatchsite.a" \
 	$SANFLAGS -pthread >>"$T/build.log" 2>&1 &&
-$CC -O2 -g -Iinclude -Itests/patchsite $SANFLAGS tests/patchsite/dlruntime.c -o "$T/dlruntime" \
+$CC -O2 -g -Iinclude -Itestdata/patchsite/drivers $SANFLAGS testdata/patchsite/drivers/dlruntime.c -o "$T/dlruntime" \
 	$SANFLAGS -pthread >>"$T/build.log" 2>&1 &&
-build "$T/dlmopen-prog" pie $SRC/dlmopen.c -- -Wl,-rpath,"$T" &&
-build "$T/dlmopen-linked" pie $SRC/dlmopen.c -- "$B/libpatchsite.a" $SANFLAGS -pthread \
+build_form "$T/dlmopen-prog" pie $SRC/dlmopen.c -- -Wl,-rpath,"$T" &&
+build_form "$T/dlmopen-linked" pie $SRC/dlmopen.c -- "$B/libpatchsite.a" $SANFLAGS -pthread \
 	-Wl,-rpath,"$T" || fail "build dlopen tests" "$T/build.log"
 # A second libpatchsite in a namespace of its own, for testdata/patchsite/dlmopen.c: not under
 # ASan (that copy would need an ASan runtime of its own in that namespace).
@@ -379,7 +336,7 @@ for libform in $DLFORMS; do
 	else
 		fail "dlopen ($libform): API and threads (exit $rc)" "$T/out"
 	fi
-	# libpatchsite itself dlopened (tests/patchsite/dlruntime.c says what it asserts).  No
+	# libpatchsite itself dlopened (testdata/patchsite/drivers/dlruntime.c says what it asserts).  No
 	# threads for pfe: the runtime NOPs a library the threads already run (see dlspin below).
 	RT_THREADS=$DLSTRESS
 	[ $libform = pfe ] && RT_THREADS=
@@ -397,7 +354,7 @@ for libform in $DLFORMS; do
 	LD_LIBRARY_PATH=$DLPATH PATCHSITE_LOG=1 PATCHSITE_TRACER=function PATCHSITE_OUTPUT="$T/trace" \
 		"$T/dlmopen-linked" $libform $RUNTIME_COPY >"$T/out" 2>"$T/err"
 	dlmopen_verdict "dlmopen ($libform), linked in" $libform
-	# A thread in the library's code while dlopen NOPs its sites (tests/patchsite/dlspin.c says
+	# A thread in the library's code while dlopen NOPs its sites (testdata/patchsite/drivers/dlspin.c says
 	# what it asserts).  Not pfe: rewriting five one-byte NOPs under a running thread is the
 	# case patchsite(7) says cannot be made safe.  Not nonpie: -fno-pic code takes the
 	# addresses of its own data and functions as 32-bit constants, which a shared object
@@ -422,7 +379,7 @@ done
 # (shapes::area(int, int), shapes::Square::perimeter() const, int shapes::twice<int>(int)).
 # The filter picks the method by its demangled name and the template by its mangled one.
 if CC=g++ build_lib "$T/libcxx-pie.so" pie $SRC/libcxx.cc &&
-   build "$T/dlcxx-prog" pie $SRC/dlcxx.c -- -Wl,-rpath,"$T"; then
+   build_form "$T/dlcxx-prog" pie $SRC/dlcxx.c -- -Wl,-rpath,"$T"; then
 	LD_LIBRARY_PATH=$DLPATH PATCHSITE_TRACER=function PATCHSITE_OUTPUT="$T/trace" \
 		run_traced "$T/out" "$T/err" "$T/dlcxx-prog" libcxx-pie.so
 	if grep -qx 'sum=26' "$T/out" && [ ! -s "$T/err" ]; then
@@ -448,7 +405,7 @@ fi
 # objects left out are said once, not once per object or per later dlopen.
 mkdir -p "$T/many" &&
 for i in $(seq 0 299); do cp "$T/libdyn-pie.so" "$T/many/libmany-$i.so" || break; done &&
-build "$T/many-prog" pie $SRC/many.c -- >>"$T/build.log" 2>&1
+build_form "$T/many-prog" pie $SRC/many.c -- >>"$T/build.log" 2>&1
 if [ $? -eq 0 ]; then
 	PATCHSITE_TRACER=function PATCHSITE_FILTER='dyn_outer:mod:libmany-*' \
 		PATCHSITE_OUTPUT="$T/trace" run_traced "$T/out" "$T/err" "$T/many-prog" "$T/many" 300
@@ -524,7 +481,7 @@ compare "PATCHSITE_MAX_DEPTH=2: work_leaf (depth 3) not recorded" basic.max-dept
 for tracer in function_graph function; do
 	PATCHSITE_TRACER=$tracer PATCHSITE_FORMAT=chrome PATCHSITE_OUTPUT="$T/trace.json" \
 		run_traced "$T/out" "$T/err" "$T/threads-pie"
-	if python3 tests/patchsite/check_chrome.py "$T/trace.json" $tracer >"$T/check" 2>&1; then
+	if python3 tests/patchsite/oracles/check_chrome.py "$T/trace.json" $tracer >"$T/check" 2>&1; then
 		pass "chrome JSON ($tracer): $(cat "$T/check")"
 	else
 		fail "chrome JSON ($tracer)" "$T/check"
@@ -549,7 +506,7 @@ bad_setting "buffer size" PATCHSITE_BUFFER_KB=12x
 bad_setting "output" PATCHSITE_OUTPUT=/nonexistent/dir/trace
 
 # A W^X policy (PR_SET_MDWE): said once, nothing written, the program runs untraced.
-$CC -O2 -o "$T/mdwe" tests/patchsite/mdwe.c
+$CC -O2 -o "$T/mdwe" testdata/patchsite/drivers/mdwe.c
 for form in nop pfe; do
 	"$T/mdwe" /usr/bin/env PATCHSITE_TRACER=function PATCHSITE_OUTPUT="$T/wx-trace" \
 		LD_PRELOAD="$PRELOAD" "$T/basic-$form" >"$T/out" 2>"$T/err"

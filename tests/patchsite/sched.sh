@@ -16,7 +16,7 @@
 set -u
 . tests/patchsite/lib.sh	# suite_init, pass, fail; only_switches_lost
 suite_init sched "${1:-build}" "${2:-plain}"
-CHECK="$PWD/tests/patchsite/check_sched.py"
+CHECK="$PWD/tests/patchsite/oracles/check_sched.py"
 TOP=$PWD
 # The program's own functions and their time off the CPU are this suite's subject: recorded
 # with --no-libcall (library calls, on by default, add nanosleep() and clock_gettime() calls,
@@ -188,7 +188,7 @@ if [ $PERF = yes ]; then
 d = open(glob.glob("sl/*/sched.*")[0], "rb").read()
 r = [struct.unpack_from("<QIi", d, 256 + 16 * k) for k in range((len(d) - 256) // 16)]
 print(sum(1 for a, b in zip(r, r[1:]) if a[1] in (1, 2) and b[1] == 3))')
-	python3 "$TOP/tests/patchsite/check_perfetto.py" sl.pftrace nap=10 sleeper=1 >out 2>&1
+	python3 "$TOP/tests/patchsite/oracles/check_perfetto.py" sl.pftrace nap=10 sleeper=1 >out 2>&1
 	slices=$(sed -n 's/.* offcpu=\([0-9]*\) .*/\1/p' out)
 	inst=$(sed -n 's/.* sched_instants=\([0-9]*\).*/\1/p' out)
 	if [ -n "$slices" ] && [ $((slices + inst / 2)) -eq "$pairs" ] && grep -q ' open=0 ' out &&
@@ -279,7 +279,7 @@ if [ $PERF = yes ]; then
 	record --live -d lv -- ./offcpu switches >out.lv 2>err.lv
 	"$PS" replay -d lv >rep.lv 2>>err.lv
 	if python3 "$CHECK" lv/*/ out.lv >out 2>&1 &&
-	   python3 "$TOP/tests/patchsite/check_pipe_sched.py" lv/*/ out.lv rep.lv >>out 2>&1 &&
+	   python3 "$TOP/tests/patchsite/oracles/check_pipe_sched.py" lv/*/ out.lv rep.lv >>out 2>&1 &&
 	   [ ! -s err.lv ]; then
 		pass "record --live shows the switches: $(tr '\n' ';' <out)"
 	else
@@ -321,7 +321,7 @@ if [ $PERF = yes ]; then
 	wait $rpid
 	"$PS" replay -d np --options=funcgraph-abstime >rep.np 2>>err.np
 	cat p1.np p2.np >both.np
-	if python3 "$TOP/tests/patchsite/check_pipe_sched.py" np/*/ both.np rep.np >out 2>&1 &&
+	if python3 "$TOP/tests/patchsite/oracles/check_pipe_sched.py" np/*/ both.np rep.np >out 2>&1 &&
 	   [ "$rc1$rc2$running" = 00yes ] && [ -s p2.np ] && [ ! -s err.np ]; then
 		pass "pipe stopped half way ($(grep -c sched- p1.np) switches) and again: $(cat out)"
 	else
@@ -369,7 +369,7 @@ if [ $PERF = yes ]; then
 	wait $fpid
 	rc=$?
 	"$PS" replay -d ne --options=funcgraph-abstime >rep.ne 2>>err.ne
-	if python3 "$TOP/tests/patchsite/check_pipe_sched.py" ne/*/ p.ne rep.ne >out 2>&1 &&
+	if python3 "$TOP/tests/patchsite/oracles/check_pipe_sched.py" ne/*/ p.ne rep.ne >out 2>&1 &&
 	   [ $rc = 0 ] && [ ! -s err.ne ] && grep -q "sched-in" rep.ne; then
 		pass "pipe: the last look once the process is gone, not at its end file: $(cat out)"
 	else
@@ -391,7 +391,7 @@ if [ $PERF = yes ]; then
 	rc=$?
 	kill $late
 	wait $late 2>/dev/null
-	if python3 "$TOP/tests/patchsite/check_pipe_sched.py" ne/*/ p2.ne rep.ne >out 2>&1 &&
+	if python3 "$TOP/tests/patchsite/oracles/check_pipe_sched.py" ne/*/ p2.ne rep.ne >out 2>&1 &&
 	   [ $rc = 0 ] && [ ! -s err.ne ]; then
 		pass "pipe: a finished directory whose pid a later process has now: not waited for"
 	else

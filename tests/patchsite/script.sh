@@ -8,6 +8,7 @@
 set -u
 . "$PWD/tests/patchsite/lib.sh"
 suite_init script "$@"
+SCRIPTS="$PWD/testdata/patchsite"	# the scripts run
 SRC=$PWD/testdata/patchsite
 PY=$PWD/python
 TOP=$PWD
@@ -27,7 +28,7 @@ PATCHSITE_ARGS='twice@arg1,retval' record -d p.data --no-libcall -- ./scripted 5
 	fail "record scripted" p.err
 
 # 1. report's numbers from the callbacks: calls, total and self per function, to the ns.
-"$PS" script -d p.data "$TESTS/script_report.py" >mine.json 2>mine.err
+"$PS" script -d p.data "$SCRIPTS/script_report.py" >mine.json 2>mine.err
 "$PS" report -d p.data --json >report.json 2>>mine.err
 if python3 - mine.json report.json >why 2>&1 <<'PY'
 import json, sys
@@ -46,7 +47,7 @@ fi
 
 # The function tracer's calls (no return: entry with untimed set) count as report counts them.
 record -d f.data --tracer=function --no-libcall -- ./scripted 5 >f.out 2>f.err
-"$PS" script -d f.data "$TESTS/script_report.py" >f.json 2>f.serr
+"$PS" script -d f.data "$SCRIPTS/script_report.py" >f.json 2>f.serr
 if python3 - f.json f.data "$PS" >why 2>&1 <<'PY'
 import json, subprocess, sys
 mine = json.load(open(sys.argv[1]))
@@ -102,12 +103,12 @@ done
 # binary: entries, exits and depth per function, and the (argument, return value) pairs, from
 # set_ftrace_args (p.data) and from record -A/-R spelt as uftrace's (their probes, q.data).
 uftrace record --no-libcall --no-event -A twice@arg1 -R twice@retval ./scripted 5 >u.out 2>u.err &&
-	uftrace script -S "$TESTS/script_count.py" >u.count 2>>u.err
+	uftrace script -S "$SCRIPTS/script_count.py" >u.count 2>>u.err
 record -d q.data --no-libcall -A twice@arg1 -R twice@retval -- ./scripted 5 >q.out 2>q.err
 for d in p q; do
 	# uftrace's spelling (-S) on the recording spelt as uftrace's
 	s=$([ $d = q ] && echo -S)
-	"$PS" script -d $d.data $s "$TESTS/script_count.py" >$d.count 2>$d.cerr
+	"$PS" script -d $d.data $s "$SCRIPTS/script_count.py" >$d.count 2>$d.cerr
 	if [ -s u.count ] && cmp -s u.count $d.count && grep -q '^twice args \[4\] retval 9 x 1$' $d.count &&
 	   cmp -s u.out $d.out && [ ! -s $d.cerr ]; then
 		pass "uftrace script -S's callbacks, $d.data: $(wc -l <$d.count | tr -d ' ') lines equal ($(tail -1 $d.count))"

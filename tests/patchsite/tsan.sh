@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# tests/patchsite/stress.c and rings.c under ThreadSanitizer (and two recorded samples): usage  tsan.sh BUILD_DIR
+# testdata/patchsite/drivers/stress.c and rings.c under ThreadSanitizer (and two recorded samples): usage  tsan.sh BUILD_DIR
 # (BUILD_DIR holds a libpatchsite.a built with gcc -fsanitize=thread: make check-tsan).
 #
 # The traced functions (work.c) are built as in run.sh, in the two call forms
@@ -35,20 +35,18 @@
 # (each round formats every ring; PS_TSAN_RINGS overrides).
 # branches_tsan.c: the branch profiler's counters written while threads count.
 set -u
+. tests/patchsite/lib.sh	# suite_init, pass, fail, summary
 # ThreadSanitizer's background thread blocks every signal and runs no traced code: only
 # named, not refused (patchsite(7), PATCHSITE_TRAP_BLOCKED).
 export PATCHSITE_TRAP_BLOCKED=warn
 
-B=${1:-build/tsan}
+suite_init tsan "${1:-build/tsan}" plain
 SRC=testdata/patchsite
-T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-tsan.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-CC=${CC:-gcc}
 STRESS=${PS_TSAN_STRESS:-"8 150 50000"}
-RINGS=${PS_TSAN_RINGS:-"4 20 5000"}	# tests/patchsite/rings.c: the built-in tracers' rings
+RINGS=${PS_TSAN_RINGS:-"4 20 5000"}	# testdata/patchsite/drivers/rings.c: the built-in tracers' rings
 TSAN="-fsanitize=thread"
 export TSAN_OPTIONS="halt_on_error=1 exitcode=66 ${TSAN_OPTIONS:-}"
-FAIL=0
+FAIL_LINES=${PS_TSAN_LINES:-80}
 
 for form in pie nonpie; do
 	case $form in
@@ -56,15 +54,14 @@ for form in pie nonpie; do
 	nonpie) fl="-pg -mfentry -mrecord-mcount -fno-pie" ld=-no-pie ;;
 	esac
 	if ! { $CC -O2 -g $fl -c $SRC/work.c -o "$T/work-$form.o" &&
-	       $CC -O1 -g -Iinclude $TSAN -c tests/patchsite/stress.c -o "$T/stress.o" &&
-	       $CC -O1 -g -Iinclude -Itests/patchsite $TSAN -c tests/patchsite/rings.c \
+	       $CC -O1 -g -Iinclude $TSAN -c testdata/patchsite/drivers/stress.c -o "$T/stress.o" &&
+	       $CC -O1 -g -Iinclude -Itestdata/patchsite/drivers $TSAN -c testdata/patchsite/drivers/rings.c \
 			-o "$T/rings.o" &&
 	       $CC $ld -o "$T/stress-$form" "$T/work-$form.o" "$T/stress.o" "$B/libpatchsite.a" \
 			$TSAN -pthread &&
 	       $CC $ld -o "$T/rings-$form" "$T/work-$form.o" "$T/rings.o" "$B/libpatchsite.a" \
 			$TSAN -pthread; } >"$T/build.log" 2>&1; then
-		echo "FAIL $form: tsan: build"; sed 's/^/    /' "$T/build.log" | head -40
-		FAIL=$((FAIL + 1))
+		fail "$form: tsan: build" "$T/build.log"
 		continue
 	fi
 	start=$(date +%s)
@@ -72,22 +69,18 @@ for form in pie nonpie; do
 	rc=$?
 	secs=$(($(date +%s) - start))
 	if [ $rc -eq 0 ] && ! grep -q '^FAIL' "$T/out" && ! grep -q 'ThreadSanitizer' "$T/err"; then
-		echo "PASS $form: tsan stress $STRESS (${secs}s): $(grep steady "$T/out" | sed 's/.*phase //'); $(grep INFO "$T/out" | sed 's/INFO stress: //')"
+		pass "$form: tsan stress $STRESS (${secs}s): $(grep steady "$T/out" | sed 's/.*phase //'); $(grep INFO "$T/out" | sed 's/INFO stress: //')"
 	else
-		echo "FAIL $form: tsan stress $STRESS (exit $rc, ${secs}s)"
-		sed 's/^/    /' "$T/out" "$T/err" | head -${PS_TSAN_LINES:-80}
-		FAIL=$((FAIL + 1))
+		fail "$form: tsan stress $STRESS (exit $rc, ${secs}s)" "$T/out" "$T/err"
 	fi
 	start=$(date +%s)
 	"$T/rings-$form" $RINGS >"$T/out" 2>"$T/err"
 	rc=$?
 	secs=$(($(date +%s) - start))
 	if [ $rc -eq 0 ] && ! grep -q '^FAIL' "$T/out" && ! grep -q 'ThreadSanitizer' "$T/err"; then
-		echo "PASS $form: tsan rings $RINGS (${secs}s): $(grep -c '^PASS' "$T/out") checks"
+		pass "$form: tsan rings $RINGS (${secs}s): $(grep -c '^PASS' "$T/out") checks"
 	else
-		echo "FAIL $form: tsan rings $RINGS (exit $rc, ${secs}s)"
-		sed 's/^/    /' "$T/out" "$T/err" | head -${PS_TSAN_LINES:-80}
-		FAIL=$((FAIL + 1))
+		fail "$form: tsan rings $RINGS (exit $rc, ${secs}s)" "$T/out" "$T/err"
 	fi
 done
 
@@ -101,15 +94,12 @@ if $CC -O2 -g -pg -mfentry -mrecord-mcount -fno-pie -c $SRC/ending.c -o "$T/endi
 	"$B/patchsite" report -d "$T/d" --json >"$T/report" 2>>"$T/err"
 	if [ $rc -eq 0 ] && ! grep -q 'ThreadSanitizer' "$T/err" &&
 	   grep -q '"name":"leaf","calls":1200000,' "$T/report"; then
-		echo "PASS tsan: 4 threads x 300000 calls recorded into a trace directory, all counted"
+		pass "tsan: 4 threads x 300000 calls recorded into a trace directory, all counted"
 	else
-		echo "FAIL tsan: trace directory (exit $rc)"
-		sed 's/^/    /' "$T/err" "$T/report" | head -${PS_TSAN_LINES:-80}
-		FAIL=$((FAIL + 1))
+		fail "tsan: trace directory (exit $rc)" "$T/err" "$T/report"
 	fi
 else
-	echo "FAIL tsan: build ending"; sed 's/^/    /' "$T/build.log" | head -20
-	FAIL=$((FAIL + 1))
+	fail "tsan: build ending" "$T/build.log"
 fi
 # The control channel: its thread switches tracers, filters and tracing_on
 # (patchsite ctl) while the sample's 4 threads call the traced functions.
@@ -138,15 +128,12 @@ if $CC -O2 -g -pg -mfentry -mrecord-mcount -fno-pie -c $SRC/ctlspin.c -o "$T/ctl
 	rc=$?
 	if [ $rc -eq 0 ] && [ $ok -eq 8 ] && ! grep -q 'ThreadSanitizer' "$T/err" &&
 	   grep -q '^stopped ' "$T/out"; then
-		echo "PASS tsan: 64 control writes (tracers, filters, tracing_on) while 4 threads call"
+		pass "tsan: 64 control writes (tracers, filters, tracing_on) while 4 threads call"
 	else
-		echo "FAIL tsan: control channel (exit $rc, $ok of 8 rounds)"
-		sed 's/^/    /' "$T/err" "$T/cerr" 2>/dev/null | head -${PS_TSAN_LINES:-80}
-		FAIL=$((FAIL + 1))
+		fail "tsan: control channel (exit $rc, $ok of 8 rounds)" "$T/err" "$T/cerr"
 	fi
 else
-	echo "FAIL tsan: build ctlspin"; sed 's/^/    /' "$T/build.log" | head -20
-	FAIL=$((FAIL + 1))
+	fail "tsan: build ctlspin" "$T/build.log"
 fi
 # The recording switches (testdata/patchsite/feat.c storm: tracing_on, set_ftrace_pid,
 # tracing_thresh, set_ftrace_args, set_graph_notrace flipped while 4 threads record; the
@@ -161,16 +148,13 @@ if $CC -O2 -g -pg -mfentry -mrecord-mcount -fno-pie -c $SRC/feat.c -o "$T/feat.o
 		"$B/patchsite" report -d "$T/d" --json >"$T/report" 2>>"$T/err"
 		if [ $rc -eq 0 ] && ! grep -q 'ThreadSanitizer\|ctl error' "$T/err" "$T/out" &&
 		   grep -q '"name":"leaf","calls":40,' "$T/report"; then
-			echo "PASS tsan: recording switches flipped while 4 threads record ($tr)"
+			pass "tsan: recording switches flipped while 4 threads record ($tr)"
 		else
-			echo "FAIL tsan: recording switches ($tr, exit $rc)"
-			sed 's/^/    /' "$T/out" "$T/err" | head -${PS_TSAN_LINES:-80}
-			FAIL=$((FAIL + 1))
+			fail "tsan: recording switches ($tr, exit $rc)" "$T/out" "$T/err"
 		fi
 	done
 else
-	echo "FAIL tsan: build feat"; sed 's/^/    /' "$T/build.log" | head -20
-	FAIL=$((FAIL + 1))
+	fail "tsan: build feat" "$T/build.log"
 fi
 
 # Snapshots and markers while 4 threads record (snapshot.c reading each thread's
@@ -186,15 +170,12 @@ if $CC -O2 -g -pg -mfentry -mrecord-mcount -fno-pie -c $SRC/livemark.c -o "$T/li
 	got=$("$B/patchsite" replay --no-sched -d "$T/s" --snapshot=1 2>>"$T/err" | grep -c ': leaf <-')
 	if [ $rc -eq 0 ] && ! grep -q 'ThreadSanitizer' "$T/err" && [ "${1:-0}" = 1 ] &&
 	   [ "$got" -ge "${2:-1}" ] && [ "$got" -le "${3:-0}" ]; then
-		echo "PASS tsan: a snapshot while 4 threads record: $got calls, between ${2:-?} and ${3:-?}"
+		pass "tsan: a snapshot while 4 threads record: $got calls, between ${2:-?} and ${3:-?}"
 	else
-		echo "FAIL tsan: snapshot (exit $rc, $got calls, sample: $*)"
-		sed 's/^/    /' "$T/err" | head -${PS_TSAN_LINES:-80}
-		FAIL=$((FAIL + 1))
+		fail "tsan: snapshot (exit $rc, $got calls, sample: $*)" "$T/err"
 	fi
 else
-	echo "FAIL tsan: build livemark"; sed 's/^/    /' "$T/build.log" | head -20
-	FAIL=$((FAIL + 1))
+	fail "tsan: build livemark" "$T/build.log"
 fi
 # Return probes while 4 threads call leaf() 5,000 times each (record/retprobe.c's frames on
 # function_graph's shadow stack, both hooks on one return): every call's return line,
@@ -210,31 +191,26 @@ if [ -x "$T/livemark" ]; then
 		awk '$2 == $1 + 1 { print $2 }' |
 		sort -n | uniq -c | awk '$1 == 4 { n++ } END { print n + 0 }' >"$T/n"
 	if [ $rc -eq 0 ] && ! grep -q 'ThreadSanitizer' "$T/err" && [ "$(cat "$T/n")" = 5000 ]; then
-		echo "PASS tsan: return probes while 4 threads call leaf(): 1..5000 returned 4 times each"
+		pass "tsan: return probes while 4 threads call leaf(): 1..5000 returned 4 times each"
 	else
-		echo "FAIL tsan: return probes (exit $rc, $(cat "$T/n") of 5000 values seen 4 times)"
-		sed 's/^/    /' "$T/err" | head -${PS_TSAN_LINES:-80}
-		FAIL=$((FAIL + 1))
+		fail "tsan: return probes (exit $rc, $(cat "$T/n") of 5000 values seen 4 times)" "$T/err"
 	fi
 fi
 # Static trace events (evprog.c, see events.sh): four threads emit while the
 # event is switched live 30 times, then exact counts in the steady phases;
 # probes registered and unregistered (their lists freed after a grace period).
-if $CC -O1 -g -Iinclude -Itests/patchsite $TSAN tests/patchsite/evprog.c -o "$T/evp" \
+if $CC -O1 -g -Iinclude -Itestdata/patchsite/drivers $TSAN testdata/patchsite/drivers/evprog.c -o "$T/evp" \
 	"$B/libpatchsite.a" -pthread -ldl >"$T/build.log" 2>&1; then
 	"$T/evp" threads 4 30 >"$T/out" 2>"$T/err" && "$T/evp" sidefx 2000 >>"$T/out" 2>>"$T/err" &&
 		"$T/evp" prio >>"$T/out" 2>>"$T/err"
 	rc=$?
 	if [ $rc -eq 0 ] && ! grep -q 'ThreadSanitizer' "$T/err"; then
-		echo "PASS tsan: events switched while 4 threads emit, probes, side effects"
+		pass "tsan: events switched while 4 threads emit, probes, side effects"
 	else
-		echo "FAIL tsan: events (exit $rc)"
-		sed 's/^/    /' "$T/out" "$T/err" | head -${PS_TSAN_LINES:-80}
-		FAIL=$((FAIL + 1))
+		fail "tsan: events (exit $rc)" "$T/out" "$T/err"
 	fi
 else
-	echo "FAIL tsan: build evprog"; sed 's/^/    /' "$T/build.log" | head -20
-	FAIL=$((FAIL + 1))
+	fail "tsan: build evprog" "$T/build.log"
 fi
 # The branch counters written 50 times (ps_branches_write) while two threads count one
 # PATCHSITE_BRANCH_EXACT site: no report, and the counts at exit are every evaluation the
@@ -248,14 +224,11 @@ if $CC -O1 -g -Iinclude $TSAN $SRC/branches_tsan.c "$B/patchsite.o" -o "$T/branc
 	want=$(sed -n 's/^evaluated \([0-9]*\) write 0$/\1/p' "$T/out")
 	if [ $rc -eq 0 ] && ! grep -q 'ThreadSanitizer' "$T/err" && [ -n "$want" ] &&
 	   [ "$(( ${got% *} + ${got#* } ))" = "$want" ]; then
-		echo "PASS tsan: branch counts written 50 times while 2 threads count; $want evaluations, all counted"
+		pass "tsan: branch counts written 50 times while 2 threads count; $want evaluations, all counted"
 	else
-		echo "FAIL tsan: branch counters (exit $rc, counts '$got', evaluations '$want')"
-		sed 's/^/    /' "$T/err" | head -${PS_TSAN_LINES:-80}
-		FAIL=$((FAIL + 1))
+		fail "tsan: branch counters (exit $rc, counts '$got', evaluations '$want')" "$T/err"
 	fi
 else
-	echo "FAIL tsan: build branches_tsan"; sed 's/^/    /' "$T/build.log" | head -20
-	FAIL=$((FAIL + 1))
+	fail "tsan: build branches_tsan" "$T/build.log"
 fi
-[ "$FAIL" -eq 0 ]
+summary

@@ -11,7 +11,7 @@ set -u
 . "$PWD/tests/patchsite/lib.sh"
 suite_init uftreport "$@"
 command -v uftrace >/dev/null || { echo "FAIL uftrace not installed (scripts/deps.sh)"; exit 1; }
-CHECK="python3 $TESTS/check_uftreport.py"
+CHECK="python3 $TESTS/oracles/check_uftreport.py"
 SRC=$PWD/testdata/patchsite
 cd "$T" || exit 1
 if ! $CC -O0 -pg -pthread -o prog "$SRC/reportmix.c" 2>build.log; then

@@ -4,7 +4,7 @@
 PSD_EXT_EVENT record (and PSD_EXT_EVENT_PACKED) of a trace directory with nothing but the events file
 (each event's format: field offsets, sizes, kinds) and the layout of the
 thread files in patchsite-data(5), independently of patchsite's own reader,
-and compares the values with what tests/patchsite/evprog.c emitted in mode
+and compares the values with what testdata/patchsite/drivers/evprog.c emitted in mode
 record (its source is the oracle).
 
 usage: check_events.py DIR        exit 0 when every record decodes as expected

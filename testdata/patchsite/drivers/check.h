@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * What the C test programs of tests/patchsite share: PASS/FAIL lines that
+ * What the C test programs of testdata/patchsite/drivers share: PASS/FAIL lines that
  * run.sh counts, and a callback that counts its calls.  Each program
  * defines `static int failures;` and returns it (non-zero fails).
  */

@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "../../patchsite/data/format.h"
-#include "../../patchsite/data/psread.h"
+#include "../../../patchsite/data/format.h"
+#include "../../../patchsite/data/psread.h"
 
 bool ps_ring_ext(unsigned kind, const uint64_t *payload, unsigned words);
 long work_count(long a);
