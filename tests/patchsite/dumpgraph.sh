@@ -14,7 +14,7 @@
 set -u
 . "$PWD/tests/patchsite/lib.sh"
 suite_init dumpgraph "$@"
-CHECK="python3 $TESTS/check_dumpgraph.py"
+CHECK="python3 $TESTS/oracles/check_dumpgraph.py"
 SRC=$PWD/testdata/patchsite
 for tool in uftrace dot; do
 	command -v $tool >/dev/null || { echo "FAIL $tool not installed (scripts/deps.sh)"; exit 1; }
