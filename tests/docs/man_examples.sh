@@ -7,9 +7,10 @@
 # from output samples (its docstring gives the rule); each page's blocks run
 # in order as one shell script, in a scratch directory where the files the
 # examples name exist (fixture_PAGE below builds them from testdata/), with
-# the tree installed as a user installs it (make install PREFIX=scratch, its
-# bin on PATH, its lib on LD_LIBRARY_PATH and PKG_CONFIG_PATH, its include
-# on C_INCLUDE_PATH), and build/ beside them for the pages that name it.
+# the tree installed as a user installs it (make install PREFIX=scratch:
+# its bin on PATH, its lib on LD_LIBRARY_PATH and PKG_CONFIG_PATH, its
+# include on C_INCLUDE_PATH, its Python module on PYTHONPATH), and build/
+# beside them for the pages that name it.
 # Each command must exit 0 (non-zero when the lines under it are an error),
 # and the lines the page prints under it must be in what it printed, numbers
 # masked (tests/docs/readme.py's mask; "..." stands for anything).
@@ -34,12 +35,17 @@ fi
 cat >"$T/skips" <<'SKIPS'
 patchsite dump --folded | flamegraph.pl >flame.svg	flamegraph.pl (Brendan Gregg's FlameGraph) is not packaged in Debian 12; dump --flamegraph is its stand-in
 LD_PRELOAD=build/libpatchsite.so PATCHSITE_TRACER=function_graph PATCHSITE_FORMAT=folded PATCHSITE_OUTPUT=out.folded ./prog && flamegraph.pl out.folded >flame.svg	flamegraph.pl is not packaged in Debian 12
+patchverify fs/open.o	no kernel tree is built here (Debian 12 ships linux-source as sources only)
+patchverify --summary --jobs 2 /lib/modules/$(uname -r)	no /lib/modules here (a container: the running kernel is the host's)
+patchverify --system-map /boot/System.map-6.1.0-56-amd64 vmlinux	no /boot kernel or vmlinux here (linux-image-*-dbg is not installed)
+patchverify --json --list --expect-sorted vmlinux	no vmlinux here (linux-image-*-dbg is not installed)
 SKIPS
 
 make --no-print-directory -s install PREFIX="$T/inst" >"$T/inst.log" 2>&1 ||
 	{ fail "make install PREFIX=scratch" "$T/inst.log"; echo "$PASS passed, $FAIL failed"; exit 1; }
 export PATH="$T/inst/bin:$PATH" LD_LIBRARY_PATH="$T/inst/lib" PKG_CONFIG_PATH="$T/inst/lib/pkgconfig" \
-	C_INCLUDE_PATH="$T/inst/include" LIBRARY_PATH="$T/inst/lib"
+	C_INCLUDE_PATH="$T/inst/include" LIBRARY_PATH="$T/inst/lib" \
+	PYTHONPATH="$T/inst/lib/$(python3 -c 'import sys; print("python%d.%d" % sys.version_info[:2])')/dist-packages"
 unset PATCHSITE_LIB
 
 pg() { $CC -O2 -g -pg -mfentry -mrecord-mcount "$@" -pthread; }
@@ -48,10 +54,11 @@ fixture_patchsite_7() {
 	cp "$SRC/basic.c" prog.c && pg -o basic prog.c && pg -o probes "$SRC/probes.c" -rdynamic &&
 	pg -fPIC -shared -o libwork.so "$SRC/libwork.c" &&
 	pg -o uselib "$SRC/uselib.c" ./libwork.so -Wl,-rpath,"$PWD" &&
-	printf 'prog: prog.o\n\t$(CC) $(CFLAGS) -o $@ prog.o\n' >Makefile
+	printf 'prog: prog.o\n\t$(CC) $(CFLAGS) -o $@ prog.o\n' >Makefile &&
+	pg -o server "$SRC/server.c"
 }
 fixture_libpatchsite_3() { cp "$SRC/basic.c" prog.c; }
-fixture_patchsite_event_3() { cp "$SRC/branches.c" prog.c; }
+fixture_patchsite_event_3() { cp "$SRC/branchdoc.c" prog.c; }
 fixture_patchsite_record_1() { pg -o readtrig "$SRC/readtrig.c" && pg -o server "$SRC/server.c"; }
 fixture_patchsite_ctl_1() { pg -o server "$SRC/server.c"; }
 fixture_patchsite_script_1() {
@@ -59,7 +66,9 @@ fixture_patchsite_script_1() {
 	# calls.py is the page's own script (its first block, set in CR).
 	sed -n '/^\.ft CR$/,/^\.ft R$/p' "$TOP/man/patchsite-script.1" | sed '1d;$d' >calls.py
 }
-fixture_patchsite_replay_1() { pg -o feat "$SRC/feat.c" && patchsite record -- ./feat trig; }
+fixture_patchsite_replay_1() {
+	pg -o feat "$SRC/feat.c" && PATCHSITE_TRIGGER='leaf:snapshot:2' patchsite record -- ./feat trig
+}
 fixture_patchsite_dump_1() { pg -o basic "$SRC/basic.c" && patchsite record -- ./basic; }
 fixture_patchsite_pipe_1() { pg -o basic "$SRC/basic.c" && patchsite record -- ./basic; }
 fixture_patchsite_report_1() {
@@ -67,7 +76,11 @@ fixture_patchsite_report_1() {
 	patchsite record -d today -- ./server 100 && patchsite record -- ./server 100
 }
 fixture_recordmcount_1() { printf 'int g(int);\nint f(int x) { return g(x) + 1; }\n' >f.c; }
-fixture_patchverify_1() { :; }
+fixture_patchverify_1() {
+	# bad.o: the page's misaligned entry, one byte into gfun's call.
+	printf '.text\n.globl gfun\n.type gfun,@function\ngfun: call __fentry__\nret\n.size gfun,.-gfun\n.section __mcount_loc,"a"\n.quad gfun+1\n' >bad.s &&
+	$CC -c bad.s -o bad.o
+}
 
 for page in man/*.[0-9]; do
 	name=$(basename "$page")

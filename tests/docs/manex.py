@@ -24,7 +24,7 @@ import re
 import sys
 
 sys.path.insert(0, __file__.rsplit('/', 1)[0])
-from readme import mask  # noqa: E402  the README check's masking of numbers
+from readme import mask_numbers as mask  # noqa: E402  the README check's masking
 
 COMMANDS = {'patchsite', 'patchverify', 'recordmcount', 'gcc', 'make', 'python3',
             'readelf', 'patchsite-cc', 'patchsite-c++'}
@@ -94,7 +94,8 @@ def script(page, outdir, skipfile):
             with open('%s/exp.%d' % (outdir, k), 'w') as f:
                 f.write(''.join(l + '\n' for l in exp))
             err = any(': error:' in l for l in exp)
-            bg = cmd.split('#')[0].rstrip().endswith('&') and not cmd.rstrip().endswith('&&')
+            # A program left running (cmd & ...): killed at the page's end.
+            bg = re.search(r'(^|[^&])&([^&]|$)', cmd.split('#')[0]) is not None
             status = 'bg' if bg else 'nz' if err else '0'
             if cmd in skip:
                 status = 'skip'
