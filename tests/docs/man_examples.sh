@@ -35,10 +35,10 @@ fi
 cat >"$T/skips" <<'SKIPS'
 patchsite dump --folded | flamegraph.pl >flame.svg	flamegraph.pl (Brendan Gregg's FlameGraph) is not packaged in Debian 12; dump --flamegraph is its stand-in
 LD_PRELOAD=build/libpatchsite.so PATCHSITE_TRACER=function_graph PATCHSITE_FORMAT=folded PATCHSITE_OUTPUT=out.folded ./prog && flamegraph.pl out.folded >flame.svg	flamegraph.pl is not packaged in Debian 12
-patchverify fs/open.o	no kernel tree is built here (Debian 12 ships linux-source as sources only)
-patchverify --summary --jobs 2 /lib/modules/$(uname -r)	no /lib/modules here (a container: the running kernel is the host's)
-patchverify --system-map /boot/System.map-6.1.0-56-amd64 vmlinux	no /boot kernel or vmlinux here (linux-image-*-dbg is not installed)
-patchverify --json --list --expect-sorted vmlinux	no vmlinux here (linux-image-*-dbg is not installed)
+patchverify fs/open.o	a built kernel tree (make check-kernel builds Linux 6.1 from linux-source-6.1 for tens of minutes and runs patchverify on its objects)
+patchverify --summary --jobs 2 /lib/modules/$(uname -r)	no /lib/modules here (a container: the running kernel is the host's); a built kernel tree (make check-kernel builds Linux 6.1 from linux-source-6.1 for tens of minutes and runs patchverify on its objects)
+patchverify --system-map /boot/System.map-6.1.0-56-amd64 vmlinux	no /boot here, and no vmlinux: a built kernel tree (make check-kernel builds Linux 6.1 from linux-source-6.1 for tens of minutes and runs patchverify on its objects)
+patchverify --json --list --expect-sorted vmlinux	no vmlinux: a built kernel tree (make check-kernel builds Linux 6.1 from linux-source-6.1 for tens of minutes and runs patchverify on its objects)
 SKIPS
 
 make --no-print-directory -s install PREFIX="$T/inst" >"$T/inst.log" 2>&1 ||
@@ -54,7 +54,7 @@ fixture_patchsite_7() {
 	cp "$SRC/basic.c" prog.c && pg -o basic prog.c && pg -o probes "$SRC/probes.c" -rdynamic &&
 	pg -fPIC -shared -o libwork.so "$SRC/libwork.c" &&
 	pg -o uselib "$SRC/uselib.c" ./libwork.so -Wl,-rpath,"$PWD" &&
-	printf 'prog: prog.o\n\t$(CC) $(CFLAGS) -o $@ prog.o\n' >Makefile &&
+	printf 'app: prog.c\n\t$(CC) $(CFLAGS) -o $@ prog.c\n' >Makefile &&
 	pg -o server "$SRC/server.c"
 }
 fixture_libpatchsite_3() { cp "$SRC/basic.c" prog.c; }

@@ -18,8 +18,10 @@ LEVEL: ..." and "recordmcount: a.o: error: ..." are output formats, not
 commands).  A block with no command is a format or a code sample and is not
 run.  The lines under a command, up to the next command, are its output as
 the page prints it; the command must exit non-zero when they hold an
-": error:" line, 0 otherwise.
+"NAME: ...: error:" line of its own (NAME the command's name), 0 otherwise
+(a "patchsite: error:" line under ./prog is the runtime's: the program runs).
 """
+import os
 import re
 import sys
 
@@ -37,13 +39,17 @@ def unescape(line):
     return re.sub(r'\\f[BIRP]', '', line)
 
 
-def is_command(line):
+def cmd_word(line):
+    """The command's name: its first word after NAME=value assignments."""
     words = line.split()
     while words and re.match(r'^[A-Z_][A-Z0-9_]*=', words[0]):
         words.pop(0)
-    if not words or words[0].endswith(':'):
-        return False
-    return words[0] in COMMANDS or words[0].startswith('./')
+    return words[0] if words else ''
+
+
+def is_command(line):
+    w = cmd_word(line)
+    return not w.endswith(':') and (w in COMMANDS or w.startswith('./'))
 
 
 def blocks(page):
@@ -93,7 +99,10 @@ def script(page, outdir, skipfile):
             k += 1
             with open('%s/exp.%d' % (outdir, k), 'w') as f:
                 f.write(''.join(l + '\n' for l in exp))
-            err = any(': error:' in l for l in exp)
+            # A refusal: an error line from the command itself (patchsite:
+            # lines under ./prog are the runtime's, and the program runs on).
+            name = os.path.basename(cmd_word(cmd))
+            err = any(l.startswith(name + ':') and ': error:' in l for l in exp)
             # A program left running (cmd & ...): killed at the page's end.
             bg = re.search(r'(^|[^&])&([^&]|$)', cmd.split('#')[0]) is not None
             status = 'bg' if bg else 'nz' if err else '0'
