@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The man pages' example commands, for tests/docs/man_examples.sh.
 
-  manex.py script PAGE OUTDIR SKIPFILE   write OUTDIR/run.sh, which runs the
+  manex.py script PAGE OUTDIR SKIPFILE [san]  write OUTDIR/run.sh, which runs the
                                          page's example blocks in order, and
                                          OUTDIR/cmds (K STATUS TEXT a line),
                                          OUTDIR/exp.K (the lines the page
@@ -84,7 +84,16 @@ def blocks(page):
     return out
 
 
-def script(page, outdir, skipfile):
+# Under the sanitizers (man_examples.sh san): the runtime is an ASan build, which
+# neither loads into a program started without them (LD_PRELOAD=libpatchsite.so
+# ./prog, record -p) nor links into one (its archive, object and library): such a
+# command is left out, and the rest of its block with it (they act on what it
+# started or built).
+SAN_ONLY = ('LD_PRELOAD=', 'record -p', 'pkg-config --libs', '-l:libpatchsite.a', 'patchsite_o')
+SAN_WHY = 'under san: loads or links the ASan runtime into a program started or built without it'
+
+
+def script(page, outdir, skipfile, mode='plain'):
     skip = {}
     for line in open(skipfile):
         if line.strip() and not line.startswith('#'):
@@ -95,7 +104,11 @@ def script(page, outdir, skipfile):
     k = 0
     for b, cmds in enumerate(blocks(page), 1):
         sh.append('# block %d' % b)
+        san_skip = False
         for cmd, exp in cmds:
+            if mode == 'san' and (san_skip or any(w in cmd for w in SAN_ONLY)):
+                skip.setdefault(cmd, SAN_WHY)
+                san_skip = True
             k += 1
             with open('%s/exp.%d' % (outdir, k), 'w') as f:
                 f.write(''.join(l + '\n' for l in exp))
@@ -140,7 +153,7 @@ def compare(exp, out):
 
 if __name__ == '__main__':
     if sys.argv[1] == 'script':
-        sys.exit(script(*sys.argv[2:5]))
+        sys.exit(script(*sys.argv[2:6]))
     if sys.argv[1] == 'compare':
         sys.exit(compare(*sys.argv[2:4]))
     sys.exit(2)
