@@ -179,16 +179,46 @@ static int run_command(char *tok)
 }
 
 /*
+ * set_ftrace_filter's "FUNC [FETCHARG...] if COND" lines (events/filter_if.c)
+ * moved from rest to conds, whole: their fetch arguments (len=$arg2:u32) are
+ * not glob:command tokens, nor their blanks separators.
+ */
+static void take_conds(char *rest, char *conds)
+{
+	for (char *s = rest; *s;) {
+		size_t n = strcspn(s, "\n;");
+		char end = s[n];
+		bool cond;
+
+		s[n] = '\0';
+		cond = ps_filter_if_wants(s, 0);
+		if (cond)
+			strcat(strcat(conds, "\n"), s);
+		s[n] = end;
+		if (cond)
+			memset(s, ' ', n);
+		s += n + (end != '\0');
+	}
+}
+
+/*
  * Globs first, as one call (a typo leaves the old set), then commands.  A
  * write of commands alone leaves the functions selected as they were, as
  * in ftrace; an empty write clears them.
  */
 static int globs_write(enum which w, const char *value, bool append)
 {
-	char *copy = strdup(value), *globs = calloc(1, strlen(value) + 1), *save = NULL, *tok;
+	size_t len = strlen(value) + 2;
+	char *copy = strdup(value), *globs = calloc(1, 2 * len), *save = NULL, *tok;
+	char *conds = calloc(1, len), *rest = strdup(value);
 	bool any_cmd = false, any_glob = false;
-	int err = copy && globs ? 0 : -ENOMEM;
+	int err = copy && globs && conds && rest ? 0 : -ENOMEM;
 
+	if (!err && w == FILTER) {
+		take_conds(rest, conds);
+		strcpy(copy, rest);
+		any_glob = conds[0] != '\0';
+	}
 	for (tok = err ? NULL : strtok_r(copy, SEPARATORS, &save); tok;
 	     tok = strtok_r(NULL, SEPARATORS, &save)) {
 		if (!is_command(tok)) {
@@ -202,10 +232,10 @@ static int globs_write(enum which w, const char *value, bool append)
 		any_cmd |= is_command(tok);
 	}
 	if (!err && (any_glob || !any_cmd))
-		err = apply_globs(w, globs, !append);
+		err = apply_globs(w, strcat(globs, conds), !append);
 	/* The globs took: now the commands, in order, from a fresh copy. */
 	if (!err && any_cmd) {
-		strcpy(copy, value);
+		strcpy(copy, rest);
 		for (tok = strtok_r(copy, SEPARATORS, &save); tok && !err;
 		     tok = strtok_r(NULL, SEPARATORS, &save))
 			if (is_command(tok))
@@ -213,6 +243,8 @@ static int globs_write(enum which w, const char *value, bool append)
 	}
 	free(copy);
 	free(globs);
+	free(conds);
+	free(rest);
 	return err;
 }
 

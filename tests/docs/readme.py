@@ -42,10 +42,14 @@ def more_block(readme):
     return [l for l in lines[start:lines.index('```', start)] if l.strip()]
 
 
-def mask(line):
+def mask_numbers(line):
     line = re.sub(r'[+!#*@$] +(?=\d)', ' ', line)     # ftrace's duration markers
     line = re.sub(r'\d+(\.\d+)? (ns|us|ms|s)\b', 'T', line)
-    line = re.sub(r'\d+(\.\d+)?', 'N', line)
+    return re.sub(r'\d+(\.\d+)?', 'N', line)
+
+
+def mask(line):
+    line = mask_numbers(line)
     # function_graph: a call shown as a leaf in one run may be open in
     # another (a thread's lines merged inside it): keep the name only.
     m = re.match(r'^(.*?\|)[^|]*\| ( *)([\w.]+)\(\)( \{|;)$', line.rstrip())

@@ -80,6 +80,32 @@ else
 	fail "PATCHSITE_FILTER condition: traced $got, gdb $want" "$T/err"
 fi
 
+# The control file, with fetch arguments (patchsite.7's example): the line is taken whole
+# (its len=$arg2:u32 is no glob:command).  server.c's handle_request(id) calls
+# send_msg(buf, (id % 8) * 250): len > 1000 for 3 ids of every 8, in a row, so each
+# handle_request line is followed by a send_msg line in runs of 3, and 5 without.
+$CC -O2 -g -pg -mfentry -mrecord-mcount testdata/patchsite/server.c -o "$T/server" 2>"$T/build.log" ||
+	fail "build server" "$T/build.log"
+LD_PRELOAD="$SANPRE${SANPRE:+ }$PATCHSITE_LIB" "$T/server" 2>"$T/srv.err" &
+spid=$!
+"$PS" ctl $spid set_ftrace_filter 'handle_request
+send_msg len=$arg2:u32 if len > 1000' 2>"$T/err" &&
+	"$PS" ctl $spid set_ftrace_filter >"$T/filt" 2>>"$T/err" &&
+	"$PS" ctl $spid current_tracer function 2>>"$T/err" && sleep 0.5 &&
+	"$PS" ctl $spid tracing_on 0 2>>"$T/err" &&
+	"$PS" replay --no-sched -d "$("$PS" ctl $spid trace_dir)" >"$T/ctl.replay" 2>>"$T/err"
+kill $spid; wait $spid 2>/dev/null
+runs=$(awk '/ handle_request <-/ { if (h) s = s "0"; h = 1 } / send_msg <-/ { if (h) s = s "1"; h = 0 }
+	END { print s }' "$T/ctl.replay")
+per=$(printf '%01000d' 0 | sed 's/0/00000111/g')	# (00000111)* long enough to hold runs
+if grep -q 'send_msg len:u32 if len > 1000' "$T/filt" && [ ${#runs} -ge 16 ] &&
+	case "$per$per" in *"$runs"*) true ;; *) false ;; esac; then
+	pass "ctl set_ftrace_filter 'send_msg len=\$arg2:u32 if len > 1000': ${#runs} requests, send_msg in runs of 3 of 8"
+else
+	{ cat "$T/filt"; echo "runs: $runs"; } >>"$T/err"
+	fail "ctl set_ftrace_filter with a fetch argument and a condition" "$T/err"
+fi
+
 # Refusals: one line naming the reason, exit 2.
 for bad in "ra_mix if zz > 1:no parameter 'zz'" "ra_mix if b >:b >" \
 	   "no_such if arg1 > 1:no_such"; do
