@@ -1,0 +1,208 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# No-flag sites on real programs (issue 37): Debian's own binaries and libraries as shipped
+# (stripped, built without any tracing flag), proven by `patchverify --noflag --proof` here,
+# then traced by `patchsite record --noflag-proof` on a real job each.
+# usage  noflag_real.sh BUILD_DIR plain|san
+#
+# Each case: PROGRAM, the objects proven (the program, and a library it loads), the job.
+# Oracles, per case:
+#   - the untraced run: traced with function_graph and with function, stdout, stderr and the
+#     exit status are byte for byte the untraced run's (PATCHSITE_LOG=0: the runtime's own
+#     warnings, which name every form c/p site it does not arm, are silenced so the program's
+#     stderr is compared alone); jobs that exit 1 (grep with no match, diff, gzip -t of a
+#     damaged file) included;
+#   - gdb: the call counts of the traced functions called at most LIMIT times (up to NPICK of
+#     them, most called first, from every proven object) are the hit counts of breakpoints at
+#     their entries (tests/patchsite/noflag_count_gdb.py) on the same job, untraced; the
+#     traced runs have address randomisation off (setarch -R) as gdb's runs have: find's
+#     comparator of a hash table of pointers runs 269 or 270 times as the heap moves;
+#   - the file: at the traced program's exit, its code in memory differs from the file's bytes
+#     only inside the first 5 bytes of a form a/b site of the proof (the jump to its stub):
+#     nothing is written where nothing was proven (tests/patchsite/noflag_written_gdb.py);
+#   - replay and report read the trace: non-empty, with functions of each proven object.
+# A program or library that is not installed is skipped by name (scripts/deps.sh installs them).
+set -u
+. tests/patchsite/lib.sh	# suite_init, record, pass, fail
+suite_init noflag_real "${1:-build}" "${2:-plain}"
+PV="$PWD/$B/patchverify"
+COUNT_GDB="$TESTS/noflag_count_gdb.py"
+WRITTEN_GDB="$TESTS/noflag_written_gdb.py"
+LIB=/lib/x86_64-linux-gnu
+LIMIT=3000
+NPICK=12
+
+if [ "$(uname -m)" != x86_64 ]; then
+	echo "noflag_real.sh: no-flag sites: x86-64 only for now: skipped"
+	exit 0
+fi
+for tool in gdb python3; do
+	command -v $tool >/dev/null || { echo "noflag_real.sh: needs $tool"; exit 1; }
+done
+cd "$T" || exit 1
+
+# The jobs' inputs: fixed contents, so each run does the same work.
+seq 1 60000 > in.txt
+i=1
+while [ $i -le 30 ]; do
+	mkdir -p tree/d$((i % 5))
+	seq $i 3 $((i * 300)) > tree/d$((i % 5))/f$i.txt
+	i=$((i + 1))
+done
+printf 'hello world\nfoo bar\n' > tree/h.txt
+gzip -9 -c in.txt | head -c 2000 > damaged.gz
+printf '[{"a":1,"b":[1,2,3]},{"a":2,"b":[4,5],"c":"x"}]\n' > in.json
+
+# A proof per object, once: proof file named after the object's file.
+prove() {
+	p=proof.$(basename "$1")
+	[ -s "$p" ] && return 0
+	"$PV" --noflag --proof "$p" "$1" > "pv.$(basename "$1").log" 2>&1 ||
+		{ fail "patchverify --noflag --proof $1" "pv.$(basename "$1").log"; return 1; }
+}
+
+# real [--no-count WHY] NAME OBJECT[,OBJECT...] CMD ARG...: the checks above on one job;
+# --no-count: the calls' counts depend on timing (threads), gdb's are not compared.
+real() {
+	nocount=
+	[ "$1" = --no-count ] && { nocount=$2; shift 2; }
+	name=$1 objs=$2
+	shift 2
+	set -f
+	for o in $(echo "$objs" | tr , ' '); do
+		if [ ! -e "$o" ]; then
+			echo "SKIP $name: $o is not installed"
+			set +f
+			return 0
+		fi
+	done
+	args= nfenv= : > objs.txt
+	for o in $(echo "$objs" | tr , ' '); do
+		prove "$o" || { set +f; return 0; }
+		args="$args --noflag-proof proof.$(basename "$o")"
+		nfenv="$nfenv${nfenv:+:}$T/proof.$(basename "$o")"
+		echo "$o" >> objs.txt
+	done
+	set +f
+	"$@" > want.out 2> want.err
+	want_rc=$?
+	for tracer in function_graph function; do
+		PATCHSITE_LOG=0 LD_PRELOAD="$SANPRE" setarch -R "$PS" record -d "tr.$name.$tracer" --tracer=$tracer \
+			$args -- "$@" > got.out 2> got.err
+		rc=$?
+		if [ $rc = $want_rc ] && cmp -s want.out got.out && cmp -s want.err got.err; then
+			pass "$name $tracer: stdout, stderr and exit status ($rc) as untraced"
+		else
+			{ echo "exit $rc, untraced $want_rc"; diff want.out got.out | head -5
+			  diff want.err got.err | head -5; } > diff.txt
+			fail "$name $tracer: not as untraced" diff.txt
+		fi
+	done
+	d="tr.$name.function"
+	"$PS" report -d "$d" --json > rep.json 2> rep.err
+	"$PS" replay -d "tr.$name.function_graph" > replay.txt 2> replay.err
+	rrc=$?
+	# Names of the proven objects' functions: the proof's, else OBJECT+0xENTRY.
+	python3 - rep.json $(cat objs.txt) > picked.txt 2> pick.err <<PY
+import json, os, sys
+calls = {f["name"]: f["calls"] for f in json.load(open(sys.argv[1]))}
+seen, rows = set(), []
+for obj in sys.argv[2:]:
+    base = os.path.basename(obj)
+    hit = 0
+    for line in open("proof." + base):
+        f = line.split()
+        if f[0] != "site" or f[2] not in "ab":
+            continue
+        name = f[-1] if f[-1] != "-" else "%s+0x%s" % (base, f[1])
+        n = calls.get(name, 0)
+        hit += n > 0
+        if 0 < n <= $LIMIT and name not in seen:
+            seen.add(name)
+            rows.append((n, obj, f[1], name))
+    print("traced", base, hit)
+rows.sort(key=lambda r: (-r[0], r[3]))
+for n, obj, entry, name in rows[:$NPICK]:
+    print("pick", obj, entry, name, n)
+PY
+	nobj=$(wc -l < objs.txt)
+	hitobj=$(awk '$1 == "traced" && $3 > 0' picked.txt | wc -l)
+	if [ -s rep.json ] && [ $rrc = 0 ] && [ -s replay.txt ] && [ "$hitobj" = "$nobj" ]; then
+		pass "$name: report and replay read the trace; functions of each proven object traced ($(awk '$1 == "traced" { printf "%s %s ", $2, $3 }' picked.txt))"
+	else
+		cat rep.err replay.err pick.err picked.txt > rr.txt 2>/dev/null
+		fail "$name: report/replay (replay exit $rrc)" rr.txt
+	fi
+	# gdb's counts of the picked functions, on the same job, untraced.
+	awk '$1 == "pick" { print $2, $3, $4 }' picked.txt > count.in
+	awk '$1 == "pick" { print $4, $5 }' picked.txt | sort > ps.counts
+	NF_COUNT=$T/count.in NF_OUT=$T/gdb.out gdb -batch -x "$COUNT_GDB" --args "$@" \
+		> count.out 2>&1
+	awk '$1 == "count" { print $2, $3 }' count.out | sort > gdb.counts
+	if [ -n "$nocount" ]; then
+		echo "SKIP $name: call counts against gdb: $nocount"
+	elif [ -s ps.counts ] && cmp -s gdb.counts ps.counts && cmp -s want.out gdb.out; then
+		pass "$name: call counts of $(wc -l < ps.counts) functions are gdb's ($(awk '{ printf "%s:%s ", $1, $2 }' ps.counts | cut -c1-120))"
+	else
+		{ cmp want.out gdb.out; diff gdb.counts ps.counts; tail -5 count.out; } > counts.diff
+		fail "$name: call counts differ from gdb's (< gdb, > patchsite)" counts.diff
+	fi
+	# The code in memory at exit: changed only at proven sites.
+	cat proof.* > allproofs.txt
+	NF_WRITTEN=$T/objs.txt NF_OUT=$T/written.prog ASAN_OPTIONS=detect_leaks=0 gdb -batch \
+		-ex "set environment LD_PRELOAD=$SANPRE $PATCHSITE_LIB" \
+		-ex "set environment PATCHSITE_NOFLAG=$nfenv" \
+		-ex "set environment PATCHSITE_TRACER=function" \
+		-ex "set environment PATCHSITE_LOG=0" \
+		-ex "set environment PATCHSITE_OUTPUT=/dev/null" \
+		-x "$WRITTEN_GDB" --args "$@" > written.out 2>&1
+	python3 - written.out $(cat objs.txt) > written.res <<'PY'
+import os, sys
+sites = {}
+for obj in sys.argv[2:]:
+    s = set()
+    for line in open("proof." + os.path.basename(obj)):
+        f = line.split()
+        if f[0] == "site" and f[2] in "ab":
+            at = int(f[3], 16)
+            s.update(range(at, at + 5))
+    sites[os.path.realpath(obj)] = s
+bad, written, compared = [], 0, 0
+for line in open(sys.argv[1]):
+    f = line.split()
+    if f[:1] == ["changed"]:
+        at, n = int(f[2], 16), int(f[3])
+        if any(a not in sites.get(f[1], ()) for a in range(at, at + n)):
+            bad.append("%s+0x%x(%d)" % (os.path.basename(f[1]), at, n))
+        written += 1
+    elif f[:1] == ["compared"]:
+        compared += 1
+print(compared, written, " ".join(bad[:8]) or "ok")
+PY
+	set -- $(cat written.res)
+	if [ "${1:-0}" = "$nobj" ] && [ "${2:-0}" -gt 0 ] && [ "${3:-}" = ok ]; then
+		pass "$name: code at exit as in the file but for $2 runs of bytes, each in a proven site's jump"
+	else
+		cat written.res >> written.out
+		fail "$name: code changed outside proven sites: $(cat written.res)" written.out
+	fi
+}
+
+real gzip /usr/bin/gzip gzip -9 -c in.txt
+real gzip-t /usr/bin/gzip gzip -t damaged.gz
+real grep /usr/bin/grep,$LIB/libpcre2-8.so.0 grep -rnP '^1[0-9]*7$' tree
+real grep-nomatch /usr/bin/grep grep -r nomatchzzz tree
+real sed /usr/bin/sed sed -e 's/1/one/g' -e '/5/d' -e 300q in.txt
+real --no-count "two threads: how often lzma_code runs depends on when the worker is done" \
+	xz-T2 /usr/bin/xz,$LIB/liblzma.so.5 xz -T2 -6 -c in.txt
+xz -6 -c in.txt > in.xz
+real xz-d /usr/bin/xz,$LIB/liblzma.so.5 xz -d -c in.xz
+real bzip2 /usr/bin/bzip2,$LIB/libbz2.so.1.0 bzip2 -c in.txt
+real diff /usr/bin/diff diff -u tree/d1/f11.txt tree/d2/f12.txt
+real tar /usr/bin/tar tar --sort=name --mtime=@0 --owner=0 --group=0 -cf - tree
+real find /usr/bin/find find tree -name '*1*.txt' -size +1k
+real sort /usr/bin/sort sort -r -k1,1n tree/d3/f13.txt
+real jq /usr/bin/jq,$LIB/libjq.so.1 jq -S '.[].b' in.json
+
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" = 0 ]
