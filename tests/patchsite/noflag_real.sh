@@ -12,7 +12,7 @@
 #     warnings, which name every form c/p site it does not arm, are silenced so the program's
 #     stderr is compared alone); jobs that exit 1 (grep with no match, diff, gzip -t of a
 #     damaged file) included;
-#   - gdb: the call counts of the traced functions called at most LIMIT times (up to NPICK of
+#   - gdb: the call counts (function and function_graph) of the traced functions called at most LIMIT times (up to NPICK of
 #     them, most called first, from every proven object) are the hit counts of breakpoints at
 #     their entries (tests/patchsite/noflag_count_gdb.py) on the same job, untraced; the
 #     traced runs have address randomisation off (setarch -R) as gdb's runs have: find's
@@ -29,8 +29,8 @@ PV="$PWD/$B/patchverify"
 COUNT_GDB="$TESTS/noflag_count_gdb.py"
 WRITTEN_GDB="$TESTS/noflag_written_gdb.py"
 LIB=/lib/x86_64-linux-gnu
-LIMIT=3000
-NPICK=12
+LIMIT=400
+NPICK=8
 
 if [ "$(uname -m)" != x86_64 ]; then
 	echo "noflag_real.sh: no-flag sites: x86-64 only for now: skipped"
@@ -136,15 +136,28 @@ PY
 	# gdb's counts of the picked functions, on the same job, untraced.
 	awk '$1 == "pick" { print $2, $3, $4 }' picked.txt > count.in
 	awk '$1 == "pick" { print $4, $5 }' picked.txt | sort > ps.counts
+	# function_graph's from its replay, one entry a line ("f() {" or "f();"): report counts
+	# finished calls, and gzip's exit path (gzip -t) calls exit() from inside its functions.
+	python3 -c 'import collections, sys
+calls = collections.Counter()
+for line in open(sys.argv[1]):
+    f = line.rsplit("|", 1)[-1].strip()
+    if f.endswith("() {") or f.endswith("();"):
+        calls[f[:f.rindex("(")]] += 1
+for line in open(sys.argv[2]):
+    n = line.split()[0]
+    print(n, calls[n])' replay.txt ps.counts > psg.counts 2>> rep.err
 	NF_COUNT=$T/count.in NF_OUT=$T/gdb.out gdb -batch -x "$COUNT_GDB" --args "$@" \
 		> count.out 2>&1
 	awk '$1 == "count" { print $2, $3 }' count.out | sort > gdb.counts
 	if [ -n "$nocount" ]; then
 		echo "SKIP $name: call counts against gdb: $nocount"
-	elif [ -s ps.counts ] && cmp -s gdb.counts ps.counts && cmp -s want.out gdb.out; then
-		pass "$name: call counts of $(wc -l < ps.counts) functions are gdb's ($(awk '{ printf "%s:%s ", $1, $2 }' ps.counts | cut -c1-120))"
+	elif [ -s ps.counts ] && cmp -s gdb.counts ps.counts && cmp -s gdb.counts psg.counts &&
+	     cmp -s want.out gdb.out; then
+		pass "$name: call counts of $(wc -l < ps.counts) functions (function, function_graph) are gdb's ($(awk '{ printf "%s:%s ", $1, $2 }' ps.counts | cut -c1-120))"
 	else
-		{ cmp want.out gdb.out; diff gdb.counts ps.counts; tail -5 count.out; } > counts.diff
+		{ cmp want.out gdb.out; diff gdb.counts ps.counts; echo "function_graph:"
+		  diff gdb.counts psg.counts; tail -5 count.out; } > counts.diff
 		fail "$name: call counts differ from gdb's (< gdb, > patchsite)" counts.diff
 	fi
 	# The code in memory at exit: changed only at proven sites.
@@ -154,7 +167,7 @@ PY
 		-ex "set environment PATCHSITE_NOFLAG=$nfenv" \
 		-ex "set environment PATCHSITE_TRACER=function" \
 		-ex "set environment PATCHSITE_LOG=0" \
-		-ex "set environment PATCHSITE_OUTPUT=/dev/null" \
+		-ex "set environment PATCHSITE_DATA=$T/wdata" \
 		-x "$WRITTEN_GDB" --args "$@" > written.out 2>&1
 	python3 - written.out $(cat objs.txt) > written.res <<'PY'
 import os, sys
@@ -203,6 +216,42 @@ real tar /usr/bin/tar tar --sort=name --mtime=@0 --owner=0 --group=0 -cf - tree
 real find /usr/bin/find find tree -name '*1*.txt' -size +1k
 real sort /usr/bin/sort sort -r -k1,1n tree/d3/f13.txt
 real jq /usr/bin/jq,$LIB/libjq.so.1 jq -S '.[].b' in.json
+
+# The C library and the dynamic linker run the runtime itself: a proof of either is refused by
+# name (before, a proof of libc.so.6 made gzip die of SIGSEGV at start-up: libc's syscall(),
+# which the runtime calls, was armed), the program's own sites are traced, and nothing of
+# libc.so.6 is written (gdb reads its code at exit against the file).
+libc=$(readlink -f $LIB/libc.so.6)
+if prove /usr/bin/gzip && prove $LIB/libc.so.6 && prove /lib64/ld-linux-x86-64.so.2; then
+	gzip -c in.txt > want.out
+	record -d tr.libc --tracer=function --noflag-proof proof.gzip --noflag-proof proof.libc.so.6 \
+		--noflag-proof proof.ld-linux-x86-64.so.2 -- gzip -c in.txt > got.out 2> got.err
+	rc=$?
+	"$PS" report -d tr.libc --json > rep.json 2>&1
+	n=$(grep -c '"name":"gzip+0x' rep.json)
+	if [ $rc = 0 ] && cmp -s want.out got.out && [ "$n" -gt 0 ] &&
+	   grep -q '^patchsite: warning: libc.so.6: no-flag sites of the C library, which patchsite itself runs on: not armed (proof.libc.so.6 not used)$' got.err &&
+	   grep -q '^patchsite: warning: ld-linux-x86-64.so.2: no-flag sites of the dynamic linker, which patchsite itself runs on: not armed (proof.ld-linux-x86-64.so.2 not used)$' got.err
+	then
+		pass "proofs of libc.so.6 and ld.so refused by name; gzip's own $n functions traced, output as untraced"
+	else
+		echo "exit $rc" >> got.err
+		fail "proofs of libc.so.6 and ld.so: not refused as said" got.err
+	fi
+	echo $libc > objs.txt
+	NF_WRITTEN=$T/objs.txt NF_OUT=$T/written.prog ASAN_OPTIONS=detect_leaks=0 gdb -batch \
+		-ex "set environment LD_PRELOAD=$SANPRE $PATCHSITE_LIB" \
+		-ex "set environment PATCHSITE_NOFLAG=$T/proof.gzip:$T/proof.libc.so.6" \
+		-ex "set environment PATCHSITE_TRACER=function" \
+		-ex "set environment PATCHSITE_LOG=0" \
+		-ex "set environment PATCHSITE_DATA=$T/wdata" \
+		-x "$WRITTEN_GDB" --args gzip -c in.txt > written.out 2>&1
+	if grep -q "^compared $libc [1-9]" written.out && ! grep -q '^changed' written.out; then
+		pass "libc.so.6's code at gzip's exit is the file's: nothing written"
+	else
+		fail "libc.so.6's code changed or not read" written.out
+	fi
+fi
 
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]

@@ -38,13 +38,19 @@ shown = gdb.execute("show args", to_string=True)	# ... is "ARGS".  (quoted for t
 gdb.execute("run %s > %s 2> %s.err" % (shown[shown.index('"') + 1:shown.rindex('"')],
                                        os.environ["NF_OUT"], os.environ["NF_OUT"]), to_string=True)
 
-bias = {}
+# Each object's load bias from its mapping of the segment holding code: the runtime maps the
+# files it reads (read-only, at offset 0 too), so the first mapping at offset 0 may be that.
+maps = []
 for line in gdb.execute("info proc mappings", to_string=True).splitlines():
     f = line.split()
-    if len(f) >= 5 and f[0].startswith("0x") and f[-1].startswith("/"):
-        path = os.path.realpath(f[-1])
-        if int(f[3], 16) == 0 and path not in bias:
-            bias[path] = int(f[0], 16)
+    if len(f) >= 6 and f[0].startswith("0x") and f[-1].startswith("/") and "x" in f[-2]:
+        maps.append((os.path.realpath(f[-1]), int(f[0], 16), int(f[3], 16)))
+bias = {}
+for obj in objs:
+    for vaddr, off, size in exec_segments(obj)[:1]:
+        for path, start, moff in maps:
+            if path == obj and moff == off & ~0xfff:
+                bias[obj] = start - (vaddr & ~0xfff)
 
 inf = gdb.selected_inferior()
 for obj in objs:
