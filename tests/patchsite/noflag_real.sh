@@ -217,6 +217,27 @@ real find /usr/bin/find find tree -name '*1*.txt' -size +1k
 real sort /usr/bin/sort sort -r -k1,1n tree/d3/f13.txt
 real jq /usr/bin/jq,$LIB/libjq.so.1 jq -S '.[].b' in.json
 
+# A signal: seq killed by SIGPIPE when head has gone (bash's PIPESTATUS says 141 0, traced as
+# untraced); its trace ends there and is read, with seq's own functions in it.
+if [ -e /usr/bin/seq ] && prove /usr/bin/seq; then
+	bash -c 'seq 1 1000000 | head -2; echo "${PIPESTATUS[*]}"' > want.out 2> want.err
+	PATCHSITE_LOG=0 record -d tr.seq --noflag-proof proof.seq -- \
+		bash -c 'seq 1 1000000 | head -2; echo "${PIPESTATUS[*]}"' > got.out 2> got.err
+	rc=$?
+	"$PS" replay -d tr.seq > replay.txt 2> replay.err
+	n=$(grep -c 'seq-[0-9]* .*seq+0x' replay.txt)
+	if [ $rc = 0 ] && [ "$(tail -1 got.out)" = "141 0" ] && cmp -s want.out got.out &&
+	   cmp -s want.err got.err && [ "$n" -gt 0 ] &&
+	   grep -q '^# process [0-9]* ended abnormally' replay.txt; then
+		pass "seq killed by SIGPIPE: output and statuses as untraced (141 0), $n calls of seq's own read back"
+	else
+		{ echo "exit $rc, $n calls"; cat got.out got.err replay.err; } > diff.txt
+		fail "seq killed by SIGPIPE" diff.txt
+	fi
+else
+	echo "SKIP seq: /usr/bin/seq is not installed"
+fi
+
 # The C library and the dynamic linker run the runtime itself: a proof of either is refused by
 # name (before, a proof of libc.so.6 made gzip die of SIGSEGV at start-up: libc's syscall(),
 # which the runtime calls, was armed), the program's own sites are traced, and nothing of
