@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # No-flag sites on real programs (issue 37): Debian's own binaries and libraries as shipped
 # (stripped, built without any tracing flag), proven by `patchverify --noflag --proof` here,
-# then traced by `patchsite record --noflag-proof` on a real job each.
+# then traced by `patchsite record --noflag-proof` on a real job each, through every site
+# form the proof has (a, b, c, p).
 # usage  noflag_real.sh BUILD_DIR plain|san
 #
 # Each case: PROGRAM, the objects proven (the program, and a library it loads), the job.
@@ -18,7 +19,8 @@
 #     traced runs have address randomisation off (setarch -R) as gdb's runs have: find's
 #     comparator of a hash table of pointers runs 269 or 270 times as the heap moves;
 #   - the file: at the traced program's exit, its code in memory differs from the file's bytes
-#     only inside the first 5 bytes of a form a/b site of the proof (the jump to its stub):
+#     only inside the first 5 bytes of a site of the proof (the jump to its stub; forms c and
+#     p, windows of several instructions, are armed at start-up like a and b):
 #     nothing is written where nothing was proven (tests/patchsite/noflag_written_gdb.py);
 #   - replay and report read the trace: non-empty, with functions of each proven object.
 # A program or library that is not installed is skipped by name (scripts/deps.sh installs them).
@@ -118,7 +120,7 @@ for obj in sys.argv[2:]:
     hit = 0
     for line in open("proof." + base):
         f = line.split()
-        if f[0] != "site" or f[2] not in "ab":
+        if f[0] != "site":
             continue
         name = f[-1] if f[-1] != "-" else "%s+0x%s" % (base, f[1])
         n = calls.get(name, 0)
@@ -156,11 +158,30 @@ for line in open(sys.argv[2]):
 	NF_COUNT=$T/count.in NF_OUT=$T/gdb.out ASAN_OPTIONS=detect_leaks=0 gdb -batch \
 		-ex "set environment LD_PRELOAD=$SANPRE" -x "$COUNT_GDB" --args "$@" > count.out 2>&1
 	awk '$1 == "count" { print $2, $3 }' count.out | sort > gdb.counts
+	# Counts that differ: those that change when the runtime is merely loaded (tracer nop,
+	# nothing armed) depend on where memory is, not on the tracer (diff's 0x14f20: 76 calls
+	# untraced, 108 with the runtime loaded and idle): named and left out.
+	moved=
+	if [ -z "$nocount" ] && ! { cmp -s gdb.counts ps.counts && cmp -s gdb.counts psg.counts; }; then
+		NF_COUNT=$T/count.in NF_OUT=$T/gdb2.out ASAN_OPTIONS=detect_leaks=0 gdb -batch \
+			-ex "set environment LD_PRELOAD=$SANPRE $PATCHSITE_LIB" \
+			-ex "set environment PATCHSITE_TRACER=nop" \
+			-ex "set environment PATCHSITE_LOG=0" \
+			-x "$COUNT_GDB" --args "$@" > count2.out 2>&1
+		awk '$1 == "count" { print $2, $3 }' count2.out | sort > gdb2.counts
+		moved=$(join gdb.counts gdb2.counts | awk '$2 != $3 { printf "%s ", $1 }')
+		for f in $moved; do
+			for c in gdb ps psg; do
+				grep -v "^$f " $c.counts > c.tmp
+				mv c.tmp $c.counts
+			done
+		done
+	fi
 	if [ -n "$nocount" ]; then
 		echo "SKIP $name: call counts against gdb: $nocount"
 	elif [ -s ps.counts ] && cmp -s gdb.counts ps.counts && cmp -s gdb.counts psg.counts &&
 	     cmp -s want.out gdb.out; then
-		pass "$name: call counts of $(wc -l < ps.counts) functions (function, function_graph) are gdb's ($(awk '{ printf "%s:%s ", $1, $2 }' ps.counts | cut -c1-120))"
+		pass "$name: call counts of $(wc -l < ps.counts) functions (function, function_graph) are gdb's ($(awk '{ printf "%s:%s ", $1, $2 }' ps.counts | cut -c1-120))${moved:+; left out, moved by the runtime merely loaded: $moved}"
 	else
 		{ cmp want.out gdb.out; diff gdb.counts ps.counts; echo "function_graph:"
 		  diff gdb.counts psg.counts; tail -5 count.out; } > counts.diff
@@ -182,7 +203,7 @@ for obj in sys.argv[2:]:
     s = set()
     for line in open("proof." + os.path.basename(obj)):
         f = line.split()
-        if f[0] == "site" and f[2] in "ab":
+        if f[0] == "site":
             at = int(f[3], 16)
             s.update(range(at, at + 5))
     sites[os.path.realpath(obj)] = s
