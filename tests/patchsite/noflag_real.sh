@@ -265,6 +265,55 @@ else
 	echo "SKIP seq: /usr/bin/seq is not installed"
 fi
 
+# A tracer turned on after start-up (ctl, the process waiting on its input): windows of several
+# instructions (forms c and p) are then refused (window-after-start-up: said by the log, which
+# the control channel's thread keeps quiet), since a thread could be inside one; single-
+# instruction sites (a, b) are armed then.  Oracle: the proof's forms of the functions the
+# report shows (none c or p), and the untraced output.
+if [ -e /usr/bin/jq ] && [ -e $LIB/libjq.so.1 ] && prove /usr/bin/jq && prove $LIB/libjq.so.1; then
+	untraced jq -c '.[] | .b' in.json > want.out 2>&1
+	rm -f in.fifo
+	mkfifo in.fifo
+	XDG_RUNTIME_DIR=$T/xdg LD_PRELOAD="$SANPRE" "$PS" record --tracer=nop -d tr.late \
+		--noflag-proof proof.jq --noflag-proof proof.libjq.so.1 -- jq -c '.[] | .b' \
+		< in.fifo > got.out 2> late.err &
+	RPID=$!
+	exec 3> in.fifo
+	ok=
+	for _ in $(seq 200); do
+		SPID=$(awk 'NR == 1 { print $1 }' tr.late/session 2>/dev/null)
+		[ -n "$SPID" ] && "$PS" ctl "$SPID" current_tracer function > ctl.err 2>&1 &&
+			{ ok=1; break; }
+		sleep 0.1
+	done
+	cat in.json >&3
+	exec 3>&-
+	wait $RPID
+	rc=$?
+	"$PS" report -d tr.late --json > rep.json 2>&1
+	python3 - rep.json proof.jq proof.libjq.so.1 > late.res <<'PY'
+import json, sys
+form = {}
+for p in sys.argv[2:]:
+    base = p[len("proof."):]
+    for line in open(p):
+        f = line.split()
+        if f[0] == "site":
+            form[f[-1] if f[-1] != "-" else "%s+0x%s" % (base, f[1])] = f[2]
+got = [f["name"] for f in json.load(open(sys.argv[1])) if f["name"] in form]
+print(len(got), sum(form[n] in "cp" for n in got))
+PY
+	set -- $(cat late.res)
+	if [ -n "$ok" ] && [ $rc = 0 ] && cmp -s want.out got.out && [ "${1:-0}" -gt 0 ] &&
+	   [ "${2:-x}" = 0 ]; then
+		pass "tracer on after start-up: $1 functions traced, all through forms a/b, no window (c, p) written; output as untraced"
+	else
+		{ echo "ctl ${ok:-failed}, exit $rc, traced/windows: $(cat late.res)"
+		  cat ctl.err; diff want.out got.out; head -5 late.err; } > diff.txt
+		fail "tracer on after start-up" diff.txt
+	fi
+fi
+
 # The C library and the dynamic linker run the runtime itself: a proof of either is refused by
 # name (before, a proof of libc.so.6 made gzip die of SIGSEGV at start-up: libc's syscall(),
 # which the runtime calls, was armed), the program's own sites are traced, and nothing of
