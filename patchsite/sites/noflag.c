@@ -9,7 +9,7 @@
  *   1. every file is read whole; a damaged one is said in one line (file,
  *      line, why) and nothing of it is used;
  *   2. an object whose build-id (else path) is a file's gets one site per
- *      record of form a or b, of kind SITE_ENTRY_NOFLAG, named by the
+ *      site record (forms a, b, c, p), of kind SITE_ENTRY_NOFLAG, named by the
  *      record (OBJECT+0xENTRY when nameless);
  *   3. arming: a site whose bytes in memory are not the recorded ones is
  *      refused (bytes-changed), as is one the arch cannot relocate (its

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Arming an object's no-flag sites at start-up (noflag.c found them; the
- * model is there): one thread, before main; windows of forms c and p only then.  Each site's bytes in memory
- * are compared with its proof's; the stubs are mapped (stubs.c leaves room
- * after the sites' own stubs) and the arch writes each out-of-line stub;
- * then the program's SITE gets its jump.  Every site starts idle.
+ * model is there): one thread, before main (windows of forms c and p are
+ * written only then).  Each site's bytes in memory are compared with its
+ * proof's; the stubs are mapped (stubs.c leaves room after the sites' own
+ * stubs) and the arch writes each out-of-line stub; then the program's SITE
+ * gets its jump.  Every site starts idle.
  */
 #include <dirent.h>
 #include <errno.h>
