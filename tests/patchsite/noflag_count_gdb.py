@@ -8,14 +8,18 @@
 # A breakpoint at the entry with an ignore count of 2^30 never stops the program and still
 # counts every execution.  The objects are found once the program reaches its ELF entry point
 # (AT_ENTRY from the auxiliary vector): by then ld.so has mapped every library loaded at
-# start-up; each object's load bias is the start of its mapping at file offset 0 (PIE and
-# shared objects are linked at 0).
+# start-up; each object's load bias from its code's mapping (noflag_gdb_maps.py).
 import os
+import sys
 
 import gdb
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from noflag_gdb_maps import load_bias  # noqa: E402
+
 gdb.execute("set pagination off")
 gdb.execute("set confirm off")
+gdb.execute("handle all nostop noprint pass", to_string=True)	# the program's own signals
 # The program's own output is not gdb's: a line of it could read as a count.
 # The program's output to NF_OUT (a file, as in the traced run: grep stops at its first match
 # when its output is /dev/null), its stderr to NF_OUT.err, not in gdb's.
@@ -39,13 +43,7 @@ for line in gdb.execute("info auxv", to_string=True).splitlines():
 gdb.Breakpoint("*%#x" % entry, temporary=True, internal=True)
 gdb.execute("continue", to_string=True)
 
-bias = {}
-for line in gdb.execute("info proc mappings", to_string=True).splitlines():
-    f = line.split()
-    if len(f) >= 5 and f[0].startswith("0x") and f[-1].startswith("/"):
-        path = os.path.realpath(f[-1])
-        if int(f[3], 16) == 0 and path not in bias:
-            bias[path] = int(f[0], 16)
+bias = load_bias(set(obj for obj, _, _ in want))
 
 bps = []
 for obj, at, name in want:

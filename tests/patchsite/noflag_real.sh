@@ -55,6 +55,20 @@ done
 printf 'hello world\nfoo bar\n' > tree/h.txt
 gzip -9 -c in.txt | head -c 2000 > damaged.gz
 printf '[{"a":1,"b":[1,2,3]},{"a":2,"b":[4,5],"c":"x"}]\n' > in.json
+# Python: an exception through 30 frames, a signal handler run, exit status 3.
+cat > job.py <<'PY'
+import os, signal, sys
+class E(Exception): pass
+def f(n):
+    if n == 0: raise E("bottom")
+    return f(n - 1)
+try: f(30)
+except E as e: print("caught", e)
+signal.signal(signal.SIGUSR1, lambda *a: print("signal"))
+os.kill(os.getpid(), signal.SIGUSR1)
+print(sorted({"k%d" % i: i * i for i in range(50)}.items())[:5])
+sys.exit(3)
+PY
 
 # The untraced run: under san with the sanitizers' runtimes preloaded as in the traced runs
 # (they change what some programs do: sort exits 1 under them; their allocator moves the
@@ -249,6 +263,7 @@ real tar /usr/bin/tar tar --sort=name --mtime=@0 --owner=0 --group=0 -cf - tree
 real find /usr/bin/find find tree -name '*1*.txt' -size +1k
 real sort /usr/bin/sort sort -r -k1,1n tree/d3/f13.txt
 real jq /usr/bin/jq,$LIB/libjq.so.1 jq -S '.[].b' in.json
+real python3.11 /usr/bin/python3.11 /usr/bin/python3.11 -S job.py	# ET_EXEC, 7,000 entries
 
 # A signal: seq killed by SIGPIPE when head has gone (bash's PIPESTATUS says 141 0, traced as
 # untraced); its trace ends there and is read, with seq's own functions in it.

@@ -7,30 +7,17 @@
 # "changed OBJECT ADDR" for each run of changed bytes (ADDR: the ELF virtual address, hex) and
 # "compared OBJECT BYTES".  The caller checks every run against the proof's sites.
 import os
-import struct
+import sys
 
 import gdb
 
-
-def exec_segments(path):
-    """(vaddr, offset, filesz) of each PT_LOAD with PF_X; 64-bit little-endian ELF only."""
-    with open(path, "rb") as f:
-        data = f.read(64)
-        phoff, = struct.unpack_from("<Q", data, 0x20)
-        phentsize, phnum = struct.unpack_from("<HH", data, 0x36)
-        f.seek(phoff)
-        ph = f.read(phentsize * phnum)
-    out = []
-    for i in range(phnum):
-        p_type, p_flags, p_offset, p_vaddr, _, p_filesz = struct.unpack_from(
-            "<IIQQQQ", ph, i * phentsize)
-        if p_type == 1 and p_flags & 1:
-            out.append((p_vaddr, p_offset, p_filesz))
-    return out
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from noflag_gdb_maps import exec_segments, load_bias  # noqa: E402
 
 
 gdb.execute("set pagination off")
 gdb.execute("set confirm off")
+gdb.execute("handle all nostop noprint pass", to_string=True)	# the program's own signals
 objs = [os.path.realpath(l.strip()) for l in open(os.environ["NF_WRITTEN"]) if l.strip()]
 gdb.execute("catch syscall exit_group", to_string=True)
 # The program's output to NF_OUT, not in gdb's.
@@ -38,20 +25,7 @@ shown = gdb.execute("show args", to_string=True)	# ... is "ARGS".  (quoted for t
 gdb.execute("run %s > %s 2> %s.err" % (shown[shown.index('"') + 1:shown.rindex('"')],
                                        os.environ["NF_OUT"], os.environ["NF_OUT"]), to_string=True)
 
-# Each object's load bias from its mapping of the segment holding code: the runtime maps the
-# files it reads (read-only, at offset 0 too), so the first mapping at offset 0 may be that.
-maps = []
-for line in gdb.execute("info proc mappings", to_string=True).splitlines():
-    f = line.split()
-    if len(f) >= 6 and f[0].startswith("0x") and f[-1].startswith("/") and "x" in f[-2]:
-        maps.append((os.path.realpath(f[-1]), int(f[0], 16), int(f[3], 16)))
-bias = {}
-for obj in objs:
-    for vaddr, off, size in exec_segments(obj)[:1]:
-        for path, start, moff in maps:
-            if path == obj and moff == off & ~0xfff:
-                bias[obj] = start - (vaddr & ~0xfff)
-
+bias = load_bias(objs)
 inf = gdb.selected_inferior()
 for obj in objs:
     if obj not in bias:
