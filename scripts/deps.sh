@@ -40,6 +40,10 @@ PKGS="$PKGS libpython3.11"
 # tests/verify/noflag.sh: patchverify --noflag proves Debian's own binaries as shipped
 # (ls, xz from xz-utils above, sqlite3, libc.so.6).
 PKGS="$PKGS sqlite3"
+# tests/patchsite/noflag_real.sh: Debian's programs and libraries as shipped, traced through
+# no-flag sites (bzip2 with libbz2, jq with libjq; gzip, grep, sed, xz, tar, find, diff and
+# sort are in every Debian system or above).
+PKGS="$PKGS bzip2 jq"
 if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
 	# Not Debian: nothing here can check or install packages; a machine
 	# that has them all (under its own names) builds all the same.

@@ -474,6 +474,7 @@ __attribute__((constructor)) static void ps_start(void)
 	ps_log_defer_errors = false;
 	ps_log_flush_deferred(env_said);
 	env_names_say();
+	ps_noflag_startup_done();	/* before the channel's thread: no more windows written */
 	if (!ps.init_err)
 		ps_channel_start();
 	ps_own_leave();

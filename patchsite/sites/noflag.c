@@ -9,7 +9,7 @@
  *   1. every file is read whole; a damaged one is said in one line (file,
  *      line, why) and nothing of it is used;
  *   2. an object whose build-id (else path) is a file's gets one site per
- *      record of form a or b, of kind SITE_ENTRY_NOFLAG, named by the
+ *      site record (forms a, b, c, p), of kind SITE_ENTRY_NOFLAG, named by the
  *      record (OBJECT+0xENTRY when nameless);
  *   3. arming: a site whose bytes in memory are not the recorded ones is
  *      refused (bytes-changed), as is one the arch cannot relocate (its
@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 
 #include "noflag.h"
@@ -204,6 +205,32 @@ static struct nf_proof *proof_of(const struct ps_module *m, const struct dl_phdr
 }
 
 /*
+ * What the runtime itself runs on: the C library (the object holding getauxval) and
+ * the dynamic linker (AT_BASE).  Their functions are called from inside the tracer
+ * (syscall() for a thread's id and membarrier, memcpy, the lazy binder), so a site
+ * there would enter the tracer from itself, and the arming's own calls run through
+ * the bytes it is writing: Debian's gzip with a proof of libc.so.6 died at start-up
+ * (SIGSEGV, found by bisecting the proof: libc's syscall(), a form b site).  NULL
+ * for any other object.
+ */
+static const char *runtime_object(const struct dl_phdr_info *info)
+{
+	uintptr_t libc_at = (uintptr_t)&getauxval, base = getauxval(AT_BASE);
+
+	if (base && info->dlpi_addr == base)
+		return "the dynamic linker";
+	for (unsigned j = 0; j < info->dlpi_phnum; j++) {
+		const Elf64_Phdr *q = &info->dlpi_phdr[j];
+		uintptr_t lo = info->dlpi_addr + q->p_vaddr;
+
+		if (q->p_type == PT_LOAD && (q->p_flags & PF_X) && libc_at >= lo &&
+		    libc_at - lo < q->p_memsz)
+			return "the C library";
+	}
+	return NULL;
+}
+
+/*
  * The sites of m from its proof (module.c, for an object that has no site
  * table; at start-up only, else said): in the order of the proof's sites, which is the
  * order of their slots.  Each addr is the program's SITE until ps_noflag_arm.
@@ -212,11 +239,17 @@ int ps_noflag_sites(struct ps_module *m, const struct dl_phdr_info *info, bool s
 {
 	struct nf_proof *p = nproofs ? proof_of(m, info) : NULL;
 	struct ps_noflag *nf;
+	const char *own;
 	size_t n = 0;
 
 	if (!p || !p->n)
 		return 0;
 	p->used = true;
+	if ((own = runtime_object(info))) {
+		ps_log(PATCHSITE_LOG_WARNING, "%s: no-flag sites of %s, which patchsite itself runs "
+		       "on: not armed (%s not used)", m->name, own, p->file);
+		return 0;
+	}
 	if (!startup) {
 		ps_log(PATCHSITE_LOG_WARNING, "%s: no-flag sites of objects loaded after start-up: "
 		       "not yet (%s not used)", m->name, p->file);

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Arming an object's no-flag sites at start-up (noflag.c found them; the
- * model is there): one thread, before main.  Each site's bytes in memory
- * are compared with its proof's; the stubs are mapped (stubs.c leaves room
- * after the sites' own stubs) and the arch writes each out-of-line stub;
- * then the program's SITE gets its jump.  Every site starts idle.
+ * model is there): one thread, before main (windows of forms c and p are
+ * written only then).  Each site's bytes in memory are compared with its
+ * proof's; the stubs are mapped (stubs.c leaves room after the sites' own
+ * stubs) and the arch writes each out-of-line stub; then the program's SITE
+ * gets its jump.  Every site starts idle.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,37 @@
 #include <sys/mman.h>
 
 #include "noflag.h"
+
+/*
+ * Windows of several instructions (forms c and p) are written only at
+ * start-up, in the constructor, while the process has one thread: the proof
+ * says no branch lands inside the window, but a thread preempted inside it (or
+ * a signal frame's PC there) would resume in the middle of the new jump.  A
+ * single instruction (forms a and b) needs nothing of the kind: the breakpoint
+ * protocol writes it while threads run.  Decided at the first object armed;
+ * closed by ps_noflag_startup_done.
+ */
+static enum { WINDOWS_UNDECIDED, WINDOWS_OPEN, WINDOWS_THREADS, WINDOWS_CLOSED } windows;
+
+/* The process has one thread (/proc/self/task); false when that cannot be read. */
+static bool one_thread(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	unsigned n = 0;
+
+	if (!d)
+		return false;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n == 1;
+}
+
+void ps_noflag_startup_done(void)
+{
+	windows = WINDOWS_CLOSED;
+}
 
 /* "prog: name (SITE 0x1139): why: not traced" */
 static void refuse(struct ps_module *m, struct ps_site *s, const char *why, const char *more)
@@ -159,6 +192,8 @@ int ps_noflag_arm(struct ps_module *m)
 		refuse_all(m, "the object has too many code segments");
 		return 0;
 	}
+	if (windows == WINDOWS_UNDECIDED)
+		windows = one_thread() ? WINDOWS_OPEN : WINDOWS_THREADS;
 	nf->armed = calloc(m->nsites, 1);
 	if (!nf->armed)
 		return -ENOMEM;
@@ -197,6 +232,12 @@ static size_t wanted(struct ps_module *m, struct ps_code_poke *pk, size_t *idx)
 		if (m->noflag->armed[i] || s->state == SITE_REFUSED ||
 		    !atomic_load_explicit(&s->want, memory_order_relaxed))
 			continue;
+		if ((k->form == 'c' || k->form == 'p') && windows != WINDOWS_OPEN) {
+			refuse(m, s, windows == WINDOWS_THREADS ? "window-with-threads" :
+			       "window-after-start-up", " (a window of several instructions is "
+			       "written only at start-up, while the process has one thread)");
+			continue;
+		}
 		pk[n] = (struct ps_code_poke){ .m = m, .addr = at, .len = len };
 		memcpy(pk[n].old, k->bytes, len);
 		idx[n] = i;

@@ -203,6 +203,12 @@ int ps_patch_late(struct ps_module *m);
 int ps_patch_late_pending(void);
 /* sites/noflag_arm.c: the jumps of no-flag functions a tracer wants for the first time */
 int ps_noflag_arm_wanted(void);
+/*
+ * End of start-up (hooks/start.c, after the environment's tracer is on): from now on no
+ * window of several instructions (forms c and p) is written, since another thread may be
+ * inside one (noflag_arm.c).
+ */
+void ps_noflag_startup_done(void);
 int ps_patch_update(void);
 int ps_trap_install(void);
 /* Handler installed and no thread or handler blocks SIGTRAP (else said, -EDEADLK). */

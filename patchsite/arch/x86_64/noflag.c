@@ -238,8 +238,9 @@ unsigned ps_x86_64_write_noflag_stub(uint8_t *p, uintptr_t at, uintptr_t site,
 	*why = NULL;
 	vec_level();
 	__atomic_store_n(&ps_x86_64_vec_all, 1, __ATOMIC_RELEASE);
-	if (r->form != 'a' && r->form != 'b') {
-		*why = "form-not-armed";	/* 'c' and 'p' windows need their threads' PCs checked */
+	/* 'c' and 'p': whole instructions from the entry, as 'a' (the stub runs them in turn). */
+	if (!r->form || !strchr("abcp", r->form) || (r->form != 'b' && r->depth)) {
+		*why = "form-not-armed";
 		return 0;
 	}
 	if (branch_into_window(r, site)) {
