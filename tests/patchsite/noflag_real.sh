@@ -15,13 +15,13 @@
 #     damaged file) included;
 #   - gdb: the call counts (function and function_graph) of the traced functions called at most LIMIT times (up to NPICK of
 #     them, most called first, from every proven object) are the hit counts of breakpoints at
-#     their entries (tests/patchsite/noflag_count_gdb.py) on the same job, untraced; the
+#     their entries (tests/patchsite/oracles/noflag_count_gdb.py) on the same job, untraced; the
 #     traced runs have address randomisation off (setarch -R) as gdb's runs have: find's
 #     comparator of a hash table of pointers runs 269 or 270 times as the heap moves;
 #   - the file: at the traced program's exit, its code in memory differs from the file's bytes
 #     only inside the first 5 bytes of a site of the proof (the jump to its stub; forms c and
 #     p, windows of several instructions, are armed at start-up like a and b):
-#     nothing is written where nothing was proven (tests/patchsite/noflag_written_gdb.py);
+#     nothing is written where nothing was proven (tests/patchsite/oracles/noflag_written_gdb.py);
 #   - replay (-F the picked functions) and report read the trace: non-empty, with functions of
 #     each proven object.
 # A program or library that is not installed is skipped by name (scripts/deps.sh installs them).
@@ -29,8 +29,8 @@ set -u
 . tests/patchsite/lib.sh	# suite_init, record, pass, fail
 suite_init noflag_real "${1:-build}" "${2:-plain}"
 PV="$PWD/$B/patchverify"
-COUNT_GDB="$TESTS/noflag_count_gdb.py"
-WRITTEN_GDB="$TESTS/noflag_written_gdb.py"
+COUNT_GDB="$TESTS/oracles/noflag_count_gdb.py"
+WRITTEN_GDB="$TESTS/oracles/noflag_written_gdb.py"
 LIB=/lib/x86_64-linux-gnu
 LIMIT=300
 NPICK=6

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# Where gdb's inferior has an object's code, for tests/patchsite/noflag_count_gdb.py and
+# Where gdb's inferior has an object's code, for tests/patchsite/oracles/noflag_count_gdb.py and
 # noflag_written_gdb.py (imported by both, from gdb's Python).
 import os
 import struct
