@@ -42,53 +42,6 @@ static char *joined(int argc, char **argv, int from)
 	return s;
 }
 
-/* Does pid run its parent's executable, without the runtime mapped (a shell's fork)? */
-static bool parents_fork(int pid)
-{
-	char path[64], buf[512], exe[PATH_MAX], up[PATH_MAX], *p;
-	int ppid = 0;
-	ssize_t n, m;
-	size_t r;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (!(f = fopen(path, "r")))
-		return false;
-	r = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[r] = '\0';
-	p = strrchr(buf, ')');		/* after the name, which may hold anything */
-	if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1 || ppid <= 1)
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
-	n = readlink(path, exe, sizeof(exe));
-	snprintf(path, sizeof(path), "/proc/%d/exe", ppid);
-	m = readlink(path, up, sizeof(up));
-	if (n <= 0 || n != m || memcmp(exe, up, (size_t)n))
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	if (!(f = fopen(path, "r")))
-		return false;
-	while (fgets(buf, sizeof(buf), f))
-		if (strstr(buf, "/libpatchsite")) {
-			fclose(f);
-			return false;
-		}
-	fclose(f);
-	return true;
-}
-
-/*
- * `prog & patchsite ctl $! ...`: $! may still be the shell's fork, which has
- * not exec'd prog yet; the request is for prog, not for the shell (attached
- * to, it has no sites).  Wait for the exec, 2 s at most.
- */
-static void await_exec(int pid)
-{
-	for (int i = 0; i < 200 && parents_fork(pid); i++)
-		usleep(10000);
-}
-
 int cmd_ctl(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -122,7 +75,7 @@ int cmd_ctl(int argc, char **argv)
 	if (append && !value)
 		return usage_error("--append needs a VALUE");
 	op = list ? PSCTL_LIST : !value ? PSCTL_READ : append ? PSCTL_APPEND : PSCTL_WRITE;
-	await_exec((int)pid);
+	attach_await_exec((int)pid);
 	if (value && !strcmp(argv[optind + 1], "dynamic_events")) {
 		/* Names are the command's to resolve (ctl_probes.c): the runtime reads no DWARF. */
 		char why[600], *resolved = ctl_probes_resolve((int)pid, value, why, sizeof(why));

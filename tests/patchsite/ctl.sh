@@ -415,6 +415,27 @@ else
 		"$ok" "$st" "${gfl:-}" "$na" "$A" "$aa" "$nb" "$BB" "$ab" "$nc" "$C" "$others" >got
 	cat gfr err3 >>got; fail "ctl set_graph_function while running" got
 fi
+# `prog & patchsite ctl $! ...` (patchsite-ctl(1)): $! is the shell's fork until it execs prog.
+# A fork that sleeps a second before its exec: ctl must wait for prog (the process's own
+# executable after the exec is the oracle), not attach to the shell.
+if [ "$MODE" = plain ]; then
+	mkfifo in2
+	XDG_RUNTIME_DIR=$T/xdg sh -c 'sleep 1; exec ./ctlspin 1' <in2 >out2 2>err2 &
+	FPID=$!
+	exec 4>in2
+	"$PS" ctl "$FPID" current_tracer >fork.out 2>fork.err; st=$?
+	exe=$(readlink "/proc/$FPID/exe")
+	echo quit >&4
+	exec 4>&-
+	wait "$FPID"
+	if [ $st -eq 0 ] && [ "$(cat fork.out)" = nop ] && [ "${exe##*/}" = ctlspin ]; then
+		pass "ctl \$! while it is still the shell's fork: waited for its exec, attached to ctlspin"
+	else
+		echo "status $st, exe $exe" >>fork.err; cat fork.out >>fork.err
+		fail "ctl \$! before the shell's exec" fork.err
+	fi
+fi
+
 if [ "$MODE" = san ] && grep -q 'Sanitizer' err; then fail "sanitizer report" err; fi
 
 echo "$PASS passed, $FAIL failed"

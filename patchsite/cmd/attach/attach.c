@@ -130,6 +130,7 @@ int attach_runtime(int pid, const char *who, char *why, size_t len)
 {
 	int err;
 
+	attach_await_exec(pid);
 	attach_boost_self();
 	err = load_runtime(pid, who, why, len);
 	if (!keep_boost || err)

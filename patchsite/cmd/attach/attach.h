@@ -18,6 +18,14 @@
 int attach_runtime(int pid, const char *who, char *why, size_t len);
 
 /*
+ * `prog & patchsite ctl|record -p $!`: $! may still be the shell's fork,
+ * not yet prog.  Wait (2 s at most) while pid runs its parent's executable
+ * without the runtime (attach_target.c); attach_runtime and attach_record
+ * call it, ctl before its first request.
+ */
+void attach_await_exec(int pid);
+
+/*
  * record -p --live: what the follower (pipe_follow, wired by record_cmd.c:
  * attach.c does not call up to pipe.c, which calls attach_runtime) is given.
  * It prints the session's events from now on, calls on(arg) once following

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "attach.h"
 #include "attach_target.h"
 
 int attach_fail(char *why, size_t len, const char *fmt, ...)
@@ -439,4 +440,51 @@ unsigned long target_libc_function(const struct target *t, const char *name)
 		target_file_close(&f);
 	}
 	return 0;
+}
+
+/* Does pid run its parent's executable, without the runtime mapped (a shell's fork)? */
+static bool parents_fork(int pid)
+{
+	char path[64], buf[512], exe[PATH_MAX], up[PATH_MAX], *p;
+	int ppid = 0;
+	ssize_t n, m;
+	size_t r;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (!(f = fopen(path, "r")))
+		return false;
+	r = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[r] = '\0';
+	p = strrchr(buf, ')');		/* after the name, which may hold anything */
+	if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1 || ppid <= 1)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	n = readlink(path, exe, sizeof(exe));
+	snprintf(path, sizeof(path), "/proc/%d/exe", ppid);
+	m = readlink(path, up, sizeof(up));
+	if (n <= 0 || n != m || memcmp(exe, up, (size_t)n))
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	if (!(f = fopen(path, "r")))
+		return false;
+	while (fgets(buf, sizeof(buf), f))
+		if (strstr(buf, "/libpatchsite")) {
+			fclose(f);
+			return false;
+		}
+	fclose(f);
+	return true;
+}
+
+/*
+ * `prog & patchsite ctl $! ...`: $! may still be the shell's fork, which has
+ * not exec'd prog yet; the request is for prog, not for the shell (attached
+ * to, it has no sites).  Wait for the exec, 2 s at most.
+ */
+void attach_await_exec(int pid)
+{
+	for (int i = 0; i < 200 && parents_fork(pid); i++)
+		usleep(10000);
 }
