@@ -330,7 +330,8 @@ uint64_t psr_offcpu_ns(const struct psr_proc *p, const struct psr_thread *t, uin
  * -Z -L -r, --max-stack and --trace, read by replay, report, graph, dump and
  * script.  psr_filter_add takes one option (its short letter; 'G' is -F, 'M'
  * --max-stack, 'o' --trace=on|off (off: nothing shown until a trace_on
- * call), 'm' --match=glob|regex: the patterns after it are ftrace's
+ * call), 'l' --no-libcall (arg unused: library calls hidden, what they call
+ * moved up), 'm' --match=glob|regex: the patterns after it are ftrace's
  * globs, the default, or POSIX extended regexes as uftrace's --match=regex,
  * each argument one) into *f (made on first use): 0, or -EINVAL with why said
  * in why.  psr_filter_check, over the n processes shown (dir: the session's,

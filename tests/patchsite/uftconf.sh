@@ -82,6 +82,34 @@ else
 	fail "replay -d p.data --trace=off -T main@trace_on" why.on
 fi
 
+# --no-libcall on a recording made with library calls: replay's tree and report's rows (calls,
+# function) as uftrace 0.13's replay and report --no-libcall of its own; without it, getpid is
+# there (what is hidden was recorded).
+uftrace record -d ul --no-event ./prog >/dev/null 2>ul.err &&
+	record -d pl.data ./prog >/dev/null 2>>ul.err || fail "record with library calls" ul.err
+uftrace replay -d ul --no-libcall >ul.out 2>>ul.err
+"$PS" replay --no-sched -d pl.data --no-libcall >pl.out 2>pl.err; rc=$?
+"$PS" replay --no-sched -d pl.data >pl.all 2>>pl.err
+nesting ul.out >ul.nest
+nesting pl.out >pl.nest
+if [ $rc -eq 0 ] && [ -s ul.nest ] && cmp -s ul.nest pl.nest && [ ! -s pl.err ] &&
+   grep -q 'getpid();' pl.all; then
+	pass "replay --no-libcall: $(wc -l <pl.nest) lines nested as uftrace's, getpid left out"
+else
+	{ echo "exit $rc"; diff ul.nest pl.nest | head -20; cat pl.err; } >why.nolib
+	fail "replay --no-libcall against uftrace" why.nolib
+fi
+uftrace report -d ul --no-libcall >ulr.out 2>>ul.err
+"$PS" report -d pl.data --no-libcall -f call >plr.out 2>plr.err; rc=$?
+awk 'seen && NF { print $NF, $(NF - 1) } /^ *===/ { seen = 1 }' ulr.out | sort >ulr.rows
+awk 'seen && NF { print $NF, $(NF - 1) } /^ *===/ { seen = 1 }' plr.out | sort >plr.rows
+if [ $rc -eq 0 ] && [ -s ulr.rows ] && cmp -s ulr.rows plr.rows && [ ! -s plr.err ]; then
+	pass "report --no-libcall: $(wc -l <plr.rows) rows (calls, function) as uftrace's"
+else
+	{ echo "exit $rc"; diff ulr.rows plr.rows; cat plr.err; } >why.nolibr
+	fail "report --no-libcall against uftrace" why.nolibr
+fi
+
 # report --diff with filters: they keep the same calls of both recordings.  uftrace 0.13 filters
 # only the base of a diff at report time, so its oracle is two recordings it made with -N one
 # (record-time, the same meaning): the functions left and their change in calls.
