@@ -121,7 +121,7 @@ static int filter_option(struct psr_filter **f, int c, const char *arg)
 		{ "C", "--caller-filter" }, { "T", "--trigger" }, { "D", "--depth" },
 		{ "t", "--time-filter" }, { "Z", "--size-filter" }, { "L", "--loc-filter" },
 		{ "r", "--time-range" }, { "M", "--max-stack" }, { "m", "--match" }, { "o", "--trace" },
-		{ "l", "--no-libcall" },
+		{ "l", "--no-libcall" }, { "a", "--no-args" },
 	};
 	char why[256], msg[512];
 	const char *name = "";
@@ -251,11 +251,11 @@ static int read_verb(enum verb verb, int argc, char **argv, struct psr_filter **
 		case 'i': if (parse_int(optarg, "--tid", &o.tid)) return 2; break;
 		case 'F': case 'N': case 'H': case 'C': case 'T': case 'D': case 't': case 'Z':
 		case 'L': case 'r': case 'G': case 'M': case 'o':
-		case OPT_NO_LIBCALL:
+		case OPT_NO_LIBCALL: case OPT_NO_ARGS:
 			if (nfo == sizeof(fo) / sizeof(fo[0]))
 				return bad_usage("%s: more than 64 filter options",
-						 optarg ? optarg : "--no-libcall");
-			fo[nfo].c = c == OPT_NO_LIBCALL ? 'l' : c;
+						 optarg ? optarg : argv[optind - 1]);
+			fo[nfo].c = FILTER_LETTER(c);
 			fo[nfo++].arg = optarg ? optarg : "";
 			break;
 		case 'm': match = optarg; break;

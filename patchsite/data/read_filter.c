@@ -66,6 +66,7 @@ struct psr_filter {
 	bool start_off;		/* --trace=off: nothing shown until a trace_on call */
 	bool regex;		/* --match=regex: patterns after it are regular expressions */
 	bool no_libcall;	/* --no-libcall */
+	bool no_args;		/* --no-args */
 	bool lo_rel, hi_rel;	/* elapsed from the first event, or CLOCK_MONOTONIC ns */
 	uint64_t lo, hi;
 	psr_srcline_fn srcline;
@@ -95,6 +96,7 @@ struct psr_fthread {
 	int tid;
 	bool on;		/* tracing on (-T trace_on/trace_off) */
 	bool failed;		/* out of memory: nothing more shown (said once) */
+	uint32_t last_exit;	/* the event before was an exit of this site + 1 (0: not one) */
 	uint64_t lo_ns, hi_ns;	/* -r in CLOCK_MONOTONIC ns */
 	uint8_t *marks;		/* per entry: MARK_* (mark_thread) */
 	uint64_t nmarks, entry;	/* entries marked; entries seen */
@@ -107,7 +109,8 @@ enum { MARK_SHORT = 1, MARK_OFFPATH = 2 };
 bool psr_filter_any(const struct psr_filter *f)
 {
 	return f && (f->npat || f->depth || f->max_stack || f->time_ns || f->size || f->loc ||
-		     f->range || f->start_off || f->no_libcall);
+		     f->range || f->start_off || f->no_libcall ||
+		     f->no_args);
 }
 
 __attribute__((format(printf, 3, 4)))
@@ -369,6 +372,9 @@ int psr_filter_add(struct psr_filter **fp, int opt, const char *arg, char *why, 
 		return 0;
 	case 'l':
 		f->no_libcall = true;
+		return 0;
+	case 'a':
+		f->no_args = true;
 		return 0;
 	case 'm':
 		if (strcmp(arg, "glob") && strcmp(arg, "regex"))
@@ -719,14 +725,49 @@ static bool entry(struct psr_fthread *ft, const struct psr_event *ev)
 	return fr.shown;
 }
 
+bool psr_filter_no_args(const struct psr_fthread *ft)
+{
+	return ft && ft->f->no_args;
+}
+
+/*
+ * --no-args: the probes record -A and a typed -R made (cmd/dwarf/argspec.c): the event
+ * "args:FUNC" before FUNC's entry, "GROUP:FUNC__exit" right after its exit.
+ */
+static bool args_probe(const struct psr_fthread *ft, const struct psr_event *ev, uint32_t last_exit)
+{
+	char buf[32];
+	const char *name, *colon, *func;
+	size_t n;
+
+	if (ev->type != PSR_EXT || ev->ext_kind != PSD_EXT_EVENT)
+		return false;
+	name = psr_event_name(ft->p, ev);
+	colon = name ? strchr(name, ':') : NULL;
+	if (!colon)
+		return false;
+	if (colon - name == 4 && !strncmp(name, "args", 4))
+		return true;
+	if (!last_exit)
+		return false;
+	func = psr_site_name(ft->p, last_exit - 1, ev->tsc, buf, sizeof(buf));
+	n = strlen(func);
+	return !strncmp(colon + 1, func, n) && !strcmp(colon + 1 + n, "__exit");
+}
+
 bool psr_filter_keep(struct psr_fthread *ft, const struct psr_event *ev)
 {
 	struct fframe up;
 	size_t k;
+	uint32_t last_exit;
 
 	if (!ft)
 		return true;
 	if (ft->failed)
+		return false;
+	last_exit = ft->last_exit;
+	ft->last_exit = ev->type == PSR_EXIT ? ev->id + 1 : 0;
+	if (ft->f->no_args && args_probe(ft, ev, last_exit))
 		return false;
 	if (ev->type == PSR_ENTRY)
 		return entry(ft, ev);

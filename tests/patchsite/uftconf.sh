@@ -110,6 +110,28 @@ else
 	fail "report --no-libcall against uftrace" why.nolibr
 fi
 
+# --no-args: the arguments and return values recorded (-A, -R) not shown, as uftrace 0.13's
+# replay --no-args of its own recording; a typed -R is a return probe, a glob's is function_graph's
+# return value (patchsite-record(1)).  Without it, they are there.
+uftrace record -d ua -A 'add@arg1,arg2' -R 'sum@retval' --no-libcall --no-event ./prog \
+	>/dev/null 2>ua.err || fail "uftrace record -A -R" ua.err
+uftrace replay -d ua --no-args >ua.out 2>>ua.err
+nesting ua.out >ua.nest
+for r in 'sum@retval' 's*@retval'; do
+	rm -rf pa.data
+	record -d pa.data --no-libcall -A 'add@arg1,arg2' -R "$r" ./prog >/dev/null 2>pa.err
+	"$PS" replay --no-sched -d pa.data --no-args >pa.out 2>>pa.err; rc=$?
+	"$PS" replay --no-sched -d pa.data >pa.all 2>>pa.err
+	nesting pa.out >pa.nest
+	if [ $rc -eq 0 ] && [ -s ua.nest ] && cmp -s ua.nest pa.nest && [ ! -s pa.err ] &&
+	   grep -q 'arg1=1' pa.all && grep -q 'sum() = \|sum__exit' pa.all; then
+		pass "replay --no-args (-R $r): $(wc -l <pa.nest) lines nested as uftrace's"
+	else
+		{ echo "exit $rc"; diff ua.nest pa.nest | head -20; cat pa.err; } >why.noargs
+		fail "replay --no-args (-R $r) against uftrace" why.noargs
+	fi
+done
+
 # report --diff with filters: they keep the same calls of both recordings.  uftrace 0.13 filters
 # only the base of a diff at report time, so its oracle is two recordings it made with -N one
 # (record-time, the same meaning): the functions left and their change in calls.
