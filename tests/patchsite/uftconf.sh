@@ -151,6 +151,41 @@ else
 	fail "report --diff=p2.data -N one against uftrace" why.diff
 fi
 
+# report --diff with -s func (rows in name order, the change of the total time) and -f (uftrace's
+# diff layout with the columns asked, in its order): against uftrace 0.13's on its two recordings
+# above, the rows' names in order, the header's columns and, with -f call, the rows whole.
+n=0
+while IFS='|' read -r uo po; do
+	n=$((n + 1))
+	# shellcheck disable=SC2086  # the options are words
+	uftrace report -d un1 --diff un2 $uo >udf$n.out 2>udf$n.err
+	# shellcheck disable=SC2086
+	"$PS" report -d p.data --diff=p2.data -N one $po >pdf$n.out 2>pdf$n.err; rc=$?
+	for w in u p; do
+		awk '/^ *===/ { seen = 1; next } seen && NF { print $NF }' ${w}df$n.out >${w}df$n.names
+		grep -B1 '^ *===' ${w}df$n.out | head -1 | tr -s ' ' >${w}df$n.head
+	done
+	case "$po" in *'-f call') awk '/^ *===/ { seen = 1; next } seen && NF' udf$n.out \
+		| tr -s ' ' >udf$n.rows
+		awk '/^ *===/ { seen = 1; next } seen && NF' pdf$n.out | tr -s ' ' >pdf$n.rows ;;
+	*) : >udf$n.rows; : >pdf$n.rows ;;
+	esac
+	if [ $rc -eq 0 ] && [ -s udf$n.names ] && cmp -s udf$n.names pdf$n.names &&
+	   { case "$po" in *-f*) cmp -s udf$n.head pdf$n.head ;; esac; } &&
+	   cmp -s udf$n.rows pdf$n.rows && [ ! -s pdf$n.err ]; then
+		pass "report --diff=p2.data -N one $po: $(tr '\n' ' ' <pdf$n.names)as uftrace's"
+	else
+		{ echo "exit $rc"; diff udf$n.names pdf$n.names; diff udf$n.head pdf$n.head
+		  diff udf$n.rows pdf$n.rows; cat pdf$n.err; } >why.df$n
+		fail "report --diff=p2.data -N one $po against uftrace" why.df$n
+	fi
+done <<'CASES'
+-s func|-s func
+-s func -f call|-s func -f call
+-s func -f self,call|-s func -f call,self
+-s func -f total|-s func -f total
+CASES
+
 # script takes the readers' filters, as uftrace script does: the calls each callback gets, with
 # their depth, against uftrace script's on its own recording.
 if [ "$MODE" = san ]; then
