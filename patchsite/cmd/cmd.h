@@ -74,7 +74,12 @@ int cmd_read(enum verb verb, int argc, char **argv);
 	{ "loc-filter", required_argument, NULL, 'L' }, \
 	{ "time-range", required_argument, NULL, 'r' }, \
 	{ "max-stack", required_argument, NULL, 'M' }, { "match", required_argument, NULL, 'm' }, \
-	{ "trace", required_argument, NULL, 'o' }
+	{ "trace", required_argument, NULL, 'o' }, \
+	{ "no-libcall", no_argument, NULL, OPT_NO_LIBCALL }, \
+	{ "no-args", no_argument, NULL, OPT_NO_ARGS }
+/* getopt's values of the filters without a short letter (psr_filter_add's 'l', 'a'). */
+enum { OPT_NO_LIBCALL = 0x180, OPT_NO_ARGS };
+#define FILTER_LETTER(c) ((c) == OPT_NO_LIBCALL ? 'l' : (c) == OPT_NO_ARGS ? 'a' : (c))
 struct psr_filter;
 struct psr_session;
 struct render_opts;

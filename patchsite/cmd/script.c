@@ -355,10 +355,12 @@ int cmd_script(int argc, char **argv)
 		case 'h': fputs(usage, stdout); return 0;
 		case 'm': match = optarg; break;
 		case 'F': case 'N': case 'H': case 'C': case 'T': case 'D': case 't': case 'Z':
-		case 'L': case 'r': case 'M': case 'o':
+		case 'L': case 'r': case 'M': case 'o': case OPT_NO_LIBCALL: case OPT_NO_ARGS:
 			if (nfo == sizeof(fo) / sizeof(fo[0]))
-				return bad_usage("%s: more than 64 filter options", optarg);
-			fo[nfo++] = (struct filter_arg){ c, optarg };
+				return bad_usage("%s: more than 64 filter options",
+						 optarg ? optarg : argv[optind - 1]);
+			fo[nfo++] = (struct filter_arg){ FILTER_LETTER(c),
+							 optarg ? optarg : "" };
 			break;
 		default: return bad_usage("bad option%s", "");
 		}

@@ -125,9 +125,10 @@ const char usage[] =
 	"(it and what it calls; -G too), -N FUNC (neither), -H FUNC (not it, its callees\n"
 	"moved up), -C FUNC (the paths to it), -T FUNC@depth=N|trace_on|trace_off|\n"
 	"filter|notrace|hide, -D N, -t TIME (calls shorter hidden), -Z SIZE, -L FILE,\n"
-	"-r START~END, --max-stack=N (long forms: --filter, --notrace, --hide,\n"
-	"--caller-filter, --trigger, --depth, --time-filter, --size-filter,\n"
-	"--loc-filter, --time-range; see patchsite-replay(1), FILTERS).\n"
+	"-r START~END, --max-stack=N, --no-libcall, --no-args (long forms: --filter,\n"
+	"--notrace, "
+	"--hide, --caller-filter, --trigger, --depth, --time-filter,\n"
+	"--size-filter, --loc-filter, --time-range; see patchsite-replay(1), FILTERS).\n"
 	"patchsite help VERB: the verb's page (patchsite-VERB(1)); see also patchsite(1) and\n"
 	"patchsite-data(5).\n";
 

@@ -121,6 +121,7 @@ static int filter_option(struct psr_filter **f, int c, const char *arg)
 		{ "C", "--caller-filter" }, { "T", "--trigger" }, { "D", "--depth" },
 		{ "t", "--time-filter" }, { "Z", "--size-filter" }, { "L", "--loc-filter" },
 		{ "r", "--time-range" }, { "M", "--max-stack" }, { "m", "--match" }, { "o", "--trace" },
+		{ "l", "--no-libcall" }, { "a", "--no-args" },
 	};
 	char why[256], msg[512];
 	const char *name = "";
@@ -250,10 +251,12 @@ static int read_verb(enum verb verb, int argc, char **argv, struct psr_filter **
 		case 'i': if (parse_int(optarg, "--tid", &o.tid)) return 2; break;
 		case 'F': case 'N': case 'H': case 'C': case 'T': case 'D': case 't': case 'Z':
 		case 'L': case 'r': case 'G': case 'M': case 'o':
+		case OPT_NO_LIBCALL: case OPT_NO_ARGS:
 			if (nfo == sizeof(fo) / sizeof(fo[0]))
-				return bad_usage("%s: more than 64 filter options", optarg);
-			fo[nfo].c = c;
-			fo[nfo++].arg = optarg;
+				return bad_usage("%s: more than 64 filter options",
+						 optarg ? optarg : argv[optind - 1]);
+			fo[nfo].c = FILTER_LETTER(c);
+			fo[nfo++].arg = optarg ? optarg : "";
 			break;
 		case 'm': match = optarg; break;
 		case 'j': o.json = true; break;
@@ -353,10 +356,11 @@ static int read_verb(enum verb verb, int argc, char **argv, struct psr_filter **
 	if ((o.json && verb != REPORT) || (sorted && verb != REPORT))
 		return bad_usage("--json and --sort are report's options%s", "");
 	if ((fields_arg || avg || o.task) &&
-	    (verb != REPORT || o.json || branches || o.npct || o.hist || o.graph || diff_dir))
+	    (verb != REPORT || o.json || branches || o.npct || o.hist || o.graph ||
+	     (diff_dir && (avg || o.task))))
 		return bad_usage("-f, --avg-total, --avg-self and --task are report's, for its "
 				 "table (not with --json, --branches, --percentiles, --hist, "
-				 "--graph or --diff)%s", "");
+				 "--graph; only -f with --diff)%s", "");
 	if (o.task && o.srcline)
 		return bad_usage("--task: one row per thread, no source line%s", "");
 	if (report_columns(&o, sort_arg, fields_arg, avg))
@@ -367,9 +371,13 @@ static int read_verb(enum verb verb, int argc, char **argv, struct psr_filter **
 	if (sort_column && !(o.diff_policy & RENDER_DIFF_FULL))
 		return bad_usage("--sort-column: with --diff-policy=full (A, B and the change "
 				 "shown)%s", "");
-	if (diff_dir && (o.nsort > 1 || (o.nsort && o.sort[0] == SORT_FUNC)))
-		return bad_usage("--diff=%s: one --sort key, a number (the change is sorted)",
-				 diff_dir);
+	if (diff_dir && o.nsort > 1)
+		return bad_usage("--diff=%s: one --sort key (the change of it is sorted, or func: "
+				 "the names)", diff_dir);
+	for (unsigned i = 0; diff_dir && i < o.nfield; i++)
+		if (o.field[i] != SORT_TOTAL && o.field[i] != SORT_SELF && o.field[i] != SORT_CALLS)
+			return bad_usage("-f with --diff=%s: total, self, call or none (the "
+					 "changes uftrace's diff shows)", diff_dir);
 	if ((o.npct || o.hist) && (verb != REPORT || branches))
 		return bad_usage("--percentiles and --hist are report's (without --branches)%s", "");
 	if (o.graph && (verb != REPORT || branches || o.npct || o.hist || sorted))

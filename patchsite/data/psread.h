@@ -330,8 +330,10 @@ uint64_t psr_offcpu_ns(const struct psr_proc *p, const struct psr_thread *t, uin
  * -Z -L -r, --max-stack and --trace, read by replay, report, graph, dump and
  * script.  psr_filter_add takes one option (its short letter; 'G' is -F, 'M'
  * --max-stack, 'o' --trace=on|off (off: nothing shown until a trace_on
- * call), 'm' --match=glob|regex: the patterns after it are ftrace's
- * globs, the default, or POSIX extended regexes as uftrace's --match=regex,
+ * call), 'l' --no-libcall (arg unused: library calls hidden, what they call
+ * moved up), 'a' --no-args (arg unused: arguments and return values not
+ * shown, psr_filter_no_args says so to the renderers), 'm'
+ * --match=glob|regex: the patterns after it are ftrace's globs, the default, or POSIX extended regexes as uftrace's --match=regex,
  * each argument one) into *f (made on first use): 0, or -EINVAL with why said
  * in why.  psr_filter_check, over the n processes shown (dir: the session's,
  * for messages): each function named was recorded by one of them, each
@@ -348,12 +350,14 @@ int psr_filter_add(struct psr_filter **f, int opt, const char *arg, char *why, s
 /* -L reads the functions' source lines through fn (the command's DWARF reader). */
 void psr_filter_srcline(struct psr_filter *f, psr_srcline_fn fn);
 bool psr_filter_any(const struct psr_filter *f);
+
 int psr_filter_check(const struct psr_filter *f, const struct psr_proc *const *procs, size_t n,
 		     const char *dir, FILE *err);
 void psr_filter_free(struct psr_filter *f);
 /* *out NULL when f filters nothing; 0 or -ENOMEM. */
 int psr_filter_thread(const struct psr_filter *f, const struct psr_proc *p,
 		      const struct psr_thread *t, struct psr_fthread **out);
+bool psr_filter_no_args(const struct psr_fthread *ft);
 bool psr_filter_keep(struct psr_fthread *ft, const struct psr_event *ev);
 void psr_filter_thread_free(struct psr_fthread *ft);
 

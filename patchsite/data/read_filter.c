@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Filters on a recording (replay, report, graph and dump's -F -N -H -C -T
- * -D -t -Z -L -r --max-stack, uftrace's spellings): one stage over each
+ * -D -t -Z -L -r --max-stack --no-libcall, uftrace's spellings): one stage over each
  * thread's events that says which to show.  Every verb reads through it
  * (render/walk.c), so each option means the same in all of them.
  *
  * A call is shown or not at its entry, and its exit goes with it, so what
  * is shown stays nested.  Depth is the number of shown calls open: a call
- * not shown whose children may be (-F outside FUNC, -H, -Z, -L, -r, tracing
- * off) moves them up, as uftrace re-bases below -F and re-parents below -H.
+ * not shown whose children may be (-F outside FUNC, -H, -Z, -L, -r, a library
+ * call under --no-libcall, tracing off) moves them up, as uftrace re-bases below -F and re-parents below -H.
  * A call that hides its whole subtree (-N, -D, -t, -C off the path) hides
  * every event inside it.  -t and -C need what a call's subtree holds before
  * its entry is shown: one pass over the thread first (mark_thread) marks
@@ -38,6 +38,7 @@ enum {
 	FL_OFF = 64,		/* -T FUNC@trace_off */
 	FL_SMALL = 128,		/* -Z: smaller than SIZE */
 	FL_NOLOC = 256,		/* -L: not in LOCATION */
+	FL_LIBCALL = 512,	/* --no-libcall: a library call (PLT or GOT slot) */
 };
 
 /* One -F, -N, -H, -C or -T: its tokens (a NUL-separated list) and what they set. */
@@ -64,6 +65,8 @@ struct psr_filter {
 	bool range;		/* -r */
 	bool start_off;		/* --trace=off: nothing shown until a trace_on call */
 	bool regex;		/* --match=regex: patterns after it are regular expressions */
+	bool no_libcall;	/* --no-libcall */
+	bool no_args;		/* --no-args */
 	bool lo_rel, hi_rel;	/* elapsed from the first event, or CLOCK_MONOTONIC ns */
 	uint64_t lo, hi;
 	psr_srcline_fn srcline;
@@ -93,6 +96,7 @@ struct psr_fthread {
 	int tid;
 	bool on;		/* tracing on (-T trace_on/trace_off) */
 	bool failed;		/* out of memory: nothing more shown (said once) */
+	uint32_t last_exit;	/* the event before was an exit of this site + 1 (0: not one) */
 	uint64_t lo_ns, hi_ns;	/* -r in CLOCK_MONOTONIC ns */
 	uint8_t *marks;		/* per entry: MARK_* (mark_thread) */
 	uint64_t nmarks, entry;	/* entries marked; entries seen */
@@ -105,7 +109,8 @@ enum { MARK_SHORT = 1, MARK_OFFPATH = 2 };
 bool psr_filter_any(const struct psr_filter *f)
 {
 	return f && (f->npat || f->depth || f->max_stack || f->time_ns || f->size || f->loc ||
-		     f->range || f->start_off);
+		     f->range || f->start_off || f->no_libcall ||
+		     f->no_args);
 }
 
 __attribute__((format(printf, 3, 4)))
@@ -365,6 +370,12 @@ int psr_filter_add(struct psr_filter **fp, int opt, const char *arg, char *why, 
 			return say(why, len, "expected on or off");
 		f->start_off = !strcmp(arg, "off");
 		return 0;
+	case 'l':
+		f->no_libcall = true;
+		return 0;
+	case 'a':
+		f->no_args = true;
+		return 0;
 	case 'm':
 		if (strcmp(arg, "glob") && strcmp(arg, "regex"))
 			return say(why, len, "expected glob (ftrace's, the default) or regex");
@@ -445,6 +456,15 @@ static bool loc_matches(const char *loc, const char *line)
 	       (!strncmp(file, loc, n) && (loc[n - 1] == '/' || file[n] == '/'));
 }
 
+/* An object of library calls: named by its caller's path so (patchsite-data(5), mod.N). */
+static bool libcall_module(const struct psr_module *m)
+{
+	static const char mark[] = " (library calls)";
+	size_t n = m && m->path ? strlen(m->path) : 0;
+
+	return n >= sizeof(mark) - 1 && !strcmp(m->path + n - (sizeof(mark) - 1), mark);
+}
+
 /* Flags of site id's function at tsc (what the patterns, -Z and -L say of it). */
 static struct site_flags site_flags(struct psr_fthread *ft, uint32_t id, uint64_t tsc)
 {
@@ -478,6 +498,8 @@ static struct site_flags site_flags(struct psr_fthread *ft, uint32_t id, uint64_
 	if (f->loc && (!f->srcline || !f->srcline(ft->p, id, tsc, line, sizeof(line)) ||
 		       !loc_matches(f->loc, line)))
 		sf.flags |= FL_NOLOC;
+	if (f->no_libcall && libcall_module(m))
+		sf.flags |= FL_LIBCALL;
 	if (c && name != buf)	/* "site#N" is in buf, which goes */
 		*c = sf;
 	return sf;
@@ -686,7 +708,7 @@ static bool entry(struct psr_fthread *ft, const struct psr_event *ev)
 		      (f->max_stack && ft->depth >= f->max_stack);
 	fr.caller = (sf.flags & FL_CALLER) != 0;
 	fr.shown = !fr.hide_sub && !fr.deep && fr.inside && ft->on && in_range(ft, ev->tsc) &&
-		   !(sf.flags & (FL_HIDE | FL_SMALL | FL_NOLOC));
+		   !(sf.flags & (FL_HIDE | FL_SMALL | FL_NOLOC | FL_LIBCALL));
 	fr.sdepth = up.sdepth + fr.shown;
 	/* -D counts from the first call -F shows (uftrace re-bases its depth there too). */
 	if (sf.flags & FL_DEPTH && fr.sdepth - fr.shown + sf.depth < fr.limit)
@@ -703,14 +725,49 @@ static bool entry(struct psr_fthread *ft, const struct psr_event *ev)
 	return fr.shown;
 }
 
+bool psr_filter_no_args(const struct psr_fthread *ft)
+{
+	return ft && ft->f->no_args;
+}
+
+/*
+ * --no-args: the probes record -A and a typed -R made (cmd/dwarf/argspec.c): the event
+ * "args:FUNC" before FUNC's entry, "GROUP:FUNC__exit" right after its exit.
+ */
+static bool args_probe(const struct psr_fthread *ft, const struct psr_event *ev, uint32_t last_exit)
+{
+	char buf[32];
+	const char *name, *colon, *func;
+	size_t n;
+
+	if (ev->type != PSR_EXT || ev->ext_kind != PSD_EXT_EVENT)
+		return false;
+	name = psr_event_name(ft->p, ev);
+	colon = name ? strchr(name, ':') : NULL;
+	if (!colon)
+		return false;
+	if (colon - name == 4 && !strncmp(name, "args", 4))
+		return true;
+	if (!last_exit)
+		return false;
+	func = psr_site_name(ft->p, last_exit - 1, ev->tsc, buf, sizeof(buf));
+	n = strlen(func);
+	return !strncmp(colon + 1, func, n) && !strcmp(colon + 1 + n, "__exit");
+}
+
 bool psr_filter_keep(struct psr_fthread *ft, const struct psr_event *ev)
 {
 	struct fframe up;
 	size_t k;
+	uint32_t last_exit;
 
 	if (!ft)
 		return true;
 	if (ft->failed)
+		return false;
+	last_exit = ft->last_exit;
+	ft->last_exit = ev->type == PSR_EXIT ? ev->id + 1 : 0;
+	if (ft->f->no_args && args_probe(ft, ev, last_exit))
 		return false;
 	if (ev->type == PSR_ENTRY)
 		return entry(ft, ev);
@@ -724,7 +781,8 @@ bool psr_filter_keep(struct psr_fthread *ft, const struct psr_event *ev)
 	up = top(ft);
 	return !up.hide_sub && !up.deep && up.inside && ft->on && in_range(ft, ev->tsc) &&
 	       !(ev->type == PSR_FUNC &&
-		 (site_flags(ft, ev->id, ev->tsc).flags & (FL_NOTRACE | FL_HIDE | FL_SMALL | FL_NOLOC)));
+		 (site_flags(ft, ev->id, ev->tsc).flags & (FL_NOTRACE | FL_HIDE | FL_SMALL | FL_NOLOC |
+							    FL_LIBCALL)));
 }
 
 /* What a process's data lets the filters do: one line on err when it lacks what they need. */

@@ -38,8 +38,8 @@ int render_report_diff(FILE *out, const struct psr_session *a, const struct psr_
 	struct table *ta = calloc(1, sizeof(*ta)), *tb = calloc(1, sizeof(*tb));
 	struct drow *rows = NULL;
 	size_t na = 0, nb = 0, n = 0;
-	enum render_sort by = o->nsort ? o->sort[0] : SORT_TOTAL;
-	bool calls = by == SORT_CALLS;
+	enum render_sort by = o->nsort && o->sort[0] != SORT_FUNC ? o->sort[0] : SORT_TOTAL;
+	bool calls = by == SORT_CALLS, names = o->nsort && o->sort[0] == SORT_FUNC;
 	int err = -ENOMEM;
 
 	if (!ta || !tb)
@@ -76,10 +76,10 @@ int render_report_diff(FILE *out, const struct psr_session *a, const struct psr_
 					   tb->e[i].calls ? &tb->e[i] : NULL, 0 };
 	for (size_t i = 0; i < n; i++)
 		rows[i].change = (int64_t)(diff_key(rows[i].b, by) - diff_key(rows[i].a, by));
-	if (n)
-		qsort(rows, n, sizeof(*rows), by_change);
+	if (n)	/* -s func: the names' order, the change of the total time shown */
+		qsort(rows, n, sizeof(*rows), names ? diff_by_name : by_change);
 	err = 0;
-	if (o->diff_policy) {
+	if (o->diff_policy || o->fields) {	/* -f: uftrace's layout, its columns */
 		diff_policy_print(out, a, b, rows, n, o);
 		goto out;
 	}
@@ -108,6 +108,8 @@ int render_report_diff(FILE *out, const struct psr_session *a, const struct psr_
 		b->dir, calls ? "calls" : by == SORT_SELF ? "self time" :
 		by == SORT_AVG ? "average time" : by == SORT_MAX ? "maximum time" :
 		by == SORT_TOTAL ? "total time" : report_key_name(by));
+	if (names)
+		fprintf(out, "# rows by function name\n");
 	fprintf(out, "             A             B        Change        %%     Calls A     Calls B"
 		"  Function\n");
 	fprintf(out, "  ============  ============  ============  ======  ==========  =========="

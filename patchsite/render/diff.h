@@ -14,6 +14,8 @@ struct drow {
 	int64_t change;
 };
 
+/* qsort's order of drows by name (report --diff -s func). */
+int diff_by_name(const void *x, const void *y);
 /* The row's value of key by (0 where the function is not in that run). */
 uint64_t diff_key(const struct entry *e, enum render_sort by);
 /* An amount (ns as report prints them, or calls), signed for a change. */

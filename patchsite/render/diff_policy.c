@@ -50,7 +50,7 @@ static const struct render_opts *sort_opts;	/* qsort's context (diff_policy_prin
 static int64_t sort_value(const struct drow *r)
 {
 	const struct render_opts *o = sort_opts;
-	enum render_sort by = o->nsort ? o->sort[0] : SORT_TOTAL;
+	enum render_sort by = o->nsort && o->sort[0] != SORT_FUNC ? o->sort[0] : SORT_TOTAL;
 	int col = (o->diff_policy & RENDER_DIFF_FULL) && o->sort_column >= 0 ? o->sort_column : 2;
 	int64_t ch;
 
@@ -66,6 +66,9 @@ static int by_policy(const void *x, const void *y)
 {
 	const struct drow *a = x, *b = y;
 	int64_t va = sort_value(a), vb = sort_value(b);
+
+	if (sort_opts->nsort && sort_opts->sort[0] == SORT_FUNC)
+		return diff_by_name(x, y);	/* -s func */
 
 	if (va != vb)
 		return va > vb ? -1 : 1;
@@ -121,24 +124,34 @@ void diff_policy_print(FILE *out, const struct psr_session *a, const struct psr_
 {
 	static const enum render_sort cols[] = { SORT_TOTAL, SORT_SELF, SORT_CALLS };
 	static const char *const titles[] = { "Total time", "Self time", "Calls" };
-	bool full = o->diff_policy & RENDER_DIFF_FULL;
+	bool full = o->diff_policy & RENDER_DIFF_FULL, shown[3] = { true, true, true };
 
+	/* -f: those of the three asked, in uftrace's order whatever -f's. */
+	for (int i = 0; i < 3 && o->fields; i++) {
+		shown[i] = false;
+		for (unsigned k = 0; k < o->nfield; k++)
+			shown[i] |= o->field[k] == cols[i];
+	}
 	sort_opts = o;
 	if (n)
 		qsort(rows, n, sizeof(*rows), by_policy);
 	fprintf(out, "# A (base): %s\n# B (diff): %s\n# each change is B - A\n", a->dir, b->dir);
 	for (int i = 0; i < 3; i++)
-		if (full)
+		if (!shown[i])
+			continue;
+		else if (full)
 			fprintf(out, "  %33s (diff)", titles[i]);
 		else
 			fprintf(out, "  %12s", titles[i]);
 	fputs("  Function\n", out);
 	for (int i = 0; i < 3; i++)
-		fputs(full ? "  ========================================" : "  ============", out);
+		if (shown[i])
+			fputs(full ? "  ========================================" : "  ============", out);
 	fputs("  ====================\n", out);
 	for (size_t i = 0; i < n; i++) {
 		for (int c = 0; c < 3; c++)
-			put_group(out, &rows[i], cols[c], o->diff_policy);
+			if (shown[c])
+				put_group(out, &rows[i], cols[c], o->diff_policy);
 		fprintf(out, "  %s\n", rows[i].name);
 	}
 }

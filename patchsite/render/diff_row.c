@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * report --diff's row values and amounts, below both of its layouts:
+ * report --diff's row values, amounts and name order, below both of its layouts:
  * patchsite's own (diff.c) and uftrace's --diff-policy (diff_policy.c).
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "diff.h"
 #include "report_cols.h"
@@ -33,4 +34,9 @@ void diff_put_amount(FILE *f, int64_t v, bool calls, bool change)
 		fprintf(f, "  %c%8.3f us", sign, (double)m / 1e3);
 	else
 		fprintf(f, "  %c%8llu ns", sign, (unsigned long long)m);
+}
+
+int diff_by_name(const void *x, const void *y)
+{
+	return strcmp(((const struct drow *)x)->name, ((const struct drow *)y)->name);
 }

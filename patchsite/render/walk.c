@@ -134,6 +134,8 @@ static int next_event(struct stream *s, struct psr_cursor *c, struct psr_event *
 
 	while ((more = next_shown(s->ctx, c, ev, at)) && !psr_filter_keep(s->filter, ev))
 		;
+	if (more && psr_filter_no_args(s->filter))	/* --no-args */
+		at->args = NULL, at->nargs = 0, at->has_ret = false;
 	return more;
 }
 

@@ -82,6 +82,56 @@ else
 	fail "replay -d p.data --trace=off -T main@trace_on" why.on
 fi
 
+# --no-libcall on a recording made with library calls: replay's tree and report's rows (calls,
+# function) as uftrace 0.13's replay and report --no-libcall of its own; without it, getpid is
+# there (what is hidden was recorded).
+uftrace record -d ul --no-event ./prog >/dev/null 2>ul.err &&
+	record -d pl.data ./prog >/dev/null 2>>ul.err || fail "record with library calls" ul.err
+uftrace replay -d ul --no-libcall >ul.out 2>>ul.err
+"$PS" replay --no-sched -d pl.data --no-libcall >pl.out 2>pl.err; rc=$?
+"$PS" replay --no-sched -d pl.data >pl.all 2>>pl.err
+nesting ul.out >ul.nest
+nesting pl.out >pl.nest
+if [ $rc -eq 0 ] && [ -s ul.nest ] && cmp -s ul.nest pl.nest && [ ! -s pl.err ] &&
+   grep -q 'getpid();' pl.all; then
+	pass "replay --no-libcall: $(wc -l <pl.nest) lines nested as uftrace's, getpid left out"
+else
+	{ echo "exit $rc"; diff ul.nest pl.nest | head -20; cat pl.err; } >why.nolib
+	fail "replay --no-libcall against uftrace" why.nolib
+fi
+uftrace report -d ul --no-libcall >ulr.out 2>>ul.err
+"$PS" report -d pl.data --no-libcall -f call >plr.out 2>plr.err; rc=$?
+awk 'seen && NF { print $NF, $(NF - 1) } /^ *===/ { seen = 1 }' ulr.out | sort >ulr.rows
+awk 'seen && NF { print $NF, $(NF - 1) } /^ *===/ { seen = 1 }' plr.out | sort >plr.rows
+if [ $rc -eq 0 ] && [ -s ulr.rows ] && cmp -s ulr.rows plr.rows && [ ! -s plr.err ]; then
+	pass "report --no-libcall: $(wc -l <plr.rows) rows (calls, function) as uftrace's"
+else
+	{ echo "exit $rc"; diff ulr.rows plr.rows; cat plr.err; } >why.nolibr
+	fail "report --no-libcall against uftrace" why.nolibr
+fi
+
+# --no-args: the arguments and return values recorded (-A, -R) not shown, as uftrace 0.13's
+# replay --no-args of its own recording; a typed -R is a return probe, a glob's is function_graph's
+# return value (patchsite-record(1)).  Without it, they are there.
+uftrace record -d ua -A 'add@arg1,arg2' -R 'sum@retval' --no-libcall --no-event ./prog \
+	>/dev/null 2>ua.err || fail "uftrace record -A -R" ua.err
+uftrace replay -d ua --no-args >ua.out 2>>ua.err
+nesting ua.out >ua.nest
+for r in 'sum@retval' 's*@retval'; do
+	rm -rf pa.data
+	record -d pa.data --no-libcall -A 'add@arg1,arg2' -R "$r" ./prog >/dev/null 2>pa.err
+	"$PS" replay --no-sched -d pa.data --no-args >pa.out 2>>pa.err; rc=$?
+	"$PS" replay --no-sched -d pa.data >pa.all 2>>pa.err
+	nesting pa.out >pa.nest
+	if [ $rc -eq 0 ] && [ -s ua.nest ] && cmp -s ua.nest pa.nest && [ ! -s pa.err ] &&
+	   grep -q 'arg1=1' pa.all && grep -q 'sum() = \|sum__exit' pa.all; then
+		pass "replay --no-args (-R $r): $(wc -l <pa.nest) lines nested as uftrace's"
+	else
+		{ echo "exit $rc"; diff ua.nest pa.nest | head -20; cat pa.err; } >why.noargs
+		fail "replay --no-args (-R $r) against uftrace" why.noargs
+	fi
+done
+
 # report --diff with filters: they keep the same calls of both recordings.  uftrace 0.13 filters
 # only the base of a diff at report time, so its oracle is two recordings it made with -N one
 # (record-time, the same meaning): the functions left and their change in calls.
@@ -100,6 +150,41 @@ else
 	{ echo "exit $rc"; diff ud.rows pd.rows; cat pd.err; } >why.diff
 	fail "report --diff=p2.data -N one against uftrace" why.diff
 fi
+
+# report --diff with -s func (rows in name order, the change of the total time) and -f (uftrace's
+# diff layout with the columns asked, in its order): against uftrace 0.13's on its two recordings
+# above, the rows' names in order, the header's columns and, with -f call, the rows whole.
+n=0
+while IFS='|' read -r uo po; do
+	n=$((n + 1))
+	# shellcheck disable=SC2086  # the options are words
+	uftrace report -d un1 --diff un2 $uo >udf$n.out 2>udf$n.err
+	# shellcheck disable=SC2086
+	"$PS" report -d p.data --diff=p2.data -N one $po >pdf$n.out 2>pdf$n.err; rc=$?
+	for w in u p; do
+		awk '/^ *===/ { seen = 1; next } seen && NF { print $NF }' ${w}df$n.out >${w}df$n.names
+		grep -B1 '^ *===' ${w}df$n.out | head -1 | tr -s ' ' >${w}df$n.head
+	done
+	case "$po" in *'-f call') awk '/^ *===/ { seen = 1; next } seen && NF' udf$n.out \
+		| tr -s ' ' >udf$n.rows
+		awk '/^ *===/ { seen = 1; next } seen && NF' pdf$n.out | tr -s ' ' >pdf$n.rows ;;
+	*) : >udf$n.rows; : >pdf$n.rows ;;
+	esac
+	if [ $rc -eq 0 ] && [ -s udf$n.names ] && cmp -s udf$n.names pdf$n.names &&
+	   { case "$po" in *-f*) cmp -s udf$n.head pdf$n.head ;; esac; } &&
+	   cmp -s udf$n.rows pdf$n.rows && [ ! -s pdf$n.err ]; then
+		pass "report --diff=p2.data -N one $po: $(tr '\n' ' ' <pdf$n.names)as uftrace's"
+	else
+		{ echo "exit $rc"; diff udf$n.names pdf$n.names; diff udf$n.head pdf$n.head
+		  diff udf$n.rows pdf$n.rows; cat pdf$n.err; } >why.df$n
+		fail "report --diff=p2.data -N one $po against uftrace" why.df$n
+	fi
+done <<'CASES'
+-s func|-s func
+-s func -f call|-s func -f call
+-s func -f self,call|-s func -f call,self
+-s func -f total|-s func -f total
+CASES
 
 # script takes the readers' filters, as uftrace script does: the calls each callback gets, with
 # their depth, against uftrace script's on its own recording.
