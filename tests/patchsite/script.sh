@@ -239,10 +239,14 @@ while IFS= read -r cmd; do
 	3) grep -qx '41 fib' out.$i && grep -qx '15 twice' out.$i ;;
 	# as many entries as the counts of example 3 add up to
 	4) [ "$(grep -c '^{"cb":"entry"' out.$i)" -eq "$(awk '{ s += $1 } END { print s }' out.3)" ] ;;
-	5) [ "$(cat out.$i)" = main ] ;;
+	# -F worker -D 2: worker as often as example 3 counts it, and sum, its callee, under it;
+	# twice, two calls below worker, cut by the depth
+	5) grep -qx "$(grep ' worker$' out.3)" out.$i && grep -q '^[1-9][0-9]* sum$' out.$i &&
+	   ! grep -q 'twice\|fib\|main' out.$i ;;
+	6) [ "$(cat out.$i)" = main ] ;;
 	esac && [ ! -s err.$i ] && pass "example $i as printed: $cmd" || fail "example $i: $cmd" out.$i
 done <cmds
-[ $i -eq 5 ] || fail "the page's examples: $i commands, 5 expected" cmds
+[ $i -eq 6 ] || fail "the page's examples: $i commands, 6 expected" cmds
 cd .. || exit 1
 
 echo "script.sh: $PASS passed, $FAIL failed"
