@@ -26,23 +26,8 @@
 struct callgraph {
 	struct tree t;		/* t.n[0]: above the programs; its children: the programs */
 	int err;
-	const struct psr_proc *p;	/* the process being walked, and its */
-	uint64_t hits;			/* function tracer hits: no call of the tree */
+	struct walk_hits hits;
 };
-
-/*
- * The function tracer's hits have no return, so no place in a tree of calls: their number
- * said on stderr (the other formats' losses are said there too), not left out silently.
- */
-static void callgraph_hits(struct callgraph *g, const struct psr_proc *next)
-{
-	if (g->hits)
-		fprintf(stderr, "patchsite: %s: %llu function tracer hits (no returns recorded) are "
-			"not in the call graph: 'patchsite replay' shows them\n", g->p->dir,
-			(unsigned long long)g->hits);
-	g->p = next;
-	g->hits = 0;
-}
 
 /* A program's name: its executable's base name, as uftrace names the graph's root. */
 static const char *program_name(const struct psr_proc *p)
@@ -60,8 +45,6 @@ static int callgraph_thread(struct stream *m, const struct psr_proc *p, void *ar
 
 	if (root == NONE)
 		return g->err = -ENOMEM;
-	if (p != g->p)
-		callgraph_hits(g, p);
 	for (; m->has_ev; walk_advance(m)) {
 		const struct psr_event *e = &m->ev;
 
@@ -77,7 +60,7 @@ static int callgraph_thread(struct stream *m, const struct psr_proc *p, void *ar
 		} else if (e->type == PSR_EXIT && (k = walk_match(m, e->id))) {
 			m->depth = k - 1;
 		} else if (e->type == PSR_FUNC) {
-			g->hits++;
+			walk_hits_count(&g->hits, p, e);
 		}
 	}
 	return 0;
@@ -121,6 +104,7 @@ static int callgraph_build(struct callgraph *g, const struct psr_session *s,
 	int err;
 
 	memset(g, 0, sizeof(*g));
+	g->hits.what = "call graph";
 	err = tree_init(&g->t);
 	if (err)
 		return err;
@@ -130,7 +114,7 @@ static int callgraph_build(struct callgraph *g, const struct psr_session *s,
 		    tree_child(&g->t, 0, program_name(&s->procs[i])) == NONE)
 			return -ENOMEM;
 	err = walk_each_thread(s, o, callgraph_thread, g);
-	callgraph_hits(g, NULL);
+	walk_hits_say(&g->hits);
 	return err ? err : g->err;
 }
 

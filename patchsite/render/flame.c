@@ -29,6 +29,7 @@
 struct flame {
 	struct tree t;		/* t.n[0]: "all" */
 	int err;
+	struct walk_hits hits;
 };
 
 /* A thread's completed calls: each one's self time to its stack's node (frame.path_len). */
@@ -59,6 +60,8 @@ static int flame_thread(struct stream *m, const struct psr_proc *p, void *arg)
 				if (m->depth)
 					m->stack[m->depth - 1].child_ns += d;
 			}
+		} else if (e->type == PSR_FUNC) {
+			walk_hits_count(&g->hits, p, e);
 		}
 	}
 	return 0;
@@ -155,13 +158,14 @@ static int flame_draw(const struct layout *l, size_t node, double x, unsigned de
 
 int render_flamegraph(FILE *out, const struct psr_session *s, const struct render_opts *o)
 {
-	struct flame g = { 0 };
+	struct flame g = { .hits.what = "flame graph" };
 	unsigned depth = 0;
 	int err;
 
 	if (tree_init(&g.t))
 		return -ENOMEM;
 	err = walk_each_thread(s, o, flame_thread, &g);
+	walk_hits_say(&g.hits);
 	/* Children come after their parent: one backward pass sums the totals. */
 	for (size_t i = g.t.len; i-- > 0;) {
 		g.t.n[i].total += g.t.n[i].self;

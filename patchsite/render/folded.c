@@ -9,7 +9,8 @@
 #include "walk.h"
 
 /* Folded stacks: self time of every completed call, summed by stack. */
-static int folded_thread(struct stream *m, struct table *t, char **path, size_t *cap)
+static int folded_thread(struct stream *m, struct table *t, char **path, size_t *cap,
+			 struct walk_hits *hits)
 {
 	char buf[32];
 	size_t len = strlen(m->t->comm), k;
@@ -45,6 +46,8 @@ static int folded_thread(struct stream *m, struct table *t, char **path, size_t 
 				len = fr->path_len;
 				(*path)[len] = 0;
 			}
+		} else if (e->type == PSR_FUNC) {
+			walk_hits_count(hits, m->p, e);
 		}
 	}
 	return 0;
@@ -59,6 +62,7 @@ struct folded_walk {
 	struct table t;
 	char *path;
 	size_t cap;
+	struct walk_hits hits;
 };
 
 static int folded_one(struct stream *m, const struct psr_proc *p, void *arg)
@@ -66,7 +70,7 @@ static int folded_one(struct stream *m, const struct psr_proc *p, void *arg)
 	struct folded_walk *w = arg;
 
 	(void)p;
-	return folded_thread(m, &w->t, &w->path, &w->cap);
+	return folded_thread(m, &w->t, &w->path, &w->cap, &w->hits);
 }
 
 int render_folded(FILE *out, const struct psr_session *s, const struct render_opts *o)
@@ -77,7 +81,9 @@ int render_folded(FILE *out, const struct psr_session *s, const struct render_op
 	int err;
 
 	memset(&w, 0, sizeof(w));
+	w.hits.what = "folded stacks";
 	err = walk_each_thread(s, o, folded_one, &w);
+	walk_hits_say(&w.hits);
 	t = &w.t;
 	free(w.path);
 	n = table_pack(t);

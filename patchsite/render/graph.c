@@ -28,6 +28,7 @@ struct graph {
 	struct tree t;		/* t.n[0]: the root above every thread's outermost calls */
 	const char *func;	/* --graph=FUNC, or NULL */
 	int err;
+	struct walk_hits hits;	/* the function tracer's, said on stderr */
 };
 
 /* The open calls an exit at depth k closes, innermost first. */
@@ -81,6 +82,8 @@ static int graph_thread(struct stream *m, const struct psr_proc *p, void *arg)
 				g->err = -ENOMEM;
 		} else if (e->type == PSR_EXIT && (k = walk_match(m, e->id))) {
 			graph_close(g, m, k, e->tsc);
+		} else if (e->type == PSR_FUNC) {
+			walk_hits_count(&g->hits, p, e);
 		}
 	}
 	return g->err;
@@ -189,13 +192,14 @@ static int graph_json(FILE *out, const struct graph *g, size_t node, unsigned de
 
 int render_graph(FILE *out, const struct psr_session *s, const struct render_opts *o)
 {
-	struct graph g = { .func = o->graph_func };
+	struct graph g = { .func = o->graph_func, .hits.what = "call graph" };
 	static char indent[4096];
 	int err;
 
 	if (tree_init(&g.t))
 		return -ENOMEM;
 	err = walk_each_thread(s, o, graph_thread, &g);
+	walk_hits_say(&g.hits);
 	if (!err && g.func && g.t.n[0].child == NONE)
 		err = -ENOENT;
 	if (!err && o->json) {

@@ -424,3 +424,28 @@ int walk_each_thread(const struct psr_session *s, const struct render_opts *o,
 	}
 	return err;
 }
+
+static void hits_flush(struct walk_hits *h)
+{
+	if (h->n)
+		fprintf(stderr, "patchsite: %s: %llu function tracer hits (no returns recorded) are "
+			"not in the %s: 'patchsite replay' shows them\n", h->p->dir,
+			(unsigned long long)h->n, h->what);
+	h->n = 0;
+}
+
+void walk_hits_count(struct walk_hits *h, const struct psr_proc *p, const struct psr_event *e)
+{
+	if (p != h->p) {
+		hits_flush(h);
+		h->p = p;
+	}
+	if (e && e->type == PSR_FUNC)
+		h->n++;
+}
+
+void walk_hits_say(struct walk_hits *h)
+{
+	hits_flush(h);
+	h->p = NULL;
+}

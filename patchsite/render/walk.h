@@ -132,6 +132,19 @@ void walk_put_sym(FILE *f, const struct render_ctx *ctx, const struct psr_proc *
 /* render_losses; bare: the runtime's own trace at exit, whose end is not written yet. */
 void walk_losses(FILE *out, const struct psr_proc *p, const char *prefix, bool bare);
 /* report's and folded's walk: each wanted thread of each wanted process, one process's streams at a time. */
+/*
+ * The function tracer's hits have no return, so no place in a tree of calls
+ * (dump --graphviz, --mermaid, --folded, --flamegraph, report --graph): a
+ * walker counts them per process (walk_hits_count) and their number is said
+ * on stderr, not left out silently.  what: the output they are not in.
+ */
+struct walk_hits {
+	const char *what;
+	const struct psr_proc *p;	/* the process being counted */
+	uint64_t n;
+};
+void walk_hits_count(struct walk_hits *h, const struct psr_proc *p, const struct psr_event *e);
+void walk_hits_say(struct walk_hits *h);	/* at the end of the walk */
 int walk_each_thread(const struct psr_session *s, const struct render_opts *o,
 		     int (*fn)(struct stream *m, const struct psr_proc *p, void *arg), void *arg);
 

@@ -203,6 +203,19 @@ else
 	fail "dump --graphviz of the function tracer's recording" why
 fi
 
+# The other tree-shaped outputs say the same count (they dropped it unsaid before).
+for v in "dump --folded:folded stacks" "dump --flamegraph:flame graph" "graph:call graph" \
+	 "report --graph:call graph"; do
+	"$PS" ${v%%:*} -d fn.p >out 2>err; rc=$?
+	if [ $rc = 0 ] && [ "$(wc -l <err)" = 1 ] &&
+	   grep -q "^patchsite: fn.p/[0-9]*: 15 function tracer hits (no returns recorded) are not in the ${v#*:}" err; then
+		pass "${v%%:*} of the function tracer's recording says its 15 hits"
+	else
+		{ echo "exit $rc"; cat err; } >why
+		fail "${v%%:*} of the function tracer's recording" why
+	fi
+done
+
 # Usage: --reverse is --flamegraph's; dump without a format names the new ones.
 "$PS" dump -d mix.p --graphviz --reverse >out 2>err; rc=$?
 if [ $rc = 2 ] && [ ! -s out ] && grep -q "^patchsite: --reverse: only with dump --flamegraph" err; then
