@@ -4,10 +4,13 @@
  * --srcline): each function's file and line, resolved at read time by the
  * command from the DWARF of the object the record names (libdw, as
  * probe_dwarf.c; separate debug files by build-id or debuglink too).  The
- * line is the line table's at the function's first address, its file
- * joined to the compilation's directory, as addr2line gives both; a
- * function whose object has no DWARF shows none.
+ * line is the function's declaration's (DW_AT_decl_line of the subprogram
+ * holding its first address: "int f(void)", not the "{" after it), its file
+ * the declaration's, relative to the compilation's directory when under it:
+ * both as uftrace shows them, so its users see the same FILE:LINE.  A
+ * function whose object has no DWARF, or no subprogram there, shows none.
  */
+#include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,15 +56,36 @@ static struct obj *obj_of(const char *path)
 	return o;
 }
 
+/* The subprogram whose code holds addr (the object's own address), into *fn. */
+static Dwarf_Die *subprogram_at(Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Die *fn,
+				Dwarf_Die **cu)
+{
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *scopes = NULL;
+	int i, n;
+
+	*cu = dwfl_module_addrdie(mod, addr, &bias);
+	n = *cu ? dwarf_getscopes(*cu, addr - bias, &scopes) : 0;
+	for (i = 0; i < n; i++)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
+			break;
+	if (i < n)
+		*fn = scopes[i];
+	free(scopes);
+	return i < n ? fn : NULL;
+}
+
 const char *srcline_of(const struct psr_proc *p, uint32_t id, uint64_t tsc, char *buf,
 		       size_t len)
 {
 	const struct psr_module *m = psr_site_module(p, id, tsc);
 	uint64_t addr = psr_site_addr(p, id, tsc), off = 0, size;
 	Dwarf_Addr base = 0;
+	Dwarf_Attribute at;
+	Dwarf_Die fn, *cu;
 	struct obj *o;
-	Dwfl_Line *l;
 	const char *file, *dir;
+	size_t dlen;
 	int line = 0;
 
 	if (!m || !m->path || !addr)
@@ -72,13 +96,16 @@ const char *srcline_of(const struct psr_proc *p, uint32_t id, uint64_t tsc, char
 	if (!o || !o->mod)
 		return NULL;
 	dwfl_module_info(o->mod, NULL, &base, NULL, NULL, NULL, NULL, NULL);
-	l = dwfl_module_getsrc(o->mod, addr - m->bias + base);
-	file = l ? dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) : NULL;
-	if (!file || line <= 0)
+	if (!subprogram_at(o->mod, addr - m->bias + base, &fn, &cu))
 		return NULL;
-	dir = file[0] != '/' ? dwfl_line_comp_dir(l) : NULL;
-	/* Relative to the compilation's directory: joined, as addr2line shows it. */
-	snprintf(buf, len, "%s%s%s:%d", dir ? dir : "", dir ? "/" : "", file, line);
+	file = dwarf_decl_file(&fn);	/* libdw joins it to its directory */
+	if (!file || dwarf_decl_line(&fn, &line) || line <= 0)
+		return NULL;
+	dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &at));
+	dlen = dir ? strlen(dir) : 0;
+	if (dlen && !strncmp(file, dir, dlen) && file[dlen] == '/')
+		file += dlen + 1;
+	snprintf(buf, len, "%s:%d", file, line);
 	return buf;
 }
 
