@@ -358,6 +358,14 @@ void psr_filter_free(struct psr_filter *f);
 int psr_filter_thread(const struct psr_filter *f, const struct psr_proc *p,
 		      const struct psr_thread *t, struct psr_fthread **out);
 bool psr_filter_no_args(const struct psr_fthread *ft);
+/*
+ * A tree at the program's depths under -T trace_on/trace_off, as uftrace's replay draws it
+ * (the text graph asks): a call not shown only because tracing was off is kept too, and
+ * psr_filter_nest_only says so (nest it, draw nothing); its return is drawn when tracing is
+ * on by then, a shown call's is nest-only when tracing is off by then.
+ */
+void psr_filter_keep_depths(struct psr_fthread *ft);
+bool psr_filter_nest_only(const struct psr_fthread *ft);
 bool psr_filter_keep(struct psr_fthread *ft, const struct psr_event *ev);
 void psr_filter_thread_free(struct psr_fthread *ft);
 

@@ -79,6 +79,7 @@ struct fframe {
 	bool inside;		/* inside an -F function (or no -F given) */
 	bool caller;		/* it is a -C function: its children are off the path */
 	bool deep;		/* past -D below an -F call: not shown, a nested -F call is */
+	bool quiet;		/* not shown only because tracing was off (keep_depths) */
 	unsigned sdepth;	/* shown calls open, itself included */
 	unsigned limit;		/* calls shown inside up to this shown depth */
 };
@@ -95,6 +96,8 @@ struct psr_fthread {
 	size_t depth, cap;
 	int tid;
 	bool on;		/* tracing on (-T trace_on/trace_off) */
+	bool depths;		/* psr_filter_keep_depths: quiet calls kept, nest-only */
+	bool nest_only;		/* the event psr_filter_keep last kept is nest-only */
 	bool failed;		/* out of memory: nothing more shown (said once) */
 	uint32_t last_exit;	/* the event before was an exit of this site + 1 (0: not one) */
 	uint64_t lo_ns, hi_ns;	/* -r in CLOCK_MONOTONIC ns */
@@ -707,8 +710,11 @@ static bool entry(struct psr_fthread *ft, const struct psr_event *ev)
 		      (mark & MARK_OFFPATH) || (!fr.deep && up.sdepth >= fr.limit) ||
 		      (f->max_stack && ft->depth >= f->max_stack);
 	fr.caller = (sf.flags & FL_CALLER) != 0;
-	fr.shown = !fr.hide_sub && !fr.deep && fr.inside && ft->on && in_range(ft, ev->tsc) &&
+	fr.shown = !fr.hide_sub && !fr.deep && fr.inside && in_range(ft, ev->tsc) &&
 		   !(sf.flags & (FL_HIDE | FL_SMALL | FL_NOLOC | FL_LIBCALL));
+	fr.quiet = ft->depths && fr.shown && !ft->on;
+	fr.shown = fr.shown && ft->on;
+	ft->nest_only = fr.quiet;
 	fr.sdepth = up.sdepth + fr.shown;
 	/* -D counts from the first call -F shows (uftrace re-bases its depth there too). */
 	if (sf.flags & FL_DEPTH && fr.sdepth - fr.shown + sf.depth < fr.limit)
@@ -722,7 +728,18 @@ static bool entry(struct psr_fthread *ft, const struct psr_event *ev)
 		ft->failed = true;
 		return false;
 	}
-	return fr.shown;
+	return fr.shown || fr.quiet;
+}
+
+void psr_filter_keep_depths(struct psr_fthread *ft)
+{
+	if (ft)
+		ft->depths = true;
+}
+
+bool psr_filter_nest_only(const struct psr_fthread *ft)
+{
+	return ft && ft->nest_only;
 }
 
 bool psr_filter_no_args(const struct psr_fthread *ft)
@@ -765,6 +782,7 @@ bool psr_filter_keep(struct psr_fthread *ft, const struct psr_event *ev)
 		return true;
 	if (ft->failed)
 		return false;
+	ft->nest_only = false;
 	last_exit = ft->last_exit;
 	ft->last_exit = ev->type == PSR_EXIT ? ev->id + 1 : 0;
 	if (ft->f->no_args && args_probe(ft, ev, last_exit))
@@ -774,6 +792,11 @@ bool psr_filter_keep(struct psr_fthread *ft, const struct psr_event *ev)
 	if (ev->type == PSR_EXIT && (k = match(ft, ev->id))) {
 		bool shown = ft->stack[k - 1].shown;
 
+		/* keep_depths: uftrace's replay draws a return when tracing is on at it. */
+		if (ft->depths && (shown || ft->stack[k - 1].quiet)) {
+			ft->nest_only = !ft->on;
+			shown = true;
+		}
 		ft->depth = k - 1;
 		return shown && in_range(ft, ev->tsc);	/* -r: after END, the call is left open */
 	}

@@ -157,6 +157,13 @@ void text_graph_event(FILE *f, struct stream *m, struct stream **last)
 
 	if (e.type == PSR_EXIT && !(k = walk_match(m, e.id)) && m->ctx->bare)
 		return;
+	if (m->ev_at.nest_only) {	/* tracing off: the program's depth kept, nothing drawn */
+		if (e.type == PSR_ENTRY)
+			walk_push_at(m, e.id, e.tsc, 0, &m->ev_at);
+		else if (e.type == PSR_EXIT && k)
+			m->depth = k - 1;
+		return;
+	}
 	m->ctx->line_ns = psr_ns(p, e.tsc);
 	if (*last && *last != m) {
 		fprintf(f, " ------------------------------------------\n");
@@ -202,7 +209,7 @@ void text_graph_event(FILE *f, struct stream *m, struct stream **last)
 		walk_push_at(m, e.id, e.tsc, 0, &m->ev_at);
 	} else if (e.type == PSR_ENTRY) {
 		nx = walk_peek(m);
-		if (nx && nx->type == PSR_EXIT && nx->id == e.id) {
+		if (nx && nx->type == PSR_EXIT && nx->id == e.id && !m->next_at.nest_only) {
 			char r[64];
 
 			d = walk_call_ns(m, e.tsc, nx->tsc);
@@ -231,7 +238,8 @@ void text_graph_event(FILE *f, struct stream *m, struct stream **last)
 				graph_line(f, m, e.cpu, &d, m->depth, a, name, " */");
 			}
 			else if ((m->ctx->opts & PSR_OPT_FUNCGRAPH_TAIL) ||
-				 m->stack[m->depth].at.inherited)	/* its opening is the parent's */
+				 m->stack[m->depth].at.inherited ||	/* its opening is the parent's */
+				 m->stack[m->depth].at.nest_only)	/* or not drawn: tracing off */
 				graph_line(f, m, e.cpu, &d, m->depth, "} /* ",
 					   psr_site_name(p, m->stack[m->depth].id, e.tsc, buf,
 							 sizeof(buf)), " */");
@@ -330,6 +338,7 @@ int render_replay(FILE *out, const struct psr_session *s, const struct render_op
 			if (!max)
 				lo.tid = -1;	/* nothing kept: no thread */
 		}
+		ctx.depths = is_graph(p);
 		st = walk_streams(&ctx, p, &lo, &n);
 		if (!st)
 			return -ENOMEM;

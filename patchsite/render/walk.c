@@ -134,6 +134,8 @@ static int next_event(struct stream *s, struct psr_cursor *c, struct psr_event *
 
 	while ((more = next_shown(s->ctx, c, ev, at)) && !psr_filter_keep(s->filter, ev))
 		;
+	if (more)
+		at->nest_only = psr_filter_nest_only(s->filter);
 	if (more && psr_filter_no_args(s->filter))	/* --no-args */
 		at->args = NULL, at->nargs = 0, at->has_ret = false;
 	return more;
@@ -277,6 +279,8 @@ static int stream_init(struct stream *s, struct render_ctx *ctx, const struct ps
 	s->t = t;
 	if (psr_filter_thread(filter, p, t, &s->filter))
 		return -ENOMEM;
+	if (ctx->depths)
+		psr_filter_keep_depths(s->filter);
 	psr_cursor_init(&s->cur, p, t);
 	if (ctx->with_sched)
 		psr_cursor_sched(&s->cur);

@@ -25,6 +25,7 @@ struct render_ctx {
 	unsigned opts;		/* PSR_OPT_* of the process being shown */
 	uint64_t line_ns;	/* function_graph: the time of the event being shown */
 	bool with_sched;	/* scheduler switches are shown (replay --sched) */
+	bool depths;		/* the graph: -T trace_on/trace_off keep the program's depths */
 	const char *(*srcline)(const struct psr_proc *p, uint32_t id, uint64_t tsc, char *buf,
 			       size_t len);	/* render_opts.srcline */
 };
@@ -40,6 +41,7 @@ struct attach {
 	bool has_ret;
 	uint64_t ret;
 	bool inherited;		/* a forked child's: entered in the parent */
+	bool nest_only;		/* nested, not drawn (psr_filter_nest_only) */
 };
 
 struct frame {

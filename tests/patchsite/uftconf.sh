@@ -30,9 +30,11 @@ uftrace record --no-libcall --no-event ./prog >/dev/null 2>u.err &&
 # - -D counts from the innermost -F call: each -F call below the depth is shown again.
 # - --trace=off: nothing shown until a trace_on call.  uftrace 0.13 has no --trace (later
 #   uftrace's replay has): its oracle is the same tree spelt with 0.13's options, a trace_on at
-#   main, where the recording starts (libraries not recorded), being what -F main shows.
-#   (uftrace draws a call shown after trace_on at its depth in the program, the calls open
-#   around it hidden; patchsite at the depth of the calls shown: not compared here.)
+#   main, where the recording starts (libraries not recorded), being what -F main shows, or
+#   a trace_off at main.
+# - A call shown after trace_on is drawn at its depth in the program, inside the calls entered
+#   while tracing was off, whose returns are drawn once it is on again; a shown call returning
+#   while it is off has no return drawn (uftrace 0.13's tree, with its unclosed "top() {").
 n=0
 while IFS='|' read -r uo po want; do
 	n=$((n + 1))
@@ -64,6 +66,9 @@ done <<'CASES'
 -F main|--trace=off -T main@trace_on|
 -T add@trace_on -F main|--trace off -T main@trace_on|
 -T top@trace_off -T add@trace_on|--trace=off -T main@trace_on -T top@trace_off -T add@trace_on|
+-T top@trace_off -T three@trace_on|-T top@trace_off -T three@trace_on|
+-T one@trace_off -T sum@trace_on|-T one@trace_off -T sum@trace_on|
+-T main@trace_off -T two@trace_on|--trace=off -T two@trace_on|
 CASES
 # --trace=off and no trace_on: nothing at all.
 "$PS" replay --no-sched -d p.data --trace=off >off.out 2>off.err; rc=$?
