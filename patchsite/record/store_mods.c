@@ -23,6 +23,7 @@
 #include "record/linebuf.h"
 #include "sites/scan.h"
 #include "sites/got.h"
+#include "sites/noflag.h"
 
 /* Line of the modules log: what happened to object idx, and when (file: its mod.N file). */
 static void modules_log(const char *what, const struct ps_module *m, uint64_t tsc,
@@ -40,6 +41,57 @@ static void modules_log(const char *what, const struct ps_module *m, uint64_t ts
 	if (len > 0)
 		(void)!write(fd, line, (size_t)len < sizeof(line) ? (size_t)len : sizeof(line) - 1);
 	close(fd);
+}
+
+/*
+ * The `noflag` file: what start-up and later tracers did with the sites of
+ * m's proof, appended ("proof INDEX SITES FILE", "armed INDEX N",
+ * "refused INDEX SITE NAME<tab>WHY").  One write a line.
+ */
+static void noflag_line(const struct ps_module *m, const char *what, size_t i)
+{
+	const struct ps_noflag *nf = m->noflag;
+	char line[4400];
+	int fd = openat(ps_session.procfd, "noflag", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	int len;
+
+	if (fd < 0)
+		return;
+	if (!strcmp(what, "proof"))
+		len = snprintf(line, sizeof(line), "proof %u %zu %s\n", m->index, m->nsites,
+			       nf->proof->file);
+	else if (!strcmp(what, "armed"))
+		len = snprintf(line, sizeof(line), "armed %u %zu\n", m->index, nf->narmed);
+	else
+		len = snprintf(line, sizeof(line), "refused %u %#llx %s\t%s\n", m->index,
+			       (unsigned long long)nf->proof->s[i].site,
+			       ps_sym_shown(&nf->syms[i]), nf->why[i]);
+	if (len > 0)
+		(void)!write(fd, line, (size_t)len < sizeof(line) ? (size_t)len : sizeof(line) - 1);
+	close(fd);
+}
+
+/* With m's mod.N: its proof, the sites armed and refused so far. */
+static void write_noflag(struct ps_module *m)
+{
+	struct ps_noflag *nf = m->noflag;
+
+	if (!nf || nf->told)
+		return;
+	noflag_line(m, "proof", 0);
+	for (size_t i = 0; i < m->nsites; i++)
+		if (nf->why[i])
+			noflag_line(m, "refused", i);
+	noflag_line(m, "armed", 0);
+	nf->told = true;
+}
+
+/* Later (a tracer turned on by ctl): one more refused, or armed. */
+static void ps_store_noflag(struct ps_module *m, size_t i)
+{
+	if (!ps_session.on || ps_session.pid != getpid() || !m->noflag || !m->noflag->told)
+		return;
+	noflag_line(m, i == PS_NOFLAG_ARMED ? "armed" : "refused", i);
 }
 
 static const char *kind_name(uint8_t kind)
@@ -193,6 +245,7 @@ void ps_store_module(struct ps_module *m)
 	if (!ps_session.on || ps_session.pid != getpid())
 		return;
 	write_module(m, name, sizeof(name));
+	write_noflag(m);
 	modules_log("load", m, ps_clock(), name);
 }
 
@@ -217,4 +270,4 @@ void ps_store_mods_write(void)
 }
 
 /* mod.N and the modules log follow the objects (sites/sync.c). */
-const struct ps_watch ps_store_watch = { ps_store_module, ps_store_module_gone };
+const struct ps_watch ps_store_watch = { ps_store_module, ps_store_module_gone, ps_store_noflag };

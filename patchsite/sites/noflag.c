@@ -257,9 +257,12 @@ int ps_noflag_sites(struct ps_module *m, const struct dl_phdr_info *info, bool s
 	}
 	nf = calloc(1, sizeof(*nf));
 	if (!nf || !(nf->syms = calloc(p->n, sizeof(*nf->syms))) ||
+	    !(nf->why = calloc(p->n, sizeof(*nf->why))) ||
 	    !(m->sites = realloc(m->sites, (p->n + 1) * sizeof(*m->sites)))) {
-		if (nf)
+		if (nf) {
 			free(nf->syms);
+			free(nf->why);
+		}
 		free(nf);
 		return -ENOMEM;
 	}
