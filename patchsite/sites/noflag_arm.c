@@ -61,7 +61,7 @@ static void refuse(struct ps_module *m, struct ps_site *s, const char *why, cons
 	m->noflag->refused++;
 	m->noflag->why[i] = why;
 	ps_watch_noflag(m, i);
-	ps_log(PATCHSITE_LOG_WARNING, "%s: %s (site %#llx): %s%s: not traced", m->name,
+	ps_log_tell("%s: %s (site %#llx): %s%s: not traced", m->name,
 	       s->sym->name, (unsigned long long)k->site, why, more);
 }
 

@@ -355,8 +355,14 @@ wait "$RPID"; st=$?
 exec 3>&-
 "$PS" info -d late > info.txt 2>>err
 n=$(echo $cp_sites | wc -w)
-if [ $st = 0 ] && [ "$n" -ge 1 ] && grep -q "^        window-after-start-up ($n): $want$" info.txt; then
-	pass "ctl after start-up: the $n form c/p sites ($want) named in info as window-after-start-up"
+said=0
+for f in $cp_sites; do
+	grep -q "^patchsite: ctl: pid $SPID: warning: ctlspin: $f (site 0x[0-9a-f]*): window-after-start-up " \
+		ctl.out && said=$((said + 1))
+done
+if [ $st = 0 ] && [ "$n" -ge 1 ] && grep -q "^        window-after-start-up ($n): $want$" info.txt &&
+   [ "$said" = "$n" ] && [ "$(wc -l < ctl.out)" = "$n" ]; then
+	pass "ctl after start-up: the $n form c/p sites ($want) named in info and by ctl as window-after-start-up"
 else
 	cat ctl.out info.txt >> err
 	fail "ctl after start-up: form c/p sites ($cp_sites) not named" err
