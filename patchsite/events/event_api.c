@@ -85,7 +85,7 @@ static void events_arrived(struct ps_module *m)
 	ps_events_store();
 }
 
-const struct ps_watch ps_events_watch = { .arrived = events_arrived, .gone = ps_event_module_gone };
+const struct ps_watch ps_events_watch = { events_arrived, ps_event_module_gone };
 
 static bool events_any(void)
 {

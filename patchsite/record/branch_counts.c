@@ -494,7 +494,7 @@ const struct ps_ctl_file ps_ctl_branches[] = {
 };
 
 /* Counters of an object that leaves are read before it goes; written at exit. */
-const struct ps_watch ps_branches_watch = { .gone = ps_branches_gone };
+const struct ps_watch ps_branches_watch = { NULL, ps_branches_gone };
 static void branches_write(void)
 {
 	ps_branches_write();

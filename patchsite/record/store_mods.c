@@ -86,8 +86,8 @@ static void write_noflag(struct ps_module *m)
 	nf->told = true;
 }
 
-/* Later (a tracer turned on by ctl): one more refused, or armed. */
-static void ps_store_noflag(struct ps_module *m, size_t i)
+/* Later (a tracer turned on by ctl): one more refused, or armed (sites/noflag_arm.c). */
+void ps_store_noflag(struct ps_module *m, size_t i)
 {
 	if (!ps_session.on || ps_session.pid != getpid() || !m->noflag || !m->noflag->told)
 		return;
@@ -270,4 +270,4 @@ void ps_store_mods_write(void)
 }
 
 /* mod.N and the modules log follow the objects (sites/sync.c). */
-const struct ps_watch ps_store_watch = { ps_store_module, ps_store_module_gone, ps_store_noflag };
+const struct ps_watch ps_store_watch = { ps_store_module, ps_store_module_gone };

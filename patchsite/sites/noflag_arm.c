@@ -42,6 +42,20 @@ static bool one_thread(void)
 	return n == 1;
 }
 
+static void (*watch)(struct ps_module *m, size_t i);
+
+void ps_noflag_watch(void (*fn)(struct ps_module *m, size_t i))
+{
+	watch = fn;
+}
+
+/* i refused, or PS_NOFLAG_ARMED */
+static void tell(struct ps_module *m, size_t i)
+{
+	if (watch)
+		watch(m, i);
+}
+
 void ps_noflag_startup_done(void)
 {
 	windows = WINDOWS_CLOSED;
@@ -50,7 +64,7 @@ void ps_noflag_startup_done(void)
 /*
  * "prog: name (SITE 0x1139): why: not traced", and kept for the trace
  * directory (why: a literal or strerror's, never freed) and told to the
- * watches (one refused after start-up: the control thread's log is quiet).
+ * watch (one refused after start-up: the control thread's log is quiet).
  */
 static void refuse(struct ps_module *m, struct ps_site *s, const char *why, const char *more)
 {
@@ -60,7 +74,7 @@ static void refuse(struct ps_module *m, struct ps_site *s, const char *why, cons
 	s->state = SITE_REFUSED;
 	m->noflag->refused++;
 	m->noflag->why[i] = why;
-	ps_watch_noflag(m, i);
+	tell(m, i);
 	ps_log_tell("%s: %s (site %#llx): %s%s: not traced", m->name,
 	       s->sym->name, (unsigned long long)k->site, why, more);
 }
@@ -295,7 +309,7 @@ int ps_noflag_arm_wanted(void)
 		}
 		m->noflag->narmed += done;
 		if (done)
-			ps_watch_noflag(m, PS_NOFLAG_ARMED);
+			tell(m, PS_NOFLAG_ARMED);
 		if (n)
 			ps_log(PATCHSITE_LOG_NOTE, "%s: no-flag sites: %zu armed now, %zu in all (of "
 			       "%zu)", m->name, done, m->noflag->narmed, m->nsites);

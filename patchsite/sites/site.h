@@ -268,12 +268,15 @@ struct ps_arrivals {			/* objects ps_loader_sync may add (sites/sync.c) */
 struct ps_watch {
 	void (*arrived)(struct ps_module *m);	/* indexed, its sites NOPed or refused */
 	void (*gone)(struct ps_module *m);	/* its code is gone; the record stays */
-	/* its no-flag site i was refused, or (PS_NOFLAG_ARMED) more were armed */
-	void (*noflag)(struct ps_module *m, size_t i);
 };
-#define PS_NOFLAG_ARMED ((size_t)-1)
 void ps_watch_add(const struct ps_watch *w);
-void ps_watch_noflag(struct ps_module *m, size_t i);
+/*
+ * sites/noflag_arm.c: who hears of a no-flag site refused (its index) or
+ * of more armed (PS_NOFLAG_ARMED), at any time (api.c wire: the trace
+ * directory).  ps.lock held when it is told.
+ */
+#define PS_NOFLAG_ARMED ((size_t)-1)
+void ps_noflag_watch(void (*fn)(struct ps_module *m, size_t i));
 void ps_loader_prepare(struct ps_arrivals *a);
 void ps_loader_done(struct ps_arrivals *a);
 int ps_loader_sync(const struct ps_arrivals *arrivals);

@@ -78,14 +78,6 @@ void ps_watch_add(const struct ps_watch *w)
 		watches[nwatches++] = w;
 }
 
-/* A no-flag site of m refused, or sites armed, after m arrived (noflag_arm.c); ps.lock held. */
-void ps_watch_noflag(struct ps_module *m, size_t i)
-{
-	for (unsigned k = 0; k < nwatches; k++)
-		if (watches[k]->noflag)
-			watches[k]->noflag(m, i);
-}
-
 static int collect(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct sync_ctx *c = arg;
