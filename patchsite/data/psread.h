@@ -187,6 +187,7 @@ struct psr_noflag {
 	unsigned index;		/* the object's slot (modules) */
 	size_t sites, armed;
 	char *file;		/* the proof file */
+	char *unused;		/* why none of its sites was taken ("unused" line), or NULL */
 	struct psr_noflag_refusal *r;
 	size_t nr;
 };

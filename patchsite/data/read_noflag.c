@@ -19,6 +19,7 @@ void read_noflag_free(struct psr_proc *p)
 		}
 		free(p->noflag[i].r);
 		free(p->noflag[i].file);
+		free(p->noflag[i].unused);
 	}
 	free(p->noflag);
 	p->noflag = NULL;
@@ -112,6 +113,20 @@ static bool armed_line(struct psr_proc *p, const char *l, size_t len)
 	return true;
 }
 
+/* "unused INDEX WHY": none of the proof's sites taken (one word). */
+static bool unused_line(struct psr_proc *p, const char *l, size_t len)
+{
+	unsigned long long index;
+	const char *w = dec(l, &index);
+	struct psr_noflag *g = w ? proof_of(p, (unsigned)index) : NULL;
+
+	if (!g || index > 0xffffffffu || g->unused || g->nr || w >= l + len ||
+	    memchr(w, ' ', (size_t)(l + len - w)))
+		return false;
+	g->unused = strndup(w, (size_t)(l + len - w));
+	return g->unused != NULL;
+}
+
 void read_noflag(struct psr_proc *p)
 {
 	char *path = read_join(p->dir, "noflag"), *text = path ? read_slurp(path, NULL) : NULL;
@@ -132,6 +147,8 @@ void read_noflag(struct psr_proc *p)
 			ok = refused_line(p, l + 8, len - 8);
 		else if (!strncmp(l, "armed ", 6))
 			ok = armed_line(p, l + 6, len - 6);
+		else if (!strncmp(l, "unused ", 7))
+			ok = unused_line(p, l + 7, len - 7);
 		/* else: a line of a later version, not known here */
 		l = nl ? nl + 1 : l + len;
 	}

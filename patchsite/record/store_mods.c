@@ -10,6 +10,7 @@
  * keeps the ones that wait for the first tracer).
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -46,29 +47,33 @@ static void modules_log(const char *what, const struct ps_module *m, uint64_t ts
 /*
  * The `noflag` file: what start-up and later tracers did with the sites of
  * m's proof, appended ("proof INDEX SITES FILE", "armed INDEX N",
- * "refused INDEX SITE NAME<tab>WHY").  One write a line.
+ * "refused INDEX SITE NAME<tab>WHY", or "unused INDEX WHY" for a proof of
+ * an object none of whose sites are taken).  One write a line.
  */
-static void noflag_line(const struct ps_module *m, const char *what, size_t i)
+__attribute__((format(printf, 1, 2)))
+static void noflag_line(const char *fmt, ...)
 {
-	const struct ps_noflag *nf = m->noflag;
 	char line[4400];
 	int fd = openat(ps_session.procfd, "noflag", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	va_list ap;
 	int len;
 
 	if (fd < 0)
 		return;
-	if (!strcmp(what, "proof"))
-		len = snprintf(line, sizeof(line), "proof %u %zu %s\n", m->index, m->nsites,
-			       nf->proof->file);
-	else if (!strcmp(what, "armed"))
-		len = snprintf(line, sizeof(line), "armed %u %zu\n", m->index, nf->narmed);
-	else
-		len = snprintf(line, sizeof(line), "refused %u %#llx %s\t%s\n", m->index,
-			       (unsigned long long)nf->proof->s[i].site,
-			       ps_sym_shown(&nf->syms[i]), nf->why[i]);
+	va_start(ap, fmt);
+	len = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
 	if (len > 0)
 		(void)!write(fd, line, (size_t)len < sizeof(line) ? (size_t)len : sizeof(line) - 1);
 	close(fd);
+}
+
+static void noflag_refused(const struct ps_module *m, size_t i)
+{
+	const struct ps_noflag *nf = m->noflag;
+
+	noflag_line("refused %u %#llx %s\t%s\n", m->index, (unsigned long long)nf->proof->s[i].site,
+		    ps_sym_shown(&nf->syms[i]), nf->why[i]);
 }
 
 /* With m's mod.N: its proof, the sites armed and refused so far. */
@@ -76,13 +81,16 @@ static void write_noflag(struct ps_module *m)
 {
 	struct ps_noflag *nf = m->noflag;
 
+	if (m->noflag_unused)
+		noflag_line("proof %u %zu %s\nunused %u %s\n", m->index, m->noflag_unused_n,
+			    m->noflag_unused, m->index, m->noflag_unused_why);
 	if (!nf || nf->told)
 		return;
-	noflag_line(m, "proof", 0);
+	noflag_line("proof %u %zu %s\n", m->index, m->nsites, nf->proof->file);
 	for (size_t i = 0; i < m->nsites; i++)
 		if (nf->why[i])
-			noflag_line(m, "refused", i);
-	noflag_line(m, "armed", 0);
+			noflag_refused(m, i);
+	noflag_line("armed %u %zu\n", m->index, nf->narmed);
 	nf->told = true;
 }
 
@@ -91,7 +99,10 @@ void ps_store_noflag(struct ps_module *m, size_t i)
 {
 	if (!ps_session.on || ps_session.pid != getpid() || !m->noflag || !m->noflag->told)
 		return;
-	noflag_line(m, i == PS_NOFLAG_ARMED ? "armed" : "refused", i);
+	if (i == PS_NOFLAG_ARMED)
+		noflag_line("armed %u %zu\n", m->index, m->noflag->narmed);
+	else
+		noflag_refused(m, i);
 }
 
 static const char *kind_name(uint8_t kind)

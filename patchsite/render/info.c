@@ -92,6 +92,11 @@ static void info_noflag(FILE *out, const struct psr_proc *p, unsigned index)
 			g = &p->noflag[i];
 	if (!g)
 		return;
+	if (g->unused) {
+		fprintf(out, "      no-flag sites from %s: %zu proven, none used: %s\n", g->file,
+			g->sites, g->unused);
+		return;
+	}
 	fprintf(out, "      no-flag sites from %s: %zu proven, %zu armed, %zu refused\n", g->file,
 		g->sites, g->armed, g->nr);
 	for (size_t i = 0; i < g->nr; i++) {

@@ -107,6 +107,9 @@ struct ps_module {
 	const void *symtab, *strtab;	/* in map: the function symbols, once found */
 	size_t nsymtab, strtab_size;
 	struct ps_noflag *noflag;	/* its sites come from a proof file (sites/noflag.c) */
+	/* a proof of it not used: the file, its sites, and why (noflag.c) */
+	const char *noflag_unused, *noflag_unused_why;
+	size_t noflag_unused_n;
 	size_t stubs_extra;		/* bytes after the sites' stubs: noflag.c's out-of-line stubs */
 	uintptr_t ool_lo, ool_hi;	/* ... once written; their slots are its sites */
 };

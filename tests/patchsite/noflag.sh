@@ -252,6 +252,21 @@ if grep -q "^      no-flag sites from wrong.proof: $n proven, $((n - 2)) armed, 
 else
 	fail "info: no-flag sites not said" info.txt
 fi
+# A proof of the C library, which the runtime itself runs on: none of it used, said by info
+# with the proof's count of sites (the file patchverify wrote).
+LIBC=$(ldd ./nfprog | awk '/libc\.so/ { print $3 }')
+"$PV" --noflag --proof libc.proof "$LIBC" > pv.out 2>&1
+n=$(grep -c '^site ' libc.proof)
+record -d tl --no-libcall --noflag-proof p.proof --noflag-proof libc.proof ./nfprog > /dev/null \
+	2>err.txt
+"$PS" info -d tl > info.txt 2>>err.txt
+if [ "$n" -gt 0 ] &&
+   grep -q "^      no-flag sites from libc.proof: $n proven, none used: runtime-object$" info.txt; then
+	pass "info: a proof of libc ($n sites) said unused, runtime-object"
+else
+	cat info.txt >> err.txt
+	fail "info: the proof of libc not said" err.txt
+fi
 # A damaged line of the noflag file: info says the file and line in one line, shows none of it.
 cp -r tw twd
 nf=$(ls twd/*/noflag)
