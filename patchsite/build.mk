@@ -99,6 +99,8 @@ check-patchsite: $(addprefix check-ps-,$(PS_SUITES))
 check-ps-%: $(PS_LIBS) $(B)/patchsite $(B)/recordmcount $(B)/patchsite-cc $(B)/patchsite-c++
 	$(Q)t0=$$(date +%s); $(PS_ENV_$*) sh tests/patchsite/$(or $(PS_SCRIPT_$*),$*).sh $(B) $(PS_MODE); \
 	rc=$$?; echo "check-ps-$* ($(PS_MODE)): $$(($$(date +%s) - t0)) s"; exit $$rc
+# noflag.sh proves one sample with patchverify (its form c sites); noflag_real all of its files.
+check-ps-noflag check-ps-noflag_real: $(B)/patchverify
 # run.sh's build forms in two halves: the first with the sections after them.
 PS_ENV_run       := PS_FORMS="nonpie pie nop pfe piecf pfecf"
 PS_ENV_run-forms := PS_FORMS="ret mcount mcountpie pg pgpie rmc rmcpie" PS_SECTIONS=no

@@ -99,6 +99,7 @@ static void wire(void)
 	ps_watch_add(&ps_store_watch);
 	ps_watch_add(&ps_branches_watch);
 	ps_watch_add(&ps_events_watch);
+	ps_noflag_watch(ps_store_noflag);
 	ps_store_add_part(&ps_events_part);
 	ps_store_add_part(&ps_branches_part);
 	ps_store_add_part(&ps_profile_part);

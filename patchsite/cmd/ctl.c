@@ -109,7 +109,15 @@ int cmd_ctl(int argc, char **argv)
 		free(reply);
 		return 1;
 	}
-	fputs(reply, stdout);
+	/* a write's reply: what its work refused ("warning: ..." lines), said on stderr */
+	if (op == PSCTL_WRITE || op == PSCTL_APPEND)
+		for (char *l = reply, *nl; *l; l = nl ? nl + 1 : l + strlen(l)) {
+			nl = strchr(l, '\n');
+			fprintf(stderr, "patchsite: ctl: pid %ld: %.*s\n", pid,
+				(int)(nl ? nl - l : (long)strlen(l)), l);
+		}
+	else
+		fputs(reply, stdout);
 	free(reply);
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "patchsite: ctl: writing the output: %s\n", strerror(errno));

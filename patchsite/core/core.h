@@ -201,6 +201,19 @@ void ps_log_stderr(int from, int to);	/* levels from..to also go to stderr */
 const char *ps_error_copy(char *buf, size_t len);
 extern __thread bool ps_log_quiet;	/* the channel thread: messages only to ps_last_error, callback */
 extern bool ps_log_defer_errors;	/* start-up: error lines held back (core/log.c) */
+/*
+ * A client's request (the channel thread, ctl/channel.c) may set told: the
+ * warnings ps_log_tell says while it runs are also kept there, one line
+ * each, for the reply (a tracer's refusals the quiet thread would lose).
+ */
+struct ps_told {
+	char text[2048];
+	size_t len;
+	bool cut;
+};
+extern __thread struct ps_told *ps_log_told;
+__attribute__((format(printf, 1, 2)))
+void ps_log_tell(const char *fmt, ...);
 void ps_log_flush_deferred(bool said);
 
 /* core/mem.c */

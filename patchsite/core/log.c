@@ -102,6 +102,33 @@ void ps_log(enum patchsite_log_level level, const char *fmt, ...)
 	emit(level, NULL, msg);
 }
 
+__thread struct ps_told *ps_log_told;
+
+/* A warning, also kept for the client whose request caused it (ps_log_told set). */
+void ps_log_tell(const char *fmt, ...)
+{
+	struct ps_told *t = ps_log_told;
+	char msg[1024];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	emit(PATCHSITE_LOG_WARNING, NULL, msg);
+	if (!t || t->cut)
+		return;
+	n = snprintf(t->text + t->len, sizeof(t->text) - t->len, "warning: %s\n", msg);
+	if (n < 0 || (size_t)n >= sizeof(t->text) - t->len) {
+		/* whole lines only, and the cut said */
+		n = snprintf(t->text + t->len, sizeof(t->text) - t->len, "warning: more not said\n");
+		t->len += n > 0 && (size_t)n < sizeof(t->text) - t->len ? (size_t)n : 0;
+		t->cut = true;
+		return;
+	}
+	t->len += (size_t)n;
+}
+
 /* A message about one object (file: its name), as "patchsite: file: level: what". */
 void ps_log_in(enum patchsite_log_level level, const char *file, const char *fmt, ...)
 {

@@ -184,23 +184,31 @@ static long read_file(const char *name, struct ps_buf *b)
 static void execute(int fd, unsigned op, const char *name, const char *value)
 {
 	struct ps_buf b = { 0 };
+	struct ps_told *told = NULL;
 	long err = 0;
 
-	if (op == PSCTL_LIST)
+	if (op == PSCTL_LIST) {
 		list_files(&b);
-	else if (op == PSCTL_READ)
+	} else if (op == PSCTL_READ) {
 		err = read_file(name, &b);
-	else
+	} else {
+		/* a write's reply is empty but for what its work refused (a write's one text) */
+		told = ps_log_told = calloc(1, sizeof(*told));
 		err = ps_ctl_write_before_reply(name, value, op == PSCTL_APPEND);
+		ps_log_told = NULL;
+	}
 	if (!err && b.oom)
 		err = -ENOMEM;
 	if (err < 0) {
 		const char *why = patchsite_last_error();
 
 		reply_error(fd, PSCTL_ERROR, (int)-err, "%s", *why ? why : strerror((int)-err));
+	} else if (told) {
+		reply(fd, PSCTL_OK, 0, told->text, told->len);
 	} else {
 		reply(fd, PSCTL_OK, 0, b.p ? b.p : "", b.len);
 	}
+	free(told);
 	ps_buf_free(&b);
 }
 

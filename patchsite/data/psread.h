@@ -178,6 +178,20 @@ struct psr_evdesc {
 
 struct psr_session;
 
+/* A proof's sites in one process (the `noflag` file, read_noflag.c). */
+struct psr_noflag_refusal {
+	uint64_t site;
+	char *name, *why;
+};
+struct psr_noflag {
+	unsigned index;		/* the object's slot (modules) */
+	size_t sites, armed;
+	char *file;		/* the proof file */
+	char *unused;		/* why none of its sites was taken ("unused" line), or NULL */
+	struct psr_noflag_refusal *r;
+	size_t nr;
+};
+
 struct psr_proc {
 	struct psr_session *session;	/* the one it was read in: where damage is said */
 	char *dir, *name;	/* the process directory, and its name in the session */
@@ -191,6 +205,8 @@ struct psr_proc {
 	uint64_t end_ns, end_realtime;
 	char status[64];	/* from `patchsite record`: "exit N" or "signal N (NAME)", or "" */
 	char *tracers;		/* the `tracers` file: "TSC NAME" lines, one per change; or NULL */
+	struct psr_noflag *noflag;	/* the `noflag` file: one per proof, in its order */
+	size_t nnoflag;
 	struct psr_module *mods;
 	size_t nmods;
 	struct psr_thread *threads;

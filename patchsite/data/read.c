@@ -112,6 +112,7 @@ void read_end(struct psr_proc *p)
 	path = read_join(p->dir, "tracers");
 	p->tracers = path ? read_slurp(path, NULL) : NULL;
 	free(path);
+	read_noflag(p);
 }
 
 static void read_cmdline(struct psr_proc *p)
@@ -301,6 +302,7 @@ void psr_close(struct psr_session *s)
 		free(p->exe);
 		free(p->cmdline);
 		free(p->tracers);
+		read_noflag_free(p);
 	}
 	free(s->procs);
 	free(s->dir);

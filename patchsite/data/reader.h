@@ -17,6 +17,10 @@
 
 #include "psread.h"
 
+/* read_noflag.c: p's `noflag` file, read again when followed; freed. */
+void read_noflag(struct psr_proc *p);
+void read_noflag_free(struct psr_proc *p);
+
 /* read_text.c */
 /* Damage in s's directory: counted, and said on s->err when there is one. */
 __attribute__((format(printf, 3, 4)))

@@ -186,6 +186,7 @@ void ps_store_tracer(const char *name);
 int ps_store_replace(const char *name, const char *text, size_t len);
 void ps_store_forked(struct ps_thread *self);
 extern const struct ps_watch ps_store_watch;	/* store_mods.c */
+void ps_store_noflag(struct ps_module *m, size_t i);	/* store_mods.c: ps_noflag_watch's */
 /*
  * What else writes into the process directory (events, branch counts),
  * registered once at init (api.c wire): any says it has something to

@@ -10,6 +10,7 @@
  * keeps the ones that wait for the first tracer).
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #include "record/linebuf.h"
 #include "sites/scan.h"
 #include "sites/got.h"
+#include "sites/noflag.h"
 
 /* Line of the modules log: what happened to object idx, and when (file: its mod.N file). */
 static void modules_log(const char *what, const struct ps_module *m, uint64_t tsc,
@@ -40,6 +42,67 @@ static void modules_log(const char *what, const struct ps_module *m, uint64_t ts
 	if (len > 0)
 		(void)!write(fd, line, (size_t)len < sizeof(line) ? (size_t)len : sizeof(line) - 1);
 	close(fd);
+}
+
+/*
+ * The `noflag` file: what start-up and later tracers did with the sites of
+ * m's proof, appended ("proof INDEX SITES FILE", "armed INDEX N",
+ * "refused INDEX SITE NAME<tab>WHY", or "unused INDEX WHY" for a proof of
+ * an object none of whose sites are taken).  One write a line.
+ */
+__attribute__((format(printf, 1, 2)))
+static void noflag_line(const char *fmt, ...)
+{
+	char line[4400];
+	int fd = openat(ps_session.procfd, "noflag", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	va_list ap;
+	int len;
+
+	if (fd < 0)
+		return;
+	va_start(ap, fmt);
+	len = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (len > 0)
+		(void)!write(fd, line, (size_t)len < sizeof(line) ? (size_t)len : sizeof(line) - 1);
+	close(fd);
+}
+
+static void noflag_refused(const struct ps_module *m, size_t i)
+{
+	const struct ps_noflag *nf = m->noflag;
+
+	noflag_line("refused %u %#llx %s\t%s\n", m->index, (unsigned long long)nf->proof->s[i].site,
+		    ps_sym_shown(&nf->syms[i]), nf->why[i]);
+}
+
+/* With m's mod.N: its proof, the sites armed and refused so far. */
+static void write_noflag(struct ps_module *m)
+{
+	struct ps_noflag *nf = m->noflag;
+
+	if (m->noflag_unused)
+		noflag_line("proof %u %zu %s\nunused %u %s\n", m->index, m->noflag_unused_n,
+			    m->noflag_unused, m->index, m->noflag_unused_why);
+	if (!nf || nf->told)
+		return;
+	noflag_line("proof %u %zu %s\n", m->index, m->nsites, nf->proof->file);
+	for (size_t i = 0; i < m->nsites; i++)
+		if (nf->why[i])
+			noflag_refused(m, i);
+	noflag_line("armed %u %zu\n", m->index, nf->narmed);
+	nf->told = true;
+}
+
+/* Later (a tracer turned on by ctl): one more refused, or armed (sites/noflag_arm.c). */
+void ps_store_noflag(struct ps_module *m, size_t i)
+{
+	if (!ps_session.on || ps_session.pid != getpid() || !m->noflag || !m->noflag->told)
+		return;
+	if (i == PS_NOFLAG_ARMED)
+		noflag_line("armed %u %zu\n", m->index, m->noflag->narmed);
+	else
+		noflag_refused(m, i);
 }
 
 static const char *kind_name(uint8_t kind)
@@ -193,6 +256,7 @@ void ps_store_module(struct ps_module *m)
 	if (!ps_session.on || ps_session.pid != getpid())
 		return;
 	write_module(m, name, sizeof(name));
+	write_noflag(m);
 	modules_log("load", m, ps_clock(), name);
 }
 

@@ -78,6 +78,46 @@ static void info_refused(FILE *out, const struct psr_module *m)
 	}
 }
 
+/*
+ * An object with a proof (the `noflag` file): its sites proven, armed and
+ * refused, then per check that refused some (in the order first met) its
+ * functions: "        WHY (N): a, b".
+ */
+static void info_noflag(FILE *out, const struct psr_proc *p, unsigned index)
+{
+	const struct psr_noflag *g = NULL;
+
+	for (size_t i = 0; i < p->nnoflag && !g; i++)
+		if (p->noflag[i].index == index)
+			g = &p->noflag[i];
+	if (!g)
+		return;
+	if (g->unused) {
+		fprintf(out, "      no-flag sites from %s: %zu proven, none used: %s\n", g->file,
+			g->sites, g->unused);
+		return;
+	}
+	fprintf(out, "      no-flag sites from %s: %zu proven, %zu armed, %zu refused\n", g->file,
+		g->sites, g->armed, g->nr);
+	for (size_t i = 0; i < g->nr; i++) {
+		const char *why = g->r[i].why;
+		size_t n = 0, k;
+
+		for (k = 0; k < i && strcmp(g->r[k].why, why); k++)
+			;
+		if (k < i)
+			continue;	/* said with the first site of that reason */
+		for (k = i; k < g->nr; k++)
+			n += !strcmp(g->r[k].why, why);
+		fprintf(out, "        %s (%zu):", why, n);
+		n = 0;
+		for (k = i; k < g->nr; k++)
+			if (!strcmp(g->r[k].why, why))
+				fprintf(out, "%s %s", n++ ? "," : "", g->r[k].name);
+		fputc('\n', out);
+	}
+}
+
 static void info_events(FILE *out, const struct psr_proc *p, const struct render_opts *o)
 {
 	uint64_t *n = calloc(p->nevents + 1, sizeof(*n));
@@ -209,6 +249,7 @@ int render_info(FILE *out, const struct psr_session *s, const struct render_opts
 				p->mods[k].unload_tsc ? " (unloaded)" : "");
 			info_scan(out, &p->mods[k]);
 			info_refused(out, &p->mods[k]);
+			info_noflag(out, p, p->mods[k].index);
 		}
 		fprintf(out, "  threads:  %zu\n", p->nthreads);
 		for (size_t k = 0; k < p->nthreads; k++) {

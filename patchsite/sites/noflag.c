@@ -230,6 +230,15 @@ static const char *runtime_object(const struct dl_phdr_info *info)
 	return NULL;
 }
 
+/* m's proof p not used, for the trace directory: why, a name of the check. */
+static int unused(struct ps_module *m, const struct nf_proof *p, const char *why)
+{
+	m->noflag_unused = p->file;
+	m->noflag_unused_why = why;
+	m->noflag_unused_n = p->n;
+	return 0;
+}
+
 /*
  * The sites of m from its proof (module.c, for an object that has no site
  * table; at start-up only, else said): in the order of the proof's sites, which is the
@@ -248,18 +257,21 @@ int ps_noflag_sites(struct ps_module *m, const struct dl_phdr_info *info, bool s
 	if ((own = runtime_object(info))) {
 		ps_log(PATCHSITE_LOG_WARNING, "%s: no-flag sites of %s, which patchsite itself runs "
 		       "on: not armed (%s not used)", m->name, own, p->file);
-		return 0;
+		return unused(m, p, "runtime-object");
 	}
 	if (!startup) {
 		ps_log(PATCHSITE_LOG_WARNING, "%s: no-flag sites of objects loaded after start-up: "
 		       "not yet (%s not used)", m->name, p->file);
-		return 0;
+		return unused(m, p, "loaded-after-start-up");
 	}
 	nf = calloc(1, sizeof(*nf));
 	if (!nf || !(nf->syms = calloc(p->n, sizeof(*nf->syms))) ||
+	    !(nf->why = calloc(p->n, sizeof(*nf->why))) ||
 	    !(m->sites = realloc(m->sites, (p->n + 1) * sizeof(*m->sites)))) {
-		if (nf)
+		if (nf) {
 			free(nf->syms);
+			free(nf->why);
+		}
 		free(nf);
 		return -ENOMEM;
 	}

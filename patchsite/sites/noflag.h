@@ -33,9 +33,11 @@ struct nf_proof {
 struct ps_noflag {
 	const struct nf_proof *proof;
 	struct ps_sym *syms;		/* one per site, in order: its name */
+	const char **why;		/* per site: the check that refused it, or NULL */
 	size_t refused, bytes_changed;
 	uint8_t *armed;			/* per site: its program SITE holds the jump (noflag_arm.c) */
 	size_t narmed;
+	bool told;			/* the trace directory has its proof line (record/store_mods.c) */
 };
 
 /* The proof's record of one of m's sites. */

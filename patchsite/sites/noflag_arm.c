@@ -42,19 +42,40 @@ static bool one_thread(void)
 	return n == 1;
 }
 
+static void (*watch)(struct ps_module *m, size_t i);
+
+void ps_noflag_watch(void (*fn)(struct ps_module *m, size_t i))
+{
+	watch = fn;
+}
+
+/* i refused, or PS_NOFLAG_ARMED */
+static void tell(struct ps_module *m, size_t i)
+{
+	if (watch)
+		watch(m, i);
+}
+
 void ps_noflag_startup_done(void)
 {
 	windows = WINDOWS_CLOSED;
 }
 
-/* "prog: name (SITE 0x1139): why: not traced" */
+/*
+ * "prog: name (SITE 0x1139): why: not traced", and kept for the trace
+ * directory (why: a literal or strerror's, never freed) and told to the
+ * watch (one refused after start-up: the control thread's log is quiet).
+ */
 static void refuse(struct ps_module *m, struct ps_site *s, const char *why, const char *more)
 {
 	const struct nf_keep *k = ps_noflag_keep(m, s);
+	size_t i = (size_t)(s->sym - m->noflag->syms);
 
 	s->state = SITE_REFUSED;
 	m->noflag->refused++;
-	ps_log(PATCHSITE_LOG_WARNING, "%s: %s (site %#llx): %s%s: not traced", m->name,
+	m->noflag->why[i] = why;
+	tell(m, i);
+	ps_log_tell("%s: %s (site %#llx): %s%s: not traced", m->name,
 	       s->sym->name, (unsigned long long)k->site, why, more);
 }
 
@@ -129,8 +150,10 @@ static void check_bytes(struct ps_module *m)
 
 static void refuse_all(struct ps_module *m, const char *why)
 {
-	for (size_t i = 0; i < m->nsites; i++)
+	for (size_t i = 0; i < m->nsites; i++) {
 		m->sites[i].state = SITE_REFUSED;
+		m->noflag->why[i] = why;
+	}
 	m->noflag->refused = m->nsites;
 	ps_log(PATCHSITE_LOG_WARNING, "%s: no-flag sites from %s: %s: none armed", m->name,
 	       m->noflag->proof->file, why);
@@ -285,6 +308,8 @@ int ps_noflag_arm_wanted(void)
 			}
 		}
 		m->noflag->narmed += done;
+		if (done)
+			tell(m, PS_NOFLAG_ARMED);
 		if (n)
 			ps_log(PATCHSITE_LOG_NOTE, "%s: no-flag sites: %zu armed now, %zu in all (of "
 			       "%zu)", m->name, done, m->noflag->narmed, m->nsites);

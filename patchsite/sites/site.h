@@ -107,6 +107,9 @@ struct ps_module {
 	const void *symtab, *strtab;	/* in map: the function symbols, once found */
 	size_t nsymtab, strtab_size;
 	struct ps_noflag *noflag;	/* its sites come from a proof file (sites/noflag.c) */
+	/* a proof of it not used: the file, its sites, and why (noflag.c) */
+	const char *noflag_unused, *noflag_unused_why;
+	size_t noflag_unused_n;
 	size_t stubs_extra;		/* bytes after the sites' stubs: noflag.c's out-of-line stubs */
 	uintptr_t ool_lo, ool_hi;	/* ... once written; their slots are its sites */
 };
@@ -270,6 +273,13 @@ struct ps_watch {
 	void (*gone)(struct ps_module *m);	/* its code is gone; the record stays */
 };
 void ps_watch_add(const struct ps_watch *w);
+/*
+ * sites/noflag_arm.c: who hears of a no-flag site refused (its index) or
+ * of more armed (PS_NOFLAG_ARMED), at any time (api.c wire: the trace
+ * directory).  ps.lock held when it is told.
+ */
+#define PS_NOFLAG_ARMED ((size_t)-1)
+void ps_noflag_watch(void (*fn)(struct ps_module *m, size_t i));
 void ps_loader_prepare(struct ps_arrivals *a);
 void ps_loader_done(struct ps_arrivals *a);
 int ps_loader_sync(const struct ps_arrivals *arrivals);

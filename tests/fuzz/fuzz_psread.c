@@ -190,6 +190,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		put("modules", q, take(&p, &left, len[2]), "load 0 0 0 mod.0 /x\n", 20);
 		q = p;
 		put("mod.0", q, take(&p, &left, len[3]), NULL, 0);
+		/* the same bytes as the noflag file, after a proof line of object 0 */
+		put("noflag", q, (size_t)(p - q), "proof 0 3 /p\n", 13);
 		q = p;
 		put_sched(q, take(&p, &left, len[4]), flags);
 		/* Static trace events 1 and 2: extended records of kind 5 in the data decode through them. */

@@ -27,6 +27,7 @@ suite_init noflag "${1:-build}" "${2:-plain}"
 SRC="$PWD/testdata/noflag_rt/nfprog.c"
 GEN="$PWD/tests/patchsite/oracles/noflag_proof.py"
 SPIN="$PWD/testdata/patchsite/ctlspin.c"
+PV="$PWD/$B/patchverify"
 FUNCS="mix bump leaf fscale live fsum walk main"
 run() { LD_PRELOAD="$SANPRE" "$@"; }
 
@@ -241,6 +242,44 @@ else
 	fail "bytes-changed: exit $rc" err.txt
 fi
 
+# ... and info names them with their checks (the proof's sites: all armed but those two).
+"$PS" info -d tw > info.txt 2>&1
+n=$(grep -c '^site ' wrong.proof)
+if grep -q "^      no-flag sites from wrong.proof: $n proven, $((n - 2)) armed, 2 refused$" info.txt &&
+   grep -q '^        bytes-changed (1): mix$' info.txt &&
+   grep -q '^        indirect-call-in-window (1): callhook$' info.txt; then
+	pass "info: $n proven, $((n - 2)) armed, mix refused as bytes-changed, callhook by its check"
+else
+	fail "info: no-flag sites not said" info.txt
+fi
+# A proof of the C library, which the runtime itself runs on: none of it used, said by info
+# with the proof's count of sites (the file patchverify wrote).
+LIBC=$(ldd ./nfprog | awk '/libc\.so/ { print $3 }')
+"$PV" --noflag --proof libc.proof "$LIBC" > pv.out 2>&1
+n=$(grep -c '^site ' libc.proof)
+record -d tl --no-libcall --noflag-proof p.proof --noflag-proof libc.proof ./nfprog > /dev/null \
+	2>err.txt
+"$PS" info -d tl > info.txt 2>>err.txt
+if [ "$n" -gt 0 ] &&
+   grep -q "^      no-flag sites from libc.proof: $n proven, none used: runtime-object$" info.txt; then
+	pass "info: a proof of libc ($n sites) said unused, runtime-object"
+else
+	cat info.txt >> err.txt
+	fail "info: the proof of libc not said" err.txt
+fi
+# A damaged line of the noflag file: info says the file and line in one line, shows none of it.
+cp -r tw twd
+nf=$(ls twd/*/noflag)
+sed -i '2s/ 0x/ zz/' "$nf"
+"$PS" info -d twd > info.txt 2>err.txt
+if [ "$(wc -l < err.txt)" = 1 ] && ! grep -q 'no-flag' info.txt &&
+   grep -q "^patchsite: $nf: line 2: damaged no-flag record: none of the file used$" err.txt; then
+	pass "damaged noflag file: info says file and line once, uses none of it"
+else
+	cat info.txt >> err.txt
+	fail "damaged noflag file" err.txt
+fi
+
 # A damaged proof: one line naming the file and line; the command stops before CMD runs.
 sed '3s/^site \([0-9a-f]*\) a/site \1 z/' p.proof > bad.proof
 record -d tb --noflag-proof bad.proof ./nfprog > got.out 2>err.txt
@@ -305,6 +344,43 @@ if [ $st = 0 ] && [ "${1:-x}" = 0 ] && [ "${2:-0}" -ge $((NTH * 100)) ] && [ "${
 else
 	echo "status $st; traced alpha beta gamma: $got; made $A1 $B1 $C1" >> err
 	fail "arming while threads run" err
+fi
+
+# Forms c and p are written only at start-up: a tracer ctl turns on later refuses them, and
+# info names each.  The proof here is patchverify's (the oracle script writes forms a and b
+# only); which functions are c or p is read from it, and none of those is ever written.
+"$PV" --noflag --proof v.proof ctlspin > pv.out 2>&1
+# (info lists them by site address.)
+cp_sites=$(python3 -c 'import sys
+s = [l.split() for l in open(sys.argv[1]) if l.startswith("site ")]
+print(" ".join(r[-1] for r in sorted(s, key=lambda r: int(r[3], 16)) if r[2] in "cp"))' v.proof)
+want=$(echo "$cp_sites" | sed 's/ /, /g')
+rm -f in
+mkfifo in
+XDG_RUNTIME_DIR=$T/xdg LD_PRELOAD="$SANPRE" "$PS" record --tracer=nop -d late \
+	--noflag-proof v.proof -- ./ctlspin 2 <in >out 2>err &
+RPID=$!
+exec 3>in
+wait_for out '^ready'
+SPID=$(awk 'NR == 1 { print $1 }' late/session 2>/dev/null)
+"$PS" ctl "$SPID" set_ftrace_filter "$cp_sites beta" >>err 2>&1 &&
+	"$PS" ctl "$SPID" current_tracer function > ctl.out 2>&1
+echo quit >&3
+wait "$RPID"; st=$?
+exec 3>&-
+"$PS" info -d late > info.txt 2>>err
+n=$(echo $cp_sites | wc -w)
+said=0
+for f in $cp_sites; do
+	grep -q "^patchsite: ctl: pid $SPID: warning: ctlspin: $f (site 0x[0-9a-f]*): window-after-start-up " \
+		ctl.out && said=$((said + 1))
+done
+if [ $st = 0 ] && [ "$n" -ge 1 ] && grep -q "^        window-after-start-up ($n): $want$" info.txt &&
+   [ "$said" = "$n" ] && [ "$(wc -l < ctl.out)" = "$n" ]; then
+	pass "ctl after start-up: the $n form c/p sites ($want) named in info and by ctl as window-after-start-up"
+else
+	cat ctl.out info.txt >> err
+	fail "ctl after start-up: form c/p sites ($cp_sites) not named" err
 fi
 
 echo "$PASS passed, $FAIL failed"
