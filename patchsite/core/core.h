@@ -202,7 +202,7 @@ const char *ps_error_copy(char *buf, size_t len);
 extern __thread bool ps_log_quiet;	/* the channel thread: messages only to ps_last_error, callback */
 extern bool ps_log_defer_errors;	/* start-up: error lines held back (core/log.c) */
 /*
- * A client's request (the channel thread, ctl/channel.c) may set told: the
+ * A client's request (the channel thread, ctl/channel.c) may keep told: the
  * warnings ps_log_tell says while it runs are also kept there, one line
  * each, for the reply (a tracer's refusals the quiet thread would lose).
  */
@@ -211,7 +211,10 @@ struct ps_told {
 	size_t len;
 	bool cut;
 };
-extern __thread struct ps_told *ps_log_told;
+/* Keep what the calling thread tells in t until ps_log_told_end (not thread-local: the
+   runtime's static TLS is bounded for attach, attach.sh). */
+void ps_log_told_begin(struct ps_told *t);
+void ps_log_told_end(void);
 __attribute__((format(printf, 1, 2)))
 void ps_log_tell(const char *fmt, ...);
 void ps_log_flush_deferred(bool said);

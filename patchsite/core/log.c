@@ -6,7 +6,9 @@
  * project's format, `patchsite: module: error: func+0xoff: what`; the
  * callback gets the text after the level.
  */
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -102,12 +104,27 @@ void ps_log(enum patchsite_log_level level, const char *fmt, ...)
 	emit(level, NULL, msg);
 }
 
-__thread struct ps_told *ps_log_told;
+/* One request at a time (the channel thread's): its thread and where it keeps what it is told. */
+static _Atomic(struct ps_told *) told;
+static _Atomic unsigned long told_by;
 
-/* A warning, also kept for the client whose request caused it (ps_log_told set). */
+void ps_log_told_begin(struct ps_told *t)
+{
+	atomic_store(&told_by, (unsigned long)pthread_self());
+	atomic_store(&told, t);
+}
+
+void ps_log_told_end(void)
+{
+	atomic_store(&told, NULL);
+	atomic_store(&told_by, 0);
+}
+
+/* A warning, also kept for the client whose request caused it (ps_log_told_begin). */
 void ps_log_tell(const char *fmt, ...)
 {
-	struct ps_told *t = ps_log_told;
+	struct ps_told *t = atomic_load(&told_by) == (unsigned long)pthread_self() ?
+			    atomic_load(&told) : NULL;
 	char msg[1024];
 	va_list ap;
 	int n;

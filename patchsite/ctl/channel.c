@@ -193,9 +193,11 @@ static void execute(int fd, unsigned op, const char *name, const char *value)
 		err = read_file(name, &b);
 	} else {
 		/* a write's reply is empty but for what its work refused (a write's one text) */
-		told = ps_log_told = calloc(1, sizeof(*told));
+		told = calloc(1, sizeof(*told));
+		if (told)
+			ps_log_told_begin(told);
 		err = ps_ctl_write_before_reply(name, value, op == PSCTL_APPEND);
-		ps_log_told = NULL;
+		ps_log_told_end();
 	}
 	if (!err && b.oom)
 		err = -ENOMEM;
