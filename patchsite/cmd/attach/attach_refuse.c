@@ -244,8 +244,7 @@ int attach_check_target(struct target *t, char *why, size_t len)
 		return attach_why_no_ptrace(t->pid, why, len);
 	if (err)
 		return attach_fail(why, len, "pid %d: its mappings: %s", t->pid, strerror(-err));
-	for (size_t i = 0; i < t->nmaps; i++)
-		runtime |= !strncmp(target_base_name(t->maps[i].path), "libpatchsite", 12);
+	runtime = target_map_named(t, "libpatchsite") != NULL;
 	if (!runtime && !target_file_open(t, t->exe, &f)) {
 		/* Linked in (patchsite.o, libpatchsite.a): a second copy must never come. */
 		runtime = target_file_symbol(&f, "patchsite_init", true) ||

@@ -442,40 +442,42 @@ unsigned long target_libc_function(const struct target *t, const char *name)
 	return 0;
 }
 
-/* Does pid run its parent's executable, without the runtime mapped (a shell's fork)? */
-static bool parents_fork(int pid)
+/* The parent of pid, from /proc/PID/stat (after the name, which may hold anything); 0 if unknown. */
+static int parent_of(int pid)
 {
-	char path[64], buf[512], exe[PATH_MAX], up[PATH_MAX], *p;
+	char path[64], buf[512], *p;
 	int ppid = 0;
-	ssize_t n, m;
 	size_t r;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (!(f = fopen(path, "r")))
-		return false;
+	if (!(f = fopen(path, "re")))
+		return 0;
 	r = fread(buf, 1, sizeof(buf) - 1, f);
 	fclose(f);
 	buf[r] = '\0';
-	p = strrchr(buf, ')');		/* after the name, which may hold anything */
-	if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1 || ppid <= 1)
+	p = strrchr(buf, ')');
+	return p && sscanf(p + 1, " %*c %d", &ppid) == 1 ? ppid : 0;
+}
+
+/* Does pid run its parent's executable, without the runtime mapped (a shell's fork)? */
+static bool parents_fork(int pid)
+{
+	struct target t = { .pid = pid, .mem = -1 };
+	char path[64], up[PATH_MAX];
+	int ppid = parent_of(pid);
+	bool fork = false;
+	ssize_t n;
+
+	if (ppid <= 1)
 		return false;
-	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
-	n = readlink(path, exe, sizeof(exe));
 	snprintf(path, sizeof(path), "/proc/%d/exe", ppid);
-	m = readlink(path, up, sizeof(up));
-	if (n <= 0 || n != m || memcmp(exe, up, (size_t)n))
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	if (!(f = fopen(path, "r")))
-		return false;
-	while (fgets(buf, sizeof(buf), f))
-		if (strstr(buf, "/libpatchsite")) {
-			fclose(f);
-			return false;
-		}
-	fclose(f);
-	return true;
+	n = readlink(path, up, sizeof(up) - 1);
+	up[n > 0 ? n : 0] = '\0';
+	if (n > 0 && !target_maps(&t))
+		fork = !strcmp(t.exe, up) && !target_map_named(&t, "libpatchsite");
+	target_free(&t);
+	return fork;
 }
 
 /*
