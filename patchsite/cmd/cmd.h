@@ -83,11 +83,18 @@ enum { OPT_NO_LIBCALL = 0x180, OPT_NO_ARGS };
 struct psr_filter;
 struct psr_session;
 struct render_opts;
-struct filter_arg {
-	int c;
-	const char *arg;
+/* The filter options of a command line, in their order (--match apart: it reads them all). */
+struct filter_args {
+	struct {
+		int c;		/* psr_filter_add's letter */
+		const char *arg;
+	} a[64];
+	size_t n;
+	const char *match;
 };
-int filter_options(struct psr_filter **f, const struct filter_arg *fo, size_t n, const char *match);
+/* getopt's filter option c and its argument (NULL: a flag), kept: 0, or 2 after one line. */
+int filter_arg_add(struct filter_args *fa, int c, const char *arg, const char *shown);
+int filter_options(struct psr_filter **f, const struct filter_args *fa);
 bool filter_fits(const struct psr_session *s, const struct render_opts *o);
 /* script FILE.py | --json: the calls to Python callbacks or as JSON lines (script.c). */
 int cmd_script(int argc, char **argv);

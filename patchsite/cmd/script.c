@@ -339,9 +339,8 @@ int cmd_script(int argc, char **argv)
 	};
 	struct render_opts o = { 0 };
 	struct psr_filter *filter = NULL;
-	struct filter_arg fo[64];	/* the filter options, in order */
-	size_t nfo = 0;
-	const char *dir = DEFAULT_DIR, *file = NULL, *match = NULL;
+	struct filter_args fa = { .n = 0 };
+	const char *dir = DEFAULT_DIR, *file = NULL;
 	bool json = false;
 	int c, err;
 
@@ -353,19 +352,16 @@ int cmd_script(int argc, char **argv)
 		case 'j': json = true; break;
 		case 'S': file = optarg; break;
 		case 'h': fputs(usage, stdout); return 0;
-		case 'm': match = optarg; break;
 		case 'F': case 'N': case 'H': case 'C': case 'T': case 'D': case 't': case 'Z':
 		case 'L': case 'r': case 'M': case 'o': case OPT_NO_LIBCALL: case OPT_NO_ARGS:
-			if (nfo == sizeof(fo) / sizeof(fo[0]))
-				return bad_usage("%s: more than 64 filter options",
-						 optarg ? optarg : argv[optind - 1]);
-			fo[nfo++] = (struct filter_arg){ FILTER_LETTER(c),
-							 optarg ? optarg : "" };
+		case 'm':
+			if (filter_arg_add(&fa, c, optarg, argv[optind - 1]))
+				return 2;
 			break;
 		default: return bad_usage("bad option%s", "");
 		}
 	}
-	err = filter_options(&filter, fo, nfo, match);
+	err = filter_options(&filter, &fa);
 	o.filter = filter;
 	err = err ? err : script_run(argc, argv, dir, file, json, &o);
 	psr_filter_free(filter);

@@ -139,13 +139,26 @@ static int filter_option(struct psr_filter **f, int c, const char *arg)
 	return 2;
 }
 
-int filter_options(struct psr_filter **f, const struct filter_arg *fo, size_t n, const char *match)
+int filter_arg_add(struct filter_args *fa, int c, const char *arg, const char *shown)
+{
+	if (c == 'm') {
+		fa->match = arg;
+		return 0;
+	}
+	if (fa->n == sizeof(fa->a) / sizeof(fa->a[0]))
+		return bad_usage("%s: more than 64 filter options", arg ? arg : shown);
+	fa->a[fa->n].c = FILTER_LETTER(c);
+	fa->a[fa->n++].arg = arg ? arg : "";
+	return 0;
+}
+
+int filter_options(struct psr_filter **f, const struct filter_args *fa)
 {
 	/* --match, wherever it is, says how every pattern reads (as uftrace's). */
-	if (match && filter_option(f, 'm', match))
+	if (fa->match && filter_option(f, 'm', fa->match))
 		return 2;
-	for (size_t i = 0; i < n; i++)
-		if (filter_option(f, fo[i].c, fo[i].arg))
+	for (size_t i = 0; i < fa->n; i++)
+		if (filter_option(f, fa->a[i].c, fa->a[i].arg))
 			return 2;
 	psr_filter_srcline(*f, srcline_of);
 	return 0;
@@ -240,9 +253,7 @@ static int read_verb(enum verb verb, int argc, char **argv, struct psr_filter **
 	const char *diff_dir = NULL, *sort_arg = NULL, *fields_arg = NULL;
 	int avg = 0;		/* --avg-total 't', --avg-self 's' */
 	bool sort_column = false;
-	struct filter_arg fo[64];	/* the filter options, in order */
-	size_t nfo = 0;
-	const char *match = NULL;
+	struct filter_args fa = { .n = 0 };
 
 	while ((c = getopt_long(argc, argv, "d:hs:f:F:N:H:C:T:D:t:Z:L:r:G:", opts, NULL)) != -1) {
 		switch (c) {
@@ -251,14 +262,10 @@ static int read_verb(enum verb verb, int argc, char **argv, struct psr_filter **
 		case 'i': if (parse_int(optarg, "--tid", &o.tid)) return 2; break;
 		case 'F': case 'N': case 'H': case 'C': case 'T': case 'D': case 't': case 'Z':
 		case 'L': case 'r': case 'G': case 'M': case 'o':
-		case OPT_NO_LIBCALL: case OPT_NO_ARGS:
-			if (nfo == sizeof(fo) / sizeof(fo[0]))
-				return bad_usage("%s: more than 64 filter options",
-						 optarg ? optarg : argv[optind - 1]);
-			fo[nfo].c = FILTER_LETTER(c);
-			fo[nfo++].arg = optarg ? optarg : "";
+		case OPT_NO_LIBCALL: case OPT_NO_ARGS: case 'm':
+			if (filter_arg_add(&fa, c, optarg, argv[optind - 1]))
+				return 2;
 			break;
-		case 'm': match = optarg; break;
 		case 'j': o.json = true; break;
 		case 'l': o.latency = true; break;
 		case 'c': case OPT_FOLDED: case 'P': case 'g': case OPT_GRAPHVIZ: case OPT_MERMAID:
@@ -347,7 +354,7 @@ static int read_verb(enum verb verb, int argc, char **argv, struct psr_filter **
 	}
 	if (optind < argc)
 		return bad_usage("unexpected argument '%s'", argv[optind]);
-	if (filter_options(filter, fo, nfo, match))
+	if (filter_options(filter, &fa))
 		return 2;
 	err = filter_usage(verb, *filter, &o, branches);
 	if (err)
