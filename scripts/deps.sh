@@ -37,6 +37,10 @@ PKGS="$PKGS systemtap-sdt-dev liblttng-ust-dev lttng-tools babeltrace valgrind"
 # patchsite script (and tests/patchsite/script.sh): the Python it dlopens at run time,
 # libpython3.11.so.1.0 (no headers: the command declares the few C API functions it calls).
 PKGS="$PKGS libpython3.11"
+# uftrace script (the oracle of tests/patchsite/script.sh and uftconf.sh) dlopens the unversioned
+# libpython3.11.so, which only the -dev package has: without it, it says "failed to init python
+# scripting" and the comparison fails (found by make check-fresh with FRESH_TARGETS="demo check").
+PKGS="$PKGS libpython3.11-dev"
 # tests/verify/noflag.sh: patchverify --noflag proves Debian's own binaries as shipped
 # (ls, xz from xz-utils above, sqlite3, libc.so.6).
 PKGS="$PKGS sqlite3"
