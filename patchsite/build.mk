@@ -142,7 +142,7 @@ check-patchsite-tsan: $(B)/libpatchsite.a $(B)/patchsite.o $(B)/patchsite
 # Start-up, live patching and per-call costs over 100,000 generated functions
 # (the generated objects are kept in $(B)/bench/patchsite: the first run compiles for minutes).
 bench: bench-patchsite
-bench-patchsite: $(B)/libpatchsite.a $(B)/libpatchsite.so
+bench-patchsite: $(B)/libpatchsite.a $(B)/libpatchsite.so $(B)/patchverify $(B)/patchsite
 	$(Q)sh bench/patchsite/run.sh $(B) $(or $(PS_BENCH_N),100000)
 
 # Attach at the worst moments, 1,000 fresh processes of every attachable form beside a load

@@ -14,6 +14,11 @@
 #   B/event   bytes each entry or exit takes in the trace buffer (function_profile
 #             writes none: it counts in memory; issue #28 wants it at most
 #             function_graph's cost per call)
+#   no-flag   the same loop built at -O2 without any flag (issue 37):
+#             patchsite traces it from patchverify's proof, uftrace by its
+#             own dynamic patching (-P .); each row above that build's
+#             untraced run, per call that tool traced (the line after the
+#             table says which functions each traced)
 #   floor     floor.c: one rdtsc, and the same loop where each function
 #             stores its own two stamped words (no tracer): no
 #             function_graph tracer can cost less per call on this machine
@@ -32,6 +37,8 @@ gcc -O2 -pg -mfentry -mnop-mcount -mrecord-mcount -fno-pie -no-pie -o "$T/nop" $
 gcc -O2 -pg -mfentry -mnop-mcount -mrecord-mcount -minstrument-return=nop5 -mrecord-return \
 	-fno-pie -no-pie -o "$T/ret" $SRC || exit 2
 gcc -O2 -pg -mfentry -o "$T/pg" $SRC || exit 2
+gcc -O2 -o "$T/plain" $SRC || exit 2
+"$B/patchverify" --noflag --proof="$T/plain.proof" "$T/plain" >/dev/null || exit 2
 # uftrace's own build: mcount after the prologue, no table (found at start-up), linked with -pg.
 gcc -O2 -pg -fno-pie -no-pie -o "$T/mc" $SRC || exit 2
 have_xray=0
@@ -63,6 +70,7 @@ per_call_ir() {
 now() { date +%s%N; }
 
 # per_call_ns CMD...: best of 5 loop times (the program's own) of N=NT, per traced call
+# (CALLS traced calls an iteration, 2 unless set)
 per_call_ns() {
 	best=
 	for i in 1 2 3 4 5; do
@@ -71,7 +79,7 @@ per_call_ns() {
 		[ -n "$d" ] || { echo "-"; return; }
 		[ -z "$best" ] || [ $d -lt $best ] && best=$d
 	done
-	echo "$best" | awk -v n=$NT '{ printf "%.1f", $1 / (2 * n) }'
+	echo "$best" | awk -v n=$NT -v c="${CALLS:-2}" '{ printf "%.1f", $1 / (c * n) }'
 }
 
 # Commands as words (valgrind runs them; shell functions would not do).
@@ -81,11 +89,15 @@ pidle="env LD_PRELOAD=$LIB"
 # function_profile writes nothing while it runs (its counts go to a directory at exit).
 pprof="env PATCHSITE_TRACER=function_profile PATCHSITE_DATA=$T/prof.data LD_PRELOAD=$LIB"
 urec="uftrace record -d $T/uftrace.data"
+nfunc="env PATCHSITE_NOFLAG=$T/plain.proof $pfunc"
+ngraph="env PATCHSITE_NOFLAG=$T/plain.proof $pgraph"
 xfdr="env XRAY_OPTIONS=patch_premain=true:xray_mode=xray-fdr:verbosity=0 XRAY_FDR_OPTIONS=buffer_size=1048576:buffer_max=128"
 
 base_ir=$(per_call_ir "$T/nop")
 base_ns=$(per_call_ns "$T/nop")
-plain_ir=$(per_call_ir $pidle "$T/nop")
+plain_ir=$(per_call_ir "$T/plain")
+plain_ns=$(per_call_ns "$T/plain")
+idle_ir=$(per_call_ir $pidle "$T/nop")
 
 row() {	# NAME BYTES IR NS
 	echo "$1|$2|$3|$4" >>"$T/rows"
@@ -93,7 +105,7 @@ row() {	# NAME BYTES IR NS
 : >"$T/rows"
 sub() { echo "$1 $2" | awk '{ if ($1 == "-" || $2 == "-") print "-"; else printf "%.1f", $1 - $2 }'; }
 
-row "patchsite, preloaded, no tracer (NOP sites)" "-" "$(sub "$plain_ir" "$base_ir")" "-"
+row "patchsite, preloaded, no tracer (NOP sites)" "-" "$(sub "$idle_ir" "$base_ir")" "-"
 row "patchsite function_graph (entry+exit)" 8 "$(sub "$(per_call_ir $pgraph "$T/nop")" "$base_ir")" \
 	"$(sub "$(per_call_ns $pgraph "$T/nop")" "$base_ns")"
 row "patchsite function_graph, gcc exit sites" 8 \
@@ -120,6 +132,15 @@ if [ $have_uftrace = 1 ]; then
 else
 	echo "note: uftrace not installed (apt-get install uftrace): skipped"
 fi
+row "patchsite function, no-flag build (proof)" 16 "$(sub "$(per_call_ir $nfunc "$T/plain")" "$plain_ir")" \
+	"$(sub "$(per_call_ns $nfunc "$T/plain")" "$plain_ns")"
+row "patchsite function_graph, no-flag build (proof)" 8 \
+	"$(sub "$(per_call_ir $ngraph "$T/plain")" "$plain_ir")" "$(sub "$(per_call_ns $ngraph "$T/plain")" "$plain_ns")"
+if [ $have_uftrace = 1 ]; then
+	# uftrace -P patches mid only: leaf's 4 bytes are too short for its jump.
+	row "uftrace record -P . (no-flag build; mid only)" 16 "-" \
+		"$(sub "$(CALLS=1 per_call_ns $urec -P . "$T/plain")" "$(CALLS=1 per_call_ns "$T/plain")")"
+fi
 if [ $have_xray = 1 ]; then
 	row "XRay FDR mode (entry+exit)" 8 "$(sub "$(per_call_ir $xfdr "$T/xray")" "$base_ir")" \
 		"$(sub "$(per_call_ns $xfdr "$T/xray")" "$base_ns")"
@@ -136,7 +157,18 @@ done <"$T/rows" | awk -F'|' '{
 	r1 = ($3 != "-" && $5 > 0) ? sprintf("%.1fx", $3 / $5) : "-"
 	r2 = ($4 != "-" && $6 > 0) ? sprintf("%.1fx", $4 / $6) : "-"
 	printf "%-46s %8s %9s %9s %14s %14s\n", $1, $2, $3, $4, r1, r2 }'
-echo "(above the untraced NOP build, which takes $base_ir Ir and $base_ns ns per call; Ir: callgrind inside main; ns: the loop's CPU time, best of 5; ratios: this row over the function_graph row)"
+echo "(above the untraced NOP build, which takes $base_ir Ir and $base_ns ns per call; no-flag rows above the untraced no-flag build, $plain_ir Ir and $plain_ns ns per call; Ir: callgrind inside main; ns: the loop's CPU time, best of 5; ratios: this row over the function_graph row)"
+# What each tool traced of the no-flag build: loop.c's main, mid and leaf.
+traced() {	# REPORT-COMMAND...: which of main, mid, leaf its report names
+	"$@" 2>/dev/null | awk '$NF == "main" || $NF == "mid" || $NF == "leaf" { print $NF }' | sort | tr '\n' ' '
+}
+rm -rf "$T/nf.d" "$T/uft.d"
+"$PWD/$B/patchsite" record --tracer=function --noflag-proof="$T/plain.proof" -d "$T/nf.d" -- "$T/plain" 10 >/dev/null 2>&1
+echo "no-flag build, functions traced of main, mid, leaf: patchsite $(traced "$PWD/$B/patchsite" report -d "$T/nf.d")"
+if [ $have_uftrace = 1 ]; then
+	uftrace record -d "$T/uft.d" -P . "$T/plain" 10 >/dev/null 2>&1
+	echo "no-flag build, functions traced of main, mid, leaf: uftrace -P . $(traced uftrace report -d "$T/uft.d")"
+fi
 
 # End to end, as a user runs it: `patchsite record` of the same N calls, the
 # whole process tree's CPU (user + system: the trace's page faults and the

@@ -253,6 +253,14 @@ struct ps_arch {
 	unsigned (*write_noflag_stub)(uint8_t *p, uintptr_t at, uintptr_t site,
 				      const struct nf_record *r, const char **why);
 	void (*tramp_noflag)(void);
+	/*
+	 * The function and function_graph tracers' fast entries for no-flag
+	 * sites at a function's entry (SITE_ENTRY_NOFLAG; a form b site is
+	 * SITE_NOFLAG_DEEP and always takes tramp_noflag): what tramp_func and
+	 * tramp_graph do, keeping the flags too.  NULL: tramp_noflag.
+	 */
+	void (*tramp_func_noflag)(void);
+	void (*tramp_graph_noflag)(void);
 	/* Why write_noflag_stub is NULL here (one line, said when a proof file is given). */
 	const char *noflag_refused;
 };

@@ -146,6 +146,8 @@ static void write_status(const char *dir, const char *cmd, pid_t pid, int st)
 		fclose(f);
 	if (refused(dir, pid))
 		;	/* said by the runtime, one line */
+	else if (!procs && WIFEXITED(st) && WEXITSTATUS(st) == 127)
+		;	/* CMD could not be run: exec_cmd said why */
 	else if (!procs)
 		fprintf(stderr, "patchsite: %s: nothing recorded: the runtime did not start in it "
 			"(a static executable?)\n", cmd);

@@ -207,7 +207,8 @@ int ps_graph_unwinder_check(void)
 		for (size_t j = 0; !hooks && j < m->nsites; j++)
 			hooks = m->sites[j].kind == SITE_ENTRY_HOOK ||
 				m->sites[j].kind == SITE_ENTRY_LATE ||
-				m->sites[j].kind == SITE_ENTRY_NOFLAG;
+				m->sites[j].kind == SITE_ENTRY_NOFLAG ||
+				m->sites[j].kind == SITE_NOFLAG_DEEP;
 	}
 	pthread_mutex_unlock(&ps.lock);
 	if (!own || !hooks)

@@ -164,11 +164,26 @@ void ps_recompute_want(void)
 	}
 }
 
+/*
+ * A no-flag site at a function's entry takes the fast entry of the
+ * function or graph tracer alone where the arch has a no-flag one (it keeps
+ * what a function built without -pg needs kept: arch.h); else, and at a
+ * form b site, the trampoline that keeps every register.
+ */
+static uintptr_t noflag_tramp(uintptr_t tramp)
+{
+	if (tramp == (uintptr_t)ps.arch->tramp_func && ps.arch->tramp_func_noflag)
+		return (uintptr_t)ps.arch->tramp_func_noflag;
+	if (tramp == (uintptr_t)ps.arch->tramp_graph && ps.arch->tramp_graph_noflag)
+		return (uintptr_t)ps.arch->tramp_graph_noflag;
+	return (uintptr_t)ps.arch->tramp_noflag;
+}
+
 /* Point every module's stubs at tramp (by site kind: the graph tracer's differ).  ps.lock held. */
 void ps_tramp_set(uintptr_t tramp)
 {
 	uintptr_t t[SITE_KINDS] = { tramp, tramp, tramp, (uintptr_t)ps.arch->tramp_late,
-				    (uintptr_t)ps.arch->tramp_noflag };
+				    noflag_tramp(tramp), (uintptr_t)ps.arch->tramp_noflag };
 
 	if (tramp == (uintptr_t)ps.arch->tramp_graph ||
 	    (ps.arch->tramp_profile && tramp == (uintptr_t)ps.arch->tramp_profile)) {

@@ -289,7 +289,8 @@ int ps_noflag_sites(struct ps_module *m, const struct dl_phdr_info *info, bool s
 		sym->addr = m->bias + k->entry;
 		sym->order = i;
 		m->sites[n++] = (struct ps_site){ .addr = m->bias + k->site, .sym = sym,
-						  .kind = SITE_ENTRY_NOFLAG };
+						  .kind = k->form == 'b' ? SITE_NOFLAG_DEEP
+								: SITE_ENTRY_NOFLAG };
 	}
 	m->nsites = n;
 	m->noflag = nf;
@@ -299,7 +300,8 @@ int ps_noflag_sites(struct ps_module *m, const struct dl_phdr_info *info, bool s
 
 bool ps_site_args_unknown(const struct ps_site *s)
 {
-	return s->kind == SITE_ENTRY_NOFLAG && ps_noflag_keep(s->mod, s)->form != 'a';
+	return (s->kind == SITE_ENTRY_NOFLAG || s->kind == SITE_NOFLAG_DEEP) &&
+	       ps_noflag_keep(s->mod, s)->form != 'a';
 }
 
 /* After the start-up scan: a proof no loaded object matched. */

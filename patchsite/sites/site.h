@@ -51,8 +51,11 @@ enum site_kind {
 	SITE_ENTRY_LATE,	/* after the prologue (-pg without -mfentry): the return slot
 				 * is the frame record's (x86-64 8(%rbp)); the return is hooked */
 	SITE_ENTRY_NOFLAG,	/* entry of a function built without any flag (sites/noflag.c):
-				 * the site is the slot of its out-of-line stub; the return
-				 * is hooked */
+				 * the site is the slot of its out-of-line stub, run at the
+				 * function's entry (forms a, c, p); the return is hooked */
+	SITE_NOFLAG_DEEP,	/* the same for a form b site, in the entry block below the
+				 * function's pushes and red zone: only the arch's
+				 * tramp_noflag finds its return slot */
 	SITE_KINDS
 };
 

@@ -202,7 +202,8 @@ int ps_stubs_map(struct ps_module *m)
 	m->tramp_slot = (_Atomic uintptr_t *)(p + size - ps_page_size());
 	for (unsigned k = 0; k < SITE_KINDS; k++)
 		atomic_store(&m->tramp_slot[k], (uintptr_t)(k == SITE_ENTRY_LATE ? ps.arch->tramp_late
-							    : k == SITE_ENTRY_NOFLAG ? ps.arch->tramp_noflag
+							    : k == SITE_ENTRY_NOFLAG || k == SITE_NOFLAG_DEEP
+							    ? ps.arch->tramp_noflag
 							    : ps.arch->tramp));
 	for (size_t i = 0; i < m->nsites; i++) {
 		uintptr_t at = (uintptr_t)p + i * ps.arch->stub_size;

@@ -13,6 +13,11 @@
  *   callhook   calls through a function pointer in memory (call *hook(%rip)):
  *              the runtime must refuse that site (its return address would
  *              be in the stub)
+ *   carry_in   hand-written: takes the carry flag as an input, which no
+ *              compiler's code does (the ABI says flags do not survive a
+ *              call) but assembly may; its first instruction, adc $imm32,
+ *              %rax (6 bytes: form a), adds CF, so a tracer that changed the
+ *              flags before it would change the sum
  * The output depends on every value, so a register or flag the tracer
  * changed would change it.
  */
@@ -88,9 +93,19 @@ __attribute__((noinline)) int callhook(void)
 	return 1;
 }
 
+/* carry_call(x, cf): x + 0x12345 + (cf & 1), CF set by bt and passed to carry_in. */
+__asm__(".text\n"
+	".globl carry_in\n.type carry_in, @function\ncarry_in:\n"
+	"\tadcq $0x12345, %rax\n\tret\n.size carry_in, . - carry_in\n"
+	".globl carry_call\n.type carry_call, @function\ncarry_call:\n"
+	"\tsubq $8, %rsp\n\tmovq %rdi, %rax\n\tbtl $0, %esi\n\tcall carry_in\n"
+	"\taddq $8, %rsp\n\tret\n.size carry_call, . - carry_call\n");
+unsigned long carry_call(unsigned long x, unsigned cf);
+
 int main(int argc, char **argv)
 {
 	unsigned n = argc > 1 ? (unsigned)atoi(argv[1]) : 1000, h = 1, l = 0;
+	unsigned long c = 0;
 	double f = 0.5;
 
 	for (unsigned i = 0; i < n; i++) {
@@ -102,6 +117,9 @@ int main(int argc, char **argv)
 		f = fsum(f, (double)i, 1.5) / 1000.0;
 	}
 	l += (unsigned)callhook();
-	printf("mix %u bump %ld live %u fsum %.17g walk %lu\n", h, g_count, l, f, walk(20));
+	for (unsigned i = 0; i < 8; i++)
+		c = carry_call(c, i % 3 == 0);
+	printf("mix %u bump %ld live %u fsum %.17g walk %lu carry %lu\n", h, g_count, l, f,
+	       walk(20), c);
 	return (int)(h & 0x3f);
 }

@@ -19,6 +19,7 @@
 #     rcx, rdx, rsi, r8-r11 live there) or fsum()'s of fscale() would change it);
 #   - gdb: each function's call count is the hit count of a breakpoint at its entry,
 #     ignored 2^30 times, read at exit;
+#     carry_in() takes the carry flag as an input, as only hand-written code does;
 #   - the program's own structure for function_graph's nesting (live() { leaf() leaf() },
 #     fsum() { fscale() fscale() }, walk() 21 deep).
 set -u
@@ -28,7 +29,7 @@ SRC="$PWD/testdata/noflag_rt/nfprog.c"
 GEN="$PWD/tests/patchsite/oracles/noflag_proof.py"
 SPIN="$PWD/testdata/patchsite/ctlspin.c"
 PV="$PWD/$B/patchverify"
-FUNCS="mix bump leaf fscale live fsum walk main"
+FUNCS="mix bump leaf fscale live fsum walk carry_in main"
 run() { LD_PRELOAD="$SANPRE" "$@"; }
 
 only_x86_64 noflag.sh "no-flag sites: x86-64 only for now"
@@ -142,6 +143,7 @@ nesting graph.txt | grep -v "/\*" > nest.txt	# not the scheduler's comments
 		printf '1 live() {\n2 leaf();\n2 leaf();\n1 }\n1 fsum() {\n2 fscale();\n2 fscale();\n1 }\n'
 		i=$((i + 1))
 	done
+	for i in 1 2 3 4 5 6 7 8; do echo "1 carry_in();"; done
 	d=1
 	while [ $d -le 20 ]; do echo "$d walk() {"; d=$((d + 1)); done
 	echo "21 walk();"
@@ -235,7 +237,7 @@ rc=$?
 names=$(python3 -c 'import json,sys; print(" ".join(sorted(f["name"] for f in json.load(open(sys.argv[1])))))' rep.json)
 if ! cmp -s wrong.proof p.proof && [ $rc = $want_rc ] && cmp -s want.out got.out &&
    grep -q 'nfprog: mix (site 0x[0-9a-f]*): bytes-changed (the proof has 6a c7' err.txt &&
-   [ "$names" = "bump fscale fsum leaf live main walk" ]; then
+   [ "$names" = "bump carry_in fscale fsum leaf live main walk" ]; then
 	pass "bytes-changed: mix refused by name, the others traced, output unchanged"
 else
 	echo "report: $names" >> err.txt

@@ -133,6 +133,17 @@ else
 	fail "fib(28): total $(tot fib) ns exceeds main's $(tot main) ns" report.json
 fi
 
+# A command that cannot be run: the shell's exit status for it (127, as sh -c gives)
+# and exec's reason in one line, not a guess at why nothing was recorded.
+"$PS" record -d nocmd -- ./no-such-program >out 2>err
+rc=$?
+if [ $rc = 127 ] && [ "$(wc -l < err)" = 1 ] &&
+   grep -q '^patchsite: ./no-such-program: No such file or directory$' err; then
+	pass "a command that does not exist: exit 127, one line naming it and the reason"
+else
+	fail "a command that does not exist: exit $rc" err
+fi
+
 # A file size limit (RLIMIT_FSIZE, 2 MB): said on stderr, the program runs on, and
 # every event is either recorded or counted lost.
 rm -rf d

@@ -72,6 +72,8 @@ void ps_x86_64_graph_late(void);
 void ps_x86_64_prof_entry(void);
 void ps_x86_64_probe_fast(void);
 void ps_x86_64_tramp_noflag(void);
+void ps_x86_64_func_noflag(void);
+void ps_x86_64_graph_noflag(void);
 unsigned ps_x86_64_write_noflag_stub(uint8_t *p, uintptr_t at, uintptr_t site,
 				     const struct nf_record *r, const char **why);
 
@@ -424,4 +426,6 @@ const struct ps_arch ps_arch_x86_64 = {
 	.noflag_stub_size = 128,	/* noflag.c */
 	.write_noflag_stub = ps_x86_64_write_noflag_stub,
 	.tramp_noflag	= ps_x86_64_tramp_noflag,
+	.tramp_func_noflag = ps_x86_64_func_noflag,	/* tramp.S PS_FUNC_ENTRY */
+	.tramp_graph_noflag = ps_x86_64_graph_noflag,
 };

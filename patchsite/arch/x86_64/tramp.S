@@ -27,6 +27,12 @@
  *                          ps_x86_64_call_saved, then back to 8
  * After PS_FAST_STAMP, %eax:%edx is the time stamp.
  */
+/*
+ * .Lps_f: 8 while assembling a fast path for no-flag sites, which keeps the
+ * flags in a slot below the id (PS_FAST_FLAGS): the stack offsets of the id
+ * and the return slot move by it, and PS_FAST_LEAVE loads them last.
+ */
+	.set	.Lps_f, 0
 	.macro	PS_PUSH regs:vararg
 	.irp	r, \regs
 	pushq	%\r
@@ -77,13 +83,16 @@
 	movq	%fs:PSF_WP(%rcx), %rdx
 	addq	$\size, %fs:PSF_WP(%rcx)
 	shlq	$32, %rax
-	orq	24(%rsp), %rax
+	orq	24 + .Lps_f(%rsp), %rax
 	.endm
 /* saved: bytes PS_FAST_ENTER pushed; rdi: 1 if it saved %rdi, else the slow path does */
 	.macro	PS_FAST_LEAVE slow, arg, saved, rdi, regs:vararg
-8:	PS_POP	\regs
-	leaq	8(%rsp), %rsp	/* drop the id; keeps flags */
-	.cfi_adjust_cfa_offset -8
+8:	.if	.Lps_f
+	PS_FAST_FLAGS_LOAD (\saved-8)
+	.endif
+	PS_POP	\regs
+	leaq	8 + .Lps_f(%rsp), %rsp	/* drop the id (and the flags' slot); keeps flags */
+	.cfi_adjust_cfa_offset -8 - .Lps_f
 	ret
 9:	.cfi_adjust_cfa_offset \saved + 8
 	.if	\rdi == 0
@@ -253,26 +262,81 @@ ps_x86_64_call_saved:
  * three pushes: 24 the stub's id << 2, 32 return into the function,
  * 40 into its caller.
  */
+/*
+ * Each fast entry is assembled twice: for compiler sites, and for no-flag
+ * sites whose stub slot is at the function's entry (forms a, c and p;
+ * noflag.c).  Their stack on entry is a compiler site's (the id, the
+ * return into the out-of-line stub, the return into the caller), and the
+ * fast path keeps every register but the three it saves and restores, and
+ * no vector register (its slow path keeps them all once a no-flag stub is
+ * written: ps_x86_64_vec_all).  What differs is the flags: the ABI says no
+ * caller keeps them across a call (gcc's -fipa-ra counts the flags among
+ * the fixed registers every call clobbers), but hand-written assembly that
+ * passes a carry into a helper is no compiler's code, and the site proof
+ * does not look for it.  So the no-flag entries keep the ones they change
+ * (PS_FAST_FLAGS), as ps_x86_64_tramp_noflag keeps them all.  (The hooked
+ * return, ps_x86_64_graph_return, does not: a helper that hands a flag
+ * back to its caller is not detected yet.)
+ */
+	.macro	PS_FAST_FLAGS f
+	.set	.Lps_f, \f
+	.if	\f
+	leaq	-8(%rsp), %rsp	/* the flags' slot; lea keeps them */
+	.cfi_adjust_cfa_offset 8
+	.endif
+	.endm
+/*
+ * The arithmetic flags, the only ones a fast path changes (DF, IF, TF and
+ * AC stay), kept without pushfq/popfq: popfq alone cost 6-7 ns a call on
+ * the bench loop.  lahf takes SF, ZF, AF, PF and CF into %ah, seto OF into
+ * %al (after PS_FAST_ENTER saved %rax); back, 0x7f + %al overflows exactly
+ * when OF was set, and sahf then sets the other five.
+ */
+	.macro	PS_FAST_FLAGS_SAVE off
+	seto	%al
+	lahf
+	movw	%ax, \off(%rsp)
+	.endm
+	.macro	PS_FAST_FLAGS_LOAD off
+	movzwl	\off(%rsp), %eax
+	addb	$0x7f, %al
+	sahf
+	.endm
+
 /* function: word = tsc_lo << 32 | id << 2 | PS_EV_FUNC, then the parent address. */
-	PS_FUNC	ps_x86_64_func_entry
+	.macro	PS_FUNC_ENTRY name, f
+	PS_FUNC	\name
 	.cfi_def_cfa_offset 16
+	PS_FAST_FLAGS \f
 	PS_FAST_ENTER rax, rdx, rcx
+	.if	\f
+	PS_FAST_FLAGS_SAVE 24
+	.endif
 	PS_FAST_STAMP
 	PS_FAST_TAKE
 	PS_FAST_WORD 16
 	orq	$2, %rax	/* PS_EV_FUNC */
 	movq	%rax, (%rdx)
-	movq	40(%rsp), %rax
+	movq	40 + \f(%rsp), %rax
 	movq	%rax, 8(%rdx)
-	PS_FAST_LEAVE ps_func_entry_slow, 32, 24, 0, rcx, rdx, rax
-	PS_ENDFUNC ps_x86_64_func_entry
+	PS_FAST_LEAVE ps_func_entry_slow, 32 + \f, 24 + \f, 0, rcx, rdx, rax
+	PS_ENDFUNC \name
+	.set	.Lps_f, 0
+	.endm
+	PS_FUNC_ENTRY ps_x86_64_func_entry, 0
+	PS_FUNC_ENTRY ps_x86_64_func_noflag, 8
 
 /* function_graph entry: event, shadow frame, return address hooked. */
-	PS_FUNC	ps_x86_64_graph_entry
+	.macro	PS_GRAPH_ENTRY name, f
+	PS_FUNC	\name
 	.cfi_def_cfa_offset 16
+	PS_FAST_FLAGS \f
 	PS_FAST_ENTER rax, rdx, rcx
+	.if	\f
+	PS_FAST_FLAGS_SAVE 24
+	.endif
 /* A return slot off the thread's own stack (a coroutine's, sigaltstack) is not hooked. */
-	leaq	40(%rsp), %rdx
+	leaq	40 + \f(%rsp), %rdx
 	subq	%fs:PSF_STACK_LO(%rcx), %rdx
 	cmpq	%fs:PSF_STACK_SIZE(%rcx), %rdx
 	jae	9f
@@ -284,14 +348,18 @@ ps_x86_64_call_saved:
 	addq	$24, %fs:PSF_FP(%rcx)
 	orl	$1, %eax	/* PS_EV_EXIT; zero-extends */
 	movq	%rax, 16(%rdx)	/* frame.idw */
-	movq	40(%rsp), %rcx
+	movq	40 + \f(%rsp), %rcx
 	movq	%rcx, 0(%rdx)	/* frame.ret */
-	leaq	16(%rsp), %rcx
+	leaq	16 + \f(%rsp), %rcx
 	movq	%rcx, 8(%rdx)	/* frame.key: &ret - PS_FRAME_KEY_BIAS */
 	leaq	ps_x86_64_graph_return(%rip), %rcx
-	movq	%rcx, 40(%rsp)
-	PS_FAST_LEAVE ps_graph_entry_slow, 32, 24, 0, rcx, rdx, rax
-	PS_ENDFUNC ps_x86_64_graph_entry
+	movq	%rcx, 40 + \f(%rsp)
+	PS_FAST_LEAVE ps_graph_entry_slow, 32 + \f, 24 + \f, 0, rcx, rdx, rax
+	PS_ENDFUNC \name
+	.set	.Lps_f, 0
+	.endm
+	PS_GRAPH_ENTRY ps_x86_64_graph_entry, 0
+	PS_GRAPH_ENTRY ps_x86_64_graph_noflag, 8
 
 /*
  * A hooked function returns here, with %rsp just above the slot that
