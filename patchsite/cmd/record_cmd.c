@@ -108,14 +108,24 @@ static char *resolve_probes(const char *defs, const char *exe)
 	return out;
 }
 
-/* -R FUNC@retval/FMT: the return probe "f FUNC%return $retval:TYPE" (argspec.c), 0 or said. */
+/* "f:retval/FUNC__exit FUNC%return FETCH": -R's group, which replay shows in the call. */
+static void retval_def(char *def, size_t len, const char *func, const char *fetch)
+{
+	char ev[64];
+
+	snprintf(def, len, "f:retval/%s %.500s%%return %s",
+		 argspec_event(func, strlen(func), "__exit", ev, sizeof(ev)), func, fetch);
+}
+
+/* -R FUNC@retval/FMT: the return probe of $retval:TYPE (argspec.c), 0 or said. */
 static int retval_typed(const char *func, const char *fmt, char **probes)
 {
 	const char *type = argspec_type(fmt, fmt[0] == 'f');
-	char def[600], why[300], text[4096];
+	char def[600], why[300], text[4096], fetch[32];
 	struct ps_probe_def d;
 
-	snprintf(def, sizeof(def), "f %.500s%%return $retval:%s", func, type ? type : "?");
+	snprintf(fetch, sizeof(fetch), "$retval:%s", type ? type : "?");
+	retval_def(def, sizeof(def), func, fetch);
 	if (!type) {
 		fprintf(stderr, "patchsite: record: -R %s@retval/%s: format '%s' is not recorded "
 			"(d i u x with sizes, c, p, f f32 f64)\n", func, fmt, fmt);
@@ -134,13 +144,14 @@ static int retval_typed(const char *func, const char *fmt, char **probes)
  * -R FUNC@retval as the return probe "f FUNC%return $retval", typed from
  * exe's DWARF: every one under a tracer without returns (function, nop);
  * under function_graph only a float or double one, whose value is not in
- * the integer register its return line shows, or a signed integer narrower
- * than the register, which the line would show unsigned (the others stay in
- * *keep, for set_ftrace_args).  A library call is typed by libc_protos.c.  A void
- * function is refused.  0, or said.
+ * the integer register its return line shows (the others stay in *keep, for
+ * set_ftrace_args: the register, as uftrace's -R records it).  A library
+ * call is typed by libc_protos.c.  A void function is refused.  With a
+ * format, the probe goes to *typed, which needs no DWARF (its $retval:x64 is
+ * what an untyped one is, until DWARF types it).  0, or said.
  */
 static int retvals_as_probes(const char *retvals, const char *exe, bool all, char **probes,
-			     char **keep)
+			     char **typed, char **keep)
 {
 	char *copy = strdup(retvals), *save = NULL, def[600], why[300], text[4096];
 	int err = 0;
@@ -155,7 +166,7 @@ static int retvals_as_probes(const char *retvals, const char *exe, bool all, cha
 
 		*strstr(w, "@retval") = '\0';
 		if (*fmt == '/') {
-			err = retval_typed(w, fmt + 1, probes);
+			err = retval_typed(w, fmt + 1, typed);
 			continue;
 		}
 		if (!all && strpbrk(w, "*?[!:")) {	/* a glob: function_graph's line, untyped */
@@ -163,7 +174,7 @@ static int retvals_as_probes(const char *retvals, const char *exe, bool all, cha
 			*keep = append(*keep, def);
 			continue;
 		}
-		snprintf(def, sizeof(def), "f %.500s%%return $retval", w);
+		retval_def(def, sizeof(def), w, "$retval");
 		err = ps_probe_parse(def, &d, why, sizeof(why));
 		lib = err ? 1 : libcall_proto_resolve(exe, &d, why, sizeof(why));
 		err = err || lib < 0 || (lib && probe_dwarf_resolve(exe, &d, why, sizeof(why)));
@@ -171,9 +182,7 @@ static int retvals_as_probes(const char *retvals, const char *exe, bool all, cha
 			fprintf(stderr, "patchsite: record: -R %s@retval: %s\n", w, why);
 			break;
 		}
-		/* A narrower signed int too: the return line shows rax unsigned. */
-		fp = d.a[0].type == PT_FLOAT || d.a[0].type == PT_DOUBLE ||
-		     (d.a[0].type == PT_S && d.a[0].size < 8);
+		fp = d.a[0].type == PT_FLOAT || d.a[0].type == PT_DOUBLE;
 		if (all || fp) {
 			ps_probe_text(&d, text, sizeof(text));
 			*probes = append_line(*probes, text);
@@ -184,6 +193,42 @@ static int retvals_as_probes(const char *retvals, const char *exe, bool all, cha
 	}
 	free(copy);
 	return err;
+}
+
+/*
+ * -a (every function) or -A FUNC, -R FUNC without a spec (of[0], of[1]: the
+ * globs): arguments (probes) and return values (-R) of the program's functions
+ * from its DWARF, of its library calls from the prototype list.  0, or said.
+ */
+static int auto_args_all(const char *cmd, bool all, char *of[2], const char *libcall,
+			 char **probes, char **retvals)
+{
+	char exe[PATH_MAX];
+	const char *path = find_exe(cmd, exe, sizeof(exe));
+	const char *args_of = all ? "*" : of[0], *rets_of = all ? "*" : of[1];
+	size_t had = (*probes ? strlen(*probes) : 0) + (*retvals ? strlen(*retvals) : 0);
+	int own = auto_args(path, args_of, rets_of, probes, retvals);
+
+	if (own >= 0 && strcmp(libcall, "off"))
+		own = libcall_args_auto(path, strstr(libcall, "got") != NULL, args_of, rets_of,
+					probes, retvals) ? -1 : own;
+	if (own >= 0 && !all &&
+	    (*probes ? strlen(*probes) : 0) + (*retvals ? strlen(*retvals) : 0) == had) {
+		fprintf(stderr, "patchsite: record: -A/-R %s%s%s: no function of %s's DWARF, nor a "
+			"library call of the prototype list, matches (build with -g)\n",
+			of[0] ? of[0] : "", of[0] && of[1] ? " " : "", of[1] ? of[1] : "", path);
+		own = -1;
+	}
+	free(of[0]), free(of[1]);
+	if (own < 0)
+		return -1;
+	if (own && !strcmp(libcall, "off"))
+		return bad_usage("record: -a --no-libcall: %s's functions have no sites "
+				 "(build with -pg -mfentry or the like)", path);
+	if (own)	/* said, as the program's functions are not traced at all */
+		fprintf(stderr, "patchsite: record -a: %s: its functions have no sites "
+			"(built without -pg): library calls only\n", path);
+	return 0;
 }
 
 /* -A specs (one a line; one FUNC's merged) as probe definitions added to *probes: 0, or said. */
@@ -300,7 +345,8 @@ int cmd_record(int argc, char **argv)
 	struct pipe_opts live = { 0 };
 	const char *dir = DEFAULT_DIR, *tracer = "function_graph", *depth = NULL, *kb = NULL;
 	char *filter = NULL, *notrace = NULL, *graph = NULL, *probes = NULL, *argspecs = NULL;
-	char *retvals = NULL, *reads = NULL, *noflag = NULL;
+	char *retvals = NULL, *reads = NULL, *noflag = NULL, *auto_of[2] = { NULL, NULL };
+	char *typed = NULL;
 	const char *libcall = NULL, *emulator = NULL;
 	bool overwrite = false, nest = false, no_sched = false, auto_all = false;
 	int c;
@@ -324,8 +370,17 @@ int cmd_record(int argc, char **argv)
 		case 'F': filter = append_line(filter, optarg); break;	/* a condition has blanks */
 		case 'N': notrace = append(notrace, optarg); break;
 		case 'G': graph = append(graph, optarg); break;
-		case 'A': argspecs = append_line(argspecs, optarg); break;
+		case 'A':	/* FUNC alone: its arguments as DWARF types them, as -a's */
+			if (!strchr(optarg, '@'))
+				auto_of[0] = append(auto_of[0], optarg);
+			else
+				argspecs = append_line(argspecs, optarg);
+			break;
 		case 'R':
+			if (!strchr(optarg, '@')) {
+				auto_of[1] = append(auto_of[1], optarg);
+				break;
+			}
 			if (!strstr(optarg, "@retval") || strchr(optarg, ',') ||
 			    (strcmp(strstr(optarg, "@retval"), "@retval") &&
 			     strncmp(strstr(optarg, "@retval"), "@retval/", 8)))
@@ -378,7 +433,7 @@ int cmd_record(int argc, char **argv)
 			return bad_usage("record: -T is not taken with -p (read= triggers are set when "
 					 "the program starts)%s", "");
 		}
-		if (probes || argspecs || retvals || auto_all)
+		if (probes || argspecs || retvals || auto_all || auto_of[0] || auto_of[1])
 			return bad_usage("record: --probe, -A, -R with -p: write the definition to the "
 					 "process's dynamic_events (patchsite ctl PID dynamic_events)%s", "");
 		if (optind < argc || overwrite || libcall || nest || no_sched || emulator || noflag)
@@ -399,31 +454,14 @@ int cmd_record(int argc, char **argv)
 	if (live.dir && overwrite)
 		return bad_usage("record: --live follows a growing record; --overwrite reuses its "
 				 "chunks%s", "");
-	if (auto_all) {
-		/* -a: every function's arguments (probes) and return value (-R), from DWARF. */
-		char exe[PATH_MAX];
-
-		const char *path = find_exe(argv[optind], exe, sizeof(exe));
-		int own = auto_args(path, &probes, &retvals);
-
-		if (own < 0)
-			return 2;
-		if (own && !strcmp(libcall, "off"))
-			return bad_usage("record: -a --no-libcall: %s's functions have no sites "
-					 "(build with -pg -mfentry or the like)", path);
-		if (own)	/* said, as the program's functions are not traced at all */
-			fprintf(stderr, "patchsite: record -a: %s: its functions have no sites "
-				"(built without -pg): library calls only\n", path);
-		/* Library calls: from the prototype list of common libc functions. */
-		if (strcmp(libcall, "off") && libcall_args_auto(path, strstr(libcall, "got") != NULL,
-								&probes, &retvals))
-			return 2;
-	}
+	if ((auto_all || auto_of[0] || auto_of[1]) &&
+	    auto_args_all(argv[optind], auto_all, auto_of, libcall, &probes, &retvals))
+		return 2;
 	if (retvals) {
 		char exe[PATH_MAX], *keep = NULL;
 
 		if (retvals_as_probes(retvals, find_exe(argv[optind], exe, sizeof(exe)),
-				      strcmp(tracer, "function_graph") != 0, &probes, &keep))
+				      strcmp(tracer, "function_graph") != 0, &probes, &typed, &keep))
 			return 2;
 		free(retvals);
 		retvals = keep;
@@ -455,6 +493,10 @@ int cmd_record(int argc, char **argv)
 		if (!resolved)
 			return 2;
 		probes = resolved;
+	}
+	if (typed) {	/* -R's with a format: typed as given */
+		probes = append_line(probes, typed);
+		free(typed);
 	}
 	c = record_run(&(struct record_run){
 		.dir = dir, .tracer = tracer, .depth = depth, .kb = kb, .libcall = libcall,

@@ -395,9 +395,10 @@ static int read_verb(enum verb verb, int argc, char **argv, struct psr_filter **
 				 "pids differ)", diff_dir);
 	if (o.hist && o.json)
 		return bad_usage("--hist=%s: a text histogram; --json has the percentiles", o.hist);
-	if (o.srcline && verb != REPLAY && (verb != REPORT || o.json || o.graph || o.hist ||
-					    o.npct || diff_dir || branches))
-		return bad_usage("--srcline is replay's and report's (its table) option%s", "");
+	if (o.srcline && verb != REPLAY && (verb != REPORT || o.json || o.hist || o.npct ||
+					    diff_dir || branches))
+		return bad_usage("--srcline is replay's, report's (its table) and graph's option%s",
+				 "");
 	if (o.latency && verb != REPLAY)
 		return bad_usage("--latency is replay's option%s", "");
 	if ((sched >= 0 || sleep_flag) && verb != REPLAY)

@@ -332,6 +332,18 @@ struct psr_value {
 bool psr_event_field(const struct psr_evfield *f, const uint8_t *rec, size_t bytes,
 		     struct psr_value *v);
 
+/*
+ * Probes of record's uftrace spellings (read_uprobe.c): psr_uprobe says
+ * whether ev is one for func (NULL: any function), at its entry (record -A,
+ * -a: group args or auto) or return (-R: group retval); psr_uprobe_values
+ * its values as uftrace shows them ("1, \"str\", 0.500000"), always
+ * NUL-terminated; psr_uprobe_auto_text a register as uftrace's default form.
+ */
+enum { PSR_UPROBE_NONE, PSR_UPROBE_ARGS, PSR_UPROBE_RET };
+int psr_uprobe(const struct psr_proc *p, const struct psr_event *ev, const char *func);
+size_t psr_uprobe_values(const struct psr_proc *p, const struct psr_event *ev, char *b, size_t n);
+int psr_uprobe_auto_text(char *b, size_t n, uint64_t reg);
+
 /* CLOCK_MONOTONIC ns of a time stamp. */
 uint64_t psr_ns(const struct psr_proc *p, uint64_t tsc);
 /*

@@ -99,7 +99,6 @@ struct psr_fthread {
 	bool depths;		/* psr_filter_keep_depths: quiet calls kept, nest-only */
 	bool nest_only;		/* the event psr_filter_keep last kept is nest-only */
 	bool failed;		/* out of memory: nothing more shown (said once) */
-	uint32_t last_exit;	/* the event before was an exit of this site + 1 (0: not one) */
 	uint64_t lo_ns, hi_ns;	/* -r in CLOCK_MONOTONIC ns */
 	uint8_t *marks;		/* per entry: MARK_* (mark_thread) */
 	uint64_t nmarks, entry;	/* entries marked; entries seen */
@@ -747,45 +746,24 @@ bool psr_filter_no_args(const struct psr_fthread *ft)
 	return ft && ft->f->no_args;
 }
 
-/*
- * --no-args: the probes record -A and a typed -R made (cmd/dwarf/argspec.c): the event
- * "args:FUNC" before FUNC's entry, "GROUP:FUNC__exit" right after its exit.
- */
-static bool args_probe(const struct psr_fthread *ft, const struct psr_event *ev, uint32_t last_exit)
+/* --no-args: a probe of record -A, -a or -R its call did not take (psr_uprobe). */
+static bool args_probe(const struct psr_fthread *ft, const struct psr_event *ev)
 {
-	char buf[32];
-	const char *name, *colon, *func;
-	size_t n;
-
-	if (ev->type != PSR_EXT || ev->ext_kind != PSD_EXT_EVENT)
-		return false;
-	name = psr_event_name(ft->p, ev);
-	colon = name ? strchr(name, ':') : NULL;
-	if (!colon)
-		return false;
-	if (colon - name == 4 && !strncmp(name, "args", 4))
-		return true;
-	if (!last_exit)
-		return false;
-	func = psr_site_name(ft->p, last_exit - 1, ev->tsc, buf, sizeof(buf));
-	n = strlen(func);
-	return !strncmp(colon + 1, func, n) && !strcmp(colon + 1 + n, "__exit");
+	return ev->type == PSR_EXT && ev->ext_kind == PSD_EXT_EVENT &&
+	       psr_uprobe(ft->p, ev, NULL) != PSR_UPROBE_NONE;
 }
 
 bool psr_filter_keep(struct psr_fthread *ft, const struct psr_event *ev)
 {
 	struct fframe up;
 	size_t k;
-	uint32_t last_exit;
 
 	if (!ft)
 		return true;
 	if (ft->failed)
 		return false;
 	ft->nest_only = false;
-	last_exit = ft->last_exit;
-	ft->last_exit = ev->type == PSR_EXIT ? ev->id + 1 : 0;
-	if (ft->f->no_args && args_probe(ft, ev, last_exit))
+	if (ft->f->no_args && args_probe(ft, ev))
 		return false;
 	if (ev->type == PSR_ENTRY)
 		return entry(ft, ev);

@@ -4,6 +4,8 @@
  * to a script: entries and exits (an exit with its duration, as report
  * times it), function-tracer hits, trace events and markers, each with its
  * thread, depth, time and name; threads merged by time, as replay shows them.
+ * record -A/-a/-R's probes come with their call (the walk's attach): a script
+ * gets them in ctx as uftrace's args and retval, as set_ftrace_args' are.
  */
 #include <errno.h>
 #include <string.h>
@@ -11,40 +13,11 @@
 #include "../data/format.h"
 #include "walk.h"
 
-/*
- * record -A and typed -R are probes (cmd/dwarf/argspec.c): the event
- * "args:FUNC" right before FUNC's entry holds its arguments, and the return
- * probe "GROUP:FUNC__exit" right after its exit its return value.  A script
- * gets them in ctx as uftrace's args and retval, as set_ftrace_args' are.
- */
-static bool probe_of(const struct stream *m, const struct psr_event *e, const char *func,
-		     bool ret)
-{
-	const char *name, *colon;
-	size_t n = strlen(func);
-
-	if (!e || e->type != PSR_EXT || e->ext_kind != PSD_EXT_EVENT)
-		return false;
-	name = psr_event_name(m->p, e);
-	colon = strchr(name, ':');
-	if (!colon || strncmp(colon + 1, func, n))
-		return false;
-	if (ret)
-		return !strcmp(colon + 1 + n, "__exit");
-	return colon - name == 4 && !strncmp(name, "args", 4) && !colon[1 + n];
-}
-
 static int call_exits(struct stream *m, size_t k, struct render_call *c,
 		      int (*fn)(const struct render_call *c, void *arg), void *arg)
 {
 	char buf[32];
 	int err = 0;
-	/* the return probe after the exit of the call it closes (the outermost of those) */
-	const struct psr_event *nx = walk_peek(m);
-	bool ret_probe = !m->ev_at.has_ret &&
-			 probe_of(m, nx, psr_site_name(m->p, m->stack[k - 1].id, m->stack[k - 1].tsc,
-						       buf, sizeof(buf)), true);
-	struct psr_event ret_ev = ret_probe ? *nx : (struct psr_event){ 0 };
 
 	while (!err && m->depth >= k) {
 		const struct frame *fr = &m->stack[--m->depth];
@@ -58,11 +31,10 @@ static int call_exits(struct stream *m, size_t k, struct render_call *c,
 		/* The return value is the one of the call the exit is for, not of those it closes. */
 		c->has_ret = m->depth == k - 1 && m->ev_at.has_ret;
 		c->ret = m->ev_at.ret;
-		c->ret_probe = m->depth == k - 1 && ret_probe ? &ret_ev : NULL;
+		c->ret_probe = m->depth == k - 1 && m->ev_at.has_ret_probe ? &m->ev_at.ret_probe :
+			       NULL;
 		err = fn(c, arg);
 	}
-	if (ret_probe)
-		walk_advance(m);	/* the probe, given with the exit */
 	return err;
 }
 
@@ -74,19 +46,8 @@ static int call_event(struct stream *m, int (*fn)(const struct render_call *c, v
 	struct render_call c = { .p = m->p, .t = m->t, .tid = m->t->tid, .depth = m->depth,
 				 .ns = psr_ns(m->p, e->tsc) };
 	char buf[32], text[4096];
-	struct psr_event args_ev;
-	const struct psr_event *nx;
 	uint64_t off, size;
 	size_t k;
-
-	/* -A's probe: given with the entry it comes before */
-	if (e->type == PSR_EXT && (nx = walk_peek(m)) && nx->type == PSR_ENTRY &&
-	    probe_of(m, e, psr_site_name(m->p, nx->id, nx->tsc, buf, sizeof(buf)), false)) {
-		args_ev = *e;
-		c.args_probe = &args_ev;
-		walk_advance(m);
-		c.ns = psr_ns(m->p, e->tsc);
-	}
 
 	if (walk_is_marker(e)) {
 		c.kind = RENDER_CALL_EVENT;
@@ -114,6 +75,7 @@ static int call_event(struct stream *m, int (*fn)(const struct render_call *c, v
 		c.addr -= off;
 	c.args = m->ev_at.args;
 	c.nargs = m->ev_at.nargs;
+	c.args_probe = m->ev_at.has_probe ? &m->ev_at.probe : NULL;	/* -A's, before the entry */
 	if (e->type == PSR_ENTRY && walk_push_at(m, e->id, e->tsc, 0, &m->ev_at))
 		return -ENOMEM;
 	return fn(&c, arg);
@@ -122,7 +84,7 @@ static int call_event(struct stream *m, int (*fn)(const struct render_call *c, v
 int render_calls(const struct psr_session *s, const struct render_opts *o,
 		 int (*fn)(const struct render_call *c, void *arg), void *arg)
 {
-	struct render_ctx ctx = { .with_events = true };
+	struct render_ctx ctx = { .with_events = true, .uprobes = true };
 	int err = 0;
 
 	for (size_t i = 0; i < s->nprocs && !err; i++) {

@@ -27,6 +27,7 @@
 struct graph {
 	struct tree t;		/* t.n[0]: the root above every thread's outermost calls */
 	const char *func;	/* --graph=FUNC, or NULL */
+	psr_srcline_fn srcline;	/* --srcline, or NULL */
 	int err;
 	struct walk_hits hits;	/* the function tracer's, said on stderr */
 };
@@ -50,6 +51,17 @@ static void graph_close(struct graph *g, struct stream *m, size_t k, uint64_t ts
 		n->min = d < n->min ? d : n->min;
 		n->max = d > n->max ? d : n->max;
 	}
+}
+
+/* --srcline: a node's FILE:LINE, from its first call's function ("" when not known). */
+static int node_src(struct graph *g, const struct psr_proc *p, size_t node,
+		    const struct psr_event *e)
+{
+	char where[4096];
+	const char *s = g->srcline(p, e->id, e->tsc, where, sizeof(where));
+
+	g->t.n[node].src = strdup(s ? s : "");
+	return g->t.n[node].src ? 0 : -ENOMEM;
 }
 
 static int graph_thread(struct stream *m, const struct psr_proc *p, void *arg)
@@ -78,6 +90,8 @@ static int graph_thread(struct stream *m, const struct psr_proc *p, void *arg)
 					break;
 				}
 			}
+			if (node != NONE && g->srcline && !g->t.n[node].src)
+				g->err = node_src(g, p, node, e);
 			if (walk_push(m, e->id, e->tsc, node))
 				g->err = -ENOMEM;
 		} else if (e->type == PSR_EXIT && (k = walk_match(m, e->id))) {
@@ -139,7 +153,10 @@ static int graph_print(FILE *out, const struct graph *g, size_t node, char *inde
 		graph_time(out, n->calls ? n->total / n->calls : 0);
 		graph_time(out, n->calls ? n->min : 0);
 		graph_time(out, n->max);
-		fprintf(out, " : %.*s%s%s\n", (int)ilen, indent, node ? "+-" : "", n->name);
+		fprintf(out, " : %.*s%s%s", (int)ilen, indent, node ? "+-" : "", n->name);
+		if (n->src && n->src[0])
+			fprintf(out, " [%s]", n->src);	/* uftrace graph --srcline's form */
+		fputc('\n', out);
 		size_t in = ilen;
 
 		if (node && ilen + 2 < cap) {	/* beyond the buffer: the same indentation */
@@ -192,7 +209,8 @@ static int graph_json(FILE *out, const struct graph *g, size_t node, unsigned de
 
 int render_graph(FILE *out, const struct psr_session *s, const struct render_opts *o)
 {
-	struct graph g = { .func = o->graph_func, .hits.what = "call graph" };
+	struct graph g = { .func = o->graph_func, .srcline = o->srcline,
+			   .hits.what = "call graph" };
 	static char indent[4096];
 	int err;
 
@@ -213,7 +231,7 @@ int render_graph(FILE *out, const struct psr_session *s, const struct render_opt
 			g.func ? " of " : "", g.func ? g.func : "",
 			g.func ? " (its calls made inside no other call of it)" : "");
 		fprintf(out, "#  Total time  Self time      Calls    Average        Min        Max"
-			" : Function\n");
+			" : Function%s\n", g.srcline ? " [source]" : "");
 		err = graph_print(out, &g, 0, indent, 0, sizeof(indent), 0);
 	}
 	tree_free(&g.t);

@@ -79,8 +79,8 @@ void text_function_line(FILE *f, const struct psr_proc *p, struct stream *m,
 	}
 	walk_put_sym(f, m->ctx, p, psr_site_name(p, e->id, e->tsc, b1, sizeof(b1)),
 		     psr_site_addr(p, e->id, e->tsc), e->tsc);
-	if (m->ev_at.args)
-		fputs(walk_args_text(a, sizeof(a), &m->ev_at, ""), f);
+	if (m->ev_at.args || m->ev_at.has_probe)
+		fputs(walk_args_text(p, a, sizeof(a), &m->ev_at, ""), f);
 	if (m->ctx->opts & PSR_OPT_PRINT_PARENT) {
 		fputs(" <-", f);
 		walk_put_sym(f, m->ctx, p, psr_addr_name(p, e->parent, e->tsc, b2, sizeof(b2)), e->parent, e->tsc);
@@ -150,7 +150,7 @@ void text_graph_event(FILE *f, struct stream *m, struct stream **last)
 	const struct psr_proc *p = m->p;
 	struct psr_event e = m->ev;
 	const struct psr_event *nx;
-	char buf[32], a[320], src[4200];
+	char buf[32], a[4096], src[4200];
 	const char *name;
 	uint64_t d;
 	size_t k = 0;
@@ -210,17 +210,17 @@ void text_graph_event(FILE *f, struct stream *m, struct stream **last)
 	} else if (e.type == PSR_ENTRY) {
 		nx = walk_peek(m);
 		if (nx && nx->type == PSR_EXIT && nx->id == e.id && !m->next_at.nest_only) {
-			char r[64];
+			char r[2048];
 
 			d = walk_call_ns(m, e.tsc, nx->tsc);
-			walk_ret_text(r, sizeof(r), &m->next_at, ";");
+			walk_ret_text(p, r, sizeof(r), &m->next_at, ";");
 			graph_line(f, m, e.cpu, &d, m->depth, name,
-				   walk_args_text(a, sizeof(a), &m->ev_at, r),
+				   walk_args_text(p, a, sizeof(a), &m->ev_at, r),
 				   srcline_text(m, &e, src, sizeof(src)));
 			walk_advance(m);	/* the exit */
 		} else {
 			graph_line(f, m, e.cpu, NULL, m->depth, name,
-				   walk_args_text(a, sizeof(a), &m->ev_at, " {"),
+				   walk_args_text(p, a, sizeof(a), &m->ev_at, " {"),
 				   srcline_text(m, &e, src, sizeof(src)));
 			walk_push(m, e.id, e.tsc, 0);	/* no memory: shown unnested */
 		}
@@ -232,8 +232,8 @@ void text_graph_event(FILE *f, struct stream *m, struct stream **last)
 			d = walk_call_ns(m, m->stack[m->depth - 1].tsc, e.tsc);
 			m->depth--;
 			/* The return value is the one of the call the exit is for. */
-			if (m->depth == k - 1 && m->ev_at.has_ret) {
-				walk_ret_text(a + 1, sizeof(a) - 1, &m->ev_at, "; /* ");
+			if (m->depth == k - 1 && (m->ev_at.has_ret || m->ev_at.has_ret_probe)) {
+				walk_ret_text(p, a + 1, sizeof(a) - 1, &m->ev_at, "; /* ");
 				a[0] = '}';
 				graph_line(f, m, e.cpu, &d, m->depth, a, name, " */");
 			}
@@ -339,6 +339,9 @@ int render_replay(FILE *out, const struct psr_session *s, const struct render_op
 				lo.tid = -1;	/* nothing kept: no thread */
 		}
 		ctx.depths = is_graph(p);
+		/* -A/-R's values in the call line, as uftrace's graph; the function tracer's text
+		 * (no uftrace equivalent, no return line) keeps them as ftrace's event lines. */
+		ctx.uprobes = ctx.depths;
 		st = walk_streams(&ctx, p, &lo, &n);
 		if (!st)
 			return -ENOMEM;

@@ -21,7 +21,7 @@ int tree_init(struct tree *t)
 void tree_free(struct tree *t)
 {
 	for (size_t i = 1; i < t->len; i++)
-		free(t->n[i].name);
+		free(t->n[i].name), free(t->n[i].src);
 	free(t->n);
 	t->n = NULL;
 	t->len = t->cap = 0;

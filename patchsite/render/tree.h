@@ -15,6 +15,7 @@
 
 struct tree_node {
 	char *name;			/* NULL for the root */
+	char *src;			/* graph --srcline: its function's FILE:LINE, or NULL */
 	size_t parent, child, next;	/* first child, next sibling: indexes, or TREE_NONE */
 	uint64_t calls, total, self, min, max;
 };

@@ -15,13 +15,15 @@
 
 /*
  * The arguments or return value recorded right after ev (same site), or
- * its mark as a call open at a fork, taken into at; anything else is left
- * for the next call.
+ * its mark as a call open at a fork, taken into at, with uprobes -R's probe
+ * after an exit; anything else is left for the next call.
  */
-static void attach(struct psr_cursor *c, const struct psr_event *ev, struct attach *at)
+static void attach(struct psr_cursor *c, const struct psr_event *ev, struct attach *at,
+		   bool uprobes)
 {
 	struct psr_cursor ahead = *c;
 	struct psr_event x;
+	char buf[32];
 
 	*at = (struct attach){ 0 };
 	while (psr_next(&ahead, &x) && x.type == PSR_EXT && x.nwords >= 1 && !x.truncated &&
@@ -40,6 +42,37 @@ static void attach(struct psr_cursor *c, const struct psr_event *ev, struct atta
 		}
 		*c = ahead;
 	}
+	ahead = *c;
+	if (uprobes && ev->type == PSR_EXIT && psr_next(&ahead, &x) &&
+	    psr_uprobe(c->p, &x, psr_site_name(c->p, ev->id, ev->tsc, buf, sizeof(buf))) ==
+	    PSR_UPROBE_RET) {	/* -R's, right after the exit */
+		at->ret_probe = x;
+		at->has_ret_probe = true;
+		*c = ahead;
+	}
+}
+
+/*
+ * ev, a probe of record -A or -a, taken into the entry (or function tracer
+ * hit) right after it when that is its function's: true, with *ev that event.
+ */
+static bool args_probe_call(struct psr_cursor *c, struct psr_event *ev, struct attach *at)
+{
+	struct psr_cursor ahead = *c;
+	struct psr_event probe = *ev, x;
+	char buf[32];
+
+	if (psr_uprobe(c->p, ev, NULL) != PSR_UPROBE_ARGS || !psr_next(&ahead, &x) ||
+	    (x.type != PSR_ENTRY && x.type != PSR_FUNC) ||
+	    psr_uprobe(c->p, ev, psr_site_name(c->p, x.id, x.tsc, buf, sizeof(buf))) !=
+	    PSR_UPROBE_ARGS)
+		return false;
+	*c = ahead;
+	*ev = x;
+	attach(c, ev, at, true);
+	at->probe = probe;
+	at->has_probe = true;
+	return true;
 }
 
 /* A stack trace record (PSD_EXT_STACK: the site id, then return addresses), whole. */
@@ -117,12 +150,14 @@ static int next_shown(const struct render_ctx *ctx, struct psr_cursor *c, struct
 	       (!shown(ctx, ev) ||
 		(ctx->window && (ev->tsc < ctx->win_lo || ev->tsc > ctx->win_hi))))
 		;
+	if (more && ctx->uprobes && ev->type == PSR_EXT && args_probe_call(c, ev, at))
+		return more;
 	if (more && (ev->type == PSR_EXT || ev->type == PSR_SCHED)) {
 		*at = (struct attach){ 0 };
 		return more;
 	}
 	if (more)
-		attach(c, ev, at);
+		attach(c, ev, at, ctx->uprobes);
 	return more;
 }
 
@@ -136,8 +171,10 @@ static int next_event(struct stream *s, struct psr_cursor *c, struct psr_event *
 		;
 	if (more)
 		at->nest_only = psr_filter_nest_only(s->filter);
-	if (more && psr_filter_no_args(s->filter))	/* --no-args */
+	if (more && psr_filter_no_args(s->filter)) {	/* --no-args */
 		at->args = NULL, at->nargs = 0, at->has_ret = false;
+		at->has_probe = at->has_ret_probe = false;
+	}
 	return more;
 }
 
@@ -163,23 +200,24 @@ const struct psr_event *walk_peek(struct stream *s)
 	return s->has_next ? &s->next : NULL;
 }
 
-/* A value as uftrace shows an integer: decimal, or hex when it looks like an address. */
+/* A register as uftrace's default form shows it (psr_uprobe_auto_text). */
 int walk_value_text(char *b, size_t n, uint64_t v)
 {
-	int64_t i = (int64_t)v;
-
-	if (i > -1000000000 && i < 1000000000000ll)
-		return snprintf(b, n, "%lld", (long long)i);
-	return snprintf(b, n, "%#llx", (unsigned long long)v);
+	return psr_uprobe_auto_text(b, n, v);
 }
 
-/* "(1, 2)" for an entry's arguments, "" without; then tail. */
-const char *walk_args_text(char *b, size_t n, const struct attach *at, const char *tail)
+/* "(1, 2)" for an entry's arguments, "()" without; then tail. */
+const char *walk_args_text(const struct psr_proc *p, char *b, size_t n, const struct attach *at,
+			   const char *tail)
 {
 	size_t len = 0;
 
 	b[0] = 0;
-	if (at->args) {
+	if (at->has_probe && n > 2) {
+		b[len++] = '(';
+		len += psr_uprobe_values(p, &at->probe, b + len, n - len - 1);
+		len += (size_t)snprintf(b + len, n - len, ")");
+	} else if (at->args) {
 		len += (size_t)snprintf(b, n, "(");
 		for (unsigned i = 0; i < at->nargs && len < n; i++) {
 			if (i)
@@ -198,12 +236,16 @@ const char *walk_args_text(char *b, size_t n, const struct attach *at, const cha
 }
 
 /* " = 3" for a return value, "" without; then tail. */
-const char *walk_ret_text(char *b, size_t n, const struct attach *at, const char *tail)
+const char *walk_ret_text(const struct psr_proc *p, char *b, size_t n, const struct attach *at,
+			  const char *tail)
 {
 	int len = 0;
 
 	b[0] = 0;
-	if (at->has_ret) {
+	if (at->has_ret_probe && n > 4) {
+		len = snprintf(b, n, " = ");
+		len += (int)psr_uprobe_values(p, &at->ret_probe, b + len, n - (size_t)len);
+	} else if (at->has_ret) {
 		len = snprintf(b, n, " = ");
 		len += walk_value_text(b + len, n - (size_t)len, at->ret);
 	}

@@ -26,6 +26,7 @@ struct render_ctx {
 	uint64_t line_ns;	/* function_graph: the time of the event being shown */
 	bool with_sched;	/* scheduler switches are shown (replay --sched) */
 	bool depths;		/* the graph: -T trace_on/trace_off keep the program's depths */
+	bool uprobes;		/* record -A/-a/-R's probes given with their call (psr_uprobe) */
 	const char *(*srcline)(const struct psr_proc *p, uint32_t id, uint64_t tsc, char *buf,
 			       size_t len);	/* render_opts.srcline */
 };
@@ -33,13 +34,17 @@ struct render_ctx {
 /*
  * What extended records following an event add to it (set_ftrace_args):
  * the arguments after an entry, the return value after an exit, and
- * whether the entry is a call open at a fork (PSD_EXT_INHERITED).
+ * whether the entry is a call open at a fork (PSD_EXT_INHERITED); with
+ * ctx->uprobes, the probe of record -A/-a right before the entry and of -R
+ * right after the exit (psr_uprobe), as uftrace shows them: in the call.
  */
 struct attach {
 	const uint64_t *args;	/* nargs values in the mapped file */
 	unsigned nargs;
 	bool has_ret;
 	uint64_t ret;
+	bool has_probe, has_ret_probe;
+	struct psr_event probe, ret_probe;
 	bool inherited;		/* a forked child's: entered in the parent */
 	bool nest_only;		/* nested, not drawn (psr_filter_nest_only) */
 };
@@ -93,12 +98,14 @@ bool walk_is_marker(const struct psr_event *e);
 bool walk_advance(struct stream *s);
 /* The event after s->ev, read ahead once (NULL at the end). */
 const struct psr_event *walk_peek(struct stream *s);
-/* A value as uftrace shows an integer: decimal, or hex when it looks like an address. */
+/* A register as uftrace's default form shows it (psr_uprobe_auto_text). */
 int walk_value_text(char *b, size_t n, uint64_t v);
-/* "(1, 2)" for an entry's arguments, "" without; then tail. */
-const char *walk_args_text(char *b, size_t n, const struct attach *at, const char *tail);
+/* "(1, 2)" for an entry's arguments, "()" without; then tail. */
+const char *walk_args_text(const struct psr_proc *p, char *b, size_t n, const struct attach *at,
+			   const char *tail);
 /* " = 3" for a return value, "" without; then tail. */
-const char *walk_ret_text(char *b, size_t n, const struct attach *at, const char *tail);
+const char *walk_ret_text(const struct psr_proc *p, char *b, size_t n, const struct attach *at,
+			  const char *tail);
 /*
  * A marker's text (patchsite-data(5): word 0 holds the stored and the
  * written length, the text follows), with what was cut said after it.

@@ -55,7 +55,7 @@ for opt in -O2 -O0; do
 	fi
 	# Return values: the -R probes -a adds, against gdb's finish (retargs_gdb.py: each frame
 	# its own, the recursion's too).
-	sed 's/fprobes:\(ra_[a-z]*\)__exit:/t:\1:/' "$T/replay" >"$T/rreplay"
+	sed 's/retval:\(ra_[a-z]*\)__exit:/t:\1:/' "$T/replay" >"$T/rreplay"
 	args= evs=
 	for f in $FUNCS; do args="$args $f=$f:" evs="$evs t:$f"; done
 	printf 'set pagination off\nset confirm off\nsource %s\nretargs * %s\nrun\n' \

@@ -115,8 +115,11 @@ spelling() {
 		fail "-R under $tracer: record" "$T/err"
 		return
 	fi
-	"$PS" replay --no-sched -d "$T/rrec" 2>>"$T/err" | sed 's/fprobes:\(r_[a-z]*\)__exit:/t:\1:/' \
-		>"$T/rreplay"
+	# -R's values: function's event line "retval:r_x__exit: (...) arg1=V"; function_graph's
+	# call line "r_x() = V;", as uftrace shows it, read as the same.
+	"$PS" replay --no-sched -d "$T/rrec" 2>>"$T/err" |
+		sed -e 's/retval:\(r_[a-z]*\)__exit:/t:\1:/' \
+		    -e 's/| *\(r_[a-z]*\)() = \(.*\);$/| t:\1: (c <- \1) arg1=\2/' >"$T/rreplay"
 	printf 'set pagination off\nset confirm off\nsource %s\nretprobe%s\nrun\n' \
 		"$PWD/tests/patchsite/oracles/retprobe_gdb.py" " r_double=r_double r_float=r_float" \
 		>"$T/rcmds.gdb"

@@ -30,6 +30,12 @@ want() {
 	uftrace record -d "$T/u.data" --srcline --no-event "$1" >/dev/null 2>"$T/err" &&
 		uftrace replay -d "$T/u.data" --srcline --no-pager 2>>"$T/err" | pairs >"$T/want"
 	grep -q '^lib_inner ' "$T/want" || fail "uftrace record/replay --srcline $1" "$T/err"
+	# graph --srcline: "(1) NAME [FILE:LINE]" a node
+	uftrace graph -d "$T/u.data" --srcline --no-pager 2>>"$T/err" | gpairs >"$T/gwant"
+}
+
+gpairs() {
+	sed -n 's/.*[-: )]\([a-z_][a-z_0-9]*\) \[\([^ ]*:[0-9]*\)\]$/\1 \2/p' | sort -u
 }
 
 # check NAME TRACER EXE LIB: record, replay --srcline, each function's line against uftrace's.
@@ -49,6 +55,17 @@ check() {
 	else
 		{ echo "ours:"; cat "$T/got"; echo "uftrace:"; cat "$T/want"; } >"$T/diff"
 		fail "$name: srclines differ from uftrace's" "$T/diff"
+	fi
+	# graph --srcline: each node's function, the same FILE:LINE as uftrace graph --srcline's
+	# (the function tracer records no calls to draw).
+	if [ "$tracer" = function_graph ]; then
+		"$PS" graph --srcline -d "$T/rec" 2>"$T/err" | gpairs >"$T/ggot"
+		if [ -s "$T/gwant" ] && cmp -s "$T/ggot" "$T/gwant"; then
+			pass "$name: graph --srcline, $(grep -c . "$T/ggot") nodes at uftrace's FILE:LINE"
+		else
+			{ echo "graph:"; cat "$T/ggot"; echo "uftrace graph:"; cat "$T/gwant"; } >"$T/diff"
+			fail "$name: graph --srcline differs from uftrace's" "$T/diff"
+		fi
 	fi
 	# report --srcline: each row's function, the same FILE:LINE.
 	"$PS" report --srcline -d "$T/rec" 2>"$T/err" |

@@ -14,7 +14,10 @@
  * one definition (argspec_merge), as uftrace merges them.
  *
  * -R FUNC@retval/FMT: the same formats (f, f32, f64: the floating-point
- * return register), as the return probe "f FUNC%return $retval:TYPE".
+ * return register), as the return probe "f:retval/FUNC__exit FUNC%return
+ * $retval:TYPE".  The groups args and retval (and -a's auto) tell the
+ * readers these are uftrace's spellings, shown in the call as uftrace does
+ * (data/read_uprobe.c).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -89,11 +92,22 @@ static int item(const char *it, const char *fpreg, char *out, size_t len, char *
 	return 0;
 }
 
+const char *argspec_event(const char *func, size_t n, const char *suffix, char *ev, size_t len)
+{
+	size_t k = 0;
+
+	if (isdigit((unsigned char)func[0]) && k + 1 < len)
+		ev[k++] = '_';
+	for (size_t i = 0; i < n && func[i] && k + 1 + strlen(suffix) < len && k < 48; i++)
+		ev[k++] = isalnum((unsigned char)func[i]) || func[i] == '_' ? func[i] : '_';
+	snprintf(ev + k, len - k, "%s", suffix);
+	return ev;
+}
+
 int argspec_probe(const char *spec, const char *fpreg, char *out, size_t len, char *err,
 		  size_t errlen)
 {
 	char buf[1024], ev[64], *at, *save = NULL;
-	size_t k = 0;
 
 	if (strlen(spec) >= sizeof(buf)) {
 		snprintf(err, errlen, "a spec longer than %zu characters", sizeof(buf) - 1);
@@ -106,11 +120,8 @@ int argspec_probe(const char *spec, const char *fpreg, char *out, size_t len, ch
 		return -EINVAL;
 	}
 	*at = '\0';
-	/* The event's name: FUNC as a C identifier (a glob's * and . become _). */
-	for (const char *p = buf; *p && k + 1 < sizeof(ev) - 8; p++)
-		ev[k++] = isalnum((unsigned char)*p) || *p == '_' ? *p : '_';
-	ev[k] = '\0';
-	snprintf(out, len, "f:args/%s%s %s", isdigit((unsigned char)ev[0]) ? "_" : "", ev, buf);
+	snprintf(out, len, "f:args/%s %s", argspec_event(buf, strlen(buf), "", ev, sizeof(ev)),
+		 buf);
 	for (char *it = strtok_r(at + 1, ",", &save); it; it = strtok_r(NULL, ",", &save))
 		if (item(it, fpreg, out, len, err, errlen))
 			return -EINVAL;

@@ -15,6 +15,12 @@
 int argspec_probe(const char *spec, const char *fpreg, char *out, size_t len, char *err,
 		  size_t errlen);
 
+/*
+ * The event name of a probe on FUNC (its first n characters; a glob's * and . as _, a
+ * leading digit after _) with suffix, into ev: ev.
+ */
+const char *argspec_event(const char *func, size_t n, const char *suffix, char *ev, size_t len);
+
 /* The probe type of uftrace's FMT ("" its default) for an integer or fp (fparg, retval/f) value; NULL: none. */
 const char *argspec_type(const char *fmt, bool fp);
 

@@ -13,6 +13,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <ctype.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 
 struct walk {
 	const char *exe;
+	const char *args_of, *rets_of;	/* globs of the functions wanted (auto_args) */
 	char **probes, **retvals;
 	char *seen;		/* " FUNC " of each function done */
 	const char **syms;	/* the function symbols' names, sorted */
@@ -100,6 +102,36 @@ static void readable_params(struct walk *w, Dwarf_Die *fn, const char *func, cha
 	} while (!dwarf_siblingof(&kid, &kid));
 }
 
+bool auto_wanted(const char *globs, const char *func, const char *name)
+{
+	char g[256];
+
+	for (const char *s = globs; s && *s;) {
+		size_t n = strcspn(s, " ");
+
+		if (n && n < sizeof(g)) {
+			memcpy(g, s, n);
+			g[n] = '\0';
+			if (!fnmatch(g, func, 0) || (name && !fnmatch(g, name, 0)))
+				return true;
+		}
+		s += n + (s[n] != '\0');
+	}
+	return false;
+}
+
+/*
+ * d's chars (DWARF's signed char: a 1-byte signed) typed char, as uftrace's -a shows a
+ * char return value (an argument's: the readers, data/read_uprobe.c): d.
+ */
+static struct ps_probe_def *chars(struct ps_probe_def *d)
+{
+	for (unsigned i = 0; i < d->nargs; i++)
+		if (d->a[i].type == PT_S && d->a[i].size == 1 && !d->a[i].bw)
+			d->a[i].type = PT_CHAR;
+	return d;
+}
+
 static int one_func(Dwarf_Die *fn, void *arg)
 {
 	struct walk *w = arg;
@@ -108,6 +140,7 @@ static int one_func(Dwarf_Die *fn, void *arg)
 	char params[512], def[1200], why[300], text[4096];
 	struct ps_probe_def d;
 	Dwarf_Addr pc;
+	bool args, ret;
 
 	if (!func)
 		func = dwarf_diename(fn);
@@ -116,22 +149,32 @@ static int one_func(Dwarf_Die *fn, void *arg)
 		return DWARF_CB_OK;	/* no code of its own (inlined only), or no name to probe */
 	if (!has_symbol(w, func))
 		return DWARF_CB_OK;	/* only clones of it have code (f.isra.0): no site */
+	args = auto_wanted(w->args_of, func, dwarf_diename(fn));
+	ret = auto_wanted(w->rets_of, func, dwarf_diename(fn));
+	if (!args && !ret)
+		return DWARF_CB_OK;
 	snprintf(def, sizeof(def), " %s ", func);
 	if (w->seen && strstr(w->seen, def))
 		return DWARF_CB_OK;	/* described twice (Lua's luaL_getmetafield): one probe */
 	w->seen = list_add(w->seen, def, ' ');
 	readable_params(w, fn, func, params, sizeof(params));
 	snprintf(def, sizeof(def), "f:auto/%s %s%s", func, func, params);
-	if (params[0] && !ps_probe_parse(def, &d, why, sizeof(why)) &&
+	if (args && params[0] && !ps_probe_parse(def, &d, why, sizeof(why)) &&
 	    !probe_dwarf_resolve(w->exe, &d, why, sizeof(why))) {
 		ps_probe_text(&d, text, sizeof(text));
 		*w->probes = list_add(*w->probes, text, '\n');
 	}
-	snprintf(def, sizeof(def), "f %s%%return $retval", func);
-	if (dwarf_hasattr_integrate(fn, DW_AT_type) && !ps_probe_parse(def, &d, why, sizeof(why)) &&
+	snprintf(def, sizeof(def), "f:retval/%s__exit %s%%return $retval", func, func);
+	if (ret && dwarf_hasattr_integrate(fn, DW_AT_type) &&
+	    !ps_probe_parse(def, &d, why, sizeof(why)) &&
 	    !probe_dwarf_resolve(w->exe, &d, why, sizeof(why))) {	/* a struct: left out */
 		snprintf(def, sizeof(def), "%s@retval", func);
-		*w->retvals = list_add(*w->retvals, def, ' ');
+		if (d.a[0].type == PT_S && d.a[0].size == 1) {	/* a char: its probe, as 'c' */
+			ps_probe_text(chars(&d), text, sizeof(text));
+			*w->probes = list_add(*w->probes, text, '\n');
+		} else {
+			*w->retvals = list_add(*w->retvals, def, ' ');
+		}
 	}
 	w->n++;
 	return DWARF_CB_OK;
@@ -182,9 +225,10 @@ static bool own_sites(Dwfl_Module *mod)
 	return false;
 }
 
-int auto_args(const char *exe, char **probes, char **retvals)
+int auto_args(const char *exe, const char *args_of, const char *rets_of, char **probes,
+	      char **retvals)
 {
-	struct walk w = { exe, probes, retvals, NULL, NULL, 0, 0 };
+	struct walk w = { exe, args_of, rets_of, probes, retvals, NULL, NULL, 0, 0 };
 	Dwfl *dwfl = dwfl_begin(&callbacks);
 	Dwfl_Module *mod = dwfl ? dwfl_report_offline(dwfl, "", exe, -1) : NULL;
 	Dwarf_Addr bias;
@@ -203,7 +247,7 @@ int auto_args(const char *exe, char **probes, char **retvals)
 		dwfl_end(dwfl);
 	free(w.seen);
 	free(w.syms);
-	if (!w.n) {
+	if (!w.n && args_of && !strcmp(args_of, "*")) {
 		fprintf(stderr, "patchsite: record -a: %s: no function in its DWARF (build with -g, "
 			"or install its debug file)\n", exe);
 		return -1;

@@ -17,6 +17,7 @@
 
 #include "../../events/probe.h"
 #include "../cmd.h"
+#include "auto_args.h"
 #include "libc_protos.h"
 #include "libcall_args.h"
 
@@ -46,8 +47,9 @@ static bool slot_sym(const GElf_Ehdr *eh, const GElf_Sym *s)
 }
 
 /* Each relocation section of elf whose slots are sites: the names with a prototype, added. */
-static void rel_section(Elf *elf, const GElf_Ehdr *eh, Elf_Scn *scn, bool got, char **seen,
-			char **probes, char **retvals)
+/* sel: the globs of the functions whose arguments, and return value, are wanted. */
+static void rel_section(Elf *elf, const GElf_Ehdr *eh, Elf_Scn *scn, bool got,
+			const char *const sel[2], char **seen, char **probes, char **retvals)
 {
 	GElf_Shdr sh, symsh;
 	Elf_Data *data = elf_getdata(scn, NULL);
@@ -73,17 +75,18 @@ static void rel_section(Elf *elf, const GElf_Ehdr *eh, Elf_Scn *scn, bool got, c
 		if (strstr(*seen ? *seen : "", line))
 			continue;	/* both a GLOB_DAT and a JUMP_SLOT */
 		*seen = list_add(*seen, line, ' ');
-		if (*p->args) {
+		if (*p->args && auto_wanted(sel[0], name, NULL)) {
 			snprintf(line, sizeof(line), "f:auto/%s %s %s", name, name, p->args);
 			*probes = list_add(*probes, line, '\n');
 		}
 		snprintf(line, sizeof(line), "%s@retval", name);
-		if (p->ret)
+		if (p->ret && auto_wanted(sel[1], name, NULL))
 			*retvals = list_add(*retvals, line, ' ');
 	}
 }
 
-int libcall_args_auto(const char *exe, bool got, char **probes, char **retvals)
+int libcall_args_auto(const char *exe, bool got, const char *args_of, const char *rets_of,
+		      char **probes, char **retvals)
 {
 	int fd = open(exe, O_RDONLY | O_CLOEXEC);
 	Elf *elf;
@@ -105,7 +108,8 @@ int libcall_args_auto(const char *exe, bool got, char **probes, char **retvals)
 	}
 	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));)
 		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_RELA)
-			rel_section(elf, &eh, scn, got, &seen, probes, retvals);
+			rel_section(elf, &eh, scn, got, (const char *const[2]){ args_of, rets_of },
+				    &seen, probes, retvals);
 	free(seen);
 	elf_end(elf);
 	close(fd);

@@ -13,9 +13,11 @@ struct ps_probe_def;
  * JUMP_SLOT (and a GLOB_DAT with got) that the prototype list knows, the
  * probe line "f:auto/FUNC FUNC NAME=$argN:TYPE..." appended to *probes
  * ('\n' between) and "FUNC@retval" to *retvals (' ' between) when it
- * returns a value.  0, or -1 said (exe unreadable).
+ * returns a value; only those args_of's globs (for the probe) and rets_of's
+ * (for the return value) match (auto_args.h).  0, or -1 said (exe unreadable).
  */
-int libcall_args_auto(const char *exe, bool got, char **probes, char **retvals);
+int libcall_args_auto(const char *exe, bool got, const char *args_of, const char *rets_of,
+		      char **probes, char **retvals);
 /*
  * d's names and untyped $retval, when d->func is a function exe imports
  * and the prototype list knows: 1 when it does not apply (names stay for

@@ -38,15 +38,56 @@ def audit_calls(path):
     return calls
 
 
+def event_call(line):
+    """A probe's event line (no call to show it in: --tracer=nop), "auto:NAME: NAME(a=V, ...)":
+    (NAME, [V...], None), or None.  A string ends at a quote before ", NAME=" or the end."""
+    m = re.search(r'auto:(\w+): (\w+)\((.*)\)', line)
+    if not m or m.group(1) != m.group(2):
+        return None
+    return m.group(1), [v for _, v in re.findall(r'(\w+)=(".*?"(?=, \w+=|$)|[^,]+)',
+                                                  m.group(3))], None
+
+
+def inline_call(line):
+    """replay's call line of a call with record -a's values, as uftrace shows one:
+    "| NAME(V, ...) {", "| NAME(V, ...) = R;" or "| NAME(V, ...);": (NAME, [V...], R or
+    None), or None.  A string ends at a quote before ", " or ")"; uftrace's \\n and the
+    other unprintable bytes as the audit writes them ('.')."""
+    m = re.search(r'\|\s*(\w+)\(', line)
+    if not m:
+        return None
+    s, i, vals, cur = line.rstrip('\n'), m.end(), [], ''
+    while i < len(s):
+        if s[i] == '"':
+            j = s.find('"', i + 1)
+            while j != -1 and not s.startswith(('", ', '")'), j):
+                j = s.find('"', j + 1)
+            if j == -1:
+                return None
+            cur += '"' + ''.join(c if c.isprintable() else '.'
+                                 for c in s[i + 1:j].replace('\\n', '\n')) + '"'
+            i = j + 1
+        elif s[i] == ')':
+            if cur:
+                vals.append(cur)
+            r = re.match(r' = (.*);$', s[i + 1:])
+            return m.group(1), vals, r.group(1) if r else None
+        elif s.startswith(', ', i):
+            vals.append(cur)
+            cur = ''
+            i += 2
+        else:
+            cur += s[i]
+            i += 1
+    return None
+
+
 def trace_calls(path):
     calls = collections.defaultdict(list)
     for line in open(path, errors='replace'):
-        m = re.search(r'auto:(\w+): (\w+)\((.*)\)', line)
-        if m and m.group(1) == m.group(2):
-            # replay quotes a string as it is (a '"' inside unescaped): one ends at a
-            # quote before the next ", NAME=" or the end.
-            calls[m.group(1)].append(
-                [v for _, v in re.findall(r'(\w+)=(".*?"(?=, \w+=|$)|[^,]+)', m.group(3))])
+        c = event_call(line) or inline_call(line)
+        if c and c[1]:
+            calls[c[0]].append(c[1])
     return calls
 
 
@@ -136,15 +177,16 @@ for line in open(audit_f, errors='replace'):
 
 trace, rets = [], {}
 for line in open(trace_f, errors='replace'):
-    m = re.search(r'auto:(\w+): (\w+)\((.*)\)', line)
-    if m and m.group(1) == m.group(2):
-        fields = re.findall(r'(\w+)=("(?:[^"\\]|\\.)*"|[^,]+)', m.group(3))
-        trace.append((m.group(1), [v for _, v in fields]))
-    # function_graph's "| f() = V;", or a return probe's "(caller <- f) arg1=V" (the kernel's)
-    m = (re.search(r'\|\s*(\w+)\(\) = ([-\w]+)', line) or
-         re.search(r': \([^ ()]+ <- (\w+)\) arg1=([-\w]+)', line))
+    c = event_call(line) or inline_call(line)
+    if c and c[1]:
+        trace.append((c[0], c[1]))
+    # function_graph's "| f(...) = V;", or a return probe's event line "(caller <- f) arg1=V"
+    # (under nop, as the kernel's)
+    m = re.search(r': \([^ ()]+ <- (\w+)\) arg1=([-\w]+)', line)
     if m:
         rets.setdefault(m.group(1), []).append(m.group(2))
+    elif c and c[2] is not None and re.match(r'[-\w]+$', c[2]):
+        rets.setdefault(c[0], []).append(c[2])
     # a call with something inside it (a switch out): "} = V; /* NAME */"
     m = re.search(r'\} = ([-\w]+);? /\* (\w+) \*/', line)
     if m:
