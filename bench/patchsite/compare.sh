@@ -207,5 +207,5 @@ gcc -O2 -o "$T/floor" bench/patchsite/floor.c || exit 2
 awk '/^rdtsc_ns/ { r = $2 } /^graph_ns/ { g = $2 } END {
 	printf "floor: rdtsc %.1f ns; function_graph with only its two time stamps and stores inlined in the functions: %.1f ns per call\n", r, g }' "$T/floor.out"
 awk -F'|' -v g="$(awk '/^graph_ns/ { print $2 }' "$T/floor.out")" '
-	/^uftrace/ && $4 != "-" { printf "10x less than uftrace needs <= %.1f ns per call (floor %.1f: %s)\n", $4 / 10, g, ($4 / 10 >= g) ? "reachable" : "not reachable with TSC stamps" }
+	/^uftrace record \(/ && $4 != "-" { printf "10x less than uftrace needs <= %.1f ns per call (floor %.1f: %s)\n", $4 / 10, g, ($4 / 10 >= g) ? "reachable" : "not reachable with TSC stamps" }
 	/^XRay/ && $4 != "-" { printf "5x less than XRay FDR needs <= %.1f ns per call (floor %.1f: %s)\n", $4 / 5, g, ($4 / 5 >= g) ? "reachable" : "not reachable with TSC stamps" }' "$T/rows"
