@@ -204,6 +204,11 @@ struct psr_proc {
 	bool has_end, exec_followed;	/* end: a normal exit; exec_followed: a later image of the pid */
 	uint64_t end_ns, end_realtime;
 	char status[64];	/* from `patchsite record`: "exit N" or "signal N (NAME)", or "" */
+	struct psr_text_lost {	/* end's "lost FILE LINES": lines a text file did not get */
+		char file[16];
+		uint64_t lines;
+	} text_lost[4];
+	unsigned ntext_lost;
 	char *tracers;		/* the `tracers` file: "TSC NAME" lines, one per change; or NULL */
 	struct psr_noflag *noflag;	/* the `noflag` file: one per proof, in its order */
 	size_t nnoflag;

@@ -242,6 +242,10 @@ int render_info(FILE *out, const struct psr_session *s, const struct render_opts
 		else
 			fprintf(out, "  end:      %s%sabnormal: no clean end written\n", p->status,
 				p->status[0] ? ", " : "");
+		for (unsigned k = 0; k < p->ntext_lost; k++)
+			fprintf(out, "  lost:     %llu lines of %s (writing them failed, said on the "
+				"program's stderr)\n", (unsigned long long)p->text_lost[k].lines,
+				p->text_lost[k].file);
 		fprintf(out, "  objects:  %zu\n", p->nmods);
 		for (size_t k = 0; k < p->nmods; k++) {
 			fprintf(out, "    [%u] %s: %zu sites%s\n", p->mods[k].index,

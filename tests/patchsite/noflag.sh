@@ -383,5 +383,34 @@ else
 	fail "ctl after start-up: form c/p sites ($cp_sites) not named" err
 fi
 
+# The noflag file on a full disk (/dev/full behind its name, after start-up): the lines the same
+# ctl writes are lost, said once on the program's stderr and counted for info.  Oracle: the
+# form c/p sites patchverify's proof has (each refused, a line each) and beta armed (a line).
+rm -f in
+mkfifo in
+XDG_RUNTIME_DIR=$T/xdg LD_PRELOAD="$SANPRE" "$PS" record --tracer=nop -d full \
+	--noflag-proof v.proof -- ./ctlspin 2 <in >out 2>err &
+RPID=$!
+exec 3>in
+wait_for out '^ready'
+SPID=$(awk 'NR == 1 { print $1 }' full/session 2>/dev/null)
+nf=$(ls full/*/noflag)
+rm -f "$nf" && ln -s /dev/full "$nf"
+"$PS" ctl "$SPID" set_ftrace_filter "$cp_sites beta" >>err 2>&1 &&
+	"$PS" ctl "$SPID" current_tracer function > ctl.out 2>&1
+rm -f "$nf"	# (readers would read /dev/full's zeros for ever)
+echo quit >&3
+wait "$RPID"; st=$?
+exec 3>&-
+"$PS" info -d full > info.txt 2>>err
+if [ $st = 0 ] && [ "$(grep -c 'noflag: writing it failed' err)" = 1 ] &&
+   grep -q "^patchsite: $nf: writing it failed: No space left on device: 1 lines lost" err &&
+   grep -q "^  lost:     $((n + 1)) lines of noflag " info.txt; then
+	pass "noflag file on a full disk: said once on stderr, info counts its $((n + 1)) lines lost"
+else
+	cat info.txt >> err
+	fail "noflag file on a full disk: exit $st" err
+fi
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]
