@@ -339,6 +339,8 @@ bool psr_event_field(const struct psr_evfield *f, const uint8_t *rec, size_t byt
 
 /* CLOCK_MONOTONIC ns of a time stamp. */
 uint64_t psr_ns(const struct psr_proc *p, uint64_t tsc);
+/* The proof of object index in p's `noflag` file, or NULL (read_noflag.c). */
+struct psr_noflag *psr_noflag_of(const struct psr_proc *p, unsigned index);
 /*
  * ns thread t spent off the CPU between time stamps a and b (its recorded
  * switches; 0 where none were recorded: see t->sched).

@@ -272,12 +272,13 @@ cp -r tw twd
 nf=$(ls twd/*/noflag)
 sed -i '2s/ 0x/ zz/' "$nf"
 "$PS" info -d twd > info.txt 2>err.txt
-if [ "$(wc -l < err.txt)" = 1 ] && ! grep -q 'no-flag' info.txt &&
+rc=$?
+if [ $rc = 1 ] && [ "$(wc -l < err.txt)" = 1 ] && ! grep -q 'no-flag' info.txt &&
    grep -q "^patchsite: $nf: line 2: damaged no-flag record: none of the file used$" err.txt; then
-	pass "damaged noflag file: info says file and line once, uses none of it"
+	pass "damaged noflag file: info says file and line once, uses none of it, exit 1"
 else
 	cat info.txt >> err.txt
-	fail "damaged noflag file" err.txt
+	fail "damaged noflag file: exit $rc" err.txt
 fi
 
 # A damaged proof: one line naming the file and line; the command stops before CMD runs.
