@@ -68,9 +68,17 @@ size_t ps_store_text_lost(char *text, size_t len)
 	return at;
 }
 
-/* A forked child's directory is new: nothing lost there yet. */
+/*
+ * The objects whose proof the noflag file has, by slot: the lines of what
+ * is refused or armed later follow it (ps_store_noflag).  Cleared when the
+ * object goes, so that a later one in its slot is told anew.  ps.lock.
+ */
+static bool told[PS_MAX_MODULES];
+
+/* A forked child's directory is new: no proof told there, nothing lost there yet. */
 void ps_store_mods_forked(void)
 {
+	memset(told, 0, sizeof(told));
 	for (size_t k = 0; k < sizeof(lost) / sizeof(lost[0]); k++)
 		lost[k] = (typeof(lost[k])){ .file = lost[k].file };
 }
@@ -186,9 +194,9 @@ static void write_noflag(struct ps_module *m)
 		ps_linebuf_char(b, '\n');
 		append_close(b, LOST_NOFLAG, "noflag");
 	}
-	if (!nf || nf->told)
+	if (!nf || told[m->index])
 		return;
-	nf->told = true;
+	told[m->index] = true;
 	b = append_open(LOST_NOFLAG, "noflag", 2 + nf->refused);
 	if (!b)
 		return;
@@ -205,7 +213,7 @@ void ps_store_noflag(struct ps_module *m, size_t i)
 {
 	struct ps_linebuf *b;
 
-	if (!ps_session.on || ps_session.pid != getpid() || !m->noflag || !m->noflag->told)
+	if (!ps_session.on || ps_session.pid != getpid() || !m->noflag || !told[m->index])
 		return;
 	b = append_open(LOST_NOFLAG, "noflag", 1);
 	if (!b)
@@ -373,11 +381,12 @@ void ps_store_module(struct ps_module *m)
 
 static void ps_store_module_gone(struct ps_module *m)
 {
-	if (!ps_session.on || ps_session.pid != getpid())
-		return;
-	if (ps_store_mods_take(m))
-		ps_store_module(m);	/* its load line before its unload line */
-	modules_log("unload", m, m->gone_tsc, "-");
+	if (ps_session.on && ps_session.pid == getpid()) {
+		if (ps_store_mods_take(m))
+			ps_store_module(m);	/* its load line before its unload line */
+		modules_log("unload", m, m->gone_tsc, "-");
+	}
+	told[m->index] = false;
 }
 
 /* The mod.N files that waited for the tracer (store_mods_later.c), in load order; ps.lock not held. */

@@ -27,6 +27,7 @@ suite_init noflag "${1:-build}" "${2:-plain}"
 SRC="$PWD/testdata/noflag_rt/nfprog.c"
 GEN="$PWD/tests/patchsite/oracles/noflag_proof.py"
 SPIN="$PWD/testdata/patchsite/ctlspin.c"
+FORK="$PWD/testdata/patchsite/forktree.c"
 PV="$PWD/$B/patchverify"
 FUNCS="mix bump leaf fscale live fsum walk main"
 run() { LD_PRELOAD="$SANPRE" "$@"; }
@@ -411,6 +412,25 @@ if [ $st = 0 ] && [ "$(grep -c 'noflag: writing it failed' err)" = 1 ] &&
 else
 	cat info.txt >> err
 	fail "noflag file on a full disk: exit $st" err
+fi
+
+# A forked child's noflag file has its proof too: the child's directory is new, so what the
+# parent's file was told is not the child's (it was: the child's noflag file stayed empty).
+# Oracle: the proof's sites, from objdump, in both processes' info; forktree.c's fork.
+$CC -O2 -o forktree "$FORK" >build.log 2>&1 || fail "build forktree" build.log
+objdump -d -w forktree > fdump.txt
+python3 "$GEN" fdump.txt "$(readelf -n forktree | sed -n 's/.*Build ID: //p')" \
+	"$(stat -c %s forktree)" "$T/forktree" leaf work spawn main > f.proof 2>gen.log
+n=$(grep -c '^site ' f.proof)
+record -d fk --tracer=function --no-libcall --noflag-proof f.proof ./forktree fork >/dev/null \
+	2>err.txt
+"$PS" info -d fk > info.txt 2>>err.txt
+said=$(grep -c "^      no-flag sites from f.proof: $n proven, $n armed, 0 refused$" info.txt)
+if [ "$n" -ge 3 ] && [ "$(grep -c '^process ' info.txt)" = 2 ] && [ "$said" = 2 ]; then
+	pass "fork: both processes' info has the proof's $n sites"
+else
+	cat info.txt >> err.txt
+	fail "fork: the proof in $said of 2 processes' info" err.txt
 fi
 
 echo "$PASS passed, $FAIL failed"
