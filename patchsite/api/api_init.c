@@ -94,6 +94,7 @@ static void wire(void)
 	ps_ops_describe(&ps_trigger_ops, &ps_trigger_props);
 	ps_thread_on_exit(ps_graph_thread_end);
 	ps_thread_on_ended(ps_store_thread_ended);
+	ps_thread_on_lost(ps_store_lost);
 	ps_graph_thread_exit = pthread_exit;	/* record/unwind.c's wrapper, as graph.c called it */
 	ps_globs_track(&ps_graph_trigger);
 	ps_watch_add(&ps_store_watch);

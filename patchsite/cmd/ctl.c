@@ -92,12 +92,14 @@ int cmd_ctl(int argc, char **argv)
 		/* No channel (or an exec'd image's stale one): attach (attach.c). */
 		char why[1024];
 
-		if (!attach_runtime((int)pid, "ctl", why, sizeof(why))) {
-			free(reply);
-			err = psctl_request((int)pid, op, list ? NULL : argv[optind + 1], value, &reply);
-		} else {
-			fprintf(stderr, "patchsite: ctl: %s\n", why);
+		free(reply);
+		reply = NULL;
+		if (attach_runtime((int)pid, "ctl", why, sizeof(why))) {
+			fprintf(stderr, "patchsite: ctl: %s\n", why);	/* the one line */
+			free(value);
+			return 1;
 		}
+		err = psctl_request((int)pid, op, list ? NULL : argv[optind + 1], value, &reply);
 	}
 	free(value);
 	if (err) {

@@ -135,7 +135,7 @@ _Static_assert(PSA_EV_ENTRY == PS_EV_ENTRY && PSA_EV_EXIT == PS_EV_EXIT && PSA_E
 struct ps_thread {
 	_Atomic unsigned long seq;	/* odd while inside the dispatcher */
 	_Atomic bool dead;
-	int depth;			/* recursion guard */
+	int depth;			/* recursion guard: 1 in the runtime's ops, 2 in a program's */
 	_Atomic unsigned long missed;	/* entries skipped by the recursion guard (patchsite_stat reads) */
 	uint32_t cur_idw;		/* the site the dispatcher is calling ops for */
 	pid_t tid;
@@ -240,6 +240,8 @@ extern __thread struct ps_fast ps_fast __attribute__((tls_model("initial-exec"))
 int ps_thread_init(void);
 void ps_thread_on_exit(void (*fn)(void));
 void ps_thread_on_ended(void (*fn)(struct ps_thread *));
+void ps_thread_on_lost(void (*fn)(struct ps_thread *));
+void ps_thread_lost(struct ps_thread *t);
 struct ps_thread *ps_thread_forked(void);
 struct ps_thread *ps_thread_self(void);
 /*

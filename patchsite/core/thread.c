@@ -34,6 +34,22 @@ static pthread_key_t thread_key;
 static void (*on_exit_fn)(void);	/* the graph tracer closes the calls left open */
 static void (*on_ended_fn)(struct ps_thread *);	/* its trace file finished, closed */
 
+static void (*on_lost_fn)(struct ps_thread *);	/* the recorder counts it in the thread's file */
+
+/* Who counts a thread's lost event besides t->lost (once, at init: api_init.c wire). */
+void ps_thread_on_lost(void (*fn)(struct ps_thread *))
+{
+	on_lost_fn = fn;
+}
+
+/* An event of t's not recorded: counted where every loss is (replay, report, info say it). */
+void ps_thread_lost(struct ps_thread *t)
+{
+	atomic_fetch_add_explicit(&t->lost, 1, memory_order_relaxed);
+	if (on_lost_fn)
+		on_lost_fn(t);
+}
+
 /* What runs first when a thread ends (once, at init: api.c wire). */
 void ps_thread_on_exit(void (*fn)(void))
 {

@@ -204,6 +204,11 @@ struct psr_proc {
 	bool has_end, exec_followed;	/* end: a normal exit; exec_followed: a later image of the pid */
 	uint64_t end_ns, end_realtime;
 	char status[64];	/* from `patchsite record`: "exit N" or "signal N (NAME)", or "" */
+	struct psr_text_lost {	/* end's "lost FILE LINES": lines a text file did not get */
+		char file[16];
+		uint64_t lines;
+	} text_lost[4];
+	unsigned ntext_lost;
 	char *tracers;		/* the `tracers` file: "TSC NAME" lines, one per change; or NULL */
 	struct psr_noflag *noflag;	/* the `noflag` file: one per proof, in its order */
 	size_t nnoflag;
@@ -346,6 +351,8 @@ int psr_uprobe_auto_text(char *b, size_t n, uint64_t reg);
 
 /* CLOCK_MONOTONIC ns of a time stamp. */
 uint64_t psr_ns(const struct psr_proc *p, uint64_t tsc);
+/* The proof of object index in p's `noflag` file, or NULL (read_noflag.c). */
+struct psr_noflag *psr_noflag_of(const struct psr_proc *p, unsigned index);
 /*
  * ns thread t spent off the CPU between time stamps a and b (its recorded
  * switches; 0 where none were recorded: see t->sched).

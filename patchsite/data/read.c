@@ -70,6 +70,24 @@ static void read_info(struct psr_proc *p)
 	free(path);
 }
 
+/* end's "lost FILE LINES": lines of the process directory's text files the runtime could not write. */
+static void read_text_lost(struct psr_proc *p, const char *text)
+{
+	p->ntext_lost = 0;
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
+		struct psr_text_lost *t = &p->text_lost[p->ntext_lost];
+		unsigned long long n;
+		char file[16];
+
+		if (p->ntext_lost < sizeof(p->text_lost) / sizeof(p->text_lost[0]) &&
+		    sscanf(l, "lost %15s %llu", file, &n) == 2) {
+			snprintf(t->file, sizeof(t->file), "%s", file);
+			t->lines = n;
+			p->ntext_lost++;
+		}
+	}
+}
+
 /* end: the clean trailer; with it, the rate over the whole run. */
 void read_end(struct psr_proc *p)
 {
@@ -87,6 +105,7 @@ void read_end(struct psr_proc *p)
 
 			p->has_end = true;
 			p->end_ns = ns;
+			read_text_lost(p, text);
 			/* Written by the runtime's _exit: the status (record's status file, read below, wins). */
 			if (has_exit && st < 256)
 				snprintf(p->status, sizeof(p->status), "exit %u", (unsigned)st);

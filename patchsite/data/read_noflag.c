@@ -26,9 +26,10 @@ void read_noflag_free(struct psr_proc *p)
 	p->nnoflag = 0;
 }
 
-static struct psr_noflag *proof_of(struct psr_proc *p, unsigned index)
+/* One proof per object: proof_line refuses a second. */
+struct psr_noflag *psr_noflag_of(const struct psr_proc *p, unsigned index)
 {
-	for (size_t i = p->nnoflag; i-- > 0;)
+	for (size_t i = 0; i < p->nnoflag; i++)
 		if (p->noflag[i].index == index)
 			return &p->noflag[i];
 	return NULL;
@@ -53,7 +54,7 @@ static bool proof_line(struct psr_proc *p, const char *l, size_t len)
 	struct psr_noflag *g;
 
 	f = f ? dec(f, &sites) : NULL;
-	if (!f || f >= l + len || index > 0xffffffffu || proof_of(p, (unsigned)index))
+	if (!f || f >= l + len || index > 0xffffffffu || psr_noflag_of(p, (unsigned)index))
 		return false;
 	g = realloc(p->noflag, (p->nnoflag + 1) * sizeof(*g));
 	if (!g)
@@ -73,7 +74,7 @@ static bool refused_line(struct psr_proc *p, const char *l, size_t len)
 {
 	unsigned long long index;
 	const char *a = dec(l, &index), *name, *tab = memchr(l, '\t', len);
-	struct psr_noflag *g = a ? proof_of(p, (unsigned)index) : NULL;
+	struct psr_noflag *g = a ? psr_noflag_of(p, (unsigned)index) : NULL;
 	struct psr_noflag_refusal *r;
 	char *end;
 	uint64_t site;
@@ -101,7 +102,7 @@ static bool armed_line(struct psr_proc *p, const char *l, size_t len)
 {
 	unsigned long long index, n;
 	const char *a = dec(l, &index);
-	struct psr_noflag *g = a ? proof_of(p, (unsigned)index) : NULL;
+	struct psr_noflag *g = a ? psr_noflag_of(p, (unsigned)index) : NULL;
 	char *end;
 
 	if (!g || index > 0xffffffffu || *a < '0' || *a > '9')
@@ -118,7 +119,7 @@ static bool unused_line(struct psr_proc *p, const char *l, size_t len)
 {
 	unsigned long long index;
 	const char *w = dec(l, &index);
-	struct psr_noflag *g = w ? proof_of(p, (unsigned)index) : NULL;
+	struct psr_noflag *g = w ? psr_noflag_of(p, (unsigned)index) : NULL;
 
 	if (!g || index > 0xffffffffu || g->unused || g->nr || w >= l + len ||
 	    memchr(w, ' ', (size_t)(l + len - w)))

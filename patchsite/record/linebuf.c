@@ -28,6 +28,9 @@ static void flush(struct ps_linebuf *b)
 		}
 		off += (size_t)w;
 	}
+	/* What a failed write dropped, by lines: a line cut short is a line lost. */
+	for (; b->err && off < b->n; off++)
+		b->lost += b->buf[off] == '\n';
 	b->n = 0;
 }
 

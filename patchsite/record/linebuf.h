@@ -11,6 +11,7 @@
 struct ps_linebuf {
 	int fd;
 	int err;		/* errno of a failed write: the rest is dropped, close says so */
+	size_t lost;		/* lines dropped so (not written whole), for the caller to count */
 	size_t n;
 	char buf[1 << 16];
 };

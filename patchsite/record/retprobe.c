@@ -67,8 +67,13 @@ void ps_retprobe_exit(struct ps_thread *t, const struct ps_fslow *x, const unsig
 	void (*fire)(void *, uint64_t, uint64_t, const uint64_t *, uint64_t) = ps_retprobe_fire;
 	unsigned long seq;
 
-	if (!fire || t->depth)
+	if (!fire)
 		return;
+	if (t->depth) {
+		if (!ps_own)
+			lose(t);	/* a signal handler's return, inside the runtime's ops */
+		return;
+	}
 	t->depth = 1;		/* what the probe calls is not traced */
 	seq = ps_reader_enter(t);
 	fire(x->prof, ps_regs_exit_value(slot, false), ps_regs_exit_value(slot, true), x->edata,

@@ -34,11 +34,10 @@ static inline bool own_stack(const struct ps_fast *f, uintptr_t slot)
 	return slot - f->stack_lo < f->stack_size;
 }
 
-/* An event not recorded: counted (in the thread's file too, where there is one). */
+/* An event not recorded: counted (in the thread's file too, where there is one: ps_store_lost). */
 static inline void lose(struct ps_thread *t)
 {
-	atomic_fetch_add_explicit(&t->lost, 1, memory_order_relaxed);
-	ps_store_lost(t);
+	ps_thread_lost(t);
 }
 
 /* The calling thread's ring and shadow stack, set up by its first event (ring.c). */

@@ -426,6 +426,8 @@ void ps_store_finish_exit(int status)
 		       (unsigned long long)clock_ns(CLOCK_REALTIME));
 	if (status >= 0 && len > 0 && (size_t)len < sizeof(text))
 		len += snprintf(text + len, sizeof(text) - (size_t)len, "exit %d\n", status & 0xff);
+	if (len > 0 && (size_t)len < sizeof(text))
+		len += (int)ps_store_text_lost(text + len, sizeof(text) - (size_t)len);
 	write_file("end", text, (size_t)len < sizeof(text) ? (size_t)len : sizeof(text) - 1);
 }
 
@@ -446,6 +448,7 @@ void ps_store_forked(struct ps_thread *self)
 	ps_session.procfd = -1;
 	ps_session.on = false;
 	ps_store_mods_none();	/* the parent's list */
+	ps_store_mods_forked();
 	if (open_process(false))
 		ps_session.pid = getpid();	/* no directory: nothing recorded, stale files never written */
 }

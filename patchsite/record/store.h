@@ -95,5 +95,8 @@ void ps_store_helper_forget(struct ps_tstore *s);
 void ps_store_helper_forked(void);
 /* store_mods.c: mod.N of object m and its load line (store.c, as a directory opens). */
 void ps_store_module(struct ps_module *m);
+/* store_mods.c: "lost FILE LINES" for `end`, per text file that lost lines; its length. */
+size_t ps_store_text_lost(char *text, size_t len);
+void ps_store_mods_forked(void);
 
 #endif

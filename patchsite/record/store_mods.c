@@ -10,7 +10,6 @@
  * keeps the ones that wait for the first tracer).
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -26,83 +25,204 @@
 #include "sites/got.h"
 #include "sites/noflag.h"
 
+/*
+ * Lines the process directory's text files did not get (a full disk, a
+ * file limit): counted per file, said once each on stderr, and listed in
+ * `end` ("lost FILE LINES", ps_store_text_lost) for patchsite info.  Under
+ * ps.lock, as the watchers are; read at the exit without it.
+ */
+enum { LOST_NOFLAG, LOST_MODULES, LOST_MOD };
+static struct {
+	const char *file;
+	unsigned long lines;
+	bool said;
+} lost[] = { { .file = "noflag" }, { .file = "modules" }, { .file = "mod.N" } };
+
+static void text_lost(unsigned kind, const char *name, size_t lines, int err)
+{
+	char line[4800];
+	int n;
+
+	__atomic_fetch_add(&lost[kind].lines, lines, __ATOMIC_RELAXED);
+	if (__atomic_exchange_n(&lost[kind].said, true, __ATOMIC_RELAXED))
+		return;
+	n = snprintf(line, sizeof(line), "patchsite: %s/%s: writing it failed: %s: %zu lines lost "
+		     "(counted with any later ones in end: patchsite info says them)\n",
+		     ps_session.proc, name, strerror(err), lines);
+	if (n > 0)
+		(void)!write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+}
+
+/* "lost FILE LINES" per file that lost lines, into text (len bytes); its length. */
+size_t ps_store_text_lost(char *text, size_t len)
+{
+	size_t at = 0;
+
+	for (size_t k = 0; k < sizeof(lost) / sizeof(lost[0]); k++) {
+		unsigned long n = __atomic_load_n(&lost[k].lines, __ATOMIC_RELAXED);
+		int w = n ? snprintf(text + at, len - at, "lost %s %lu\n", lost[k].file, n) : 0;
+
+		if (w > 0 && (size_t)w < len - at)
+			at += (size_t)w;
+	}
+	return at;
+}
+
+/*
+ * The objects whose proof the noflag file has, by slot: the lines of what
+ * is refused or armed later follow it (ps_store_noflag).  Cleared when the
+ * object goes, so that a later one in its slot is told anew.  ps.lock.
+ */
+static bool told[PS_MAX_MODULES];
+
+/* A forked child's directory is new: no proof told there, nothing lost there yet. */
+void ps_store_mods_forked(void)
+{
+	memset(told, 0, sizeof(told));
+	for (size_t k = 0; k < sizeof(lost) / sizeof(lost[0]); k++)
+		lost[k] = (typeof(lost[k])){ .file = lost[k].file };
+}
+
+/*
+ * Lines to append to the process directory's file name (O_APPEND: lines
+ * never mix), one write for them all; NULL (the lines counted lost) when
+ * there is no memory for the buffer.  A file that does not open drops
+ * what is put, counted at append_close.
+ */
+static struct ps_linebuf *append_open(unsigned kind, const char *name, size_t lines)
+{
+	struct ps_linebuf *b = malloc(sizeof(*b));
+
+	if (!b) {
+		text_lost(kind, name, lines, ENOMEM);
+		return NULL;
+	}
+	*b = (struct ps_linebuf){
+		.fd = openat(ps_session.procfd, name, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)
+	};
+	if (b->fd < 0)
+		b->err = errno;
+	return b;
+}
+
+static void append_close(struct ps_linebuf *b, unsigned kind, const char *name)
+{
+	int err = ps_linebuf_close(b);
+
+	if (err)
+		text_lost(kind, name, b->lost, -err);
+	free(b);
+}
+
 /* Line of the modules log: what happened to object idx, and when (file: its mod.N file). */
 static void modules_log(const char *what, const struct ps_module *m, uint64_t tsc,
 			const char *file)
 {
-	char line[4400];
-	int fd = openat(ps_session.procfd, "modules", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	int len;
+	struct ps_linebuf *b = append_open(LOST_MODULES, "modules", 1);
 
-	if (fd < 0)
+	if (!b)
 		return;
-	len = snprintf(line, sizeof(line), "%s %u %llu %#lx %s %s\n", what, m->index,
-		       (unsigned long long)tsc, (unsigned long)m->bias, file,
-		       m->path && *m->path ? m->path : "-");
-	if (len > 0)
-		(void)!write(fd, line, (size_t)len < sizeof(line) ? (size_t)len : sizeof(line) - 1);
-	close(fd);
+	ps_linebuf_str(b, what);
+	ps_linebuf_char(b, ' ');
+	ps_linebuf_dec(b, m->index);
+	ps_linebuf_char(b, ' ');
+	ps_linebuf_dec(b, (unsigned long)tsc);
+	ps_linebuf_char(b, ' ');
+	ps_linebuf_hex(b, (unsigned long)m->bias);
+	ps_linebuf_char(b, ' ');
+	ps_linebuf_str(b, file);
+	ps_linebuf_char(b, ' ');
+	ps_linebuf_str(b, m->path && *m->path ? m->path : "-");
+	ps_linebuf_char(b, '\n');
+	append_close(b, LOST_MODULES, "modules");
 }
 
 /*
  * The `noflag` file: what start-up and later tracers did with the sites of
  * m's proof, appended ("proof INDEX SITES FILE", "armed INDEX N",
  * "refused INDEX SITE NAME<tab>WHY", or "unused INDEX WHY" for a proof of
- * an object none of whose sites are taken).  One write a line.
+ * an object none of whose sites are taken).
  */
-__attribute__((format(printf, 1, 2)))
-static void noflag_line(const char *fmt, ...)
+static void noflag_proof(struct ps_linebuf *b, const struct ps_module *m, size_t sites,
+			 const char *file)
 {
-	char line[4400];
-	int fd = openat(ps_session.procfd, "noflag", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	va_list ap;
-	int len;
-
-	if (fd < 0)
-		return;
-	va_start(ap, fmt);
-	len = vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	if (len > 0)
-		(void)!write(fd, line, (size_t)len < sizeof(line) ? (size_t)len : sizeof(line) - 1);
-	close(fd);
+	ps_linebuf_str(b, "proof ");
+	ps_linebuf_dec(b, m->index);
+	ps_linebuf_char(b, ' ');
+	ps_linebuf_dec(b, sites);
+	ps_linebuf_char(b, ' ');
+	ps_linebuf_str(b, file);
+	ps_linebuf_char(b, '\n');
 }
 
-static void noflag_refused(const struct ps_module *m, size_t i)
+static void noflag_armed(struct ps_linebuf *b, const struct ps_module *m)
+{
+	ps_linebuf_str(b, "armed ");
+	ps_linebuf_dec(b, m->index);
+	ps_linebuf_char(b, ' ');
+	ps_linebuf_dec(b, m->noflag->narmed);
+	ps_linebuf_char(b, '\n');
+}
+
+static void noflag_refused(struct ps_linebuf *b, const struct ps_module *m, size_t i)
 {
 	const struct ps_noflag *nf = m->noflag;
 
-	noflag_line("refused %u %#llx %s\t%s\n", m->index, (unsigned long long)nf->proof->s[i].site,
-		    ps_sym_shown(&nf->syms[i]), nf->why[i]);
+	ps_linebuf_str(b, "refused ");
+	ps_linebuf_dec(b, m->index);
+	ps_linebuf_char(b, ' ');
+	ps_linebuf_hex(b, (unsigned long)nf->proof->s[i].site);
+	ps_linebuf_char(b, ' ');
+	ps_linebuf_str(b, ps_sym_shown(&nf->syms[i]));
+	ps_linebuf_char(b, '\t');
+	ps_linebuf_str(b, nf->why[i]);
+	ps_linebuf_char(b, '\n');
 }
 
 /* With m's mod.N: its proof, the sites armed and refused so far. */
 static void write_noflag(struct ps_module *m)
 {
 	struct ps_noflag *nf = m->noflag;
+	struct ps_linebuf *b;
 
-	if (m->noflag_unused)
-		noflag_line("proof %u %zu %s\nunused %u %s\n", m->index, m->noflag_unused_n,
-			    m->noflag_unused, m->index, m->noflag_unused_why);
-	if (!nf || nf->told)
+	if (m->noflag_unused && (b = append_open(LOST_NOFLAG, "noflag", 2))) {
+		noflag_proof(b, m, m->noflag_unused_n, m->noflag_unused);
+		ps_linebuf_str(b, "unused ");
+		ps_linebuf_dec(b, m->index);
+		ps_linebuf_char(b, ' ');
+		ps_linebuf_str(b, m->noflag_unused_why);
+		ps_linebuf_char(b, '\n');
+		append_close(b, LOST_NOFLAG, "noflag");
+	}
+	if (!nf || told[m->index])
 		return;
-	noflag_line("proof %u %zu %s\n", m->index, m->nsites, nf->proof->file);
+	told[m->index] = true;
+	b = append_open(LOST_NOFLAG, "noflag", 2 + nf->refused);
+	if (!b)
+		return;
+	noflag_proof(b, m, m->nsites, nf->proof->file);
 	for (size_t i = 0; i < m->nsites; i++)
 		if (nf->why[i])
-			noflag_refused(m, i);
-	noflag_line("armed %u %zu\n", m->index, nf->narmed);
-	nf->told = true;
+			noflag_refused(b, m, i);
+	noflag_armed(b, m);
+	append_close(b, LOST_NOFLAG, "noflag");
 }
 
 /* Later (a tracer turned on by ctl): one more refused, or armed (sites/noflag_arm.c). */
 void ps_store_noflag(struct ps_module *m, size_t i)
 {
-	if (!ps_session.on || ps_session.pid != getpid() || !m->noflag || !m->noflag->told)
+	struct ps_linebuf *b;
+
+	if (!ps_session.on || ps_session.pid != getpid() || !m->noflag || !told[m->index])
+		return;
+	b = append_open(LOST_NOFLAG, "noflag", 1);
+	if (!b)
 		return;
 	if (i == PS_NOFLAG_ARMED)
-		noflag_line("armed %u %zu\n", m->index, m->noflag->narmed);
+		noflag_armed(b, m);
 	else
-		noflag_refused(m, i);
+		noflag_refused(b, m, i);
+	append_close(b, LOST_NOFLAG, "noflag");
 }
 
 static const char *kind_name(uint8_t kind)
@@ -243,9 +363,8 @@ static void write_module(struct ps_module *m, char *name, size_t len)
 		ps_linebuf_char(b, '\n');
 	}
 	err = ps_linebuf_close(b);
-	if (err)
-		ps_log(PATCHSITE_LOG_WARNING, "%s/%s: writing it failed: %s: its functions will "
-		       "show as addresses", ps_session.dir, name, strerror(-err));
+	if (err)	/* its functions show as addresses */
+		text_lost(LOST_MOD, name, b->lost, -err);
 	free(b);
 }
 
@@ -262,11 +381,12 @@ void ps_store_module(struct ps_module *m)
 
 static void ps_store_module_gone(struct ps_module *m)
 {
-	if (!ps_session.on || ps_session.pid != getpid())
-		return;
-	if (ps_store_mods_take(m))
-		ps_store_module(m);	/* its load line before its unload line */
-	modules_log("unload", m, m->gone_tsc, "-");
+	if (ps_session.on && ps_session.pid == getpid()) {
+		if (ps_store_mods_take(m))
+			ps_store_module(m);	/* its load line before its unload line */
+		modules_log("unload", m, m->gone_tsc, "-");
+	}
+	told[m->index] = false;
 }
 
 /* The mod.N files that waited for the tracer (store_mods_later.c), in load order; ps.lock not held. */

@@ -169,8 +169,8 @@ void psr_branches_show(FILE *out, const struct psr_proc *p, struct psr_branches 
 		show_text(out, p, bs, false);
 }
 
-/* info: one line for the process's branch counts, when it has a branches file. */
-void render_branches_info(FILE *out, const struct psr_proc *p)
+/* info: one line for the process's branch counts, when it has a branches file; false: damaged. */
+bool render_branches_info(FILE *out, const struct psr_proc *p)
 {
 	struct psr_branches bs = { 0 };
 	uint64_t c = 0, i = 0;
@@ -178,10 +178,10 @@ void render_branches_info(FILE *out, const struct psr_proc *p)
 
 	if (read_proc(p, &bs, &absent)) {
 		fprintf(out, "  branches: damaged file (said on stderr)\n");
-		return;
+		return false;
 	}
 	if (absent)
-		return;
+		return true;
 	for (size_t k = 0; k < bs.n; k++) {
 		c = add_sat(c, bs.b[k].correct);
 		i = add_sat(i, bs.b[k].incorrect);
@@ -189,6 +189,7 @@ void render_branches_info(FILE *out, const struct psr_proc *p)
 	fprintf(out, "  branches: %zu sites, %" PRIu64 " predicted right, %" PRIu64 " wrong%s\n",
 		bs.n, c, i, bs.lost || bs.refused ? " (some not read: report --branches says which)" : "");
 	psr_branches_free(&bs);
+	return true;
 }
 
 int render_branches(FILE *out, const struct psr_session *s, const struct render_opts *o)

@@ -20,7 +20,7 @@
 void psr_branches_show(FILE *out, const struct psr_proc *p, struct psr_branches *bs, bool json);
 
 /* info's line for a process with a branches file (nothing when it has none). */
-void render_branches_info(FILE *out, const struct psr_proc *p);
+bool render_branches_info(FILE *out, const struct psr_proc *p);
 
 /* report --branches: 0, or -errno after every process was shown (damage said on stderr). */
 int render_branches(FILE *out, const struct psr_session *s, const struct render_opts *o);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The summary of a trace directory (info). */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,11 +86,8 @@ static void info_refused(FILE *out, const struct psr_module *m)
  */
 static void info_noflag(FILE *out, const struct psr_proc *p, unsigned index)
 {
-	const struct psr_noflag *g = NULL;
+	const struct psr_noflag *g = psr_noflag_of(p, index);
 
-	for (size_t i = 0; i < p->nnoflag && !g; i++)
-		if (p->noflag[i].index == index)
-			g = &p->noflag[i];
 	if (!g)
 		return;
 	if (g->unused) {
@@ -219,6 +217,7 @@ static void info_sched(FILE *out, const struct psr_proc *p, const struct render_
 int render_info(FILE *out, const struct psr_session *s, const struct render_opts *o)
 {
 	unsigned long long events = 0, lost = 0, markers = 0;
+	unsigned damaged = 0;	/* parts said damaged while rendering (read at psr_open: s->problems) */
 
 	fprintf(out, "# directory: %s\n# format: patchsite-data %d\n", s->dir, PSD_VERSION);
 	fprintf(out, "# processes: %zu recorded, %zu without sites\n", s->nprocs, s->nosites);
@@ -242,6 +241,10 @@ int render_info(FILE *out, const struct psr_session *s, const struct render_opts
 		else
 			fprintf(out, "  end:      %s%sabnormal: no clean end written\n", p->status,
 				p->status[0] ? ", " : "");
+		for (unsigned k = 0; k < p->ntext_lost; k++)
+			fprintf(out, "  lost:     %llu lines of %s (writing them failed, said on the "
+				"program's stderr)\n", (unsigned long long)p->text_lost[k].lines,
+				p->text_lost[k].file);
 		fprintf(out, "  objects:  %zu\n", p->nmods);
 		for (size_t k = 0; k < p->nmods; k++) {
 			fprintf(out, "    [%u] %s: %zu sites%s\n", p->mods[k].index,
@@ -269,11 +272,11 @@ int render_info(FILE *out, const struct psr_session *s, const struct render_opts
 		info_sched(out, p, o);
 		if (p->nevents)
 			info_events(out, p, o);
-		render_branches_info(out, p);
+		damaged += !render_branches_info(out, p);
 	}
 	fprintf(out, "\n# events: %llu recorded, %llu lost\n# markers: %llu (trace_marker lines, "
 		"counted in the events)\n", events, lost, markers);
 	if (s->problems)
 		fprintf(out, "# damaged or missing parts: %u (said above on stderr)\n", s->problems);
-	return 0;
+	return s->problems || damaged ? -EBADMSG : 0;
 }

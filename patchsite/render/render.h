@@ -99,6 +99,7 @@ int render_flamegraph(FILE *out, const struct psr_session *s, const struct rende
 int render_graphviz(FILE *out, const struct psr_session *s, const struct render_opts *o);
 int render_mermaid(FILE *out, const struct psr_session *s, const struct render_opts *o);
 int render_perfetto(FILE *out, const struct psr_session *s, const struct render_opts *o);
+/* The summary (info.c): -EBADMSG when a part was damaged or missing (said on stderr). */
 int render_info(FILE *out, const struct psr_session *s, const struct render_opts *o);
 
 /*

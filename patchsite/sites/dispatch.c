@@ -37,6 +37,16 @@ void ps_dispatch_parent(uint32_t id, const unsigned long *parent, struct patchsi
 	}
 	if (t->depth) {
 		atomic_fetch_add_explicit(&t->missed, 1, memory_order_relaxed);	/* patchsite_stat reads */
+		/*
+		 * Inside the runtime's ops the program runs nothing: this is a
+		 * signal handler's call, lost as any event the ring drops is.
+		 * Not while the runtime does its own work (ps_own: its calls
+		 * into a malloc the program defines), nor from a program's ops
+		 * (depth 2: calls from inside it are not traced, patchsite.h).
+		 */
+		if (t->depth == 1 && !ps_own &&
+		    atomic_load_explicit(&ps.tracing_on, memory_order_relaxed))
+			ps_thread_lost(t);
 		return;
 	}
 	if (ps_own)
@@ -60,8 +70,10 @@ void ps_dispatch_parent(uint32_t id, const unsigned long *parent, struct patchsi
 		for (unsigned i = 0; i < list->n; i++)
 			if (want & list->e[i].bit && (list->e[i].always ||
 						      atomic_load_explicit(&ps.tracing_on,
-									   memory_order_relaxed)))
+									   memory_order_relaxed))) {
+				t->depth = list->e[i].own ? 1 : 2;
 				list->e[i].ops->func(s->addr, *parent, list->e[i].ops, regs);
+			}
 	}
 	t->ev_lo = NULL;
 	atomic_signal_fence(memory_order_seq_cst);
@@ -249,6 +261,7 @@ int ps_ops_publish(void)
 			l->e[l->n].ops = ps.slots[k];
 			l->e[l->n].bit = 1ull << k;
 			l->e[l->n].always = p && p->always;
+			l->e[l->n].own = p != NULL;
 			l->n++;
 		}
 	old = atomic_exchange(&ps.list, l);

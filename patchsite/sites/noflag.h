@@ -37,7 +37,6 @@ struct ps_noflag {
 	size_t refused, bytes_changed;
 	uint8_t *armed;			/* per site: its program SITE holds the jump (noflag_arm.c) */
 	size_t narmed;
-	bool told;			/* the trace directory has its proof line (record/store_mods.c) */
 };
 
 /* The proof's record of one of m's sites. */

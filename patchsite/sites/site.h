@@ -164,6 +164,7 @@ struct ps_ops_list {
 		struct patchsite_ops *ops;
 		uint64_t bit;
 		bool always;		/* props->always, copied: the dispatcher tests a flag */
+		bool own;		/* the runtime's (described): a call from inside it is a handler's */
 	} e[];
 };
 

@@ -31,6 +31,8 @@ $CC -O1 -g -pg -mfentry -mrecord-mcount -Iinclude -Itestdata/patchsite/drivers $
 	-o "$T/ctlapi.o" >"$T/build.log" 2>&1 &&
 	$CC $SANFLAGS -o "$T/ctlapi" "$T/ctlapi.o" "$PWD/$B/libpatchsite.so" -Wl,-rpath,"$PWD/$B" >>"$T/build.log" 2>&1 ||
 	{ fail "build ctlapi" "$T/build.log"; echo "0 passed, 1 failed"; exit 1; }
+$CC -O2 -shared -fPIC testdata/patchsite/ctlgate.c -o "$T/libgate.so" >"$T/build.log" 2>&1 ||
+	{ fail "build libgate.so" "$T/build.log"; echo "0 passed, 1 failed"; exit 1; }
 cd "$T" || exit 1
 mkdir -m 700 xdg
 
@@ -310,8 +312,9 @@ PATCHSITE_CTL=0 XDG_RUNTIME_DIR=$T/xdg LD_PRELOAD="$PRELOAD" ./ctlspin 1 </dev/n
 PATCHSITE_CTL=0 XDG_RUNTIME_DIR=$T/xdg LD_PRELOAD="$PRELOAD" sh -c 'echo $$ >pid0; exec sleep 2' &
 sleep 0.5
 "$PS" ctl "$(cat pid0)" current_tracer 2>off; rc=$?
-if [ $rc -eq 1 ] && grep -q "no control channel" off && [ ! -e "xdg/patchsite/$(cat pid0).sock" ]; then
-	pass "PATCHSITE_CTL=0: no socket, the client says there is no channel"
+if [ $rc -eq 1 ] && [ "$(wc -l <off)" -eq 1 ] && grep -q "control channel does not answer (PATCHSITE_CTL=0" off &&
+   [ ! -e "xdg/patchsite/$(cat pid0).sock" ]; then
+	pass "PATCHSITE_CTL=0: no socket, the client says so in one line, at once"
 else
 	fail "PATCHSITE_CTL=0" off
 fi
@@ -340,7 +343,7 @@ else
 fi
 SPID=
 "$PS" ctl $$ current_tracer 2>none; rc=$?
-if [ $rc -eq 1 ] && grep -q "pid $$: no control channel" none; then
+if [ $rc -eq 1 ] && [ "$(wc -l <none)" -eq 1 ] && grep -q "pid $$ (.*): no object in it has patchable sites" none; then
 	pass "a process without the runtime: '$(sed 's/^patchsite: ctl: //' none)'"
 else
 	fail "no channel" none
@@ -419,7 +422,7 @@ fi
 # A fork that sleeps a second before its exec: ctl must wait for prog (the process's own
 # executable after the exec is the oracle), not attach to the shell.
 if [ "$MODE" = plain ]; then
-	mkfifo in2
+	rm -f in2 && mkfifo in2
 	XDG_RUNTIME_DIR=$T/xdg sh -c 'sleep 1; exec ./ctlspin 1' <in2 >out2 2>err2 &
 	FPID=$!
 	exec 4>in2
@@ -434,6 +437,55 @@ if [ "$MODE" = plain ]; then
 		echo "status $st, exe $exe" >>fork.err; cat fork.out >>fork.err
 		fail "ctl \$! before the shell's exec" fork.err
 	fi
+fi
+
+# ctl just after the program started: its runtime is mapped, its control channel not open yet.
+# testdata/patchsite/ctlgate.c, preloaded after the runtime, holds the process in its constructor
+# (run before the runtime's) until the fifo gate is opened.  Oracle: the process's maps hold
+# the runtime and it has no socket when ctl starts; opened 1.5 s later (after the 1 s that
+# attach waited before), ctl must have waited and read the tracer, nop.  Held for good, ctl
+# says so in one line once its 5 s are up.
+gated() {
+	rm -f in3 gate && mkfifo in3 gate
+	XDG_RUNTIME_DIR=$T/xdg CTLGATE=$T/gate LD_PRELOAD="$PRELOAD $T/libgate.so" ./ctlspin 1 \
+		<in3 >out3 2>err3g &
+	GPID=$!
+	exec 5>in3
+	for _ in $(seq 200); do grep -q libpatchsite "/proc/$GPID/maps" 2>/dev/null && break; sleep 0.1; done
+	held=$(grep -c libpatchsite "/proc/$GPID/maps")
+	[ -S "$T/xdg/patchsite/$GPID.sock" ] && held=no
+}
+open_gate() { timeout 20 sh -c ': >gate'; }
+quit_gated() {
+	echo quit >&5
+	exec 5>&-
+	wait "$GPID"
+}
+gated
+"$PS" ctl "$GPID" current_tracer >gate.out 2>gate.err &
+CPID=$!
+sleep 1.5
+open_gate
+wait "$CPID"; st=$?
+quit_gated; gst=$?
+if [ "$held" != no ] && [ "$held" -gt 0 ] && [ $st -eq 0 ] && [ "$(cat gate.out)" = nop ] &&
+   [ ! -s gate.err ] && [ $gst -eq 0 ]; then
+	pass "ctl before the runtime opened its channel: waited for it, read current_tracer"
+else
+	echo "held $held, ctl $st, sample $gst" >>gate.err; cat gate.out err3g >>gate.err
+	fail "ctl before the runtime opened its channel" gate.err
+fi
+gated
+"$PS" ctl "$GPID" current_tracer >gate.out 2>gate.err; st=$?
+open_gate
+quit_gated
+if [ $st -eq 1 ] && [ "$(wc -l <gate.err)" -eq 1 ] && [ ! -s gate.out ] &&
+   grep -q "^patchsite: ctl: pid $GPID has the runtime, but its control channel did not open in 5000 ms" gate.err
+then
+	pass "a channel that never opens: $(cat gate.err)"
+else
+	echo "ctl $st" >>gate.err
+	fail "ctl to a runtime whose channel never opens" gate.err
 fi
 
 if [ "$MODE" = san ] && grep -q 'Sanitizer' err; then fail "sanitizer report" err; fi

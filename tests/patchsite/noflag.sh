@@ -28,6 +28,7 @@ suite_init noflag "${1:-build}" "${2:-plain}"
 SRC="$PWD/testdata/noflag_rt/nfprog.c"
 GEN="$PWD/tests/patchsite/oracles/noflag_proof.py"
 SPIN="$PWD/testdata/patchsite/ctlspin.c"
+FORK="$PWD/testdata/patchsite/forktree.c"
 PV="$PWD/$B/patchverify"
 FUNCS="mix bump leaf fscale live fsum walk carry_in main"
 run() { LD_PRELOAD="$SANPRE" "$@"; }
@@ -274,12 +275,13 @@ cp -r tw twd
 nf=$(ls twd/*/noflag)
 sed -i '2s/ 0x/ zz/' "$nf"
 "$PS" info -d twd > info.txt 2>err.txt
-if [ "$(wc -l < err.txt)" = 1 ] && ! grep -q 'no-flag' info.txt &&
+rc=$?
+if [ $rc = 1 ] && [ "$(wc -l < err.txt)" = 1 ] && ! grep -q 'no-flag' info.txt &&
    grep -q "^patchsite: $nf: line 2: damaged no-flag record: none of the file used$" err.txt; then
-	pass "damaged noflag file: info says file and line once, uses none of it"
+	pass "damaged noflag file: info says file and line once, uses none of it, exit 1"
 else
 	cat info.txt >> err.txt
-	fail "damaged noflag file" err.txt
+	fail "damaged noflag file: exit $rc" err.txt
 fi
 
 # A damaged proof: one line naming the file and line; the command stops before CMD runs.
@@ -383,6 +385,54 @@ if [ $st = 0 ] && [ "$n" -ge 1 ] && grep -q "^        window-after-start-up ($n)
 else
 	cat ctl.out info.txt >> err
 	fail "ctl after start-up: form c/p sites ($cp_sites) not named" err
+fi
+
+# The noflag file on a full disk (/dev/full behind its name, after start-up): the lines the same
+# ctl writes are lost, said once on the program's stderr and counted for info.  Oracle: the
+# form c/p sites patchverify's proof has (each refused, a line each) and beta armed (a line).
+rm -f in
+mkfifo in
+XDG_RUNTIME_DIR=$T/xdg LD_PRELOAD="$SANPRE" "$PS" record --tracer=nop -d full \
+	--noflag-proof v.proof -- ./ctlspin 2 <in >out 2>err &
+RPID=$!
+exec 3>in
+wait_for out '^ready'
+SPID=$(awk 'NR == 1 { print $1 }' full/session 2>/dev/null)
+nf=$(ls full/*/noflag)
+rm -f "$nf" && ln -s /dev/full "$nf"
+"$PS" ctl "$SPID" set_ftrace_filter "$cp_sites beta" >>err 2>&1 &&
+	"$PS" ctl "$SPID" current_tracer function > ctl.out 2>&1
+rm -f "$nf"	# (readers would read /dev/full's zeros for ever)
+echo quit >&3
+wait "$RPID"; st=$?
+exec 3>&-
+"$PS" info -d full > info.txt 2>>err
+if [ $st = 0 ] && [ "$(grep -c 'noflag: writing it failed' err)" = 1 ] &&
+   grep -q "^patchsite: $nf: writing it failed: No space left on device: 1 lines lost" err &&
+   grep -q "^  lost:     $((n + 1)) lines of noflag " info.txt; then
+	pass "noflag file on a full disk: said once on stderr, info counts its $((n + 1)) lines lost"
+else
+	cat info.txt >> err
+	fail "noflag file on a full disk: exit $st" err
+fi
+
+# A forked child's noflag file has its proof too: the child's directory is new, so what the
+# parent's file was told is not the child's (it was: the child's noflag file stayed empty).
+# Oracle: the proof's sites, from objdump, in both processes' info; forktree.c's fork.
+$CC -O2 -o forktree "$FORK" >build.log 2>&1 || fail "build forktree" build.log
+objdump -d -w forktree > fdump.txt
+python3 "$GEN" fdump.txt "$(readelf -n forktree | sed -n 's/.*Build ID: //p')" \
+	"$(stat -c %s forktree)" "$T/forktree" leaf work spawn main > f.proof 2>gen.log
+n=$(grep -c '^site ' f.proof)
+record -d fk --tracer=function --no-libcall --noflag-proof f.proof ./forktree fork >/dev/null \
+	2>err.txt
+"$PS" info -d fk > info.txt 2>>err.txt
+said=$(grep -c "^      no-flag sites from f.proof: $n proven, $n armed, 0 refused$" info.txt)
+if [ "$n" -ge 3 ] && [ "$(grep -c '^process ' info.txt)" = 2 ] && [ "$said" = 2 ]; then
+	pass "fork: both processes' info has the proof's $n sites"
+else
+	cat info.txt >> err.txt
+	fail "fork: the proof in $said of 2 processes' info" err.txt
 fi
 
 echo "$PASS passed, $FAIL failed"

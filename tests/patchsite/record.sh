@@ -287,7 +287,7 @@ fi
 printf 'garbage' | dd of="$f" conv=notrunc 2>/dev/null
 "$PS" info -d d >info 2>rerr
 rc=$?
-if [ $rc -eq 0 ] && grep -q "^patchsite: $f: not a thread file of format version 1 to 2 (bad header): skipped" rerr &&
+if [ $rc -eq 1 ] && grep -q "^patchsite: $f: not a thread file of format version 1 to 2 (bad header): skipped" rerr &&
    grep -q '^# events: 0 recorded' info; then
 	pass "damaged header: $(cat rerr)"
 else

@@ -48,6 +48,30 @@ static bool answers(int pid)
 
 static bool keep_boost;	/* record -p: the boost ends once the tracer is on (tracer_on) */
 
+/*
+ * A channel that is still to come (attach_channel_coming: ctl right after
+ * the program started; a forked child's comes 20 ms late), waited for
+ * while that holds, CHANNEL_WAIT_MS at most: 0 it answers, 1 none is
+ * coming (attach may load the runtime), -1 with why.
+ */
+static int await_channel(int pid, char *why, size_t len)
+{
+	long long end = attach_now_ms() + CHANNEL_WAIT_MS;
+	bool coming = attach_channel_coming(pid);
+
+	if (!coming)
+		return 1;
+	for (; coming && attach_now_ms() < end; coming = attach_channel_coming(pid)) {
+		if (answers(pid))
+			return 0;
+		attach_sleep_ms(10);
+	}
+	if (!coming)
+		return 1;	/* gone, or exec'd without the runtime: said by what follows */
+	return attach_fail(why, len, "pid %d has the runtime, but its control channel did not "
+			   "open in %d ms (still starting?)", pid, CHANNEL_WAIT_MS);
+}
+
 static int load_runtime(int pid, const char *who, char *why, size_t len)
 {
 	struct target t = { .pid = pid, .mem = -1 };
@@ -57,6 +81,9 @@ static int load_runtime(int pid, const char *who, char *why, size_t len)
 
 	if (answers(pid))
 		return 0;
+	err = await_channel(pid, why, len);
+	if (err <= 0)
+		return err;
 #if !defined(__x86_64__)
 	/*
 	 * Refused before the target is read: its checks assume a thread that
@@ -76,13 +103,6 @@ static int load_runtime(int pid, const char *who, char *why, size_t len)
 			   pid);
 #endif
 	err = attach_check_target(&t, why, len);
-	/* The runtime is there: its channel may be starting (a forked child's comes 20 ms late). */
-	for (long long end = attach_now_ms() + 1000; err == 1 && attach_now_ms() < end;
-	     attach_sleep_ms(10))
-		if (answers(pid)) {
-			target_free(&t);
-			return 0;
-		}
 	if (err) {
 		if (err == 1)
 			attach_fail(why, len, "pid %d has the runtime already but its control "

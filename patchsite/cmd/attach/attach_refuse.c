@@ -132,10 +132,11 @@ int attach_why_no_ptrace(int pid, char *why, size_t len)
 			   "container's policy): start the program with patchsite record", pid);
 }
 
-/* Does the process's environment (as it started) hold this NAME=VALUE entry? */
-static bool has_env(int pid, const char *entry)
+/* NAME's value in the process's environment (as it started), or NULL; kept until the next call. */
+static const char *env_of(int pid, const char *name)
 {
 	static char env[1 << 16];
+	size_t nl = strlen(name);
 	char path[64];
 	ssize_t n;
 	int fd;
@@ -143,15 +144,58 @@ static bool has_env(int pid, const char *entry)
 	snprintf(path, sizeof(path), "/proc/%d/environ", pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return false;
+		return NULL;
 	n = read(fd, env, sizeof(env) - 1);
 	close(fd);
 	for (ssize_t i = 0; n > 0 && i < n; i += (ssize_t)strlen(env + i) + 1) {
 		env[n] = '\0';
-		if (!strcmp(env + i, entry))
-			return true;
+		if (!strncmp(env + i, name, nl) && env[i + (ssize_t)nl] == '=')
+			return env + i + nl + 1;
 	}
-	return false;
+	return NULL;
+}
+
+static bool ctl_off(int pid)
+{
+	const char *v = env_of(pid, "PATCHSITE_CTL");
+
+	return v && !strcmp(v, "0");
+}
+
+/* Mapped (preloaded, dlopened) or linked in (patchsite.o, libpatchsite.a): t's maps read. */
+static bool has_runtime(struct target *t)
+{
+	struct file f;
+	bool runtime = target_map_named(t, "libpatchsite") != NULL;
+
+	if (!runtime && !target_file_open(t, t->exe, &f)) {
+		/* Linked in: a second copy must never come. */
+		runtime = target_file_symbol(&f, "patchsite_init", true) ||
+			  target_file_symbol(&f, "patchsite_init", false);
+		target_file_close(&f);
+	}
+	return runtime;
+}
+
+/*
+ * Is pid's control channel still to come?  It lives, PATCHSITE_CTL is not
+ * 0, and it has the runtime, or will: its LD_PRELOAD names it (just after
+ * the exec, before the loader maps it).  The channel opens in the
+ * runtime's constructor, a little after the runtime is mapped.
+ */
+bool attach_channel_coming(int pid)
+{
+	struct target t = { .pid = pid, .mem = -1 };
+	const char *pre;
+	struct status st;
+	bool coming;
+
+	if (read_status(pid, 0, &st) || st.state == 'Z' || ctl_off(pid))
+		return false;
+	pre = env_of(pid, "LD_PRELOAD");
+	coming = (pre && strstr(pre, "libpatchsite")) || (!target_maps(&t) && has_runtime(&t));
+	target_free(&t);
+	return coming;
 }
 
 /* t's mappings read again (a loader that is still starting maps more). */
@@ -233,7 +277,7 @@ int attach_check_target(struct target *t, char *why, size_t len)
 {
 	struct status st;
 	struct file f;
-	bool sites = false, runtime = false;
+	bool sites = false;
 	const char *cyg = NULL;	/* an object built with -finstrument-functions */
 	int err;
 
@@ -244,14 +288,7 @@ int attach_check_target(struct target *t, char *why, size_t len)
 		return attach_why_no_ptrace(t->pid, why, len);
 	if (err)
 		return attach_fail(why, len, "pid %d: its mappings: %s", t->pid, strerror(-err));
-	runtime = target_map_named(t, "libpatchsite") != NULL;
-	if (!runtime && !target_file_open(t, t->exe, &f)) {
-		/* Linked in (patchsite.o, libpatchsite.a): a second copy must never come. */
-		runtime = target_file_symbol(&f, "patchsite_init", true) ||
-			  target_file_symbol(&f, "patchsite_init", false);
-		target_file_close(&f);
-	}
-	if (runtime)
+	if (has_runtime(t))
 		return 1;
 	if (st.tracer) {
 		char comm[64];
@@ -260,7 +297,7 @@ int attach_check_target(struct target *t, char *why, size_t len)
 		return attach_fail(why, len, "pid %d is traced by pid %d (%s): a process has one "
 				   "tracer; detach the debugger first", t->pid, st.tracer, comm);
 	}
-	if (has_env(t->pid, "PATCHSITE_CTL=0"))
+	if (ctl_off(t->pid))
 		return attach_fail(why, len, "pid %d has PATCHSITE_CTL=0 in its environment: the "
 				   "runtime would start no control channel to record "
 				   "through", t->pid);

@@ -11,6 +11,12 @@
  */
 int attach_check_target(struct target *t, char *why, size_t len);
 
+/*
+ * Is pid's control channel still to come: it lives, has the runtime (or its
+ * LD_PRELOAD names it) and PATCHSITE_CTL is not 0?
+ */
+bool attach_channel_coming(int pid);
+
 /* Why ptrace refused pid (EPERM): the rule, and what to do.  Always -1. */
 int attach_why_no_ptrace(int pid, char *why, size_t len);
 
