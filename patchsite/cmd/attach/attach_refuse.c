@@ -306,13 +306,13 @@ int attach_check_target(struct target *t, char *why, size_t len)
 	 * -finstrument-functions: its calls reach the runtime's definitions only
 	 * if the runtime was there when the loader bound them (patchsite/sites/cyg.c).
 	 */
-	if (!sites && cyg)
+	if (!sites && cyg && !t->noflag)
 		return attach_fail(why, len, "pid %d (%s): %s was built with "
 				   "-finstrument-functions, whose calls the loader bound to the C "
 				   "library's at start-up: the runtime sees them only when it is "
 				   "there first; start it under patchsite record", t->pid, t->exe,
 				   cyg);
-	if (!sites)
+	if (!sites && !t->noflag)
 		return attach_fail(why, len, "pid %d (%s): no object in it has patchable sites "
 				   "(built with -pg, -pg -mfentry -mrecord-mcount, -mnop-mcount or "
 				   "-fpatchable-function-entry=5): nothing to "
