@@ -347,12 +347,13 @@ bool ps_site_args_unknown(const struct ps_site *s)
 	return s->kind == SITE_ENTRY_NOFLAG && ps_noflag_keep(s->mod, s)->form != 'a';
 }
 
-/* After the start-up scan: a proof no loaded object matched. */
+/* After the start-up scan: a proof no loaded object matched (one the program may dlopen). */
 void ps_noflag_unused(void)
 {
 	for (unsigned i = 0; i < nproofs; i++)
 		if (!proofs[i].used)
-			ps_log(PATCHSITE_LOG_WARNING, "PATCHSITE_NOFLAG: %s: no object loaded at "
-			       "start-up is %s (build-id %s): nothing armed from it", proofs[i].file,
-			       proofs[i].path, proofs[i].buildid[0] ? proofs[i].buildid : "-");
+			ps_log(PATCHSITE_LOG_WARNING, "PATCHSITE_NOFLAG: %s: no object loaded now is "
+			       "%s (build-id %s): nothing armed from it unless the program loads it",
+			       proofs[i].file, proofs[i].path,
+			       proofs[i].buildid[0] ? proofs[i].buildid : "-");
 }

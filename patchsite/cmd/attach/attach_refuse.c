@@ -3,9 +3,10 @@
  * Everything that refuses a process before any thread of it is touched,
  * each by name with its reason and what to do instead: ptrace not
  * permitted (which rule), a process already traced, stopped, in seccomp
- * strict mode, static or musl, with nothing to trace, or with the runtime
- * already (then the caller only talks to it); and a runtime that could
- * not load into it (a sanitizer build).
+ * strict mode, static or musl, with nothing to trace (no site table, no
+ * proof file given), or with the runtime already (then the caller only
+ * talks to it); and a runtime that could not load into it (a sanitizer
+ * build).
  */
 #include <elf.h>
 #include <errno.h>
