@@ -157,6 +157,10 @@ static int load_runtime(int pid, const char *who, char *why, size_t len)
 	}
 	fprintf(stderr, "patchsite: %s: pid %d has no runtime: attaching (loading %s; it stays "
 		"loaded, untraced, after we leave)\n", who, pid, lib);
+	/* without proofs: a file an attach that died left for this pid is not read */
+	snprintf(given, sizeof(given), "/tmp/patchsite-%d/%d.noflag", (int)geteuid(), pid);
+	if (!noflag)
+		unlink(given);
 	err = noflag ? noflag_give(pid, given, sizeof(given), why, len) : 0;
 	if (!err)
 		err = attach_nop_bytes(&t, why, len);
