@@ -220,8 +220,7 @@ int patchsite_init(void)
 	/* Attached to: the kernel's switch hooks turned on meanwhile (record/sched_switch.c). */
 	if (ps_attach_late())
 		ps_sched_warm_async();
-	if (!ps_attach_late())
-		ps_noflag_load();	/* proof files: objects built without any flag (sites/noflag.c) */
+	ps_noflag_load(ps_attach_started_late());	/* proof files: objects built without any flag */
 	err = ps_modules_scan();
 	ps_noflag_unused();
 	/*

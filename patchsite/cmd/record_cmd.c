@@ -436,15 +436,14 @@ int cmd_record(int argc, char **argv)
 		if (probes || argspecs || retvals || auto_all || auto_of[0] || auto_of[1])
 			return bad_usage("record: --probe, -A, -R with -p: write the definition to the "
 					 "process's dynamic_events (patchsite ctl PID dynamic_events)%s", "");
-		if (optind < argc || overwrite || libcall || nest || no_sched || emulator || noflag)
+		if (optind < argc || overwrite || libcall || nest || no_sched || emulator)
 			return bad_usage("record: -p attaches to a running process: no command, "
-					 "--overwrite, --libcall, --no-sched, --emulator or "
-					 "--noflag-proof with it%s", "");
+					 "--overwrite, --libcall, --no-sched or --emulator with it%s", "");
 		at.live = live.dir != NULL;
 		at.dir = dir, at.tracer = tracer, at.filter = filter, at.notrace = notrace;
-		at.graph = graph, at.depth = depth, at.kb = kb;
+		at.graph = graph, at.depth = depth, at.kb = kb, at.noflag = noflag;
 		c = attach_record(&at);
-		free(filter), free(notrace), free(graph);
+		free(filter), free(notrace), free(graph), free(noflag);
 		return c;
 	}
 	if (at.duration > 0)

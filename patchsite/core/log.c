@@ -135,8 +135,9 @@ void ps_log_tell(const char *fmt, ...)
 	emit(PATCHSITE_LOG_WARNING, NULL, msg);
 	if (!t || t->cut)
 		return;
+	/* room kept for the cut's line (else a full buffer ends without it) */
 	n = snprintf(t->text + t->len, sizeof(t->text) - t->len, "warning: %s\n", msg);
-	if (n < 0 || (size_t)n >= sizeof(t->text) - t->len) {
+	if (n < 0 || (size_t)n + sizeof("warning: more not said\n") > sizeof(t->text) - t->len) {
 		/* whole lines only, and the cut said */
 		n = snprintf(t->text + t->len, sizeof(t->text) - t->len, "warning: more not said\n");
 		t->len += n > 0 && (size_t)n < sizeof(t->text) - t->len ? (size_t)n : 0;

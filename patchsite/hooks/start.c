@@ -20,6 +20,7 @@
 #include "ctl/channel.h"
 #include "ctl/control.h"
 #include "internal.h"
+#include "sites/late.h"
 #include "events/probe.h"
 #include "events/event.h"
 #include "data/env.h"
@@ -474,7 +475,7 @@ __attribute__((constructor)) static void ps_start(void)
 	ps_log_defer_errors = false;
 	ps_log_flush_deferred(env_said);
 	env_names_say();
-	ps_noflag_startup_done();	/* before the channel's thread: no more windows written */
+	ps_noflag_startup_done(ps_attach_started_late());	/* before the channel's thread */
 	if (!ps.init_err)
 		ps_channel_start();
 	ps_own_leave();

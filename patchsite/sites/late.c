@@ -152,6 +152,8 @@ bool ps_attach_started_late(void)
  */
 int ps_attach_patch(struct ps_module *m)
 {
+	if (m->noflag)
+		return ps_patch_late(m);	/* no-flag sites: stubs now, jumps when wanted */
 	for (size_t i = 0; i < m->nsites; i++) {
 		struct site_insn in;
 

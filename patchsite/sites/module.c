@@ -297,7 +297,6 @@ struct scan_ctx {
 	uintptr_t self;		/* an address inside this library */
 	int index;		/* slot in ps.mods for the next object, -1: after the last */
 	struct ps_module *added;
-	bool startup;		/* the scan at start-up: proof files (noflag.c) are used then */
 };
 
 /*
@@ -424,7 +423,7 @@ static int module_add(struct dl_phdr_info *info, struct scan_ctx *ctx)
 	if (!err && !m->nsites && !has_table(&f))
 		err = ps_scan_late_sites(m, ps_module_calls_hook);
 	if (!err && !m->nsites && !has_table(&f) && !m->sites_map)
-		err = ps_noflag_sites(m, info, ctx->startup);
+		err = ps_noflag_sites(m, info);
 	if (err)
 		goto fail;
 	if (ps_module_has_code(m, ctx->self, 1) && m->nsites)
@@ -511,7 +510,7 @@ void ps_module_free(struct ps_module *m)
 
 int ps_modules_scan(void)
 {
-	struct scan_ctx ctx = { .self = (uintptr_t)&ps_modules_scan, .index = -1, .startup = true };
+	struct scan_ctx ctx = { .self = (uintptr_t)&ps_modules_scan, .index = -1 };
 	size_t total = 0, k = 0;
 
 	dl_iterate_phdr(scan_one, &ctx);

@@ -21,15 +21,22 @@
  * protocols of patch.c switch it between NOP and a call to the site's
  * stub, so the program's code is written once.  The stubs are a segment
  * of the object for them (ps_text_protect, the trap handler's lookup).
- * Objects loaded later and attach are not armed yet (said once).
+ * Later, with threads running (an object dlopened after start-up, or the
+ * runtime loaded by attach, whose proof list comes in attach_list_file),
+ * the same: the jumps of forms a and b go through the live protocol when a
+ * tracer first wants them; windows (c, p) are refused by name then
+ * (noflag_arm.c).
  */
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "noflag.h"
 
@@ -129,20 +136,63 @@ out:
 	return got;
 }
 
-/* At start-up, before the objects are read (module.c). */
-void ps_noflag_load(void)
+/*
+ * Attached to (patchsite record -p --noflag-proof): the attaching command
+ * cannot set our environment, so it writes the list, FILE[:FILE...], to
+ * /tmp/patchsite-UID/PID.noflag before loading us (cmd/attach/attach.c),
+ * in the directory of the control sockets, ours alone (0700, our uid: it is
+ * refused otherwise, said).  Read once and removed: the command checks that
+ * it is gone.  NULL when there is none.
+ */
+static char *attach_list_file(void)
 {
-	const char *v = getenv("PATCHSITE_NOFLAG");
-	char *list, *save = NULL;
+	char dir[64], path[96], buf[8192];
+	struct stat sb;
+	ssize_t n = -1;
+	int fd;
 
-	if (!v || !*v)
+	snprintf(dir, sizeof(dir), "/tmp/patchsite-%d", (int)geteuid());
+	snprintf(path, sizeof(path), "%s/%d.noflag", dir, (int)getpid());
+	if (lstat(path, &sb))
+		return NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd >= 0 && !fstat(fd, &sb) && S_ISREG(sb.st_mode) && sb.st_uid == geteuid() &&
+	    !lstat(dir, &sb) && S_ISDIR(sb.st_mode) && sb.st_uid == geteuid() && !(sb.st_mode & 077))
+		n = read(fd, buf, sizeof(buf) - 1);
+	else
+		ps_log(PATCHSITE_LOG_WARNING, "%s: not ours alone (uid %d, mode 0700): proof files "
+		       "in it not used", path, (int)geteuid());
+	if (fd >= 0)
+		close(fd);
+	unlink(path);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return strdup(buf);
+}
+
+/*
+ * Before the objects are read (module.c): at start-up from PATCHSITE_NOFLAG;
+ * attached (the runtime loaded into a running process) from the attach's file.
+ */
+void ps_noflag_load(bool attached)
+{
+	char *list = attached ? attach_list_file() : NULL, *save = NULL;
+	const char *v = attached ? list : getenv("PATCHSITE_NOFLAG");
+
+	if (!v || !*v) {
+		free(list);
 		return;
+	}
 	if (!ps.arch->write_noflag_stub) {
 		ps_log(PATCHSITE_LOG_WARNING, "PATCHSITE_NOFLAG: %s: nothing armed",
 		       ps.arch->noflag_refused);
+		free(list);
 		return;
 	}
-	list = strdup(v);
+	if (!list)
+		list = strdup(v);
 	for (char *f = list ? strtok_r(list, ":", &save) : NULL; f; f = strtok_r(NULL, ":", &save)) {
 		if (nproofs == NF_MAX_FILES) {
 			ps_log(PATCHSITE_LOG_WARNING, "PATCHSITE_NOFLAG: more than %d files: %s and "
@@ -241,10 +291,10 @@ static int unused(struct ps_module *m, const struct nf_proof *p, const char *why
 
 /*
  * The sites of m from its proof (module.c, for an object that has no site
- * table; at start-up only, else said): in the order of the proof's sites, which is the
+ * table; at start-up, attach, or loaded later): in the order of the proof's sites, which is the
  * order of their slots.  Each addr is the program's SITE until ps_noflag_arm.
  */
-int ps_noflag_sites(struct ps_module *m, const struct dl_phdr_info *info, bool startup)
+int ps_noflag_sites(struct ps_module *m, const struct dl_phdr_info *info)
 {
 	struct nf_proof *p = nproofs ? proof_of(m, info) : NULL;
 	struct ps_noflag *nf;
@@ -258,11 +308,6 @@ int ps_noflag_sites(struct ps_module *m, const struct dl_phdr_info *info, bool s
 		ps_log(PATCHSITE_LOG_WARNING, "%s: no-flag sites of %s, which patchsite itself runs "
 		       "on: not armed (%s not used)", m->name, own, p->file);
 		return unused(m, p, "runtime-object");
-	}
-	if (!startup) {
-		ps_log(PATCHSITE_LOG_WARNING, "%s: no-flag sites of objects loaded after start-up: "
-		       "not yet (%s not used)", m->name, p->file);
-		return unused(m, p, "loaded-after-start-up");
 	}
 	nf = calloc(1, sizeof(*nf));
 	if (!nf || !(nf->syms = calloc(p->n, sizeof(*nf->syms))) ||
@@ -304,12 +349,13 @@ bool ps_site_args_unknown(const struct ps_site *s)
 	       ps_noflag_keep(s->mod, s)->form != 'a';
 }
 
-/* After the start-up scan: a proof no loaded object matched. */
+/* After the start-up scan: a proof no loaded object matched (one the program may dlopen). */
 void ps_noflag_unused(void)
 {
 	for (unsigned i = 0; i < nproofs; i++)
 		if (!proofs[i].used)
-			ps_log(PATCHSITE_LOG_WARNING, "PATCHSITE_NOFLAG: %s: no object loaded at "
-			       "start-up is %s (build-id %s): nothing armed from it", proofs[i].file,
-			       proofs[i].path, proofs[i].buildid[0] ? proofs[i].buildid : "-");
+			ps_log(PATCHSITE_LOG_WARNING, "PATCHSITE_NOFLAG: %s: no object loaded now is "
+			       "%s (build-id %s): nothing armed from it unless the program loads it",
+			       proofs[i].file, proofs[i].path,
+			       proofs[i].buildid[0] ? proofs[i].buildid : "-");
 }

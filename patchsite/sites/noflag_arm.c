@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Arming an object's no-flag sites at start-up (noflag.c found them; the
- * model is there): one thread, before main (windows of forms c and p are
- * written only then).  Each site's bytes in memory are compared with its
+ * Arming an object's no-flag sites (noflag.c found them; the model is
+ * there): at start-up, one thread, before main (windows of forms c and p are
+ * written only then); attached, or for an object dlopened later, the same
+ * but windows are refused by name when wanted (window_why).  Each site's bytes in memory are compared with its
  * proof's; the stubs are mapped (stubs.c leaves room after the sites' own
  * stubs) and the arch writes each out-of-line stub; then the program's SITE
  * gets its jump.  Every site starts idle.
@@ -25,7 +26,7 @@
  * protocol writes it while threads run.  Decided at the first object armed;
  * closed by ps_noflag_startup_done.
  */
-static enum { WINDOWS_UNDECIDED, WINDOWS_OPEN, WINDOWS_THREADS, WINDOWS_CLOSED } windows;
+static enum { WINDOWS_UNDECIDED, WINDOWS_OPEN, WINDOWS_THREADS, WINDOWS_CLOSED, WINDOWS_ATTACHED } windows;
 
 /* The process has one thread (/proc/self/task); false when that cannot be read. */
 static bool one_thread(void)
@@ -56,9 +57,9 @@ static void tell(struct ps_module *m, size_t i)
 		watch(m, i);
 }
 
-void ps_noflag_startup_done(void)
+void ps_noflag_startup_done(bool attached)
 {
-	windows = WINDOWS_CLOSED;
+	windows = attached ? WINDOWS_ATTACHED : WINDOWS_CLOSED;
 }
 
 /*
@@ -241,6 +242,38 @@ int ps_noflag_arm(struct ps_module *m)
 	return 0;
 }
 
+/*
+ * Why a window is not written now: the process had threads at start-up, the
+ * runtime was loaded into it running (attach: sites/late.c), or start-up is over
+ * (ctl, an object dlopened later).
+ */
+static const char *window_why(void)
+{
+	if (windows == WINDOWS_THREADS)
+		return "window-with-threads";
+	return windows == WINDOWS_ATTACHED ? "window-at-attach" : "window-after-start-up";
+}
+
+/* Whether the site i of m is wanted by a tracer and has no jump yet. */
+static bool unarmed_want(const struct ps_module *m, size_t i)
+{
+	const struct ps_site *s = &m->sites[i];
+
+	return !m->noflag->armed[i] && s->state != SITE_REFUSED &&
+	       atomic_load_explicit(&s->want, memory_order_relaxed);
+}
+
+/* How many windows (forms c, p) wanted now will be refused (counted first, said once). */
+static size_t windows_wanted(const struct ps_module *m)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; windows != WINDOWS_OPEN && i < m->nsites; i++)
+		n += unarmed_want(m, i) && (ps_noflag_keep(m, &m->sites[i])->form == 'c' ||
+					   ps_noflag_keep(m, &m->sites[i])->form == 'p');
+	return n;
+}
+
 /* m's sites a tracer wants whose program SITE has no jump yet, as pokes: how many. */
 static size_t wanted(struct ps_module *m, struct ps_code_poke *pk, size_t *idx)
 {
@@ -252,12 +285,10 @@ static size_t wanted(struct ps_module *m, struct ps_code_poke *pk, size_t *idx)
 		const struct nf_keep *k = ps_noflag_keep(m, s);
 		uintptr_t at = m->bias + k->site;
 
-		if (m->noflag->armed[i] || s->state == SITE_REFUSED ||
-		    !atomic_load_explicit(&s->want, memory_order_relaxed))
+		if (!unarmed_want(m, i))
 			continue;
 		if ((k->form == 'c' || k->form == 'p') && windows != WINDOWS_OPEN) {
-			refuse(m, s, windows == WINDOWS_THREADS ? "window-with-threads" :
-			       "window-after-start-up", " (a window of several instructions is "
+			refuse(m, s, window_why(), " (a window of several instructions is "
 			       "written only at start-up, while the process has one thread)");
 			continue;
 		}
@@ -284,7 +315,7 @@ int ps_noflag_arm_wanted(void)
 	for (unsigned k = 0; k < ps.nmods; k++) {
 		struct ps_module *m = ps.mods[k];
 		struct ps_code_poke *pk;
-		size_t n, done = 0, *idx;
+		size_t n, done = 0, nwin = 0, *idx;
 		int err;
 
 		if (!m->noflag || m->gone || !m->noflag->armed)
@@ -296,6 +327,11 @@ int ps_noflag_arm_wanted(void)
 			free(idx);
 			return -ENOMEM;
 		}
+		nwin = windows_wanted(m);
+		if (nwin)
+			ps_log_tell("%s: %zu no-flag sites of several instructions (forms c, p) "
+				    "refused: %s (each named below and by patchsite info)", m->name,
+				    nwin, window_why());
 		n = wanted(m, pk, idx);
 		err = n ? ps_patch_code(pk, n) : 0;
 		for (size_t i = 0; i < n; i++) {

@@ -451,6 +451,8 @@ int ps_patch_late(struct ps_module *m)
 	/* got.c's slots are data, cyg.c's sites are never written: no code to change */
 	if (!m->nsites || ps_got_module(m) || ps_module_interposed(m))
 		return 0;
+	if (m->noflag)
+		return ps_noflag_arm(m);	/* stubs only: the program's jumps are live pokes */
 	err = stubs_first(m);
 	if (err)
 		return err;

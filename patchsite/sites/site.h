@@ -194,8 +194,11 @@ const uint8_t *ps_module_file_code(const struct ps_module *m, uintptr_t addr, si
 void ps_log_site(enum patchsite_log_level level, const struct ps_site *s, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* sites/noflag.c: proof files (PATCHSITE_NOFLAG), read before the start-up scan; said after it */
-void ps_noflag_load(void);
+/*
+ * sites/noflag.c: proof files (PATCHSITE_NOFLAG; attached: the attach's list file), read
+ * before the start-up scan; said after it
+ */
+void ps_noflag_load(bool attached);
 void ps_noflag_unused(void);
 /* A site in the entry block, after instructions that may have changed the arguments (form b). */
 bool ps_site_args_unknown(const struct ps_site *s);
@@ -213,9 +216,10 @@ int ps_noflag_arm_wanted(void);
 /*
  * End of start-up (hooks/start.c, after the environment's tracer is on): from now on no
  * window of several instructions (forms c and p) is written, since another thread may be
- * inside one (noflag_arm.c).
+ * inside one (noflag_arm.c); attached: the runtime was loaded into a running process
+ * (sites/late.c), which the refusals name.
  */
-void ps_noflag_startup_done(void);
+void ps_noflag_startup_done(bool attached);
 int ps_patch_update(void);
 int ps_trap_install(void);
 /* Handler installed and no thread or handler blocks SIGTRAP (else said, -EDEADLK). */

@@ -51,7 +51,7 @@ struct elf_file {
 };
 
 /* noflag.c: the sites of an object from its proof; noflag_arm.c: its stubs, then the jumps */
-int ps_noflag_sites(struct ps_module *m, const struct dl_phdr_info *info, bool startup);
+int ps_noflag_sites(struct ps_module *m, const struct dl_phdr_info *info);
 int ps_noflag_arm(struct ps_module *m);
 
 /* image.c */

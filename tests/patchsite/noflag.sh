@@ -29,6 +29,7 @@ SRC="$PWD/testdata/noflag_rt/nfprog.c"
 GEN="$PWD/tests/patchsite/oracles/noflag_proof.py"
 SPIN="$PWD/testdata/patchsite/ctlspin.c"
 FORK="$PWD/testdata/patchsite/forktree.c"
+PWD_SRC=$PWD
 PV="$PWD/$B/patchverify"
 FUNCS="mix bump leaf fscale live fsum walk carry_in main"
 run() { LD_PRELOAD="$SANPRE" "$@"; }
@@ -380,8 +381,9 @@ for f in $cp_sites; do
 		ctl.out && said=$((said + 1))
 done
 if [ $st = 0 ] && [ "$n" -ge 1 ] && grep -q "^        window-after-start-up ($n): $want$" info.txt &&
-   [ "$said" = "$n" ] && [ "$(wc -l < ctl.out)" = "$n" ]; then
-	pass "ctl after start-up: the $n form c/p sites ($want) named in info and by ctl as window-after-start-up"
+   [ "$said" = "$n" ] && [ "$(wc -l < ctl.out)" = "$((n + 1))" ] &&
+   grep -q "^patchsite: ctl: pid $SPID: warning: ctlspin: $n no-flag sites of several instructions (forms c, p) refused: window-after-start-up " ctl.out; then
+	pass "ctl after start-up: the $n form c/p sites ($want) named in info and by ctl as window-after-start-up, and counted"
 else
 	cat ctl.out info.txt >> err
 	fail "ctl after start-up: form c/p sites ($cp_sites) not named" err
@@ -433,6 +435,65 @@ if [ "$n" -ge 3 ] && [ "$(grep -c '^process ' info.txt)" = 2 ] && [ "$said" = 2 
 else
 	cat info.txt >> err.txt
 	fail "fork: the proof in $said of 2 processes' info" err.txt
+fi
+
+# An object dlopened after start-up (testdata/noflag_rt/nfdl.c, loaded by nfdlmain.c once main
+# runs): its proof is taken then.  Its one-instruction site (nf_work, form b in the proof) is
+# written through the breakpoint protocol; its window (nf_leaf, form c: 4 + 1 bytes) is refused
+# by name (window-after-start-up), counted and named on stderr and in info.  Oracles: the
+# untraced run; gdb's hit counts of breakpoints at the entries (set once gdb stops at the
+# library's load); the proof's forms (patchverify's, checked against objdump's lengths here).
+# nf_leaf is still counted, as a library call: nf_work calls it through the PLT (a thunk).
+$CC -O2 -fPIC -shared -o libnfdl.so "$PWD_SRC/testdata/noflag_rt/nfdl.c" > build.log 2>&1 &&
+	$CC -O2 -o nfdlmain "$PWD_SRC/testdata/noflag_rt/nfdlmain.c" >> build.log 2>&1 ||
+	fail "build nfdlmain" build.log
+"$PV" --noflag --proof dl.proof libnfdl.so > pv.out 2>&1
+run ./nfdlmain > want.out 2>&1
+want_rc=$?
+record -d tdl --tracer=function -F 'nf_*:mod:libnfdl.so' --noflag-proof dl.proof ./nfdlmain \
+	> got.out 2> err.txt
+rc=$?
+"$PS" report -d tdl --json > rep.json 2>> err.txt
+"$PS" info -d tdl > info.txt 2>> err.txt
+cat > dl.gdb <<'GDB'
+set pagination off
+set confirm off
+catch load libnfdl
+run > gdb.run
+delete 1
+break *nf_work
+commands
+silent
+continue
+end
+break *nf_leaf
+commands
+silent
+continue
+end
+continue
+info breakpoints
+GDB
+gdb -batch -x dl.gdb ./nfdlmain > dl.gdb.out 2>&1
+awk '/<nf_work/ { f = "nf_work" } /<nf_leaf/ { f = "nf_leaf" }
+     /breakpoint already hit/ { print f, $4 }' dl.gdb.out | sort > gdb.counts
+python3 -c 'import json, sys
+c = {f["name"]: f["calls"] for f in json.load(open(sys.argv[1]))}
+print("nf_leaf", c.get("nf_leaf", 0)); print("nf_work", c.get("nf_work", 0))' rep.json > ps.counts 2>> err.txt
+leaf=$(objdump -d libnfdl.so | awk '/<nf_leaf>:/ { on = 1; next } on && NF == 0 { exit }
+	on { n++ } END { print n }')
+if [ $rc = $want_rc ] && cmp -s want.out got.out && cmp -s want.out gdb.run &&
+   grep -q '^site [0-9a-f]* b .* nf_work$' dl.proof && grep -q '^site [0-9a-f]* c .* 4,1 nf_leaf$' dl.proof &&
+   [ "$leaf" -ge 2 ] && cmp -s gdb.counts ps.counts &&
+   [ "$(awk '$1 == "nf_work" { print $2 }' gdb.counts)" = 3 ] &&
+   grep -q 'libnfdl.so: nf_leaf (site 0x[0-9a-f]*): window-after-start-up ' err.txt &&
+   grep -q 'libnfdl.so: 1 no-flag sites of several instructions (forms c, p) refused: window-after-start-up ' err.txt &&
+   grep -q '^        window-after-start-up (1): nf_leaf$' info.txt; then
+	pass "dlopened later: nf_work (form b) traced as often as gdb counts ($(tr '\n' ' ' < ps.counts)); nf_leaf's window refused by name; output as untraced"
+else
+	{ echo "exit $rc (untraced $want_rc); gdb: $(cat gdb.counts | tr '\n' ' '); traced: $(cat ps.counts)"
+	  diff want.out got.out; grep nf_ dl.proof; cat info.txt; } >> err.txt
+	fail "dlopened later: not as the proof and gdb say" err.txt
 fi
 
 echo "$PASS passed, $FAIL failed"

@@ -346,6 +346,107 @@ PY
 	fi
 fi
 
+# Attach (record -p --noflag-proof): Debian's xz as shipped, started untraced, compressing its
+# standard input from a FIFO; liblzma's functions traced by -F 'lzma_*' through the proof's single-
+# instruction sites (forms a, b: written through the breakpoint protocol while the program runs),
+# then detached (SIGINT) before the input ends, and xz finishes untraced.  Oracles:
+#   - the untraced run of xz on the same input: the compressed output, stderr and exit status;
+#   - gdb: lzma_code's calls with action LZMA_RUN (0, the second argument: the calls before the
+#     input ends) are the hits of `break lzma_code if $rsi == 0` on the same job from a file (xz
+#     reads whole buffers from a pipe too, so the calls are the same); the trace, made while xz
+#     took in the whole input and before its end, has exactly those (the calls at the end, with
+#     LZMA_FINISH, run after the detach);
+#   - the proof (patchverify's): its lzma_* sites of forms c and p, which a running process cannot
+#     have written (a thread may be inside the window), are refused by name in info
+#     (window-at-attach) and counted on record's stderr.
+# The waits are bounded by what the programs say (xz blocked in poll with its pipe drained,
+# record's "recording" line), not by time.
+state_of() { awk '{ print $3 }' /proc/$1/stat 2>/dev/null; }
+syscall_of() { cut -d' ' -f1 /proc/$1/syscall 2>/dev/null; }
+blocked_in_poll() { [ "$(state_of $1)" = S ] && [ "$(syscall_of $1)" = 7 ]; }
+LZMA=$LIB/liblzma.so.5
+if [ -e /usr/bin/xz ] && [ -e $LZMA ] && prove $LZMA; then
+	seq 1 300000 > big.txt
+	untraced xz -c < big.txt > want.xz 2> want.err
+	want_rc=$?
+	cat > count.gdb <<'GDB'
+set pagination off
+set confirm off
+set breakpoint pending on
+break lzma_code if $rsi == 0
+commands
+silent
+continue
+end
+run < big.txt > gdb.xz
+info breakpoints
+GDB
+	ASAN_OPTIONS=detect_leaks=0 gdb -batch -x count.gdb --args xz -c > gdb.out 2>&1
+	gdbn=$(sed -n 's/.*breakpoint already hit \([0-9]*\) time.*/\1/p' gdb.out)
+	rm -f xz.fifo tr.attach/session
+	mkfifo xz.fifo
+	PRE="$SANPRE" sh -c 'LD_PRELOAD="$PRE" xz -c < xz.fifo > got.xz 2> got.err; echo $? > xz.rc' &
+	SH=$!
+	exec 3> xz.fifo
+	XP=
+	for _ in $(seq 300); do
+		XP=$(pgrep -P $SH -x xz) && blocked_in_poll $XP && break
+		XP=
+		sleep 0.1
+	done
+	"$PS" record -p "${XP:-0}" --tracer=function --noflag-proof proof.liblzma.so.5 \
+		-F 'lzma_*' -d tr.attach > att.out 2> att.err &
+	RP=$!
+	on=
+	for _ in $(seq 600); do
+		grep -q ": recording (function)" att.err && { on=1; break; }
+		kill -0 $RP 2>/dev/null || break
+		sleep 0.1
+	done
+	cat big.txt >&3
+	for _ in $(seq 600); do
+		blocked_in_poll "${XP:-0}" && break
+		sleep 0.1
+	done
+	kill -INT $RP
+	wait $RP
+	att_rc=$?
+	exec 3>&-
+	wait $SH
+	rc=$(cat xz.rc 2>/dev/null)
+	"$PS" report -d tr.attach --json > rep.json 2> rep.err
+	tracen=$(python3 -c 'import json, sys
+print(sum(f["calls"] for f in json.load(open(sys.argv[1])) if f["name"] == "lzma_code"))' rep.json 2>> rep.err)
+	if [ -n "$on" ] && [ "$att_rc" = 0 ] && [ "$rc" = "$want_rc" ] && cmp -s want.xz got.xz &&
+	   cmp -s want.err got.err && cmp -s want.xz gdb.xz; then
+		pass "attach to xz: traced, detached; output, stderr and exit status ($rc) as untraced"
+	else
+		{ echo "recording ${on:-never said}, record exit $att_rc, xz exit $rc (untraced $want_rc)"
+		  cmp want.xz got.xz; cmp want.err got.err; cmp want.xz gdb.xz; cat att.err; } > diff.txt
+		fail "attach to xz: not as untraced" diff.txt
+	fi
+	if [ -n "$gdbn" ] && [ "$gdbn" -gt 10 ] && [ "$tracen" = "$gdbn" ]; then
+		pass "attach to xz: lzma_code's LZMA_RUN calls traced $tracen times, gdb's count"
+	else
+		{ echo "traced ${tracen:-none}, gdb ${gdbn:-none}"; tail -5 gdb.out; cat rep.err; } > diff.txt
+		fail "attach to xz: lzma_code's count is not gdb's" diff.txt
+	fi
+	# The proof's lzma_* windows (forms c, p), in the proof's order of sites, against info's.
+	awk '$1 == "site" && ($3 == "c" || $3 == "p") && $NF ~ /^lzma_/ { printf "%s%s", s, $NF; s = ", " }
+	     END { print "" }' proof.liblzma.so.5 > want.win
+	nwin=$(tr ',' '\n' < want.win | grep -c .)
+	"$PS" info -d tr.attach > info.txt 2>&1
+	sed -n 's/^ *window-at-attach ([0-9]*): //p' info.txt > got.win
+	if [ "$nwin" -gt 0 ] && cmp -s want.win got.win &&
+	   grep -q "^patchsite: record: pid $XP: warning: liblzma.so.5: $nwin no-flag sites of several instructions (forms c, p) refused: window-at-attach " att.err
+	then
+		pass "attach to xz: the proof's $nwin lzma_* windows refused by name (info) and counted (stderr)"
+	else
+		{ echo "want $nwin: $(cat want.win)"; echo "got: $(cat got.win)"; grep refused att.err; } > diff.txt
+		fail "attach to xz: windows not refused as the proof has them" diff.txt
+	fi
+fi
+
 # The C library and the dynamic linker run the runtime itself: a proof of either is refused by
 # name (before, a proof of libc.so.6 made gzip die of SIGSEGV at start-up: libc's syscall(),
 # which the runtime calls, was armed), the program's own sites are traced, and nothing of

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "attach.h"
 #include "attach_boost.h"
@@ -47,6 +48,55 @@ static bool answers(int pid)
 }
 
 static bool keep_boost;	/* record -p: the boost ends once the tracer is on (tracer_on) */
+static const char *noflag;	/* record -p --noflag-proof: FILE[:FILE...] */
+
+/*
+ * The proof files for the runtime about to be loaded into pid: it cannot
+ * read our environment, so the list (each path made absolute: its working
+ * directory is not ours) goes to /tmp/patchsite-UID/PID.noflag, the
+ * control sockets' fallback directory, made ours alone (0700) as the
+ * runtime makes it and checks it (sites/noflag.c reads the file and
+ * removes it).  0, or -1 with why.
+ */
+static int noflag_give(int pid, char *path, size_t plen, char *why, size_t len)
+{
+	char dir[64], tmp[200], abs[PATH_MAX], *list = strdup(noflag), *save = NULL;
+	struct stat sb;
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "/tmp/patchsite-%d", (int)geteuid());
+	snprintf(path, plen, "%s/%d.noflag", dir, pid);
+	snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid());
+	if (!list)
+		return attach_fail(why, len, "--noflag-proof: out of memory");
+	if ((mkdir(dir, 0700) && errno != EEXIST) || lstat(dir, &sb) || !S_ISDIR(sb.st_mode) ||
+	    sb.st_uid != geteuid() || (sb.st_mode & 077) || !(f = fopen(tmp, "we"))) {
+		free(list);
+		return attach_fail(why, len, "--noflag-proof: %s: not a directory of ours alone "
+				   "(0700) to give the runtime the proof files", dir);
+	}
+	for (char *p = strtok_r(list, ":", &save), *sep = ""; p; p = strtok_r(NULL, ":", &save)) {
+		fprintf(f, "%s%s", sep, realpath(p, abs) ? abs : p);
+		sep = ":";
+	}
+	free(list);
+	if (fclose(f) || rename(tmp, path)) {
+		unlink(tmp);
+		return attach_fail(why, len, "--noflag-proof: %s: %s", path, strerror(errno));
+	}
+	return 0;
+}
+
+/* After the load: the runtime removed the file when it read it; else it did not (said). */
+static int noflag_taken(int pid, const char *path, char *why, size_t len)
+{
+	if (access(path, F_OK))
+		return 0;
+	unlink(path);
+	return attach_fail(why, len, "--noflag-proof: pid %d: the runtime loaded but did not read "
+			   "%s (another /tmp in its mount namespace?): no-flag sites not armed", pid,
+			   path);
+}
 
 /*
  * A channel that is still to come (attach_channel_coming: ctl right after
@@ -74,16 +124,18 @@ static int await_channel(int pid, char *why, size_t len)
 
 static int load_runtime(int pid, const char *who, char *why, size_t len)
 {
-	struct target t = { .pid = pid, .mem = -1 };
-	char lib[PATH_MAX];
+	struct target t = { .pid = pid, .mem = -1, .noflag = noflag != NULL };
+	char lib[PATH_MAX], given[128] = "";
 	long long t0 = attach_now_ms();
 	int err;
 
-	if (answers(pid))
-		return 0;
-	err = await_channel(pid, why, len);
-	if (err <= 0)
+	err = answers(pid) ? 0 : await_channel(pid, why, len);
+	if (err < 0)
 		return err;
+	if (!err)
+		return noflag ? attach_fail(why, len, "--noflag-proof: pid %d has the runtime already "
+					    "(loaded at its start or by an earlier attach): proof files "
+					    "are read when the runtime loads, not armed now", pid) : 0;
 #if !defined(__x86_64__)
 	/*
 	 * Refused before the target is read: its checks assume a thread that
@@ -122,11 +174,22 @@ static int load_runtime(int pid, const char *who, char *why, size_t len)
 	}
 	fprintf(stderr, "patchsite: %s: pid %d has no runtime: attaching (loading %s; it stays "
 		"loaded, untraced, after we leave)\n", who, pid, lib);
-	err = attach_nop_bytes(&t, why, len);
+	/* without proofs: a file an attach that died left for this pid is not read */
+	snprintf(given, sizeof(given), "/tmp/patchsite-%d/%d.noflag", (int)geteuid(), pid);
+	if (!noflag)
+		unlink(given);
+	err = noflag ? noflag_give(pid, given, sizeof(given), why, len) : 0;
+	if (!err)
+		err = attach_nop_bytes(&t, why, len);
 	if (!err)
 		err = attach_inject(&t, lib, why, len);
 	target_free(&t);
-	if (err)
+	if (err) {
+		if (noflag)
+			unlink(given);
+		return -1;
+	}
+	if (noflag && noflag_taken(pid, given, why, len))
 		return -1;
 	for (long long end = attach_now_ms() + CHANNEL_WAIT_MS; !answers(pid); attach_sleep_ms(2))
 		if (attach_now_ms() > end)
@@ -168,6 +231,12 @@ static int ctl_set(int pid, const char *file, const char *value)
 	if (err)
 		fprintf(stderr, "patchsite: record: pid %d: %s %s: %s\n", pid, file, value ? value : "",
 			reply ? reply : strerror(-err));
+	/* a write's reply: what its work refused ("warning: ..." lines, as ctl says them) */
+	for (char *l = !err && value ? reply : NULL, *nl; l && *l; l = nl ? nl + 1 : l + strlen(l)) {
+		nl = strchr(l, '\n');
+		fprintf(stderr, "patchsite: record: pid %d: %.*s\n", pid,
+			(int)(nl ? nl - l : (long)strlen(l)), l);
+	}
 	free(reply);
 	return err;
 }
@@ -389,6 +458,7 @@ int attach_record(const struct attach_record *o)
 	int err;
 
 	keep_boost = true;
+	noflag = o->noflag;
 	err = record_attached(o);
 	attach_boost_end(o->pid);	/* a path that never switched the tracer on */
 	return err;

@@ -49,6 +49,7 @@ struct attach_record {
 	const char *dir;	/* the trace directory */
 	bool dir_given;		/* -d on the command line */
 	const char *tracer, *filter, *notrace, *graph, *depth, *kb;
+	const char *noflag;	/* --noflag-proof: FILE[:FILE...], read by the runtime it loads */
 	double duration;	/* seconds; 0: until SIGINT or SIGTERM */
 	bool live;		/* --live: print what the session records from now on */
 	int (*fresh_dir)(const char *dir);	/* record_run.c: an older session moves to DIR.old */

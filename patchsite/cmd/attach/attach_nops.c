@@ -142,7 +142,8 @@ static int find_sites(const struct target *t, int mem, struct sites *s)
 		if (err)
 			return err;
 	}
-	qsort(s->at, s->n, sizeof(*s->at), by_address);
+	if (s->n)	/* none (only no-flag sites to trace): s->at is NULL, qsort's UB */
+		qsort(s->at, s->n, sizeof(*s->at), by_address);
 	return 0;
 }
 

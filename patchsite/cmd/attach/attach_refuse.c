@@ -3,9 +3,10 @@
  * Everything that refuses a process before any thread of it is touched,
  * each by name with its reason and what to do instead: ptrace not
  * permitted (which rule), a process already traced, stopped, in seccomp
- * strict mode, static or musl, with nothing to trace, or with the runtime
- * already (then the caller only talks to it); and a runtime that could
- * not load into it (a sanitizer build).
+ * strict mode, static or musl, with nothing to trace (no site table, no
+ * proof file given), or with the runtime already (then the caller only
+ * talks to it); and a runtime that could not load into it (a sanitizer
+ * build).
  */
 #include <elf.h>
 #include <errno.h>
@@ -343,13 +344,13 @@ int attach_check_target(struct target *t, char *why, size_t len)
 	 * -finstrument-functions: its calls reach the runtime's definitions only
 	 * if the runtime was there when the loader bound them (patchsite/sites/cyg.c).
 	 */
-	if (!sites && cyg)
+	if (!sites && cyg && !t->noflag)
 		return attach_fail(why, len, "pid %d (%s): %s was built with "
 				   "-finstrument-functions, whose calls the loader bound to the C "
 				   "library's at start-up: the runtime sees them only when it is "
 				   "there first; start it under patchsite record", t->pid, t->exe,
 				   cyg);
-	if (!sites)
+	if (!sites && !t->noflag)
 		return attach_fail(why, len, "pid %d (%s): no object in it has patchable sites "
 				   "(built with -pg, -pg -mfentry -mrecord-mcount, -mnop-mcount or "
 				   "-fpatchable-function-entry=5): nothing to "

@@ -34,6 +34,7 @@ struct target {
 	char *paths;		/* the maps' paths, one allocation */
 	int mem;		/* /proc/PID/mem, -1 until attach_inject opens it */
 	unsigned long libc_bias;	/* the base namespace's libc.so.6 (attach_loader.c); 0: unknown */
+	bool noflag;		/* proof files given (--noflag-proof): sites without a site table */
 };
 
 /* Read /proc/PID/exe and /proc/PID/maps into t: 0 or -errno (-EACCES: ptrace rules). */
