@@ -2,7 +2,7 @@
 /*
  * ftrace's globs over function names, the one reading of a pattern for the
  * runtime's filters (sites/filter.c: PATCHSITE_FILTER, record -F -N -G) and
- * the readers' filters on a recording (data/read_filter.c: replay -F -N ...).
+ * the readers' filters on a recording (data/read_filter_match.c: replay -F -N ...).
  * Header-only: the runtime and the reader are separate layers that share no
  * object file below them.
  */

@@ -10,7 +10,9 @@
  *                  noflag_ehframe.c)
  *   nf_hazards()   the hazard set H: every address code may reach other
  *                  than by falling through               (noflag_hazards.c,
- *                  the decoding sweep in noflag_sweep.c)
+ *                  the decoding sweep in noflag_sweep.c, its table-like
+ *                  jumps in noflag_tables.c, the x86-64 decoder
+ *                  noflag_x86.c)
  *   nf_sites()     the site form of each entry, or its refusal
  *                                                        (noflag_sites.c)
  *   nf_report_*()  --list, --summary, --json, --proof   (noflag_report.c)
@@ -180,7 +182,10 @@ int nf_hazards(struct nf_file *f);
 
 /* noflag_sweep.c (x86-64): the linear sweep's branch targets, code addresses, table-like jumps. */
 int nf_sweep(struct nf_file *f);
-/* The sweep's pointer jumps entered by branches, when H is whole: those not proven are table-like. */
+/*
+ * noflag_tables.c: the sweep's pointer jumps entered by branches, when H
+ * is whole: those not proven are table-like.
+ */
 int nf_ptrjumps(struct nf_file *f);
 /*
  * noflag_reach.c (x86-64), when H is whole but for the hoisted switches'
@@ -193,6 +198,7 @@ int nf_hoisted_recheck(struct nf_file *f);
 void nf_hoisted_free(struct nf_file *f);
 /* noflag_sites.c (x86-64) */
 int nf_sites(struct nf_file *f);
+/* noflag_x86.c: the decoder's handle closed (at exit) */
 void nf_decoder_close(void);
 
 /* noflag_report.c */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The x86-64 decoding that patchverify --noflag shares between its sweep
- * (noflag_sweep.c) and its site forms (noflag_sites.c): one Capstone handle
- * with operand details, and the few questions both ask of an instruction.
+ * (noflag_sweep.c, its table-like jumps in noflag_tables.c) and its site
+ * forms (noflag_sites.c): one Capstone handle with operand details, and the
+ * few questions they ask of an instruction (noflag_x86.c).
  */
 #ifndef PV_NOFLAG_X86_H
 #define PV_NOFLAG_X86_H
@@ -21,6 +22,17 @@ bool nf_x86_branch_target(const cs_insn *insn, uint64_t *target);
 bool nf_x86_rip_target(const cs_insn *insn, uint64_t *target);
 /* A general register's family 0-15 (rax..r15, whatever part), or -1. */
 int nf_x86_family(unsigned reg);
+
+/*
+ * noflag_tables.c: a table-like jump the sweep found (a switch's table,
+ * a pointer jump, or listed unrecovered); 0 or -ENOMEM.  It reads the
+ * instructions of the sweep's run before it (at most NF_X86_HIST), which
+ * nf_x86_replay decodes again from their addresses (ring, the last of the
+ * nrun so far): false when one does not decode.
+ */
+#define NF_X86_HIST 16
+int nf_x86_table_jump(struct nf_file *f, const cs_insn *insn);
+bool nf_x86_replay(const struct nf_file *f, const uint64_t *ring, unsigned nrun, cs_insn *in);
 
 
 /*

@@ -71,7 +71,7 @@ void ps_event_record(void *data, const struct patchsite_event_info *info,
  * recorder, ps_event_record (events/event_record.c); events/
  * probe_tramp_layout.c checks the offsets.
  */
-/* record/graph.c: where a lost hooked return goes (reached by a return, not a call) */
+/* record/graph_lost.c: where a lost hooked return goes (reached by a return, not a call) */
 PS_ENTRY void ps_graph_lost(void) __attribute__((noreturn)) PS_REACHED_BY_RET;
 
 #endif

@@ -63,7 +63,7 @@ int cmd_read(enum verb verb, int argc, char **argv);
  * what is wrong; filter_fits: they hold for every process o shows (what they name was
  * recorded, what they need was kept), else false, said.
  */
-/* Filters on the recording: uftrace's spellings (data/read_filter.c), as getopt_long's options. */
+/* Filters on the recording: uftrace's spellings (data/read_filter_parse.c), as getopt_long's options. */
 #define FILTER_LONG_OPTIONS \
 	{ "filter", required_argument, NULL, 'F' }, { "notrace", required_argument, NULL, 'N' }, \
 	{ "hide", required_argument, NULL, 'H' }, \

@@ -15,7 +15,9 @@
  * (the `profile` file, read_profile.h), options.c (trace_options), hist.c
  * (the log-linear histogram, hist.h), env.c (the PATCHSITE_* variables,
  * env.h); read_sched.c the scheduler switches; read_filter.c the filters
- * on a recording (which events of a thread to show).
+ * on a recording (which events of a thread to show; read_filter.h what its
+ * files share), read_filter_parse.c their options, read_filter_match.c
+ * their patterns against function names.
  */
 #ifndef PS_PSREAD_H
 #define PS_PSREAD_H
@@ -361,7 +363,7 @@ uint64_t psr_offcpu_ns(const struct psr_proc *p, const struct psr_thread *t, uin
 		       uint64_t b);
 
 /*
- * Filters on a recording (read_filter.c): uftrace's -F -N -H -C -T -D -t
+ * Filters on a recording (read_filter*.c): uftrace's -F -N -H -C -T -D -t
  * -Z -L -r, --max-stack and --trace, read by replay, report, graph, dump and
  * script.  psr_filter_add takes one option (its short letter; 'G' is -F, 'M'
  * --max-stack, 'o' --trace=on|off (off: nothing shown until a trace_on

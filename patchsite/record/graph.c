@@ -3,9 +3,12 @@
  * function_graph: the shadow stack of calls whose return is hooked, exit
  * sites, tracing_thresh (short calls taken back), set_graph_notrace, the
  * latency tracer's longest call, and the returns the fast paths leave to C.
- * The hooks that keep hooked returns right while something unwinds the
- * stack are unwind.c's; the settings (set_graph_notrace, tracing_thresh,
- * the latency and profile modes) are set in graph_settings.c.
+ * The calls it records are chosen in graph_filter.h (inline: asked on each
+ * call); a hooked return no frame of this thread holds is graph_lost.c's;
+ * the dispatcher's call and the choice of path are graph_ops.c's.  The
+ * hooks that keep hooked returns right while something unwinds the stack
+ * are unwind.c's; the settings (set_graph_notrace, tracing_thresh, the
+ * latency and profile modes) are set in graph_settings.c.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -16,6 +19,7 @@
 #include "core/textbuf.h"
 #include "arch/entry.h"
 #include "graph.h"
+#include "graph_filter.h"
 #include "profile.h"
 
 /*
@@ -51,11 +55,6 @@ static void close_stale(struct ps_thread *t, struct ps_fast *f, uintptr_t slot, 
 	}
 }
 
-static bool profiling(void)
-{
-	return atomic_load_explicit(&ps_graph_profile_on, memory_order_relaxed);
-}
-
 /* begin_event's thread and time, without its mark when nothing will be recorded. */
 static struct ps_thread *graph_begin(uint64_t *tsc, bool profile)
 {
@@ -66,11 +65,6 @@ static struct ps_thread *graph_begin(uint64_t *tsc, bool profile)
 	t = thread_setup();
 	*tsc = ps_clock();
 	return t;
-}
-
-static bool in_mask(struct ps_sitemask *m, const struct ps_site *s)
-{
-	return m && s->gindex < m->n && m->set[s->gindex];
 }
 
 /*
@@ -127,12 +121,6 @@ static inline void profile_note(struct ps_thread *t, struct ps_frame *fr, uint64
 	x->child_ns = 0;
 	fr->key |= PS_FRAME_SLOW;
 	ps_profile_enter(t, x, idw >> 2);
-}
-
-/* The slow info of fr, or NULL when its exit has nothing to do in C. */
-static struct ps_fslow *frame_slow(const struct ps_thread *t, const struct ps_frame *fr)
-{
-	return fr->key & PS_FRAME_SLOW ? &t->fslow[fr - t->frames] : NULL;
 }
 
 /* A frame closed by anything but its own return (longjmp, exception, thread end). */
@@ -242,85 +230,12 @@ static void frame_exit(struct ps_thread *t, struct ps_fast *f, struct ps_frame *
 	}
 }
 
-/*
- * set_graph_notrace: the call is not recorded, nor anything it calls
- * while it runs (t->notrace counts such calls open); its frame only hooks
- * the return, to know when it ends.
- */
-static bool notrace_call(struct ps_thread *t, struct ps_site **site, uint32_t idw)
-{
-	struct ps_sitemask *m = atomic_load_explicit(&ps_graph_notrace, memory_order_acquire);
-
-	if (!m)
-		return false;
-	if (!*site)
-		*site = ps_site_by_id(idw >> 2);
-	(void)t;
-	return in_mask(m, *site);
-}
-
-/*
- * Tracing off (tracing_on 0, not a thread left out by set_ftrace_pid), no
- * call open, and set_graph_function names this one: it is not recorded, but
- * its frame is pushed, so that the calls it makes count as inside it when a
- * trigger (traceon) turns tracing on before it returns, as uftrace's filter
- * keeps its depth while disabled.  Its exit is then recorded as any open
- * call's is.
- */
-static bool root_while_off(struct ps_thread *t, struct ps_fast *f, struct ps_site **site,
-			   uint32_t idw)
-{
-	const uint8_t *trigger = __atomic_load_n(&ps_graph_trigger.set, __ATOMIC_ACQUIRE);
-
-	if (!trigger || f->fp != t->frames + 1 || ps_own ||
-	    atomic_load_explicit(&ps.tracing_on, memory_order_relaxed))
-		return false;
-	if (!*site)
-		*site = ps_site_by_id(idw >> 2);
-	return trigger[(*site)->gindex];
-}
-
-/*
- * set_graph_function as ftrace's (Documentation/trace/ftrace.rst): a call
- * is recorded when it is one of those functions or runs inside one, that
- * is when one of the thread's open frames is such a call (looked for from
- * the outermost: -G main finds it first).  A frame opened before the set
- * was written (ctl, while the program runs) counts only when it is one:
- * a thread inside its loop then records nothing but their calls.  Return
- * probes' frames name no function.
- */
-static bool inside_graph_function(const struct ps_thread *t, const struct ps_fast *f,
-				  const uint8_t *trigger)
-{
-	for (const struct ps_frame *fr = t->frames + 1; fr < f->fp; fr++) {
-		const struct ps_fslow *x = frame_slow(t, fr);
-
-		if (!(x && (x->flags & PS_FS_PROBE)) &&
-		    trigger[ps_site_by_id((uint32_t)fr->idw >> 2)->gindex])
-			return true;
-	}
-	return false;
-}
-
-/* set_graph_function is set, and the call idw starts is neither one of its functions nor inside one. */
-static bool outside_graph_function(const struct ps_thread *t, const struct ps_fast *f,
-				   struct ps_site **site, uint32_t idw)
-{
-	const uint8_t *trigger = __atomic_load_n(&ps_graph_trigger.set, __ATOMIC_ACQUIRE);
-
-	if (!trigger)
-		return false;
-	if (!*site)
-		*site = ps_site_by_id(idw >> 2);
-	return !trigger[(*site)->gindex] && !inside_graph_function(t, f, trigger);
-}
-
-static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc,
+void ps_graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc,
 			struct patchsite_regs *regs)
 {
 	struct ps_fast *f = &ps_fast;
 	uint64_t tsc, *entry;
-	bool profile = profiling();
+	bool profile = ps_graph_profiling();
 	struct ps_thread *t = graph_begin(&tsc, profile);
 	uintptr_t slot = frame_key_slot(loc);
 	struct ps_frame *fr;
@@ -329,7 +244,7 @@ static void graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc,
 	bool top;
 
 	if (profile)
-		f->budget = 0;	/* the fast paths keep calling here (graph_fast) */
+		f->budget = 0;	/* the fast paths keep calling here (graph_ops.c graph_fast) */
 	if (t && !profile && own_stack(f, slot) && root_while_off(t, f, &site, idw)) {
 		fr = f->fp++;
 		*fr = (struct ps_frame){ .ret = *loc, .key = slot - PS_FRAME_KEY_BIAS,
@@ -415,47 +330,18 @@ static bool exit_of_top(const struct ps_thread *t, const struct ps_fast *f, stru
 	return PS_FRAME_KEY(&f->fp[-1]) == key;
 }
 
-static bool too_deep(struct ps_thread *t, struct ps_fast *f)
-{
-	return (unsigned)(f->fp - (t->frames + 1)) >= ps_graph_max_depth;
-}
-
-/*
- * graph_entry's set_graph_function and max_graph_depth for a call whose
- * return is not hooked: an entry outside the trigger's functions
- * (outside_graph_function) is not recorded, and neither is an exit there
- * (the exit of such an entry: graph_entry hooks no return there).  An entry deeper than asked gets a set_graph_notrace frame
- * (graph_word), so that its exit, which may look like its caller's in a
- * recursion (cyg_exit_of), pops that frame and nothing else.
- */
-static bool word_outside(struct ps_thread *t, struct ps_fast *f, struct ps_site **site,
-			 uint32_t idw)
-{
-	const uint8_t *trigger = __atomic_load_n(&ps_graph_trigger.set, __ATOMIC_ACQUIRE);
-
-	if (too_deep(t, f))
-		return (idw & 3) == PS_EV_EXIT;
-	if (!trigger || inside_graph_function(t, f, trigger))
-		return false;
-	if ((idw & 3) == PS_EV_EXIT)
-		return true;
-	if (!*site)
-		*site = ps_site_by_id(idw >> 2);
-	return !trigger[(*site)->gindex];
-}
-
 /*
  * An entry of a function with exit sites, or an exit site: one word, no
  * return hook.  The entry pushes a frame that hooks nothing (key bit 0
  * set), the exit pops it when it is on top: what is left on the shadow
  * stack is a call an exception left, closed where it lands.
  */
-static void graph_word(struct ps_site *site, uint32_t idw, unsigned long *loc,
+void ps_graph_word(struct ps_site *site, uint32_t idw, unsigned long *loc,
 		       struct patchsite_regs *regs)
 {
 	struct ps_fast *f = &ps_fast;
 	uint64_t tsc, *entry;
-	bool profile = profiling();
+	bool profile = ps_graph_profiling();
 	struct ps_thread *t = graph_begin(&tsc, profile);
 	uintptr_t key = ((uintptr_t)loc - PS_FRAME_KEY_BIAS) | 1;
 	bool top = exit_of_top(t, f, &site, idw, key);
@@ -464,7 +350,7 @@ static void graph_word(struct ps_site *site, uint32_t idw, unsigned long *loc,
 	unsigned units;
 
 	if (profile)
-		f->budget = 0;	/* the fast paths keep calling here (graph_fast) */
+		f->budget = 0;	/* the fast paths keep calling here (graph_ops.c graph_fast) */
 	if (!t)
 		return;
 	/* The exit of the call on top: its room was kept when it was entered. */
@@ -523,18 +409,18 @@ static void graph_word(struct ps_site *site, uint32_t idw, unsigned long *loc,
 /* From the fast trampolines: a[0] id << 2, a[1] return into the function, a[2] into its caller. */
 void ps_graph_word_slow(unsigned long *a)
 {
-	graph_word(NULL, (uint32_t)a[0], &a[2], NULL);
+	ps_graph_word(NULL, (uint32_t)a[0], &a[2], NULL);
 }
 
 void ps_graph_entry_slow(unsigned long *a)
 {
-	graph_entry(NULL, (uint32_t)a[0], &a[2], NULL);
+	ps_graph_entry(NULL, (uint32_t)a[0], &a[2], NULL);
 }
 
 /* From the late trampoline: a[0] id << 2, a[1] the return slot (in the frame record). */
 void ps_graph_late_slow(unsigned long *a)
 {
-	graph_entry(NULL, (uint32_t)a[0], (unsigned long *)a[1], NULL);
+	ps_graph_entry(NULL, (uint32_t)a[0], (unsigned long *)a[1], NULL);
 }
 
 /* The real return address of a slot some dropped frame hooked, or 0. */
@@ -550,56 +436,6 @@ static uintptr_t dug_up(struct ps_thread *t, uintptr_t key)
 	}
 	return 0;
 }
-
-/*
- * The frame of the thread that hooked this slot, in any thread's shadow
- * stack (a context that moved to another thread with hooked returns on
- * it); 0 when none.  Reads other threads' frames racily: a frame found is
- * only ever read, and frames are never unmapped.
- */
-uintptr_t ps_graph_other_thread_ret(struct ps_thread *me, uintptr_t key)
-{
-	for (struct ps_thread *t = atomic_load(&ps.threads); t; t = t->next) {
-		struct ps_fast *f = atomic_load(&t->fast);
-		struct ps_frame *top = f ? *(struct ps_frame *volatile *)&f->fp : NULL;
-
-		if (t == me || !t->frames || !top || top <= t->frames || top > t->frames_end)
-			continue;
-		for (struct ps_frame *fr = top; fr-- > t->frames + 1;)
-			if ((*(volatile uintptr_t *)&fr->key & ~(uintptr_t)PS_FRAME_SLOW) == key)
-				return fr->ret;
-	}
-	return 0;
-}
-
-/*
- * How a thread ends when its hooked return is lost: pthread_exit as the
- * program sees it, that is record/unwind.c's wrapper, which undoes the
- * thread's hooked returns first.  Set once at init (api.c wire), so that
- * this file, below unwind.c, does not name it.
- */
-void (*ps_graph_thread_exit)(void *ret) __attribute__((noreturn));
-
-/*
- * The thread could not tell where a hooked return goes (see patchsite(7):
- * a program that copies its stacks around).  Nothing can continue that
- * call; the runtime must not abort the program, so the thread alone ends.
- */
-/* Reached by a return, not a call: PS_REACHED_BY_RET (host.h) fixes the stack alignment where needed. */
-void ps_graph_lost(void)
-{
-	ps_log(PATCHSITE_LOG_ERROR, "function_graph: a hooked return address was lost "
-	       "(stack copied?): ending this thread");
-	ps_graph_thread_exit(NULL);
-}
-
-/*
- * A hooked return that is not the top frame's, or a new time stretch:
- * slot gets the real address.  Frames are matched by their slot: those
- * above the match whose slots lie below this one are calls that cannot
- * return any more (left by a longjmp we did not see); those whose slots
- * lie above it belong to another context on this stack and stay.
- */
 /*
  * Where the call of frame fr returns to: its saved address, or, where
  * function_graph hooked the same return first (that address is the hook),
@@ -614,6 +450,13 @@ static uintptr_t real_ret(const struct ps_thread *t, const struct ps_frame *fr)
 	return ret;
 }
 
+/*
+ * A hooked return that is not the top frame's, or a new time stretch:
+ * slot gets the real address.  Frames are matched by their slot: those
+ * above the match whose slots lie below this one are calls that cannot
+ * return any more (left by a longjmp we did not see); those whose slots
+ * lie above it belong to another context on this stack and stay.
+ */
 void ps_graph_exit_slow(unsigned long *slot)
 {
 	struct ps_fast *f = &ps_fast;
@@ -663,57 +506,5 @@ void ps_graph_exit_slow(unsigned long *slot)
 	*slot = ret ? ret : (uintptr_t)ps_graph_lost;
 }
 
-static void graph_call(unsigned long ip, unsigned long parent, struct patchsite_ops *op,
-		       struct patchsite_regs *regs)
-{
-	struct ps_thread *t = ps_thread_self();
-	struct ps_site *s;
-
-	(void)ip, (void)parent, (void)op;
-	if (!t)
-		return;
-	s = ps_site_by_id(t->cur_idw >> 2);
-	if (s->kind == SITE_EXIT)
-		graph_word(s, t->cur_idw | PS_EV_EXIT, patchsite_regs_parent_loc(regs), regs);
-	else if (s->kind == SITE_ENTRY_EXITS)
-		graph_word(s, t->cur_idw, patchsite_regs_parent_loc(regs), regs);
-	else
-		graph_entry(s, t->cur_idw, patchsite_regs_parent_loc(regs), regs);
-}
-
-/* A setting only the C path of the graph tracer heeds. */
-static bool graph_settings(void)
-{
-	return ps_gate_filtering() || atomic_load_explicit(&ps_graph_thresh_tsc, memory_order_relaxed) ||
-	       ps_args_on() || atomic_load_explicit(&ps_graph_notrace, memory_order_relaxed) ||
-	       atomic_load_explicit(&ps_graph_latency_on, memory_order_relaxed);
-}
-
-/* The built-in tracers need the C path (dispatch.c ps_tramp_select): a setting their fast paths ignore. */
-bool ps_record_slow(void)
-{
-	return graph_settings() || profiling();
-}
-
-/*
- * The graph tracer's fast path cannot test the trigger (set_graph_function)
- * either.  function_profile takes it too, for its C halves alone: the
- * profile mode keeps every thread's budget at zero or below (graph_entry,
- * graph_word), so the fast paths write nothing and call those halves
- * directly, sparing the generic dispatcher; the frames it pushes are
- * marked slow, so their returns leave the graph tracer's fast return
- * (x86-64 counts them in tramp.S, elsewhere they come to C).
- */
-static uintptr_t graph_fast(void)
-{
-	if (graph_settings() || ps_graph_trigger.set)
-		return 0;
-	if (profiling() && ps.arch->tramp_profile)
-		return (uintptr_t)ps.arch->tramp_profile;	/* its own entry (x86-64: tramp.S) */
-	return (uintptr_t)ps.arch->tramp_graph;
-}
-
-struct patchsite_ops ps_graph_ops = { .func = graph_call };
-struct ps_globs ps_graph_trigger = { .rcu = true };	/* graph_call reads it on each call */
-/* Exits of calls still open are recorded while tracing is off. */
-const struct ps_ops_props ps_graph_props = { .fast = graph_fast, .exits = true, .always = true };
+/* set_graph_function (graph_filter.h); the dispatcher (graph_ops.c graph_call) reads it on each call. */
+struct ps_globs ps_graph_trigger = { .rcu = true };

@@ -20,8 +20,24 @@ static inline uintptr_t frame_key_slot(unsigned long *loc)
 	return ps.arch->key_slot ? ps.arch->key_slot(loc) : (uintptr_t)loc;
 }
 
+/* The slow info of fr, or NULL when its exit has nothing to do in C. */
+static inline struct ps_fslow *frame_slow(const struct ps_thread *t, const struct ps_frame *fr)
+{
+	return fr->key & PS_FRAME_SLOW ? &t->fslow[fr - t->frames] : NULL;
+}
+
+/*
+ * graph.c: a call's entry at a site that hooks its return (or a call's
+ * entry or exit word at an exit site, ps_graph_word), as the dispatcher
+ * (graph_ops.c) and the fast paths' C halves call them.
+ */
+void ps_graph_entry(struct ps_site *site, uint32_t idw, unsigned long *loc,
+		    struct patchsite_regs *regs);
+void ps_graph_word(struct ps_site *site, uint32_t idw, unsigned long *loc,
+		   struct patchsite_regs *regs);
 void ps_graph_close_frame(struct ps_thread *t, struct ps_fast *f, uint64_t tsc,
 			  const struct ps_frame *fr);
+/* graph_lost.c */
 uintptr_t ps_graph_other_thread_ret(struct ps_thread *me, uintptr_t key);
 /*
  * retprobe.c: the return of a return probe's frame (PS_FS_PROBE), at the
@@ -60,5 +76,10 @@ extern _Atomic uint64_t ps_graph_max_latency_tsc;
  * switch may end in this mode and write its exit, which needs it.
  */
 extern _Atomic bool ps_graph_profile_on;
+
+static inline bool ps_graph_profiling(void)
+{
+	return atomic_load_explicit(&ps_graph_profile_on, memory_order_relaxed);
+}
 
 #endif

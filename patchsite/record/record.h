@@ -5,7 +5,10 @@
  *   ring.c, ring.h  per-thread rings; the C path of every event
  *   tracers.c       the tracer table: where a tracer is added
  *   function.c      the function tracer; graph.c function_graph (shadow
- *                   frames, graph.h), graph_late.c its checks after attach;
+ *                   frames, graph.h; the calls it records, graph_filter.h),
+ *                   graph_ops.c its dispatcher call and its path (fast or C),
+ *                   graph_lost.c returns no frame of the thread holds,
+ *                   graph_late.c its checks after attach;
  *                   unwind.c the unwinder and longjmp hooks
  *   args.c          set_ftrace_args (readtrig.c its read= triggers); gate.c tracing_on and set_ftrace_pid;
  *                   trigger.c filter commands; marker.c trace_marker;
@@ -48,7 +51,7 @@ extern const struct ps_store_part ps_branches_part;
 /* trace_stat/branch_annotated, the counts as a control file (ctl/groups.c lists it). */
 extern const struct ps_ctl_file ps_ctl_branches[];
 
-/* record/ring.c, function.c, graph.c, unwind.c */
+/* record/ring.c, function.c, graph.c, graph_ops.c, unwind.c */
 extern struct patchsite_ops ps_function_ops, ps_graph_ops;
 extern const struct ps_ops_props ps_function_props, ps_graph_props;
 extern size_t ps_ring_bytes;
