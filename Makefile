@@ -70,7 +70,8 @@ Q        := @
 quiet     = @printf '  %-7s %s\n' $(1) $(2);
 endif
 
-.PHONY: all tools demo check check-unit check-golden check-san bench install uninstall clean deps
+.PHONY: all tools demo check check-unit check-integration check-static check-golden check-san bench \
+	install uninstall clean deps
 # LEFT_OUT: "PROGRAM(libX libY)" for each program a cross build cannot link (each build.mk
 # adds its own); said in one line once the rest is built.
 all: $(if $(ARCH),tools)
@@ -122,12 +123,22 @@ demo: deps
 	$(Q)sh scripts/demo-trace.sh $(B)
 
 # The suites run two at a time (this is a 2-core machine's make check: CHECK_JOBS=N for
-# more), each suite's output printed whole when it ends.
+# more), each suite's output printed whole when it ends.  Their groups (each build.mk adds
+# its suites to one):
+#   check-unit         each tool on its own inputs: tests/unit, recordmcount, bad input,
+#                      interrupted rewrites, patchverify and --noflag
+#   check-integration  the runtime and the patchsite command on real programs
+#                      (tests/patchsite), README and the man pages run as printed, the
+#                      cross builds and make install as a user types them
+#   check-static       the tree itself: the layer map, no path of one machine, man pages
+#   check-golden       committed cross-arch objects against their oracles' tables
+#   check-qemu         the runtime for aarch64 and riscv64 under qemu-user
+CHECK_GROUPS = check-unit check-integration check-static check-golden
 CHECK_JOBS ?= 2
 CHECK_PAR   = -j$(CHECK_JOBS) --output-sync=target
 check: deps
 	$(Q)$(MAKE) --no-print-directory all
-	$(Q)$(MAKE) --no-print-directory $(CHECK_PAR) check-unit check-golden check-qemu
+	$(Q)$(MAKE) --no-print-directory $(CHECK_PAR) $(CHECK_GROUPS) check-qemu
 	$(Q)$(MAKE) --no-print-directory SAN=1 check-san
 	$(Q)$(MAKE) --no-print-directory check-tsan
 
@@ -136,7 +147,7 @@ check-fresh:
 	$(Q)sh scripts/check-fresh.sh
 
 check-san: all
-	$(Q)$(MAKE) --no-print-directory SAN=1 $(CHECK_PAR) check-unit check-golden
+	$(Q)$(MAKE) --no-print-directory SAN=1 $(CHECK_PAR) $(CHECK_GROUPS)
 
 clean:
 	rm -rf build

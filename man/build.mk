@@ -5,7 +5,7 @@ check-man:
 		out=$$(groff -man -Tutf8 -ww -z "$$m" 2>&1); \
 		if [ -n "$$out" ]; then echo "$$m: $$out"; exit 1; fi; \
 	done; echo "man pages: $$(ls man/*.[0-9] | wc -l) clean"
-check-unit: check-man
+check-static: check-man
 
 # One page per verb of the patchsite command (patchsite help VERB opens it;
 # man patchsite-VERB once installed): installed and uninstalled with the rest.

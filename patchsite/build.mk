@@ -90,7 +90,7 @@ $(B)/patchsite.o: $(PS_OBJ)
 	$(call quiet,LD,$@)$(LD) -r -o $@ $(PS_OBJ)
 
 .PHONY: check-patchsite check-feat check-tsan check-patchsite-tsan bench-patchsite
-check-unit: check-patchsite
+check-integration: check-patchsite
 # Each suite is a target of its own, so that make check's -j2 runs two at once
 # (each in a directory of its own under $TMPDIR).  The slowest first.
 PS_SUITES := realprobes realprobes-gtest libc_args_real run run-forms unwind record live attach libcall libcall_dl noplt sched profile feat perfetto report_dist ctl dwarf_args retprobe retprobe_fast branches probes probe_fast lto cyg events report_graph flamegraph notfound srcline filter_if auto_args libc_args symsort kprobe_syntax uft script readfilt uftconf uftreport readtrig noflag noflag_real dumpgraph

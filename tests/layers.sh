@@ -22,6 +22,8 @@
 # ROOT-relative patchsite/arch/entry.h (ENTRY_H overrides the path), as every tracer's
 # trampoline calls back into its core.
 set -u
+# Not a suite (no suite_init): the checker itself, which tests/layers/selftest.sh (a suite)
+# runs on fixture trees and judges by its status and lines.
 
 # The layers, one folder a line, lowest first in each order. A folder may use a folder of its own
 # order with a lower or equal level, and the folders named in its last column.

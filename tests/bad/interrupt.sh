@@ -32,21 +32,13 @@ B=${1:-build}
 KILLS=${2:-100}
 RMC=$(cd "$B" && pwd)/recordmcount
 [ -x "$RMC" ] || { echo "tests/bad: $RMC is missing" >&2; exit 2; }
-command -v gcc >/dev/null 2>&1 || { echo "skip  interrupt tests: no gcc"; echo "0 passed, 0 failed"; exit 0; }
+. tests/patchsite/lib.sh	# suite_init, on_exit, pass, fail, skip, summary
+suite_init interrupt "$B"
+command -v gcc >/dev/null 2>&1 || { skip "interrupt tests: no gcc"; summary; exit 0; }
 here=$(pwd)
-work=$(mktemp -d /tmp/check-interrupt.XXXXXX) || exit 2
+work=$T
 mounts=
-cleanup() {
-	cd /
-	for m in $mounts; do umount "$m" 2>/dev/null; done
-	rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 2' INT TERM
-
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok    $1"; }
-nok() { fail=$((fail + 1)); echo "FAIL  $1: $2"; }
+on_exit 'cd /; for m in $mounts; do umount "$m" 2>/dev/null; done'
 
 cd "$work" || exit 2
 sh "$here/testdata/src/genbig.sh" 3000 >big.c
@@ -103,8 +95,8 @@ if command -v strace >/dev/null 2>&1 && strace -o /dev/null -e inject=none:error
 		[ "$(view s.o)" = "$views" ] || why="after a kill before $p ($state): the next run's object differs"
 	done
 	case $states in *original+tail*) ;; *) why="${why:-no kill fell between the tail and the header: states$states}" ;; esac
-	if [ -n "$why" ]; then nok "in place: SIGKILL before each of $nsys calls" "$why"
-	else ok "in place: SIGKILL before each of $nsys calls: original, original+tail or finished; the next run completes"; fi
+	if [ -n "$why" ]; then fail "in place: SIGKILL before each of $nsys calls: $why"
+	else pass "in place: SIGKILL before each of $nsys calls: original, original+tail or finished; the next run completes"; fi
 
 	why=
 	for n in 1 2; do	# the tail's write, then the header's
@@ -129,8 +121,8 @@ if command -v strace >/dev/null 2>&1 && strace -o /dev/null -e inject=none:error
 		[ -z "$why" ] && [ "$(view s.o)" != "$(view sorig.o)" ] &&
 			why="cut-back failing: the object is not the original one"
 	fi
-	if [ -n "$why" ]; then nok "in place: failed writes" "$why"
-	else ok "in place: a failed write leaves the original (cut back; if that fails too, still the old object)"; fi
+	if [ -n "$why" ]; then fail "in place: failed writes: $why"
+	else pass "in place: a failed write leaves the original (cut back; if that fails too, still the old object)"; fi
 
 	why=
 	cp sorig.o h1.o && ln h1.o h2.o && "$RMC" h1.o 2>err || why="hard link: exit $?: $(head -1 err)"
@@ -140,11 +132,11 @@ if command -v strace >/dev/null 2>&1 && strace -o /dev/null -e inject=none:error
 	[ -z "$why" ] && { "$RMC" link.o 2>err || why="symlink: exit $?: $(head -1 err)"; }
 	[ -z "$why" ] && ! cmp -s target.o sorig.o && why="the symlink's target was written"
 	[ -z "$why" ] && { [ -L link.o ] || ! cmp -s link.o sref.o; } && why="the symlink was not replaced by the result"
-	if [ -n "$why" ]; then nok "in place: hard link and symlink replaced" "$why"
-	else ok "in place: a hard link and a symlink are replaced, never written through"; fi
+	if [ -n "$why" ]; then fail "in place: hard link and symlink replaced: $why"
+	else pass "in place: a hard link and a symlink are replaced, never written through"; fi
 	rm -f s.o h1.o h2.o target.o link.o trace count err
 else
-	echo "skip  in place under fault injection: no strace with -e inject"
+	skip "in place under fault injection: no strace with -e inject"
 fi
 
 # --- SIGKILL at random points ------------------------------------------------
@@ -193,11 +185,11 @@ while [ $i -lt "$KILLS" ]; do
 done
 echo "      $i runs: $killed killed, $finished finished before the kill, $leftovers left a temporary"
 if [ -n "$why" ]; then
-	nok "SIGKILL at random points" "$why"
+	fail "SIGKILL at random points: $why"
 elif [ $killed -lt $((KILLS / 5)) ]; then
-	nok "SIGKILL at random points" "only $killed of $KILLS runs were interrupted"
+	fail "SIGKILL at random points: only $killed of $KILLS runs were interrupted"
 else
-	ok "SIGKILL at random points: always the original or the result"
+	pass "SIGKILL at random points: always the original or the result"
 fi
 
 # --- Full disk -------------------------------------------------------------------
@@ -216,9 +208,9 @@ then
 		why="message: $(head -1 err)"
 	[ -z "$why" ] && ! cmp -s full/big.o orig.o && why="the original changed"
 	[ -z "$why" ] && [ -n "$(ls -A full | grep -v '^big.o$')" ] && why="left $(ls -A full)"
-	if [ -n "$why" ]; then nok "full disk" "$why"; else ok "full disk: original intact: $(cat err)"; fi
+	if [ -n "$why" ]; then fail "full disk: $why"; else pass "full disk: original intact: $(cat err)"; fi
 else
-	echo "skip  full disk: needs root (mount -t tmpfs)"
+	skip "full disk: needs root (mount -t tmpfs)"
 fi
 
 # --- Concurrent runs in one directory ---------------------------------------------
@@ -235,7 +227,7 @@ while [ $i -lt 20 ] && [ -z "$why" ]; do
 	done
 	[ -z "$why" ] && [ "$(ls -A conc | wc -l)" -ne 4 ] && why="round $i: left $(ls -A conc)"
 done
-if [ -n "$why" ]; then nok "concurrent runs" "$why"; else ok "concurrent runs: 20 rounds of 4, no collision"; fi
+if [ -n "$why" ]; then fail "concurrent runs: $why"; else pass "concurrent runs: 20 rounds of 4, no collision"; fi
 
 # --- Planted symlinks ---------------------------------------------------------------
 mkdir plant
@@ -270,7 +262,6 @@ ln -s "$work/victim" plant/out.o
 [ -z "$why" ] && { "$RMC" -o plant/out.o orig.o 2>err || why="-o: exit $?: $(head -1 err)"; }
 [ -z "$why" ] && [ "$(cat victim)" != "do not touch" ] && why="-o wrote through a symlink"
 [ -z "$why" ] && { [ -L plant/out.o ] || ! cmp -s plant/out.o ref.o; } && why="-o output wrong"
-if [ -n "$why" ]; then nok "planted symlinks" "$why"; else ok "planted symlinks never followed"; fi
+if [ -n "$why" ]; then fail "planted symlinks: $why"; else pass "planted symlinks never followed"; fi
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+summary

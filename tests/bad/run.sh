@@ -27,21 +27,13 @@ SAMPLE=$B/tests/sample.o
 for f in "$RMC" "$SAMPLE"; do
 	[ -f "$f" ] || { echo "tests/bad: $f is missing (make all $SAMPLE)" >&2; exit 2; }
 done
-work=$(mktemp -d /tmp/check-bad.XXXXXX) || exit 2
+. tests/patchsite/lib.sh	# suite_init, on_exit, pass, fail, skip, summary
+suite_init bad "$B"
+work=$T
 chmod 755 "$work"
 mounts=
-cleanup() {
-	for m in $mounts; do umount "$m" 2>/dev/null; done
-	command -v chattr >/dev/null 2>&1 && chattr -R -i "$work" 2>/dev/null
-	rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 2' INT TERM
-
-pass=0 fail=0 skip=0
-ok() { pass=$((pass + 1)); echo "ok    $1"; }
-nok() { fail=$((fail + 1)); echo "FAIL  $1: $2"; }
-skipped() { skip=$((skip + 1)); echo "skip  $1: $2"; }
+on_exit 'for m in $mounts; do umount "$m" 2>/dev/null; done'
+on_exit 'command -v chattr >/dev/null 2>&1 && chattr -R -i "$work" 2>/dev/null'
 
 root=false
 [ "$(id -u)" = 0 ] && root=true
@@ -123,7 +115,7 @@ check() {
 		[ -z "$why" ] && [ $rc -ne "$want" ] && why="--json: exit $rc, expected $want"
 	fi
 	rm -f "$good/a.o" "$good/z.o" "$good/out.o" "$snap"
-	if [ -n "$why" ]; then nok "$name" "$why"; else ok "$name"; fi
+	if [ -n "$why" ]; then fail "$name: $why"; else pass "$name"; fi
 }
 
 # patchverify NAME FILE: documented status, one line when it refuses; the
@@ -149,9 +141,9 @@ pv_check() {
 	if [ -n "$why" ] && echo " $pv_open " | grep -qF " $name "; then
 		echo "open  patchverify $name: $why (known, not counted)"
 	elif [ -n "$why" ]; then
-		nok "patchverify $name" "$why"
+		fail "patchverify $name: $why"
 	else
-		ok "patchverify $name"
+		pass "patchverify $name"
 	fi
 }
 # patchverify findings reported to its owner and not fixed yet: shown, not
@@ -224,10 +216,10 @@ for f in "$gen"/*; do
 			"$work/good" content; break ;;
 		esac
 	done <"$table"
-	[ -n "$found" ] || nok "$name" "no expectation in the table"
+	[ -n "$found" ] || fail "$name: no expectation in the table"
 done
 while read -r pat want words; do
-	grep -qxF "$pat" "$used" || nok "$pat" "in the table but no such case was made"
+	grep -qxF "$pat" "$used" || fail "$pat: in the table but no such case was made"
 done <"$table"
 
 # --- Fixed inputs: bitcode and every fuzzing finding (testdata/bad) ----------
@@ -254,7 +246,7 @@ EOF
 for f in testdata/bad/*; do
 	name=${f##*/}
 	case $name in README*) continue ;; esac
-	line=$(grep "^$name " "$table") || { nok "$name" "testdata/bad file with no expectation"; continue; }
+	line=$(grep "^$name " "$table") || { fail "$name: testdata/bad file with no expectation"; continue; }
 	set -- $line
 	want=$2
 	shift 2
@@ -273,7 +265,7 @@ for f in testdata/bad/*; do
 			[ -z "$why" ] && { [ $rc -ne 0 ] || [ -s "$work/err" ]; } &&
 				why="$run run: exit $rc: $(head -1 "$work/err")"
 		done
-		if [ -n "$why" ]; then nok "$name" "$why"; else ok "$name"; fi
+		if [ -n "$why" ]; then fail "$name: $why"; else pass "$name"; fi
 	elif [ "$want" = warns ]; then
 		rm -f "$work/out.o"
 		"$RMC" -o "$work/out.o" "$work/$name" 2>/dev/null
@@ -285,7 +277,7 @@ for f in testdata/bad/*; do
 		[ -z "$why" ] && grep -v "^recordmcount: $work/$name: warning: .*$*" "$work/err" >/dev/null &&
 			why="not a warning with '$*': $(grep -v "warning: .*$*" "$work/err" | head -1)"
 		[ -z "$why" ] && ! cmp -s "$work/$name" "$work/out.o" && why="in place and -o differ"
-		if [ -n "$why" ]; then nok "$name" "$why"; else ok "$name"; fi
+		if [ -n "$why" ]; then fail "$name: $why"; else pass "$name"; fi
 	else
 		check "$name" "$want" "$*" "$work/$name" "$work/good" content
 	fi
@@ -324,8 +316,8 @@ elif [ -n "$as_user" ]; then
 	# In place needs no new name in the directory; --replace does.
 	check "read-only directory (as nobody), in place" 0 "" \
 		"$work/rodir/x.o" "$work/pgood" place $as_user
-	if processed "$work/rodir/x.o"; then ok "read-only directory: updated in place"
-	else nok "read-only directory" "x.o was not updated in place"; fi
+	if processed "$work/rodir/x.o"; then pass "read-only directory: updated in place"
+	else fail "read-only directory: x.o was not updated in place"; fi
 	cat "$SAMPLE" >"$work/rodir/x.o"
 	RMC_OPTS=--replace
 	check "read-only directory (as nobody), --replace" 2 \
@@ -333,7 +325,7 @@ elif [ -n "$as_user" ]; then
 		"$work/rodir/x.o" "$work/pgood" place $as_user
 	RMC_OPTS=
 else
-	skipped "no read/write permission" "root without setpriv ignores mode bits"
+	skip "no read/write permission: root without setpriv ignores mode bits"
 fi
 if $root && cp "$SAMPLE" "$perm/immutable.o" && chattr +i "$perm/immutable.o" 2>/dev/null; then
 	check "immutable file (chattr +i)" 2 "cannot write: Operation not permitted" \
@@ -345,11 +337,11 @@ if $root && cp "$SAMPLE" "$perm/immutable.o" && chattr +i "$perm/immutable.o" 2>
 		"$work/pgood" place
 	RMC_OPTS=
 	check "immutable directory (chattr +i), in place" 0 "" "$work/idir/x.o" "$work/pgood" place
-	processed "$work/idir/x.o" && ok "immutable directory: its file updated in place" ||
-		nok "immutable directory" "x.o was not updated in place"
+	processed "$work/idir/x.o" && pass "immutable directory: its file updated in place" ||
+		fail "immutable directory: x.o was not updated in place"
 	chattr -i "$perm/immutable.o" "$work/idir"
 else
-	skipped "immutable file and directory" "needs root and chattr"
+	skip "immutable file and directory: needs root and chattr"
 fi
 
 # --- Read-only file systems ---------------------------------------------------------
@@ -361,10 +353,10 @@ if $root && mount --bind "$robind" "$robind" 2>/dev/null; then
 		check "read-only bind mount" 2 "cannot write: Read-only file system" "$robind/x.o" \
 			"$work/pgood" place
 	else
-		skipped "read-only bind mount" "cannot remount read-only"
+		skip "read-only bind mount: cannot remount read-only"
 	fi
 else
-	skipped "read-only bind mount" "needs root (mount --bind)"
+	skip "read-only bind mount: needs root (mount --bind)"
 fi
 rofs=$work/rofs
 mkdir "$rofs"
@@ -375,10 +367,10 @@ if $root && mount -t tmpfs -o size=1m tmpfs "$rofs" 2>/dev/null; then
 		check "read-only file system (tmpfs)" 2 "cannot write: Read-only file system" \
 			"$rofs/x.o" "$work/pgood" place
 	else
-		skipped "read-only file system" "cannot remount read-only"
+		skip "read-only file system: cannot remount read-only"
 	fi
 else
-	skipped "read-only file system" "needs root (mount -t tmpfs)"
+	skip "read-only file system: needs root (mount -t tmpfs)"
 fi
 
 badjson=$(python3 - "$work"/json/*.json <<'EOF'
@@ -391,8 +383,8 @@ for p in sys.argv[1:]:
         print(p.rsplit('/', 1)[1][:-5], e)
 EOF
 )
-if [ -n "$badjson" ]; then nok "recordmcount --json" "$badjson"
-else ok "recordmcount --json: valid JSON around every broken input"; fi
+if [ -n "$badjson" ]; then fail "recordmcount --json: $badjson"
+else pass "recordmcount --json: valid JSON around every broken input"; fi
 
 # --- patchverify over the same inputs --------------------------------------------
 if [ -x "$PV" ]; then
@@ -410,11 +402,10 @@ for p in sys.argv[1:]:
         print(p.rsplit('/', 1)[1][:-5], e)
 EOF
 )
-	if [ -n "$badjson" ]; then nok "patchverify --json" "not valid JSON: $badjson"
-	else ok "patchverify --json: valid JSON for every input"; fi
+	if [ -n "$badjson" ]; then fail "patchverify --json: not valid JSON: $badjson"
+	else pass "patchverify --json: valid JSON for every input"; fi
 else
-	skipped patchverify "$PV is not built"
+	skip "patchverify: $PV is not built"
 fi
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+summary

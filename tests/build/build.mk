@@ -4,7 +4,7 @@
 # have the cross compilers); make install and uninstall into a DESTDIR (install.sh).
 .PHONY: check-cross-build
 ifeq ($(ARCH)$(SAN)$(TSAN),x86_64)
-check-unit: check-cross-build
+check-integration: check-cross-build
 endif
 check-cross-build:
 	$(Q)sh tests/build/cross.sh
@@ -12,7 +12,7 @@ check-cross-build:
 # Not under the sanitizers: the install is the plain build's.
 .PHONY: check-install
 ifeq ($(SAN)$(TSAN),)
-check-unit: check-install
+check-integration: check-install
 endif
 check-install: $(PS_LIBS) $(B)/patchsite-cc $(B)/patchsite-c++ $(PS_CMD) $(RMC) $(PV)
 	$(Q)sh tests/build/install.sh

@@ -10,8 +10,10 @@
 #
 #   sh tests/build/cross.sh
 set -u
-. tests/build/lib.sh
+. tests/patchsite/lib.sh	# suite_init, user_shell, pass, fail, summary
 suite_init cross
+user_shell
+FAIL_LINES=20 FAIL_END=1	# a build log's error is at its end
 
 # The source tree without its build outputs.
 mkdir "$T/src" && for f in * .[!.]*; do
@@ -71,5 +73,4 @@ for arch in aarch64 riscv64; do
 		pass "$arch: libpatchsite.so, .a, patchsite.o, api, stress, basic are $want ELF (readelf -h); patchsite-cc, patchsite-c++ built"
 	fi
 done
-echo "$PASS passed, $FAIL failed"
-[ $FAIL -eq 0 ]
+summary

@@ -10,8 +10,10 @@
 #
 #   sh tests/build/install.sh       (from the top of a built tree)
 set -u
-. tests/build/lib.sh
+. tests/patchsite/lib.sh	# suite_init, user_shell, pass, fail, summary
 suite_init install
+user_shell
+FAIL_LINES=20 FAIL_END=1	# a build log's error is at its end
 TOP=$PWD
 D=$T/dest
 P=/opt/patchsite
@@ -21,7 +23,7 @@ if make install DESTDIR="$D" PREFIX="$P" >"$T/install.log" 2>&1; then
 	pass "make install DESTDIR=... PREFIX=$P"
 else
 	fail "make install" "$T/install.log"
-	echo "$PASS passed, $FAIL failed"
+	summary
 	exit 1
 fi
 : >"$T/missing"
@@ -111,5 +113,4 @@ else
 	find "$D" ! -type d >>"$T/uninstall.log"
 	fail "make uninstall" "$T/uninstall.log"
 fi
-echo "$PASS passed, $FAIL failed"
-[ $FAIL -eq 0 ]
+summary

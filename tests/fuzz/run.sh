@@ -13,6 +13,8 @@
 # libFuzzer orders equal-sized seeds as the directory lists them, so CI
 # once found (lib/arch/aarch64.c, a negative adrp) what runs here missed;
 # keep such a finding as a unit case or in testdata/bad/.
+# Not a suite (no suite_init): it counts executions, not checks, and its corpus and
+# artifacts outlive the run, so no temporary directory of lib.sh's.
 set -u
 dir=$1 secs=$2 sample=$3
 ci=${FUZZ_CI:-}

@@ -62,11 +62,12 @@ export PYTHONDONTWRITEBYTECODE=1
 TIMEOUT=
 command -v timeout >/dev/null 2>&1 && TIMEOUT="timeout 300"
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/golden.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 2' INT TERM
-passed=0
-failed=0
+. "$root/tests/patchsite/lib.sh"	# suite_init, pass, fail, summary
+suite_init golden "$B"
+tmp=$T
+# A failure shows its first 40 lines of findings (GOLDEN_VERBOSE=1: all of them).
+FAIL_LINES=40
+[ "${GOLDEN_VERBOSE:-0}" = 1 ] && FAIL_LINES=1000000000
 
 # Keep the case when no ARCH/CASE arguments were given, or one matches.
 wanted() {
@@ -118,17 +119,10 @@ errfile() {
 
 report() {
 	if [ -s "$errs" ]; then
-		failed=$((failed + 1))
-		echo "FAIL $1"
-		if [ "${GOLDEN_VERBOSE:-0}" = 1 ]; then
-			sed 's/^/  /' "$errs"
-		else
-			sed 's/^/  /' "$errs" | head -n 40
-			[ "$(wc -l <"$errs")" -le 40 ] || echo "  ... (GOLDEN_VERBOSE=1 shows all)"
-		fi
+		fail "$1" "$errs"
+		[ "$(wc -l <"$errs")" -le "$FAIL_LINES" ] || echo "    ... (GOLDEN_VERBOSE=1 shows all)"
 	else
-		passed=$((passed + 1))
-		echo "PASS $1"
+		pass "$1"
 	fi
 }
 
@@ -157,8 +151,7 @@ run_case() {
 	: >"$errs"
 	unpack "$TD/expected/$arch/$name.sites" "$d/expected.full"
 	if ! unpack "$TD/obj/$arch/$name.o" "$d/orig.o"; then
-		echo "FAIL $arch/$name: no object testdata/obj/$arch/$name.o[.xz]"
-		failed=$((failed + 1))
+		fail "$arch/$name: no object testdata/obj/$arch/$name.o[.xz]"
 		return
 	fi
 	grep -v '^#' "$d/expected.full" >"$d/expected"
@@ -272,8 +265,8 @@ run_multibad() {
 }
 
 if [ ! -x "$TOOL" ]; then
-	echo "FAIL: no executable $TOOL (run make first)"
-	echo "0 passed, 1 failed"
+	fail "no executable $TOOL (run make first)"
+	summary
 	exit 1
 fi
 
@@ -301,5 +294,4 @@ if wanted multi-bad "$@"; then
 	run_multibad
 fi
 
-echo "$passed passed, $failed failed"
-[ $failed -eq 0 ]
+summary

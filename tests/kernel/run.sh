@@ -17,6 +17,8 @@
 #
 #   usage: bash tests/kernel/run.sh [BUILD_DIR]
 #   env:   KERNEL_ARCHES, KERNEL_DIRS, KERNEL_JOBS (default 2), KERNEL_NICE (19)
+# Not on lib.sh's suite_init: a bash build driver whose kernel trees and per-arch tables
+# (compare.py's) outlive the run in BUILD/kernel; it counts mismatches per arch, not checks.
 set -u
 main() {
 TOP=$(pwd)

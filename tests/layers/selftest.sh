@@ -7,12 +7,9 @@
 #   sh tests/layers/selftest.sh    (CC: the compiler, gcc by default)
 set -u
 
-CC=${CC:-gcc}
+. tests/patchsite/lib.sh	# suite_init (CC, gcc by default), pass, fail, summary
+suite_init layers-selftest
 here=$(pwd)
-T=$(mktemp -d "${TMPDIR:-/tmp}/layers-test.XXXXXX") || exit 2
-trap 'rm -rf "$T"' EXIT
-PASS=0
-FAIL=0
 
 # obj DIR/NAME 'C source': compile one fixture object under the case's tree.
 obj() {
@@ -27,10 +24,10 @@ expect() {
 	out=$(cd "$T" && ENTRY_H=${ENTRY_H-entry.h} sh "$here/tests/layers.sh" fail o 2>&1)
 	st=$?
 	if [ "$st" -eq "$2" ] && { [ $# -lt 3 ] || printf '%s\n' "$out" | grep -qF -- "$3"; }; then
-		PASS=$((PASS + 1))
+		pass
 	else
-		FAIL=$((FAIL + 1))
-		printf 'FAIL %s: status %s, wanted %s%s\n%s\n' "$1" "$st" "$2" "${3+ and '$3'}" "$out"
+		printf '%s\n' "$out" >"$T/layers.out"
+		fail "$1: status $st, wanted $2${3+ and '$3'}" "$T/layers.out"
 	fi
 	rm -rf "$T/o" "$T/entry.h" "$T/s"
 	unset SRC
@@ -136,10 +133,9 @@ expect map-no-header 1 'map     core/clock.c: its map core/core.h is missing'
 obj core/clock 'int ps_ctl_word(void); int ps_clock(void) { return ps_ctl_word(); }'
 obj ctl/value 'int ps_ctl_word(void) { return 2; }'
 if (cd "$T" && sh "$here/tests/layers.sh" report o | grep -q '^up '); then
-	PASS=$((PASS + 1))
+	pass
 else
-	FAIL=$((FAIL + 1)); echo "FAIL report: not printed, or not status 0"
+	fail "report: not printed, or not status 0"
 fi
 
-echo "layers/selftest.sh: $PASS passed, $FAIL failed"
-[ "$FAIL" -eq 0 ]
+summary layers/selftest.sh

@@ -7,7 +7,7 @@
 A64_CROSS ?= aarch64-linux-gnu-
 A64_B     := build/aarch64
 .PHONY: check-qemu check-patchsite-aarch64
-# make check runs it in check-qemu, beside check-unit (whose suites are native).
+# make check runs it in check-qemu, beside the native groups (check-unit, check-integration, ...).
 ifeq ($(ARCH)$(SAN)$(TSAN),x86_64)
 check-qemu: check-patchsite-aarch64
 endif

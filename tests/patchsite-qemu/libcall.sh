@@ -37,7 +37,7 @@
 #   - the program itself: a traced run prints what an untraced run prints
 #     (every register the calls use kept).
 set -u
-. tests/patchsite/lib.sh	# suite_init, pass, fail, summary, qemu_init
+. tests/patchsite/lib.sh	# suite_init, pass, fail, summary, qemu_init, form_flags (plt-FORM)
 # qemu-user has no perf_event_open: no scheduler switches asked for (run.sh says why).
 export PATCHSITE_SCHED=0
 ARCH=${2:-aarch64}
@@ -113,18 +113,10 @@ gdb_traced() {
 		grep -v -e ' __cxa_finalize$' -e ' __libc_start_main$' | sort -k2 > gdb.counts
 }
 
-form_flags() {
-	case $1 in
-	pie) echo "-fPIE -pie" ;;
-	nopie) echo "-fno-pie -no-pie" ;;
-	bti) echo "-fPIE -pie -mbranch-protection=standard" ;;
-	esac
-}
-
 # aarch64: the audit sequence of each form's -z lazy build, every binding mode's traces.
 audit_cases() {
 	for form in $FORMS; do
-		fl=$(form_flags $form)
+		fl=$(form_flags plt-$form)
 		bf=
 		[ $form = bti ] && bf="-mbranch-protection=standard -nostartfiles -Wl,-z,force-bti"
 		if ! $CC -O2 -fPIC -shared $bf -o libcall_regs_lib.so "$SRC/libcall_regs_lib.c" \
@@ -182,7 +174,7 @@ audit_cases() {
 # riscv64: gdb's counts per PLT entry in the traced runs themselves.
 gdb_cases() {
 	for form in $FORMS; do
-		fl=$(form_flags $form)
+		fl=$(form_flags plt-$form)
 		if ! $CC -O2 -fPIC -shared -o libcall_regs_lib.so "$SRC/libcall_regs_lib.c" >build.log 2>&1
 		then
 			fail "$form: build the library" build.log

@@ -6,7 +6,7 @@
 # for every arch; what an arch cannot do yet is skipped by name, with why.
 #
 # The samples of testdata/patchsite are compiled with the cross gcc in the
-# forms gcc emits on the arch (compile with the form's flags):
+# forms gcc emits on the arch (compile with the form's flags, lib.sh's form_flags):
 #  aarch64:
 #   pfe     -fpatchable-function-entry=2                     PIE (Debian's default)
 #   pfenp   -fpatchable-function-entry=2 -fno-pie, linked -no-pie
@@ -36,7 +36,7 @@ set -u
 # checks that); these suites compare traces, so they ask for no switches.
 export PATCHSITE_SCHED=0
 
-. tests/patchsite/lib.sh	# suite_init, pass, fail, skip, summary, qemu_init
+. tests/patchsite/lib.sh	# suite_init, pass, fail, skip, summary, qemu_init, form_flags, build_form
 ARCH=${2:-aarch64}
 suite_init $ARCH "${1:-build/aarch64}" plain
 LABEL=$ARCH FAIL_LINES=40
@@ -53,6 +53,7 @@ riscv64)
 	;;
 esac
 PRELOAD="$PWD/$B/libpatchsite.so"
+FORM_RMC=build/recordmcount	# pgt's table: the host's recordmcount (lib.sh's form_table)
 STRESS="4 100 20000"
 
 if ! qemu_init $ARCH; then
@@ -74,41 +75,16 @@ compare() {	# NAME EXPECTED ACTUAL
 	if diff -u "$SRC/expected/$2" "$3.norm" >"$3.diff"; then pass "$1"; else fail "$1" "$3.diff"; fi
 }
 
-form_flags() {
-	case $1 in
-	pfe)   echo "-fpatchable-function-entry=2" ;;
-	pfenp) echo "-fpatchable-function-entry=2 -fno-pie" ;;
-	bti)   echo "-fpatchable-function-entry=2 -mbranch-protection=standard" ;;
-	rvc)   echo "-fpatchable-function-entry=4 -falign-functions=4" ;;
-	rvcnp) echo "-fpatchable-function-entry=4 -falign-functions=4 -fno-pie" ;;
-	rv64g) echo "-march=rv64g -fpatchable-function-entry=2" ;;
-	pg | pgt) echo "-pg" ;;
-	pgbti) echo "-pg -mbranch-protection=standard" ;;
-	nofp)  echo "-fpatchable-function-entry=2 -mbranch-protection=standard -fomit-frame-pointer" ;;
-	cyg)   echo "-finstrument-functions" ;;
-	esac
-}
-
-form_ld() {
-	case $1 in pfenp | rvcnp) echo "-no-pie" ;; *) echo "" ;; esac
-}
-
-# The -pg forms with a table: __mcount_loc from our recordmcount (build/recordmcount).
-table() {	# FORM OBJECT
-	case $1 in pgt) build/recordmcount "$2" >>"$T/build.log" 2>&1 ;; esac
-}
-
 # A shared library of the form: lib OUT FORM SOURCE [EXTRA LINK ARGS]
 lib() {
 	out=$1 form=$2 src=$3
 	shift 3
 	o="$T/$(basename "$src" .c)-$form.pic.o"
 	$CC -O2 -g -fPIC $(form_flags "$form" | sed 's/ -fno-pie//') -c "$src" -o "$o" \
-		>>"$T/build.log" 2>&1 && table "$form" "$o" &&
+		>>"$T/build.log" 2>&1 && form_table "$form" "$o" &&
 	$CC -shared "$o" -o "$out" "$@" >>"$T/build.log" 2>&1
 }
 
-# build OUT FORM SOURCES... [-- EXTRA LINK ARGS]
 # The depths (indent / 2) of the calls in a function_graph trace whose name matches $2
 # (an ERE), as tests/patchsite/unwind.sh reads them.
 depths() {
@@ -138,22 +114,6 @@ unwind_depths() {
 	fi
 }
 
-build() {
-	out=$1 form=$2
-	shift 2
-	objs=
-	while [ $# -gt 0 ] && [ "$1" != -- ]; do
-		o="$T/$(basename "$1" | sed 's/\.[a-z]*$//')-$form.o"
-		$CC -O2 -g $(form_flags "$form") ${XFLAGS:-} -c "$1" -o "$o" >>"$T/build.log" 2>&1 ||
-			return 1
-		table "$form" "$o" || return 1
-		objs="$objs $o"
-		shift
-	done
-	[ $# -gt 0 ] && shift
-	$CC $(form_ld "$form") -o "$out" $objs "$@" >>"$T/build.log" 2>&1
-}
-
 run() {		# OUT ERR PROG ARGS...: under qemu, PATCHSITE_* from the caller
 	out=$1 err=$2
 	shift 2
@@ -171,7 +131,7 @@ $CC -O2 -g -Iinclude -c testdata/patchsite/drivers/stress.c -o "$T/stress.o" ||
 	fail "build api/stress" "$T/build.log"
 
 for form in $FORMS; do
-	if ! build "$T/basic-$form" $form $SRC/basic.c; then
+	if ! build_form "$T/basic-$form" $form $SRC/basic.c; then
 		fail "$form: build" "$T/build.log"
 		continue
 	fi
@@ -199,7 +159,7 @@ for form in $FORMS; do
 		run_traced "$T/out" "$T/err" "$T/basic-$form"
 	compare "$form: PATCHSITE_MAX_DEPTH=2" basic.max-depth "$T/trace"
 	# Arguments (x0..x7, a0..a7) and return values (x0, a0) of leaf2(i, 2i) = 3i (feat.c).
-	if build "$T/feat-$form" $form $SRC/feat.c -- -pthread -ldl; then
+	if build_form "$T/feat-$form" $form $SRC/feat.c -- -pthread -ldl; then
 		PATCHSITE_TRACER=function_graph PATCHSITE_ARGS='leaf2@arg1,arg2,retval;leaf@arg1' \
 			PATCHSITE_OUTPUT="$T/trace" run_traced "$T/out" "$T/err" "$T/feat-$form" args
 		sed -n 's/^.*|  *\(leaf.*\)$/\1/p' "$T/trace" >"$T/got"
@@ -242,11 +202,11 @@ for form in $FORMS; do
 		if [ $ext = cc ] && [ $ARCH = riscv64 ]; then
 			# The hooked ra is found through the frame-pointer chain, which
 			# riscv64 gcc -O2 omits (patchsite(7)): built with it here.
-			XFLAGS=-fno-omit-frame-pointer CC=$CXX build "$T/$name-$form" $form $SRC/$name.cc
+			XFLAGS=-fno-omit-frame-pointer CC=$CXX build_form "$T/$name-$form" $form $SRC/$name.cc
 		elif [ $ext = cc ]; then
-			CC=$CXX build "$T/$name-$form" $form $SRC/$name.cc
+			CC=$CXX build_form "$T/$name-$form" $form $SRC/$name.cc
 		else
-			build "$T/$name-$form" $form $SRC/$name.c -- -pthread
+			build_form "$T/$name-$form" $form $SRC/$name.c -- -pthread
 		fi || { fail "$form: build $name" "$T/build.log"; continue; }
 		PATCHSITE_TRACER=function_graph PATCHSITE_OUTPUT="$T/trace" \
 			run_traced "$T/out" "$T/err" "$T/$name-$form"
@@ -257,7 +217,7 @@ for form in $FORMS; do
 		fi
 	done
 
-	if build "$T/threads-$form" $form $SRC/threads.c -- -pthread; then
+	if build_form "$T/threads-$form" $form $SRC/threads.c -- -pthread; then
 		PATCHSITE_TRACER=function PATCHSITE_FILTER='work_*' PATCHSITE_OUTPUT="$T/trace" \
 			run_traced "$T/out" "$T/err" "$T/threads-$form"
 		if grep -qx 'sum=7 child=0' "$T/out"; then
@@ -269,7 +229,7 @@ for form in $FORMS; do
 		fail "$form: build threads" "$T/build.log"
 	fi
 
-	build "$T/linked-$form" $form $SRC/basic.c -- "$B/patchsite.o" -pthread &&
+	build_form "$T/linked-$form" $form $SRC/basic.c -- "$B/patchsite.o" -pthread &&
 	PATCHSITE_TRACER=function PATCHSITE_NOTRACE=skip_me PATCHSITE_OUTPUT="$T/trace" \
 		run "$T/out" "$T/err" "$T/linked-$form" &&
 	compare "$form: function tracer, linked in (patchsite.o)" basic.function "$T/trace" ||
@@ -281,7 +241,7 @@ for form in $FORMS; do
 		d="$T/pglink-$form"
 		rm -rf "$d"
 		mkdir -p "$d"
-		if build "$d/basic" $form $SRC/basic.c -- -pg; then
+		if build_form "$d/basic" $form $SRC/basic.c -- -pg; then
 			(cd "$d" && PATCHSITE_TRACER=function PATCHSITE_OUTPUT="$d/trace" \
 				run_traced "$d/out" "$d/err" ./basic)
 			rc=$?
@@ -299,7 +259,7 @@ for form in $FORMS; do
 	esac
 
 	lib "$T/libwork-$form.so" $form $SRC/libwork.c &&
-	build "$T/uselib-$form" $form $SRC/uselib.c -- "$T/libwork-$form.so" -Wl,-rpath,"$T" ||
+	build_form "$T/uselib-$form" $form $SRC/uselib.c -- "$T/libwork-$form.so" -Wl,-rpath,"$T" ||
 		{ fail "$form: build uselib" "$T/build.log"; continue; }
 	PATCHSITE_TRACER=function PATCHSITE_OUTPUT="$T/trace" \
 		run_traced "$T/out" "$T/err" "$T/uselib-$form"
@@ -309,7 +269,7 @@ for form in $FORMS; do
 	compare "$form: glob:mod:library" uselib.mod "$T/trace"
 
 	# The API, and live patching under load (exact callback counts in the steady phase).
-	if build "$T/api-$form" $form $SRC/work.c -- "$T/api.o" "$B/libpatchsite.a" -pthread; then
+	if build_form "$T/api-$form" $form $SRC/work.c -- "$T/api.o" "$B/libpatchsite.a" -pthread; then
 		mc=; case $form in pg*) mc=1 ;; esac
 		PSTEST_MCOUNT=$mc run "$T/out" "$T/out" "$T/api-$form"
 		rc=$?
@@ -321,7 +281,7 @@ for form in $FORMS; do
 	else
 		fail "$form: build api" "$T/build.log"
 	fi
-	if build "$T/stress-$form" $form $SRC/work.c -- "$T/stress.o" "$B/libpatchsite.a" -pthread; then
+	if build_form "$T/stress-$form" $form $SRC/work.c -- "$T/stress.o" "$B/libpatchsite.a" -pthread; then
 		run "$T/out" "$T/out" "$T/stress-$form" $STRESS
 		rc=$?
 		if [ $rc -eq 0 ] && ! grep -q '^FAIL' "$T/out"; then
@@ -339,7 +299,7 @@ done
 # dynamic section (sites/late.c), whose d_ptr entries riscv64's glibc leaves unrelocated (its
 # .dynamic is read-only: arch/dyn.h).  Read as addresses, they crashed it at start-up.
 f0=${FORMS%% *}
-if build "$T/stress-so" $f0 $SRC/work.c -- "$T/stress.o" -L"$B" -lpatchsite \
+if build_form "$T/stress-so" $f0 $SRC/work.c -- "$T/stress.o" -L"$B" -lpatchsite \
 	-Wl,-rpath,"$PWD/$B" -pthread; then
 	run "$T/out" "$T/out" "$T/stress-so" $STRESS
 	rc=$?
@@ -362,7 +322,7 @@ DLFORMS=$f0
 for f0 in $DLFORMS; do
 if lib "$T/libdyn-$f0.so" $f0 $SRC/libdyn.c &&
    lib "$T/libdyntop-$f0.so" $f0 $SRC/libdyntop.c -L"$T" -ldyn-$f0 -Wl,-rpath,'$ORIGIN' &&
-   build "$T/dlopen-prog" $f0 $SRC/dlopen.c -- -Wl,-rpath,"$T"; then
+   build_form "$T/dlopen-prog" $f0 $SRC/dlopen.c -- -Wl,-rpath,"$T"; then
 	PATCHSITE_TRACER=function_graph PATCHSITE_OUTPUT="$T/trace" \
 		run_traced "$T/out" "$T/err" "$T/dlopen-prog" $f0
 	if grep -qx 'sum=213' "$T/out" && [ ! -s "$T/err" ]; then
@@ -444,7 +404,7 @@ fi
 # despite -falign-functions=4, and their sites are refused by name).
 case $ARCH in aarch64) UFORMS="pfe bti pg pgbti nofp cyg" ;; *) UFORMS=rv64g ;; esac
 for form in $UFORMS; do
-	if ! CC=$CXX build "$T/unwind-$form" $form $SRC/unwind.cc -- -pthread; then
+	if ! CC=$CXX build_form "$T/unwind-$form" $form $SRC/unwind.cc -- -pthread; then
 		fail "$form: build unwind.cc" "$T/build.log"
 		continue
 	fi
@@ -475,7 +435,7 @@ done
 # written from its call tree); preloaded with nothing asked, the calls reach
 # arch/aarch64/cyg.S and return: the same output, nothing said.
 if [ $ARCH = aarch64 ]; then
-	if build "$T/basic-cyg" cyg $SRC/basic.c; then
+	if build_form "$T/basic-cyg" cyg $SRC/basic.c; then
 		PATCHSITE_TRACER=function PATCHSITE_NOTRACE=skip_me PATCHSITE_OUTPUT="$T/trace" \
 			run_traced "$T/out" "$T/err" "$T/basic-cyg"
 		if grep -qx 'sum=5' "$T/out" && [ ! -s "$T/err" ]; then
@@ -546,7 +506,7 @@ gdb_case() {	# FORM TRACER
 }
 if [ $ARCH = aarch64 ] && command -v gdb-multiarch >/dev/null; then
 	for form in pfe pg pgt pgbti cyg; do
-		if build "$T/gdbcount-$form" $form $SRC/gdbcount.c; then
+		if build_form "$T/gdbcount-$form" $form $SRC/gdbcount.c; then
 			gdb_case $form function
 			gdb_case $form function_graph
 		else

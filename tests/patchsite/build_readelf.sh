@@ -14,6 +14,8 @@
 # and libiberty's against binutils/configure's config.h (libiberty's own configure takes
 # as long as the whole build): about 30 s of CPU.  Kept: a second call with the same
 # NAME and FLAGS only prints CACHE/NAME.  Concurrent calls wait for each other (flock).
+# Not a suite (no suite_init): a build step the suites call, with no checks of its own; its
+# cache outlives the caller, so no temporary directory of lib.sh's.
 set -eu
 CACHE=$1 NAME=$2 BCC=$3 FLAGS=$4 HOST=${5:-}
 TAR=/usr/src/binutils/binutils-2.40.tar.xz

@@ -8,9 +8,15 @@
 #   CC PS         the compiler, the patchsite command (absolute)
 #   TESTS         tests/patchsite (absolute): the oracles are in TESTS/oracles
 #   SANPRE        under san: the sanitizer runtimes record preloads
-# and defines record (patchsite record with SANPRE), pass, fail, skip, summary.  At exit it kills
-# the sample start started (SPID) and the background jobs named in BG, and removes T.
-# fail WHAT [FILE...] shows the files' first FAIL_LINES lines (default 30).
+# and defines record (patchsite record with SANPRE), pass, fail, skip, summary.  At exit (an
+# interrupt or TERM exits 2 through it) it runs what on_exit CMD added (a suite's unmounts),
+# kills the sample start started (SPID) and the background jobs named in BG, and removes T.
+# Every suite of tests/ starts here, not only the recording ones (tests/bad, golden, tree,
+# layers, recordmcount, verify): they use T, pass, fail, skip and summary.
+# fail WHAT [FILE...] shows the files' first FAIL_LINES lines (default 30; their last ones
+# with FAIL_END=1, for a build log whose error is at its end).
+# user_shell: the environment of a user at a shell, no make and no runtime of the tree's
+# around (tests/build: make run as README prints it, the installed files alone).
 # LABEL, when set, is put before every PASS and FAIL line's text (a qemu suite's arch).
 # nesting FILE prints a function_graph replay's calls (uftrace's or ours) as "depth token"
 # lines, token name() {, name(); or } (a closing comment dropped).
@@ -22,9 +28,11 @@
 # and nothing on stderr, or false).
 # only_x86_64 SUITE REASON [CMD...] skips the suite (exit 0) unless on x86-64 with each CMD.
 # qemu_init aarch64|riscv64 sets QEMU CC CXX SYSROOT OBJDUMP for the arch (A64_CC, RV64_CC,
-# QEMU_AARCH64, ... override), false with NEED naming what is missing.
-# form_flags FORM, form_ld FORM: a build form's compiler and link flags (the forms below);
-# build_form OUT FORM SOURCES... [-- LINK ARGS] builds them into OUT, the log in $T/build.log.
+# QEMU_AARCH64, ... override) and FORM_ARCH, false with NEED naming what is missing.
+# form_flags FORM, form_ld FORM: a build form's compiler and link flags on FORM_ARCH (x86_64
+# unless qemu_init set it; the forms below, every arch's in one table);
+# build_form OUT FORM SOURCES... [-- LINK ARGS] builds them into OUT, the log in $T/build.log
+# (form_table: the table our recordmcount makes for the forms that need it).
 # build_ending builds testdata/patchsite/ending.c (-pg -mfentry
 # -mrecord-mcount) into $T/ending and changes to $T, or fails and exits.
 
@@ -34,14 +42,17 @@ suite_init() {
 	T=$(mktemp -d "${TMPDIR:-/tmp}/patchsite-$1.XXXXXX")
 	SPID=
 	BG=
+	ON_EXIT=
 	trap suite_exit EXIT
+	trap 'exit 2' INT TERM
 	PASS=0
 	FAIL=0
 	SKIP=0
 	CC=${CC:-gcc}
-	PS="$PWD/$B/patchsite"
+	case $B in /*) _top= ;; *) _top=$PWD/ ;; esac	# BUILD_DIR absolute or from the top
+	PS="$_top$B/patchsite"
 	TESTS="$PWD/tests/patchsite"
-	export PATCHSITE_LIB="$PWD/$B/libpatchsite.so"
+	export PATCHSITE_LIB="$_top$B/libpatchsite.so"
 	SANPRE=
 	if [ "$MODE" = san ]; then
 		SANPRE="$($CC -print-file-name=libasan.so) $($CC -print-file-name=libubsan.so)"
@@ -49,7 +60,11 @@ suite_init() {
 	fi
 }
 
+# on_exit CMD: run CMD (a string, eval'd) at exit, before T is removed.
+on_exit() { ON_EXIT="$ON_EXIT$1;"; }
+
 suite_exit() {
+	[ -n "$ON_EXIT" ] && eval "$ON_EXIT"
 	[ -n "$SPID" ] && kill "$SPID" 2>/dev/null
 	for _p in $BG; do kill "$_p" 2>/dev/null; done
 	if [ -z "${KEEP:-}" ]; then rm -rf "$T"; else echo "kept $T" >&2; fi
@@ -57,13 +72,15 @@ suite_exit() {
 }
 
 record() { LD_PRELOAD="$SANPRE" "$PS" record "$@"; }
-pass() { PASS=$((PASS + 1)); echo "PASS ${LABEL:+$LABEL }$1"; }
+# pass [WHAT]: counted; printed when named (tests/verify/run.sh's checks print only failures).
+pass() { PASS=$((PASS + 1)); [ $# -eq 0 ] || echo "PASS ${LABEL:+$LABEL }$1"; }
 fail() {
 	FAIL=$((FAIL + 1))
 	echo "FAIL ${LABEL:+$LABEL }$1"
 	[ $# -gt 1 ] || return 0
 	shift
-	sed 's/^/    /' "$@" 2>/dev/null | head -"${FAIL_LINES:-30}"
+	sed 's/^/    /' "$@" 2>/dev/null | if [ -n "${FAIL_END:-}" ]; then tail -"${FAIL_LINES:-30}"
+	else head -"${FAIL_LINES:-30}"; fi
 }
 skip() { SKIP=$((SKIP + 1)); echo "SKIP ${LABEL:+$LABEL }$1"; }
 # summary [WHAT]: the counts line (after "WHAT: "), true when nothing failed.
@@ -71,6 +88,8 @@ summary() {
 	echo "${1:+$1: }$PASS passed, $FAIL failed$([ "$SKIP" -eq 0 ] || echo ", $SKIP skipped")"
 	[ "$FAIL" -eq 0 ]
 }
+
+user_shell() { unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES PATCHSITE_LIB; }
 
 only_x86_64() {
 	_why="$1: $2"
@@ -99,6 +118,7 @@ qemu_init() {
 		;;
 	esac
 	OBJDUMP=${CC%gcc}objdump
+	FORM_ARCH=$1
 	NEED="$CC and qemu-$1"
 	[ -n "$QEMU" ] && command -v "$CC" >/dev/null 2>&1
 }
@@ -116,43 +136,70 @@ build_ending() {
 	cd "$T" || exit 1
 }
 
+# The forms, by arch.  x86_64: the entry forms gcc emits (rmc*: the table made by our
+# recordmcount; notable: no table, the sites found at start-up).  aarch64 and riscv64 (the qemu
+# suites; tests/patchsite-qemu/run.sh says what each is): pfe*, bti, rvc*, rv64g the patchable
+# entry; pg, pgt (its table by our recordmcount), pgbti the -pg ones; nofp, cyg (unwind.cc).
+# plt-*: how a program whose library calls are traced is built (tests/patchsite-qemu/libcall.sh).
 form_flags() {
-	case $1 in
-	nonpie) echo "-pg -mfentry -mrecord-mcount -fno-pie" ;;
-	pie)    echo "-pg -mfentry -mrecord-mcount" ;;
-	nop)    echo "-pg -mfentry -mnop-mcount -mrecord-mcount -fno-pie" ;;
-	pfe)    echo "-fpatchable-function-entry=5" ;;
-	piecf)  echo "-pg -mfentry -mrecord-mcount -fcf-protection" ;;
-	pfecf)  echo "-fpatchable-function-entry=5 -fcf-protection" ;;
-	rmc)    echo "-pg -mfentry -fno-pie" ;;
-	rmcpie) echo "-pg -mfentry" ;;	# rmc*: the table made by our recordmcount
-	notable) echo "-pg -mfentry" ;;	# no table: the sites found at start-up
-	ret)    echo "-pg -mfentry -mnop-mcount -mrecord-mcount -minstrument-return=nop5 -mrecord-return -fno-pie" ;;
-	mcount) echo "-pg -mrecord-mcount -fno-pie" ;;
-	mcountpie) echo "-pg -mrecord-mcount" ;;
-	pg)     echo "-pg -fno-pie" ;;
-	pgpie)  echo "-pg" ;;
+	case ${FORM_ARCH:-x86_64}:$1 in
+	x86_64:nonpie) echo "-pg -mfentry -mrecord-mcount -fno-pie" ;;
+	x86_64:pie)    echo "-pg -mfentry -mrecord-mcount" ;;
+	x86_64:nop)    echo "-pg -mfentry -mnop-mcount -mrecord-mcount -fno-pie" ;;
+	x86_64:pfe)    echo "-fpatchable-function-entry=5" ;;
+	x86_64:piecf)  echo "-pg -mfentry -mrecord-mcount -fcf-protection" ;;
+	x86_64:pfecf)  echo "-fpatchable-function-entry=5 -fcf-protection" ;;
+	x86_64:rmc)    echo "-pg -mfentry -fno-pie" ;;
+	x86_64:rmcpie) echo "-pg -mfentry" ;;
+	x86_64:notable) echo "-pg -mfentry" ;;
+	x86_64:ret)    echo "-pg -mfentry -mnop-mcount -mrecord-mcount -minstrument-return=nop5 -mrecord-return -fno-pie" ;;
+	x86_64:mcount) echo "-pg -mrecord-mcount -fno-pie" ;;
+	x86_64:mcountpie) echo "-pg -mrecord-mcount" ;;
+	x86_64:pg)     echo "-pg -fno-pie" ;;
+	x86_64:pgpie)  echo "-pg" ;;
+	aarch64:pfe)   echo "-fpatchable-function-entry=2" ;;
+	aarch64:pfenp) echo "-fpatchable-function-entry=2 -fno-pie" ;;
+	aarch64:bti)   echo "-fpatchable-function-entry=2 -mbranch-protection=standard" ;;
+	aarch64:pg | aarch64:pgt) echo "-pg" ;;
+	aarch64:pgbti) echo "-pg -mbranch-protection=standard" ;;
+	aarch64:nofp)  echo "-fpatchable-function-entry=2 -mbranch-protection=standard -fomit-frame-pointer" ;;
+	aarch64:cyg)   echo "-finstrument-functions" ;;
+	riscv64:rvc)   echo "-fpatchable-function-entry=4 -falign-functions=4" ;;
+	riscv64:rvcnp) echo "-fpatchable-function-entry=4 -falign-functions=4 -fno-pie" ;;
+	riscv64:rv64g) echo "-march=rv64g -fpatchable-function-entry=2" ;;
+	*:plt-pie)     echo "-fPIE -pie" ;;
+	*:plt-nopie)   echo "-fno-pie -no-pie" ;;
+	aarch64:plt-bti) echo "-fPIE -pie -mbranch-protection=standard" ;;
 	esac
 }
 
 form_ld() {
-	case $1 in
-	nonpie|nop|rmc|ret|mcount|pg) echo "-no-pie" ;;
+	case ${FORM_ARCH:-x86_64}:$1 in
+	x86_64:nonpie | x86_64:nop | x86_64:rmc | x86_64:ret | x86_64:mcount | x86_64:pg) echo "-no-pie" ;;
+	aarch64:pfenp | riscv64:rvcnp) echo "-no-pie" ;;
 	*) echo "" ;;
 	esac
 }
 
-# build_form OUT FORM SOURCES... [-- EXTRA LINK ARGS]: traced sources with the form's flags
+# form_table FORM OBJECT: the forms whose table our recordmcount makes (FORM_RMC, default
+# $B/recordmcount: a qemu suite's is the host's).
+form_table() {
+	case ${FORM_ARCH:-x86_64}:$1 in
+	x86_64:rmc* | aarch64:pgt) "${FORM_RMC:-$B/recordmcount}" "$2" >>"$T/build.log" 2>&1 ;;
+	esac
+}
+
+# build_form OUT FORM SOURCES... [-- EXTRA LINK ARGS]: traced sources (C, or C++ with CC=$CXX)
+# with the form's flags and XFLAGS, each object named for its source and form.
 build_form() {
 	_out=$1 _form=$2
 	shift 2
 	_objs=
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do
-		_o="$T/$(basename "$1" .c)-$_form.o"
-		$CC -O2 -g $(form_flags "$_form") -c "$1" -o "$_o" >>"$T/build.log" 2>&1 || return 1
-		case $_form in
-		rmc*) "$B/recordmcount" "$_o" >>"$T/build.log" 2>&1 || return 1 ;;
-		esac
+		_o="$T/$(basename "$1" | sed 's/\.[a-z]*$//')-$_form.o"
+		$CC -O2 -g $(form_flags "$_form") ${XFLAGS:-} -c "$1" -o "$_o" >>"$T/build.log" 2>&1 ||
+			return 1
+		form_table "$_form" "$_o" || return 1
 		_objs="$_objs $_o"
 		shift
 	done

@@ -9,14 +9,10 @@
 # `ending N HOW` the file holds exactly 1 + 2N events (2 + 2N when main
 # returned), and `patchsite report --json` must count leaf N times.
 set -u
-. tests/patchsite/lib.sh	# suite_init (SANPRE: the sanitizers' runtimes first), pass, fail
+. tests/patchsite/lib.sh	# suite_init (SANPRE: the sanitizers' runtimes first), on_exit, pass, fail
 suite_init record "${1:-build}" "${2:-plain}"
 SMALL=
-cleanup() {
-	[ -n "$SMALL" ] && umount "$SMALL" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
+on_exit '[ -n "$SMALL" ] && umount "$SMALL" 2>/dev/null'
 TOP=$PWD
 SANFLAGS=
 SEGV_RC=139

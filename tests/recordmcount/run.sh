@@ -9,17 +9,15 @@ RMC=$B/recordmcount
 TOP=$(pwd)
 OBJ=$TOP/testdata/obj
 DATA=$TOP/testdata/recordmcount
-pass=0
-fail=0
+. tests/patchsite/lib.sh	# suite_init, pass, fail, summary
+suite_init recordmcount "$B"
 
-ok() { pass=$((pass + 1)); echo "ok    $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL  $1${2:+: $2}"; }
 check() {	# name, then a command that must succeed
 	name=$1; shift
-	if "$@"; then ok "$name"; else bad "$name"; fi
+	if "$@"; then pass "$name"; else fail "$name"; fi
 }
-fresh() { W=$(mktemp -d); cd "$W" || exit 2; }
-done_case() { cd "$TOP" || exit 2; rm -rf "$W"; }
+fresh() { W=$(mktemp -d "$T/case.XXXXXX"); cd "$W" || exit 2; }
+done_case() { cd "$TOP" || exit 2; [ -n "${KEEP:-}" ] || rm -rf "$W"; }
 # The table as "symbol+addend" lines, from readelf (RELA objects).
 table() { readelf -rW "$1" | sed -n '/__mcount_loc/,$p' | awk '/R_/ {print $5, $6, $7}'; }
 no_temp_left() { [ -z "$(ls -A . | grep '^\.')" ]; }
@@ -149,7 +147,7 @@ if g++ -no-pie a.o b.o -o ab 2>err && ./ab; then
 	check "C++ COMDAT: links, runs, one entry per traced function ($words = $calls)" \
 		[ "$words" = "$calls" ]
 else
-	bad "C++ COMDAT: the recorded objects link and run" "$(head -1 err)"
+	fail "C++ COMDAT: the recorded objects link and run: $(head -1 err)"
 fi
 cp "$DATA/comdat-x86_64.o" c.o && "$RMC" c.o
 check "C++ COMDAT: two groups, two group tables, one plain table (readelf -g)" \
@@ -209,14 +207,14 @@ done_case
 # -r) and libpatchsite traces them (the same trace as tests/patchsite's
 # uselib, testdata/patchsite/expected/uselib.function).
 fresh
-PS=$TOP/testdata/patchsite
+PSRC=$TOP/testdata/patchsite
 PV=$B/patchverify
 PRELOAD=$B/libpatchsite.so
 if readelf -d "$PRELOAD" 2>/dev/null | grep -q libasan; then	# SAN=1 build
 	PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so) $PRELOAD"
 fi
-gcc -O2 -pg -mfentry -fPIC -c "$PS/libwork.c" -o libwork.o &&
-gcc -O2 -pg -mfentry -fpie -c "$PS/uselib.c" -o uselib.o &&
+gcc -O2 -pg -mfentry -fPIC -c "$PSRC/libwork.c" -o libwork.o &&
+gcc -O2 -pg -mfentry -fpie -c "$PSRC/uselib.c" -o uselib.o &&
 cp libwork.o libwork-abs.o && cp uselib.o uselib-abs.o &&
 "$RMC" libwork-abs.o uselib-abs.o && "$RMC" --pie-table libwork.o uselib.o; rc=$?
 check "--pie-table: exit 0" [ $rc = 0 ]
@@ -253,7 +251,7 @@ LD_PRELOAD="$PRELOAD" PATCHSITE_TRACER=function PATCHSITE_OUTPUT=trace ./uselib 
 sed -E -e 's/^ *[^ ]+-[0-9]+ +\[[0-9]+\] +[0-9]+\.[0-9]+:/TASK-PID [CPU] TIME:/' \
 	-e 's/0x[0-9a-f]+/ADDR/g' -e 's/#P:[0-9]+/#P:N/' trace > trace.norm 2>/dev/null
 check "libpatchsite traces the --pie-table PIE and library" sh -c \
-	"[ $rc = 0 ] && [ ! -s err ] && diff -u \"$PS/expected/uselib.function\" trace.norm"
+	"[ $rc = 0 ] && [ ! -s err ] && diff -u \"$PSRC/expected/uselib.function\" trace.norm"
 # Arches without a place-relative data relocation here: refused by name.
 cp "$OBJ/i386/fentry.o" i.o && cp i.o i0.o
 "$RMC" --pie-table i.o 2>err; rc=$?
@@ -267,5 +265,4 @@ check "--pie-table on aarch64: R_AARCH64_PREL32, same sites, patchverify clean" 
 	 \"$PV\" a.o && [ -z \"\$(\"$PV\" a.o 2>&1)\" ]"
 done_case
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+summary

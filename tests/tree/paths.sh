@@ -13,6 +13,8 @@
 # googletest), which every machine the project runs on can install.  The patterns are
 # written in two pieces, so that this file does not match itself.
 set -u
+# Not a suite (no suite_init): the checker itself, which tests/tree/selftest.sh (a suite)
+# runs on planted trees and judges by its status and its FAIL lines.
 DIR=${1:-.}
 W='/wo''rk/' R='/ro''ot/' H='/ho''me/' M='\.mir''ror\b'
 C='git +clo''ne\b.*((https?|git)://|git@)'

@@ -3,17 +3,15 @@
 # tests/tree/paths.sh catches each kind of line it is for, planted in a clean copy of a
 # small tree, and passes the clean tree (make check-tree runs this first).
 set -u
-T=$(mktemp -d "${TMPDIR:-/tmp}/tree-selftest.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-PASS=0
-FAIL=0
+. tests/patchsite/lib.sh	# suite_init, pass, fail, summary
+suite_init tree-selftest
 mkdir -p "$T/clean/tests" "$T/clean/build"
 printf 'make check\ncc -O2 /usr/src/binutils/x.c\n' >"$T/clean/tests/a.sh"
 echo "/wo""rk/x in build/ is not the tree's" >"$T/clean/build/log"
 if sh tests/tree/paths.sh "$T/clean" >"$T/out" 2>&1; then
-	PASS=$((PASS + 1))
+	pass
 else
-	FAIL=$((FAIL + 1)); echo "FAIL selftest: a clean tree fails:"; cat "$T/out"
+	fail "selftest: a clean tree fails" "$T/out"
 fi
 n=0
 for bad in "LUA=/wo""rk/.mir""ror/lua/repo" "cd /ro""ot/src" "ls /ho""me/u/x" "D=/srv/.mir""ror/x" \
@@ -23,12 +21,11 @@ for bad in "LUA=/wo""rk/.mir""ror/lua/repo" "cd /ro""ot/src" "ls /ho""me/u/x" "D
 	rm -rf "$T/t" && cp -r "$T/clean" "$T/t"
 	printf 'ok\n%s\n' "$bad" >>"$T/t/tests/a.sh"
 	if sh tests/tree/paths.sh "$T/t" >"$T/out" 2>&1; then
-		FAIL=$((FAIL + 1)); echo "FAIL selftest: not caught: $bad"
+		fail "selftest: not caught: $bad"
 	elif grep -q "^FAIL tree: ./tests/a.sh:4:" "$T/out"; then
-		PASS=$((PASS + 1))
+		pass
 	else
-		FAIL=$((FAIL + 1)); echo "FAIL selftest: $bad: not named by file and line:"; cat "$T/out"
+		fail "selftest: $bad: not named by file and line" "$T/out"
 	fi
 done
-echo "tests/tree/selftest.sh: $PASS passed, $FAIL failed (a clean tree, $n planted lines)"
-[ $FAIL = 0 ]
+summary "tests/tree/selftest.sh (a clean tree, $n planted lines)"

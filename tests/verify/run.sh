@@ -24,12 +24,8 @@ P=$(cd "$B" && pwd)/patchverify
 D=$(cd "$B" && pwd)/pv-defect
 R=$(cd "$B" && pwd)/recordmcount
 HERE=$(cd "$(dirname "$0")" && pwd)
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-no() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. tests/patchsite/lib.sh	# suite_init, pass (named by nothing: counted, not printed), fail, summary
+suite_init verify "$B"
 
 TD=$(cd "$HERE/../../testdata/verify" && pwd)
 mkdir "$T/in"
@@ -48,7 +44,7 @@ expect() {
 	name=$1 want=$2
 	shift 2
 	got=$(checks "$@")
-	if [ "$got" = "$want" ]; then ok; last=ok; else no "$name: expected [$want], got [$got]"; last=no; fi
+	if [ "$got" = "$want" ]; then pass; last=ok; else fail "$name: expected [$want], got [$got]"; last=no; fi
 }
 
 # covered CHECK FILE: the expect just before was a defect test of CHECK that
@@ -94,20 +90,20 @@ for c in $CLEAN; do
 	f=${c%%:*}
 	want=$(echo "${c#*:}" | tr ',' ' ')
 	if [ ! -f "$f" ]; then
-		no "clean $f: not in testdata/verify (run its build.sh)"
+		fail "clean $f: not in testdata/verify (run its build.sh)"
 		continue
 	fi
 	expect "clean $f" "$want" "$f"
 	"$P" "$f" > /dev/null 2>&1
 	rc=$?
-	[ $rc = 0 ] && ok || no "clean $f: exit $rc"
+	[ $rc = 0 ] && pass || fail "clean $f: exit $rc"
 done
 # riscv64 compressed code built without -falign-functions=4: gcc aligns its
 # functions to 2 only, so no site is sure to be 4-aligned once linked (no
 # R_RISCV_ALIGN ends at it); each is misaligned for libpatchsite, with the fix.
 expect "rv64-pfe.o: 2-aligned sites" "misaligned" rv64-pfe.o
 n=$("$P" rv64-pfe.o 2>&1 | grep -c 'misaligned: .* is only 2-byte aligned once linked (compressed code): .*; build with -falign-functions=4$')
-[ "$n" = 6 ] && ok || no "rv64-pfe.o: expected 6 misaligned sites naming -falign-functions=4, got $n"
+[ "$n" = 6 ] && pass || fail "rv64-pfe.o: expected 6 misaligned sites naming -falign-functions=4, got $n"
 # Linked, the address says: rv64-pfe-exe (=4 without -falign-functions=4) is
 # misaligned exactly at the table entries that are 2 mod 4 (oracle: readelf -x
 # of the table, 64-bit little-endian words; -no-pie, so no dynamic relocation).
@@ -117,8 +113,8 @@ want=$(readelf -x __patchable_function_entries rv64-pfe-exe | awk '$1 ~ /^0x/ {
 		if (w != "" && index("26ae", substr(v, 8, 1))) print "0x" v } }' | sed 's/^0x0*/0x/' | sort | tr '\n' ' ')
 got=$("$P" rv64-pfe-exe 2>&1 | sed -n 's/.*, \(0x[0-9a-f]*\)): misaligned: .*only 2-byte aligned (compressed code).*-falign-functions=4$/\1/p' |
 	sort | tr '\n' ' ')
-[ -n "$want" ] && [ "$got" = "$want" ] && ok ||
-	no "rv64-pfe-exe: misaligned at [$got], readelf's 2-mod-4 entries [$want]"
+[ -n "$want" ] && [ "$got" = "$want" ] && pass ||
+	fail "rv64-pfe-exe: misaligned at [$got], readelf's 2-mod-4 entries [$want]"
 # riscv64 -pg, linked, no table (gcc has no -mrecord-mcount there): every
 # "jal _mcount@plt" objdump shows is a call patchverify finds, through the PLT
 # entry (auipc t3; ld t3; jalr t1, t3; nop) and R_RISCV_JUMP_SLOT; .text and
@@ -132,17 +128,17 @@ fi
 want=$(printf '%s\n' $rvcalls | sort | tr '\n' ' ')
 got=$("$P" rv64-pg-exe 2>&1 | sed -n 's/.*[(, ]\(0x[0-9a-f]*\)): \(missing-site\|untraced-call\): .*call to _mcount.*/\1/p' |
 	sort | tr '\n' ' ')
-[ "$got" = "$want" ] && [ "$(echo $want | wc -w)" = 7 ] && ok ||
-	no "rv64-pg-exe: calls found at [$got], objdump's jal _mcount@plt at [$want]"
+[ "$got" = "$want" ] && [ "$(echo $want | wc -w)" = 7 ] && pass ||
+	fail "rv64-pg-exe: calls found at [$got], objdump's jal _mcount@plt at [$want]"
 expect "rv64-pg-exe: calls, no table" "missing-site no-table untraced-call" rv64-pg-exe
-"$P" rv64-pg-exe 2>&1 | grep -q 'no-table: 7 calls to _mcount but no __mcount_loc' && ok ||
-	no "rv64-pg-exe: no-table does not count 7 calls"
+"$P" rv64-pg-exe 2>&1 | grep -q 'no-table: 7 calls to _mcount but no __mcount_loc' && pass ||
+	fail "rv64-pg-exe: no-table does not count 7 calls"
 # The sites of rv64-rmc-* (tables by this project's recordmcount: not an
 # independent producer) are objdump's "jal _mcount@plt" less the two in
 # untraced sections, which recordmcount leaves live on riscv64 (no build-time NOP).
 "$P" --list rv64-rmc-exe 2> /dev/null | awk -F'\t' '{ print $3 }' | sed 's/^0x0*/0x/' | sort > "$T/rvl"
-printf '%s\n' $rvcalls | grep -v -e 0x105fc -e 0x10616 | sort | cmp -s - "$T/rvl" && ok ||
-	no "rv64-rmc-exe: sites [$(tr '\n' ' ' < "$T/rvl")] are not objdump's traced calls"
+printf '%s\n' $rvcalls | grep -v -e 0x105fc -e 0x10616 | sort | cmp -s - "$T/rvl" && pass ||
+	fail "rv64-rmc-exe: sites [$(tr '\n' ' ' < "$T/rvl")] are not objdump's traced calls"
 
 # Linked with --no-relax the calls stay auipc ra + jalr ra: the sites are the
 # auipc objdump shows before each "jalr ...(ra) # <_mcount@plt>" (the traced ones).
@@ -155,8 +151,8 @@ if command -v riscv64-linux-gnu-objdump > /dev/null 2>&1; then
 fi
 "$P" --list rv64-norelax-exe 2> /dev/null | awk -F'\t' '$6 == "call" { print $3 }' |
 	sed 's/^0x0*/0x/' | sort > "$T/rvn"
-printf '%s\n' $rvpairs | sort | cmp -s - "$T/rvn" && [ "$(wc -l < "$T/rvn")" = 5 ] && ok ||
-	no "rv64-norelax-exe: call sites [$(tr '\n' ' ' < "$T/rvn")], objdump's auipc+jalr [$rvpairs]"
+printf '%s\n' $rvpairs | sort | cmp -s - "$T/rvn" && [ "$(wc -l < "$T/rvn")" = 5 ] && pass ||
+	fail "rv64-norelax-exe: call sites [$(tr '\n' ' ' < "$T/rvn")], objdump's auipc+jalr [$rvpairs]"
 
 # --- defects: "file:defects"; each defect adds exactly its check.  What
 # makes each one a defect (the oracle): the clean file's table is its
@@ -240,7 +236,7 @@ for m in $MATRIX; do
 		base=$plain
 		[ -z "$(opts_of "$d")" ] || base=$(checks "$f" $(opts_of "$d"))
 		if ! "$D" "$d" "$f" "$out" 2> "$T/err"; then
-			no "defect $d on $f: pv-defect: $(cat "$T/err")"
+			fail "defect $d on $f: pv-defect: $(cat "$T/err")"
 			continue
 		fi
 		want=$(printf '%s\n' $base $(check_of "$d") | sort -u | tr '\n' ' ' | sed 's/ $//')
@@ -281,8 +277,8 @@ for p in x64 i386 a64 arm rv64; do
 	addr=$("$P" --json $p-exe 2> /dev/null | python3 -c 'import json,sys
 f = [x for x in json.load(sys.stdin)["files"][0]["findings"] if x["check"] == "stale-weak"]
 print(f[0]["address"] if len(f) == 1 else "none")')
-	if [ "$addr" != none ] && uncovered $p-exe "$addr"; then ok
-	else no "twin $p-exe: stale-weak site $addr is inside a function per readelf -s"; fi
+	if [ "$addr" != none ] && uncovered $p-exe "$addr"; then pass
+	else fail "twin $p-exe: stale-weak site $addr is inside a function per readelf -s"; fi
 done
 # ld -r of a weak and a strong hook() (a module's in-module override): the
 # dead copy is stale-weak on every table kind, in objects as in linked
@@ -292,23 +288,23 @@ done
 for f in x64-weak-pfe.o x64-weak-pad.o x64-weak-cc.o x64-weak-cet.o a64-weak-pfe.o \
 	 a64-weak-bti.o a64-weak-rmc.o rv64-weak-pfe.o; do
 	off=$("$P" $f 2>&1 | sed -n 's/.*warning: \.text+0x\([0-9a-f]*\): stale-weak: .*/\1/p')
-	if [ -n "$off" ] && [ "$(echo "$off" | wc -l)" = 1 ] && uncovered $f "$off"; then ok
-	else no "dead copy in $f: site [$off] is not one uncovered place per readelf -s"; fi
+	if [ -n "$off" ] && [ "$(echo "$off" | wc -l)" = 1 ] && uncovered $f "$off"; then pass
+	else fail "dead copy in $f: site [$off] is not one uncovered place per readelf -s"; fi
 	covered stale-weak $f
 done
 # Call padding beside __mcount_loc (as 6.12 modules): the dead copy's entry
 # in each table is one stale-weak (readelf -r: weak.o gave one to each).
 for f in x64-weak-kpad.o x64-weak-kpadcet.o; do
 	got=$("$P" $f 2>&1 | sed -n 's/.*stale-weak: \([_a-z]*\) entry.*/\1/p' | sort | tr '\n' ' ')
-	[ "$got" = "__mcount_loc __patchable_function_entries " ] && ok ||
-		no "dead copy in $f: stale-weak in [$got], expected one per table"
+	[ "$got" = "__mcount_loc __patchable_function_entries " ] && pass ||
+		fail "dead copy in $f: stale-weak in [$got], expected one per table"
 done
 for f in x64-weak-fs.o a64-weak-fs.o; do
 	val=$(readelf -sW $f | awk '$8 == "hook" && $4 == "FUNC" { print "0x" $2 }')
 	sec=$(readelf -SW $f | awk -v n="$(readelf -sW $f | awk '$8 == "hook" { print $7 }')" \
 		'{ sub(/^ *\[ */, ""); sub(/\]/, " ") } $1 == n { print $2 }')
 	want=$(printf 'dead copy of weak `hook`, overridden at hook+0x0 (%s+0x%x)' "$sec" "$val")
-	"$P" $f 2>&1 | grep -qF "$want" && ok || no "dead copy in $f: not [$want]: $("$P" $f 2>&1)"
+	"$P" $f 2>&1 | grep -qF "$want" && pass || fail "dead copy in $f: not [$want]: $("$P" $f 2>&1)"
 done
 
 # Thumb: bit 0 of an entry is the Thumb bit, which ftrace clears: not a defect.
@@ -343,8 +339,8 @@ oracle=$(nm $f | awk '$2 == "T" { print $1, $3 }' | while read -r a n; do
 		grep -q '^ *[0-9a-f]*:.*nop' && echo "$n"
 done | sort | tr '\n' ' ')
 got=$("$P" $f 2>&1 | sed -n 's/.*missing-site: \([^ ]*\)'"'"'s entry holds.*/\1/p' | sort | tr '\n' ' ')
-[ "$got" = "$oracle" ] && [ "$got" = "_Z2fbi main " ] && ok ||
-	no "C++ link losing a table: missing-site for [$got], nm/readelf/objdump say [$oracle]"
+[ "$got" = "$oracle" ] && [ "$got" = "_Z2fbi main " ] && pass ||
+	fail "C++ link losing a table: missing-site for [$got], nm/readelf/objdump say [$oracle]"
 covered missing-site $f
 
 # x86 call padding beside -mrecord-mcount (Linux 6.12's CALL_PADDING): ftrace
@@ -354,8 +350,8 @@ covered missing-site $f
 for f in x64-pad.o x64-padcet.o; do
 	kinds=$("$P" --json $f 2> /dev/null | python3 -c 'import json,sys
 print(" ".join(sorted(t["section"] + ":" + t["kind"] for t in json.load(sys.stdin)["files"][0]["tables"])))')
-	[ "$kinds" = "__mcount_loc:mcount __patchable_function_entries:padding" ] && ok ||
-		no "$f: table kinds [$kinds]"
+	[ "$kinds" = "__mcount_loc:mcount __patchable_function_entries:padding" ] && pass ||
+		fail "$f: table kinds [$kinds]"
 	PV_DEFECT_TABLE=__patchable_function_entries "$D" sled $f "$T/padsled-$f" &&
 		expect "padding entry of $f one NOP on" "patchable-sled" "$T/padsled-$f"
 	PV_DEFECT_TABLE=__patchable_function_entries "$D" drop $f "$T/paddrop-$f" &&
@@ -383,14 +379,14 @@ done
 
 # riscv64's late call follows a 2-byte c.beqz (objdump -d: "89 c1  beqz a1,...")
 "$P" asm/riscv64-late.o 2>&1 | grep -q 'after 89 c1 at other+0x6: only frame set-up, and no branch' &&
-	ok || no "asm riscv64-late.o: the c.beqz is not named by its 2 bytes"
+	pass || fail "asm riscv64-late.o: the c.beqz is not named by its 2 bytes"
 
 # --- hook_calls counts each call once: a call after "mov $0xf2,%al" is not
 # also a bnd call (oracle: objdump -d's calls to __fentry__).
 want=$(objdump -d asm/x86_64-f2 | grep -c 'call.*<__fentry__>')
 got=$("$P" --json asm/x86_64-f2 2> /dev/null | python3 -c 'import json,sys
 print(json.load(sys.stdin)["files"][0]["summary"]["hook_calls"])')
-[ "$got" = "$want" ] && [ "$want" = 2 ] && ok || no "hook_calls of asm/x86_64-f2: $got, objdump: $want"
+[ "$got" = "$want" ] && [ "$want" = 2 ] && pass || fail "hook_calls of asm/x86_64-f2: $got, objdump: $want"
 expect "asm x86_64-f2" "" asm/x86_64-f2
 
 # --- events: static trace events' table and descriptors (events.sh plants one
@@ -405,12 +401,12 @@ for f in ev-magic ev-text ev-kind ev-far; do
 	expect "events $f.o" "event-desc" events/$f.o
 done
 objdump -d events/ev-notnop.o | grep -q '^ *0:[[:space:]]*90 *[[:space:]]nop' &&
-	"$P" events/ev-notnop.o 2>&1 | grep -q 'found 90 90 90 90 90' && ok ||
-	no "events ev-notnop.o: the bytes objdump shows are not the ones reported"
-objdump -d events/ev-good.so | grep -q '0f 1f 44 00 00 *[[:space:]]nopl' && ok ||
-	no "events ev-good.so: objdump shows no nopl at the site"
+	"$P" events/ev-notnop.o 2>&1 | grep -q 'found 90 90 90 90 90' && pass ||
+	fail "events ev-notnop.o: the bytes objdump shows are not the ones reported"
+objdump -d events/ev-good.so | grep -q '0f 1f 44 00 00 *[[:space:]]nopl' && pass ||
+	fail "events ev-good.so: objdump shows no nopl at the site"
 n=$("$P" events/ev-good.so 2>&1 | wc -l)
-[ "$n" = 0 ] && ok || no "events ev-good.so: $n lines"
+[ "$n" = 0 ] && pass || fail "events ev-good.so: $n lines"
 
 # Linux 6.12's shape (asm.sh x86_64-kpfx.o): objtool's __pfx_ symbols over
 # the call padding, two dead weak copies in a row.  Oracle: the source
@@ -418,20 +414,20 @@ n=$("$P" events/ev-good.so 2>&1 | wc -l)
 # both tables).
 expect "asm x86_64-kpfx.o" "stale-weak" asm/x86_64-kpfx.o
 n=$("$P" asm/x86_64-kpfx.o 2>&1 | grep -c 'stale-weak')
-[ "$n" = 4 ] && ok || no "asm x86_64-kpfx.o: $n stale-weak warnings, want 4 (2 copies x 2 tables)"
+[ "$n" = 4 ] && pass || fail "asm x86_64-kpfx.o: $n stale-weak warnings, want 4 (2 copies x 2 tables)"
 
 # Linux 6.1's shape (asm.sh x86_64-kdead.o): two dead copies in a row, only
 # alignment NOPs between them.  Oracle: the source.
 expect "asm x86_64-kdead.o" "stale-weak" asm/x86_64-kdead.o
 n=$("$P" asm/x86_64-kdead.o 2>&1 | grep -c 'stale-weak')
-[ "$n" = 2 ] && ok || no "asm x86_64-kdead.o: $n stale-weak warnings, want 2"
+[ "$n" = 2 ] && pass || fail "asm x86_64-kdead.o: $n stale-weak warnings, want 2"
 
 # x86_64 -pg without -mfentry (issue 12): the mcount call must follow the
 # frame set-up (asm.sh: good's does, other's follows an argument move).
 expect "asm x86_64-mlate.o" "not-at-entry" asm/x86_64-mlate.o
 covered not-at-entry x86_64-mlate.o
 "$P" asm/x86_64-mlate.o 2>&1 | grep -q 'other+0x6 .*mcount call is 6 bytes into other, after 89 f8 (mov eax, edi) at' &&
-	ok || no "asm x86_64-mlate.o: not the move before other's call: $("$P" asm/x86_64-mlate.o 2>&1)"
+	pass || fail "asm x86_64-mlate.o: not the move before other's call: $("$P" asm/x86_64-mlate.o 2>&1)"
 
 # --- oracle: good sites == the call relocations in traced sections (the bytes
 # the kernel's ftrace_make_nop expects are at exactly those places).
@@ -449,8 +445,8 @@ listed() {
 }
 oracle() {	# FILE TYPE HOOK DELTA
 	[ -f "$1" ] || return 0
-	if [ "$(relsites "$@")" = "$(listed "$1")" ] && [ -n "$(listed "$1")" ]; then ok
-	else no "oracle $1: $(relsites "$@" | tr '\n' ' ') vs $(listed "$1" | tr '\n' ' ')"; fi
+	if [ "$(relsites "$@")" = "$(listed "$1")" ] && [ -n "$(listed "$1")" ]; then pass
+	else fail "oracle $1: $(relsites "$@" | tr '\n' ' ') vs $(listed "$1" | tr '\n' ' ')"; fi
 }
 oracle x64-rmc.o R_X86_64_PLT32 __fentry__ 1
 oracle a64-rmc.o R_AARCH64_CALL26 _mcount 0
@@ -459,7 +455,7 @@ oracle thumb-rmc.o R_ARM_THM_CALL __gnu_mcount_nc 0
 # gcc's table and the relocations agree, in every section.
 n=$("$P" --list x64-cc.o | awk -F'\t' '$6 == "call"' | wc -l)
 r=$(readelf -rW x64-cc.o | grep -c 'R_X86_64_PLT32.*__fentry__')
-[ "$n" = "$r" ] && [ "$n" -gt 0 ] && ok || no "x64-cc.o: $n call sites listed, $r relocations"
+[ "$n" = "$r" ] && [ "$n" -gt 0 ] && pass || fail "x64-cc.o: $n call sites listed, $r relocations"
 
 # --- every golden object of the recordmcount tests (testdata/obj), after our
 # recordmcount: no error-level finding (untraced calls left live are warnings).
@@ -470,7 +466,7 @@ if [ -x "$R" ] && [ -d "$HERE/../../testdata/obj" ]; then
 		"$R" "$T/g.o" > /dev/null 2>&1 || continue	# it refused: nothing to audit
 		"$P" "$T/g.o" > /dev/null 2> "$T/gerr"
 		rc=$?
-		[ $rc = 0 ] && ok || no "golden $a/$(basename "$f") after recordmcount: $(head -2 "$T/gerr")"
+		[ $rc = 0 ] && pass || fail "golden $a/$(basename "$f") after recordmcount: $(head -2 "$T/gerr")"
 	done
 	# --pie-table: the same sites (the default table's are the kernel tool's,
 	# per check-golden), audited clean from the place-relative table.
@@ -480,7 +476,7 @@ if [ -x "$R" ] && [ -d "$HERE/../../testdata/obj" ]; then
 		"$P" --list "$T/g.o" | awk '{ print $3, $4, $5 }' > "$T/g.list"
 		"$P" --list "$T/p.o" | awk '{ print $3, $4, $5 }' > "$T/p.list"
 		if "$P" "$T/p.o" > /dev/null 2>&1 && [ -s "$T/p.list" ] && cmp -s "$T/g.list" "$T/p.list"
-		then ok; else no "--pie-table on $(basename "$(dirname "$f")")/$(basename "$f"): sites differ"; fi
+		then pass; else fail "--pie-table on $(basename "$(dirname "$f")")/$(basename "$f"): sites differ"; fi
 	done
 fi
 
@@ -491,16 +487,16 @@ done > "$T/one"
 for f in x64-cc.o a64-rmc.o ppc64le-rmc.o arm-rmc.o x64-pie a64-pie arm-exe arm-lib-arm.so i386-pie; do
 	[ -f "$f" ] && echo "$f"
 done | xargs "$P" --list > "$T/all" 2> "$T/all.err"
-cmp -s "$T/one" "$T/all" && cmp -s "$T/one.err" "$T/all.err" && ok ||
-	no "several files in one run differ from one at a time"
+cmp -s "$T/one" "$T/all" && cmp -s "$T/one.err" "$T/all.err" && pass ||
+	fail "several files in one run differ from one at a time"
 
 # --- hostile input: exit 2 and exactly one line.
 hostile() {	# NAME FILE
 	"$P" "$2" > /dev/null 2> "$T/herr"
 	rc=$?
 	lines=$(wc -l < "$T/herr")
-	if [ $rc = 2 ] && [ "$lines" = 1 ]; then ok
-	else no "hostile $1: exit $rc, $lines lines: $(head -3 "$T/herr")"; fi
+	if [ $rc = 2 ] && [ "$lines" = 1 ]; then pass
+	else fail "hostile $1: exit $rc, $lines lines: $(head -3 "$T/herr")"; fi
 }
 : > "$T/empty"
 echo 'int main(void) { return 0; }' > "$T/text.c"
@@ -519,8 +515,8 @@ hostile core-file "$T/core.o"
 hostile section-table-past-eof "$T/shoff.o"
 # Linked files of an arch whose linked call forms are not decoded: refused by name.
 hostile linked-ppc64le "$TD/ppc64le-exe"
-grep -q 'linked ppc64 files are not supported' "$T/herr" && ok ||
-	no "linked ppc64le: not refused by name: $(cat "$T/herr")"
+grep -q 'linked ppc64 files are not supported' "$T/herr" && pass ||
+	fail "linked ppc64le: not refused by name: $(cat "$T/herr")"
 
 # Fuzz: flip bytes in copies of clean files; any exit but a crash is fine.
 crashes=0
@@ -546,7 +542,7 @@ for seed in range(1, int(sys.argv[3]) + 1):
 		fi
 	done
 done
-[ $crashes = 0 ] && ok || no "fuzz: $crashes crashes"
+[ $crashes = 0 ] && pass || fail "fuzz: $crashes crashes"
 
 # --- inputs: compressed files, trees, @lists, standard input, archives, --jobs.
 # Oracles: xz, zstd and gzip (the bytes they compress are the committed
@@ -567,8 +563,8 @@ same_list() {	# COMPRESSED ORIGINAL
 	"$P" --list "$1" | cut -f2- > "$T/l1"
 	"$P" --list "$2" | cut -f2- > "$T/l2"
 	if [ -s "$T/l2" ] && cmp -s "$T/l1" "$T/l2" &&
-	   [ "$("$P" --list "$1" | cut -f1 | sort -u)" = "$1" ]; then ok
-	else no "--list $1 differs from --list $2"; fi
+	   [ "$("$P" --list "$1" | cut -f1 | sort -u)" = "$1" ]; then pass
+	else fail "--list $1 differs from --list $2"; fi
 }
 same_list "$T/tree/sub/x64-cc.ko.xz" x64-cc.o
 same_list "$T/tree/sub/a64-rmc.ko.zst" a64-rmc.o
@@ -579,17 +575,17 @@ same_list "$T/tree/sub/deeper/no-suffix" x64-pfe.o
 { "$P" --list i386-cc.o | sed "s|^i386-cc.o|$T/tree/sub/lib.a(i386-cc.o)|"
   "$P" --list thumb-rmc.o | sed "s|^thumb-rmc.o|$T/tree/sub/lib.a(thumb-rmc.o)|"; } > "$T/lb"
 [ "$(ar t "$T/tree/sub/lib.a" | tr '\n' ' ')" = "i386-cc.o thumb-rmc.o " ] &&
-	cmp -s "$T/la" "$T/lb" && ok || no "--list lib.a is not its members' lists"
+	cmp -s "$T/la" "$T/lb" && pass || fail "--list lib.a is not its members' lists"
 # Standard input, raw and compressed.
 "$P" --list - < x64-cc.o | sed 's|^<stdin>|x64-cc.o|' > "$T/ls"
 "$P" --list x64-cc.o > "$T/lf"
 xz -c x64-cc.o | "$P" --list - | sed 's|^<stdin>|x64-cc.o|' > "$T/lsx"
-cmp -s "$T/ls" "$T/lf" && cmp -s "$T/lsx" "$T/lf" && ok || no "--list - differs from the file's"
+cmp -s "$T/ls" "$T/lf" && cmp -s "$T/lsx" "$T/lf" && pass || fail "--list - differs from the file's"
 # The tree: every ELF file (11, with the 2 members), README and the
 # gzipped text skipped, totals from readelf.
 "$P" --summary "$T/tree" > "$T/sum" 2> "$T/sum.err"
 rc=$?
-[ $rc = 0 ] && [ ! -s "$T/sum.err" ] && ok || no "tree: exit $rc, stderr: $(head -2 "$T/sum.err")"
+[ $rc = 0 ] && [ ! -s "$T/sum.err" ] && pass || fail "tree: exit $rc, stderr: $(head -2 "$T/sum.err")"
 tabs=0 sites=0 calls=0
 for f in $OBJS x64-cc.o a64-rmc.o arm-rmc.o x64-pfe.o i386-cc.o thumb-rmc.o; do
 	t=$(readelf -SW "$f" | grep -cE ' (__mcount_loc|__patchable_function_entries) ')
@@ -600,19 +596,19 @@ for f in $OBJS x64-cc.o a64-rmc.o arm-rmc.o x64-pfe.o i386-cc.o thumb-rmc.o; do
 	tabs=$((tabs + t)) sites=$((sites + n)) calls=$((calls + c))
 done
 want="total: 13 files audited (0 not audited, 2 skipped: not ELF), $tabs tables, $sites sites, $calls hook calls; 0 errors, 0 warnings, 0 notes"
-[ "$(tail -1 "$T/sum")" = "$want" ] && ok || no "tree totals: [$(tail -1 "$T/sum")], readelf says [$want]"
-[ "$(grep -vc '^total: ' "$T/sum")" = 13 ] && ok || no "tree: not 13 per-file lines"
+[ "$(tail -1 "$T/sum")" = "$want" ] && pass || fail "tree totals: [$(tail -1 "$T/sum")], readelf says [$want]"
+[ "$(grep -vc '^total: ' "$T/sum")" = 13 ] && pass || fail "tree: not 13 per-file lines"
 # Per check: a duplicate made by pv-defect is one error in the totals; exit 1.
 "$D" dup x64-cc.o "$T/tree/sub/dup.o"
 "$P" --summary "$T/tree" > "$T/sum" 2> /dev/null
 rc=$?
-[ $rc = 1 ] && grep -qx 'total: duplicate: 1 error, 0 warnings, 0 notes' "$T/sum" && ok ||
-	no "tree with a duplicate: exit $rc, $(grep '^total' "$T/sum" | head -1)"
+[ $rc = 1 ] && grep -qx 'total: duplicate: 1 error, 0 warnings, 0 notes' "$T/sum" && pass ||
+	fail "tree with a duplicate: exit $rc, $(grep '^total' "$T/sum" | head -1)"
 "$P" --json "$T/tree" 2> /dev/null | python3 -c 'import json, sys
 d = json.load(sys.stdin); s = d["summary"]
 assert len(d["files"]) == s["files"] == 14, s
 assert s["skipped"] == 2 and s["errors"] == 1 and s["checks"]["duplicate"]["errors"] == 1, s' &&
-	ok || no "--json tree summary"
+	pass || fail "--json tree summary"
 # --jobs: byte-identical output (stdout and stderr) to the sequential run.
 for opts in "--summary" "--list" "--json --list"; do
 	"$P" $opts "$T/tree" x64-pie a64-exe > "$T/j1" 2> "$T/j1.err"
@@ -622,8 +618,8 @@ for opts in "--summary" "--list" "--json --list"; do
 	"$P" -J 0 $opts "$T/tree" x64-pie a64-exe > "$T/j3" 2> "$T/j3.err"
 	r3=$?
 	[ -s "$T/j1" ] && cmp -s "$T/j1" "$T/j2" && cmp -s "$T/j1.err" "$T/j2.err" &&
-		cmp -s "$T/j1" "$T/j3" && [ $r1 = $r2 ] && [ $r1 = $r3 ] && ok ||
-		no "--jobs $opts: output differs from the sequential run"
+		cmp -s "$T/j1" "$T/j3" && [ $r1 = $r2 ] && [ $r1 = $r3 ] && pass ||
+		fail "--jobs $opts: output differs from the sequential run"
 done
 # @list and --files-from: the same as the names on the command line.
 printf '%s\n' x64-cc.o "$T/tree/sub" a64-pie > "$T/list"
@@ -631,15 +627,15 @@ printf '%s\n' x64-cc.o "$T/tree/sub" a64-pie > "$T/list"
 "$P" --summary @"$T/list" > "$T/a2" 2>&1
 "$P" --summary --files-from "$T/list" > "$T/a3" 2>&1
 "$P" --summary @- < "$T/list" > "$T/a4" 2>&1
-cmp -s "$T/a1" "$T/a2" && cmp -s "$T/a1" "$T/a3" && cmp -s "$T/a1" "$T/a4" && ok ||
-	no "@list differs from the same names as arguments"
+cmp -s "$T/a1" "$T/a2" && cmp -s "$T/a1" "$T/a3" && cmp -s "$T/a1" "$T/a4" && pass ||
+	fail "@list differs from the same names as arguments"
 # A pipe given by name (not a regular file) is read too.
 mkfifo "$T/fifo"
 cat x64-cc.o > "$T/fifo" &
 "$P" --list "$T/fifo" 2> /dev/null | cut -f2- > "$T/lp"
 wait
 "$P" --list x64-cc.o | cut -f2- > "$T/lf"
-cmp -s "$T/lp" "$T/lf" && ok || no "a pipe given by name"
+cmp -s "$T/lp" "$T/lf" && pass || fail "a pipe given by name"
 # Bad compressed data and archives: one line naming the file, exit 2.
 head -c 200 "$T/tree/sub/x64-cc.ko.xz" > "$T/trunc.ko.xz"
 head -c 200 "$T/tree/sub/a64-rmc.ko.zst" > "$T/trunc.ko.zst"
@@ -650,7 +646,7 @@ head -c 1000 "$T/tree/sub/lib.a" > "$T/trunc.a"
 (cd "$T" && ar rcT thin.a "$TD/x64-cc.o" 2> /dev/null)
 printf 'hello\n' | xz -c > "$T/text.xz"
 hostile truncated-xz "$T/trunc.ko.xz"
-grep -q 'cannot decompress xz data' "$T/herr" && ok || no "truncated xz: $(cat "$T/herr")"
+grep -q 'cannot decompress xz data' "$T/herr" && pass || fail "truncated xz: $(cat "$T/herr")"
 hostile truncated-zstd "$T/trunc.ko.zst"
 hostile truncated-gzip "$T/trunc.ko.gz"
 hostile corrupt-xz "$T/flip.ko.xz"
@@ -664,12 +660,12 @@ cp "$T/trunc.ko.xz" "$T/tree/sub/"
 "$P" --summary "$T/tree" > "$T/sum" 2> "$T/sum.err"
 rc=$?
 [ $rc = 2 ] && [ "$(wc -l < "$T/sum.err")" = 1 ] &&
-	tail -1 "$T/sum" | grep -q '^total: 13 files audited (1 not audited, 2 skipped' && ok ||
-	no "tree with a truncated .xz: exit $rc, $(tail -1 "$T/sum"), $(cat "$T/sum.err")"
+	tail -1 "$T/sum" | grep -q '^total: 13 files audited (1 not audited, 2 skipped' && pass ||
+	fail "tree with a truncated .xz: exit $rc, $(tail -1 "$T/sum"), $(cat "$T/sum.err")"
 # An empty directory: nothing to audit is said, exit 0.
 mkdir "$T/emptydir"
 "$P" "$T/emptydir" > /dev/null 2> "$T/herr"
-[ $? = 0 ] && grep -q 'no files found' "$T/herr" && ok || no "empty directory: $(cat "$T/herr")"
+[ $? = 0 ] && grep -q 'no files found' "$T/herr" && pass || fail "empty directory: $(cat "$T/herr")"
 
 # --- a kernel-like image: the table between __start_mcount_loc and
 # __stop_mcount_loc in .init.data, linked by ld from x64-cc.o and a
@@ -692,49 +688,49 @@ if as --64 -o "$T/kimg/hook.o" "$T/kimg/hook.s" 2> /dev/null &&
 	"$P" --list --system-map "$T/kimg/System.map" "$T/kimg/vmlinux.stripped" 2> "$T/kimg/err" |
 		cut -f3,6 > "$T/kimg/l2"
 	[ "$(grep -c '	call$' "$T/kimg/l1")" = "$n" ] && cmp -s "$T/kimg/l1" "$T/kimg/l2" &&
-		[ ! -s "$T/kimg/err" ] && ok || no "--system-map: the stripped image's sites differ"
+		[ ! -s "$T/kimg/err" ] && pass || fail "--system-map: the stripped image's sites differ"
 	# Without the map: a note says why nothing was found.
 	"$P" "$T/kimg/vmlinux.stripped" > /dev/null 2> "$T/kimg/err"
-	[ $? = 0 ] && grep -q 'note: -: no-table: .*--system-map' "$T/kimg/err" && ok ||
-		no "stripped image without a map: $(cat "$T/kimg/err")"
+	[ $? = 0 ] && grep -q 'note: -: no-table: .*--system-map' "$T/kimg/err" && pass ||
+		fail "stripped image without a map: $(cat "$T/kimg/err")"
 	# Calls to __fentry__ and no table: a no-table warning, not silence.
 	# (mfun in .mytext, which ftrace does not trace: untraced-call)
 	expect "linked, table discarded" "missing-site no-table untraced-call" "$T/kimg/notable"
 	# Messages about a linked file carry the absolute address (nm -n: gfun's).
 	g=$(awk '$3 == "gfun" { print $1 }' "$T/kimg/System.map" | sed 's/^0*//')
-	"$P" "$T/kimg/notable" 2>&1 | grep -q "gfun+0x0 (.text+0x0, 0x$g): missing-site" && ok ||
-		no "no absolute address 0x$g in the linked file's message"
+	"$P" "$T/kimg/notable" 2>&1 | grep -q "gfun+0x0 (.text+0x0, 0x$g): missing-site" && pass ||
+		fail "no absolute address 0x$g in the linked file's message"
 	# The map of another build (the table's bounds outside this image): said, not silent.
 	sed 's/^ffffffff81/ffffffff99/' "$T/kimg/System.map" | grep -v __fentry__ > "$T/kimg/other.map"
 	expect "--system-map of another build" "no-table" "$T/kimg/vmlinux.stripped" \
 		--system-map "$T/kimg/other.map"
 	printf 'not a map\n' > "$T/kimg/bad.map"
 	"$P" --system-map "$T/kimg/bad.map" x64-cc.o > /dev/null 2>&1
-	[ $? = 2 ] && ok || no "--system-map of a file that is not one: exit not 2"
+	[ $? = 2 ] && pass || fail "--system-map of a file that is not one: exit not 2"
 else
-	no "as/ld could not make the kernel-like image"
+	fail "as/ld could not make the kernel-like image"
 fi
 
 # --- cli
-"$P" > /dev/null 2>&1; [ $? = 2 ] && ok || no "no arguments: exit not 2"
-"$P" --bogus x64-cc.o > /dev/null 2>&1; [ $? = 2 ] && ok || no "bad option: exit not 2"
-"$P" --disable=nosuch x64-cc.o > /dev/null 2>&1; [ $? = 2 ] && ok || no "unknown check: exit not 2"
-"$P" x64-cc.o "$T/empty" > /dev/null 2>&1; [ $? = 2 ] && ok || no "one unreadable file: exit not 2"
-"$P" i386-rmc.o > /dev/null 2>&1; [ $? = 0 ] && ok || no "warnings only: exit not 0"
-"$P" --error=untraced-call i386-rmc.o > /dev/null 2>&1; [ $? = 1 ] && ok ||
-	no "--error=untraced-call: exit not 1"
+"$P" > /dev/null 2>&1; [ $? = 2 ] && pass || fail "no arguments: exit not 2"
+"$P" --bogus x64-cc.o > /dev/null 2>&1; [ $? = 2 ] && pass || fail "bad option: exit not 2"
+"$P" --disable=nosuch x64-cc.o > /dev/null 2>&1; [ $? = 2 ] && pass || fail "unknown check: exit not 2"
+"$P" x64-cc.o "$T/empty" > /dev/null 2>&1; [ $? = 2 ] && pass || fail "one unreadable file: exit not 2"
+"$P" i386-rmc.o > /dev/null 2>&1; [ $? = 0 ] && pass || fail "warnings only: exit not 0"
+"$P" --error=untraced-call i386-rmc.o > /dev/null 2>&1; [ $? = 1 ] && pass ||
+	fail "--error=untraced-call: exit not 1"
 expect "--disable" "" i386-rmc.o --disable=untraced-call
 "$D" dup x64-cc.o "$T/dup.o" && "$P" "$T/dup.o" > /dev/null 2>&1
-[ $? = 1 ] && ok || no "error finding: exit not 1"
-"$P" --expect-sorted x64-exe > /dev/null 2>&1; [ $? = 1 ] && ok ||
-	no "--expect-sorted on a linked table in link order (.text, .init.text, .text): exit not 1"
+[ $? = 1 ] && pass || fail "error finding: exit not 1"
+"$P" --expect-sorted x64-exe > /dev/null 2>&1; [ $? = 1 ] && pass ||
+	fail "--expect-sorted on a linked table in link order (.text, .init.text, .text): exit not 1"
 expect "--expect-sorted, unsorted table" "stale-weak unsorted" x64-exe --expect-sorted
-"$P" --expect-sorted x64-lib.so > /dev/null 2>&1; [ $? = 0 ] && ok || no "--expect-sorted on a sorted table"
-"$P" --expect-sorted x64-cc.o > /dev/null 2>&1; [ $? = 0 ] && ok || no "--expect-sorted on an object"
+"$P" --expect-sorted x64-lib.so > /dev/null 2>&1; [ $? = 0 ] && pass || fail "--expect-sorted on a sorted table"
+"$P" --expect-sorted x64-cc.o > /dev/null 2>&1; [ $? = 0 ] && pass || fail "--expect-sorted on an object"
 "$P" --json x64-cc.o x64-pie "$T/dup.o" "$T/empty" > "$T/j.json" 2> /dev/null
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["files"]) == 4
 assert d["files"][2]["findings"][0]["check"] == "duplicate"; assert "error" in d["files"][3]' \
-	"$T/j.json" && ok || no "--json is not the expected document"
+	"$T/j.json" && pass || fail "--json is not the expected document"
 # table-align: off by default (a good gcc -mrecord-mcount program has it), a note when asked for,
 # exactly where readelf (the oracle) shows the table off its word; host gcc builds the program.
 printf 'void f(void){}\nint main(void){f();return 0;}\n' > "$T/al.c"
@@ -745,13 +741,13 @@ if cc -O1 -pg -mfentry -mrecord-mcount "$T/al.c" -o "$T/al" 2>/dev/null; then
 	expect "table-align asked for ($aladdr)" "$alwant" "$T/al" --disable=all --note=table-align
 	for f in x64-exe x64-pie x64-lib.so a64-pie; do expect "table-align, aligned $f" "" $f --disable=all --note=table-align; done
 else
-	no "table-align: host cc cannot build a -mrecord-mcount program"
+	fail "table-align: host cc cannot build a -mrecord-mcount program"
 fi
 "$P" --json --list x64-exe > "$T/jl.json" 2> /dev/null
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["files"][0]["sites"]) == 7' \
-	"$T/jl.json" && ok || no "--json --list"
-"$P" --summary x64-cc.o | grep -q '5 sites (5 call, 0 nop, 0 other)' && ok || no "--summary"
-"$P" --version | grep -q 'riscv64.*own call/NOP decoder' && ok || no "--version names riscv64's decoder"
+	"$T/jl.json" && pass || fail "--json --list"
+"$P" --summary x64-cc.o | grep -q '5 sites (5 call, 0 nop, 0 other)' && pass || fail "--summary"
+"$P" --version | grep -q 'riscv64.*own call/NOP decoder' && pass || fail "--version names riscv64's decoder"
 
 # The defect matrix: how many passing defect tests each check has per arch.
 ARCHES="x86_64 i386 aarch64 arm ppc64le riscv64"
@@ -766,5 +762,4 @@ for c in site-not-exec site-not-call misaligned not-at-entry missing-site untrac
 	done
 	echo
 done
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+summary
