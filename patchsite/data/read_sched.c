@@ -141,7 +141,8 @@ void read_sched_file(struct psr_proc *p, struct psr_thread *t, const char *path)
 	if (!data) {
 		/* Asked for and not there: the runtime could not make it (it said so). */
 		if (p->sched_asked == 1)
-			read_sched_unknown(t, errno == ENOENT ? "no switch file" : strerror(errno));
+			read_sched_unknown(t, errno == ENOENT ? "no switch file" :
+					      errno == EINVAL ? "not a regular file" : strerror(errno));
 		return;
 	}
 	memset(&h, 0, sizeof(h));

@@ -62,7 +62,9 @@ static void read_module(struct psr_session *s, struct psr_module *m, const char 
 	size_t capf = 0, caps = 0;
 
 	if (!text) {
-		read_say(s, path, "cannot read: %s: its events are shown by site number", strerror(errno));
+		if (errno != EINVAL)	/* EINVAL: read_slurp said it */
+			read_say(s, path, "cannot read: %s: its events are shown by site number",
+				 strerror(errno));
 		return;
 	}
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {

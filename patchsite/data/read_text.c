@@ -40,15 +40,28 @@ char *read_join(const char *a, const char *b)
 	return s;
 }
 
-/* A whole file, NUL-terminated (NULL: missing or unreadable; *len its size). */
+/*
+ * A whole file, NUL-terminated (NULL: missing or unreadable; *len its size).
+ * Not a regular file, or over READ_PROC_MAX (a trace directory's text file
+ * replaced by a link to /dev/zero would be read for ever): said in one line,
+ * NULL with errno EINVAL (callers that say why a file is missing say
+ * nothing more then).
+ */
 char *read_slurp(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
 	char *buf = NULL;
 	size_t n = 0, cap = 0;
+	struct stat sb;
 
 	if (!f)
 		return NULL;
+	if (fstat(fileno(f), &sb) || !S_ISREG(sb.st_mode) || (size_t)sb.st_size > READ_PROC_MAX) {
+		fprintf(stderr, "patchsite: %s: not a regular file of at most 256 MB: not read\n", path);
+		fclose(f);
+		errno = EINVAL;
+		return NULL;
+	}
 	for (;;) {
 		if (cap - n < 4096) {
 			char *g = realloc(buf, cap = cap * 2 + 8192);

@@ -289,6 +289,20 @@ if [ $rc -eq 1 ] && grep -q "^patchsite: $f: not a thread file of format version
 else
 	fail "damaged header (exit $rc)" rerr
 fi
+# A text file of the directory replaced by a link to /dev/zero: said, not read for ever
+# (timeout bounds the old behaviour, which read until memory ran out).
+rm -rf d
+record -d d -- ./ending 1000 normal >out 2>err
+e=$(ls d/*/end)
+rm -f "$e" && ln -s /dev/zero "$e"
+timeout 120 "$PS" replay -d d >replay.txt 2>rerr
+rc=$?
+if [ $rc -ne 124 ] && grep -q "^patchsite: $e: not a regular file of at most 256 MB: not read$" rerr &&
+   grep -q 'leaf' replay.txt; then
+	pass "end file a link to /dev/zero: said in one line, the calls shown (exit $rc)"
+else
+	fail "end file a link to /dev/zero (exit $rc)" rerr
+fi
 rm -rf d
 record -d d -- ./ending 1000 normal >out 2>err
 rm d/*/modules
