@@ -17,6 +17,7 @@
 #include "json.h"
 #include "patchsite_event.h"
 #include "psread.h"
+#include "reader.h"
 
 static char *dup_n(const char *s, size_t n)
 {
@@ -269,44 +270,24 @@ bool psr_event_field(const struct psr_evfield *f, const uint8_t *rec, size_t byt
 	return true;
 }
 
-struct out {
-	char *p;
-	size_t len, at;
-};
-
-__attribute__((format(printf, 2, 3)))
-static void put(struct out *o, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (o->at + 1 >= o->len)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(o->p + o->at, o->len - o->at, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		o->at = o->at + (size_t)n < o->len ? o->at + (size_t)n : o->len - 1;
-}
-
-static void put_text(struct out *o, const struct val *v, bool hex)
+static void put_text(struct read_out *o, const struct val *v, bool hex)
 {
 	if (v->null) {
-		put(o, "NULL");
+		read_put(o, "NULL");
 		return;
 	}
 	for (size_t i = 0; i < v->slen; i++) {
 		if (hex)
-			put(o, "%s%02x", i ? ":" : "", v->s[i]);
+			read_put(o, "%s%02x", i ? ":" : "", v->s[i]);
 		else
-			put(o, "%c", isprint(v->s[i]) ? v->s[i] : '.');
+			read_put(o, "%c", isprint(v->s[i]) ? v->s[i] : '.');
 	}
 	if (v->cut)
-		put(o, "[cut]");
+		read_put(o, "[cut]");
 }
 
 /* One conversion spec (without its conversion character) applied to a field, or false. */
-static bool convert(struct out *o, const char *spec, size_t slen, char conv,
+static bool convert(struct read_out *o, const char *spec, size_t slen, char conv,
 		    const struct psr_evfield *f, const struct val *v)
 {
 	char fmt[48];
@@ -323,28 +304,28 @@ static bool convert(struct out *o, const char *spec, size_t slen, char conv,
 	snprintf(fmt, sizeof(fmt), "%%%.*s%s%c", (int)slen, spec,
 		 strchr("diuxXoc", conv) ? "ll" : "", conv == 'c' ? 'c' : conv);
 	if (strchr("di", conv) && num)
-		put(o, fmt, (long long)v->u);
+		read_put(o, fmt, (long long)v->u);
 	else if (strchr("uxXo", conv) && (num || f->kind == PATCHSITE_FIELD_POINTER))
-		put(o, fmt, (unsigned long long)v->u);
+		read_put(o, fmt, (unsigned long long)v->u);
 	else if (conv == 'c' && num)
-		put(o, "%c", isprint((int)(v->u & 0xff)) ? (int)(v->u & 0xff) : '.');
+		read_put(o, "%c", isprint((int)(v->u & 0xff)) ? (int)(v->u & 0xff) : '.');
 	else if (conv == 'p' && (f->kind == PATCHSITE_FIELD_POINTER || num))
-		put(o, "0x%llx", (unsigned long long)v->u);
+		read_put(o, "0x%llx", (unsigned long long)v->u);
 	else if (strchr("fFeEgGaA", conv) && f->kind == PATCHSITE_FIELD_FLOAT)
-		put(o, fmt, v->d);
+		read_put(o, fmt, v->d);
 	else
 		return false;
 	return true;
 }
 
 /* A field as the format would show it, when the format has no conversion for it. */
-static void plain(struct out *o, const struct psr_evfield *f, const struct val *v)
+static void plain(struct read_out *o, const struct psr_evfield *f, const struct val *v)
 {
 	switch (f->kind) {
-	case PATCHSITE_FIELD_SIGNED: put(o, "%lld", (long long)v->u); break;
-	case PATCHSITE_FIELD_UNSIGNED: put(o, "%llu", (unsigned long long)v->u); break;
-	case PATCHSITE_FIELD_POINTER: put(o, "0x%llx", (unsigned long long)v->u); break;
-	case PATCHSITE_FIELD_FLOAT: put(o, "%g", v->d); break;
+	case PATCHSITE_FIELD_SIGNED: read_put(o, "%lld", (long long)v->u); break;
+	case PATCHSITE_FIELD_UNSIGNED: read_put(o, "%llu", (unsigned long long)v->u); break;
+	case PATCHSITE_FIELD_POINTER: read_put(o, "0x%llx", (unsigned long long)v->u); break;
+	case PATCHSITE_FIELD_FLOAT: read_put(o, "%g", v->d); break;
 	default: put_text(o, v, f->kind == PATCHSITE_FIELD_BYTES); break;
 	}
 }
@@ -355,13 +336,13 @@ static void plain(struct out *o, const struct psr_evfield *f, const struct val *
  * "(null)" (gdb prints 0x0; the kernel's probes an unquoted (fault)).
  * True when done: the opening quote taken back, *s past the closing one.
  */
-static bool null_unquoted(struct out *o, const char *fmt, const char *pct, const char **s,
+static bool null_unquoted(struct read_out *o, const char *fmt, const char *pct, const char **s,
 			  const struct val *v)
 {
-	if (!v->null || pct == fmt || pct[-1] != '"' || (*s)[1] != '"' || !o->at || o->p[o->at - 1] != '"')
+	if (!v->null || pct == fmt || pct[-1] != '"' || (*s)[1] != '"' || !o->at || o->b[o->at - 1] != '"')
 		return false;
-	o->p[--o->at] = 0;
-	put(o, "NULL");
+	o->b[--o->at] = 0;
+	read_put(o, "NULL");
 	++*s;
 	return true;
 }
@@ -371,7 +352,7 @@ static bool null_unquoted(struct out *o, const char *fmt, const char *pct, const
  * caller): the address as function+0xoff/0xsize, or in hex when no
  * function of the process holds it; *s past the S.
  */
-static void put_sym(struct out *o, const struct psr_proc *p, const struct psr_event *ev,
+static void put_sym(struct read_out *o, const struct psr_proc *p, const struct psr_event *ev,
 		    const struct psr_evfield *f, const struct val *v, const char **s)
 {
 	uint64_t off, size;
@@ -379,15 +360,15 @@ static void put_sym(struct out *o, const struct psr_proc *p, const struct psr_ev
 			   psr_addr_sym(p, v->u, ev->tsc, &off, &size) : NULL;
 
 	if (name)
-		put(o, "%s+0x%llx/0x%llx", name, (unsigned long long)off, (unsigned long long)size);
+		read_put(o, "%s+0x%llx/0x%llx", name, (unsigned long long)off, (unsigned long long)size);
 	else
-		put(o, "0x%llx", (unsigned long long)v->u);
+		read_put(o, "0x%llx", (unsigned long long)v->u);
 	++*s;
 }
 
 size_t psr_event_text(const struct psr_proc *p, const struct psr_event *ev, char *buf, size_t len)
 {
-	struct out o = { buf, len, 0 };
+	struct read_out o = { buf, len, 0 };
 	const uint8_t *rec;
 	size_t bytes;
 	const struct psr_evdesc *d = psr_evdesc(p, ev, &rec, &bytes);
@@ -395,21 +376,21 @@ size_t psr_event_text(const struct psr_proc *p, const struct psr_event *ev, char
 
 	buf[0] = 0;
 	if (!d) {
-		put(&o, "event#%u: (no format in the events file)",
+		read_put(&o, "event#%u: (no format in the events file)",
 		    ev->nwords ? (unsigned)(uint32_t)ev->payload[0] : 0);
 		return o.at;
 	}
-	put(&o, "%s: ", d->name);
+	read_put(&o, "%s: ", d->name);
 	for (const char *s = d->fmt; *s; s++) {
 		const char *spec;
 		struct val v;
 
 		if (*s != '%') {
-			put(&o, "%c", *s == '\n' ? ' ' : *s);
+			read_put(&o, "%c", *s == '\n' ? ' ' : *s);
 			continue;
 		}
 		if (s[1] == '%') {
-			put(&o, "%%");
+			read_put(&o, "%%");
 			s++;
 			continue;
 		}
@@ -421,11 +402,11 @@ size_t psr_event_text(const struct psr_proc *p, const struct psr_event *ev, char
 		if (!*s)
 			break;
 		if (next >= d->nfields) {
-			put(&o, "<no field>");
+			read_put(&o, "<no field>");
 			continue;
 		}
 		if (!value(&d->f[next], rec, bytes, &v))
-			put(&o, "<damaged>");
+			read_put(&o, "<damaged>");
 		else if (*s == 'p' && s[1] == 'S')
 			put_sym(&o, p, ev, &d->f[next], &v, &s);
 		else if (!null_unquoted(&o, d->fmt, spec - 1, &s, &v) &&
@@ -441,7 +422,7 @@ size_t psr_event_text(const struct psr_proc *p, const struct psr_event *ev, char
 static void json_val(FILE *f, const struct psr_evfield *fd, const struct val *v)
 {
 	char buf[3 * 1024 + 16];
-	struct out o = { buf, sizeof(buf), 0 };
+	struct read_out o = { buf, sizeof(buf), 0 };
 
 	switch (fd->kind) {
 	case PATCHSITE_FIELD_SIGNED: fprintf(f, "%lld", (long long)v->u); return;

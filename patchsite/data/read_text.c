@@ -40,6 +40,20 @@ char *read_join(const char *a, const char *b)
 	return s;
 }
 
+void read_put(struct read_out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+
+	if (o->at + 1 >= o->n)
+		return;
+	va_start(ap, fmt);
+	k = vsnprintf(o->b + o->at, o->n - o->at, fmt, ap);
+	va_end(ap);
+	if (k > 0)
+		o->at = o->at + (size_t)k < o->n ? o->at + (size_t)k : o->n - 1;
+}
+
 /*
  * A whole file, NUL-terminated (NULL: missing or unreadable; *len its size).
  * Not a regular file, or over READ_PROC_MAX (a trace directory's text file

@@ -15,6 +15,7 @@
 
 #include "patchsite_event.h"
 #include "psread.h"
+#include "reader.h"
 
 /* fnmatch of TARGET, the text of fmt from from up to the first of end. */
 static bool target_is(const char *from, const char *end, const char *func)
@@ -46,71 +47,51 @@ int psr_uprobe(const struct psr_proc *p, const struct psr_event *ev, const char 
 	return PSR_UPROBE_NONE;
 }
 
-struct out {
-	char *b;
-	size_t n, at;
-};
-
-__attribute__((format(printf, 2, 3)))
-static void put(struct out *o, const char *fmt, ...)
-{
-	va_list ap;
-	int k;
-
-	if (o->at + 1 >= o->n)
-		return;
-	va_start(ap, fmt);
-	k = vsnprintf(o->b + o->at, o->n - o->at, fmt, ap);
-	va_end(ap);
-	if (k > 0)
-		o->at = o->at + (size_t)k < o->n ? o->at + (size_t)k : o->n - 1;
-}
-
 /*
  * uftrace's default integer form (its "d"): the register, an int when its
  * upper half is zero, in decimal within +-100000, else the register in hex.
  * A narrower signed field is the register as an int's return leaves it.
  */
-static void put_auto(struct out *o, uint64_t reg)
+static void put_auto(struct read_out *o, uint64_t reg)
 {
 	int64_t v = reg >> 32 ? (int64_t)reg : (int64_t)(int32_t)reg;
 
 	if (v >= -100000 && v <= 100000)
-		put(o, "%lld", (long long)v);
+		read_put(o, "%lld", (long long)v);
 	else
-		put(o, "%#llx", (unsigned long long)reg);
+		read_put(o, "%#llx", (unsigned long long)reg);
 }
 
 int psr_uprobe_auto_text(char *b, size_t n, uint64_t reg)
 {
-	struct out o = { b, n, 0 };
+	struct read_out o = { b, n, 0 };
 
 	b[0] = 0;
 	put_auto(&o, reg);
 	return (int)o.at;
 }
 
-static void put_char(struct out *o, unsigned c)
+static void put_char(struct read_out *o, unsigned c)
 {
 	if (!c)
-		put(o, "'\\0'");
+		read_put(o, "'\\0'");
 	else
-		put(o, "'%c'", c);
+		read_put(o, "'%c'", c);
 }
 
-static void put_string(struct out *o, const struct psr_value *v)
+static void put_string(struct read_out *o, const struct psr_value *v)
 {
 	if (v->null) {	/* uftrace's form of a NULL string */
-		put(o, "\"NULL\"");
+		read_put(o, "\"NULL\"");
 		return;
 	}
-	put(o, "\"");
+	read_put(o, "\"");
 	for (size_t i = 0; i < v->slen; i++)
 		if (v->s[i] == '\n')
-			put(o, "\\n");
+			read_put(o, "\\n");
 		else if (v->s[i])
-			put(o, "%c", v->s[i]);
-	put(o, v->cut ? "...\"" : "\"");	/* cut when recorded: uftrace's mark */
+			read_put(o, "%c", v->s[i]);
+	read_put(o, v->cut ? "...\"" : "\"");	/* cut when recorded: uftrace's mark */
 }
 
 /*
@@ -118,7 +99,7 @@ static void put_string(struct out *o, const struct psr_value *v)
  * -R's) in decimal; -A's default (and /d, /i, /i64: s64 all) and a type DWARF gave (-a,
  * group auto: from_dwarf) as uftrace's default, DWARF's signed char as a char.
  */
-static void put_value(struct out *o, const struct psr_evfield *f, const struct psr_value *v,
+static void put_value(struct read_out *o, const struct psr_evfield *f, const struct psr_value *v,
 		      bool from_dwarf)
 {
 	uint64_t mask = f->size >= 8 ? ~0ull : (1ull << (8 * f->size)) - 1;
@@ -128,24 +109,24 @@ static void put_value(struct out *o, const struct psr_evfield *f, const struct p
 		return;
 	}
 	if (f->type[0] == 'x' || f->kind == PATCHSITE_FIELD_POINTER) {	/* x, p */
-		put(o, (v->u & mask) ? "%#llx" : "%llu", (unsigned long long)(v->u & mask));
+		read_put(o, (v->u & mask) ? "%#llx" : "%llu", (unsigned long long)(v->u & mask));
 		return;
 	}
 	switch (f->kind) {
 	case PATCHSITE_FIELD_SIGNED:	/* the register: int-wide as a call leaves it */
 		if (f->size < 8 && !from_dwarf)
-			put(o, "%lld", (long long)v->u);
+			read_put(o, "%lld", (long long)v->u);
 		else
 			put_auto(o, f->size >= 8 ? v->u : (uint64_t)(uint32_t)v->u);
 		return;
 	case PATCHSITE_FIELD_UNSIGNED:	/* uftrace's u */
 		if ((v->u & mask) <= 100000)
-			put(o, "%llu", (unsigned long long)(v->u & mask));
+			read_put(o, "%llu", (unsigned long long)(v->u & mask));
 		else
-			put(o, "%#llx", (unsigned long long)(v->u & mask));
+			read_put(o, "%#llx", (unsigned long long)(v->u & mask));
 		return;
 	case PATCHSITE_FIELD_FLOAT:
-		put(o, "%f", v->d);
+		read_put(o, "%f", v->d);
 		return;
 	default:
 		put_string(o, v);
@@ -154,7 +135,7 @@ static void put_value(struct out *o, const struct psr_evfield *f, const struct p
 
 size_t psr_uprobe_values(const struct psr_proc *p, const struct psr_event *ev, char *b, size_t n)
 {
-	struct out o = { b, n, 0 };
+	struct read_out o = { b, n, 0 };
 	const uint8_t *rec;
 	size_t bytes;
 	const struct psr_evdesc *d = psr_evdesc(p, ev, &rec, &bytes);
@@ -166,12 +147,12 @@ size_t psr_uprobe_values(const struct psr_proc *p, const struct psr_event *ev, c
 
 		if (d->f[i].off < 8 || !strncmp(d->f[i].name, "__", 2))
 			continue;	/* the record's id and flags, the return probe's caller */
-		put(&o, "%s", first ? "" : ", ");
+		read_put(&o, "%s", first ? "" : ", ");
 		first = false;
 		if (psr_event_field(&d->f[i], rec, bytes, &v))
 			put_value(&o, &d->f[i], &v, !strncmp(d->name, "auto:", 5));
 		else
-			put(&o, "<damaged>");
+			read_put(&o, "<damaged>");
 	}
 	return o.at;
 }

@@ -28,6 +28,17 @@ void read_say(struct psr_session *s, const char *path, const char *fmt, ...);
 char *read_join(const char *a, const char *b);
 /* A whole file, NUL-terminated (NULL: missing or unreadable; *len its size). */
 char *read_slurp(const char *path, size_t *len);
+/*
+ * A text of b[n] being appended to (read_events.c's print formats,
+ * read_uprobe.c's values): never past n, NUL-terminated once anything is
+ * put; at, the length so far.
+ */
+struct read_out {
+	char *b;
+	size_t n, at;
+};
+__attribute__((format(printf, 2, 3)))
+void read_put(struct read_out *o, const char *fmt, ...);
 #define READ_PROC_MAX	(256ul << 20)	/* bytes of a text file read_proc_text reads */
 int read_proc_text(const struct psr_proc *p, const char *name, char **text, size_t *len,
 		   bool *absent, char *path, size_t path_len);

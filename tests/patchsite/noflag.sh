@@ -320,13 +320,25 @@ $CC -O2 -o ctlspin "$SPIN" -pthread >build.log 2>&1 || fail "build ctlspin" buil
 objdump -d -w ctlspin > cdump.txt
 python3 "$GEN" cdump.txt "$(readelf -n ctlspin | sed -n 's/.*Build ID: //p')" \
 	"$(stat -c %s ctlspin)" "$T/ctlspin" alpha beta gamma_leaf > c.proof 2>gen.log
-mkfifo in
-XDG_RUNTIME_DIR=$T/xdg LD_PRELOAD="$SANPRE" "$PS" record --tracer=nop -d spin \
-	--noflag-proof c.proof -- ./ctlspin $NTH <in >out 2>err &
-RPID=$!
-exec 3>in
-wait_for out '^ready'
-SPID=$(awk 'NR == 1 { print $1 }' spin/session 2>/dev/null)
+# start_spin DIR PROOF THREADS: ctlspin THREADS recorded (tracer nop) from PROOF into DIR, held
+# on the fifo `in` (fd 3) until stop_spin; RPID the record, SPID the program; stop_spin sets st,
+# record's status.
+start_spin() {
+	rm -f in
+	mkfifo in
+	XDG_RUNTIME_DIR=$T/xdg LD_PRELOAD="$SANPRE" "$PS" record --tracer=nop -d "$1" \
+		--noflag-proof "$2" -- ./ctlspin "$3" <in >out 2>err &
+	RPID=$!
+	exec 3>in
+	wait_for out '^ready'
+	SPID=$(awk 'NR == 1 { print $1 }' "$1/session" 2>/dev/null)
+}
+stop_spin() {
+	echo quit >&3
+	wait "$RPID"; st=$?
+	exec 3>&-
+}
+start_spin spin c.proof $NTH
 echo spin >&3
 sleep 0.3
 "$PS" ctl "$SPID" set_ftrace_filter "beta gamma_leaf" >>err 2>&1 &&
@@ -336,9 +348,7 @@ Bs=$BB
 phase "run 100" done
 A1=$A B1=$((BB + Bs)) C1=$((C + Bs))
 "$PS" ctl "$SPID" current_tracer nop >>err 2>&1
-echo quit >&3
-wait "$RPID"; st=$?
-exec 3>&-
+stop_spin
 "$PS" report -d spin --json > rep.json 2>>err
 got=$(python3 -c 'import json,sys; c = {f["name"]: f["calls"] for f in json.load(open(sys.argv[1]))}
 print(c.get("alpha", 0), c.get("beta", 0), c.get("gamma_leaf", 0))' rep.json 2>>err)
@@ -360,19 +370,10 @@ cp_sites=$(python3 -c 'import sys
 s = [l.split() for l in open(sys.argv[1]) if l.startswith("site ")]
 print(" ".join(r[-1] for r in sorted(s, key=lambda r: int(r[3], 16)) if r[2] in "cp"))' v.proof)
 want=$(echo "$cp_sites" | sed 's/ /, /g')
-rm -f in
-mkfifo in
-XDG_RUNTIME_DIR=$T/xdg LD_PRELOAD="$SANPRE" "$PS" record --tracer=nop -d late \
-	--noflag-proof v.proof -- ./ctlspin 2 <in >out 2>err &
-RPID=$!
-exec 3>in
-wait_for out '^ready'
-SPID=$(awk 'NR == 1 { print $1 }' late/session 2>/dev/null)
+start_spin late v.proof 2
 "$PS" ctl "$SPID" set_ftrace_filter "$cp_sites beta" >>err 2>&1 &&
 	"$PS" ctl "$SPID" current_tracer function > ctl.out 2>&1
-echo quit >&3
-wait "$RPID"; st=$?
-exec 3>&-
+stop_spin
 "$PS" info -d late > info.txt 2>>err
 n=$(echo $cp_sites | wc -w)
 said=0
@@ -392,22 +393,13 @@ fi
 # The noflag file on a full disk (/dev/full behind its name, after start-up): the lines the same
 # ctl writes are lost, said once on the program's stderr and counted for info.  Oracle: the
 # form c/p sites patchverify's proof has (each refused, a line each) and beta armed (a line).
-rm -f in
-mkfifo in
-XDG_RUNTIME_DIR=$T/xdg LD_PRELOAD="$SANPRE" "$PS" record --tracer=nop -d full \
-	--noflag-proof v.proof -- ./ctlspin 2 <in >out 2>err &
-RPID=$!
-exec 3>in
-wait_for out '^ready'
-SPID=$(awk 'NR == 1 { print $1 }' full/session 2>/dev/null)
+start_spin full v.proof 2
 nf=$(ls full/*/noflag)
 rm -f "$nf" && ln -s /dev/full "$nf"
 "$PS" ctl "$SPID" set_ftrace_filter "$cp_sites beta" >>err 2>&1 &&
 	"$PS" ctl "$SPID" current_tracer function > ctl.out 2>&1
 rm -f "$nf"	# (readers would read /dev/full's zeros for ever)
-echo quit >&3
-wait "$RPID"; st=$?
-exec 3>&-
+stop_spin
 "$PS" info -d full > info.txt 2>>err
 if [ $st = 0 ] && [ "$(grep -c 'noflag: writing it failed' err)" = 1 ] &&
    grep -q "^patchsite: $nf: writing it failed: No space left on device: 1 lines lost" err &&
