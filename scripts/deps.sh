@@ -4,6 +4,9 @@
 set -e
 PKGS="build-essential pkg-config libelf-dev libcapstone-dev check binutils python3 gcc libtsan2 groff-base man-db binutils-riscv64-linux-gnu liblzma-dev libzstd-dev zlib1g-dev xz-utils zstd gzip clang"
 # man-db: patchsite help VERB opens the verb's page with man, and make check-docs checks that it does.
+# less: patchsite(1)'s example `patchsite replay | less`, run as printed by check-docs (a minbase
+# Debian has no pager).
+PKGS="$PKGS less"
 # uftrace: the oracle of tests/patchsite/feat.sh's arguments (and bench/patchsite/compare.sh).
 PKGS="$PKGS uftrace"
 # libpatchsite for aarch64: cross compiler and C library, qemu-user to run its tests.
